@@ -1,0 +1,172 @@
+/* ctx.c -- context, status text, host hooks, seeded RNG, build information. */
+#include "sgp_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *sgp_strerror(int status)
+{
+  switch (status) {
+  case SGP_OK: return "success";
+  case SGP_EINVAL: return "invalid argument";
+  case SGP_EDIM: return "inconsistent dimensions";
+  case SGP_ENOMEM: return "out of memory";
+  case SGP_ELAPACK: return "LAPACK failure";
+  case SGP_ENOTPD: return "matrix not positive definite";
+  case SGP_EINTERRUPT: return "interrupted";
+  case SGP_ECUDA: return "CUDA failure";
+  case SGP_EUNSUPPORTED: return "not supported by this build";
+  default: return "unknown status";
+  }
+}
+
+void sgp_ctx_init(sgp_ctx *ctx)
+{
+  memset(ctx, 0, sizeof *ctx);
+  ctx->backend = SGP_BACKEND_AUTO;
+  sgp_ctx_set_seed(ctx, 1);
+}
+
+void sgp_ctx_set_seed(sgp_ctx *ctx, uint64_t seed)
+{
+  ctx->seed = seed;
+  sgp_rng_seed(&ctx->rng, seed);
+}
+
+int sgp_ctx_threads(const sgp_ctx *ctx)
+{
+#ifdef _OPENMP
+  return ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
+#else
+  (void)ctx;
+  return 1;
+#endif
+}
+
+int sgp_fail(sgp_ctx *ctx, int code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+void sgp_say(sgp_ctx *ctx, const char *fmt, ...)
+{
+  char line[512];
+  va_list ap;
+  if (!ctx->verbose || !ctx->print) return;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  ctx->print(ctx->user_data, line);
+}
+
+void sgp_progress(sgp_ctx *ctx, const char *task, double fraction)
+{
+  if (ctx->verbose && ctx->progress) ctx->progress(ctx->user_data, task, fraction);
+}
+
+int sgp_poll_interrupt(sgp_ctx *ctx)
+{
+  if (ctx->interrupt && ctx->interrupt(ctx->user_data))
+    return sgp_fail(ctx, SGP_EINTERRUPT, "interrupted by the user");
+  return SGP_OK;
+}
+
+double *sgp_alloc(int64_t n)
+{
+  if (n < 0 || (uint64_t)n > SIZE_MAX / sizeof(double)) return NULL;
+  return (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+}
+
+double *sgp_calloc(int64_t n)
+{
+  if (n < 0 || (uint64_t)n > SIZE_MAX / sizeof(double)) return NULL;
+  return (double *)calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+}
+
+/* ------------------------------------------------------------------ RNG */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+  uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+void sgp_rng_seed(sgp_rng *rng, uint64_t seed)
+{
+  uint64_t x = seed;
+  for (int i = 0; i < 4; i++) rng->s[i] = splitmix64(&x);
+}
+
+uint64_t sgp_rng_next(sgp_rng *rng)
+{
+  uint64_t *s = rng->s;
+  const uint64_t result = rotl(s[1] * 5, 7) * 9;
+  const uint64_t t = s[1] << 17;
+  s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+double sgp_rng_uniform(sgp_rng *rng)
+{
+  /* 53 random bits, shifted by half a step so the result is never 0 or 1. */
+  return ((double)(sgp_rng_next(rng) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+double sgp_rng_normal(sgp_rng *rng)
+{
+  double u1 = sgp_rng_uniform(rng), u2 = sgp_rng_uniform(rng);
+  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
+}
+
+void sgp_rng_jump(sgp_rng *rng)
+{
+  static const uint64_t JUMP[] = {0x180ec6d33cfd0abaULL, 0xd5a61266f0c9392cULL,
+                                  0xa9582618e03fc9aaULL, 0x39abdc4529b1661cULL};
+  uint64_t t[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 4; i++)
+    for (int b = 0; b < 64; b++) {
+      if (JUMP[i] & (1ULL << b))
+        for (int j = 0; j < 4; j++) t[j] ^= rng->s[j];
+      sgp_rng_next(rng);
+    }
+  memcpy(rng->s, t, sizeof t);
+}
+
+/* ------------------------------------------------------------ build info */
+
+void sgp_info(sgp_build_info *info)
+{
+  info->version = SGP_VERSION_STRING;
+  info->fftw = sgp_fft_version();
+#ifdef _OPENMP
+  info->openmp = 1;
+  info->max_threads = omp_get_max_threads();
+#else
+  info->openmp = 0;
+  info->max_threads = 1;
+#endif
+  info->cuda_built = sgp_cuda_built();
+  info->cuda_devices = info->cuda_built ? sgp_cuda_device_count() : 0;
+}
+
+int sgp_backend_available(sgp_backend backend)
+{
+  switch (backend) {
+  case SGP_BACKEND_AUTO:
+  case SGP_BACKEND_CPU: return 1;
+  case SGP_BACKEND_CUDA: return sgp_cuda_built() && sgp_cuda_device_count() > 0;
+  default: return 0;
+  }
+}

@@ -1,0 +1,233 @@
+/* kernels.c -- stationary covariance functions evaluated in cache-sized tiles.
+ *
+ * Inputs are centred and divided by the lengthscales once ("prepared"), so a
+ * tile's squared distances are |z|^2 + |z'|^2 - 2 z.z', one dgemm per tile for
+ * d > 4 and direct differences otherwise. Entries whose distance suffers from
+ * cancellation (r^2 tiny next to the norms, e.g. the diagonal) are recomputed
+ * directly, so near-coincident points keep full accuracy. */
+#include "kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kernel_names[] = {"rbf", "matern12", "matern32", "matern52"};
+
+int sgp_kernel_from_name(sgp_ctx *ctx, const char *name, sgp_kernel_kind *kind)
+{
+  for (int i = 0; i < 4; i++)
+    if (name && strcmp(name, kernel_names[i]) == 0) { *kind = (sgp_kernel_kind)i; return SGP_OK; }
+  return sgp_fail(ctx, SGP_EINVAL,
+                  "kernel: unknown kernel '%s' (use \"rbf\", \"matern12\", \"matern32\" or \"matern52\")",
+                  name ? name : "");
+}
+
+const char *sgp_kernel_name(sgp_kernel_kind kind)
+{
+  return (kind >= 0 && kind < 4) ? kernel_names[kind] : "unknown";
+}
+
+int sgp_kernel_check(sgp_ctx *ctx, const sgp_kernel *k, int64_t d)
+{
+  if (k->kind < SGP_KERNEL_RBF || k->kind > SGP_KERNEL_MATERN52)
+    return sgp_fail(ctx, SGP_EINVAL, "kernel: unknown kernel code %d", (int)k->kind);
+  if (k->n_lengthscale != 1 && k->n_lengthscale != d)
+    return sgp_fail(ctx, SGP_EDIM, "lengthscale: has %lld values; need 1 or ncol(x) = %lld",
+                    (long long)k->n_lengthscale, (long long)d);
+  for (int64_t j = 0; j < k->n_lengthscale; j++)
+    if (!isfinite(k->lengthscale[j]) || k->lengthscale[j] <= 0)
+      return sgp_fail(ctx, SGP_EINVAL, "lengthscale: must be positive and finite (value %lld is %g)",
+                      (long long)(j + 1), k->lengthscale[j]);
+  if (!isfinite(k->outputscale) || k->outputscale <= 0)
+    return sgp_fail(ctx, SGP_EINVAL, "outputscale: must be positive and finite (got %g)",
+                    k->outputscale);
+  return SGP_OK;
+}
+
+int sgp_check_finite(sgp_ctx *ctx, const char *argname, sgp_cmat a)
+{
+  if (a.rows <= 0 || a.cols <= 0)
+    return sgp_fail(ctx, SGP_EDIM, "%s: is empty (%lld x %lld)", argname, (long long)a.rows,
+                    (long long)a.cols);
+  for (int64_t j = 0; j < a.cols; j++)
+    for (int64_t i = 0; i < a.rows; i++)
+      if (!isfinite(a.data[i + j * a.ld]))
+        return sgp_fail(ctx, SGP_EINVAL, "%s: contains NaN or Inf (row %lld, column %lld)",
+                        argname, (long long)(i + 1), (long long)(j + 1));
+  return SGP_OK;
+}
+
+/* ------------------------------------------------------------ prepared inputs */
+
+int sgp_kprep_init(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *center,
+                   sgp_kprep *p)
+{
+  const int64_t n = X.rows, d = X.cols;
+  memset(p, 0, sizeof *p);
+  p->n = n;
+  p->d = d;
+  p->z = sgp_alloc(n * d);
+  p->norm2 = sgp_alloc(n);
+  if (!p->z || !p->norm2) {
+    sgp_kprep_free(p);
+    return sgp_fail(ctx, SGP_ENOMEM, "out of memory preparing %lld x %lld inputs",
+                    (long long)n, (long long)d);
+  }
+  for (int64_t j = 0; j < d; j++) {
+    const double ell = k->lengthscale[k->n_lengthscale == 1 ? 0 : j];
+    const double c = center ? center[j] : 0.0;
+    for (int64_t i = 0; i < n; i++) p->z[i + j * n] = (X.data[i + j * X.ld] - c) / ell;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    double s = 0.0;
+    for (int64_t j = 0; j < d; j++) s += p->z[i + j * n] * p->z[i + j * n];
+    p->norm2[i] = s;
+  }
+  return SGP_OK;
+}
+
+void sgp_kprep_free(sgp_kprep *p)
+{
+  free(p->z);
+  free(p->norm2);
+  p->z = p->norm2 = NULL;
+}
+
+int sgp_column_means(sgp_ctx *ctx, sgp_cmat X, double **center)
+{
+  double *c = sgp_calloc(X.cols);
+  if (!c) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  for (int64_t j = 0; j < X.cols; j++) {
+    double s = 0.0;
+    for (int64_t i = 0; i < X.rows; i++) s += X.data[i + j * X.ld];
+    c[j] = X.rows > 0 ? s / (double)X.rows : 0.0;
+  }
+  *center = c;
+  return SGP_OK;
+}
+
+/* ------------------------------------------------------------ tile evaluation */
+
+/* exp(x) for x <= 0 in a form the compiler vectorizes (no libm call): range
+ * reduction by ln 2 (Cody-Waite) and a degree-13 Taylor polynomial on
+ * |r| <= ln2/2, accurate to about 2 ulp; inputs below -708 give ~1e-308. */
+static inline double exp_nonpositive(double x)
+{
+  const double log2e = 1.4426950408889634074, ln2_hi = 6.93145751953125e-1,
+               ln2_lo = 1.42860682030941723212e-6, shifter = 0x1.8p52;
+  x = x < -708.0 ? -708.0 : x;
+  double t = x * log2e + shifter;
+  double kd = t - shifter;
+  double r = (x - kd * ln2_hi) - kd * ln2_lo;
+  double p = 1.0 / 6227020800.0;
+  p = p * r + 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  uint64_t bits;
+  memcpy(&bits, &t, sizeof bits);
+  bits = (bits + 1023u) << 52; /* low mantissa bits of t hold k */
+  double scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+/* Squared scaled distances of the tile rows i0.., columns j0.. into r2 (ld = ldr). */
+static void tile_distances(sgp_ctx *ctx, const sgp_kprep *a, int64_t i0, int64_t ni,
+                           const sgp_kprep *b, int64_t j0, int64_t nj, double *r2,
+                           int64_t ldr)
+{
+  const int64_t d = a->d;
+  if (d > 4) {
+    /* r2 = |za|^2 + |zb|^2 - 2 za.zb; dgemm cannot fail on these sizes. */
+    (void)sgp_gemm(ctx, 'N', 'T', ni, nj, d, -2.0, a->z + i0, a->n, b->z + j0, b->n, 0.0,
+                   r2, ldr);
+    for (int64_t j = 0; j < nj; j++) {
+      const double nb = b->norm2[j0 + j];
+      double *col = r2 + j * ldr;
+      for (int64_t i = 0; i < ni; i++) {
+        const double scale = a->norm2[i0 + i] + nb;
+        double v = col[i] + scale;
+        if (v < 1e-4 * scale) { /* cancellation: recompute directly */
+          v = 0.0;
+          for (int64_t l = 0; l < d; l++) {
+            const double diff = a->z[i0 + i + l * a->n] - b->z[j0 + j + l * b->n];
+            v += diff * diff;
+          }
+        }
+        col[i] = v;
+      }
+    }
+  } else {
+    for (int64_t j = 0; j < nj; j++) {
+      double *col = r2 + j * ldr;
+      for (int64_t i = 0; i < ni; i++) col[i] = 0.0;
+      for (int64_t l = 0; l < d; l++) {
+        const double zb = b->z[j0 + j + l * b->n];
+        const double *za = a->z + i0 + l * a->n;
+#pragma omp simd
+        for (int64_t i = 0; i < ni; i++) {
+          const double diff = za[i] - zb;
+          col[i] += diff * diff;
+        }
+      }
+    }
+  }
+}
+
+/* Turns squared distances into kernel values in place. */
+static void tile_transform(sgp_kernel_kind kind, double s2, int64_t ni, int64_t nj, double *t,
+                           int64_t ldt)
+{
+  for (int64_t j = 0; j < nj; j++) {
+    double *c = t + j * ldt;
+    switch (kind) {
+    case SGP_KERNEL_RBF:
+#pragma omp simd
+      for (int64_t i = 0; i < ni; i++) c[i] = s2 * exp_nonpositive(-0.5 * c[i]);
+      break;
+    case SGP_KERNEL_MATERN12:
+#pragma omp simd
+      for (int64_t i = 0; i < ni; i++) c[i] = s2 * exp_nonpositive(-sqrt(c[i]));
+      break;
+    case SGP_KERNEL_MATERN32:
+#pragma omp simd
+      for (int64_t i = 0; i < ni; i++) {
+        const double a = sqrt(3.0 * c[i]);
+        c[i] = s2 * (1.0 + a) * exp_nonpositive(-a);
+      }
+      break;
+    case SGP_KERNEL_MATERN52:
+#pragma omp simd
+      for (int64_t i = 0; i < ni; i++) {
+        const double a = sqrt(5.0 * c[i]);
+        c[i] = s2 * (1.0 + a + a * a / 3.0) * exp_nonpositive(-a);
+      }
+      break;
+    }
+  }
+}
+
+void sgp_kernel_tile(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a, int64_t i0,
+                     int64_t ni, const sgp_kprep *b, int64_t j0, int64_t nj, double *t,
+                     int64_t ldt)
+{
+  tile_distances(ctx, a, i0, ni, b, j0, nj, t, ldt);
+  tile_transform(k->kind, k->outputscale, ni, nj, t, ldt);
+}
+
+double sgp_kernel_value_r2(sgp_kernel_kind kind, double s2, double r2)
+{
+  double v = r2;
+  tile_transform(kind, s2, 1, 1, &v, 1);
+  return v;
+}

@@ -1,0 +1,34 @@
+/* kernels.h -- tile-level kernel evaluation shared by the operators (core-internal). */
+#ifndef SGP_KERNELS_H
+#define SGP_KERNELS_H
+
+#include "sgp_internal.h"
+
+#define SGP_DEFAULT_TILE 512
+
+/* Inputs centred and scaled by the lengthscales, with squared row norms. */
+typedef struct {
+  int64_t n, d;
+  double *z;      /* n-by-d, column-major, ld = n */
+  double *norm2;  /* n */
+} sgp_kprep;
+
+/* center may be NULL (no centring); use the same center for both sides of a product. */
+int  sgp_kprep_init(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *center,
+                    sgp_kprep *p);
+void sgp_kprep_free(sgp_kprep *p);
+/* Column means of X into a new array (free with free()). */
+int  sgp_column_means(sgp_ctx *ctx, sgp_cmat X, double **center);
+
+/* t[0..ni-1, 0..nj-1] (ld ldt) = k(a rows i0.., b rows j0..). Thread-safe. */
+void sgp_kernel_tile(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a, int64_t i0,
+                     int64_t ni, const sgp_kprep *b, int64_t j0, int64_t nj, double *t,
+                     int64_t ldt);
+/* One kernel value from a squared scaled distance (same arithmetic as the tiles). */
+double sgp_kernel_value_r2(sgp_kernel_kind kind, double s2, double r2);
+
+/* Y = k(a, b) V, tiled and threaded over row tiles; polls interrupts between row blocks. */
+int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a,
+                              const sgp_kprep *b, sgp_cmat V, sgp_mat Y, int tile);
+
+#endif

@@ -1,0 +1,130 @@
+/* linalg.c -- the only file that calls BLAS and LAPACK.
+ *
+ * Prototypes are declared here (no host headers in the core) with the hidden
+ * Fortran string-length arguments that gfortran-compiled libraries expect
+ * (R's FCONE convention); passing them is harmless for C implementations. */
+#include "sgp_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
+typedef size_t fc_len;
+
+extern void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+                   const double *alpha, const double *a, const int *lda, const double *b,
+                   const int *ldb, const double *beta, double *c, const int *ldc,
+                   fc_len lta, fc_len ltb);
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
+                    fc_len luplo);
+extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a,
+                    const int *lda, double *b, const int *ldb, int *info, fc_len luplo);
+extern void dstev_(const char *jobz, const int *n, double *d, double *e, double *z,
+                   const int *ldz, double *work, int *info, fc_len ljobz);
+extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a,
+                    const int *lda, double *w, double *work, const int *lwork, int *iwork,
+                    const int *liwork, int *info, fc_len ljobz, fc_len luplo);
+
+static int fits(sgp_ctx *ctx, const char *routine, int64_t v)
+{
+  if (v < 0 || v > INT_MAX)
+    return sgp_fail(ctx, SGP_EDIM, "%s: dimension %lld exceeds LAPACK's int range",
+                    routine, (long long)v);
+  return SGP_OK;
+}
+#define FITS(v) do { int st_ = fits(ctx, routine, (v)); if (st_) return st_; } while (0)
+
+int sgp_gemm(sgp_ctx *ctx, char transa, char transb, int64_t m, int64_t n, int64_t k,
+             double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+             double beta, double *C, int64_t ldc)
+{
+  static const char routine[] = "dgemm";
+  FITS(m); FITS(n); FITS(k); FITS(lda); FITS(ldb); FITS(ldc);
+  if (m == 0 || n == 0) return SGP_OK;
+  int im = (int)m, in = (int)n, ik = (int)k, ila = (int)lda, ilb = (int)ldb, ilc = (int)ldc;
+  dgemm_(&transa, &transb, &im, &in, &ik, &alpha, A, &ila, B, &ilb, &beta, C, &ilc, 1, 1);
+  return SGP_OK;
+}
+
+int sgp_potrf(sgp_ctx *ctx, int64_t n, double *A, int64_t lda)
+{
+  static const char routine[] = "dpotrf";
+  FITS(n); FITS(lda);
+  int in = (int)n, ila = (int)lda, info = 0;
+  if (n == 0) return SGP_OK;
+  dpotrf_("L", &in, A, &ila, &info, 1);
+  if (info > 0)
+    return sgp_fail(ctx, SGP_ENOTPD, "matrix is not positive definite (leading minor %d)", info);
+  if (info < 0) return sgp_fail(ctx, SGP_ELAPACK, "dpotrf: argument %d invalid", -info);
+  return SGP_OK;
+}
+
+int sgp_potrs(sgp_ctx *ctx, int64_t n, int64_t nrhs, const double *L, int64_t ldl,
+              double *B, int64_t ldb)
+{
+  static const char routine[] = "dpotrs";
+  FITS(n); FITS(nrhs); FITS(ldl); FITS(ldb);
+  int in = (int)n, ir = (int)nrhs, ill = (int)ldl, ilb = (int)ldb, info = 0;
+  if (n == 0 || nrhs == 0) return SGP_OK;
+  dpotrs_("L", &in, &ir, L, &ill, B, &ilb, &info, 1);
+  if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dpotrs: argument %d invalid", -info);
+  return SGP_OK;
+}
+
+int sgp_stev(sgp_ctx *ctx, int64_t n, double *d, double *e, double *Z)
+{
+  static const char routine[] = "dstev";
+  FITS(n);
+  int in = (int)n, ldz = n > 0 ? (int)n : 1, info = 0;
+  if (n == 0) return SGP_OK;
+  double *work = Z ? sgp_alloc(2 * n) : NULL;
+  if (Z && !work) return sgp_fail(ctx, SGP_ENOMEM, "dstev: out of memory");
+  dstev_(Z ? "V" : "N", &in, d, e, Z, &ldz, work, &info, 1);
+  free(work);
+  if (info != 0)
+    return sgp_fail(ctx, SGP_ELAPACK, "dstev failed (info %d)", info);
+  return SGP_OK;
+}
+
+int sgp_syev(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, double *w)
+{
+  static const char routine[] = "dsyevd";
+  FITS(n); FITS(lda);
+  int in = (int)n, ila = (int)lda, info = 0, lwork = -1, liwork = -1, iwq = 0;
+  double wq = 0;
+  if (n == 0) return SGP_OK;
+  dsyevd_("V", "L", &in, A, &ila, w, &wq, &lwork, &iwq, &liwork, &info, 1, 1);
+  if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dsyevd workspace query failed (info %d)", info);
+  lwork = (int)wq;
+  liwork = iwq;
+  double *work = sgp_alloc(lwork);
+  int *iwork = (int *)malloc((size_t)liwork * sizeof(int));
+  if (!work || !iwork) {
+    free(work); free(iwork);
+    return sgp_fail(ctx, SGP_ENOMEM, "dsyevd: out of memory");
+  }
+  dsyevd_("V", "L", &in, A, &ila, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+  free(work); free(iwork);
+  if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dsyevd failed (info %d)", info);
+  return SGP_OK;
+}
+
+double sgp_dot(int64_t n, const double *x, const double *y)
+{
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++) s += x[i] * y[i];
+  return s;
+}
+
+double sgp_nrm2(int64_t n, const double *x)
+{
+  /* Scaled sum of squares: no overflow for large entries. */
+  double scale = 0.0, ssq = 1.0;
+  for (int64_t i = 0; i < n; i++) {
+    double a = x[i] < 0 ? -x[i] : x[i];
+    if (a == 0.0) continue;
+    if (scale < a) { ssq = 1.0 + ssq * (scale / a) * (scale / a); scale = a; }
+    else ssq += (a / scale) * (a / scale);
+  }
+  return scale * sqrt(ssq);
+}

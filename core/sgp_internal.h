@@ -1,0 +1,62 @@
+/* sgp_internal.h -- helpers shared inside the core; not part of the public API. */
+#ifndef SGP_INTERNAL_H
+#define SGP_INTERNAL_H
+
+#include "sgp.h"
+#include <stdarg.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if defined(__GNUC__)
+#define SGP_PRINTF_LIKE(i, j) __attribute__((format(printf, i, j)))
+#else
+#define SGP_PRINTF_LIKE(i, j)
+#endif
+
+/* Records a formatted message in ctx->errmsg and returns code (for `return sgp_fail(...)`). */
+int sgp_fail(sgp_ctx *ctx, int code, const char *fmt, ...) SGP_PRINTF_LIKE(3, 4);
+/* Sends a formatted line to the print hook when ctx->verbose is set. */
+void sgp_say(sgp_ctx *ctx, const char *fmt, ...) SGP_PRINTF_LIKE(2, 3);
+/* Reports progress through the hook when ctx->verbose is set. */
+void sgp_progress(sgp_ctx *ctx, const char *task, double fraction);
+/* SGP_EINTERRUPT (with message) when the host asks to stop, else SGP_OK. */
+int sgp_poll_interrupt(sgp_ctx *ctx);
+
+/* malloc of n doubles (n may be 0); NULL only on failure. */
+double *sgp_alloc(int64_t n);
+/* Same, zero-filled. */
+double *sgp_calloc(int64_t n);
+
+/* ------------------------------------------------------------ linalg.c
+ * The only place that calls BLAS/LAPACK. Sizes are int64_t and are checked to
+ * fit LAPACK's int; failures return SGP_EDIM / SGP_ELAPACK with a message. */
+
+/* C = alpha op(A) op(B) + beta C, op = 'N' or 'T'. */
+int sgp_gemm(sgp_ctx *ctx, char transa, char transb, int64_t m, int64_t n, int64_t k,
+             double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+             double beta, double *C, int64_t ldc);
+/* Cholesky A = L L' in place (lower); SGP_ENOTPD when not positive definite. */
+int sgp_potrf(sgp_ctx *ctx, int64_t n, double *A, int64_t lda);
+/* Solves (L L') X = B in place given the lower Cholesky factor. */
+int sgp_potrs(sgp_ctx *ctx, int64_t n, int64_t nrhs, const double *L, int64_t ldl,
+              double *B, int64_t ldb);
+/* Eigen-decomposition of a symmetric tridiagonal matrix (LAPACK dstev):
+ * d (n) becomes the ascending eigenvalues, e (n-1) is destroyed, Z (n-by-n) the
+ * eigenvectors when not NULL. */
+int sgp_stev(sgp_ctx *ctx, int64_t n, double *d, double *e, double *Z);
+/* Eigen-decomposition of a symmetric matrix (LAPACK dsyevd, lower triangle):
+ * w (n) ascending eigenvalues, A overwritten by the eigenvectors. */
+int sgp_syev(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, double *w);
+double sgp_dot(int64_t n, const double *x, const double *y);
+double sgp_nrm2(int64_t n, const double *x);
+
+/* ------------------------------------------------------------ backend.c / cuda/ */
+int sgp_cuda_built(void);
+int sgp_cuda_device_count(void);
+
+/* ------------------------------------------------------------ fft.c */
+const char *sgp_fft_version(void);
+
+#endif
