@@ -5,6 +5,17 @@
  * d > 4 and direct differences otherwise. Entries whose distance suffers from
  * cancellation (r^2 tiny next to the norms, e.g. the diagonal) are recomputed
  * directly, so near-coincident points keep full accuracy. */
+/* The tile transform must vectorize, so every build compiles this file with
+ * -fno-math-errno -fno-trapping-math (KERNEL_CFLAGS in the makefiles): sqrt's
+ * errno guard and FP-trap semantics would otherwise block it, and nothing here
+ * reads errno or traps. On x86-64 Linux the transform is also cloned for
+ * AVX2/FMA and the clone is picked at load time. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define SGP_TARGET_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define SGP_TARGET_CLONES
+#endif
+
 #include "kernels.h"
 
 #include <math.h>
@@ -185,7 +196,7 @@ static void tile_distances(sgp_ctx *ctx, const sgp_kprep *a, int64_t i0, int64_t
 }
 
 /* Turns squared distances into kernel values in place. */
-static void tile_transform(sgp_kernel_kind kind, double s2, int64_t ni, int64_t nj, double *t,
+SGP_TARGET_CLONES static void tile_transform(sgp_kernel_kind kind, double s2, int64_t ni, int64_t nj, double *t,
                            int64_t ldt)
 {
   for (int64_t j = 0; j < nj; j++) {

@@ -25,6 +25,24 @@ extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a,
                     const int *lda, double *w, double *work, const int *lwork, int *iwork,
                     const int *liwork, int *info, fc_len ljobz, fc_len luplo);
 
+/* OpenBLAS extensions, looked up weakly: present when the host's BLAS is
+ * OpenBLAS, NULL otherwise (reference BLAS, MKL, ...). */
+extern int openblas_get_num_threads(void) __attribute__((weak));
+extern void openblas_set_num_threads(int) __attribute__((weak));
+
+int sgp_blas_serial_begin(void)
+{
+  if (!openblas_get_num_threads || !openblas_set_num_threads) return 0;
+  const int saved = openblas_get_num_threads();
+  if (saved > 1) openblas_set_num_threads(1);
+  return saved;
+}
+
+void sgp_blas_serial_end(int saved)
+{
+  if (saved > 1 && openblas_set_num_threads) openblas_set_num_threads(saved);
+}
+
 static int fits(sgp_ctx *ctx, const char *routine, int64_t v)
 {
   if (v < 0 || v > INT_MAX)

@@ -30,9 +30,10 @@ int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
                     (long long)V.rows, (long long)V.cols, (long long)n2, (long long)n1,
                     (long long)nb);
   if (n1 == 0 || nb == 0) return SGP_OK;
-  for (int64_t blk = 0; blk < ntiles; blk += per_block) {
-    int st = sgp_poll_interrupt(ctx);
-    if (st) return st;
+  int st = SGP_OK;
+  const int blas_threads = sgp_blas_serial_begin();
+  for (int64_t blk = 0; blk < ntiles && !st; blk += per_block) {
+    if ((st = sgp_poll_interrupt(ctx))) break;
     sgp_progress(ctx, "kernel product", (double)blk / (double)ntiles);
     const int64_t end = blk + per_block < ntiles ? blk + per_block : ntiles;
     int nomem = 0;
@@ -56,10 +57,11 @@ int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
       }
       free(kt);
     }
-    if (nomem) return sgp_fail(ctx, SGP_ENOMEM, "out of memory for kernel tiles");
+    if (nomem) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory for kernel tiles");
   }
-  sgp_progress(ctx, "kernel product", 1.0);
-  return SGP_OK;
+  sgp_blas_serial_end(blas_threads);
+  if (!st) sgp_progress(ctx, "kernel product", 1.0);
+  return st;
 }
 
 int sgp_kernel_apply(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, sgp_cmat X2, sgp_cmat V,
@@ -87,9 +89,10 @@ static int fill_kernel_matrix(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
 {
   const int64_t t = SGP_DEFAULT_TILE, nti = (a->n + t - 1) / t, ntj = (b->n + t - 1) / t;
   const int nthreads = sgp_ctx_threads(ctx);
+  int st = SGP_OK;
+  const int blas_threads = sgp_blas_serial_begin();
   for (int64_t ti = 0; ti < nti; ti++) {
-    int st = sgp_poll_interrupt(ctx);
-    if (st) return st;
+    if ((st = sgp_poll_interrupt(ctx))) break;
     const int64_t i0 = ti * t, ni = i0 + t <= a->n ? t : a->n - i0;
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
     for (int64_t tj = 0; tj < ntj; tj++) {
@@ -97,7 +100,8 @@ static int fill_kernel_matrix(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
       sgp_kernel_tile(ctx, k, a, i0, ni, b, j0, nj, K + i0 + j0 * ldk, ldk);
     }
   }
-  return SGP_OK;
+  sgp_blas_serial_end(blas_threads);
+  return st;
 }
 
 int sgp_kernel_matrix(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, sgp_cmat X2, sgp_mat K)

@@ -33,6 +33,13 @@ double *sgp_calloc(int64_t n);
  * The only place that calls BLAS/LAPACK. Sizes are int64_t and are checked to
  * fit LAPACK's int; failures return SGP_EDIM / SGP_ELAPACK with a message. */
 
+/* Small BLAS calls made from inside our own OpenMP regions must not spawn BLAS
+ * threads of their own (oversubscription, spinning): bracket such regions with
+ * saved = sgp_blas_serial_begin(); ... sgp_blas_serial_end(saved);
+ * (a no-op unless the BLAS is a threaded OpenBLAS). Main thread only. */
+int  sgp_blas_serial_begin(void);
+void sgp_blas_serial_end(int saved);
+
 /* C = alpha op(A) op(B) + beta C, op = 'N' or 'T'. */
 int sgp_gemm(sgp_ctx *ctx, char transa, char transb, int64_t m, int64_t n, int64_t k,
              double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,

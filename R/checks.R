@@ -1,0 +1,64 @@
+# Argument checks shared by the user-facing functions. Every error names the
+# function and the argument, and is raised before any compiled code runs.
+
+stop_arg <- function(fn, arg, ...) {
+  stop(sprintf("%s: '%s' %s", fn, arg, paste0(...)), call. = FALSE)
+}
+
+# An n-by-d double matrix from a matrix, data frame or vector (a vector is one
+# column: n points in one dimension). Rejects empty, non-numeric and non-finite.
+as_input_matrix <- function(x, fn, arg = "x") {
+  if (is.data.frame(x)) {
+    if (!all(vapply(x, is.numeric, logical(1))))
+      stop_arg(fn, arg, "must have only numeric columns")
+    x <- as.matrix(x)
+  }
+  if (!is.numeric(x) && !is.logical(x))
+    stop_arg(fn, arg, "must be a numeric matrix or vector, not ", class(x)[1])
+  if (is.null(dim(x))) x <- matrix(x, ncol = 1L)
+  if (length(dim(x)) != 2L) stop_arg(fn, arg, "must be a matrix (2 dimensions)")
+  if (nrow(x) == 0L || ncol(x) == 0L)
+    stop_arg(fn, arg, "is empty (", nrow(x), " x ", ncol(x), ")")
+  bad <- which(!is.finite(x))
+  if (length(bad)) {
+    i <- bad[1L]
+    stop_arg(fn, arg, "contains NaN, NA or Inf (first at row ", (i - 1L) %% nrow(x) + 1L,
+             ", column ", (i - 1L) %/% nrow(x) + 1L, ")")
+  }
+  storage.mode(x) <- "double"
+  attributes(x) <- list(dim = dim(x))
+  x
+}
+
+# A vector of positive finite numbers whose length is one of `lengths`.
+check_positive <- function(v, fn, arg, lengths = 1L) {
+  if (!is.numeric(v) || !length(v) %in% lengths) {
+    what <- if (length(lengths) == 1L) lengths else paste(unique(lengths), collapse = " or ")
+    stop_arg(fn, arg, "must be numeric of length ", what, " (got length ", length(v), ")")
+  }
+  if (any(!is.finite(v)) || any(v <= 0))
+    stop_arg(fn, arg, "must be positive and finite (got ", paste(format(v), collapse = ", "), ")")
+  as.double(v)
+}
+
+check_count <- function(v, fn, arg, min = 0L) {
+  if (!is.numeric(v) || length(v) != 1L || !is.finite(v) || v != round(v) || v < min)
+    stop_arg(fn, arg, "must be a whole number >= ", min)
+  as.integer(v)
+}
+
+kernel_names <- c("rbf", "matern12", "matern32", "matern52")
+
+check_kernel <- function(kernel, fn) {
+  if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
+    stop_arg(fn, "kernel", "must be one string")
+  if (!kernel %in% kernel_names)
+    stop_arg(fn, "kernel", "is unknown: \"", kernel, "\"; use one of ",
+             paste0("\"", kernel_names, "\"", collapse = ", "))
+  kernel
+}
+
+check_threads <- function(threads, fn) {
+  if (is.null(threads)) return(0L)
+  check_count(threads, fn, "threads")
+}

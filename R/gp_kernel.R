@@ -1,0 +1,66 @@
+#' Covariance (kernel) matrix
+#'
+#' Evaluates a stationary covariance function between the rows of two input
+#' matrices, in cache-sized tiles on all threads. This is the kernel every
+#' scalegp method uses, so it is a quick way to inspect a prior.
+#'
+#' With scaled distance \eqn{r = \|(x - x') / \ell\|} (one lengthscale, or one
+#' per column for automatic relevance determination) and outputscale
+#' \eqn{s^2}:
+#' \itemize{
+#'   \item \code{"rbf"}: \eqn{s^2 \exp(-r^2/2)}
+#'   \item \code{"matern12"}: \eqn{s^2 \exp(-r)}
+#'   \item \code{"matern32"}: \eqn{s^2 (1 + \sqrt{3} r) \exp(-\sqrt{3} r)}
+#'   \item \code{"matern52"}: \eqn{s^2 (1 + \sqrt{5} r + 5 r^2/3) \exp(-\sqrt{5} r)}
+#' }
+#'
+#' @param x n1-by-d numeric matrix of inputs (rows are points); a vector is
+#'   taken as n1 points in one dimension.
+#' @param x2 n2-by-d matrix of second inputs; defaults to \code{x}.
+#' @param kernel one of \code{"rbf"}, \code{"matern12"}, \code{"matern32"},
+#'   \code{"matern52"}.
+#' @param lengthscale one positive lengthscale, or d of them (ARD).
+#' @param outputscale positive signal variance \eqn{s^2}.
+#' @param threads number of OpenMP threads; \code{NULL} or 0 uses the default
+#'   (option \code{scalegp.threads}, else all cores).
+#' @return The n1-by-n2 matrix \eqn{k(x_i, x2_j)}.
+#' @examples
+#' x <- matrix(seq(0, 1, length.out = 5))
+#' gp_kernel(x, kernel = "matern32", lengthscale = 0.5)
+#' # ARD lengthscales in two dimensions
+#' z <- cbind(runif(4), runif(4))
+#' gp_kernel(z, kernel = "rbf", lengthscale = c(0.2, 2), outputscale = 3)
+#' @export
+gp_kernel <- function(x, x2 = x, kernel = "rbf", lengthscale = 1, outputscale = 1,
+                      threads = getOption("scalegp.threads")) {
+  fn <- "gp_kernel"
+  x <- as_input_matrix(x, fn, "x")
+  x2 <- as_input_matrix(x2, fn, "x2")
+  if (ncol(x2) != ncol(x))
+    stop_arg(fn, "x2", "has ", ncol(x2), " columns but 'x' has ", ncol(x))
+  kernel <- check_kernel(kernel, fn)
+  lengthscale <- check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x)))
+  outputscale <- check_positive(outputscale, fn, "outputscale")
+  .Call(C_sgp_kernel_matrix_r, x, x2, kernel, lengthscale, outputscale,
+        check_threads(threads, fn))
+}
+
+# Internal: K(x, x) %*% v through the matrix-free operator, for tests and
+# benchmarks. cache_bytes >= 8 n^2 materializes K once; interrupt_after >= 0
+# simulates a user interrupt after that many polls; reps repeats the product.
+# Returns list(y, cached, setup_seconds, seconds = per product).
+kernel_apply <- function(x, v, kernel = "rbf", lengthscale = 1, outputscale = 1,
+                         tile = 0L, cache_bytes = 0, threads = NULL,
+                         interrupt_after = NULL, reps = 1L) {
+  fn <- "kernel_apply"
+  x <- as_input_matrix(x, fn, "x")
+  v <- as_input_matrix(v, fn, "v")
+  if (nrow(v) != nrow(x)) stop_arg(fn, "v", "must have nrow(x) = ", nrow(x), " rows")
+  .Call(C_sgp_kernel_apply_r, x, v, check_kernel(kernel, fn),
+        check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x))),
+        check_positive(outputscale, fn, "outputscale"),
+        check_count(tile, fn, "tile"), as.double(cache_bytes),
+        check_threads(threads, fn),
+        if (is.null(interrupt_after)) NULL else as.integer(interrupt_after),
+        check_count(reps, fn, "reps", min = 1L))
+}

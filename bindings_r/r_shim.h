@@ -1,0 +1,37 @@
+/* r_shim.h -- glue between R objects and the scalegp core (R build only). */
+#ifndef SGP_R_SHIM_H
+#define SGP_R_SHIM_H
+
+#define R_NO_REMAP
+#include <R.h>
+#include <Rinternals.h>
+
+#include "sgp.h"
+
+/* Host state behind the context hooks. */
+typedef struct {
+  int interrupt_after;   /* >= 0: report an interrupt after that many polls (tests) */
+  int polls;
+  double last_progress;  /* wall time of the last progress line */
+} sgp_r_hooks;
+
+/* Context with R's hooks: Rprintf output, interrupts through R_ToplevelExec (no
+ * longjmp can cross the core), throttled progress lines. */
+void sgp_r_ctx(sgp_ctx *ctx, sgp_r_hooks *hooks, SEXP verbose, SEXP threads,
+               SEXP interrupt_after);
+/* Raises the R error for a failed core call (never returns). */
+void sgp_r_stop(const char *fn, sgp_ctx *ctx, int status);
+
+/* Monotonic wall-clock seconds. */
+double sgp_r_seconds(void);
+
+/* Views of a double matrix (a plain vector is one column). */
+sgp_cmat sgp_r_cmat(SEXP x);
+sgp_mat  sgp_r_mat(SEXP x);
+/* Kernel description from R arguments; the lengthscale array stays owned by R. */
+int sgp_r_kernel(sgp_ctx *ctx, SEXP kernel, SEXP lengthscale, SEXP outputscale,
+                 sgp_kernel *k);
+/* A named list from parallel arrays of names and (protected) values. */
+SEXP sgp_r_named_list(int n, const char **names, SEXP *values);
+
+#endif

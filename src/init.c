@@ -1,0 +1,23 @@
+/* init.c -- registration of the .Call entry points (R build only). */
+#define R_NO_REMAP
+#include <R.h>
+#include <Rinternals.h>
+#include <R_ext/Rdynload.h>
+
+SEXP sgp_kernel_matrix_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_kernel_apply_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_info_r(void);
+
+static const R_CallMethodDef call_methods[] = {
+  {"sgp_kernel_matrix_r", (DL_FUNC)&sgp_kernel_matrix_r, 6},
+  {"sgp_kernel_apply_r", (DL_FUNC)&sgp_kernel_apply_r, 10},
+  {"sgp_info_r", (DL_FUNC)&sgp_info_r, 0},
+  {NULL, NULL, 0}
+};
+
+void R_init_scalegp(DllInfo *dll)
+{
+  R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
+  R_useDynamicSymbols(dll, FALSE);
+  R_forceSymbols(dll, TRUE);
+}
