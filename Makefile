@@ -1,0 +1,61 @@
+# scalegp developer entry points. `make demo` and `make check` are the two
+# commands of the README: both install missing Debian packages first.
+R ?= R
+RSCRIPT ?= Rscript
+RLIB := build/Rlib
+VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
+DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
+  r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
+
+.PHONY: all deps install demo check check-core check-r check-octave bench \
+  octave-pkg rcheck docs clean
+
+all: install
+
+deps:
+	@sh tools/deps.sh $(DEB_PACKAGES)
+
+# The R package, installed into build/Rlib (the user library is left alone).
+install: deps
+	@mkdir -p $(RLIB)
+	$(R) CMD INSTALL --no-multiarch --library=$(RLIB) .
+
+# The README's main job: a real small analysis that writes build/demo.png.
+demo: install
+	R_LIBS=$(RLIB) $(RSCRIPT) inst/examples/demo.R build/demo.png
+
+# The README's test command: every test (core C under ASan/UBSan, R, Octave).
+check: deps
+	$(MAKE) check-core
+	$(MAKE) check-r
+	$(MAKE) check-octave
+	@echo "make check: all test layers passed"
+
+check-core: deps
+	$(MAKE) -C tests/core check check-asan
+
+check-r: install
+	R_LIBS=$(RLIB) $(RSCRIPT) tools/run_testthat.R
+
+check-octave: deps
+	sh tools/check_octave.sh
+
+octave-pkg: deps
+	sh tools/octave_pkg.sh
+
+bench: install
+	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_kernel.R
+
+# R CMD build + R CMD check on the tarball (acceptance of the R package).
+rcheck: deps
+	@mkdir -p build/rcheck
+	cd build/rcheck && $(R) CMD build ../.. && \
+	  _R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check --no-manual scalegp_$(VERSION).tar.gz
+
+# Regenerates NAMESPACE and man/ from the roxygen comments in R/.
+docs:
+	$(RSCRIPT) -e 'roxygen2::roxygenise(load_code = "source")'
+
+clean:
+	sh cleanup
+	rm -rf build tests/core/bin
