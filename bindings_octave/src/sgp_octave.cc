@@ -1,0 +1,195 @@
+// sgp_octave.cc -- shared glue of the scalegp oct-files (see sgp_octave.h).
+#include "sgp_octave.h"
+
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstring>
+
+#include <octave/quit.h>
+
+namespace sgp_octave
+{
+  static double
+  wall_seconds (void)
+  {
+    using namespace std::chrono;
+    return duration<double> (steady_clock::now ().time_since_epoch ()).count ();
+  }
+
+  // ------------------------------------------------------------ context
+
+  context::context (const std::string& fname, int nthreads, bool verbose,
+                    long interrupt_after)
+    : m_fname (fname), m_interrupt_after (interrupt_after), m_polls (0),
+      m_simulated (false), m_progress_shown (false),
+      m_last_progress (wall_seconds ())
+  {
+    sgp_ctx_init (&m_ctx);
+    m_ctx.print = print_hook;
+    m_ctx.interrupt = interrupt_hook;
+    m_ctx.progress = progress_hook;
+    m_ctx.user_data = this;
+    m_ctx.verbose = verbose ? 1 : 0;
+    m_ctx.nthreads = nthreads > 0 ? nthreads : 0;
+  }
+
+  void
+  context::print_hook (void *, const char *msg)
+  {
+    octave_stdout << msg << std::endl;
+  }
+
+  // Only peeks at the flag Octave's signal handling sets; never handles the
+  // signal here (that may throw), so the core unwinds normally.
+  int
+  context::interrupt_hook (void *ud)
+  {
+    context *c = static_cast<context *> (ud);
+    const long poll = c->m_polls++;
+    if (c->m_interrupt_after >= 0 && poll >= c->m_interrupt_after)
+      {
+        c->m_simulated = true;
+        return 1;
+      }
+    return octave_signal_caught ? 1 : 0;
+  }
+
+  // At most one line a second; a task that ends within its first second
+  // prints nothing, one that printed progress also prints its 100% line.
+  void
+  context::progress_hook (void *ud, const char *task, double fraction)
+  {
+    context *c = static_cast<context *> (ud);
+    if (! c->m_ctx.verbose)
+      return;
+    const double now = wall_seconds ();
+    if (fraction >= 1.0)
+      {
+        if (! c->m_progress_shown)
+          return;
+        c->m_progress_shown = false;
+      }
+    else if (now - c->m_last_progress < 1.0)
+      return;
+    else
+      c->m_progress_shown = true;
+    c->m_last_progress = now;
+    octave_stdout << task << ": " << static_cast<int> (100.0 * fraction + 0.5)
+                  << "%" << std::endl;
+  }
+
+  static const char *
+  error_id (int status)
+  {
+    switch (status)
+      {
+      case SGP_EINVAL: return "scalegp:invalid";
+      case SGP_EDIM: return "scalegp:dimension";
+      case SGP_ENOMEM: return "scalegp:nomem";
+      case SGP_ELAPACK: return "scalegp:lapack";
+      case SGP_ENOTPD: return "scalegp:notpd";
+      case SGP_EINTERRUPT: return "scalegp:interrupted";
+      case SGP_ECUDA: return "scalegp:cuda";
+      case SGP_EUNSUPPORTED: return "scalegp:unsupported";
+      default: return "scalegp:error";
+      }
+  }
+
+  void
+  context::check (int status)
+  {
+    if (status == SGP_OK)
+      return;
+    if (status == SGP_EINTERRUPT)
+      {
+        // A real Ctrl-C: let Octave handle it as it does everywhere else
+        // (throws octave::interrupt_exception). Otherwise, or if the pending
+        // signal was not an interrupt, raise an ordinary error.
+        if (! m_simulated && octave_signal_caught)
+          octave_quit ();
+        error_with_id (error_id (status), "%s: interrupted", m_fname.c_str ());
+      }
+    const char *detail = m_ctx.errmsg[0] ? m_ctx.errmsg : sgp_strerror (status);
+    error_with_id (error_id (status), "%s: %s", m_fname.c_str (), detail);
+  }
+
+  // ------------------------------------------------------------ op_guard
+
+  op_guard::op_guard (void)
+  {
+    std::memset (&op, 0, sizeof op);
+  }
+
+  op_guard::~op_guard (void)
+  {
+    sgp_op_destroy (&op);
+  }
+
+  // ------------------------------------------------------------ views
+
+  sgp_cmat
+  cview (const Matrix& m)
+  {
+    return sgp_cmat_of (m.data (), m.rows (), m.cols ());
+  }
+
+  sgp_mat
+  mview (Matrix& m)
+  {
+    return sgp_mat_of (m.fortran_vec (), m.rows (), m.cols ());
+  }
+
+  // ------------------------------------------------------------ arguments
+
+  Matrix
+  matrix_arg (const octave_value& v, const std::string& fname, const char *argname)
+  {
+    if (! (v.isnumeric () || v.islogical ()) || v.iscomplex ())
+      error ("%s: %s must be a real numeric matrix", fname.c_str (), argname);
+    if (v.ndims () != 2)
+      error ("%s: %s must be a 2-D matrix", fname.c_str (), argname);
+    // Copy-on-write: a double full matrix shares Octave's buffer.
+    return v.matrix_value ();
+  }
+
+  double
+  scalar_arg (const octave_value& v, const std::string& fname, const char *argname)
+  {
+    if (! (v.isnumeric () || v.islogical ()) || v.iscomplex () || v.numel () != 1)
+      error ("%s: %s must be a real scalar", fname.c_str (), argname);
+    return v.double_value ();
+  }
+
+  long
+  integer_arg (const octave_value& v, const std::string& fname, const char *argname,
+               long lo, long hi)
+  {
+    const double x = scalar_arg (v, fname, argname);
+    if (! std::isfinite (x) || x != std::floor (x) || x < lo || x > hi)
+      error ("%s: %s must be a whole number in [%ld, %ld]", fname.c_str (), argname,
+             lo, hi);
+    return static_cast<long> (x);
+  }
+
+  std::string
+  string_arg (const octave_value& v, const std::string& fname, const char *argname)
+  {
+    if (! v.is_string () || v.rows () > 1)
+      error ("%s: %s must be a string", fname.c_str (), argname);
+    return v.string_value ();
+  }
+
+  void
+  kernel_arg (context& ctx, const octave_value& name, const octave_value& lengthscale,
+              const octave_value& outputscale, kernel_spec& out)
+  {
+    const std::string kname = string_arg (name, ctx.fname (), "kernel");
+    out.lengthscale = matrix_arg (lengthscale, ctx.fname (), "lengthscale");
+    std::memset (&out.k, 0, sizeof out.k);
+    ctx.check (sgp_kernel_from_name (ctx.get (), kname.c_str (), &out.k.kind));
+    out.k.lengthscale = out.lengthscale.data ();
+    out.k.n_lengthscale = out.lengthscale.numel ();
+    out.k.outputscale = scalar_arg (outputscale, ctx.fname (), "outputscale");
+  }
+}

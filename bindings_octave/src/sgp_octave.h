@@ -1,0 +1,105 @@
+// sgp_octave.h -- the glue shared by every scalegp oct-file: a context with
+// Octave's hooks (output, Ctrl-C, progress), views on Octave matrices, argument
+// conversion and the mapping from core status codes to Octave errors.
+//
+// Rules (see shared/design/ARCHITECTURE.md, "The shims"):
+//  - Octave's error() and octave_quit() throw C++ exceptions; they are raised
+//    only after the core has returned, never from a hook, so no exception
+//    crosses a C frame. Resources owned by the shim are RAII objects.
+//  - Hooks run on the calling thread only (the core never calls them inside a
+//    parallel region); the interrupt hook merely peeks octave_signal_caught.
+#ifndef SGP_OCTAVE_H
+#define SGP_OCTAVE_H
+
+#include <string>
+
+#include <octave/oct.h>
+
+#include "sgp.h"
+
+namespace sgp_octave
+{
+  // A core context wired to Octave. Not copyable: the hooks get `this`.
+  class context
+  {
+  public:
+    // fname names the user-facing function in messages ("gp_kernel").
+    // nthreads <= 0: OpenMP default. interrupt_after >= 0 simulates Ctrl-C:
+    // the first interrupt_after polls pass, the next one reports an interrupt.
+    context (const std::string& fname, int nthreads, bool verbose = false,
+             long interrupt_after = -1);
+
+    context (const context&) = delete;
+    context& operator = (const context&) = delete;
+
+    sgp_ctx *get (void) { return &m_ctx; }
+    const std::string& fname (void) const { return m_fname; }
+
+    // Raises the Octave error for a non-zero status (call after the core has
+    // returned). A real Ctrl-C goes through octave_quit(); anything else is
+    // error_with_id ("scalegp:<kind>", "<fname>: <detail>").
+    void check (int status);
+
+    long polls (void) const { return m_polls; }
+
+  private:
+    static void print_hook (void *ud, const char *msg);
+    static int interrupt_hook (void *ud);
+    static void progress_hook (void *ud, const char *task, double fraction);
+
+    sgp_ctx m_ctx;
+    std::string m_fname;
+    long m_interrupt_after;
+    long m_polls;
+    bool m_simulated;        // the last interrupt came from interrupt_after
+    bool m_progress_shown;   // a progress line of the current task was printed
+    double m_last_progress;  // wall seconds of the last progress line (or start)
+  };
+
+  // Owns an operator built by the core; destroyed on every path.
+  class op_guard
+  {
+  public:
+    op_guard (void);
+    ~op_guard (void);
+    op_guard (const op_guard&) = delete;
+    op_guard& operator = (const op_guard&) = delete;
+    sgp_op op;
+  };
+
+  // A kernel whose lengthscale array lives as long as this object.
+  struct kernel_spec
+  {
+    Matrix lengthscale;
+    sgp_kernel k;
+  };
+
+  // ---------------------------------------------------------------- views
+  // Non-owning views on Octave's column-major storage (no copies).
+  sgp_cmat cview (const Matrix& m);
+  // Mutable view; the matrix must be unshared (freshly allocated output).
+  sgp_mat mview (Matrix& m);
+
+  // ---------------------------------------------------------- arguments
+  // Argument checks of the private oct-files. The public .m functions validate
+  // values with user-facing messages; these only guard the types, and the core
+  // checks values again (finite, sizes, positivity).
+
+  // A real (non-complex) numeric or logical 2-D array as a double Matrix.
+  Matrix matrix_arg (const octave_value& v, const std::string& fname,
+                     const char *argname);
+  double scalar_arg (const octave_value& v, const std::string& fname,
+                     const char *argname);
+  // A whole number in [lo, hi].
+  long integer_arg (const octave_value& v, const std::string& fname,
+                    const char *argname, long lo, long hi);
+  std::string string_arg (const octave_value& v, const std::string& fname,
+                          const char *argname);
+  // Kernel from (name, lengthscale, outputscale); an unknown name is reported
+  // through ctx.check with the core's message.
+  void kernel_arg (context& ctx, const octave_value& name,
+                   const octave_value& lengthscale,
+                   const octave_value& outputscale, kernel_spec& out);
+}
+
+#endif

@@ -1,0 +1,118 @@
+## Copyright (C) 2026 scalegp authors
+## SPDX-License-Identifier: MIT
+##
+## run_all.m -- runs scalegp's Octave tests.
+##
+##   octave-cli --no-gui --norc tests/octave/run_all.m        (from the repo root)
+##
+## Where the package comes from:
+##  - SCALEGP_OCT_PREFIX set: the package installed there by tools/check_octave.sh
+##    (pkg install -local under that prefix; see use_prefix.m);
+##  - otherwise an installed scalegp package (pkg load scalegp);
+##  - otherwise a developer build in the tree:
+##      make -C bindings_octave/src CORE_DIR=../../core
+##
+## Runs the built-in tests (%!test / %!error) of the package functions and of
+## the oct-files, then every tests/octave/test_*.m (which read the fixtures in
+## inst/extdata/, shared with the R tests). Prints one line per file and, last,
+## exactly "octave: N passed, M failed"; exits with status 1 if anything failed
+## (or nothing ran), 0 otherwise.
+
+1;  # a script, not a function file
+
+function root = repo_root ()
+  here = fileparts (mfilename ("fullpathext"));
+  if (isempty (here) || ! exist (fullfile (here, "run_all.m"), "file"))
+    here = fullfile (pwd (), "tests", "octave");
+  endif
+  root = fileparts (fileparts (here));
+endfunction
+
+function where = load_scalegp (root)
+  prefix = getenv ("SCALEGP_OCT_PREFIX");
+  devsrc = fullfile (root, "bindings_octave", "src");
+  if (! isempty (prefix))
+    use_prefix (prefix);
+    pkg ("load", "scalegp");
+    where = sprintf ("package installed under %s", prefix);
+  elseif (any (cellfun (@(p) strcmp (p.name, "scalegp"), pkg ("list"))))
+    pkg ("load", "scalegp");
+    where = "installed package";
+  elseif (exist (fullfile (devsrc, "__sgp_kernel__.oct"), "file"))
+    addpath (devsrc);
+    addpath (fullfile (root, "bindings_octave", "inst"));
+    where = "developer build in bindings_octave/";
+  else
+    error (["run_all: scalegp not found: set SCALEGP_OCT_PREFIX, install the ", ...
+            "package, or build it with make -C bindings_octave/src CORE_DIR=../../core"]);
+  endif
+endfunction
+
+function [passed, failed] = run_tests (target, label)
+  t0 = tic ();
+  passed = 0;
+  failed = 0;
+  try
+    [n, nmax, nxfail, nbug] = test (target, "quiet", stdout);
+    if (nmax == 0)
+      printf ("  %-28s no tests found\n", label);
+      failed = 1;
+    else
+      passed = n;
+      failed = nmax - n - nxfail - nbug;
+      printf ("  %-28s %3d passed, %d failed  (%.1f s)\n", label, passed, failed, toc (t0));
+    endif
+  catch err
+    printf ("  %-28s ERROR: %s\n", label, err.message);
+    failed = 1;
+  end_try_catch
+  fflush (stdout);
+endfunction
+
+total_passed = 0;
+total_failed = 0;
+t_all = tic ();
+try
+  root = repo_root ();
+  addpath (fullfile (root, "tests", "octave"));
+  setenv ("SCALEGP_EXTDATA", fullfile (root, "inst", "extdata"));
+  where = load_scalegp (root);
+  printf ("scalegp Octave tests (%s)\n", where);
+  printf ("  gp_kernel: %s\n", which ("gp_kernel"));
+  info = scalegp_info ();
+  printf ("  core %s, OpenMP %d (%d threads), %s\n", info.version, info.openmp,
+          info.max_threads, info.blas);
+
+  ## built-in tests of the package functions and of the oct-files
+  ## (pkg install extracts the .cc blocks into <arch>/*.cc-tst)
+  targets = {"gp_kernel", "scalegp_info", "__sgp_kernel__", ...
+             "__sgp_kernel_apply__", "__sgp_info__"};
+  for i = 1:numel (targets)
+    [p, f] = run_tests (targets{i}, targets{i});
+    total_passed += p;
+    total_failed += f;
+  endfor
+
+  ## test files reading the shared fixtures
+  files = dir (fullfile (root, "tests", "octave", "test_*.m"));
+  if (isempty (files))
+    printf ("  no tests/octave/test_*.m files found\n");
+    total_failed += 1;
+  endif
+  for i = 1:numel (files)
+    [p, f] = run_tests (fullfile (root, "tests", "octave", files(i).name), files(i).name);
+    total_passed += p;
+    total_failed += f;
+  endfor
+catch err
+  printf ("run_all: %s\n", err.message);
+  total_failed += 1;
+end_try_catch
+
+if (total_passed == 0 && total_failed == 0)
+  total_failed = 1;  # nothing ran: not a pass
+endif
+printf ("(%.1f s)\n", toc (t_all));
+printf ("octave: %d passed, %d failed\n", total_passed, total_failed);
+fflush (stdout);
+exit (double (total_failed > 0));
