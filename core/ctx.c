@@ -120,8 +120,11 @@ uint64_t sgp_rng_next(sgp_rng *rng)
 
 double sgp_rng_uniform(sgp_rng *rng)
 {
-  /* 53 random bits, shifted by half a step so the result is never 0 or 1. */
-  return ((double)(sgp_rng_next(rng) >> 11) + 0.5) * 0x1.0p-53;
+  /* 53 random bits, shifted by half a step so the result is never 0 or 1.
+   * The top value 2^53 - 1 + 0.5 is not representable and rounds to 2^53
+   * (u = 1), so it is clamped to the largest double below 1. */
+  const double u = ((double)(sgp_rng_next(rng) >> 11) + 0.5) * 0x1.0p-53;
+  return u < 1.0 ? u : 0x1.fffffffffffffp-1;
 }
 
 double sgp_rng_normal(sgp_rng *rng)

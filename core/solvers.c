@@ -50,6 +50,8 @@ int sgp_cg(sgp_ctx *ctx, const sgp_op *A, sgp_cmat B, sgp_mat X, const sgp_cg_op
   for (int64_t j = 0; j < nb; j++) {
     for (int64_t i = 0; i < n; i++) R[i + j * n] = B.data[i + j * B.ld] - AP[i + j * n];
     bnorm[j] = sgp_nrm2(n, B.data + j * B.ld);
+    if (bnorm[j] == 0.0) /* b_j = 0: x_j = 0 exactly, whatever the initial guess */
+      for (int64_t i = 0; i < n; i++) { X.data[i + j * X.ld] = 0.0; R[i + j * n] = 0.0; }
   }
   if ((st = apply_precond(o, sgp_const(Rm), Zm, ctx))) goto cleanup;
   memcpy(P, Z, (size_t)(n * nb) * sizeof(double));

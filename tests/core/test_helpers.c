@@ -1,0 +1,162 @@
+/* test_helpers.c -- independent dense oracles for the core unit tests (plain
+ * loops and libm; no BLAS/LAPACK and no core code besides the RNG). */
+#include "test_helpers.h"
+
+#include <stdlib.h>
+
+double *th_zeros(int64_t n)
+{
+  double *p = (double *)calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+  assert_non_null(p);
+  return p;
+}
+
+void th_randn(sgp_rng *rng, int64_t n, double *x, double scale, double offset)
+{
+  for (int64_t i = 0; i < n; i++) x[i] = offset + scale * sgp_rng_normal(rng);
+}
+
+double th_kernel_of_r(sgp_kernel_kind kind, double s2, double r)
+{
+  switch (kind) {
+  case SGP_KERNEL_RBF: return s2 * exp(-0.5 * r * r);
+  case SGP_KERNEL_MATERN12: return s2 * exp(-r);
+  case SGP_KERNEL_MATERN32: return s2 * (1.0 + sqrt(3.0) * r) * exp(-sqrt(3.0) * r);
+  case SGP_KERNEL_MATERN52:
+    return s2 * (1.0 + sqrt(5.0) * r + 5.0 * r * r / 3.0) * exp(-sqrt(5.0) * r);
+  }
+  return NAN;
+}
+
+void th_kernel_matrix(sgp_kernel_kind kind, double s2, const double *ell, int64_t nell,
+                      const double *X1, int64_t n1, const double *X2, int64_t n2, int64_t d,
+                      double *K)
+{
+  for (int64_t j = 0; j < n2; j++)
+    for (int64_t i = 0; i < n1; i++) {
+      double r2 = 0.0;
+      for (int64_t l = 0; l < d; l++) {
+        const double diff = (X1[i + l * n1] - X2[j + l * n2]) / ell[nell == 1 ? 0 : l];
+        r2 += diff * diff;
+      }
+      K[i + j * n1] = th_kernel_of_r(kind, s2, sqrt(r2));
+    }
+}
+
+void th_matmul(int64_t m, int64_t n, int64_t k, const double *A, const double *B, double *C)
+{
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      double s = 0.0;
+      for (int64_t l = 0; l < k; l++) s += A[i + l * m] * B[l + j * k];
+      C[i + j * m] = s;
+    }
+}
+
+double th_max_abs(int64_t n, const double *a)
+{
+  double m = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    if (isnan(a[i])) return NAN;
+    if (fabs(a[i]) > m) m = fabs(a[i]);
+  }
+  return m;
+}
+
+double th_max_abs_diff(int64_t n, const double *a, const double *b)
+{
+  double m = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    const double e = fabs(a[i] - b[i]);
+    if (isnan(e)) return NAN;
+    if (e > m) m = e;
+  }
+  return m;
+}
+
+void th_random_spd(sgp_rng *rng, int64_t n, double shift, double *A)
+{
+  double *G = th_zeros(n * n);
+  th_randn(rng, n * n, G, 1.0, 0.0);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++) {
+      double s = 0.0;
+      for (int64_t l = 0; l < n; l++) s += G[i + l * n] * G[j + l * n];
+      A[i + j * n] = s / (double)n + (i == j ? shift : 0.0);
+    }
+  free(G);
+}
+
+int th_chol_solve(int64_t n, const double *A, int64_t nrhs, const double *B, double *X)
+{
+  double *L = th_zeros(n * n);
+  for (int64_t j = 0; j < n; j++) {
+    double s = A[j + j * n];
+    for (int64_t l = 0; l < j; l++) s -= L[j + l * n] * L[j + l * n];
+    if (!(s > 0)) { free(L); return -1; }
+    L[j + j * n] = sqrt(s);
+    for (int64_t i = j + 1; i < n; i++) {
+      double t = A[i + j * n];
+      for (int64_t l = 0; l < j; l++) t -= L[i + l * n] * L[j + l * n];
+      L[i + j * n] = t / L[j + j * n];
+    }
+  }
+  for (int64_t c = 0; c < nrhs; c++) {
+    double *x = X + c * n;
+    for (int64_t i = 0; i < n; i++) { /* L y = b */
+      double s = B[i + c * n];
+      for (int64_t l = 0; l < i; l++) s -= L[i + l * n] * x[l];
+      x[i] = s / L[i + i * n];
+    }
+    for (int64_t i = n - 1; i >= 0; i--) { /* L' x = y */
+      double s = x[i];
+      for (int64_t l = i + 1; l < n; l++) s -= L[l + i * n] * x[l];
+      x[i] = s / L[i + i * n];
+    }
+  }
+  free(L);
+  return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+void th_jacobi_eig(int64_t n, const double *A0, double *w)
+{
+  double *A = th_zeros(n * n);
+  memcpy(A, A0, (size_t)(n * n) * sizeof(double));
+  for (int sweep = 0; sweep < 100; sweep++) {
+    double off = 0.0, tot = 0.0;
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < n; i++) {
+        tot += A[i + j * n] * A[i + j * n];
+        if (i != j) off += A[i + j * n] * A[i + j * n];
+      }
+    if (off <= 1e-30 * tot) break;
+    for (int64_t p = 0; p < n - 1; p++)
+      for (int64_t q = p + 1; q < n; q++) {
+        const double apq = A[p + q * n];
+        if (apq == 0.0) continue;
+        /* Rotation zeroing A[p,q] (Golub & Van Loan, sym.schur2). */
+        const double tau = (A[q + q * n] - A[p + p * n]) / (2.0 * apq);
+        const double t = (tau >= 0 ? 1.0 : -1.0) / (fabs(tau) + sqrt(1.0 + tau * tau));
+        const double c = 1.0 / sqrt(1.0 + t * t), s = t * c;
+        for (int64_t k = 0; k < n; k++) { /* columns p, q */
+          const double akp = A[k + p * n], akq = A[k + q * n];
+          A[k + p * n] = c * akp - s * akq;
+          A[k + q * n] = s * akp + c * akq;
+        }
+        for (int64_t k = 0; k < n; k++) { /* rows p, q */
+          const double apk = A[p + k * n], aqk = A[q + k * n];
+          A[p + k * n] = c * apk - s * aqk;
+          A[q + k * n] = s * apk + c * aqk;
+        }
+      }
+  }
+  for (int64_t i = 0; i < n; i++) w[i] = A[i + i * n];
+  qsort(w, (size_t)n, sizeof(double), cmp_double);
+  free(A);
+}

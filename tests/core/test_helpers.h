@@ -1,0 +1,64 @@
+/* test_helpers.h -- shared pieces of the core unit tests: cmocka includes,
+ * numeric assertions with explicit tolerances, and independent dense oracles
+ * (naive kernel matrix, naive products, Cholesky, Jacobi eigenvalues) written
+ * with plain loops and libm only, so they share no code with the core. */
+#ifndef TEST_HELPERS_H
+#define TEST_HELPERS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "sgp.h"
+
+/* |a - b| <= tol, reporting both values (NaN fails). */
+#define assert_close(a, b, tol) do { \
+    const double a_ = (a), b_ = (b), t_ = (tol); \
+    if (!(fabs(a_ - b_) <= t_)) \
+      fail_msg("%s = %.17g vs %s = %.17g: |diff| = %.3g > tol %.3g", #a, a_, #b, b_, \
+               fabs(a_ - b_), t_); \
+  } while (0)
+
+/* value <= bound (NaN fails). */
+#define assert_le(value, bound) do { \
+    const double v_ = (value), b_ = (bound); \
+    if (!(v_ <= b_)) fail_msg("%s = %.6g exceeds %s = %.6g", #value, v_, #bound, b_); \
+  } while (0)
+
+/* The string contains the substring. */
+#define assert_contains(str, sub) do { \
+    const char *s_ = (str), *u_ = (sub); \
+    if (!s_ || !strstr(s_, u_)) fail_msg("\"%s\" does not contain \"%s\"", s_ ? s_ : "(null)", u_); \
+  } while (0)
+
+/* Zero-filled array of n doubles (fails the test when out of memory). */
+double *th_zeros(int64_t n);
+/* x[i] = offset + scale * N(0,1) from the core RNG. */
+void th_randn(sgp_rng *rng, int64_t n, double *x, double scale, double offset);
+
+/* Naive kernel value for a (non-squared) scaled distance r, libm exp/sqrt. */
+double th_kernel_of_r(sgp_kernel_kind kind, double outputscale, double r);
+/* Naive n1-by-n2 kernel matrix (column-major) of row sets X1 (n1-by-d) and
+ * X2 (n2-by-d), with r = ||(x - x') / lengthscale|| per sgp.h. */
+void th_kernel_matrix(sgp_kernel_kind kind, double outputscale, const double *ell,
+                      int64_t nell, const double *X1, int64_t n1, const double *X2,
+                      int64_t n2, int64_t d, double *K);
+
+/* C (m-by-n) = A (m-by-k) B (k-by-n), all contiguous column-major, plain loops. */
+void th_matmul(int64_t m, int64_t n, int64_t k, const double *A, const double *B, double *C);
+double th_max_abs(int64_t n, const double *a);
+double th_max_abs_diff(int64_t n, const double *a, const double *b);
+
+/* Random symmetric positive definite A = G G' / n + shift I (n-by-n). */
+void th_random_spd(sgp_rng *rng, int64_t n, double shift, double *A);
+/* Solves A X = B (n-by-nrhs) by a naive Cholesky; returns 0, or -1 if not PD. */
+int th_chol_solve(int64_t n, const double *A, int64_t nrhs, const double *B, double *X);
+/* Eigenvalues (ascending) of the symmetric n-by-n A by cyclic Jacobi rotations. */
+void th_jacobi_eig(int64_t n, const double *A, double *w);
+
+#endif
