@@ -1,5 +1,7 @@
-/* fft.c -- the only file that calls FFTW (plans are created serially: FFTW's
- * planner is not thread-safe). The grid products of ski_gsgp live here. */
+/* fft.c -- FFTW build information. FFTW is called only here and in
+ * core/ski/ski_fft.c, which holds the grid products of ski_gsgp (plans are
+ * created serially there, at operator creation: FFTW's planner is not
+ * thread-safe; execution uses the thread-safe new-array functions). */
 #include "sgp_internal.h"
 #include <fftw3.h>
 

@@ -1,0 +1,571 @@
+/* ski_fft.c -- products with the grid kernel matrix K_G (spec §2), the one
+ * file of ski_gsgp that calls FFTW.
+ *
+ * Two paths, both exact up to rounding:
+ *  - Kronecker (separable kernels, spec §2.4): K_G = s T_d (x) ... (x) T_1,
+ *    each symmetric Toeplitz T_j applied along mode j of the m_1 x ... x m_d
+ *    tensor, densely (dgemm) for small m_j or by a 1-D circulant embedding of
+ *    length L_j (batched real FFTs over packed fibres) for large m_j;
+ *  - circulant (any stationary kernel, spec §2.3): the d-level Toeplitz K_G is
+ *    embedded in a d-level circulant of size L = prod L_j, L_j >= 2 m_j - 1,
+ *    whose eigenvalues are the real parts of the r2c transform of the
+ *    generating array; v is zero-padded into an L-array, transformed,
+ *    multiplied and transformed back.
+ * Kernel values come from sgp_kernel_value_r2 (the arithmetic of the tiles),
+ * so no kernel formula is repeated here.
+ *
+ * FFTW: plans are made once, serially, when the operator is created (the
+ * planner is not thread-safe), on fftw_malloc'ed scratch; apply executes them
+ * with the new-array functions fftw_execute_dft_r2c/c2r, which are
+ * thread-safe, on per-thread fftw_malloc'ed buffers (same alignment). FFTW's
+ * row-major multi-dimensional layout is described through the guru64
+ * interface with our first-dimension-fastest strides, so the halved r2c axis is
+ * dimension 1 and sizes beyond INT_MAX are fine. */
+#include "ski.h"
+#include "kernels.h"
+
+#include <fftw3.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MODE_SKIP = 0, MODE_DENSE = 1, MODE_FFT = 2 };
+
+typedef struct {
+  int mode;
+  int64_t m;          /* points in this dimension */
+  int64_t L, Lc;      /* FFT: embedding length and L/2 + 1 */
+  int64_t nb;         /* FFT: fibres per batch (the plans' howmany) */
+  double *T;          /* DENSE: m-by-m Toeplitz factor */
+  double *lambda;     /* FFT: Lc eigenvalues divided by L */
+  fftw_plan fwd, bwd;
+} kron_dim;
+
+typedef struct {
+  sgp_ski_kg_path path;
+  int d;
+  int64_t m[SGP_SKI_MAX_D], mtot;
+  double outputscale;
+  double scale;       /* factor applied on copy-out (outputscale when no factor holds it) */
+  int nthreads;       /* at creation: sizes the Kronecker fibre batches */
+  /* circulant */
+  int64_t L[SGP_SKI_MAX_D], Ltot, Lctot;
+  double *lambda;     /* Lctot eigenvalues divided by Ltot */
+  fftw_plan fwd, bwd;
+  /* Kronecker */
+  kron_dim dim[SGP_SKI_MAX_D];
+} kg_state;
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+void sgp_ski_kg_opts_default(sgp_ski_kg_opts *o)
+{
+  o->path = SGP_SKI_KG_AUTO;
+  o->fft_size = SGP_SKI_FFT_FAST;
+  o->dense_max = 128;
+  o->measure = 1;
+}
+
+static int64_t embed_length(sgp_ski_fft_size rule, int64_t m)
+{
+  switch (rule) {
+  case SGP_SKI_FFT_DOUBLE: return 2 * m;
+  case SGP_SKI_FFT_MINIMAL: return 2 * m - 1;
+  case SGP_SKI_FFT_FAST:
+  default: return sgp_ski_fft_good_size(2 * m - 1);
+  }
+}
+
+/* Per-thread FFT buffers (allocated serially, outside parallel regions). */
+typedef struct {
+  int count;
+  double **re;
+  fftw_complex **cx;
+} fft_buffers;
+
+static void buffers_free(fft_buffers *b)
+{
+  for (int t = 0; t < b->count; t++) {
+    if (b->re) fftw_free(b->re[t]);
+    if (b->cx) fftw_free(b->cx[t]);
+  }
+  free(b->re);
+  free(b->cx);
+  memset(b, 0, sizeof *b);
+}
+
+static int buffers_alloc(sgp_ctx *ctx, fft_buffers *b, int count, int64_t nre, int64_t ncx)
+{
+  memset(b, 0, sizeof *b);
+  b->re = (double **)calloc((size_t)count, sizeof *b->re);
+  b->cx = (fftw_complex **)calloc((size_t)count, sizeof *b->cx);
+  if (!b->re || !b->cx) goto nomem;
+  b->count = count;
+  for (int t = 0; t < count; t++) {
+    b->re[t] = fftw_alloc_real((size_t)nre);
+    b->cx[t] = fftw_alloc_complex((size_t)ncx);
+    if (!b->re[t] || !b->cx[t]) goto nomem;
+  }
+  return SGP_OK;
+nomem:
+  buffers_free(b);
+  return sgp_fail(ctx, SGP_ENOMEM, "out of memory for FFT buffers (%lld + %lld complex values)",
+                  (long long)nre, (long long)ncx);
+}
+
+/* r2c and c2r plans for `howmany` consecutive real arrays of sizes L[0..rank-1]
+ * (first dimension fastest, no padding) and their half-complex transforms
+ * (first dimension halved to L[0]/2 + 1). Planned on scratch arrays. */
+static int make_plans(sgp_ctx *ctx, int rank, const int64_t *L, int64_t howmany, int measure,
+                      fftw_plan *fwd, fftw_plan *bwd)
+{
+  fftw_iodim64 rdims[SGP_SKI_MAX_D], cdims[SGP_SKI_MAX_D], hr, hc;
+  int64_t rs = 1, cs = 1;
+  const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+  *fwd = *bwd = NULL;
+  for (int j = 0; j < rank; j++) {
+    const int k = rank - 1 - j; /* FFTW lists dimensions slowest first */
+    rdims[k].n = cdims[k].n = L[j];
+    rdims[k].is = cdims[k].os = rs;
+    rdims[k].os = cdims[k].is = cs;
+    rs *= L[j];
+    cs *= j == 0 ? L[0] / 2 + 1 : L[j];
+  }
+  hr.n = hc.n = howmany;
+  hr.is = hc.os = rs;
+  hr.os = hc.is = cs;
+  double *re = fftw_alloc_real((size_t)(rs * howmany));
+  fftw_complex *cx = fftw_alloc_complex((size_t)(cs * howmany));
+  int st = SGP_OK;
+  if (!re || !cx) {
+    st = sgp_fail(ctx, SGP_ENOMEM, "out of memory for FFT planning (%lld values)",
+                  (long long)(rs * howmany));
+    goto cleanup;
+  }
+  *fwd = fftw_plan_guru64_dft_r2c(rank, rdims, 1, &hr, re, cx, flags);
+  *bwd = fftw_plan_guru64_dft_c2r(rank, cdims, 1, &hc, cx, re, flags);
+  if (!*fwd || !*bwd) {
+    if (*fwd) fftw_destroy_plan(*fwd);
+    if (*bwd) fftw_destroy_plan(*bwd);
+    *fwd = *bwd = NULL;
+    st = sgp_fail(ctx, SGP_ENOMEM, "FFTW could not plan a transform of %lld values",
+                  (long long)rs);
+  }
+cleanup:
+  fftw_free(re);
+  fftw_free(cx);
+  return st;
+}
+
+static void kg_free(kg_state *s)
+{
+  if (!s) return;
+  if (s->fwd) fftw_destroy_plan(s->fwd);
+  if (s->bwd) fftw_destroy_plan(s->bwd);
+  fftw_free(s->lambda);
+  for (int j = 0; j < SGP_SKI_MAX_D; j++) {
+    kron_dim *k = &s->dim[j];
+    if (k->fwd) fftw_destroy_plan(k->fwd);
+    if (k->bwd) fftw_destroy_plan(k->bwd);
+    free(k->T);
+    fftw_free(k->lambda);
+  }
+  free(s);
+}
+
+/* Re(r2c(c)) / scale into lambda (length Lc), via a one-off estimate plan. */
+static int eigenvalues(sgp_ctx *ctx, int rank, const int64_t *L, double *c, int64_t Lc,
+                       double scale, double *lambda)
+{
+  fftw_plan fwd = NULL, bwd = NULL;
+  fftw_complex *cx = fftw_alloc_complex((size_t)Lc);
+  int st = SGP_OK;
+  if (!cx) return sgp_fail(ctx, SGP_ENOMEM, "out of memory for FFT eigenvalues");
+  if ((st = make_plans(ctx, rank, L, 1, 0, &fwd, &bwd))) goto cleanup;
+  fftw_execute_dft_r2c(fwd, c, cx);
+  for (int64_t k = 0; k < Lc; k++) lambda[k] = cx[k][0] / scale;
+cleanup:
+  if (fwd) fftw_destroy_plan(fwd);
+  if (bwd) fftw_destroy_plan(bwd);
+  fftw_free(cx);
+  return st;
+}
+
+/* ------------------------------------------------------------ creation */
+
+static int setup_circulant(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                           const sgp_ski_kg_opts *o, kg_state *s)
+{
+  const int d = g->d;
+  double *q2[SGP_SKI_MAX_D] = {0}; /* squared scaled lag per index, < 0 where unused */
+  double *c = NULL;
+  int st = SGP_OK;
+  s->Ltot = 1;
+  for (int j = 0; j < d; j++) {
+    s->L[j] = embed_length(o->fft_size, g->m[j]);
+    if (s->Ltot > ((int64_t)1 << 52) / s->L[j])
+      return sgp_fail(ctx, SGP_EUNSUPPORTED, "grid_size: the circulant embedding is too large");
+    s->Ltot *= s->L[j];
+  }
+  s->Lctot = s->Ltot / s->L[0] * (s->L[0] / 2 + 1);
+  for (int j = 0; j < d; j++) {
+    const double ell = k->lengthscale[k->n_lengthscale == 1 ? 0 : j];
+    q2[j] = sgp_alloc(s->L[j]);
+    if (!q2[j]) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+    for (int64_t i = 0; i < s->L[j]; i++) {
+      int64_t lag;
+      if (i < g->m[j]) lag = i;
+      else if (i > s->L[j] - g->m[j]) lag = i - s->L[j];
+      else { q2[j][i] = -1.0; continue; }
+      const double z = (double)lag * g->h[j] / ell;
+      q2[j][i] = z * z;
+    }
+  }
+  c = fftw_alloc_real((size_t)s->Ltot);
+  s->lambda = fftw_alloc_real((size_t)s->Lctot);
+  if (!c || !s->lambda) {
+    st = sgp_fail(ctx, SGP_ENOMEM, "out of memory for the circulant embedding (%lld values)",
+                  (long long)s->Ltot);
+    goto cleanup;
+  }
+  /* plans first: FFTW_MEASURE overwrites its arrays (scratch here anyway) */
+  if ((st = make_plans(ctx, d, s->L, 1, o->measure, &s->fwd, &s->bwd))) goto cleanup;
+  {
+    int64_t sub[SGP_SKI_MAX_D] = {0};
+    for (int64_t idx = 0; idx < s->Ltot; idx++) {
+      double r2 = 0.0;
+      int used = 1;
+      for (int j = 0; j < d; j++) {
+        const double v = q2[j][sub[j]];
+        if (v < 0) { used = 0; break; }
+        r2 += v;
+      }
+      c[idx] = used ? sgp_kernel_value_r2(k->kind, k->outputscale, r2) : 0.0;
+      for (int j = 0; j < d; j++) { /* next subscript, first dimension fastest */
+        if (++sub[j] < s->L[j]) break;
+        sub[j] = 0;
+      }
+    }
+  }
+  st = eigenvalues(ctx, d, s->L, c, s->Lctot, (double)s->Ltot, s->lambda);
+cleanup:
+  for (int j = 0; j < d; j++) free(q2[j]);
+  fftw_free(c);
+  return st;
+}
+
+static int setup_kronecker(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                           const sgp_ski_kg_opts *o, kg_state *s)
+{
+  double *t = NULL, *c = NULL;
+  int st = SGP_OK, scaled = 0;
+  s->scale = 1.0;
+  for (int j = 0; j < g->d; j++) {
+    kron_dim *kd = &s->dim[j];
+    const int64_t m = g->m[j];
+    kd->m = m;
+    if (m == 1) { kd->mode = MODE_SKIP; continue; }
+    const double ell = k->lengthscale[k->n_lengthscale == 1 ? 0 : j];
+    /* the factor's scale: outputscale in the first non-trivial dimension only */
+    const double f = scaled ? 1.0 : k->outputscale;
+    scaled = 1;
+    t = sgp_alloc(m);
+    if (!t) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+    for (int64_t i = 0; i < m; i++) {
+      const double z = (double)i * g->h[j] / ell;
+      t[i] = sgp_kernel_value_r2(k->kind, 1.0, z * z);
+    }
+    if (m <= o->dense_max) {
+      kd->mode = MODE_DENSE;
+      kd->T = sgp_alloc(m * m);
+      if (!kd->T) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+      for (int64_t b = 0; b < m; b++)
+        for (int64_t a = 0; a < m; a++) kd->T[a + b * m] = f * t[a > b ? a - b : b - a];
+    } else {
+      kd->mode = MODE_FFT;
+      kd->L = embed_length(o->fft_size, m);
+      kd->Lc = kd->L / 2 + 1;
+      const int64_t fibres = s->mtot / m;
+      int64_t nb = 32768 / kd->L;
+      const int64_t share = (fibres + s->nthreads - 1) / s->nthreads;
+      if (nb > share) nb = share;
+      kd->nb = nb < 1 ? 1 : nb;
+      c = fftw_alloc_real((size_t)kd->L);
+      kd->lambda = fftw_alloc_real((size_t)kd->Lc);
+      if (!c || !kd->lambda) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+      if ((st = make_plans(ctx, 1, &kd->L, kd->nb, o->measure, &kd->fwd, &kd->bwd)))
+        goto cleanup;
+      for (int64_t i = 0; i < kd->L; i++) {
+        if (i < m) c[i] = f * t[i];
+        else if (i > kd->L - m) c[i] = f * t[kd->L - i];
+        else c[i] = 0.0;
+      }
+      if ((st = eigenvalues(ctx, 1, &kd->L, c, kd->Lc, (double)kd->L, kd->lambda)))
+        goto cleanup;
+      fftw_free(c);
+      c = NULL;
+    }
+    free(t);
+    t = NULL;
+  }
+  if (!scaled) s->scale = k->outputscale;
+cleanup:
+  free(t);
+  fftw_free(c);
+  return st;
+}
+
+/* ------------------------------------------------------------ products */
+
+/* Circulant path: one right-hand side per task. */
+static int apply_circulant(const kg_state *s, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
+{
+  const int64_t nb = V.cols, m1 = s->m[0], rows = s->mtot / m1;
+  const int nthreads = sgp_ctx_threads(ctx);
+  const int nt = (int64_t)nthreads < nb ? nthreads : (int)nb;
+  fft_buffers buf;
+  int st = buffers_alloc(ctx, &buf, nt, s->Ltot, s->Lctot);
+  if (st) return st;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+  for (int64_t col = 0; col < nb; col++) {
+    const int tid = thread_id();
+    double *re = buf.re[tid];
+    fftw_complex *cx = buf.cx[tid];
+    const double *v = V.data + col * V.ld;
+    double *y = Y.data + col * Y.ld;
+    memset(re, 0, (size_t)s->Ltot * sizeof *re);
+    int64_t sub[SGP_SKI_MAX_D] = {0}, off = 0; /* sub of dims 2..d, offset in the L-array */
+    for (int64_t r = 0; r < rows; r++) {
+      memcpy(re + off, v + r * m1, (size_t)m1 * sizeof *re);
+      int64_t stride = s->L[0];
+      for (int j = 1; j < s->d; j++) {
+        if (++sub[j] < s->m[j]) { off += stride; break; }
+        off -= (sub[j] - 1) * stride;
+        sub[j] = 0;
+        stride *= s->L[j];
+      }
+    }
+    fftw_execute_dft_r2c(s->fwd, re, cx);
+    for (int64_t k = 0; k < s->Lctot; k++) {
+      cx[k][0] *= s->lambda[k];
+      cx[k][1] *= s->lambda[k];
+    }
+    fftw_execute_dft_c2r(s->bwd, cx, re);
+    off = 0;
+    memset(sub, 0, sizeof sub);
+    for (int64_t r = 0; r < rows; r++) {
+      memcpy(y + r * m1, re + off, (size_t)m1 * sizeof *re);
+      int64_t stride = s->L[0];
+      for (int j = 1; j < s->d; j++) {
+        if (++sub[j] < s->m[j]) { off += stride; break; }
+        off -= (sub[j] - 1) * stride;
+        sub[j] = 0;
+        stride *= s->L[j];
+      }
+    }
+  }
+  buffers_free(&buf);
+  return SGP_OK;
+}
+
+/* Kronecker path, one mode by dense T_j: B = A x_j T_j for all slabs. */
+static int mode_dense(int nthreads, const kron_dim *kd, int64_t S, int64_t total,
+                      const double *A, double *B, sgp_ctx *ctx)
+{
+  const int64_t m = kd->m, slabs = total / (S * m);
+  if (S == 1)
+    return sgp_gemm(ctx, 'N', 'N', m, slabs, m, 1.0, kd->T, m, A, m, 0.0, B, m);
+  if (slabs < 2 || nthreads < 2) {
+    int st = SGP_OK;
+    for (int64_t p = 0; p < slabs && !st; p++)
+      st = sgp_gemm(ctx, 'N', 'N', S, m, m, 1.0, A + p * S * m, S, kd->T, m, 0.0,
+                    B + p * S * m, S);
+    return st;
+  }
+  const int nt = (int64_t)nthreads < slabs ? nthreads : (int)slabs;
+  (void)nt; /* used by OpenMP only */
+  const int blas_threads = sgp_blas_serial_begin();
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t p = 0; p < slabs; p++)
+    (void)sgp_gemm(ctx, 'N', 'N', S, m, m, 1.0, A + p * S * m, S, kd->T, m, 0.0,
+                   B + p * S * m, S);
+  sgp_blas_serial_end(blas_threads);
+  return SGP_OK;
+}
+
+/* Kronecker path, one mode by 1-D circulant embedding: fibres (stride S) are
+ * packed nb at a time into zero-padded length-L rows, transformed, scaled by
+ * the eigenvalues and transformed back. */
+static int mode_fft(int nthreads, const kron_dim *kd, int64_t S, int64_t total,
+                    const double *A, double *B, sgp_ctx *ctx)
+{
+  const int64_t m = kd->m, L = kd->L, Lc = kd->Lc, nb = kd->nb;
+  const int64_t fibres = total / m, batches = (fibres + nb - 1) / nb;
+  const int nt = (int64_t)nthreads < batches ? nthreads : (int)batches;
+  fft_buffers buf;
+  int st = buffers_alloc(ctx, &buf, nt, nb * L, nb * Lc);
+  if (st) return st;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+  for (int64_t bt = 0; bt < batches; bt++) {
+    const int tid = thread_id();
+    double *re = buf.re[tid];
+    fftw_complex *cx = buf.cx[tid];
+    const int64_t f0 = bt * nb, cnt = f0 + nb <= fibres ? nb : fibres - f0;
+    memset(re, 0, (size_t)(nb * L) * sizeof *re);
+    for (int64_t q = 0; q < cnt; q++) {
+      const int64_t f = f0 + q, p = f / S, o = f % S;
+      const double *src = A + p * S * m + o;
+      double *row = re + q * L;
+      for (int64_t i = 0; i < m; i++) row[i] = src[i * S];
+    }
+    fftw_execute_dft_r2c(kd->fwd, re, cx);
+    for (int64_t q = 0; q < cnt; q++) {
+      fftw_complex *c = cx + q * Lc;
+      for (int64_t k = 0; k < Lc; k++) {
+        c[k][0] *= kd->lambda[k];
+        c[k][1] *= kd->lambda[k];
+      }
+    }
+    fftw_execute_dft_c2r(kd->bwd, cx, re);
+    for (int64_t q = 0; q < cnt; q++) {
+      const int64_t f = f0 + q, p = f / S, o = f % S;
+      double *dst = B + p * S * m + o;
+      const double *row = re + q * L;
+      for (int64_t i = 0; i < m; i++) dst[i * S] = row[i];
+    }
+  }
+  buffers_free(&buf);
+  return SGP_OK;
+}
+
+static int apply_kronecker(const kg_state *s, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
+{
+  const int64_t n = s->mtot, nb = V.cols, total = n * nb;
+  const int nthreads = sgp_ctx_threads(ctx);
+  double *A = sgp_alloc(total), *B = sgp_alloc(total);
+  int st = SGP_OK;
+  if (!A || !B) {
+    st = sgp_fail(ctx, SGP_ENOMEM, "out of memory for K_G products (%lld values)",
+                  (long long)total);
+    goto cleanup;
+  }
+  for (int64_t j = 0; j < nb; j++)
+    memcpy(A + j * n, V.data + j * V.ld, (size_t)n * sizeof *A);
+  int64_t S = 1;
+  for (int j = 0; j < s->d; j++) {
+    const kron_dim *kd = &s->dim[j];
+    if (kd->mode != MODE_SKIP) {
+      if ((st = sgp_poll_interrupt(ctx))) goto cleanup;
+      st = kd->mode == MODE_DENSE ? mode_dense(nthreads, kd, S, total, A, B, ctx)
+                                  : mode_fft(nthreads, kd, S, total, A, B, ctx);
+      if (st) goto cleanup;
+      double *tmp = A;
+      A = B;
+      B = tmp;
+    }
+    S *= kd->m;
+  }
+  for (int64_t j = 0; j < nb; j++) {
+    double *y = Y.data + j * Y.ld;
+    const double *a = A + j * n;
+    for (int64_t i = 0; i < n; i++) y[i] = s->scale * a[i];
+  }
+cleanup:
+  free(A);
+  free(B);
+  return st;
+}
+
+static int kg_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
+{
+  const kg_state *s = (const kg_state *)op->state;
+  int st;
+  if (V.rows != op->n || Y.rows != op->n || Y.cols != V.cols || V.ld < V.rows ||
+      Y.ld < Y.rows)
+    return sgp_fail(ctx, SGP_EDIM, "operator: block is %lld x %lld (result %lld x %lld); "
+                    "need %lld rows", (long long)V.rows, (long long)V.cols, (long long)Y.rows,
+                    (long long)Y.cols, (long long)op->n);
+  if (V.cols == 0) return SGP_OK;
+  if ((st = sgp_poll_interrupt(ctx))) return st;
+  return s->path == SGP_SKI_KG_KRONECKER ? apply_kronecker(s, V, Y, ctx)
+                                         : apply_circulant(s, V, Y, ctx);
+}
+
+static int kg_diag(const sgp_op *op, sgp_mat d, sgp_ctx *ctx)
+{
+  const kg_state *s = (const kg_state *)op->state;
+  if (d.rows != op->n) return sgp_fail(ctx, SGP_EDIM, "operator diag: wrong length");
+  for (int64_t i = 0; i < op->n; i++) d.data[i] = s->outputscale;
+  return SGP_OK;
+}
+
+static void kg_destroy(sgp_op *op)
+{
+  kg_free((kg_state *)op->state);
+  op->state = NULL;
+}
+
+sgp_ski_kg_path sgp_ski_grid_op_path(const sgp_op *op)
+{
+  return op && op->state && op->destroy == kg_destroy ? ((const kg_state *)op->state)->path
+                                                      : SGP_SKI_KG_AUTO;
+}
+
+int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                    const sgp_ski_kg_opts *opts, sgp_op *op)
+{
+  sgp_ski_kg_opts o;
+  kg_state *s = NULL;
+  int st;
+  memset(op, 0, sizeof *op);
+  if (opts) o = *opts; else sgp_ski_kg_opts_default(&o);
+  if ((st = sgp_ski_grid_check(ctx, g))) return st;
+  if ((st = sgp_kernel_check(ctx, k, g->d))) return st;
+  if (o.path < SGP_SKI_KG_AUTO || o.path > SGP_SKI_KG_CIRCULANT)
+    return sgp_fail(ctx, SGP_EINVAL, "path: unknown code %d (auto, kronecker or circulant)",
+                    (int)o.path);
+  if (o.fft_size < SGP_SKI_FFT_FAST || o.fft_size > SGP_SKI_FFT_MINIMAL)
+    return sgp_fail(ctx, SGP_EINVAL, "fft_size: unknown code %d (fast, double or minimal)",
+                    (int)o.fft_size);
+  if (o.dense_max < 0)
+    return sgp_fail(ctx, SGP_EINVAL, "dense_max: must be non-negative (got %lld)",
+                    (long long)o.dense_max);
+  int nontrivial = 0;
+  for (int j = 0; j < g->d; j++) nontrivial += g->m[j] > 1;
+  const int separable = k->kind == SGP_KERNEL_RBF || nontrivial <= 1;
+  if (o.path == SGP_SKI_KG_KRONECKER && !separable)
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "path: the Kronecker path needs a separable kernel (rbf); %s is not "
+                    "separable on a grid with %d dimensions of more than one point",
+                    sgp_kernel_name(k->kind), nontrivial);
+  s = (kg_state *)calloc(1, sizeof *s);
+  if (!s) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  s->path = o.path == SGP_SKI_KG_AUTO
+                ? (separable ? SGP_SKI_KG_KRONECKER : SGP_SKI_KG_CIRCULANT) : o.path;
+  s->d = g->d;
+  s->mtot = sgp_ski_grid_npoints(g);
+  for (int j = 0; j < g->d; j++) s->m[j] = g->m[j];
+  s->outputscale = sgp_kernel_value_r2(k->kind, k->outputscale, 0.0);
+  s->scale = 1.0;
+  s->nthreads = sgp_ctx_threads(ctx);
+  if (s->nthreads < 1) s->nthreads = 1;
+  st = s->path == SGP_SKI_KG_KRONECKER ? setup_kronecker(ctx, k, g, &o, s)
+                                       : setup_circulant(ctx, k, g, &o, s);
+  if (st) goto cleanup;
+  op->n = s->mtot;
+  op->state = s;
+  op->apply = kg_apply;
+  op->diag = kg_diag;
+  op->destroy = kg_destroy;
+  s = NULL;
+cleanup:
+  kg_free(s);
+  return st;
+}
