@@ -178,4 +178,111 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
 /* The path an operator from sgp_ski_grid_op uses (KRONECKER or CIRCULANT). */
 sgp_ski_kg_path sgp_ski_grid_op_path(const sgp_op *op);
 
+/* ------------------------------------------------------------ ski_stats.c */
+
+/* Sufficient statistics of the streaming pass (spec §3): B = W'W in
+ * STENCIL_FULL storage, u_y = W'y, u_1 = W'1, rho_y = y'y, sum y, n.
+ * Offsets o in {-R..R}^d, R = 2r - 1 (3 cubic, 1 linear), are numbered
+ * s = (o_1 + R) + P ((o_2 + R) + P (...)), P = 2R + 1, S = P^d; then
+ * D[s m + g] = B[g, g + o] (0 where g + o leaves the grid). Memory S m + 2 m
+ * doubles, independent of n.
+ * Accumulation is partitioned by grid point between threads and every entry
+ * receives its contributions in data order, so the statistics are bitwise
+ * identical for any chunking and thread count (merge adds, so merged
+ * statistics equal one pass up to rounding). The struct is visible to the
+ * core and the tests; treat it as read-only outside ski_stats.c. */
+typedef struct sgp_ski_stats {
+  sgp_ski_grid grid;
+  sgp_ski_interpolation interp;
+  int R;              /* stencil half-width 2r - 1 */
+  int64_t m, S, T;    /* grid points, stencil offsets, taps per point */
+  int64_t n;          /* data points accumulated (dropped ones included) */
+  double yy, ysum;    /* y'y and sum y */
+  double *uy, *u1;    /* W'y, W'1 (m each) */
+  double *D;          /* S-by-m stencil (see above) */
+  int *off;           /* S-by-d offset components, off[s d + j] = o_j */
+  int64_t *delta;     /* S flattened grid offsets sum_j o_j stride_j */
+  int64_t *tap_code;  /* T: sum_j a_j P^j for tap t = (a_1, ..., a_d) */
+} sgp_ski_stats;
+
+/* Empty statistics for a grid and interpolation (grid and minimum sizes
+ * checked; messages name grid_size / interpolation). */
+int sgp_ski_stats_create(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                         sgp_ski_stats **out);
+/* Adds the chunk X (n_c-by-d), y (n_c-by-1); first_row is the global index of
+ * X's first row (0-based; error messages only). Errors name `stats`, `x`
+ * (non-finite, outside the grid under ERROR, wrong column count) or `y`
+ * (length, non-finite); on error the statistics are unchanged. */
+int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cmat y,
+                             int64_t first_row, sgp_ski_bounds_policy policy);
+/* dst += src; grids and interpolation must match (message names `stats`). */
+int sgp_ski_stats_merge(sgp_ctx *ctx, sgp_ski_stats *dst, const sgp_ski_stats *src);
+void sgp_ski_stats_free(sgp_ski_stats *st);
+/* Index of the offset o (d components) in the stencil, or -1 when outside. */
+int64_t sgp_ski_stats_offset_index(const sgp_ski_stats *st, const int *o);
+/* Operator v -> B v on grid vectors from the stencil (OpenMP over grid rows,
+ * deterministic). st is not copied and must outlive the operator; diag gives
+ * the diagonal of B. */
+int sgp_ski_stats_op(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_op *op);
+
+/* Classic SKI operator (spec §5.1, method "ski"): v -> W K_G W' v + noise v on
+ * R^n. W of the rows of X is computed and kept (n taps indices and weights);
+ * kg (from sgp_ski_grid_op with the same kernel and grid) is not copied and
+ * must outlive the operator; the kernel is copied (diag evaluates it at the
+ * tap pairs). apply uses work buffers inside the operator: do not apply one
+ * operator from two threads at once. Errors name `x`, `noise`. */
+int sgp_ski_op_ski(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                   sgp_ski_interpolation interp, sgp_ski_bounds_policy policy, sgp_cmat X,
+                   double noise, const sgp_op *kg, sgp_op *op);
+/* u = W' v (m) for an n-vector v with the W of a SKI operator (serial,
+ * deterministic). SGP_EINVAL naming `op` for an operator of another kind. */
+int sgp_ski_op_ski_wt(sgp_ctx *ctx, const sgp_op *op, const double *v, double *u);
+/* The K_G operator a SKI operator was built with (NULL for another kind). */
+const sgp_op *sgp_ski_op_ski_kg(const sgp_op *op);
+
+/* ------------------------------------------------------------ ski_solve.c */
+
+typedef struct {
+  double tol;        /* stop when ||r_k|| <= tol ||b||; default 0.01 */
+  int64_t max_iter;  /* default 1000 */
+} sgp_ski_solve_opts;
+
+typedef struct {
+  int64_t iterations;  /* CG iterations run */
+  int converged;       /* 1 when the relative residual met tol */
+  double rel_residual; /* ||r|| / ||b|| at exit */
+} sgp_ski_solve_info;
+
+void sgp_ski_solve_opts_default(sgp_ski_solve_opts *o);
+
+/* Posterior mean, SKI baseline (spec §4.2 route 1, Alg. A1): CG on
+ * (W K_G W' + noise I) x = y from x0 = 0 with the operator of sgp_ski_op_ski;
+ * weights (m) = K_G W' x, the mean cache a: mu(x*) = w(x*)' a.
+ * Optional outputs (NULL to skip): x (n), history (max_iter + 1 relative
+ * residuals, history[0] = 1; iterations + 1 are written), alpha and beta
+ * (max_iter each: the CG coefficients; iterations resp. iterations - 1 of them
+ * are written when converged, iterations otherwise). Errors name `y`, `op`,
+ * `tol`, `max_iter`; SGP_EINTERRUPT from the interrupt hook (polled every
+ * iteration). */
+int sgp_ski_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_ski_solve_opts *o,
+                    double *weights, double *x, sgp_ski_solve_info *info, double *history,
+                    double *alpha, double *beta);
+
+/* Posterior mean by efficiently factorized CG (spec §4.2 route 2, Alg. A3
+ * corrected, x0 = 0, r0 = y): the same iterates as sgp_ski_mean_cg in exact
+ * arithmetic, with only grid-size work per iteration (one K_G and one B
+ * product). Needs only the statistics st, the K_G operator kg and the noise
+ * variance. weights (m) = K_G (x^d + c_x u_y). Optional: xhat (m) and cx with
+ * x = W xhat + c_x y, and history / alpha / beta as for sgp_ski_mean_cg.
+ * Errors name `stats`, `kg`, `noise`, `tol`, `max_iter`. */
+int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                      const sgp_ski_solve_opts *o, double *weights, double *xhat, double *cx,
+                      sgp_ski_solve_info *info, double *history, double *alpha,
+                      double *beta);
+
+/* Predictive mean mu(x*) = w(x*)' a at the rows of Xs (errors name `x`). */
+int sgp_ski_predict_mean(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                         sgp_ski_bounds_policy policy, sgp_cmat Xs, const double *weights,
+                         double *mean);
+
 #endif

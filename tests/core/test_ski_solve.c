@@ -1,0 +1,362 @@
+/* test_ski_solve.c -- ski_gsgp posterior mean solvers (spec §4.2, §5.1, §5.3,
+ * oracles §7.6, §7.7) on problem P2 of §7 (d = 2, grid 12 x 10, h = 0.25,
+ * RBF ell = (0.6, 0.8), s = 1.3, noise 0.5, n = 400):
+ *  - SKI CG (A1) and EFCG (A3) run to a tight tolerance give the mean cache
+ *    a = K_G W' A^{-1} y of the dense SKI GP (A = W K_G W' + noise I built in
+ *    the test from a dense W and a dense K_G, naive Cholesky), and test means
+ *    W* a equal the dense W* K_G W' A^{-1} y;
+ *  - EFCG reproduces the SKI CG iterates for the first 8 iterations (alpha,
+ *    beta, residual norms, x_k = W xhat + c_x y);
+ *  - with the default tol = 0.01 both stop with relative residual <= 0.01;
+ *  - the SKI operator against the dense A (products and diagonal);
+ *  - bad inputs and interrupts. */
+#include "test_helpers.h"
+#include "ski/ski.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static double err_cg = 0, err_efcg = 0, err_mean_cg = 0, err_mean_efcg = 0, err_iter = 0,
+              err_x = 0, err_op = 0;
+static int it_cg_tight = 0, it_efcg_tight = 0, it_cg_def = 0, it_efcg_def = 0;
+static double res_cg_def = 0, res_efcg_def = 0, err_def = 0;
+
+typedef struct {
+  sgp_ctx ctx;
+  sgp_ski_grid g;
+  double ell[2];
+  sgp_kernel k;
+  double noise;
+  int64_t n, m, nt;
+  double *X, *y, *Xt;
+  double *W, *Wt, *KG, *A;   /* dense oracles */
+  double *a_ref, *mean_ref;  /* K_G W' A^{-1} y, W* a_ref */
+  sgp_op kg, ski;
+  sgp_ski_stats *st;
+} problem;
+
+static double rel_max(int64_t n, const double *a, const double *b)
+{
+  const double s = th_max_abs(n, b);
+  const double e = th_max_abs_diff(n, a, b);
+  return s > 0 ? e / s : e;
+}
+
+static double *dense_W(sgp_ctx *ctx, const sgp_ski_grid *g, const double *X, int64_t n)
+{
+  const int64_t m = sgp_ski_grid_npoints(g), T = sgp_ski_interp_taps(SGP_SKI_CUBIC, g->d);
+  int64_t *idx = (int64_t *)malloc((size_t)(n * T) * sizeof(int64_t));
+  double *w = th_zeros(n * T), *W = th_zeros(n * m);
+  assert_non_null(idx);
+  assert_int_equal(sgp_ski_interp(ctx, g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                  sgp_cmat_of(X, n, g->d), 0, idx, w), SGP_OK);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t t = 0; t < T; t++)
+      if (idx[i * T + t] >= 0) W[i + idx[i * T + t] * n] += w[i * T + t];
+  free(idx);
+  free(w);
+  return W;
+}
+
+static int setup(void **state)
+{
+  problem *p = (problem *)calloc(1, sizeof *p);
+  sgp_ctx_init(&p->ctx);
+  p->ctx.nthreads = 2;
+  memset(&p->g, 0, sizeof p->g);
+  p->g.d = 2;
+  for (int j = 0; j < SGP_SKI_MAX_D; j++) { p->g.m[j] = 1; p->g.h[j] = 1.0; }
+  p->g.m[0] = 12; p->g.m[1] = 10;
+  p->g.h[0] = p->g.h[1] = 0.25;
+  p->ell[0] = 0.6; p->ell[1] = 0.8;
+  p->k.kind = SGP_KERNEL_RBF;
+  p->k.lengthscale = p->ell;
+  p->k.n_lengthscale = 2;
+  p->k.outputscale = 1.3;
+  p->noise = 0.5;
+  const int64_t n = 400, m = 120, nt = 50;
+  p->n = n; p->m = m; p->nt = nt;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 2021);
+  p->X = th_zeros(n * 2); p->y = th_zeros(n); p->Xt = th_zeros(nt * 2);
+  for (int j = 0; j < 2; j++) {
+    const double hi = (double)(p->g.m[j] - 2) * 0.25, lo = 0.25;
+    for (int64_t i = 0; i < n; i++) p->X[i + j * n] = lo + (hi - lo) * sgp_rng_uniform(&rng);
+    for (int64_t i = 0; i < nt; i++) p->Xt[i + j * nt] = lo + (hi - lo) * sgp_rng_uniform(&rng);
+  }
+  for (int64_t i = 0; i < n; i++)
+    p->y[i] = sin(3 * p->X[i]) * cos(2 * p->X[i + n]) + 0.2 * sgp_rng_normal(&rng);
+  /* dense oracles */
+  p->W = dense_W(&p->ctx, &p->g, p->X, n);
+  p->Wt = dense_W(&p->ctx, &p->g, p->Xt, nt);
+  double *P = th_zeros(m * 2);
+  assert_int_equal(sgp_ski_grid_points(&p->ctx, &p->g, sgp_mat_of(P, m, 2)), SGP_OK);
+  p->KG = th_zeros(m * m);
+  th_kernel_matrix(SGP_KERNEL_RBF, 1.3, p->ell, 2, P, m, P, m, 2, p->KG);
+  free(P);
+  double *WK = th_zeros(n * m), *WT = th_zeros(m * n);
+  th_matmul(n, m, m, p->W, p->KG, WK);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t a = 0; a < m; a++) WT[a + i * m] = p->W[i + a * n];
+  p->A = th_zeros(n * n);
+  th_matmul(n, n, m, WK, WT, p->A);
+  for (int64_t i = 0; i < n; i++) p->A[i + i * n] += p->noise;
+  double *z = th_zeros(n), *u = th_zeros(m);
+  assert_int_equal(th_chol_solve(n, p->A, 1, p->y, z), 0);
+  th_matmul(m, 1, n, WT, z, u);
+  p->a_ref = th_zeros(m);
+  th_matmul(m, 1, m, p->KG, u, p->a_ref);
+  p->mean_ref = th_zeros(nt);
+  th_matmul(nt, 1, m, p->Wt, p->a_ref, p->mean_ref);
+  free(WK); free(WT); free(z); free(u);
+  /* operators and statistics */
+  assert_int_equal(sgp_ski_grid_op(&p->ctx, &p->k, &p->g, NULL, &p->kg), SGP_OK);
+  assert_int_equal(sgp_ski_op_ski(&p->ctx, &p->k, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                  sgp_cmat_of(p->X, n, 2), p->noise, &p->kg, &p->ski), SGP_OK);
+  assert_int_equal(sgp_ski_stats_create(&p->ctx, &p->g, SGP_SKI_CUBIC, &p->st), SGP_OK);
+  assert_int_equal(sgp_ski_stats_accumulate(&p->ctx, p->st, sgp_cmat_of(p->X, n, 2),
+                                            sgp_cmat_of(p->y, n, 1), 0, SGP_SKI_BOUNDS_ERROR),
+                   SGP_OK);
+  *state = p;
+  return 0;
+}
+
+static int report(void **state)
+{
+  (void)state;
+  printf("ski solve (P2, n = 400, m = 120): tol 1e-11: weights vs dense SKI GP rel err "
+         "CG %.2e (%d it), EFCG %.2e (%d it); test means CG %.2e, EFCG %.2e; first 8 "
+         "iterates EFCG vs CG: coefficients/residuals %.2e, x_k %.2e; SKI op vs dense %.2e; "
+         "tol 0.01: CG %d it (res %.4f), EFCG %d it (res %.4f), max weights rel err %.2e\n", err_cg, it_cg_tight,
+         err_efcg, it_efcg_tight, err_mean_cg, err_mean_efcg, err_iter, err_x, err_op,
+         it_cg_def, res_cg_def, it_efcg_def, res_efcg_def, err_def);
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  report(state);
+  problem *p = (problem *)*state;
+  sgp_op_destroy(&p->ski);
+  sgp_op_destroy(&p->kg);
+  sgp_ski_stats_free(p->st);
+  free(p->X); free(p->y); free(p->Xt); free(p->W); free(p->Wt); free(p->KG); free(p->A);
+  free(p->a_ref); free(p->mean_ref);
+  free(p);
+  return 0;
+}
+
+/* The SKI operator equals the dense A (products and diagonal). */
+static void ski_operator_matches_dense(void **state)
+{
+  problem *p = (problem *)*state;
+  const int64_t n = p->n, b = 3;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 9);
+  double *V = th_zeros(n * b), *Y = th_zeros(n * b), *Yref = th_zeros(n * b), *dg = th_zeros(n);
+  th_randn(&rng, n * b, V, 1.0, 0.0);
+  th_matmul(n, b, n, p->A, V, Yref);
+  assert_int_equal(p->ski.apply(&p->ski, sgp_cmat_of(V, n, b), sgp_mat_of(Y, n, b), &p->ctx),
+                   SGP_OK);
+  err_op = rel_max(n * b, Y, Yref);
+  assert_le(err_op, 1e-12);
+  assert_int_equal(p->ski.diag(&p->ski, sgp_mat_of(dg, n, 1), &p->ctx), SGP_OK);
+  for (int64_t i = 0; i < n; i++) assert_close(dg[i], p->A[i + i * n], 1e-12);
+  free(V); free(Y); free(Yref); free(dg);
+}
+
+/* Tight tolerance: both solvers give the dense SKI mean cache and test means. */
+static void solvers_match_dense_ski_gp(void **state)
+{
+  problem *p = (problem *)*state;
+  const int64_t m = p->m, nt = p->nt;
+  sgp_ski_solve_opts o;
+  sgp_ski_solve_opts_default(&o);
+  assert_close(o.tol, 0.01, 0);
+  assert_int_equal(o.max_iter, 1000);
+  o.tol = 1e-11;
+  double *a1 = th_zeros(m), *a3 = th_zeros(m), *mu = th_zeros(nt);
+  double *hist = th_zeros(o.max_iter + 1);
+  sgp_ski_solve_info info;
+  int code = sgp_ski_mean_cg(&p->ctx, &p->ski, sgp_cmat_of(p->y, p->n, 1), &o, a1, NULL,
+                             &info, hist, NULL, NULL);
+  if (code) fail_msg("mean_cg: %s", p->ctx.errmsg);
+  assert_true(info.converged);
+  assert_le(info.rel_residual, o.tol);
+  assert_close(hist[info.iterations], info.rel_residual, 0);
+  assert_close(hist[0], 1.0, 0);
+  it_cg_tight = (int)info.iterations;
+  err_cg = rel_max(m, a1, p->a_ref);
+  assert_le(err_cg, 1e-9);
+  code = sgp_ski_mean_efcg(&p->ctx, p->st, &p->kg, p->noise, &o, a3, NULL, NULL, &info, hist,
+                           NULL, NULL);
+  if (code) fail_msg("mean_efcg: %s", p->ctx.errmsg);
+  assert_true(info.converged);
+  assert_le(info.rel_residual, o.tol);
+  it_efcg_tight = (int)info.iterations;
+  err_efcg = rel_max(m, a3, p->a_ref);
+  assert_le(err_efcg, 1e-9);
+  /* predictive means at the test points */
+  assert_int_equal(sgp_ski_predict_mean(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                        sgp_cmat_of(p->Xt, nt, 2), a1, mu), SGP_OK);
+  err_mean_cg = rel_max(nt, mu, p->mean_ref);
+  assert_le(err_mean_cg, 1e-8);
+  assert_int_equal(sgp_ski_predict_mean(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                        sgp_cmat_of(p->Xt, nt, 2), a3, mu), SGP_OK);
+  err_mean_efcg = rel_max(nt, mu, p->mean_ref);
+  assert_le(err_mean_efcg, 1e-8);
+  free(a1); free(a3); free(mu); free(hist);
+}
+
+/* EFCG = SKI CG in the first 8 iterations (oracle 7.7). */
+static void efcg_reproduces_cg_iterates(void **state)
+{
+  problem *p = (problem *)*state;
+  const int64_t n = p->n, m = p->m;
+  sgp_ski_solve_opts o;
+  sgp_ski_solve_opts_default(&o);
+  o.tol = 0.0;
+  double *a = th_zeros(m), *x = th_zeros(n), *xh = th_zeros(m), *xr = th_zeros(n);
+  double al1[8], be1[8], h1[9], al3[8], be3[8], h3[9], cx = 0;
+  for (int64_t k = 1; k <= 8; k++) {
+    o.max_iter = k;
+    sgp_ski_solve_info i1, i3;
+    assert_int_equal(sgp_ski_mean_cg(&p->ctx, &p->ski, sgp_cmat_of(p->y, n, 1), &o, a, x, &i1,
+                                     h1, al1, be1), SGP_OK);
+    assert_int_equal(sgp_ski_mean_efcg(&p->ctx, p->st, &p->kg, p->noise, &o, a, xh, &cx, &i3,
+                                       h3, al3, be3), SGP_OK);
+    assert_int_equal(i1.iterations, k);
+    assert_int_equal(i3.iterations, k);
+    assert_false(i1.converged);
+    for (int64_t j = 0; j < k; j++) {
+      const double ea = fabs(al3[j] - al1[j]) / fabs(al1[j]);
+      const double eb = fabs(be3[j] - be1[j]) / fabs(be1[j]);
+      const double eh = fabs(h3[j + 1] - h1[j + 1]) / h1[j + 1];
+      const double e = fmax(ea, fmax(eb, eh));
+      if (e > err_iter) err_iter = e;
+    }
+    /* x_k = W xhat + c_x y */
+    th_matmul(n, 1, m, p->W, xh, xr);
+    for (int64_t i = 0; i < n; i++) xr[i] += cx * p->y[i];
+    const double ex = rel_max(n, xr, x);
+    if (ex > err_x) err_x = ex;
+  }
+  assert_le(err_iter, 1e-9);
+  assert_le(err_x, 1e-8);
+  free(a); free(x); free(xh); free(xr);
+}
+
+/* Default tol = 0.01: both stop with relative residual <= 0.01. */
+static void default_tolerance(void **state)
+{
+  problem *p = (problem *)*state;
+  sgp_ski_solve_opts o;
+  sgp_ski_solve_opts_default(&o);
+  double *a1 = th_zeros(p->m), *a3 = th_zeros(p->m);
+  sgp_ski_solve_info i1, i3;
+  assert_int_equal(sgp_ski_mean_cg(&p->ctx, &p->ski, sgp_cmat_of(p->y, p->n, 1), &o, a1, NULL,
+                                   &i1, NULL, NULL, NULL), SGP_OK);
+  assert_int_equal(sgp_ski_mean_efcg(&p->ctx, p->st, &p->kg, p->noise, &o, a3, NULL, NULL, &i3,
+                                     NULL, NULL, NULL), SGP_OK);
+  assert_true(i1.converged && i3.converged);
+  assert_le(i1.rel_residual, 0.01);
+  assert_le(i3.rel_residual, 0.01);
+  /* same iterates in exact arithmetic; finite-precision trajectories drift
+   * apart after ~10 steps (spec §7.7), so compare loosely */
+  assert_le(labs((long)(i1.iterations - i3.iterations)), 1);
+  err_def = fmax(rel_max(p->m, a1, p->a_ref), rel_max(p->m, a3, p->a_ref));
+  assert_le(err_def, 0.1);
+  it_cg_def = (int)i1.iterations; it_efcg_def = (int)i3.iterations;
+  res_cg_def = i1.rel_residual; res_efcg_def = i3.rel_residual;
+  free(a1); free(a3);
+}
+
+static int stop_now(void *user) { (void)user; return 1; }
+
+static void solvers_reject_bad_inputs(void **state)
+{
+  problem *p = (problem *)*state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const int64_t n = p->n, m = p->m;
+  sgp_ski_solve_opts o;
+  sgp_ski_solve_opts_default(&o);
+  double *a = th_zeros(m), *yb = th_zeros(n);
+  sgp_ski_solve_info info;
+  memcpy(yb, p->y, (size_t)n * sizeof(double));
+  /* y: wrong length, NaN */
+  assert_int_equal(sgp_ski_mean_cg(&ctx, &p->ski, sgp_cmat_of(yb, n - 1, 1), &o, a, NULL, &info,
+                                   NULL, NULL, NULL), SGP_EDIM);
+  assert_contains(ctx.errmsg, "y");
+  yb[17] = NAN;
+  assert_int_equal(sgp_ski_mean_cg(&ctx, &p->ski, sgp_cmat_of(yb, n, 1), &o, a, NULL, &info,
+                                   NULL, NULL, NULL), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "y");
+  assert_contains(ctx.errmsg, "row 18");
+  /* not a SKI operator */
+  assert_int_equal(sgp_ski_mean_cg(&ctx, &p->kg, sgp_cmat_of(p->y, m, 1), &o, a, NULL, &info,
+                                   NULL, NULL, NULL), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "op");
+  /* noise, tol, max_iter, stats, kg */
+  assert_int_equal(sgp_ski_mean_efcg(&ctx, p->st, &p->kg, 0.0, &o, a, NULL, NULL, &info, NULL,
+                                     NULL, NULL), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "noise");
+  assert_int_equal(sgp_ski_mean_efcg(&ctx, p->st, &p->kg, NAN, &o, a, NULL, NULL, &info, NULL,
+                                     NULL, NULL), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "noise");
+  o.tol = -1;
+  assert_int_equal(sgp_ski_mean_efcg(&ctx, p->st, &p->kg, 0.5, &o, a, NULL, NULL, &info, NULL,
+                                     NULL, NULL), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "tol");
+  o.tol = 0.01;
+  o.max_iter = -2;
+  assert_int_equal(sgp_ski_mean_cg(&ctx, &p->ski, sgp_cmat_of(p->y, n, 1), &o, a, NULL, &info,
+                                   NULL, NULL, NULL), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "max_iter");
+  o.max_iter = 1000;
+  assert_int_equal(sgp_ski_mean_efcg(&ctx, NULL, &p->kg, 0.5, &o, a, NULL, NULL, &info, NULL,
+                                     NULL, NULL), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "stats");
+  assert_int_equal(sgp_ski_mean_efcg(&ctx, p->st, &p->ski, 0.5, &o, a, NULL, NULL, &info, NULL,
+                                     NULL, NULL), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "kg");
+  /* SKI operator: noise, x */
+  sgp_op bad;
+  assert_int_equal(sgp_ski_op_ski(&ctx, &p->k, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                  sgp_cmat_of(p->X, n, 2), -1.0, &p->kg, &bad), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "noise");
+  double Xo[2] = {0.5, 5.0};
+  assert_int_equal(sgp_ski_op_ski(&ctx, &p->k, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                  sgp_cmat_of(Xo, 1, 2), 0.5, &p->kg, &bad), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "x");
+  /* interrupts: polled every iteration, nothing leaks */
+  ctx.interrupt = stop_now;
+  assert_int_equal(sgp_ski_mean_cg(&ctx, &p->ski, sgp_cmat_of(p->y, n, 1), &o, a, NULL, &info,
+                                   NULL, NULL, NULL), SGP_EINTERRUPT);
+  assert_int_equal(sgp_ski_mean_efcg(&ctx, p->st, &p->kg, 0.5, &o, a, NULL, NULL, &info, NULL,
+                                     NULL, NULL), SGP_EINTERRUPT);
+  ctx.interrupt = NULL;
+  /* no data: mean 0, converged at once */
+  sgp_ski_stats *e = NULL;
+  assert_int_equal(sgp_ski_stats_create(&ctx, &p->g, SGP_SKI_CUBIC, &e), SGP_OK);
+  a[0] = 7;
+  assert_int_equal(sgp_ski_mean_efcg(&ctx, e, &p->kg, 0.5, &o, a, NULL, NULL, &info, NULL, NULL,
+                                     NULL), SGP_OK);
+  assert_true(info.converged);
+  assert_int_equal(info.iterations, 0);
+  assert_true(th_max_abs(m, a) == 0.0);
+  sgp_ski_stats_free(e);
+  free(a); free(yb);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(ski_operator_matches_dense),
+    cmocka_unit_test(solvers_match_dense_ski_gp),
+    cmocka_unit_test(efcg_reproduces_cg_iterates),
+    cmocka_unit_test(default_tolerance),
+    cmocka_unit_test(solvers_reject_bad_inputs),
+  };
+  return cmocka_run_group_tests_name("ski_solve", tests, setup, teardown);
+}
