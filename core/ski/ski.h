@@ -280,6 +280,26 @@ int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
                       sgp_ski_solve_info *info, double *history, double *alpha,
                       double *beta);
 
+/* Simplified EFCG (spec §5.4, Alg. A4) for A x = b from x0 when the initial
+ * residual r0 = b - A x0 = W rhat0 lies in span(W) (e.g. x0 = 0, b = W rhat0:
+ * the exact covariance columns of §4.3; or the mean with x0 = y/noise).
+ * Only B and K_G products. nb = ||b|| for the relative stopping rule
+ * ||r_k|| <= tol nb (nb <= 0: nb = ||r0|| = sqrt(rhat0' B rhat0), the x0 = 0
+ * case). Returns xd (m) = W'(x - x0) and optionally xhat (m) with
+ * x - x0 = W xhat; info, history (history[0] = ||r0||/nb), alpha, beta as for
+ * sgp_ski_mean_cg. Errors name `stats`, `kg`, `noise`, `rhat0`, `tol`,
+ * `max_iter`. */
+int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                  const double *rhat0, double nb, const sgp_ski_solve_opts *o, double *xd,
+                  double *xhat, sgp_ski_solve_info *info, double *history, double *alpha,
+                  double *beta);
+/* Posterior mean by sEFCG from x0 = y/noise (spec §4.2 route 3, the paper's
+ * and reference code's choice): rhat0 = -K_G u_y/noise, nb = ||y||,
+ * W'x = xd + u_y/noise, weights = K_G W'x. history[0] may exceed 1. */
+int sgp_ski_mean_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                       const sgp_ski_solve_opts *o, double *weights, sgp_ski_solve_info *info,
+                       double *history, double *alpha, double *beta);
+
 /* Predictive mean mu(x*) = w(x*)' a at the rows of Xs (errors name `x`). */
 int sgp_ski_predict_mean(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
                          sgp_ski_bounds_policy policy, sgp_cmat Xs, const double *weights,

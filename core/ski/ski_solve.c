@@ -186,6 +186,145 @@ cleanup:
   return code;
 }
 
+/* ------------------------------------------------------------ A4 (sEFCG) */
+
+static int check_common(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                        const sgp_ski_solve_opts *o)
+{
+  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
+  if (!kg || kg->n != st->m)
+    return sgp_fail(ctx, SGP_EINVAL, "kg: missing or not of the grid's order %lld",
+                    (long long)st->m);
+  if (!(noise > 0) || !isfinite(noise))
+    return sgp_fail(ctx, SGP_EINVAL, "noise: must be a positive finite variance (got %g)",
+                    noise);
+  return check_opts(ctx, o);
+}
+
+int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                  const double *rhat0, double nb, const sgp_ski_solve_opts *o, double *xd,
+                  double *xhat, sgp_ski_solve_info *info, double *history, double *alpha,
+                  double *beta)
+{
+  int code;
+  double *buf = NULL;
+  sgp_op B;
+  sgp_ski_solve_info inf = {0, 0, 0.0};
+  memset(&B, 0, sizeof B);
+  if ((code = check_common(ctx, st, kg, noise, o))) return code;
+  const int64_t m = st->m;
+  if (!rhat0) return sgp_fail(ctx, SGP_EINVAL, "rhat0: missing");
+  for (int64_t i = 0; i < m; i++)
+    if (!isfinite(rhat0[i]))
+      return sgp_fail(ctx, SGP_EINVAL, "rhat0: contains NaN or Inf (entry %lld)",
+                      (long long)(i + 1));
+  if (!xd) return sgp_fail(ctx, SGP_EINVAL, "xd: output missing");
+  if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
+  buf = sgp_calloc(6 * m); /* r s z u v p, once */
+  if (!buf) {
+    code = sgp_fail(ctx, SGP_ENOMEM, "stats: out of memory for sEFCG vectors (m = %lld)",
+                    (long long)m);
+    goto cleanup;
+  }
+  double *rh = buf, *sh = buf + m, *zh = buf + 2 * m, *uh = buf + 3 * m, *vh = buf + 4 * m,
+         *ph = buf + 5 * m;
+  const double s2 = noise;
+  memset(xd, 0, (size_t)m * sizeof(double));
+  if (xhat) memset(xhat, 0, (size_t)m * sizeof(double));
+  memcpy(rh, rhat0, (size_t)m * sizeof(double));
+  memcpy(ph, rhat0, (size_t)m * sizeof(double));
+  /* (v, u) = Bop(r) */
+  if ((code = B.apply(&B, sgp_cmat_of(rh, m, 1), sgp_mat_of(uh, m, 1), ctx))) goto cleanup;
+  if ((code = kg->apply(kg, sgp_cmat_of(uh, m, 1), sgp_mat_of(vh, m, 1), ctx))) goto cleanup;
+  for (int64_t i = 0; i < m; i++) {
+    vh[i] += s2 * rh[i];
+    sh[i] = uh[i];
+    zh[i] = vh[i];
+  }
+  double gamma = dot(m, rh, uh);
+  if (gamma < 0) gamma = 0;
+  if (!(nb > 0)) nb = sqrt(gamma);
+  inf.rel_residual = nb > 0 ? sqrt(gamma) / nb : 0.0;
+  if (history) history[0] = inf.rel_residual;
+  if (gamma == 0.0 || inf.rel_residual <= o->tol) inf.converged = 1;
+  for (int64_t k = 0; !inf.converged && k < o->max_iter; k++) {
+    if ((code = sgp_poll_interrupt(ctx))) goto cleanup;
+    const double delta = dot(m, sh, zh); /* p_k' A p_k */
+    if (!(delta > 0)) break;
+    const double a = gamma / delta;
+    for (int64_t i = 0; i < m; i++) {
+      xd[i] += a * sh[i];
+      rh[i] -= a * zh[i];
+    }
+    if (xhat)
+      for (int64_t i = 0; i < m; i++) xhat[i] += a * ph[i];
+    if ((code = B.apply(&B, sgp_cmat_of(rh, m, 1), sgp_mat_of(uh, m, 1), ctx))) goto cleanup;
+    if ((code = kg->apply(kg, sgp_cmat_of(uh, m, 1), sgp_mat_of(vh, m, 1), ctx)))
+      goto cleanup;
+    for (int64_t i = 0; i < m; i++) vh[i] += s2 * rh[i];
+    double g2 = dot(m, rh, uh);
+    if (g2 < 0) g2 = 0;
+    inf.iterations = k + 1;
+    inf.rel_residual = sqrt(g2) / nb;
+    if (alpha) alpha[k] = a;
+    if (history) history[k + 1] = inf.rel_residual;
+    if (inf.rel_residual <= o->tol) { inf.converged = 1; break; }
+    const double b = g2 / gamma;
+    if (beta) beta[k] = b;
+    for (int64_t i = 0; i < m; i++) {
+      sh[i] = uh[i] + b * sh[i];
+      zh[i] = vh[i] + b * zh[i];
+      ph[i] = rh[i] + b * ph[i];
+    }
+    gamma = g2;
+  }
+cleanup:
+  if (info) *info = inf;
+  sgp_op_destroy(&B);
+  free(buf);
+  return code;
+}
+
+int sgp_ski_mean_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                       const sgp_ski_solve_opts *o, double *weights, sgp_ski_solve_info *info,
+                       double *history, double *alpha, double *beta)
+{
+  int code;
+  double *buf = NULL;
+  sgp_ski_solve_info inf = {0, 0, 0.0};
+  if ((code = check_common(ctx, st, kg, noise, o))) return code;
+  if (!weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
+  const int64_t m = st->m;
+  buf = sgp_alloc(2 * m);
+  if (!buf) {
+    code = sgp_fail(ctx, SGP_ENOMEM, "stats: out of memory for sEFCG vectors (m = %lld)",
+                    (long long)m);
+    goto cleanup;
+  }
+  double *r0 = buf, *xd = buf + m;
+  const double nb = sqrt(st->yy);
+  if (nb == 0.0) { /* y = 0: mean 0 */
+    memset(weights, 0, (size_t)m * sizeof(double));
+    inf.converged = 1;
+    if (history) history[0] = 0.0;
+    goto cleanup;
+  }
+  /* rhat0 = -K_G u_y / noise */
+  if ((code = kg->apply(kg, sgp_cmat_of(st->uy, m, 1), sgp_mat_of(r0, m, 1), ctx)))
+    goto cleanup;
+  for (int64_t i = 0; i < m; i++) r0[i] = -r0[i] / noise;
+  if ((code = sgp_ski_sefcg(ctx, st, kg, noise, r0, nb, o, xd, NULL, &inf, history, alpha,
+                            beta)))
+    goto cleanup;
+  /* W'x = xd + u_y / noise; a = K_G W'x */
+  for (int64_t i = 0; i < m; i++) xd[i] += st->uy[i] / noise;
+  code = kg->apply(kg, sgp_cmat_of(xd, m, 1), sgp_mat_of(weights, m, 1), ctx);
+cleanup:
+  if (info) *info = inf;
+  free(buf);
+  return code;
+}
+
 /* ------------------------------------------------------------ prediction */
 
 int sgp_ski_predict_mean(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,

@@ -20,6 +20,8 @@ static double err_cg = 0, err_efcg = 0, err_mean_cg = 0, err_mean_efcg = 0, err_
               err_x = 0, err_op = 0;
 static int it_cg_tight = 0, it_efcg_tight = 0, it_cg_def = 0, it_efcg_def = 0;
 static double res_cg_def = 0, res_efcg_def = 0, err_def = 0;
+static double err_sefcg = 0, sefcg_r0 = 0, err_iter4 = 0, err_x4 = 0, err_sefcg_cov = 0;
+static int it_sefcg_def = 0, it_sefcg_tight = 0;
 
 typedef struct {
   sgp_ctx ctx;
@@ -130,6 +132,10 @@ static int report(void **state)
          "tol 0.01: CG %d it (res %.4f), EFCG %d it (res %.4f), max weights rel err %.2e\n", err_cg, it_cg_tight,
          err_efcg, it_efcg_tight, err_mean_cg, err_mean_efcg, err_iter, err_x, err_op,
          it_cg_def, res_cg_def, it_efcg_def, res_efcg_def, err_def);
+  printf("ski sEFCG: mean (x0 = y/noise) vs dense %.2e (%d it at tol 1e-11; %d it at tol "
+         "0.01, ||r0||/||y|| = %.3g); span-W rhs vs CG first 8 iterates %.2e, x_k/W'x_k %.2e; "
+         "W'A^-1 b vs dense %.2e\n", err_sefcg, it_sefcg_tight, it_sefcg_def, sefcg_r0,
+         err_iter4, err_x4, err_sefcg_cov);
   return 0;
 }
 
@@ -271,6 +277,99 @@ static void default_tolerance(void **state)
   free(a1); free(a3);
 }
 
+/* sEFCG mean (x0 = y/noise): dense SKI GP at a tight tolerance, <= 0.01 at the default. */
+static void sefcg_mean_matches_dense(void **state)
+{
+  problem *p = (problem *)*state;
+  const int64_t m = p->m;
+  sgp_ski_solve_opts o;
+  sgp_ski_solve_opts_default(&o);
+  double *a = th_zeros(m), *hist = th_zeros(o.max_iter + 1);
+  sgp_ski_solve_info info;
+  assert_int_equal(sgp_ski_mean_sefcg(&p->ctx, p->st, &p->kg, p->noise, &o, a, &info, hist,
+                                      NULL, NULL), SGP_OK);
+  assert_true(info.converged);
+  assert_le(info.rel_residual, 0.01);
+  it_sefcg_def = (int)info.iterations;
+  sefcg_r0 = hist[0];
+  o.tol = 1e-11;
+  assert_int_equal(sgp_ski_mean_sefcg(&p->ctx, p->st, &p->kg, p->noise, &o, a, &info, hist,
+                                      NULL, NULL), SGP_OK);
+  assert_true(info.converged);
+  it_sefcg_tight = (int)info.iterations;
+  err_sefcg = rel_max(m, a, p->a_ref);
+  assert_le(err_sefcg, 1e-9);
+  free(a); free(hist);
+}
+
+/* sEFCG with b = W bhat, x0 = 0 (covariance columns, spec §4.3) reproduces SKI
+ * CG on b: first 8 iterates, and W' A^{-1} b at a tight tolerance. */
+static void sefcg_span_w_matches_cg(void **state)
+{
+  problem *p = (problem *)*state;
+  const int64_t n = p->n, m = p->m;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 31);
+  double *bh = th_zeros(m), *b = th_zeros(n), *x = th_zeros(n), *a = th_zeros(m);
+  double *xd = th_zeros(m), *xh = th_zeros(m), *xr = th_zeros(n), *ur = th_zeros(m);
+  th_randn(&rng, m, bh, 1.0, 0.0);
+  th_matmul(n, 1, m, p->W, bh, b);
+  sgp_ski_solve_opts o;
+  sgp_ski_solve_opts_default(&o);
+  o.tol = 0.0;
+  double al1[8], be1[8], h1[9], al4[8], be4[8], h4[9];
+  for (int64_t k = 1; k <= 8; k++) {
+    o.max_iter = k;
+    sgp_ski_solve_info i1, i4;
+    assert_int_equal(sgp_ski_mean_cg(&p->ctx, &p->ski, sgp_cmat_of(b, n, 1), &o, a, x, &i1, h1,
+                                     al1, be1), SGP_OK);
+    assert_int_equal(sgp_ski_sefcg(&p->ctx, p->st, &p->kg, p->noise, bh, 0.0, &o, xd, xh, &i4,
+                                   h4, al4, be4), SGP_OK);
+    assert_int_equal(i4.iterations, k);
+    for (int64_t j = 0; j < k; j++) {
+      const double e = fmax(fabs(al4[j] - al1[j]) / fabs(al1[j]),
+                            fmax(fabs(be4[j] - be1[j]) / fabs(be1[j]),
+                                 fabs(h4[j + 1] - h1[j + 1]) / h1[j + 1]));
+      if (e > err_iter4) err_iter4 = e;
+    }
+    th_matmul(n, 1, m, p->W, xh, xr);
+    for (int64_t c = 0; c < m; c++) {
+      double s = 0;
+      for (int64_t i = 0; i < n; i++) s += p->W[i + c * n] * x[i];
+      ur[c] = s;
+    }
+    const double ex = fmax(rel_max(n, xr, x), rel_max(m, xd, ur));
+    if (ex > err_x4) err_x4 = ex;
+  }
+  assert_le(err_iter4, 1e-9);
+  assert_le(err_x4, 1e-8);
+  /* converged: xd = W' A^{-1} b */
+  o.tol = 1e-11;
+  o.max_iter = 1000;
+  sgp_ski_solve_info i4;
+  assert_int_equal(sgp_ski_sefcg(&p->ctx, p->st, &p->kg, p->noise, bh, 0.0, &o, xd, NULL, &i4,
+                                 NULL, NULL, NULL), SGP_OK);
+  assert_true(i4.converged);
+  assert_int_equal(th_chol_solve(n, p->A, 1, b, x), 0);
+  for (int64_t c = 0; c < m; c++) {
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) s += p->W[i + c * n] * x[i];
+    ur[c] = s;
+  }
+  err_sefcg_cov = rel_max(m, xd, ur);
+  assert_le(err_sefcg_cov, 1e-9);
+  /* rhat0 = 0: x = 0 at once; NaN rejected naming rhat0 */
+  memset(bh, 0, (size_t)m * sizeof(double));
+  assert_int_equal(sgp_ski_sefcg(&p->ctx, p->st, &p->kg, p->noise, bh, 0.0, &o, xd, NULL, &i4,
+                                 NULL, NULL, NULL), SGP_OK);
+  assert_true(i4.converged && i4.iterations == 0 && th_max_abs(m, xd) == 0.0);
+  bh[3] = NAN;
+  assert_int_equal(sgp_ski_sefcg(&p->ctx, p->st, &p->kg, p->noise, bh, 0.0, &o, xd, NULL, &i4,
+                                 NULL, NULL, NULL), SGP_EINVAL);
+  assert_contains(p->ctx.errmsg, "rhat0");
+  free(bh); free(b); free(x); free(a); free(xd); free(xh); free(xr); free(ur);
+}
+
 static int stop_now(void *user) { (void)user; return 1; }
 
 static void solvers_reject_bad_inputs(void **state)
@@ -356,6 +455,8 @@ int main(void)
     cmocka_unit_test(solvers_match_dense_ski_gp),
     cmocka_unit_test(efcg_reproduces_cg_iterates),
     cmocka_unit_test(default_tolerance),
+    cmocka_unit_test(sefcg_mean_matches_dense),
+    cmocka_unit_test(sefcg_span_w_matches_cg),
     cmocka_unit_test(solvers_reject_bad_inputs),
   };
   return cmocka_run_group_tests_name("ski_solve", tests, setup, teardown);
