@@ -1,0 +1,518 @@
+/* laplace_fit.c -- gp_laplace (IterNCGP): the IterGP inner loop (spec 3.4, policies
+ * 3.5, stopping 3.6, safeguards 3.7) and the Newton outer loop (3.2), outputs 4.1. */
+#define _POSIX_C_SOURCE 200809L
+#include "laplace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void sgp_laplace_opts_default(sgp_laplace_opts *o)
+{
+  static const double one = 1.0;
+  memset(o, 0, sizeof *o);
+  o->likelihood = SGP_LIK_BERNOULLI;
+  o->noise = sgp_cmat_of(&one, 1, 1);
+  o->offset = sgp_cmat_of(NULL, 0, 0);
+  o->kernel.kind = SGP_KERNEL_RBF;
+  o->kernel.lengthscale = &one;
+  o->kernel.n_lengthscale = 1;
+  o->kernel.outputscale = 1.0;
+  o->policy = SGP_POLICY_CG;
+  o->max_newton = 20;
+  o->max_iter = 5;
+  o->rank = -1;
+  o->tol = 0.01;
+  o->n_class = 1;
+  o->recycle = 1;
+  o->max_total_iter = -1;
+  o->time_limit = -1.0;
+  o->inner_atol = 1e-5;
+  o->inner_rtol = 1e-5;
+  o->eta_tol = 0.0;
+  o->eig_rtol = 1e-12;
+  o->kappa = 0.0;
+  o->noise_max = 1e12;
+  o->residual = SGP_RESIDUAL_EXPLICIT;
+  o->random_order = 0;
+  o->kernel_cache_bytes = (size_t)2 << 30;
+  o->tile = SGP_DEFAULT_TILE;
+}
+
+const char *sgp_laplace_stop_name(int reason)
+{
+  switch (reason) {
+  case SGP_STOP_RESID: return "residual";
+  case SGP_STOP_MAXITER: return "max_iter";
+  case SGP_STOP_BUDGET: return "budget";
+  case SGP_STOP_BREAKDOWN: return "breakdown";
+  case SGP_STOP_EXHAUSTED: return "exhausted";
+  case SGP_STOP_CONVERGED: return "converged";
+  case SGP_STOP_MAXNEWTON: return "max_newton";
+  case SGP_STOP_DIVERGED: return "diverged";
+  case SGP_STOP_TIME: return "time_limit";
+  default: return "none";
+  }
+}
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void history_free(sgp_laplace_history *h)
+{
+  free(h->it_newton); free(h->it_iter); free(h->it_total); free(h->it_buffer);
+  free(h->it_rank); free(h->it_resid); free(h->it_rel_resid); free(h->it_alpha);
+  free(h->it_eta); free(h->it_trace); free(h->it_time);
+  free(h->st_psi); free(h->st_delta); free(h->st_inner_stop); free(h->st_kprod);
+  free(h->st_dropped); free(h->st_time);
+  memset(h, 0, sizeof *h);
+}
+
+static int history_alloc(sgp_laplace_history *h, int64_t ni, int64_t ns)
+{
+  memset(h, 0, sizeof *h);
+  if (ni < 1) ni = 1;
+  if (ns < 1) ns = 1;
+#define HA(p, n) ((p) = calloc((size_t)(n), sizeof *(p)))
+  HA(h->it_newton, ni); HA(h->it_iter, ni); HA(h->it_total, ni); HA(h->it_buffer, ni);
+  HA(h->it_rank, ni); HA(h->it_resid, ni); HA(h->it_rel_resid, ni); HA(h->it_alpha, ni);
+  HA(h->it_eta, ni); HA(h->it_trace, ni); HA(h->it_time, ni);
+  HA(h->st_psi, ns); HA(h->st_delta, ns); HA(h->st_inner_stop, ns); HA(h->st_kprod, ns);
+  HA(h->st_dropped, ns); HA(h->st_time, ns);
+#undef HA
+  if (!h->it_newton || !h->it_iter || !h->it_total || !h->it_buffer || !h->it_rank ||
+      !h->it_resid || !h->it_rel_resid || !h->it_alpha || !h->it_eta || !h->it_trace ||
+      !h->it_time || !h->st_psi || !h->st_delta || !h->st_inner_stop || !h->st_kprod ||
+      !h->st_dropped || !h->st_time) {
+    history_free(h);
+    return -1;
+  }
+  return 0;
+}
+
+void sgp_laplace_fit_free(sgp_laplace_fit_t *fit)
+{
+  if (!fit) return;
+  free(fit->lengthscale); free(fit->X); free(fit->m); free(fit->f); free(fit->var);
+  free(fit->weights); free(fit->root); free(fit->flin); free(fit->noise_data);
+  history_free(&fit->history);
+  free(fit);
+}
+
+/* Everything the inner loop works with (allocated once per fit). */
+typedef struct {
+  const sgp_laplace_opts *o;
+  const sgp_lik *lik;
+  const sgp_op *op;
+  sgp_kprep prep;           /* for unit-vector columns of K_x (cholesky policy) */
+  int64_t *perm;            /* unit policy point order */
+  sgp_itergp it;
+  double *res, *s, *t, *z, *d, *kd, *wr, *gw; /* NC x 6, cap x 2 */
+  int64_t J, kappa, kprod, hist_cap;
+  double hist_scale, t0;
+  sgp_laplace_history *h;
+  int newton;
+} run_t;
+
+static double nrm2(int64_t n, const double *x) { return sgp_nrm2(n, x); }
+
+/* One IterGP solve of K^ v = b (spec 3.4). On exit v, Kv = K v (u in recursive
+ * mode), *reason; *bad = 1 when a non-finite quantity appeared. */
+static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, double *v,
+                 double *Kv, int *reason, int *bad)
+{
+  const sgp_laplace_opts *o = R->o;
+  sgp_itergp *it = &R->it;
+  const int64_t n = it->n, C = it->C, NC = it->NC, ldg = it->cap;
+  const int recursive = o->residual == SGP_RESIDUAL_RECURSIVE;
+  int st, finite;
+  *bad = 0;
+  *reason = SGP_STOP_NONE;
+  /* I1 virtual run */
+  if ((st = sgp_itergp_virtual(ctx, it, R->lik, nd, o->recycle ? o->rank : 0, o->kappa,
+                               o->eig_rtol, &finite)))
+    return st;
+  if (!finite) { *bad = 1; return SGP_OK; }
+  /* I2 v = Q (Q'b); recursive: u = T G (Q'b) */
+  int vzero = it->r == 0;
+  if (vzero) {
+    memset(v, 0, (size_t)NC * sizeof(double));
+    memset(Kv, 0, (size_t)NC * sizeof(double));
+  } else {
+    if ((st = sgp_gemm(ctx, 'T', 'N', it->r, 1, NC, 1.0, it->Q, NC, b, NC, 0.0, R->wr, it->r)))
+      return st;
+    if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->r, 1.0, it->Q, NC, R->wr, it->r, 0.0, v, NC)))
+      return st;
+    if (recursive) {
+      if ((st = sgp_gemm(ctx, 'N', 'N', it->B, 1, it->r, 1.0, it->G, ldg, R->wr, it->r, 0.0,
+                         R->gw, it->B)))
+        return st;
+      if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->B, 1.0, it->T, NC, R->gw, it->B, 0.0, Kv,
+                         NC)))
+        return st;
+    }
+  }
+  const double bnorm = nrm2(NC, b);
+  const double rtol = o->inner_atol > o->inner_rtol * bnorm ? o->inner_atol : o->inner_rtol * bnorm;
+  for (int64_t j = 1;; j++) {
+    /* I4 */
+    if (!recursive && !vzero) {
+      if ((st = R->op->apply(R->op, sgp_cmat_of(v, n, C), sgp_mat_of(Kv, n, C), ctx))) return st;
+      R->kprod++;
+    }
+    /* I5 res = b - Kv - W^{-1} v */
+    sgp_lik_winv(R->lik, nd, 1, v, R->res);
+    for (int64_t i = 0; i < NC; i++) R->res[i] = b[i] - Kv[i] - R->res[i];
+    const double rho = nrm2(NC, R->res);
+    if (!isfinite(rho)) { *bad = 1; return SGP_OK; }
+    /* I6, I7 */
+    if (rho < rtol) { *reason = SGP_STOP_RESID; break; }
+    if (j > o->max_iter) { *reason = SGP_STOP_MAXITER; break; }
+    if (o->policy == SGP_POLICY_CHOLESKY && R->kappa >= NC) {
+      *reason = SGP_STOP_EXHAUSTED;
+      break;
+    }
+    if ((o->max_total_iter >= 0 && R->J >= o->max_total_iter) || it->B >= it->cap ||
+        R->J >= R->hist_cap) {
+      *reason = SGP_STOP_BUDGET;
+      break;
+    }
+    if ((st = sgp_poll_interrupt(ctx))) return st;
+    /* I8 policy, I9 alpha, I10 t = K s */
+    double alpha;
+    if (o->policy == SGP_POLICY_CHOLESKY) {
+      const int64_t p = R->perm[R->kappa / C], c = R->kappa % C, idx = p + n * c;
+      R->kappa++;
+      memset(R->s, 0, (size_t)NC * sizeof(double));
+      R->s[idx] = 1.0;
+      alpha = R->res[idx];
+      memset(R->t, 0, (size_t)NC * sizeof(double));
+      sgp_kernel_tile(ctx, &o->kernel, &R->prep, 0, n, &R->prep, p, 1, R->t + n * c, n);
+    } else {
+      memcpy(R->s, R->res, (size_t)NC * sizeof(double));
+      alpha = sgp_dot(NC, R->s, R->res);
+      if ((st = R->op->apply(R->op, sgp_cmat_of(R->s, n, C), sgp_mat_of(R->t, n, C), ctx)))
+        return st;
+      R->kprod++;
+    }
+    /* I11 z = t + W^{-1} s; I12 w = Q'z, d = s - Q w; I13 eta = z'd */
+    memcpy(R->z, R->t, (size_t)NC * sizeof(double));
+    sgp_lik_winv_add(R->lik, nd, 1, R->s, R->z);
+    memcpy(R->d, R->s, (size_t)NC * sizeof(double));
+    if (it->r > 0) {
+      if ((st = sgp_gemm(ctx, 'T', 'N', it->r, 1, NC, 1.0, it->Q, NC, R->z, NC, 0.0, R->wr,
+                         it->r)))
+        return st;
+      if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->r, -1.0, it->Q, NC, R->wr, it->r, 1.0, R->d,
+                         NC)))
+        return st;
+    }
+    const double eta = sgp_dot(NC, R->z, R->d), sz = sgp_dot(NC, R->s, R->z);
+    if (!isfinite(eta)) { *bad = 1; return SGP_OK; }
+    /* I14 */
+    if (!(eta > o->eta_tol * sz) || !(eta > 0.0)) { *reason = SGP_STOP_BREAKDOWN; break; }
+    /* K d = t - T (G w) */
+    memcpy(R->kd, R->t, (size_t)NC * sizeof(double));
+    if (it->r > 0) {
+      if ((st = sgp_gemm(ctx, 'N', 'N', it->B, 1, it->r, 1.0, it->G, ldg, R->wr, it->r, 0.0,
+                         R->gw, it->B)))
+        return st;
+      if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->B, -1.0, it->T, NC, R->gw, it->B, 1.0, R->kd,
+                         NC)))
+        return st;
+    }
+    /* I15-I16 appends (B == r always: see sgp_itergp_virtual) */
+    const double se = sqrt(eta), step = alpha / eta;
+    const int64_t B = it->B, r = it->r;
+    memcpy(it->S + NC * B, R->s, (size_t)NC * sizeof(double));
+    memcpy(it->T + NC * B, R->t, (size_t)NC * sizeof(double));
+    for (int64_t i = 0; i < NC; i++) it->Q[i + NC * r] = R->d[i] / se;
+    for (int64_t l = 0; l < r; l++) it->G[B + l * ldg] = 0.0;
+    for (int64_t i = 0; i < B; i++) it->G[i + r * ldg] = r > 0 ? -R->gw[i] / se : 0.0;
+    it->G[B + r * ldg] = 1.0 / se;
+    it->B = B + 1;
+    it->r = r + 1;
+    /* I17 */
+    for (int64_t i = 0; i < NC; i++) v[i] += step * R->d[i];
+    if (recursive)
+      for (int64_t i = 0; i < NC; i++) Kv[i] += step * R->kd[i];
+    const double kd2 = sgp_dot(NC, R->kd, R->kd);
+    it->trace_KQ += kd2 / eta;
+    vzero = 0;
+    sgp_laplace_history *h = R->h;
+    const int64_t row = h->n_iter;
+    h->it_newton[row] = R->newton;
+    h->it_iter[row] = (int)j;
+    h->it_total[row] = R->J + 1;
+    h->it_buffer[row] = it->B;
+    h->it_rank[row] = it->r;
+    h->it_resid[row] = rho;
+    h->it_rel_resid[row] = bnorm > 0 ? rho / bnorm : rho;
+    h->it_alpha[row] = alpha;
+    h->it_eta[row] = eta;
+    h->it_trace[row] = R->hist_scale - it->trace_KQ;
+    h->it_time[row] = now_s() - R->t0;
+    h->n_iter++;
+    R->J++;
+  }
+  return SGP_OK;
+}
+
+static int all_finite(int64_t n, const double *x)
+{
+  for (int64_t i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
+                    const sgp_laplace_opts *o, sgp_laplace_fit_t **out)
+{
+  int st = SGP_OK;
+  sgp_laplace_fit_t *fit = NULL;
+  sgp_op op;
+  run_t R;
+  double *center = NULL, *ycopy = NULL, *vec = NULL;
+  memset(&op, 0, sizeof op);
+  memset(&R, 0, sizeof R);
+  if (!out) return sgp_fail(ctx, SGP_EINVAL, "out: must not be NULL");
+  *out = NULL;
+  if (!o) return sgp_fail(ctx, SGP_EINVAL, "opts: must not be NULL");
+  const int64_t n = X.rows, d = X.cols;
+  if ((st = sgp_check_finite(ctx, "x", X))) return st;
+  if (y.rows != n || y.cols != 1)
+    return sgp_fail(ctx, SGP_EDIM, "y: is %lld x %lld; need %lld x 1", (long long)y.rows,
+                    (long long)y.cols, (long long)n);
+  if ((st = sgp_kernel_check(ctx, &o->kernel, d))) return st;
+  if (o->likelihood < SGP_LIK_GAUSSIAN || o->likelihood > SGP_LIK_SOFTMAX)
+    return sgp_fail(ctx, SGP_EINVAL, "likelihood: unknown value %d", (int)o->likelihood);
+  if (o->policy != SGP_POLICY_CG && o->policy != SGP_POLICY_CHOLESKY)
+    return sgp_fail(ctx, SGP_EINVAL, "policy: unknown value %d", (int)o->policy);
+  if (o->residual != SGP_RESIDUAL_EXPLICIT && o->residual != SGP_RESIDUAL_RECURSIVE)
+    return sgp_fail(ctx, SGP_EINVAL, "residual: unknown value %d", (int)o->residual);
+  if (o->max_newton < 1)
+    return sgp_fail(ctx, SGP_EINVAL, "max_newton: must be at least 1 (got %d)", o->max_newton);
+  if (o->max_iter < 1)
+    return sgp_fail(ctx, SGP_EINVAL, "max_iter: must be at least 1 (got %d)", o->max_iter);
+  if (o->rank < -1)
+    return sgp_fail(ctx, SGP_EINVAL, "rank: must be >= 0 or Inf (got %lld)", (long long)o->rank);
+  if (!(o->tol >= 0.0) || !isfinite(o->tol))
+    return sgp_fail(ctx, SGP_EINVAL, "tol: must be non-negative and finite (got %g)", o->tol);
+  if (!(o->inner_atol >= 0.0) || !(o->inner_rtol >= 0.0))
+    return sgp_fail(ctx, SGP_EINVAL, "inner_atol: inner_atol and inner_rtol must be >= 0");
+  if (!(o->eig_rtol >= 0.0) || !(o->kappa >= 0.0) || !(o->eta_tol >= 0.0))
+    return sgp_fail(ctx, SGP_EINVAL, "eig_rtol: eig_rtol, kappa and eta_tol must be >= 0");
+  if (o->tile < 0) return sgp_fail(ctx, SGP_EINVAL, "tile: must be positive (got %d)", o->tile);
+  int64_t C = 1;
+  if (o->likelihood == SGP_LIK_SOFTMAX) {
+    if (o->n_class < 2)
+      return sgp_fail(ctx, SGP_EINVAL, "n_class: softmax needs at least 2 classes (got %d)",
+                      o->n_class);
+    C = o->n_class;
+  }
+  const int64_t NC = n * C;
+  if (prior_mean.data && (prior_mean.rows != n || prior_mean.cols != C))
+    return sgp_fail(ctx, SGP_EDIM, "prior_mean: is %lld x %lld; need %lld x %lld",
+                    (long long)prior_mean.rows, (long long)prior_mean.cols, (long long)n,
+                    (long long)C);
+  if (prior_mean.data && (st = sgp_check_finite(ctx, "prior_mean", prior_mean))) return st;
+  if (o->offset.data && (o->offset.rows != n || o->offset.cols != 1))
+    return sgp_fail(ctx, SGP_EDIM, "offset: is %lld x %lld; need %lld x 1",
+                    (long long)o->offset.rows, (long long)o->offset.cols, (long long)n);
+  if (o->offset.data && o->likelihood != SGP_LIK_POISSON)
+    return sgp_fail(ctx, SGP_EINVAL, "offset: only used with likelihood = \"poisson\"");
+  /* contiguous copies of y / offset / noise for the likelihood */
+  ycopy = sgp_alloc(3 * n);
+  if (!ycopy) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  for (int64_t i = 0; i < n; i++) ycopy[i] = y.data[i];
+  sgp_lik lik;
+  memset(&lik, 0, sizeof lik);
+  lik.kind = o->likelihood;
+  lik.n = n;
+  lik.C = C;
+  lik.y = ycopy;
+  lik.noise_max = o->noise_max;
+  if (o->offset.data) {
+    for (int64_t i = 0; i < n; i++) ycopy[n + i] = o->offset.data[i];
+    lik.offset = ycopy + n;
+  }
+  if (o->likelihood == SGP_LIK_GAUSSIAN) {
+    const int64_t nn = o->noise.rows * o->noise.cols;
+    if (!o->noise.data || o->noise.cols != 1 || (nn != 1 && nn != n)) {
+      st = sgp_fail(ctx, SGP_EDIM, "noise: needs 1 or %lld values", (long long)n);
+      goto cleanup;
+    }
+    for (int64_t i = 0; i < nn; i++) ycopy[2 * n + i] = o->noise.data[i];
+    lik.noise = ycopy + 2 * n;
+    lik.n_noise = nn;
+  }
+  if ((st = sgp_lik_check(ctx, &lik))) goto cleanup;
+
+  /* operator on X (shared kernel: K V = K_x V for an N x C block) */
+  sgp_dense_op_opts dopts;
+  sgp_dense_op_opts_default(&dopts);
+  dopts.tile = o->tile;
+  dopts.cache_bytes = o->kernel_cache_bytes;
+  if ((st = sgp_op_dense_kernel(ctx, &o->kernel, X, &dopts, &op, NULL))) goto cleanup;
+
+  /* buffer capacity (spec 2.3) */
+  const int64_t steps_iter = (int64_t)o->max_newton * (int64_t)o->max_iter;
+  int64_t cap;
+  if (!o->recycle || o->rank == 0) cap = o->max_iter;
+  else if (o->rank > 0) cap = o->rank + o->max_iter;
+  else cap = steps_iter;
+  if (cap > steps_iter) cap = steps_iter;
+  if (o->max_total_iter >= 0 && cap > o->max_total_iter) cap = o->max_total_iter;
+  if (cap > NC) cap = NC;
+  if (cap < 1) cap = 1;
+  R.o = o;
+  R.lik = &lik;
+  R.op = &op;
+  R.hist_cap = steps_iter;
+  if (o->max_total_iter >= 0 && R.hist_cap > o->max_total_iter) R.hist_cap = o->max_total_iter;
+  R.hist_scale = (double)NC * o->kernel.outputscale;
+  if ((st = sgp_itergp_init(ctx, &R.it, n, C, cap))) goto cleanup;
+  vec = sgp_alloc(6 * NC + 2 * cap + 8 * NC);
+  if (!vec) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+  R.res = vec; R.s = vec + NC; R.t = vec + 2 * NC; R.z = vec + 3 * NC; R.d = vec + 4 * NC;
+  R.kd = vec + 5 * NC; R.wr = vec + 6 * NC; R.gw = R.wr + cap;
+  double *fcur = R.gw + cap, *g = fcur + NC, *grad = g + NC, *delta = grad + NC,
+         *nd = delta + NC, *b = nd + NC, *v = b + NC, *Kv = v + NC;
+  if (o->policy == SGP_POLICY_CHOLESKY) {
+    if ((st = sgp_column_means(ctx, X, &center))) goto cleanup;
+    if ((st = sgp_kprep_init(ctx, &o->kernel, X, center, &R.prep))) goto cleanup;
+    R.perm = (int64_t *)malloc((size_t)n * sizeof(int64_t));
+    if (!R.perm) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+    for (int64_t i = 0; i < n; i++) R.perm[i] = i;
+    if (o->random_order)
+      for (int64_t i = n - 1; i > 0; i--) {
+        const int64_t j = (int64_t)(sgp_rng_next(&ctx->rng) % (uint64_t)(i + 1));
+        const int64_t tmp = R.perm[i]; R.perm[i] = R.perm[j]; R.perm[j] = tmp;
+      }
+  }
+
+  /* the fit */
+  fit = (sgp_laplace_fit_t *)calloc(1, sizeof *fit);
+  if (!fit) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+  fit->n = n; fit->d = d; fit->C = C; fit->likelihood = o->likelihood;
+  fit->kernel = o->kernel;
+  fit->lengthscale = sgp_alloc(o->kernel.n_lengthscale);
+  fit->X = sgp_alloc(n * d);
+  fit->m = sgp_calloc(NC); fit->f = sgp_alloc(NC); fit->var = sgp_alloc(NC);
+  fit->weights = sgp_alloc(NC); fit->flin = sgp_alloc(NC); fit->noise_data = sgp_alloc(NC);
+  if (!fit->lengthscale || !fit->X || !fit->m || !fit->f || !fit->var || !fit->weights ||
+      !fit->flin || !fit->noise_data ||
+      history_alloc(&fit->history, R.hist_cap, o->max_newton)) {
+    st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+    goto cleanup;
+  }
+  memcpy(fit->lengthscale, o->kernel.lengthscale,
+         (size_t)o->kernel.n_lengthscale * sizeof(double));
+  fit->kernel.lengthscale = fit->lengthscale;
+  for (int64_t j = 0; j < d; j++)
+    for (int64_t i = 0; i < n; i++) fit->X[i + j * n] = X.data[i + j * X.ld];
+  fit->noise = o->likelihood == SGP_LIK_GAUSSIAN ? lik.noise[0] : 0.0;
+  if (prior_mean.data)
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t i = 0; i < n; i++) fit->m[i + c * n] = prior_mean.data[i + c * prior_mean.ld];
+  R.h = &fit->history;
+  R.t0 = now_s();
+
+  /* O1 */
+  const double *m = fit->m;
+  memcpy(fcur, m, (size_t)NC * sizeof(double));
+  memset(g, 0, (size_t)NC * sizeof(double));
+  memset(v, 0, (size_t)NC * sizeof(double));
+  int stop = SGP_STOP_MAXNEWTON, inner_reason = SGP_STOP_NONE, have = 0;
+  for (int i = 0; i < o->max_newton; i++) {
+    R.newton = i;
+    const int64_t kp0 = R.kprod;
+    /* O3-O4 */
+    double ll;
+    sgp_lik_eval(&lik, fcur, &ll, grad, delta, nd);
+    const double psi = ll - 0.5 * sgp_dot(NC, v, g);
+    for (int64_t q = 0; q < NC; q++) b[q] = g[q] + delta[q];
+    if (!all_finite(NC, b) || !all_finite(NC, nd)) { stop = SGP_STOP_DIVERGED; break; }
+    /* O5 */
+    if (!o->recycle || o->rank == 0) { R.it.B = R.it.r = 0; R.kappa = 0; }
+    /* O6 */
+    int bad = 0;
+    if ((st = inner(ctx, &R, b, nd, v, Kv, &inner_reason, &bad))) goto cleanup;
+    if (bad || !all_finite(NC, v) || !all_finite(NC, Kv)) { stop = SGP_STOP_DIVERGED; break; }
+    /* O7, O9 */
+    double dn = 0.0, gn = 0.0;
+    for (int64_t q = 0; q < NC; q++) {
+      const double dq = Kv[q] - g[q];
+      dn += dq * dq;
+      gn += Kv[q] * Kv[q];
+    }
+    const double delta_i = gn > 0 ? sqrt(dn / gn) : (dn > 0 ? INFINITY : 0.0);
+    memcpy(fit->flin, fcur, (size_t)NC * sizeof(double));
+    memcpy(fit->noise_data, nd, (size_t)NC * sizeof(double));
+    memcpy(g, Kv, (size_t)NC * sizeof(double));
+    for (int64_t q = 0; q < NC; q++) fcur[q] = Kv[q] + m[q];
+    have = 1;
+    /* O10 */
+    sgp_laplace_history *h = &fit->history;
+    h->st_psi[i] = psi;
+    h->st_delta[i] = delta_i;
+    h->st_inner_stop[i] = inner_reason;
+    h->st_kprod[i] = R.kprod - kp0;
+    h->st_dropped[i] = R.it.dropped;
+    h->st_time[i] = now_s() - R.t0;
+    h->n_step = i + 1;
+    fit->newton_steps = i + 1;
+    sgp_say(ctx, "gp_laplace: Newton step %d: %lld iterations (%s), delta %.3g", i + 1,
+            (long long)R.J, sgp_laplace_stop_name(inner_reason), delta_i);
+    sgp_progress(ctx, "gp_laplace", (double)(i + 1) / (double)o->max_newton);
+    if ((st = sgp_poll_interrupt(ctx))) goto cleanup;
+    /* O11 */
+    if (o->likelihood == SGP_LIK_GAUSSIAN && inner_reason == SGP_STOP_RESID) {
+      stop = SGP_STOP_CONVERGED; break;
+    }
+    if (delta_i <= o->tol) { stop = SGP_STOP_CONVERGED; break; }
+    if (o->max_total_iter >= 0 && R.J >= o->max_total_iter) { stop = SGP_STOP_BUDGET; break; }
+    if (o->time_limit >= 0 && now_s() - R.t0 >= o->time_limit) { stop = SGP_STOP_TIME; break; }
+  }
+  /* outputs (spec 4.1) */
+  fit->stop_reason = stop;
+  fit->inner_stop_reason = inner_reason;
+  fit->converged = stop == SGP_STOP_CONVERGED;
+  fit->iterations = R.J;
+  fit->kernel_products = R.kprod;
+  if (!have) memset(fit->flin, 0, (size_t)NC * sizeof(double));
+  memcpy(fit->f, fcur, (size_t)NC * sizeof(double));
+  memcpy(fit->weights, v, (size_t)NC * sizeof(double));
+  const int64_t r = have ? R.it.r : 0;
+  fit->r = r;
+  fit->root = sgp_alloc(NC * (r > 0 ? r : 1));
+  if (!fit->root) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+  if (r > 0) {
+    memcpy(fit->root, R.it.Q, (size_t)(NC * r) * sizeof(double));
+    /* K Q = T G into the work buffer */
+    if ((st = sgp_gemm(ctx, 'N', 'N', NC, r, R.it.B, 1.0, R.it.T, NC, R.it.G, R.it.cap, 0.0,
+                       R.it.work, NC)))
+      goto cleanup;
+  }
+  for (int64_t q = 0; q < NC; q++) {
+    double s2 = o->kernel.outputscale;
+    for (int64_t l = 0; l < r; l++) s2 -= R.it.work[q + l * NC] * R.it.work[q + l * NC];
+    fit->var[q] = s2 > 0 ? s2 : 0.0;
+  }
+  *out = fit;
+  fit = NULL;
+cleanup:
+  sgp_laplace_fit_free(fit);
+  sgp_op_destroy(&op);
+  sgp_itergp_free(&R.it);
+  sgp_kprep_free(&R.prep);
+  free(R.perm);
+  free(center);
+  free(vec);
+  free(ycopy);
+  return st;
+}

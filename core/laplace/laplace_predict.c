@@ -1,0 +1,104 @@
+/* laplace_predict.c -- latent predictive of gp_laplace at test inputs (spec 4.2):
+ * mean K(X*, X) v, variance k(x*, x*) - ||K(x*, X) Q||^2 (incl. computational
+ * uncertainty), and the response (spec 4.3). */
+#include "laplace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double probit_kappa(double s2) { return 1.0 / sqrt(1.0 + 3.14159265358979323846 * s2 / 8.0); }
+
+int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
+                        sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
+                        sgp_mat resp_var)
+{
+  int st;
+  double *A = NULL, *mu = NULL;
+  if (!fit) return sgp_fail(ctx, SGP_EINVAL, "fit: must not be NULL");
+  const int64_t n = fit->n, C = fit->C, ns = Xs.rows, r = fit->r;
+  if ((st = sgp_check_finite(ctx, "xtest", Xs))) return st;
+  if (Xs.cols != fit->d)
+    return sgp_fail(ctx, SGP_EDIM, "xtest: has %lld columns; the fit has %lld",
+                    (long long)Xs.cols, (long long)fit->d);
+  if (!mean.data || mean.rows != ns || mean.cols != C)
+    return sgp_fail(ctx, SGP_EDIM, "mean: needs %lld x %lld", (long long)ns, (long long)C);
+  if (var.data && (var.rows != ns || var.cols != C))
+    return sgp_fail(ctx, SGP_EDIM, "var: needs %lld x %lld", (long long)ns, (long long)C);
+  if (resp_mean.data && (resp_mean.rows != ns || resp_mean.cols != C))
+    return sgp_fail(ctx, SGP_EDIM, "prob: needs %lld x %lld", (long long)ns, (long long)C);
+  if (resp_var.data && (resp_var.rows != ns || resp_var.cols != C))
+    return sgp_fail(ctx, SGP_EDIM, "resp_var: needs %lld x %lld", (long long)ns, (long long)C);
+  if (offset_s.data && (offset_s.rows != ns || offset_s.cols != 1))
+    return sgp_fail(ctx, SGP_EDIM, "offset: needs %lld x 1 at the test inputs", (long long)ns);
+  if (offset_s.data && (st = sgp_check_finite(ctx, "offset", offset_s))) return st;
+  const sgp_cmat Xf = sgp_cmat_of(fit->X, n, fit->d);
+  if ((st = sgp_kernel_apply(ctx, &fit->kernel, Xs, Xf, sgp_cmat_of(fit->weights, n, C), mean,
+                             0)))
+    return st;
+  const int need_var = var.data || resp_mean.data || resp_var.data;
+  mu = sgp_alloc(ns * C);
+  if (!mu) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  memset(mu, 0, (size_t)(ns * C) * sizeof(double));
+  if (need_var) {
+    /* mu holds the variances */
+    for (int64_t q = 0; q < ns * C; q++) mu[q] = fit->kernel.outputscale;
+    if (r > 0) {
+      A = sgp_alloc(ns * C * r);
+      if (!A) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+      if ((st = sgp_kernel_apply(ctx, &fit->kernel, Xs, Xf, sgp_cmat_of(fit->root, n, C * r),
+                                 sgp_mat_of(A, ns, C * r), 0)))
+        goto cleanup;
+      for (int64_t l = 0; l < r; l++)
+        for (int64_t c = 0; c < C; c++) {
+          const double *a = A + (c + C * l) * ns;
+          for (int64_t i = 0; i < ns; i++) mu[i + c * ns] -= a[i] * a[i];
+        }
+    }
+    for (int64_t q = 0; q < ns * C; q++) if (mu[q] < 0) mu[q] = 0.0;
+    if (var.data)
+      for (int64_t c = 0; c < C; c++)
+        for (int64_t i = 0; i < ns; i++) var.data[i + c * var.ld] = mu[i + c * ns];
+  }
+  if (resp_mean.data || resp_var.data) {
+    for (int64_t i = 0; i < ns; i++) {
+      if (fit->likelihood == SGP_LIK_SOFTMAX) {
+        double zmax = -INFINITY, zs = 0.0;
+        for (int64_t c = 0; c < C; c++) {
+          const double z = mean.data[i + c * mean.ld] * probit_kappa(mu[i + c * ns]);
+          if (z > zmax) zmax = z;
+        }
+        for (int64_t c = 0; c < C; c++)
+          zs += exp(mean.data[i + c * mean.ld] * probit_kappa(mu[i + c * ns]) - zmax);
+        for (int64_t c = 0; c < C; c++) {
+          const double p =
+              exp(mean.data[i + c * mean.ld] * probit_kappa(mu[i + c * ns]) - zmax) / zs;
+          if (resp_mean.data) resp_mean.data[i + c * resp_mean.ld] = p;
+          if (resp_var.data) resp_var.data[i + c * resp_var.ld] = p * (1.0 - p);
+        }
+        continue;
+      }
+      const double m = mean.data[i], s2 = mu[i];
+      double pm, pv;
+      if (fit->likelihood == SGP_LIK_BERNOULLI) {
+        const double z = m * probit_kappa(s2);
+        pm = z >= 0 ? 1.0 / (1.0 + exp(-z)) : exp(z) / (1.0 + exp(z));
+        pv = pm * (1.0 - pm);
+      } else if (fit->likelihood == SGP_LIK_POISSON) {
+        const double eta = m + (offset_s.data ? offset_s.data[i] : 0.0);
+        pm = exp(eta + 0.5 * s2);
+        pv = expm1(s2) * exp(2.0 * eta + s2);
+      } else {
+        pm = m;
+        pv = s2 + fit->noise;
+      }
+      if (resp_mean.data) resp_mean.data[i] = pm;
+      if (resp_var.data) resp_var.data[i] = pv;
+    }
+  }
+  st = SGP_OK;
+cleanup:
+  free(A);
+  free(mu);
+  return st;
+}
