@@ -272,7 +272,9 @@ static void gaussian_full_budget_equals_exact_gp(void **state)
     assert_int_equal(fit->newton_steps, 1);
     assert_le(rel_err(n, fit->f, fref), 1e-8);
     assert_le(rel_err(n, fit->weights, v), 1e-8);
-    assert_le(th_max_abs_diff(n, fit->var, trvar), 1e-8 * p.s2);
+    /* CG stops on the residual before span(S) = R^n: the remaining computational
+     * uncertainty is tiny but not zero; all n unit actions give the exact variance */
+    assert_le(th_max_abs_diff(n, fit->var, trvar), (policy ? 1e-10 : 1e-7) * p.s2);
     predict_or_fail(&ctx, &p, fit, m, s);
     assert_le(rel_err(ns, m, mref), 1e-8);
     assert_le(th_max_abs_diff(ns, s, vref), 1e-8 * p.s2);
@@ -399,7 +401,7 @@ static void cg_reaches_exact_laplace_case(int64_t n, double ell, int full_var)
       o.recycle = 0;
       o.inner_atol = o.inner_rtol = 0.0;
     }
-    if (variant == 1) { o.max_iter = 5; }                               /* recycling, R = Inf */
+    if (variant == 1) { o.max_iter = 5; o.kernel_cache_bytes = 0; } /* recycling, matrix-free */
     if (variant == 2) { o.max_iter = 5; o.residual = SGP_RESIDUAL_RECURSIVE; }
     sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
     assert_int_equal(fit->converged, 1);
@@ -408,6 +410,9 @@ static void cg_reaches_exact_laplace_case(int64_t n, double ell, int full_var)
     assert_le(rel_err(ns, m, mref), 1e-6);
     /* the full variance needs span(S) = R^n: with a smooth kernel the residual
      * actions break down (eta <= 0) once the Krylov space is numerically exhausted */
+    /* T17: with a smooth kernel the residual actions run out (eta <= 0): breakdown,
+     * no NaN, the result stays exact in the mean */
+    if (variant == 0 && !full_var) assert_int_equal(fit->inner_stop_reason, SGP_STOP_BREAKDOWN);
     if (variant == 0 && full_var) {
       assert_int_equal(fit->r, NC);
       assert_le(rel_err(ns, s, vref), 1e-6);
@@ -805,6 +810,163 @@ static void predict_checks_and_response(void **state)
   sgp_laplace_fit_free(fit);
 }
 
+/* ------------------------------------------------------------ T5 unit policy on a subset = SoD */
+
+static void unit_policy_on_subset_is_sod(void **state)
+{
+  (void)state;
+  problem p, q;
+  make_problem(&p, SGP_LIK_BERNOULLI, 40, 24);
+  const int64_t ns_sub = 15, ns = p.ns;
+  q = p; /* the first ns_sub points (1-d inputs: the first entries of X) */
+  q.n = ns_sub;
+  double *Kq = dense_K(&q), *fmap = th_zeros(ns_sub), *fn = th_zeros(ns_sub), *v = th_zeros(ns_sub),
+         *Khat = th_zeros(ns_sub * ns_sub), *mref = th_zeros(ns), *vref = th_zeros(ns),
+         *m = th_zeros(ns), *s = th_zeros(ns);
+  dense_map(&q, Kq, fmap);
+  dense_newton_step(&q, Kq, fmap, fn, v, Khat);
+  dense_predict(&q, Khat, v, mref, vref);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_laplace_opts o;
+  opts_for(&p, &o);
+  o.policy = SGP_POLICY_CHOLESKY;
+  o.recycle = 0;
+  o.max_iter = (int)ns_sub;
+  o.inner_atol = o.inner_rtol = 0.0;
+  o.tol = 1e-13;
+  o.max_newton = 60;
+  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+  assert_int_equal(fit->converged, 1);
+  assert_int_equal(fit->r, ns_sub);
+  assert_le(rel_err(ns_sub, fit->f, fmap), 1e-10);
+  for (int64_t i = ns_sub; i < p.n; i++) assert_true(fit->weights[i] == 0.0);
+  predict_or_fail(&ctx, &p, fit, m, s);
+  assert_le(rel_err(ns, m, mref), 1e-10);
+  assert_le(th_max_abs_diff(ns, s, vref), 1e-10 * p.s2);
+  sgp_laplace_fit_free(fit);
+  free(Kq); free(fmap); free(fn); free(v); free(Khat); free(mref); free(vref); free(m); free(s);
+}
+
+/* ------------------------------------------------------------ T18 determinism, threads */
+
+static void deterministic_and_thread_independent(void **state)
+{
+  (void)state;
+  problem p;
+  make_problem(&p, SGP_LIK_SOFTMAX, 30, 25);
+  const int64_t NC = p.n * p.C;
+  sgp_laplace_fit_t *fits[3];
+  for (int k = 0; k < 3; k++) {
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    sgp_ctx_set_seed(&ctx, 7);
+    ctx.nthreads = k == 2 ? 1 : 2;
+    sgp_laplace_opts o;
+    opts_for(&p, &o);
+    o.policy = SGP_POLICY_CHOLESKY;
+    o.random_order = 1;
+    o.max_iter = 10;
+    o.max_newton = 5;
+    o.kernel_cache_bytes = 0;
+    fits[k] = fit_or_fail(&ctx, &p, &o);
+  }
+  assert_memory_equal(fits[0]->f, fits[1]->f, (size_t)NC * sizeof(double));
+  assert_memory_equal(fits[0]->var, fits[1]->var, (size_t)NC * sizeof(double));
+  assert_le(rel_err(NC, fits[2]->f, fits[0]->f), 1e-12);
+  for (int k = 0; k < 3; k++) sgp_laplace_fit_free(fits[k]);
+}
+
+/* ------------------------------------------------------------ interrupts, responses */
+
+static int stop_now(void *user) { (void)user; return 1; }
+
+static void interrupt_stops_cleanly(void **state)
+{
+  (void)state;
+  problem p;
+  make_problem(&p, SGP_LIK_POISSON, 40, 26);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  ctx.interrupt = stop_now;
+  sgp_laplace_opts o;
+  opts_for(&p, &o);
+  sgp_laplace_fit_t *fit = NULL;
+  assert_int_equal(sgp_laplace_fit(&ctx, sgp_cmat_of(p.X, p.n, 1), sgp_cmat_of(p.y, p.n, 1),
+                                   sgp_cmat_of(NULL, 0, 0), &o, &fit), SGP_EINTERRUPT);
+  assert_null(fit);
+}
+
+static void poisson_offset_and_rate(void **state)
+{
+  (void)state;
+  problem p;
+  make_problem(&p, SGP_LIK_POISSON, 40, 27);
+  const int64_t n = p.n, ns = p.ns;
+  double off[60], offs[50], m[50], v[50], rm[50], rv[50], m0[50], v0[50];
+  for (int64_t i = 0; i < n; i++) off[i] = 0.25;
+  for (int64_t i = 0; i < ns; i++) offs[i] = -0.5 + 0.1 * (double)i;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_laplace_opts o;
+  opts_for(&p, &o);
+  o.tol = 1e-10;
+  o.max_newton = 60;
+  o.max_iter = (int)n;
+  o.inner_atol = o.inner_rtol = 1e-12;
+  sgp_laplace_fit_t *a = fit_or_fail(&ctx, &p, &o);
+  /* a constant offset c shifts the mode: f(offset) = f - c when the prior mean is -c */
+  double pm[60];
+  for (int64_t i = 0; i < n; i++) pm[i] = -0.25;
+  o.offset = sgp_cmat_of(off, n, 1);
+  sgp_laplace_fit_t *b = NULL;
+  assert_int_equal(sgp_laplace_fit(&ctx, sgp_cmat_of(p.X, n, 1), sgp_cmat_of(p.y, n, 1),
+                                   sgp_cmat_of(pm, n, 1), &o, &b), SGP_OK);
+  for (int64_t i = 0; i < n; i++) assert_close(b->f[i] + 0.25, a->f[i], 1e-6);
+  assert_int_equal(sgp_laplace_predict(&ctx, a, sgp_cmat_of(p.Xs, ns, 1), sgp_cmat_of(offs, ns, 1),
+                                       sgp_mat_of(m, ns, 1), sgp_mat_of(v, ns, 1),
+                                       sgp_mat_of(rm, ns, 1), sgp_mat_of(rv, ns, 1)), SGP_OK);
+  assert_int_equal(sgp_laplace_predict(&ctx, a, sgp_cmat_of(p.Xs, ns, 1), sgp_cmat_of(NULL, 0, 0),
+                                       sgp_mat_of(m0, ns, 1), sgp_mat_of(v0, ns, 1),
+                                       sgp_mat_of(NULL, 0, 0), sgp_mat_of(NULL, 0, 0)), SGP_OK);
+  for (int64_t i = 0; i < ns; i++) {
+    assert_close(m[i], m0[i], 0.0);
+    const double eta = m[i] + offs[i];
+    assert_close(rm[i], exp(eta + 0.5 * v[i]), 1e-12 * rm[i]);
+    assert_close(rv[i], (exp(v[i]) - 1) * exp(2 * eta + v[i]), 1e-12 * (rv[i] + 1e-300));
+  }
+  sgp_laplace_fit_free(a);
+  sgp_laplace_fit_free(b);
+}
+
+static void softmax_response_sums_to_one(void **state)
+{
+  (void)state;
+  problem p;
+  make_problem(&p, SGP_LIK_SOFTMAX, 30, 28);
+  const int64_t ns = p.ns, C = p.C;
+  double m[150], v[150], pr[150], pv[150];
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_laplace_opts o;
+  opts_for(&p, &o);
+  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+  assert_int_equal(sgp_laplace_predict(&ctx, fit, sgp_cmat_of(p.Xs, ns, 2), sgp_cmat_of(NULL, 0, 0),
+                                       sgp_mat_of(m, ns, C), sgp_mat_of(v, ns, C),
+                                       sgp_mat_of(pr, ns, C), sgp_mat_of(pv, ns, C)), SGP_OK);
+  for (int64_t i = 0; i < ns; i++) {
+    double s = 0, z = 0, e[3];
+    for (int64_t c = 0; c < C; c++) {
+      e[c] = exp(m[i + c * ns] / sqrt(1 + 3.14159265358979323846 * v[i + c * ns] / 8));
+      z += e[c];
+      s += pr[i + c * ns];
+    }
+    assert_close(s, 1.0, 1e-14);
+    for (int64_t c = 0; c < C; c++) assert_close(pr[i + c * ns], e[c] / z, 1e-14);
+  }
+  sgp_laplace_fit_free(fit);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -822,6 +984,11 @@ int main(void)
     cmocka_unit_test(variance_decreases_within_a_newton_step),
     cmocka_unit_test(fit_rejects_bad_arguments),
     cmocka_unit_test(predict_checks_and_response),
+    cmocka_unit_test(unit_policy_on_subset_is_sod),
+    cmocka_unit_test(deterministic_and_thread_independent),
+    cmocka_unit_test(interrupt_stops_cleanly),
+    cmocka_unit_test(poisson_offset_and_rate),
+    cmocka_unit_test(softmax_response_sums_to_one),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
