@@ -146,7 +146,7 @@ void sgp_softmax_pinv_apply(int64_t C, const double *inv_pi, int64_t stride,
 /* ------------------------------------------------------------ internal: IterGP */
 
 typedef struct {
-  int64_t n, C, NC, cap;   /* cap = buffer capacity (columns) */
+  int64_t n, C, NC, cap;   /* cap = allocated buffer capacity (columns) */
   int64_t B, r;            /* buffer width, rank of Q */
   double *S, *T, *Q, *G;   /* NC x cap (ld NC); G cap x cap (ld cap): Q = S G */
   double *M, *w, *work;    /* cap x cap, cap, NC x cap */
@@ -156,6 +156,10 @@ typedef struct {
 
 int  sgp_itergp_init(sgp_ctx *ctx, sgp_itergp *s, int64_t n, int64_t C, int64_t cap);
 void sgp_itergp_free(sgp_itergp *s);
+/* Grows the buffers (geometrically, at most to cap_max columns) so that `need`
+ * columns fit; keeps S, T, Q and G. Called between Newton steps, never inside
+ * the solver iterations. */
+int  sgp_itergp_reserve(sgp_ctx *ctx, sgp_itergp *s, int64_t need, int64_t cap_max);
 /* Virtual solver run (spec 3.3) for the noise data nd: replaces S, T by the kept
  * (rotated when compressing) actions and builds Q = S G with Q'K^Q = I.
  * rank < 0: no truncation. Sets *finite to 0 when M is not finite. */

@@ -113,7 +113,7 @@ typedef struct {
   int64_t *perm;            /* unit policy point order */
   sgp_itergp it;
   double *res, *s, *t, *z, *d, *kd, *wr, *gw; /* NC x 6, cap x 2 */
-  int64_t J, kappa, kprod, hist_cap;
+  int64_t J, kappa, kprod, hist_cap, cap_max;
   double hist_scale, t0;
   sgp_laplace_history *h;
   int newton;
@@ -128,7 +128,7 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
 {
   const sgp_laplace_opts *o = R->o;
   sgp_itergp *it = &R->it;
-  const int64_t n = it->n, C = it->C, NC = it->NC, ldg = it->cap;
+  const int64_t n = it->n, C = it->C, NC = it->NC;
   const int recursive = o->residual == SGP_RESIDUAL_RECURSIVE;
   int st, finite;
   *bad = 0;
@@ -138,6 +138,9 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
                                o->eig_rtol, &finite)))
     return st;
   if (!finite) { *bad = 1; return SGP_OK; }
+  /* room for this step's actions (the only place the buffers grow) */
+  if ((st = sgp_itergp_reserve(ctx, it, it->B + o->max_iter, R->cap_max))) return st;
+  const int64_t ldg = it->cap;
   /* I2 v = Q (Q'b); recursive: u = T G (Q'b) */
   int vzero = it->r == 0;
   if (vzero) {
@@ -375,13 +378,16 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
   R.hist_cap = steps_iter;
   if (o->max_total_iter >= 0 && R.hist_cap > o->max_total_iter) R.hist_cap = o->max_total_iter;
   R.hist_scale = (double)NC * o->kernel.outputscale;
-  if ((st = sgp_itergp_init(ctx, &R.it, n, C, cap))) goto cleanup;
-  vec = sgp_alloc(6 * NC + 2 * cap + 8 * NC);
+  R.cap_max = cap;
+  /* start small and grow geometrically between Newton steps (spec 2.3) */
+  if ((st = sgp_itergp_init(ctx, &R.it, n, C, cap < o->max_iter ? cap : o->max_iter)))
+    goto cleanup;
+  vec = sgp_alloc(6 * NC + 2 * cap + 9 * NC);
   if (!vec) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   R.res = vec; R.s = vec + NC; R.t = vec + 2 * NC; R.z = vec + 3 * NC; R.d = vec + 4 * NC;
   R.kd = vec + 5 * NC; R.wr = vec + 6 * NC; R.gw = R.wr + cap;
   double *fcur = R.gw + cap, *g = fcur + NC, *grad = g + NC, *delta = grad + NC,
-         *nd = delta + NC, *b = nd + NC, *v = b + NC, *Kv = v + NC;
+         *nd = delta + NC, *b = nd + NC, *v = b + NC, *Kv = v + NC, *vprev = Kv + NC;
   if (o->policy == SGP_POLICY_CHOLESKY) {
     if ((st = sgp_column_means(ctx, X, &center))) goto cleanup;
     if ((st = sgp_kprep_init(ctx, &o->kernel, X, center, &R.prep))) goto cleanup;
@@ -441,8 +447,15 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
     if (!o->recycle || o->rank == 0) { R.it.B = R.it.r = 0; R.kappa = 0; }
     /* O6 */
     int bad = 0;
+    memcpy(vprev, v, (size_t)NC * sizeof(double));
     if ((st = inner(ctx, &R, b, nd, v, Kv, &inner_reason, &bad))) goto cleanup;
-    if (bad || !all_finite(NC, v) || !all_finite(NC, Kv)) { stop = SGP_STOP_DIVERGED; break; }
+    if (bad || !all_finite(NC, v) || !all_finite(NC, Kv)) {
+      /* keep the last finite state: weights of the previous step, no root */
+      memcpy(v, vprev, (size_t)NC * sizeof(double));
+      R.it.B = R.it.r = 0;
+      stop = SGP_STOP_DIVERGED;
+      break;
+    }
     /* O7, O9 */
     double dn = 0.0, gn = 0.0;
     for (int64_t q = 0; q < NC; q++) {

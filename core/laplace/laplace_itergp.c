@@ -29,6 +29,38 @@ int sgp_itergp_init(sgp_ctx *ctx, sgp_itergp *s, int64_t n, int64_t C, int64_t c
   return SGP_OK;
 }
 
+int sgp_itergp_reserve(sgp_ctx *ctx, sgp_itergp *s, int64_t need, int64_t cap_max)
+{
+  if (need <= s->cap) return SGP_OK;
+  int64_t cap = 2 * s->cap > need ? 2 * s->cap : need;
+  if (cap > cap_max) cap = cap_max;
+  if (cap <= s->cap) return SGP_OK;
+  const int64_t NC = s->NC, old = s->cap;
+  double *p[4] = {s->S, s->T, s->Q, s->work};
+  for (int k = 0; k < 4; k++) {
+    double *q = (double *)realloc(p[k], (size_t)(NC * cap) * sizeof(double));
+    if (!q) goto nomem;
+    p[k] = q;
+    switch (k) { /* keep the owner's pointer current after every successful realloc */
+    case 0: s->S = q; break;
+    case 1: s->T = q; break;
+    case 2: s->Q = q; break;
+    default: s->work = q; break;
+    }
+  }
+  double *G = sgp_calloc(cap * cap), *M = sgp_alloc(cap * cap), *w = sgp_alloc(cap);
+  if (!G || !M || !w) { free(G); free(M); free(w); goto nomem; }
+  for (int64_t j = 0; j < s->B; j++)
+    memcpy(G + j * cap, s->G + j * old, (size_t)s->B * sizeof(double));
+  free(s->G); free(s->M); free(s->w);
+  s->G = G; s->M = M; s->w = w;
+  s->cap = cap;
+  return SGP_OK;
+nomem:
+  return sgp_fail(ctx, SGP_ENOMEM, "out of memory growing the solver buffers to %lld x %lld",
+                  (long long)NC, (long long)cap);
+}
+
 void sgp_itergp_free(sgp_itergp *s)
 {
   free(s->S); free(s->T); free(s->Q); free(s->work);
