@@ -55,6 +55,7 @@ typedef struct {
   double inner_atol, inner_rtol, eta_tol; /* 1e-5, 1e-5, 0 */
   double eig_rtol, kappa, noise_max;      /* 1e-12, 0, 1e12 */
   sgp_residual residual;     /* default explicit */
+  int damping;               /* 1: backtracking on Psi after each Newton step (spec 3.8); 0 */
   int random_order;          /* unit policy: seeded random permutation (default 0) */
   size_t kernel_cache_bytes; /* materialize K_x when 8 N^2 bytes fit; default 2 GiB */
   int tile;                  /* kernel tile size; default 512 */

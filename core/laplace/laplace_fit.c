@@ -35,6 +35,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->kappa = 0.0;
   o->noise_max = 1e12;
   o->residual = SGP_RESIDUAL_EXPLICIT;
+  o->damping = 0;
   o->random_order = 0;
   o->kernel_cache_bytes = (size_t)2 << 30;
   o->tile = SGP_DEFAULT_TILE;
@@ -382,12 +383,13 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
   /* start small and grow geometrically between Newton steps (spec 2.3) */
   if ((st = sgp_itergp_init(ctx, &R.it, n, C, cap < o->max_iter ? cap : o->max_iter)))
     goto cleanup;
-  vec = sgp_alloc(6 * NC + 2 * cap + 9 * NC);
+  vec = sgp_alloc(6 * NC + 2 * cap + 11 * NC);
   if (!vec) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   R.res = vec; R.s = vec + NC; R.t = vec + 2 * NC; R.z = vec + 3 * NC; R.d = vec + 4 * NC;
   R.kd = vec + 5 * NC; R.wr = vec + 6 * NC; R.gw = R.wr + cap;
   double *fcur = R.gw + cap, *g = fcur + NC, *grad = g + NC, *delta = grad + NC,
-         *nd = delta + NC, *b = nd + NC, *v = b + NC, *Kv = v + NC, *vprev = Kv + NC;
+         *nd = delta + NC, *b = nd + NC, *v = b + NC, *Kv = v + NC, *vprev = Kv + NC,
+         *ftry = vprev + NC, *ndtry = ftry + NC;
   if (o->policy == SGP_POLICY_CHOLESKY) {
     if ((st = sgp_column_means(ctx, X, &center))) goto cleanup;
     if ((st = sgp_kprep_init(ctx, &o->kernel, X, center, &R.prep))) goto cleanup;
@@ -455,6 +457,27 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
       R.it.B = R.it.r = 0;
       stop = SGP_STOP_DIVERGED;
       break;
+    }
+    /* O8 optional damping (spec 3.8): f(t) = f_i + t (f_{i+1} - f_i), v(t) likewise;
+     * the first t = 1, 1/2, ..., 2^-10 with finite Psi(f(t)) >= Psi(f_i) */
+    if (o->damping) {
+      double t = 1.0;
+      for (int k = 0; k <= 10; k++, t *= 0.5) {
+        double llt, quad = 0.0;
+        for (int64_t q = 0; q < NC; q++) {
+          const double gq = g[q] + t * (Kv[q] - g[q]);
+          ftry[q] = gq + m[q];
+          quad += (vprev[q] + t * (v[q] - vprev[q])) * gq;
+        }
+        sgp_lik_eval(&lik, ftry, &llt, NULL, NULL, ndtry);
+        const double psit = llt - 0.5 * quad;
+        if ((isfinite(psit) && psit >= psi) || k == 10) break;
+      }
+      if (t < 1.0)
+        for (int64_t q = 0; q < NC; q++) {
+          Kv[q] = g[q] + t * (Kv[q] - g[q]);
+          v[q] = vprev[q] + t * (v[q] - vprev[q]);
+        }
     }
     /* O7, O9 */
     double dn = 0.0, gn = 0.0;
