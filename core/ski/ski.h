@@ -305,4 +305,108 @@ int sgp_ski_predict_mean(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
                          sgp_ski_bounds_policy policy, sgp_cmat Xs, const double *weights,
                          double *mean);
 
+/* ------------------------------------------------------------ ski_var.c */
+
+/* Prior SKI variance w(x)' K_G w(x) at the rows of Xs (spec §2.5): a table of
+ * K_G's first column (one K_G product) and the tap pairs of each point, so
+ * O(taps^2) per point. kg is the operator of sgp_ski_grid_op for the grid g
+ * (stationary kernels are even in each coordinate). Errors name `xtest`. */
+int sgp_ski_prior_var(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                      sgp_ski_bounds_policy policy, const sgp_op *kg, sgp_cmat Xs,
+                      double *prior);
+
+/* Exact posterior variances at the rows of Xs (spec §4.3, variance = "exact"):
+ * var(x*) = w*' K_G w* - rhat' W'A^{-1}W rhat with rhat = K_G w(x*), one sEFCG
+ * solve (Alg. A4, x0 = 0, relative to ||W rhat|| = sqrt(rhat' B rhat)) per
+ * test point; only grid-size work. var (t) receives the latent (noise-free)
+ * variance, clamped at >= 0; pvar (t, may be NULL) the predictive variance
+ * var + noise. info (may be NULL): iterations = the most any point needed,
+ * converged = every point met tol, rel_residual = the worst. Errors name
+ * `stats`, `kg`, `noise`, `xtest`, `tol`, `max_iter`. */
+int sgp_ski_var_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                      sgp_ski_bounds_policy policy, sgp_cmat Xs, const sgp_ski_solve_opts *o,
+                      double *var, double *pvar, sgp_ski_solve_info *info);
+
+/* LOVE-style low-rank cache (spec §4.4, variance = "lanczos"): k steps of
+ * span-W efficiently factorized Lanczos (Alg. A6', full reorthogonalization
+ * by CGS2, start bhat = K_G 1/m) give Q = W Qhat, T; with R = K_G B Qhat and
+ * T = C C' (bidiagonal Cholesky), F = R C^{-T} (m-by-k) so that
+ * K_G W' Q T^{-1} Q' W K_G = F F'. Stored transposed (k-by-m) so a test point
+ * costs O(k taps) (+ O(taps^2) for the prior). */
+typedef struct sgp_ski_love {
+  sgp_ski_grid grid;
+  sgp_ski_interpolation interp;
+  int64_t m;
+  int64_t rank;        /* Lanczos steps kept (<= requested: invariant subspace) */
+  double *Ft;          /* rank-by-m: Ft[j + g rank] = F[g, j] */
+  double *c0;          /* m: K_G e_0 (prior table) */
+} sgp_ski_love;
+
+/* rank: 0 = the default min(m, 256); values above m are reduced to m;
+ * negative is SGP_EINVAL naming `rank`. Errors also name `stats`, `kg`,
+ * `noise`. Free with sgp_ski_love_free. */
+int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                       int64_t rank, sgp_ski_love **out);
+void sgp_ski_love_free(sgp_ski_love *lv);
+/* Low-rank variances at the rows of Xs: var = max(0, prior - ||F' w(x)||^2)
+ * (never negative; never above the prior); pvar (may be NULL) = var + noise.
+ * Errors name `xtest`. */
+int sgp_ski_love_var(sgp_ctx *ctx, const sgp_ski_love *lv, sgp_ski_bounds_policy policy,
+                     sgp_cmat Xs, double noise, double *var, double *pvar);
+
+/* ------------------------------------------------------------ ski_loglik.c */
+
+/* Counter-based probe RNG (spec §3.3, §4.5): a splitmix64-style hash of
+ * (seed, probe, global row) -> Rademacher value +-1. No state, so probe
+ * sketches do not depend on chunking or thread count. */
+double sgp_ski_probe_value(uint64_t seed, int64_t probe, int64_t row);
+
+/* Adds the probe sketches of a chunk: uz[:, j] += W' z_j (uz is m-by-probes,
+ * column-major) for the rows of X (n_c-by-d) with global row index
+ * first_row + i, and *rhoz += sum z^2 (= n_c for Rademacher; the same for
+ * every probe). Deterministic (parallel over probes, rows in order). Errors
+ * name `x`, `probes`, `first_row`. */
+int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                         sgp_ski_bounds_policy policy, sgp_cmat X, int64_t first_row,
+                         uint64_t seed, int64_t probes, double *uz, double *rhoz);
+
+typedef struct {
+  double tol;            /* SLQ CG relative tolerance; default 0.01 (spec §5.8) */
+  int64_t slq_max_iter;  /* Krylov steps per probe; default 100 */
+  double mean_tol;       /* data-fit (mean) solve tolerance; default 0.01 */
+  int64_t max_iter;      /* mean solve iterations; default 1000 */
+} sgp_ski_loglik_opts;
+
+typedef struct {
+  double loglik;         /* -0.5 (logdet + datafit + n log 2 pi) */
+  double logdet;         /* SLQ estimate of logdet A (n-by-n) */
+  double logdet_se;      /* standard error sd(Gamma_j) / sqrt(probes used) */
+  double datafit;        /* y' A^{-1} y */
+  int64_t probes_used;   /* probes whose T had only positive Ritz values */
+  int64_t probes_discarded;
+  int64_t slq_iterations;/* most Krylov steps any probe took */
+  int converged;         /* mean solve and every SLQ solve met their tolerance */
+  sgp_ski_solve_info mean_info;
+} sgp_ski_loglik_result;
+
+/* Defaults: probes 30 is the caller's (API `probes`); the rest per spec §5.8. */
+void sgp_ski_loglik_opts_default(sgp_ski_loglik_opts *o);
+
+/* SLQ log-determinant (spec §4.5): batched EFCG (Alg. A3, general start
+ * r0 = z_j, x0 = 0) on A x = z_j for all probes at once (one B and one K_G
+ * block product per iteration), Lanczos tridiagonals from the CG
+ * coefficients (§5.5), Gamma_j = rho_z sum_i tau_i^2 log theta_i. uz
+ * (m-by-probes) and rhoz come from sgp_ski_probe_sketch. Probes whose T has a
+ * non-positive Ritz value are discarded and counted. Writes logdet,
+ * logdet_se, probes_used/discarded, slq_iterations, converged of res. */
+int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                       const double *uz, double rhoz, int64_t probes,
+                       const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res);
+/* Log marginal likelihood (spec §4.5): SLQ log-determinant plus the data fit
+ * y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve; weights (m, may
+ * be NULL) receives the mean cache of that solve. */
+int sgp_ski_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                   const double *uz, double rhoz, int64_t probes, const sgp_ski_loglik_opts *o,
+                   double *weights, sgp_ski_loglik_result *res);
+
 #endif

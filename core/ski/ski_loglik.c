@@ -1,0 +1,300 @@
+/* ski_loglik.c -- log marginal likelihood of ski_gsgp (spec §4.5):
+ *  - a counter-based Rademacher probe RNG keyed by (seed, probe, global row);
+ *  - probe sketches W' z_j accumulated chunk by chunk (§3.3);
+ *  - stochastic Lanczos quadrature of logdet A: batched efficiently factorized
+ *    CG (Alg. A3, general start r0 = z_j, x0 = 0) on all probes at once, with
+ *    the Lanczos tridiagonal rebuilt from the CG coefficients (§5.5);
+ *  - the data fit y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve. */
+#include "ski.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double dot(int64_t n, const double *a, const double *b)
+{
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+static uint64_t mix64(uint64_t z)
+{
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double sgp_ski_probe_value(uint64_t seed, int64_t probe, int64_t row)
+{
+  const uint64_t h = mix64(mix64(mix64(seed) ^ (uint64_t)probe) ^ (uint64_t)row);
+  return (h >> 63) ? 1.0 : -1.0;
+}
+
+#define SKETCH_BLOCK 4096
+#define LOG_2PI 1.8378770664093454836 /* log(2 pi) */
+
+int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                         sgp_ski_bounds_policy policy, sgp_cmat X, int64_t first_row,
+                         uint64_t seed, int64_t probes, double *uz, double *rhoz)
+{
+  int code;
+  int64_t *idx = NULL;
+  double *w = NULL;
+  if (!g) return sgp_fail(ctx, SGP_EINVAL, "grid: missing");
+  if ((code = sgp_ski_grid_check(ctx, g))) return code;
+  if (probes < 1)
+    return sgp_fail(ctx, SGP_EINVAL, "probes: must be at least 1 (got %lld)",
+                    (long long)probes);
+  if (!uz || !rhoz) return sgp_fail(ctx, SGP_EINVAL, "probes: sketch outputs missing");
+  if (first_row < 0)
+    return sgp_fail(ctx, SGP_EINVAL, "first_row: must be non-negative (got %lld)",
+                    (long long)first_row);
+  if (X.cols != g->d)
+    return sgp_fail(ctx, SGP_EDIM, "x: has %lld columns; the grid has %d dimensions",
+                    (long long)X.cols, g->d);
+  const int64_t n = X.rows, m = sgp_ski_grid_npoints(g), T = sgp_ski_interp_taps(interp, g->d);
+  if (n == 0) return SGP_OK;
+  const int64_t blk = n < SKETCH_BLOCK ? n : SKETCH_BLOCK;
+  idx = (int64_t *)malloc((size_t)(blk * T) * sizeof(int64_t));
+  w = sgp_alloc(blk * T);
+  if (!idx || !w) {
+    code = sgp_fail(ctx, SGP_ENOMEM, "x: out of memory for interpolation weights");
+    goto cleanup;
+  }
+  const int nthreads = probes > 1 && blk * T * probes >= 65536 ? sgp_ctx_threads(ctx) : 1;
+  (void)nthreads;
+  for (int64_t i0 = 0; i0 < n; i0 += blk) {
+    const int64_t nb = n - i0 < blk ? n - i0 : blk;
+    const sgp_cmat Xb = {X.data + i0, nb, X.cols, X.ld};
+    if ((code = sgp_ski_interp(ctx, g, interp, policy, Xb, first_row + i0, idx, w)))
+      goto cleanup;
+    /* each probe column is owned by one thread; rows in data order */
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+    for (int64_t j = 0; j < probes; j++) {
+      double *u = uz + j * m;
+      for (int64_t i = 0; i < nb; i++) {
+        const double z = sgp_ski_probe_value(seed, j, first_row + i0 + i);
+        for (int64_t t = 0; t < T; t++)
+          if (idx[i * T + t] >= 0) u[idx[i * T + t]] += w[i * T + t] * z;
+      }
+    }
+  }
+  *rhoz += (double)n; /* Rademacher: z_i^2 = 1 */
+cleanup:
+  free(idx);
+  free(w);
+  return code;
+}
+
+void sgp_ski_loglik_opts_default(sgp_ski_loglik_opts *o)
+{
+  o->tol = 0.01;
+  o->slq_max_iter = 100;
+  o->mean_tol = 0.01;
+  o->max_iter = 1000;
+}
+
+static int check_opts(sgp_ctx *ctx, const sgp_ski_loglik_opts *o)
+{
+  if (!o) return sgp_fail(ctx, SGP_EINVAL, "tol: options missing");
+  if (!(o->tol >= 0) || !isfinite(o->tol))
+    return sgp_fail(ctx, SGP_EINVAL, "tol: must be a non-negative number (got %g)", o->tol);
+  if (!(o->mean_tol >= 0) || !isfinite(o->mean_tol))
+    return sgp_fail(ctx, SGP_EINVAL, "tol: must be a non-negative number (got %g)",
+                    o->mean_tol);
+  if (o->slq_max_iter < 1 || o->slq_max_iter > 100000)
+    return sgp_fail(ctx, SGP_EINVAL, "slq_max_iter: must be in 1..100000 (got %lld)",
+                    (long long)o->slq_max_iter);
+  if (o->max_iter < 0)
+    return sgp_fail(ctx, SGP_EINVAL, "max_iter: must be non-negative (got %lld)",
+                    (long long)o->max_iter);
+  return SGP_OK;
+}
+
+static int check_model(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise)
+{
+  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
+  if (!kg || kg->n != st->m || !kg->apply)
+    return sgp_fail(ctx, SGP_EINVAL, "kg: missing or not of the grid's order %lld",
+                    (long long)st->m);
+  if (!(noise > 0) || !isfinite(noise))
+    return sgp_fail(ctx, SGP_EINVAL, "noise: must be a positive finite variance (got %g)",
+                    noise);
+  return SGP_OK;
+}
+
+int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                       const double *uz, double rhoz, int64_t probes,
+                       const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res)
+{
+  int code;
+  sgp_op B;
+  double *buf = NULL, *sc = NULL, *coef = NULL, *tri = NULL, *gam = NULL;
+  int64_t *its = NULL;
+  char *live = NULL;
+  memset(&B, 0, sizeof B);
+  if ((code = check_model(ctx, st, kg, noise))) return code;
+  if ((code = check_opts(ctx, o))) return code;
+  if (!res) return sgp_fail(ctx, SGP_EINVAL, "loglik: result missing");
+  if (probes < 1)
+    return sgp_fail(ctx, SGP_EINVAL, "probes: must be at least 1 (got %lld)",
+                    (long long)probes);
+  if (!uz) return sgp_fail(ctx, SGP_EINVAL, "probes: sketches missing");
+  if (!(rhoz >= 0) || !isfinite(rhoz))
+    return sgp_fail(ctx, SGP_EINVAL, "probes: rho_z must be a non-negative number (got %g)",
+                    rhoz);
+  const int64_t m = st->m, t = probes, K = o->slq_max_iter;
+  if (t > (INT64_MAX / 8) / (8 * m))
+    return sgp_fail(ctx, SGP_ENOMEM, "probes: %lld probes do not fit in memory",
+                    (long long)t);
+  for (int64_t i = 0; i < m * t; i++)
+    if (!isfinite(uz[i]))
+      return sgp_fail(ctx, SGP_EINVAL, "probes: sketch contains NaN or Inf");
+  res->logdet = 0.0;
+  res->logdet_se = 0.0;
+  res->probes_used = res->probes_discarded = 0;
+  res->slq_iterations = 0;
+  res->converged = 1;
+  if (rhoz == 0.0) { res->probes_used = t; return SGP_OK; } /* n = 0: logdet of 0x0 is 0 */
+  if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
+  /* all work once: k0 r p u v s z (m-by-t each), per-probe scalars, coefficients */
+  buf = sgp_calloc(7 * m * t);
+  sc = sgp_calloc(4 * t);
+  coef = sgp_calloc(2 * K * t);
+  tri = sgp_alloc(2 * K + K + K * K);
+  gam = sgp_alloc(t);
+  its = (int64_t *)calloc((size_t)t, sizeof(int64_t));
+  live = (char *)calloc((size_t)t, 1);
+  if (!buf || !sc || !coef || !tri || !gam || !its || !live) {
+    code = sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for %lld SLQ solves (m = %lld)",
+                    (long long)t, (long long)m);
+    goto cleanup;
+  }
+  double *k0 = buf, *rh = buf + m * t, *ph = buf + 2 * m * t, *uh = buf + 3 * m * t,
+         *vh = buf + 4 * m * t, *sh = buf + 5 * m * t, *zh = buf + 6 * m * t;
+  double *cr = sc, *cp = sc + t, *gamma = sc + 2 * t, *kappa0 = sc + 3 * t;
+  double *alpha = coef, *beta = coef + K * t;
+  const double s2 = noise, rho0 = rhoz, nb = sqrt(rhoz);
+  if ((code = kg->apply(kg, sgp_cmat_of(uz, m, t), sgp_mat_of(k0, m, t), ctx))) goto cleanup;
+  for (int64_t j = 0; j < t; j++) {
+    kappa0[j] = dot(m, uz + j * m, k0 + j * m);
+    cr[j] = cp[j] = 1.0;
+    gamma[j] = rho0;
+    live[j] = 1; /* at least one step: the quadrature needs T of order >= 1 */
+  }
+  /* Batched A3: the columns share one B and one K_G block product per iteration;
+   * finished columns are frozen (their r, u, v stay unused). */
+  for (int64_t k = 0; k < K; k++) {
+    int active = 0;
+    for (int64_t j = 0; j < t; j++) active |= live[j];
+    if (!active) break;
+    if ((code = sgp_poll_interrupt(ctx))) goto cleanup;
+    for (int64_t j = 0; j < t; j++) {
+      if (!live[j]) continue;
+      const double *u0 = uz + j * m, *kj = k0 + j * m, *s = sh + j * m, *z = zh + j * m,
+                   *p = ph + j * m;
+      double *r = rh + j * m;
+      const double c = cp[j];
+      const double delta = dot(m, s, z) + c * (dot(m, s, kj) + dot(m, z, u0)) +
+                           c * c * kappa0[j] + s2 * c * dot(m, p, u0) + s2 * c * c * rho0;
+      if (!(delta > 0)) { live[j] = 0; res->converged = 0; continue; }
+      const double a = gamma[j] / delta;
+      for (int64_t i = 0; i < m; i++) r[i] -= a * (z[i] + c * kj[i]);
+      cr[j] -= a * s2 * c;
+      alpha[its[j] + j * K] = a;
+    }
+    if ((code = B.apply(&B, sgp_cmat_of(rh, m, t), sgp_mat_of(uh, m, t), ctx))) goto cleanup;
+    if ((code = kg->apply(kg, sgp_cmat_of(uh, m, t), sgp_mat_of(vh, m, t), ctx)))
+      goto cleanup;
+    for (int64_t j = 0; j < t; j++) {
+      if (!live[j]) continue;
+      const double *u0 = uz + j * m, *r = rh + j * m, *u = uh + j * m;
+      double *v = vh + j * m, *p = ph + j * m, *s = sh + j * m, *z = zh + j * m;
+      for (int64_t i = 0; i < m; i++) v[i] += s2 * r[i];
+      double g2 = dot(m, r, u) + 2.0 * cr[j] * dot(m, r, u0) + cr[j] * cr[j] * rho0;
+      if (g2 < 0) g2 = 0;
+      its[j]++;
+      if (its[j] > res->slq_iterations) res->slq_iterations = its[j];
+      if (sqrt(g2) <= o->tol * nb || g2 == 0.0) { live[j] = 0; continue; }
+      const double b = g2 / gamma[j];
+      beta[its[j] - 1 + j * K] = b;
+      for (int64_t i = 0; i < m; i++) {
+        p[i] = r[i] + b * p[i];
+        s[i] = u[i] + b * s[i];
+        z[i] = v[i] + b * z[i];
+      }
+      cp[j] = cr[j] + b * cp[j];
+      gamma[j] = g2;
+    }
+  }
+  for (int64_t j = 0; j < t; j++)
+    if (live[j]) res->converged = 0; /* ran out of Krylov steps */
+  /* Quadrature per probe: T from the CG coefficients (§5.5). */
+  double *dg = tri, *off = tri + K, *ev = tri + 2 * K, *V = tri + 3 * K;
+  int64_t used = 0;
+  for (int64_t j = 0; j < t; j++) {
+    const int64_t kj = its[j];
+    const double *al = alpha + j * K, *be = beta + j * K;
+    if (kj == 0) { res->probes_discarded++; continue; }
+    for (int64_t i = 0; i < kj; i++) {
+      dg[i] = 1.0 / al[i] + (i > 0 ? be[i - 1] / al[i - 1] : 0.0);
+      if (i + 1 < kj) off[i] = sqrt(be[i]) / al[i];
+    }
+    if ((code = sgp_tridiag_eig(ctx, (int)kj, dg, off, ev, V))) goto cleanup;
+    double gsum = 0.0;
+    int ok = 1;
+    for (int64_t i = 0; i < kj && ok; i++) {
+      if (!(ev[i] > 0)) ok = 0;
+      else gsum += V[i * kj] * V[i * kj] * log(ev[i]);
+    }
+    if (!ok) { res->probes_discarded++; continue; }
+    gam[used++] = rho0 * gsum;
+  }
+  res->probes_used = used;
+  if (used > 0) {
+    double mean = 0.0, ss = 0.0;
+    for (int64_t j = 0; j < used; j++) mean += gam[j];
+    mean /= (double)used;
+    for (int64_t j = 0; j < used; j++) ss += (gam[j] - mean) * (gam[j] - mean);
+    res->logdet = mean;
+    res->logdet_se = used > 1 ? sqrt(ss / (double)(used - 1) / (double)used) : 0.0;
+  } else {
+    code = sgp_fail(ctx, SGP_ENOTPD, "probes: every probe gave a non-positive Ritz value");
+  }
+cleanup:
+  sgp_op_destroy(&B);
+  free(buf); free(sc); free(coef); free(tri); free(gam); free(its); free(live);
+  return code;
+}
+
+int sgp_ski_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                   const double *uz, double rhoz, int64_t probes, const sgp_ski_loglik_opts *o,
+                   double *weights, sgp_ski_loglik_result *res)
+{
+  int code;
+  double *buf = NULL;
+  if ((code = check_model(ctx, st, kg, noise))) return code;
+  if ((code = check_opts(ctx, o))) return code;
+  if (!res) return sgp_fail(ctx, SGP_EINVAL, "loglik: result missing");
+  memset(res, 0, sizeof *res);
+  const int64_t m = st->m;
+  if ((code = sgp_ski_logdet_slq(ctx, st, kg, noise, uz, rhoz, probes, o, res))) return code;
+  buf = sgp_alloc(2 * m);
+  if (!buf) return sgp_fail(ctx, SGP_ENOMEM, "stats: out of memory (m = %lld)", (long long)m);
+  double *a = weights ? weights : buf, *xh = buf + m, cx = 0.0;
+  sgp_ski_solve_opts so;
+  so.tol = o->mean_tol;
+  so.max_iter = o->max_iter;
+  if ((code = sgp_ski_mean_efcg(ctx, st, kg, noise, &so, a, xh, &cx, &res->mean_info, NULL,
+                                NULL, NULL)))
+    goto cleanup;
+  if (!res->mean_info.converged) res->converged = 0;
+  /* y'x = u_y' xhat + c_x rho_y (x0 = 0, r0 = y) */
+  res->datafit = dot(m, st->uy, xh) + cx * st->yy;
+  res->loglik = -0.5 * (res->logdet + res->datafit + (double)st->n * LOG_2PI);
+cleanup:
+  free(buf);
+  return code;
+}

@@ -1,0 +1,394 @@
+/* ski_var.c -- posterior variances of ski_gsgp at test points:
+ *  - the SKI prior w(x)' K_G w(x) from a table of K_G's first column (§2.5);
+ *  - exact variances (spec §4.3, variance = "exact"): one sEFCG solve (Alg. A4,
+ *    x0 = 0, right-hand side W K_G w(x*)) per test point, grid-size work only;
+ *  - LOVE-style low-rank variances (spec §4.4, variance = "lanczos"): span-W
+ *    efficiently factorized Lanczos (Alg. A6') with full reorthogonalization,
+ *    precomputed once into F (m-by-k), then O(k taps) per test point. */
+#include "ski.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VAR_BLOCK 64 /* test points per interpolation / K_G block */
+
+static double dot(int64_t n, const double *a, const double *b)
+{
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+/* Interpolation of a block of test points; messages of sgp_ski_interp name
+ * `x`, here the argument is `xtest`. */
+static int interp_test(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                       sgp_ski_bounds_policy policy, sgp_cmat Xb, int64_t first,
+                       int64_t *idx, double *w)
+{
+  const int code = sgp_ski_interp(ctx, g, interp, policy, Xb, first, idx, w);
+  if (code && strncmp(ctx->errmsg, "x:", 2) == 0) {
+    size_t len = strlen(ctx->errmsg);
+    if (len + 4 >= sizeof ctx->errmsg) len = sizeof ctx->errmsg - 5;
+    memmove(ctx->errmsg + 6, ctx->errmsg + 2, len - 2);
+    memcpy(ctx->errmsg, "xtest:", 6);
+    ctx->errmsg[len + 4] = '\0';
+  }
+  return code;
+}
+
+static int check_xtest(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_cmat Xs)
+{
+  if (Xs.rows > 0 && !Xs.data) return sgp_fail(ctx, SGP_EINVAL, "xtest: missing");
+  if (Xs.rows < 0 || Xs.cols != g->d)
+    return sgp_fail(ctx, SGP_EDIM, "xtest: has %lld columns; the grid has %d dimensions",
+                    (long long)Xs.cols, g->d);
+  if (Xs.rows > 0 && Xs.ld < Xs.rows)
+    return sgp_fail(ctx, SGP_EDIM, "xtest: leading dimension %lld below %lld rows",
+                    (long long)Xs.ld, (long long)Xs.rows);
+  return SGP_OK;
+}
+
+static int check_model(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise)
+{
+  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
+  if (!kg || kg->n != st->m || !kg->apply)
+    return sgp_fail(ctx, SGP_EINVAL, "kg: missing or not of the grid's order %lld",
+                    (long long)st->m);
+  if (!(noise > 0) || !isfinite(noise))
+    return sgp_fail(ctx, SGP_EINVAL, "noise: must be a positive finite variance (got %g)",
+                    noise);
+  return SGP_OK;
+}
+
+/* c0 = K_G e_0: c0[g] = kappa(sub(g) h), all lags >= 0 in every coordinate. */
+static int first_column(sgp_ctx *ctx, const sgp_op *kg, double *e0, double *c0)
+{
+  memset(e0, 0, (size_t)kg->n * sizeof(double));
+  e0[0] = 1.0;
+  return kg->apply(kg, sgp_cmat_of(e0, kg->n, 1), sgp_mat_of(c0, kg->n, 1), ctx);
+}
+
+/* w' K_G w over the tap pairs of one point; kappa is even in every coordinate,
+ * so the lag o = sub_a - sub_b is looked up at |o| in c0. sub: T-by-d work. */
+static double prior_point(const sgp_ski_grid *g, const double *c0, int64_t T,
+                          const int64_t *idx, const double *w, int64_t *sub)
+{
+  const int d = g->d;
+  int64_t stride[SGP_SKI_MAX_D];
+  stride[0] = 1;
+  for (int j = 1; j < d; j++) stride[j] = stride[j - 1] * g->m[j - 1];
+  for (int64_t t = 0; t < T; t++)
+    if (idx[t] >= 0) sgp_ski_grid_subscripts(g, idx[t], sub + t * d);
+  double acc = 0.0;
+  for (int64_t a = 0; a < T; a++) {
+    if (idx[a] < 0 || w[a] == 0.0) continue;
+    const int64_t *sa = sub + a * d;
+    double row = 0.0;
+    for (int64_t b = 0; b < T; b++) {
+      if (idx[b] < 0) continue;
+      const int64_t *sb = sub + b * d;
+      int64_t lag = 0;
+      for (int j = 0; j < d; j++) {
+        const int64_t o = sa[j] - sb[j];
+        lag += (o < 0 ? -o : o) * stride[j];
+      }
+      row += w[b] * c0[lag];
+    }
+    acc += w[a] * row;
+  }
+  return acc;
+}
+
+int sgp_ski_prior_var(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                      sgp_ski_bounds_policy policy, const sgp_op *kg, sgp_cmat Xs,
+                      double *prior)
+{
+  int code;
+  int64_t *idx = NULL, *sub = NULL;
+  double *w = NULL, *e0 = NULL, *c0 = NULL;
+  if (!g) return sgp_fail(ctx, SGP_EINVAL, "grid: missing");
+  if ((code = sgp_ski_grid_check(ctx, g))) return code;
+  const int64_t m = sgp_ski_grid_npoints(g), T = sgp_ski_interp_taps(interp, g->d);
+  if (!kg || kg->n != m || !kg->apply)
+    return sgp_fail(ctx, SGP_EINVAL, "kg: missing or not of the grid's order %lld",
+                    (long long)m);
+  if ((code = check_xtest(ctx, g, Xs))) return code;
+  const int64_t n = Xs.rows;
+  if (n == 0) return SGP_OK;
+  if (!prior) return sgp_fail(ctx, SGP_EINVAL, "prior: output missing");
+  const int64_t blk = n < VAR_BLOCK ? n : VAR_BLOCK;
+  idx = (int64_t *)malloc((size_t)(blk * T) * sizeof(int64_t));
+  sub = (int64_t *)malloc((size_t)(T * g->d) * sizeof(int64_t));
+  w = sgp_alloc(blk * T);
+  e0 = sgp_alloc(m);
+  c0 = sgp_alloc(m);
+  if (!idx || !sub || !w || !e0 || !c0) {
+    code = sgp_fail(ctx, SGP_ENOMEM, "xtest: out of memory for the prior variances");
+    goto cleanup;
+  }
+  if ((code = first_column(ctx, kg, e0, c0))) goto cleanup;
+  for (int64_t i0 = 0; i0 < n; i0 += blk) {
+    const int64_t nb = n - i0 < blk ? n - i0 : blk;
+    const sgp_cmat Xb = {Xs.data + i0, nb, Xs.cols, Xs.ld};
+    if ((code = interp_test(ctx, g, interp, policy, Xb, i0, idx, w))) goto cleanup;
+    for (int64_t i = 0; i < nb; i++)
+      prior[i0 + i] = fmax(0.0, prior_point(g, c0, T, idx + i * T, w + i * T, sub));
+  }
+cleanup:
+  free(idx); free(sub); free(w); free(e0); free(c0);
+  return code;
+}
+
+/* ------------------------------------------------------------ exact (§4.3) */
+
+int sgp_ski_var_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                      sgp_ski_bounds_policy policy, sgp_cmat Xs, const sgp_ski_solve_opts *o,
+                      double *var, double *pvar, sgp_ski_solve_info *info)
+{
+  int code;
+  int64_t *idx = NULL;
+  double *w = NULL, *Wt = NULL, *Rh = NULL, *xd = NULL;
+  sgp_ski_solve_info tot = {0, 1, 0.0};
+  if (info) *info = tot;
+  if ((code = check_model(ctx, st, kg, noise))) return code;
+  if (!o) return sgp_fail(ctx, SGP_EINVAL, "tol: options missing");
+  if (!(o->tol >= 0) || !isfinite(o->tol))
+    return sgp_fail(ctx, SGP_EINVAL, "tol: must be a non-negative number (got %g)", o->tol);
+  if (o->max_iter < 0)
+    return sgp_fail(ctx, SGP_EINVAL, "max_iter: must be non-negative (got %lld)",
+                    (long long)o->max_iter);
+  const sgp_ski_grid *g = &st->grid;
+  if ((code = check_xtest(ctx, g, Xs))) return code;
+  const int64_t n = Xs.rows, m = st->m, T = st->T;
+  if (n == 0) return SGP_OK;
+  if (!var) return sgp_fail(ctx, SGP_EINVAL, "var: output missing");
+  const int64_t blk = n < VAR_BLOCK ? n : VAR_BLOCK;
+  idx = (int64_t *)malloc((size_t)(blk * T) * sizeof(int64_t));
+  w = sgp_alloc(blk * T);
+  Wt = sgp_alloc(m * blk);
+  Rh = sgp_alloc(m * blk);
+  xd = sgp_alloc(m);
+  if (!idx || !w || !Wt || !Rh || !xd) {
+    code = sgp_fail(ctx, SGP_ENOMEM, "xtest: out of memory for %lld x %lld grid columns",
+                    (long long)m, (long long)blk);
+    goto cleanup;
+  }
+  for (int64_t i0 = 0; i0 < n; i0 += blk) {
+    const int64_t nb = n - i0 < blk ? n - i0 : blk;
+    const sgp_cmat Xb = {Xs.data + i0, nb, Xs.cols, Xs.ld};
+    if ((code = interp_test(ctx, g, st->interp, policy, Xb, i0, idx, w))) goto cleanup;
+    /* W*' (m-by-nb) and rhat = K_G W*' in one block product */
+    memset(Wt, 0, (size_t)(m * nb) * sizeof(double));
+    for (int64_t i = 0; i < nb; i++)
+      for (int64_t t = 0; t < T; t++)
+        if (idx[i * T + t] >= 0) Wt[idx[i * T + t] + i * m] += w[i * T + t];
+    if ((code = kg->apply(kg, sgp_cmat_of(Wt, m, nb), sgp_mat_of(Rh, m, nb), ctx)))
+      goto cleanup;
+    for (int64_t i = 0; i < nb; i++) {
+      const double *rh = Rh + i * m;
+      double prior = 0.0;
+      for (int64_t t = 0; t < T; t++)
+        if (idx[i * T + t] >= 0) prior += w[i * T + t] * rh[idx[i * T + t]];
+      sgp_ski_solve_info inf;
+      /* x0 = 0, b = W rhat: xd = W' A^{-1} W rhat; nb = ||W rhat|| */
+      if ((code = sgp_ski_sefcg(ctx, st, kg, noise, rh, 0.0, o, xd, NULL, &inf, NULL, NULL,
+                                NULL)))
+        goto cleanup;
+      if (inf.iterations > tot.iterations) tot.iterations = inf.iterations;
+      if (!inf.converged) tot.converged = 0;
+      if (inf.rel_residual > tot.rel_residual) tot.rel_residual = inf.rel_residual;
+      double v = prior - dot(m, rh, xd);
+      if (!(v > 0)) v = 0.0;
+      if (v > prior) v = prior;
+      var[i0 + i] = v;
+      if (pvar) pvar[i0 + i] = v + noise;
+    }
+  }
+  if (info) *info = tot;
+cleanup:
+  free(idx); free(w); free(Wt); free(Rh); free(xd);
+  return code;
+}
+
+/* ------------------------------------------------------------ LOVE (§4.4) */
+
+void sgp_ski_love_free(sgp_ski_love *lv)
+{
+  if (!lv) return;
+  free(lv->Ft);
+  free(lv->c0);
+  free(lv);
+}
+
+int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                       int64_t rank, sgp_ski_love **out)
+{
+  int code;
+  sgp_op B;
+  sgp_ski_love *lv = NULL;
+  double *Qh = NULL, *Ph = NULL, *work = NULL, *R = NULL;
+  memset(&B, 0, sizeof B);
+  if (!out) return sgp_fail(ctx, SGP_EINVAL, "love: output handle missing");
+  *out = NULL;
+  if ((code = check_model(ctx, st, kg, noise))) return code;
+  const int64_t m = st->m;
+  if (rank < 0)
+    return sgp_fail(ctx, SGP_EINVAL, "rank: must be positive, or 0 for the default "
+                    "min(m, 256) (got %lld)", (long long)rank);
+  int64_t k = rank == 0 ? (m < 256 ? m : 256) : rank;
+  if (k > m) k = m;
+  if (k > 2147483647 / 2)
+    return sgp_fail(ctx, SGP_EINVAL, "rank: %lld is too large", (long long)k);
+  if (k > (INT64_MAX / 8) / m)
+    return sgp_fail(ctx, SGP_ENOMEM, "rank: %lld x %lld basis does not fit in memory",
+                    (long long)m, (long long)k);
+  if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
+  lv = (sgp_ski_love *)calloc(1, sizeof *lv);
+  Qh = sgp_alloc(m * k);
+  Ph = sgp_alloc(m * k);
+  work = sgp_alloc(5 * m + 5 * k);
+  if (lv) lv->c0 = sgp_alloc(m);
+  if (!lv || !Qh || !Ph || !work || !lv->c0) {
+    code = sgp_fail(ctx, SGP_ENOMEM, "rank: out of memory for the %lld x %lld Lanczos basis",
+                    (long long)m, (long long)k);
+    goto cleanup;
+  }
+  lv->grid = st->grid;
+  lv->interp = st->interp;
+  lv->m = m;
+  double *S = work, *wv = work + m, *Pw = work + 2 * m, *Sw = work + 3 * m, *tmp = work + 4 * m;
+  double *lam = work + 5 * m, *al = lam + k, *be = al + k, *cc = be + k, *ee = cc + k;
+  if ((code = first_column(ctx, kg, tmp, lv->c0))) goto cleanup;
+  /* start bhat = K_G 1 / m, normalized in the B inner product (||W bhat|| = 1) */
+  for (int64_t g = 0; g < m; g++) tmp[g] = 1.0 / (double)m;
+  if ((code = kg->apply(kg, sgp_cmat_of(tmp, m, 1), sgp_mat_of(wv, m, 1), ctx))) goto cleanup;
+  if ((code = B.apply(&B, sgp_cmat_of(wv, m, 1), sgp_mat_of(Pw, m, 1), ctx))) goto cleanup;
+  const double nrm2 = dot(m, wv, Pw);
+  int64_t steps = 0;
+  if (nrm2 > 0 && isfinite(nrm2)) {
+    const double nrm = sqrt(nrm2);
+    for (int64_t g = 0; g < m; g++) { Qh[g] = wv[g] / nrm; Ph[g] = Pw[g] / nrm; }
+    /* S = M q1 = K_G B q1 + noise q1 */
+    if ((code = kg->apply(kg, sgp_cmat_of(Ph, m, 1), sgp_mat_of(S, m, 1), ctx))) goto cleanup;
+    for (int64_t g = 0; g < m; g++) S[g] += noise * Qh[g];
+    for (int64_t i = 0; i < k; i++) {
+      double *qi = Qh + i * m, *pi = Ph + i * m;
+      if ((code = sgp_poll_interrupt(ctx))) goto cleanup;
+      /* w = A q_i - beta_i q_{i-1} */
+      if (i == 0) memcpy(wv, S, (size_t)m * sizeof(double));
+      else
+        for (int64_t g = 0; g < m; g++) wv[g] = S[g] - be[i - 1] * qi[g - m];
+      al[i] = dot(m, pi, wv);
+      steps = i + 1;
+      if (i == k - 1) break;
+      for (int64_t g = 0; g < m; g++) wv[g] -= al[i] * qi[g];
+      /* CGS2 in the B inner product: lambda = Phat' w; w -= Qhat lambda */
+      for (int pass = 0; pass < 2; pass++) {
+        if ((code = sgp_gemm(ctx, 'T', 'N', i + 1, 1, m, 1.0, Ph, m, wv, m, 0.0, lam, i + 1)))
+          goto cleanup;
+        if ((code = sgp_gemm(ctx, 'N', 'N', m, 1, i + 1, -1.0, Qh, m, lam, i + 1, 1.0, wv, m)))
+          goto cleanup;
+      }
+      if ((code = B.apply(&B, sgp_cmat_of(wv, m, 1), sgp_mat_of(Pw, m, 1), ctx))) goto cleanup;
+      const double bb = dot(m, wv, Pw);
+      const double b = bb > 0 ? sqrt(bb) : 0.0;
+      if (!(b > 1e-10 * fabs(al[i]))) break; /* invariant subspace: steps = i + 1 */
+      be[i] = b;
+      if ((code = kg->apply(kg, sgp_cmat_of(Pw, m, 1), sgp_mat_of(Sw, m, 1), ctx)))
+        goto cleanup;
+      double *qn = qi + m, *pn = pi + m;
+      for (int64_t g = 0; g < m; g++) {
+        qn[g] = wv[g] / b;
+        pn[g] = Pw[g] / b;
+        S[g] = (Sw[g] + noise * wv[g]) / b;
+      }
+    }
+  }
+  /* T = C C' (lower bidiagonal C: diagonal cc, subdiagonal ee); stop where T's
+   * leading block stops being numerically positive definite. */
+  int64_t kk = 0;
+  for (int64_t i = 0; i < steps; i++) {
+    double d2 = al[i];
+    if (i > 0) { ee[i - 1] = be[i - 1] / cc[i - 1]; d2 -= ee[i - 1] * ee[i - 1]; }
+    if (!(d2 > 0) || !isfinite(d2)) break;
+    cc[i] = sqrt(d2);
+    kk = i + 1;
+  }
+  lv->rank = kk;
+  if (kk > 0) {
+    R = sgp_alloc(m * kk);
+    lv->Ft = sgp_alloc(kk * m);
+    if (!R || !lv->Ft) {
+      code = sgp_fail(ctx, SGP_ENOMEM, "rank: out of memory for the LOVE cache");
+      goto cleanup;
+    }
+    /* R = K_G Phat = K_G W' Q (one block product) */
+    if ((code = kg->apply(kg, sgp_cmat_of(Ph, m, kk), sgp_mat_of(R, m, kk), ctx)))
+      goto cleanup;
+    /* F C' = R row by row: C f = r (forward substitution) */
+    for (int64_t g = 0; g < m; g++) {
+      double *f = lv->Ft + g * kk, prev = 0.0;
+      for (int64_t i = 0; i < kk; i++) {
+        const double r = R[g + i * m] - (i > 0 ? ee[i - 1] * prev : 0.0);
+        f[i] = prev = r / cc[i];
+      }
+    }
+  }
+  *out = lv;
+  lv = NULL;
+cleanup:
+  sgp_op_destroy(&B);
+  sgp_ski_love_free(lv);
+  free(Qh); free(Ph); free(work); free(R);
+  return code;
+}
+
+int sgp_ski_love_var(sgp_ctx *ctx, const sgp_ski_love *lv, sgp_ski_bounds_policy policy,
+                     sgp_cmat Xs, double noise, double *var, double *pvar)
+{
+  int code;
+  int64_t *idx = NULL, *sub = NULL;
+  double *w = NULL, *f = NULL;
+  if (!lv || !lv->c0) return sgp_fail(ctx, SGP_EINVAL, "love: missing");
+  const sgp_ski_grid *g = &lv->grid;
+  if ((code = check_xtest(ctx, g, Xs))) return code;
+  if (pvar && (!(noise >= 0) || !isfinite(noise)))
+    return sgp_fail(ctx, SGP_EINVAL, "noise: must be a non-negative finite variance (got %g)",
+                    noise);
+  const int64_t n = Xs.rows, T = sgp_ski_interp_taps(lv->interp, g->d), k = lv->rank;
+  if (n == 0) return SGP_OK;
+  if (!var) return sgp_fail(ctx, SGP_EINVAL, "var: output missing");
+  const int64_t blk = n < VAR_BLOCK ? n : VAR_BLOCK;
+  idx = (int64_t *)malloc((size_t)(blk * T) * sizeof(int64_t));
+  sub = (int64_t *)malloc((size_t)(T * g->d) * sizeof(int64_t));
+  w = sgp_alloc(blk * T);
+  f = sgp_alloc(k > 0 ? k : 1);
+  if (!idx || !sub || !w || !f) {
+    code = sgp_fail(ctx, SGP_ENOMEM, "xtest: out of memory for the variances");
+    goto cleanup;
+  }
+  for (int64_t i0 = 0; i0 < n; i0 += blk) {
+    const int64_t nb = n - i0 < blk ? n - i0 : blk;
+    const sgp_cmat Xb = {Xs.data + i0, nb, Xs.cols, Xs.ld};
+    if ((code = interp_test(ctx, g, lv->interp, policy, Xb, i0, idx, w))) goto cleanup;
+    for (int64_t i = 0; i < nb; i++) {
+      const int64_t *ix = idx + i * T;
+      const double *wi = w + i * T;
+      const double prior = fmax(0.0, prior_point(g, lv->c0, T, ix, wi, sub));
+      for (int64_t j = 0; j < k; j++) f[j] = 0.0;
+      for (int64_t t = 0; t < T; t++) {
+        if (ix[t] < 0 || wi[t] == 0.0) continue;
+        const double *Fg = lv->Ft + ix[t] * k, wt = wi[t];
+        for (int64_t j = 0; j < k; j++) f[j] += wt * Fg[j];
+      }
+      double v = prior - dot(k, f, f);
+      if (!(v > 0)) v = 0.0; /* never negative (low rank can overshoot by rounding) */
+      var[i0 + i] = v;
+      if (pvar) pvar[i0 + i] = v + noise;
+    }
+  }
+cleanup:
+  free(idx); free(sub); free(w); free(f);
+  return code;
+}
