@@ -1006,6 +1006,89 @@ static void damping_rescues_large_counts(void **state)
   free(K); free(grad); free(W); free(Wi); free(Kg);
 }
 
+/* T6/T15 at the fit level, after recycled, compressed and plain iterations:
+ * Q'K^Q = I and v = Q Q' b for the last problem (K^ = K + W^{-1}(f_i),
+ * b = f_i + W^{-1} grad(f_i)); var = diag(K - K Q Q' K) from a dense K Q. */
+static void root_invariants_after_fit(void **state)
+{
+  (void)state;
+  for (int kind = 0; kind < 2; kind++) {
+    problem p;
+    make_problem(&p, kind ? SGP_LIK_SOFTMAX : SGP_LIK_BERNOULLI, kind ? 30 : 40, 33);
+    const int64_t NC = p.n * p.C;
+    double *K = dense_K(&p);
+    for (int variant = 0; variant < 3; variant++) {
+      sgp_ctx ctx;
+      sgp_ctx_init(&ctx);
+      sgp_laplace_opts o;
+      opts_for(&p, &o);
+      o.max_iter = 3;
+      o.max_newton = 5;
+      o.tol = 0.0;
+      if (variant == 1) o.rank = 4;
+      if (variant == 2) o.policy = SGP_POLICY_CHOLESKY;
+      sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+      const int64_t r = fit->r;
+      assert_true(r >= 1);
+      double *grad = th_zeros(NC), *W = th_zeros(NC * NC), *Wi = th_zeros(NC * NC),
+             *Khat = th_zeros(NC * NC), *KhQ = th_zeros(NC * r), *KQ = th_zeros(NC * r),
+             *b = th_zeros(NC), *v = th_zeros(NC), *qb = th_zeros(r);
+      dense_lik(&p, fit->flin, grad, W, Wi);
+      th_matmul(NC, 1, NC, Wi, grad, b);
+      for (int64_t i = 0; i < NC; i++) b[i] += fit->flin[i];
+      for (int64_t i = 0; i < NC * NC; i++) Khat[i] = K[i] + Wi[i];
+      th_matmul(NC, r, NC, Khat, fit->root, KhQ);
+      th_matmul(NC, r, NC, K, fit->root, KQ);
+      double worst = 0;
+      for (int64_t l = 0; l < r; l++)
+        for (int64_t j = 0; j < r; j++) {
+          const double e = fabs(sgp_dot(NC, fit->root + l * NC, KhQ + j * NC) - (l == j));
+          if (e > worst) worst = e;
+        }
+      assert_le(worst, 1e-10);
+      for (int64_t l = 0; l < r; l++) qb[l] = sgp_dot(NC, fit->root + l * NC, b);
+      for (int64_t l = 0; l < r; l++)
+        for (int64_t i = 0; i < NC; i++) v[i] += fit->root[i + l * NC] * qb[l];
+      assert_le(rel_err(NC, fit->weights, v), 1e-10);
+      for (int64_t i = 0; i < NC; i++) {
+        double s2 = p.s2;
+        for (int64_t l = 0; l < r; l++) s2 -= KQ[i + l * NC] * KQ[i + l * NC];
+        assert_close(fit->var[i], s2 > 0 ? s2 : 0, 1e-10 * p.s2);
+      }
+      /* f = K v */
+      th_matmul(NC, 1, NC, K, fit->weights, v);
+      assert_le(rel_err(NC, fit->f, v), 1e-12);
+      free(grad); free(W); free(Wi); free(Khat); free(KhQ); free(KQ); free(b); free(v); free(qb);
+      sgp_laplace_fit_free(fit);
+    }
+    free(K);
+  }
+}
+
+/* Softmax with CG actions and recycling reaches the MAP of Psi (spec 1.4). */
+static void softmax_cg_reaches_map(void **state)
+{
+  (void)state;
+  problem p;
+  make_problem(&p, SGP_LIK_SOFTMAX, 30, 34);
+  const int64_t NC = p.n * p.C;
+  double *K = dense_K(&p), *fmap = th_zeros(NC);
+  dense_map(&p, K, fmap);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_laplace_opts o;
+  opts_for(&p, &o);
+  o.max_iter = 5;
+  o.max_newton = 100;
+  o.tol = 1e-10;
+  o.inner_atol = o.inner_rtol = 1e-11;
+  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+  assert_int_equal(fit->converged, 1);
+  assert_le(rel_err(NC, fit->f, fmap), 1e-6);
+  sgp_laplace_fit_free(fit);
+  free(K); free(fmap);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -1029,6 +1112,8 @@ int main(void)
     cmocka_unit_test(poisson_offset_and_rate),
     cmocka_unit_test(softmax_response_sums_to_one),
     cmocka_unit_test(damping_rescues_large_counts),
+    cmocka_unit_test(root_invariants_after_fit),
+    cmocka_unit_test(softmax_cg_reaches_map),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
