@@ -268,6 +268,10 @@ int sgp_ski_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_ski_s
                     double *weights, double *x, sgp_ski_solve_info *info, double *history,
                     double *alpha, double *beta);
 
+/* Checks the model every SKI solve shares: statistics present, K_G operator of
+ * the grid's order, noise a positive finite variance (errors name them). */
+int sgp_ski_check_model(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise);
+
 /* Posterior mean by efficiently factorized CG (spec §4.2 route 2, Alg. A3
  * corrected, x0 = 0, r0 = y): the same iterates as sgp_ski_mean_cg in exact
  * arithmetic, with only grid-size work per iteration (one K_G and one B

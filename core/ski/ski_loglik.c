@@ -113,18 +113,6 @@ static int check_opts(sgp_ctx *ctx, const sgp_ski_loglik_opts *o)
   return SGP_OK;
 }
 
-static int check_model(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise)
-{
-  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
-  if (!kg || kg->n != st->m || !kg->apply)
-    return sgp_fail(ctx, SGP_EINVAL, "kg: missing or not of the grid's order %lld",
-                    (long long)st->m);
-  if (!(noise > 0) || !isfinite(noise))
-    return sgp_fail(ctx, SGP_EINVAL, "noise: must be a positive finite variance (got %g)",
-                    noise);
-  return SGP_OK;
-}
-
 int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                        const double *uz, double rhoz, int64_t probes,
                        const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res)
@@ -135,7 +123,7 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   int64_t *its = NULL;
   char *live = NULL;
   memset(&B, 0, sizeof B);
-  if ((code = check_model(ctx, st, kg, noise))) return code;
+  if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   if ((code = check_opts(ctx, o))) return code;
   if (!res) return sgp_fail(ctx, SGP_EINVAL, "loglik: result missing");
   if (probes < 1)
@@ -275,7 +263,7 @@ int sgp_ski_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doub
 {
   int code;
   double *buf = NULL;
-  if ((code = check_model(ctx, st, kg, noise))) return code;
+  if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   if ((code = check_opts(ctx, o))) return code;
   if (!res) return sgp_fail(ctx, SGP_EINVAL, "loglik: result missing");
   memset(res, 0, sizeof *res);

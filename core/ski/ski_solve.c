@@ -9,6 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+int sgp_ski_check_model(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise)
+{
+  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
+  if (!kg || kg->n != st->m || !kg->apply)
+    return sgp_fail(ctx, SGP_EINVAL, "kg: missing or not of the grid's order %lld",
+                    (long long)st->m);
+  if (!(noise > 0) || !isfinite(noise))
+    return sgp_fail(ctx, SGP_EINVAL, "noise: must be a positive finite variance (got %g)",
+                    noise);
+  return SGP_OK;
+}
+
 void sgp_ski_solve_opts_default(sgp_ski_solve_opts *o)
 {
   o->tol = 0.01;
@@ -107,14 +119,8 @@ int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
   sgp_op B;
   sgp_ski_solve_info inf = {0, 0, 0.0};
   memset(&B, 0, sizeof B);
-  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
+  if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   const int64_t m = st->m;
-  if (!kg || kg->n != m)
-    return sgp_fail(ctx, SGP_EINVAL, "kg: missing or not of the grid's order %lld",
-                    (long long)m);
-  if (!(noise > 0) || !isfinite(noise))
-    return sgp_fail(ctx, SGP_EINVAL, "noise: must be a positive finite variance (got %g)",
-                    noise);
   if ((code = check_opts(ctx, o))) return code;
   if (!weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
@@ -191,14 +197,8 @@ cleanup:
 static int check_common(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                         const sgp_ski_solve_opts *o)
 {
-  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
-  if (!kg || kg->n != st->m)
-    return sgp_fail(ctx, SGP_EINVAL, "kg: missing or not of the grid's order %lld",
-                    (long long)st->m);
-  if (!(noise > 0) || !isfinite(noise))
-    return sgp_fail(ctx, SGP_EINVAL, "noise: must be a positive finite variance (got %g)",
-                    noise);
-  return check_opts(ctx, o);
+  const int code = sgp_ski_check_model(ctx, st, kg, noise);
+  return code ? code : check_opts(ctx, o);
 }
 
 int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,

@@ -49,18 +49,6 @@ static int check_xtest(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_cmat Xs)
   return SGP_OK;
 }
 
-static int check_model(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise)
-{
-  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
-  if (!kg || kg->n != st->m || !kg->apply)
-    return sgp_fail(ctx, SGP_EINVAL, "kg: missing or not of the grid's order %lld",
-                    (long long)st->m);
-  if (!(noise > 0) || !isfinite(noise))
-    return sgp_fail(ctx, SGP_EINVAL, "noise: must be a positive finite variance (got %g)",
-                    noise);
-  return SGP_OK;
-}
-
 /* c0 = K_G e_0: c0[g] = kappa(sub(g) h), all lags >= 0 in every coordinate. */
 static int first_column(sgp_ctx *ctx, const sgp_op *kg, double *e0, double *c0)
 {
@@ -151,7 +139,7 @@ int sgp_ski_var_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
   double *w = NULL, *Wt = NULL, *Rh = NULL, *xd = NULL;
   sgp_ski_solve_info tot = {0, 1, 0.0};
   if (info) *info = tot;
-  if ((code = check_model(ctx, st, kg, noise))) return code;
+  if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   if (!o) return sgp_fail(ctx, SGP_EINVAL, "tol: options missing");
   if (!(o->tol >= 0) || !isfinite(o->tol))
     return sgp_fail(ctx, SGP_EINVAL, "tol: must be a non-negative number (got %g)", o->tol);
@@ -231,7 +219,7 @@ int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   memset(&B, 0, sizeof B);
   if (!out) return sgp_fail(ctx, SGP_EINVAL, "love: output handle missing");
   *out = NULL;
-  if ((code = check_model(ctx, st, kg, noise))) return code;
+  if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   const int64_t m = st->m;
   if (rank < 0)
     return sgp_fail(ctx, SGP_EINVAL, "rank: must be positive, or 0 for the default "

@@ -160,3 +160,33 @@ void th_jacobi_eig(int64_t n, const double *A0, double *w)
   qsort(w, (size_t)n, sizeof(double), cmp_double);
   free(A);
 }
+
+sgp_ski_grid th_ski_grid(int d, const int64_t *m, const double *lo, const double *h)
+{
+  sgp_ski_grid g;
+  memset(&g, 0, sizeof g);
+  g.d = d;
+  for (int j = 0; j < SGP_SKI_MAX_D; j++) {
+    g.m[j] = j < d ? m[j] : 1;
+    g.lo[j] = j < d ? lo[j] : 0.0;
+    g.h[j] = j < d ? h[j] : 1.0;
+  }
+  return g;
+}
+
+double *th_ski_dense_W(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                       sgp_ski_bounds_policy policy, const double *X, int64_t n)
+{
+  const int64_t m = sgp_ski_grid_npoints(g), T = sgp_ski_interp_taps(interp, g->d);
+  int64_t *idx = (int64_t *)malloc((size_t)(n * T) * sizeof(int64_t));
+  double *w = th_zeros(n * T), *W = th_zeros(n * m);
+  assert_non_null(idx);
+  assert_int_equal(sgp_ski_interp(ctx, g, interp, policy, sgp_cmat_of(X, n, g->d), 0, idx, w),
+                   SGP_OK);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t t = 0; t < T; t++)
+      if (idx[i * T + t] >= 0) W[i + idx[i * T + t] * n] += w[i * T + t];
+  free(idx);
+  free(w);
+  return W;
+}

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sgp.h"
+#include "ski/ski.h"
 
 /* |a - b| <= tol, reporting both values (NaN fails). */
 #define assert_close(a, b, tol) do { \
@@ -60,5 +61,11 @@ void th_random_spd(sgp_rng *rng, int64_t n, double shift, double *A);
 int th_chol_solve(int64_t n, const double *A, int64_t nrhs, const double *B, double *X);
 /* Eigenvalues (ascending) of the symmetric n-by-n A by cyclic Jacobi rotations. */
 void th_jacobi_eig(int64_t n, const double *A, double *w);
+
+/* SKI tests: a d-dimensional grid (unused dimensions have one point), and the
+ * dense n-by-m interpolation matrix W built from the core's taps. */
+sgp_ski_grid th_ski_grid(int d, const int64_t *m, const double *lo, const double *h);
+double *th_ski_dense_W(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                       sgp_ski_bounds_policy policy, const double *X, int64_t n);
 
 #endif

@@ -12,19 +12,6 @@
 
 static double max_poly_err_cubic = 0.0, max_poly_err_linear = 0.0, max_sum_err = 0.0;
 
-static sgp_ski_grid make_grid(int d, const int64_t *m, const double *lo, const double *h)
-{
-  sgp_ski_grid g;
-  memset(&g, 0, sizeof g);
-  g.d = d;
-  for (int j = 0; j < SGP_SKI_MAX_D; j++) {
-    g.m[j] = j < d ? m[j] : 1;
-    g.lo[j] = j < d ? lo[j] : 0.0;
-    g.h[j] = j < d ? h[j] : 1.0;
-  }
-  return g;
-}
-
 /* ------------------------------------------------------------ 1-D weights */
 
 static void cubic_closed_form_equals_keys_kernel(void **state)
@@ -66,7 +53,7 @@ static void weights_sum_to_one(void **state)
   sgp_rng_seed(&rng, 5);
   for (int interp = 0; interp < 2; interp++)
     for (int d = 1; d <= 3; d++) {
-      const sgp_ski_grid g = make_grid(d, m, lo, h);
+      const sgp_ski_grid g = th_ski_grid(d, m, lo, h);
       const int64_t T = sgp_ski_interp_taps((sgp_ski_interpolation)interp, d);
       int64_t idx[64];
       double w[64], x[3];
@@ -116,7 +103,7 @@ static void check_reproduction(sgp_ski_interpolation interp, int d)
   sgp_ctx_set_seed(&ctx, 40 + d + 10 * (int)interp);
   const int64_t m[3] = {9, 7, 6};
   const double lo[3] = {-1.3, 0.4, 2.0}, h[3] = {0.25, 0.3, 0.17};
-  const sgp_ski_grid g = make_grid(d, m, lo, h);
+  const sgp_ski_grid g = th_ski_grid(d, m, lo, h);
   const int64_t M = sgp_ski_grid_npoints(&g), T = sgp_ski_interp_taps(interp, d), n = 300;
   double *P = th_zeros(M * d), *F = th_zeros(M), *X = th_zeros(n * d), *W = th_zeros(n * T);
   int64_t *I = (int64_t *)calloc((size_t)(n * T), sizeof *I);
@@ -170,7 +157,7 @@ static void cubic_error_on_x_cubed(void **state)
   (void)state;
   const int64_t m = 12;
   const double lo = 0.3, h = 0.2;
-  const sgp_ski_grid g = make_grid(1, &m, &lo, &h);
+  const sgp_ski_grid g = th_ski_grid(1, &m, &lo, &h);
   double maxerr = 0.0;
   for (int i = 0; i <= 900; i++) {
     const double t = 1.0 + (double)(m - 3) * i / 900.0;
@@ -203,7 +190,7 @@ static void nodes_are_interpolated(void **state)
   (void)state;
   const int64_t m[2] = {8, 6};
   const double lo[2] = {-2.0, 1.0}, h[2] = {0.5, 0.1};
-  const sgp_ski_grid g = make_grid(2, m, lo, h);
+  const sgp_ski_grid g = th_ski_grid(2, m, lo, h);
   for (int interp = 0; interp < 2; interp++) {
     const int64_t T = sgp_ski_interp_taps((sgp_ski_interpolation)interp, 2);
     const int64_t first = interp == SGP_SKI_CUBIC ? 1 : 0;
@@ -237,7 +224,7 @@ static void index_layout_is_first_dimension_fastest(void **state)
   sgp_ctx_init(&ctx);
   const int64_t m[3] = {5, 4, 3};
   const double lo[3] = {0.0, 10.0, -3.0}, h[3] = {1.0, 0.5, 2.0};
-  const sgp_ski_grid g = make_grid(3, m, lo, h);
+  const sgp_ski_grid g = th_ski_grid(3, m, lo, h);
   const int64_t M = 60;
   assert_int_equal(sgp_ski_grid_npoints(&g), M);
   double *P = th_zeros(M * 3);
@@ -275,7 +262,7 @@ static void index_layout_is_first_dimension_fastest(void **state)
   /* cubic taps in 2-D: t = a1 + 4 a2 -> (b1 + a1) + m1 (b2 + a2) */
   const int64_t m2[2] = {7, 6};
   const double lo2[2] = {0.0, 0.0}, h2[2] = {1.0, 1.0};
-  const sgp_ski_grid g2 = make_grid(2, m2, lo2, h2);
+  const sgp_ski_grid g2 = th_ski_grid(2, m2, lo2, h2);
   const double x2[2] = {3.25, 2.5};
   int64_t idx2[16];
   double w2[16], wa[4], wb[4];
@@ -308,7 +295,7 @@ static void upper_and_lower_edges_are_in_range(void **state)
   (void)state;
   const int64_t m = 8;
   const double lo = -1.0, h = 0.3;
-  const sgp_ski_grid g = make_grid(1, &m, &lo, &h);
+  const sgp_ski_grid g = th_ski_grid(1, &m, &lo, &h);
   int64_t idx[4];
   double w[4];
   int bad;
@@ -348,7 +335,7 @@ static void out_of_grid_error_names_x_and_row(void **state)
   sgp_ctx_init(&ctx);
   const int64_t m[2] = {8, 6};
   const double lo[2] = {0.0, 0.0}, h[2] = {1.0, 1.0};
-  const sgp_ski_grid g = make_grid(2, m, lo, h);
+  const sgp_ski_grid g = th_ski_grid(2, m, lo, h);
   /* 3 rows; row 2 has column 2 at t = 4.5 > m_2 - 2 = 4 */
   double X[6] = {2.0, 3.0, 4.0, 2.0, 4.5, 3.0};
   int64_t idx[48];
@@ -388,12 +375,12 @@ static void out_of_grid_error_names_x_and_row(void **state)
                                   sgp_cmat_of(X, 3, 2), 0, idx, w), SGP_EINVAL);
   assert_contains(ctx.errmsg, "bounds_policy");
   const int64_t small[2] = {3, 6};
-  const sgp_ski_grid gs = make_grid(2, small, lo, h);
+  const sgp_ski_grid gs = th_ski_grid(2, small, lo, h);
   assert_int_equal(sgp_ski_interp(&ctx, &gs, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
                                   sgp_cmat_of(X, 3, 2), 0, idx, w), SGP_EINVAL);
   assert_contains(ctx.errmsg, "grid_size");
   const int64_t one[2] = {1, 6};
-  const sgp_ski_grid g1 = make_grid(2, one, lo, h);
+  const sgp_ski_grid g1 = th_ski_grid(2, one, lo, h);
   assert_int_equal(sgp_ski_interp(&ctx, &g1, SGP_SKI_LINEAR, SGP_SKI_BOUNDS_ERROR,
                                   sgp_cmat_of(X, 3, 2), 0, idx, w), SGP_EINVAL);
   assert_contains(ctx.errmsg, "grid_size");
@@ -409,7 +396,7 @@ static void clamp_truncate_and_drop(void **state)
   sgp_ctx_init(&ctx);
   const int64_t m = 8;
   const double lo = 0.0, h = 1.0;
-  const sgp_ski_grid g = make_grid(1, &m, &lo, &h);
+  const sgp_ski_grid g = th_ski_grid(1, &m, &lo, &h);
   int64_t idx[4], ref_idx[4];
   double w[4], ref_w[4], wf[4];
   int bad;
@@ -460,7 +447,7 @@ static void clamp_truncate_and_drop(void **state)
   /* 2-D: truncated in one dimension only; batch with DROP and TRUNCATE */
   const int64_t m2[2] = {8, 6};
   const double lo2[2] = {0.0, 0.0}, h2[2] = {1.0, 1.0};
-  const sgp_ski_grid g2 = make_grid(2, m2, lo2, h2);
+  const sgp_ski_grid g2 = th_ski_grid(2, m2, lo2, h2);
   double X[6] = {3.5, 6.5, 2.0, 2.5, 2.5, 9.0}; /* rows (3.5,2.5) in, (6.5,2.5) x1 out, (2,9) x2 out */
   int64_t I[48];
   double W[48];
@@ -499,7 +486,7 @@ static void interp_independent_of_threads(void **state)
   sgp_ctx_init(&ctx);
   const int64_t n = 5000, m[2] = {30, 20};
   const double lo[2] = {0.0, -1.0}, h[2] = {0.1, 0.2};
-  const sgp_ski_grid g = make_grid(2, m, lo, h);
+  const sgp_ski_grid g = th_ski_grid(2, m, lo, h);
   double *X = th_zeros(n * 2), *W1 = th_zeros(n * 16), *W2 = th_zeros(n * 16);
   int64_t *I1 = (int64_t *)calloc((size_t)n * 16, sizeof *I1), *I2 = (int64_t *)calloc((size_t)n * 16, sizeof *I2);
   assert_non_null(I1);

@@ -44,22 +44,6 @@ static double rel_max(int64_t n, const double *a, const double *b)
   return s > 0 ? e / s : e;
 }
 
-static double *dense_W(sgp_ctx *ctx, const sgp_ski_grid *g, const double *X, int64_t n)
-{
-  const int64_t m = sgp_ski_grid_npoints(g), T = sgp_ski_interp_taps(SGP_SKI_CUBIC, g->d);
-  int64_t *idx = (int64_t *)malloc((size_t)(n * T) * sizeof(int64_t));
-  double *w = th_zeros(n * T), *W = th_zeros(n * m);
-  assert_non_null(idx);
-  assert_int_equal(sgp_ski_interp(ctx, g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
-                                  sgp_cmat_of(X, n, g->d), 0, idx, w), SGP_OK);
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t t = 0; t < T; t++)
-      if (idx[i * T + t] >= 0) W[i + idx[i * T + t] * n] += w[i * T + t];
-  free(idx);
-  free(w);
-  return W;
-}
-
 static int setup(void **state)
 {
   problem *p = (problem *)calloc(1, sizeof *p);
@@ -89,8 +73,8 @@ static int setup(void **state)
   for (int64_t i = 0; i < n; i++)
     p->y[i] = sin(3 * p->X[i]) * cos(2 * p->X[i + n]) + 0.2 * sgp_rng_normal(&rng);
   /* dense oracles */
-  p->W = dense_W(&p->ctx, &p->g, p->X, n);
-  p->Wt = dense_W(&p->ctx, &p->g, p->Xt, nt);
+  p->W = th_ski_dense_W(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, p->X, n);
+  p->Wt = th_ski_dense_W(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, p->Xt, nt);
   double *P = th_zeros(m * 2);
   assert_int_equal(sgp_ski_grid_points(&p->ctx, &p->g, sgp_mat_of(P, m, 2)), SGP_OK);
   p->KG = th_zeros(m * m);

@@ -12,19 +12,6 @@
 static double max_err_B = 0.0, max_err_u = 0.0, max_err_merge = 0.0, max_err_op = 0.0;
 static int ncases = 0;
 
-static sgp_ski_grid make_grid(int d, const int64_t *m, const double *lo, const double *h)
-{
-  sgp_ski_grid g;
-  memset(&g, 0, sizeof g);
-  g.d = d;
-  for (int j = 0; j < SGP_SKI_MAX_D; j++) {
-    g.m[j] = j < d ? m[j] : 1;
-    g.lo[j] = j < d ? lo[j] : 0.0;
-    g.h[j] = j < d ? h[j] : 1.0;
-  }
-  return g;
-}
-
 /* n points uniform in the valid range of the grid (slack: widen by `out`
  * cells so that some points fall outside), y = smooth + noise. */
 static void make_data(sgp_rng *rng, const sgp_ski_grid *g, sgp_ski_interpolation interp,
@@ -43,24 +30,6 @@ static void make_data(sgp_rng *rng, const sgp_ski_grid *g, sgp_ski_interpolation
     for (int j = 0; j < g->d; j++) f += sin((2.0 + j) * X[i + j * n]);
     y[i] = f + 0.2 * sgp_rng_normal(rng);
   }
-}
-
-/* Dense W (n-by-m, column-major) from the taps. */
-static double *dense_W(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
-                       sgp_ski_bounds_policy policy, const double *X, int64_t n)
-{
-  const int64_t m = sgp_ski_grid_npoints(g), T = sgp_ski_interp_taps(interp, g->d);
-  int64_t *idx = (int64_t *)malloc((size_t)(n * T) * sizeof(int64_t));
-  double *w = th_zeros(n * T), *W = th_zeros(n * m);
-  assert_non_null(idx);
-  assert_int_equal(sgp_ski_interp(ctx, g, interp, policy, sgp_cmat_of(X, n, g->d), 0, idx, w),
-                   SGP_OK);
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t t = 0; t < T; t++)
-      if (idx[i * T + t] >= 0) W[i + idx[i * T + t] * n] += w[i * T + t];
-  free(idx);
-  free(w);
-  return W;
 }
 
 static double rel_max(int64_t n, const double *a, const double *b)
@@ -98,11 +67,11 @@ static void check_against_dense(int d, const int64_t *msz, sgp_ski_interpolation
   sgp_rng rng;
   sgp_rng_seed(&rng, 77 + 13 * (uint64_t)ncases);
   const double lo[3] = {0.0, -1.0, 0.5}, h[3] = {0.25, 0.3, 0.2};
-  const sgp_ski_grid g = make_grid(d, msz, lo, h);
+  const sgp_ski_grid g = th_ski_grid(d, msz, lo, h);
   const int64_t m = sgp_ski_grid_npoints(&g);
   double *X = th_zeros(n * d), *y = th_zeros(n);
   make_data(&rng, &g, interp, n, out, X, y);
-  double *W = dense_W(&ctx, &g, interp, policy, X, n);
+  double *W = th_ski_dense_W(&ctx, &g, interp, policy, X, n);
   double *Bd = th_zeros(m * m), *uy = th_zeros(m), *u1 = th_zeros(m), *Wt = th_zeros(m * n);
   for (int64_t i = 0; i < n; i++)
     for (int64_t a = 0; a < m; a++) Wt[a + i * m] = W[i + a * n];
@@ -215,7 +184,7 @@ static void chunking_and_threads_are_bitwise_invariant(void **state)
   for (int c = 0; c < 2; c++) {
     const int d = c == 0 ? 2 : 3;
     const int64_t n = c == 0 ? 400 : 200;
-    const sgp_ski_grid g = make_grid(d, c == 0 ? m2 : m3, lo, h);
+    const sgp_ski_grid g = th_ski_grid(d, c == 0 ? m2 : m3, lo, h);
     sgp_rng rng;
     sgp_rng_seed(&rng, 5 + (uint64_t)c);
     double *X = th_zeros(n * d), *y = th_zeros(n);
@@ -263,7 +232,7 @@ static void stats_reject_bad_inputs(void **state)
   sgp_ctx_init(&ctx);
   const double lo[2] = {0.0, 0.0}, h[2] = {0.25, 0.25};
   const int64_t m2[2] = {12, 10}, m2b[2] = {12, 11};
-  const sgp_ski_grid g = make_grid(2, m2, lo, h), g2 = make_grid(2, m2b, lo, h);
+  const sgp_ski_grid g = th_ski_grid(2, m2, lo, h), g2 = th_ski_grid(2, m2b, lo, h);
   sgp_ski_stats *a = NULL, *b = NULL, *c = NULL;
   assert_int_equal(sgp_ski_stats_create(&ctx, &g, SGP_SKI_CUBIC, &a), SGP_OK);
   assert_int_equal(sgp_ski_stats_create(&ctx, &g2, SGP_SKI_CUBIC, &b), SGP_OK);
@@ -312,7 +281,7 @@ static void stats_reject_bad_inputs(void **state)
   assert_int_equal(sgp_ski_stats_accumulate(&ctx, a, sgp_cmat_of(X, 0, 2), sgp_cmat_of(y, 0, 1),
                                             0, SGP_SKI_BOUNDS_ERROR), SGP_OK);
   const int64_t tiny[2] = {3, 10};
-  const sgp_ski_grid gt = make_grid(2, tiny, lo, h);
+  const sgp_ski_grid gt = th_ski_grid(2, tiny, lo, h);
   sgp_ski_stats *t = (sgp_ski_stats *)1;
   assert_int_equal(sgp_ski_stats_create(&ctx, &gt, SGP_SKI_CUBIC, &t), SGP_EINVAL);
   assert_contains(ctx.errmsg, "grid_size");
