@@ -62,3 +62,32 @@ check_threads <- function(threads, fn) {
   if (is.null(threads)) return(0L)
   check_count(threads, fn, "threads")
 }
+
+# One string out of `choices` (exact match); the error lists the choices.
+check_choice <- function(value, choices, fn, arg) {
+  if (!is.character(value) || length(value) != 1L || is.na(value))
+    stop_arg(fn, arg, "must be one string")
+  if (!value %in% choices)
+    stop_arg(fn, arg, "is unknown: \"", value, "\"; use one of ",
+             paste0("\"", choices, "\"", collapse = ", "))
+  value
+}
+
+check_flag <- function(value, fn, arg) {
+  if (!is.logical(value) || length(value) != 1L || is.na(value))
+    stop_arg(fn, arg, "must be TRUE or FALSE")
+  value
+}
+
+# NULL draws a seed from R's RNG (so set.seed() makes a run reproducible).
+check_seed <- function(seed, fn) {
+  if (is.null(seed)) return(as.double(sample.int(.Machine$integer.max, 1L)))
+  if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || seed != round(seed) ||
+      seed < 0)
+    stop_arg(fn, "seed", "must be one non-negative whole number")
+  as.double(seed)
+}
+
+check_backend <- function(backend, fn) {
+  check_choice(backend, c("auto", "cpu", "cuda"), fn, "backend")
+}

@@ -1,0 +1,34 @@
+## Copyright (C) 2026 scalegp authors
+## SPDX-License-Identifier: MIT
+
+## -*- texinfo -*-
+## @deftypefn  {} {@var{pred} =} scalegp_predict (@var{fit}, @var{xnew})
+## @deftypefnx {} {@var{pred} =} scalegp_predict (@var{fit}, @var{xnew}, @var{name}, @var{value}, @dots{})
+## Predictions of a fitted scalegp model at new inputs.
+##
+## @var{fit} is the struct returned by @code{gp_laplace}, @code{ski_gsgp} or
+## @code{valla} (also after @code{save}/@code{load}); @var{xnew} is an
+## n-by-d matrix.  Returns a struct with fields @code{mean}, @code{var} and,
+## for classification, @code{prob}.  Further name/value options are passed to
+## the method's own prediction (see the help of the fitting function).
+## @seealso{gp_laplace, ski_gsgp, valla}
+## @end deftypefn
+
+function pred = scalegp_predict (fit, xnew, varargin)
+  if (nargin < 2)
+    print_usage ();
+  endif
+  if (! (isstruct (fit) && isscalar (fit) && isfield (fit, "class") && ischar (fit.class)))
+    arg_error ("scalegp_predict", "fit", "must be a result of gp_laplace, ski_gsgp or valla");
+  endif
+  switch (fit.class)
+    case "gp_laplace"
+      pred = predict_gp_laplace (fit, xnew, varargin{:});
+    case "ski_gsgp"
+      pred = predict_ski_gsgp (fit, xnew, varargin{:});
+    case "valla"
+      pred = predict_valla (fit, xnew, varargin{:});
+    otherwise
+      arg_error ("scalegp_predict", "fit", "has an unknown class \"%s\"", fit.class);
+  endswitch
+endfunction
