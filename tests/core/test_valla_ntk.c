@@ -254,6 +254,73 @@ static void nnet_jacobian_matches_fd(void **state)
   free(J); free(Jfd);
 }
 
+
+/* f(Z) = <Om_BZ, K0_BZ> + <Om_ZZ, K0_ZZ> at unscaled kernels. */
+static double adjoint_objective(const sgp_valla_net *net, const double *X, int64_t n,
+                                const double *Z, int64_t M, const int *tags, const int *layers,
+                                const double *Om_BZ, const double *Om_ZZ)
+{
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const int64_t D = net->width[0], C = net->width[net->n_layers];
+  double *KXZ = th_zeros(n * C * M), *KZZ = th_zeros(M * M), f = 0;
+  assert_int_equal(sgp_valla_ntk(&ctx, net, sgp_cmat_of(X, n, D), sgp_cmat_of(Z, M, D), tags, layers,
+                                 1.0, sgp_mat_of(KXZ, n * C, M), sgp_mat_of(KZZ, M, M),
+                                 sgp_mat_of(NULL, 0, 0), sgp_mat_of(NULL, 0, 0)), SGP_OK);
+  for (int64_t k = 0; k < n * C * M; k++) f += Om_BZ[k] * KXZ[k];
+  for (int64_t k = 0; k < M * M; k++) f += Om_ZZ[k] * KZZ[k];
+  free(KXZ); free(KZZ);
+  return f;
+}
+
+static void z_adjoint_matches_fd(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 16);
+  for (int k = 0; k < NCASES; k++) {
+    const net_case *nc = &cases[k];
+    sgp_valla_net net;
+    vf_random_net(&rng, nc->L, nc->width, nc->skip, nc->act, nc->out, 1.2, &net);
+    const int64_t n = 4, M = 3, D = nc->width[0], C = nc->width[nc->L], nC = n * C;
+    double *X = th_zeros(n * D), *Z = th_zeros(M * D), *Ob = th_zeros(nC * M), *Oz = th_zeros(M * M),
+           *g = th_zeros(M * D), *gfd = th_zeros(M * D);
+    th_randn(&rng, n * D, X, 1.0, 0.0);
+    th_randn(&rng, M * D, Z, 1.0, 0.0);
+    th_randn(&rng, nC * M, Ob, 1.0, 0.0);
+    for (int64_t a = 0; a < M; a++)
+      for (int64_t b = 0; b <= a; b++) Oz[a + M * b] = Oz[b + M * a] = sgp_rng_normal(&rng);
+    int tags[3];
+    for (int m = 0; m < M; m++) tags[m] = (int)((m + 1) % C);
+    for (int mask = 0; mask < 2; mask++) {
+      int layers[4] = {0, 0, 0, 0};
+      layers[0] = 1; /* first layer only: exercises the full double backprop */
+      const int *lay = mask ? layers : NULL;
+      valla_cache cB, cZ;
+      assert_int_equal(valla_cache_build(&ctx, &net, sgp_cmat_of(X, n, D), NULL, &cB), SGP_OK);
+      assert_int_equal(valla_cache_build(&ctx, &net, sgp_cmat_of(Z, M, D), tags, &cZ), SGP_OK);
+      memset(g, 0, (size_t)(M * D) * sizeof(double));
+      assert_int_equal(valla_ntk_adjoint_z(&ctx, &net, &cB, &cZ, lay, Ob, Oz, g), SGP_OK);
+      valla_cache_free(&net, &cB);
+      valla_cache_free(&net, &cZ);
+      for (int64_t p = 0; p < M * D; p++) {
+        const double z0 = Z[p], h = 1e-6 * fmax(1.0, fabs(z0));
+        Z[p] = z0 + h;
+        const double fp = adjoint_objective(&net, X, n, Z, M, tags, lay, Ob, Oz);
+        Z[p] = z0 - h;
+        const double fm = adjoint_objective(&net, X, n, Z, M, tags, lay, Ob, Oz);
+        Z[p] = z0;
+        gfd[p] = (fp - fm) / (2 * h);
+      }
+      assert_le(vf_rel(M * D, g, gfd), 1e-6);
+    }
+    sgp_valla_net_free(&net);
+    free(X); free(Z); free(Ob); free(Oz); free(g); free(gfd);
+  }
+}
+
 static void bad_arguments_are_named(void **state)
 {
   (void)state;
@@ -302,6 +369,7 @@ int main(void)
     cmocka_unit_test(nnet_layout_matches_naive_nnet),
     cmocka_unit_test(jacobian_and_ntk_match_dense),
     cmocka_unit_test(nnet_jacobian_matches_fd),
+    cmocka_unit_test(z_adjoint_matches_fd),
     cmocka_unit_test(bad_arguments_are_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
