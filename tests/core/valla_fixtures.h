@@ -67,3 +67,41 @@ static inline double vf_rel(int64_t n, const double *x, const double *ref)
 }
 
 #endif
+
+#ifndef VALLA_FIXTURES_FIT
+#define VALLA_FIXTURES_FIT
+/* A hand-made fit state (no training) for objective / prediction tests:
+ * Z ~ N(0, 1), tags m mod C (all 0 for one output), L random lower with a
+ * dominant diagonal when lscale > 0 (L = I when lscale == 0). */
+static inline sgp_valla_fit_t *vf_fit_state(sgp_rng *rng, const sgp_valla_net *net,
+                                            sgp_likelihood lik, int64_t M, int64_t N,
+                                            double lscale)
+{
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_valla_fit_t *f = calloc(1, sizeof *f);
+  assert_int_equal(sgp_valla_net_copy(&ctx, net, &f->net), SGP_OK);
+  f->likelihood = lik;
+  f->D = net->width[0];
+  f->C = net->width[net->n_layers];
+  f->n_class = lik == SGP_LIK_BERNOULLI ? 2 : f->C;
+  f->M = M;
+  f->N = N;
+  f->Z = th_zeros(M * f->D);
+  th_randn(rng, M * f->D, f->Z, 1.0, 0.0);
+  f->tags = calloc((size_t)M, sizeof(int));
+  for (int64_t m = 0; m < M; m++) f->tags[m] = (int)(m % f->C);
+  f->L = th_zeros(M * M);
+  for (int64_t j = 0; j < M; j++) {
+    f->L[j + M * j] = 1.0 + (lscale > 0 ? lscale * sgp_rng_uniform(rng) : 0.0);
+    for (int64_t i = j + 1; i < M; i++) f->L[i + M * j] = lscale * sgp_rng_normal(rng) * 0.5;
+  }
+  f->log_sigma0 = 0.5 * log(0.8);
+  f->log_noise = log(0.3);
+  f->y_mean = 0.0;
+  f->y_sd = 1.0;
+  f->alpha = 1.0;
+  f->prior = 1;
+  return f;
+}
+#endif
