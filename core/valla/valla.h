@@ -238,6 +238,8 @@ int  valla_fit_finalize(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X);
 int  valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double jitter);
 /* Exact LLA (spec §6.1): Z = X with all C tags; P1 from the dense posterior. */
 int  valla_lla_exact(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X);
+/* s0 / y_sd^2 (regression) or s0: the factor from k0 to the fit's kernel. */
+double valla_kernel_scale(const sgp_valla_fit_t *fit);
 /* Mean predictive NLL of (X, y) under the fit (validation criterion). */
 int  valla_nll(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, double *nll);
 
