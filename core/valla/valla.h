@@ -240,6 +240,11 @@ int  valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double ji
 int  valla_lla_exact(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X);
 /* s0 / y_sd^2 (regression) or s0: the factor from k0 to the fit's kernel. */
 double valla_kernel_scale(const sgp_valla_fit_t *fit);
+/* ELLA (spec §6.2): valla_ella_pick draws M training points with a uniform
+ * output tag each into fit->Z / tags; valla_ella builds P2 from at most `rank`
+ * eigenpairs at the fit's prior and noise. */
+int  valla_ella_pick(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t M);
+int  valla_ella(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t rank);
 /* Mean predictive NLL of (X, y) under the fit (validation criterion). */
 int  valla_nll(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, double *nll);
 

@@ -79,6 +79,8 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
   if (o->batch_size < 1) return sgp_fail(ctx, SGP_EINVAL, "batch_size must be >= 1");
   if (o->eval_every < 1) return sgp_fail(ctx, SGP_EINVAL, "eval_every must be >= 1");
   if (o->patience < 1) return sgp_fail(ctx, SGP_EINVAL, "patience must be >= 1");
+  if (o->method == SGP_VALLA_METHOD_ELLA && o->ella_rank < 1)
+    return sgp_fail(ctx, SGP_EINVAL, "ella_rank must be >= 1");
   if (!(o->jitter >= 0)) return sgp_fail(ctx, SGP_EINVAL, "jitter must be >= 0");
   if (!(o->val_frac >= 0 && o->val_frac < 1)) return sgp_fail(ctx, SGP_EINVAL, "val_frac must be in [0, 1)");
   if (!(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1) || !(o->adam_eps > 0))
@@ -336,7 +338,9 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
   if (o->method == SGP_VALLA_METHOD_LLA) {
     st = valla_lla_exact(ctx, fit, Xt);
   } else if (o->method == SGP_VALLA_METHOD_ELLA) {
-    st = sgp_fail(ctx, SGP_EUNSUPPORTED, "method = \"ella\" is not implemented yet");
+    st = o->inducing.data ? init_inducing(ctx, fit, Xt, yt, o)
+                          : valla_ella_pick(ctx, fit, Xt, o->n_inducing);
+    if (!st) st = valla_ella(ctx, fit, Xt, o->ella_rank);
   } else {
     if ((st = init_inducing(ctx, fit, Xt, yt, o))) goto fail;
     fit->L = sgp_calloc(fit->M * fit->M);

@@ -151,7 +151,30 @@ static void lla_and_closed_form_equal_dense(void **state)
     dense_lla(&net, lik, 0.5, 0.05, X, n, Xs, ns, ref);
     assert_le(vf_rel(ns * C, v1, ref), 1e-8);
     assert_le(vf_rel(ns * C, v2, ref), 1e-8);
-    /* at the training inputs the LLA variance is below the prior */
+    /* ELLA with Z_E = all (x_n, c) pairs and full rank, plus the prior Nystrom
+     * residual s0 (k_ss - k_sX K_XX^{-1} k_Xs), equals exact LLA */
+    sgp_valla_fit_t *el = NULL;
+    o.method = SGP_VALLA_METHOD_ELLA;
+    o.closed_form = 0;
+    o.ella_rank = n * C;
+    assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &el), SGP_OK);
+    double *v3 = th_zeros(ns * C), *K0 = th_zeros(n * C * n * C), *Ks = th_zeros(ns * C * n * C),
+           *kd = th_zeros(ns * C), *Ksx = th_zeros(n * C * ns * C), *Yk = th_zeros(n * C * ns * C);
+    assert_int_equal(sgp_valla_predict(&ctx, el, sgp_cmat_of(Xs, ns, D), NOMAT, NOMAT, sgp_mat_of(v3, ns, C), NOMAT, NOMAT), SGP_OK);
+    assert_int_equal(sgp_valla_ntk(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(Zr, n * C, D), tags, NULL, 1.0,
+                                   sgp_mat_of(K0, n * C, n * C), NOMAT, NOMAT, NOMAT), SGP_OK);
+    assert_int_equal(sgp_valla_ntk(&ctx, &net, sgp_cmat_of(Xs, ns, D), sgp_cmat_of(Zr, n * C, D), tags, NULL, 1.0,
+                                   sgp_mat_of(Ks, ns * C, n * C), NOMAT, sgp_mat_of(kd, ns * C, 1), NOMAT), SGP_OK);
+    for (int64_t r = 0; r < ns * C; r++) for (int64_t a = 0; a < n * C; a++) Ksx[a + n * C * r] = Ks[r + ns * C * a];
+    assert_int_equal(th_chol_solve(n * C, K0, ns * C, Ksx, Yk), 0);
+    for (int64_t r = 0; r < ns * C; r++) {
+      double q = 0;
+      for (int64_t a = 0; a < n * C; a++) q += Ksx[a + n * C * r] * Yk[a + n * C * r];
+      v3[r] += 0.5 * (kd[r] - q);
+    }
+    assert_le(vf_rel(ns * C, v3, ref), 1e-6);
+    sgp_valla_fit_free(el);
+    free(v3); free(K0); free(Ks); free(kd); free(Ksx); free(Yk);
     sgp_valla_fit_free(lla); sgp_valla_fit_free(cf);
     sgp_valla_net_free(&net);
     free(X); free(Xs); free(y); free(Zr); free(tags); free(v1); free(v2); free(ref);
