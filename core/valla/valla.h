@@ -252,12 +252,16 @@ int  valla_nll(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
 
 double sgp_valla_gauss_nll(int64_t n, const double *y, const double *mu, const double *var);
 double sgp_valla_crps(int64_t n, const double *y, const double *mu, const double *var);
+/* trapezoid over alpha = 0, 0.1, ..., 1; paper_compat puts 1 at alpha = 1 (+0.05). */
 double sgp_valla_cqm(int64_t n, const double *y, const double *mu, const double *var,
                      int paper_compat);
 /* Classification: prob n x C (ld n), labels 0..C-1. */
 double sgp_valla_accuracy(int64_t n, int64_t C, const double *prob, const double *y);
 double sgp_valla_class_nll(int64_t n, int64_t C, const double *prob, const double *y);
+/* bins equal-width confidence bins (lo, hi] on max_c p (spec: 15). */
 double sgp_valla_ece(int64_t n, int64_t C, const double *prob, const double *y, int bins);
 double sgp_valla_brier(int64_t n, int64_t C, const double *prob, const double *y);
+/* ROC AUC of score for labels 1 (positive) vs 0, tie-averaged ranks (Mann-Whitney). */
+double sgp_valla_auc(int64_t n, const double *score, const double *label);
 
 #endif
