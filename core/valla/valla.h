@@ -248,6 +248,25 @@ int  valla_ella(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t rank);
 /* Mean predictive NLL of (X, y) under the fit (validation criterion). */
 int  valla_nll(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, double *nll);
 
+/* ------------------------------------------------------------ PUBLIC: MAP trainer */
+
+typedef struct {
+  sgp_likelihood likelihood;  /* gaussian (squared error), softmax, bernoulli */
+  int64_t iterations, batch_size;   /* 2000, 100 */
+  double lr, weight_decay;    /* 1e-3, 0 (added as weight_decay * theta to the gradient) */
+} sgp_valla_mlp_fit_opts;
+
+void sgp_valla_mlp_fit_opts_default(sgp_valla_mlp_fit_opts *o);
+/* Glorot-uniform weights from the ctx RNG, zero biases and skip. */
+int  sgp_valla_net_init_random(sgp_ctx *ctx, sgp_valla_net *net);
+/* Trains net in place from its current weights (seeded minibatches); final_loss
+ * (may be NULL) receives the full-data mean loss. */
+int  sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
+                       const sgp_valla_mlp_fit_opts *o, double *final_loss);
+/* Mean loss over (X, y) and its gradient in the documented parameter order. */
+int  valla_mlp_loss_grad(sgp_ctx *ctx, const sgp_valla_net *net, sgp_likelihood lik, sgp_cmat X,
+                         const double *y, double *loss, double *grad);
+
 /* ------------------------------------------------------------ PUBLIC: metrics */
 
 double sgp_valla_gauss_nll(int64_t n, const double *y, const double *mu, const double *var);
