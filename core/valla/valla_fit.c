@@ -349,6 +349,12 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
     if (o->closed_form) {
       st = valla_closed_form(ctx, fit, Xt, o->jitter);
     } else {
+      if (o->init_A == SGP_VALLA_INIT_CLOSED_FORM) { /* warm start L = chol(A* + eps I) */
+        if ((st = valla_closed_form(ctx, fit, Xt, o->jitter))) goto fail;
+        free(fit->P2);
+        fit->P2 = NULL;
+        fit->closed_form = 0;
+      }
       if (use_adam && (st = adam_loop(ctx, fit, Xt, yt, Xv, yv, o))) goto fail;
       st = valla_fit_finalize(ctx, fit, Xt);
     }

@@ -77,6 +77,27 @@ static void hessian_block(sgp_likelihood lik, int64_t C, const double *g, int64_
     for (int64_t b = 0; b < C; b++) Lam[a + C * b] = (a == b ? p[a] / z : 0.0) - p[a] * p[b] / (z * z);
 }
 
+/* A* = K^{-1} Phi K^{-1} = Li' Mid Li (Mid = Li Phi Li'), reported as L = chol(A* + eps I)
+ * (eps grows from 1e-10 mean diag until the factor exists: A* is singular when M > N). */
+static int closed_form_L(sgp_ctx *ctx, int64_t M, const double *Li, const double *Mid, double *L)
+{
+  double *T = sgp_alloc(M * M), *A = sgp_alloc(M * M);
+  int st = (!T || !A) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory") : SGP_OK;
+  if (!st) st = sgp_gemm(ctx, 'N', 'N', M, M, M, 1.0, Mid, M, Li, M, 0.0, T, M);
+  if (!st) st = sgp_gemm(ctx, 'T', 'N', M, M, M, 1.0, Li, M, T, M, 0.0, A, M);
+  double md = 0;
+  for (int64_t i = 0; !st && i < M; i++) md += A[i + M * i] / (double)M;
+  if (!(md > 0)) md = 1.0;
+  for (double eps = 1e-10; !st; eps *= 100) {
+    memcpy(L, A, (size_t)(M * M) * sizeof(double));
+    for (int64_t i = 0; i < M; i++) L[i + M * i] += eps * md;
+    if (sgp_potrf(ctx, M, L, M) == SGP_OK) { zero_upper(M, L); break; }
+    if (eps > 1) st = sgp_fail(ctx, SGP_ENOTPD, "closed form: A* has no Cholesky factor");
+  }
+  free(T); free(A);
+  return st;
+}
+
 int valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double jitter)
 {
   const sgp_valla_net *net = &fit->net;
@@ -128,6 +149,7 @@ int valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double jit
   if (!st) { /* Lambda_Z = I + Li Phi Li' = L_L L_L'; P2 = L_L^{-1} Li */
     st = sgp_gemm(ctx, 'N', 'T', M, M, M, 1.0, Phi, M, Li, M, 0.0, K, M);
     if (!st) st = sgp_gemm(ctx, 'N', 'N', M, M, M, 1.0, Li, M, K, M, 0.0, Phi, M);
+    if (!st && fit->L) st = closed_form_L(ctx, M, Li, Phi, fit->L);
     for (int64_t i = 0; !st && i < M; i++) Phi[i + M * i] += 1.0;
     if (!st) st = sgp_potrf(ctx, M, Phi, M);
     if (!st) {

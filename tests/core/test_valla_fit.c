@@ -80,6 +80,7 @@ static void dense_lla(const sgp_valla_net *net, sgp_likelihood lik, double s0, d
     }
   for (int64_t i = 0; i < n; i++) {
     if (lik == SGP_LIK_GAUSSIAN) { Lam[i + nC * i] = 1.0 / noise; continue; }
+    if (lik == SGP_LIK_BERNOULLI) { const double q = 1 / (1 + exp(-G[i])); Lam[i + nC * i] = q * (1 - q); continue; }
     double p[8], z = 0;
     for (int64_t c = 0; c < C; c++) { p[c] = exp(G[i + n * c]); z += p[c]; }
     for (int64_t a = 0; a < C; a++)
@@ -113,16 +114,16 @@ static void lla_and_closed_form_equal_dense(void **state)
   sgp_ctx_init(&ctx);
   sgp_rng rng;
   sgp_rng_seed(&rng, 31);
-  for (int k = 0; k < 2; k++) {
-    const sgp_likelihood lik = k ? SGP_LIK_SOFTMAX : SGP_LIK_GAUSSIAN;
-    const int64_t width[3] = {2, k ? 8 : 20, k ? 3 : 1};
-    const int64_t D = 2, C = width[2], n = k ? 8 : 15, ns = 7;
+  for (int k = 0; k < 3; k++) {
+    const sgp_likelihood lik = k == 2 ? SGP_LIK_BERNOULLI : k ? SGP_LIK_SOFTMAX : SGP_LIK_GAUSSIAN;
+    const int64_t width[3] = {2, k == 1 ? 8 : 20, k == 1 ? 3 : 1};
+    const int64_t D = 2, C = width[2], n = k == 1 ? 8 : 15, ns = 7;
     sgp_valla_net net;
     vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 2.0, &net);
     double *X = th_zeros(n * D), *Xs = th_zeros(ns * D), *y = th_zeros(n);
     make_data(&rng, n, D, X);
     make_data(&rng, ns, D, Xs);
-    for (int64_t i = 0; i < n; i++) y[i] = k ? (double)(i % C) : 2.0 + 3.0 * sin(X[i]) + 0.3 * sgp_rng_normal(&rng);
+    for (int64_t i = 0; i < n; i++) y[i] = k ? (double)(i % (k == 2 ? 2 : C)) : 2.0 + 3.0 * sin(X[i]) + 0.3 * sgp_rng_normal(&rng);
     sgp_valla_opts o;
     sgp_valla_opts_default(&o);
     o.likelihood = lik;
@@ -452,6 +453,39 @@ static void early_stopping_restores_best(void **state)
   sgp_valla_net_free(&net);
 }
 
+/* init_A = closed_form with no iterations reproduces the closed-form predictions. */
+static void closed_form_warm_start(void **state)
+{
+  (void)state;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 39);
+  const int64_t width[3] = {2, 12, 1}, D = 2, n = 30, ns = 9;
+  sgp_valla_net net;
+  vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.5, &net);
+  double X[60], y[30], Xs[18], v1[9], v2[9];
+  make_data(&rng, n, D, X);
+  make_data(&rng, ns, D, Xs);
+  for (int64_t i = 0; i < n; i++) y[i] = 5 * sin(X[i]) + 0.2 * sgp_rng_normal(&rng);
+  sgp_valla_opts o;
+  sgp_valla_opts_default(&o);
+  o.n_inducing = 6;
+  o.noise = 0.1;
+  sgp_valla_fit_t *f[2];
+  for (int k = 0; k < 2; k++) {
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    o.closed_form = k == 0;
+    o.init_A = SGP_VALLA_INIT_CLOSED_FORM;
+    o.iterations = 0;
+    assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f[k]), SGP_OK);
+    assert_int_equal(sgp_valla_predict(&ctx, f[k], sgp_cmat_of(Xs, ns, D), NOMAT, sgp_mat_of(k ? v2 : v1, ns, 1), NOMAT, NOMAT, NOMAT), SGP_OK);
+  }
+  assert_memory_equal(f[0]->Z, f[1]->Z, sizeof(double) * 12);
+  assert_le(vf_rel(ns, v2, v1), 1e-6);
+  for (int k = 0; k < 2; k++) sgp_valla_fit_free(f[k]);
+  sgp_valla_net_free(&net);
+}
+
 static void bad_input_is_named(void **state)
 {
   (void)state;
@@ -524,6 +558,7 @@ int main(void)
     cmocka_unit_test(kmeans_seeded_and_recovers_blobs),
     cmocka_unit_test(fit_is_seeded),
     cmocka_unit_test(early_stopping_restores_best),
+    cmocka_unit_test(closed_form_warm_start),
     cmocka_unit_test(bad_input_is_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
