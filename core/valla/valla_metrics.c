@@ -133,27 +133,26 @@ double sgp_valla_brier(int64_t n, int64_t C, const double *prob, const double *y
   return s / (double)n;
 }
 
-static const double *auc_key;
+typedef struct { double score, label; } auc_pair;
 static int auc_cmp(const void *a, const void *b)
 {
-  const double x = auc_key[*(const int64_t *)a], y = auc_key[*(const int64_t *)b];
+  const double x = ((const auc_pair *)a)->score, y = ((const auc_pair *)b)->score;
   return x < y ? -1 : x > y;
 }
 
 double sgp_valla_auc(int64_t n, const double *score, const double *label)
 {
-  int64_t *o = malloc((size_t)n * sizeof(int64_t));
+  auc_pair *o = malloc((size_t)n * sizeof(auc_pair));
   if (!o) return NAN;
-  for (int64_t i = 0; i < n; i++) o[i] = i;
-  auc_key = score; /* qsort has no context argument; metrics run single-threaded */
-  qsort(o, (size_t)n, sizeof(int64_t), auc_cmp);
+  for (int64_t i = 0; i < n; i++) { o[i].score = score[i]; o[i].label = label[i]; }
+  qsort(o, (size_t)n, sizeof(auc_pair), auc_cmp);
   double rsum = 0;
   int64_t n1 = 0;
   for (int64_t i = 0; i < n;) { /* tie-averaged ranks */
     int64_t j = i;
-    while (j + 1 < n && score[o[j + 1]] == score[o[i]]) j++;
+    while (j + 1 < n && o[j + 1].score == o[i].score) j++;
     const double r = 0.5 * (double)(i + j) + 1.0;
-    for (int64_t k = i; k <= j; k++) if (label[o[k]] > 0.5) { rsum += r; n1++; }
+    for (int64_t k = i; k <= j; k++) if (o[k].label > 0.5) { rsum += r; n1++; }
     i = j + 1;
   }
   free(o);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PAR_MIN 4096 /* elementwise loops this long go parallel */
+#define PAR_MIN 65536 /* elementwise loops this long go parallel (shorter: fork/spin costs more) */
 
 void valla_cache_free(const sgp_valla_net *net, valla_cache *c)
 {

@@ -39,7 +39,7 @@ int valla_ntk_cross(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *c
     if (!st) st = input_products(ctx, net, cB, cZ, l, P);
     if (st) break;
     const int64_t *ptB = cB->pt, *ptZ = cZ->pt;
-#pragma omp parallel for if (rB * rZ > 4096)
+#pragma omp parallel for if (rB * rZ > 65536)
     for (int64_t j = 0; j < rZ; j++)
       for (int64_t r = 0; r < rB; r++)
         K[r + j * ldk] += T[r + j * rB] * P[ptB[r] + nB * ptZ[j]];
@@ -68,7 +68,7 @@ void valla_ntk_diag(const sgp_valla_net *net, const valla_cache *c, const int *l
                     double *diag)
 {
   const int64_t nr = c->nr;
-#pragma omp parallel for if (nr > 256)
+#pragma omp parallel for if (nr > 2048)
   for (int64_t r = 0; r < nr; r++) {
     double s = 0.0;
     for (int l = 0; l < net->n_layers; l++)
@@ -82,7 +82,7 @@ void valla_ntk_blocks(const sgp_valla_net *net, const valla_cache *c, const int 
                       double *out)
 {
   const int64_t n = c->n, nr = c->nr, C = net->width[net->n_layers];
-#pragma omp parallel for if (n > 64)
+#pragma omp parallel for if (n > 512)
   for (int64_t i = 0; i < n; i++) {
     double *B = out + C * C * i;
     for (int64_t k = 0; k < C * C; k++) B[k] = 0.0;
