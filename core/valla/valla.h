@@ -15,6 +15,9 @@
 
 /* ------------------------------------------------------------ PUBLIC: network */
 
+/* Most network outputs C supported (per-point C-vectors live on the stack). */
+#define VALLA_MAX_C 1024
+
 typedef enum {
   SGP_ACT_IDENTITY = 0,
   SGP_ACT_TANH = 1,

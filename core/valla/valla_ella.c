@@ -18,7 +18,7 @@ static void hessian(sgp_likelihood lik, int64_t C, const double *g, int64_t gs, 
     Lam[0] = p * (1.0 - p);
     return;
   }
-  double p[64], mx = -INFINITY, z = 0;
+  double p[VALLA_MAX_C], mx = -INFINITY, z = 0;
   for (int64_t c = 0; c < C; c++) if (g[c * gs] > mx) mx = g[c * gs];
   for (int64_t c = 0; c < C; c++) { p[c] = exp(g[c * gs] - mx); z += p[c]; }
   for (int64_t a = 0; a < C; a++)
@@ -82,7 +82,7 @@ int valla_ella(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t rank)
     st = valla_ntk_cross(ctx, net, &cB, &cZ, fit->layers, KB, nr);
     if (!st) st = sgp_gemm(ctx, 'N', 'N', nr, K, M, 1.0, KB, nr, F, M, 0.0, Psi, nr);
     for (int64_t i = 0; i < nt && !st; i++) {
-      double g[64];
+      double g[VALLA_MAX_C];
       for (int64_t c = 0; c < C; c++) g[c] = cB.G[i + nt * c];
       hessian(fit->likelihood, C, g, 1, s, Lam);
       for (int64_t k = 0; k < K; k++)

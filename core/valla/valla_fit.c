@@ -19,6 +19,8 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
   if (y.rows * y.cols != N || (y.rows != 1 && y.cols != 1))
     return sgp_fail(ctx, SGP_EINVAL, "y must have one value per row of x (%lld)", (long long)N);
   if ((st = sgp_check_finite(ctx, "y", y))) return st;
+  if (C > VALLA_MAX_C)
+    return sgp_fail(ctx, SGP_EINVAL, "model: at most %d network outputs are supported", VALLA_MAX_C);
   switch (o->likelihood) {
   case SGP_LIK_GAUSSIAN:
     if (C != 1) return sgp_fail(ctx, SGP_EINVAL, "likelihood: gaussian needs a network with one output (has %lld)", (long long)C);

@@ -104,7 +104,7 @@ int valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_c
   /* data term; gb_r = d l / d v_r */
   double esum = 0.0, dsum = 0.0;
   for (int64_t i = 0; i < nb; i++) {
-    double gi[64], ds = 0.0;
+    double gi[1], ds = 0.0;
     const double *g = cB.G + i;
     double y = yb.data[i * (yb.rows == 1 ? yb.ld : 1)];
     if (gauss) { gi[0] = (g[0] - fit->y_mean) / fit->y_sd; y = (y - fit->y_mean) / fit->y_sd; g = gi; }

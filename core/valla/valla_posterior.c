@@ -70,7 +70,7 @@ static void hessian_block(sgp_likelihood lik, int64_t C, const double *g, int64_
     Lam[0] = p * (1.0 - p);
     return;
   }
-  double p[64], mx = -INFINITY, z = 0;
+  double p[VALLA_MAX_C], mx = -INFINITY, z = 0;
   for (int64_t c = 0; c < C; c++) if (g[c * gs] > mx) mx = g[c * gs];
   for (int64_t c = 0; c < C; c++) { p[c] = exp(g[c * gs] - mx); z += p[c]; }
   for (int64_t a = 0; a < C; a++)
@@ -120,7 +120,7 @@ int valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double jit
     st = valla_ntk_cross(ctx, net, &cB, &cZ, fit->layers, KB, nr);
     for (int64_t k = 0; k < nr * M; k++) KB[k] *= sc;
     for (int64_t i = 0; i < nt && !st; i++) {
-      double g[64];
+      double g[VALLA_MAX_C];
       for (int64_t c = 0; c < C; c++)
         g[c] = fit->likelihood == SGP_LIK_GAUSSIAN ? (cB.G[i] - fit->y_mean) / fit->y_sd : cB.G[i + nt * c];
       hessian_block(fit->likelihood, C, g, 1, s, Lam);

@@ -486,6 +486,50 @@ static void closed_form_warm_start(void **state)
   sgp_valla_net_free(&net);
 }
 
+/* Adam fits for softmax and binary probit: per-class k-means tags, probabilities
+ * sum to 1, variances >= 0, the mean is the network output. */
+static void classification_fits(void **state)
+{
+  (void)state;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 40);
+  for (int k = 0; k < 2; k++) {
+    const int64_t C = k ? 1 : 3, K = k ? 2 : 3, width[3] = {2, 6, C}, D = 2, n = 60, ns = 8;
+    sgp_valla_net net;
+    vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.5, &net);
+    double X[120], y[60], Xs[16], mu[24], g[24], v[24], p[24];
+    make_data(&rng, n, D, X);
+    make_data(&rng, ns, D, Xs);
+    for (int64_t i = 0; i < n; i++) y[i] = (double)(i % K);
+    sgp_valla_opts o;
+    sgp_valla_opts_default(&o);
+    o.likelihood = k ? SGP_LIK_BERNOULLI : SGP_LIK_SOFTMAX;
+    o.n_inducing = 7;
+    o.iterations = 30;
+    o.lr = 1e-2;
+    o.eval_every = 10;
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    sgp_valla_fit_t *f = NULL;
+    assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_OK);
+    assert_int_equal(f->M, K * (7 / K)); /* floor(M / K) per class */
+    for (int64_t m = 0; m < f->M; m++) assert_int_equal(f->tags[m], k ? 0 : m / (7 / K));
+    assert_true(f->n_eval >= 1 && isfinite(f->trace_val[0]));
+    assert_int_equal(sgp_valla_predict(&ctx, f, sgp_cmat_of(Xs, ns, D), sgp_mat_of(mu, ns, C), sgp_mat_of(v, ns, C), NOMAT,
+                                       sgp_mat_of(p, ns, K), NOMAT), SGP_OK);
+    assert_int_equal(sgp_valla_forward(&ctx, &net, sgp_cmat_of(Xs, ns, D), sgp_mat_of(g, ns, C)), SGP_OK);
+    assert_memory_equal(mu, g, sizeof(double) * ns * C);
+    for (int64_t i = 0; i < ns; i++) {
+      double s = 0;
+      for (int64_t c = 0; c < K; c++) { s += p[i + ns * c]; assert_true(p[i + ns * c] > 0); }
+      assert_close(s, 1.0, 1e-14);
+      for (int64_t c = 0; c < C; c++) assert_true(v[i + ns * c] >= 0);
+    }
+    sgp_valla_fit_free(f);
+    sgp_valla_net_free(&net);
+  }
+}
+
 static void bad_input_is_named(void **state)
 {
   (void)state;
@@ -559,6 +603,7 @@ int main(void)
     cmocka_unit_test(fit_is_seeded),
     cmocka_unit_test(early_stopping_restores_best),
     cmocka_unit_test(closed_form_warm_start),
+    cmocka_unit_test(classification_fits),
     cmocka_unit_test(bad_input_is_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
