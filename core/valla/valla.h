@@ -251,6 +251,19 @@ int  valla_ella(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t rank);
 /* Mean predictive NLL of (X, y) under the fit (validation criterion). */
 int  valla_nll(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, double *nll);
 
+/* ------------------------------------------------------------ PUBLIC: LLA evidence */
+
+/* Laplace log evidence of LLA at (prior_var, noise) on the original target scale
+ * (spec §6.1): sum log p(y|g) - |theta|^2/(2 prior_var) - log|I + L^1/2 K L^1/2|/2. */
+int sgp_valla_lla_log_evidence(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
+                               sgp_likelihood lik, const int *layers, double prior_var,
+                               double noise, double *log_evidence);
+/* Maximizes it over log prior_var (and log noise for gaussian) by Nelder-Mead
+ * from the values passed in (<= 0: 1); N*C must not exceed lla_max. */
+int sgp_valla_lla_tune(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
+                       sgp_likelihood lik, const int *layers, int64_t lla_max, double *prior_var,
+                       double *noise, double *log_evidence);
+
 /* ------------------------------------------------------------ PUBLIC: MAP trainer */
 
 typedef struct {
