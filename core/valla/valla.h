@@ -166,6 +166,7 @@ typedef struct {
   int standardize_y;          /* 1 (gaussian only) */
   int64_t kmeans_iter, kmeans_max;  /* 10, 50000 */
   double jitter;              /* closed form: eps = jitter * mean diag K_ZZ; 1e-8 */
+  size_t cache_max_bytes;     /* fixed Z: cache the training kernels when they fit; 2 GiB */
   double val_frac;            /* 0.1: held out when no validation set is given */
   int64_t val_max;            /* < 0 (default): no subsampling of validation */
   const int *layers;          /* n_layers flags; NULL = all layers */
@@ -200,6 +201,7 @@ typedef struct sgp_valla_fit {
   int64_t *trace_val_iter;    /* n_eval entries */
   int64_t clamps;             /* variances clamped at 0 during training */
   int stopped_early;
+  int kernel_cache;           /* 1 when the fixed-Z training kernels were cached */
 } sgp_valla_fit_t;
 
 /* y: N x 1 (regression targets; labels 0..C-1 / 0-1 as doubles). X_val/y_val: an
@@ -232,6 +234,14 @@ typedef struct {
  * batch variances clamped at 0 (may be NULL). */
 int  valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_cmat yb,
                      double *value, valla_grad *grad, int64_t *clamps);
+/* Unscaled kernel blocks of a batch computed beforehand (fixed Z, spec §3.5
+ * phase 1): K0BZ (nb*C x M, row i + nb*c), kd0 (nb*C), K0ZZ (M x M), outputs G
+ * (nb x C). */
+typedef struct { int64_t nb; const double *K0BZ, *kd0, *K0ZZ, *G; } valla_kernels;
+/* valla_objective from precomputed kernels (pre != NULL; Xb unused; no Z gradient). */
+int  valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
+                       const valla_kernels *pre, sgp_cmat yb, double *value, valla_grad *grad,
+                       int64_t *clamps);
 /* KL term alone from L and K_ZZ (scaled): 0.5 (log|H| - M + tr H^{-1}). */
 int  valla_kl(sgp_ctx *ctx, int64_t M, const double *L, const double *K, double *kl);
 

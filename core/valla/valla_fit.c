@@ -189,6 +189,59 @@ static void unpack(sgp_valla_fit_t *f, const double *x)
   for (int64_t k = 0; k < f->M * f->D; k++) f->Z[k] = x[p++];
 }
 
+/* Phase-1 cache (fixed Z, spec §3.5): unscaled K0(X, Z) (N*C x M, row i + N*c),
+ * diag k0 (N*C), outputs (N x C) and K0_ZZ, computed once in tiles. */
+typedef struct { double *K, *kd, *G, *KZZ; } train_cache;
+
+static void train_cache_free(train_cache *t) { free(t->K); free(t->kd); free(t->G); free(t->KZZ); }
+
+static int train_cache_build(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, train_cache *t)
+{
+  const sgp_valla_net *net = &fit->net;
+  const int64_t N = X.rows, C = fit->C, M = fit->M, T = N < 1024 ? N : 1024;
+  valla_cache cZ;
+  memset(&cZ, 0, sizeof cZ);
+  t->K = sgp_alloc(N * C * M); t->kd = sgp_alloc(N * C); t->G = sgp_alloc(N * C); t->KZZ = sgp_alloc(M * M);
+  double *Kt = sgp_alloc(T * C * M), *dt = sgp_alloc(T * C);
+  int st = (!t->K || !t->kd || !t->G || !t->KZZ || !Kt || !dt)
+               ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory for the kernel cache") : SGP_OK;
+  if (!st) st = valla_cache_build(ctx, net, sgp_cmat_of(fit->Z, M, fit->D), fit->tags, &cZ);
+  if (!st) st = valla_ntk_cross(ctx, net, &cZ, &cZ, fit->layers, t->KZZ, M);
+  for (int64_t i0 = 0; i0 < N && !st; i0 += T) {
+    if ((st = sgp_poll_interrupt(ctx))) break;
+    const int64_t nt = N - i0 < T ? N - i0 : T, nr = nt * C;
+    sgp_cmat Xt = {X.data + i0, nt, X.cols, X.ld};
+    valla_cache cB;
+    if ((st = valla_cache_build(ctx, net, Xt, NULL, &cB))) break;
+    st = valla_ntk_cross(ctx, net, &cB, &cZ, fit->layers, Kt, nr);
+    valla_ntk_diag(net, &cB, fit->layers, dt);
+    for (int64_t c = 0; c < C && !st; c++)
+      for (int64_t i = 0; i < nt; i++) {
+        const int64_t r = i + nt * c, R = i0 + i + N * c;
+        for (int64_t m = 0; m < M; m++) t->K[R + N * C * m] = Kt[r + nr * m];
+        t->kd[R] = dt[r];
+        t->G[R] = cB.G[r];
+      }
+    valla_cache_free(net, &cB);
+  }
+  if (cZ.A) valla_cache_free(net, &cZ);
+  free(Kt); free(dt);
+  return st;
+}
+
+/* Batch rows idx[0..nb) of the cache into K0BZ (nb*C x M), kd0, G (nb x C). */
+static void train_cache_gather(const train_cache *t, int64_t N, int64_t C, int64_t M,
+                               const int64_t *idx, int64_t nb, double *K, double *kd, double *G)
+{
+  for (int64_t c = 0; c < C; c++)
+    for (int64_t i = 0; i < nb; i++) {
+      const int64_t r = i + nb * c, R = idx[i] + N * c;
+      for (int64_t m = 0; m < M; m++) K[r + nb * C * m] = t->K[R + N * C * m];
+      kd[r] = t->kd[R];
+      G[r] = t->G[R];
+    }
+}
+
 static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
                      sgp_cmat yv, const sgp_valla_opts *o)
 {
@@ -219,6 +272,19 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
     mask[p++] = (learn & SGP_VALLA_LEARN_NOISE) != 0;
     for (; p < P; p++) mask[p] = want_z;
   }
+  /* fixed Z: cache the training kernels once when they fit in cache_max_bytes */
+  train_cache tc;
+  memset(&tc, 0, sizeof tc);
+  double *cK = NULL, *ckd = NULL, *cG = NULL;
+  const int64_t C = fit->C;
+  const double need = 8.0 * (double)(N * C) * (double)(M + 2) + 8.0 * (double)(nb * C) * (double)(M + 2);
+  const int cached = !want_z && need <= (double)o->cache_max_bytes;
+  if (cached) {
+    cK = sgp_alloc(nb * C * M); ckd = sgp_alloc(nb * C); cG = sgp_alloc(nb * C);
+    st = (!cK || !ckd || !cG) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory for the kernel cache")
+                              : train_cache_build(ctx, fit, X, &tc);
+    if (st) goto done_cache;
+  }
   for (int64_t i = 0; i < N; i++) perm[i] = i;
   int64_t pos = N; /* forces a shuffle at the first iteration */
   double prev_val = INFINITY, best_val = INFINITY;
@@ -237,7 +303,10 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
     pos += nb;
     double val = 0;
     int64_t cl = 0;
-    if ((st = valla_objective(ctx, fit, sgp_cmat_of(Xb, nb, D), sgp_cmat_of(yb, nb, 1), &val, &g, &cl)))
+    valla_kernels pre = {nb, cK, ckd, tc.KZZ, cG};
+    if (cached) train_cache_gather(&tc, N, C, M, perm + pos - nb, nb, cK, ckd, cG);
+    if ((st = valla_objective_k(ctx, fit, sgp_cmat_of(Xb, nb, D), cached ? &pre : NULL,
+                                sgp_cmat_of(yb, nb, 1), &val, &g, &cl)))
       break;
     fit->clamps += cl;
     fit->trace_obj[it - 1] = val;
@@ -260,6 +329,10 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
   }
   if (!st && have_val && o->restore_best && fit->n_eval > 0) unpack(fit, best);
   if (!st && !have_val) fit->best_iteration = fit->iterations;
+  fit->kernel_cache = cached;
+done_cache:
+  train_cache_free(&tc);
+  free(cK); free(ckd); free(cG);
 done:
   valla_adam_free(&adam);
   free(x); free(gx); free(best); free(Xb); free(yb); free(dL); free(dZ); free(mask); free(perm);

@@ -48,8 +48,17 @@ static void work_free(obj_work *w)
 int valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_cmat yb,
                     double *value, valla_grad *grad, int64_t *clamps)
 {
+  return valla_objective_k(ctx, fit, Xb, NULL, yb, value, grad, clamps);
+}
+
+int valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
+                      const valla_kernels *pre, sgp_cmat yb, double *value, valla_grad *grad,
+                      int64_t *clamps)
+{
   const sgp_valla_net *net = &fit->net;
-  const int64_t M = fit->M, C = fit->C, nb = Xb.rows, nr = nb * C;
+  const int64_t M = fit->M, C = fit->C, nb = pre ? pre->nb : Xb.rows, nr = nb * C;
+  if (pre && grad && grad->dZ)
+    return sgp_fail(ctx, SGP_EINVAL, "valla: precomputed kernels cannot give a Z gradient");
   const double s0 = exp(2.0 * fit->log_sigma0);
   const int gauss = fit->likelihood == SGP_LIK_GAUSSIAN;
   const double sc = gauss ? s0 / (fit->y_sd * fit->y_sd) : s0;
@@ -59,9 +68,12 @@ int valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_c
   valla_cache cB, cZ;
   memset(&cB, 0, sizeof cB);
   memset(&cZ, 0, sizeof cZ);
-  int st = valla_cache_build(ctx, net, Xb, NULL, &cB);
-  if (!st) st = valla_cache_build(ctx, net, sgp_cmat_of(fit->Z, M, fit->D), fit->tags, &cZ);
-  if (st) goto done;
+  int st = SGP_OK;
+  if (!pre) {
+    st = valla_cache_build(ctx, net, Xb, NULL, &cB);
+    if (!st) st = valla_cache_build(ctx, net, sgp_cmat_of(fit->Z, M, fit->D), fit->tags, &cZ);
+    if (st) goto done;
+  }
   w.KBZ = sgp_alloc(nr * M); w.KZZ = sgp_alloc(M * M); w.kd = sgp_alloc(nr);
   w.T1 = sgp_alloc(M * (nr > M ? nr : M)); w.T2 = sgp_alloc(M * M); w.S = sgp_alloc(M * M);
   w.R = sgp_alloc(M * M); w.Ri = sgp_calloc(M * M); w.Hi = sgp_alloc(M * M);
@@ -71,9 +83,16 @@ int valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_c
     st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the objective");
     goto done;
   }
-  if ((st = valla_ntk_cross(ctx, net, &cB, &cZ, fit->layers, w.KBZ, nr))) goto done;
-  if ((st = valla_ntk_cross(ctx, net, &cZ, &cZ, fit->layers, w.KZZ, M))) goto done;
-  valla_ntk_diag(net, &cB, fit->layers, w.kd);
+  if (pre) {
+    memcpy(w.KBZ, pre->K0BZ, (size_t)(nr * M) * sizeof(double));
+    memcpy(w.KZZ, pre->K0ZZ, (size_t)(M * M) * sizeof(double));
+    memcpy(w.kd, pre->kd0, (size_t)nr * sizeof(double));
+  } else {
+    if ((st = valla_ntk_cross(ctx, net, &cB, &cZ, fit->layers, w.KBZ, nr))) goto done;
+    if ((st = valla_ntk_cross(ctx, net, &cZ, &cZ, fit->layers, w.KZZ, M))) goto done;
+    valla_ntk_diag(net, &cB, fit->layers, w.kd);
+  }
+  const double *Gb = pre ? pre->G : cB.G;
   for (int64_t k = 0; k < nr * M; k++) w.KBZ[k] *= sc;
   for (int64_t k = 0; k < M * M; k++) w.KZZ[k] *= sc;
   for (int64_t k = 0; k < nr; k++) w.kd[k] *= sc;
@@ -105,7 +124,7 @@ int valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_c
   double esum = 0.0, dsum = 0.0;
   for (int64_t i = 0; i < nb; i++) {
     double gi[1], ds = 0.0;
-    const double *g = cB.G + i;
+    const double *g = Gb + i;
     double y = yb.data[i * (yb.rows == 1 ? yb.ld : 1)];
     if (gauss) { gi[0] = (g[0] - fit->y_mean) / fit->y_sd; y = (y - fit->y_mean) / fit->y_sd; g = gi; }
     esum += valla_lik_term(fit->likelihood, fit->alpha, C, g, gauss ? 1 : nb, w.v + i, nb, y, s,

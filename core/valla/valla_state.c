@@ -30,6 +30,7 @@ void sgp_valla_opts_default(sgp_valla_opts *o)
   o->kmeans_iter = 10;
   o->kmeans_max = 50000;
   o->jitter = 1e-8;
+  o->cache_max_bytes = (size_t)1 << 31;
   o->val_frac = 0.1;
   o->val_max = -1;
   o->layers = NULL;

@@ -646,6 +646,43 @@ static void closed_form_converges_to_lla(void **state)
   sgp_valla_net_free(&net);
 }
 
+/* Fixed Z: the cached-kernel path gives the same fit as recomputing per batch. */
+static void kernel_cache_matches_direct(void **state)
+{
+  (void)state;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 47);
+  for (int k = 0; k < 2; k++) {
+    const int64_t C = k ? 3 : 1, width[3] = {2, 7, C}, D = 2, n = 50;
+    sgp_valla_net net;
+    vf_random_net(&rng, 2, width, 1, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.5, &net);
+    double X[100], y[50];
+    make_data(&rng, n, D, X);
+    for (int64_t i = 0; i < n; i++) y[i] = k ? (double)(i % C) : sin(X[i]) + 0.1 * sgp_rng_normal(&rng);
+    sgp_valla_opts o;
+    sgp_valla_opts_default(&o);
+    o.likelihood = k ? SGP_LIK_SOFTMAX : SGP_LIK_GAUSSIAN;
+    o.n_inducing = 6; o.iterations = 80; o.batch_size = 12; o.lr = 1e-2; o.eval_every = 20;
+    o.learn = SGP_VALLA_LEARN_A | SGP_VALLA_LEARN_PRIOR_VAR | SGP_VALLA_LEARN_NOISE;
+    sgp_valla_fit_t *f[2];
+    for (int c = 0; c < 2; c++) {
+      sgp_ctx ctx;
+      sgp_ctx_init(&ctx);
+      sgp_ctx_set_seed(&ctx, 4);
+      o.cache_max_bytes = c ? 0 : (size_t)1 << 31;
+      assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f[c]), SGP_OK);
+      assert_int_equal(f[c]->kernel_cache, !c);
+    }
+    assert_int_equal(f[0]->iterations, f[1]->iterations);
+    assert_memory_equal(f[0]->Z, f[1]->Z, sizeof(double) * 6 * D);
+    assert_le(vf_rel(f[0]->iterations, f[0]->trace_obj, f[1]->trace_obj), 1e-10);
+    assert_le(vf_rel(36, f[0]->L, f[1]->L), 1e-8);
+    assert_true(f[0]->L[1] != 0.0); /* L moved away from I */
+    sgp_valla_fit_free(f[0]); sgp_valla_fit_free(f[1]);
+    sgp_valla_net_free(&net);
+  }
+}
+
 static void bad_input_is_named(void **state)
 {
   (void)state;
@@ -723,6 +760,7 @@ int main(void)
     cmocka_unit_test(interrupt_stops_fit),
     cmocka_unit_test(regression_scaling_and_predictive),
     cmocka_unit_test(closed_form_converges_to_lla),
+    cmocka_unit_test(kernel_cache_matches_direct),
     cmocka_unit_test(bad_input_is_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
