@@ -219,6 +219,12 @@ void sgp_valla_fit_free(sgp_valla_fit_t *fit);
 int  sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_mat mean,
                        sgp_mat var, sgp_mat latent_var, sgp_mat prob, sgp_mat cov);
 
+/* Monte-Carlo class probabilities (prob_method = "mc", spec §5): the mean over
+ * mc_samples draws f = g + chol(K* + eps I) e of softmax(f) (Bernoulli: the
+ * sigmoid, prob n x 2), seeded from the ctx RNG. */
+int  sgp_valla_predict_mc(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X,
+                          int64_t mc_samples, sgp_mat prob);
+
 /* ------------------------------------------------------------ internal: objective */
 
 typedef struct {

@@ -151,3 +151,55 @@ int valla_nll(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, 
   free(mu); free(lv);
   return st;
 }
+
+int sgp_valla_predict_mc(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, int64_t mc_samples,
+                         sgp_mat prob)
+{
+  const int64_t n = X.rows, C = fit->C, K = fit->n_class;
+  if (fit->likelihood == SGP_LIK_GAUSSIAN)
+    return sgp_fail(ctx, SGP_EINVAL, "prob_method = \"mc\" is for classification fits");
+  if (mc_samples < 1) return sgp_fail(ctx, SGP_EINVAL, "mc_samples must be >= 1");
+  int st = check_out(ctx, "prob", prob, n, K);
+  if (st) return st;
+  double *G = sgp_alloc(n * C), *cov = sgp_alloc(C * C * n), *R = sgp_alloc(C * C), *e = sgp_alloc(C),
+         *f = sgp_alloc(C);
+  if (!G || !cov || !R || !e || !f) st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in predict");
+  if (!st)
+    st = sgp_valla_predict(ctx, fit, X, sgp_mat_of(G, n, C), sgp_mat_of(NULL, 0, 0), sgp_mat_of(NULL, 0, 0),
+                           sgp_mat_of(NULL, 0, 0), sgp_mat_of(cov, C * C, n));
+  for (int64_t i = 0; i < n && !st; i++) {
+    if (i % 256 == 0 && (st = sgp_poll_interrupt(ctx))) break;
+    /* R = chol(K* + eps I), eps growing from 1e-10 mean diag (K* may be singular) */
+    double md = 0;
+    for (int64_t c = 0; c < C; c++) md += cov[c + C * c + C * C * i] / (double)C;
+    if (!(md > 0)) md = 1e-300;
+    for (double eps = 1e-10;; eps *= 100) {
+      memcpy(R, cov + C * C * i, (size_t)(C * C) * sizeof(double));
+      for (int64_t c = 0; c < C; c++) R[c + C * c] += eps * md;
+      if (sgp_potrf(ctx, C, R, C) == SGP_OK) break;
+      if (eps > 1) { st = sgp_fail(ctx, SGP_ENOTPD, "mc: latent covariance at row %lld is not PSD", (long long)(i + 1)); break; }
+    }
+    if (st) break;
+    for (int64_t k = 0; k < K; k++) prob.data[i + prob.ld * k] = 0.0;
+    for (int64_t smp = 0; smp < mc_samples; smp++) {
+      for (int64_t c = 0; c < C; c++) e[c] = sgp_rng_normal(&ctx->rng);
+      double mx = -INFINITY, z = 0;
+      for (int64_t a = 0; a < C; a++) {
+        double q = G[i + n * a];
+        for (int64_t b = 0; b <= a; b++) q += R[a + C * b] * e[b];
+        f[a] = q;
+        if (q > mx) mx = q;
+      }
+      if (fit->likelihood == SGP_LIK_BERNOULLI) {
+        const double p1 = f[0] >= 0 ? 1 / (1 + exp(-f[0])) : exp(f[0]) / (1 + exp(f[0]));
+        prob.data[i] += (1 - p1) / (double)mc_samples;
+        prob.data[i + prob.ld] += p1 / (double)mc_samples;
+        continue;
+      }
+      for (int64_t a = 0; a < C; a++) { f[a] = exp(f[a] - mx); z += f[a]; }
+      for (int64_t a = 0; a < C; a++) prob.data[i + prob.ld * a] += f[a] / (z * (double)mc_samples);
+    }
+  }
+  free(G); free(cov); free(R); free(e); free(f);
+  return st;
+}

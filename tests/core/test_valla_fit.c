@@ -683,6 +683,50 @@ static void kernel_cache_matches_direct(void **state)
   }
 }
 
+/* MC probabilities: binary case vs Simpson integration of E[sigmoid(g + sd e)]
+ * (4 MC standard errors), softmax rows sum to 1, seeded draws reproduce. */
+static void mc_probabilities(void **state)
+{
+  (void)state;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 48);
+  for (int k = 0; k < 2; k++) {
+    const int64_t C = k ? 3 : 1, K = k ? 3 : 2, width[3] = {2, 5, C}, D = 2, ns = 4, S = 20000;
+    sgp_valla_net net;
+    vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 2.5, &net);
+    sgp_valla_fit_t *f = vf_fit_state(&rng, &net, k ? SGP_LIK_SOFTMAX : SGP_LIK_BERNOULLI, 3, 30, 0.5);
+    f->log_sigma0 = log(2.0);
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    assert_int_equal(valla_fit_finalize(&ctx, f, NOCMAT), SGP_OK);
+    double Xs[8], p[12], p2[12], mu[12], v[12];
+    make_data(&rng, ns, D, Xs);
+    sgp_ctx_set_seed(&ctx, 8);
+    assert_int_equal(sgp_valla_predict_mc(&ctx, f, sgp_cmat_of(Xs, ns, D), S, sgp_mat_of(p, ns, K)), SGP_OK);
+    sgp_ctx_set_seed(&ctx, 8);
+    assert_int_equal(sgp_valla_predict_mc(&ctx, f, sgp_cmat_of(Xs, ns, D), S, sgp_mat_of(p2, ns, K)), SGP_OK);
+    assert_memory_equal(p, p2, sizeof(double) * ns * K);
+    assert_int_equal(sgp_valla_predict(&ctx, f, sgp_cmat_of(Xs, ns, D), sgp_mat_of(mu, ns, C), sgp_mat_of(v, ns, C), NOMAT, NOMAT, NOMAT), SGP_OK);
+    for (int64_t i = 0; i < ns; i++) {
+      double sum = 0;
+      for (int64_t c = 0; c < K; c++) sum += p[i + ns * c];
+      assert_close(sum, 1.0, 1e-12);
+      if (k) continue;
+      const double sd = sqrt(v[i]), h = 16.0 / 4000;
+      double ref = 0;
+      for (int j = 0; j <= 4000; j++) {
+        const double e = -8 + j * h, w = (j == 0 || j == 4000) ? 1 : (j % 2 ? 4 : 2);
+        ref += w * exp(-e * e / 2) / sqrt(2 * 3.141592653589793) / (1 + exp(-(mu[i] + sd * e)));
+      }
+      ref *= h / 3;
+      assert_true(sd > 0.1);
+      assert_close(p[i + ns], ref, 4 * 0.5 / sqrt((double)S));
+    }
+    sgp_valla_fit_free(f);
+    sgp_valla_net_free(&net);
+  }
+}
+
 static void bad_input_is_named(void **state)
 {
   (void)state;
@@ -761,6 +805,7 @@ int main(void)
     cmocka_unit_test(regression_scaling_and_predictive),
     cmocka_unit_test(closed_form_converges_to_lla),
     cmocka_unit_test(kernel_cache_matches_direct),
+    cmocka_unit_test(mc_probabilities),
     cmocka_unit_test(bad_input_is_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
