@@ -100,10 +100,10 @@ int  sgp_valla_jacobian(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_
 int  valla_ntk_cross(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *cB,
                      const valla_cache *cZ, const int *layers, double *K, int64_t ldk);
 /* diag[r] = k0(row r, row r) for every sensitivity row. */
-void valla_ntk_diag(const sgp_valla_net *net, const valla_cache *c, const int *layers,
+void valla_ntk_diag(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *c, const int *layers,
                     double *diag);
 /* Full C x C blocks per point (cache built with tags == NULL): out (C x C x n). */
-void valla_ntk_blocks(const sgp_valla_net *net, const valla_cache *c, const int *layers,
+void valla_ntk_blocks(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *c, const int *layers,
                       double *out);
 /* Adjoint for Z (spec §3.4): given Om_BZ (cB.nr x cZ.nr) and symmetric Om_ZZ
  * (cZ.nr x cZ.nr) adjoints of the unscaled blocks, adds d/dZ of

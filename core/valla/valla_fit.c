@@ -214,7 +214,7 @@ static int train_cache_build(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat 
     valla_cache cB;
     if ((st = valla_cache_build(ctx, net, Xt, NULL, &cB))) break;
     st = valla_ntk_cross(ctx, net, &cB, &cZ, fit->layers, Kt, nr);
-    valla_ntk_diag(net, &cB, fit->layers, dt);
+    valla_ntk_diag(ctx, net, &cB, fit->layers, dt);
     for (int64_t c = 0; c < C && !st; c++)
       for (int64_t i = 0; i < nt; i++) {
         const int64_t r = i + nt * c, R = i0 + i + N * c;

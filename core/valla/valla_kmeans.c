@@ -51,7 +51,8 @@ int valla_kmeans(sgp_ctx *ctx, sgp_cmat X, const int64_t *rows, int64_t nrows, i
   int st = SGP_OK;
   for (int it = 0; it < iters; it++) {
     if ((st = sgp_poll_interrupt(ctx))) break;
-#pragma omp parallel for if (n * k * D > 100000)
+    const int nt = sgp_ctx_threads(ctx);
+#pragma omp parallel for num_threads(nt) if (n * k * D > 100000)
     for (int64_t i = 0; i < n; i++) {
       double best = INFINITY;
       int64_t bc = 0;

@@ -41,7 +41,8 @@ static int forward(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, valla_cac
     const sgp_activation f = l < L - 1 ? net->activation : net->output;
     double *dst = l < L - 1 ? c->A[l + 1] : c->G;
     const int64_t len = n * out;
-#pragma omp parallel for if (len > PAR_MIN)
+    const int nt = sgp_ctx_threads(ctx);
+#pragma omp parallel for num_threads(nt) if (len > PAR_MIN)
     for (int64_t k = 0; k < len; k++) dst[k] = valla_act(f, H[k]);
   }
   (void)C;
@@ -68,7 +69,8 @@ static int backward(sgp_ctx *ctx, const sgp_valla_net *net, valla_cache *c)
     double *Dn = c->Dl[l];
     const int64_t *pt = c->pt;
     const sgp_activation f = net->activation;
-#pragma omp parallel for if (nr * w > PAR_MIN)
+    const int nt = sgp_ctx_threads(ctx);
+#pragma omp parallel for num_threads(nt) if (nr * w > PAR_MIN)
     for (int64_t j = 0; j < w; j++)
       for (int64_t r = 0; r < nr; r++) {
         const int64_t k = pt[r] + n * j;

@@ -39,7 +39,8 @@ int valla_ntk_cross(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *c
     if (!st) st = input_products(ctx, net, cB, cZ, l, P);
     if (st) break;
     const int64_t *ptB = cB->pt, *ptZ = cZ->pt;
-#pragma omp parallel for if (rB * rZ > 65536)
+    const int nt = sgp_ctx_threads(ctx);
+#pragma omp parallel for num_threads(nt) if (rB * rZ > 65536)
     for (int64_t j = 0; j < rZ; j++)
       for (int64_t r = 0; r < rB; r++)
         K[r + j * ldk] += T[r + j * rB] * P[ptB[r] + nB * ptZ[j]];
@@ -64,11 +65,12 @@ static double self_product(const sgp_valla_net *net, const valla_cache *c, int l
   return p;
 }
 
-void valla_ntk_diag(const sgp_valla_net *net, const valla_cache *c, const int *layers,
+void valla_ntk_diag(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *c, const int *layers,
                     double *diag)
 {
   const int64_t nr = c->nr;
-#pragma omp parallel for if (nr > 2048)
+  const int nt = sgp_ctx_threads(ctx);
+#pragma omp parallel for num_threads(nt) if (nr > 2048)
   for (int64_t r = 0; r < nr; r++) {
     double s = 0.0;
     for (int l = 0; l < net->n_layers; l++)
@@ -78,11 +80,12 @@ void valla_ntk_diag(const sgp_valla_net *net, const valla_cache *c, const int *l
   }
 }
 
-void valla_ntk_blocks(const sgp_valla_net *net, const valla_cache *c, const int *layers,
+void valla_ntk_blocks(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *c, const int *layers,
                       double *out)
 {
   const int64_t n = c->n, nr = c->nr, C = net->width[net->n_layers];
-#pragma omp parallel for if (n > 512)
+  const int nt = sgp_ctx_threads(ctx);
+#pragma omp parallel for num_threads(nt) if (n > 512)
   for (int64_t i = 0; i < n; i++) {
     double *B = out + C * C * i;
     for (int64_t k = 0; k < C * C; k++) B[k] = 0.0;
@@ -132,8 +135,8 @@ int sgp_valla_ntk(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat Z
     goto done;
   if (K_ZZ.data && (st = valla_ntk_cross(ctx, net, &cZ, &cZ, layers, K_ZZ.data, K_ZZ.ld)))
     goto done;
-  if (kxx_diag.data) valla_ntk_diag(net, &cX, layers, kxx_diag.data);
-  if (Kxx_full.data) valla_ntk_blocks(net, &cX, layers, Kxx_full.data);
+  if (kxx_diag.data) valla_ntk_diag(ctx, net, &cX, layers, kxx_diag.data);
+  if (Kxx_full.data) valla_ntk_blocks(ctx, net, &cX, layers, Kxx_full.data);
   if (K_XZ.data)
     for (int64_t j = 0; j < M; j++) for (int64_t r = 0; r < n * C; r++) K_XZ.data[r + j * K_XZ.ld] *= s0;
   if (K_ZZ.data)

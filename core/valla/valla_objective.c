@@ -90,7 +90,7 @@ int valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
   } else {
     if ((st = valla_ntk_cross(ctx, net, &cB, &cZ, fit->layers, w.KBZ, nr))) goto done;
     if ((st = valla_ntk_cross(ctx, net, &cZ, &cZ, fit->layers, w.KZZ, M))) goto done;
-    valla_ntk_diag(net, &cB, fit->layers, w.kd);
+    valla_ntk_diag(ctx, net, &cB, fit->layers, w.kd);
   }
   const double *Gb = pre ? pre->G : cB.G;
   for (int64_t k = 0; k < nr * M; k++) w.KBZ[k] *= sc;

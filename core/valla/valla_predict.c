@@ -35,10 +35,10 @@ static int tile_latent(sgp_ctx *ctx, const sgp_valla_fit_t *fit, const valla_cac
     goto done;
   }
   memcpy(G, cX.G, (size_t)(n * C) * sizeof(double));
-  valla_ntk_diag(net, &cX, fit->layers, v);
+  valla_ntk_diag(ctx, net, &cX, fit->layers, v);
   for (int64_t r = 0; r < nr; r++) v[r] *= fit->prior ? sc : 0.0;
   if (blk) {
-    valla_ntk_blocks(net, &cX, fit->layers, blk);
+    valla_ntk_blocks(ctx, net, &cX, fit->layers, blk);
     for (int64_t k = 0; k < C * C * n; k++) blk[k] *= fit->prior ? sc : 0.0;
   }
   if (M > 0) {

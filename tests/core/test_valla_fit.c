@@ -727,6 +727,36 @@ static void mc_probabilities(void **state)
   }
 }
 
+/* Predictions large enough for the parallel loops are identical for 1 and 2 threads. */
+static void predictions_thread_independent(void **state)
+{
+  (void)state;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 49);
+  const int64_t C = 3, width[3] = {2, 30, C}, D = 2, ns = 3000, M = 10;
+  sgp_valla_net net;
+  vf_random_net(&rng, 2, width, 1, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.5, &net);
+  sgp_valla_fit_t *f = vf_fit_state(&rng, &net, SGP_LIK_SOFTMAX, M, 100, 0.5);
+  double *Xs = th_zeros(ns * D), *v[2], *cv[2], *p[2];
+  make_data(&rng, ns, D, Xs);
+  for (int t = 0; t < 2; t++) {
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    ctx.nthreads = t + 1;
+    v[t] = th_zeros(ns * C); cv[t] = th_zeros(ns * C * C); p[t] = th_zeros(ns * C);
+    assert_int_equal(valla_fit_finalize(&ctx, f, NOCMAT), SGP_OK);
+    assert_int_equal(sgp_valla_predict(&ctx, f, sgp_cmat_of(Xs, ns, D), NOMAT, sgp_mat_of(v[t], ns, C), NOMAT,
+                                       sgp_mat_of(p[t], ns, C), sgp_mat_of(cv[t], C * C, ns)), SGP_OK);
+  }
+  assert_memory_equal(v[0], v[1], sizeof(double) * ns * C);
+  assert_memory_equal(cv[0], cv[1], sizeof(double) * ns * C * C);
+  assert_memory_equal(p[0], p[1], sizeof(double) * ns * C);
+  for (int t = 0; t < 2; t++) { free(v[t]); free(cv[t]); free(p[t]); }
+  free(Xs);
+  sgp_valla_fit_free(f);
+  sgp_valla_net_free(&net);
+}
+
 static void bad_input_is_named(void **state)
 {
   (void)state;
@@ -806,6 +836,7 @@ int main(void)
     cmocka_unit_test(closed_form_converges_to_lla),
     cmocka_unit_test(kernel_cache_matches_direct),
     cmocka_unit_test(mc_probabilities),
+    cmocka_unit_test(predictions_thread_independent),
     cmocka_unit_test(bad_input_is_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
