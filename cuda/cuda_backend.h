@@ -5,6 +5,7 @@
 #define SGP_CUDA_BACKEND_H
 
 #include "kernels.h"
+#include "ski/ski.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,6 +18,13 @@ extern "C" {
  * the block V, all in double precision. */
 int sgp_cuda_op_dense_kernel(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *prep,
                              double shift, sgp_op *op);
+
+/* K_G on the GPU from a CPU grid operator built on the CIRCULANT path (the
+ * same eigenvalues, copied to the device); kg must outlive the GPU operator. */
+int sgp_cuda_op_ski_grid(sgp_ctx *ctx, const sgp_op *kg, sgp_op *op);
+/* B = W'W on the GPU from the stencil statistics (copied to the device); st
+ * must outlive the GPU operator. */
+int sgp_cuda_op_ski_stencil(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_op *op);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,9 @@
  * operator and the naive dense oracle to 1e-10 relative (double precision). */
 #include "test_helpers.h"
 #include "sgp_internal.h"
+#ifdef SGP_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 
 #include <stdlib.h>
 
@@ -108,12 +111,70 @@ static void test_cuda_operator_equals_cpu(void **state)
       }
 }
 
+
+#ifdef SGP_HAVE_CUDA
+/* The SKI operators on the GPU (K_G by cuFFT, B = W'W by the stencil) equal
+ * the CPU ones on a 3-D grid with a non-separable kernel (circulant path). */
+static void test_cuda_ski_operators_equal_cpu(void **state)
+{
+  (void)state;
+  if (!gpu_present()) skip();
+  const int64_t m[3] = {23, 17, 9}, n = 4000, nb = 3;
+  const double lo[3] = {0, 0, 0}, h[3] = {0.1, 0.12, 0.2};
+  sgp_ski_grid g = th_ski_grid(3, m, lo, h);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 7);
+  double *X = th_zeros(n * 3), *y = th_zeros(n);
+  for (int64_t i = 0; i < n; i++)
+    for (int j = 0; j < 3; j++) /* inside the cubic stencil's valid range */
+      X[i + j * n] = lo[j] + h[j] * (1.0 + (double)(m[j] - 3) * sgp_rng_uniform(&rng));
+  th_randn(&rng, n, y, 1.0, 0.0);
+  sgp_ski_stats *st = NULL;
+  assert_int_equal(sgp_ski_stats_create(&ctx, &g, SGP_SKI_CUBIC, &st), SGP_OK);
+  assert_int_equal(sgp_ski_stats_accumulate(&ctx, st, (sgp_cmat){X, n, 3, n},
+                                            (sgp_cmat){y, n, 1, n}, 0, SGP_SKI_BOUNDS_ERROR),
+                   SGP_OK);
+  double ell = 0.3;
+  sgp_kernel k = {SGP_KERNEL_MATERN32, &ell, 1, 1.4};
+  sgp_ski_kg_opts ko;
+  sgp_ski_kg_opts_default(&ko);
+  ko.path = SGP_SKI_KG_CIRCULANT;
+  sgp_op kg, kgg, B, Bg;
+  assert_int_equal(sgp_ski_grid_op(&ctx, &k, &g, &ko, &kg), SGP_OK);
+  assert_int_equal(sgp_cuda_op_ski_grid(&ctx, &kg, &kgg), SGP_OK);
+  assert_int_equal(sgp_ski_stats_op(&ctx, st, &B), SGP_OK);
+  assert_int_equal(sgp_cuda_op_ski_stencil(&ctx, st, &Bg), SGP_OK);
+  const int64_t mt = kg.n;
+  double *V = th_zeros(mt * nb), *Yc = th_zeros(mt * nb), *Yg = th_zeros(mt * nb);
+  th_randn(&rng, mt * nb, V, 1.0, 0.0);
+  const sgp_op *cpu_ops[2] = {&kg, &B}, *gpu_ops[2] = {&kgg, &Bg};
+  for (int o = 0; o < 2; o++) {
+    assert_int_equal(cpu_ops[o]->apply(cpu_ops[o], (sgp_cmat){V, mt, nb, mt},
+                                       (sgp_mat){Yc, mt, nb, mt}, &ctx), SGP_OK);
+    assert_int_equal(gpu_ops[o]->apply(gpu_ops[o], (sgp_cmat){V, mt, nb, mt},
+                                       (sgp_mat){Yg, mt, nb, mt}, &ctx), SGP_OK);
+    assert_le(th_max_abs_diff(mt * nb, Yg, Yc), 1e-10 * th_max_abs(mt * nb, Yc));
+  }
+  sgp_op_destroy(&kgg);
+  sgp_op_destroy(&Bg);
+  sgp_op_destroy(&kg);
+  sgp_op_destroy(&B);
+  sgp_ski_stats_free(st);
+  free(X); free(y); free(V); free(Yc); free(Yg);
+}
+#endif
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_selection_rules),
     cmocka_unit_test(test_cuda_request_without_gpu),
     cmocka_unit_test(test_cuda_operator_equals_cpu),
+#ifdef SGP_HAVE_CUDA
+    cmocka_unit_test(test_cuda_ski_operators_equal_cpu),
+#endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
