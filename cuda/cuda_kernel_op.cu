@@ -7,13 +7,10 @@
  * lives only on the device and is multiplied into Y at once, so device memory
  * is O(n (d + b) + tile^2), never O(n^2). */
 #include <cublas_v2.h>
-#include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern "C" {
-#include "cuda_backend.h"
-}
+#include "cuda_common.cuh"
 
 #define TILE 4096
 
@@ -23,15 +20,9 @@ typedef struct {
   int64_t n, d;
   double *z, *norm2;   /* device: n-by-d prepared inputs, their squared norms */
   double *K;           /* device: TILE-by-TILE kernel tile */
-  double *V, *Y;       /* device: n-by-cap blocks */
-  int64_t cap;
+  cuda_blocks blk;     /* device: n-by-b blocks V and Y */
   cublasHandle_t blas;
 } cuda_dense;
-
-static int cuda_fail(sgp_ctx *ctx, cudaError_t e, const char *what)
-{
-  return sgp_fail(ctx, SGP_ECUDA, "cuda: %s: %s", what, cudaGetErrorString(e));
-}
 
 static int blas_fail(sgp_ctx *ctx, cublasStatus_t s, const char *what)
 {
@@ -84,20 +75,6 @@ __global__ static void add_shift(int64_t n, int64_t b, double shift, const doubl
   if (idx < n * b) Y[idx] += shift * V[idx];
 }
 
-static int reserve_blocks(sgp_ctx *ctx, cuda_dense *s, int64_t b)
-{
-  if (b <= s->cap) return SGP_OK;
-  cudaFree(s->V);
-  cudaFree(s->Y);
-  s->V = s->Y = NULL;
-  s->cap = 0;
-  cudaError_t e = cudaMalloc((void **)&s->V, sizeof(double) * s->n * b);
-  if (e == cudaSuccess) e = cudaMalloc((void **)&s->Y, sizeof(double) * s->n * b);
-  if (e != cudaSuccess) return cuda_fail(ctx, e, "allocating the vector blocks");
-  s->cap = b;
-  return SGP_OK;
-}
-
 /* Y = K V for the device blocks, row tile by row tile (interrupts polled between). */
 static int device_product(sgp_ctx *ctx, cuda_dense *s, int64_t b)
 {
@@ -114,11 +91,11 @@ static int device_product(sgp_ctx *ctx, cuda_dense *s, int64_t b)
                             s->z + i0, (int)n, s->z + j0, (int)n, &zero, s->K, (int)ni)))
         return blas_fail(ctx, bs, "dgemm (cross products)");
       const int64_t cells = ni * nj;
-      tile_kernel<<<(unsigned)((cells + 255) / 256), 256>>>(ni, nj, s->K, s->z, n, s->d, s->norm2,
+      tile_kernel<<<blocks_for(cells), 256>>>(ni, nj, s->K, s->z, n, s->d, s->norm2,
                                                             i0, j0, (int)s->kind, s->s2, from_gemm);
       if ((bs = cublasDgemm(s->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)ni, (int)b, (int)nj, &one,
-                            s->K, (int)ni, s->V + j0, (int)n, j0 == 0 ? &zero : &one,
-                            s->Y + i0, (int)n)))
+                            s->K, (int)ni, s->blk.V + j0, (int)n, j0 == 0 ? &zero : &one,
+                            s->blk.Y + i0, (int)n)))
         return blas_fail(ctx, bs, "dgemm (tile times block)");
     }
     cudaError_t e = cudaDeviceSynchronize();
@@ -128,7 +105,7 @@ static int device_product(sgp_ctx *ctx, cuda_dense *s, int64_t b)
     sgp_progress(ctx, "kernel product (GPU)", (double)(i0 + ni) / (double)n);
   }
   if (s->shift != 0.0)
-    add_shift<<<(unsigned)((n * b + 255) / 256), 256>>>(n, b, s->shift, s->V, s->Y);
+    add_shift<<<blocks_for(n * b), 256>>>(n, b, s->shift, s->blk.V, s->blk.Y);
   cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? SGP_OK : cuda_fail(ctx, e, "kernel product");
 }
@@ -136,20 +113,10 @@ static int device_product(sgp_ctx *ctx, cuda_dense *s, int64_t b)
 static int cuda_dense_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
 {
   cuda_dense *s = (cuda_dense *)op->state;
-  const int64_t n = s->n, b = V.cols;
-  if (V.rows != n || Y.rows != n || Y.cols != b)
-    return sgp_fail(ctx, SGP_EDIM, "operator: block is %lld x %lld; need %lld rows",
-                    (long long)V.rows, (long long)V.cols, (long long)n);
-  if (b == 0) return SGP_OK;
-  int st = reserve_blocks(ctx, s, b);
-  if (st) return st;
-  cudaError_t e = cudaMemcpy2D(s->V, sizeof(double) * n, V.data, sizeof(double) * V.ld,
-                               sizeof(double) * n, b, cudaMemcpyHostToDevice);
-  if (e != cudaSuccess) return cuda_fail(ctx, e, "copying the block to the device");
-  if ((st = device_product(ctx, s, b))) return st;
-  e = cudaMemcpy2D(Y.data, sizeof(double) * Y.ld, s->Y, sizeof(double) * n, sizeof(double) * n,
-                   b, cudaMemcpyDeviceToHost);
-  return e == cudaSuccess ? SGP_OK : cuda_fail(ctx, e, "copying the product to the host");
+  int st = cuda_blocks_upload(ctx, &s->blk, s->n, V, Y);
+  if (st || V.cols == 0) return st;
+  if ((st = device_product(ctx, s, V.cols))) return st;
+  return cuda_blocks_download(ctx, s->blk.Y, Y);
 }
 
 static int cuda_dense_diag(const sgp_op *op, sgp_mat d, sgp_ctx *ctx)
@@ -166,8 +133,7 @@ static void free_state(cuda_dense *s)
   cudaFree(s->z);
   cudaFree(s->norm2);
   cudaFree(s->K);
-  cudaFree(s->V);
-  cudaFree(s->Y);
+  cuda_blocks_free(&s->blk);
   if (s->blas) cublasDestroy(s->blas);
   free(s);
 }

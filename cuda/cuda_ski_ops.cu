@@ -3,57 +3,25 @@
  * same eigenvalues, so both backends multiply by the same matrix), and
  * B = W'W from the stencil statistics. Both keep their data on the device and
  * move only the n-by-b blocks. */
-#include <cuda_runtime.h>
 #include <cufft.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern "C" {
-#include "cuda_backend.h"
-}
-
-static int cuda_fail(sgp_ctx *ctx, cudaError_t e, const char *what)
-{
-  return sgp_fail(ctx, SGP_ECUDA, "cuda: %s: %s", what, cudaGetErrorString(e));
-}
+#include "cuda_common.cuh"
 
 static int fft_fail(sgp_ctx *ctx, cufftResult r, const char *what)
 {
   return sgp_fail(ctx, SGP_ECUDA, "cufft: %s failed (status %d)", what, (int)r);
 }
 
-static unsigned blocks_for(int64_t n) { return (unsigned)((n + 255) / 256); }
-
-/* Host block <-> device block (n-by-b, device ld n). */
-static int to_device(sgp_ctx *ctx, double *dst, sgp_cmat V)
-{
-  cudaError_t e = cudaMemcpy2D(dst, sizeof(double) * V.rows, V.data, sizeof(double) * V.ld,
-                               sizeof(double) * V.rows, V.cols, cudaMemcpyHostToDevice);
-  return e == cudaSuccess ? SGP_OK : cuda_fail(ctx, e, "copying a block to the device");
-}
-
-static int to_host(sgp_ctx *ctx, sgp_mat Y, const double *src)
-{
-  cudaError_t e = cudaMemcpy2D(Y.data, sizeof(double) * Y.ld, src, sizeof(double) * Y.rows,
-                               sizeof(double) * Y.rows, Y.cols, cudaMemcpyDeviceToHost);
-  return e == cudaSuccess ? SGP_OK : cuda_fail(ctx, e, "copying a block to the host");
-}
-
-static int check_block(sgp_ctx *ctx, const sgp_op *op, sgp_cmat V, sgp_mat Y)
-{
-  if (V.rows != op->n || Y.rows != op->n || Y.cols != V.cols)
-    return sgp_fail(ctx, SGP_EDIM, "operator: block is %lld x %lld; need %lld rows",
-                    (long long)V.rows, (long long)V.cols, (long long)op->n);
-  return SGP_OK;
-}
-
 /* ------------------------------------------------------------ K_G by cuFFT */
 
 typedef struct {
   sgp_ski_circulant c;   /* sizes; c.lambda is the device copy */
-  double *lambda, *v, *re;
+  double *lambda, *re;
   cufftDoubleComplex *cx;
-  int64_t cap;           /* columns the buffers and plans hold */
+  cuda_blocks blk;       /* m-by-b blocks V and Y */
+  int64_t cap;           /* columns the FFT buffers and plans hold */
   cufftHandle fwd, bwd;
   int planned;
   const sgp_op *host;    /* the CPU operator (diag) */
@@ -103,14 +71,13 @@ __global__ static void scale_spectrum(int64_t Lctot, int64_t b, const double *la
 
 static void grid_release(cuda_grid *s)
 {
-  cudaFree(s->v);
   cudaFree(s->re);
   cudaFree(s->cx);
   if (s->planned) {
     cufftDestroy(s->fwd);
     cufftDestroy(s->bwd);
   }
-  s->v = s->re = NULL;
+  s->re = NULL;
   s->cx = NULL;
   s->planned = 0;
   s->cap = 0;
@@ -122,8 +89,7 @@ static int grid_reserve(sgp_ctx *ctx, cuda_grid *s, int64_t b)
   if (b <= s->cap) return SGP_OK;
   grid_release(s);
   const sgp_ski_circulant *c = &s->c;
-  cudaError_t e = cudaMalloc((void **)&s->v, sizeof(double) * c->mtot * b);
-  if (e == cudaSuccess) e = cudaMalloc((void **)&s->re, sizeof(double) * c->Ltot * b);
+  cudaError_t e = cudaMalloc((void **)&s->re, sizeof(double) * c->Ltot * b);
   if (e == cudaSuccess) e = cudaMalloc((void **)&s->cx, sizeof(cufftDoubleComplex) * c->Lctot * b);
   if (e != cudaSuccess) return cuda_fail(ctx, e, "allocating the FFT buffers");
   long long n[SGP_SKI_MAX_D]; /* cuFFT is row-major: dimension 1 (fastest) goes last */
@@ -148,25 +114,24 @@ static int grid_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
   cuda_grid *s = (cuda_grid *)op->state;
   const sgp_ski_circulant *c = &s->c;
   const int64_t b = V.cols;
-  int st = check_block(ctx, op, V, Y);
+  int st = cuda_blocks_upload(ctx, &s->blk, c->mtot, V, Y);
   if (st || b == 0) return st;
   if ((st = sgp_poll_interrupt(ctx))) return st;
   if ((st = grid_reserve(ctx, s, b))) return st;
-  if ((st = to_device(ctx, s->v, V))) return st;
   dims_t dims;
   memcpy(dims.m, c->m, sizeof dims.m);
   memcpy(dims.L, c->L, sizeof dims.L);
   cudaMemset(s->re, 0, sizeof(double) * c->Ltot * b);
-  pad_block<<<blocks_for(c->mtot * b), 256>>>(c->mtot, c->Ltot, b, c->d, dims, s->v, s->re);
+  pad_block<<<blocks_for(c->mtot * b), 256>>>(c->mtot, c->Ltot, b, c->d, dims, s->blk.V, s->re);
   cufftResult r = cufftExecD2Z(s->fwd, s->re, s->cx);
   if (r != CUFFT_SUCCESS) return fft_fail(ctx, r, "forward transform");
   scale_spectrum<<<blocks_for(c->Lctot * b), 256>>>(c->Lctot, b, s->lambda, s->cx);
   if ((r = cufftExecZ2D(s->bwd, s->cx, s->re)) != CUFFT_SUCCESS)
     return fft_fail(ctx, r, "backward transform");
-  crop_block<<<blocks_for(c->mtot * b), 256>>>(c->mtot, c->Ltot, b, c->d, dims, s->re, s->v);
+  crop_block<<<blocks_for(c->mtot * b), 256>>>(c->mtot, c->Ltot, b, c->d, dims, s->re, s->blk.Y);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(ctx, e, "grid kernel product");
-  return to_host(ctx, Y, s->v);
+  return cuda_blocks_download(ctx, s->blk.Y, Y);
 }
 
 static int grid_diag(const sgp_op *op, sgp_mat d, sgp_ctx *ctx)
@@ -180,6 +145,7 @@ static void grid_destroy(sgp_op *op)
   cuda_grid *s = (cuda_grid *)op->state;
   if (!s) return;
   grid_release(s);
+  cuda_blocks_free(&s->blk);
   cudaFree(s->lambda);
   free(s);
   op->state = NULL;
@@ -215,8 +181,9 @@ extern "C" int sgp_cuda_op_ski_grid(sgp_ctx *ctx, const sgp_op *kg, sgp_op *op)
 /* ------------------------------------------------------------ B = W'W stencil */
 
 typedef struct {
-  int64_t m, S, cap;
-  double *D, *v, *y;     /* device: S-by-m stencil, m-by-cap blocks */
+  int64_t m, S;
+  double *D;             /* device: S-by-m stencil */
+  cuda_blocks blk;       /* device: m-by-b blocks V and Y */
   int64_t *delta;        /* device: S flattened offsets */
   const sgp_ski_stats *host;
 } cuda_stencil;
@@ -241,24 +208,13 @@ __global__ static void stencil_kernel(int64_t m, int64_t S, int64_t b, const dou
 static int stencil_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
 {
   cuda_stencil *s = (cuda_stencil *)op->state;
-  const int64_t b = V.cols;
-  int st = check_block(ctx, op, V, Y);
-  if (st || b == 0) return st;
-  if (b > s->cap) {
-    cudaFree(s->v);
-    cudaFree(s->y);
-    s->v = s->y = NULL;
-    s->cap = 0;
-    cudaError_t e = cudaMalloc((void **)&s->v, sizeof(double) * s->m * b);
-    if (e == cudaSuccess) e = cudaMalloc((void **)&s->y, sizeof(double) * s->m * b);
-    if (e != cudaSuccess) return cuda_fail(ctx, e, "allocating the stencil blocks");
-    s->cap = b;
-  }
-  if ((st = to_device(ctx, s->v, V))) return st;
-  stencil_kernel<<<blocks_for(s->m * b), 256>>>(s->m, s->S, b, s->D, s->delta, s->v, s->y);
+  int st = cuda_blocks_upload(ctx, &s->blk, s->m, V, Y);
+  if (st || V.cols == 0) return st;
+  stencil_kernel<<<blocks_for(s->m * V.cols), 256>>>(s->m, s->S, V.cols, s->D, s->delta,
+                                                       s->blk.V, s->blk.Y);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(ctx, e, "stencil product");
-  return to_host(ctx, Y, s->y);
+  return cuda_blocks_download(ctx, s->blk.Y, Y);
 }
 
 static int stencil_diag(const sgp_op *op, sgp_mat d, sgp_ctx *ctx)
@@ -277,8 +233,7 @@ static void stencil_destroy(sgp_op *op)
   if (!s) return;
   cudaFree(s->D);
   cudaFree(s->delta);
-  cudaFree(s->v);
-  cudaFree(s->y);
+  cuda_blocks_free(&s->blk);
   free(s);
   op->state = NULL;
 }
