@@ -55,6 +55,9 @@
 #' @param random_order cholesky policy: visit the data points in a seeded
 #'   random order.
 #' @param time_limit seconds after which the Newton loop stops (\code{Inf}: none).
+#' @param inner_atol,inner_rtol a Newton step's solver stops when the residual
+#'   norm is below \code{max(inner_atol, inner_rtol * norm(b))} (default 1e-5
+#'   each); 0 runs all \code{max_iter} iterations unless the solver breaks down.
 #' @return An object of class \code{gp_laplace}, a plain list: \code{f},
 #'   \code{var}, \code{weights} (n-by-C latent mode, latent marginal variances
 #'   incl. computational uncertainty, representer weights), \code{root}
@@ -92,7 +95,8 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
                        xtest = NULL, xtest_offset = NULL, backend = "auto", seed = NULL,
                        verbose = interactive(), threads = getOption("scalegp.threads"),
                        recycle = TRUE, damping = FALSE, max_total_iter = Inf,
-                       random_order = FALSE, time_limit = Inf) {
+                       random_order = FALSE, time_limit = Inf, inner_atol = 1e-5,
+                       inner_rtol = 1e-5) {
   fn <- "gp_laplace"
   x <- as_input_matrix(x, fn, "x")
   n <- nrow(x)
@@ -107,8 +111,7 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
   max_newton <- check_count(max_newton, fn, "max_newton", min = 1L)
   max_iter <- check_count(max_iter, fn, "max_iter", min = 1L)
   rank <- laplace_count_or_inf(rank, fn, "rank")
-  if (!is.numeric(tol) || length(tol) != 1L || !is.finite(tol) || tol < 0)
-    stop_arg(fn, "tol", "must be one non-negative finite number")
+  tol <- laplace_nonneg(tol, fn, "tol")
   max_total_iter <- laplace_count_or_inf(max_total_iter, fn, "max_total_iter")
   if (!is.numeric(time_limit) || length(time_limit) != 1L || is.na(time_limit) ||
       time_limit < 0)
@@ -123,7 +126,9 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
   ctrl <- c(check_flag(recycle, fn, "recycle"), check_flag(damping, fn, "damping"),
             if (is.finite(max_total_iter)) max_total_iter else -1,
             check_flag(random_order, fn, "random_order"),
-            if (is.finite(time_limit)) time_limit else -1)
+            if (is.finite(time_limit)) time_limit else -1,
+            laplace_nonneg(inner_atol, fn, "inner_atol"),
+            laplace_nonneg(inner_rtol, fn, "inner_rtol"))
   backend <- check_backend(backend, fn)
   seed <- check_seed(seed, fn)
   verbose <- check_flag(verbose, fn, "verbose")
@@ -156,6 +161,12 @@ laplace_likelihoods <- c("bernoulli", "poisson", "softmax", "gaussian")
 laplace_count_or_inf <- function(v, fn, arg) {
   if (is.numeric(v) && length(v) == 1L && identical(as.double(v), Inf)) return(Inf)
   check_count(v, fn, arg)
+}
+
+laplace_nonneg <- function(v, fn, arg) {
+  if (!is.numeric(v) || length(v) != 1L || !is.finite(v) || v < 0)
+    stop_arg(fn, arg, "must be one non-negative finite number")
+  as.double(v)
 }
 
 # Poisson log exposure: NULL (0) or n finite values; an error for other likelihoods.
