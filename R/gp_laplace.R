@@ -251,7 +251,8 @@ laplace_test_list <- function(p, fit) {
 #'
 #' @param object a \code{gp_laplace} fit.
 #' @param newdata m-by-d matrix of new inputs (default: the training inputs).
-#' @param offset Poisson log exposure at \code{newdata} (length m, default 0).
+#' @param offset Poisson log exposure at \code{newdata} (length m, default 0;
+#'   the training offset when \code{newdata} is not given).
 #' @param type \code{"list"} (default): \code{list(mean, var, prob)} with the
 #'   latent mean and variance (m-by-C, a vector when C = 1) and, for
 #'   classification, the class probabilities (probit approximation; bernoulli:
@@ -274,7 +275,10 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
   fn <- "predict.gp_laplace"
   type <- match.arg(type)
   fit <- object
-  if (is.null(newdata)) newdata <- fit$x
+  if (is.null(newdata)) {
+    newdata <- fit$x
+    if (is.null(offset)) offset <- fit$offset  # the training exposure
+  }
   newdata <- as_input_matrix(newdata, fn, "newdata")
   if (ncol(newdata) != ncol(fit$x))
     stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", ncol(fit$x))
@@ -369,7 +373,9 @@ print.summary.gp_laplace <- function(x, ...) {
 #' Plot a gp_laplace fit
 #'
 #' 1-D inputs: the latent mean with a band of 2 standard deviations (including
-#' the computational uncertainty) over a grid, with the data; 2-D inputs: an
+#' the computational uncertainty) over a grid, with the data (gaussian: the
+#' responses; classification: the labels as ticks at the bottom and top, top
+#' for class 1 / the class shown; poisson: the latent mode); 2-D inputs: an
 #' image with contours of the latent mean (or, for classification, the
 #' probability of the last class) over a grid, with the data points.
 #' \code{what = "history"}: the solver residual and the variance trace against
@@ -421,8 +427,16 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
     graphics::polygon(c(g[, 1], rev(g[, 1])), c(m - 2 * s, rev(m + 2 * s)),
                       col = grDevices::adjustcolor("steelblue", 0.3), border = NA)
     graphics::lines(g[, 1], m, col = "steelblue4", lwd = 2)
-    graphics::points(fit$x[, 1], as.matrix(fit$f)[, c1], pch = 20, cex = 0.7)
-    graphics::rug(fit$x[, 1])
+    if (fit$likelihood == "gaussian") {
+      graphics::points(fit$x[, 1], fit$y, pch = 20, cex = 0.7)
+    } else if (fit$likelihood == "bernoulli" || fit$n_class > 1) {
+      # labels along the bottom (0 / other classes) and top (1 / class c1)
+      hit <- if (fit$likelihood == "bernoulli") fit$y == 1 else fit$y == c1
+      graphics::points(fit$x[, 1], ifelse(hit, yl[2], yl[1]), pch = "|",
+                       col = ifelse(hit, "firebrick", "grey30"))
+    } else {
+      graphics::points(fit$x[, 1], as.matrix(fit$f)[, c1], pch = 20, cex = 0.7)
+    }
   } else if (d == 2L) {
     g1 <- seq(min(fit$x[, 1]), max(fit$x[, 1]), length.out = n_grid)
     g2 <- seq(min(fit$x[, 2]), max(fit$x[, 2]), length.out = n_grid)
