@@ -42,12 +42,12 @@
 #'   most \code{tol}.
 #' @param xtest optional test inputs (d columns): predictions go to
 #'   \code{$test}.
-#' @param xtest_offset Poisson log exposure at \code{xtest} (default 0).
 #' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"}.
 #' @param seed whole number for reproducible random choices (\code{NULL}:
 #'   drawn from R's RNG, so \code{set.seed()} works).
 #' @param verbose print progress (one line per Newton step).
 #' @param threads OpenMP threads (\code{NULL} or 0: default).
+#' @param xtest_offset Poisson log exposure at \code{xtest} (default 0).
 #' @param recycle reuse the solver's actions across Newton steps.
 #' @param damping backtracking on the Laplace objective after each Newton step
 #'   (for likelihoods whose plain Newton iteration overshoots, e.g. large counts).
@@ -71,7 +71,8 @@
 #'   \code{levels}, the training data \code{x}, \code{y}, \code{offset},
 #'   \code{noise}, and \code{test = list(mean, var, prob)} when \code{xtest} is
 #'   given (poisson: \code{rate_mean}, \code{rate_var} instead of \code{prob};
-#'   gaussian: \code{y_var}, the variance of a new observation).
+#'   gaussian: \code{y_var}, the variance of a new observation, with the first
+#'   \code{noise} value when the noise is per point).
 #' @seealso \code{\link{predict.gp_laplace}}, \code{\link{plot.gp_laplace}}
 #' @examples
 #' set.seed(1)
@@ -92,9 +93,9 @@
 gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthscale = 1,
                        outputscale = 1, noise = 1, offset = NULL, policy = "cg",
                        max_newton = 20, max_iter = 5, rank = Inf, tol = 0.01,
-                       xtest = NULL, xtest_offset = NULL, backend = "auto", seed = NULL,
+                       xtest = NULL, backend = "auto", seed = NULL,
                        verbose = interactive(), threads = getOption("scalegp.threads"),
-                       recycle = TRUE, damping = FALSE, max_total_iter = Inf,
+                       xtest_offset = NULL, recycle = TRUE, damping = FALSE, max_total_iter = Inf,
                        random_order = FALSE, time_limit = Inf, inner_atol = 1e-5,
                        inner_rtol = 1e-5) {
   fn <- "gp_laplace"
