@@ -275,6 +275,8 @@ test_that("bad input gives errors naming the argument", {
   expect_error(valla(net, cbind(x, 1), y), "valla: 'x' has 3 columns but the network expects 2")
   expect_error(valla(net, x, y[-1]), "valla: 'y' has length 9")
   expect_error(valla(net, x, y, inducing = 11), "valla: 'inducing' asks for M = 11 .* n = 10")
+  expect_error(valla(net, x, y, inducing = 10), "valla: 'inducing' asks for M = 10 .* only 9 of the n = 10 rows")
+  expect_silent(valla(net, x, y, inducing = 10, val_frac = 0, iterations = 3, verbose = FALSE))
   xb <- x; xb[3, 2] <- NaN
   expect_error(valla(net, xb, y), "valla: 'x' contains NaN, NA or Inf \\(first at row 3")
   expect_error(q(prior_var = 0), "valla: 'prior_var' must be positive")
