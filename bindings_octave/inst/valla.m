@@ -182,7 +182,7 @@ function fit = valla (model, x, y, varargin)
   if (! isempty (opts.inducing_tags) && isempty (inducing))
     arg_error (fname, "inducing_tags", "needs a matrix of inducing locations");
   endif
-  if (! strcmp (method, "lla"))
+  if (! strcmp (method, "lla") && isempty (inducing))   # a matrix may hold any M points
     if (n_inducing > n_fit)
       held = "";
       if (n_fit < n)

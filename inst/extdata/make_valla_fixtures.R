@@ -29,7 +29,8 @@
 #   valla_<case>_test.csv    m rows: x (D), g (C), latent variance (C), resp (C:
 #     gaussian predictive variance = latent + noise; softmax probit probabilities
 #     softmax(g_c / sqrt(1 + pi/8 v_cc))), latent covariance (C x C column-major),
-#     and for nnet cases predict.nnet(type = "raw") (C)
+#     prior variance diag kappa(x, x) (C), and for nnet cases
+#     predict.nnet(type = "raw") (C)
 #   valla_<case>_wts.csv     nnet cases only: the fit's wts vector (nnet order)
 set.seed(20261123)
 acts <- c("tanh", "sigmoid", "relu")
@@ -122,6 +123,7 @@ exact_lla <- function(net, lik, x, xs, prior_var, noise) {
   post <- function(Ka, Kb, Kab) Kab - crossprod(backsolve(R, Lh %*% Ka, transpose = TRUE),
                                                 backsolve(R, Lh %*% Kb, transpose = TRUE))
   list(G = G, var = matrix(diag(post(K, K, K)), n, C), cov_s = post(Ks, Ks, Kss),
+       prior_s = matrix(diag(Kss), m, C),
        Gs = forward(net, xs), fd_err = fd_err, P = ncol(J),
        cond = if (ncol(J) >= n * C) kappa(K, exact = TRUE) else Inf)
 }
@@ -153,7 +155,7 @@ make_case <- function(name, net, lik, x, y, xs, prior_var, noise = 0, nnet_raw =
              !is.null(net$skip), L, widths), 1), sprintf("valla_%s_params.csv", name))
   w(matrix(pack(net)), sprintf("valla_%s_weights.csv", name))
   w(cbind(x, y, r$G, r$var), sprintf("valla_%s_train.csv", name))
-  w(cbind(xs, r$Gs, lv, resp, cov, nnet_raw), sprintf("valla_%s_test.csv", name))
+  w(cbind(xs, r$Gs, lv, resp, cov, r$prior_s, nnet_raw), sprintf("valla_%s_test.csv", name))
   if (!is.null(wts)) w(matrix(wts), sprintf("valla_%s_wts.csv", name))
   cat(sprintf(paste("%-16s N = %2d, C = %d, P = %3d: |J - J_fd| %.1e, cond(kappa_XX) %.2g,",
                     "max |pre-activation| %.2g, var in [%.3g, %.3g]\n"),
