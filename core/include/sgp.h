@@ -267,7 +267,8 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o);
 typedef struct {
   int64_t n_iter, n_step;
   /* per accepted iteration */
-  int *it_newton, *it_iter; int64_t *it_total, *it_buffer, *it_rank;
+  int *it_newton, *it_iter; /* Newton step from 0; iteration within it from 1 */
+  int64_t *it_total, *it_buffer, *it_rank; /* total from 1 */
   double *it_resid, *it_rel_resid, *it_alpha, *it_eta, *it_trace, *it_time;
   /* per Newton step */
   double *st_psi;     /* Psi at the linearization point f_i */
