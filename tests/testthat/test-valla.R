@@ -125,6 +125,32 @@ test_that("closed form with Z = X and method = 'lla' equal the exact LLA (gaussi
   expect_equal(lla$noise, s2, tolerance = 1e-14)
 })
 
+test_that("layers restricts the linearization (last-layer LLA) like the oracle on those columns", {
+  net <- random_net(c(2, 6, 5, 1), seed = 12)
+  set.seed(13)
+  x <- matrix(rnorm(16), 8, 2); xs <- matrix(rnorm(6), 3, 2)
+  y <- sin(x[, 1]) + rnorm(8, sd = 0.1)
+  J <- fd_jacobian(net, x); Js <- fd_jacobian(net, xs)
+  last <- (ncol(J) - 5):ncol(J)                         # W3 (5 x 1) and b3
+  S <- solve(crossprod(J[, last]) / 0.1 + diag(6) / 2)
+  ref <- rowSums((Js[, last] %*% S) * Js[, last])
+  fit <- valla(net, x, y, method = "lla", prior_var = 2, noise = 0.1, layers = c(FALSE, FALSE, TRUE),
+               xtest = xs, verbose = FALSE)
+  expect_lt(max(abs(fit$test$latent_var - ref)) / max(ref), 1e-8)
+  expect_identical(fit$layers, c(0L, 0L, 1L))
+  back <- unserialize(serialize(fit, NULL))
+  expect_equal(predict(back, xs)$latent_var, fit$test$latent_var, tolerance = 1e-12)
+  expect_equal(valla(net, x, y, method = "lla", prior_var = 2, noise = 0.1, layers = 3,
+                     xtest = xs, verbose = FALSE)$test, fit$test)
+})
+
+test_that("verbose = TRUE prints the fit", {
+  net <- random_net(c(1, 4, 1))
+  x <- matrix(seq(-1, 1, length.out = 30)); y <- sin(3 * x[, 1])
+  expect_output(valla(net, x, y, inducing = 5, iterations = 50, seed = 1, verbose = TRUE),
+                "valla \\(valla\\): gaussian likelihood, n = 30")
+})
+
 test_that("method = 'lla' and the tagged closed form equal the exact LLA (softmax) to 1e-8", {
   net <- random_net(c(2, 4, 3), seed = 5)
   set.seed(6)
