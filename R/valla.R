@@ -16,7 +16,9 @@
 #' ..., bL), activation = "tanh" | "sigmoid" | "relu")} with in-by-out weights
 #' (layer l maps \code{a \%*\% Wl + bl}; the last layer is linear; optional
 #' elements \code{output}, \code{skip}, \code{transpose} as in
-#' \code{\link{mlp_forward}}), e.g. from \code{\link{mlp_fit}}.
+#' \code{\link{mlp_forward}}), e.g. from \code{\link{mlp_fit}}. \code{x}
+#' must be the numeric matrix the network sees (for an nnet fit made with a
+#' formula: its model matrix without the intercept column).
 #'
 #' Labels: softmax takes 1..C or a factor (C = the number of network
 #' outputs); bernoulli 0/1, logical or a 2-level factor (P(second level)).
@@ -51,8 +53,8 @@
 #' @param x n-by-d matrix of training inputs (a vector is one column).
 #' @param y targets (gaussian) or labels (see Details), length n.
 #' @param likelihood \code{"gaussian"}, \code{"softmax"} or \code{"bernoulli"};
-#'   default from the nnet fit, else gaussian for one output and softmax for
-#'   more.
+#'   default from the nnet fit or \code{mlp_fit} network, else gaussian for
+#'   one output and softmax for more.
 #' @param inducing number of inducing points M (k-means on x, per class for
 #'   classification) or an M-by-d matrix of initial locations.
 #' @param prior_var initial prior variance of the weights (sigma0^2).
@@ -210,7 +212,8 @@ valla_likelihood <- function(likelihood, m, fn) {
     return(if (!is.null(m$likelihood)) m$likelihood else if (m$C == 1L) "gaussian" else "softmax")
   likelihood <- check_choice(likelihood, c("gaussian", "softmax", "bernoulli"), fn, "likelihood")
   if (!is.null(m$likelihood) && likelihood != m$likelihood)
-    stop_arg(fn, "likelihood", "is \"", likelihood, "\" but the nnet fit implies \"",
+    stop_arg(fn, "likelihood", "is \"", likelihood, "\" but the ",
+             if (m$spec$kind == "nnet") "nnet fit" else "mlp_fit network", " implies \"",
              m$likelihood, "\"")
   if (likelihood == "softmax" && m$C < 2L)
     stop_arg(fn, "likelihood", "\"softmax\" needs a network with C >= 2 outputs (it has 1)")

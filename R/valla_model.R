@@ -101,7 +101,8 @@ mlp_spec <- function(model, fn, arg = "model") {
   }
   list(spec = list(kind = "mlp", weights = W, biases = b, activation = act, output = out,
                    skip = skip, transpose = tr),
-       likelihood = NULL, levels = model$levels, D = widths[1L], C = widths[length(widths)])
+       likelihood = if (inherits(model, "mlp")) model$likelihood, levels = model$levels,
+       D = widths[1L], C = widths[length(widths)])
 }
 
 # Either kind of model.

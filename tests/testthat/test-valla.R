@@ -268,6 +268,22 @@ test_that("classification fits: probabilities, classes, MC, validation set, plot
   expect_silent(plot(fit, data = list(x, y), class = 2))
 })
 
+test_that("bernoulli mlp_fit networks: likelihood and levels carry over to valla", {
+  set.seed(21)
+  x <- matrix(rnorm(80), 40, 2)
+  y <- factor(ifelse(x[, 1] - x[, 2] + rnorm(40, sd = 0.3) > 0, "yes", "no"))
+  net <- mlp_fit(x, y, hidden = 6, likelihood = "bernoulli", iterations = 300, lr = 0.02,
+                 seed = 2, verbose = FALSE)
+  fit <- valla(net, x, y, inducing = 6, iterations = 100, batch_size = 20, seed = 1,
+               xtest = x[1:5, ], verbose = FALSE)
+  expect_identical(fit$likelihood, "bernoulli")
+  expect_length(fit$test$prob, 5)
+  expect_true(all(fit$test$prob > 0 & fit$test$prob < 1))
+  expect_identical(levels(predict(fit, x[1:5, ], type = "class")), c("no", "yes"))
+  expect_error(valla(net, x, y, likelihood = "gaussian"),
+               "valla: 'likelihood' is \"gaussian\" but the mlp_fit network implies \"bernoulli\"")
+})
+
 test_that("valla_metrics equals direct formulas", {
   set.seed(5)
   y <- rnorm(50); mu <- y + rnorm(50, sd = 0.5); v <- runif(50, 0.1, 1)
