@@ -186,7 +186,7 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
   verbose <- check_flag(verbose, fn, "verbose")
   res <- .Call(C_sgp_valla_fit_r, m$spec, x, lab$y, xval, yval, likelihood, method, Z, tags,
                opts, learn_bits, layers, xtest, ex$pred, backend, seed, verbose,
-               check_threads(threads, fn))
+               check_threads(threads, fn), NULL)
   h <- res$history
   fit <- list(inducing = res$inducing, tags = res$tags, L = res$L,
               prior_var = res$prior_var,

@@ -208,17 +208,19 @@ static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
 
 /* valla(): opts is a named double vector of every numeric option; learn the
  * SGP_VALLA_LEARN_* bits; inducing NULL (opts n_inducing) or an M x D matrix;
- * tags NULL or M integers 0..C-1; layers NULL or n_layers integers. */
+ * tags NULL or M integers 0..C-1; layers NULL or n_layers integers;
+ * interrupt_after (tests): report an interrupt after that many polls. */
 SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP likelihood,
                      SEXP method, SEXP inducing, SEXP tags, SEXP opts, SEXP learn, SEXP layers,
-                     SEXP xtest, SEXP pred, SEXP backend, SEXP seed, SEXP verbose, SEXP threads)
+                     SEXP xtest, SEXP pred, SEXP backend, SEXP seed, SEXP verbose, SEXP threads,
+                     SEXP interrupt_after)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_valla_opts o;
   sgp_valla_net net;
   sgp_valla_fit_t *fit = NULL;
-  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
+  sgp_r_ctx(&ctx, &hooks, verbose, threads, interrupt_after);
   sgp_ctx_set_seed(&ctx, (uint64_t)Rf_asReal(seed));
   sgp_valla_opts_default(&o);
   o.likelihood = likelihood_arg(likelihood);

@@ -348,6 +348,15 @@ test_that("bad input gives errors naming the argument", {
   fit <- valla(net, x, y, method = "lla", verbose = FALSE)
   expect_error(predict(fit, matrix(0, 2, 3)), "predict.valla: 'newdata' has 3 columns but the fit has 2")
   expect_error(predict(fit, x, type = "class"), "predict.valla: 'type' \"class\" needs a classification fit")
+  # the C layer stops on an interrupt (polled every iteration) and frees its state
+  opts <- c(n_inducing = 3, prior_var = 1, noise = -1, closed_form = 0, iterations = 1000,
+            batch_size = 5, lr = 0.01, alpha = 1, scalegp:::valla_extra_options(list(), "t")$num)
+  spec <- scalegp:::valla_model_spec(net, "t")$spec
+  expect_error(.Call(scalegp:::C_sgp_valla_fit_r, spec, x, y, NULL, NULL, "gaussian", "valla",
+                     NULL, NULL, opts, 15L, NULL, NULL, c(0, 0, 1), "cpu", 1, FALSE, 0L, 5L),
+               "valla: interrupted")
+  expect_silent(.Call(scalegp:::C_sgp_valla_fit_r, spec, x, y, NULL, NULL, "gaussian", "valla",
+                      NULL, NULL, opts, 15L, NULL, NULL, c(0, 0, 1), "cpu", 1, FALSE, 0L, NULL))
   skip_if_not_installed("nnet")
   nn <- nnet::nnet(x, y, size = 2, linout = TRUE, trace = FALSE, maxit = 5)
   expect_error(valla(nn, x, y, likelihood = "softmax"), "valla: 'likelihood' is \"softmax\" but the nnet fit implies \"gaussian\"")
