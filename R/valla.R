@@ -405,8 +405,8 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
     stop_arg(fn, "prob_method", "\"mc\" needs a classification fit")
   pred <- as.double(c(check_flag(full_cov, fn, "full_cov"), prob_method == "mc",
                       check_count(mc_samples, fn, "mc_samples", min = 1L)))
-  p <- .Call(C_sgp_valla_predict_r, object, newdata, pred, check_seed(seed, fn),
-             check_threads(threads, fn))
+  p <- .Call(C_sgp_valla_predict_r, valla_plain_fit(object, fn), newdata, pred,
+             check_seed(seed, fn), check_threads(threads, fn))
   out <- valla_test_list(p, object)
   switch(type,
     list = out,
@@ -417,6 +417,32 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
       if (!is.null(object$levels)) factor(object$levels[k], levels = object$levels)
       else if (object$likelihood == "bernoulli") k - 1L else k
     })
+}
+
+# The fields the C side reads, with the storage types it relies on (a fit may
+# come back from a file or another program with integers stored as doubles).
+valla_plain_fit <- function(object, fn) {
+  dbl <- function(v, name) {
+    if (is.null(v)) return(NULL)
+    if (!is.numeric(v)) stop_arg(fn, paste0("object$", name), "must be numeric")
+    storage.mode(v) <- "double"
+    v
+  }
+  Z <- as.matrix(dbl(object$inducing, "inducing"))
+  if (ncol(Z) != object$d) stop_arg(fn, "object$inducing", "must have ", object$d, " columns")
+  tags <- object$tags
+  if (!is.numeric(tags) || length(tags) != nrow(Z))
+    stop_arg(fn, "object$tags", "must give one output per inducing point")
+  list(model = mlp_spec(object$model, fn, "object$model")$spec,
+       likelihood = check_choice(object$likelihood, c("gaussian", "softmax", "bernoulli"), fn,
+                                 "object$likelihood"),
+       method = check_choice(object$method, c("valla", "lla", "ella"), fn, "object$method"),
+       inducing = Z, tags = as.integer(tags),
+       layers = if (is.null(object$layers)) NULL else as.integer(object$layers),
+       P1 = dbl(object$P1, "P1"), P2 = dbl(object$P2, "P2"), prior = isTRUE(object$prior),
+       prior_var = as.double(object$prior_var),
+       noise = if (is.null(object$noise)) 0 else as.double(object$noise),
+       y_mean = as.double(object$y_mean), y_sd = as.double(object$y_sd))
 }
 
 #' @export

@@ -229,6 +229,15 @@ test_that("0 <= var <= prior kappa(x, x); seeds reproduce; save/reload predicts 
   unlink(f)
   p <- predict(back, xs)
   expect_identical(p$mean, fit$test$mean)
+  # integers stored as doubles (another program's round trip) predict the same
+  odd <- back
+  odd$tags <- as.double(odd$tags)
+  expect_identical(predict(odd, xs), p)
+  odd$tags <- odd$tags[-1]
+  expect_error(predict(odd, xs), "predict.valla: 'object\\$tags' must give one output per inducing point")
+  odd <- back
+  odd$P1[1, 1] <- NaN
+  expect_error(predict(odd, xs), "predict.valla: P1: contains NaN or Inf \\(row 1, column 1\\)")
   expect_lt(max(abs(p$var - fit$test$var) / fit$test$var), 1e-12)
   expect_length(fit$history$objective, fit$iterations)
   expect_true(nrow(fit$history$validation) >= 1)
