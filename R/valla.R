@@ -144,7 +144,11 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
     }
   }
   prior_var <- check_positive(prior_var, fn, "prior_var")
-  if (!is.null(noise)) noise <- check_positive(noise, fn, "noise")
+  if (!is.null(noise)) {
+    if (likelihood != "gaussian")
+      stop_arg(fn, "noise", "is only used with likelihood = \"gaussian\"")
+    noise <- check_positive(noise, fn, "noise")
+  }
   learn_bits <- valla_learn_bits(learn, fn)
   closed_form <- check_flag(closed_form, fn, "closed_form")
   if (closed_form && method != "valla")

@@ -349,6 +349,7 @@ test_that("bad input gives errors naming the argument", {
   expect_error(valla(list(1), x, y), "valla: 'model' must be an nnet fit or a list")
   net3 <- random_net(c(2, 3, 3))
   expect_error(valla(net3, x, c(1, 2, 4, rep(1, 7))), "valla: 'y' has labels outside 1..C = 1..3 \\(found 4 at 3\\)")
+  expect_error(valla(net3, x, rep(1:2, 5), inducing = 3, noise = 0.1), "valla: 'noise' is only used with likelihood = \"gaussian\"")
   expect_error(valla(net3, x, factor(rep(c("a", "b"), 5))), "valla: 'y' has 2 levels but the network has 3 classes")
   expect_error(valla(random_net(c(2, 3, 1)), x, rep(2, 10), likelihood = "bernoulli"),
                "valla: 'y' must be 0/1")
