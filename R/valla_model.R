@@ -39,6 +39,9 @@ nnet_spec <- function(model, fn, arg = "model", forward = FALSE) {
              "standard D-H-K layout (edited with add.net?); not supported")
   if (length(model$wts) != length(can$conn) || any(!is.finite(model$wts)))
     stop_arg(fn, arg, "has weights '$wts' that do not match its layout or are not finite")
+  if (!is.null(model$call$mask))
+    warning(fn, ": the nnet fit was trained with a 'mask'; masked (fixed) weights are ",
+            "linearized like all others", call. = FALSE)
   linout <- model$nsunits == model$nunits - K
   softmax <- isTRUE(model$softmax)
   entropy <- isTRUE(model$entropy)

@@ -174,6 +174,26 @@ test_that("method = 'lla' and the tagged closed form equal the exact LLA (softma
   expect_lt(max(abs(cf$test$var - matrix(diag(ref), ns))) / max(diag(ref)), 1e-8)
 })
 
+test_that("nnet formula fits: levels checked, masks warned about", {
+  skip_if_not_installed("nnet")
+  set.seed(14)
+  d <- data.frame(a = rnorm(30), b = rnorm(30))
+  d$y <- factor(c("u", "v", "w")[1 + (d$a > 0) + (d$b > 0.5)], levels = c("u", "v", "w"))
+  nn <- nnet::nnet(y ~ a + b, data = d, size = 3, trace = FALSE, maxit = 50)
+  x <- as.matrix(d[, c("a", "b")])
+  fit <- valla(nn, x, d$y, method = "lla", xtest = x[1:4, ], verbose = FALSE)
+  expect_identical(fit$likelihood, "softmax")
+  expect_identical(colnames(fit$test$prob), c("u", "v", "w"))
+  expect_identical(levels(predict(fit, x[1:4, ], type = "class")), c("u", "v", "w"))
+  g <- mlp_forward(nn, x)
+  expect_lt(max(abs(exp(g) / rowSums(exp(g)) - predict(nn, d, type = "raw"))), 1e-12)
+  expect_error(valla(nn, x, factor(d$y, levels = c("w", "v", "u")), method = "lla"),
+               "valla: 'y' has levels w, v, u but the nnet fit was trained on u, v, w")
+  mk <- nnet::nnet(x, d$a + d$b, size = 2, linout = TRUE, trace = FALSE, maxit = 5,
+                   mask = c(rep(TRUE, 8), FALSE))
+  expect_warning(valla(mk, x, d$a, method = "lla", verbose = FALSE), "valla: the nnet fit was trained with a 'mask'")
+})
+
 test_that("bernoulli nnet (entropy) LLA linearizes the logit and equals the oracle", {
   skip_if_not_installed("nnet")
   set.seed(8)
