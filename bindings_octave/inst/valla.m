@@ -30,7 +30,8 @@
 ##
 ## @table @asis
 ## @item @qcode{"likelihood"}
-## @qcode{"gaussian"} (default), @qcode{"softmax"} or @qcode{"bernoulli"}.
+## @qcode{"gaussian"}, @qcode{"softmax"} or @qcode{"bernoulli"} (default:
+## gaussian for a network with one output, softmax otherwise).
 ## @item @qcode{"method"}
 ## @qcode{"valla"} (default), @qcode{"lla"} (exact, dense; n*C at most
 ## @qcode{"lla_max"}) or @qcode{"ella"} (Nystrom baseline).
@@ -73,8 +74,9 @@
 ## The result is a struct (plain data: it survives @code{save}/@code{load})
 ## with @code{class = "valla"} and the fields of the R result:
 ## @code{inducing} (Z), @code{L} (A = L L'), @code{prior_var}, @code{noise},
-## @code{history} (@code{objective} per iteration, @code{validation_nll}
-## and @code{validation_iteration}), @code{iterations}, and with
+## @code{noise} is empty for classification;
+## @code{history} (@code{objective} per iteration, and @code{validation}
+## with columns @code{iteration} and @code{nll}), @code{iterations}, and with
 ## @qcode{"xtest"} @code{test} with fields @code{mean} (the network output),
 ## @code{var} (n-by-C: predictive variance, including the noise for
 ## gaussian), @code{prob} (classification), @code{latent_var} (gaussian) and
@@ -105,7 +107,7 @@ function fit = valla (model, x, y, varargin)
     print_usage ();
   endif
   fname = "valla";
-  defaults = struct ("likelihood", "gaussian", "method", "valla", "inducing", 100,
+  defaults = struct ("likelihood", [], "method", "valla", "inducing", 100,
                      "inducing_tags", [], "prior_var", 1, "noise", [],
                      "learn", {{"A", "inducing", "prior_var", "noise"}},
                      "closed_form", false, "iterations", 20000, "batch_size", 100,
@@ -126,6 +128,9 @@ function fit = valla (model, x, y, varargin)
   if (columns (x) != D)
     arg_error (fname, "x", "has %d columns but the network expects %d inputs (model.W{1})",
                columns (x), D);
+  endif
+  if (isempty (opts.likelihood))   # as in R: from the number of network outputs
+    opts.likelihood = ifelse_str (C == 1, "gaussian", "softmax");
   endif
   likelihood = check_choice (opts.likelihood, {"gaussian", "softmax", "bernoulli"}, fname,
                              "likelihood");
@@ -458,6 +463,14 @@ function v = unit_interval (v, fname, arg)
   v = double (v);
 endfunction
 
+function s = ifelse_str (c, a, b)
+  if (c)
+    s = a;
+  else
+    s = b;
+  endif
+endfunction
+
 function r = ifelse_num (c, a, b)
   if (c)
     r = a;
@@ -545,6 +558,7 @@ endfunction
 %!error <'x' contains NaN> valla (net, [NaN; x(2:end)], y)
 %!error <'y' contains NaN> valla (net, x, [NaN; y(2:end)])
 %!error <'y' has 39 elements but 40 rows> valla (net, x, y(1:39))
+%!error <'likelihood' "gaussian" needs a network with one output \(it has 3\)> valla (struct ("W", {{[1 2 3]}}, "b", {{[0 0 0]}}, "activation", "tanh"), x, ones (40, 1), "likelihood", "gaussian")
 %!error <'likelihood' "softmax" needs a network with C> valla (net, x, ones (40, 1), "likelihood", "softmax")
 %!error <'inducing' \(M = 41\) must not exceed the number of rows of 'x' \(40\)> valla (net, x, y, "inducing", 41, "closed_form", true)
 %!error <'inducing' \(M = 40\) must not exceed the number of rows of 'x' \(40 less the 4 held out> valla (net, x, y, "inducing", 40)
