@@ -168,6 +168,13 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
     if (ncol(xtest) != m$D)
       stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", m$D)
   }
+  if (method == "valla" && is.null(Z) && is.null(validation) && !closed_form && iterations > 0) {
+    n_fit <- n - floor(ex$num[["val_frac"]] * n)  # the core holds out val_frac of x
+    if (n_fit < n && M > n_fit)
+      stop_arg(fn, "inducing", "asks for M = ", M, " inducing points but only ", n_fit,
+               " of the n = ", n, " rows of 'x' remain after the val_frac = ",
+               ex$num[["val_frac"]], " hold-out; pass 'validation', lower 'val_frac' or M")
+  }
   layers <- valla_layers(ex$layers, m, fn)
   opts <- c(n_inducing = M, prior_var = prior_var, noise = if (is.null(noise)) -1 else noise,
             closed_form = closed_form, iterations = iterations, batch_size = batch_size,
