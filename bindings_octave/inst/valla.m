@@ -544,6 +544,38 @@ endfunction
 %!         nthargout (2, @max, fit.test.prob, [], 2));
 
 %!test
+%! ## ELLA baseline: 0 <= latent variance <= prior
+%! fit = valla (net, x, y, "method", "ella", "inducing", 10, "ella_rank", 5, "prior_var", 0.5,
+%!              "noise", 0.01, "xtest", xs, "seed", 4);
+%! a = tanh (xs * net.W{1} + net.b{1});
+%! d = (1 - a .^ 2) .* net.W{2}';
+%! kxx = 0.5 * sum ([xs .* d, d, a, ones(3, 1)] .^ 2, 2);
+%! assert (all (fit.test.latent_var >= 0) && all (fit.test.latent_var <= kxx * (1 + 1e-12)));
+
+%!test
+%! ## an explicit validation set: evaluations every eval_every iterations, best kept
+%! xv = linspace (-1.9, 1.9, 15)';
+%! fit = valla (net, x, y, "inducing", 5, "iterations", 300, "eval_every", 50, "lr", 1e-2,
+%!              "batch_size", 10, "validation", struct ("x", xv, "y", sin (xv)), "seed", 5);
+%! v = fit.history.validation;
+%! assert (numel (v.nll) >= 1);
+%! assert (numel (v.iteration), numel (v.nll));
+%! assert (all (mod (v.iteration - 1, 50) == 0));   # the core evaluates after steps 1, 51, ...
+%! assert (any (v.iteration == fit.best_iteration));
+%! assert (fit.best_iteration <= fit.iterations);
+
+%!test
+%! ## bernoulli: one logit output, labels 0/1, prob = P(y = 1)
+%! yb = double (x > 0.3);
+%! fit = valla (net, x, yb, "likelihood", "bernoulli", "method", "lla", "prior_var", 2,
+%!              "xtest", xs, "seed", 1);
+%! assert (isempty (fit.noise));
+%! assert (size (fit.test.prob), [3, 1]);
+%! z = fit.test.mean ./ sqrt (1 + pi / 8 * fit.test.var);
+%! assert (fit.test.prob, 1 ./ (1 + exp (-z)), 1e-12);
+%! assert (scalegp_predict (fit, xs, "type", "class"), double (fit.test.prob > 0.5));
+
+%!test
 %! out = evalc ('valla (net, x, y, "inducing", 4, "iterations", 10, "verbose", true, "seed", 1);');
 %! assert (! isempty (strfind (out, "valla: valla, gaussian")));
 
@@ -573,4 +605,5 @@ endfunction
 %!error <'alpha' must be one number in \[0, 1\]> valla (net, x, y, "alpha", 2)
 %!error <'layers' must be 2 true/false flags> valla (net, x, y, "layers", [1 0 1])
 %!error <unknown option 'inducng'> valla (net, x, y, "inducng", 3)
+%!error <'y' must be 0/1 for likelihood = "bernoulli"> valla (net, x, y, "likelihood", "bernoulli")
 %!error <valla: interrupted> valla (net, x, y, "inducing", 4, "interrupt_after", 0)
