@@ -544,6 +544,28 @@ endfunction
 %!         nthargout (2, @max, fit.test.prob, [], 2));
 
 %!test
+%! ## learn selects what Adam moves: names map to the right parameters
+%! run = @(learn) valla (net, x, y, "inducing", 4, "iterations", 40, "lr", 1e-2,
+%!                       "batch_size", 10, "prior_var", 0.7, "noise", 0.02, "learn", learn,
+%!                       "val_frac", 0, "seed", 6);
+%! f0 = run ({});
+%! assert (f0.L, eye (4));
+%! assert ([f0.prior_var, f0.noise], [0.7, 0.02], 1e-14);
+%! fa = run ({"A"});
+%! assert (norm (fa.L - eye (4)) > 1e-3);
+%! assert (fa.inducing, f0.inducing);
+%! assert ([fa.prior_var, fa.noise], [0.7, 0.02], 1e-14);
+%! fz = run ("inducing");
+%! assert (fz.L, eye (4));
+%! assert (norm (fz.inducing - f0.inducing) > 1e-4);
+%! fp = run ({"prior_var"});
+%! assert (abs (fp.prior_var - 0.7) > 1e-3);
+%! assert (fp.noise, 0.02, 1e-14);
+%! fn = run ({"noise"});
+%! assert (fn.prior_var, 0.7, 1e-14);
+%! assert (abs (fn.noise - 0.02) > 1e-4);
+
+%!test
 %! ## ELLA baseline: 0 <= latent variance <= prior
 %! fit = valla (net, x, y, "method", "ella", "inducing", 10, "ella_rank", 5, "prior_var", 0.5,
 %!              "noise", 0.01, "xtest", xs, "seed", 4);
