@@ -30,7 +30,8 @@
 ##
 ## @table @asis
 ## @item @qcode{"likelihood"}
-## @qcode{"gaussian"} (default), @qcode{"softmax"} or @qcode{"bernoulli"}.
+## @qcode{"gaussian"}, @qcode{"softmax"} or @qcode{"bernoulli"} (default:
+## gaussian for a network with one output, softmax otherwise).
 ## @item @qcode{"method"}
 ## @qcode{"valla"} (default), @qcode{"lla"} (exact, dense; n*C at most
 ## @qcode{"lla_max"}) or @qcode{"ella"} (Nystrom baseline).
@@ -73,8 +74,9 @@
 ## The result is a struct (plain data: it survives @code{save}/@code{load})
 ## with @code{class = "valla"} and the fields of the R result:
 ## @code{inducing} (Z), @code{L} (A = L L'), @code{prior_var}, @code{noise},
-## @code{history} (@code{objective} per iteration, @code{validation_nll}
-## and @code{validation_iteration}), @code{iterations}, and with
+## @code{noise} is empty for classification;
+## @code{history} (@code{objective} per iteration, and @code{validation}
+## with columns @code{iteration} and @code{nll}), @code{iterations}, and with
 ## @qcode{"xtest"} @code{test} with fields @code{mean} (the network output),
 ## @code{var} (n-by-C: predictive variance, including the noise for
 ## gaussian), @code{prob} (classification), @code{latent_var} (gaussian) and
@@ -105,7 +107,7 @@ function fit = valla (model, x, y, varargin)
     print_usage ();
   endif
   fname = "valla";
-  defaults = struct ("likelihood", "gaussian", "method", "valla", "inducing", 100,
+  defaults = struct ("likelihood", [], "method", "valla", "inducing", 100,
                      "inducing_tags", [], "prior_var", 1, "noise", [],
                      "learn", {{"A", "inducing", "prior_var", "noise"}},
                      "closed_form", false, "iterations", 20000, "batch_size", 100,
@@ -126,6 +128,9 @@ function fit = valla (model, x, y, varargin)
   if (columns (x) != D)
     arg_error (fname, "x", "has %d columns but the network expects %d inputs (model.W{1})",
                columns (x), D);
+  endif
+  if (isempty (opts.likelihood))   # as in R: from the number of network outputs
+    opts.likelihood = ifelse_str (C == 1, "gaussian", "softmax");
   endif
   likelihood = check_choice (opts.likelihood, {"gaussian", "softmax", "bernoulli"}, fname,
                              "likelihood");
@@ -458,6 +463,14 @@ function v = unit_interval (v, fname, arg)
   v = double (v);
 endfunction
 
+function s = ifelse_str (c, a, b)
+  if (c)
+    s = a;
+  else
+    s = b;
+  endif
+endfunction
+
 function r = ifelse_num (c, a, b)
   if (c)
     r = a;
@@ -531,6 +544,60 @@ endfunction
 %!         nthargout (2, @max, fit.test.prob, [], 2));
 
 %!test
+%! ## learn selects what Adam moves: names map to the right parameters
+%! run = @(learn) valla (net, x, y, "inducing", 4, "iterations", 40, "lr", 1e-2,
+%!                       "batch_size", 10, "prior_var", 0.7, "noise", 0.02, "learn", learn,
+%!                       "val_frac", 0, "seed", 6);
+%! f0 = run ({});
+%! assert (f0.L, eye (4));
+%! assert ([f0.prior_var, f0.noise], [0.7, 0.02], 1e-14);
+%! fa = run ({"A"});
+%! assert (norm (fa.L - eye (4)) > 1e-3);
+%! assert (fa.inducing, f0.inducing);
+%! assert ([fa.prior_var, fa.noise], [0.7, 0.02], 1e-14);
+%! fz = run ("inducing");
+%! assert (fz.L, eye (4));
+%! assert (norm (fz.inducing - f0.inducing) > 1e-4);
+%! fp = run ({"prior_var"});
+%! assert (abs (fp.prior_var - 0.7) > 1e-3);
+%! assert (fp.noise, 0.02, 1e-14);
+%! fn = run ({"noise"});
+%! assert (fn.prior_var, 0.7, 1e-14);
+%! assert (abs (fn.noise - 0.02) > 1e-4);
+
+%!test
+%! ## ELLA baseline: 0 <= latent variance <= prior
+%! fit = valla (net, x, y, "method", "ella", "inducing", 10, "ella_rank", 5, "prior_var", 0.5,
+%!              "noise", 0.01, "xtest", xs, "seed", 4);
+%! a = tanh (xs * net.W{1} + net.b{1});
+%! d = (1 - a .^ 2) .* net.W{2}';
+%! kxx = 0.5 * sum ([xs .* d, d, a, ones(3, 1)] .^ 2, 2);
+%! assert (all (fit.test.latent_var >= 0) && all (fit.test.latent_var <= kxx * (1 + 1e-12)));
+
+%!test
+%! ## an explicit validation set: evaluations every eval_every iterations, best kept
+%! xv = linspace (-1.9, 1.9, 15)';
+%! fit = valla (net, x, y, "inducing", 5, "iterations", 300, "eval_every", 50, "lr", 1e-2,
+%!              "batch_size", 10, "validation", struct ("x", xv, "y", sin (xv)), "seed", 5);
+%! v = fit.history.validation;
+%! assert (numel (v.nll) >= 1);
+%! assert (numel (v.iteration), numel (v.nll));
+%! assert (all (mod (v.iteration - 1, 50) == 0));   # the core evaluates after steps 1, 51, ...
+%! assert (any (v.iteration == fit.best_iteration));
+%! assert (fit.best_iteration <= fit.iterations);
+
+%!test
+%! ## bernoulli: one logit output, labels 0/1, prob = P(y = 1)
+%! yb = double (x > 0.3);
+%! fit = valla (net, x, yb, "likelihood", "bernoulli", "method", "lla", "prior_var", 2,
+%!              "xtest", xs, "seed", 1);
+%! assert (isempty (fit.noise));
+%! assert (size (fit.test.prob), [3, 1]);
+%! z = fit.test.mean ./ sqrt (1 + pi / 8 * fit.test.var);
+%! assert (fit.test.prob, 1 ./ (1 + exp (-z)), 1e-12);
+%! assert (scalegp_predict (fit, xs, "type", "class"), double (fit.test.prob > 0.5));
+
+%!test
 %! out = evalc ('valla (net, x, y, "inducing", 4, "iterations", 10, "verbose", true, "seed", 1);');
 %! assert (! isempty (strfind (out, "valla: valla, gaussian")));
 
@@ -545,6 +612,7 @@ endfunction
 %!error <'x' contains NaN> valla (net, [NaN; x(2:end)], y)
 %!error <'y' contains NaN> valla (net, x, [NaN; y(2:end)])
 %!error <'y' has 39 elements but 40 rows> valla (net, x, y(1:39))
+%!error <'likelihood' "gaussian" needs a network with one output \(it has 3\)> valla (struct ("W", {{[1 2 3]}}, "b", {{[0 0 0]}}, "activation", "tanh"), x, ones (40, 1), "likelihood", "gaussian")
 %!error <'likelihood' "softmax" needs a network with C> valla (net, x, ones (40, 1), "likelihood", "softmax")
 %!error <'inducing' \(M = 41\) must not exceed the number of rows of 'x' \(40\)> valla (net, x, y, "inducing", 41, "closed_form", true)
 %!error <'inducing' \(M = 40\) must not exceed the number of rows of 'x' \(40 less the 4 held out> valla (net, x, y, "inducing", 40)
@@ -559,4 +627,5 @@ endfunction
 %!error <'alpha' must be one number in \[0, 1\]> valla (net, x, y, "alpha", 2)
 %!error <'layers' must be 2 true/false flags> valla (net, x, y, "layers", [1 0 1])
 %!error <unknown option 'inducng'> valla (net, x, y, "inducng", 3)
+%!error <'y' must be 0/1 for likelihood = "bernoulli"> valla (net, x, y, "likelihood", "bernoulli")
 %!error <valla: interrupted> valla (net, x, y, "inducing", 4, "interrupt_after", 0)

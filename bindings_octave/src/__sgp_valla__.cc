@@ -170,10 +170,11 @@ types (the core checks values).\n\
   // ---- return results
   ctx.check (st);
   const int64_t M = fit->M, D = fit->D;
-  octave_scalar_map hist;
+  octave_scalar_map val, hist;   // as R's history: objective, validation (iteration, nll)
+  val.assign ("iteration", column_of (fit->n_eval, fit->trace_val_iter));
+  val.assign ("nll", column_of (fit->n_eval, fit->trace_val));
   hist.assign ("objective", column_of (fit->iterations, fit->trace_obj));
-  hist.assign ("validation_nll", column_of (fit->n_eval, fit->trace_val));
-  hist.assign ("validation_iteration", column_of (fit->n_eval, fit->trace_val_iter));
+  hist.assign ("validation", val);
   octave_scalar_map res;
   res.assign ("model", sgp_valla_octave::net_value (fit->net));
   res.assign ("inducing", block (M, D, M > 0 ? fit->Z : nullptr));
@@ -184,7 +185,8 @@ types (the core checks values).\n\
   res.assign ("P2", block (M, M, fit->P2));
   res.assign ("prior", fit->prior != 0);
   res.assign ("prior_var", sgp_valla_fit_prior_var (fit.get ()));
-  res.assign ("noise", sgp_valla_fit_noise (fit.get ()));
+  res.assign ("noise", fit->likelihood == SGP_LIK_GAUSSIAN
+                       ? octave_value (sgp_valla_fit_noise (fit.get ())) : octave_value (Matrix ()));
   res.assign ("y_mean", fit->y_mean);
   res.assign ("y_sd", fit->y_sd);
   res.assign ("history", hist);

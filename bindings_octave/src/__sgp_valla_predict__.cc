@@ -89,7 +89,8 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
   d.P2 = P2.isempty () ? none : sgp_octave::cview (P2);
   d.prior = get (f, "prior", fn).bool_value () ? 1 : 0;
   d.prior_var = sgp_octave::scalar_arg (get (f, "prior_var", fn), fn, "prior_var");
-  d.noise = sgp_octave::scalar_arg (get (f, "noise", fn), fn, "noise");
+  const octave_value nv = get (f, "noise", fn);   // [] for classification
+  d.noise = nv.isempty () ? 0.0 : sgp_octave::scalar_arg (nv, fn, "noise");
   d.y_mean = sgp_octave::scalar_arg (get (f, "y_mean", fn), fn, "y_mean");
   d.y_sd = sgp_octave::scalar_arg (get (f, "y_sd", fn), fn, "y_sd");
 

@@ -166,6 +166,6 @@
 %!error <valla: 'model.W\{1\}' contains NaN> valla (setfield (fx.net, "W", {[NaN; 0] .* fx.net.W{1}, fx.net.W{2}, fx.net.W{3}}), fx.x, fx.y, "likelihood", "softmax")
 %!error <valla: 'inducing' contains NaN> valla (fx.net, fx.x, fx.y, "likelihood", "softmax", "inducing", [NaN 0; 1 1; 2 2])
 %!error <valla: 'xtest' contains NaN> valla (fx.net, fx.x, fx.y, "likelihood", "softmax", "method", "lla", "xtest", [NaN 0])
-%!error <valla: 'likelihood' "gaussian" needs a network with one output \(it has 3\)> valla (fx.net, fx.x, fx.y)
+%!error <valla: 'likelihood' "gaussian" needs a network with one output \(it has 3\)> valla (fx.net, fx.x, fx.y, "likelihood", "gaussian")
 %!error <valla: 'inducing_tags' must be 3 whole numbers in 1..3> valla (fx.net, fx.x, fx.y, "likelihood", "softmax", "inducing", fx.x(1:3, :), "inducing_tags", [1 2 4])
 %!error <scalegp_predict: 'xnew' has 1 columns but the network expects 2> scalegp_predict (valla (fx.net, fx.x, fx.y, "likelihood", "softmax", "method", "lla"), 0)

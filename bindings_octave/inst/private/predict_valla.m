@@ -12,7 +12,8 @@
 ## @qcode{"mc"}), @qcode{"mc_samples"} (2048), @qcode{"seed"} (Monte Carlo;
 ## default the fit's seed), @qcode{"type"}: @qcode{"list"} (default; a struct
 ## with @code{mean} (the network output), @code{var} (predictive variance,
-## m-by-C), @code{prob} for classification, @code{latent_var} for gaussian),
+## m-by-C), @code{prob} for classification (bernoulli: P(y = 1)),
+## @code{latent_var} for gaussian),
 ## @qcode{"response"} (probabilities or means only) or @qcode{"class"} (the
 ## most probable class: 1..C, or 0/1 for bernoulli); @qcode{"threads"}.
 ## @end deftypefn
@@ -60,7 +61,9 @@ function pred = predict_valla (fit, xnew, varargin)
                              threads);
 
   pred = struct ("mean", p.mean, "var", p.var);
-  if (cls)
+  if (strcmp (fit.likelihood, "bernoulli"))
+    pred.prob = p.prob(:, 2);             # P(y = 1), as gp_laplace and R
+  elseif (cls)
     pred.prob = p.prob;
   else
     pred.latent_var = p.latent_var;
@@ -76,10 +79,10 @@ function pred = predict_valla (fit, xnew, varargin)
         pred = pred.mean;
       endif
     case "class"
-      [~, k] = max (pred.prob, [], 2);
       if (strcmp (fit.likelihood, "bernoulli"))
-        k -= 1;
+        pred = double (pred.prob > 0.5);
+      else
+        [~, pred] = max (pred.prob, [], 2);
       endif
-      pred = k;
   endswitch
 endfunction
