@@ -4,14 +4,17 @@
 #     95% bands and a 10-year extrapolation.
 #  2. Earthquakes off Fiji (datasets::quakes): event counts in 0.5-degree cells,
 #     a Poisson GP (log link) fitted by gp_laplace() -> intensity map.
+#  3. Old Faithful (datasets::faithful): a small tanh network (mlp_fit) predicts
+#     eruption length from the waiting time; valla() adds error bars from its
+#     linearized-Laplace GP (M = 20 inducing points), wide between the clusters.
 # Usage: Rscript demo.R [output.png]
 library(scalegp)
 
 out <- commandArgs(trailingOnly = TRUE)[1]
 if (is.na(out)) out <- "demo.png"
 dir.create(dirname(out), showWarnings = FALSE, recursive = TRUE)
-png(out, width = 1400, height = 600)
-par(mfrow = c(1, 2))
+png(out, width = 1400, height = 1100)
+par(mfrow = c(2, 2))
 
 ## ---- 1. Lake Huron: exact GP regression with gp_kernel() ----
 
@@ -81,6 +84,32 @@ image(lon, lat, matrix(log10(rate), length(lon)), col = hcl.colors(40, "YlOrRd",
       xlab = "longitude", ylab = "latitude", asp = 1,
       main = "Fiji earthquakes: log10 posterior intensity per deg^2 (gp_laplace, Poisson)")
 points(quakes$long, quakes$lat, pch = ".", col = "grey20")
+
+## ---- 3. Old Faithful: error bars for a trained network with valla() ----
+wait_c <- 70; wait_s <- 14; erupt_c <- 3.5; erupt_s <- 1.1        # standardize
+xw <- matrix((faithful$waiting - wait_c) / wait_s)
+ye <- (faithful$eruptions - erupt_c) / erupt_s
+t0 <- proc.time()[["elapsed"]]
+net <- mlp_fit(xw, ye, hidden = c(50, 50), activation = "tanh", iterations = 3000,
+               lr = 3e-3, seed = 1, verbose = FALSE)
+vfit <- valla(net, xw, ye, inducing = 20, iterations = 3000, seed = 1, verbose = FALSE)
+secs <- proc.time()[["elapsed"]] - t0
+ws <- seq(35, 105, length.out = 300)
+pv <- predict(vfit, matrix((ws - wait_c) / wait_s))
+mu <- pv$mean * erupt_s + erupt_c
+sd <- sqrt(pv$var) * erupt_s                        # predictive: latent + noise
+cat(sprintf("faithful network + valla (n = %d, M = 20): %.1f s; predictive sd %.2f min at 70 min waiting, %.2f min at 55 and 80\n",
+            nrow(faithful), secs, approx(ws, sd, 70)$y, mean(approx(ws, sd, c(55, 80))$y)))
+plot(faithful$waiting, faithful$eruptions, pch = 19, cex = 0.5, xlim = range(ws),
+     ylim = range(mu - 2 * sd, mu + 2 * sd), xlab = "waiting time (min)",
+     ylab = "eruption length (min)",
+     main = "Old Faithful: 2x50 tanh network (mlp_fit) with valla error bars")
+polygon(c(ws, rev(ws)), c(mu + 2 * sd, rev(mu - 2 * sd)), col = adjustcolor("darkorange", 0.25),
+        border = NA)
+lines(ws, mu, col = "darkorange3", lwd = 2)
+legend("topleft", c("eruptions", "network output", "+/- 2 predictive sd (valla)"),
+       pch = c(19, NA, 15), lty = c(NA, 1, NA), col = c("black", "darkorange3",
+       adjustcolor("darkorange", 0.4)), bty = "n")
 
 invisible(dev.off())
 cat("plot written to", out, "\n")
