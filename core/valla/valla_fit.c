@@ -327,6 +327,19 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
     }
     if (it % 100 == 0) sgp_progress(ctx, "valla", (double)it / (double)o->iterations);
   }
+  /* The final iterate competes too: without this check, iterations after the last
+   * evaluation (all but the first when eval_every >= iterations) would be discarded. */
+  if (!st && have_val && !fit->stopped_early && fit->n_eval > 0 &&
+      fit->trace_val_iter[fit->n_eval - 1] != fit->iterations) {
+    double nll = 0;
+    st = valla_fit_finalize(ctx, fit, X);
+    if (!st) st = valla_nll(ctx, fit, Xv, yv, &nll);
+    if (!st) {
+      fit->trace_val[fit->n_eval] = nll;
+      fit->trace_val_iter[fit->n_eval++] = fit->iterations;
+      if (nll < best_val) { memcpy(best, x, (size_t)P * sizeof(double)); fit->best_iteration = fit->iterations; }
+    }
+  }
   if (!st && have_val && o->restore_best && fit->n_eval > 0) unpack(fit, best);
   if (!st && !have_val) fit->best_iteration = fit->iterations;
   fit->kernel_cache = cached;

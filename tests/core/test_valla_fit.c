@@ -453,6 +453,43 @@ static void early_stopping_restores_best(void **state)
   sgp_valla_net_free(&net);
 }
 
+/* Without early stopping the final iterate is evaluated too and kept when it is
+ * the best; eval_every > iterations still trains (only iteration 1 and the end
+ * are evaluated). */
+static void final_iterate_is_evaluated(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 37);
+  const int64_t width[3] = {1, 10, 1}, n = 80, nv = 30;
+  sgp_valla_net net;
+  vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 2.0, &net);
+  double X[80], y[80], Xv[30], yv[30];
+  gap_toy(&rng, &net, n, X, y, nv, Xv, yv);
+  sgp_valla_opts o;
+  sgp_valla_opts_default(&o);
+  o.n_inducing = 5; o.iterations = 150; o.batch_size = 20; o.lr = 0.02; o.eval_every = 1000;
+  o.prior_var = 4.0;
+  sgp_valla_fit_t *f = NULL;
+  assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), sgp_cmat_of(Xv, nv, 1),
+                                 sgp_cmat_of(yv, nv, 1), &o, &f), SGP_OK);
+  assert_false(f->stopped_early);
+  assert_int_equal(f->iterations, 150);
+  assert_int_equal(f->n_eval, 2);
+  assert_int_equal(f->trace_val_iter[0], 1);
+  assert_int_equal(f->trace_val_iter[1], 150);
+  const int64_t arg = f->trace_val[1] < f->trace_val[0] ? 1 : 0;
+  assert_int_equal(arg, 1); /* 150 Adam steps improve on one */
+  assert_int_equal(f->best_iteration, 150);
+  double nll;
+  assert_int_equal(valla_nll(&ctx, f, sgp_cmat_of(Xv, nv, 1), sgp_cmat_of(yv, nv, 1), &nll), SGP_OK);
+  assert_close(nll, f->trace_val[1], 1e-12 * fabs(nll));
+  sgp_valla_fit_free(f);
+  sgp_valla_net_free(&net);
+}
+
 /* init_A = closed_form with no iterations reproduces the closed-form predictions. */
 static void closed_form_warm_start(void **state)
 {
@@ -829,6 +866,7 @@ int main(void)
     cmocka_unit_test(kmeans_seeded_and_recovers_blobs),
     cmocka_unit_test(fit_is_seeded),
     cmocka_unit_test(early_stopping_restores_best),
+    cmocka_unit_test(final_iterate_is_evaluated),
     cmocka_unit_test(closed_form_warm_start),
     cmocka_unit_test(classification_fits),
     cmocka_unit_test(interrupt_stops_fit),
