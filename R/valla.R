@@ -34,8 +34,10 @@
 #' the exact LLA.
 #'
 #' Additional options in \code{...} (same names in Octave): \code{eval_every}
-#' (100: iterations between validation checks), \code{patience} (1: checks
-#' without improvement before stopping), \code{restore_best} (TRUE),
+#' (100: iterations between validation checks, after iterations 1, 101, ...
+#' and the last), \code{patience} (1: checks without improvement before
+#' stopping), \code{restore_best} (TRUE: keep the checked state with the
+#' lowest validation NLL),
 #' \code{beta1}, \code{beta2}, \code{adam_eps} (Adam: 0.9, 0.999, 1e-8),
 #' \code{init_A} (\code{"identity"} or \code{"closed_form"}),
 #' \code{standardize_y} (TRUE), \code{kmeans_iter} (10), \code{kmeans_max}
