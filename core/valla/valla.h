@@ -98,6 +98,9 @@ typedef struct {
 int  valla_cache_build(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X,
                        const int *tags, valla_cache *c);
 void valla_cache_free(const sgp_valla_net *net, valla_cache *c);
+/* Forward pass only (A, H, G; nr = 0, no sensitivities). */
+int  valla_cache_forward(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, valla_arena *arena,
+                         valla_cache *c);
 /* The same with the matrices in arena (the NTK functions then take their
  * scratch from cB's / cZ's arena too). */
 int  valla_cache_build_a(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, const int *tags,

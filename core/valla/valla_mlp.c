@@ -129,34 +129,45 @@ int valla_cache_build_a(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, cons
   return st;
 }
 
+int valla_cache_forward(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, valla_arena *arena,
+                        valla_cache *c)
+{
+  const int L = net->n_layers;
+  const int64_t n = X.rows, C = net->width[L];
+  memset(c, 0, sizeof *c);
+  if (X.cols != net->width[0])
+    return sgp_fail(ctx, SGP_EINVAL, "x has %lld columns but the network expects %lld inputs",
+                    (long long)X.cols, (long long)net->width[0]);
+  c->arena = arena;
+  c->n = n;
+  c->A = (double **)calloc((size_t)L, sizeof(double *));
+  c->H = (double **)calloc((size_t)L, sizeof(double *));
+  c->G = valla_arena_alloc(arena, n * C);
+  int ok = c->A && c->H && c->G;
+  for (int l = 0; ok && l < L; l++) {
+    c->A[l] = valla_arena_alloc(arena, n * net->width[l]);
+    c->H[l] = valla_arena_alloc(arena, n * net->width[l + 1]);
+    ok = c->A[l] && c->H[l];
+  }
+  int st = ok ? forward(ctx, net, X, c)
+              : sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the forward pass");
+  if (st) valla_cache_free(net, c);
+  return st;
+}
+
 int sgp_valla_forward(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_mat G)
 {
   const int L = net->n_layers;
   const int64_t n = X.rows, C = net->width[L];
-  if (X.cols != net->width[0])
-    return sgp_fail(ctx, SGP_EINVAL, "x has %lld columns but the network expects %lld inputs",
-                    (long long)X.cols, (long long)net->width[0]);
   if (G.rows != n || G.cols != C)
     return sgp_fail(ctx, SGP_EDIM, "output must be %lld x %lld", (long long)n, (long long)C);
   valla_cache c;
-  memset(&c, 0, sizeof c);
-  c.n = n;
-  c.A = (double **)calloc((size_t)L, sizeof(double *));
-  c.H = (double **)calloc((size_t)L, sizeof(double *));
-  c.G = sgp_alloc(n * C);
-  int ok = c.A && c.H && c.G;
-  for (int l = 0; ok && l < L; l++) {
-    c.A[l] = sgp_alloc(n * net->width[l]);
-    c.H[l] = sgp_alloc(n * net->width[l + 1]);
-    ok = c.A[l] && c.H[l];
-  }
-  int st = ok ? forward(ctx, net, X, &c)
-              : sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the forward pass");
-  if (!st)
-    for (int64_t j = 0; j < C; j++)
-      memcpy(G.data + j * G.ld, c.G + j * n, (size_t)n * sizeof(double));
+  int st = valla_cache_forward(ctx, net, X, NULL, &c);
+  if (st) return st;
+  for (int64_t j = 0; j < C; j++)
+    memcpy(G.data + j * G.ld, c.G + j * n, (size_t)n * sizeof(double));
   valla_cache_free(net, &c);
-  return st;
+  return SGP_OK;
 }
 
 int sgp_valla_jacobian(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_mat J)

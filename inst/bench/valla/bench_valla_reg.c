@@ -50,7 +50,7 @@ int bv_reg_speed(void)
 {
   const int64_t n = bv_quick ? 100000 : 1000000, n_small = n / 10;
   const int64_t nv = bv_quick ? 2000 : 10000, nt = bv_quick ? 2000 : 10000;
-  const int64_t map_iters = bv_quick ? 500 : 10000, iters = bv_quick ? 500 : 20000;
+  const int64_t map_iters = bv_quick ? 300 : 10000, iters = bv_quick ? 300 : 20000;
   const int64_t val_max = 1000;
   sgp_rng rng;
   sgp_rng_seed(&rng, 2024);

@@ -41,7 +41,7 @@ static toy_row score(sgp_ctx *ctx, const sgp_valla_fit_t *fit, const double *xs,
 
 int bv_toy(void)
 {
-  const int64_t map_iters = bv_quick ? 3000 : 12000, va_iters = bv_quick ? 3000 : 20000;
+  const int64_t map_iters = bv_quick ? 3000 : 12000, va_iters = bv_quick ? 1000 : 20000;
   sgp_rng rng;
   sgp_rng_seed(&rng, 11);
   double xs[NX], ys[NX], xtr[NX], ytr[NX];
