@@ -63,6 +63,21 @@ int64_t sgp_valla_net_nparam(const sgp_valla_net *net);
 /* Network outputs g (n x C) at X (n x D). */
 int  sgp_valla_forward(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_mat G);
 
+/* ------------------------------------------------------------ internal: caches */
+
+/* Forward activations and sensitivities for a point set. Row r of the Delta
+ * matrices is the sensitivity of output cls[r] at point pt[r]. */
+typedef struct {
+  int64_t n, nr;            /* points, sensitivity rows */
+  double **A;               /* A[l]: n x width[l] (A[0] = X copy) */
+  double **H;               /* H[l]: n x width[l+1] pre-activations */
+  double **Dl;              /* Dl[l]: nr x width[l+1], d g_cls / d H[l] */
+  double **U;               /* U[l] = Dl[l+1] W[l+1]' (nr x width[l+1]); l < L-1 */
+  double *G;                /* n x C outputs */
+  int64_t *pt; int *cls;    /* nr each */
+  struct valla_arena *arena; /* where the matrices live (NULL: malloc) */
+} valla_cache;
+
 /* ------------------------------------------------------------ internal: scratch arena */
 
 /* Scratch memory of the fit loop (valla_arena.c): slices of one block, all
@@ -77,21 +92,6 @@ double *valla_arena_calloc(valla_arena *a, int64_t n);
 void    valla_arena_free(valla_arena *a, double *p);      /* no-op with an arena */
 void    valla_arena_reset(valla_arena *a);
 void    valla_arena_destroy(valla_arena *a);
-
-/* ------------------------------------------------------------ internal: caches */
-
-/* Forward activations and sensitivities for a point set. Row r of the Delta
- * matrices is the sensitivity of output cls[r] at point pt[r]. */
-typedef struct {
-  int64_t n, nr;            /* points, sensitivity rows */
-  double **A;               /* A[l]: n x width[l] (A[0] = X copy) */
-  double **H;               /* H[l]: n x width[l+1] pre-activations */
-  double **Dl;              /* Dl[l]: nr x width[l+1], d g_cls / d H[l] */
-  double **U;               /* U[l] = Dl[l+1] W[l+1]' (nr x width[l+1]); l < L-1 */
-  double *G;                /* n x C outputs */
-  int64_t *pt; int *cls;    /* nr each */
-  valla_arena *arena;       /* where the matrices live (NULL: malloc) */
-} valla_cache;
 
 /* Forward pass (all points) and backprop of all C outputs per point
  * (tags == NULL; nr = n*C, row i + n*c) or of the tagged output only (nr = n). */
