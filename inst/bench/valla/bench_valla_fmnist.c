@@ -150,12 +150,17 @@ int bv_fmnist(void)
     o.prior_var = grid[k];
     sgp_valla_fit_t *f = NULL;
     sgp_ctx c = bv_ctx(40);
-    bv_check(sgp_valla_fit(&c, &net, sgp_cmat_of(X, ngrid, NPIX), sgp_cmat_of(y, ngrid, 1), (sgp_cmat){0},
+    bv_check(sgp_valla_fit(&c, &net, (sgp_cmat){X, ngrid, NPIX, ntr}, sgp_cmat_of(y, ngrid, 1), (sgp_cmat){0},
                            (sgp_cmat){0}, &o, &f), &c, "closed form");
     const int64_t nv1 = nval < 1000 ? nval : 1000;
-    bv_check(sgp_valla_predict(&c, f, sgp_cmat_of(Xv, nv1, NPIX), (sgp_mat){0}, (sgp_mat){0},
+    const sgp_cmat Xv1 = {Xv, nv1, NPIX, nval}; /* the first nv1 validation rows */
+    bv_check(sgp_valla_predict(&c, f, Xv1, (sgp_mat){0}, (sgp_mat){0},
                                (sgp_mat){0}, sgp_mat_of(prob, nv1, NCLASS), (sgp_mat){0}), &c, "predict");
     const double nll = sgp_valla_class_nll(nv1, NCLASS, prob, yv);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < nv1 * NCLASS; i++) bad += !(prob[i] >= 0 && prob[i] <= 1);
+    printf("   grid prior_var %.0e: validation NLL %.4f (%lld probabilities not in [0, 1])\n", grid[k],
+           nll, (long long)bad);
     if (nll < best_nll) { best_nll = nll; prior0 = grid[k]; }
     sgp_valla_fit_free(f);
   }
@@ -203,7 +208,7 @@ int bv_fmnist(void)
     sgp_ctx c = bv_ctx(30);
     const int64_t ne = ella_n < ntr ? ella_n : ntr;
     t0 = bv_now();
-    bv_check(sgp_valla_fit(&c, &net, sgp_cmat_of(X, ne, NPIX), sgp_cmat_of(y, ne, 1), (sgp_cmat){0},
+    bv_check(sgp_valla_fit(&c, &net, (sgp_cmat){X, ne, NPIX, ntr}, sgp_cmat_of(y, ne, 1), (sgp_cmat){0},
                            (sgp_cmat){0}, &o, &f), &c, "ella");
     const double t_fit = bv_now() - t0;
     bv_check(sgp_valla_predict(&c, f, sgp_cmat_of(Xte, nt, NPIX), (sgp_mat){0}, (sgp_mat){0},
