@@ -63,3 +63,26 @@ docs:
 clean:
 	sh cleanup
 	rm -rf build tests/core/bin
+
+# VaLLA benchmarks (issue 5): a C driver (inst/bench/valla/) linked against the
+# core, compiled with the flags of tests/core into build/bench-valla (ignored by
+# git and R CMD build). VALLA_BENCH_QUICK=1 make bench-valla: smoke run (< 1 min).
+# Each case runs in its own process so that its peak RSS is its own.
+VALLA_BENCH := build/bench-valla
+VALLA_BENCH_SRC := $(shell find core -name '*.c') $(wildcard inst/bench/valla/*.c)
+VALLA_BENCH_OBJ := $(patsubst %.c,$(VALLA_BENCH)/%.o,$(VALLA_BENCH_SRC))
+VALLA_BENCH_CFLAGS := -std=c99 -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
+$(VALLA_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h inst/bench/valla/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(VALLA_BENCH_CFLAGS) -c $< -o $@
+$(VALLA_BENCH)/core/kernels.o: VALLA_BENCH_CFLAGS += -fno-math-errno -fno-trapping-math
+$(VALLA_BENCH)/bench_valla: $(VALLA_BENCH_OBJ)
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3) -llapack -lblas -lm
+.PHONY: bench-valla
+bench-valla: deps $(VALLA_BENCH)/bench_valla
+	@dpkg -s dataset-fashion-mnist >/dev/null 2>&1 || sh tools/deps.sh dataset-fashion-mnist
+	@uptime
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla toy
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla fmnist
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla reg
+	@uptime

@@ -29,13 +29,36 @@ typedef struct {
   double **U;               /* U[l] = Dl[l+1] W[l+1]' (nr x width[l+1]); l < L-1 */
   double *G;                /* n x C outputs */
   int64_t *pt; int *cls;    /* nr each */
+  struct valla_arena *arena; /* where the matrices live (NULL: malloc) */
 } valla_cache;
+
+/* ------------------------------------------------------------ internal: scratch arena */
+
+/* Scratch memory of the fit loop (valla_arena.c): slices of one block, all
+ * released by valla_arena_reset; a zero-initialized struct is an empty arena.
+ * Every function taking a valla_arena * accepts NULL (plain malloc/free). */
+typedef struct valla_arena {
+  double *buf; size_t cap, used, need;
+  double **extra; int n_extra, max_extra;
+} valla_arena;
+double *valla_arena_alloc(valla_arena *a, int64_t n);   /* NULL when out of memory */
+double *valla_arena_calloc(valla_arena *a, int64_t n);
+void    valla_arena_free(valla_arena *a, double *p);      /* no-op with an arena */
+void    valla_arena_reset(valla_arena *a);
+void    valla_arena_destroy(valla_arena *a);
 
 /* Forward pass (all points) and backprop of all C outputs per point
  * (tags == NULL; nr = n*C, row i + n*c) or of the tagged output only (nr = n). */
 int  valla_cache_build(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X,
                        const int *tags, valla_cache *c);
 void valla_cache_free(const sgp_valla_net *net, valla_cache *c);
+/* Forward pass only (A, H, G; nr = 0, no sensitivities). */
+int  valla_cache_forward(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, valla_arena *arena,
+                         valla_cache *c);
+/* The same with the matrices in arena (the NTK functions then take their
+ * scratch from cB's / cZ's arena too). */
+int  valla_cache_build_a(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, const int *tags,
+                         valla_arena *arena, valla_cache *c);
 /* Activation, derivative and second derivative given the pre-activation h and
  * the activation value a. */
 double valla_act(sgp_activation f, double h);
@@ -106,6 +129,10 @@ typedef struct { int64_t nb; const double *K0BZ, *kd0, *K0ZZ, *G; } valla_kernel
 int  valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
                        const valla_kernels *pre, sgp_cmat yb, double *value, valla_grad *grad,
                        int64_t *clamps);
+/* valla_objective_k with its scratch memory in arena (NULL: malloc). */
+int  valla_objective_a(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
+                       const valla_kernels *pre, sgp_cmat yb, double *value, valla_grad *grad,
+                       int64_t *clamps, valla_arena *arena);
 /* KL term alone from L and K_ZZ (scaled): 0.5 (log|H| - M + tr H^{-1}). */
 int  valla_kl(sgp_ctx *ctx, int64_t M, const double *L, const double *K, double *kl);
 

@@ -251,6 +251,8 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
   const int want_z = (learn & SGP_VALLA_LEARN_INDUCING) != 0;
   valla_adam adam;
   memset(&adam, 0, sizeof adam);
+  valla_arena arena; /* per-iteration scratch, reused (valla_arena.c) */
+  memset(&arena, 0, sizeof arena);
   double *x = sgp_alloc(P), *gx = sgp_alloc(P), *best = sgp_alloc(P), *Xb = sgp_alloc(nb * D),
          *yb = sgp_alloc(nb), *dL = sgp_alloc(M * M), *dZ = want_z ? sgp_alloc(M * D) : NULL;
   unsigned char *mask = (unsigned char *)calloc((size_t)P, 1);
@@ -305,8 +307,9 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
     int64_t cl = 0;
     valla_kernels pre = {nb, cK, ckd, tc.KZZ, cG};
     if (cached) train_cache_gather(&tc, N, C, M, perm + pos - nb, nb, cK, ckd, cG);
-    if ((st = valla_objective_k(ctx, fit, sgp_cmat_of(Xb, nb, D), cached ? &pre : NULL,
-                                sgp_cmat_of(yb, nb, 1), &val, &g, &cl)))
+    valla_arena_reset(&arena);
+    if ((st = valla_objective_a(ctx, fit, sgp_cmat_of(Xb, nb, D), cached ? &pre : NULL,
+                                sgp_cmat_of(yb, nb, 1), &val, &g, &cl, &arena)))
       break;
     fit->clamps += cl;
     fit->trace_obj[it - 1] = val;
@@ -347,6 +350,7 @@ done_cache:
   train_cache_free(&tc);
   free(cK); free(ckd); free(cG);
 done:
+  valla_arena_destroy(&arena);
   valla_adam_free(&adam);
   free(x); free(gx); free(best); free(Xb); free(yb); free(dL); free(dZ); free(mask); free(perm);
   return st;

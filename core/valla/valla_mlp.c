@@ -11,14 +11,16 @@ void valla_cache_free(const sgp_valla_net *net, valla_cache *c)
 {
   if (!c) return;
   const int L = net->n_layers;
+  valla_arena *a = c->arena;
   for (int l = 0; l < L; l++) {
-    if (c->A) free(c->A[l]);
-    if (c->H) free(c->H[l]);
-    if (c->Dl) free(c->Dl[l]);
-    if (c->U) free(c->U[l]);
+    if (c->A) valla_arena_free(a, c->A[l]);
+    if (c->H) valla_arena_free(a, c->H[l]);
+    if (c->Dl) valla_arena_free(a, c->Dl[l]);
+    if (c->U) valla_arena_free(a, c->U[l]);
   }
   free(c->A); free(c->H); free(c->Dl); free(c->U);
-  free(c->G); free(c->pt); free(c->cls);
+  valla_arena_free(a, c->G);
+  free(c->pt); free(c->cls);
   memset(c, 0, sizeof *c);
 }
 
@@ -83,27 +85,34 @@ static int backward(sgp_ctx *ctx, const sgp_valla_net *net, valla_cache *c)
 int valla_cache_build(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, const int *tags,
                       valla_cache *c)
 {
+  return valla_cache_build_a(ctx, net, X, tags, NULL, c);
+}
+
+int valla_cache_build_a(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, const int *tags,
+                        valla_arena *arena, valla_cache *c)
+{
   const int L = net->n_layers;
   const int64_t n = X.rows, C = net->width[L];
   memset(c, 0, sizeof *c);
   if (X.cols != net->width[0])
     return sgp_fail(ctx, SGP_EINVAL, "x has %lld columns but the network expects %lld inputs",
                     (long long)X.cols, (long long)net->width[0]);
+  c->arena = arena;
   c->n = n;
   c->nr = tags ? n : n * C;
   c->A = (double **)calloc((size_t)L, sizeof(double *));
   c->H = (double **)calloc((size_t)L, sizeof(double *));
   c->Dl = (double **)calloc((size_t)L, sizeof(double *));
   c->U = (double **)calloc((size_t)L, sizeof(double *));
-  c->G = sgp_alloc(n * C);
+  c->G = valla_arena_alloc(arena, n * C);
   c->pt = (int64_t *)malloc((size_t)(c->nr > 0 ? c->nr : 1) * sizeof(int64_t));
   c->cls = (int *)malloc((size_t)(c->nr > 0 ? c->nr : 1) * sizeof(int));
   int ok = c->A && c->H && c->Dl && c->U && c->G && c->pt && c->cls;
   for (int l = 0; ok && l < L; l++) {
-    c->A[l] = sgp_alloc(n * net->width[l]);
-    c->H[l] = sgp_alloc(n * net->width[l + 1]);
-    c->Dl[l] = sgp_alloc(c->nr * net->width[l + 1]);
-    if (l < L - 1) c->U[l] = sgp_alloc(c->nr * net->width[l + 1]);
+    c->A[l] = valla_arena_alloc(arena, n * net->width[l]);
+    c->H[l] = valla_arena_alloc(arena, n * net->width[l + 1]);
+    c->Dl[l] = valla_arena_alloc(arena, c->nr * net->width[l + 1]);
+    if (l < L - 1) c->U[l] = valla_arena_alloc(arena, c->nr * net->width[l + 1]);
     ok = c->A[l] && c->H[l] && c->Dl[l] && (l == L - 1 || c->U[l]);
   }
   if (!ok) {
@@ -120,34 +129,45 @@ int valla_cache_build(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, const 
   return st;
 }
 
+int valla_cache_forward(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, valla_arena *arena,
+                        valla_cache *c)
+{
+  const int L = net->n_layers;
+  const int64_t n = X.rows, C = net->width[L];
+  memset(c, 0, sizeof *c);
+  if (X.cols != net->width[0])
+    return sgp_fail(ctx, SGP_EINVAL, "x has %lld columns but the network expects %lld inputs",
+                    (long long)X.cols, (long long)net->width[0]);
+  c->arena = arena;
+  c->n = n;
+  c->A = (double **)calloc((size_t)L, sizeof(double *));
+  c->H = (double **)calloc((size_t)L, sizeof(double *));
+  c->G = valla_arena_alloc(arena, n * C);
+  int ok = c->A && c->H && c->G;
+  for (int l = 0; ok && l < L; l++) {
+    c->A[l] = valla_arena_alloc(arena, n * net->width[l]);
+    c->H[l] = valla_arena_alloc(arena, n * net->width[l + 1]);
+    ok = c->A[l] && c->H[l];
+  }
+  int st = ok ? forward(ctx, net, X, c)
+              : sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the forward pass");
+  if (st) valla_cache_free(net, c);
+  return st;
+}
+
 int sgp_valla_forward(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_mat G)
 {
   const int L = net->n_layers;
   const int64_t n = X.rows, C = net->width[L];
-  if (X.cols != net->width[0])
-    return sgp_fail(ctx, SGP_EINVAL, "x has %lld columns but the network expects %lld inputs",
-                    (long long)X.cols, (long long)net->width[0]);
   if (G.rows != n || G.cols != C)
     return sgp_fail(ctx, SGP_EDIM, "output must be %lld x %lld", (long long)n, (long long)C);
   valla_cache c;
-  memset(&c, 0, sizeof c);
-  c.n = n;
-  c.A = (double **)calloc((size_t)L, sizeof(double *));
-  c.H = (double **)calloc((size_t)L, sizeof(double *));
-  c.G = sgp_alloc(n * C);
-  int ok = c.A && c.H && c.G;
-  for (int l = 0; ok && l < L; l++) {
-    c.A[l] = sgp_alloc(n * net->width[l]);
-    c.H[l] = sgp_alloc(n * net->width[l + 1]);
-    ok = c.A[l] && c.H[l];
-  }
-  int st = ok ? forward(ctx, net, X, &c)
-              : sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the forward pass");
-  if (!st)
-    for (int64_t j = 0; j < C; j++)
-      memcpy(G.data + j * G.ld, c.G + j * n, (size_t)n * sizeof(double));
+  int st = valla_cache_forward(ctx, net, X, NULL, &c);
+  if (st) return st;
+  for (int64_t j = 0; j < C; j++)
+    memcpy(G.data + j * G.ld, c.G + j * n, (size_t)n * sizeof(double));
   valla_cache_free(net, &c);
-  return st;
+  return SGP_OK;
 }
 
 int sgp_valla_jacobian(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_mat J)

@@ -45,18 +45,20 @@ static double *param(sgp_valla_net *net, int64_t p)
   return net->skip + p;
 }
 
-int valla_mlp_loss_grad(sgp_ctx *ctx, const sgp_valla_net *net, sgp_likelihood lik, sgp_cmat X,
-                        const double *y, double *loss, double *grad)
+/* The loss gradient needs the forward pass only; its scratch lives in arena
+ * (NULL: malloc) so that the training loop reuses it. */
+static int loss_grad(sgp_ctx *ctx, const sgp_valla_net *net, sgp_likelihood lik, sgp_cmat X,
+                     const double *y, double *loss, double *grad, valla_arena *arena)
 {
   const int L = net->n_layers;
   const int64_t n = X.rows, C = net->width[L];
   valla_cache c;
-  int st = valla_cache_build(ctx, net, X, (const int *)NULL, &c);
+  int st = valla_cache_forward(ctx, net, X, arena, &c);
   if (st) return st;
   /* R = d loss / d g (n x C), then Hb = d loss / d H[l] backwards */
   int64_t wmax = 1;
   for (int l = 0; l <= L; l++) if (net->width[l] > wmax) wmax = net->width[l];
-  double *Hb = sgp_alloc(n * wmax), *Hn = sgp_alloc(n * wmax);
+  double *Hb = valla_arena_alloc(arena, n * wmax), *Hn = valla_arena_alloc(arena, n * wmax);
   if (!Hb || !Hn) { st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in mlp_fit"); goto done; }
   double f = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -100,9 +102,15 @@ int valla_mlp_loss_grad(sgp_ctx *ctx, const sgp_valla_net *net, sgp_likelihood l
     }
   }
 done:
-  free(Hb); free(Hn);
+  valla_arena_free(arena, Hb); valla_arena_free(arena, Hn);
   valla_cache_free(net, &c);
   return st;
+}
+
+int valla_mlp_loss_grad(sgp_ctx *ctx, const sgp_valla_net *net, sgp_likelihood lik, sgp_cmat X,
+                        const double *y, double *loss, double *grad)
+{
+  return loss_grad(ctx, net, lik, X, y, loss, grad, NULL);
 }
 
 int sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
@@ -130,6 +138,8 @@ int sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
   const int64_t P = sgp_valla_net_nparam(net), nb = o->batch_size < N ? o->batch_size : N;
   valla_adam adam;
   memset(&adam, 0, sizeof adam);
+  valla_arena arena;
+  memset(&arena, 0, sizeof arena);
   double *th = sgp_alloc(P), *g = sgp_alloc(P), *Xb = sgp_alloc(nb * D), *yb = sgp_alloc(nb);
   int64_t *perm = (int64_t *)malloc((size_t)N * sizeof(int64_t));
   st = (!th || !g || !Xb || !yb || !perm) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in mlp_fit") : SGP_OK;
@@ -152,13 +162,15 @@ int sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
       for (int64_t i = 0; i < nb; i++) Xb[i + nb * j] = X.data[perm[pos + i] + X.ld * j];
     for (int64_t i = 0; i < nb; i++) yb[i] = y.data[perm[pos + i]];
     pos += nb;
-    if ((st = valla_mlp_loss_grad(ctx, net, o->likelihood, sgp_cmat_of(Xb, nb, D), yb, &loss, g))) break;
+    valla_arena_reset(&arena);
+    if ((st = loss_grad(ctx, net, o->likelihood, sgp_cmat_of(Xb, nb, D), yb, &loss, g, &arena))) break;
     for (int64_t p = 0; p < P; p++) g[p] += o->weight_decay * th[p];
     valla_adam_step(&adam, th, g, NULL);
     for (int64_t p = 0; p < P; p++) *param(net, p) = th[p];
     if ((it + 1) % 100 == 0) sgp_progress(ctx, "mlp_fit", (double)(it + 1) / (double)o->iterations);
   }
   if (!st && final_loss) st = valla_mlp_loss_grad(ctx, net, o->likelihood, X, y.data, final_loss, NULL);
+  valla_arena_destroy(&arena);
   valla_adam_free(&adam);
   free(th); free(g); free(Xb); free(yb); free(perm);
   return st;

@@ -26,9 +26,10 @@ int valla_ntk_cross(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *c
 {
   const int64_t rB = cB->nr, rZ = cZ->nr, nB = cB->n;
   for (int64_t j = 0; j < rZ; j++) memset(K + j * ldk, 0, (size_t)rB * sizeof(double));
-  double *T = sgp_alloc(rB * rZ), *P = sgp_alloc(nB * cZ->n);
+  valla_arena *a = cB->arena;
+  double *T = valla_arena_alloc(a, rB * rZ), *P = valla_arena_alloc(a, nB * cZ->n);
   if (!T || !P) {
-    free(T); free(P);
+    valla_arena_free(a, T); valla_arena_free(a, P);
     return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the NTK contraction");
   }
   int st = SGP_OK;
@@ -45,7 +46,7 @@ int valla_ntk_cross(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *c
       for (int64_t r = 0; r < rB; r++)
         K[r + j * ldk] += T[r + j * rB] * P[ptB[r] + nB * ptZ[j]];
   }
-  free(T); free(P);
+  valla_arena_free(a, T); valla_arena_free(a, P);
   return st;
 }
 

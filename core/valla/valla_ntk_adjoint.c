@@ -6,37 +6,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { double **Ab, **Db, **Hb; double *T, *P, *Y, *Q, *X; } adj_work;
+typedef struct { double **Ab, **Db, **Hb; double *T, *P, *Y, *Q, *X; valla_arena *a; } adj_work;
 
 static void work_free(const sgp_valla_net *net, adj_work *w)
 {
+  valla_arena *a = w->a;
   for (int l = 0; l < net->n_layers; l++) {
-    if (w->Ab) free(w->Ab[l]);
-    if (w->Db) free(w->Db[l]);
-    if (w->Hb) free(w->Hb[l]);
+    if (w->Ab) valla_arena_free(a, w->Ab[l]);
+    if (w->Db) valla_arena_free(a, w->Db[l]);
+    if (w->Hb) valla_arena_free(a, w->Hb[l]);
   }
   free(w->Ab); free(w->Db); free(w->Hb);
-  free(w->T); free(w->P); free(w->Y); free(w->Q); free(w->X);
+  valla_arena_free(a, w->T); valla_arena_free(a, w->P); valla_arena_free(a, w->Y);
+  valla_arena_free(a, w->Q); valla_arena_free(a, w->X);
 }
 
-static int work_alloc(const sgp_valla_net *net, int64_t nrB, int64_t nB, int64_t M, adj_work *w)
+static int work_alloc(const sgp_valla_net *net, int64_t nrB, int64_t nB, int64_t M,
+                      valla_arena *a, adj_work *w)
 {
   const int L = net->n_layers;
   int64_t wmax = 1;
   for (int l = 0; l <= L; l++) if (net->width[l] > wmax) wmax = net->width[l];
   memset(w, 0, sizeof *w);
+  w->a = a;
   w->Ab = (double **)calloc((size_t)L, sizeof(double *));
   w->Db = (double **)calloc((size_t)L, sizeof(double *));
   w->Hb = (double **)calloc((size_t)L, sizeof(double *));
   const int64_t big = (nrB > M ? nrB : M) * M;
-  w->T = sgp_alloc(big); w->Q = sgp_alloc(big);
-  w->P = sgp_alloc((nB > M ? nB : M) * M); w->Y = sgp_alloc((nB > 0 ? nB : 1) * M);
-  w->X = sgp_alloc(M * wmax);
+  w->T = valla_arena_alloc(a, big); w->Q = valla_arena_alloc(a, big);
+  w->P = valla_arena_alloc(a, (nB > M ? nB : M) * M);
+  w->Y = valla_arena_alloc(a, (nB > 0 ? nB : 1) * M);
+  w->X = valla_arena_alloc(a, M * wmax);
   int ok = w->Ab && w->Db && w->Hb && w->T && w->Q && w->P && w->Y && w->X;
   for (int l = 0; ok && l < L; l++) {
-    w->Ab[l] = sgp_calloc(M * net->width[l]);
-    w->Db[l] = sgp_calloc(M * net->width[l + 1]);
-    w->Hb[l] = sgp_calloc(M * net->width[l + 1]);
+    w->Ab[l] = valla_arena_calloc(a, M * net->width[l]);
+    w->Db[l] = valla_arena_calloc(a, M * net->width[l + 1]);
+    w->Hb[l] = valla_arena_calloc(a, M * net->width[l + 1]);
     ok = w->Ab[l] && w->Db[l] && w->Hb[l];
   }
   return ok;
@@ -104,7 +109,7 @@ int valla_ntk_adjoint_z(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cach
   const int L = net->n_layers;
   const int64_t M = cZ->n;
   adj_work w;
-  if (!work_alloc(net, cB ? cB->nr : 0, cB ? cB->n : 0, M, &w)) {
+  if (!work_alloc(net, cB ? cB->nr : 0, cB ? cB->n : 0, M, cZ->arena, &w)) {
     work_free(net, &w);
     return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the Z gradient");
   }

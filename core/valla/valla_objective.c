@@ -39,10 +39,10 @@ typedef struct {
   double *T1, *T2, *S, *R, *Ri, *Hi, *B, *Psi, *V, *v, *gb, *KbarBZ, *KbarZZ;
 } obj_work;
 
-static void work_free(obj_work *w)
+static void work_free(obj_work *w, valla_arena *a)
 {
   double **p = (double **)w;
-  for (size_t k = 0; k < sizeof *w / sizeof(double *); k++) free(p[k]);
+  for (size_t k = 0; k < sizeof *w / sizeof(double *); k++) valla_arena_free(a, p[k]);
 }
 
 int valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_cmat yb,
@@ -54,6 +54,13 @@ int valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_c
 int valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
                       const valla_kernels *pre, sgp_cmat yb, double *value, valla_grad *grad,
                       int64_t *clamps)
+{
+  return valla_objective_a(ctx, fit, Xb, pre, yb, value, grad, clamps, NULL);
+}
+
+int valla_objective_a(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
+                      const valla_kernels *pre, sgp_cmat yb, double *value, valla_grad *grad,
+                      int64_t *clamps, valla_arena *a)
 {
   const sgp_valla_net *net = &fit->net;
   const int64_t M = fit->M, C = fit->C, nb = pre ? pre->nb : Xb.rows, nr = nb * C;
@@ -70,14 +77,16 @@ int valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
   memset(&cZ, 0, sizeof cZ);
   int st = SGP_OK;
   if (!pre) {
-    st = valla_cache_build(ctx, net, Xb, NULL, &cB);
-    if (!st) st = valla_cache_build(ctx, net, sgp_cmat_of(fit->Z, M, fit->D), fit->tags, &cZ);
+    st = valla_cache_build_a(ctx, net, Xb, NULL, a, &cB);
+    if (!st) st = valla_cache_build_a(ctx, net, sgp_cmat_of(fit->Z, M, fit->D), fit->tags, a, &cZ);
     if (st) goto done;
   }
-  w.KBZ = sgp_alloc(nr * M); w.KZZ = sgp_alloc(M * M); w.kd = sgp_alloc(nr);
-  w.T1 = sgp_alloc(M * (nr > M ? nr : M)); w.T2 = sgp_alloc(M * M); w.S = sgp_alloc(M * M);
-  w.R = sgp_alloc(M * M); w.Ri = sgp_calloc(M * M); w.Hi = sgp_alloc(M * M);
-  w.V = sgp_alloc(M * nr); w.v = sgp_alloc(nr); w.gb = sgp_alloc(nr);
+  w.KBZ = valla_arena_alloc(a, nr * M); w.KZZ = valla_arena_alloc(a, M * M);
+  w.kd = valla_arena_alloc(a, nr); w.T1 = valla_arena_alloc(a, M * (nr > M ? nr : M));
+  w.T2 = valla_arena_alloc(a, M * M); w.S = valla_arena_alloc(a, M * M);
+  w.R = valla_arena_alloc(a, M * M); w.Ri = valla_arena_calloc(a, M * M);
+  w.Hi = valla_arena_alloc(a, M * M); w.V = valla_arena_alloc(a, M * nr);
+  w.v = valla_arena_alloc(a, nr); w.gb = valla_arena_alloc(a, nr);
   if (!w.KBZ || !w.KZZ || !w.kd || !w.T1 || !w.T2 || !w.S || !w.R || !w.Ri || !w.Hi || !w.V ||
       !w.v || !w.gb) {
     st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the objective");
@@ -139,8 +148,8 @@ int valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
   if (!grad) goto done;
 
   /* Hi = H^{-1} = Ri' Ri; B = L Hi L' */
-  w.B = sgp_alloc(M * M); w.Psi = sgp_alloc(M * M);
-  w.KbarBZ = sgp_alloc(nr * M); w.KbarZZ = sgp_alloc(M * M);
+  w.B = valla_arena_alloc(a, M * M); w.Psi = valla_arena_alloc(a, M * M);
+  w.KbarBZ = valla_arena_alloc(a, nr * M); w.KbarZZ = valla_arena_alloc(a, M * M);
   if (!w.B || !w.Psi || !w.KbarBZ || !w.KbarZZ) {
     st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the gradient");
     goto done;
@@ -159,8 +168,8 @@ int valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
   if ((st = sgp_gemm(ctx, 'N', 'N', M, M, M, 1.0, X1, M, w.S, M, 0.0, KL_, M))) goto done; /* K L Hi S */
   if ((st = sgp_gemm(ctx, 'N', 'N', M, M, M, 1.0, w.Psi, M, L, M, 0.0, X1, M))) goto done;  /* Psi L */
   {
-    double *KB = sgp_alloc(M * M), *Y = sgp_alloc(M * M);
-    if (!KB || !Y) { free(KB); free(Y); st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto done; }
+    double *KB = valla_arena_alloc(a, M * M), *Y = valla_arena_alloc(a, M * M);
+    if (!KB || !Y) { valla_arena_free(a, KB); valla_arena_free(a, Y); st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto done; }
     st = sgp_gemm(ctx, 'N', 'N', M, M, M, 1.0, w.KZZ, M, w.B, M, 0.0, KB, M);
     for (int64_t i = 0; !st && i < M; i++) KB[i + M * i] -= 1.0;          /* KB - I */
     if (!st) st = sgp_gemm(ctx, 'N', 'N', M, M, M, 2.0, KB, M, X1, M, 1.0, KL_, M); /* + 2 (KB - I) Psi L */
@@ -175,7 +184,7 @@ int valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
     for (int64_t k = 0; !st && k < M * M; k++) Y[k] = w.KZZ[k];
     if (!st) st = sgp_gemm(ctx, 'N', 'N', M, M, M, 0.5, Y, M, w.B, M, 1.0, KB, M); /* Psi B + K B / 2 */
     if (!st) st = sgp_gemm(ctx, 'N', 'N', M, M, M, 1.0, w.B, M, KB, M, 0.0, w.KbarZZ, M);
-    free(KB); free(Y);
+    valla_arena_free(a, KB); valla_arena_free(a, Y);
     if (st) goto done;
   }
   for (int64_t a = 0; a < M; a++) /* symmetrize rounding */
@@ -199,6 +208,6 @@ int valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
 done:
   valla_cache_free(net, &cB);
   valla_cache_free(net, &cZ);
-  work_free(&w);
+  work_free(&w, a);
   return st;
 }
