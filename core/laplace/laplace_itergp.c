@@ -21,7 +21,9 @@ int sgp_itergp_init(sgp_ctx *ctx, sgp_itergp *s, int64_t n, int64_t C, int64_t c
   s->G = sgp_calloc(K * K);
   s->M = sgp_alloc(K * K);
   s->w = sgp_alloc(K);
-  if (!s->S || !s->T || !s->Q || !s->work || !s->G || !s->M || !s->w) {
+  s->idx = (int64_t *)malloc((size_t)K * sizeof(int64_t));
+  s->unit = s->g_tri = s->kq_valid = 0; /* no structure known until a virtual run sees B = 0 */
+  if (!s->S || !s->T || !s->Q || !s->work || !s->G || !s->M || !s->w || !s->idx) {
     sgp_itergp_free(s);
     return sgp_fail(ctx, SGP_ENOMEM, "out of memory for the solver buffers (%lld x %lld)",
                     (long long)NC, (long long)K);
@@ -48,6 +50,9 @@ int sgp_itergp_reserve(sgp_ctx *ctx, sgp_itergp *s, int64_t need, int64_t cap_ma
     default: s->work = q; break;
     }
   }
+  int64_t *idx = (int64_t *)realloc(s->idx, (size_t)cap * sizeof(int64_t));
+  if (!idx) goto nomem;
+  s->idx = idx;
   double *G = sgp_calloc(cap * cap), *M = sgp_alloc(cap * cap), *w = sgp_alloc(cap);
   if (!G || !M || !w) { free(G); free(M); free(w); goto nomem; }
   for (int64_t j = 0; j < s->B; j++)
@@ -64,31 +69,91 @@ nomem:
 void sgp_itergp_free(sgp_itergp *s)
 {
   free(s->S); free(s->T); free(s->Q); free(s->work);
-  free(s->G); free(s->M); free(s->w);
+  free(s->G); free(s->M); free(s->w); free(s->idx);
   s->S = s->T = s->Q = s->work = s->G = s->M = s->w = NULL;
+  s->idx = NULL;
   s->B = s->r = 0;
+}
+
+/* Q = S G: a scatter of G's rows when S = P_I, else a product. */
+static int form_root(sgp_ctx *ctx, sgp_itergp *s, int64_t k)
+{
+  const int64_t NC = s->NC, ldg = s->cap;
+  if (!s->unit)
+    return sgp_gemm(ctx, 'N', 'N', NC, k, s->B, 1.0, s->S, NC, s->G, ldg, 0.0, s->Q, NC);
+  memset(s->Q, 0, (size_t)(NC * k) * sizeof(double));
+  for (int64_t l = 0; l < k; l++)
+    for (int64_t i = 0; i < s->B; i++) s->Q[s->idx[i] + NC * l] = s->G[i + l * ldg];
+  return SGP_OK;
+}
+
+/* G = L^{-T} from the Cholesky factor of M (kept in M's lower triangle is not
+ * needed): when M is comfortably positive definite, a Cholesky G is as valid a
+ * root as the eigenbasis (G'MG = I) at a fraction of the cost for large B.
+ * Returns 1 when used, 0 when the caller must take the eigen path. */
+static int cholesky_root(sgp_ctx *ctx, sgp_itergp *s, int *st)
+{
+  const int64_t B = s->B, ldg = s->cap;
+  double dmax = 0.0;
+  for (int64_t i = 0; i < B; i++) if (s->M[i + i * ldg] > dmax) dmax = s->M[i + i * ldg];
+  if (!(dmax > 0.0)) return 0;
+  for (int64_t j = 0; j < B; j++)
+    memcpy(s->G + j * ldg + j, s->M + j * ldg + j, (size_t)(B - j) * sizeof(double));
+  int64_t minor = 0;
+  if ((*st = sgp_potrf_minor(ctx, B, s->G, ldg, &minor)) || minor) return 0;
+  /* pivots far from zero (stricter than the eigenvalue drop rule, which then
+   * keeps every direction too): otherwise take the eigen path */
+  for (int64_t i = 0; i < B; i++) {
+    const double piv = s->G[i + i * ldg] * s->G[i + i * ldg];
+    if (!(piv > 1e-8 * dmax)) return 0;
+  }
+  if ((*st = sgp_trtri(ctx, 'L', B, s->G, ldg))) return 0;
+  for (int64_t j = 0; j < B; j++)
+    for (int64_t i = j + 1; i < B; i++) {
+      s->G[j + i * ldg] = s->G[i + j * ldg]; /* G = (L^{-1})' upper */
+      s->G[i + j * ldg] = 0.0;
+    }
+  return 1;
 }
 
 int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
                        int64_t rank, double kappa, double eig_rtol, int *finite)
 {
   const int64_t NC = s->NC, B = s->B, ldg = s->cap;
-  int st;
+  int st = SGP_OK;
   *finite = 1;
   s->dropped = 0;
   s->trace_KQ = 0.0;
-  if (B == 0) { s->r = 0; return SGP_OK; }
-  /* V2-V3: Y = T + W^{-1} S, M = S'Y symmetrized */
+  s->kq_valid = 1;
+  if (B == 0) { s->r = 0; s->unit = s->g_tri = 1; return SGP_OK; }
+  /* V2-V3: Y = T + W^{-1} S, M = S'Y symmetrized (a row gather when S = P_I) */
   memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
   sgp_lik_winv_add(lik, nd, B, s->S, s->work);
-  if ((st = sgp_gemm(ctx, 'T', 'N', B, B, NC, 1.0, s->S, NC, s->work, NC, 0.0, s->M, ldg)))
+  if (s->unit) {
+    for (int64_t j = 0; j < B; j++)
+      for (int64_t i = 0; i < B; i++) s->M[i + j * ldg] = s->work[s->idx[i] + j * NC];
+  } else if ((st = sgp_gemm(ctx, 'T', 'N', B, B, NC, 1.0, s->S, NC, s->work, NC, 0.0, s->M,
+                            ldg))) {
     return st;
+  }
   for (int64_t j = 0; j < B; j++)
     for (int64_t i = j; i < B; i++) {
       const double a = 0.5 * (s->M[i + j * ldg] + s->M[j + i * ldg]);
       if (!isfinite(a)) { *finite = 0; return SGP_OK; }
       s->M[i + j * ldg] = s->M[j + i * ldg] = a;
     }
+  /* unit-vector buffers without truncation (the exact mode): Cholesky root,
+   * K Q computed only when needed */
+  if (s->unit && (rank < 0 || rank >= B)) {
+    memset(s->G, 0, (size_t)(ldg * ldg) * sizeof(double));
+    if (cholesky_root(ctx, s, &st)) {
+      s->r = B;
+      s->g_tri = 1;
+      s->kq_valid = 0;
+      return form_root(ctx, s, B);
+    }
+    if (st) return st;
+  }
   /* V4: ascending eigenvalues in w, eigenvectors in M */
   if ((st = sgp_syev(ctx, B, s->M, ldg, s->w))) return st;
   const double lam1 = s->w[B - 1];
@@ -100,6 +165,7 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
   if (k == 0 || !(lam1 > 0.0)) {
     s->B = s->r = 0;
     s->dropped = B;
+    s->unit = s->g_tri = 1;
     return SGP_OK;
   }
   memset(s->G, 0, (size_t)(ldg * ldg) * sizeof(double));
@@ -117,20 +183,36 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
     memcpy(s->T, s->work, (size_t)(NC * k) * sizeof(double));
     for (int64_t l = 0; l < k; l++) s->G[l + l * ldg] = 1.0 / sqrt(s->w[B - 1 - l]);
     s->B = k;
+    s->unit = 0;   /* rotated actions */
+    s->g_tri = 1;  /* diagonal */
   } else {
     for (int64_t l = 0; l < B; l++) {
       const double sc = 1.0 / sqrt(s->w[B - 1 - l]);
       for (int64_t i = 0; i < B; i++) s->G[i + l * ldg] = s->M[i + (B - 1 - l) * ldg] * sc;
     }
+    s->g_tri = 0;
   }
   s->r = k;
-  /* Q = S G; ||K Q||_F^2 = ||T G||_F^2 */
-  if ((st = sgp_gemm(ctx, 'N', 'N', NC, k, s->B, 1.0, s->S, NC, s->G, ldg, 0.0, s->Q, NC)))
+  if ((st = form_root(ctx, s, k))) return st;
+  s->kq_valid = 0;
+  return sgp_itergp_kq(ctx, s);
+}
+
+int sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s)
+{
+  const int64_t NC = s->NC, r = s->r;
+  int st;
+  if (s->kq_valid) return SGP_OK;
+  if (s->g_tri && s->B == r) { /* T G with G upper triangular: half the flops */
+    memcpy(s->work, s->T, (size_t)(NC * r) * sizeof(double));
+    if ((st = sgp_trmm(ctx, 'R', 'U', 'N', NC, r, 1.0, s->G, s->cap, s->work, NC))) return st;
+  } else if ((st = sgp_gemm(ctx, 'N', 'N', NC, r, s->B, 1.0, s->T, NC, s->G, s->cap, 0.0,
+                            s->work, NC))) {
     return st;
-  if ((st = sgp_gemm(ctx, 'N', 'N', NC, k, s->B, 1.0, s->T, NC, s->G, ldg, 0.0, s->work, NC)))
-    return st;
+  }
   double tr = 0.0;
-  for (int64_t i = 0; i < NC * k; i++) tr += s->work[i] * s->work[i];
+  for (int64_t i = 0; i < NC * r; i++) tr += s->work[i] * s->work[i];
   s->trace_KQ = tr;
+  s->kq_valid = 1;
   return SGP_OK;
 }
