@@ -56,6 +56,10 @@ typedef struct {
    * are computed on demand by sgp_itergp_kq). */
   int64_t *idx;            /* cap: unit index of each column when unit */
   int unit, g_tri, kq_valid;
+  /* root_lazy: G holds the lower Cholesky factor L of M = S'K^S instead of
+   * L^{-T}, and Q is not formed (a Newton step that takes no action needs
+   * neither); sgp_itergp_root forms them */
+  int root_lazy;
 } sgp_itergp;
 
 int  sgp_itergp_init(sgp_ctx *ctx, sgp_itergp *s, int64_t n, int64_t C, int64_t cap);
@@ -71,6 +75,10 @@ int  sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const d
                         int64_t rank, double kappa, double eig_rtol, int *finite);
 /* Makes work[:, 0..r-1] = K Q = T G and trace_KQ = ||K Q||_F^2 current. */
 int  sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s);
+/* Forms G = L^{-T} and Q = S G when root_lazy. */
+int  sgp_itergp_root(sgp_ctx *ctx, sgp_itergp *s);
+/* v = Q Q' b (NC) when r > 0, also when root_lazy (then v = P_I M^{-1} b[I]). */
+int  sgp_itergp_project(sgp_ctx *ctx, sgp_itergp *s, const double *b, double *v, double *wr);
 
 /* ------------------------------------------------------------ internal: unit-vector blocks */
 

@@ -187,11 +187,14 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     memset(v, 0, (size_t)NC * sizeof(double));
     memset(Kv, 0, (size_t)NC * sizeof(double));
   } else {
-    if ((st = sgp_gemm(ctx, 'T', 'N', it->r, 1, NC, 1.0, it->Q, NC, b, NC, 0.0, R->wr, it->r)))
-      return st;
-    if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->r, 1.0, it->Q, NC, R->wr, it->r, 0.0, v, NC)))
-      return st;
-    if (recursive) {
+    if ((st = sgp_itergp_project(ctx, it, b, v, R->wr))) return st;
+    if (recursive && it->root_lazy) { /* u = T v[I] */
+      if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->B, 1.0, it->T, NC, R->wr, it->B, 0.0, Kv,
+                         NC)))
+        return st;
+    } else if (recursive) {
+      if ((st = sgp_gemm(ctx, 'T', 'N', it->r, 1, NC, 1.0, it->Q, NC, b, NC, 0.0, R->wr, it->r)))
+        return st;
       if ((st = sgp_gemm(ctx, 'N', 'N', it->B, 1, it->r, 1.0, it->G, ldg, R->wr, it->r, 0.0,
                          R->gw, it->B)))
         return st;
@@ -279,6 +282,7 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
       }
       continue;
     }
+    if ((st = sgp_itergp_root(ctx, it))) return st;
     /* I8 policy, I9 alpha, I10 t = K s */
     double alpha;
     int64_t uidx = -1;
@@ -638,6 +642,7 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   fit->root = sgp_alloc(NC * (r > 0 ? r : 1));
   if (!fit->root) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   if (r > 0) {
+    if ((st = sgp_itergp_root(ctx, &R.it))) goto cleanup;
     memcpy(fit->root, R.it.Q, (size_t)(NC * r) * sizeof(double));
     /* K Q = T G in the work buffer (kept current by the inner loop, else computed) */
     if ((st = sgp_itergp_kq(ctx, &R.it))) goto cleanup;

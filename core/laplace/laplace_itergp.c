@@ -87,9 +87,9 @@ static int form_root(sgp_ctx *ctx, sgp_itergp *s, int64_t k)
   return SGP_OK;
 }
 
-/* G = L^{-T} from the Cholesky factor of M (kept in M's lower triangle is not
- * needed): when M is comfortably positive definite, a Cholesky G is as valid a
- * root as the eigenbasis (G'MG = I) at a fraction of the cost for large B.
+/* Cholesky factor M = L L' into G (root_lazy; G = L^{-T} is formed later by
+ * sgp_itergp_root): when M is comfortably positive definite, a Cholesky G is as
+ * valid a root as the eigenbasis (G'MG = I) at a fraction of the cost for large B.
  * Returns 1 when used, 0 when the caller must take the eigen path. */
 static int cholesky_root(sgp_ctx *ctx, sgp_itergp *s, int *st)
 {
@@ -107,13 +107,37 @@ static int cholesky_root(sgp_ctx *ctx, sgp_itergp *s, int *st)
     const double piv = s->G[i + i * ldg] * s->G[i + i * ldg];
     if (!(piv > 1e-8 * dmax)) return 0;
   }
-  if ((*st = sgp_trtri(ctx, 'L', B, s->G, ldg))) return 0;
+  return 1;
+}
+
+int sgp_itergp_root(sgp_ctx *ctx, sgp_itergp *s)
+{
+  const int64_t B = s->B, ldg = s->cap;
+  int st;
+  if (!s->root_lazy) return SGP_OK;
+  if ((st = sgp_trtri(ctx, 'L', B, s->G, ldg))) return st;
   for (int64_t j = 0; j < B; j++)
     for (int64_t i = j + 1; i < B; i++) {
       s->G[j + i * ldg] = s->G[i + j * ldg]; /* G = (L^{-1})' upper */
       s->G[i + j * ldg] = 0.0;
     }
-  return 1;
+  s->root_lazy = 0;
+  return form_root(ctx, s, B);
+}
+
+int sgp_itergp_project(sgp_ctx *ctx, sgp_itergp *s, const double *b, double *v, double *wr)
+{
+  const int64_t NC = s->NC, r = s->r;
+  int st;
+  if (s->root_lazy) { /* v = P_I (L L')^{-1} b[I] */
+    for (int64_t i = 0; i < r; i++) wr[i] = b[s->idx[i]];
+    if ((st = sgp_potrs(ctx, r, 1, s->G, s->cap, wr, r))) return st;
+    memset(v, 0, (size_t)NC * sizeof(double));
+    for (int64_t i = 0; i < r; i++) v[s->idx[i]] = wr[i];
+    return SGP_OK;
+  }
+  if ((st = sgp_gemm(ctx, 'T', 'N', r, 1, NC, 1.0, s->Q, NC, b, NC, 0.0, wr, r))) return st;
+  return sgp_gemm(ctx, 'N', 'N', NC, 1, r, 1.0, s->Q, NC, wr, r, 0.0, v, NC);
 }
 
 int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
@@ -125,6 +149,7 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
   s->dropped = 0;
   s->trace_KQ = 0.0;
   s->kq_valid = 1;
+  s->root_lazy = 0;
   if (B == 0) { s->r = 0; s->unit = s->g_tri = 1; return SGP_OK; }
   /* V2-V3: Y = T + W^{-1} S, M = S'Y symmetrized (a row gather when S = P_I) */
   memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
@@ -150,7 +175,8 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
       s->r = B;
       s->g_tri = 1;
       s->kq_valid = 0;
-      return form_root(ctx, s, B);
+      s->root_lazy = 1;
+      return SGP_OK;
     }
     if (st) return st;
   }
@@ -203,6 +229,7 @@ int sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s)
   const int64_t NC = s->NC, r = s->r;
   int st;
   if (s->kq_valid) return SGP_OK;
+  if ((st = sgp_itergp_root(ctx, s))) return st;
   if (s->g_tri && s->B == r) { /* T G with G upper triangular: half the flops */
     memcpy(s->work, s->T, (size_t)(NC * r) * sizeof(double));
     if ((st = sgp_trmm(ctx, 'R', 'U', 'N', NC, r, 1.0, s->G, s->cap, s->work, NC))) return st;
