@@ -114,7 +114,7 @@ int sgp_itergp_unit_block(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub);
 
 /* sgp_laplace_fit with the unit-vector block size (1 = one action at a time, the
  * reference path; sgp_laplace_fit uses SGP_LAPLACE_UNIT_BLOCK). */
-#define SGP_LAPLACE_UNIT_BLOCK 128
+#define SGP_LAPLACE_UNIT_BLOCK 256
 int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                             const sgp_laplace_opts *o, int unit_block,
                             sgp_laplace_fit_t **out);

@@ -170,7 +170,7 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
   /* unit-vector buffers without truncation (the exact mode): Cholesky root,
    * K Q computed only when needed */
   if (s->unit && (rank < 0 || rank >= B)) {
-    memset(s->G, 0, (size_t)(ldg * ldg) * sizeof(double));
+    /* G's upper triangle is written when the root is formed (sgp_itergp_root) */
     if (cholesky_root(ctx, s, &st)) {
       s->r = B;
       s->g_tri = 1;
