@@ -55,6 +55,9 @@
 #' @param random_order cholesky policy: visit the data points in a seeded
 #'   random order.
 #' @param time_limit seconds after which the Newton loop stops (\code{Inf}: none).
+#' @param kernel_cache_bytes the kernel matrix is computed once and kept when its
+#'   \eqn{8 n^2} bytes fit this budget (default 2 GiB); otherwise every product
+#'   evaluates the kernel tile by tile (matrix-free, O(n) memory).
 #' @param inner_atol,inner_rtol a Newton step's solver stops when the residual
 #'   norm is below \code{max(inner_atol, inner_rtol * norm(b))} (default 1e-5
 #'   each); 0 runs all \code{max_iter} iterations unless the solver breaks down.
@@ -96,7 +99,7 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
                        verbose = interactive(), threads = getOption("scalegp.threads"),
                        recycle = TRUE, damping = FALSE, max_total_iter = Inf,
                        random_order = FALSE, time_limit = Inf, inner_atol = 1e-5,
-                       inner_rtol = 1e-5) {
+                       inner_rtol = 1e-5, kernel_cache_bytes = 2^31) {
   fn <- "gp_laplace"
   x <- as_input_matrix(x, fn, "x")
   n <- nrow(x)
@@ -128,7 +131,8 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
             check_flag(random_order, fn, "random_order"),
             if (is.finite(time_limit)) time_limit else -1,
             laplace_nonneg(inner_atol, fn, "inner_atol"),
-            laplace_nonneg(inner_rtol, fn, "inner_rtol"))
+            laplace_nonneg(inner_rtol, fn, "inner_rtol"),
+            laplace_nonneg(kernel_cache_bytes, fn, "kernel_cache_bytes"))
   backend <- check_backend(backend, fn)
   seed <- check_seed(seed, fn)
   verbose <- check_flag(verbose, fn, "verbose")

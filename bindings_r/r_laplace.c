@@ -112,7 +112,8 @@ static SEXP predict_list(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, SEXP xs, SE
 }
 
 /* gp_laplace(): the fit. ctrl = c(recycle, damping, max_total_iter (< 0: none),
- * random_order, time_limit (< 0: none), inner_atol, inner_rtol). rank < 0 means Inf. */
+ * random_order, time_limit (< 0: none), inner_atol, inner_rtol, kernel_cache_bytes).
+ * rank < 0 means Inf. */
 SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kernel,
                        SEXP lengthscale, SEXP outputscale, SEXP noise, SEXP offset,
                        SEXP policy, SEXP max_newton, SEXP max_iter, SEXP rank, SEXP tol,
@@ -137,7 +138,7 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kerne
   const double rk = Rf_asReal(rank);
   o.rank = (rk < 0 || !isfinite(rk)) ? -1 : (int64_t)rk;
   o.tol = Rf_asReal(tol);
-  if (TYPEOF(ctrl) != REALSXP || XLENGTH(ctrl) != 7) Rf_error("internal: bad ctrl");
+  if (TYPEOF(ctrl) != REALSXP || XLENGTH(ctrl) != 8) Rf_error("internal: bad ctrl");
   o.recycle = REAL(ctrl)[0] != 0;
   o.damping = REAL(ctrl)[1] != 0;
   o.max_total_iter = REAL(ctrl)[2] < 0 || !isfinite(REAL(ctrl)[2]) ? -1 : (int64_t)REAL(ctrl)[2];
@@ -145,6 +146,7 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kerne
   o.time_limit = REAL(ctrl)[4] < 0 || !isfinite(REAL(ctrl)[4]) ? -1.0 : REAL(ctrl)[4];
   o.inner_atol = REAL(ctrl)[5];
   o.inner_rtol = REAL(ctrl)[6];
+  o.kernel_cache_bytes = REAL(ctrl)[7] >= 1e18 ? (size_t)1e18 : (size_t)REAL(ctrl)[7];
   int st = backend_arg(&ctx, backend);
   if (!st) st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &o.kernel);
   if (!st) st = sgp_laplace_fit(&ctx, sgp_r_cmat(x), sgp_r_cmat(y), sgp_cmat_of(NULL, 0, 0),
