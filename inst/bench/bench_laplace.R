@@ -258,9 +258,10 @@ run_case <- function(case) {
       kernel = "matern32", lengthscale = 0.05, outputscale = 0.05, xtest = dat$xt,
       verbose = FALSE, threads = threads, ...)
     out <- list()
+    warm <- round(seq(1, nrow(dat$x), length.out = 200))
     for (rk in c(Inf, 10)) {
       r <- timed(function() common(dat$x, dat$y, policy = "cg", max_iter = 5, rank = rk),
-                 reps = 1, warm_fun = function() common(dat$x[1:200, ], dat$y[1:200],
+                 reps = 1, warm_fun = function() common(dat$x[warm, ], dat$y[warm],
                                                        policy = "cg", max_iter = 5))
       m <- metrics(r$fit$test$prob, dat$yt)
       out[[length(out) + 1]] <- data.frame(method = sprintf("IterNCGP-CG R=%s", rk),
