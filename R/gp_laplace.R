@@ -33,9 +33,14 @@
 #' @param outputscale positive signal variance.
 #' @param noise Gaussian noise variance, one value or n (gaussian only).
 #' @param offset Poisson log exposure, length n (default 0).
-#' @param policy \code{"cg"} or \code{"cholesky"}.
+#' @param policy \code{"cg"} or \code{"cholesky"} (unit-vector actions, taken in
+#'   blocks of 256 kernel columns; with \code{max_iter = n} exact Laplace).
 #' @param max_newton maximum number of Newton steps (>= 1).
-#' @param max_iter solver iterations per Newton step (>= 1).
+#' @param max_iter solver iterations per Newton step (>= 1). With
+#'   \code{policy = "cg"} and \code{max_iter} at least \eqn{n C}, a solve whose
+#'   residual has converged goes on with unit-vector actions outside the span of
+#'   the previous ones until they span everything, so that the variance (not only
+#'   the mean) is the exact Laplace variance.
 #' @param rank compression rank of the solver's buffers (\code{Inf}: none;
 #'   0: no recycling across Newton steps).
 #' @param tol Newton stops when the relative change of the latent mode is at

@@ -132,23 +132,26 @@ gmm_data <- function(per_class, per_class_test, seed) {
   list(x = tr$x, y = tr$y, xt = te$x, yt = te$y)
 }
 
-read_idx <- function(path) {
+# The first `rows` items of an IDX file (images as rows scaled to [0, 1], or labels).
+read_idx <- function(path, rows) {
   con <- gzfile(path, "rb"); on.exit(close(con))
   magic <- readBin(con, "integer", 1, size = 4, endian = "big")
   dims <- readBin(con, "integer", magic %% 256, size = 4, endian = "big")
-  v <- readBin(con, "integer", prod(dims), size = 1, signed = FALSE)
-  if (length(dims) == 1) v else matrix(v, dims[1], prod(dims[-1]), byrow = TRUE)
+  rows <- min(rows, dims[1])
+  v <- readBin(con, "integer", rows * prod(dims[-1]), size = 1, signed = FALSE)
+  if (length(dims) == 1) v else matrix(v / 255, rows, prod(dims[-1]), byrow = TRUE)
 }
 
 fmnist_data <- function(n, nt) {
   dir <- "/usr/share/datasets/fashion-mnist"
   if (!file.exists(file.path(dir, "train-images-idx3-ubyte.gz")))
     stop("Fashion-MNIST not found in ", dir, ": apt-get install dataset-fashion-mnist")
-  x <- read_idx(file.path(dir, "train-images-idx3-ubyte.gz"))[1:n, ] / 255
-  y <- read_idx(file.path(dir, "train-labels-idx1-ubyte.gz"))[1:n] + 1L
-  xt <- read_idx(file.path(dir, "t10k-images-idx3-ubyte.gz"))[1:nt, ] / 255
-  yt <- read_idx(file.path(dir, "t10k-labels-idx1-ubyte.gz"))[1:nt] + 1L
-  list(x = x, y = y, xt = xt, yt = yt)
+  out <- list(x = read_idx(file.path(dir, "train-images-idx3-ubyte.gz"), n),
+              y = read_idx(file.path(dir, "train-labels-idx1-ubyte.gz"), n) + 1L,
+              xt = read_idx(file.path(dir, "t10k-images-idx3-ubyte.gz"), nt),
+              yt = read_idx(file.path(dir, "t10k-labels-idx1-ubyte.gz"), nt) + 1L)
+  invisible(gc()) # the raw bytes are garbage: keep them out of the peak
+  out
 }
 
 # ------------------------------------------------------------------ cases (children)
