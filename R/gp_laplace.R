@@ -47,12 +47,12 @@
 #'   most \code{tol}.
 #' @param xtest optional test inputs (d columns): predictions go to
 #'   \code{$test}.
-#' @param xtest_offset Poisson log exposure at \code{xtest} (default 0).
 #' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"}.
 #' @param seed whole number for reproducible random choices (\code{NULL}:
 #'   drawn from R's RNG, so \code{set.seed()} works).
 #' @param verbose print progress (one line per Newton step).
 #' @param threads OpenMP threads (\code{NULL} or 0: default).
+#' @param xtest_offset Poisson log exposure at \code{xtest} (default 0).
 #' @param recycle reuse the solver's actions across Newton steps.
 #' @param damping backtracking on the Laplace objective after each Newton step
 #'   (for likelihoods whose plain Newton iteration overshoots, e.g. large counts).
@@ -79,7 +79,8 @@
 #'   \code{levels}, the training data \code{x}, \code{y}, \code{offset},
 #'   \code{noise}, and \code{test = list(mean, var, prob)} when \code{xtest} is
 #'   given (poisson: \code{rate_mean}, \code{rate_var} instead of \code{prob};
-#'   gaussian: \code{y_var}, the variance of a new observation).
+#'   gaussian: \code{y_var}, the variance of a new observation, with the first
+#'   \code{noise} value when the noise is per point).
 #' @seealso \code{\link{predict.gp_laplace}}, \code{\link{plot.gp_laplace}}
 #' @examples
 #' set.seed(1)
@@ -100,9 +101,9 @@
 gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthscale = 1,
                        outputscale = 1, noise = 1, offset = NULL, policy = "cg",
                        max_newton = 20, max_iter = 5, rank = Inf, tol = 0.01,
-                       xtest = NULL, xtest_offset = NULL, backend = "auto", seed = NULL,
+                       xtest = NULL, backend = "auto", seed = NULL,
                        verbose = interactive(), threads = getOption("scalegp.threads"),
-                       recycle = TRUE, damping = FALSE, max_total_iter = Inf,
+                       xtest_offset = NULL, recycle = TRUE, damping = FALSE, max_total_iter = Inf,
                        random_order = FALSE, time_limit = Inf, inner_atol = 1e-5,
                        inner_rtol = 1e-5, kernel_cache_bytes = 2^31) {
   fn <- "gp_laplace"
@@ -260,7 +261,8 @@ laplace_test_list <- function(p, fit) {
 #'
 #' @param object a \code{gp_laplace} fit.
 #' @param newdata m-by-d matrix of new inputs (default: the training inputs).
-#' @param offset Poisson log exposure at \code{newdata} (length m, default 0).
+#' @param offset Poisson log exposure at \code{newdata} (length m, default 0;
+#'   the training offset when \code{newdata} is not given).
 #' @param type \code{"list"} (default): \code{list(mean, var, prob)} with the
 #'   latent mean and variance (m-by-C, a vector when C = 1) and, for
 #'   classification, the class probabilities (probit approximation; bernoulli:
@@ -283,7 +285,10 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
   fn <- "predict.gp_laplace"
   type <- match.arg(type)
   fit <- object
-  if (is.null(newdata)) newdata <- fit$x
+  if (is.null(newdata)) {
+    newdata <- fit$x
+    if (is.null(offset)) offset <- fit$offset  # the training exposure
+  }
   newdata <- as_input_matrix(newdata, fn, "newdata")
   if (ncol(newdata) != ncol(fit$x))
     stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", ncol(fit$x))
@@ -378,7 +383,9 @@ print.summary.gp_laplace <- function(x, ...) {
 #' Plot a gp_laplace fit
 #'
 #' 1-D inputs: the latent mean with a band of 2 standard deviations (including
-#' the computational uncertainty) over a grid, with the data; 2-D inputs: an
+#' the computational uncertainty) over a grid, with the data (gaussian: the
+#' responses; classification: the labels as ticks at the bottom and top, top
+#' for class 1 / the class shown; poisson: the latent mode); 2-D inputs: an
 #' image with contours of the latent mean (or, for classification, the
 #' probability of the last class) over a grid, with the data points.
 #' \code{what = "history"}: the solver residual and the variance trace against
@@ -430,8 +437,16 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
     graphics::polygon(c(g[, 1], rev(g[, 1])), c(m - 2 * s, rev(m + 2 * s)),
                       col = grDevices::adjustcolor("steelblue", 0.3), border = NA)
     graphics::lines(g[, 1], m, col = "steelblue4", lwd = 2)
-    graphics::points(fit$x[, 1], as.matrix(fit$f)[, c1], pch = 20, cex = 0.7)
-    graphics::rug(fit$x[, 1])
+    if (fit$likelihood == "gaussian") {
+      graphics::points(fit$x[, 1], fit$y, pch = 20, cex = 0.7)
+    } else if (fit$likelihood == "bernoulli" || fit$n_class > 1) {
+      # labels along the bottom (0 / other classes) and top (1 / class c1)
+      hit <- if (fit$likelihood == "bernoulli") fit$y == 1 else fit$y == c1
+      graphics::points(fit$x[, 1], ifelse(hit, yl[2], yl[1]), pch = "|",
+                       col = ifelse(hit, "firebrick", "grey30"))
+    } else {
+      graphics::points(fit$x[, 1], as.matrix(fit$f)[, c1], pch = 20, cex = 0.7)
+    }
   } else if (d == 2L) {
     g1 <- seq(min(fit$x[, 1]), max(fit$x[, 1]), length.out = n_grid)
     g2 <- seq(min(fit$x[, 2]), max(fit$x[, 2]), length.out = n_grid)

@@ -110,6 +110,11 @@ test_that("predict on a saveRDS/readRDS round-tripped fit equals the in-fit pred
   fit <- fit_fixture(fx, max_iter = 40, policy = "cholesky", tol = 1e-10)
   expect_lt(rel_err(predict(fit)$mean, as.vector(fit$f)), 1e-8)
   expect_lt(rel_err(predict(fit)$var, as.vector(fit$var)), 1e-8)
+  # poisson: without newdata the training exposure is used
+  fx <- laplace_fixture("poisson")
+  fit <- fit_fixture(fx, max_iter = 40, policy = "cholesky", tol = 1e-10)
+  expect_equal(predict(fit)$rate_mean, exp(as.vector(fit$f) + fx$offset + fit$var[, 1] / 2),
+               tolerance = 1e-8)
 })
 
 test_that("prediction types: response and class", {
@@ -273,6 +278,14 @@ test_that("every bad argument is an error naming it", {
   expect_error(predict(fit, matrix(0, 2, 2)), "predict.gp_laplace: 'newdata' has 2 columns but the fit has 1")
   expect_error(predict(fit, matrix(NA_real_)), "'newdata' contains NaN")
   expect_error(predict(fit, x, offset = rep(0, 10)), "'offset' is only used")
+  # the C layer names the argument too, and stops on an interrupt
+  call_fit <- function(y, interrupt_after = NULL)
+    .Call(scalegp:::C_sgp_laplace_fit_r, x, as.double(y), "bernoulli", 1L, "rbf", 1, 1, NULL,
+          NULL, "cg", 20L, 5L, -1, 0.01, c(1, 0, -1, 0, -1, 1e-5, 1e-5), NULL, NULL, "auto",
+          1, FALSE, 0L, interrupt_after)
+  expect_error(call_fit(c(2, y[-1])), "gp_laplace: y: bernoulli labels must be 0 or 1")
+  expect_error(call_fit(y, 0L), "gp_laplace: interrupted")
+  expect_type(call_fit(y), "list")
   # the C layer checks a tampered plain-data fit too
   bad <- fit
   bad$weights <- bad$weights[-1, , drop = FALSE]
