@@ -75,6 +75,11 @@ int  sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const d
                         int64_t rank, double kappa, double eig_rtol, int *finite);
 /* Makes work[:, 0..r-1] = K Q = T G and trace_KQ = ||K Q||_F^2 current. */
 int  sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s);
+/* Re-K^-orthonormalizes the root (one Cholesky-QR pass): E = Q'K^Q = L L',
+ * Q <- Q L^{-T}, G <- G L^{-T}, K Q <- K Q L^{-T}. Leaves the root unchanged
+ * when E is not numerically positive definite. tmp: NC doubles. */
+int  sgp_itergp_reorth(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
+                       double *tmp);
 /* Forms G = L^{-T} and Q = S G when root_lazy. */
 int  sgp_itergp_root(sgp_ctx *ctx, sgp_itergp *s);
 /* v = Q Q' b (NC) when r > 0, also when root_lazy (then v = P_I M^{-1} b[I]). */

@@ -358,6 +358,12 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     record(R, j, rho, bnorm, alpha, eta, it->trace_KQ);
     j++;
   }
+  /* After a fill the one-pass Gram-Schmidt root has lost some K^-orthogonality
+   * (unit vectors partly in the span of the CG residuals), which the variance
+   * diag(K - KQQ'K) feels first: two Cholesky-QR passes restore Q'K^Q = I. */
+  if (filling)
+    for (int pass = 0; pass < 2; pass++)
+      if ((st = sgp_itergp_reorth(ctx, it, R->lik, nd, R->z))) return st;
   return SGP_OK;
 }
 

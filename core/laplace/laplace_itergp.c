@@ -243,3 +243,38 @@ int sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s)
   s->kq_valid = 1;
   return SGP_OK;
 }
+
+int sgp_itergp_reorth(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
+                      double *tmp)
+{
+  const int64_t NC = s->NC, r = s->r, ldg = s->cap;
+  int st;
+  if (r == 0) return SGP_OK;
+  if ((st = sgp_itergp_kq(ctx, s))) return st; /* forms a lazy root too */
+  /* E = (K Q)'Q + Q'W^{-1}Q into M (W^{-1} one column at a time: tmp is NC) */
+  if ((st = sgp_gemm(ctx, 'T', 'N', r, r, NC, 1.0, s->work, NC, s->Q, NC, 0.0, s->M, ldg)))
+    return st;
+  for (int64_t l = 0; l < r; l++) {
+    sgp_lik_winv(lik, nd, 1, s->Q + l * NC, tmp);
+    if ((st = sgp_gemm(ctx, 'T', 'N', r, 1, NC, 1.0, s->Q, NC, tmp, NC, 1.0, s->M + l * ldg,
+                       ldg)))
+      return st;
+  }
+  for (int64_t j = 0; j < r; j++)
+    for (int64_t i = j + 1; i < r; i++) {
+      const double a = 0.5 * (s->M[i + j * ldg] + s->M[j + i * ldg]);
+      if (!isfinite(a)) return SGP_OK;
+      s->M[i + j * ldg] = s->M[j + i * ldg] = a;
+    }
+  int64_t minor = 0;
+  if ((st = sgp_potrf_minor(ctx, r, s->M, ldg, &minor)) || minor) return st;
+  if ((st = sgp_trtri(ctx, 'L', r, s->M, ldg))) return st;
+  /* X <- X L^{-T} for X = Q, K Q, G (L^{-1} lower, in M) */
+  if ((st = sgp_trmm(ctx, 'R', 'L', 'T', NC, r, 1.0, s->M, ldg, s->Q, NC))) return st;
+  if ((st = sgp_trmm(ctx, 'R', 'L', 'T', NC, r, 1.0, s->M, ldg, s->work, NC))) return st;
+  if ((st = sgp_trmm(ctx, 'R', 'L', 'T', s->B, r, 1.0, s->M, ldg, s->G, ldg))) return st;
+  double tr = 0.0;
+  for (int64_t i = 0; i < NC * r; i++) tr += s->work[i] * s->work[i];
+  s->trace_KQ = tr;
+  return SGP_OK;
+}
