@@ -62,6 +62,9 @@ typedef struct {
   int root_lazy;
 } sgp_itergp;
 
+/* Buffer of n doubles for the solver state, on Linux with huge-page advice when
+ * large (page faults and TLB misses); free() releases it. */
+double *sgp_laplace_big_alloc(int64_t n);
 int  sgp_itergp_init(sgp_ctx *ctx, sgp_itergp *s, int64_t n, int64_t C, int64_t cap);
 void sgp_itergp_free(sgp_itergp *s);
 /* Grows the buffers (geometrically, at most to cap_max columns) so that `need`

@@ -507,7 +507,7 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     R.bmax = bmax;
     R.bidx = (int64_t *)malloc((size_t)bmax * sizeof(int64_t));
     R.bhist = sgp_alloc(4 * bmax);
-    R.bws = sgp_alloc(sgp_unit_block_ws(NC, bmax, cap));
+    R.bws = sgp_laplace_big_alloc(sgp_unit_block_ws(NC, bmax, cap));
     if (!R.bidx || !R.bhist || !R.bws) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   }
   if (units) {
@@ -529,10 +529,9 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   fit->n = n; fit->d = d; fit->C = C; fit->likelihood = o->likelihood;
   fit->kernel = o->kernel;
   fit->lengthscale = sgp_alloc(o->kernel.n_lengthscale);
-  fit->X = sgp_alloc(n * d);
   fit->m = sgp_calloc(NC); fit->f = sgp_alloc(NC); fit->var = sgp_alloc(NC);
   fit->weights = sgp_alloc(NC); fit->flin = sgp_alloc(NC); fit->noise_data = sgp_alloc(NC);
-  if (!fit->lengthscale || !fit->X || !fit->m || !fit->f || !fit->var || !fit->weights ||
+  if (!fit->lengthscale || !fit->m || !fit->f || !fit->var || !fit->weights ||
       !fit->flin || !fit->noise_data ||
       history_alloc(&fit->history, R.hist_cap, o->max_newton)) {
     st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
@@ -541,8 +540,6 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   memcpy(fit->lengthscale, o->kernel.lengthscale,
          (size_t)o->kernel.n_lengthscale * sizeof(double));
   fit->kernel.lengthscale = fit->lengthscale;
-  for (int64_t j = 0; j < d; j++)
-    for (int64_t i = 0; i < n; i++) fit->X[i + j * n] = X.data[i + j * X.ld];
   fit->noise = o->likelihood == SGP_LIK_GAUSSIAN ? lik.noise[0] : 0.0;
   if (prior_mean.data)
     for (int64_t c = 0; c < C; c++)
@@ -634,7 +631,13 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     if (o->max_total_iter >= 0 && R.J >= o->max_total_iter) { stop = SGP_STOP_BUDGET; break; }
     if (o->time_limit >= 0 && now_s() - R.t0 >= o->time_limit) { stop = SGP_STOP_TIME; break; }
   }
-  /* outputs (spec 4.1) */
+  /* outputs (spec 4.1); the operator (a cached K) goes first, so that the copy
+   * of X for predictions never coexists with it (peak memory) */
+  sgp_op_destroy(&op);
+  fit->X = sgp_alloc(n * d);
+  if (!fit->X) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+  for (int64_t j = 0; j < d; j++)
+    for (int64_t i = 0; i < n; i++) fit->X[i + j * n] = X.data[i + j * X.ld];
   fit->stop_reason = stop;
   fit->inner_stop_reason = inner_reason;
   fit->converged = stop == SGP_STOP_CONVERGED;
@@ -653,11 +656,13 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     /* K Q = T G in the work buffer (kept current by the inner loop, else computed) */
     if ((st = sgp_itergp_kq(ctx, &R.it))) goto cleanup;
   }
-  for (int64_t q = 0; q < NC; q++) {
-    double s2 = o->kernel.outputscale;
-    for (int64_t l = 0; l < r; l++) s2 -= R.it.work[q + l * NC] * R.it.work[q + l * NC];
-    fit->var[q] = s2 > 0 ? s2 : 0.0;
+  /* var = s - rowsums((K Q)^2), column by column (contiguous) */
+  for (int64_t q = 0; q < NC; q++) fit->var[q] = o->kernel.outputscale;
+  for (int64_t l = 0; l < r; l++) {
+    const double *kq = R.it.work + l * NC;
+    for (int64_t q = 0; q < NC; q++) fit->var[q] -= kq[q] * kq[q];
   }
+  for (int64_t q = 0; q < NC; q++) if (!(fit->var[q] > 0)) fit->var[q] = 0.0;
   *out = fit;
   fit = NULL;
 cleanup:

@@ -32,24 +32,30 @@ peak_rss_mb <- function() {
   as.numeric(gsub("[^0-9]", "", grep("^VmHWM", s, value = TRUE))) / 1024
 }
 
+# Wall seconds and process CPU seconds (all threads): on a shared machine
+# cpu / threads is what the wall time would be without contention (a lower bound).
 elapsed <- function(expr) {
-  t0 <- proc.time()[["elapsed"]]
+  t0 <- proc.time()
   value <- force(expr)
-  list(value = value, seconds = proc.time()[["elapsed"]] - t0)
+  t1 <- proc.time()
+  list(value = value, seconds = t1[["elapsed"]] - t0[["elapsed"]],
+       cpu = sum(t1[c("user.self", "sys.self")]) - sum(t0[c("user.self", "sys.self")]))
 }
 
 # Median time of `reps` runs of fit_fun() after one warm-up run (warm_fun, or
 # fit_fun itself); returns the last fit and the times.
 timed <- function(fit_fun, reps, warm_fun = fit_fun) {
   invisible(warm_fun())
-  times <- numeric(reps)
+  invisible(gc()) # garbage of earlier fits out of the peak RSS
+  times <- cpus <- numeric(reps)
   fit <- NULL
   for (i in seq_len(reps)) {
     r <- elapsed(fit_fun())
     times[i] <- r$seconds
+    cpus[i] <- r$cpu
     fit <- r$value
   }
-  list(fit = fit, seconds = median(times), all = times)
+  list(fit = fit, seconds = median(times), cpu = median(cpus), all = times)
 }
 
 # Class probabilities (n x C) from a fit's test list (bernoulli: P(y = 1)).
@@ -169,7 +175,7 @@ run_case <- function(case) {
     small <- binary_data(500)
     r <- timed(fit_fun, reps = if (exact) 1 else 3, warm_fun = function() fit_fun(small))
     m <- metrics(r$fit$test$prob, dat$yt + 1L)
-    result(case = case, n = n, d = 16, seconds = r$seconds, runs = length(r$all),
+    result(case = case, n = n, d = 16, seconds = r$seconds, cpu = r$cpu, runs = length(r$all),
            newton = r$fit$newton_steps, iterations = r$fit$iterations,
            acc = m[["acc"]], nll = m[["nll"]])
   },
@@ -183,9 +189,10 @@ run_case <- function(case) {
         max_iter = mi, max_newton = 3, xtest = dd$xt, kernel_cache_bytes = 3.5e9,
         verbose = FALSE, threads = threads)
       small <- list(x = dat$x[1:300, ], y = dat$y[1:300], xt = dat$xt[1:10, ])
+      r <- NULL # the previous fit (with its copy of x) is garbage now
       r <- timed(fit_fun, reps = 1, warm_fun = function() fit_fun(small))
       m <- metrics(r$fit$test$prob, dat$yt)
-      out[[length(out) + 1]] <- data.frame(max_iter = mi, seconds = r$seconds,
+      out[[length(out) + 1]] <- data.frame(max_iter = mi, seconds = r$seconds, cpu_s = r$cpu,
         newton = r$fit$newton_steps, iterations = r$fit$iterations, acc = m[["acc"]],
         nll = m[["nll"]], ece = m[["ece"]])
     }
@@ -201,7 +208,7 @@ run_case <- function(case) {
     small <- gmm_data(50, 1, seed = 2)
     r <- timed(fit_fun, reps = 1, warm_fun = function() fit_fun(small))
     h <- r$fit$history
-    result(case = case, n = nrow(dat$x), C = 10, seconds = r$seconds,
+    result(case = case, n = nrow(dat$x), C = 10, seconds = r$seconds, cpu = r$cpu,
            iterations = r$fit$iterations, products = r$fit$kernel_products,
            s_per_iter = r$seconds / r$fit$iterations)
   },
@@ -328,12 +335,12 @@ for (case in cases) {
     cat(sprintf("%s: binary n = %d, d = 16, Matern-3/2, %s\n", case, r$n,
                 if (case == "binary_exact") "policy = cholesky, max_iter = n (exact Laplace)"
                 else "policy = cg, max_iter = 5, max_newton = 10"))
-    print(data.frame(seconds = fmt(r$seconds), runs = r$runs, target = target,
+    print(data.frame(seconds = fmt(r$seconds), cpu_s = fmt(r$cpu), runs = r$runs, target = target,
                      newton = r$newton, iterations = r$iterations, test_acc = fmt(r$acc, 4),
                      test_nll = fmt(r$nll, 4), peak_rss_mb = round(r$peak_rss_mb)),
           row.names = FALSE)
     bench(paste0("laplace_", case), sprintf("n=%d d=16 threads=%d", r$n, r$threads),
-          sprintf("time=%.2fs rss=%.0fMB acc=%.4f", r$seconds, r$peak_rss_mb, r$acc))
+          sprintf("time=%.2fs cpu=%.2fs rss=%.0fMB acc=%.4f", r$seconds, r$cpu, r$peak_rss_mb, r$acc))
     cat("\n")
   },
   softmax_fmnist = {
@@ -345,19 +352,19 @@ for (case in cases) {
     cat("target (issue 3): softmax n = 20000, C = 10 <= 120 s and <= 4096 MB peak RSS (whole child process)\n\n")
     for (i in seq_len(nrow(tab)))
       bench("laplace_fmnist", sprintf("n=%d C=10 max_iter=%d threads=%d", r$n, tab$max_iter[i],
-            r$threads), sprintf("time=%.1fs rss=%.0fMB acc=%.4f nll=%.4f ece=%.4f", tab$seconds[i],
-            r$peak_rss_mb, tab$acc[i], tab$nll[i], tab$ece[i]))
+            r$threads), sprintf("time=%.1fs cpu=%.1fs rss=%.0fMB acc=%.4f nll=%.4f ece=%.4f",
+            tab$seconds[i], tab$cpu_s[i], r$peak_rss_mb, tab$acc[i], tab$nll[i], tab$ece[i]))
     cat("\n")
   },
   gmm_large = {
     cat(sprintf("GMM n = %d, C = 10, matrix-free (no kernel cache), rank 10, cg: %d solver iterations (max_newton 1)\n",
                 r$n, r$iterations))
-    print(data.frame(seconds = fmt(r$seconds), iterations = r$iterations,
+    print(data.frame(seconds = fmt(r$seconds), cpu_s = fmt(r$cpu), iterations = r$iterations,
                      kernel_products = r$products, s_per_iteration = fmt(r$s_per_iter),
                      peak_rss_mb = round(r$peak_rss_mb), target_rss = "<= 2048 MB"),
           row.names = FALSE)
     bench("laplace_gmm_matrix_free", sprintf("n=%d C=10 rank=10 threads=%d", r$n, r$threads),
-          sprintf("s_per_iter=%.1fs rss=%.0fMB", r$s_per_iter, r$peak_rss_mb))
+          sprintf("s_per_iter=%.1fs cpu=%.1fs rss=%.0fMB", r$s_per_iter, r$cpu, r$peak_rss_mb))
     cat("\n")
   },
   e2_toy = {
