@@ -87,7 +87,8 @@ try
   ## (pkg install extracts the .cc blocks into <arch>/*.cc-tst)
   targets = {"gp_kernel", "scalegp_info", "__sgp_kernel__", ...
              "__sgp_kernel_apply__", "__sgp_info__", ...
-             "gp_laplace", "__sgp_laplace__", "__sgp_laplace_predict__"};
+             "gp_laplace", "__sgp_laplace__", "__sgp_laplace_predict__", ...
+             "valla", "mlp_fit", "__sgp_valla__", "__sgp_valla_predict__", "__sgp_mlp_fit__"};
   for i = 1:numel (targets)
     [p, f] = run_tests (targets{i}, targets{i});
     total_passed += p;
