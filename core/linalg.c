@@ -21,10 +21,6 @@ extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const doubl
                     const int *lda, double *b, const int *ldb, int *info, fc_len luplo);
 extern void dstev_(const char *jobz, const int *n, double *d, double *e, double *z,
                    const int *ldz, double *work, int *info, fc_len ljobz);
-extern void dtrmm_(const char *side, const char *uplo, const char *ta, const char *diag,
-                   const int *m, const int *n, const double *alpha, const double *a,
-                   const int *lda, double *b, const int *ldb, fc_len l1, fc_len l2, fc_len l3,
-                   fc_len l4);
 extern void dtrtri_(const char *uplo, const char *diag, const int *n, double *a, const int *lda,
                     int *info, fc_len l1, fc_len l2);
 extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a,
@@ -130,17 +126,6 @@ int sgp_syev(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, double *w)
   dsyevd_("V", "L", &in, A, &ila, w, work, &lwork, iwork, &liwork, &info, 1, 1);
   free(work); free(iwork);
   if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dsyevd failed (info %d)", info);
-  return SGP_OK;
-}
-
-int sgp_trmm(sgp_ctx *ctx, char side, char uplo, char transa, int64_t m, int64_t n,
-             double alpha, const double *A, int64_t lda, double *B, int64_t ldb)
-{
-  static const char routine[] = "dtrmm";
-  FITS(m); FITS(n); FITS(lda); FITS(ldb);
-  if (m == 0 || n == 0) return SGP_OK;
-  int im = (int)m, in = (int)n, ila = (int)lda, ilb = (int)ldb;
-  dtrmm_(&side, &uplo, &transa, "N", &im, &in, &alpha, A, &ila, B, &ilb, 1, 1, 1, 1);
   return SGP_OK;
 }
 

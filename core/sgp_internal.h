@@ -56,11 +56,8 @@ int sgp_stev(sgp_ctx *ctx, int64_t n, double *d, double *e, double *Z);
 /* Eigen-decomposition of a symmetric matrix (LAPACK dsyevd, lower triangle):
  * w (n) ascending eigenvalues, A overwritten by the eigenvectors. */
 int sgp_syev(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, double *w);
-/* Triangular products and factors (gp_laplace's blocked unit-vector actions):
- * B = alpha op(A) B (side 'L') or alpha B op(A) (side 'R'), A triangular (uplo). */
-int sgp_trmm(sgp_ctx *ctx, char side, char uplo, char transa, int64_t m, int64_t n,
-             double alpha, const double *A, int64_t lda, double *B, int64_t ldb);
-/* Inverse of a triangular matrix in place (LAPACK dtrtri, non-unit diagonal). */
+/* Triangular factors (gp_laplace's blocked unit-vector actions; sgp_trmm below).
+ * Inverse of a triangular matrix in place (LAPACK dtrtri, non-unit diagonal). */
 int sgp_trtri(sgp_ctx *ctx, char uplo, int64_t n, double *A, int64_t lda);
 /* Cholesky (lower) in place that reports failure instead of raising it: *minor is 0
  * on success, else the 1-based order of the first non-positive leading minor. */

@@ -296,6 +296,11 @@ test_that("every bad argument is an error naming it", {
           1, FALSE, 0L, interrupt_after)
   expect_error(call_fit(c(2, y[-1])), "gp_laplace: y: bernoulli labels must be 0 or 1")
   expect_error(call_fit(y, 0L), "gp_laplace: interrupted")
+  # an error after the core fit (bad xtest reaching C) frees the fit through its holder
+  expect_error(.Call(scalegp:::C_sgp_laplace_fit_r, x, as.double(y), "bernoulli", 1L, "rbf", 1,
+                     1, NULL, NULL, "cg", 20L, 5L, -1, 0.01, c(1, 0, -1, 0, -1, 1e-5, 1e-5, 1e9),
+                     matrix(0, 3, 2), NULL, "auto", 1, FALSE, 0L, NULL),
+               "gp_laplace: xtest: has 2 columns; the fit has 1")
   expect_type(call_fit(y), "list")
   # the C layer checks a tampered plain-data fit too
   bad <- fit
