@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean
+  octave-pkg rcheck docs clean bench-laplace bench-laplace-core
 
 all: install
 
@@ -49,6 +49,22 @@ bench: install
 # GPU against 2-thread CPU (CUDA backend); says so and exits 0 without a device.
 bench-cuda: deps
 	$(MAKE) -C inst/bench/cuda run
+
+# gp_laplace benchmarks (spec gp_laplace.md section 6, issue 3 targets); Fashion-MNIST
+# from Debian. BENCH_ARGS selects cases/options, e.g. BENCH_ARGS="--quick e2_toy".
+# bench-laplace-core: the C timing driver (no R), ARGS="exact 5000 16 2".
+BENCH_DEB_PACKAGES := dataset-fashion-mnist
+bench-laplace: install
+	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
+	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace.R $(BENCH_ARGS)
+
+# CPU-only build of the whole core into one binary (no CUDA objects to link).
+bench-laplace-core:
+	@mkdir -p build
+	$(CC) -std=c99 -O2 -fopenmp -fno-math-errno -fno-trapping-math -Icore/include -Icore \
+	  inst/bench/laplace_core_bench.c $$(find core -name '*.c') \
+	  -o build/laplace_core_bench $$(pkg-config --libs fftw3) -llapack -lblas -lm
+	OPENBLAS_NUM_THREADS=2 build/laplace_core_bench $(ARGS)
 
 # R CMD build + R CMD check on the tarball (acceptance of the R package).
 rcheck: deps

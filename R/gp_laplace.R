@@ -33,9 +33,14 @@
 #' @param outputscale positive signal variance.
 #' @param noise Gaussian noise variance, one value or n (gaussian only).
 #' @param offset Poisson log exposure, length n (default 0).
-#' @param policy \code{"cg"} or \code{"cholesky"}.
+#' @param policy \code{"cg"} or \code{"cholesky"} (unit-vector actions, taken in
+#'   blocks of 256 kernel columns; with \code{max_iter = n} exact Laplace).
 #' @param max_newton maximum number of Newton steps (>= 1).
-#' @param max_iter solver iterations per Newton step (>= 1).
+#' @param max_iter solver iterations per Newton step (>= 1). With
+#'   \code{policy = "cg"} and \code{max_iter} at least \eqn{n C}, a solve whose
+#'   residual has converged goes on with unit-vector actions outside the span of
+#'   the previous ones until they span everything, so that the variance (not only
+#'   the mean) is the exact Laplace variance.
 #' @param rank compression rank of the solver's buffers (\code{Inf}: none;
 #'   0: no recycling across Newton steps).
 #' @param tol Newton stops when the relative change of the latent mode is at
@@ -55,6 +60,9 @@
 #' @param random_order cholesky policy: visit the data points in a seeded
 #'   random order.
 #' @param time_limit seconds after which the Newton loop stops (\code{Inf}: none).
+#' @param kernel_cache_bytes the kernel matrix is computed once and kept when its
+#'   \eqn{8 n^2} bytes fit this budget (default 2 GiB); otherwise every product
+#'   evaluates the kernel tile by tile (matrix-free, O(n) memory).
 #' @param inner_atol,inner_rtol a Newton step's solver stops when the residual
 #'   norm is below \code{max(inner_atol, inner_rtol * norm(b))} (default 1e-5
 #'   each); 0 runs all \code{max_iter} iterations unless the solver breaks down.
@@ -97,7 +105,7 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
                        verbose = interactive(), threads = getOption("scalegp.threads"),
                        xtest_offset = NULL, recycle = TRUE, damping = FALSE, max_total_iter = Inf,
                        random_order = FALSE, time_limit = Inf, inner_atol = 1e-5,
-                       inner_rtol = 1e-5) {
+                       inner_rtol = 1e-5, kernel_cache_bytes = 2^31) {
   fn <- "gp_laplace"
   x <- as_input_matrix(x, fn, "x")
   n <- nrow(x)
@@ -129,7 +137,8 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
             check_flag(random_order, fn, "random_order"),
             if (is.finite(time_limit)) time_limit else -1,
             laplace_nonneg(inner_atol, fn, "inner_atol"),
-            laplace_nonneg(inner_rtol, fn, "inner_rtol"))
+            laplace_nonneg(inner_rtol, fn, "inner_rtol"),
+            laplace_nonneg(kernel_cache_bytes, fn, "kernel_cache_bytes"))
   backend <- check_backend(backend, fn)
   seed <- check_seed(seed, fn)
   verbose <- check_flag(verbose, fn, "verbose")

@@ -111,8 +111,18 @@ static SEXP predict_list(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, SEXP xs, SE
   return out;
 }
 
+/* The core fit lives in an external pointer while R objects are allocated from it,
+ * so an R error (allocation failure, interrupt) lets the finalizer free it. */
+static void fit_finalizer(SEXP p)
+{
+  sgp_laplace_fit_t *fit = (sgp_laplace_fit_t *)R_ExternalPtrAddr(p);
+  if (fit) sgp_laplace_fit_free(fit);
+  R_ClearExternalPtr(p);
+}
+
 /* gp_laplace(): the fit. ctrl = c(recycle, damping, max_total_iter (< 0: none),
- * random_order, time_limit (< 0: none), inner_atol, inner_rtol). rank < 0 means Inf. */
+ * random_order, time_limit (< 0: none), inner_atol, inner_rtol, kernel_cache_bytes).
+ * rank < 0 means Inf. */
 SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kernel,
                        SEXP lengthscale, SEXP outputscale, SEXP noise, SEXP offset,
                        SEXP policy, SEXP max_newton, SEXP max_iter, SEXP rank, SEXP tol,
@@ -137,7 +147,7 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kerne
   const double rk = Rf_asReal(rank);
   o.rank = (rk < 0 || !isfinite(rk)) ? -1 : (int64_t)rk;
   o.tol = Rf_asReal(tol);
-  if (TYPEOF(ctrl) != REALSXP || XLENGTH(ctrl) != 7) Rf_error("internal: bad ctrl");
+  if (TYPEOF(ctrl) != REALSXP || XLENGTH(ctrl) != 8) Rf_error("internal: bad ctrl");
   o.recycle = REAL(ctrl)[0] != 0;
   o.damping = REAL(ctrl)[1] != 0;
   o.max_total_iter = REAL(ctrl)[2] < 0 || !isfinite(REAL(ctrl)[2]) ? -1 : (int64_t)REAL(ctrl)[2];
@@ -145,22 +155,27 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kerne
   o.time_limit = REAL(ctrl)[4] < 0 || !isfinite(REAL(ctrl)[4]) ? -1.0 : REAL(ctrl)[4];
   o.inner_atol = REAL(ctrl)[5];
   o.inner_rtol = REAL(ctrl)[6];
+  o.kernel_cache_bytes = REAL(ctrl)[7] >= 1e18 ? (size_t)1e18 : (size_t)REAL(ctrl)[7];
+  /* the core fit is handed to this holder (allocated before the fit, so that no R
+   * allocation can fail while the fit is unowned) and freed by the GC on an R error */
+  SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
+  R_RegisterCFinalizer(holder, fit_finalizer);
+  int nprot = 1;
   int st = backend_arg(&ctx, backend);
   if (!st) st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &o.kernel);
   if (!st) st = sgp_laplace_fit(&ctx, sgp_r_cmat(x), sgp_r_cmat(y), sgp_cmat_of(NULL, 0, 0),
                                 &o, &fit);
-  if (st) sgp_r_stop("gp_laplace", &ctx, st);
-  /* from here on the fit must be freed before any R error */
+  if (st) {
+    sgp_laplace_fit_free(fit);
+    sgp_r_stop("gp_laplace", &ctx, st);
+  }
+  R_SetExternalPtrAddr(holder, fit);
   const int n = (int)fit->n, C = (int)fit->C, r = (int)fit->r;
   SEXP test = R_NilValue;
-  int nprot = 0;
   if (!Rf_isNull(xtest)) {
     test = PROTECT(predict_list(&ctx, fit, xtest, xtest_offset, &st));
     nprot++;
-    if (st) {
-      sgp_laplace_fit_free(fit);
-      sgp_r_stop("gp_laplace", &ctx, st);
-    }
+    if (st) sgp_r_stop("gp_laplace", &ctx, st);
   }
   SEXP f = PROTECT(Rf_allocMatrix(REALSXP, n, C));
   SEXP var = PROTECT(Rf_allocMatrix(REALSXP, n, C));
@@ -182,7 +197,7 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kerne
                    PROTECT(Rf_ScalarReal((double)fit->kernel_products)),
                    PROTECT(history_list(&fit->history)), test};
   nprot += 7;
-  sgp_laplace_fit_free(fit);
+  fit_finalizer(holder);
   SEXP out = sgp_r_named_list(12, names, values);
   UNPROTECT(nprot);
   return out;

@@ -21,6 +21,8 @@ extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const doubl
                     const int *lda, double *b, const int *ldb, int *info, fc_len luplo);
 extern void dstev_(const char *jobz, const int *n, double *d, double *e, double *z,
                    const int *ldz, double *work, int *info, fc_len ljobz);
+extern void dtrtri_(const char *uplo, const char *diag, const int *n, double *a, const int *lda,
+                    int *info, fc_len l1, fc_len l2);
 extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a,
                     const int *lda, double *w, double *work, const int *lwork, int *iwork,
                     const int *liwork, int *info, fc_len ljobz, fc_len luplo);
@@ -124,6 +126,31 @@ int sgp_syev(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, double *w)
   dsyevd_("V", "L", &in, A, &ila, w, work, &lwork, iwork, &liwork, &info, 1, 1);
   free(work); free(iwork);
   if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dsyevd failed (info %d)", info);
+  return SGP_OK;
+}
+
+int sgp_trtri(sgp_ctx *ctx, char uplo, int64_t n, double *A, int64_t lda)
+{
+  static const char routine[] = "dtrtri";
+  FITS(n); FITS(lda);
+  if (n == 0) return SGP_OK;
+  int in = (int)n, ila = (int)lda, info = 0;
+  dtrtri_(&uplo, "N", &in, A, &ila, &info, 1, 1);
+  if (info > 0) return sgp_fail(ctx, SGP_ENOTPD, "dtrtri: singular triangular factor (%d)", info);
+  if (info < 0) return sgp_fail(ctx, SGP_ELAPACK, "dtrtri: argument %d invalid", -info);
+  return SGP_OK;
+}
+
+int sgp_potrf_minor(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, int64_t *minor)
+{
+  static const char routine[] = "dpotrf";
+  FITS(n); FITS(lda);
+  *minor = 0;
+  if (n == 0) return SGP_OK;
+  int in = (int)n, ila = (int)lda, info = 0;
+  dpotrf_("L", &in, A, &ila, &info, 1);
+  if (info < 0) return sgp_fail(ctx, SGP_ELAPACK, "dpotrf: argument %d invalid", -info);
+  *minor = info;
   return SGP_OK;
 }
 

@@ -56,6 +56,12 @@ int sgp_stev(sgp_ctx *ctx, int64_t n, double *d, double *e, double *Z);
 /* Eigen-decomposition of a symmetric matrix (LAPACK dsyevd, lower triangle):
  * w (n) ascending eigenvalues, A overwritten by the eigenvectors. */
 int sgp_syev(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, double *w);
+/* Triangular factors (gp_laplace's blocked unit-vector actions; sgp_trmm below).
+ * Inverse of a triangular matrix in place (LAPACK dtrtri, non-unit diagonal). */
+int sgp_trtri(sgp_ctx *ctx, char uplo, int64_t n, double *A, int64_t lda);
+/* Cholesky (lower) in place that reports failure instead of raising it: *minor is 0
+ * on success, else the 1-based order of the first non-positive leading minor. */
+int sgp_potrf_minor(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, int64_t *minor);
 double sgp_dot(int64_t n, const double *x, const double *y);
 double sgp_nrm2(int64_t n, const double *x);
 /* Triangular solve / product with a non-unit triangular A (LAPACK dtrsm, dtrmm):

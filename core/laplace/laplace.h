@@ -46,10 +46,25 @@ typedef struct {
   int64_t B, r;            /* buffer width, rank of Q */
   double *S, *T, *Q, *G;   /* NC x cap (ld NC); G cap x cap (ld cap): Q = S G */
   double *M, *w, *work;    /* cap x cap, cap, NC x cap */
-  double trace_KQ;         /* ||K Q||_F^2 */
+  double trace_KQ;         /* ||K Q||_F^2 (valid when kq_valid) */
   int64_t dropped;         /* eigenpairs dropped by the last virtual run */
+  /* Structure that makes unit-vector actions cheap (laplace_block.c):
+   * unit: every column of S is a distinct unit vector e_{idx[l]} (S = P_I), so
+   * Q = P_I G has non-zero rows only at idx and Q'z = G' z[idx];
+   * g_tri: G is upper triangular (Gram-Schmidt/Cholesky order, no eigenbasis);
+   * kq_valid: work[:, 0..r-1] holds K Q = T G and trace_KQ is current (else both
+   * are computed on demand by sgp_itergp_kq). */
+  int64_t *idx;            /* cap: unit index of each column when unit */
+  int unit, g_tri, kq_valid;
+  /* root_lazy: G holds the lower Cholesky factor L of M = S'K^S instead of
+   * L^{-T}, and Q is not formed (a Newton step that takes no action needs
+   * neither); sgp_itergp_root forms them */
+  int root_lazy;
 } sgp_itergp;
 
+/* Buffer of n doubles for the solver state, on Linux with huge-page advice when
+ * large (page faults and TLB misses); free() releases it. */
+double *sgp_laplace_big_alloc(int64_t n);
 int  sgp_itergp_init(sgp_ctx *ctx, sgp_itergp *s, int64_t n, int64_t C, int64_t cap);
 void sgp_itergp_free(sgp_itergp *s);
 /* Grows the buffers (geometrically, at most to cap_max columns) so that `need`
@@ -61,5 +76,55 @@ int  sgp_itergp_reserve(sgp_ctx *ctx, sgp_itergp *s, int64_t need, int64_t cap_m
  * rank < 0: no truncation. Sets *finite to 0 when M is not finite. */
 int  sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
                         int64_t rank, double kappa, double eig_rtol, int *finite);
+/* Makes work[:, 0..r-1] = K Q = T G and trace_KQ = ||K Q||_F^2 current. */
+int  sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s);
+/* Re-K^-orthonormalizes the root (one Cholesky-QR pass): E = Q'K^Q = L L',
+ * Q <- Q L^{-T}, G <- G L^{-T}, K Q <- K Q L^{-T}. Leaves the root unchanged
+ * when E is not numerically positive definite. tmp: NC doubles. */
+int  sgp_itergp_reorth(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
+                       double *tmp);
+/* Forms G = L^{-T} and Q = S G when root_lazy. */
+int  sgp_itergp_root(sgp_ctx *ctx, sgp_itergp *s);
+/* v = Q Q' b (NC) when r > 0, also when root_lazy (then v = P_I M^{-1} b[I]). */
+int  sgp_itergp_project(sgp_ctx *ctx, sgp_itergp *s, const double *b, double *v, double *wr);
+
+/* ------------------------------------------------------------ internal: unit-vector blocks */
+
+/* One block of b unit-vector actions e_{idx[0..b-1]} (storage indices, all outside
+ * span(S) in exact arithmetic) appended with BLAS-3 work (spec 2.2: K e_(p,c) is
+ * column p of K_x in class block c, evaluated directly). Equal, up to rounding, to
+ * b one-at-a-time IterGP iterations: q_j, G, v, K Q, the trace and the residual
+ * after each action are the same. Stops early (accepting j < b actions) when the
+ * residual before action j is below rtol (reason SGP_STOP_RESID) or when
+ * eta_j <= eta_rtol * s_j'z_j (SGP_STOP_BREAKDOWN; action j is the rejected one). */
+typedef struct {
+  /* in */
+  const sgp_lik *lik;
+  const double *nd;          /* noise data of the current problem */
+  const sgp_kernel *kernel;
+  const sgp_kprep *prep;     /* the training inputs, for kernel columns */
+  const double *rhs;         /* b of K^ v = b */
+  const int64_t *idx;        /* b storage indices p + N c */
+  int64_t b;
+  double rtol, eta_rtol;
+  double *ws;                /* workspace of sgp_unit_block_ws(NC, b, cap) doubles */
+  /* in/out */
+  double *v, *res;           /* weights and residual b - K^ v (updated per action) */
+  double *Kv;                /* K v, updated when not NULL (recursive residual) */
+  /* out: per accepted action j (arrays of b) and the stop */
+  double *rho, *alpha, *eta, *trace_KQ; /* rho_{j-1}, s'res, eta, ||K Q||^2 after j */
+  int64_t accepted;
+  int reason;                /* SGP_STOP_NONE, _RESID or _BREAKDOWN */
+} sgp_unit_block;
+
+int64_t sgp_unit_block_ws(int64_t NC, int64_t b, int64_t cap);
+int sgp_itergp_unit_block(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub);
+
+/* sgp_laplace_fit with the unit-vector block size (1 = one action at a time, the
+ * reference path; sgp_laplace_fit uses SGP_LAPLACE_UNIT_BLOCK). */
+#define SGP_LAPLACE_UNIT_BLOCK 256
+int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
+                            const sgp_laplace_opts *o, int unit_block,
+                            sgp_laplace_fit_t **out);
 
 #endif

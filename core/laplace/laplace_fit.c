@@ -110,7 +110,7 @@ typedef struct {
   const sgp_laplace_opts *o;
   const sgp_lik *lik;
   const sgp_op *op;
-  sgp_kprep prep;           /* for unit-vector columns of K_x (cholesky policy) */
+  sgp_kprep prep;           /* for unit-vector columns of K_x (cholesky policy, fill) */
   int64_t *perm;            /* unit policy point order */
   sgp_itergp it;
   double *res, *s, *t, *z, *d, *kd, *wr, *gw; /* NC x 6, cap x 2 */
@@ -118,12 +118,48 @@ typedef struct {
   double hist_scale, t0;
   sgp_laplace_history *h;
   int newton;
+  /* unit-vector blocks (laplace_block.c) */
+  int64_t bmax;             /* actions per block; 0 = one at a time */
+  int64_t *bidx;            /* bmax */
+  double *bws, *bhist;      /* block workspace; 4 x bmax history values */
 } run_t;
 
 static double nrm2(int64_t n, const double *x) { return sgp_nrm2(n, x); }
 
+static void record(run_t *R, int64_t j, double rho, double bnorm, double alpha, double eta,
+                   double trace_KQ)
+{
+  sgp_laplace_history *h = R->h;
+  const int64_t row = h->n_iter;
+  h->it_newton[row] = R->newton;
+  h->it_iter[row] = (int)j;
+  h->it_total[row] = R->J + 1;
+  h->it_buffer[row] = R->it.B;
+  h->it_rank[row] = R->it.r;
+  h->it_resid[row] = rho;
+  h->it_rel_resid[row] = bnorm > 0 ? rho / bnorm : rho;
+  h->it_alpha[row] = alpha;
+  h->it_eta[row] = eta;
+  h->it_trace[row] = R->hist_scale - trace_KQ;
+  h->it_time[row] = now_s() - R->t0;
+  h->n_iter++;
+  R->J++;
+}
+
+/* Unit-vector action number k (class-fastest over points) -> storage index. */
+static int64_t unit_index(const run_t *R, int64_t k, int permuted)
+{
+  const int64_t C = R->it.C, p = permuted ? R->perm[k / C] : k / C;
+  return p + R->it.n * (k % C);
+}
+
 /* One IterGP solve of K^ v = b (spec 3.4). On exit v, Kv = K v (u in recursive
- * mode), *reason; *bad = 1 when a non-finite quantity appeared. */
+ * mode), *reason; *bad = 1 when a non-finite quantity appeared.
+ * Full budget [X]: with policy cg and max_iter >= NC, a converged residual (or a
+ * breakdown of the residual actions) does not end the solve: the remaining
+ * budget takes unit-vector actions outside span(S) ("fill"), so that span(S)
+ * reaches R^{NC} and C_j = K^{-1} -- the exact Laplace variance, not only the
+ * mean. Unit vectors already (numerically) in span(S) are skipped. */
 static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, double *v,
                  double *Kv, int *reason, int *bad)
 {
@@ -131,7 +167,10 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
   sgp_itergp *it = &R->it;
   const int64_t n = it->n, C = it->C, NC = it->NC;
   const int recursive = o->residual == SGP_RESIDUAL_RECURSIVE;
-  int st, finite;
+  const int full = o->policy == SGP_POLICY_CG && (int64_t)o->max_iter >= NC;
+  const int blocked = o->policy == SGP_POLICY_CHOLESKY && R->bmax > 1;
+  int st, finite, filling = 0, resid_met = 0, v_changed = 1;
+  int64_t kfill = 0;
   *bad = 0;
   *reason = SGP_STOP_NONE;
   /* I1 virtual run */
@@ -148,11 +187,14 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     memset(v, 0, (size_t)NC * sizeof(double));
     memset(Kv, 0, (size_t)NC * sizeof(double));
   } else {
-    if ((st = sgp_gemm(ctx, 'T', 'N', it->r, 1, NC, 1.0, it->Q, NC, b, NC, 0.0, R->wr, it->r)))
-      return st;
-    if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->r, 1.0, it->Q, NC, R->wr, it->r, 0.0, v, NC)))
-      return st;
-    if (recursive) {
+    if ((st = sgp_itergp_project(ctx, it, b, v, R->wr))) return st;
+    if (recursive && it->root_lazy) { /* u = T v[I] */
+      if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->B, 1.0, it->T, NC, R->wr, it->B, 0.0, Kv,
+                         NC)))
+        return st;
+    } else if (recursive) {
+      if ((st = sgp_gemm(ctx, 'T', 'N', it->r, 1, NC, 1.0, it->Q, NC, b, NC, 0.0, R->wr, it->r)))
+        return st;
       if ((st = sgp_gemm(ctx, 'N', 'N', it->B, 1, it->r, 1.0, it->G, ldg, R->wr, it->r, 0.0,
                          R->gw, it->B)))
         return st;
@@ -163,19 +205,28 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
   }
   const double bnorm = nrm2(NC, b);
   const double rtol = o->inner_atol > o->inner_rtol * bnorm ? o->inner_atol : o->inner_rtol * bnorm;
-  for (int64_t j = 1;; j++) {
+  for (int64_t j = 1;;) {
     /* I4 */
-    if (!recursive && !vzero) {
+    if (!recursive && !vzero && v_changed) {
       if ((st = R->op->apply(R->op, sgp_cmat_of(v, n, C), sgp_mat_of(Kv, n, C), ctx))) return st;
       R->kprod++;
     }
+    v_changed = 0;
     /* I5 res = b - Kv - W^{-1} v */
     sgp_lik_winv(R->lik, nd, 1, v, R->res);
     for (int64_t i = 0; i < NC; i++) R->res[i] = b[i] - Kv[i] - R->res[i];
     const double rho = nrm2(NC, R->res);
     if (!isfinite(rho)) { *bad = 1; return SGP_OK; }
     /* I6, I7 */
-    if (rho < rtol) { *reason = SGP_STOP_RESID; break; }
+    if (!filling && rho < rtol) {
+      if (!full) { *reason = SGP_STOP_RESID; break; }
+      filling = resid_met = 1;
+      kfill = 0;
+    }
+    if (filling && (kfill >= NC || it->B >= NC)) {
+      *reason = resid_met ? SGP_STOP_RESID : SGP_STOP_EXHAUSTED;
+      break;
+    }
     if (j > o->max_iter) { *reason = SGP_STOP_MAXITER; break; }
     if (o->policy == SGP_POLICY_CHOLESKY && R->kappa >= NC) {
       *reason = SGP_STOP_EXHAUSTED;
@@ -187,14 +238,61 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
       break;
     }
     if ((st = sgp_poll_interrupt(ctx))) return st;
+    if (filling || blocked) {
+      /* a block of unit-vector actions (spec 2.2): one BLAS-3 sweep */
+      int64_t bb = R->bmax, left = (int64_t)o->max_iter - j + 1;
+      const int64_t next = filling ? kfill : R->kappa;
+      if (left < bb) bb = left;
+      if (it->cap - it->B < bb) bb = it->cap - it->B;
+      if (R->hist_cap - R->J < bb) bb = R->hist_cap - R->J;
+      if (o->max_total_iter >= 0 && o->max_total_iter - R->J < bb) bb = o->max_total_iter - R->J;
+      if (NC - next < bb) bb = NC - next;
+      for (int64_t q = 0; q < bb; q++) R->bidx[q] = unit_index(R, next + q, !filling);
+      sgp_unit_block ub;
+      memset(&ub, 0, sizeof ub);
+      ub.lik = R->lik; ub.nd = nd; ub.kernel = &o->kernel; ub.prep = &R->prep; ub.rhs = b;
+      ub.idx = R->bidx; ub.b = bb;
+      ub.rtol = filling ? 0.0 : rtol;
+      /* fill: skip directions that are numerically in span(S) (relative pivot) */
+      ub.eta_rtol = filling ? 1e-10 : o->eta_tol;
+      ub.ws = R->bws; ub.v = v; ub.res = R->res; ub.Kv = recursive ? Kv : NULL;
+      ub.rho = R->bhist; ub.alpha = R->bhist + R->bmax; ub.eta = R->bhist + 2 * R->bmax;
+      ub.trace_KQ = R->bhist + 3 * R->bmax;
+      const int64_t B0 = it->B;
+      if ((st = sgp_itergp_unit_block(ctx, it, &ub))) return st;
+      const int64_t acc = ub.accepted;
+      it->B = B0; it->r = B0; /* history rows show the buffer after each action */
+      for (int64_t q = 0; q < acc; q++) {
+        it->B++; it->r++;
+        record(R, j + q, ub.rho[q], bnorm, ub.alpha[q], ub.eta[q], ub.trace_KQ[q]);
+      }
+      j += acc;
+      if (acc > 0) { vzero = 0; v_changed = 1; }
+      const int rejected = ub.reason == SGP_STOP_BREAKDOWN;
+      if (filling) kfill += acc + rejected;
+      else R->kappa += acc + rejected;
+      if (rejected && !filling) {
+        if (!recursive && acc > 0) { /* Kv for the returned v (O7) */
+          if ((st = R->op->apply(R->op, sgp_cmat_of(v, n, C), sgp_mat_of(Kv, n, C), ctx)))
+            return st;
+          R->kprod++;
+        }
+        *reason = SGP_STOP_BREAKDOWN;
+        break;
+      }
+      continue;
+    }
+    if ((st = sgp_itergp_root(ctx, it))) return st;
     /* I8 policy, I9 alpha, I10 t = K s */
     double alpha;
+    int64_t uidx = -1;
     if (o->policy == SGP_POLICY_CHOLESKY) {
-      const int64_t p = R->perm[R->kappa / C], c = R->kappa % C, idx = p + n * c;
+      const int64_t p = R->perm[R->kappa / C], c = R->kappa % C;
+      uidx = p + n * c;
       R->kappa++;
       memset(R->s, 0, (size_t)NC * sizeof(double));
-      R->s[idx] = 1.0;
-      alpha = R->res[idx];
+      R->s[uidx] = 1.0;
+      alpha = R->res[uidx];
       memset(R->t, 0, (size_t)NC * sizeof(double));
       sgp_kernel_tile(ctx, &o->kernel, &R->prep, 0, n, &R->prep, p, 1, R->t + n * c, n);
     } else {
@@ -219,7 +317,11 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     const double eta = sgp_dot(NC, R->z, R->d), sz = sgp_dot(NC, R->s, R->z);
     if (!isfinite(eta)) { *bad = 1; return SGP_OK; }
     /* I14 */
-    if (!(eta > o->eta_tol * sz) || !(eta > 0.0)) { *reason = SGP_STOP_BREAKDOWN; break; }
+    if (!(eta > o->eta_tol * sz) || !(eta > 0.0)) {
+      if (full && !filling) { filling = 1; kfill = 0; continue; } /* CG ran out: fill */
+      *reason = SGP_STOP_BREAKDOWN;
+      break;
+    }
     /* K d = t - T (G w) */
     memcpy(R->kd, R->t, (size_t)NC * sizeof(double));
     if (it->r > 0) {
@@ -230,15 +332,19 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
                          NC)))
         return st;
     }
+    if ((st = sgp_itergp_kq(ctx, it))) return st; /* K Q columns kept in work */
     /* I15-I16 appends (B == r always: see sgp_itergp_virtual) */
     const double se = sqrt(eta), step = alpha / eta;
     const int64_t B = it->B, r = it->r;
     memcpy(it->S + NC * B, R->s, (size_t)NC * sizeof(double));
     memcpy(it->T + NC * B, R->t, (size_t)NC * sizeof(double));
     for (int64_t i = 0; i < NC; i++) it->Q[i + NC * r] = R->d[i] / se;
+    for (int64_t i = 0; i < NC; i++) it->work[i + NC * r] = R->kd[i] / se;
     for (int64_t l = 0; l < r; l++) it->G[B + l * ldg] = 0.0;
     for (int64_t i = 0; i < B; i++) it->G[i + r * ldg] = r > 0 ? -R->gw[i] / se : 0.0;
     it->G[B + r * ldg] = 1.0 / se;
+    it->idx[B] = uidx;
+    if (uidx < 0) it->unit = 0;
     it->B = B + 1;
     it->r = r + 1;
     /* I17 */
@@ -248,22 +354,16 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     const double kd2 = sgp_dot(NC, R->kd, R->kd);
     it->trace_KQ += kd2 / eta;
     vzero = 0;
-    sgp_laplace_history *h = R->h;
-    const int64_t row = h->n_iter;
-    h->it_newton[row] = R->newton;
-    h->it_iter[row] = (int)j;
-    h->it_total[row] = R->J + 1;
-    h->it_buffer[row] = it->B;
-    h->it_rank[row] = it->r;
-    h->it_resid[row] = rho;
-    h->it_rel_resid[row] = bnorm > 0 ? rho / bnorm : rho;
-    h->it_alpha[row] = alpha;
-    h->it_eta[row] = eta;
-    h->it_trace[row] = R->hist_scale - it->trace_KQ;
-    h->it_time[row] = now_s() - R->t0;
-    h->n_iter++;
-    R->J++;
+    v_changed = 1;
+    record(R, j, rho, bnorm, alpha, eta, it->trace_KQ);
+    j++;
   }
+  /* After a fill the one-pass Gram-Schmidt root has lost some K^-orthogonality
+   * (unit vectors partly in the span of the CG residuals), which the variance
+   * diag(K - KQQ'K) feels first: two Cholesky-QR passes restore Q'K^Q = I. */
+  if (filling)
+    for (int pass = 0; pass < 2; pass++)
+      if ((st = sgp_itergp_reorth(ctx, it, R->lik, nd, R->z))) return st;
   return SGP_OK;
 }
 
@@ -275,6 +375,13 @@ static int all_finite(int64_t n, const double *x)
 
 int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                     const sgp_laplace_opts *o, sgp_laplace_fit_t **out)
+{
+  return sgp_laplace_fit_blocked(ctx, X, y, prior_mean, o, SGP_LAPLACE_UNIT_BLOCK, out);
+}
+
+int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
+                            const sgp_laplace_opts *o, int unit_block,
+                            sgp_laplace_fit_t **out)
 {
   int st = SGP_OK;
   sgp_laplace_fit_t *fit = NULL;
@@ -390,7 +497,20 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
   double *fcur = R.gw + cap, *g = fcur + NC, *grad = g + NC, *delta = grad + NC,
          *nd = delta + NC, *b = nd + NC, *v = b + NC, *Kv = v + NC, *vprev = Kv + NC,
          *ftry = vprev + NC, *ndtry = ftry + NC;
-  if (o->policy == SGP_POLICY_CHOLESKY) {
+  const int units = o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC;
+  if (units) { /* unit-vector actions: blocks of kernel columns (policy, or cg fill) */
+    int64_t bmax = unit_block < 1 ? 1 : unit_block;
+    const int64_t mem_cols = (int64_t)8000000 / NC; /* block scratch <= ~128 MB */
+    if (bmax > mem_cols) bmax = mem_cols > 1 ? mem_cols : 1;
+    if (bmax > cap) bmax = cap;
+    if (o->policy == SGP_POLICY_CHOLESKY && unit_block <= 1) bmax = 1; /* reference path */
+    R.bmax = bmax;
+    R.bidx = (int64_t *)malloc((size_t)bmax * sizeof(int64_t));
+    R.bhist = sgp_alloc(4 * bmax);
+    R.bws = sgp_laplace_big_alloc(sgp_unit_block_ws(NC, bmax, cap));
+    if (!R.bidx || !R.bhist || !R.bws) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+  }
+  if (units) {
     if ((st = sgp_column_means(ctx, X, &center))) goto cleanup;
     if ((st = sgp_kprep_init(ctx, &o->kernel, X, center, &R.prep))) goto cleanup;
     R.perm = (int64_t *)malloc((size_t)n * sizeof(int64_t));
@@ -409,10 +529,9 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
   fit->n = n; fit->d = d; fit->C = C; fit->likelihood = o->likelihood;
   fit->kernel = o->kernel;
   fit->lengthscale = sgp_alloc(o->kernel.n_lengthscale);
-  fit->X = sgp_alloc(n * d);
   fit->m = sgp_calloc(NC); fit->f = sgp_alloc(NC); fit->var = sgp_alloc(NC);
   fit->weights = sgp_alloc(NC); fit->flin = sgp_alloc(NC); fit->noise_data = sgp_alloc(NC);
-  if (!fit->lengthscale || !fit->X || !fit->m || !fit->f || !fit->var || !fit->weights ||
+  if (!fit->lengthscale || !fit->m || !fit->f || !fit->var || !fit->weights ||
       !fit->flin || !fit->noise_data ||
       history_alloc(&fit->history, R.hist_cap, o->max_newton)) {
     st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
@@ -421,8 +540,6 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
   memcpy(fit->lengthscale, o->kernel.lengthscale,
          (size_t)o->kernel.n_lengthscale * sizeof(double));
   fit->kernel.lengthscale = fit->lengthscale;
-  for (int64_t j = 0; j < d; j++)
-    for (int64_t i = 0; i < n; i++) fit->X[i + j * n] = X.data[i + j * X.ld];
   fit->noise = o->likelihood == SGP_LIK_GAUSSIAN ? lik.noise[0] : 0.0;
   if (prior_mean.data)
     for (int64_t c = 0; c < C; c++)
@@ -514,7 +631,13 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
     if (o->max_total_iter >= 0 && R.J >= o->max_total_iter) { stop = SGP_STOP_BUDGET; break; }
     if (o->time_limit >= 0 && now_s() - R.t0 >= o->time_limit) { stop = SGP_STOP_TIME; break; }
   }
-  /* outputs (spec 4.1) */
+  /* outputs (spec 4.1); the operator (a cached K) goes first, so that the copy
+   * of X for predictions never coexists with it (peak memory) */
+  sgp_op_destroy(&op);
+  fit->X = sgp_alloc(n * d);
+  if (!fit->X) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+  for (int64_t j = 0; j < d; j++)
+    for (int64_t i = 0; i < n; i++) fit->X[i + j * n] = X.data[i + j * X.ld];
   fit->stop_reason = stop;
   fit->inner_stop_reason = inner_reason;
   fit->converged = stop == SGP_STOP_CONVERGED;
@@ -528,17 +651,18 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
   fit->root = sgp_alloc(NC * (r > 0 ? r : 1));
   if (!fit->root) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   if (r > 0) {
+    if ((st = sgp_itergp_root(ctx, &R.it))) goto cleanup;
     memcpy(fit->root, R.it.Q, (size_t)(NC * r) * sizeof(double));
-    /* K Q = T G into the work buffer */
-    if ((st = sgp_gemm(ctx, 'N', 'N', NC, r, R.it.B, 1.0, R.it.T, NC, R.it.G, R.it.cap, 0.0,
-                       R.it.work, NC)))
-      goto cleanup;
+    /* K Q = T G in the work buffer (kept current by the inner loop, else computed) */
+    if ((st = sgp_itergp_kq(ctx, &R.it))) goto cleanup;
   }
-  for (int64_t q = 0; q < NC; q++) {
-    double s2 = o->kernel.outputscale;
-    for (int64_t l = 0; l < r; l++) s2 -= R.it.work[q + l * NC] * R.it.work[q + l * NC];
-    fit->var[q] = s2 > 0 ? s2 : 0.0;
+  /* var = s - rowsums((K Q)^2), column by column (contiguous) */
+  for (int64_t q = 0; q < NC; q++) fit->var[q] = o->kernel.outputscale;
+  for (int64_t l = 0; l < r; l++) {
+    const double *kq = R.it.work + l * NC;
+    for (int64_t q = 0; q < NC; q++) fit->var[q] -= kq[q] * kq[q];
   }
+  for (int64_t q = 0; q < NC; q++) if (!(fit->var[q] > 0)) fit->var[q] = 0.0;
   *out = fit;
   fit = NULL;
 cleanup:
@@ -547,6 +671,9 @@ cleanup:
   sgp_itergp_free(&R.it);
   sgp_kprep_free(&R.prep);
   free(R.perm);
+  free(R.bidx);
+  free(R.bhist);
+  free(R.bws);
   free(center);
   free(vec);
   free(ycopy);

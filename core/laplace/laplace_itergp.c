@@ -1,10 +1,46 @@
 /* laplace_itergp.c -- IterGP state (buffers S, T, root Q = S G) and the virtual
  * solver run with optional compression (spec 2.3, 3.3). */
+#define _POSIX_C_SOURCE 200809L
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* madvise */
+#endif
 #include "laplace.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+/* Large solver buffers (NC x cap, cap^2) are touched page by page as they fill;
+ * on Linux, transparent huge pages cut the page faults (costly in VMs) and TLB
+ * misses 512-fold. Freed with free(). */
+double *sgp_laplace_big_alloc(int64_t n)
+{
+  if (n < 0 || (uint64_t)n > SIZE_MAX / sizeof(double)) return NULL;
+  const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const size_t huge = (size_t)2 << 20;
+  if (bytes >= 2 * huge) {
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes)) return NULL;
+    (void)madvise(p, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE); /* advice only */
+    return (double *)p;
+  }
+#endif
+  return (double *)malloc(bytes);
+}
+
+/* Grows p (n_old doubles kept) to n_new doubles; frees p only on success. */
+static double *big_realloc(double *p, int64_t n_old, int64_t n_new)
+{
+  double *q = sgp_laplace_big_alloc(n_new);
+  if (!q) return NULL;
+  memcpy(q, p, (size_t)n_old * sizeof(double));
+  free(p);
+  return q;
+}
 
 int sgp_itergp_init(sgp_ctx *ctx, sgp_itergp *s, int64_t n, int64_t C, int64_t cap)
 {
@@ -14,14 +50,17 @@ int sgp_itergp_init(sgp_ctx *ctx, sgp_itergp *s, int64_t n, int64_t C, int64_t c
   s->NC = n * C;
   s->cap = cap < 1 ? 1 : cap;
   const int64_t NC = s->NC, K = s->cap;
-  s->S = sgp_alloc(NC * K);
-  s->T = sgp_alloc(NC * K);
-  s->Q = sgp_alloc(NC * K);
-  s->work = sgp_alloc(NC * K);
-  s->G = sgp_calloc(K * K);
-  s->M = sgp_alloc(K * K);
+  s->S = sgp_laplace_big_alloc(NC * K);
+  s->T = sgp_laplace_big_alloc(NC * K);
+  s->Q = sgp_laplace_big_alloc(NC * K);
+  s->work = sgp_laplace_big_alloc(NC * K);
+  s->G = sgp_laplace_big_alloc(K * K);
+  s->M = sgp_laplace_big_alloc(K * K);
+  if (s->G) memset(s->G, 0, (size_t)(K * K) * sizeof(double));
   s->w = sgp_alloc(K);
-  if (!s->S || !s->T || !s->Q || !s->work || !s->G || !s->M || !s->w) {
+  s->idx = (int64_t *)malloc((size_t)K * sizeof(int64_t));
+  s->unit = s->g_tri = s->kq_valid = 0; /* no structure known until a virtual run sees B = 0 */
+  if (!s->S || !s->T || !s->Q || !s->work || !s->G || !s->M || !s->w || !s->idx) {
     sgp_itergp_free(s);
     return sgp_fail(ctx, SGP_ENOMEM, "out of memory for the solver buffers (%lld x %lld)",
                     (long long)NC, (long long)K);
@@ -38,7 +77,7 @@ int sgp_itergp_reserve(sgp_ctx *ctx, sgp_itergp *s, int64_t need, int64_t cap_ma
   const int64_t NC = s->NC, old = s->cap;
   double *p[4] = {s->S, s->T, s->Q, s->work};
   for (int k = 0; k < 4; k++) {
-    double *q = (double *)realloc(p[k], (size_t)(NC * cap) * sizeof(double));
+    double *q = big_realloc(p[k], NC * old, NC * cap);
     if (!q) goto nomem;
     p[k] = q;
     switch (k) { /* keep the owner's pointer current after every successful realloc */
@@ -48,8 +87,13 @@ int sgp_itergp_reserve(sgp_ctx *ctx, sgp_itergp *s, int64_t need, int64_t cap_ma
     default: s->work = q; break;
     }
   }
-  double *G = sgp_calloc(cap * cap), *M = sgp_alloc(cap * cap), *w = sgp_alloc(cap);
+  int64_t *idx = (int64_t *)realloc(s->idx, (size_t)cap * sizeof(int64_t));
+  if (!idx) goto nomem;
+  s->idx = idx;
+  double *G = sgp_laplace_big_alloc(cap * cap), *M = sgp_laplace_big_alloc(cap * cap),
+         *w = sgp_alloc(cap);
   if (!G || !M || !w) { free(G); free(M); free(w); goto nomem; }
+  memset(G, 0, (size_t)(cap * cap) * sizeof(double));
   for (int64_t j = 0; j < s->B; j++)
     memcpy(G + j * cap, s->G + j * old, (size_t)s->B * sizeof(double));
   free(s->G); free(s->M); free(s->w);
@@ -64,31 +108,117 @@ nomem:
 void sgp_itergp_free(sgp_itergp *s)
 {
   free(s->S); free(s->T); free(s->Q); free(s->work);
-  free(s->G); free(s->M); free(s->w);
+  free(s->G); free(s->M); free(s->w); free(s->idx);
   s->S = s->T = s->Q = s->work = s->G = s->M = s->w = NULL;
+  s->idx = NULL;
   s->B = s->r = 0;
+}
+
+/* Q = S G: a scatter of G's rows when S = P_I, else a product. */
+static int form_root(sgp_ctx *ctx, sgp_itergp *s, int64_t k)
+{
+  const int64_t NC = s->NC, ldg = s->cap;
+  if (!s->unit)
+    return sgp_gemm(ctx, 'N', 'N', NC, k, s->B, 1.0, s->S, NC, s->G, ldg, 0.0, s->Q, NC);
+  memset(s->Q, 0, (size_t)(NC * k) * sizeof(double));
+  for (int64_t l = 0; l < k; l++)
+    for (int64_t i = 0; i < s->B; i++) s->Q[s->idx[i] + NC * l] = s->G[i + l * ldg];
+  return SGP_OK;
+}
+
+/* Cholesky factor M = L L' into G (root_lazy; G = L^{-T} is formed later by
+ * sgp_itergp_root): when M is comfortably positive definite, a Cholesky G is as
+ * valid a root as the eigenbasis (G'MG = I) at a fraction of the cost for large B.
+ * Returns 1 when used, 0 when the caller must take the eigen path. */
+static int cholesky_root(sgp_ctx *ctx, sgp_itergp *s, int *st)
+{
+  const int64_t B = s->B, ldg = s->cap;
+  double dmax = 0.0;
+  for (int64_t i = 0; i < B; i++) if (s->M[i + i * ldg] > dmax) dmax = s->M[i + i * ldg];
+  if (!(dmax > 0.0)) return 0;
+  for (int64_t j = 0; j < B; j++)
+    memcpy(s->G + j * ldg + j, s->M + j * ldg + j, (size_t)(B - j) * sizeof(double));
+  int64_t minor = 0;
+  if ((*st = sgp_potrf_minor(ctx, B, s->G, ldg, &minor)) || minor) return 0;
+  /* pivots far from zero (stricter than the eigenvalue drop rule, which then
+   * keeps every direction too): otherwise take the eigen path */
+  for (int64_t i = 0; i < B; i++) {
+    const double piv = s->G[i + i * ldg] * s->G[i + i * ldg];
+    if (!(piv > 1e-8 * dmax)) return 0;
+  }
+  return 1;
+}
+
+int sgp_itergp_root(sgp_ctx *ctx, sgp_itergp *s)
+{
+  const int64_t B = s->B, ldg = s->cap;
+  int st;
+  if (!s->root_lazy) return SGP_OK;
+  if ((st = sgp_trtri(ctx, 'L', B, s->G, ldg))) return st;
+  for (int64_t j = 0; j < B; j++)
+    for (int64_t i = j + 1; i < B; i++) {
+      s->G[j + i * ldg] = s->G[i + j * ldg]; /* G = (L^{-1})' upper */
+      s->G[i + j * ldg] = 0.0;
+    }
+  s->root_lazy = 0;
+  return form_root(ctx, s, B);
+}
+
+int sgp_itergp_project(sgp_ctx *ctx, sgp_itergp *s, const double *b, double *v, double *wr)
+{
+  const int64_t NC = s->NC, r = s->r;
+  int st;
+  if (s->root_lazy) { /* v = P_I (L L')^{-1} b[I] */
+    for (int64_t i = 0; i < r; i++) wr[i] = b[s->idx[i]];
+    if ((st = sgp_potrs(ctx, r, 1, s->G, s->cap, wr, r))) return st;
+    memset(v, 0, (size_t)NC * sizeof(double));
+    for (int64_t i = 0; i < r; i++) v[s->idx[i]] = wr[i];
+    return SGP_OK;
+  }
+  if ((st = sgp_gemm(ctx, 'T', 'N', r, 1, NC, 1.0, s->Q, NC, b, NC, 0.0, wr, r))) return st;
+  return sgp_gemm(ctx, 'N', 'N', NC, 1, r, 1.0, s->Q, NC, wr, r, 0.0, v, NC);
 }
 
 int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
                        int64_t rank, double kappa, double eig_rtol, int *finite)
 {
   const int64_t NC = s->NC, B = s->B, ldg = s->cap;
-  int st;
+  int st = SGP_OK;
   *finite = 1;
   s->dropped = 0;
   s->trace_KQ = 0.0;
-  if (B == 0) { s->r = 0; return SGP_OK; }
-  /* V2-V3: Y = T + W^{-1} S, M = S'Y symmetrized */
+  s->kq_valid = 1;
+  s->root_lazy = 0;
+  if (B == 0) { s->r = 0; s->unit = s->g_tri = 1; return SGP_OK; }
+  /* V2-V3: Y = T + W^{-1} S, M = S'Y symmetrized (a row gather when S = P_I) */
   memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
   sgp_lik_winv_add(lik, nd, B, s->S, s->work);
-  if ((st = sgp_gemm(ctx, 'T', 'N', B, B, NC, 1.0, s->S, NC, s->work, NC, 0.0, s->M, ldg)))
+  if (s->unit) {
+    for (int64_t j = 0; j < B; j++)
+      for (int64_t i = 0; i < B; i++) s->M[i + j * ldg] = s->work[s->idx[i] + j * NC];
+  } else if ((st = sgp_gemm(ctx, 'T', 'N', B, B, NC, 1.0, s->S, NC, s->work, NC, 0.0, s->M,
+                            ldg))) {
     return st;
+  }
   for (int64_t j = 0; j < B; j++)
     for (int64_t i = j; i < B; i++) {
       const double a = 0.5 * (s->M[i + j * ldg] + s->M[j + i * ldg]);
       if (!isfinite(a)) { *finite = 0; return SGP_OK; }
       s->M[i + j * ldg] = s->M[j + i * ldg] = a;
     }
+  /* unit-vector buffers without truncation (the exact mode): Cholesky root,
+   * K Q computed only when needed */
+  if (s->unit && (rank < 0 || rank >= B)) {
+    /* G's upper triangle is written when the root is formed (sgp_itergp_root) */
+    if (cholesky_root(ctx, s, &st)) {
+      s->r = B;
+      s->g_tri = 1;
+      s->kq_valid = 0;
+      s->root_lazy = 1;
+      return SGP_OK;
+    }
+    if (st) return st;
+  }
   /* V4: ascending eigenvalues in w, eigenvectors in M */
   if ((st = sgp_syev(ctx, B, s->M, ldg, s->w))) return st;
   const double lam1 = s->w[B - 1];
@@ -100,6 +230,7 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
   if (k == 0 || !(lam1 > 0.0)) {
     s->B = s->r = 0;
     s->dropped = B;
+    s->unit = s->g_tri = 1;
     return SGP_OK;
   }
   memset(s->G, 0, (size_t)(ldg * ldg) * sizeof(double));
@@ -117,20 +248,72 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
     memcpy(s->T, s->work, (size_t)(NC * k) * sizeof(double));
     for (int64_t l = 0; l < k; l++) s->G[l + l * ldg] = 1.0 / sqrt(s->w[B - 1 - l]);
     s->B = k;
+    s->unit = 0;   /* rotated actions */
+    s->g_tri = 1;  /* diagonal */
   } else {
     for (int64_t l = 0; l < B; l++) {
       const double sc = 1.0 / sqrt(s->w[B - 1 - l]);
       for (int64_t i = 0; i < B; i++) s->G[i + l * ldg] = s->M[i + (B - 1 - l) * ldg] * sc;
     }
+    s->g_tri = 0;
   }
   s->r = k;
-  /* Q = S G; ||K Q||_F^2 = ||T G||_F^2 */
-  if ((st = sgp_gemm(ctx, 'N', 'N', NC, k, s->B, 1.0, s->S, NC, s->G, ldg, 0.0, s->Q, NC)))
+  if ((st = form_root(ctx, s, k))) return st;
+  s->kq_valid = 0;
+  return sgp_itergp_kq(ctx, s);
+}
+
+int sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s)
+{
+  const int64_t NC = s->NC, r = s->r;
+  int st;
+  if (s->kq_valid) return SGP_OK;
+  if ((st = sgp_itergp_root(ctx, s))) return st;
+  if (s->g_tri && s->B == r) { /* T G with G upper triangular: half the flops */
+    memcpy(s->work, s->T, (size_t)(NC * r) * sizeof(double));
+    if ((st = sgp_trmm(ctx, 'R', 'U', 'N', NC, r, 1.0, s->G, s->cap, s->work, NC))) return st;
+  } else if ((st = sgp_gemm(ctx, 'N', 'N', NC, r, s->B, 1.0, s->T, NC, s->G, s->cap, 0.0,
+                            s->work, NC))) {
     return st;
-  if ((st = sgp_gemm(ctx, 'N', 'N', NC, k, s->B, 1.0, s->T, NC, s->G, ldg, 0.0, s->work, NC)))
-    return st;
+  }
   double tr = 0.0;
-  for (int64_t i = 0; i < NC * k; i++) tr += s->work[i] * s->work[i];
+  for (int64_t i = 0; i < NC * r; i++) tr += s->work[i] * s->work[i];
+  s->trace_KQ = tr;
+  s->kq_valid = 1;
+  return SGP_OK;
+}
+
+int sgp_itergp_reorth(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
+                      double *tmp)
+{
+  const int64_t NC = s->NC, r = s->r, ldg = s->cap;
+  int st;
+  if (r == 0) return SGP_OK;
+  if ((st = sgp_itergp_kq(ctx, s))) return st; /* forms a lazy root too */
+  /* E = (K Q)'Q + Q'W^{-1}Q into M (W^{-1} one column at a time: tmp is NC) */
+  if ((st = sgp_gemm(ctx, 'T', 'N', r, r, NC, 1.0, s->work, NC, s->Q, NC, 0.0, s->M, ldg)))
+    return st;
+  for (int64_t l = 0; l < r; l++) {
+    sgp_lik_winv(lik, nd, 1, s->Q + l * NC, tmp);
+    if ((st = sgp_gemm(ctx, 'T', 'N', r, 1, NC, 1.0, s->Q, NC, tmp, NC, 1.0, s->M + l * ldg,
+                       ldg)))
+      return st;
+  }
+  for (int64_t j = 0; j < r; j++)
+    for (int64_t i = j + 1; i < r; i++) {
+      const double a = 0.5 * (s->M[i + j * ldg] + s->M[j + i * ldg]);
+      if (!isfinite(a)) return SGP_OK;
+      s->M[i + j * ldg] = s->M[j + i * ldg] = a;
+    }
+  int64_t minor = 0;
+  if ((st = sgp_potrf_minor(ctx, r, s->M, ldg, &minor)) || minor) return st;
+  if ((st = sgp_trtri(ctx, 'L', r, s->M, ldg))) return st;
+  /* X <- X L^{-T} for X = Q, K Q, G (L^{-1} lower, in M) */
+  if ((st = sgp_trmm(ctx, 'R', 'L', 'T', NC, r, 1.0, s->M, ldg, s->Q, NC))) return st;
+  if ((st = sgp_trmm(ctx, 'R', 'L', 'T', NC, r, 1.0, s->M, ldg, s->work, NC))) return st;
+  if ((st = sgp_trmm(ctx, 'R', 'L', 'T', s->B, r, 1.0, s->M, ldg, s->G, ldg))) return st;
+  double tr = 0.0;
+  for (int64_t i = 0; i < NC * r; i++) tr += s->work[i] * s->work[i];
   s->trace_KQ = tr;
   return SGP_OK;
 }

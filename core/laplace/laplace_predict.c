@@ -33,28 +33,37 @@ int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
     return sgp_fail(ctx, SGP_EDIM, "offset: needs %lld x 1 at the test inputs", (long long)ns);
   if (offset_s.data && (st = sgp_check_finite(ctx, "offset", offset_s))) return st;
   const sgp_cmat Xf = sgp_cmat_of(fit->X, n, fit->d);
-  if ((st = sgp_kernel_apply(ctx, &fit->kernel, Xs, Xf, sgp_cmat_of(fit->weights, n, C), mean,
-                             0)))
-    return st;
   const int need_var = var.data || resp_mean.data || resp_var.data;
+  const int64_t nr = need_var ? r : 0;
   mu = sgp_alloc(ns * C);
   if (!mu) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   memset(mu, 0, (size_t)(ns * C) * sizeof(double));
+  if (nr == 0) {
+    if ((st = sgp_kernel_apply(ctx, &fit->kernel, Xs, Xf, sgp_cmat_of(fit->weights, n, C),
+                               mean, 0)))
+      goto cleanup;
+  } else {
+    /* one pass over K(X*, X) for the weights and the root: K* [v, Q] */
+    double *V = sgp_alloc(n * C * (1 + nr));
+    A = sgp_alloc(ns * C * (1 + nr));
+    if (!V || !A) { free(V); st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+    memcpy(V, fit->weights, (size_t)(n * C) * sizeof(double));
+    memcpy(V + n * C, fit->root, (size_t)(n * C * nr) * sizeof(double));
+    st = sgp_kernel_apply(ctx, &fit->kernel, Xs, Xf, sgp_cmat_of(V, n, C * (1 + nr)),
+                          sgp_mat_of(A, ns, C * (1 + nr)), 0);
+    free(V);
+    if (st) goto cleanup;
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t i = 0; i < ns; i++) mean.data[i + c * mean.ld] = A[i + c * ns];
+  }
   if (need_var) {
     /* mu holds the variances */
     for (int64_t q = 0; q < ns * C; q++) mu[q] = fit->kernel.outputscale;
-    if (r > 0) {
-      A = sgp_alloc(ns * C * r);
-      if (!A) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-      if ((st = sgp_kernel_apply(ctx, &fit->kernel, Xs, Xf, sgp_cmat_of(fit->root, n, C * r),
-                                 sgp_mat_of(A, ns, C * r), 0)))
-        goto cleanup;
-      for (int64_t l = 0; l < r; l++)
-        for (int64_t c = 0; c < C; c++) {
-          const double *a = A + (c + C * l) * ns;
-          for (int64_t i = 0; i < ns; i++) mu[i + c * ns] -= a[i] * a[i];
-        }
-    }
+    for (int64_t l = 0; l < nr; l++)
+      for (int64_t c = 0; c < C; c++) {
+        const double *a = A + (c + C * (l + 1)) * ns;
+        for (int64_t i = 0; i < ns; i++) mu[i + c * ns] -= a[i] * a[i];
+      }
     for (int64_t q = 0; q < ns * C; q++) if (mu[q] < 0) mu[q] = 0.0;
     if (var.data)
       for (int64_t c = 0; c < C; c++)

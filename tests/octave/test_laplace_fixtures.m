@@ -72,13 +72,15 @@
 %!  check (fit, fx, 1e-8);
 %!endfunction
 
-%!function cg_case (name)
-%!  ## fresh solver per Newton step running all n C iterations (see the R tests)
+%!function cg_case (name, recycle, tol)
+%!  ## budget >= n C with the default inner tolerances: the residual converges,
+%!  ## the rest of the budget fills span(S), so mode and variances are exact
 %!  fx = fixture (name);
-%!  fit = fit_fixture (fx, "policy", "cg", "max_iter", fx.n * fx.C, "tol", 1e-10,
-%!                     "max_newton", 50, "recycle", false, "inner_atol", 0, "inner_rtol", 0);
+%!  fit = fit_fixture (fx, "policy", "cg", "max_iter", fx.n * fx.C, "tol", 1e-8,
+%!                     "max_newton", 50, "recycle", recycle);
 %!  assert (fit.converged);
-%!  check (fit, fx, 1e-6);
+%!  assert (columns (fit.root), fx.n * fx.C);
+%!  check (fit, fx, tol);
 %!endfunction
 
 %!function reload_case (name)
@@ -101,10 +103,14 @@
 %!test cholesky_case ("poisson")
 %!test cholesky_case ("softmax")
 %!test cholesky_case ("gaussian")
-%!test cg_case ("bernoulli")
-%!test cg_case ("poisson")
-%!test cg_case ("softmax")
-%!test cg_case ("gaussian")
+%!test cg_case ("bernoulli", true, 1e-6)
+%!test cg_case ("poisson", true, 1e-6)
+%!test cg_case ("softmax", true, 1e-6)
+%!test cg_case ("gaussian", true, 1e-6)
+%!test cg_case ("bernoulli", false, 1e-6)
+%!test cg_case ("poisson", false, 1e-6)
+%!test cg_case ("softmax", false, 2e-5)
+%!test cg_case ("gaussian", false, 1e-6)
 %!test reload_case ("bernoulli")
 %!test reload_case ("poisson")
 %!test reload_case ("softmax")
@@ -117,7 +123,7 @@
 %!   fit = fit_fixture (fx, "tol", 1e-6, "max_newton", 50);
 %!   assert (fit.converged);
 %!   assert (columns (fit.root) < fx.n * fx.C);
-%!   assert (rel (fit.f, fx.f) < 1e-4);
+%!   assert (rel (fit.f, fx.f) < 1e-5);
 %!   assert (all (fit.var(:) >= fx.var(:) - 1e-8 * fx.outputscale));
 %!   assert (all (fit.test.var(:) >= fx.var_s(:) - 1e-8 * fx.outputscale));
 %!   assert (sum (fit.var(:)) > sum (fx.var(:)) * (1 + 1e-3));
