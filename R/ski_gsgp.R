@@ -126,10 +126,10 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
     if (!has_data) stop_arg(fn, "x", "and 'y' are needed (or 'stats')")
     if (ncol(x) > 8L) stop_arg(fn, "x", "has ", ncol(x), " columns; the grid supports at most 8")
     lengthscale <- check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x)))
-    grid <- ski_grid(x, grid_size, grid_bounds, interpolation, lengthscale = lengthscale,
-                     grid_pad = grid_pad)
-    stats <- ski_stats(x, y, grid, bounds_policy = bounds_policy,
-                       probes = if (loglik) probes else 0L, seed = seed, threads = threads)
+    grid <- ski_grid_impl(x, grid_size, grid_bounds, interpolation, lengthscale, NULL, NULL,
+                          grid_pad, fn)
+    stats <- ski_stats_impl(x, y, grid, 0, bounds_policy, if (loglik) probes else 0L, seed,
+                            threads, fn)
   } else {
     if (!is.null(grid_size) || !is.null(grid_bounds) || !is.null(grid_pad))
       stop_arg(fn, "stats", "fixes the grid: leave 'grid_size', 'grid_bounds' and 'grid_pad' unset")

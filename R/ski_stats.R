@@ -42,7 +42,13 @@ ski_bounds_policies <- c("error", "truncate", "clamp", "drop")
 #' @export
 ski_grid <- function(x = NULL, grid_size = NULL, grid_bounds = NULL, interpolation = "cubic",
                      lengthscale = NULL, range = NULL, n = NULL, grid_pad = NULL) {
-  fn <- "ski_grid"
+  ski_grid_impl(x, grid_size, grid_bounds, interpolation, lengthscale, range, n, grid_pad,
+                "ski_grid")
+}
+
+# fn: the user-facing function named in errors (ski_gsgp calls this too).
+ski_grid_impl <- function(x, grid_size, grid_bounds, interpolation, lengthscale, range, n,
+                          grid_pad, fn) {
   interpolation <- check_choice(interpolation, ski_interpolations, fn, "interpolation")
   if (!is.null(x)) {
     x <- as_input_matrix(x, fn, "x")
@@ -78,7 +84,7 @@ ski_grid <- function(x = NULL, grid_size = NULL, grid_bounds = NULL, interpolati
   n <- check_count(n, fn, "n")
   storage.mode(rng) <- "double"
   g <- .Call(C_sgp_ski_grid_r, rng, as.double(n), as.double(size), bounds, interpolation,
-             pad, if (length(ell)) ell else NULL)
+             pad, if (length(ell)) ell else NULL, fn)
   structure(list(size = g$size, bounds = g$bounds, interpolation = interpolation),
             class = "ski_grid")
 }
@@ -162,7 +168,10 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #' @export
 ski_stats <- function(x, y, grid, first_row = 0, bounds_policy = "error", probes = 0,
                       seed = 1, threads = getOption("scalegp.threads")) {
-  fn <- "ski_stats"
+  ski_stats_impl(x, y, grid, first_row, bounds_policy, probes, seed, threads, "ski_stats")
+}
+
+ski_stats_impl <- function(x, y, grid, first_row, bounds_policy, probes, seed, threads, fn) {
   grid <- ski_as_grid(grid, fn)
   x <- as_input_matrix(x, fn, "x")
   y <- ski_check_y(y, nrow(x), fn)
@@ -175,7 +184,7 @@ ski_stats <- function(x, y, grid, first_row = 0, bounds_policy = "error", probes
   seed <- check_seed(seed, fn)
   s <- .Call(C_sgp_ski_stats_r, x, y, as.double(grid$size), grid$bounds, grid$interpolation,
              match(bounds_policy, ski_bounds_policies) - 1L, as.double(first_row),
-             as.double(probes), seed, check_threads(threads, fn))
+             as.double(probes), seed, check_threads(threads, fn), fn)
   structure(c(list(grid = unclass(grid)), s[c("n", "yty", "ysum", "Wty", "Wt1", "WtW")],
               list(probes = probes, probe_seed = seed), s[c("rhoz", "Wtz")],
               list(version = 1L)), class = "ski_stats")

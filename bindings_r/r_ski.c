@@ -93,7 +93,7 @@ static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx)
 /* ski_grid(): list(size, bounds) from the data range (d-by-2), n, the given
  * sizes (0 = automatic) and bounds (NULL = from the range). */
 SEXP sgp_ski_grid_r(SEXP range, SEXP n, SEXP grid_size, SEXP grid_bounds, SEXP interpolation,
-                    SEXP grid_pad, SEXP lengthscale)
+                    SEXP grid_pad, SEXP lengthscale, SEXP fn)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
@@ -110,7 +110,7 @@ SEXP sgp_ski_grid_r(SEXP range, SEXP n, SEXP grid_size, SEXP grid_bounds, SEXP i
   o.kernel.lengthscale = Rf_isNull(lengthscale) ? NULL : REAL(lengthscale);
   o.kernel.n_lengthscale = Rf_isNull(lengthscale) ? 0 : XLENGTH(lengthscale);
   int st = sgp_ski_make_grid(&ctx, rg, (int64_t)Rf_asReal(n), &o, &g);
-  if (st) sgp_r_stop("ski_grid", &ctx, st);
+  if (st) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, st);
   SEXP size = PROTECT(Rf_allocVector(INTSXP, d));
   SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, d, 2));
   for (int j = 0; j < d; j++) {
@@ -127,7 +127,7 @@ SEXP sgp_ski_grid_r(SEXP range, SEXP n, SEXP grid_size, SEXP grid_bounds, SEXP i
 
 /* ski_stats(): the statistics of one chunk as plain arrays. */
 SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation, SEXP policy,
-                     SEXP first_row, SEXP probes, SEXP probe_seed, SEXP threads)
+                     SEXP first_row, SEXP probes, SEXP probe_seed, SEXP threads, SEXP fn)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
@@ -144,9 +144,9 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation,
   const int64_t np = (int64_t)Rf_asReal(probes);
   int code = r_grid(&ctx, size, bounds, &g);
   if (!code) code = sgp_ski_stats_shape(&ctx, &g, o.interpolation, &m, &S);
-  if (code) sgp_r_stop("ski_stats", &ctx, code);
+  if (code) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
   if ((double)m * (double)S > 2147483647.0 || (double)m * (double)np > 2147483647.0)
-    Rf_error("ski_stats: 'grid' is too large for R (%lld x %lld stencil)", (long long)m,
+    Rf_error("%s: 'grid' is too large for R (%lld x %lld stencil)", CHAR(STRING_ELT(fn, 0)), (long long)m,
              (long long)S);
   SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)np));
   code = sgp_ski_stats_compute(&ctx, &g, &o, sgp_r_cmat(x), sgp_r_cmat(y),
@@ -155,7 +155,7 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation,
   if (!code) code = sgp_ski_stats_export(&ctx, st, &d);
   if (code) {
     sgp_ski_stats_free(st);
-    sgp_r_stop("ski_stats", &ctx, code);
+    sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
   }
   SEXP Wty = PROTECT(Rf_allocVector(REALSXP, m));
   SEXP Wt1 = PROTECT(Rf_allocVector(REALSXP, m));

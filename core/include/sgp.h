@@ -319,7 +319,9 @@ int sgp_ski_stats_compute(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opt
 /* Views of st's arrays (valid while st lives); the sketch fields are zeroed. */
 int sgp_ski_stats_export(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_stats_data *out);
 /* A validated copy of plain statistics (sizes consistent, values finite, B's
- * diagonal non-negative, zero outside the grid, n >= 0); errors name `stats`.
+ * diagonal non-negative, zero outside the grid, n >= 0); errors name `stats`
+ * and the field by its R/Octave name (yty, Wty, Wt1, WtW, Wtz for yy, uy, u1,
+ * D, uz).
  * The sketch fields are checked too but not copied (the fit reads them). */
 int sgp_ski_stats_import(sgp_ctx *ctx, const sgp_ski_stats_data *in, sgp_ski_stats **out);
 /* dst += src; grids and interpolation must match (message names `stats`). */

@@ -117,7 +117,7 @@ static int check_stencil(sgp_ctx *ctx, const sgp_ski_stats *st)
       if (!inside) {
         if (v != 0.0)
           return sgp_fail(ctx, SGP_EINVAL,
-                          "stats: 'D' has a non-zero entry (%g) at grid point %lld, offset "
+                          "stats: 'WtW' (the stencil of W'W) has a non-zero entry (%g) at grid point %lld, offset "
                           "column %lld, which leaves the grid", v, (long long)g + 1,
                           (long long)s + 1);
         continue;
@@ -125,7 +125,7 @@ static int check_stencil(sgp_ctx *ctx, const sgp_ski_stats *st)
       const double w = st->D[sn * m + g + st->delta[s]];
       if (fabs(v - w) > 1e-9 * (fabs(v) + fabs(w)) + 1e-300)
         return sgp_fail(ctx, SGP_EINVAL,
-                        "stats: 'D' is not the stencil of a symmetric W'W (grid point %lld, "
+                        "stats: 'WtW' is not the stencil of a symmetric W'W (grid point %lld, "
                         "offset column %lld: %g vs %g)", (long long)g + 1, (long long)s + 1,
                         v, w);
       if (s == sn && v < 0)
@@ -154,17 +154,17 @@ int sgp_ski_stats_import(sgp_ctx *ctx, const sgp_ski_stats_data *in, sgp_ski_sta
   if (!in->uy || !in->u1 || !in->D) return sgp_fail(ctx, SGP_EINVAL, "stats: arrays missing");
   if (in->n < 0 || !isfinite(in->yy) || in->yy < 0 || !isfinite(in->ysum))
     return sgp_fail(ctx, SGP_EINVAL,
-                    "stats: 'n' must be >= 0 and 'yy' (>= 0), 'ysum' finite");
+                    "stats: 'n' must be >= 0 and 'yty' (>= 0), 'ysum' finite");
   if (!all_finite(in->uy, m, &bad))
-    return sgp_fail(ctx, SGP_EINVAL, "stats: 'uy' is not finite at %lld", (long long)bad + 1);
+    return sgp_fail(ctx, SGP_EINVAL, "stats: 'Wty' is not finite at %lld", (long long)bad + 1);
   if (!all_finite(in->u1, m, &bad))
-    return sgp_fail(ctx, SGP_EINVAL, "stats: 'u1' is not finite at %lld", (long long)bad + 1);
+    return sgp_fail(ctx, SGP_EINVAL, "stats: 'Wt1' is not finite at %lld", (long long)bad + 1);
   if (!all_finite(in->D, m * S, &bad))
-    return sgp_fail(ctx, SGP_EINVAL, "stats: 'D' is not finite at %lld", (long long)bad + 1);
+    return sgp_fail(ctx, SGP_EINVAL, "stats: 'WtW' is not finite at %lld", (long long)bad + 1);
   if (in->probes < 0 || (in->probes > 0 && (!in->uz || !isfinite(in->rhoz) || in->rhoz < 0)))
-    return sgp_fail(ctx, SGP_EINVAL, "stats: probe sketches 'uz' or 'rhoz' missing or invalid");
+    return sgp_fail(ctx, SGP_EINVAL, "stats: probe sketches 'Wtz' or 'rhoz' missing or invalid");
   if (in->probes > 0 && !all_finite(in->uz, m * in->probes, &bad))
-    return sgp_fail(ctx, SGP_EINVAL, "stats: 'uz' is not finite at %lld", (long long)bad + 1);
+    return sgp_fail(ctx, SGP_EINVAL, "stats: 'Wtz' is not finite at %lld", (long long)bad + 1);
   if ((code = sgp_ski_stats_create(ctx, &in->grid, in->interpolation, &st)))
     return stats_error(ctx, code);
   st->n = in->n;

@@ -197,7 +197,7 @@ static void import_rejects_bad_data(void **state)
   uy[3] = NAN;
   bad.uy = uy;
   assert_int_equal(sgp_ski_stats_import(&p->ctx, &bad, &s), SGP_EINVAL);
-  assert_contains(p->ctx.errmsg, "stats: 'uy' is not finite");
+  assert_contains(p->ctx.errmsg, "stats: 'Wty' is not finite");
   bad = p->sd;
   memcpy(D, p->sd.D, sizeof D);
   D[0] = 1.0; /* offset -3 at grid point 0 leaves the grid */
