@@ -85,7 +85,10 @@ ski_grid_impl <- function(x, grid_size, grid_bounds, interpolation, lengthscale,
   storage.mode(rng) <- "double"
   g <- .Call(C_sgp_ski_grid_r, rng, as.double(n), as.double(size), bounds, interpolation,
              pad, if (length(ell)) ell else NULL, fn)
-  structure(list(size = g$size, bounds = g$bounds, interpolation = interpolation),
+  # user bounds are kept exactly (lo + (m - 1) h may round), so grids made
+  # from the same bounds compare identical in ski_stats_merge
+  structure(list(size = g$size, bounds = if (is.null(bounds)) g$bounds else bounds,
+                 interpolation = interpolation),
             class = "ski_grid")
 }
 

@@ -86,7 +86,9 @@ try
   ## built-in tests of the package functions and of the oct-files
   ## (pkg install extracts the .cc blocks into <arch>/*.cc-tst)
   targets = {"gp_kernel", "scalegp_info", "__sgp_kernel__", ...
-             "__sgp_kernel_apply__", "__sgp_info__"};
+             "__sgp_kernel_apply__", "__sgp_info__", ...
+             "ski_gsgp", "ski_stats", "ski_stats_merge", "ski_grid", "__sgp_ski_grid__", ...
+             "__sgp_ski_stats__", "__sgp_ski_fit__", "__sgp_ski_predict__"};
   for i = 1:numel (targets)
     [p, f] = run_tests (targets{i}, targets{i});
     total_passed += p;
