@@ -134,7 +134,7 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
     if (!is.null(grid_size) || !is.null(grid_bounds) || !is.null(grid_pad))
       stop_arg(fn, "stats", "fixes the grid: leave 'grid_size', 'grid_bounds' and 'grid_pad' unset")
     stats <- structure(ski_check_stats(stats, fn), class = "ski_stats")
-    if (!identical(interpolation, "cubic") && !identical(interpolation, stats$grid$interpolation))
+    if (!missing(interpolation) && !identical(interpolation, stats$grid$interpolation))
       stop_arg(fn, "interpolation", "differs from that of 'stats' (\"",
                stats$grid$interpolation, "\")")
     d <- length(stats$grid$size)

@@ -298,6 +298,15 @@ endfunction
 %! assert (all (fit.test.var >= 0));
 %! assert (all (fit.test.var <= 1 + 1e-12));
 
+%!test
+%! ## points outside the grid: "clamp" moves them inside, "drop" ignores them
+%! c = ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "bounds_policy", "clamp");
+%! assert (c.stats.n, 60);
+%! assert (sum (c.stats.Wt1), 60, 1e-10);
+%! d = ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "bounds_policy", "drop");
+%! assert (sum (d.stats.Wt1) < 60);
+%! assert (d.converged);
+
 %!error <'y' is missing> ski_gsgp (x)
 %!error <'y' has length 59> ski_gsgp (x, y(2:end))
 %!error <'x' contains NaN> ski_gsgp ([x; NaN], [y; 1])

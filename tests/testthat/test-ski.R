@@ -211,6 +211,8 @@ test_that("bad inputs give errors naming the argument", {
   expect_error(ski_gsgp(stats = bad, verbose = FALSE), "'stats' has a 'WtW' that is not")
   expect_error(ski_gsgp(stats = a, loglik = TRUE, verbose = FALSE), "'stats' has no probe sketches")
   expect_error(ski_gsgp(stats = a, grid_size = 10, verbose = FALSE), "'stats' fixes the grid")
+  expect_error(ski_gsgp(stats = a, interpolation = "linear", verbose = FALSE),
+               "'interpolation' differs from that of 'stats'")
   expect_error(ski_gsgp(stats = a, method = "ski", verbose = FALSE), "needed by method = \"ski\"")
   fit <- ski_gsgp(stats = a, verbose = FALSE)
   expect_error(predict(fit, cbind(1, 2)), "'newdata' has 2 columns")
