@@ -142,6 +142,8 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation,
   o.interpolation = r_interp(interpolation);
   o.bounds_policy = (sgp_ski_bounds_policy)Rf_asInteger(policy);
   const int64_t np = (int64_t)Rf_asReal(probes);
+  o.probes = np;
+  o.seed = (uint64_t)Rf_asReal(probe_seed);
   int code = r_grid(&ctx, size, bounds, &g);
   if (!code) code = sgp_ski_stats_shape(&ctx, &g, o.interpolation, &m, &S);
   if (code) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
@@ -150,8 +152,8 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation,
              (long long)S);
   SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)np));
   code = sgp_ski_stats_compute(&ctx, &g, &o, sgp_r_cmat(x), sgp_r_cmat(y),
-                               (int64_t)Rf_asReal(first_row), np,
-                               (uint64_t)Rf_asReal(probe_seed), &st, REAL(Wtz), &rhoz);
+                               (int64_t)Rf_asReal(first_row), &st, np > 0 ? REAL(Wtz) : NULL,
+                               &rhoz);
   if (!code) code = sgp_ski_stats_export(&ctx, st, &d);
   if (code) {
     sgp_ski_stats_free(st);

@@ -36,6 +36,8 @@ with fields n, yty, ysum, Wty, Wt1, WtW, rhoz, Wtz.  Use @code{ski_stats}.\n\
   sgp_ski_opts_default (&o);
   o.interpolation = sgp_octave::ski_interp_of (interp);
   o.bounds_policy = static_cast<sgp_ski_bounds_policy> (policy);
+  o.probes = probes;
+  o.seed = static_cast<uint64_t> (seed);
   ctx.check (sgp_ski_stats_shape (ctx.get (), &g, o.interpolation, &m, &S));
 
   // ---- compute (no Octave error inside)
@@ -45,8 +47,7 @@ with fields n, yty, ysum, Wty, Wt1, WtW, rhoz, Wtz.  Use @code{ski_stats}.\n\
   sgp_ski_stats_data d;
   int code = sgp_ski_stats_compute (ctx.get (), &g, &o, sgp_octave::cview (x),
                                     sgp_octave::cview (y), static_cast<int64_t> (first_row),
-                                    probes, static_cast<uint64_t> (seed), &st,
-                                    Wtz.fortran_vec (), &rhoz);
+                                    &st, probes > 0 ? Wtz.fortran_vec () : nullptr, &rhoz);
   if (! code)
     code = sgp_ski_stats_export (ctx.get (), st, &d);
   if (code)

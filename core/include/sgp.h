@@ -269,6 +269,8 @@ typedef struct {
   int64_t rank;                     /* Lanczos rank; <= 0: min(m, 256) */
   int loglik;                       /* 0 */
   int64_t probes;                   /* SLQ probes of the log-determinant; 30 */
+  uint64_t seed;                    /* seed of the probes (sketches are keyed by
+                                       seed, probe and global row); 1 */
   int64_t slq_max_iter;             /* Krylov steps per probe; 100 */
 } sgp_ski_opts;
 
@@ -308,14 +310,13 @@ typedef struct {
 /* m and S of statistics on grid g (errors name grid_size, interpolation). */
 int sgp_ski_stats_shape(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
                         int64_t *m, int64_t *S);
-/* Statistics of the rows of X (n-by-d), y (n) in one pass, with probe
- * sketches uz (m-by-probes, caller-allocated, may be NULL when probes = 0) and
- * *rhoz. first_row: global index of X's first row (keys the probes; messages).
- * Uses o->interpolation and o->bounds_policy. */
+/* Statistics of the rows of X (n-by-d), y (n) in one pass (o->interpolation,
+ * o->bounds_policy) and, when uz is not NULL, the o->probes probe sketches
+ * uz (m-by-probes, caller-allocated) with seed o->seed, and *rhoz. first_row:
+ * global index of X's first row (keys the probes; messages). */
 int sgp_ski_stats_compute(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o,
-                          sgp_cmat X, sgp_cmat y, int64_t first_row, int64_t probes,
-                          uint64_t probe_seed, sgp_ski_stats **out, double *uz,
-                          double *rhoz);
+                          sgp_cmat X, sgp_cmat y, int64_t first_row, sgp_ski_stats **out,
+                          double *uz, double *rhoz);
 /* Views of st's arrays (valid while st lives); the sketch fields are zeroed. */
 int sgp_ski_stats_export(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_stats_data *out);
 /* A validated copy of plain statistics (sizes consistent, values finite, B's

@@ -31,15 +31,15 @@ int sgp_ski_stats_shape(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolati
 }
 
 int sgp_ski_stats_compute(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o,
-                          sgp_cmat X, sgp_cmat y, int64_t first_row, int64_t probes,
-                          uint64_t probe_seed, sgp_ski_stats **out, double *uz,
-                          double *rhoz)
+                          sgp_cmat X, sgp_cmat y, int64_t first_row, sgp_ski_stats **out,
+                          double *uz, double *rhoz)
 {
   int code;
   sgp_ski_stats *st = NULL;
   if (!out || !o) return sgp_fail(ctx, SGP_EINVAL, "stats: output or options missing");
   *out = NULL;
-  if (probes < 0 || (probes > 0 && (!uz || !rhoz)))
+  const int64_t probes = uz ? o->probes : 0;
+  if (probes < 0 || (uz && !rhoz))
     return sgp_fail(ctx, SGP_EINVAL, "probes: must be >= 0 with room for the sketches");
   if ((code = sgp_ski_stats_create(ctx, g, o->interpolation, &st))) return code;
   code = sgp_ski_stats_accumulate(ctx, st, X, y, first_row, o->bounds_policy);
@@ -47,7 +47,7 @@ int sgp_ski_stats_compute(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opt
     memset(uz, 0, (size_t)(st->m * probes) * sizeof(double));
     *rhoz = 0.0;
     code = sgp_ski_probe_sketch(ctx, g, o->interpolation, o->bounds_policy, X, first_row,
-                                probe_seed, probes, uz, rhoz);
+                                o->seed, probes, uz, rhoz);
   }
   if (code) {
     sgp_ski_stats_free(st);

@@ -26,6 +26,7 @@ void sgp_ski_opts_default(sgp_ski_opts *o)
   o->variance = SGP_SKI_VARIANCE_NONE;
   o->probes = 30;
   o->slq_max_iter = 100;
+  o->seed = 1;
 }
 
 int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,

@@ -95,7 +95,7 @@ static int setup(void **state)
                    SGP_OK);
   assert_int_equal(p->g.m[0], M);
   assert_int_equal(sgp_ski_stats_compute(&p->ctx, &p->g, &p->o, sgp_cmat_of(p->X, N, 1),
-                                         sgp_cmat_of(p->y, N, 1), 0, 0, 0, &p->st, NULL, NULL),
+                                         sgp_cmat_of(p->y, N, 1), 0, &p->st, NULL, NULL),
                    SGP_OK);
   assert_int_equal(sgp_ski_stats_export(&p->ctx, p->st, &p->sd), SGP_OK);
   dense_oracle(p);
@@ -162,10 +162,10 @@ static void export_import_merge(void **state)
   sgp_ski_stats *a = NULL, *b = NULL, *c = NULL;
   sgp_ski_stats_data da, dc;
   assert_int_equal(sgp_ski_stats_compute(&p->ctx, &p->g, &p->o, sgp_cmat_of(p->X, 30, 1),
-                                         sgp_cmat_of(p->y, 30, 1), 0, 0, 0, &a, NULL, NULL),
+                                         sgp_cmat_of(p->y, 30, 1), 0, &a, NULL, NULL),
                    SGP_OK);
   assert_int_equal(sgp_ski_stats_compute(&p->ctx, &p->g, &p->o, sgp_cmat_of(p->X + 30, N - 30, 1),
-                                         sgp_cmat_of(p->y + 30, N - 30, 1), 30, 0, 0, &b, NULL,
+                                         sgp_cmat_of(p->y + 30, N - 30, 1), 30, &b, NULL,
                                          NULL), SGP_OK);
   assert_int_equal(sgp_ski_stats_export(&p->ctx, a, &da), SGP_OK);
   assert_int_equal(sgp_ski_stats_import(&p->ctx, &da, &c), SGP_OK);
@@ -243,8 +243,11 @@ static void loglik_from_sketches(void **state)
   sgp_ski_stats *s = NULL;
   sgp_ski_stats_data d;
   double uz[M * PR], rhoz = 0, w[M];
-  assert_int_equal(sgp_ski_stats_compute(&p->ctx, &p->g, &p->o, sgp_cmat_of(p->X, N, 1),
-                                         sgp_cmat_of(p->y, N, 1), 0, PR, 7, &s, uz, &rhoz),
+  sgp_ski_opts so = p->o;
+  so.probes = PR;
+  so.seed = 7;
+  assert_int_equal(sgp_ski_stats_compute(&p->ctx, &p->g, &so, sgp_cmat_of(p->X, N, 1),
+                                         sgp_cmat_of(p->y, N, 1), 0, &s, uz, &rhoz),
                    SGP_OK);
   assert_true(rhoz == N);
   sgp_ski_stats_export(&p->ctx, s, &d);
