@@ -357,6 +357,13 @@ typedef struct {
 int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                 sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res);
 
+/* One shot from the data: the statistics of X (n-by-d), y (n) on the grid g
+ * (from sgp_ski_make_grid; m from sgp_ski_stats_shape sizes res's arrays), with
+ * o->probes sketches when o->loglik, then sgp_ski_fit. The statistics are
+ * freed; use sgp_ski_stats_compute + sgp_ski_stats_export to keep them. */
+int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, sgp_cmat X,
+                   sgp_cmat y, sgp_ski_fit_result *res);
+
 typedef struct {
   int64_t iterations;     /* exact variances: the most any point needed */
   int converged;          /* exact variances: every point met tol (else 1) */

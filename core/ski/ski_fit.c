@@ -206,6 +206,38 @@ cleanup:
   return code;
 }
 
+int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, sgp_cmat X,
+                   sgp_cmat y, sgp_ski_fit_result *res)
+{
+  int code;
+  int64_t m = 0;
+  double *uz = NULL, rhoz = 0.0;
+  sgp_ski_stats *st = NULL;
+  sgp_ski_stats_data d;
+  if (!o) return sgp_fail(ctx, SGP_EINVAL, "opts: missing");
+  if ((code = sgp_ski_stats_shape(ctx, g, o->interpolation, &m, NULL))) return code;
+  if (o->loglik) {
+    if (o->probes < 1)
+      return sgp_fail(ctx, SGP_EINVAL, "probes: must be >= 1 (got %lld)", (long long)o->probes);
+    if (!(uz = sgp_alloc(m * o->probes)))
+      return sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for the sketches");
+  }
+  code = sgp_ski_stats_compute(ctx, g, o, X, y, 0, &st, uz, &rhoz);
+  if (!code) code = sgp_ski_stats_export(ctx, st, &d);
+  if (!code) {
+    if (uz) {
+      d.probes = o->probes;
+      d.probe_seed = o->seed;
+      d.uz = uz;
+      d.rhoz = rhoz;
+    }
+    code = sgp_ski_fit(ctx, &d, o, X, y, res);
+  }
+  sgp_ski_stats_free(st);
+  free(uz);
+  return code;
+}
+
 int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                     const double *weights, const double *love_Ft, const double *love_c0,
                     int64_t love_rank, sgp_cmat Xs, double *mean, double *var,

@@ -8,6 +8,8 @@
  *    relative to the prior;
  *  - export -> import -> export gives the same arrays; chunks computed apart and
  *    merged equal one pass to 1e-13;
+ *  - sgp_ski_fit_xy (one shot from the data) gives bitwise the fit from the
+ *    statistics (same loglik with the same probe seed);
  *  - import rejects inconsistent shapes, NaN, asymmetric or off-grid stencils,
  *    naming `stats`; predict names `xtest`; loglik without sketches names `stats`. */
 #include "test_helpers.h"
@@ -263,6 +265,16 @@ static void loglik_from_sketches(void **state)
   assert_int_equal(sgp_ski_fit(&p->ctx, &d, &o, (sgp_cmat){0}, (sgp_cmat){0}, &res), SGP_OK);
   assert_true(isfinite(res.loglik) && isfinite(res.logdet) && res.datafit > 0);
   assert_true(res.probes_used > 0);
+  /* one shot from the data: the same statistics and sketches, the same fit */
+  double w2[M];
+  sgp_ski_fit_result r2 = {0};
+  r2.weights = w2;
+  o.probes = PR;
+  o.seed = 7;
+  assert_int_equal(sgp_ski_fit_xy(&p->ctx, &p->g, &o, sgp_cmat_of(p->X, N, 1),
+                                  sgp_cmat_of(p->y, N, 1), &r2), SGP_OK);
+  assert_true(r2.loglik == res.loglik);
+  assert_true(th_max_abs_diff(M, w2, w) == 0.0);
   sgp_ski_stats_free(s);
 }
 
