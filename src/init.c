@@ -11,6 +11,9 @@ SEXP sgp_ski_grid_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_stats_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_laplace_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
+                       SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"sgp_kernel_matrix_r", (DL_FUNC)&sgp_kernel_matrix_r, 6},
@@ -20,6 +23,8 @@ static const R_CallMethodDef call_methods[] = {
   {"sgp_ski_stats_r", (DL_FUNC)&sgp_ski_stats_r, 11},
   {"sgp_ski_fit_r", (DL_FUNC)&sgp_ski_fit_r, 6},
   {"sgp_ski_predict_r", (DL_FUNC)&sgp_ski_predict_r, 7},
+  {"sgp_laplace_fit_r", (DL_FUNC)&sgp_laplace_fit_r, 22},
+  {"sgp_laplace_predict_r", (DL_FUNC)&sgp_laplace_predict_r, 11},
   {NULL, NULL, 0}
 };
 
