@@ -48,7 +48,9 @@
 #'   \code{\link{ski_stats_merge}}) instead of \code{x}, \code{y}; the grid
 #'   and interpolation are theirs. For \code{loglik = TRUE} they must carry
 #'   probe sketches (\code{ski_stats(..., probes = )}).
-#' @param backend \code{"auto"} or \code{"cpu"} (no CUDA path yet).
+#' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"}: the core's
+#'   backend (\code{"cuda"} is an error where no GPU build or device is
+#'   available; the SKI solvers themselves still run on the CPU).
 #' @param seed seed of the random probes (\code{NULL}: drawn from R's RNG).
 #' @param verbose print progress and a short summary.
 #' @param threads OpenMP threads (\code{NULL}: default).
@@ -110,7 +112,6 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
   slq_max_iter <- check_count(slq_max_iter, fn, "slq_max_iter", min = 1L)
   bounds_policy <- check_choice(bounds_policy, ski_bounds_policies, fn, "bounds_policy")
   backend <- check_backend(backend, fn)
-  if (backend == "cuda") stop_arg(fn, "backend", "\"cuda\" is not available for ski_gsgp yet; use \"cpu\"")
   seed <- check_seed(seed, fn)
   verbose <- check_flag(verbose, fn, "verbose")
   threads <- check_threads(threads, fn)
@@ -155,7 +156,8 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
                tol = tol, max_iter = max_iter,
                variance = match(variance, c("none", "lanczos", "exact")) - 1, rank = rank,
                loglik = loglik, slq_max_iter = slq_max_iter,
-               bounds_policy = match(bounds_policy, ski_bounds_policies) - 1)
+               bounds_policy = match(bounds_policy, ski_bounds_policies) - 1,
+               backend = backend)
   r <- .Call(C_sgp_ski_fit_r, stats, opts, if (method == "ski") x else NULL,
              if (method == "ski") y else NULL, verbose, threads)
   t2 <- proc.time()[["elapsed"]]
@@ -166,7 +168,8 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
               stats = stats, kernel = kernel, lengthscale = lengthscale,
               outputscale = outputscale, noise = noise, method = method, variance = variance,
               rank = if (variance == "lanczos") nrow(r$love_Ft) else NULL,
-              tol = tol, max_iter = max_iter, bounds_policy = bounds_policy, seed = seed,
+              tol = tol, max_iter = max_iter, bounds_policy = bounds_policy, backend = backend,
+              seed = seed,
               slq_max_iter = slq_max_iter,
               love = if (variance == "lanczos") list(Ft = r$love_Ft, c0 = r$love_c0) else NULL)
   if (loglik)
@@ -181,7 +184,7 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
     warning("ski_gsgp: a log-likelihood solve did not reach tol; the estimate is rough",
             call. = FALSE)
   if (!is.null(xtest)) {
-    fit$test <- predict(fit, xtest, threads = threads)
+    fit$test <- predict(fit, xtest, threads = threads, backend = backend)
     fit$timings[["predict"]] <- proc.time()[["elapsed"]] - t2
   }
   if (verbose) print(fit)
@@ -195,6 +198,7 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
 #' @param variance \code{"none"}, \code{"lanczos"} (needs a fit with
 #'   \code{variance = "lanczos"}) or \code{"exact"}; default the fit's.
 #' @param threads OpenMP threads.
+#' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"}; default the fit's.
 #' @param ... not used.
 #' @return \code{list(mean, var)}: the posterior mean and the latent
 #'   (noise-free) posterior variance (\code{NULL} with \code{variance =
@@ -205,7 +209,9 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
 #' @importFrom stats predict
 #' @export
 predict.ski_gsgp <- function(object, newdata, variance = object$variance,
-                             threads = getOption("scalegp.threads"), ...) {
+                             threads = getOption("scalegp.threads"),
+                             backend = if (is.null(object$backend)) "auto" else object$backend,
+                             ...) {
   fn <- "predict.ski_gsgp"
   if (!inherits(object, "ski_gsgp")) stop_arg(fn, "object", "must be a ski_gsgp fit")
   xs <- as_input_matrix(newdata, fn, "newdata")
@@ -215,6 +221,7 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
       stop_arg(fn, "newdata", "has ", ncol(xs), " columns but the fit has ", d, " dimensions")
   }
   variance <- check_choice(variance, c("none", "lanczos", "exact"), fn, "variance")
+  backend <- check_backend(backend, fn)
   if (variance == "lanczos" && is.null(object$love))
     stop_arg(fn, "variance", "\"lanczos\" needs a fit made with variance = \"lanczos\"")
   stats <- ski_check_stats(object$stats, fn, "object")
@@ -223,7 +230,8 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
                tol = object$tol, max_iter = object$max_iter,
                variance = match(variance, c("none", "lanczos", "exact")) - 1, rank = 0,
                loglik = FALSE, slq_max_iter = 100,
-               bounds_policy = match(object$bounds_policy, ski_bounds_policies) - 1)
+               bounds_policy = match(object$bounds_policy, ski_bounds_policies) - 1,
+               backend = backend)
   love <- object$love
   p <- .Call(C_sgp_ski_predict_r, stats, opts, as.double(object$weights),
              if (is.null(love)) matrix(0, 0, 0) else love$Ft,

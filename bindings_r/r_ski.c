@@ -73,12 +73,27 @@ static int r_stats(sgp_ctx *ctx, SEXP s, sgp_ski_stats_data *d)
   return SGP_OK;
 }
 
-static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx)
+/* backend (opts$backend: "auto", "cpu", "cuda") goes to the context like
+ * gp_laplace's; "cuda" must be available here. */
+static void r_backend(SEXP opts, sgp_ctx *ctx, const char *fn)
 {
+  SEXP b = elt(opts, "backend");
+  if (Rf_isNull(b)) return;
+  const char *name = CHAR(STRING_ELT(b, 0));
+  ctx->backend = !strcmp(name, "cpu")    ? SGP_BACKEND_CPU
+                 : !strcmp(name, "cuda") ? SGP_BACKEND_CUDA
+                                         : SGP_BACKEND_AUTO;
+  if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA))
+    Rf_error("%s: backend: \"cuda\" is not available (not built or no device); use \"cpu\"", fn);
+}
+
+static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
+{
+  r_backend(opts, ctx, fn);
   sgp_ski_opts_default(o);
   int st = sgp_r_kernel(ctx, elt(opts, "kernel"), elt(opts, "lengthscale"),
                         elt(opts, "outputscale"), &o->kernel);
-  if (st) sgp_r_stop("ski_gsgp", ctx, st);
+  if (st) sgp_r_stop(fn, ctx, st);
   o->noise = real_elt(opts, "noise");
   o->method = (sgp_ski_method)(int)real_elt(opts, "method");
   o->tol = real_elt(opts, "tol");
@@ -185,7 +200,7 @@ SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP thr
   sgp_ski_stats_data d;
   sgp_ski_fit_result res;
   sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
-  r_opts(opts, &o, &ctx);
+  r_opts(opts, &o, &ctx, "ski_gsgp");
   int code = r_stats(&ctx, stats, &d);
   if (code) sgp_r_stop("ski_gsgp", &ctx, code);
   const int64_t m = d.m;
@@ -237,7 +252,7 @@ SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP l
   sgp_ski_stats_data d;
   sgp_ski_predict_info info;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
-  r_opts(opts, &o, &ctx);
+  r_opts(opts, &o, &ctx, "predict.ski_gsgp");
   int code = r_stats(&ctx, stats, &d);
   if (code) sgp_r_stop("predict.ski_gsgp", &ctx, code);
   if (XLENGTH(weights) != d.m) Rf_error("predict.ski_gsgp: 'weights' do not match the grid");
@@ -255,7 +270,7 @@ SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP l
                          rank > 0 || o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_Ft) : NULL,
                          o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_c0) : NULL, rank, Xs,
                          REAL(mean), want_var ? REAL(var) : NULL, &info);
-  if (code) sgp_r_stop("ski_gsgp", &ctx, code);
+  if (code) sgp_r_stop("predict.ski_gsgp", &ctx, code);
   const char *names[] = {"mean", "var", "converged", "rel_residual"};
   SEXP values[] = {mean, var, PROTECT(Rf_ScalarLogical(info.converged)),
                    PROTECT(Rf_ScalarReal(info.rel_residual))};

@@ -179,7 +179,21 @@ test_that("bad inputs give errors naming the argument", {
   expect_error(ski_gsgp(x, y, method = "exact", verbose = FALSE), "'method' is unknown")
   expect_error(ski_gsgp(x, y, variance = "full", verbose = FALSE), "'variance' is unknown")
   expect_error(ski_gsgp(x, y, interpolation = "quintic", verbose = FALSE), "'interpolation' is unknown")
-  expect_error(ski_gsgp(x, y, backend = "cuda", verbose = FALSE), "'backend'")
+  expect_error(ski_gsgp(x, y, backend = "gpu", verbose = FALSE), "'backend' is unknown")
+  expect_error(ski_gsgp(rbind(x, Inf), c(y, 1), verbose = FALSE), "'x' contains .*Inf")
+  expect_error(ski_gsgp(x, replace(y, 3, -Inf), verbose = FALSE), "'y' contains .*Inf")
+  expect_error(ski_gsgp(x, y, variance = "lanczos", rank = -1, verbose = FALSE),
+               "ski_gsgp: 'rank' must be a whole number >= 1")
+  expect_error(ski_gsgp(x, y, loglik = TRUE, probes = 0, verbose = FALSE),
+               "ski_gsgp: 'probes' must be a whole number >= 1")
+  expect_error(ski_gsgp(cbind(x, x), y, lengthscale = c(1, 2, 3), verbose = FALSE),
+               "'lengthscale' must be numeric of length 1 or 2")
+  expect_error(ski_gsgp(x, y, grid_size = c(10, 10), verbose = FALSE), "'grid_size'")
+  expect_error(ski_gsgp(x, y, grid_bounds = c(2, 0.5), grid_size = 20, verbose = FALSE),
+               "'grid_bounds' must have upper > lower")
+  expect_error(ski_gsgp(x, y, bounds_policy = "wrap", verbose = FALSE), "'bounds_policy' is unknown")
+  expect_error(ski_stats(x, y, ski_grid(grid_size = 20, grid_bounds = c(-1, 4)), probes = -1),
+               "ski_stats: 'probes' must be a whole number")
   expect_error(ski_gsgp(x, y, tol = 0, verbose = FALSE), "'tol' must be positive")
   expect_error(ski_gsgp(x, y, max_iter = 0, verbose = FALSE), "'max_iter' must be a whole number >= 1")
   expect_error(ski_gsgp(x, y, foo = 1, verbose = FALSE), "'foo' is not an argument")
@@ -217,4 +231,37 @@ test_that("bad inputs give errors naming the argument", {
   fit <- ski_gsgp(stats = a, verbose = FALSE)
   expect_error(predict(fit, cbind(1, 2)), "'newdata' has 2 columns")
   expect_error(predict(fit, 1, variance = "lanczos"), "'variance' \"lanczos\" needs a fit")
+})
+
+test_that("backend reaches the core context and verbose reports progress", {
+  cs <- read_ski_case("1d")
+  a <- ski_fit_case(cs, backend = "cpu")
+  b <- ski_fit_case(cs, backend = "auto")
+  expect_identical(a$weights, b$weights)
+  expect_equal(a$backend, "cpu")
+  expect_identical(predict(a, cs$xtest, backend = "auto"), predict(a, cs$xtest))
+  if (!scalegp_info()$cuda_devices) {
+    expect_error(ski_fit_case(cs, backend = "cuda"),
+                 "ski_gsgp: backend: \"cuda\" is not available")
+    expect_error(predict(a, cs$xtest, backend = "cuda"),
+                 "predict.ski_gsgp: backend: \"cuda\" is not available")
+  }
+  # verbose: the summary at the end (progress lines appear on runs > 1 s)
+  expect_output(ski_gsgp(cs$x, cs$y, grid_size = cs$grid_size, grid_bounds = cs$grid_bounds,
+                         lengthscale = cs$lengthscale, noise = cs$noise, verbose = TRUE),
+                "<ski_gsgp> gsgp, 80 points")
+})
+
+test_that("every kernel runs on both K_G paths and gsgp equals ski", {
+  cs <- read_ski_case("2d")
+  for (k in c("rbf", "matern12", "matern32", "matern52")) for (interp in c("cubic", "linear")) {
+    args <- list(cs$x, cs$y, grid_size = cs$grid_size, grid_bounds = cs$grid_bounds,
+                 kernel = k, lengthscale = cs$lengthscale, noise = cs$noise,
+                 interpolation = interp, tol = 1e-10, verbose = FALSE, xtest = cs$xtest)
+    g <- do.call(ski_gsgp, args)
+    s <- do.call(ski_gsgp, c(args, method = "ski"))
+    expect_true(g$converged && s$converged)
+    expect_lt(rel_err(s$test$mean, g$test$mean), 1e-7)
+    expect_equal(g$grid$interpolation, interp)
+  }
 })
