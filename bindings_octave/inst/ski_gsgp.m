@@ -53,7 +53,9 @@
 ## Points outside the grid (data and @qcode{"xtest"}): @qcode{"error"}
 ## (default), @qcode{"clamp"}, @qcode{"drop"}, @qcode{"truncate"}.
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
-## @qcode{"auto"} or @qcode{"cpu"}; seed of the probes; progress output;
+## @qcode{"auto"}, @qcode{"cpu"} or @qcode{"cuda"} (the core's backend;
+## @qcode{"cuda"} is an error where no GPU build or device is available; the
+## SKI solvers still run on the CPU); seed of the probes; progress output;
 ## OpenMP threads.
 ## @end table
 ##
@@ -122,9 +124,6 @@ function fit = ski_gsgp (varargin)
   policies = {"error", "truncate", "clamp", "drop"};
   bounds_policy = check_choice (opts.bounds_policy, policies, fname, "bounds_policy");
   backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
-  if (strcmp (backend, "cuda"))
-    arg_error (fname, "backend", "\"cuda\" is not available for ski_gsgp yet; use \"cpu\"");
-  endif
   if (isempty (opts.seed))
     seed = floor (rand () * 2^31);
   else
@@ -186,7 +185,8 @@ function fit = ski_gsgp (varargin)
                  "tol", tol, "max_iter", max_iter,
                  "variance", find (strcmp (variance, {"none", "lanczos", "exact"})) - 1,
                  "rank", rank, "loglik", loglik, "slq_max_iter", slq_max_iter,
-                 "bounds_policy", find (strcmp (bounds_policy, policies)) - 1);
+                 "bounds_policy", find (strcmp (bounds_policy, policies)) - 1,
+                 "backend", backend);
   if (strcmp (method, "ski"))
     r = __sgp_ski_fit__ (stats, copt, x, y, verbose, threads);
   else
@@ -212,6 +212,7 @@ function fit = ski_gsgp (varargin)
   fit.tol = tol;
   fit.max_iter = max_iter;
   fit.bounds_policy = bounds_policy;
+  fit.backend = backend;
   fit.seed = seed;
   fit.slq_max_iter = slq_max_iter;
   if (strcmp (variance, "lanczos"))
@@ -239,7 +240,7 @@ function fit = ski_gsgp (varargin)
              "ski_gsgp: a log-likelihood solve did not reach tol; the estimate is rough");
   endif
   if (! isempty (opts.xtest))
-    fit.test = predict_ski_gsgp (fit, opts.xtest, "threads", threads);
+    fit.test = predict_ski_gsgp (fit, opts.xtest, "threads", threads, "backend", backend);
     fit.timings.predict = toc (t0) - t2;
   endif
   if (verbose)
@@ -317,7 +318,30 @@ endfunction
 %!error <x: row 1, column 1 .* outside> ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20)
 %!error <'method' is unknown> ski_gsgp (x, y, "method", "exact")
 %!error <'variance' is unknown> ski_gsgp (x, y, "variance", "full")
-%!error <'backend'> ski_gsgp (x, y, "backend", "cuda")
+%!error <'backend' is unknown> ski_gsgp (x, y, "backend", "gpu")
+%!test
+%! ## backend reaches the core context: "cpu" and "auto" give the same fit;
+%! ## "cuda" is an error naming backend where it is not available
+%! a = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "backend", "cpu");
+%! b = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "backend", "auto");
+%! assert (a.weights, b.weights, 0);
+%! assert (a.backend, "cpu");
+%! if (scalegp_info ().cuda_devices == 0)
+%!   try
+%!     ski_gsgp (x, y, "backend", "cuda");
+%!     error ("no error");
+%!   catch err
+%!     assert (! isempty (strfind (err.message, "ski_gsgp: backend: \"cuda\" is not available")));
+%!   end_try_catch
+%! endif
+%!error <'x' contains NaN> ski_gsgp ([x; Inf], [y; 1])
+%!error <'y' contains NaN> ski_gsgp (x, [y(1:end-1); Inf])
+%!error <'rank' must be a whole number> ski_gsgp (x, y, "variance", "lanczos", "rank", -1)
+%!error <'probes' must be a whole number> ski_gsgp (x, y, "loglik", true, "probes", 0)
+%!error <'lengthscale' must be> ski_gsgp (x, y, "lengthscale", [1 2])
+%!error <'interpolation' is unknown> ski_gsgp (x, y, "interpolation", "quintic")
+%!error <'tol' must be positive> ski_gsgp (x, y, "tol", 0)
+%!error <'max_iter' must be a whole number> ski_gsgp (x, y, "max_iter", 0)
 %!error <xtest> ski_gsgp (x, y, "xtest", 10)
 %!error <'x' and 'y' are needed> ski_gsgp ("noise", 1)
 %!error <unknown option 'foo'> ski_gsgp (x, y, "foo", 1)

@@ -102,6 +102,16 @@ namespace sgp_octave
     const octave_scalar_map s = v.scalar_map_value ();
     auto num = [&] (const char *name) { return scalar_arg (field (s, name, fn), fn, name); };
     sgp_ski_opts_default (o);
+    // backend goes to the context like gp_laplace's ("cuda" must be available)
+    if (s.isfield ("backend"))
+      {
+        const std::string b = string_arg (s.getfield ("backend"), fn, "backend");
+        ctx.get ()->backend = b == "cuda" ? SGP_BACKEND_CUDA
+                              : b == "cpu" ? SGP_BACKEND_CPU : SGP_BACKEND_AUTO;
+        if (ctx.get ()->backend == SGP_BACKEND_CUDA && ! sgp_backend_available (SGP_BACKEND_CUDA))
+          error ("%s: backend: \"cuda\" is not available (not built or no device); use \"cpu\"",
+                 fn.c_str ());
+      }
     kernel_arg (ctx, field (s, "kernel", fn), field (s, "lengthscale", fn),
                 field (s, "outputscale", fn), ks);
     o->kernel = ks.k;

@@ -108,13 +108,80 @@
 %!   unlink (f);
 %! end_unwind_protect
 
+%!function W = dense_W (x, sz, bounds, interp)
+%!  ## n-by-m interpolation matrix from the formula, first grid dimension fastest
+%!  W = ones (rows (x), 1);
+%!  for j = 1:columns (x)
+%!    g = linspace (bounds(j, 1), bounds(j, 2), sz(j));
+%!    s = abs ((x(:, j) - g) / (g(2) - g(1)));
+%!    if (strcmp (interp, "cubic"))
+%!      Wj = (s <= 1) .* (1.5 * s.^3 - 2.5 * s.^2 + 1) ...
+%!           + (s > 1 & s < 2) .* (-0.5 * s.^3 + 2.5 * s.^2 - 4 * s + 2);
+%!    else
+%!      Wj = max (0, 1 - s);
+%!    endif
+%!    Wn = zeros (rows (x), columns (W) * sz(j));
+%!    for i = 1:sz(j)
+%!      Wn(:, (i - 1) * columns (W) + (1:columns (W))) = W .* Wj(:, i);
+%!    endfor
+%!    W = Wn;
+%!  endfor
+%!endfunction
+
 %!test
-%! ## the log-likelihood: data fit exact, same seed gives the same estimate
+%! ## the log-likelihood against the dense SKI GP (1-D case: Matern 3/2);
+%! ## data fit exact, log-determinant within 4 standard errors or 2 %
 %! c = ski_case ("1d");
-%! a = ski_fit_case (c, "tol", 1e-10, "loglik", true, "probes", 16);
-%! b = ski_fit_case (c, "tol", 1e-10, "loglik", true, "probes", 16);
+%! assert (c.kernel, "matern32");
+%! a = ski_fit_case (c, "tol", 1e-10, "loglik", true, "probes", 64);
+%! W = dense_W (c.x, c.grid_size, c.grid_bounds, c.interpolation);
+%! g = linspace (c.grid_bounds(1), c.grid_bounds(2), c.grid_size)';
+%! r = sqrt (3) * abs (g - g') / c.lengthscale;
+%! A = W * (c.outputscale * (1 + r) .* exp (-r)) * W' + c.noise * eye (rows (W));
+%! L = chol (A, "lower");
+%! ld = 2 * sum (log (diag (L)));
+%! df = c.y' * (A \ c.y);
+%! ll = -0.5 * (ld + df + rows (W) * log (2 * pi));
+%! assert (abs (a.datafit - df) < 1e-8 * df);
+%! tol = max (4 * a.logdet_se, 0.02 * abs (ld));
+%! assert (abs (a.logdet - ld) < tol);
+%! assert (abs (a.loglik - ll) < tol);
+%! ## the same seed gives the same estimate; merged statistics with sketches too
+%! b = ski_fit_case (c, "tol", 1e-10, "loglik", true, "probes", 64);
 %! assert (a.loglik, b.loglik);
-%! assert (isfinite (a.logdet) && a.datafit > 0);
+%! gr = ski_grid ([], "grid_size", c.grid_size, "grid_bounds", c.grid_bounds);
+%! s = ski_stats_merge (ski_stats (c.x(1:40), c.y(1:40), gr, "probes", 64, "seed", 1),
+%!                      ski_stats (c.x(41:80), c.y(41:80), gr, "first_row", 40,
+%!                                 "probes", 64, "seed", 1));
+%! f2 = ski_gsgp ("stats", s, "kernel", c.kernel, "lengthscale", c.lengthscale,
+%!                "outputscale", c.outputscale, "noise", c.noise, "tol", 1e-10,
+%!                "loglik", true);
+%! assert (abs (f2.loglik - a.loglik) < 1e-6 * abs (a.loglik));
+
+%!test
+%! ## the dense interpolation matrix gives the fixtures' statistics (as in R)
+%! c = ski_case ("2d");
+%! s = ski_stats (c.x, c.y, ski_grid ([], "grid_size", c.grid_size, "grid_bounds", c.grid_bounds));
+%! W = dense_W (c.x, c.grid_size, c.grid_bounds, "cubic");
+%! assert (s.Wty, W' * c.y, 1e-12 * max (abs (W' * c.y)));
+%! assert (s.Wt1, sum (W, 1)', 1e-12);
+%! ## the diagonal offset (0, 0) of the stencil is diag (W'W)
+%! assert (s.WtW(:, 25), diag (W' * W), 1e-12);
+
+%!test
+%! ## every kernel with both interpolations: gsgp and classic SKI agree
+%! c = ski_case ("2d");
+%! for k = {"rbf", "matern12", "matern32", "matern52"}
+%!   for ip = {"cubic", "linear"}
+%!     args = {c.x, c.y, "grid_size", c.grid_size, "grid_bounds", c.grid_bounds, ...
+%!             "kernel", k{1}, "lengthscale", c.lengthscale, "noise", c.noise, ...
+%!             "interpolation", ip{1}, "tol", 1e-10, "xtest", c.xtest};
+%!     g = ski_gsgp (args{:});
+%!     s = ski_gsgp (args{:}, "method", "ski");
+%!     assert (g.converged && s.converged);
+%!     assert (rel_err (s.test.mean, g.test.mean) < 1e-7);
+%!   endfor
+%! endfor
 
 %!test
 %! ## the chunk example runs and equals the one-shot fit
@@ -141,6 +208,11 @@
 %! s = ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
 %! ski_gsgp ("stats", s, "method", "ski");
 %!error <'stats' must be a ski_stats struct> ski_gsgp ("stats", struct ("a", 1))
+%!error <'b' was built on another grid than 'a'>
+%! c = ski_case ("1d");
+%! a = ski_stats (c.x, c.y, ski_grid ([], "grid_size", 20, "grid_bounds", [-1 4]));
+%! ski_stats_merge (ski_stats (c.x, c.y, ski_grid ([], "grid_size", 21, "grid_bounds", [-1 4])), a);
+%!error <'probes' must be a whole number> ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]), "probes", -1)
 %!error <'xnew' has 2 columns>
 %! fit = ski_gsgp ((0:0.1:1)', sin (0:0.1:1)');
 %! scalegp_predict (fit, [1 2; 3 4]);

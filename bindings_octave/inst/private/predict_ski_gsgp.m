@@ -7,12 +7,19 @@
 ## struct with @code{mean} and @code{var} (latent variance; empty with
 ## variance "none").  Options: @qcode{"variance"} (@qcode{"none"},
 ## @qcode{"lanczos"} for a fit made with it, @qcode{"exact"}; default the
-## fit's) and @qcode{"threads"}.
+## fit's), @qcode{"threads"} and @qcode{"backend"} (default the fit's).
 ## @end deftypefn
 
 function pred = predict_ski_gsgp (fit, xnew, varargin)
   fname = "scalegp_predict";
-  opts = parse_options (fname, struct ("variance", fit.variance, "threads", []), varargin{:});
+  if (isfield (fit, "backend"))
+    backend0 = fit.backend;
+  else
+    backend0 = "auto";
+  endif
+  opts = parse_options (fname, struct ("variance", fit.variance, "threads", [],
+                                       "backend", backend0), varargin{:});
+  backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
   variance = check_choice (opts.variance, {"none", "lanczos", "exact"}, fname, "variance");
   xs = check_input_matrix (xnew, fname, "xnew");
   d = numel (fit.grid.size);
@@ -33,7 +40,8 @@ function pred = predict_ski_gsgp (fit, xnew, varargin)
                  "tol", fit.tol, "max_iter", fit.max_iter,
                  "variance", find (strcmp (variance, {"none", "lanczos", "exact"})) - 1,
                  "rank", 0, "loglik", false, "slq_max_iter", 100,
-                 "bounds_policy", find (strcmp (fit.bounds_policy, policies)) - 1);
+                 "bounds_policy", find (strcmp (fit.bounds_policy, policies)) - 1,
+                 "backend", backend);
   if (isempty (fit.love))
     Ft = zeros (0, 0);
     c0 = zeros (0, 1);
