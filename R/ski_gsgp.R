@@ -56,7 +56,8 @@
 #' @param threads OpenMP threads (\code{NULL}: default).
 #' @param bounds_policy points outside the grid: \code{"error"} (default),
 #'   \code{"clamp"}, \code{"drop"} or \code{"truncate"} (see
-#'   \code{\link{ski_stats}}); also used for \code{xtest}.
+#'   \code{\link{ski_stats}}); also used for \code{xtest} and \code{predict},
+#'   where \code{"drop"} gives \code{NA} mean and variance at such points.
 #' @param grid_pad cells of padding of the default bounds.
 #' @param slq_max_iter Lanczos steps per probe of the log-determinant (100).
 #' @param ... not used (an error when given).
@@ -239,7 +240,29 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
   if (!p$converged)
     warning(sprintf("predict.ski_gsgp: exact variances did not all reach tol (worst relative residual %.3g)",
                     p$rel_residual), call. = FALSE)
+  if (object$bounds_policy == "drop") {
+    # a dropped test point has no taps: report NA rather than the 0 of an empty row
+    out <- ski_outside(xs, object$grid)
+    p$mean[out] <- NA_real_
+    if (!is.null(p$var)) p$var[out] <- NA_real_
+  }
   list(mean = p$mean, var = p$var)
+}
+
+# Rows of xs outside the valid interpolation range of the grid (the core's
+# test, ski_interp.c, with its rounding slack).
+ski_outside <- function(xs, grid) {
+  m <- grid$size
+  out <- logical(nrow(xs))
+  for (j in seq_along(m)) {
+    lo <- grid$bounds[j, 1]
+    h <- if (m[j] > 1) (grid$bounds[j, 2] - lo) / (m[j] - 1) else 1
+    t <- (xs[, j] - lo) / h
+    slack <- 8 * .Machine$double.eps * ((abs(xs[, j]) + abs(lo)) / h + abs(t) + 1)
+    tr <- if (grid$interpolation == "cubic") c(1, m[j] - 2) else c(0, m[j] - 1)
+    out <- out | t < tr[1] - slack | t > tr[2] + slack
+  }
+  out
 }
 
 #' @export

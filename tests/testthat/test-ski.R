@@ -206,6 +206,13 @@ test_that("bad inputs give errors naming the argument", {
   fit_d <- ski_gsgp(x, y, grid_bounds = c(0.5, 2), grid_size = 20, bounds_policy = "drop",
                     verbose = FALSE)
   expect_lt(sum(fit_d$stats$Wt1), nrow(x))
+  # test points: "drop" gives NA where a point has no taps (cubic valid range
+  # [0.5 + h, 2 - h], h = 1.5 / 19), "clamp" a finite prediction everywhere
+  p_d <- predict(fit_d, c(0, 1, 1.9, 2.5), variance = "exact")
+  expect_identical(is.na(p_d$mean), c(TRUE, FALSE, FALSE, TRUE))
+  expect_identical(is.na(p_d$var), c(TRUE, FALSE, FALSE, TRUE))
+  expect_true(all(p_d$var[2:3] > 0))
+  expect_true(all(is.finite(predict(fit_c, c(0, 1, 2.5))$mean)))
   # statistics
   g1 <- ski_grid(grid_size = 20, grid_bounds = c(-1, 4))
   g2 <- ski_grid(grid_size = 21, grid_bounds = c(-1, 4))
