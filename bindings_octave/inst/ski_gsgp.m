@@ -51,7 +51,8 @@
 ## @var{y} (their grid is used; for @qcode{"loglik"} they need probe sketches).
 ## @item @qcode{"bounds_policy"}
 ## Points outside the grid (data and @qcode{"xtest"}): @qcode{"error"}
-## (default), @qcode{"clamp"}, @qcode{"drop"}, @qcode{"truncate"}.
+## (default), @qcode{"clamp"}, @qcode{"drop"}, @qcode{"truncate"}; dropped
+## test points get NaN mean and variance.
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
 ## @qcode{"auto"}, @qcode{"cpu"} or @qcode{"cuda"} (the core's backend;
 ## @qcode{"cuda"} is an error where no GPU build or device is available; the
@@ -304,9 +305,17 @@ endfunction
 %! c = ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "bounds_policy", "clamp");
 %! assert (c.stats.n, 60);
 %! assert (sum (c.stats.Wt1), 60, 1e-10);
-%! d = ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "bounds_policy", "drop");
+%! d = ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "bounds_policy", "drop",
+%!               "xtest", [0; 1; 1.9; 2.5], "variance", "exact");
 %! assert (sum (d.stats.Wt1) < 60);
 %! assert (d.converged);
+%! ## cubic valid range on this grid: [0.5 + h, 2 - h], h = 1.5 / 19
+%! assert (isnan (d.test.mean), [true; false; false; true]);
+%! assert (isnan (d.test.var), [true; false; false; true]);
+%! assert (all (d.test.var(2:3) > 0));
+%! assert (c.stats.n, 60);
+%! p = scalegp_predict (c, [0; 1; 2.5]);
+%! assert (all (isfinite (p.mean)));
 
 %!error <'y' is missing> ski_gsgp (x)
 %!error <'y' has length 59> ski_gsgp (x, y(2:end))
@@ -334,6 +343,10 @@ endfunction
 %!     assert (! isempty (strfind (err.message, "ski_gsgp: backend: \"cuda\" is not available")));
 %!   end_try_catch
 %! endif
+%!test
+%! ## verbose: a summary line (progress lines appear on runs longer than 1 s)
+%! out = evalc ('ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "verbose", true);');
+%! assert (! isempty (strfind (out, "ski_gsgp: gsgp, 60 points")));
 %!error <'x' contains NaN> ski_gsgp ([x; Inf], [y; 1])
 %!error <'y' contains NaN> ski_gsgp (x, [y(1:end-1); Inf])
 %!error <'rank' must be a whole number> ski_gsgp (x, y, "variance", "lanczos", "rank", -1)
