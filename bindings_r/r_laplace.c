@@ -73,7 +73,7 @@ static SEXP history_list(const sgp_laplace_history *h)
   const int64_t ni = h->n_iter, ns = h->n_step;
   const char *in[] = {"newton", "iteration", "total", "residual", "rel_residual", "trace",
                       "rank", "buffer", "seconds"};
-  SEXP iv[] = {PROTECT(int_vec(ni, h->it_newton, 1)), PROTECT(int_vec(ni, h->it_iter, 1)),
+  SEXP iv[] = {PROTECT(int_vec(ni, h->it_newton, 1)), PROTECT(int_vec(ni, h->it_iter, 0)),
                PROTECT(int64_vec(ni, h->it_total)), PROTECT(real_vec(ni, h->it_resid)),
                PROTECT(real_vec(ni, h->it_rel_resid)), PROTECT(real_vec(ni, h->it_trace)),
                PROTECT(int64_vec(ni, h->it_rank)), PROTECT(int64_vec(ni, h->it_buffer)),

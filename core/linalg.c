@@ -146,3 +146,34 @@ double sgp_nrm2(int64_t n, const double *x)
   }
   return scale * sqrt(ssq);
 }
+
+extern void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag,
+                   const int *m, const int *n, const double *alpha, const double *a,
+                   const int *lda, double *b, const int *ldb, fc_len ls, fc_len lu, fc_len lt,
+                   fc_len ld);
+extern void dtrmm_(const char *side, const char *uplo, const char *ta, const char *diag,
+                   const int *m, const int *n, const double *alpha, const double *a,
+                   const int *lda, double *b, const int *ldb, fc_len ls, fc_len lu, fc_len lt,
+                   fc_len ld);
+
+int sgp_trsm(sgp_ctx *ctx, char side, char uplo, char transa, int64_t m, int64_t n,
+             double alpha, const double *A, int64_t lda, double *B, int64_t ldb)
+{
+  static const char routine[] = "dtrsm";
+  FITS(m); FITS(n); FITS(lda); FITS(ldb);
+  if (m == 0 || n == 0) return SGP_OK;
+  int im = (int)m, in = (int)n, ila = (int)lda, ilb = (int)ldb;
+  dtrsm_(&side, &uplo, &transa, "N", &im, &in, &alpha, A, &ila, B, &ilb, 1, 1, 1, 1);
+  return SGP_OK;
+}
+
+int sgp_trmm(sgp_ctx *ctx, char side, char uplo, char transa, int64_t m, int64_t n,
+             double alpha, const double *A, int64_t lda, double *B, int64_t ldb)
+{
+  static const char routine[] = "dtrmm";
+  FITS(m); FITS(n); FITS(lda); FITS(ldb);
+  if (m == 0 || n == 0) return SGP_OK;
+  int im = (int)m, in = (int)n, ila = (int)lda, ilb = (int)ldb;
+  dtrmm_(&side, &uplo, &transa, "N", &im, &in, &alpha, A, &ila, B, &ilb, 1, 1, 1, 1);
+  return SGP_OK;
+}

@@ -58,6 +58,13 @@ int sgp_stev(sgp_ctx *ctx, int64_t n, double *d, double *e, double *Z);
 int sgp_syev(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, double *w);
 double sgp_dot(int64_t n, const double *x, const double *y);
 double sgp_nrm2(int64_t n, const double *x);
+/* Triangular solve / product with a non-unit triangular A (LAPACK dtrsm, dtrmm):
+ * B = alpha op(A)^{-1} B or alpha B op(A)^{-1} (side 'L' / 'R'), and likewise
+ * B = alpha op(A) B or alpha B op(A); uplo 'L' / 'U', transa 'N' / 'T'. */
+int sgp_trsm(sgp_ctx *ctx, char side, char uplo, char transa, int64_t m, int64_t n,
+             double alpha, const double *A, int64_t lda, double *B, int64_t ldb);
+int sgp_trmm(sgp_ctx *ctx, char side, char uplo, char transa, int64_t m, int64_t n,
+             double alpha, const double *A, int64_t lda, double *B, int64_t ldb);
 
 /* ------------------------------------------------------------ backend.c / cuda/ */
 int sgp_cuda_built(void);

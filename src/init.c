@@ -14,6 +14,12 @@ SEXP sgp_ski_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_laplace_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
                        SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_valla_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
+                     SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_valla_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_valla_forward_r(SEXP, SEXP, SEXP);
+SEXP sgp_mlp_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_valla_metrics_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"sgp_kernel_matrix_r", (DL_FUNC)&sgp_kernel_matrix_r, 6},
@@ -25,6 +31,11 @@ static const R_CallMethodDef call_methods[] = {
   {"sgp_ski_predict_r", (DL_FUNC)&sgp_ski_predict_r, 7},
   {"sgp_laplace_fit_r", (DL_FUNC)&sgp_laplace_fit_r, 22},
   {"sgp_laplace_predict_r", (DL_FUNC)&sgp_laplace_predict_r, 11},
+  {"sgp_valla_fit_r", (DL_FUNC)&sgp_valla_fit_r, 18},
+  {"sgp_valla_predict_r", (DL_FUNC)&sgp_valla_predict_r, 5},
+  {"sgp_valla_forward_r", (DL_FUNC)&sgp_valla_forward_r, 3},
+  {"sgp_mlp_fit_r", (DL_FUNC)&sgp_mlp_fit_r, 9},
+  {"sgp_valla_metrics_r", (DL_FUNC)&sgp_valla_metrics_r, 5},
   {NULL, NULL, 0}
 };
 

@@ -325,6 +325,7 @@ endfunction
 %! assert (numel (fit.history.residual), fit.iterations);
 %! ## all n unit actions are spent in the first Newton step and recycled after
 %! assert (fit.history.newton, ones (30, 1));
+%! assert (fit.history.iteration, (1:30)');
 %! assert (fit.iterations, 30);
 
 %!function c = ifelse_cell (y)

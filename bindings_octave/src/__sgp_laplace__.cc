@@ -138,7 +138,7 @@ checks types (the core checks values).\n\
   const int64_t ni = h.n_iter, ns = h.n_step;
   octave_scalar_map hist;
   hist.assign ("newton", column_of (ni, h.it_newton, 1.0));
-  hist.assign ("iteration", column_of (ni, h.it_iter, 1.0));
+  hist.assign ("iteration", column_of (ni, h.it_iter, 0.0));
   hist.assign ("total", column_of (ni, h.it_total));
   hist.assign ("residual", column (ni, h.it_resid));
   hist.assign ("rel_residual", column (ni, h.it_rel_resid));

@@ -1,12 +1,22 @@
-# scalegp demo: Gaussian-process regression of the annual level of Lake Huron
-# (datasets::LakeHuron, 1875-1972) with a Matern-3/2 kernel from gp_kernel().
-# Hyperparameters maximize the log marginal likelihood; the plot shows the
-# posterior mean with 95% bands, including a 10-year extrapolation.
+# scalegp demo: small real analyses, one panel each in one PNG.
+#  1. Lake Huron levels (datasets::LakeHuron, 1875-1972): GP regression with a
+#     Matern-3/2 kernel from gp_kernel(), hyperparameters by marginal likelihood,
+#     95% bands and a 10-year extrapolation.
+#  2. Earthquakes off Fiji (datasets::quakes): event counts in 0.5-degree cells,
+#     a Poisson GP (log link) fitted by gp_laplace() -> intensity map.
+#  3. Old Faithful (datasets::faithful): a small tanh network (mlp_fit) predicts
+#     eruption length from the waiting time; valla() adds error bars from its
+#     linearized-Laplace GP (M = 20 inducing points), wide between the clusters.
 # Usage: Rscript demo.R [output.png]
 library(scalegp)
 
 out <- commandArgs(trailingOnly = TRUE)[1]
 if (is.na(out)) out <- "demo.png"
+dir.create(dirname(out), showWarnings = FALSE, recursive = TRUE)
+png(out, width = 1400, height = 1100)
+par(mfrow = c(2, 2))
+
+## ---- 1. Lake Huron: exact GP regression with gp_kernel() ----
 
 year <- as.numeric(time(LakeHuron))
 level <- as.numeric(LakeHuron)
@@ -36,18 +46,70 @@ cat(sprintf("LakeHuron GP (n = %d): lengthscale %.2f years, outputscale %.3f ft^
 cat(sprintf("log marginal likelihood %.2f; forecast for 1982: %.2f ft (95%% band +/- %.2f)\n",
             -fit$value, tail(mean_s, 1) + mean(level), 1.96 * sqrt(tail(var_s, 1) + noise)))
 
-dir.create(dirname(out), showWarnings = FALSE, recursive = TRUE)
-png(out, width = 900, height = 500)
 yr_s <- xs[, 1] * 10 + mean(year)
 band <- 1.96 * sqrt(var_s + noise)
 plot(year, level, pch = 19, cex = 0.6, ylim = range(level, mean_s + mean(level) + band,
      mean_s + mean(level) - band), xlim = range(yr_s), xlab = "year", ylab = "level (ft)",
-     main = "Lake Huron: GP regression with a Matern-3/2 kernel (scalegp::gp_kernel)")
+     main = "Lake Huron: GP regression, Matern-3/2 (gp_kernel)")
 polygon(c(yr_s, rev(yr_s)), c(mean_s + mean(level) + band, rev(mean_s + mean(level) - band)),
         col = adjustcolor("steelblue", 0.25), border = NA)
 lines(yr_s, mean_s + mean(level), col = "steelblue4", lwd = 2)
 legend("topright", c("observed", "posterior mean", "95% predictive band"),
        pch = c(19, NA, 15), lty = c(NA, 1, NA), col = c("black", "steelblue4",
        adjustcolor("steelblue", 0.4)), bty = "n")
+
+## ---- 2. Earthquakes off Fiji: Poisson GP intensity with gp_laplace() ----
+# 1000 events binned in 0.5 x 0.5 degree cells (2900 cells); the latent log
+# intensity is a GP over (longitude, latitude); offset = log cell area (deg^2).
+# Kernel hyperparameters are fixed by hand (lengthscale 1.5 deg, outputscale 2).
+breaks_lon <- seq(164, 189, by = 0.5)
+breaks_lat <- seq(-39, -10, by = 0.5)
+lon <- head(breaks_lon, -1) + 0.25
+lat <- head(breaks_lat, -1) + 0.25
+counts <- as.vector(table(cut(quakes$long, breaks_lon), cut(quakes$lat, breaks_lat)))
+cells <- as.matrix(expand.grid(lon = lon, lat = lat))
+t0 <- proc.time()[["elapsed"]]
+qfit <- gp_laplace(cells, counts, likelihood = "poisson", kernel = "matern32",
+                   lengthscale = 1.5, outputscale = 2, offset = rep(log(0.25), length(counts)),
+                   policy = "cg", max_iter = 50, damping = TRUE, seed = 1, verbose = FALSE)
+secs <- proc.time()[["elapsed"]] - t0
+rate <- exp(qfit$f + qfit$var / 2)                  # posterior mean events per deg^2
+cat(sprintf("quakes Poisson GP (%d cells, %d events): %d Newton steps, %d solver iterations, %.1f s; %s\n",
+            length(counts), sum(counts), qfit$newton_steps, qfit$iterations, secs,
+            if (qfit$converged) "converged" else "NOT converged"))
+cat(sprintf("  peak intensity %.1f events per deg^2 at (%.2f E, %.2f S); latent sd %.2f..%.2f\n",
+            max(rate), cells[which.max(rate), 1], -cells[which.max(rate), 2],
+            min(sqrt(qfit$var)), max(sqrt(qfit$var))))
+image(lon, lat, matrix(log10(rate), length(lon)), col = hcl.colors(40, "YlOrRd", rev = TRUE),
+      xlab = "longitude", ylab = "latitude", asp = 1,
+      main = "Fiji earthquakes: log10 posterior intensity per deg^2 (gp_laplace, Poisson)")
+points(quakes$long, quakes$lat, pch = ".", col = "grey20")
+
+## ---- 3. Old Faithful: error bars for a trained network with valla() ----
+wait_c <- 70; wait_s <- 14; erupt_c <- 3.5; erupt_s <- 1.1        # standardize
+xw <- matrix((faithful$waiting - wait_c) / wait_s)
+ye <- (faithful$eruptions - erupt_c) / erupt_s
+t0 <- proc.time()[["elapsed"]]
+net <- mlp_fit(xw, ye, hidden = c(50, 50), activation = "tanh", iterations = 3000,
+               lr = 3e-3, seed = 1, verbose = FALSE)
+vfit <- valla(net, xw, ye, inducing = 20, iterations = 3000, seed = 1, verbose = FALSE)
+secs <- proc.time()[["elapsed"]] - t0
+ws <- seq(35, 105, length.out = 300)
+pv <- predict(vfit, matrix((ws - wait_c) / wait_s))
+mu <- pv$mean * erupt_s + erupt_c
+sd <- sqrt(pv$var) * erupt_s                        # predictive: latent + noise
+cat(sprintf("faithful network + valla (n = %d, M = 20): %.1f s; predictive sd %.2f min at 70 min waiting, %.2f min at 55 and 80\n",
+            nrow(faithful), secs, approx(ws, sd, 70)$y, mean(approx(ws, sd, c(55, 80))$y)))
+plot(faithful$waiting, faithful$eruptions, pch = 19, cex = 0.5, xlim = range(ws),
+     ylim = range(mu - 2 * sd, mu + 2 * sd), xlab = "waiting time (min)",
+     ylab = "eruption length (min)",
+     main = "Old Faithful: 2x50 tanh network (mlp_fit) with valla error bars")
+polygon(c(ws, rev(ws)), c(mu + 2 * sd, rev(mu - 2 * sd)), col = adjustcolor("darkorange", 0.25),
+        border = NA)
+lines(ws, mu, col = "darkorange3", lwd = 2)
+legend("topleft", c("eruptions", "network output", "+/- 2 predictive sd (valla)"),
+       pch = c(19, NA, 15), lty = c(NA, 1, NA), col = c("black", "darkorange3",
+       adjustcolor("darkorange", 0.4)), bty = "n")
+
 invisible(dev.off())
 cat("plot written to", out, "\n")

@@ -194,6 +194,8 @@ test_that("result fields, history, non-convergence warning, verbose output", {
   expect_equal(nrow(h), fit$iterations)
   expect_equal(max(h$newton), fit$newton_steps)
   expect_equal(h$total, seq_len(nrow(h)))
+  # iterations count from 1 within each Newton step
+  expect_equal(h$iteration, unlist(lapply(table(h$newton), seq_len), use.names = FALSE))
   expect_equal(nrow(fit$steps), fit$newton_steps)
   expect_equal(fit$kernel, list(kernel = "matern52", lengthscale = fx$lengthscale,
                                 outputscale = fx$outputscale))

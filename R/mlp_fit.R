@@ -1,0 +1,148 @@
+#' Train a small MLP (MAP, Adam)
+#'
+#' A fully connected network trained by Adam on minibatches with optional
+#' weight decay, seeded, so that users without a deep-learning stack can
+#' produce networks for \code{\link{valla}} (e.g. the paper's 3 x 200 tanh
+#' regression and 2 x 200 tanh classification networks). Weights start
+#' Glorot-uniform, biases at 0.
+#'
+#' @param x n-by-d matrix of inputs.
+#' @param y targets (gaussian), labels 1..C or a factor (softmax), or 0/1,
+#'   logical or a 2-level factor (bernoulli).
+#' @param hidden widths of the hidden layers, e.g. \code{c(200, 200)}.
+#' @param activation hidden activation: \code{"tanh"}, \code{"sigmoid"},
+#'   \code{"relu"} or \code{"identity"}.
+#' @param likelihood \code{"gaussian"} (squared error, one output),
+#'   \code{"softmax"} (cross-entropy, C outputs) or \code{"bernoulli"}
+#'   (cross-entropy on one logit).
+#' @param iterations Adam steps.
+#' @param batch_size minibatch size.
+#' @param lr Adam step size.
+#' @param weight_decay L2 penalty added as \code{weight_decay * theta} to
+#'   the gradient.
+#' @param seed whole number (\code{NULL}: drawn from R's RNG).
+#' @param verbose print progress.
+#' @param threads OpenMP threads.
+#' @return A generic MLP list of class \code{mlp}: \code{weights} (in-by-out
+#'   matrices), \code{biases}, \code{activation}, \code{output}
+#'   (\code{"identity"}), \code{likelihood}, \code{levels}, \code{loss} (the
+#'   final mean training loss), usable by \code{\link{valla}} and
+#'   \code{\link{mlp_forward}}.
+#' @examples
+#' x <- matrix(seq(-2, 2, length.out = 100))
+#' net <- mlp_fit(x, sin(2 * x[, 1]), hidden = c(20, 20), iterations = 1000,
+#'                lr = 0.01, seed = 1)
+#' net$loss
+#' head(mlp_forward(net, x))
+#' @export
+mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", likelihood = "gaussian",
+                    iterations = 2000, batch_size = 100, lr = 1e-3, weight_decay = 0,
+                    seed = NULL, verbose = interactive(),
+                    threads = getOption("scalegp.threads")) {
+  fn <- "mlp_fit"
+  x <- as_input_matrix(x, fn, "x")
+  likelihood <- check_choice(likelihood, c("gaussian", "softmax", "bernoulli"), fn, "likelihood")
+  activation <- check_choice(activation, c("tanh", "sigmoid", "relu", "identity"), fn,
+                             "activation")
+  if (!is.numeric(hidden) || any(!is.finite(hidden)) || any(hidden < 1) ||
+      any(hidden != round(hidden)))
+    stop_arg(fn, "hidden", "must be positive whole numbers (widths of the hidden layers)")
+  C <- 1L
+  if (likelihood == "softmax") {
+    lab <- laplace_labels(y, "softmax", nrow(x), fn)
+    C <- lab$n_class
+    lab$y <- lab$y - 1
+  } else {
+    lab <- laplace_labels(y, likelihood, nrow(x), fn)
+  }
+  width <- as.integer(c(ncol(x), hidden, C))
+  opts <- c(check_count(iterations, fn, "iterations"),
+            check_count(batch_size, fn, "batch_size", min = 1L),
+            check_positive(lr, fn, "lr"),
+            { if (!is.numeric(weight_decay) || length(weight_decay) != 1L ||
+                  !is.finite(weight_decay) || weight_decay < 0)
+                stop_arg(fn, "weight_decay", "must be one non-negative number")
+              weight_decay })
+  res <- .Call(C_sgp_mlp_fit_r, x, lab$y, width, activation, likelihood, as.double(opts),
+               check_seed(seed, fn), check_flag(verbose, fn, "verbose"),
+               check_threads(threads, fn))
+  out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, loss = res$loss))
+  class(out) <- "mlp"
+  out
+}
+
+#' @export
+print.mlp <- function(x, ...) {
+  w <- c(nrow(x$weights[[1L]]), vapply(x$weights, ncol, 0L))
+  cat(sprintf("mlp: %s, %s hidden units, %s likelihood; final training loss %.5g\n",
+              paste(w, collapse = " - "), x$activation, x$likelihood, x$loss))
+  invisible(x)
+}
+
+#' Calibration metrics of predictive distributions
+#'
+#' The metrics the VaLLA paper reports. Regression (Gaussian predictive
+#' \code{mean} and \code{var}, the variance including the noise): mean
+#' negative log-likelihood \code{nll}, continuous ranked probability score
+#' \code{crps} and the centred quantile metric \code{cqm}. Classification
+#' (class probabilities): \code{accuracy}, mean \code{nll}, expected
+#' calibration error \code{ece} (\code{bins} equal-width confidence bins) and
+#' the \code{brier} score (sum over classes, mean over points), plus the ROC
+#' \code{auc} for two classes.
+#'
+#' @param pred a \code{valla} fit's \code{$test} or \code{predict()} list
+#'   (\code{mean}, \code{var}, and \code{prob} for classification), an n-by-C
+#'   matrix of class probabilities, a vector of P(y = 1) (binary), or a vector
+#'   of predictive means (with \code{var}).
+#' @param y targets: real numbers, labels 1..C or a factor, or 0/1 / logical
+#'   when \code{pred} gives P(y = 1).
+#' @param var predictive variances when \code{pred} is a vector of means.
+#' @param bins ECE bins (15).
+#' @return A named numeric vector.
+#' @examples
+#' valla_metrics(list(mean = c(0, 1), var = c(1, 0.5)), c(0.2, 0.7))
+#' valla_metrics(rbind(c(0.9, 0.1), c(0.3, 0.7)), c(1, 2))
+#' @export
+valla_metrics <- function(pred, y, var = NULL, bins = 15) {
+  fn <- "valla_metrics"
+  bins <- check_count(bins, fn, "bins", min = 1L)
+  prob <- NULL
+  mu <- NULL
+  if (is.list(pred)) {
+    if (!is.null(pred$prob)) prob <- pred$prob else {
+      mu <- pred$mean; var <- pred$var
+    }
+  } else if (is.matrix(pred) && ncol(pred) > 1L) {
+    prob <- pred
+  } else if (is.null(var)) {
+    prob <- as.vector(pred)
+  } else {
+    mu <- as.vector(pred)
+  }
+  if (is.factor(y)) y <- as.integer(y) else if (is.logical(y)) y <- as.integer(y)
+  if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
+  if (!is.numeric(y) || any(!is.finite(y))) stop_arg(fn, "y", "must be finite numbers or a factor")
+  n <- length(y)
+  if (is.null(prob)) {
+    if (!is.numeric(mu) || length(mu) != n)
+      stop_arg(fn, "pred", "must have one predictive mean per entry of 'y' (", n, ")")
+    if (!is.numeric(var) || length(var) != n || any(!is.finite(var)) || any(var <= 0))
+      stop_arg(fn, "var", "must be ", n, " positive predictive variances")
+    return(unlist(.Call(C_sgp_valla_metrics_r, as.double(y), as.double(mu), as.double(var),
+                        NULL, bins)))
+  }
+  if (is.null(dim(prob))) {
+    if (!all(y %in% c(0, 1)) && all(y %in% c(1, 2))) y <- y - 1
+    if (!all(y %in% c(0, 1))) stop_arg(fn, "y", "must be 0/1 when 'pred' is a vector P(y = 1)")
+    prob <- cbind(1 - as.double(prob), as.double(prob))
+    y <- y + 1
+  }
+  if (!is.numeric(prob) || nrow(prob) != n)
+    stop_arg(fn, "pred", "must have one row of probabilities per entry of 'y' (", n, ")")
+  if (any(!is.finite(prob)) || any(prob < 0) || any(abs(rowSums(prob) - 1) > 1e-6))
+    stop_arg(fn, "pred", "must hold probabilities in [0, 1] summing to 1 per row")
+  if (any(y != round(y)) || any(y < 1) || any(y > ncol(prob)))
+    stop_arg(fn, "y", "has labels outside 1..C = 1..", ncol(prob))
+  storage.mode(prob) <- "double"
+  unlist(.Call(C_sgp_valla_metrics_r, as.double(y) - 1, NULL, NULL, prob, bins))
+}

@@ -1,0 +1,564 @@
+#' Variational linearized Laplace (VaLLA) error bars for a trained network
+#'
+#' Turns a trained neural network into a Gaussian process whose mean is the
+#' network output and whose covariance is the network's neural tangent kernel
+#' (NTK) scaled by a prior variance: the linearized Laplace approximation
+#' (LLA). VaLLA approximates the LLA posterior with M inducing points and a
+#' variational covariance A = L L', learned by Adam on minibatches with the
+#' alpha-objective (alpha = 1: the ELBO), so the cost per iteration does not
+#' grow with n. The NTK is computed by a layer-wise contraction of forward
+#' activations and backward sensitivities; Jacobians are never formed.
+#'
+#' Networks: an \code{nnet} fit (exact weight layout, skip layers; the
+#' likelihood follows from the fit: \code{linout} or logistic least squares:
+#' gaussian, \code{entropy}: bernoulli on the logit, \code{softmax}: softmax),
+#' or a generic MLP \code{list(weights = list(W1, ..., WL), biases = list(b1,
+#' ..., bL), activation = "tanh" | "sigmoid" | "relu")} with in-by-out weights
+#' (layer l maps \code{a \%*\% Wl + bl}; the last layer is linear; optional
+#' elements \code{output}, \code{skip}, \code{transpose} as in
+#' \code{\link{mlp_forward}}), e.g. from \code{\link{mlp_fit}}.
+#'
+#' Labels: softmax takes 1..C or a factor (C = the number of network
+#' outputs); bernoulli 0/1, logical or a 2-level factor (P(second level)).
+#' Regression targets are standardized internally; \code{noise} and
+#' \code{prior_var} are on the original scale.
+#'
+#' Methods: \code{"valla"} (this method); \code{"lla"}, the exact LLA as a
+#' dense GP on the NTK (n C at most \code{lla_max}); \code{"ella"}, the
+#' Nystrom approximation ELLA with \code{inducing} random training points and
+#' \code{ella_rank} eigenpairs. With \code{closed_form = TRUE} A is set to its
+#' optimum (Titsias; the GGN analogue for classification) instead of being
+#' learned, and with the inducing points at the training inputs VaLLA equals
+#' the exact LLA.
+#'
+#' Additional options in \code{...} (same names in Octave): \code{eval_every}
+#' (100: iterations between validation checks), \code{patience} (1: checks
+#' without improvement before stopping), \code{restore_best} (TRUE),
+#' \code{beta1}, \code{beta2}, \code{adam_eps} (Adam: 0.9, 0.999, 1e-8),
+#' \code{init_A} (\code{"identity"} or \code{"closed_form"}),
+#' \code{standardize_y} (TRUE), \code{kmeans_iter} (10), \code{kmeans_max}
+#' (50000 points used by k-means), \code{jitter} (1e-8), \code{cache_max_bytes}
+#' (2^31: kernels cached while Z is fixed), \code{val_frac} (0.1 of x held out
+#' for early stopping when no \code{validation} is given), \code{val_max}
+#' (\code{Inf}: validation points used per check), \code{layers} (logical, one
+#' per layer: which layers' parameters the linearization covers; default all),
+#' \code{lla_max} (5000), \code{ella_rank} (20), \code{inducing_tags} (output
+#' 1..C of each given inducing point; default cycling), \code{full_cov}
+#' (FALSE: C-by-C blocks in \code{test$cov}), \code{prob_method}
+#' (\code{"probit"} or \code{"mc"}), \code{mc_samples} (2048).
+#'
+#' @param model an \code{nnet} fit or a generic MLP list (see Details).
+#' @param x n-by-d matrix of training inputs (a vector is one column).
+#' @param y targets (gaussian) or labels (see Details), length n.
+#' @param likelihood \code{"gaussian"}, \code{"softmax"} or \code{"bernoulli"};
+#'   default from the nnet fit, else gaussian for one output and softmax for
+#'   more.
+#' @param inducing number of inducing points M (k-means on x, per class for
+#'   classification) or an M-by-d matrix of initial locations.
+#' @param prior_var initial prior variance of the weights (sigma0^2).
+#' @param noise initial Gaussian noise variance (gaussian only; \code{NULL}:
+#'   exp(-5) times the variance of y).
+#' @param learn what Adam optimizes: any of \code{"A"}, \code{"inducing"},
+#'   \code{"prior_var"}, \code{"noise"}; \code{character(0)} freezes all.
+#' @param closed_form set A to its optimum instead of learning it.
+#' @param iterations,batch_size,lr Adam iterations, minibatch size, step size.
+#' @param validation \code{list(x, y)} for early stopping (default: a
+#'   \code{val_frac} hold-out of x).
+#' @param alpha the alpha of the objective (1: ELBO; gaussian allows [0, 1]).
+#' @param method \code{"valla"}, \code{"lla"} or \code{"ella"}.
+#' @param xtest optional test inputs: predictions go to \code{$test}.
+#' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"} (CPU code).
+#' @param seed whole number for reproducible random choices (\code{NULL}:
+#'   drawn from R's RNG).
+#' @param verbose print progress.
+#' @param threads OpenMP threads (\code{NULL} or 0: default).
+#' @param ... additional options (see Details).
+#' @return An object of class \code{valla}, a plain list (it survives
+#'   \code{saveRDS}): \code{inducing} (Z, M-by-d), \code{tags} (the output
+#'   1..C of each inducing point), \code{L} (A = L L'), \code{prior_var},
+#'   \code{noise} (original scale; \code{NULL} for classification),
+#'   \code{history} (\code{objective} per iteration and \code{validation}, a
+#'   data frame of iteration and validation NLL), \code{iterations},
+#'   \code{best_iteration}, \code{stopped_early}, \code{clamps}, \code{model}
+#'   (the network as a generic MLP list), \code{P1}, \code{P2}, \code{prior}
+#'   (the predictive covariance prior K - |P1 K_Z|^2 + |P2 K_Z|^2),
+#'   \code{y_mean}, \code{y_sd}, \code{likelihood}, \code{method},
+#'   \code{n_class}, \code{levels}, and \code{test = list(mean, var, prob)}
+#'   when \code{xtest} is given: \code{mean} the network output (n-by-C; for
+#'   bernoulli the logit), \code{var} the predictive variance (regression:
+#'   including the noise, with \code{latent_var} without it; classification:
+#'   the latent variance), \code{prob} the class probabilities (softmax
+#'   n-by-C; bernoulli P(y = 1)), and \code{cov} (C-by-C-by-n) with
+#'   \code{full_cov = TRUE}.
+#' @seealso \code{\link{predict.valla}}, \code{\link{plot.valla}},
+#'   \code{\link{mlp_fit}}, \code{\link{valla_metrics}}
+#' @examples
+#' set.seed(1)
+#' x <- matrix(runif(200, -2, 2))
+#' y <- sin(2 * x[, 1]) + rnorm(200, sd = 0.1)
+#' net <- mlp_fit(x, y, hidden = c(20, 20), iterations = 1500, lr = 0.01,
+#'                seed = 1)
+#' fit <- valla(net, x, y, inducing = 10, iterations = 300, lr = 0.01,
+#'              xtest = matrix(c(-3, 0, 3)), seed = 1, verbose = FALSE)
+#' fit
+#' fit$test$var
+#' # the exact LLA on the same network
+#' lla <- valla(net, x, y, method = "lla", noise = fit$noise,
+#'              prior_var = fit$prior_var, verbose = FALSE)
+#' predict(lla, matrix(c(-3, 0, 3)))$var
+#' @export
+valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1, noise = NULL,
+                  learn = c("A", "inducing", "prior_var", "noise"), closed_form = FALSE,
+                  iterations = 20000, batch_size = 100, lr = 1e-3, validation = NULL,
+                  alpha = 1, method = "valla", xtest = NULL, backend = "auto", seed = NULL,
+                  verbose = interactive(), threads = getOption("scalegp.threads"), ...) {
+  fn <- "valla"
+  m <- valla_model_spec(model, fn)
+  x <- as_input_matrix(x, fn, "x")
+  n <- nrow(x)
+  if (ncol(x) != m$D)
+    stop_arg(fn, "x", "has ", ncol(x), " columns but the network expects ", m$D, " inputs")
+  likelihood <- valla_likelihood(likelihood, m, fn)
+  lab <- valla_labels(y, likelihood, n, m, fn, "y")
+  method <- check_choice(method, c("valla", "lla", "ella"), fn, "method")
+  ex <- valla_extra_options(list(...), fn)
+  tags <- NULL
+  if (is.numeric(inducing) && length(inducing) == 1L && is.null(dim(inducing))) {
+    M <- check_count(inducing, fn, "inducing", min = 1L)
+    if (method != "lla" && M > n)
+      stop_arg(fn, "inducing", "asks for M = ", M, " inducing points but 'x' has only n = ", n,
+               " rows")
+    Z <- NULL
+  } else {
+    Z <- as_input_matrix(inducing, fn, "inducing")
+    if (ncol(Z) != m$D)
+      stop_arg(fn, "inducing", "has ", ncol(Z), " columns but 'x' has ", m$D)
+    M <- nrow(Z)
+    if (!is.null(ex$inducing_tags)) {
+      tg <- ex$inducing_tags
+      if (!is.numeric(tg) || length(tg) != M || any(!tg %in% seq_len(m$C)))
+        stop_arg(fn, "inducing_tags", "must give one output 1..", m$C, " per inducing point")
+      tags <- as.integer(tg) - 1L
+    }
+  }
+  prior_var <- check_positive(prior_var, fn, "prior_var")
+  if (!is.null(noise)) noise <- check_positive(noise, fn, "noise")
+  learn_bits <- valla_learn_bits(learn, fn)
+  closed_form <- check_flag(closed_form, fn, "closed_form")
+  if (closed_form && method != "valla")
+    stop_arg(fn, "closed_form", "is for method = \"valla\"")
+  iterations <- check_count(iterations, fn, "iterations")
+  batch_size <- check_count(batch_size, fn, "batch_size", min = 1L)
+  lr <- check_positive(lr, fn, "lr")
+  if (!is.numeric(alpha) || length(alpha) != 1L || !is.finite(alpha) || alpha < 0 || alpha > 1)
+    stop_arg(fn, "alpha", "must be one number in [0, 1]")
+  if (alpha != 1 && likelihood != "gaussian")
+    stop_arg(fn, "alpha", "other than 1 needs likelihood = \"gaussian\"")
+  xval <- yval <- NULL
+  if (!is.null(validation)) {
+    if (!is.list(validation) || length(validation) != 2L)
+      stop_arg(fn, "validation", "must be list(x, y)")
+    xval <- as_input_matrix(validation[[1L]], fn, "validation$x")
+    if (ncol(xval) != m$D)
+      stop_arg(fn, "validation$x", "has ", ncol(xval), " columns but 'x' has ", m$D)
+    yval <- valla_labels(validation[[2L]], likelihood, nrow(xval), m, fn, "validation$y")$y
+  }
+  if (!is.null(xtest)) {
+    xtest <- as_input_matrix(xtest, fn, "xtest")
+    if (ncol(xtest) != m$D)
+      stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", m$D)
+  }
+  if (method == "valla" && is.null(Z) && is.null(validation) && !closed_form && iterations > 0) {
+    n_fit <- n - floor(ex$num[["val_frac"]] * n)  # the core holds out val_frac of x
+    if (n_fit < n && M > n_fit)
+      stop_arg(fn, "inducing", "asks for M = ", M, " inducing points but only ", n_fit,
+               " of the n = ", n, " rows of 'x' remain after the val_frac = ",
+               ex$num[["val_frac"]], " hold-out; pass 'validation', lower 'val_frac' or M")
+  }
+  layers <- valla_layers(ex$layers, m, fn)
+  opts <- c(n_inducing = M, prior_var = prior_var, noise = if (is.null(noise)) -1 else noise,
+            closed_form = closed_form, iterations = iterations, batch_size = batch_size,
+            lr = lr, alpha = alpha, ex$num)
+  backend <- check_backend(backend, fn)
+  seed <- check_seed(seed, fn)
+  verbose <- check_flag(verbose, fn, "verbose")
+  res <- .Call(C_sgp_valla_fit_r, m$spec, x, lab$y, xval, yval, likelihood, method, Z, tags,
+               opts, learn_bits, layers, xtest, ex$pred, backend, seed, verbose,
+               check_threads(threads, fn))
+  h <- res$history
+  fit <- list(inducing = res$inducing, tags = res$tags, L = res$L,
+              prior_var = res$prior_var,
+              noise = if (likelihood == "gaussian") res$noise else NULL,
+              history = list(objective = h$objective,
+                             validation = data.frame(iteration = h$val_iteration,
+                                                     nll = h$val_nll)),
+              iterations = res$iterations, best_iteration = res$best_iteration,
+              stopped_early = res$stopped_early, clamps = res$clamps, model = res$model,
+              P1 = res$P1, P2 = res$P2, prior = res$prior, layers = res$layers,
+              y_mean = res$y_mean, y_sd = res$y_sd, likelihood = likelihood, method = method,
+              closed_form = closed_form, n_class = lab$n_class, levels = lab$levels,
+              n = n, n_train = res$n_train, d = m$D, C = m$C,
+              x_range = apply(x, 2L, range), seed = seed)
+  class(fit) <- "valla"
+  if (!is.null(xtest)) fit$test <- valla_test_list(res$test, fit)
+  if (verbose) print(fit)
+  fit
+}
+
+valla_likelihood <- function(likelihood, m, fn) {
+  if (is.null(likelihood))
+    return(if (!is.null(m$likelihood)) m$likelihood else if (m$C == 1L) "gaussian" else "softmax")
+  likelihood <- check_choice(likelihood, c("gaussian", "softmax", "bernoulli"), fn, "likelihood")
+  if (!is.null(m$likelihood) && likelihood != m$likelihood)
+    stop_arg(fn, "likelihood", "is \"", likelihood, "\" but the nnet fit implies \"",
+             m$likelihood, "\"")
+  if (likelihood == "softmax" && m$C < 2L)
+    stop_arg(fn, "likelihood", "\"softmax\" needs a network with C >= 2 outputs (it has 1)")
+  if (likelihood != "softmax" && m$C != 1L)
+    stop_arg(fn, "likelihood", "\"", likelihood, "\" needs a network with one output (it has ",
+             m$C, ")")
+  likelihood
+}
+
+# Labels as the core wants them (softmax 0..C-1, bernoulli 0/1) with the level names.
+valla_labels <- function(y, likelihood, n, m, fn, arg) {
+  if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
+  if (likelihood == "gaussian") {
+    if (!is.numeric(y) || !is.null(dim(y))) stop_arg(fn, arg, "must be a numeric vector")
+    if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but there are ", n, " inputs")
+    bad <- which(!is.finite(y))
+    if (length(bad)) stop_arg(fn, arg, "contains NaN, NA or Inf (first at ", bad[1L], ")")
+    return(list(y = as.double(y), n_class = 1L, levels = NULL))
+  }
+  levels <- NULL
+  if (is.factor(y)) {
+    levels <- levels(y)
+    if (!is.null(m$levels) && !identical(levels, m$levels))
+      stop_arg(fn, arg, "has levels ", paste(levels, collapse = ", "),
+               " but the nnet fit was trained on ", paste(m$levels, collapse = ", "))
+    want <- if (likelihood == "bernoulli") 2L else m$C
+    if (length(levels) != want)
+      stop_arg(fn, arg, "has ", length(levels), " levels but the network has ", want, " classes")
+    if (anyNA(y)) stop_arg(fn, arg, "contains NA")
+    y <- as.integer(y) - (likelihood == "bernoulli")
+  } else if (is.logical(y)) {
+    if (likelihood != "bernoulli") stop_arg(fn, arg, "is logical; use labels 1..C or a factor")
+    if (anyNA(y)) stop_arg(fn, arg, "contains NA")
+    y <- as.integer(y)
+  } else if (!is.numeric(y) || !is.null(dim(y))) {
+    stop_arg(fn, arg, "must be a numeric vector, a factor or a logical vector")
+  }
+  if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but there are ", n, " inputs")
+  bad <- which(!is.finite(y))
+  if (length(bad)) stop_arg(fn, arg, "contains NaN, NA or Inf (first at ", bad[1L], ")")
+  if (likelihood == "bernoulli") {
+    if (!all(y %in% c(0, 1)))
+      stop_arg(fn, arg, "must be 0/1, logical or a 2-level factor for likelihood = \"bernoulli\"",
+               " (found ", format(y[!y %in% c(0, 1)][1L]), ")")
+    return(list(y = as.double(y), n_class = 2L,
+                levels = if (is.null(levels)) m$levels else levels))
+  }
+  out <- y != round(y) | y < 1 | y > m$C
+  if (any(out))
+    stop_arg(fn, arg, "has labels outside 1..C = 1..", m$C, " (found ", format(y[out][1L]),
+             " at ", which(out)[1L], ")")
+  list(y = as.double(y) - 1, n_class = m$C, levels = if (is.null(levels)) m$levels else levels)
+}
+
+valla_learn_names <- c("A", "inducing", "prior_var", "noise")
+
+valla_learn_bits <- function(learn, fn) {
+  if (is.null(learn)) learn <- character(0)
+  if (!is.character(learn)) stop_arg(fn, "learn", "must be a character vector")
+  bad <- setdiff(learn, valla_learn_names)
+  if (length(bad))
+    stop_arg(fn, "learn", "has unknown entries ", paste0("\"", bad, "\"", collapse = ", "),
+             "; use any of ", paste0("\"", valla_learn_names, "\"", collapse = ", "))
+  as.integer(sum(2^(match(unique(learn), valla_learn_names) - 1L)))
+}
+
+valla_layers <- function(layers, m, fn) {
+  if (is.null(layers)) return(NULL)
+  L <- if (m$spec$kind == "nnet") if (m$spec$n[2L] > 0) 2L else 1L else length(m$spec$weights)
+  if (is.logical(layers) && length(layers) == L && !anyNA(layers)) return(as.integer(layers))
+  if (is.numeric(layers) && all(layers %in% seq_len(L)) && length(layers) > 0)
+    return(as.integer(seq_len(L) %in% layers))
+  stop_arg(fn, "layers", "must be ", L, " logical flags or layer numbers in 1..", L)
+}
+
+valla_extra_defaults <- list(eval_every = 100, patience = 1, restore_best = TRUE, beta1 = 0.9,
+                             beta2 = 0.999, adam_eps = 1e-8, init_A = "identity",
+                             standardize_y = TRUE, kmeans_iter = 10, kmeans_max = 50000,
+                             jitter = 1e-8, cache_max_bytes = 2^31, val_frac = 0.1,
+                             val_max = Inf, layers = NULL, lla_max = 5000, ella_rank = 20,
+                             inducing_tags = NULL, full_cov = FALSE, prob_method = "probit",
+                             mc_samples = 2048)
+
+# The additional options: checked, with their defaults; num = the numeric
+# vector for the core, pred = c(full_cov, mc, mc_samples).
+valla_extra_options <- function(dots, fn) {
+  if (length(dots) && (is.null(names(dots)) || any(names(dots) == "")))
+    stop_arg(fn, "...", "takes only named options")
+  bad <- setdiff(names(dots), names(valla_extra_defaults))
+  if (length(bad))
+    stop_arg(fn, bad[1L], "is not an argument or option of valla; options are ",
+             paste(names(valla_extra_defaults), collapse = ", "))
+  o <- utils::modifyList(valla_extra_defaults, dots)
+  count <- function(a, min = 0L) check_count(o[[a]], fn, a, min = min)
+  num01 <- function(a, hi_open = TRUE) {
+    v <- o[[a]]
+    if (!is.numeric(v) || length(v) != 1L || !is.finite(v) || v < 0 || (if (hi_open) v >= 1 else v > 1))
+      stop_arg(fn, a, "must be one number in [0, 1)")
+    as.double(v)
+  }
+  val_max <- o$val_max
+  if (!is.numeric(val_max) || length(val_max) != 1L || is.na(val_max) || val_max < 1)
+    stop_arg(fn, "val_max", "must be a whole number >= 1 or Inf")
+  num <- c(eval_every = count("eval_every", 1L), patience = count("patience", 1L),
+           restore_best = check_flag(o$restore_best, fn, "restore_best"),
+           beta1 = num01("beta1"), beta2 = num01("beta2"),
+           adam_eps = check_positive(o$adam_eps, fn, "adam_eps"),
+           init_A = match(check_choice(o$init_A, c("identity", "closed_form"), fn, "init_A"),
+                          c("identity", "closed_form")) - 1,
+           standardize_y = check_flag(o$standardize_y, fn, "standardize_y"),
+           kmeans_iter = count("kmeans_iter"), kmeans_max = count("kmeans_max", 1L),
+           jitter = {
+             if (!is.numeric(o$jitter) || length(o$jitter) != 1L || !is.finite(o$jitter) ||
+                 o$jitter < 0) stop_arg(fn, "jitter", "must be one non-negative number")
+             o$jitter
+           },
+           cache_max_bytes = {
+             if (!is.numeric(o$cache_max_bytes) || length(o$cache_max_bytes) != 1L ||
+                 is.na(o$cache_max_bytes) || o$cache_max_bytes < 0)
+               stop_arg(fn, "cache_max_bytes", "must be one non-negative number")
+             min(o$cache_max_bytes, 2^62)
+           },
+           val_frac = num01("val_frac"),
+           val_max = if (is.finite(val_max)) round(val_max) else -1,
+           lla_max = count("lla_max", 1L), ella_rank = count("ella_rank", 1L))
+  prob_method <- check_choice(o$prob_method, c("probit", "mc"), fn, "prob_method")
+  pred <- c(check_flag(o$full_cov, fn, "full_cov"), prob_method == "mc",
+            check_count(o$mc_samples, fn, "mc_samples", min = 1L))
+  list(num = vapply(num, as.double, 0), pred = as.double(pred), layers = o$layers,
+       inducing_tags = o$inducing_tags)
+}
+
+# The user-facing prediction list from the core's (mean, var, latent_var, prob, cov).
+valla_test_list <- function(p, fit) {
+  vec <- function(v) if (ncol(v) == 1L) v[, 1L] else v
+  out <- list(mean = vec(p$mean), var = vec(p$var))
+  if (fit$likelihood == "gaussian") out$latent_var <- vec(p$latent_var)
+  if (fit$likelihood == "softmax") {
+    out$prob <- p$prob
+    colnames(out$prob) <- fit$levels
+  } else if (fit$likelihood == "bernoulli") {
+    out$prob <- p$prob[, 2L]
+  }
+  if (!is.null(p$cov)) out$cov <- array(p$cov, c(fit$C, fit$C, ncol(p$cov)))
+  out
+}
+
+#' Predictions of a valla fit at new inputs
+#'
+#' Works on a fit reloaded with \code{readRDS} (the fit is plain data).
+#'
+#' @param object a \code{valla} fit.
+#' @param newdata m-by-d matrix of new inputs.
+#' @param type \code{"list"} (default): \code{list(mean, var, prob)} as in
+#'   \code{valla}'s \code{$test} (regression adds \code{latent_var});
+#'   \code{"response"}: the predictive mean (regression) or the class
+#'   probabilities; \code{"class"}: the most probable class (a factor when the
+#'   fit has level names, else 1..C or 0/1).
+#' @param full_cov also return the C-by-C-by-m latent covariance \code{cov}.
+#' @param prob_method \code{"probit"} (default) or \code{"mc"}.
+#' @param mc_samples Monte-Carlo samples per point for \code{prob_method = "mc"}.
+#' @param seed seed for \code{"mc"} (\code{NULL}: drawn from R's RNG).
+#' @param threads OpenMP threads.
+#' @param ... unused.
+#' @return See \code{type}.
+#' @examples
+#' x <- matrix(seq(-2, 2, length.out = 60))
+#' y <- as.integer(x[, 1] + rnorm(60, sd = 0.5) > 0) + 1
+#' net <- mlp_fit(x, y, hidden = 10, likelihood = "softmax", iterations = 500,
+#'                lr = 0.01, seed = 1)
+#' fit <- valla(net, x, y, inducing = 6, iterations = 200, seed = 1,
+#'              verbose = FALSE)
+#' predict(fit, matrix(c(-3, 0, 3)))$prob
+#' predict(fit, matrix(c(-3, 0, 3)), type = "class")
+#' @export
+predict.valla <- function(object, newdata, type = c("list", "response", "class"),
+                          full_cov = FALSE, prob_method = c("probit", "mc"),
+                          mc_samples = 2048, seed = NULL,
+                          threads = getOption("scalegp.threads"), ...) {
+  fn <- "predict.valla"
+  type <- match.arg(type)
+  prob_method <- match.arg(prob_method)
+  newdata <- as_input_matrix(newdata, fn, "newdata")
+  if (ncol(newdata) != object$d)
+    stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", object$d)
+  if (type == "class" && object$likelihood == "gaussian")
+    stop_arg(fn, "type", "\"class\" needs a classification fit")
+  if (prob_method == "mc" && object$likelihood == "gaussian")
+    stop_arg(fn, "prob_method", "\"mc\" needs a classification fit")
+  pred <- as.double(c(check_flag(full_cov, fn, "full_cov"), prob_method == "mc",
+                      check_count(mc_samples, fn, "mc_samples", min = 1L)))
+  p <- .Call(C_sgp_valla_predict_r, object, newdata, pred, check_seed(seed, fn),
+             check_threads(threads, fn))
+  out <- valla_test_list(p, object)
+  switch(type,
+    list = out,
+    response = if (object$likelihood == "gaussian") out$mean else out$prob,
+    class = {
+      k <- if (object$likelihood == "bernoulli") as.integer(out$prob > 0.5) + 1L
+           else max.col(out$prob, ties.method = "first")
+      if (!is.null(object$levels)) factor(object$levels[k], levels = object$levels)
+      else if (object$likelihood == "bernoulli") k - 1L else k
+    })
+}
+
+#' @export
+print.valla <- function(x, ...) {
+  cat(sprintf("valla (%s): %s likelihood, n = %d, d = %d, C = %d, M = %d inducing points\n",
+              x$method, x$likelihood, x$n, x$d, x$C, nrow(x$inducing)))
+  cat(sprintf("  prior_var %.4g%s; %s\n", x$prior_var,
+              if (is.null(x$noise)) "" else sprintf(", noise %.4g", x$noise),
+              if (x$method != "valla") "no optimization"
+              else if (x$closed_form) "closed-form A"
+              else sprintf("%s Adam iterations%s", format(x$iterations),
+                           if (x$stopped_early) sprintf(" (early stop, best at %s)",
+                                                        format(x$best_iteration)) else "")))
+  if (!is.null(x$test)) cat(sprintf("  predictions at %d test inputs in $test\n",
+                                    NROW(x$test$mean)))
+  invisible(x)
+}
+
+#' Summary of a valla fit
+#'
+#' @param object a \code{valla} fit.
+#' @param ... unused.
+#' @return An object of class \code{summary.valla} (a list): method,
+#'   likelihood, n, d, C, M, the number of network parameters, prior_var,
+#'   noise, iterations, best iteration, final objective, best validation NLL,
+#'   clamped variances.
+#' @export
+summary.valla <- function(object, ...) {
+  P <- sum(vapply(seq_along(object$model$weights), function(l)
+    length(object$model$weights[[l]]) + length(object$model$biases[[l]]), 0)) +
+    length(object$model$skip)
+  v <- object$history$validation
+  s <- list(method = object$method, likelihood = object$likelihood, n = object$n,
+            d = object$d, C = object$C, M = nrow(object$inducing), parameters = P,
+            activation = object$model$activation, prior_var = object$prior_var,
+            noise = object$noise, iterations = object$iterations,
+            best_iteration = object$best_iteration, stopped_early = object$stopped_early,
+            objective = if (length(object$history$objective))
+              utils::tail(object$history$objective, 1L) else NA_real_,
+            val_nll = if (nrow(v)) min(v$nll) else NA_real_, clamps = object$clamps)
+  class(s) <- "summary.valla"
+  s
+}
+
+#' @export
+print.summary.valla <- function(x, ...) {
+  cat(sprintf("valla fit (method \"%s\") with %s likelihood\n", x$method, x$likelihood))
+  cat(sprintf("  network      %d parameters, %s hidden units, C = %d outputs\n", x$parameters,
+              x$activation, x$C))
+  cat(sprintf("  data         n = %d, d = %d; M = %d inducing points\n", x$n, x$d, x$M))
+  cat(sprintf("  prior_var    %.5g%s\n", x$prior_var,
+              if (is.null(x$noise)) "" else sprintf(", noise %.5g", x$noise)))
+  cat(sprintf("  training     %s iterations%s, final objective %.5g\n", format(x$iterations),
+              if (x$stopped_early) sprintf(" (stopped early; best at %s)",
+                                           format(x$best_iteration)) else "",
+              x$objective))
+  if (is.finite(x$val_nll)) cat(sprintf("  validation   best mean NLL %.5g\n", x$val_nll))
+  if (x$clamps > 0) cat(sprintf("  %s minibatch variances clamped at 0\n", format(x$clamps)))
+  invisible(x)
+}
+
+#' Plot a valla fit
+#'
+#' \code{what = "fit"} (1-D inputs): the network output with bands of 2
+#' predictive standard deviations (regression; the latent band shaded
+#' darker) or the class probabilities with 2-sd latent bands turned into
+#' probabilities (classification: the probability of \code{class}), over a
+#' grid spanning the training inputs, with the inducing points as ticks and
+#' the data when given. \code{what = "history"}: the objective per iteration
+#' and the validation NLL.
+#'
+#' @param x a \code{valla} fit.
+#' @param what \code{"fit"} or \code{"history"}.
+#' @param data optional \code{list(x, y)} drawn as points.
+#' @param class class shown for softmax (default 1).
+#' @param n_grid grid points.
+#' @param ... passed to the base graphics call that draws the frame.
+#' @return \code{x}, invisibly.
+#' @examples
+#' x <- matrix(runif(100, -2, 2))
+#' y <- sin(2 * x[, 1]) + rnorm(100, sd = 0.1)
+#' net <- mlp_fit(x, y, hidden = 16, iterations = 800, lr = 0.01, seed = 1)
+#' fit <- valla(net, x, y, inducing = 8, iterations = 300, lr = 0.01,
+#'              seed = 1, verbose = FALSE)
+#' plot(fit, data = list(x, y))
+#' plot(fit, what = "history")
+#' @export
+plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n_grid = 200,
+                       ...) {
+  what <- match.arg(what)
+  fit <- x
+  if (what == "history") {
+    obj <- fit$history$objective
+    v <- fit$history$validation
+    if (!length(obj) && !nrow(v)) {
+      graphics::plot.new()
+      graphics::title(main = "no training history (closed form or baseline method)")
+      return(invisible(fit))
+    }
+    op <- graphics::par(mfrow = c(1L, if (nrow(v)) 2L else 1L))
+    on.exit(graphics::par(op))
+    if (length(obj)) graphics::plot(seq_along(obj), obj, type = "l", xlab = "iteration",
+                                    ylab = "objective", main = "training objective", ...)
+    if (nrow(v)) {
+      graphics::plot(v$iteration, v$nll, type = "b", xlab = "iteration",
+                     ylab = "validation NLL", main = "validation")
+      if (fit$best_iteration > 0) graphics::abline(v = fit$best_iteration, lty = 2)
+    }
+    return(invisible(fit))
+  }
+  if (fit$d != 1L) stop_arg("plot.valla", "x", "what = \"fit\" needs 1-D inputs (d = ", fit$d, ")")
+  r <- range(fit$x_range, if (!is.null(data)) data[[1L]])
+  r <- r + c(-0.1, 0.1) * diff(r)
+  g <- matrix(seq(r[1L], r[2L], length.out = n_grid))
+  p <- predict(fit, g)
+  if (fit$likelihood == "gaussian") {
+    sd <- sqrt(p$var); lsd <- sqrt(p$latent_var)
+    ylim <- range(p$mean - 2 * sd, p$mean + 2 * sd, if (!is.null(data)) data[[2L]])
+    graphics::plot(g, p$mean, type = "n", ylim = ylim, xlab = "x", ylab = "y", ...)
+    graphics::polygon(c(g, rev(g)), c(p$mean - 2 * sd, rev(p$mean + 2 * sd)),
+                      col = grDevices::adjustcolor("steelblue", 0.25), border = NA)
+    graphics::polygon(c(g, rev(g)), c(p$mean - 2 * lsd, rev(p$mean + 2 * lsd)),
+                      col = grDevices::adjustcolor("steelblue", 0.4), border = NA)
+    graphics::lines(g, p$mean, lwd = 2, col = "steelblue4")
+  } else {
+    f <- as.matrix(p$mean); s <- sqrt(as.matrix(p$var))
+    k <- if (fit$likelihood == "bernoulli") 1L else class
+    pr <- if (fit$likelihood == "bernoulli") p$prob else p$prob[, k]
+    band <- function(z) if (fit$likelihood == "bernoulli") stats::plogis(z) else {
+      e <- exp(f - apply(f, 1, max)); e[, k] <- exp(z - apply(f, 1, max)); e[, k] / rowSums(e)
+    }
+    graphics::plot(g, pr, type = "n", ylim = c(0, 1), xlab = "x",
+                   ylab = sprintf("P(class %s)", if (is.null(fit$levels)) k else fit$levels[k + (fit$likelihood == "bernoulli")]), ...)
+    graphics::polygon(c(g, rev(g)), c(band(f[, k] - 2 * s[, k]), rev(band(f[, k] + 2 * s[, k]))),
+                      col = grDevices::adjustcolor("steelblue", 0.3), border = NA)
+    graphics::lines(g, pr, lwd = 2, col = "steelblue4")
+  }
+  graphics::rug(fit$inducing[, 1L], col = "darkorange", lwd = 2)
+  if (!is.null(data)) {
+    yy <- data[[2L]]
+    if (fit$likelihood != "gaussian") {
+      yy <- if (is.factor(yy)) as.integer(yy) else yy
+      yy <- if (fit$likelihood == "bernoulli") as.numeric(yy == max(yy)) else as.numeric(yy == k)
+    }
+    graphics::points(data[[1L]], yy, pch = 20, col = grDevices::adjustcolor("black", 0.5))
+  }
+  invisible(fit)
+}

@@ -1,0 +1,145 @@
+# Networks for valla() and mlp_forward(): an nnet fit or a generic MLP list,
+# checked here so that errors name the list element, and turned into the spec
+# the C side reads (bindings_r/r_valla.c: net_from_r).
+
+valla_activations <- c("tanh", "sigmoid", "relu", "identity", "sigmoid_nnet")
+
+# nnet's canonical connection list (spec section 4.4): units 0 = bias, 1..D
+# inputs, D+1..D+H hidden, then K outputs; incoming weights contiguous, bias first.
+nnet_canonical_conn <- function(D, H, K, skip) {
+  hid <- if (H > 0) unlist(lapply(seq_len(H), function(j) 0:D)) else integer(0)
+  out_src <- c(0L, if (H > 0) D + seq_len(H), if (skip || H == 0) seq_len(D))
+  out <- rep(out_src, K)
+  counts <- c(rep(D + 1L, H), rep(length(out_src), K))
+  nconn <- c(rep(0L, D + 2L), cumsum(counts))
+  list(conn = c(hid, out), nconn = nconn)
+}
+
+# The network of an nnet fit: spec for the core, the likelihood it implies, and
+# its class levels. forward = TRUE keeps the logistic output of entropy fits
+# (to reproduce predict.nnet); valla linearizes their logit instead.
+nnet_spec <- function(model, fn, arg = "model", forward = FALSE) {
+  n <- model$n
+  if (!is.numeric(n) || length(n) != 3L)
+    stop_arg(fn, arg, "is an nnet fit without a valid '$n'")
+  D <- as.integer(n[1L]); H <- as.integer(n[2L]); K <- as.integer(n[3L])
+  if (isTRUE(model$censored))
+    stop_arg(fn, arg, "is a censored nnet fit; censored = TRUE is not supported")
+  skip <- NA
+  for (sk in c(FALSE, TRUE)) {
+    can <- nnet_canonical_conn(D, H, K, sk)
+    if (length(model$conn) == length(can$conn) && all(model$conn == can$conn) &&
+        length(model$nconn) == length(can$nconn) && all(model$nconn == can$nconn)) {
+      skip <- sk || H == 0L
+      break
+    }
+  }
+  if (is.na(skip))
+    stop_arg(fn, arg, "has a connection layout ('$conn', '$nconn') that is not nnet's ",
+             "standard D-H-K layout (edited with add.net?); not supported")
+  if (length(model$wts) != length(can$conn) || any(!is.finite(model$wts)))
+    stop_arg(fn, arg, "has weights '$wts' that do not match its layout or are not finite")
+  linout <- model$nsunits == model$nunits - K
+  softmax <- isTRUE(model$softmax)
+  entropy <- isTRUE(model$entropy)
+  likelihood <- if (softmax) "softmax" else if (entropy) "bernoulli" else "gaussian"
+  if (entropy && K != 1L)
+    stop_arg(fn, arg, "is an entropy nnet fit with ", K, " outputs; only one output ",
+             "(a 2-class fit) is supported")
+  if (!softmax && !entropy && K != 1L && !forward)
+    stop_arg(fn, arg, "has ", K, " outputs; multi-output regression is not supported")
+  out_sigmoid <- !linout && !softmax && (forward || !entropy)
+  list(spec = list(kind = "nnet", n = as.double(c(D, H, K)), skip = as.integer(skip),
+                   out_sigmoid = as.integer(out_sigmoid), wts = as.double(model$wts)),
+       likelihood = likelihood, levels = model$lev, D = D, C = K)
+}
+
+# A generic MLP list(weights, biases, activation[, output, skip, transpose]) checked
+# and normalized (double matrices, biases as vectors).
+mlp_spec <- function(model, fn, arg = "model") {
+  el <- function(name) paste0(arg, "$", name)
+  W <- model$weights; b <- model$biases
+  if (!is.list(W) || length(W) < 1L)
+    stop_arg(fn, el("weights"), "must be a non-empty list of matrices")
+  if (!is.list(b) || length(b) != length(W))
+    stop_arg(fn, el("biases"), "must be a list with one vector per weight matrix (",
+             length(W), ")")
+  tr <- if (is.null(model$transpose)) FALSE else check_flag(model$transpose, fn, el("transpose"))
+  act <- if (is.null(model$activation)) "tanh" else
+    check_choice(model$activation, valla_activations, fn, el("activation"))
+  out <- if (is.null(model$output)) "identity" else
+    check_choice(model$output, c("identity", "sigmoid", "sigmoid_nnet"), fn, el("output"))
+  widths <- integer(length(W) + 1L)
+  for (l in seq_along(W)) {
+    w <- W[[l]]
+    nm <- sprintf("%s[[%d]]", el("weights"), l)
+    if (!is.numeric(w) || !is.matrix(w)) stop_arg(fn, nm, "must be a numeric matrix")
+    if (any(!is.finite(w))) stop_arg(fn, nm, "contains NaN, NA or Inf")
+    io <- if (tr) rev(dim(w)) else dim(w)
+    if (l > 1L && io[1L] != widths[l])
+      stop_arg(fn, nm, "has ", io[1L], if (tr) " columns" else " rows", " but layer ", l - 1L,
+               " has ", widths[l], " outputs (weights are ",
+               if (tr) "out-by-in with transpose = TRUE" else "in-by-out", ")")
+    widths[l] <- io[1L]; widths[l + 1L] <- io[2L]
+    storage.mode(w) <- "double"
+    W[[l]] <- w
+    bl <- b[[l]]
+    bn <- sprintf("%s[[%d]]", el("biases"), l)
+    if (!is.numeric(bl) || length(bl) != io[2L])
+      stop_arg(fn, bn, "must be numeric of length ", io[2L], " (got length ", length(bl), ")")
+    if (any(!is.finite(bl))) stop_arg(fn, bn, "contains NaN, NA or Inf")
+    b[[l]] <- as.double(bl)
+  }
+  skip <- model$skip
+  if (!is.null(skip)) {
+    C <- widths[length(widths)]
+    want <- if (tr) c(C, widths[1L]) else c(widths[1L], C)
+    if (!is.numeric(skip) || !is.matrix(skip) || any(dim(skip) != want))
+      stop_arg(fn, el("skip"), "must be a ", want[1L], " x ", want[2L], " numeric matrix")
+    if (any(!is.finite(skip))) stop_arg(fn, el("skip"), "contains NaN, NA or Inf")
+    storage.mode(skip) <- "double"
+  }
+  list(spec = list(kind = "mlp", weights = W, biases = b, activation = act, output = out,
+                   skip = skip, transpose = tr),
+       likelihood = NULL, levels = model$levels, D = widths[1L], C = widths[length(widths)])
+}
+
+# Either kind of model.
+valla_model_spec <- function(model, fn, arg = "model", forward = FALSE) {
+  if (inherits(model, "nnet")) return(nnet_spec(model, fn, arg, forward))
+  if (inherits(model, "valla")) model <- model$model
+  if (is.list(model) && !is.null(model$weights)) return(mlp_spec(model, fn, arg))
+  stop_arg(fn, arg, "must be an nnet fit or a list(weights, biases, activation) ",
+           "(a generic MLP, e.g. from mlp_fit())")
+}
+
+#' Outputs of a neural network
+#'
+#' The network outputs g(x) that \code{\link{valla}} linearizes: for an
+#' \code{nnet} fit exactly what \code{predict.nnet} returns (before softmax for
+#' softmax fits: the outputs are the logits), for a generic MLP
+#' \code{act(... act(x \%*\% W1 + b1) ...) \%*\% WL + bL}.
+#'
+#' @param model an \code{nnet} fit, a generic MLP
+#'   \code{list(weights = list(W1, ..., WL), biases = list(b1, ..., bL),
+#'   activation = "tanh" | "sigmoid" | "relu" | "identity")} with in-by-out
+#'   weight matrices (optional elements: \code{output = "identity" | "sigmoid"},
+#'   \code{skip}, a d-by-C matrix added to the last layer, \code{transpose =
+#'   TRUE} for out-by-in matrices), an \code{\link{mlp_fit}} result or a
+#'   \code{valla} fit.
+#' @param x n-by-d matrix of inputs.
+#' @param threads OpenMP threads.
+#' @return n-by-C matrix of outputs.
+#' @examples
+#' net <- list(weights = list(matrix(c(1, -1), 1), matrix(c(0.5, 2), 2)),
+#'             biases = list(c(0, 0.1), 0), activation = "tanh")
+#' mlp_forward(net, matrix(seq(-1, 1, by = 0.5)))
+#' @export
+mlp_forward <- function(model, x, threads = getOption("scalegp.threads")) {
+  fn <- "mlp_forward"
+  m <- valla_model_spec(model, fn, forward = TRUE)
+  x <- as_input_matrix(x, fn, "x")
+  if (ncol(x) != m$D)
+    stop_arg(fn, "x", "has ", ncol(x), " columns but the network expects ", m$D, " inputs")
+  .Call(C_sgp_valla_forward_r, m$spec, x, check_threads(threads, fn))
+}

@@ -1,0 +1,85 @@
+## Copyright (C) 2026 scalegp authors
+## SPDX-License-Identifier: MIT
+
+## -*- texinfo -*-
+## @deftypefn {} {@var{pred} =} predict_valla (@var{fit}, @var{xnew}, @var{name}, @var{value}, @dots{})
+## Private: predictions of a @code{valla} fit struct (also after
+## @code{save}/@code{load}) at @var{xnew}, for @code{scalegp_predict} and
+## @code{valla}'s @qcode{"xtest"}.
+##
+## Options: @qcode{"full_cov"} (false; true adds @code{cov}, the C-by-C-by-m
+## latent covariances), @qcode{"prob_method"} (@qcode{"probit"} or
+## @qcode{"mc"}), @qcode{"mc_samples"} (2048), @qcode{"seed"} (Monte Carlo;
+## default the fit's seed), @qcode{"type"}: @qcode{"list"} (default; a struct
+## with @code{mean} (the network output), @code{var} (predictive variance,
+## m-by-C), @code{prob} for classification, @code{latent_var} for gaussian),
+## @qcode{"response"} (probabilities or means only) or @qcode{"class"} (the
+## most probable class: 1..C, or 0/1 for bernoulli); @qcode{"threads"}.
+## @end deftypefn
+
+function pred = predict_valla (fit, xnew, varargin)
+  fname = "scalegp_predict";
+  opts = parse_options (fname, struct ("full_cov", false, "prob_method", "probit",
+                                       "mc_samples", 2048, "seed", [], "type", "list",
+                                       "threads", 0), varargin{:});
+  need = {"model", "likelihood", "method", "inducing", "tags", "layers", "P1", "P2", ...
+          "prior", "prior_var", "noise", "y_mean", "y_sd"};
+  for i = 1:numel (need)
+    if (! isfield (fit, need{i}))
+      arg_error (fname, "fit", "has no field '%s' (not a valla result?)", need{i});
+    endif
+  endfor
+  xnew = check_input_matrix (xnew, fname, "xnew");
+  D = rows (fit.model.W{1});
+  if (isfield (fit.model, "transpose") && fit.model.transpose)
+    D = columns (fit.model.W{1});
+  endif
+  if (columns (xnew) != D)
+    arg_error (fname, "xnew", "has %d columns but the network expects %d inputs",
+               columns (xnew), D);
+  endif
+  full_cov = check_flag (opts.full_cov, fname, "full_cov");
+  prob_method = check_choice (opts.prob_method, {"probit", "mc"}, fname, "prob_method");
+  mc_samples = check_count (opts.mc_samples, fname, "mc_samples", 1);
+  seed = opts.seed;
+  if (isempty (seed))
+    seed = 0;
+    if (isfield (fit, "seed"))
+      seed = fit.seed;
+    endif
+  endif
+  seed = check_count (seed, fname, "seed", 0);
+  type = check_choice (opts.type, {"list", "response", "class"}, fname, "type");
+  threads = check_threads (opts.threads, fname);
+  cls = ! strcmp (fit.likelihood, "gaussian");
+  if (strcmp (type, "class") && ! cls)
+    arg_error (fname, "type", "\"class\" needs a softmax or bernoulli fit");
+  endif
+
+  p = __sgp_valla_predict__ (fit.model, fit, xnew, full_cov, prob_method, mc_samples, seed,
+                             threads);
+
+  pred = struct ("mean", p.mean, "var", p.var);
+  if (cls)
+    pred.prob = p.prob;
+  else
+    pred.latent_var = p.latent_var;
+  endif
+  if (full_cov)
+    pred.cov = p.cov;
+  endif
+  switch (type)
+    case "response"
+      if (cls)
+        pred = pred.prob;
+      else
+        pred = pred.mean;
+      endif
+    case "class"
+      [~, k] = max (pred.prob, [], 2);
+      if (strcmp (fit.likelihood, "bernoulli"))
+        k -= 1;
+      endif
+      pred = k;
+  endswitch
+endfunction

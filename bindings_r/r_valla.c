@@ -1,0 +1,399 @@
+/* r_valla.c -- .Call entry points of valla (fit, predict from a plain-data fit),
+ * mlp_forward, mlp_fit and valla_metrics. The R front (R/valla*.R, R/mlp.R)
+ * checks and normalizes every argument first; the checks here only guard the
+ * shapes this file relies on. */
+#include "r_shim.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const sgp_cmat NO_CMAT = {NULL, 0, 0, 1};
+static const sgp_mat NO_MAT = {NULL, 0, 0, 1};
+
+/* Sets ctx->errmsg like the core's sgp_fail (the shim cannot use the internal header). */
+static int fail(sgp_ctx *ctx, int status, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+static SEXP elt(SEXP list, const char *name)
+{
+  SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+    if (!strcmp(CHAR(STRING_ELT(names, i)), name)) return VECTOR_ELT(list, i);
+  return R_NilValue;
+}
+
+/* One number of a named double vector of options (the R front supplies all). */
+static double opt(SEXP opts, const char *name)
+{
+  SEXP names = Rf_getAttrib(opts, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < XLENGTH(opts); i++)
+    if (!strcmp(CHAR(STRING_ELT(names, i)), name)) return REAL(opts)[i];
+  Rf_error("internal: option '%s' missing", name);
+  return 0;
+}
+
+static sgp_likelihood likelihood_arg(SEXP s)
+{
+  const char *l = CHAR(STRING_ELT(s, 0));
+  return !strcmp(l, "softmax") ? SGP_LIK_SOFTMAX : !strcmp(l, "bernoulli") ? SGP_LIK_BERNOULLI
+                                                                          : SGP_LIK_GAUSSIAN;
+}
+
+static sgp_valla_method method_arg(SEXP s)
+{
+  const char *m = CHAR(STRING_ELT(s, 0));
+  return !strcmp(m, "lla") ? SGP_VALLA_METHOD_LLA : !strcmp(m, "ella") ? SGP_VALLA_METHOD_ELLA
+                                                                      : SGP_VALLA_METHOD_VALLA;
+}
+
+static int backend_arg(sgp_ctx *ctx, SEXP s)
+{
+  const char *b = CHAR(STRING_ELT(s, 0));
+  ctx->backend = !strcmp(b, "cpu") ? SGP_BACKEND_CPU : !strcmp(b, "cuda") ? SGP_BACKEND_CUDA
+                                                                         : SGP_BACKEND_AUTO;
+  if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA))
+    return fail(ctx, SGP_EUNSUPPORTED, "backend: \"cuda\" is not available (not built or no device); use \"cpu\"");
+  return SGP_OK;
+}
+
+static int activation_arg(sgp_ctx *ctx, SEXP s, const char *what, sgp_activation *act)
+{
+  if (!Rf_isString(s) || XLENGTH(s) != 1 ||
+      sgp_valla_activation_from_name(CHAR(STRING_ELT(s, 0)), act))
+    return fail(ctx, SGP_EINVAL, "model$%s is not a known activation", what);
+  return SGP_OK;
+}
+
+/* A generic MLP view of list(weights, biases, activation, output, skip, transpose);
+ * the arrays live in R_alloc memory until the .Call returns. */
+static int mlp_view(sgp_ctx *ctx, SEXP m, sgp_valla_mlp *mlp)
+{
+  SEXP Ws = elt(m, "weights"), bs = elt(m, "biases");
+  memset(mlp, 0, sizeof *mlp);
+  const int L = (int)XLENGTH(Ws);
+  const int tr = Rf_asLogical(elt(m, "transpose")) == TRUE;
+  sgp_cmat *W = (sgp_cmat *)R_alloc((size_t)L, sizeof(sgp_cmat));
+  sgp_cmat *b = (sgp_cmat *)R_alloc((size_t)L, sizeof(sgp_cmat));
+  int64_t *width = (int64_t *)R_alloc((size_t)L + 1, sizeof(int64_t));
+  for (int l = 0; l < L; l++) {
+    W[l] = sgp_r_cmat(VECTOR_ELT(Ws, l));
+    b[l] = sgp_r_cmat(VECTOR_ELT(bs, l));
+    width[l] = tr ? W[l].cols : W[l].rows;
+    width[l + 1] = tr ? W[l].rows : W[l].cols;
+  }
+  mlp->n_layers = L;
+  mlp->width = width;
+  mlp->W = W;
+  mlp->b = b;
+  mlp->transpose = tr;
+  mlp->skip = Rf_isNull(elt(m, "skip")) ? NO_CMAT : sgp_r_cmat(elt(m, "skip"));
+  int st = activation_arg(ctx, elt(m, "activation"), "activation", &mlp->activation);
+  if (!st) st = activation_arg(ctx, elt(m, "output"), "output", &mlp->output);
+  return st;
+}
+
+/* The core network of a model spec: list(kind = "nnet", n, skip, out_sigmoid, wts)
+ * or a generic MLP list. */
+static int net_from_r(sgp_ctx *ctx, SEXP spec, sgp_valla_net *net)
+{
+  if (!strcmp(CHAR(STRING_ELT(elt(spec, "kind"), 0)), "nnet")) {
+    const double *n = REAL(elt(spec, "n"));
+    return sgp_valla_net_from_nnet(ctx, (int64_t)n[0], (int64_t)n[1], (int64_t)n[2],
+                                   Rf_asInteger(elt(spec, "skip")),
+                                   Rf_asInteger(elt(spec, "out_sigmoid")),
+                                   sgp_r_cmat(elt(spec, "wts")), net);
+  }
+  sgp_valla_mlp mlp;
+  int st = mlp_view(ctx, spec, &mlp);
+  return st ? st : sgp_valla_net_from_mlp(ctx, &mlp, net);
+}
+
+static SEXP real_copy(int64_t rows, int64_t cols, const double *x, int matrix)
+{
+  SEXP v = PROTECT(matrix ? Rf_allocMatrix(REALSXP, (int)rows, (int)cols)
+                          : Rf_allocVector(REALSXP, (R_xlen_t)(rows * cols)));
+  if (rows * cols > 0) memcpy(REAL(v), x, (size_t)(rows * cols) * sizeof(double));
+  UNPROTECT(1);
+  return v;
+}
+
+/* The network as plain data: list(weights, biases, activation, output, skip). */
+static SEXP net_to_r(const sgp_valla_net *net)
+{
+  const int L = net->n_layers;
+  SEXP W = PROTECT(Rf_allocVector(VECSXP, L)), b = PROTECT(Rf_allocVector(VECSXP, L));
+  for (int l = 0; l < L; l++) {
+    SET_VECTOR_ELT(W, l, real_copy(net->width[l], net->width[l + 1], net->W[l], 1));
+    SET_VECTOR_ELT(b, l, real_copy(net->width[l + 1], 1, net->b[l], 0));
+  }
+  SEXP skip = net->skip ? real_copy(net->width[0], net->width[L], net->skip, 1) : R_NilValue;
+  PROTECT(skip);
+  const char *names[] = {"weights", "biases", "activation", "output", "skip"};
+  SEXP values[] = {W, b, PROTECT(Rf_mkString(sgp_valla_activation_name(net->activation))),
+                   PROTECT(Rf_mkString(sgp_valla_activation_name(net->output))), skip};
+  SEXP out = sgp_r_named_list(5, names, values);
+  UNPROTECT(5);
+  return out;
+}
+
+/* Predictions at xs: list(mean, var, latent_var, prob, cov). pred = c(full_cov,
+ * mc (0 probit, 1 mc), mc_samples). */
+static SEXP predict_list(sgp_ctx *ctx, const sgp_valla_fit_t *fit, SEXP xs, SEXP pred, int *st)
+{
+  const sgp_cmat X = sgp_r_cmat(xs);
+  const int n = (int)X.rows, C = (int)fit->C, K = (int)fit->n_class;
+  const int full_cov = REAL(pred)[0] != 0, mc = REAL(pred)[1] != 0;
+  const int cls = fit->likelihood != SGP_LIK_GAUSSIAN;
+  SEXP mean = PROTECT(Rf_allocMatrix(REALSXP, n, C)), var = PROTECT(Rf_allocMatrix(REALSXP, n, C));
+  SEXP lv = PROTECT(Rf_allocMatrix(REALSXP, n, C));
+  SEXP prob = PROTECT(cls ? Rf_allocMatrix(REALSXP, n, K) : R_NilValue);
+  SEXP cov = PROTECT(full_cov ? Rf_allocMatrix(REALSXP, C * C, n) : R_NilValue);
+  *st = sgp_valla_predict(ctx, fit, X, sgp_r_mat(mean), sgp_r_mat(var), sgp_r_mat(lv),
+                          cls && !mc ? sgp_r_mat(prob) : NO_MAT, full_cov ? sgp_r_mat(cov) : NO_MAT);
+  if (!*st && cls && mc)
+    *st = sgp_valla_predict_mc(ctx, fit, X, (int64_t)REAL(pred)[2], sgp_r_mat(prob));
+  const char *names[] = {"mean", "var", "latent_var", "prob", "cov"};
+  SEXP values[] = {mean, var, lv, prob, cov};
+  SEXP out = sgp_r_named_list(5, names, values);
+  UNPROTECT(5);
+  return out;
+}
+
+static SEXP int_copy(int64_t n, const int *x, int add)
+{
+  SEXP v = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t)n));
+  for (int64_t i = 0; i < n; i++) INTEGER(v)[i] = x[i] + add;
+  UNPROTECT(1);
+  return v;
+}
+
+/* The fit as plain data (everything predict needs, plus traces). */
+static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
+{
+  const int64_t M = fit->M;
+  SEXP vi = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)fit->n_eval));
+  for (int64_t i = 0; i < fit->n_eval; i++) REAL(vi)[i] = (double)fit->trace_val_iter[i];
+  const char *hn[] = {"objective", "val_iteration", "val_nll"};
+  SEXP hv[] = {PROTECT(real_copy(fit->trace_obj ? fit->iterations : 0, 1, fit->trace_obj, 0)), vi,
+               PROTECT(real_copy(fit->n_eval, 1, fit->trace_val, 0))};
+  SEXP hist = PROTECT(sgp_r_named_list(3, hn, hv));
+  const char *names[] = {"model", "inducing", "tags", "L", "P1", "P2", "prior", "prior_var",
+                         "noise", "y_mean", "y_sd", "layers", "iterations", "best_iteration",
+                         "stopped_early", "clamps", "kernel_cache", "n_train", "history", "test"};
+  SEXP values[] = {
+    PROTECT(net_to_r(&fit->net)), PROTECT(real_copy(M, fit->D, fit->Z, 1)),
+    PROTECT(int_copy(M, fit->tags, 1)),
+    PROTECT(fit->L ? real_copy(M, M, fit->L, 1) : R_NilValue),
+    PROTECT(fit->P1 ? real_copy(M, M, fit->P1, 1) : R_NilValue),
+    PROTECT(fit->P2 ? real_copy(M, M, fit->P2, 1) : R_NilValue),
+    PROTECT(Rf_ScalarLogical(fit->prior)), PROTECT(Rf_ScalarReal(sgp_valla_fit_prior_var(fit))),
+    PROTECT(Rf_ScalarReal(sgp_valla_fit_noise(fit))), PROTECT(Rf_ScalarReal(fit->y_mean)),
+    PROTECT(Rf_ScalarReal(fit->y_sd)),
+    PROTECT(fit->layers ? int_copy(fit->net.n_layers, fit->layers, 0) : R_NilValue),
+    PROTECT(Rf_ScalarReal((double)fit->iterations)), PROTECT(Rf_ScalarReal((double)fit->best_iteration)),
+    PROTECT(Rf_ScalarLogical(fit->stopped_early)), PROTECT(Rf_ScalarReal((double)fit->clamps)),
+    PROTECT(Rf_ScalarLogical(fit->kernel_cache)), PROTECT(Rf_ScalarReal((double)fit->N)), hist, test};
+  SEXP out = sgp_r_named_list(20, names, values);
+  UNPROTECT(22);
+  return out;
+}
+
+/* valla(): opts is a named double vector of every numeric option; learn the
+ * SGP_VALLA_LEARN_* bits; inducing NULL (opts n_inducing) or an M x D matrix;
+ * tags NULL or M integers 0..C-1; layers NULL or n_layers integers. */
+SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP likelihood,
+                     SEXP method, SEXP inducing, SEXP tags, SEXP opts, SEXP learn, SEXP layers,
+                     SEXP xtest, SEXP pred, SEXP backend, SEXP seed, SEXP verbose, SEXP threads)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_valla_opts o;
+  sgp_valla_net net;
+  sgp_valla_fit_t *fit = NULL;
+  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
+  sgp_ctx_set_seed(&ctx, (uint64_t)Rf_asReal(seed));
+  sgp_valla_opts_default(&o);
+  o.likelihood = likelihood_arg(likelihood);
+  o.method = method_arg(method);
+  o.n_inducing = (int64_t)opt(opts, "n_inducing");
+  if (!Rf_isNull(inducing)) o.inducing = sgp_r_cmat(inducing);
+  if (!Rf_isNull(tags)) o.inducing_tags = INTEGER(tags);
+  o.prior_var = opt(opts, "prior_var");
+  o.noise = opt(opts, "noise");
+  o.learn = (unsigned)Rf_asInteger(learn);
+  o.closed_form = opt(opts, "closed_form") != 0;
+  o.iterations = (int64_t)opt(opts, "iterations");
+  o.batch_size = (int64_t)opt(opts, "batch_size");
+  o.lr = opt(opts, "lr");
+  o.alpha = opt(opts, "alpha");
+  o.eval_every = (int64_t)opt(opts, "eval_every");
+  o.patience = (int64_t)opt(opts, "patience");
+  o.restore_best = opt(opts, "restore_best") != 0;
+  o.beta1 = opt(opts, "beta1");
+  o.beta2 = opt(opts, "beta2");
+  o.adam_eps = opt(opts, "adam_eps");
+  o.init_A = (int)opt(opts, "init_A");
+  o.standardize_y = opt(opts, "standardize_y") != 0;
+  o.kmeans_iter = (int64_t)opt(opts, "kmeans_iter");
+  o.kmeans_max = (int64_t)opt(opts, "kmeans_max");
+  o.jitter = opt(opts, "jitter");
+  o.cache_max_bytes = (size_t)opt(opts, "cache_max_bytes");
+  o.val_frac = opt(opts, "val_frac");
+  o.val_max = (int64_t)opt(opts, "val_max");
+  o.lla_max = (int64_t)opt(opts, "lla_max");
+  o.ella_rank = (int64_t)opt(opts, "ella_rank");
+  if (!Rf_isNull(layers)) o.layers = INTEGER(layers);
+  int st = backend_arg(&ctx, backend);
+  if (!st) st = net_from_r(&ctx, model, &net);
+  if (st) sgp_r_stop("valla", &ctx, st);
+  st = sgp_valla_fit(&ctx, &net, sgp_r_cmat(x), sgp_r_cmat(y),
+                     Rf_isNull(xval) ? NO_CMAT : sgp_r_cmat(xval),
+                     Rf_isNull(yval) ? NO_CMAT : sgp_r_cmat(yval), &o, &fit);
+  sgp_valla_net_free(&net);
+  if (st) sgp_r_stop("valla", &ctx, st);
+  /* from here on the fit must be freed before any R error */
+  SEXP test = PROTECT(Rf_isNull(xtest) ? R_NilValue : predict_list(&ctx, fit, xtest, pred, &st));
+  if (st) {
+    sgp_valla_fit_free(fit);
+    sgp_r_stop("valla", &ctx, st);
+  }
+  SEXP out = PROTECT(fit_to_r(fit, test));
+  sgp_valla_fit_free(fit);
+  UNPROTECT(2);
+  return out;
+}
+
+/* predict.valla(): predictions from the plain data of a fit. fit is the R list
+ * (model, inducing, tags, layers, P1, P2, prior, prior_var, noise, y_mean, y_sd,
+ * likelihood, method). */
+SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP pred, SEXP seed, SEXP threads)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
+  sgp_ctx_set_seed(&ctx, (uint64_t)Rf_asReal(seed));
+  sgp_valla_mlp mlp;
+  sgp_valla_fit_data d;
+  memset(&d, 0, sizeof d);
+  d.likelihood = likelihood_arg(elt(rfit, "likelihood"));
+  d.method = method_arg(elt(rfit, "method"));
+  SEXP Z = elt(rfit, "inducing"), tg = elt(rfit, "tags"), ly = elt(rfit, "layers");
+  d.inducing = sgp_r_cmat(Z);
+  int *tags = (int *)R_alloc((size_t)d.inducing.rows + 1, sizeof(int));
+  if (XLENGTH(tg) != d.inducing.rows) Rf_error("predict.valla: 'tags' must have one entry per row of 'inducing'");
+  for (R_xlen_t m = 0; m < XLENGTH(tg); m++) tags[m] = INTEGER(tg)[m] - 1;
+  d.tags = tags;
+  d.layers = Rf_isNull(ly) ? NULL : INTEGER(ly);
+  d.P1 = Rf_isNull(elt(rfit, "P1")) ? NO_CMAT : sgp_r_cmat(elt(rfit, "P1"));
+  d.P2 = Rf_isNull(elt(rfit, "P2")) ? NO_CMAT : sgp_r_cmat(elt(rfit, "P2"));
+  d.prior = Rf_asLogical(elt(rfit, "prior")) == TRUE;
+  d.prior_var = Rf_asReal(elt(rfit, "prior_var"));
+  d.noise = Rf_asReal(elt(rfit, "noise"));
+  d.y_mean = Rf_asReal(elt(rfit, "y_mean"));
+  d.y_sd = Rf_asReal(elt(rfit, "y_sd"));
+  sgp_valla_fit_t *fit = NULL;
+  int st = mlp_view(&ctx, elt(rfit, "model"), &mlp);
+  if (!st && d.layers && XLENGTH(ly) != mlp.n_layers)
+    st = fail(&ctx, SGP_EINVAL, "layers must have one flag per layer");
+  if (!st) st = sgp_valla_fit_from_data(&ctx, &mlp, &d, &fit);
+  if (st) sgp_r_stop("predict.valla", &ctx, st);
+  SEXP out = PROTECT(predict_list(&ctx, fit, xnew, pred, &st));
+  sgp_valla_fit_free(fit);
+  if (st) sgp_r_stop("predict.valla", &ctx, st);
+  UNPROTECT(1);
+  return out;
+}
+
+/* mlp_forward(): network outputs (n x C) of a model spec at x. */
+SEXP sgp_valla_forward_r(SEXP model, SEXP x, SEXP threads)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_valla_net net;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
+  int st = net_from_r(&ctx, model, &net);
+  if (st) sgp_r_stop("mlp_forward", &ctx, st);
+  const sgp_cmat X = sgp_r_cmat(x);
+  SEXP G = PROTECT(Rf_allocMatrix(REALSXP, (int)X.rows, (int)net.width[net.n_layers]));
+  st = sgp_valla_forward(&ctx, &net, X, sgp_r_mat(G));
+  sgp_valla_net_free(&net);
+  if (st) sgp_r_stop("mlp_forward", &ctx, st);
+  UNPROTECT(1);
+  return G;
+}
+
+/* mlp_fit(): width = c(D, hidden..., C); opts = c(iterations, batch_size, lr,
+ * weight_decay). Returns list(model, loss). */
+SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP likelihood, SEXP opts,
+                   SEXP seed, SEXP verbose, SEXP threads)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_valla_net net;
+  sgp_valla_mlp_fit_opts o;
+  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
+  sgp_ctx_set_seed(&ctx, (uint64_t)Rf_asReal(seed));
+  sgp_valla_mlp_fit_opts_default(&o);
+  o.likelihood = likelihood_arg(likelihood);
+  o.iterations = (int64_t)REAL(opts)[0];
+  o.batch_size = (int64_t)REAL(opts)[1];
+  o.lr = REAL(opts)[2];
+  o.weight_decay = REAL(opts)[3];
+  const int L = (int)XLENGTH(width) - 1;
+  int64_t *w = (int64_t *)R_alloc((size_t)L + 1, sizeof(int64_t));
+  for (int l = 0; l <= L; l++) w[l] = INTEGER(width)[l];
+  sgp_activation act;
+  int st = activation_arg(&ctx, activation, "activation", &act);
+  if (!st) st = sgp_valla_net_new(&ctx, L, w, act, &net);
+  if (st) sgp_r_stop("mlp_fit", &ctx, st);
+  double loss = NAN;
+  st = sgp_valla_mlp_fit(&ctx, &net, sgp_r_cmat(x), sgp_r_cmat(y), &o, &loss);
+  if (st) {
+    sgp_valla_net_free(&net);
+    sgp_r_stop("mlp_fit", &ctx, st);
+  }
+  SEXP m = PROTECT(net_to_r(&net));
+  sgp_valla_net_free(&net);
+  const char *names[] = {"model", "loss"};
+  SEXP values[] = {m, PROTECT(Rf_ScalarReal(loss))};
+  SEXP out = sgp_r_named_list(2, names, values);
+  UNPROTECT(2);
+  return out;
+}
+
+/* valla_metrics(): regression (prob NULL): c(nll, crps, cqm) of (mu, var) at y;
+ * classification: c(accuracy, nll, ece, brier[, auc]) of prob (n x C) at labels
+ * y (0..C-1). */
+SEXP sgp_valla_metrics_r(SEXP y, SEXP mu, SEXP var, SEXP prob, SEXP bins)
+{
+  const int64_t n = XLENGTH(y);
+  const double *yv = REAL(y);
+  if (Rf_isNull(prob)) {
+    const char *names[] = {"nll", "crps", "cqm"};
+    SEXP v[] = {PROTECT(Rf_ScalarReal(sgp_valla_gauss_nll(n, yv, REAL(mu), REAL(var)))),
+                PROTECT(Rf_ScalarReal(sgp_valla_crps(n, yv, REAL(mu), REAL(var)))),
+                PROTECT(Rf_ScalarReal(sgp_valla_cqm(n, yv, REAL(mu), REAL(var), 0)))};
+    SEXP out = sgp_r_named_list(3, names, v);
+    UNPROTECT(3);
+    return out;
+  }
+  const int64_t C = Rf_ncols(prob);
+  const double *p = REAL(prob);
+  const char *names[] = {"accuracy", "nll", "ece", "brier", "auc"};
+  SEXP v[] = {PROTECT(Rf_ScalarReal(sgp_valla_accuracy(n, C, p, yv))),
+              PROTECT(Rf_ScalarReal(sgp_valla_class_nll(n, C, p, yv))),
+              PROTECT(Rf_ScalarReal(sgp_valla_ece(n, C, p, yv, Rf_asInteger(bins)))),
+              PROTECT(Rf_ScalarReal(sgp_valla_brier(n, C, p, yv))),
+              PROTECT(Rf_ScalarReal(C == 2 ? sgp_valla_auc(n, p + n, yv) : NA_REAL))};
+  SEXP out = sgp_r_named_list(C == 2 ? 5 : 4, names, v);
+  UNPROTECT(5);
+  return out;
+}

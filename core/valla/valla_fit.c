@@ -1,0 +1,445 @@
+/* valla_fit.c -- sgp_valla_fit: argument checks, inducing points (per-class
+ * k-means, tags), then exact LLA, the closed form or the Adam loop over
+ * minibatches with `learn` masks and validation early stopping (spec §3.1, §3.2). */
+#include "valla/valla.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
+                      sgp_cmat Xv, sgp_cmat yv, const sgp_valla_opts *o)
+{
+  const int64_t C = net->width[net->n_layers], N = X.rows;
+  int st;
+  if ((st = sgp_check_finite(ctx, "x", X))) return st;
+  if (X.cols != net->width[0])
+    return sgp_fail(ctx, SGP_EINVAL, "x has %lld columns but the network expects %lld inputs",
+                    (long long)X.cols, (long long)net->width[0]);
+  if (y.rows * y.cols != N || (y.rows != 1 && y.cols != 1))
+    return sgp_fail(ctx, SGP_EINVAL, "y must have one value per row of x (%lld)", (long long)N);
+  if ((st = sgp_check_finite(ctx, "y", y))) return st;
+  if (C > VALLA_MAX_C)
+    return sgp_fail(ctx, SGP_EINVAL, "model: at most %d network outputs are supported", VALLA_MAX_C);
+  switch (o->likelihood) {
+  case SGP_LIK_GAUSSIAN:
+    if (C != 1) return sgp_fail(ctx, SGP_EINVAL, "likelihood: gaussian needs a network with one output (has %lld)", (long long)C);
+    break;
+  case SGP_LIK_SOFTMAX:
+    if (C < 2) return sgp_fail(ctx, SGP_EINVAL, "likelihood: softmax needs at least 2 network outputs");
+    break;
+  case SGP_LIK_BERNOULLI:
+    if (C != 1) return sgp_fail(ctx, SGP_EINVAL, "likelihood: bernoulli needs one logit output");
+    break;
+  default: return sgp_fail(ctx, SGP_EINVAL, "likelihood must be gaussian, softmax or bernoulli");
+  }
+  const int64_t K = o->likelihood == SGP_LIK_BERNOULLI ? 2 : C;
+  for (int pass = 0; pass < 2; pass++) {
+    sgp_cmat v = pass ? yv : y;
+    if (pass && !yv.data) break;
+    if (o->likelihood != SGP_LIK_GAUSSIAN)
+      for (int64_t i = 0; i < v.rows * v.cols; i++) {
+        const double t = v.data[i];
+        if (t != floor(t) || t < 0 || t > K - 1)
+          return sgp_fail(ctx, SGP_EINVAL, "%s: label %g at row %lld is outside 0..%lld",
+                          pass ? "validation$y" : "y", t, (long long)(i + 1), (long long)(K - 1));
+      }
+  }
+  if (Xv.data) {
+    if ((st = sgp_check_finite(ctx, "validation$x", Xv))) return st;
+    if (Xv.cols != X.cols) return sgp_fail(ctx, SGP_EINVAL, "validation$x must have %lld columns", (long long)X.cols);
+    if (!yv.data || yv.rows * yv.cols != Xv.rows)
+      return sgp_fail(ctx, SGP_EINVAL, "validation$y must have one value per row of validation$x");
+    if ((st = sgp_check_finite(ctx, "validation$y", yv))) return st;
+  }
+  const int64_t M = o->inducing.data ? o->inducing.rows : o->n_inducing;
+  if (o->method == SGP_VALLA_METHOD_VALLA || o->method == SGP_VALLA_METHOD_ELLA) {
+    if (M < 1) return sgp_fail(ctx, SGP_EINVAL, "inducing must be at least 1");
+    if (!o->inducing.data && M > N)
+      return sgp_fail(ctx, SGP_EINVAL, "inducing (%lld) must not exceed the number of rows of x (%lld)",
+                      (long long)M, (long long)N);
+    if (o->likelihood != SGP_LIK_GAUSSIAN && !o->inducing.data && M < K)
+      return sgp_fail(ctx, SGP_EINVAL, "inducing (%lld) must be at least the number of classes (%lld)",
+                      (long long)M, (long long)K);
+    if (o->inducing.data) {
+      if ((st = sgp_check_finite(ctx, "inducing", o->inducing))) return st;
+      if (o->inducing.cols != X.cols)
+        return sgp_fail(ctx, SGP_EINVAL, "inducing must have %lld columns", (long long)X.cols);
+      if (o->inducing_tags)
+        for (int64_t m = 0; m < M; m++)
+          if (o->inducing_tags[m] < 0 || o->inducing_tags[m] >= C)
+            return sgp_fail(ctx, SGP_EINVAL, "inducing_tags[%lld] is outside 0..%lld", (long long)m, (long long)(C - 1));
+    }
+  }
+  if (!(o->prior_var > 0) || !isfinite(o->prior_var)) return sgp_fail(ctx, SGP_EINVAL, "prior_var must be positive and finite");
+  if (!isfinite(o->noise)) return sgp_fail(ctx, SGP_EINVAL, "noise must be finite");
+  if (!(o->lr > 0)) return sgp_fail(ctx, SGP_EINVAL, "lr must be positive");
+  if (!(o->alpha >= 0 && o->alpha <= 1)) return sgp_fail(ctx, SGP_EINVAL, "alpha must be in [0, 1]");
+  if (o->alpha != 1 && o->likelihood != SGP_LIK_GAUSSIAN)
+    return sgp_fail(ctx, SGP_EINVAL, "alpha other than 1 is only available for gaussian");
+  if (o->iterations < 0) return sgp_fail(ctx, SGP_EINVAL, "iterations must be >= 0");
+  if (o->batch_size < 1) return sgp_fail(ctx, SGP_EINVAL, "batch_size must be >= 1");
+  if (o->eval_every < 1) return sgp_fail(ctx, SGP_EINVAL, "eval_every must be >= 1");
+  if (o->patience < 1) return sgp_fail(ctx, SGP_EINVAL, "patience must be >= 1");
+  if (o->method == SGP_VALLA_METHOD_ELLA && o->ella_rank < 1)
+    return sgp_fail(ctx, SGP_EINVAL, "ella_rank must be >= 1");
+  if (!(o->jitter >= 0)) return sgp_fail(ctx, SGP_EINVAL, "jitter must be >= 0");
+  if (!(o->val_frac >= 0 && o->val_frac < 1)) return sgp_fail(ctx, SGP_EINVAL, "val_frac must be in [0, 1)");
+  if (!(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1) || !(o->adam_eps > 0))
+    return sgp_fail(ctx, SGP_EINVAL, "beta1, beta2 must be in [0, 1) and adam_eps positive");
+  if (o->method == SGP_VALLA_METHOD_LLA && N * C > o->lla_max)
+    return sgp_fail(ctx, SGP_EINVAL, "method = \"lla\" needs N*C (%lld) <= lla_max (%lld)",
+                    (long long)(N * C), (long long)o->lla_max);
+  return SGP_OK;
+}
+
+/* Inducing inputs and tags: user locations, or k-means (per class for classification). */
+static int init_inducing(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
+                         const sgp_valla_opts *o)
+{
+  const int64_t D = fit->D, N = X.rows;
+  if (o->inducing.data) {
+    fit->M = o->inducing.rows;
+    fit->Z = sgp_alloc(fit->M * D);
+    fit->tags = (int *)malloc((size_t)fit->M * sizeof(int));
+    if (!fit->Z || !fit->tags) return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
+    for (int64_t m = 0; m < fit->M; m++) {
+      fit->tags[m] = o->inducing_tags ? o->inducing_tags[m] : (int)(m % fit->C);
+      for (int64_t j = 0; j < D; j++) fit->Z[m + fit->M * j] = o->inducing.data[m + o->inducing.ld * j];
+    }
+    return SGP_OK;
+  }
+  const int64_t M = o->n_inducing;
+  if (fit->likelihood == SGP_LIK_GAUSSIAN) {
+    fit->M = M;
+    fit->Z = sgp_alloc(M * D);
+    fit->tags = (int *)calloc((size_t)M, sizeof(int));
+    if (!fit->Z || !fit->tags) return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
+    return valla_kmeans(ctx, X, NULL, N, M, (int)o->kmeans_iter, o->kmeans_max, fit->Z, M);
+  }
+  const int64_t K = fit->n_class, per = M / K;
+  int64_t *rows = (int64_t *)malloc((size_t)N * sizeof(int64_t)), *cnt = (int64_t *)calloc((size_t)K, sizeof(int64_t));
+  if (!rows || !cnt) { free(rows); free(cnt); return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); }
+  for (int64_t i = 0; i < N; i++) cnt[(int64_t)y.data[i]]++;
+  int64_t Mt = 0;
+  for (int64_t c = 0; c < K; c++) Mt += cnt[c] < per ? cnt[c] : per;
+  fit->M = Mt;
+  fit->Z = sgp_alloc(Mt * D);
+  fit->tags = (int *)malloc((size_t)(Mt > 0 ? Mt : 1) * sizeof(int));
+  int st = (!fit->Z || !fit->tags) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory") : SGP_OK;
+  int64_t off = 0;
+  for (int64_t c = 0; c < K && !st; c++) {
+    int64_t nc = 0;
+    for (int64_t i = 0; i < N; i++) if ((int64_t)y.data[i] == c) rows[nc++] = i;
+    const int64_t k = nc < per ? nc : per;
+    if (k == 0) continue;
+    double *cent = sgp_alloc(k * D);
+    if (!cent) { st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); break; }
+    if (k == nc) /* a class with fewer points contributes all of them */
+      for (int64_t m = 0; m < k; m++) for (int64_t j = 0; j < D; j++) cent[m + k * j] = X.data[rows[m] + X.ld * j];
+    else
+      st = valla_kmeans(ctx, X, rows, nc, k, (int)o->kmeans_iter, o->kmeans_max, cent, k);
+    for (int64_t m = 0; m < k && !st; m++) {
+      fit->tags[off + m] = fit->likelihood == SGP_LIK_BERNOULLI ? 0 : (int)c;
+      for (int64_t j = 0; j < D; j++) fit->Z[off + m + Mt * j] = cent[m + k * j];
+    }
+    off += k;
+    free(cent);
+  }
+  free(rows); free(cnt);
+  return st;
+}
+
+/* Rows [i0, i0+n) of idx gathered from X, y into Xb (n x D), yb. */
+static void gather(sgp_cmat X, sgp_cmat y, const int64_t *idx, int64_t n, double *Xb, double *yb)
+{
+  for (int64_t j = 0; j < X.cols; j++)
+    for (int64_t i = 0; i < n; i++) Xb[i + n * j] = X.data[idx[i] + X.ld * j];
+  for (int64_t i = 0; i < n; i++) yb[i] = y.data[idx[i] * (y.rows == 1 ? y.ld : 1)];
+}
+
+static void shuffle(sgp_rng *rng, int64_t *a, int64_t n)
+{
+  for (int64_t i = n - 1; i > 0; i--) {
+    int64_t j = (int64_t)(sgp_rng_uniform(rng) * (double)(i + 1));
+    if (j > i) j = i;
+    const int64_t t = a[i]; a[i] = a[j]; a[j] = t;
+  }
+}
+
+/* Parameter vector: lower triangle of L (column by column), omega0, rho, Z. */
+static int64_t n_params(const sgp_valla_fit_t *f) { return f->M * (f->M + 1) / 2 + 2 + f->M * f->D; }
+
+static void pack(const sgp_valla_fit_t *f, const double *dL, double dw, double dr, const double *dZ,
+                 double *x)
+{
+  int64_t p = 0;
+  for (int64_t j = 0; j < f->M; j++) for (int64_t i = j; i < f->M; i++) x[p++] = dL[i + f->M * j];
+  x[p++] = dw;
+  x[p++] = dr;
+  for (int64_t k = 0; k < f->M * f->D; k++) x[p++] = dZ ? dZ[k] : 0.0;
+}
+
+static void unpack(sgp_valla_fit_t *f, const double *x)
+{
+  int64_t p = 0;
+  for (int64_t j = 0; j < f->M; j++) for (int64_t i = j; i < f->M; i++) f->L[i + f->M * j] = x[p++];
+  f->log_sigma0 = x[p++];
+  f->log_noise = x[p++];
+  for (int64_t k = 0; k < f->M * f->D; k++) f->Z[k] = x[p++];
+}
+
+/* Phase-1 cache (fixed Z, spec §3.5): unscaled K0(X, Z) (N*C x M, row i + N*c),
+ * diag k0 (N*C), outputs (N x C) and K0_ZZ, computed once in tiles. */
+typedef struct { double *K, *kd, *G, *KZZ; } train_cache;
+
+static void train_cache_free(train_cache *t) { free(t->K); free(t->kd); free(t->G); free(t->KZZ); }
+
+static int train_cache_build(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, train_cache *t)
+{
+  const sgp_valla_net *net = &fit->net;
+  const int64_t N = X.rows, C = fit->C, M = fit->M, T = N < 1024 ? N : 1024;
+  valla_cache cZ;
+  memset(&cZ, 0, sizeof cZ);
+  t->K = sgp_alloc(N * C * M); t->kd = sgp_alloc(N * C); t->G = sgp_alloc(N * C); t->KZZ = sgp_alloc(M * M);
+  double *Kt = sgp_alloc(T * C * M), *dt = sgp_alloc(T * C);
+  int st = (!t->K || !t->kd || !t->G || !t->KZZ || !Kt || !dt)
+               ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory for the kernel cache") : SGP_OK;
+  if (!st) st = valla_cache_build(ctx, net, sgp_cmat_of(fit->Z, M, fit->D), fit->tags, &cZ);
+  if (!st) st = valla_ntk_cross(ctx, net, &cZ, &cZ, fit->layers, t->KZZ, M);
+  for (int64_t i0 = 0; i0 < N && !st; i0 += T) {
+    if ((st = sgp_poll_interrupt(ctx))) break;
+    const int64_t nt = N - i0 < T ? N - i0 : T, nr = nt * C;
+    sgp_cmat Xt = {X.data + i0, nt, X.cols, X.ld};
+    valla_cache cB;
+    if ((st = valla_cache_build(ctx, net, Xt, NULL, &cB))) break;
+    st = valla_ntk_cross(ctx, net, &cB, &cZ, fit->layers, Kt, nr);
+    valla_ntk_diag(ctx, net, &cB, fit->layers, dt);
+    for (int64_t c = 0; c < C && !st; c++)
+      for (int64_t i = 0; i < nt; i++) {
+        const int64_t r = i + nt * c, R = i0 + i + N * c;
+        for (int64_t m = 0; m < M; m++) t->K[R + N * C * m] = Kt[r + nr * m];
+        t->kd[R] = dt[r];
+        t->G[R] = cB.G[r];
+      }
+    valla_cache_free(net, &cB);
+  }
+  if (cZ.A) valla_cache_free(net, &cZ);
+  free(Kt); free(dt);
+  return st;
+}
+
+/* Batch rows idx[0..nb) of the cache into K0BZ (nb*C x M), kd0, G (nb x C). */
+static void train_cache_gather(const train_cache *t, int64_t N, int64_t C, int64_t M,
+                               const int64_t *idx, int64_t nb, double *K, double *kd, double *G)
+{
+  for (int64_t c = 0; c < C; c++)
+    for (int64_t i = 0; i < nb; i++) {
+      const int64_t r = i + nb * c, R = idx[i] + N * c;
+      for (int64_t m = 0; m < M; m++) K[r + nb * C * m] = t->K[R + N * C * m];
+      kd[r] = t->kd[R];
+      G[r] = t->G[R];
+    }
+}
+
+static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
+                     sgp_cmat yv, const sgp_valla_opts *o)
+{
+  const int64_t N = X.rows, M = fit->M, D = fit->D, P = n_params(fit);
+  const int64_t nb = o->batch_size < N ? o->batch_size : N;
+  const unsigned learn = o->learn & (fit->likelihood == SGP_LIK_GAUSSIAN ? 15u : 7u);
+  const int want_z = (learn & SGP_VALLA_LEARN_INDUCING) != 0;
+  valla_adam adam;
+  memset(&adam, 0, sizeof adam);
+  double *x = sgp_alloc(P), *gx = sgp_alloc(P), *best = sgp_alloc(P), *Xb = sgp_alloc(nb * D),
+         *yb = sgp_alloc(nb), *dL = sgp_alloc(M * M), *dZ = want_z ? sgp_alloc(M * D) : NULL;
+  unsigned char *mask = (unsigned char *)calloc((size_t)P, 1);
+  int64_t *perm = (int64_t *)malloc((size_t)N * sizeof(int64_t));
+  fit->trace_obj = sgp_alloc(o->iterations > 0 ? o->iterations : 1);
+  const int64_t max_eval = o->iterations / o->eval_every + 2;
+  fit->trace_val = sgp_alloc(max_eval);
+  fit->trace_val_iter = (int64_t *)malloc((size_t)max_eval * sizeof(int64_t));
+  int st = (!x || !gx || !best || !Xb || !yb || !dL || (want_z && !dZ) || !mask || !perm ||
+            !fit->trace_obj || !fit->trace_val || !fit->trace_val_iter)
+               ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the optimizer") : SGP_OK;
+  if (!st) st = valla_adam_init(ctx, &adam, P, o->lr, o->beta1, o->beta2, o->adam_eps);
+  if (st) goto done;
+  {
+    int64_t p = 0;
+    const int64_t nl = M * (M + 1) / 2;
+    for (; p < nl; p++) mask[p] = (learn & SGP_VALLA_LEARN_A) != 0;
+    mask[p++] = (learn & SGP_VALLA_LEARN_PRIOR_VAR) != 0;
+    mask[p++] = (learn & SGP_VALLA_LEARN_NOISE) != 0;
+    for (; p < P; p++) mask[p] = want_z;
+  }
+  /* fixed Z: cache the training kernels once when they fit in cache_max_bytes */
+  train_cache tc;
+  memset(&tc, 0, sizeof tc);
+  double *cK = NULL, *ckd = NULL, *cG = NULL;
+  const int64_t C = fit->C;
+  const double need = 8.0 * (double)(N * C) * (double)(M + 2) + 8.0 * (double)(nb * C) * (double)(M + 2);
+  const int cached = !want_z && need <= (double)o->cache_max_bytes;
+  if (cached) {
+    cK = sgp_alloc(nb * C * M); ckd = sgp_alloc(nb * C); cG = sgp_alloc(nb * C);
+    st = (!cK || !ckd || !cG) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory for the kernel cache")
+                              : train_cache_build(ctx, fit, X, &tc);
+    if (st) goto done_cache;
+  }
+  for (int64_t i = 0; i < N; i++) perm[i] = i;
+  int64_t pos = N; /* forces a shuffle at the first iteration */
+  double prev_val = INFINITY, best_val = INFINITY;
+  int64_t worse = 0;
+  const int have_val = Xv.data != NULL && Xv.rows > 0;
+  valla_grad g;
+  memset(&g, 0, sizeof g);
+  g.dL = dL;
+  g.dZ = dZ;
+  pack(fit, fit->L, fit->log_sigma0, fit->log_noise, fit->Z, x);
+  memcpy(best, x, (size_t)P * sizeof(double));
+  for (int64_t it = 1; it <= o->iterations; it++) {
+    if ((st = sgp_poll_interrupt(ctx))) break;
+    if (pos + nb > N) { shuffle(&ctx->rng, perm, N); pos = 0; }
+    gather(X, y, perm + pos, nb, Xb, yb);
+    pos += nb;
+    double val = 0;
+    int64_t cl = 0;
+    valla_kernels pre = {nb, cK, ckd, tc.KZZ, cG};
+    if (cached) train_cache_gather(&tc, N, C, M, perm + pos - nb, nb, cK, ckd, cG);
+    if ((st = valla_objective_k(ctx, fit, sgp_cmat_of(Xb, nb, D), cached ? &pre : NULL,
+                                sgp_cmat_of(yb, nb, 1), &val, &g, &cl)))
+      break;
+    fit->clamps += cl;
+    fit->trace_obj[it - 1] = val;
+    fit->iterations = it;
+    pack(fit, dL, g.d_log_sigma0, g.d_log_noise, dZ, gx);
+    valla_adam_step(&adam, x, gx, mask);
+    unpack(fit, x);
+    if (have_val && (it - 1) % o->eval_every == 0) {
+      double nll = 0;
+      if ((st = valla_fit_finalize(ctx, fit, X))) break;
+      if ((st = valla_nll(ctx, fit, Xv, yv, &nll))) break;
+      fit->trace_val[fit->n_eval] = nll;
+      fit->trace_val_iter[fit->n_eval++] = it;
+      if (nll < best_val) { best_val = nll; memcpy(best, x, (size_t)P * sizeof(double)); fit->best_iteration = it; }
+      worse = nll > prev_val ? worse + 1 : 0;
+      prev_val = nll;
+      if (worse >= o->patience) { fit->stopped_early = 1; break; }
+    }
+    if (it % 100 == 0) sgp_progress(ctx, "valla", (double)it / (double)o->iterations);
+  }
+  if (!st && have_val && o->restore_best && fit->n_eval > 0) unpack(fit, best);
+  if (!st && !have_val) fit->best_iteration = fit->iterations;
+  fit->kernel_cache = cached;
+done_cache:
+  train_cache_free(&tc);
+  free(cK); free(ckd); free(cG);
+done:
+  valla_adam_free(&adam);
+  free(x); free(gx); free(best); free(Xb); free(yb); free(dL); free(dZ); free(mask); free(perm);
+  return st;
+}
+
+int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
+                  sgp_cmat X_val, sgp_cmat y_val, const sgp_valla_opts *o, sgp_valla_fit_t **out)
+{
+  *out = NULL;
+  int st = check_args(ctx, net, X, y, X_val, y_val, o);
+  if (st) return st;
+  sgp_valla_fit_t *fit = (sgp_valla_fit_t *)calloc(1, sizeof *fit);
+  if (!fit) return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
+  int64_t *idx = NULL;
+  double *Xtr = NULL, *ytr = NULL, *Xva = NULL, *yva = NULL;
+  if ((st = sgp_valla_net_copy(ctx, net, &fit->net))) goto fail;
+  fit->likelihood = o->likelihood;
+  fit->method = o->method;
+  fit->D = X.cols;
+  fit->C = net->width[net->n_layers];
+  fit->n_class = o->likelihood == SGP_LIK_BERNOULLI ? 2 : fit->C;
+  fit->alpha = o->alpha;
+  fit->y_mean = 0.0;
+  fit->y_sd = 1.0;
+  if (o->layers) {
+    fit->layers = (int *)malloc((size_t)net->n_layers * sizeof(int));
+    if (!fit->layers) { st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto fail; }
+    memcpy(fit->layers, o->layers, (size_t)net->n_layers * sizeof(int));
+  }
+  const int64_t N = X.rows;
+  if (o->likelihood == SGP_LIK_GAUSSIAN && o->standardize_y) {
+    double m = 0, v = 0;
+    for (int64_t i = 0; i < N; i++) m += y.data[i];
+    m /= (double)N;
+    for (int64_t i = 0; i < N; i++) v += (y.data[i] - m) * (y.data[i] - m);
+    v = sqrt(v / (double)N);
+    fit->y_mean = m;
+    fit->y_sd = v > 0 ? v : 1.0;
+  }
+  fit->log_sigma0 = 0.5 * log(o->prior_var);
+  fit->log_noise = o->noise > 0 ? log(o->noise / (fit->y_sd * fit->y_sd)) : -5.0;
+
+  /* training / validation split */
+  sgp_cmat Xt = X, yt = y, Xv = X_val, yv = y_val;
+  const int use_adam = o->method == SGP_VALLA_METHOD_VALLA && !o->closed_form && o->iterations > 0;
+  if (use_adam && !X_val.data && o->val_frac > 0) {
+    int64_t nv = (int64_t)floor(o->val_frac * (double)N);
+    if (nv >= 1 && N - nv >= 1) {
+      idx = (int64_t *)malloc((size_t)N * sizeof(int64_t));
+      Xtr = sgp_alloc((N - nv) * fit->D); ytr = sgp_alloc(N - nv);
+      Xva = sgp_alloc(nv * fit->D); yva = sgp_alloc(nv);
+      if (!idx || !Xtr || !ytr || !Xva || !yva) { st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto fail; }
+      for (int64_t i = 0; i < N; i++) idx[i] = i;
+      shuffle(&ctx->rng, idx, N);
+      gather(X, y, idx, nv, Xva, yva);
+      gather(X, y, idx + nv, N - nv, Xtr, ytr);
+      Xt = sgp_cmat_of(Xtr, N - nv, fit->D); yt = sgp_cmat_of(ytr, N - nv, 1);
+      Xv = sgp_cmat_of(Xva, nv, fit->D); yv = sgp_cmat_of(yva, nv, 1);
+      sgp_say(ctx, "valla: holding out %lld training points for validation (optimistic if the "
+                   "network was trained on them)", (long long)nv);
+    }
+  }
+  if (use_adam && Xv.data && o->val_max > 0 && Xv.rows > o->val_max) {
+    const int64_t nv = Xv.rows;
+    int64_t *vi = (int64_t *)malloc((size_t)nv * sizeof(int64_t));
+    double *Xs = sgp_alloc(o->val_max * fit->D), *ys = sgp_alloc(o->val_max);
+    if (!vi || !Xs || !ys) { free(vi); free(Xs); free(ys); st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto fail; }
+    for (int64_t i = 0; i < nv; i++) vi[i] = i;
+    shuffle(&ctx->rng, vi, nv);
+    gather(Xv, yv, vi, o->val_max, Xs, ys);
+    free(vi); free(Xva); free(yva);
+    Xva = Xs; yva = ys;
+    Xv = sgp_cmat_of(Xva, o->val_max, fit->D); yv = sgp_cmat_of(yva, o->val_max, 1);
+  }
+  fit->N = Xt.rows;
+
+  if (o->method == SGP_VALLA_METHOD_LLA) {
+    st = valla_lla_exact(ctx, fit, Xt);
+  } else if (o->method == SGP_VALLA_METHOD_ELLA) {
+    st = o->inducing.data ? init_inducing(ctx, fit, Xt, yt, o)
+                          : valla_ella_pick(ctx, fit, Xt, o->n_inducing);
+    if (!st) st = valla_ella(ctx, fit, Xt, o->ella_rank);
+  } else {
+    if ((st = init_inducing(ctx, fit, Xt, yt, o))) goto fail;
+    fit->L = sgp_calloc(fit->M * fit->M);
+    if (!fit->L) { st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto fail; }
+    for (int64_t i = 0; i < fit->M; i++) fit->L[i + fit->M * i] = 1.0;
+    if (o->closed_form) {
+      st = valla_closed_form(ctx, fit, Xt, o->jitter);
+    } else {
+      if (o->init_A == SGP_VALLA_INIT_CLOSED_FORM) { /* warm start L = chol(A* + eps I) */
+        if ((st = valla_closed_form(ctx, fit, Xt, o->jitter))) goto fail;
+        free(fit->P2);
+        fit->P2 = NULL;
+        fit->closed_form = 0;
+      }
+      if (use_adam && (st = adam_loop(ctx, fit, Xt, yt, Xv, yv, o))) goto fail;
+      st = valla_fit_finalize(ctx, fit, Xt);
+    }
+  }
+  if (st) goto fail;
+  free(idx); free(Xtr); free(ytr); free(Xva); free(yva);
+  *out = fit;
+  return SGP_OK;
+fail:
+  free(idx); free(Xtr); free(ytr); free(Xva); free(yva);
+  sgp_valla_fit_free(fit);
+  return st;
+}

@@ -1,0 +1,18 @@
+/* valla_lik.h -- per-point likelihood terms of the VaLLA objective (valla_lik.c). */
+#ifndef SGP_VALLA_LIK_H
+#define SGP_VALLA_LIK_H
+
+#include "valla/valla.h"
+
+/* e_i for one point: outputs g (C values, stride gs), latent variances v (stride
+ * vs), target y (regression, standardized) or label, noise variance s (Gaussian).
+ * dv (stride dvs, may be NULL) receives de/dv_c; ds (may be NULL) s * de/ds at
+ * fixed v. Bernoulli: one logit output, y in {0, 1}. */
+double valla_lik_term(sgp_likelihood lik, double alpha, int64_t C, const double *g,
+                      int64_t gs, const double *v, int64_t vs, double y, double s,
+                      double *dv, int64_t dvs, double *ds);
+/* Probit class probabilities (softmax: C of them; Bernoulli: 2, P(0), P(1)). */
+void valla_probit_prob(sgp_likelihood lik, int64_t C, const double *g, int64_t gs,
+                       const double *v, int64_t vs, double *p, int64_t ps);
+
+#endif
