@@ -325,6 +325,178 @@ int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_c
                          sgp_cmat root, const sgp_kernel *kernel, sgp_likelihood likelihood,
                          double noise);
 
+/* ---- ski_gsgp ---- */
+/* Structured kernel interpolation on a regular grid (spec shared/spec/ski_gsgp.md).
+ * Grid vectors are stored first dimension fastest, g = i_1 + m_1 (i_2 + ...), so
+ * R's array(v, dim = grid_size) reshapes them. The internals (K_G operators,
+ * solvers, LOVE) are declared in core/ski/ski.h; the shims need only this. */
+
+#define SGP_SKI_MAX_D 8
+
+/* interpolation: cubic convolution (Keys, a = -1/2; 4 taps per dimension) or
+ * linear (2 taps per dimension). */
+typedef enum { SGP_SKI_CUBIC = 0, SGP_SKI_LINEAR = 1 } sgp_ski_interpolation;
+
+/* bounds_policy: what to do with a point outside the valid range of the grid
+ * (cubic 1 <= t_j <= m_j - 2, linear 0 <= t_j <= m_j - 1, t_j = (x_j - lo_j)/h_j).
+ *  ERROR    (default) SGP_EINVAL naming `x`, its row and column;
+ *  TRUNCATE taps that fall outside the grid are dropped (index -1, weight 0);
+ *           the remaining weights no longer sum to 1 (authors' reference code);
+ *  CLAMP    t_j is clamped into the valid range (the nearest valid position);
+ *  DROP     the whole point is dropped: every tap has index -1 and weight 0.
+ * Non-finite coordinates are an error under every policy. */
+typedef enum {
+  SGP_SKI_BOUNDS_ERROR = 0,
+  SGP_SKI_BOUNDS_TRUNCATE = 1,
+  SGP_SKI_BOUNDS_CLAMP = 2,
+  SGP_SKI_BOUNDS_DROP = 3
+} sgp_ski_bounds_policy;
+
+/* A regular grid: m[j] points in dimension j at lo[j] + i h[j], i = 0..m[j]-1
+ * (grid_size = m; grid_bounds[j, ] = (lo[j], lo[j] + (m[j] - 1) h[j])).
+ * Entries at j >= d are unused. h[j] is 1 where m[j] = 1. */
+typedef struct {
+  int d;
+  int64_t m[SGP_SKI_MAX_D];
+  double lo[SGP_SKI_MAX_D], h[SGP_SKI_MAX_D];
+} sgp_ski_grid;
+
+typedef enum { SGP_SKI_METHOD_GSGP = 0, SGP_SKI_METHOD_SKI = 1 } sgp_ski_method;
+typedef enum {
+  SGP_SKI_VARIANCE_NONE = 0,
+  SGP_SKI_VARIANCE_LANCZOS = 1,
+  SGP_SKI_VARIANCE_EXACT = 2
+} sgp_ski_variance;
+
+/* Options of ski_gsgp (same names in R and Octave). The seed of the probes,
+ * threads, backend and verbosity live in sgp_ctx. */
+typedef struct {
+  int64_t grid_size[SGP_SKI_MAX_D]; /* points per dimension; 0 = automatic (spec §8.2) */
+  const double *grid_bounds;        /* d-by-2 (lower, upper; both are grid points);
+                                       NULL = data range plus grid_pad cells */
+  int grid_pad;                     /* < 0 (default): 2 cells cubic, 1 linear */
+  int64_t max_grid_points;          /* cap of the automatic size; <= 0: 2^20 */
+  sgp_ski_interpolation interpolation; /* CUBIC */
+  sgp_ski_bounds_policy bounds_policy; /* ERROR */
+  sgp_kernel kernel;                /* default rbf, lengthscale NULL (= 1), outputscale 1 */
+  double noise;                     /* Gaussian noise variance; default 1 */
+  sgp_ski_method method;            /* GSGP (EFCG on grid statistics) or SKI (CG on n) */
+  double tol;                       /* relative residual of the solves; 0.01 */
+  int64_t max_iter;                 /* 1000 */
+  sgp_ski_variance variance;        /* NONE */
+  int64_t rank;                     /* Lanczos rank; <= 0: min(m, 256) */
+  int loglik;                       /* 0 */
+  int64_t probes;                   /* SLQ probes of the log-determinant; 30 */
+  uint64_t seed;                    /* seed of the probes (sketches are keyed by
+                                       seed, probe and global row); 1 */
+  int64_t slq_max_iter;             /* Krylov steps per probe; 100 */
+} sgp_ski_opts;
+
+void sgp_ski_opts_default(sgp_ski_opts *o);
+
+/* The grid of a fit: o->grid_size (0 entries chosen from n, d and the kernel's
+ * lengthscale) and o->grid_bounds (NULL: from data_range, d-by-2 min/max, with
+ * the pad). Errors name grid_size, grid_bounds, interpolation. */
+int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,
+                      sgp_ski_grid *out);
+
+/* Sufficient statistics (opaque; core/ski/ski.h): B = W'W as a stencil, W'y,
+ * W'1, y'y, sum y, n. */
+typedef struct sgp_ski_stats sgp_ski_stats;
+
+/* The statistics as plain arrays (what R lists and Octave structs hold). m grid
+ * points, S = (2 (2r - 1) + 1)^d stencil offsets (7^d cubic, 3^d linear):
+ * D[s + S g] = B[g, g + o_s] (column g of an S-by-m matrix) with offset o_s
+ * given by s = sum_j (o_j + R) P^j, P = 2R + 1, R = 3 cubic / 1 linear, and 0
+ * where g + o leaves the grid. Optional probe sketches for the log-likelihood:
+ * uz = W'Z (m-by-probes) of Rademacher probes keyed by (probe_seed, probe,
+ * global row), rhoz = sum z^2 (= n). */
+typedef struct {
+  sgp_ski_grid grid;
+  sgp_ski_interpolation interpolation;
+  int64_t m, S;
+  int64_t n;
+  double yy, ysum;
+  const double *uy, *u1;  /* m each */
+  const double *D;        /* m-by-S */
+  int64_t probes;         /* 0: no sketches */
+  uint64_t probe_seed;
+  double rhoz;
+  const double *uz;       /* m-by-probes (NULL when probes = 0) */
+} sgp_ski_stats_data;
+
+/* m and S of statistics on grid g (errors name grid_size, interpolation). */
+int sgp_ski_stats_shape(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                        int64_t *m, int64_t *S);
+/* Statistics of the rows of X (n-by-d), y (n) in one pass (o->interpolation,
+ * o->bounds_policy) and, when uz is not NULL, the o->probes probe sketches
+ * uz (m-by-probes, caller-allocated) with seed o->seed, and *rhoz. first_row:
+ * global index of X's first row (keys the probes; messages). */
+int sgp_ski_stats_compute(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o,
+                          sgp_cmat X, sgp_cmat y, int64_t first_row, sgp_ski_stats **out,
+                          double *uz, double *rhoz);
+/* Views of st's arrays (valid while st lives); the sketch fields are zeroed. */
+int sgp_ski_stats_export(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_stats_data *out);
+/* A validated copy of plain statistics (sizes consistent, values finite, B's
+ * diagonal non-negative, zero outside the grid, n >= 0); errors name `stats`
+ * and the field by its R/Octave name (yty, Wty, Wt1, WtW, Wtz for yy, uy, u1,
+ * D, uz).
+ * The sketch fields are checked too but not copied (the fit reads them). */
+int sgp_ski_stats_import(sgp_ctx *ctx, const sgp_ski_stats_data *in, sgp_ski_stats **out);
+/* dst += src; grids and interpolation must match (message names `stats`). */
+int sgp_ski_stats_merge(sgp_ctx *ctx, sgp_ski_stats *dst, const sgp_ski_stats *src);
+void sgp_ski_stats_free(sgp_ski_stats *st);
+
+/* Largest LOVE rank a fit may keep: min(m, o->rank), o->rank <= 0 -> min(m, 256). */
+int64_t sgp_ski_love_rank_max(const sgp_ski_opts *o, int64_t m);
+
+/* Output of sgp_ski_fit. Arrays are caller-allocated (NULL where not wanted). */
+typedef struct {
+  double *weights;        /* m: the grid mean cache a, mu(x*) = w(x*)' a (required) */
+  double *history;        /* max_iter + 1 relative residuals of the mean solve */
+  double *love_Ft;        /* variance LANCZOS: rank_max-by-m LOVE factor (F') */
+  double *love_c0;        /* variance LANCZOS: m, K_G e_0 (prior table) */
+  /* written by the fit */
+  int64_t love_rank;      /* rows of love_Ft in use (ld stays love_rank too) */
+  int64_t iterations;     /* mean solve iterations */
+  int converged;          /* mean solve met tol */
+  double rel_residual;    /* of the mean solve at exit */
+  double loglik, logdet, logdet_se, datafit; /* with o->loglik */
+  int64_t probes_used;
+  int loglik_converged;
+} sgp_ski_fit_result;
+
+/* Fits the posterior mean from the statistics: method GSGP by EFCG with grid
+ * work only; method SKI by CG on the n data (X, y needed: the rows the
+ * statistics came from). Builds the LOVE factor with variance LANCZOS and the
+ * SLQ log-likelihood with loglik (needs stats->probes > 0). Non-convergence is
+ * reported in res, not as an error. Errors name stats, x, y, noise,
+ * lengthscale, outputscale, tol, max_iter, rank, probes. */
+int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
+                sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res);
+
+/* One shot from the data: the statistics of X (n-by-d), y (n) on the grid g
+ * (from sgp_ski_make_grid; m from sgp_ski_stats_shape sizes res's arrays), with
+ * o->probes sketches when o->loglik, then sgp_ski_fit. The statistics are
+ * freed; use sgp_ski_stats_compute + sgp_ski_stats_export to keep them. */
+int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, sgp_cmat X,
+                   sgp_cmat y, sgp_ski_fit_result *res);
+
+typedef struct {
+  int64_t iterations;     /* exact variances: the most any point needed */
+  int converged;          /* exact variances: every point met tol (else 1) */
+  double rel_residual;    /* the worst */
+} sgp_ski_predict_info;
+
+/* Predictive mean (t) at the rows of Xs from the fit's weights, and, unless
+ * var is NULL or o->variance is NONE, the latent (noise-free) variance (t,
+ * >= 0): LANCZOS from love_Ft (love_rank-by-m) and love_c0; EXACT by one
+ * grid-size solve per point from the statistics. Errors name xtest, stats. */
+int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
+                    const double *weights, const double *love_Ft, const double *love_c0,
+                    int64_t love_rank, sgp_cmat Xs, double *mean, double *var,
+                    sgp_ski_predict_info *info);
+
 /* ---------------------------------------------------------------- valla ---- */
 /* VaLLA (spec shared/spec/valla.md): variational linearized Laplace for a
  * pre-trained MLP, with exact LLA and ELLA baselines, a small MAP trainer and

@@ -12,42 +12,14 @@
  * coordinates lo_j + i_j h_j. Dimensions are numbered from 0 in C and from 1 in
  * error messages (they name the R/Octave arguments).
  *
- * The types below are meant to move to core/include/sgp.h with the public
- * ski_gsgp entry points; until then they live here. */
+ * The types and entry points the shims need are public (core/include/sgp.h). */
 #ifndef SGP_SKI_H
 #define SGP_SKI_H
 
 #include "sgp_internal.h"
 
-#define SGP_SKI_MAX_D 8
-
-/* interpolation: cubic convolution (Keys, a = -1/2; 4 taps per dimension) or
- * linear (2 taps per dimension). */
-typedef enum { SGP_SKI_CUBIC = 0, SGP_SKI_LINEAR = 1 } sgp_ski_interpolation;
-
-/* bounds_policy: what to do with a point outside the valid range of the grid
- * (cubic 1 <= t_j <= m_j - 2, linear 0 <= t_j <= m_j - 1, t_j = (x_j - lo_j)/h_j).
- *  ERROR    (default) SGP_EINVAL naming `x`, its row and column;
- *  TRUNCATE taps that fall outside the grid are dropped (index -1, weight 0);
- *           the remaining weights no longer sum to 1 (authors' reference code);
- *  CLAMP    t_j is clamped into the valid range (the nearest valid position);
- *  DROP     the whole point is dropped: every tap has index -1 and weight 0.
- * Non-finite coordinates are an error under every policy. */
-typedef enum {
-  SGP_SKI_BOUNDS_ERROR = 0,
-  SGP_SKI_BOUNDS_TRUNCATE = 1,
-  SGP_SKI_BOUNDS_CLAMP = 2,
-  SGP_SKI_BOUNDS_DROP = 3
-} sgp_ski_bounds_policy;
-
-/* A regular grid: m[j] points in dimension j at lo[j] + i h[j], i = 0..m[j]-1
- * (grid_size = m; grid_bounds[j, ] = (lo[j], lo[j] + (m[j] - 1) h[j])).
- * Entries at j >= d are unused. h[j] is 1 where m[j] = 1. */
-typedef struct {
-  int d;
-  int64_t m[SGP_SKI_MAX_D];
-  double lo[SGP_SKI_MAX_D], h[SGP_SKI_MAX_D];
-} sgp_ski_grid;
+/* SGP_SKI_MAX_D, sgp_ski_interpolation, sgp_ski_bounds_policy and sgp_ski_grid
+ * are public: core/include/sgp.h (ski_gsgp section). */
 
 /* ------------------------------------------------------------ ski_grid.c */
 
@@ -202,7 +174,7 @@ int sgp_ski_grid_op_circulant(const sgp_op *op, sgp_ski_circulant *c);
  * identical for any chunking and thread count (merge adds, so merged
  * statistics equal one pass up to rounding). The struct is visible to the
  * core and the tests; treat it as read-only outside ski_stats.c. */
-typedef struct sgp_ski_stats {
+struct sgp_ski_stats {  /* typedef in sgp.h */
   sgp_ski_grid grid;
   sgp_ski_interpolation interp;
   int R;              /* stencil half-width 2r - 1 */
@@ -214,7 +186,7 @@ typedef struct sgp_ski_stats {
   int *off;           /* S-by-d offset components, off[s d + j] = o_j */
   int64_t *delta;     /* S flattened grid offsets sum_j o_j stride_j */
   int64_t *tap_code;  /* T: sum_j a_j P^j for tap t = (a_1, ..., a_d) */
-} sgp_ski_stats;
+};
 
 /* Empty statistics for a grid and interpolation (grid and minimum sizes
  * checked; messages name grid_size / interpolation). */

@@ -1,0 +1,271 @@
+# ski_gsgp's grid and sufficient statistics as plain R data: they survive
+# saveRDS/readRDS, travel between worker processes and are merged by adding.
+
+ski_interpolations <- c("cubic", "linear")
+ski_bounds_policies <- c("error", "truncate", "clamp", "drop")
+
+#' Grid of a structured kernel interpolation (SKI) model
+#'
+#' A regular grid for \code{\link{ski_stats}} and \code{\link{ski_gsgp}}:
+#' \code{size[j]} equally spaced points per dimension that include both
+#' bounds, \code{lo + (0:(m - 1)) * (hi - lo) / (m - 1)}.
+#'
+#' Defaults (when \code{grid_size} or \code{grid_bounds} is \code{NULL}): the
+#' bounds are the data range plus \code{grid_pad} cells on each side (2 cells
+#' for cubic, 1 for linear interpolation), so every datum can be
+#' interpolated; the size resolves the kernel (spacing at most a third of the
+#' lengthscale) when \code{lengthscale} is given, else it is about
+#' \eqn{n^{1/d}} per dimension, rounded up to an FFT-friendly number and capped
+#' at \eqn{2^{20}} grid points. Chunks that are to be merged must share one
+#' grid: make it once from the whole data range (\code{range}).
+#'
+#' @param x n-by-d data matrix (a vector is one dimension); only its range
+#'   and row count are used. May be \code{NULL} when \code{range} is given.
+#' @param grid_size points per dimension (one value for all, or d values).
+#' @param grid_bounds d-by-2 matrix of lower and upper grid bounds (a length-2
+#'   vector when d = 1).
+#' @param interpolation \code{"cubic"} (Keys cubic convolution, 4^d taps per
+#'   point) or \code{"linear"} (2^d taps).
+#' @param lengthscale optional kernel lengthscale(s) for the default size.
+#' @param range d-by-2 matrix of the data range (min, max) instead of
+#'   \code{x}, e.g. known before the data is read chunk by chunk.
+#' @param n number of data points (for the default size without
+#'   \code{lengthscale}); default \code{nrow(x)}.
+#' @param grid_pad cells of padding of the default bounds (default 2 cubic,
+#'   1 linear).
+#' @return A list of class \code{ski_grid}: \code{size} (integer d),
+#'   \code{bounds} (d-by-2) and \code{interpolation}.
+#' @examples
+#' g <- ski_grid(runif(100), grid_size = 30)
+#' g$bounds
+#' ski_grid(range = rbind(c(0, 1), c(-2, 2)), grid_size = c(20, 40))$size
+#' @export
+ski_grid <- function(x = NULL, grid_size = NULL, grid_bounds = NULL, interpolation = "cubic",
+                     lengthscale = NULL, range = NULL, n = NULL, grid_pad = NULL) {
+  ski_grid_impl(x, grid_size, grid_bounds, interpolation, lengthscale, range, n, grid_pad,
+                "ski_grid")
+}
+
+# fn: the user-facing function named in errors (ski_gsgp calls this too).
+ski_grid_impl <- function(x, grid_size, grid_bounds, interpolation, lengthscale, range, n,
+                          grid_pad, fn) {
+  interpolation <- check_choice(interpolation, ski_interpolations, fn, "interpolation")
+  if (!is.null(x)) {
+    x <- as_input_matrix(x, fn, "x")
+    d <- ncol(x)
+    rng <- cbind(apply(x, 2, min), apply(x, 2, max))
+    if (is.null(n)) n <- nrow(x)
+  } else if (!is.null(range)) {
+    rng <- as_input_matrix(range, fn, "range")
+    if (ncol(rng) != 2L) {
+      if (nrow(rng) == 2L && ncol(rng) == 1L) rng <- t(rng) else
+        stop_arg(fn, "range", "must be a d-by-2 matrix of (min, max) per dimension")
+    }
+    if (any(rng[, 2] < rng[, 1])) stop_arg(fn, "range", "must have min <= max in every row")
+    d <- nrow(rng)
+    if (is.null(n)) n <- 0
+  } else if (!is.null(grid_bounds) && !is.null(grid_size)) {
+    rng <- ski_check_bounds(grid_bounds, NULL, fn)
+    d <- nrow(rng)
+    if (is.null(n)) n <- 0
+  } else {
+    stop_arg(fn, "x", "is needed (or 'range', or both 'grid_size' and 'grid_bounds')")
+  }
+  if (d > 8L) stop_arg(fn, "x", "has ", d, " columns; the grid supports at most 8")
+  size <- ski_check_size(grid_size, d, fn)
+  bounds <- if (is.null(grid_bounds)) NULL else ski_check_bounds(grid_bounds, d, fn)
+  if (!is.null(bounds)) {
+    flat <- size > 1L & bounds[, 2] <= bounds[, 1]
+    if (any(flat)) stop_arg(fn, "grid_bounds", "must have upper > lower (row ", which(flat)[1], ")")
+  }
+  ell <- if (is.null(lengthscale)) numeric(0) else
+    check_positive(lengthscale, fn, "lengthscale", c(1L, d))
+  pad <- if (is.null(grid_pad)) -1L else check_count(grid_pad, fn, "grid_pad")
+  n <- check_count(n, fn, "n")
+  storage.mode(rng) <- "double"
+  g <- .Call(C_sgp_ski_grid_r, rng, as.double(n), as.double(size), bounds, interpolation,
+             pad, if (length(ell)) ell else NULL, fn)
+  # user bounds are kept exactly (lo + (m - 1) h may round), so grids made
+  # from the same bounds compare identical in ski_stats_merge
+  structure(list(size = g$size, bounds = if (is.null(bounds)) g$bounds else bounds,
+                 interpolation = interpolation),
+            class = "ski_grid")
+}
+
+ski_check_size <- function(grid_size, d, fn) {
+  if (is.null(grid_size)) return(rep(0, d))
+  if (!is.numeric(grid_size) || !length(grid_size) %in% c(1L, d) || any(!is.finite(grid_size)) ||
+      any(grid_size != round(grid_size)) || any(grid_size < 1))
+    stop_arg(fn, "grid_size", "must be whole numbers >= 1, one or d = ", d, " of them")
+  rep_len(as.double(grid_size), d)
+}
+
+ski_check_bounds <- function(grid_bounds, d, fn) {
+  b <- grid_bounds
+  if (!is.numeric(b)) stop_arg(fn, "grid_bounds", "must be a numeric d-by-2 matrix")
+  if (is.null(dim(b))) {
+    if (length(b) != 2L) stop_arg(fn, "grid_bounds", "must be a d-by-2 matrix (or 2 values for d = 1)")
+    b <- matrix(b, 1L)
+  }
+  if (length(dim(b)) != 2L || ncol(b) != 2L || (!is.null(d) && nrow(b) != d))
+    stop_arg(fn, "grid_bounds", "must be a ", if (is.null(d)) "d" else d, "-by-2 matrix")
+  if (any(!is.finite(b))) stop_arg(fn, "grid_bounds", "must be finite")
+  storage.mode(b) <- "double"
+  attributes(b) <- list(dim = dim(b))
+  b
+}
+
+# The grid of a ski_grid, ski_stats or ski_gsgp object (or a plain list with
+# size, bounds, interpolation, e.g. after a round trip through a file).
+ski_as_grid <- function(grid, fn, arg = "grid") {
+  if (inherits(grid, c("ski_stats", "ski_gsgp"))) grid <- grid$grid
+  if (!is.list(grid) || !all(c("size", "bounds", "interpolation") %in% names(grid)))
+    stop_arg(fn, arg, "must be a grid from ski_grid() (or a ski_stats / ski_gsgp object)")
+  d <- length(grid$size)
+  if (d < 1L || d > 8L) stop_arg(fn, arg, "must have 1 to 8 dimensions")
+  size <- ski_check_size(grid$size, d, fn)
+  bounds <- ski_check_bounds(grid$bounds, d, fn)
+  interp <- check_choice(grid$interpolation, ski_interpolations, fn, "interpolation")
+  structure(list(size = as.integer(size), bounds = bounds, interpolation = interp),
+            class = "ski_grid")
+}
+
+#' Sufficient statistics of SKI for one chunk of data
+#'
+#' Computes, in one pass over the rows of \code{x}, everything
+#' \code{\link{ski_gsgp}} needs from the data: \eqn{W^\top W} (as a stencil,
+#' \code{WtW}), \eqn{W^\top y} (\code{Wty}), \eqn{W^\top 1} (\code{Wt1}),
+#' \eqn{y^\top y} (\code{yty}), \eqn{\sum y} and \eqn{n}, where \eqn{W} holds the
+#' interpolation weights of the data on the grid. Memory does not grow with
+#' \eqn{n}. Statistics of chunks on the same grid are added by
+#' \code{\link{ski_stats_merge}} (in any order, on any machine) and fitted by
+#' \code{ski_gsgp(stats = )}.
+#'
+#' The result is plain data (numbers and matrices), so it can be saved with
+#' \code{saveRDS} or returned from \code{parallel} workers.
+#' \code{WtW[g, s]} is \eqn{B_{g, g + o_s}} for the stencil offset
+#' \eqn{o_s} (offsets in \eqn{\{-R..R\}^d}, first dimension fastest, \eqn{R = 3}
+#' cubic, 1 linear).
+#'
+#' @param x n-by-d matrix of inputs of this chunk.
+#' @param y numeric vector of n responses.
+#' @param grid the grid: from \code{\link{ski_grid}}, or a \code{ski_stats}
+#'   or \code{ski_gsgp} object whose grid is reused.
+#' @param first_row global index (0-based) of the chunk's first row; it keys
+#'   the random probes of the log-likelihood, so give every chunk its own.
+#' @param bounds_policy what to do with points outside the grid:
+#'   \code{"error"} (default), \code{"clamp"} (moved to the nearest valid
+#'   position), \code{"drop"} (ignored), \code{"truncate"} (taps outside the
+#'   grid dropped).
+#' @param probes number of probe sketches for \code{ski_gsgp(loglik = TRUE)}
+#'   (default 0: none).
+#' @param seed seed of the probes; must be the same for all chunks.
+#' @param threads OpenMP threads (\code{NULL}: default).
+#' @return A list of class \code{ski_stats}.
+#' @examples
+#' x <- runif(200); y <- sin(6 * x) + rnorm(200, sd = 0.1)
+#' g <- ski_grid(range = c(0, 1), grid_size = 40)
+#' s <- ski_stats_merge(ski_stats(x[1:100], y[1:100], g),
+#'                      ski_stats(x[101:200], y[101:200], g, first_row = 100))
+#' s$n
+#' @export
+ski_stats <- function(x, y, grid, first_row = 0, bounds_policy = "error", probes = 0,
+                      seed = 1, threads = getOption("scalegp.threads")) {
+  ski_stats_impl(x, y, grid, first_row, bounds_policy, probes, seed, threads, "ski_stats")
+}
+
+ski_stats_impl <- function(x, y, grid, first_row, bounds_policy, probes, seed, threads, fn) {
+  grid <- ski_as_grid(grid, fn)
+  x <- as_input_matrix(x, fn, "x")
+  y <- ski_check_y(y, nrow(x), fn)
+  if (ncol(x) != length(grid$size))
+    stop_arg(fn, "x", "has ", ncol(x), " columns but the grid has ", length(grid$size),
+             " dimensions")
+  bounds_policy <- check_choice(bounds_policy, ski_bounds_policies, fn, "bounds_policy")
+  first_row <- check_count(first_row, fn, "first_row")
+  probes <- check_count(probes, fn, "probes")
+  seed <- check_seed(seed, fn)
+  s <- .Call(C_sgp_ski_stats_r, x, y, as.double(grid$size), grid$bounds, grid$interpolation,
+             match(bounds_policy, ski_bounds_policies) - 1L, as.double(first_row),
+             as.double(probes), seed, check_threads(threads, fn), fn)
+  structure(c(list(grid = unclass(grid)), s[c("n", "yty", "ysum", "Wty", "Wt1", "WtW")],
+              list(probes = probes, probe_seed = seed), s[c("rhoz", "Wtz")],
+              list(version = 1L)), class = "ski_stats")
+}
+
+ski_check_y <- function(y, n, fn) {
+  if (is.matrix(y) && ncol(y) == 1L) y <- as.vector(y)
+  if (!is.numeric(y) || !is.null(dim(y)))
+    stop_arg(fn, "y", "must be a numeric vector")
+  if (length(y) != n) stop_arg(fn, "y", "has length ", length(y), " but 'x' has ", n, " rows")
+  if (any(!is.finite(y))) stop_arg(fn, "y", "contains NaN, NA or Inf (first at ",
+                                   which(!is.finite(y))[1], ")")
+  as.double(y)
+}
+
+# Structure of a ski_stats list (the core checks the values again).
+ski_check_stats <- function(s, fn, arg = "stats") {
+  need <- c("grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz",
+            "Wtz")
+  if (!is.list(s) || !all(need %in% names(s)))
+    stop_arg(fn, arg, "must be a ski_stats object (from ski_stats or ski_stats_merge)")
+  grid <- ski_as_grid(s$grid, fn, arg)
+  m <- prod(grid$size)
+  S <- (if (grid$interpolation == "cubic") 7 else 3)^length(grid$size)
+  num <- function(v, len) is.numeric(v) && length(v) == len && all(is.finite(v))
+  if (!is.matrix(s$WtW) || !is.numeric(s$WtW) || !identical(dim(s$WtW), as.integer(c(m, S))))
+    stop_arg(fn, arg, "has a 'WtW' that is not the ", m, "-by-", S, " stencil of its grid")
+  if (!num(s$Wty, m) || !num(s$Wt1, m))
+    stop_arg(fn, arg, "must have finite 'Wty' and 'Wt1' of length ", m, " (the grid points)")
+  if (!num(s$n, 1L) || !num(s$yty, 1L) || !num(s$ysum, 1L) || !num(s$rhoz, 1L) ||
+      !num(s$probes, 1L) || !num(s$probe_seed, 1L))
+    stop_arg(fn, arg, "must have finite scalars n, yty, ysum, probes, probe_seed, rhoz")
+  if (!is.numeric(s$Wtz) || length(s$Wtz) != m * s$probes)
+    stop_arg(fn, arg, "has a 'Wtz' that is not ", m, "-by-probes")
+  s$grid <- unclass(grid)
+  for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"))
+    storage.mode(s[[f]]) <- "double"
+  s
+}
+
+#' Add the sufficient statistics of several chunks
+#'
+#' The statistics of \code{\link{ski_stats}} are sums over data points, so
+#' the statistics of the union of chunks are their sum. All arguments must be
+#' built on the same grid (sizes, bounds, interpolation) and, when they carry
+#' probe sketches, with the same \code{probes} and \code{seed}.
+#'
+#' @param a,b,... \code{ski_stats} objects.
+#' @return A \code{ski_stats} object.
+#' @examples
+#' g <- ski_grid(range = c(0, 1), grid_size = 20)
+#' a <- ski_stats(c(0.1, 0.5), c(1, 2), g)
+#' b <- ski_stats(0.9, 3, g, first_row = 2)
+#' ski_stats_merge(a, b)$n
+#' @export
+ski_stats_merge <- function(a, b, ...) {
+  fn <- "ski_stats_merge"
+  all <- c(list(a), if (!missing(b)) list(b), list(...))
+  out <- ski_check_stats(all[[1]], fn, "a")
+  for (i in seq_along(all)[-1]) {
+    arg <- if (i == 2L) "b" else sprintf("...%d", i - 2L)
+    s <- ski_check_stats(all[[i]], fn, arg)
+    if (!identical(s$grid$size, out$grid$size) || !identical(s$grid$bounds, out$grid$bounds) ||
+        !identical(s$grid$interpolation, out$grid$interpolation))
+      stop_arg(fn, arg, "was built on another grid than 'a' (sizes, bounds and interpolation ",
+               "must be identical; make the grid once with ski_grid())")
+    if (s$probes != out$probes || (s$probes > 0 && s$probe_seed != out$probe_seed))
+      stop_arg(fn, arg, "has other probe sketches than 'a' (probes and seed must agree)")
+    for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"))
+      out[[f]] <- out[[f]] + s[[f]]
+  }
+  structure(out, class = "ski_stats")
+}
+
+#' @export
+print.ski_stats <- function(x, ...) {
+  cat(sprintf("<ski_stats> %g points on a %s grid (%s interpolation)%s\n", x$n,
+              paste(x$grid$size, collapse = " x "), x$grid$interpolation,
+              if (x$probes > 0) sprintf(", %d probe sketches", as.integer(x$probes)) else ""))
+  invisible(x)
+}

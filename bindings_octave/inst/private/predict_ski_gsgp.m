@@ -1,0 +1,90 @@
+## Copyright (C) 2026 scalegp authors
+## SPDX-License-Identifier: MIT
+
+## -*- texinfo -*-
+## @deftypefn {} {@var{pred} =} predict_ski_gsgp (@var{fit}, @var{xnew}, @var{name}, @var{value}, @dots{})
+## Private: predictions of a ski_gsgp fit for scalegp_predict.  Returns a
+## struct with @code{mean} and @code{var} (latent variance; empty with
+## variance "none").  Options: @qcode{"variance"} (@qcode{"none"},
+## @qcode{"lanczos"} for a fit made with it, @qcode{"exact"}; default the
+## fit's), @qcode{"threads"} and @qcode{"backend"} (default the fit's).
+## @end deftypefn
+
+function pred = predict_ski_gsgp (fit, xnew, varargin)
+  fname = "scalegp_predict";
+  if (isfield (fit, "backend"))
+    backend0 = fit.backend;
+  else
+    backend0 = "auto";
+  endif
+  opts = parse_options (fname, struct ("variance", fit.variance, "threads", [],
+                                       "backend", backend0), varargin{:});
+  backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
+  variance = check_choice (opts.variance, {"none", "lanczos", "exact"}, fname, "variance");
+  xs = check_input_matrix (xnew, fname, "xnew");
+  d = numel (fit.grid.size);
+  if (columns (xs) != d)
+    if (d > 1 && columns (xs) == 1 && rows (xs) == d)
+      xs = xs.';
+    else
+      arg_error (fname, "xnew", "has %d columns but the fit has %d dimensions", columns (xs), d);
+    endif
+  endif
+  if (strcmp (variance, "lanczos") && isempty (fit.love))
+    arg_error (fname, "variance", "\"lanczos\" needs a fit made with \"variance\", \"lanczos\"");
+  endif
+  stats = ski_check_stats (fit.stats, fname, "fit");
+  policies = {"error", "truncate", "clamp", "drop"};
+  copt = struct ("kernel", fit.kernel, "lengthscale", fit.lengthscale,
+                 "outputscale", fit.outputscale, "noise", fit.noise, "method", 0,
+                 "tol", fit.tol, "max_iter", fit.max_iter,
+                 "variance", find (strcmp (variance, {"none", "lanczos", "exact"})) - 1,
+                 "rank", 0, "loglik", false, "slq_max_iter", 100,
+                 "bounds_policy", find (strcmp (fit.bounds_policy, policies)) - 1,
+                 "backend", backend);
+  if (isempty (fit.love))
+    Ft = zeros (0, 0);
+    c0 = zeros (0, 1);
+  else
+    Ft = fit.love.Ft;
+    c0 = fit.love.c0;
+  endif
+  [m, v, conv, rr] = __sgp_ski_predict__ (stats, copt, fit.weights, Ft, c0, xs,
+                                          check_threads (opts.threads, fname));
+  if (! conv)
+    warning ("scalegp:not-converged",
+             "scalegp_predict: exact variances did not all reach tol (worst relative residual %.3g)", rr);
+  endif
+  if (strcmp (fit.bounds_policy, "drop"))
+    ## a dropped test point has no taps: NaN rather than the 0 of an empty row
+    out = ski_outside (xs, fit.grid);
+    m(out) = NaN;
+    if (! isempty (v))
+      v(out) = NaN;
+    endif
+  endif
+  pred = struct ("mean", m, "var", v);
+endfunction
+
+## Rows of xs outside the valid interpolation range of the grid (the core's
+## test, ski_interp.c, with its rounding slack).
+function out = ski_outside (xs, grid)
+  out = false (rows (xs), 1);
+  for j = 1:numel (grid.size)
+    mj = grid.size(j);
+    lo = grid.bounds(j, 1);
+    if (mj > 1)
+      h = (grid.bounds(j, 2) - lo) / (mj - 1);
+    else
+      h = 1;
+    endif
+    t = (xs(:, j) - lo) / h;
+    slack = 8 * eps * ((abs (xs(:, j)) + abs (lo)) / h + abs (t) + 1);
+    if (strcmp (grid.interpolation, "cubic"))
+      tr = [1, mj - 2];
+    else
+      tr = [0, mj - 1];
+    endif
+    out = out | t < tr(1) - slack | t > tr(2) + slack;
+  endfor
+endfunction

@@ -1,0 +1,130 @@
+// sgp_octave_ski.h -- glue shared by the ski_gsgp oct-files: views of the
+// plain-data statistics struct (the fields of ski_stats.m) and the options
+// struct the .m fronts build. The .m fronts check the structure and the core
+// checks the values (errors name `stats`).
+#ifndef SGP_OCTAVE_SKI_H
+#define SGP_OCTAVE_SKI_H
+
+#include <cstring>
+#include <string>
+
+#include "sgp_octave.h"
+
+namespace sgp_octave
+{
+  inline octave_value field (const octave_scalar_map& s, const char *name,
+                             const std::string& fname)
+  {
+    if (! s.isfield (name))
+      error ("%s: 'stats' has no field '%s'", fname.c_str (), name);
+    return s.getfield (name);
+  }
+
+  // Grid from size (d values) and bounds (d-by-2): both ends are grid points.
+  inline int ski_grid_of (context& ctx, const Matrix& size, const Matrix& bounds,
+                          sgp_ski_grid *g)
+  {
+    sgp_ski_opts o;
+    const octave_idx_type d = size.numel ();
+    if (d < 1 || d > SGP_SKI_MAX_D || bounds.rows () != d || bounds.cols () != 2)
+      error ("%s: the grid needs 1 to %d dimensions and d-by-2 bounds", ctx.fname ().c_str (),
+             SGP_SKI_MAX_D);
+    sgp_ski_opts_default (&o);
+    for (octave_idx_type j = 0; j < d; j++)
+      o.grid_size[j] = static_cast<int64_t> (size(j));
+    o.grid_bounds = bounds.data ();
+    return sgp_ski_make_grid (ctx.get (), cview (bounds), 0, &o, g);
+  }
+
+  inline sgp_ski_interpolation ski_interp_of (const std::string& name)
+  {
+    return name == "linear" ? SGP_SKI_LINEAR : SGP_SKI_CUBIC;
+  }
+
+  // Views of a stats struct; the matrices keep Octave's buffers alive.
+  struct ski_stats_view
+  {
+    Matrix size, bounds, Wty, Wt1, WtW, Wtz;
+    sgp_ski_stats_data d;
+  };
+
+  inline void ski_stats_arg (context& ctx, const octave_value& v, ski_stats_view& sv)
+  {
+    const std::string& fn = ctx.fname ();
+    if (! v.isstruct () || v.numel () != 1)
+      error ("%s: 'stats' must be a ski_stats struct", fn.c_str ());
+    const octave_scalar_map s = v.scalar_map_value ();
+    const octave_value gv = field (s, "grid", fn);
+    if (! gv.isstruct ())
+      error ("%s: 'stats' has no grid struct", fn.c_str ());
+    const octave_scalar_map g = gv.scalar_map_value ();
+    sv.size = matrix_arg (field (g, "size", fn), fn, "stats.grid.size");
+    sv.bounds = matrix_arg (field (g, "bounds", fn), fn, "stats.grid.bounds");
+    std::memset (&sv.d, 0, sizeof sv.d);
+    ctx.check (ski_grid_of (ctx, sv.size, sv.bounds, &sv.d.grid));
+    sv.d.interpolation = ski_interp_of (string_arg (field (g, "interpolation", fn), fn,
+                                                    "stats.grid.interpolation"));
+    sv.WtW = matrix_arg (field (s, "WtW", fn), fn, "stats.WtW");
+    sv.Wty = matrix_arg (field (s, "Wty", fn), fn, "stats.Wty");
+    sv.Wt1 = matrix_arg (field (s, "Wt1", fn), fn, "stats.Wt1");
+    sv.Wtz = matrix_arg (field (s, "Wtz", fn), fn, "stats.Wtz");
+    sv.d.m = sv.WtW.rows ();
+    sv.d.S = sv.WtW.cols ();
+    if (sv.Wty.numel () != sv.d.m || sv.Wt1.numel () != sv.d.m)
+      error ("%s: 'stats' must have Wty and Wt1 of rows (WtW) values", fn.c_str ());
+    sv.d.n = static_cast<int64_t> (scalar_arg (field (s, "n", fn), fn, "stats.n"));
+    sv.d.yy = scalar_arg (field (s, "yty", fn), fn, "stats.yty");
+    sv.d.ysum = scalar_arg (field (s, "ysum", fn), fn, "stats.ysum");
+    sv.d.uy = sv.Wty.data ();
+    sv.d.u1 = sv.Wt1.data ();
+    sv.d.D = sv.WtW.data ();
+    sv.d.probes = static_cast<int64_t> (scalar_arg (field (s, "probes", fn), fn, "stats.probes"));
+    sv.d.probe_seed = static_cast<uint64_t> (scalar_arg (field (s, "probe_seed", fn), fn,
+                                                         "stats.probe_seed"));
+    sv.d.rhoz = scalar_arg (field (s, "rhoz", fn), fn, "stats.rhoz");
+    if (sv.d.probes > 0)
+      {
+        if (sv.Wtz.numel () != sv.d.m * sv.d.probes)
+          error ("%s: 'stats' must have a Wtz of rows (WtW)-by-probes", fn.c_str ());
+        sv.d.uz = sv.Wtz.data ();
+      }
+  }
+
+  // Options struct of the .m fronts (codes: method 0 gsgp / 1 ski; variance
+  // 0 none / 1 lanczos / 2 exact; bounds_policy 0 error, 1 truncate, 2 clamp,
+  // 3 drop).
+  inline void ski_opts_arg (context& ctx, const octave_value& v, kernel_spec& ks,
+                            sgp_ski_opts *o)
+  {
+    const std::string& fn = ctx.fname ();
+    if (! v.isstruct () || v.numel () != 1)
+      error ("%s: internal: options must be a struct", fn.c_str ());
+    const octave_scalar_map s = v.scalar_map_value ();
+    auto num = [&] (const char *name) { return scalar_arg (field (s, name, fn), fn, name); };
+    sgp_ski_opts_default (o);
+    // backend goes to the context like gp_laplace's ("cuda" must be available)
+    if (s.isfield ("backend"))
+      {
+        const std::string b = string_arg (s.getfield ("backend"), fn, "backend");
+        ctx.get ()->backend = b == "cuda" ? SGP_BACKEND_CUDA
+                              : b == "cpu" ? SGP_BACKEND_CPU : SGP_BACKEND_AUTO;
+        if (ctx.get ()->backend == SGP_BACKEND_CUDA && ! sgp_backend_available (SGP_BACKEND_CUDA))
+          error ("%s: backend: \"cuda\" is not available (not built or no device); use \"cpu\"",
+                 fn.c_str ());
+      }
+    kernel_arg (ctx, field (s, "kernel", fn), field (s, "lengthscale", fn),
+                field (s, "outputscale", fn), ks);
+    o->kernel = ks.k;
+    o->noise = num ("noise");
+    o->method = static_cast<sgp_ski_method> (static_cast<int> (num ("method")));
+    o->tol = num ("tol");
+    o->max_iter = static_cast<int64_t> (num ("max_iter"));
+    o->variance = static_cast<sgp_ski_variance> (static_cast<int> (num ("variance")));
+    o->rank = static_cast<int64_t> (num ("rank"));
+    o->loglik = num ("loglik") != 0;
+    o->slq_max_iter = static_cast<int64_t> (num ("slq_max_iter"));
+    o->bounds_policy = static_cast<sgp_ski_bounds_policy> (static_cast<int> (num ("bounds_policy")));
+  }
+}
+
+#endif

@@ -1,0 +1,280 @@
+/* r_ski.c -- .Call entry points of ski_gsgp: the grid, the plain-data
+ * sufficient statistics of a chunk, the fit from statistics, predictions.
+ * R (R/ski_gsgp.R) validates the arguments and the structure of the lists;
+ * the core validates values again and names `stats`, `x`, `xtest`, ... */
+#include "r_shim.h"
+
+#include <string.h>
+
+/* Element `name` of a named list (R_NilValue when absent). */
+static SEXP elt(SEXP list, const char *name)
+{
+  SEXP nm = Rf_getAttrib(list, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+    if (!strcmp(CHAR(STRING_ELT(nm, i)), name)) return VECTOR_ELT(list, i);
+  return R_NilValue;
+}
+
+static double real_elt(SEXP list, const char *name)
+{
+  SEXP v = elt(list, name);
+  if (Rf_isNull(v)) Rf_error("internal: '%s' missing", name);
+  return Rf_asReal(v);
+}
+
+/* Grid from size (d integers) and bounds (d-by-2); both ends are grid points. */
+static int r_grid(sgp_ctx *ctx, SEXP size, SEXP bounds, sgp_ski_grid *g)
+{
+  sgp_ski_opts o;
+  const int d = Rf_length(size);
+  if (d < 1 || d > SGP_SKI_MAX_D || TYPEOF(bounds) != REALSXP || XLENGTH(bounds) != 2 * d)
+    Rf_error("internal: bad grid");
+  sgp_ski_opts_default(&o);
+  for (int j = 0; j < d; j++)
+    o.grid_size[j] = TYPEOF(size) == INTSXP ? INTEGER(size)[j] : (int64_t)REAL(size)[j];
+  o.grid_bounds = REAL(bounds);
+  const sgp_cmat range = sgp_cmat_of(REAL(bounds), d, 2); /* only its row count is used */
+  return sgp_ski_make_grid(ctx, range, 0, &o, g);
+}
+
+static sgp_ski_interpolation r_interp(SEXP name)
+{
+  return strcmp(CHAR(STRING_ELT(name, 0)), "linear") ? SGP_SKI_CUBIC : SGP_SKI_LINEAR;
+}
+
+/* Views of an R ski_stats list (checked for structure by R). */
+static int r_stats(sgp_ctx *ctx, SEXP s, sgp_ski_stats_data *d)
+{
+  SEXP grid = elt(s, "grid"), WtW = elt(s, "WtW"), Wtz = elt(s, "Wtz");
+  memset(d, 0, sizeof *d);
+  int st = r_grid(ctx, elt(grid, "size"), elt(grid, "bounds"), &d->grid);
+  if (st) return st;
+  d->interpolation = r_interp(elt(grid, "interpolation"));
+  sgp_cmat D = sgp_r_cmat(WtW);
+  d->m = D.rows;
+  d->S = D.cols;
+  d->n = (int64_t)real_elt(s, "n");
+  d->yy = real_elt(s, "yty");
+  d->ysum = real_elt(s, "ysum");
+  d->uy = REAL(elt(s, "Wty"));
+  d->u1 = REAL(elt(s, "Wt1"));
+  if (XLENGTH(elt(s, "Wty")) != d->m || XLENGTH(elt(s, "Wt1")) != d->m)
+    Rf_error("ski_gsgp: 'stats' must have 'Wty' and 'Wt1' of nrow(WtW) = %lld values",
+             (long long)d->m);
+  d->D = D.data;
+  d->probes = (int64_t)real_elt(s, "probes");
+  d->probe_seed = (uint64_t)real_elt(s, "probe_seed");
+  d->rhoz = real_elt(s, "rhoz");
+  if (d->probes > 0) {
+    if (XLENGTH(Wtz) != d->m * d->probes)
+      Rf_error("ski_gsgp: 'stats' must have a 'Wtz' of nrow(WtW)-by-probes");
+    d->uz = REAL(Wtz);
+  }
+  return SGP_OK;
+}
+
+/* backend (opts$backend: "auto", "cpu", "cuda") goes to the context like
+ * gp_laplace's; "cuda" must be available here. */
+static void r_backend(SEXP opts, sgp_ctx *ctx, const char *fn)
+{
+  SEXP b = elt(opts, "backend");
+  if (Rf_isNull(b)) return;
+  const char *name = CHAR(STRING_ELT(b, 0));
+  ctx->backend = !strcmp(name, "cpu")    ? SGP_BACKEND_CPU
+                 : !strcmp(name, "cuda") ? SGP_BACKEND_CUDA
+                                         : SGP_BACKEND_AUTO;
+  if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA))
+    Rf_error("%s: backend: \"cuda\" is not available (not built or no device); use \"cpu\"", fn);
+}
+
+static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
+{
+  r_backend(opts, ctx, fn);
+  sgp_ski_opts_default(o);
+  int st = sgp_r_kernel(ctx, elt(opts, "kernel"), elt(opts, "lengthscale"),
+                        elt(opts, "outputscale"), &o->kernel);
+  if (st) sgp_r_stop(fn, ctx, st);
+  o->noise = real_elt(opts, "noise");
+  o->method = (sgp_ski_method)(int)real_elt(opts, "method");
+  o->tol = real_elt(opts, "tol");
+  o->max_iter = (int64_t)real_elt(opts, "max_iter");
+  o->variance = (sgp_ski_variance)(int)real_elt(opts, "variance");
+  o->rank = (int64_t)real_elt(opts, "rank");
+  o->loglik = Rf_asLogical(elt(opts, "loglik")) == TRUE;
+  o->slq_max_iter = (int64_t)real_elt(opts, "slq_max_iter");
+  o->bounds_policy = (sgp_ski_bounds_policy)(int)real_elt(opts, "bounds_policy");
+}
+
+/* ski_grid(): list(size, bounds) from the data range (d-by-2), n, the given
+ * sizes (0 = automatic) and bounds (NULL = from the range). */
+SEXP sgp_ski_grid_r(SEXP range, SEXP n, SEXP grid_size, SEXP grid_bounds, SEXP interpolation,
+                    SEXP grid_pad, SEXP lengthscale, SEXP fn)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_opts o;
+  sgp_ski_grid g;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  sgp_ski_opts_default(&o);
+  const sgp_cmat rg = sgp_r_cmat(range);
+  const int d = (int)rg.rows;
+  for (int j = 0; j < d && j < SGP_SKI_MAX_D; j++) o.grid_size[j] = (int64_t)REAL(grid_size)[j];
+  o.grid_bounds = Rf_isNull(grid_bounds) ? NULL : REAL(grid_bounds);
+  o.interpolation = r_interp(interpolation);
+  o.grid_pad = Rf_asInteger(grid_pad);
+  o.kernel.lengthscale = Rf_isNull(lengthscale) ? NULL : REAL(lengthscale);
+  o.kernel.n_lengthscale = Rf_isNull(lengthscale) ? 0 : XLENGTH(lengthscale);
+  int st = sgp_ski_make_grid(&ctx, rg, (int64_t)Rf_asReal(n), &o, &g);
+  if (st) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, st);
+  SEXP size = PROTECT(Rf_allocVector(INTSXP, d));
+  SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, d, 2));
+  for (int j = 0; j < d; j++) {
+    INTEGER(size)[j] = (int)g.m[j];
+    REAL(bounds)[j] = g.lo[j];
+    REAL(bounds)[d + j] = g.m[j] > 1 ? g.lo[j] + (double)(g.m[j] - 1) * g.h[j] : g.lo[j];
+  }
+  const char *names[] = {"size", "bounds"};
+  SEXP values[] = {size, bounds};
+  SEXP out = sgp_r_named_list(2, names, values);
+  UNPROTECT(2);
+  return out;
+}
+
+/* ski_stats(): the statistics of one chunk as plain arrays. */
+SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation, SEXP policy,
+                     SEXP first_row, SEXP probes, SEXP probe_seed, SEXP threads, SEXP fn)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_opts o;
+  sgp_ski_grid g;
+  sgp_ski_stats *st = NULL;
+  sgp_ski_stats_data d;
+  int64_t m = 0, S = 0;
+  double rhoz = 0.0;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
+  sgp_ski_opts_default(&o);
+  o.interpolation = r_interp(interpolation);
+  o.bounds_policy = (sgp_ski_bounds_policy)Rf_asInteger(policy);
+  const int64_t np = (int64_t)Rf_asReal(probes);
+  o.probes = np;
+  o.seed = (uint64_t)Rf_asReal(probe_seed);
+  int code = r_grid(&ctx, size, bounds, &g);
+  if (!code) code = sgp_ski_stats_shape(&ctx, &g, o.interpolation, &m, &S);
+  if (code) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
+  if ((double)m * (double)S > 2147483647.0 || (double)m * (double)np > 2147483647.0)
+    Rf_error("%s: 'grid' is too large for R (%lld x %lld stencil)", CHAR(STRING_ELT(fn, 0)), (long long)m,
+             (long long)S);
+  SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)np));
+  code = sgp_ski_stats_compute(&ctx, &g, &o, sgp_r_cmat(x), sgp_r_cmat(y),
+                               (int64_t)Rf_asReal(first_row), &st, np > 0 ? REAL(Wtz) : NULL,
+                               &rhoz);
+  if (!code) code = sgp_ski_stats_export(&ctx, st, &d);
+  if (code) {
+    sgp_ski_stats_free(st);
+    sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
+  }
+  SEXP Wty = PROTECT(Rf_allocVector(REALSXP, m));
+  SEXP Wt1 = PROTECT(Rf_allocVector(REALSXP, m));
+  SEXP WtW = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)S));
+  memcpy(REAL(Wty), d.uy, (size_t)m * sizeof(double));
+  memcpy(REAL(Wt1), d.u1, (size_t)m * sizeof(double));
+  memcpy(REAL(WtW), d.D, (size_t)(m * S) * sizeof(double));
+  const double n = (double)d.n, yy = d.yy, ysum = d.ysum;
+  sgp_ski_stats_free(st);
+  const char *names[] = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"};
+  SEXP values[] = {PROTECT(Rf_ScalarReal(n)), PROTECT(Rf_ScalarReal(yy)),
+                   PROTECT(Rf_ScalarReal(ysum)), Wty, Wt1, WtW,
+                   PROTECT(Rf_ScalarReal(rhoz)), Wtz};
+  SEXP out = sgp_r_named_list(8, names, values);
+  UNPROTECT(8);
+  return out;
+}
+
+/* ski_gsgp(): the fit from statistics (x, y only for method "ski"). */
+SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP threads)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_opts o;
+  sgp_ski_stats_data d;
+  sgp_ski_fit_result res;
+  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
+  r_opts(opts, &o, &ctx, "ski_gsgp");
+  int code = r_stats(&ctx, stats, &d);
+  if (code) sgp_r_stop("ski_gsgp", &ctx, code);
+  const int64_t m = d.m;
+  const int64_t kmax = o.variance == SGP_SKI_VARIANCE_LANCZOS ? sgp_ski_love_rank_max(&o, m) : 0;
+  if ((double)kmax * (double)m > 2147483647.0 || o.max_iter > 2147483646)
+    Rf_error("ski_gsgp: 'rank' or 'max_iter' is too large");
+  SEXP weights = PROTECT(Rf_allocVector(REALSXP, m));
+  SEXP hist = PROTECT(Rf_allocVector(REALSXP, o.max_iter + 1));
+  SEXP Ft = PROTECT(Rf_allocVector(REALSXP, kmax * m));
+  SEXP c0 = PROTECT(Rf_allocVector(REALSXP, kmax > 0 ? m : 0));
+  memset(&res, 0, sizeof res);
+  res.weights = REAL(weights);
+  res.history = REAL(hist);
+  res.love_Ft = kmax > 0 ? REAL(Ft) : NULL;
+  res.love_c0 = kmax > 0 ? REAL(c0) : NULL;
+  sgp_cmat X = {0}, Y = {0};
+  if (!Rf_isNull(x)) {
+    X = sgp_r_cmat(x);
+    Y = sgp_r_cmat(y);
+  }
+  code = sgp_ski_fit(&ctx, &d, &o, X, Y, &res);
+  if (code) sgp_r_stop("ski_gsgp", &ctx, code);
+  SEXP history = PROTECT(Rf_lengthgets(hist, (R_xlen_t)res.iterations + 1));
+  SEXP love = PROTECT(Rf_allocMatrix(REALSXP, (int)res.love_rank, (int)m));
+  if (res.love_rank > 0)
+    memcpy(REAL(love), REAL(Ft), (size_t)(res.love_rank * m) * sizeof(double));
+  const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
+                         "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
+                         "probes_used", "loglik_converged"};
+  SEXP values[] = {weights, PROTECT(Rf_ScalarReal((double)res.iterations)),
+                   PROTECT(Rf_ScalarLogical(res.converged)),
+                   PROTECT(Rf_ScalarReal(res.rel_residual)), history, love, c0,
+                   PROTECT(Rf_ScalarReal(res.loglik)), PROTECT(Rf_ScalarReal(res.logdet)),
+                   PROTECT(Rf_ScalarReal(res.logdet_se)), PROTECT(Rf_ScalarReal(res.datafit)),
+                   PROTECT(Rf_ScalarReal((double)res.probes_used)),
+                   PROTECT(Rf_ScalarLogical(res.loglik_converged))};
+  SEXP out = sgp_r_named_list(13, names, values);
+  UNPROTECT(15);
+  return out;
+}
+
+/* predict(): mean and variance at xtest from a fit's plain data. */
+SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP love_c0,
+                       SEXP xtest, SEXP threads)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_opts o;
+  sgp_ski_stats_data d;
+  sgp_ski_predict_info info;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
+  r_opts(opts, &o, &ctx, "predict.ski_gsgp");
+  int code = r_stats(&ctx, stats, &d);
+  if (code) sgp_r_stop("predict.ski_gsgp", &ctx, code);
+  if (XLENGTH(weights) != d.m) Rf_error("predict.ski_gsgp: 'weights' do not match the grid");
+  const sgp_cmat Xs = sgp_r_cmat(xtest);
+  const int want_var = o.variance != SGP_SKI_VARIANCE_NONE;
+  SEXP mean = PROTECT(Rf_allocVector(REALSXP, Xs.rows));
+  SEXP var = PROTECT(want_var ? Rf_allocVector(REALSXP, Xs.rows) : R_NilValue);
+  int64_t rank = 0;
+  if (o.variance == SGP_SKI_VARIANCE_LANCZOS) {
+    rank = Rf_nrows(love_Ft);
+    if ((int64_t)Rf_ncols(love_Ft) != d.m || XLENGTH(love_c0) != d.m)
+      Rf_error("predict.ski_gsgp: the LOVE factor does not match the grid");
+  }
+  code = sgp_ski_predict(&ctx, &d, &o, REAL(weights),
+                         rank > 0 || o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_Ft) : NULL,
+                         o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_c0) : NULL, rank, Xs,
+                         REAL(mean), want_var ? REAL(var) : NULL, &info);
+  if (code) sgp_r_stop("predict.ski_gsgp", &ctx, code);
+  const char *names[] = {"mean", "var", "converged", "rel_residual"};
+  SEXP values[] = {mean, var, PROTECT(Rf_ScalarLogical(info.converged)),
+                   PROTECT(Rf_ScalarReal(info.rel_residual))};
+  SEXP out = sgp_r_named_list(4, names, values);
+  UNPROTECT(4);
+  return out;
+}

@@ -1,0 +1,296 @@
+/* ski_fit.c -- the public one-shot entry points of ski_gsgp: options, the grid
+ * of a fit, the fit from (plain) sufficient statistics and the predictions
+ * from the plain fit data (weights, LOVE factor, statistics). */
+#include "ski.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double unit_lengthscale = 1.0;
+
+void sgp_ski_opts_default(sgp_ski_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->grid_pad = -1;
+  o->interpolation = SGP_SKI_CUBIC;
+  o->bounds_policy = SGP_SKI_BOUNDS_ERROR;
+  o->kernel.kind = SGP_KERNEL_RBF;
+  o->kernel.lengthscale = &unit_lengthscale;
+  o->kernel.n_lengthscale = 1;
+  o->kernel.outputscale = 1.0;
+  o->noise = 1.0;
+  o->method = SGP_SKI_METHOD_GSGP;
+  o->tol = 0.01;
+  o->max_iter = 1000;
+  o->variance = SGP_SKI_VARIANCE_NONE;
+  o->probes = 30;
+  o->slq_max_iter = 100;
+  o->seed = 1;
+}
+
+int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,
+                      sgp_ski_grid *out)
+{
+  int code;
+  int64_t size[SGP_SKI_MAX_D];
+  const int64_t d = data_range.rows;
+  if (!o || !out) return sgp_fail(ctx, SGP_EINVAL, "grid: options or output missing");
+  if (d < 1 || d > SGP_SKI_MAX_D || data_range.cols != 2)
+    return sgp_fail(ctx, SGP_EDIM, "x: the grid needs 1 to %d columns (got %lld)",
+                    SGP_SKI_MAX_D, (long long)d);
+  int any_auto = 0;
+  for (int64_t j = 0; j < d; j++) {
+    if (o->grid_size[j] < 0)
+      return sgp_fail(ctx, SGP_EINVAL, "grid_size: must be positive (dimension %lld has %lld)",
+                      (long long)j + 1, (long long)o->grid_size[j]);
+    any_auto |= o->grid_size[j] == 0;
+  }
+  if (any_auto) {
+    const double *ell = o->kernel.lengthscale;
+    if ((code = sgp_ski_grid_size_auto(ctx, data_range, n, ell,
+                                       ell ? o->kernel.n_lengthscale : 0, o->interpolation,
+                                       o->grid_pad, o->max_grid_points, size)))
+      return code;
+  }
+  for (int64_t j = 0; j < d; j++)
+    if (o->grid_size[j] > 0) size[j] = o->grid_size[j];
+  if (o->grid_bounds)
+    return sgp_ski_grid_bounds(ctx, sgp_cmat_of(o->grid_bounds, d, 2), size, out);
+  return sgp_ski_grid_auto(ctx, data_range, size, o->interpolation, o->grid_pad, out);
+}
+
+int64_t sgp_ski_love_rank_max(const sgp_ski_opts *o, int64_t m)
+{
+  const int64_t r = o->rank > 0 ? o->rank : 256;
+  return r < m ? r : m;
+}
+
+/* The kernel of the options with the default lengthscale filled in, checked. */
+static int fit_kernel(sgp_ctx *ctx, const sgp_ski_opts *o, int d, sgp_kernel *k)
+{
+  *k = o->kernel;
+  if (!k->lengthscale) {
+    k->lengthscale = &unit_lengthscale;
+    k->n_lengthscale = 1;
+  }
+  return sgp_kernel_check(ctx, k, d);
+}
+
+static int check_noise(sgp_ctx *ctx, double noise)
+{
+  if (!(noise > 0) || !isfinite(noise))
+    return sgp_fail(ctx, SGP_EINVAL, "noise: must be a positive finite variance (got %g)",
+                    noise);
+  return SGP_OK;
+}
+
+/* Renames the argument a lower-level message starts with ("x: ..." becomes
+ * "xtest: ..."), so errors name what the caller passed. */
+static int rename_arg(sgp_ctx *ctx, int code, const char *from, const char *to)
+{
+  const size_t len = strlen(from);
+  if (code && strncmp(ctx->errmsg, from, len) == 0 && ctx->errmsg[len] == ':') {
+    char msg[sizeof ctx->errmsg];
+    memcpy(msg, ctx->errmsg + len, sizeof msg - len);
+    msg[sizeof msg - len - 1] = 0;
+    return sgp_fail(ctx, code, "%s%s", to, msg);
+  }
+  return code;
+}
+
+int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
+                sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res)
+{
+  int code;
+  sgp_ski_stats *st = NULL;
+  sgp_ski_love *lv = NULL;
+  sgp_op kg = {0}, ski = {0};
+  sgp_kernel k;
+  sgp_ski_solve_opts so;
+  sgp_ski_solve_info info = {0};
+  if (!o || !res || !res->weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
+  res->love_rank = 0;
+  res->iterations = 0;
+  res->converged = 0;
+  res->rel_residual = NAN;
+  res->loglik = res->logdet = res->logdet_se = res->datafit = NAN;
+  res->probes_used = 0;
+  res->loglik_converged = 0;
+  if ((code = sgp_ski_stats_import(ctx, stats, &st))) return code;
+  const int64_t m = st->m;
+  if ((code = fit_kernel(ctx, o, st->grid.d, &k))) goto cleanup;
+  if ((code = check_noise(ctx, o->noise))) goto cleanup;
+  if (o->variance < SGP_SKI_VARIANCE_NONE || o->variance > SGP_SKI_VARIANCE_EXACT) {
+    code = sgp_fail(ctx, SGP_EINVAL, "variance: unknown code %d", (int)o->variance);
+    goto cleanup;
+  }
+  if (o->variance == SGP_SKI_VARIANCE_LANCZOS && (!res->love_Ft || !res->love_c0)) {
+    code = sgp_fail(ctx, SGP_EINVAL, "rank: room for the LOVE factor missing");
+    goto cleanup;
+  }
+  sgp_ski_solve_opts_default(&so);
+  so.tol = o->tol;
+  so.max_iter = o->max_iter;
+  if ((code = sgp_ski_grid_op(ctx, &k, &st->grid, NULL, &kg))) goto cleanup;
+  sgp_progress(ctx, "ski_gsgp: mean", 0.0);
+  if (o->method == SGP_SKI_METHOD_GSGP) {
+    code = sgp_ski_mean_efcg(ctx, st, &kg, o->noise, &so, res->weights, NULL, NULL, &info,
+                             res->history, NULL, NULL);
+  } else if (o->method == SGP_SKI_METHOD_SKI) {
+    if (!X.data || !y.data) {
+      code = sgp_fail(ctx, SGP_EINVAL, "x: method \"ski\" needs the data x and y");
+      goto cleanup;
+    }
+    if (X.rows != st->n) {
+      code = sgp_fail(ctx, SGP_EDIM, "x: has %lld rows but the statistics count %lld points",
+                      (long long)X.rows, (long long)st->n);
+      goto cleanup;
+    }
+    code = sgp_ski_op_ski(ctx, &k, &st->grid, st->interp, o->bounds_policy, X, o->noise, &kg,
+                          &ski);
+    if (!code)
+      code = sgp_ski_mean_cg(ctx, &ski, y, &so, res->weights, NULL, &info, res->history,
+                             NULL, NULL);
+  } else {
+    code = sgp_fail(ctx, SGP_EINVAL, "method: unknown code %d", (int)o->method);
+  }
+  if (code) goto cleanup;
+  res->iterations = info.iterations;
+  res->converged = info.converged;
+  res->rel_residual = info.rel_residual;
+  sgp_say(ctx, "ski_gsgp: mean solve %lld iterations, relative residual %.3g%s",
+          (long long)info.iterations, info.rel_residual, info.converged ? "" : " (not converged)");
+  if (o->variance == SGP_SKI_VARIANCE_LANCZOS) {
+    sgp_progress(ctx, "ski_gsgp: LOVE", 0.0);
+    if (o->rank < 0) {
+      code = sgp_fail(ctx, SGP_EINVAL, "rank: must be >= 0 (got %lld)", (long long)o->rank);
+      goto cleanup;
+    }
+    if ((code = sgp_ski_love_build(ctx, st, &kg, o->noise, sgp_ski_love_rank_max(o, m), &lv)))
+      goto cleanup;
+    res->love_rank = lv->rank;
+    memcpy(res->love_Ft, lv->Ft, (size_t)(lv->rank * m) * sizeof(double));
+    memcpy(res->love_c0, lv->c0, (size_t)m * sizeof(double));
+  }
+  if (o->loglik) {
+    sgp_ski_loglik_opts lo;
+    sgp_ski_loglik_result lr;
+    sgp_progress(ctx, "ski_gsgp: log-likelihood", 0.0);
+    if (stats->probes < 1) {
+      code = sgp_fail(ctx, SGP_EINVAL,
+                      "stats: has no probe sketches for the log-likelihood (make it with "
+                      "probes > 0)");
+      goto cleanup;
+    }
+    sgp_ski_loglik_opts_default(&lo);
+    lo.mean_tol = o->tol;
+    lo.max_iter = o->max_iter;
+    if (o->slq_max_iter > 0) lo.slq_max_iter = o->slq_max_iter;
+    if ((code = sgp_ski_loglik(ctx, st, &kg, o->noise, stats->uz, stats->rhoz, stats->probes,
+                               &lo, NULL, &lr)))
+      goto cleanup;
+    res->loglik = lr.loglik;
+    res->logdet = lr.logdet;
+    res->logdet_se = lr.logdet_se;
+    res->datafit = lr.datafit;
+    res->probes_used = lr.probes_used;
+    res->loglik_converged = lr.converged;
+  }
+  sgp_progress(ctx, "ski_gsgp", 1.0);
+cleanup:
+  sgp_ski_love_free(lv);
+  sgp_op_destroy(&ski);
+  sgp_op_destroy(&kg);
+  sgp_ski_stats_free(st);
+  return code;
+}
+
+int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, sgp_cmat X,
+                   sgp_cmat y, sgp_ski_fit_result *res)
+{
+  int code;
+  int64_t m = 0;
+  double *uz = NULL, rhoz = 0.0;
+  sgp_ski_stats *st = NULL;
+  sgp_ski_stats_data d;
+  if (!o) return sgp_fail(ctx, SGP_EINVAL, "opts: missing");
+  if ((code = sgp_ski_stats_shape(ctx, g, o->interpolation, &m, NULL))) return code;
+  if (o->loglik) {
+    if (o->probes < 1)
+      return sgp_fail(ctx, SGP_EINVAL, "probes: must be >= 1 (got %lld)", (long long)o->probes);
+    if (!(uz = sgp_alloc(m * o->probes)))
+      return sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for the sketches");
+  }
+  code = sgp_ski_stats_compute(ctx, g, o, X, y, 0, &st, uz, &rhoz);
+  if (!code) code = sgp_ski_stats_export(ctx, st, &d);
+  if (!code) {
+    if (uz) {
+      d.probes = o->probes;
+      d.probe_seed = o->seed;
+      d.uz = uz;
+      d.rhoz = rhoz;
+    }
+    code = sgp_ski_fit(ctx, &d, o, X, y, res);
+  }
+  sgp_ski_stats_free(st);
+  free(uz);
+  return code;
+}
+
+int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
+                    const double *weights, const double *love_Ft, const double *love_c0,
+                    int64_t love_rank, sgp_cmat Xs, double *mean, double *var,
+                    sgp_ski_predict_info *info)
+{
+  int code;
+  sgp_ski_stats *st = NULL;
+  sgp_op kg = {0};
+  sgp_kernel k;
+  if (info) {
+    info->iterations = 0;
+    info->converged = 1;
+    info->rel_residual = 0.0;
+  }
+  if (!stats || !o) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
+  if (!weights || !mean) return sgp_fail(ctx, SGP_EINVAL, "weights: missing");
+  const sgp_ski_grid *g = &stats->grid;
+  if ((code = sgp_ski_grid_check(ctx, g))) return code;
+  if (Xs.cols != g->d)
+    return sgp_fail(ctx, SGP_EDIM, "xtest: has %lld columns but the grid has %d dimensions",
+                    (long long)Xs.cols, g->d);
+  code = sgp_ski_predict_mean(ctx, g, stats->interpolation, o->bounds_policy, Xs, weights, mean);
+  if (code) return rename_arg(ctx, code, "x", "xtest");
+  if (!var || o->variance == SGP_SKI_VARIANCE_NONE) return SGP_OK;
+  if (o->variance == SGP_SKI_VARIANCE_LANCZOS) {
+    sgp_ski_love lv;
+    if (!love_Ft || !love_c0 || love_rank < 0)
+      return sgp_fail(ctx, SGP_EINVAL, "love: the fit has no LOVE factor");
+    lv.grid = *g;
+    lv.interp = stats->interpolation;
+    lv.m = stats->m;
+    lv.rank = love_rank;
+    lv.Ft = (double *)love_Ft;  /* read only: love_var does not write */
+    lv.c0 = (double *)love_c0;
+    return sgp_ski_love_var(ctx, &lv, o->bounds_policy, Xs, o->noise, var, NULL);
+  }
+  if (o->variance != SGP_SKI_VARIANCE_EXACT)
+    return sgp_fail(ctx, SGP_EINVAL, "variance: unknown code %d", (int)o->variance);
+  sgp_ski_solve_opts so;
+  sgp_ski_solve_info si = {0};
+  sgp_ski_solve_opts_default(&so);
+  so.tol = o->tol;
+  so.max_iter = o->max_iter;
+  if ((code = sgp_ski_stats_import(ctx, stats, &st))) return code;
+  if (!(code = fit_kernel(ctx, o, g->d, &k)) && !(code = check_noise(ctx, o->noise)) &&
+      !(code = sgp_ski_grid_op(ctx, &k, g, NULL, &kg)))
+    code = sgp_ski_var_exact(ctx, st, &kg, o->noise, o->bounds_policy, Xs, &so, var, NULL, &si);
+  if (!code && info) {
+    info->iterations = si.iterations;
+    info->converged = si.converged;
+    info->rel_residual = si.rel_residual;
+  }
+  sgp_op_destroy(&kg);
+  sgp_ski_stats_free(st);
+  return code;
+}
