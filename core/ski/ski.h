@@ -225,6 +225,22 @@ int64_t sgp_ski_stats_offset_index(const sgp_ski_stats *st, const int *o);
  * the diagonal of B. */
 int sgp_ski_stats_op(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_op *op);
 
+/* ------------------------------------------------------------ ski_bop.c */
+
+/* Storage of B used by the operator (spec §3.2; option b_format). */
+typedef enum {
+  SGP_SKI_B_AUTO = 0,    /* CSR when nnz(B) <= S m / 3, else STENCIL (default) */
+  SGP_SKI_B_STENCIL = 1, /* the S-by-m stencil D as stored: O(S m) per product */
+  SGP_SKI_B_CSR = 2      /* rows with data only, non-zeros only: O(nnz) per product */
+} sgp_ski_b_format;
+/* sgp_ski_stats_op with a chosen storage (sgp_ski_stats_op is AUTO). CSR copies
+ * the non-zeros (12 bytes each); both forms give the same products. */
+int sgp_ski_stats_op_format(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_b_format format,
+                            sgp_op *op);
+/* Storage an operator of sgp_ski_stats_op uses (AUTO for another kind of
+ * operator); nnz (may be NULL) receives the entries one product touches. */
+sgp_ski_b_format sgp_ski_stats_op_kind(const sgp_op *op, int64_t *nnz);
+
 /* Classic SKI operator (spec §5.1, method "ski"): v -> W K_G W' v + noise v on
  * R^n. W of the rows of X is computed and kept (n taps indices and weights);
  * kg (from sgp_ski_grid_op with the same kernel and grid) is not copied and

@@ -1,6 +1,7 @@
 /* ski_stats.c -- sufficient statistics of the ski_gsgp streaming pass (spec
  * §3): B = W'W in offset-stencil storage (STENCIL_FULL, §3.2), W'y, W'1, y'y,
- * sum y and n, accumulated chunk by chunk; merge; and the operator v -> B v.
+ * sum y and n, accumulated chunk by chunk; and merge (the operator v -> B v is
+ * in ski_bop.c).
  *
  * Determinism: a chunk is split into blocks of points whose weights are
  * computed by sgp_ski_interp; each thread owns a contiguous range of grid
@@ -233,79 +234,5 @@ int sgp_ski_stats_merge(sgp_ctx *ctx, sgp_ski_stats *dst, const sgp_ski_stats *s
   dst->yy += src->yy;
   dst->ysum += src->ysum;
   dst->n += src->n;
-  return SGP_OK;
-}
-
-/* ------------------------------------------------------------ B operator */
-
-/* y = B v for one grid vector; parallel over grid rows (fixed i_2..i_d). */
-static void stencil_apply(const sgp_ski_stats *st, const double *v, double *y, int nthreads)
-{
-  const int d = st->grid.d;
-  const int64_t m = st->m, m1 = st->grid.m[0], rows = m / m1, S = st->S;
-  (void)nthreads;
-#pragma omp parallel for num_threads(nthreads) schedule(static)
-  for (int64_t row = 0; row < rows; row++) {
-    int64_t sub[SGP_SKI_MAX_D];
-    int64_t rest = row;
-    for (int j = 1; j < d; j++) { sub[j] = rest % st->grid.m[j]; rest /= st->grid.m[j]; }
-    const int64_t g0 = row * m1;
-    double *yr = y + g0;
-    for (int64_t i = 0; i < m1; i++) yr[i] = 0.0;
-    for (int64_t s = 0; s < S; s++) {
-      const int *o = st->off + s * d;
-      int inside = 1;
-      for (int j = 1; j < d && inside; j++) {
-        const int64_t t = sub[j] + o[j];
-        inside = t >= 0 && t < st->grid.m[j];
-      }
-      if (!inside) continue;
-      const int64_t lo = o[0] < 0 ? -o[0] : 0, hi = o[0] > 0 ? m1 - o[0] : m1;
-      const double *Ds = st->D + s * m + g0;
-      const double *vs = v + g0 + st->delta[s];
-      for (int64_t i = lo; i < hi; i++) yr[i] += Ds[i] * vs[i];
-    }
-  }
-}
-
-static int bop_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
-{
-  const sgp_ski_stats *st = (const sgp_ski_stats *)op->state;
-  if (V.rows != st->m || Y.rows != st->m || Y.cols != V.cols)
-    return sgp_fail(ctx, SGP_EDIM, "B: blocks are %lld x %lld and %lld x %lld; order %lld",
-                    (long long)V.rows, (long long)V.cols, (long long)Y.rows,
-                    (long long)Y.cols, (long long)st->m);
-  const int nthreads = st->m * st->S >= 32768 ? sgp_ctx_threads(ctx) : 1;
-  for (int64_t j = 0; j < V.cols; j++)
-    stencil_apply(st, V.data + j * V.ld, Y.data + j * Y.ld, nthreads);
-  return SGP_OK;
-}
-
-static int bop_diag(const sgp_op *op, sgp_mat dg, sgp_ctx *ctx)
-{
-  const sgp_ski_stats *st = (const sgp_ski_stats *)op->state;
-  if (dg.rows != st->m) return sgp_fail(ctx, SGP_EDIM, "B: diagonal needs %lld rows",
-                                        (long long)st->m);
-  int o[SGP_SKI_MAX_D] = {0};
-  const int64_t c0 = sgp_ski_stats_offset_index(st, o);
-  memcpy(dg.data, st->D + c0 * st->m, (size_t)st->m * sizeof(double));
-  return SGP_OK;
-}
-
-static void bop_destroy(sgp_op *op)
-{
-  op->state = NULL; /* the statistics belong to the caller */
-}
-
-int sgp_ski_stats_op(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_op *op)
-{
-  if (!op) return sgp_fail(ctx, SGP_EINVAL, "op: missing");
-  memset(op, 0, sizeof *op);
-  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
-  op->n = st->m;
-  op->state = (void *)st;
-  op->apply = bop_apply;
-  op->diag = bop_diag;
-  op->destroy = bop_destroy;
   return SGP_OK;
 }
