@@ -7,7 +7,7 @@ VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
-.PHONY: all deps install demo check check-core check-r check-octave bench \
+.PHONY: all deps install demo check check-core check-r check-octave bench bench-ski \
   octave-pkg rcheck docs clean
 
 all: install
@@ -59,3 +59,19 @@ docs:
 clean:
 	sh cleanup
 	rm -rf build tests/core/bin
+
+# ski_gsgp benchmarks: a C driver (inst/bench/bench_ski.c) linked against the
+# core, compiled with the flags of tests/core into build/bench (ignored by git
+# and R CMD build). SKI_BENCH_QUICK=1 make bench-ski: a smoke run (< 1 min).
+SKI_BENCH := build/bench
+SKI_BENCH_SRC := $(shell find core -name '*.c') inst/bench/bench_ski.c
+SKI_BENCH_OBJ := $(patsubst %.c,$(SKI_BENCH)/%.o,$(SKI_BENCH_SRC))
+SKI_BENCH_CFLAGS := -std=c99 -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
+$(SKI_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(SKI_BENCH_CFLAGS) -c $< -o $@
+$(SKI_BENCH)/core/kernels.o: SKI_BENCH_CFLAGS += -fno-math-errno -fno-trapping-math
+$(SKI_BENCH)/bench_ski: $(SKI_BENCH_OBJ)
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3) -llapack -lblas -lm
+bench-ski: $(SKI_BENCH)/bench_ski
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(SKI_BENCH)/bench_ski all
