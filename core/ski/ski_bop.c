@@ -35,32 +35,40 @@ static void bop_free(bop_state *b)
   free(b);
 }
 
-/* y = B v from the stencil; parallel over grid fibres (fixed i_2..i_d). */
+/* y = B v from the stencil; parallel over blocks of grid fibres (fixed
+ * i_2..i_d). A block of FIBRE_BLOCK fibres is swept once per offset, so D is
+ * read in long runs: its S rows lie m doubles apart (a power of two on common
+ * grids), and one fibre at a time would touch S pages per few hundred bytes. */
+#define FIBRE_BLOCK_CELLS 2048
 static void stencil_apply(const sgp_ski_stats *st, const double *v, double *y, int nthreads)
 {
   const int d = st->grid.d;
   const int64_t m = st->m, m1 = st->grid.m[0], fibres = m / m1, S = st->S;
+  const int64_t fb = m1 >= FIBRE_BLOCK_CELLS ? 1 : FIBRE_BLOCK_CELLS / m1;
+  const int64_t nblocks = (fibres + fb - 1) / fb;
   (void)nthreads;
 #pragma omp parallel for num_threads(nthreads) schedule(static)
-  for (int64_t row = 0; row < fibres; row++) {
-    int64_t sub[SGP_SKI_MAX_D];
-    int64_t rest = row;
-    for (int j = 1; j < d; j++) { sub[j] = rest % st->grid.m[j]; rest /= st->grid.m[j]; }
-    const int64_t g0 = row * m1;
-    double *yr = y + g0;
-    for (int64_t i = 0; i < m1; i++) yr[i] = 0.0;
+  for (int64_t blk = 0; blk < nblocks; blk++) {
+    const int64_t r0 = blk * fb, r1 = r0 + fb < fibres ? r0 + fb : fibres;
+    memset(y + r0 * m1, 0, (size_t)((r1 - r0) * m1) * sizeof(double));
     for (int64_t s = 0; s < S; s++) {
       const int *o = st->off + s * d;
-      int inside = 1;
-      for (int j = 1; j < d && inside; j++) {
-        const int64_t t = sub[j] + o[j];
-        inside = t >= 0 && t < st->grid.m[j];
-      }
-      if (!inside) continue;
       const int64_t lo = o[0] < 0 ? -o[0] : 0, hi = o[0] > 0 ? m1 - o[0] : m1;
-      const double *Ds = st->D + s * m + g0;
-      const double *vs = v + g0 + st->delta[s];
-      for (int64_t i = lo; i < hi; i++) yr[i] += Ds[i] * vs[i];
+      for (int64_t row = r0; row < r1; row++) {
+        int64_t rest = row;
+        int inside = 1;
+        for (int j = 1; j < d && inside; j++) {
+          const int64_t t = rest % st->grid.m[j] + o[j];
+          rest /= st->grid.m[j];
+          inside = t >= 0 && t < st->grid.m[j];
+        }
+        if (!inside) continue;
+        const int64_t g0 = row * m1;
+        double *yr = y + g0;
+        const double *Ds = st->D + s * m + g0;
+        const double *vs = v + g0 + st->delta[s];
+        for (int64_t i = lo; i < hi; i++) yr[i] += Ds[i] * vs[i];
+      }
     }
   }
 }
