@@ -279,7 +279,7 @@ static void accumulate_tiles_half(sgp_ski_stats *st, const accum_ws *ws, const i
   (void)nthreads;
 #pragma omp parallel num_threads(nthreads)
   {
-    double wloc[4096]; /* T <= 4^6 here (caller checks); the point's tap weights */
+    double wloc[2 * 4096]; /* T <= 4096 (caller checks): prefix table + tap weights */
 #pragma omp for schedule(dynamic, 1)
     for (int64_t k = 0; k < ws->ntiles; k++) {
       for (int64_t e = ws->start[k]; e < ws->start[k + 1]; e++) {
@@ -292,21 +292,35 @@ static void accumulate_tiles_half(sgp_ski_stats *st, const accum_ws *ws, const i
           const double *wj = ws->w1d + (int64_t)r.i * d * width;
           wloc[0] = 1.0;
           int64_t count = 1;
-          for (int j = 0; j < d; j++, count *= width)
+          for (int j = 0; j < d - 1; j++, count *= width)
             for (int64_t q = width - 1; q >= 0; q--)
               for (int64_t t = 0; t < count; t++) wloc[t + q * count] = wloc[t] * wj[j * width + q];
+          /* the last dimension's factor only for the taps this run needs (from
+           * a0's row on), into wt so that the prefix table wloc[0..count) stays */
+          const double *wl = wj + (d - 1) * width;
+          double *wt = wloc + count; /* wt[t] = weight of tap t (t >= a0 valid) */
+          for (int64_t t = r.a0 - r.a0 % count; t < T; t++) wt[t] = wloc[t % count] * wl[t / count];
           const int64_t g0 = ws->g0[r.i];
           for (int64_t a = r.a0; a < r.a1; a++) {
             const int64_t ga = g0 + tdelta[a];
-            const double wa = wloc[a];
+            const double wa = wt[a];
             uy[ga] += wa * yi;
             u1[ga] += wa;
             double *Lg = L + ga * H - code[a]; /* Lg[code[b]]: h = code[b] - code[a] */
-            const int64_t a1 = a % width;
-            for (int64_t rb = a - a1; rb < T; rb += width) { /* rows of consecutive codes */
-              double *Lr = Lg + code[rb];
-              const double *wr = wloc + rb;
-              for (int64_t q = rb == a - a1 ? a1 : 0; q < width; q++) Lr[q] += wa * wr[q];
+            const int64_t a1 = a % width, ra = a - a1;
+            for (int64_t q = a1; q < width; q++) Lg[code[ra] + q] += wa * wt[ra + q];
+            if (width == 4) { /* full rows of 4 consecutive codes (cubic) */
+              for (int64_t rb = ra + 4; rb < T; rb += 4) {
+                double *Lr = Lg + code[rb];
+                const double *wr = wt + rb;
+                Lr[0] += wa * wr[0];
+                Lr[1] += wa * wr[1];
+                Lr[2] += wa * wr[2];
+                Lr[3] += wa * wr[3];
+              }
+            } else {
+              for (int64_t rb = ra + width; rb < T; rb += width)
+                for (int64_t q = 0; q < width; q++) Lg[code[rb] + q] += wa * wt[rb + q];
             }
           }
         } else {
