@@ -231,10 +231,10 @@ static void bin_taps(accum_ws *ws, int64_t nb, int64_t T, const int64_t *idx)
   cnt[0] = 0;
 }
 
-/* Adds the binned block (taps idx/w, nb-by-T) tile by tile; half: canonical
- * offsets only (tap b >= tap a). */
+/* Adds the binned block (taps idx/w, nb-by-T) tile by tile into every offset
+ * of D (the path of small calls: no copy, no mirror). */
 static void accumulate_tiles(sgp_ski_stats *st, const accum_ws *ws, const int64_t *idx,
-                             const double *w, const double *y, int half, int nthreads)
+                             const double *w, const double *y, int nthreads)
 {
   const int64_t m = st->m, T = st->T;
   int64_t c0 = 0, pw = 1; /* stencil index of o = 0 */
@@ -257,7 +257,7 @@ static void accumulate_tiles(sgp_ski_stats *st, const accum_ws *ws, const int64_
         u1[ga] += wa;
         /* D[s m + ga] with s = c0 + code[b] - code[a] (>= 0: code[a] <= c0) */
         double *Dg = D + ga + c0 * m - codem[a];
-        for (int64_t b = half ? a : 0; b < T; b++)
+        for (int64_t b = 0; b < T; b++)
           if (ix[b] >= 0) Dg[codem[b]] += wa * wi[b];
       }
     }
@@ -491,7 +491,7 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
     if (half)
       accumulate_tiles_half(st, &ws, idx, w, y.data + i0, L, nthreads);
     else
-      accumulate_tiles(st, &ws, idx, w, y.data + i0, 0, nthreads);
+      accumulate_tiles(st, &ws, idx, w, y.data + i0, nthreads);
     for (int64_t i = 0; i < nb; i++) {
       const double v = y.data[i0 + i];
       st->yy += v * v;
