@@ -7,7 +7,7 @@ VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
-.PHONY: all deps install demo check check-core check-r check-octave bench bench-ski \
+.PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda bench-ski \
   octave-pkg rcheck docs clean
 
 all: install
@@ -45,6 +45,10 @@ octave-pkg: deps
 
 bench: install
 	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_kernel.R
+
+# GPU against 2-thread CPU (CUDA backend); says so and exits 0 without a device.
+bench-cuda: deps
+	$(MAKE) -C inst/bench/cuda run
 
 # R CMD build + R CMD check on the tarball (acceptance of the R package).
 rcheck: deps

@@ -1,6 +1,9 @@
 /* op_dense.c -- matrix-free kernel products K(X1, X2) V and the dense kernel
  * operator (optionally with K cached when it fits a memory budget). */
 #include "kernels.h"
+#ifdef SGP_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +200,15 @@ int sgp_op_dense_kernel(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X,
   s->tile = o->tile;
   if ((st = sgp_column_means(ctx, X, &center))) goto cleanup;
   if ((st = sgp_kprep_init(ctx, k, X, center, &s->prep))) goto cleanup;
+  int use_cuda = 0;
+  if ((st = sgp_backend_use_cuda(ctx, &use_cuda))) goto cleanup;
+  (void)use_cuda;
+#ifdef SGP_HAVE_CUDA
+  if (use_cuda) { /* the GPU recomputes tiles faster than a cached K is read */
+    st = sgp_cuda_op_dense_kernel(ctx, k, &s->prep, o->shift, op);
+    goto cleanup;
+  }
+#endif
   const double need = 8.0 * (double)X.rows * (double)X.rows;
   if (need <= (double)o->cache_bytes) {
     s->K = sgp_alloc(X.rows * X.rows);

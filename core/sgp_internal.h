@@ -62,6 +62,10 @@ double sgp_nrm2(int64_t n, const double *x);
 /* ------------------------------------------------------------ backend.c / cuda/ */
 int sgp_cuda_built(void);
 int sgp_cuda_device_count(void);
+/* Resolves ctx->backend: *use_cuda = 1 when the CUDA backend is to run (CUDA
+ * requested and available, or AUTO with a device present). Requesting CUDA
+ * without the build or a device is an error naming `backend`. */
+int sgp_backend_use_cuda(sgp_ctx *ctx, int *use_cuda);
 
 /* ------------------------------------------------------------ fft.c */
 const char *sgp_fft_version(void);

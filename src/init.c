@@ -7,11 +7,16 @@
 SEXP sgp_kernel_matrix_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_kernel_apply_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_info_r(void);
+SEXP sgp_laplace_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
+                       SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"sgp_kernel_matrix_r", (DL_FUNC)&sgp_kernel_matrix_r, 6},
   {"sgp_kernel_apply_r", (DL_FUNC)&sgp_kernel_apply_r, 10},
   {"sgp_info_r", (DL_FUNC)&sgp_info_r, 0},
+  {"sgp_laplace_fit_r", (DL_FUNC)&sgp_laplace_fit_r, 22},
+  {"sgp_laplace_predict_r", (DL_FUNC)&sgp_laplace_predict_r, 11},
   {NULL, NULL, 0}
 };
 

@@ -49,6 +49,8 @@ done
 
 # The C core with its include/ and any subfolders, without build products.
 cp -R "$root/core" "$stage/src/core"
+# The optional CUDA backend (compiled only where nvcc exists).
+cp -R "$root/cuda" "$stage/src/cuda"
 find "$stage" \( -name '*.o' -o -name '*.oct' -o -name '*.so' -o -name '*.a' \
   -o -name '*.d' -o -name '*~' -o -name '.*.swp' \) -exec rm -f {} +
 rm -rf "$stage/src/obj"

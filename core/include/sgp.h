@@ -207,6 +207,123 @@ int sgp_lanczos(sgp_ctx *ctx, const sgp_op *A, const double *q0, int k,
 int sgp_tridiag_eig(sgp_ctx *ctx, int k, const double *a, const double *b,
                     double *evals, double *evecs);
 
+/* ---------------------------------------------------------------- gp_laplace */
+/* IterNCGP (spec shared/spec/gp_laplace.md): computation-aware Laplace inference for
+ * non-conjugate likelihoods. Every NC-vector is a column-major N-by-C matrix. */
+
+
+typedef enum {
+  SGP_LIK_GAUSSIAN = 0,   /* y real, variance `noise` (scalar or per point) */
+  SGP_LIK_BERNOULLI = 1,  /* y in {0, 1}, logit link, one latent function */
+  SGP_LIK_POISSON = 2,    /* y in {0, 1, 2, ...}, log link, log exposure `offset` */
+  SGP_LIK_SOFTMAX = 3     /* y in {1, ..., n_class}, C = n_class latents, shared kernel */
+} sgp_likelihood;
+
+typedef enum { SGP_POLICY_CG = 0, SGP_POLICY_CHOLESKY = 1 } sgp_policy;
+typedef enum { SGP_RESIDUAL_EXPLICIT = 0, SGP_RESIDUAL_RECURSIVE = 1 } sgp_residual;
+
+/* Stop reasons (inner loop and outer loop). */
+enum {
+  SGP_STOP_NONE = 0,
+  SGP_STOP_RESID = 1,      /* inner: residual below max(inner_atol, inner_rtol ||b||) */
+  SGP_STOP_MAXITER = 2,    /* inner: max_iter iterations in this Newton step */
+  SGP_STOP_BUDGET = 3,     /* max_total_iter reached or the buffer is full */
+  SGP_STOP_BREAKDOWN = 4,  /* inner: eta <= eta_tol s'z (action in span(S)) */
+  SGP_STOP_EXHAUSTED = 5,  /* inner: unit policy used all NC unit vectors */
+  SGP_STOP_CONVERGED = 6,  /* outer: relative Newton step <= tol */
+  SGP_STOP_MAXNEWTON = 7,  /* outer: max_newton steps */
+  SGP_STOP_DIVERGED = 8,   /* outer: non-finite latent / pseudo-targets */
+  SGP_STOP_TIME = 9        /* outer: time_limit reached */
+};
+const char *sgp_laplace_stop_name(int reason);
+
+typedef struct {
+  sgp_likelihood likelihood; /* default bernoulli */
+  sgp_cmat noise;            /* gaussian variance: 1x1 or Nx1 (gaussian only; default 1) */
+  sgp_cmat offset;           /* Nx1 poisson log exposure; empty (data NULL) = 0 */
+  sgp_kernel kernel;         /* shared by all classes */
+  sgp_policy policy;         /* default CG */
+  int max_newton;            /* default 20 */
+  int max_iter;              /* solver iterations per Newton step; default 5 */
+  int64_t rank;              /* compression rank R; < 0 = Inf (default) */
+  double tol;                /* outer tolerance on ||g_{i+1}-g_i||/||g_{i+1}||; 0.01 */
+  int n_class;               /* C for softmax (>= 2), ignored otherwise */
+  int recycle;               /* 1: recycle S, T across Newton steps (default) */
+  int64_t max_total_iter;    /* < 0 = none (default) */
+  double time_limit;         /* seconds; < 0 = none (default) */
+  double inner_atol, inner_rtol, eta_tol; /* 1e-5, 1e-5, 0 */
+  double eig_rtol, kappa, noise_max;      /* 1e-12, 0, 1e12 */
+  sgp_residual residual;     /* default explicit */
+  int damping;               /* 1: backtracking on Psi after each Newton step (spec 3.8); 0 */
+  int random_order;          /* unit policy: seeded random permutation (default 0) */
+  size_t kernel_cache_bytes; /* materialize K_x when 8 N^2 bytes fit; default 2 GiB */
+  int tile;                  /* kernel tile size; default 512 */
+} sgp_laplace_opts;
+
+void sgp_laplace_opts_default(sgp_laplace_opts *o);
+
+/* History: one row per accepted solver iteration (iteration arrays) and one per
+ * Newton step (step arrays). */
+typedef struct {
+  int64_t n_iter, n_step;
+  /* per accepted iteration */
+  int *it_newton, *it_iter; int64_t *it_total, *it_buffer, *it_rank;
+  double *it_resid, *it_rel_resid, *it_alpha, *it_eta, *it_trace, *it_time;
+  /* per Newton step */
+  double *st_psi;     /* Psi at the linearization point f_i */
+  double *st_delta;   /* relative Newton step delta_i */
+  int *st_inner_stop; /* inner stop reason */
+  int64_t *st_kprod;  /* K products in this step */
+  int64_t *st_dropped;/* eigenpairs dropped/truncated by the virtual run */
+  double *st_time;
+} sgp_laplace_history;
+
+typedef struct sgp_laplace_fit {
+  int64_t n, d, C, r;      /* data points, input dimension, latents, rank of root */
+  sgp_likelihood likelihood;
+  sgp_kernel kernel;       /* lengthscale points into the fit's own copy */
+  double *lengthscale;
+  double *X;               /* N x d copy of the inputs */
+  double noise;            /* gaussian scalar noise (first entry) for the response */
+  double *m;               /* N x C prior mean at X */
+  double *f;               /* N x C latent mode estimate f_{i+1} = m + K v */
+  double *var;             /* N x C latent variances incl. computational uncertainty */
+  double *weights;         /* N x C representer weights v */
+  double *root;            /* NC x r, C_j = Q Q' */
+  double *flin;            /* N x C linearization point f_i of the last problem */
+  double *noise_data;      /* N x C W^{-1} diagonal (softmax: capped 1/pi) at flin */
+  int newton_steps;
+  int64_t iterations;      /* total accepted solver iterations J */
+  int converged;
+  int stop_reason, inner_stop_reason;
+  int64_t kernel_products;
+  sgp_laplace_history history;
+} sgp_laplace_fit_t;
+
+/* y: N x 1 (softmax labels 1..C as doubles); prior_mean: N x C or empty (= 0). */
+int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
+                    const sgp_laplace_opts *o, sgp_laplace_fit_t **out);
+void sgp_laplace_fit_free(sgp_laplace_fit_t *fit);
+/* Latent mean / variance (Ns x C each; var may have data NULL) at Xs (zero prior
+ * mean at Xs), and the response (optional, data NULL to skip), Ns x C each:
+ * bernoulli P(y=1) by the probit approximation and its Bernoulli variance;
+ * softmax probabilities softmax(mu_c kappa(s2_c)) and p(1-p); poisson rate mean
+ * exp(mu+o+s2/2) and variance (e^{s2}-1) e^{2(mu+o)+s2}; gaussian mu and s2+noise.
+ * offset_s: Ns x 1 test log exposure (poisson) or empty. */
+int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
+                        sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
+                        sgp_mat resp_var);
+
+/* A non-owning fit for predictions from plain data (a fit reloaded from R or
+ * Octave): fills *fit with pointers to X (n x d), weights (n x C) and root
+ * (nC x r, r may be 0), the kernel (its lengthscale array is referenced), the
+ * likelihood, C and the gaussian noise. Checks shapes and finiteness; messages
+ * name the field ("x", "weights", "root", ...). Never pass the view to
+ * sgp_laplace_fit_free. */
+int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_cmat weights,
+                         sgp_cmat root, const sgp_kernel *kernel, sgp_likelihood likelihood,
+                         double noise);
+
 #ifdef __cplusplus
 }
 #endif

@@ -177,6 +177,17 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
                     const sgp_ski_kg_opts *o, sgp_op *op);
 /* The path an operator from sgp_ski_grid_op uses (KRONECKER or CIRCULANT). */
 sgp_ski_kg_path sgp_ski_grid_op_path(const sgp_op *op);
+/* The circulant embedding of a CIRCULANT-path operator, for other backends:
+ * K_G v = the first m_j entries per dimension of IFFT(lambda .* FFT(v padded
+ * into the L-array)), r2c along dimension 1 (the fastest), lambda already
+ * divided by Ltot. Returns 0 (and leaves c alone) for any other operator. */
+typedef struct {
+  int d;
+  int64_t m[SGP_SKI_MAX_D], L[SGP_SKI_MAX_D];
+  int64_t mtot, Ltot, Lctot;
+  const double *lambda;   /* Lctot values, owned by the operator */
+} sgp_ski_circulant;
+int sgp_ski_grid_op_circulant(const sgp_op *op, sgp_ski_circulant *c);
 
 /* ------------------------------------------------------------ ski_stats.c */
 

@@ -569,3 +569,20 @@ cleanup:
   kg_free(s);
   return st;
 }
+
+int sgp_ski_grid_op_circulant(const sgp_op *op, sgp_ski_circulant *c)
+{
+  if (sgp_ski_grid_op_path(op) != SGP_SKI_KG_CIRCULANT) return 0;
+  const kg_state *s = (const kg_state *)op->state;
+  memset(c, 0, sizeof *c);
+  c->d = s->d;
+  for (int j = 0; j < s->d; j++) {
+    c->m[j] = s->m[j];
+    c->L[j] = s->L[j];
+  }
+  c->mtot = s->mtot;
+  c->Ltot = s->Ltot;
+  c->Lctot = s->Lctot;
+  c->lambda = s->lambda;
+  return 1;
+}

@@ -86,7 +86,8 @@ try
   ## built-in tests of the package functions and of the oct-files
   ## (pkg install extracts the .cc blocks into <arch>/*.cc-tst)
   targets = {"gp_kernel", "scalegp_info", "__sgp_kernel__", ...
-             "__sgp_kernel_apply__", "__sgp_info__"};
+             "__sgp_kernel_apply__", "__sgp_info__", ...
+             "gp_laplace", "__sgp_laplace__", "__sgp_laplace_predict__"};
   for i = 1:numel (targets)
     [p, f] = run_tests (targets{i}, targets{i});
     total_passed += p;

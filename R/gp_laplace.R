@@ -1,0 +1,459 @@
+#' Computation-aware Laplace approximation for non-conjugate GPs (IterNCGP)
+#'
+#' Fits a Gaussian-process model with a Bernoulli (logit), Poisson (log),
+#' softmax or Gaussian likelihood by Newton's method, where every Newton step is
+#' a GP regression on pseudo targets solved approximately by a probabilistic
+#' linear solver (IterGP). Products with the kernel matrix are recycled across
+#' Newton steps and the solver's low-rank root can be compressed to a fixed
+#' rank, so cost and memory are set by \code{max_iter} and \code{rank} rather
+#' than by the cube of n. The reported variances include the
+#' \emph{computational} uncertainty of stopping the solver early: they shrink
+#' towards the exact Laplace variances as the budget grows.
+#'
+#' Labels: \code{"bernoulli"} takes 0/1, a logical or a factor with 2 levels
+#' (the level names are kept for \code{predict(type = "class")});
+#' \code{"softmax"} takes integers 1..C or a factor (C is the number of levels,
+#' or the largest label); \code{"poisson"} takes non-negative integer counts
+#' with an optional log exposure \code{offset}; \code{"gaussian"} takes real
+#' responses with variance \code{noise}.
+#'
+#' Policies: \code{"cg"} uses the current residual as the next action
+#' (conjugate gradients; few iterations reach the mode), \code{"cholesky"} uses
+#' unit vectors (data points in order, or in a seeded random order with
+#' \code{random_order = TRUE}), which equals a partial Cholesky factorization;
+#' with \code{max_iter >= n C} both reproduce the exact Laplace approximation.
+#'
+#' @param x n-by-d numeric matrix of training inputs (a vector is one column).
+#' @param y labels or responses (see Details), length n.
+#' @param likelihood \code{"bernoulli"}, \code{"poisson"}, \code{"softmax"} or
+#'   \code{"gaussian"}.
+#' @param kernel \code{"rbf"}, \code{"matern12"}, \code{"matern32"} or
+#'   \code{"matern52"} (see \code{\link{gp_kernel}}); shared by all classes.
+#' @param lengthscale one positive lengthscale or d of them (ARD).
+#' @param outputscale positive signal variance.
+#' @param noise Gaussian noise variance, one value or n (gaussian only).
+#' @param offset Poisson log exposure, length n (default 0).
+#' @param policy \code{"cg"} or \code{"cholesky"}.
+#' @param max_newton maximum number of Newton steps (>= 1).
+#' @param max_iter solver iterations per Newton step (>= 1).
+#' @param rank compression rank of the solver's buffers (\code{Inf}: none;
+#'   0: no recycling across Newton steps).
+#' @param tol Newton stops when the relative change of the latent mode is at
+#'   most \code{tol}.
+#' @param xtest optional test inputs (d columns): predictions go to
+#'   \code{$test}.
+#' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"}.
+#' @param seed whole number for reproducible random choices (\code{NULL}:
+#'   drawn from R's RNG, so \code{set.seed()} works).
+#' @param verbose print progress (one line per Newton step).
+#' @param threads OpenMP threads (\code{NULL} or 0: default).
+#' @param xtest_offset Poisson log exposure at \code{xtest} (default 0).
+#' @param recycle reuse the solver's actions across Newton steps.
+#' @param damping backtracking on the Laplace objective after each Newton step
+#'   (for likelihoods whose plain Newton iteration overshoots, e.g. large counts).
+#' @param max_total_iter cap on the total number of solver iterations.
+#' @param random_order cholesky policy: visit the data points in a seeded
+#'   random order.
+#' @param time_limit seconds after which the Newton loop stops (\code{Inf}: none).
+#' @param inner_atol,inner_rtol a Newton step's solver stops when the residual
+#'   norm is below \code{max(inner_atol, inner_rtol * norm(b))} (default 1e-5
+#'   each); 0 runs all \code{max_iter} iterations unless the solver breaks down.
+#' @return An object of class \code{gp_laplace}, a plain list: \code{f},
+#'   \code{var}, \code{weights} (n-by-C latent mode, latent marginal variances
+#'   incl. computational uncertainty, representer weights), \code{root}
+#'   (nC-by-r, C_j = root root'), \code{newton_steps}, \code{iterations},
+#'   \code{converged}, \code{stop_reason}, \code{history} (data frame, one row
+#'   per solver iteration: \code{newton}, \code{iteration}, \code{total},
+#'   \code{residual}, \code{rel_residual}, \code{trace} (sum of the latent
+#'   variances at x), \code{rank}, \code{buffer}, \code{seconds}),
+#'   \code{steps} (data frame per Newton step), \code{kernel} (list of kind,
+#'   lengthscale, outputscale), \code{likelihood}, \code{n_class},
+#'   \code{levels}, the training data \code{x}, \code{y}, \code{offset},
+#'   \code{noise}, and \code{test = list(mean, var, prob)} when \code{xtest} is
+#'   given (poisson: \code{rate_mean}, \code{rate_var} instead of \code{prob};
+#'   gaussian: \code{y_var}, the variance of a new observation, with the first
+#'   \code{noise} value when the noise is per point).
+#' @seealso \code{\link{predict.gp_laplace}}, \code{\link{plot.gp_laplace}}
+#' @examples
+#' set.seed(1)
+#' x <- matrix(sort(runif(60, -3, 3)))
+#' y <- rbinom(60, 1, plogis(2 * sin(x[, 1])))
+#' fit <- gp_laplace(x, y, lengthscale = 1, outputscale = 4, max_iter = 10,
+#'                   xtest = matrix(seq(-3, 3, length.out = 5)), seed = 1)
+#' fit
+#' round(fit$test$prob, 3)
+#' p <- predict(fit, matrix(c(-1.5, 1.5)))
+#' p$prob
+#' # counts with an exposure
+#' cnt <- rpois(60, exp(0.5 + cos(x[, 1])))
+#' pois <- gp_laplace(x, cnt, likelihood = "poisson", offset = rep(0.1, 60),
+#'                    policy = "cholesky", max_iter = 60, seed = 1)
+#' summary(pois)
+#' @export
+gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthscale = 1,
+                       outputscale = 1, noise = 1, offset = NULL, policy = "cg",
+                       max_newton = 20, max_iter = 5, rank = Inf, tol = 0.01,
+                       xtest = NULL, backend = "auto", seed = NULL,
+                       verbose = interactive(), threads = getOption("scalegp.threads"),
+                       xtest_offset = NULL, recycle = TRUE, damping = FALSE, max_total_iter = Inf,
+                       random_order = FALSE, time_limit = Inf, inner_atol = 1e-5,
+                       inner_rtol = 1e-5) {
+  fn <- "gp_laplace"
+  x <- as_input_matrix(x, fn, "x")
+  n <- nrow(x)
+  likelihood <- check_choice(likelihood, laplace_likelihoods, fn, "likelihood")
+  lab <- laplace_labels(y, likelihood, n, fn)
+  kernel <- check_kernel(kernel, fn)
+  lengthscale <- check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x)))
+  outputscale <- check_positive(outputscale, fn, "outputscale")
+  noise <- if (likelihood == "gaussian") check_positive(noise, fn, "noise", c(1L, n)) else NULL
+  offset <- laplace_offset(offset, likelihood, n, fn, "offset")
+  policy <- check_choice(policy, c("cg", "cholesky"), fn, "policy")
+  max_newton <- check_count(max_newton, fn, "max_newton", min = 1L)
+  max_iter <- check_count(max_iter, fn, "max_iter", min = 1L)
+  rank <- laplace_count_or_inf(rank, fn, "rank")
+  tol <- laplace_nonneg(tol, fn, "tol")
+  max_total_iter <- laplace_count_or_inf(max_total_iter, fn, "max_total_iter")
+  if (!is.numeric(time_limit) || length(time_limit) != 1L || is.na(time_limit) ||
+      time_limit < 0)
+    stop_arg(fn, "time_limit", "must be one non-negative number (Inf: none)")
+  if (!is.null(xtest)) {
+    xtest <- as_input_matrix(xtest, fn, "xtest")
+    if (ncol(xtest) != ncol(x))
+      stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", ncol(x))
+  }
+  xtest_offset <- if (is.null(xtest)) NULL else
+    laplace_offset(xtest_offset, likelihood, nrow(xtest), fn, "xtest_offset")
+  ctrl <- c(check_flag(recycle, fn, "recycle"), check_flag(damping, fn, "damping"),
+            if (is.finite(max_total_iter)) max_total_iter else -1,
+            check_flag(random_order, fn, "random_order"),
+            if (is.finite(time_limit)) time_limit else -1,
+            laplace_nonneg(inner_atol, fn, "inner_atol"),
+            laplace_nonneg(inner_rtol, fn, "inner_rtol"))
+  backend <- check_backend(backend, fn)
+  seed <- check_seed(seed, fn)
+  verbose <- check_flag(verbose, fn, "verbose")
+  res <- .Call(C_sgp_laplace_fit_r, x, lab$y, likelihood, lab$n_class, kernel, lengthscale,
+               outputscale, noise, offset, policy, max_newton, max_iter,
+               if (is.finite(rank)) rank else -1, as.double(tol), as.double(ctrl), xtest,
+               xtest_offset, backend, seed, verbose, check_threads(threads, fn), NULL)
+  fit <- c(res[c("f", "var", "weights", "root", "newton_steps", "iterations", "converged",
+                 "stop_reason", "inner_stop_reason", "kernel_products")],
+           list(history = as.data.frame(res$history$iterations),
+                steps = as.data.frame(res$history$steps),
+                kernel = list(kernel = kernel, lengthscale = lengthscale,
+                              outputscale = outputscale),
+                likelihood = likelihood, n_class = lab$n_class, levels = lab$levels,
+                policy = policy, x = x, y = lab$y, offset = offset,
+                noise = if (is.null(noise)) NULL else noise, seed = seed))
+  if (!is.null(xtest)) fit$test <- laplace_test_list(res$test, fit)
+  class(fit) <- "gp_laplace"
+  if (!fit$converged)
+    warning(sprintf("gp_laplace: did not converge (stop reason \"%s\" after %d Newton steps, %s solver iterations); raise max_newton or max_iter, or try damping = TRUE",
+                    fit$stop_reason, fit$newton_steps, format(fit$iterations)),
+            call. = FALSE)
+  if (verbose) print(fit)
+  fit
+}
+
+laplace_likelihoods <- c("bernoulli", "poisson", "softmax", "gaussian")
+
+# Whole number >= 0 or Inf.
+laplace_count_or_inf <- function(v, fn, arg) {
+  if (is.numeric(v) && length(v) == 1L && identical(as.double(v), Inf)) return(Inf)
+  check_count(v, fn, arg)
+}
+
+laplace_nonneg <- function(v, fn, arg) {
+  if (!is.numeric(v) || length(v) != 1L || !is.finite(v) || v < 0)
+    stop_arg(fn, arg, "must be one non-negative finite number")
+  as.double(v)
+}
+
+# Poisson log exposure: NULL (0) or n finite values; an error for other likelihoods.
+laplace_offset <- function(offset, likelihood, n, fn, arg) {
+  if (is.null(offset)) return(NULL)
+  if (likelihood != "poisson")
+    stop_arg(fn, arg, "is only used with likelihood = \"poisson\"")
+  if (!is.numeric(offset) || length(offset) != n)
+    stop_arg(fn, arg, "must be numeric of length ", n, " (got length ", length(offset), ")")
+  if (any(!is.finite(offset))) stop_arg(fn, arg, "contains NaN, NA or Inf")
+  as.double(offset)
+}
+
+# Labels as doubles for the core (softmax 1..C), the class count and level names.
+laplace_labels <- function(y, likelihood, n, fn) {
+  levels <- NULL
+  if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
+  if (is.factor(y)) {
+    if (!likelihood %in% c("bernoulli", "softmax"))
+      stop_arg(fn, "y", "is a factor; likelihood = \"", likelihood, "\" needs numbers")
+    if (anyNA(y)) stop_arg(fn, "y", "contains NA")
+    levels <- levels(y)
+    if (likelihood == "bernoulli" && length(levels) != 2L)
+      stop_arg(fn, "y", "must have exactly 2 levels for likelihood = \"bernoulli\" (got ",
+               length(levels), ")")
+    y <- as.integer(y) - (likelihood == "bernoulli")
+  } else if (is.logical(y)) {
+    if (likelihood != "bernoulli")
+      stop_arg(fn, "y", "is logical; only likelihood = \"bernoulli\" takes TRUE/FALSE")
+    if (anyNA(y)) stop_arg(fn, "y", "contains NA")
+    levels <- c("FALSE", "TRUE")
+    y <- as.integer(y)
+  } else if (!is.numeric(y) || !is.null(dim(y))) {
+    stop_arg(fn, "y", "must be a numeric vector, a factor or a logical vector")
+  }
+  if (length(y) != n)
+    stop_arg(fn, "y", "has length ", length(y), " but 'x' has ", n, " rows")
+  bad <- which(!is.finite(y))
+  if (length(bad)) stop_arg(fn, "y", "contains NaN, NA or Inf (first at ", bad[1L], ")")
+  y <- as.double(y)
+  whole <- all(y == round(y))
+  n_class <- 1L
+  switch(likelihood,
+    bernoulli = if (!all(y %in% c(0, 1)))
+      stop_arg(fn, "y", "must be 0/1, logical or a 2-level factor for likelihood = \"bernoulli\" (found ",
+               format(y[!y %in% c(0, 1)][1L]), ")"),
+    poisson = if (!whole || any(y < 0))
+      stop_arg(fn, "y", "must be non-negative integer counts for likelihood = \"poisson\" (found ",
+               format(y[y != round(y) | y < 0][1L]), ")"),
+    softmax = {
+      if (!whole || any(y < 1))
+        stop_arg(fn, "y", "must be class labels 1..C or a factor for likelihood = \"softmax\" (found ",
+                 format(y[y != round(y) | y < 1][1L]), ")")
+      n_class <- if (is.null(levels)) as.integer(max(y)) else length(levels)
+      if (n_class < 2L)
+        stop_arg(fn, "y", "has C = ", n_class, " class; likelihood = \"softmax\" needs C >= 2")
+    })
+  list(y = y, n_class = n_class, levels = levels)
+}
+
+# The user-facing prediction list from the core's (mean, var, resp_mean, resp_var).
+laplace_test_list <- function(p, fit) {
+  vec <- function(m) if (ncol(m) == 1L) m[, 1L] else m
+  out <- list(mean = vec(p$mean), var = vec(p$var))
+  switch(fit$likelihood,
+    bernoulli = out$prob <- p$resp_mean[, 1L],
+    softmax = {
+      out$prob <- p$resp_mean
+      colnames(out$prob) <- fit$levels
+    },
+    poisson = {
+      out$rate_mean <- p$resp_mean[, 1L]
+      out$rate_var <- p$resp_var[, 1L]
+    },
+    gaussian = out$y_var <- p$resp_var[, 1L])
+  out
+}
+
+#' Predictions of a gp_laplace fit at new inputs
+#'
+#' Works on a fit reloaded with \code{readRDS} (the fit is plain data).
+#'
+#' @param object a \code{gp_laplace} fit.
+#' @param newdata m-by-d matrix of new inputs (default: the training inputs).
+#' @param offset Poisson log exposure at \code{newdata} (length m, default 0;
+#'   the training offset when \code{newdata} is not given).
+#' @param type \code{"list"} (default): \code{list(mean, var, prob)} with the
+#'   latent mean and variance (m-by-C, a vector when C = 1) and, for
+#'   classification, the class probabilities (probit approximation; bernoulli:
+#'   P(y = 1), softmax: m-by-C); poisson gives \code{rate_mean}/\code{rate_var},
+#'   gaussian \code{y_var}. \code{"response"}: the expected response only
+#'   (probabilities, rates or means). \code{"class"}: the most probable class
+#'   (a factor when the fit had level names, else 0/1 or 1..C).
+#' @param threads OpenMP threads.
+#' @param ... unused.
+#' @return See \code{type}.
+#' @examples
+#' x <- matrix(seq(-2, 2, length.out = 30))
+#' fit <- gp_laplace(x, factor(ifelse(x[, 1] > 0, "yes", "no")), max_iter = 30,
+#'                   verbose = FALSE, seed = 1)
+#' predict(fit, matrix(c(-1, 1)), type = "class")
+#' @export
+predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
+                               type = c("list", "response", "class"),
+                               threads = getOption("scalegp.threads"), ...) {
+  fn <- "predict.gp_laplace"
+  type <- match.arg(type)
+  fit <- object
+  if (is.null(newdata)) {
+    newdata <- fit$x
+    if (is.null(offset)) offset <- fit$offset  # the training exposure
+  }
+  newdata <- as_input_matrix(newdata, fn, "newdata")
+  if (ncol(newdata) != ncol(fit$x))
+    stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", ncol(fit$x))
+  offset <- laplace_offset(offset, fit$likelihood, nrow(newdata), fn, "offset")
+  if (type == "class" && !fit$likelihood %in% c("bernoulli", "softmax"))
+    stop_arg(fn, "type", "\"class\" needs a bernoulli or softmax fit")
+  p <- .Call(C_sgp_laplace_predict_r, fit$x, as.matrix(fit$weights), fit$root,
+             fit$likelihood, fit$kernel$kernel, fit$kernel$lengthscale,
+             fit$kernel$outputscale, if (is.null(fit$noise)) 0 else fit$noise[1L],
+             newdata, offset, check_threads(threads, fn))
+  out <- laplace_test_list(p, fit)
+  switch(type,
+    list = out,
+    response = switch(fit$likelihood, bernoulli = , softmax = out$prob,
+                      poisson = out$rate_mean, gaussian = out$mean),
+    class = {
+      k <- if (fit$likelihood == "bernoulli") as.integer(out$prob > 0.5) + 1L
+           else max.col(out$prob, ties.method = "first")
+      if (!is.null(fit$levels)) factor(fit$levels[k], levels = fit$levels)
+      else if (fit$likelihood == "bernoulli") k - 1L else k
+    })
+}
+
+#' @export
+print.gp_laplace <- function(x, ...) {
+  cat(sprintf("gp_laplace: %s likelihood, %s kernel, n = %d, d = %d%s\n", x$likelihood,
+              x$kernel$kernel, nrow(x$x), ncol(x$x),
+              if (x$likelihood == "softmax") sprintf(", C = %d", x$n_class) else ""))
+  cat(sprintf("  %d Newton steps, %s solver iterations (%s policy), rank %d; %s (%s)\n",
+              x$newton_steps, format(x$iterations), x$policy, ncol(x$root),
+              if (x$converged) "converged" else "NOT converged", x$stop_reason))
+  if (!is.null(x$test)) cat(sprintf("  predictions at %d test inputs in $test\n",
+                                    length(x$test$mean) %/% x$n_class))
+  invisible(x)
+}
+
+#' Summary of a gp_laplace fit
+#'
+#' @param object a \code{gp_laplace} fit.
+#' @param ... unused.
+#' @return An object of class \code{summary.gp_laplace} (a list) with the
+#'   likelihood, kernel, n, C, Newton steps, solver iterations, convergence, stop
+#'   reason, the training log-likelihood at the mode and, for classification,
+#'   the training accuracy.
+#' @export
+summary.gp_laplace <- function(object, ...) {
+  f <- as.matrix(object$f)
+  y <- object$y
+  ll <- switch(object$likelihood,
+    bernoulli = sum(y * f[, 1] - log1p(exp(-abs(f[, 1]))) - pmax(f[, 1], 0)),
+    poisson = {
+      eta <- f[, 1] + if (is.null(object$offset)) 0 else object$offset
+      sum(y * eta - exp(eta) - lgamma(y + 1))
+    },
+    softmax = {
+      mx <- apply(f, 1, max)
+      sum(f[cbind(seq_along(y), y)] - mx - log(rowSums(exp(f - mx))))
+    },
+    gaussian = sum(stats::dnorm(y, f[, 1], sqrt(object$noise), log = TRUE)))
+  acc <- switch(object$likelihood,
+    bernoulli = mean((f[, 1] > 0) == (y == 1)),
+    softmax = mean(max.col(f, ties.method = "first") == y),
+    NULL)
+  s <- list(likelihood = object$likelihood, kernel = object$kernel, n = nrow(object$x),
+            d = ncol(object$x), C = object$n_class, policy = object$policy,
+            newton_steps = object$newton_steps, iterations = object$iterations,
+            rank = ncol(object$root), converged = object$converged,
+            stop_reason = object$stop_reason, loglik = ll, accuracy = acc,
+            last_delta = utils::tail(object$steps$delta, 1L))
+  class(s) <- "summary.gp_laplace"
+  s
+}
+
+#' @export
+print.summary.gp_laplace <- function(x, ...) {
+  k <- x$kernel
+  cat(sprintf("gp_laplace (IterNCGP) with %s likelihood\n", x$likelihood))
+  cat(sprintf("  kernel       %s, lengthscale %s, outputscale %s\n", k$kernel,
+              paste(format(k$lengthscale, digits = 4), collapse = " "),
+              format(k$outputscale, digits = 4)))
+  cat(sprintf("  data         n = %d, d = %d, C = %d\n", x$n, x$d, x$C))
+  cat(sprintf("  solver       %s policy: %d Newton steps, %s iterations, rank %d\n",
+              x$policy, x$newton_steps, format(x$iterations), x$rank))
+  cat(sprintf("  convergence  %s (stop reason \"%s\", last relative step %.3g)\n",
+              if (x$converged) "yes" else "NO", x$stop_reason, x$last_delta))
+  cat(sprintf("  train log-likelihood at the mode  %.4f\n", x$loglik))
+  if (!is.null(x$accuracy))
+    cat(sprintf("  train accuracy                    %.4f\n", x$accuracy))
+  invisible(x)
+}
+
+#' Plot a gp_laplace fit
+#'
+#' 1-D inputs: the latent mean with a band of 2 standard deviations (including
+#' the computational uncertainty) over a grid, with the data (gaussian: the
+#' responses; classification: the labels as ticks at the bottom and top, top
+#' for class 1 / the class shown; poisson: the latent mode); 2-D inputs: an
+#' image with contours of the latent mean (or, for classification, the
+#' probability of the last class) over a grid, with the data points.
+#' \code{what = "history"}: the solver residual and the variance trace against
+#' the solver iteration, with Newton steps marked.
+#'
+#' @param x a \code{gp_laplace} fit.
+#' @param what \code{"fit"} or \code{"history"}.
+#' @param class latent function to show (softmax), default 1 (1-D) or C (2-D).
+#' @param n_grid grid points per dimension.
+#' @param ... passed to the base graphics call that draws the frame.
+#' @return \code{x}, invisibly.
+#' @examples
+#' x <- matrix(seq(-3, 3, length.out = 40))
+#' fit <- gp_laplace(x, as.integer(sin(x[, 1]) > 0), max_iter = 10,
+#'                   verbose = FALSE, seed = 1)
+#' plot(fit)
+#' plot(fit, what = "history")
+#' @export
+plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid = 100,
+                            ...) {
+  what <- match.arg(what)
+  fit <- x
+  if (what == "history") {
+    h <- fit$history
+    if (!nrow(h)) stop_arg("plot.gp_laplace", "x", "has an empty history")
+    op <- graphics::par(mfrow = c(1, 2))
+    on.exit(graphics::par(op))
+    graphics::plot(h$total, h$residual, type = "b", log = "y", pch = 20,
+                   xlab = "solver iteration", ylab = "residual norm",
+                   main = "residual", ...)
+    starts <- h$total[!duplicated(h$newton)]
+    graphics::abline(v = starts - 0.5, lty = 3, col = "grey50")
+    graphics::plot(h$total, h$trace, type = "b", pch = 20, xlab = "solver iteration",
+                   ylab = "sum of latent variances", main = "variance trace", ...)
+    graphics::abline(v = starts - 0.5, lty = 3, col = "grey50")
+    return(invisible(x))
+  }
+  d <- ncol(fit$x)
+  if (d == 1L) {
+    c1 <- if (is.null(class)) 1L else class
+    g <- matrix(seq(min(fit$x), max(fit$x), length.out = n_grid))
+    p <- predict(fit, g)
+    m <- as.matrix(p$mean)[, c1]
+    s <- sqrt(as.matrix(p$var)[, c1])
+    yl <- range(m - 2 * s, m + 2 * s)
+    graphics::plot(g[, 1], m, type = "n", ylim = yl, xlab = "x",
+                   ylab = sprintf("latent f%s", if (fit$n_class > 1) c1 else ""),
+                   main = sprintf("gp_laplace (%s)", fit$likelihood), ...)
+    graphics::polygon(c(g[, 1], rev(g[, 1])), c(m - 2 * s, rev(m + 2 * s)),
+                      col = grDevices::adjustcolor("steelblue", 0.3), border = NA)
+    graphics::lines(g[, 1], m, col = "steelblue4", lwd = 2)
+    if (fit$likelihood == "gaussian") {
+      graphics::points(fit$x[, 1], fit$y, pch = 20, cex = 0.7)
+    } else if (fit$likelihood == "bernoulli" || fit$n_class > 1) {
+      # labels along the bottom (0 / other classes) and top (1 / class c1)
+      hit <- if (fit$likelihood == "bernoulli") fit$y == 1 else fit$y == c1
+      graphics::points(fit$x[, 1], ifelse(hit, yl[2], yl[1]), pch = "|",
+                       col = ifelse(hit, "firebrick", "grey30"))
+    } else {
+      graphics::points(fit$x[, 1], as.matrix(fit$f)[, c1], pch = 20, cex = 0.7)
+    }
+  } else if (d == 2L) {
+    g1 <- seq(min(fit$x[, 1]), max(fit$x[, 1]), length.out = n_grid)
+    g2 <- seq(min(fit$x[, 2]), max(fit$x[, 2]), length.out = n_grid)
+    p <- predict(fit, as.matrix(expand.grid(g1, g2)))
+    c1 <- if (is.null(class)) fit$n_class else class
+    z <- if (!is.null(p$prob)) as.matrix(p$prob)[, c1] else as.matrix(p$mean)[, c1]
+    z <- matrix(z, n_grid, n_grid)
+    graphics::image(g1, g2, z, col = grDevices::hcl.colors(50, "Blue-Red 3"), xlab = "x1",
+                    ylab = "x2", main = sprintf("gp_laplace (%s): %s", fit$likelihood,
+                                                if (!is.null(p$prob)) "probability" else "latent mean"),
+                    ...)
+    graphics::contour(g1, g2, z, add = TRUE, nlevels = 8)
+    graphics::points(fit$x, pch = 21, bg = if (fit$n_class > 1 || fit$likelihood == "bernoulli")
+      as.integer(fit$y) + 1L else "white")
+  } else {
+    stop_arg("plot.gp_laplace", "x", "has d = ", d, " inputs; plot() shows d = 1 or 2 (use what = \"history\")")
+  }
+  invisible(x)
+}

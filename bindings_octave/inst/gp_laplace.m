@@ -1,0 +1,415 @@
+## Copyright (C) 2026 scalegp authors
+## SPDX-License-Identifier: MIT
+
+## -*- texinfo -*-
+## @deftypefn  {} {@var{fit} =} gp_laplace (@var{x}, @var{y})
+## @deftypefnx {} {@var{fit} =} gp_laplace (@var{x}, @var{y}, @var{name}, @var{value}, @dots{})
+## Computation-aware Laplace approximation for non-conjugate Gaussian
+## processes (IterNCGP).
+##
+## Fits a GP with a Bernoulli (logit), Poisson (log), softmax or Gaussian
+## likelihood by Newton's method, where every Newton step is a GP regression on
+## pseudo targets solved approximately by a probabilistic linear solver
+## (IterGP).  Kernel products are recycled across Newton steps and the
+## solver's low-rank root can be compressed to a fixed rank, so cost and
+## memory are set by @qcode{"max_iter"} and @qcode{"rank"}.  The variances
+## include the @emph{computational} uncertainty of stopping the solver early
+## and shrink to the exact Laplace variances as the budget grows.
+##
+## @var{x} is an n-by-d real matrix whose rows are points (a vector is n
+## points in one dimension).  @var{y} has n labels: bernoulli 0/1 or logical;
+## softmax 1..C (C = @code{max (y)}); both also accept a cell array of strings
+## (classes in sorted order, kept in @code{fit.levels}); poisson non-negative
+## integer counts; gaussian real responses.
+##
+## Options, as name/value pairs (names are case-insensitive; the same names
+## as in R):
+##
+## @table @asis
+## @item @qcode{"likelihood"}
+## @qcode{"bernoulli"} (default), @qcode{"poisson"}, @qcode{"softmax"} or
+## @qcode{"gaussian"}.
+## @item @qcode{"kernel"}, @qcode{"lengthscale"}, @qcode{"outputscale"}
+## The covariance function shared by all classes, as in @code{gp_kernel}
+## (defaults @qcode{"rbf"}, 1, 1).
+## @item @qcode{"noise"}
+## Gaussian noise variance, 1 or n values (gaussian only; default 1).
+## @item @qcode{"offset"}
+## Poisson log exposure, n values (default 0).
+## @item @qcode{"policy"}
+## @qcode{"cg"} (default; residual actions = conjugate gradients) or
+## @qcode{"cholesky"} (unit-vector actions = partial Cholesky).
+## @item @qcode{"max_newton"}, @qcode{"max_iter"}
+## Newton steps (default 20) and solver iterations per step (default 5).
+## @item @qcode{"rank"}
+## Compression rank of the solver's buffers (default @code{Inf}: none; 0: no
+## recycling).
+## @item @qcode{"tol"}
+## Newton stops when the relative change of the latent mode is at most
+## @var{tol} (default 0.01).
+## @item @qcode{"xtest"}, @qcode{"xtest_offset"}
+## Test inputs (d columns) and their Poisson log exposure: predictions go to
+## @code{fit.test}.
+## @item @qcode{"backend"}
+## @qcode{"auto"} (default), @qcode{"cpu"} or @qcode{"cuda"}.
+## @item @qcode{"seed"}
+## Whole number making the random choices reproducible (default: drawn from
+## @code{rand}).
+## @item @qcode{"verbose"}
+## Print one line per Newton step (default false).
+## @item @qcode{"threads"}
+## OpenMP threads (default 0: the OpenMP default).
+## @item @qcode{"recycle"}, @qcode{"damping"}, @qcode{"max_total_iter"}, @qcode{"random_order"}, @qcode{"time_limit"}, @qcode{"inner_atol"}, @qcode{"inner_rtol"}
+## Additional solver options, as in R's @code{?gp_laplace} (defaults true,
+## false, Inf, false, Inf, 1e-5, 1e-5).
+## @end table
+##
+## The result is a struct (plain data: it survives @code{save}/@code{load})
+## with @code{class = "gp_laplace"} and the fields of the R result:
+## @code{f}, @code{var}, @code{weights} (n-by-C), @code{root} (nC-by-r),
+## @code{newton_steps}, @code{iterations}, @code{converged},
+## @code{stop_reason}, @code{history} (a struct of columns, one row per solver
+## iteration: newton, iteration, total, residual, rel_residual, trace, rank,
+## buffer, seconds), @code{steps}, @code{kernel}, @code{likelihood},
+## @code{n_class}, @code{levels}, the training data, and, with
+## @qcode{"xtest"}, @code{test} with fields @code{mean}, @code{var} and
+## @code{prob} (classification), @code{rate_mean}, @code{rate_var} (poisson)
+## or @code{y_var} (gaussian).  A fit that did not converge gives a warning
+## (id @qcode{"scalegp:not-converged"}).  Predict at new inputs with
+## @code{scalegp_predict (fit, xnew)}.
+##
+## Example:
+##
+## @example
+## @group
+## x = linspace (-3, 3, 60)';
+## y = double (sin (x) + 0.3 * randn (60, 1) > 0);
+## fit = gp_laplace (x, y, "lengthscale", 1, "outputscale", 4,
+##                   "max_iter", 10, "xtest", [-1.5; 1.5], "seed", 1);
+## fit.test.prob
+## pred = scalegp_predict (fit, [-2; 0; 2]);
+## pred.prob
+## @end group
+## @end example
+##
+## @seealso{scalegp_predict, gp_kernel}
+## @end deftypefn
+
+function fit = gp_laplace (x, y, varargin)
+
+  if (nargin < 2)
+    print_usage ();
+  endif
+  fname = "gp_laplace";
+  defaults = struct ("likelihood", "bernoulli", "kernel", "rbf", "lengthscale", 1,
+                     "outputscale", 1, "noise", 1, "offset", [], "policy", "cg",
+                     "max_newton", 20, "max_iter", 5, "rank", Inf, "tol", 0.01,
+                     "xtest", [], "xtest_offset", [], "backend", "auto", "seed", [],
+                     "verbose", false, "threads", 0, "recycle", true, "damping", false,
+                     "max_total_iter", Inf, "random_order", false, "time_limit", Inf,
+                     "inner_atol", 1e-5, "inner_rtol", 1e-5, "interrupt_after", -1);
+  opts = parse_options (fname, defaults, varargin{:});
+
+  x = check_input_matrix (x, fname, "x");
+  n = rows (x);
+  likelihood = check_choice (opts.likelihood, {"bernoulli", "poisson", "softmax", "gaussian"},
+                             fname, "likelihood");
+  [ycode, n_class, levels] = laplace_labels (y, likelihood, n, fname);
+  kernel = check_kernel (opts.kernel, fname);
+  lengthscale = check_positive (opts.lengthscale, fname, "lengthscale", [1, columns(x)]);
+  outputscale = check_positive (opts.outputscale, fname, "outputscale", 1);
+  noise = [];
+  if (strcmp (likelihood, "gaussian"))
+    noise = check_positive (opts.noise, fname, "noise", [1, n]);
+  endif
+  offset = laplace_offset (opts.offset, likelihood, n, fname, "offset");
+  policy = check_choice (opts.policy, {"cg", "cholesky"}, fname, "policy");
+  max_newton = check_count (opts.max_newton, fname, "max_newton", 1);
+  max_iter = check_count (opts.max_iter, fname, "max_iter", 1);
+  rank = count_or_inf (opts.rank, fname, "rank");
+  tol = nonneg (opts.tol, fname, "tol");
+  max_total_iter = count_or_inf (opts.max_total_iter, fname, "max_total_iter");
+  time_limit = opts.time_limit;
+  if (! (isnumeric (time_limit) && isreal (time_limit) && isscalar (time_limit)
+         && ! isnan (time_limit) && time_limit >= 0))
+    arg_error (fname, "time_limit", "must be one non-negative number (Inf: none)");
+  endif
+  xtest = opts.xtest;
+  has_test = ! isempty (xtest);
+  if (has_test)
+    xtest = check_input_matrix (xtest, fname, "xtest");
+    if (columns (xtest) != columns (x))
+      arg_error (fname, "xtest", "has %d columns but 'x' has %d", columns (xtest), columns (x));
+    endif
+    xtest_offset = laplace_offset (opts.xtest_offset, likelihood, rows (xtest), fname,
+                                   "xtest_offset");
+  elseif (! isempty (opts.xtest_offset))
+    arg_error (fname, "xtest_offset", "needs 'xtest'");
+  endif
+  ctrl = [check_flag(opts.recycle, fname, "recycle"), ...
+          check_flag(opts.damping, fname, "damping"), ...
+          ifelse_num(isinf (max_total_iter), -1, max_total_iter), ...
+          check_flag(opts.random_order, fname, "random_order"), ...
+          ifelse_num(isinf (time_limit), -1, time_limit), ...
+          nonneg(opts.inner_atol, fname, "inner_atol"), ...
+          nonneg(opts.inner_rtol, fname, "inner_rtol")];
+  backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
+  seed = opts.seed;
+  if (isempty (seed))
+    seed = floor (rand () * 2147483647);
+  else
+    seed = check_count (seed, fname, "seed", 0);
+  endif
+  verbose = check_flag (opts.verbose, fname, "verbose");
+  threads = check_threads (opts.threads, fname);
+
+  res = __sgp_laplace__ (x, ycode, likelihood, n_class, kernel, lengthscale, outputscale,
+                         noise, offset, policy, max_newton, max_iter,
+                         ifelse_num (isinf (rank), -1, rank), tol, ctrl, backend, seed,
+                         verbose, threads, opts.interrupt_after);
+
+  fit = res;
+  fit.kernel = struct ("kernel", kernel, "lengthscale", lengthscale,
+                       "outputscale", outputscale);
+  fit.likelihood = likelihood;
+  fit.n_class = n_class;
+  fit.levels = levels;
+  fit.policy = policy;
+  fit.x = x;
+  fit.y = ycode;
+  fit.offset = offset;
+  fit.noise = noise;
+  fit.seed = seed;
+  fit.class = "gp_laplace";
+  if (has_test)
+    fit.test = predict_gp_laplace (fit, xtest, "offset", xtest_offset, "threads", threads);
+  endif
+  if (! fit.converged)
+    warning ("scalegp:not-converged",
+             "gp_laplace: did not converge (stop reason \"%s\" after %d Newton steps, %d solver iterations); raise max_newton or max_iter, or try damping = true",
+             fit.stop_reason, fit.newton_steps, fit.iterations);
+  endif
+  if (verbose)
+    printf ("gp_laplace: %s likelihood, %s kernel, n = %d; %d Newton steps, %d solver iterations; %s (%s)\n",
+            likelihood, kernel, n, fit.newton_steps, fit.iterations,
+            ifelse_str (fit.converged, "converged", "NOT converged"), fit.stop_reason);
+  endif
+
+endfunction
+
+## Labels as doubles for the core (softmax 1..C), the class count and level names.
+function [ycode, n_class, levels] = laplace_labels (y, likelihood, n, fname)
+  levels = {};
+  n_class = 1;
+  if (iscellstr (y))
+    if (! any (strcmp (likelihood, {"bernoulli", "softmax"})))
+      arg_error (fname, "y", "is a cell array of strings; likelihood = \"%s\" needs numbers",
+                 likelihood);
+    endif
+    [levels, ~, code] = unique (y(:));
+    levels = levels.';
+    if (strcmp (likelihood, "bernoulli") && numel (levels) != 2)
+      arg_error (fname, "y", "must have exactly 2 classes for likelihood = \"bernoulli\" (got %d)",
+                 numel (levels));
+    endif
+    y = code - strcmp (likelihood, "bernoulli");
+  elseif (islogical (y))
+    if (! strcmp (likelihood, "bernoulli"))
+      arg_error (fname, "y", "is logical; only likelihood = \"bernoulli\" takes true/false");
+    endif
+  elseif (! isnumeric (y) || iscomplex (y))
+    arg_error (fname, "y", "must be a real numeric or logical vector or a cell array of strings");
+  endif
+  if (! (isvector (y) || isempty (y)) || numel (y) != n)
+    arg_error (fname, "y", "has %d elements but 'x' has %d rows", numel (y), n);
+  endif
+  y = double (y(:));
+  bad = find (! isfinite (y), 1);
+  if (! isempty (bad))
+    arg_error (fname, "y", "contains NaN, NA or Inf (first at %d)", bad);
+  endif
+  whole = all (y == round (y));
+  switch (likelihood)
+    case "bernoulli"
+      k = find (y != 0 & y != 1, 1);
+      if (! isempty (k))
+        arg_error (fname, "y", "must be 0/1 or logical for likelihood = \"bernoulli\" (found %g)",
+                   y(k));
+      endif
+    case "poisson"
+      k = find (y != round (y) | y < 0, 1);
+      if (! isempty (k))
+        arg_error (fname, "y", "must be non-negative integer counts for likelihood = \"poisson\" (found %g)",
+                   y(k));
+      endif
+    case "softmax"
+      k = find (y != round (y) | y < 1, 1);
+      if (! isempty (k))
+        arg_error (fname, "y", "must be class labels 1..C for likelihood = \"softmax\" (found %g)",
+                   y(k));
+      endif
+      if (isempty (levels))
+        n_class = max (y);
+      else
+        n_class = numel (levels);
+      endif
+      if (n_class < 2)
+        arg_error (fname, "y", "has C = %d class; likelihood = \"softmax\" needs C >= 2", n_class);
+      endif
+  endswitch
+  ycode = y;
+endfunction
+
+function o = laplace_offset (o, likelihood, n, fname, arg)
+  if (isempty (o))
+    o = [];
+    return;
+  endif
+  if (! strcmp (likelihood, "poisson"))
+    arg_error (fname, arg, "is only used with likelihood = \"poisson\"");
+  endif
+  if (! isnumeric (o) || iscomplex (o) || numel (o) != n || ! isvector (o))
+    arg_error (fname, arg, "must be numeric of length %d (got %d values)", n, numel (o));
+  endif
+  if (any (! isfinite (o)))
+    arg_error (fname, arg, "contains NaN, NA or Inf");
+  endif
+  o = double (o(:));
+endfunction
+
+function v = count_or_inf (v, fname, arg)
+  if (isnumeric (v) && isscalar (v) && isreal (v) && v == Inf)
+    v = Inf;
+  else
+    v = check_count (v, fname, arg, 0);
+  endif
+endfunction
+
+function v = nonneg (v, fname, arg)
+  if (! (isnumeric (v) && isreal (v) && isscalar (v) && isfinite (v) && v >= 0))
+    arg_error (fname, arg, "must be one non-negative finite number");
+  endif
+  v = double (v);
+endfunction
+
+function r = ifelse_num (c, a, b)
+  if (c)
+    r = a;
+  else
+    r = b;
+  endif
+endfunction
+
+function s = ifelse_str (c, a, b)
+  if (c)
+    s = a;
+  else
+    s = b;
+  endif
+endfunction
+
+
+%!shared x, y
+%! x = linspace (-2, 2, 30)';
+%! y = double (sin (2 * x) > 0);
+
+%!test
+%! fit = gp_laplace (x, y, "max_iter", 30, "policy", "cholesky", "xtest", [-1; 1], "seed", 1);
+%! assert (fit.class, "gp_laplace");
+%! assert (fit.converged);
+%! assert (size (fit.f), [30, 1]);
+%! assert (size (fit.root), [30, fit.iterations]);
+%! assert (mean (sign (fit.f) == 2 * y - 1) >= 0.8);
+%! assert (fieldnames (fit.test)', {"mean", "var", "prob"});
+%! assert (fit.test.prob(1) < 0.5 && fit.test.prob(2) > 0.5);
+%! assert (numel (fit.history.residual), fit.iterations);
+%! ## all n unit actions are spent in the first Newton step and recycled after
+%! assert (fit.history.newton, ones (30, 1));
+%! assert (fit.iterations, 30);
+
+%!function c = ifelse_cell (y)
+%!  c = repmat ({"no"}, numel (y), 1);
+%!  c(y == 1) = {"yes"};
+%!endfunction
+
+%!test
+%! ## logical and cellstr labels give the same fit; the levels are kept
+%! a = gp_laplace (x, y, "seed", 1);
+%! b = gp_laplace (x, y == 1, "seed", 1);
+%! c = gp_laplace (x, ifelse_cell (y), "seed", 1);
+%! assert (b.f, a.f);
+%! assert (c.f, a.f);
+%! assert (c.levels, {"no", "yes"});
+%! assert (scalegp_predict (c, [-1; 1], "type", "class"), {"no"; "yes"});
+%! assert (scalegp_predict (a, [-1; 1], "type", "class"), [0; 1]);
+
+%!test
+%! ## softmax: C from the labels, probabilities sum to one
+%! ys = 1 + (x > -0.5) + (x > 0.7);
+%! fit = gp_laplace (x, ys, "likelihood", "softmax", "xtest", [-1.5; 0; 1.5], "seed", 1);
+%! assert (fit.n_class, 3);
+%! assert (size (fit.f), [30, 3]);
+%! assert (sum (fit.test.prob, 2), ones (3, 1), 1e-12);
+%! [~, k] = max (fit.test.prob, [], 2);
+%! assert (k, [1; 2; 3]);
+
+%!test
+%! ## save/load round trip, then predict
+%! fit = gp_laplace (x, y, "xtest", [-1; 1], "seed", 1);
+%! f = [tempname() ".mat"];
+%! save ("-binary", f, "fit");
+%! s = load (f);
+%! delete (f);
+%! p = scalegp_predict (s.fit, [-1; 1]);
+%! assert (p, fit.test, 1e-14);
+
+%!test
+%! ## non-convergence is a warning and converged = false
+%! warning ("off", "scalegp:not-converged", "local");
+%! fit = gp_laplace (x, y, "max_newton", 1);
+%! assert (! fit.converged);
+%! assert (fit.stop_reason, "max_newton");
+%!warning <did not converge \(stop reason "max_newton"> gp_laplace (x, y, "max_newton", 1);
+
+%!test
+%! out = evalc ('gp_laplace (x, y, "verbose", true, "seed", 1);');
+%! assert (! isempty (strfind (out, "Newton step 1")));
+%! out = evalc ('gp_laplace (x, y, "seed", 1);');
+%! assert (isempty (out));
+
+%!error <Invalid call> gp_laplace (1)
+%!error <gp_laplace: 'y' must be 0/1> gp_laplace (x, y + 2)
+%!error <'y' has 29 elements but 'x' has 30 rows> gp_laplace (x, y(1:29))
+%!error <'y' contains NaN> gp_laplace (x, [NaN; y(2:end)])
+%!error <'y' contains NaN> gp_laplace (x, [Inf; y(2:end)], "likelihood", "gaussian")
+%!error <'y' must be non-negative integer counts> gp_laplace (x, [0.5; y(2:end)], "likelihood", "poisson")
+%!error <'y' must be non-negative integer counts> gp_laplace (x, [-1; y(2:end)], "likelihood", "poisson")
+%!error <'y' must be class labels 1..C> gp_laplace (x, y, "likelihood", "softmax")
+%!error <'y' has C = 1 class> gp_laplace (x, ones (30, 1), "likelihood", "softmax")
+%!error <'y' is logical> gp_laplace (x, y == 1, "likelihood", "softmax")
+%!error <'y' must have exactly 2 classes> gp_laplace (x, repmat ({"a"; "b"; "c"}, 10, 1))
+%!error <'x' contains NaN> gp_laplace ([NaN; x(2:end)], y)
+%!error <'likelihood' is unknown: "probit"> gp_laplace (x, y, "likelihood", "probit")
+%!error <'policy' is unknown: "lanczos"> gp_laplace (x, y, "policy", "lanczos")
+%!error <'kernel' is unknown> gp_laplace (x, y, "kernel", "gauss")
+%!error <'lengthscale' must be positive> gp_laplace (x, y, "lengthscale", 0)
+%!error <'outputscale' must be positive> gp_laplace (x, y, "outputscale", -1)
+%!error <'noise' must be positive> gp_laplace (x, y, "likelihood", "gaussian", "noise", 0)
+%!error <'noise' must be real and numeric, a scalar or a vector of length 30> gp_laplace (x, y, "likelihood", "gaussian", "noise", [1 2 3])
+%!error <'offset' must be numeric of length 30> gp_laplace (x, y, "likelihood", "poisson", "offset", zeros (3, 1))
+%!error <'offset' contains NaN> gp_laplace (x, y, "likelihood", "poisson", "offset", [NaN; zeros(29, 1)])
+%!error <'offset' is only used with likelihood = "poisson"> gp_laplace (x, y, "offset", zeros (30, 1))
+%!error <'max_iter' must be a whole number> gp_laplace (x, y, "max_iter", 0)
+%!error <'max_newton' must be a whole number> gp_laplace (x, y, "max_newton", 0)
+%!error <'rank' must be a whole number> gp_laplace (x, y, "rank", -1)
+%!error <'tol' must be one non-negative> gp_laplace (x, y, "tol", -1)
+%!error <'xtest' has 2 columns but 'x' has 1> gp_laplace (x, y, "xtest", zeros (2, 2))
+%!error <'xtest' contains NaN> gp_laplace (x, y, "xtest", NaN)
+%!error <'xtest_offset' must be numeric of length 2> gp_laplace (x, y, "likelihood", "poisson", "xtest", [0; 1], "xtest_offset", 1)
+%!error <'backend' is unknown> gp_laplace (x, y, "backend", "gpu")
+%!error <'seed' must be a whole number> gp_laplace (x, y, "seed", -1)
+%!error <'threads' must be a whole number> gp_laplace (x, y, "threads", -1)
+%!error <'recycle' must be true or false> gp_laplace (x, y, "recycle", 2)
+%!error <'inner_atol' must be one non-negative> gp_laplace (x, y, "inner_atol", -1)
+%!error <unknown option 'lenghtscale'> gp_laplace (x, y, "lenghtscale", 2)
+%!error <gp_laplace: interrupted> gp_laplace (x, y, "interrupt_after", 0)

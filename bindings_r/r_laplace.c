@@ -1,0 +1,210 @@
+/* r_laplace.c -- .Call entry points of gp_laplace: the fit (with optional test
+ * predictions) and predictions from a plain-data fit (a reloaded R list). */
+#include "r_shim.h"
+
+#include <math.h>
+#include <string.h>
+
+static int likelihood_of(const char *name, sgp_likelihood *lik)
+{
+  static const char *names[] = {"gaussian", "bernoulli", "poisson", "softmax"};
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(name, names[i])) { *lik = (sgp_likelihood)i; return 0; }
+  return -1;
+}
+
+static sgp_likelihood likelihood_arg(SEXP s)
+{
+  sgp_likelihood lik;
+  if (!Rf_isString(s) || XLENGTH(s) != 1 || likelihood_of(CHAR(STRING_ELT(s, 0)), &lik))
+    Rf_error("gp_laplace: likelihood: unknown value");
+  return lik;
+}
+
+static int backend_arg(sgp_ctx *ctx, SEXP s)
+{
+  const char *b = CHAR(STRING_ELT(s, 0));
+  if (!strcmp(b, "cpu")) ctx->backend = SGP_BACKEND_CPU;
+  else if (!strcmp(b, "cuda")) ctx->backend = SGP_BACKEND_CUDA;
+  else ctx->backend = SGP_BACKEND_AUTO;
+  if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA)) {
+    snprintf(ctx->errmsg, sizeof ctx->errmsg,
+             "backend: \"cuda\" is not available (not built or no device); use \"cpu\"");
+    return SGP_EUNSUPPORTED;
+  }
+  return SGP_OK;
+}
+
+static SEXP real_vec(int64_t n, const double *x)
+{
+  SEXP v = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n));
+  if (n > 0) memcpy(REAL(v), x, (size_t)n * sizeof(double));
+  UNPROTECT(1);
+  return v;
+}
+
+static SEXP int_vec(int64_t n, const int *x, int add)
+{
+  SEXP v = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t)n));
+  for (int64_t i = 0; i < n; i++) INTEGER(v)[i] = x[i] + add;
+  UNPROTECT(1);
+  return v;
+}
+
+static SEXP int64_vec(int64_t n, const int64_t *x)
+{
+  SEXP v = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n));
+  for (int64_t i = 0; i < n; i++) REAL(v)[i] = (double)x[i];
+  UNPROTECT(1);
+  return v;
+}
+
+static SEXP stop_names(int64_t n, const int *x)
+{
+  SEXP v = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)n));
+  for (int64_t i = 0; i < n; i++) SET_STRING_ELT(v, i, Rf_mkChar(sgp_laplace_stop_name(x[i])));
+  UNPROTECT(1);
+  return v;
+}
+
+/* Per-iteration and per-Newton-step history as two named lists of columns. */
+static SEXP history_list(const sgp_laplace_history *h)
+{
+  const int64_t ni = h->n_iter, ns = h->n_step;
+  const char *in[] = {"newton", "iteration", "total", "residual", "rel_residual", "trace",
+                      "rank", "buffer", "seconds"};
+  SEXP iv[] = {PROTECT(int_vec(ni, h->it_newton, 1)), PROTECT(int_vec(ni, h->it_iter, 1)),
+               PROTECT(int64_vec(ni, h->it_total)), PROTECT(real_vec(ni, h->it_resid)),
+               PROTECT(real_vec(ni, h->it_rel_resid)), PROTECT(real_vec(ni, h->it_trace)),
+               PROTECT(int64_vec(ni, h->it_rank)), PROTECT(int64_vec(ni, h->it_buffer)),
+               PROTECT(real_vec(ni, h->it_time))};
+  SEXP iters = PROTECT(sgp_r_named_list(9, in, iv));
+  const char *sn[] = {"psi", "delta", "inner_stop", "kernel_products", "dropped", "seconds"};
+  SEXP sv[] = {PROTECT(real_vec(ns, h->st_psi)), PROTECT(real_vec(ns, h->st_delta)),
+               PROTECT(stop_names(ns, h->st_inner_stop)), PROTECT(int64_vec(ns, h->st_kprod)),
+               PROTECT(int64_vec(ns, h->st_dropped)), PROTECT(real_vec(ns, h->st_time))};
+  SEXP steps = PROTECT(sgp_r_named_list(6, sn, sv));
+  const char *nn[] = {"iterations", "steps"};
+  SEXP vv[] = {iters, steps};
+  SEXP out = sgp_r_named_list(2, nn, vv);
+  UNPROTECT(17);
+  return out;
+}
+
+/* Predictions at xs for a fit (owning or view): list(mean, var, resp_mean, resp_var). */
+static SEXP predict_list(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, SEXP xs, SEXP offset_s,
+                         int *status)
+{
+  const sgp_cmat Xs = sgp_r_cmat(xs);
+  const int ns = (int)Xs.rows, C = (int)fit->C;
+  SEXP mean = PROTECT(Rf_allocMatrix(REALSXP, ns, C));
+  SEXP var = PROTECT(Rf_allocMatrix(REALSXP, ns, C));
+  SEXP rm = PROTECT(Rf_allocMatrix(REALSXP, ns, C));
+  SEXP rv = PROTECT(Rf_allocMatrix(REALSXP, ns, C));
+  const sgp_cmat off = Rf_isNull(offset_s) ? sgp_cmat_of(NULL, 0, 0) : sgp_r_cmat(offset_s);
+  *status = sgp_laplace_predict(ctx, fit, Xs, off, sgp_r_mat(mean), sgp_r_mat(var),
+                                sgp_r_mat(rm), sgp_r_mat(rv));
+  const char *names[] = {"mean", "var", "resp_mean", "resp_var"};
+  SEXP values[] = {mean, var, rm, rv};
+  SEXP out = sgp_r_named_list(4, names, values);
+  UNPROTECT(4);
+  return out;
+}
+
+/* gp_laplace(): the fit. ctrl = c(recycle, damping, max_total_iter (< 0: none),
+ * random_order, time_limit (< 0: none), inner_atol, inner_rtol). rank < 0 means Inf. */
+SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kernel,
+                       SEXP lengthscale, SEXP outputscale, SEXP noise, SEXP offset,
+                       SEXP policy, SEXP max_newton, SEXP max_iter, SEXP rank, SEXP tol,
+                       SEXP ctrl, SEXP xtest, SEXP xtest_offset, SEXP backend, SEXP seed,
+                       SEXP verbose, SEXP threads, SEXP interrupt_after)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_laplace_opts o;
+  sgp_laplace_fit_t *fit = NULL;
+  sgp_r_ctx(&ctx, &hooks, verbose, threads, interrupt_after);
+  sgp_ctx_set_seed(&ctx, (uint64_t)Rf_asReal(seed));
+  sgp_laplace_opts_default(&o);
+  o.likelihood = likelihood_arg(likelihood);
+  o.n_class = Rf_asInteger(n_class);
+  if (!Rf_isNull(noise)) o.noise = sgp_r_cmat(noise);
+  if (!Rf_isNull(offset)) o.offset = sgp_r_cmat(offset);
+  o.policy = !strcmp(CHAR(STRING_ELT(policy, 0)), "cholesky") ? SGP_POLICY_CHOLESKY
+                                                               : SGP_POLICY_CG;
+  o.max_newton = Rf_asInteger(max_newton);
+  o.max_iter = Rf_asInteger(max_iter);
+  const double rk = Rf_asReal(rank);
+  o.rank = (rk < 0 || !isfinite(rk)) ? -1 : (int64_t)rk;
+  o.tol = Rf_asReal(tol);
+  if (TYPEOF(ctrl) != REALSXP || XLENGTH(ctrl) != 7) Rf_error("internal: bad ctrl");
+  o.recycle = REAL(ctrl)[0] != 0;
+  o.damping = REAL(ctrl)[1] != 0;
+  o.max_total_iter = REAL(ctrl)[2] < 0 || !isfinite(REAL(ctrl)[2]) ? -1 : (int64_t)REAL(ctrl)[2];
+  o.random_order = REAL(ctrl)[3] != 0;
+  o.time_limit = REAL(ctrl)[4] < 0 || !isfinite(REAL(ctrl)[4]) ? -1.0 : REAL(ctrl)[4];
+  o.inner_atol = REAL(ctrl)[5];
+  o.inner_rtol = REAL(ctrl)[6];
+  int st = backend_arg(&ctx, backend);
+  if (!st) st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &o.kernel);
+  if (!st) st = sgp_laplace_fit(&ctx, sgp_r_cmat(x), sgp_r_cmat(y), sgp_cmat_of(NULL, 0, 0),
+                                &o, &fit);
+  if (st) sgp_r_stop("gp_laplace", &ctx, st);
+  /* from here on the fit must be freed before any R error */
+  const int n = (int)fit->n, C = (int)fit->C, r = (int)fit->r;
+  SEXP test = R_NilValue;
+  int nprot = 0;
+  if (!Rf_isNull(xtest)) {
+    test = PROTECT(predict_list(&ctx, fit, xtest, xtest_offset, &st));
+    nprot++;
+    if (st) {
+      sgp_laplace_fit_free(fit);
+      sgp_r_stop("gp_laplace", &ctx, st);
+    }
+  }
+  SEXP f = PROTECT(Rf_allocMatrix(REALSXP, n, C));
+  SEXP var = PROTECT(Rf_allocMatrix(REALSXP, n, C));
+  SEXP w = PROTECT(Rf_allocMatrix(REALSXP, n, C));
+  SEXP root = PROTECT(Rf_allocMatrix(REALSXP, n * C, r));
+  nprot += 4;
+  memcpy(REAL(f), fit->f, sizeof(double) * (size_t)n * C);
+  memcpy(REAL(var), fit->var, sizeof(double) * (size_t)n * C);
+  memcpy(REAL(w), fit->weights, sizeof(double) * (size_t)n * C);
+  if (r > 0) memcpy(REAL(root), fit->root, sizeof(double) * (size_t)n * C * r);
+  const char *names[] = {"f", "var", "weights", "root", "newton_steps", "iterations",
+                         "converged", "stop_reason", "inner_stop_reason", "kernel_products",
+                         "history", "test"};
+  SEXP values[] = {f, var, w, root, PROTECT(Rf_ScalarInteger(fit->newton_steps)),
+                   PROTECT(Rf_ScalarReal((double)fit->iterations)),
+                   PROTECT(Rf_ScalarLogical(fit->converged)),
+                   PROTECT(Rf_mkString(sgp_laplace_stop_name(fit->stop_reason))),
+                   PROTECT(Rf_mkString(sgp_laplace_stop_name(fit->inner_stop_reason))),
+                   PROTECT(Rf_ScalarReal((double)fit->kernel_products)),
+                   PROTECT(history_list(&fit->history)), test};
+  nprot += 7;
+  sgp_laplace_fit_free(fit);
+  SEXP out = sgp_r_named_list(12, names, values);
+  UNPROTECT(nprot);
+  return out;
+}
+
+/* predict.gp_laplace(): predictions from the plain data of a fit. */
+SEXP sgp_laplace_predict_r(SEXP x, SEXP weights, SEXP root, SEXP likelihood, SEXP kernel,
+                           SEXP lengthscale, SEXP outputscale, SEXP noise, SEXP xnew,
+                           SEXP offset_new, SEXP threads)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_kernel k;
+  sgp_laplace_fit_t view;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
+  int st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &k);
+  if (!st) st = sgp_laplace_fit_view(&ctx, &view, sgp_r_cmat(x), sgp_r_cmat(weights),
+                                     sgp_r_cmat(root), &k, likelihood_arg(likelihood),
+                                     Rf_asReal(noise));
+  if (st) sgp_r_stop("predict.gp_laplace", &ctx, st);
+  SEXP out = PROTECT(predict_list(&ctx, &view, xnew, offset_new, &st));
+  if (st) sgp_r_stop("predict.gp_laplace", &ctx, st);
+  UNPROTECT(1);
+  return out;
+}

@@ -1,0 +1,296 @@
+# gp_laplace against the fixtures of inst/extdata/make_laplace_fixtures.R (an
+# independent dense Newton/Laplace in plain R), plus labels, predict on a
+# reloaded fit, seeds, methods and every argument error.
+laplace_kernels <- c("rbf", "matern12", "matern32", "matern52")
+rel_err <- function(a, b) sqrt(sum((a - b)^2)) / sqrt(sum(b^2))
+
+laplace_fixture <- function(case) {
+  p <- read_fixture(sprintf("laplace_%s_params.csv", case))
+  tr <- read_fixture(sprintf("laplace_%s_train.csv", case))
+  te <- read_fixture(sprintf("laplace_%s_test.csv", case))
+  d <- p[5]; C <- p[4]
+  list(case = case, kernel = laplace_kernels[p[1] + 1], outputscale = p[2], noise = p[3],
+       C = C, d = d, lengthscale = p[-(1:5)], n = nrow(tr),
+       x = tr[, 1:d, drop = FALSE], y = tr[, d + 1], offset = tr[, d + 2],
+       f = tr[, d + 2 + 1:C], var = tr[, d + 2 + C + 1:C],
+       xs = te[, 1:d, drop = FALSE], offset_s = te[, d + 1], mean_s = te[, d + 1 + 1:C],
+       var_s = te[, d + 1 + C + 1:C], resp_s = te[, d + 1 + 2 * C + 1:C])
+}
+
+fit_fixture <- function(fx, ...) {
+  args <- utils::modifyList(list(fx$x, fx$y, likelihood = fx$case, kernel = fx$kernel,
+                                 lengthscale = fx$lengthscale, outputscale = fx$outputscale,
+                                 xtest = fx$xs, verbose = FALSE, seed = 1), list(...))
+  if (fx$case == "gaussian") args$noise <- fx$noise
+  if (fx$case == "poisson") {
+    args$offset <- fx$offset
+    args$xtest_offset <- fx$offset_s
+  }
+  do.call(gp_laplace, args)
+}
+
+test_resp <- function(t) if (!is.null(t$prob)) t$prob else if (!is.null(t$rate_mean)) t$rate_mean else t$y_var
+
+expect_matches_fixture <- function(fit, fx, tol) {
+  expect_lt(rel_err(as.vector(fit$f), as.vector(fx$f)), tol)
+  expect_lt(rel_err(as.vector(fit$var), as.vector(fx$var)), tol)
+  expect_lt(rel_err(as.vector(fit$test$mean), as.vector(fx$mean_s)), tol)
+  expect_lt(rel_err(as.vector(fit$test$var), as.vector(fx$var_s)), tol)
+  expect_lt(rel_err(as.vector(test_resp(fit$test)), as.vector(fx$resp_s)), tol)
+}
+
+cases <- c("bernoulli", "poisson", "softmax", "gaussian")
+
+test_that("fixtures are what the tests expect", {
+  for (case in cases) {
+    fx <- laplace_fixture(case)
+    expect_equal(dim(fx$x), c(fx$n, fx$d))
+    expect_equal(length(fx$resp_s), 15 * fx$C)
+    expect_true(all(fx$var > 0) && all(fx$var_s > 0))
+  }
+})
+
+test_that("cholesky policy with the full budget equals the dense Laplace fixture (1e-8)", {
+  for (case in cases) {
+    fx <- laplace_fixture(case)
+    fit <- fit_fixture(fx, policy = "cholesky", max_iter = fx$n * fx$C, tol = 1e-10,
+                       max_newton = 50)
+    expect_true(fit$converged)
+    expect_equal(ncol(fit$root), fx$n * fx$C)
+    expect_equal(dim(fit$f), c(fx$n, fx$C))
+    expect_matches_fixture(fit, fx, 1e-8)
+  }
+})
+
+test_that("cg with the full budget reaches the fixture's mode and variances (1e-6)", {
+  # Settings where CG can: fresh solver per Newton step (recycle = FALSE) that
+  # runs all n C iterations (inner tolerances 0). With recycling and default
+  # inner tolerances CG reaches the mode but stops with rank < n C, so the
+  # variances keep computational uncertainty (tested below).
+  for (case in cases) {
+    fx <- laplace_fixture(case)
+    fit <- fit_fixture(fx, policy = "cg", max_iter = fx$n * fx$C, tol = 1e-10,
+                       max_newton = 50, recycle = FALSE, inner_atol = 0, inner_rtol = 0)
+    expect_true(fit$converged)
+    expect_matches_fixture(fit, fx, 1e-6)
+  }
+})
+
+test_that("a small cg budget finds the mode and its variances include computational uncertainty", {
+  for (case in c("bernoulli", "softmax")) {
+    fx <- laplace_fixture(case)
+    fit <- fit_fixture(fx, tol = 1e-6, max_newton = 50)
+    expect_true(fit$converged)
+    expect_lt(ncol(fit$root), fx$n * fx$C)
+    expect_lt(rel_err(as.vector(fit$f), as.vector(fx$f)), 1e-4)
+    # never below the exact Laplace variance, and above it somewhere
+    expect_true(all(fit$var >= fx$var - 1e-8 * fx$outputscale))
+    expect_true(all(fit$test$var >= fx$var_s - 1e-8 * fx$outputscale))
+    expect_gt(sum(fit$var), sum(fx$var) * (1 + 1e-3))
+  }
+})
+
+test_that("predict on a saveRDS/readRDS round-tripped fit equals the in-fit predictions", {
+  for (case in cases) {
+    fx <- laplace_fixture(case)
+    fit <- fit_fixture(fx, max_iter = 8)
+    path <- tempfile(fileext = ".rds")
+    saveRDS(fit, path)
+    back <- readRDS(path)
+    unlink(path)
+    p <- predict(back, fx$xs, offset = if (case == "poisson") fx$offset_s)
+    expect_equal(p, fit$test, tolerance = 1e-13)
+    expect_equal(names(p), names(fit$test))
+    # plain data only: no external pointers or closures anywhere
+    expect_false(any(rapply(unclass(fit), function(v) is.function(v) || typeof(v) == "externalptr",
+                            how = "unlist")))
+  }
+  # the training inputs are the default newdata; latent mean there is the mode
+  fx <- laplace_fixture("bernoulli")
+  fit <- fit_fixture(fx, max_iter = 40, policy = "cholesky", tol = 1e-10)
+  expect_lt(rel_err(predict(fit)$mean, as.vector(fit$f)), 1e-8)
+  expect_lt(rel_err(predict(fit)$var, as.vector(fit$var)), 1e-8)
+  # poisson: without newdata the training exposure is used
+  fx <- laplace_fixture("poisson")
+  fit <- fit_fixture(fx, max_iter = 40, policy = "cholesky", tol = 1e-10)
+  expect_equal(predict(fit)$rate_mean, exp(as.vector(fit$f) + fx$offset + fit$var[, 1] / 2),
+               tolerance = 1e-8)
+})
+
+test_that("prediction types: response and class", {
+  fx <- laplace_fixture("softmax")
+  fit <- fit_fixture(fx, max_iter = 10)
+  pr <- predict(fit, fx$xs, type = "response")
+  expect_equal(dim(pr), c(15L, 3L))
+  expect_equal(rowSums(pr), rep(1, 15), tolerance = 1e-12)
+  cl <- predict(fit, fx$xs, type = "class")
+  expect_equal(cl, max.col(pr, ties.method = "first"))
+  fx <- laplace_fixture("poisson")
+  fit <- fit_fixture(fx, max_iter = 10)
+  expect_equal(predict(fit, fx$xs, offset = fx$offset_s, type = "response"),
+               fit$test$rate_mean, tolerance = 1e-13)
+  # the offset multiplies the rate by exp(offset)
+  p0 <- predict(fit, fx$xs)
+  p1 <- predict(fit, fx$xs, offset = rep(log(2), 15))
+  expect_equal(p1$rate_mean, 2 * p0$rate_mean, tolerance = 1e-13)
+  expect_error(predict(fit, fx$xs, type = "class"), "'type' \"class\" needs")
+})
+
+test_that("labels: 0/1, logical and 2-level factors give the same fit; levels are kept", {
+  fx <- laplace_fixture("bernoulli")
+  base <- gp_laplace(fx$x, fx$y, lengthscale = 0.8, outputscale = 10, seed = 1, verbose = FALSE)
+  lg <- gp_laplace(fx$x, fx$y == 1, lengthscale = 0.8, outputscale = 10, seed = 1, verbose = FALSE)
+  fc <- gp_laplace(fx$x, factor(ifelse(fx$y == 1, "yes", "no")), lengthscale = 0.8,
+                   outputscale = 10, seed = 1, verbose = FALSE)
+  expect_identical(lg$f, base$f)
+  expect_identical(fc$f, base$f)
+  expect_equal(fc$levels, c("no", "yes"))
+  cl <- predict(fc, fx$xs, type = "class")
+  expect_s3_class(cl, "factor")
+  expect_equal(levels(cl), c("no", "yes"))
+  expect_equal(as.character(cl), ifelse(predict(fc, fx$xs)$prob > 0.5, "yes", "no"))
+  expect_identical(predict(base, fx$xs, type = "class"),
+                   as.integer(predict(base, fx$xs)$prob > 0.5))
+  # softmax: a factor equals its integer codes; the level names label prob
+  fx <- laplace_fixture("softmax")
+  yi <- as.integer(fx$y)
+  sf <- gp_laplace(fx$x, factor(c("a", "b", "c")[yi]), likelihood = "softmax",
+                   xtest = fx$xs, seed = 1, verbose = FALSE)
+  si <- gp_laplace(fx$x, yi, likelihood = "softmax", xtest = fx$xs, seed = 1, verbose = FALSE)
+  expect_identical(unname(sf$test$prob), unname(si$test$prob))
+  expect_equal(colnames(sf$test$prob), c("a", "b", "c"))
+  expect_equal(sf$n_class, 3L)
+  # an unused level still counts as a class
+  s4 <- gp_laplace(fx$x, factor(c("a", "b", "c")[yi], levels = c("a", "b", "c", "d")),
+                   likelihood = "softmax", seed = 1, verbose = FALSE)
+  expect_equal(dim(s4$f), c(fx$n, 4L))
+})
+
+test_that("seeds reproduce the random visiting order of the cholesky policy", {
+  fx <- laplace_fixture("bernoulli")
+  run <- function(seed) suppressWarnings(
+    gp_laplace(fx$x, fx$y, lengthscale = 0.8, outputscale = 10, policy = "cholesky",
+               random_order = TRUE, max_iter = 6, max_newton = 3, seed = seed, verbose = FALSE))
+  a <- run(7); b <- run(7); c <- run(8)
+  expect_identical(a$f, b$f)
+  expect_identical(a$root, b$root)
+  expect_false(isTRUE(all.equal(a$f, c$f)))
+  set.seed(3); d1 <- run(NULL)
+  set.seed(3); d2 <- run(NULL)
+  expect_identical(d1$f, d2$f)
+  expect_identical(d1$seed, d2$seed)
+})
+
+test_that("result fields, history, non-convergence warning, verbose output", {
+  fx <- laplace_fixture("poisson")
+  fit <- fit_fixture(fx)
+  expect_s3_class(fit, "gp_laplace")
+  for (nm in c("f", "var", "weights", "root", "newton_steps", "iterations", "converged",
+               "history", "kernel", "likelihood", "test"))
+    expect_true(nm %in% names(fit), info = nm)
+  h <- fit$history
+  expect_s3_class(h, "data.frame")
+  expect_true(all(c("newton", "iteration", "residual", "trace", "seconds") %in% names(h)))
+  expect_equal(nrow(h), fit$iterations)
+  expect_equal(max(h$newton), fit$newton_steps)
+  expect_equal(h$total, seq_len(nrow(h)))
+  expect_equal(nrow(fit$steps), fit$newton_steps)
+  expect_equal(fit$kernel, list(kernel = "matern52", lengthscale = fx$lengthscale,
+                                outputscale = fx$outputscale))
+  expect_equal(names(fit$test), c("mean", "var", "rate_mean", "rate_var"))
+  expect_warning(nc <- fit_fixture(fx, max_newton = 1), "did not converge")
+  expect_false(nc$converged)
+  expect_equal(nc$stop_reason, "max_newton")
+  expect_output(fit_fixture(fx, verbose = TRUE), "Newton step 1")
+  expect_silent(fit_fixture(fx, verbose = FALSE))
+  expect_output(print(fit), "poisson likelihood, matern52 kernel, n = 40")
+  s <- summary(fit)
+  expect_equal(s$loglik, sum(dpois(fx$y, exp(as.vector(fit$f) + fx$offset), log = TRUE)),
+               tolerance = 1e-10)
+  expect_output(print(s), "train log-likelihood")
+  fb <- fit_fixture(laplace_fixture("bernoulli"))
+  expect_equal(summary(fb)$accuracy, mean((fb$f[, 1] > 0) == (laplace_fixture("bernoulli")$y == 1)))
+})
+
+test_that("plot draws 1-D, 2-D and history views", {
+  pdf(NULL)
+  on.exit(dev.off())
+  x <- matrix(seq(-2, 2, length.out = 25))
+  f1 <- gp_laplace(x, as.integer(x[, 1] > 0), max_iter = 10, verbose = FALSE, seed = 1)
+  expect_identical(plot(f1), f1)
+  expect_identical(plot(f1, what = "history"), f1)
+  fx <- laplace_fixture("softmax")
+  f2 <- gp_laplace(fx$x, fx$y, likelihood = "softmax", verbose = FALSE, seed = 1)
+  expect_identical(plot(f2, n_grid = 20), f2)
+  f3 <- gp_laplace(cbind(x, x, x), as.integer(x[, 1] > 0), verbose = FALSE, seed = 1)
+  expect_error(plot(f3), "d = 3")
+})
+
+test_that("every bad argument is an error naming it", {
+  x <- matrix(seq(-1, 1, length.out = 10))
+  y <- rep(0:1, 5)
+  gl <- function(...) gp_laplace(..., verbose = FALSE)
+  expect_error(gl(x, c(0, 1, 2, rep(0, 7))), "gp_laplace: 'y' must be 0/1")
+  expect_error(gl(x, y[-1]), "'y' has length 9 but 'x' has 10 rows")
+  expect_error(gl(x, c(NA, y[-1])), "'y' contains NaN, NA or Inf")
+  expect_error(gl(x, c(NaN, y[-1])), "'y' contains NaN, NA or Inf")
+  expect_error(gl(x, c(Inf, y[-1]), likelihood = "gaussian"), "'y' contains NaN, NA or Inf")
+  expect_error(gl(x, factor(letters[1:10])), "'y' must have exactly 2 levels")
+  expect_error(gl(x, c(NA, y[-1]) == 1), "'y' contains NA")
+  expect_error(gl(x, "a"), "'y' must be a numeric vector")
+  expect_error(gl(x, c(0.5, y[-1]), likelihood = "poisson"), "'y' must be non-negative integer counts")
+  expect_error(gl(x, c(-1, y[-1]), likelihood = "poisson"), "'y' must be non-negative integer counts")
+  expect_error(gl(x, c(0, y[-1] + 1), likelihood = "softmax"), "'y' must be class labels 1..C")
+  expect_error(gl(x, c(1.5, y[-1] + 1), likelihood = "softmax"), "'y' must be class labels 1..C")
+  expect_error(gl(x, rep(1, 10), likelihood = "softmax"), "'y' has C = 1 class")
+  expect_error(gl(x, factor(rep("a", 10)), likelihood = "softmax"), "'y' has C = 1 class")
+  expect_error(gl(x, y == 1, likelihood = "softmax"), "'y' is logical")
+  expect_error(gl(x, factor(y), likelihood = "poisson"), "'y' is a factor")
+  expect_error(gl(matrix(c(NaN, x[-1])), y), "'x' contains NaN")
+  expect_error(gl(x, y, likelihood = "probit"), "'likelihood' is unknown: \"probit\"")
+  expect_error(gl(x, y, policy = "lanczos"), "'policy' is unknown: \"lanczos\"")
+  expect_error(gl(x, y, kernel = "gauss"), "'kernel' is unknown")
+  expect_error(gl(x, y, lengthscale = 0), "'lengthscale' must be positive")
+  expect_error(gl(x, y, outputscale = -1), "'outputscale' must be positive")
+  expect_error(gl(x, y, likelihood = "gaussian", noise = 0), "'noise' must be positive")
+  expect_error(gl(x, y, likelihood = "gaussian", noise = rep(1, 3)), "'noise' must be numeric of length 1 or 10")
+  expect_error(gl(x, y, likelihood = "poisson", offset = rep(0, 9)), "'offset' must be numeric of length 10")
+  expect_error(gl(x, y, likelihood = "poisson", offset = c(NA, rep(0, 9))), "'offset' contains NaN")
+  expect_error(gl(x, y, offset = rep(0, 10)), "'offset' is only used with likelihood = \"poisson\"")
+  expect_error(gl(x, y, max_iter = 0), "'max_iter' must be a whole number >= 1")
+  expect_error(gl(x, y, max_newton = 0), "'max_newton' must be a whole number >= 1")
+  expect_error(gl(x, y, rank = -1), "'rank' must be a whole number >= 0")
+  expect_error(gl(x, y, rank = 2.5), "'rank' must be a whole number")
+  expect_error(gl(x, y, tol = -1), "'tol' must be one non-negative")
+  expect_error(gl(x, y, xtest = matrix(0, 2, 2)), "'xtest' has 2 columns but 'x' has 1")
+  expect_error(gl(x, y, xtest = matrix(NaN)), "'xtest' contains NaN")
+  expect_error(gl(x, y, likelihood = "poisson", xtest = x, xtest_offset = 1),
+               "'xtest_offset' must be numeric of length 10")
+  expect_error(gl(x, y, backend = "gpu"), "'backend' is unknown")
+  expect_error(gl(x, y, seed = -1), "'seed' must be one non-negative whole number")
+  expect_error(gl(x, y, threads = -1), "'threads' must be a whole number")
+  expect_error(gl(x, y, recycle = NA), "'recycle' must be TRUE or FALSE")
+  expect_error(gl(x, y, inner_atol = -1), "'inner_atol' must be one non-negative")
+  expect_error(gp_laplace(x, y, verbose = "yes"), "'verbose' must be TRUE or FALSE")
+  if (!scalegp_info()$cuda_devices)
+    expect_error(gl(x, y, backend = "cuda"), "backend: \"cuda\" is not available")
+  fit <- gl(x, y)
+  expect_error(predict(fit, matrix(0, 2, 2)), "predict.gp_laplace: 'newdata' has 2 columns but the fit has 1")
+  expect_error(predict(fit, matrix(NA_real_)), "'newdata' contains NaN")
+  expect_error(predict(fit, x, offset = rep(0, 10)), "'offset' is only used")
+  # the C layer names the argument too, and stops on an interrupt
+  call_fit <- function(y, interrupt_after = NULL)
+    .Call(scalegp:::C_sgp_laplace_fit_r, x, as.double(y), "bernoulli", 1L, "rbf", 1, 1, NULL,
+          NULL, "cg", 20L, 5L, -1, 0.01, c(1, 0, -1, 0, -1, 1e-5, 1e-5), NULL, NULL, "auto",
+          1, FALSE, 0L, interrupt_after)
+  expect_error(call_fit(c(2, y[-1])), "gp_laplace: y: bernoulli labels must be 0 or 1")
+  expect_error(call_fit(y, 0L), "gp_laplace: interrupted")
+  expect_type(call_fit(y), "list")
+  # the C layer checks a tampered plain-data fit too
+  bad <- fit
+  bad$weights <- bad$weights[-1, , drop = FALSE]
+  expect_error(predict(bad, x), "predict.gp_laplace: weights: is 9 x 1")
+  bad <- fit
+  bad$root <- bad$root[-1, , drop = FALSE]
+  expect_error(predict(bad, x), "predict.gp_laplace: root: has 9 rows")
+})
