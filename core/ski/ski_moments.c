@@ -31,7 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MOM_BLOCK (1 << 18)    /* points per block (sort, then accumulate) */
+/* points per block (located, sorted by tile, then added): large, so that a
+ * tile's moments, loaded once per block, receive many points (m = 128K cells:
+ * ~16 points per cell and block); 36 bytes per point of work space */
+#define MOM_BLOCK (1 << 21)
 #define MOM_TILE_DOUBLES 65536 /* moment doubles per tile (512 KB, ~L2) */
 
 struct sgp_ski_moments {
@@ -132,11 +135,18 @@ static int locate(const sgp_ski_moments *mo, sgp_ski_bounds_policy policy, const
   return SGP_SKI_POINT_OK;
 }
 
-/* Adds the points of one tile (in data order) to their cells' moments. */
-static void add_tile(sgp_ski_moments *mo, const int32_t *pts, int64_t np, const double *f,
-                     const double *y, int64_t ldf)
+#if defined(__GNUC__)
+#define MOM_INLINE static inline __attribute__((always_inline))
+#else
+#define MOM_INLINE static inline
+#endif
+
+/* Adds the points of one tile (in data order) to their cells' moments
+ * (inlined with constant d, Q, W so that the short loops unroll). */
+MOM_INLINE void add_tile_dqw(sgp_ski_moments *mo, const int32_t *pts, int64_t np,
+                             const double *f, const double *y, int64_t ldf, const int d,
+                             const int Q, const int W)
 {
-  const int d = mo->d, Q = mo->Q, W = mo->W;
   const int64_t stride = mo->K + mo->Ky;
   for (int64_t e = 0; e < np; e++) {
     const int32_t i = pts[e];
@@ -176,6 +186,17 @@ static void add_tile(sgp_ski_moments *mo, const int32_t *pts, int64_t np, const 
         }
     }
   }
+}
+
+static void add_tile(sgp_ski_moments *mo, const int32_t *pts, int64_t np, const double *f,
+                     const double *y, int64_t ldf)
+{
+  if (mo->d == 3 && mo->W == 4)
+    add_tile_dqw(mo, pts, np, f, y, ldf, 3, 7, 4);
+  else if (mo->d == 2 && mo->W == 4)
+    add_tile_dqw(mo, pts, np, f, y, ldf, 2, 7, 4);
+  else
+    add_tile_dqw(mo, pts, np, f, y, ldf, mo->d, mo->Q, mo->W);
 }
 
 int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sgp_cmat y,
@@ -276,9 +297,17 @@ int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sg
 
 /* ------------------------------------------------------------ flush */
 
+/* Index of the unordered tap pair {a, b} of one dimension (W taps). */
+static int pair_index(int W, int a, int b)
+{
+  if (a > b) { const int t = a; a = b; b = t; }
+  return a * W - a * (a - 1) / 2 + (b - a); /* rows a = 0..W-1 of b >= a */
+}
+
 /* Polynomial coefficients of the 1-D weights, w_a(f) = sum_p cw[a][p] f^p
  * (sgp_ski_cubic_weights; linear 1 - f, f), and of the products
- * w_a w_b = sum_p cp[a + W b][p] f^p. */
+ * w_a w_b = sum_p cp[pair_index(a, b)][p] f^p (w_a w_b = w_b w_a: W (W+1)/2
+ * distinct products). */
 static void weight_polys(int W, double cw[4][4], double cp[16][7])
 {
   static const double cubic[4][4] = {{0.0, -0.5, 1.0, -0.5},
@@ -291,9 +320,9 @@ static void weight_polys(int W, double cw[4][4], double cp[16][7])
   for (int a = 0; a < W; a++)
     for (int p = 0; p < W; p++) cw[a][p] = W == 4 ? cubic[a][p] : linear[a][p];
   for (int a = 0; a < W; a++)
-    for (int b = 0; b < W; b++)
+    for (int b = a; b < W; b++)
       for (int p = 0; p < W; p++)
-        for (int q = 0; q < W; q++) cp[a + W * b][p + q] += cw[a][p] * cw[b][q];
+        for (int q = 0; q < W; q++) cp[pair_index(W, a, b)][p + q] += cw[a][p] * cw[b][q];
 }
 
 /* Contracts axis j (size nin, innermost axes before it have size pre in
@@ -315,44 +344,31 @@ static void contract(const double *A, int64_t pre, int nin, int64_t post, const 
     }
 }
 
-/* Adds cell c's contributions to D, u_y, u_1 (work: 3 buffers of W^(2d) Q
- * doubles at most). */
-static void flush_cell(const sgp_ski_moments *mo, sgp_ski_stats *st, int64_t c,
+/* Adds cell c's contributions to L (grid-major copy of the stencil: the
+ * entry (g, s) at L[g S + s]), u_y, u_1 (work: 2 buffers of W^(2d) Q doubles
+ * at most). vmap[a T + b] is the index of the tap pair (a, b) in V,
+ * loff[a T + b] the position of B[c + a, c + b] in L minus c S. */
+static void flush_cell(const sgp_ski_moments *mo, sgp_ski_stats *st, double *L, int64_t c,
                        const double cw[4][4], const double cp[16][7], double *b1, double *b2,
-                       const int64_t *tap_delta)
+                       const int64_t *tap_delta, const int32_t *vmap, const int64_t *loff)
 {
-  const int d = mo->d, W = mo->W, Q = mo->Q, W2 = W * W;
+  const int d = mo->d, W = mo->W, Q = mo->Q, NP = W * (W + 1) / 2;
   const double *Mc = mo->M + c * (mo->K + mo->Ky), *My = Mc + mo->K;
-  const int64_t m = st->m, T = sgp_ski_interp_taps(mo->interp, d);
-  /* V[(a1 b1) + W2 ((a2 b2) + ...)] = sum_p prod_j cp[a_j b_j][p_j] M[p] */
+  const int64_t T = sgp_ski_interp_taps(mo->interp, d);
+  /* V[u_1 + NP (u_2 + ...)] = sum_p prod_j cp[u_j][p_j] M[p], u_j = pair {a_j, b_j} */
   const double *A = Mc;
   double *bufs[2] = {b1, b2};
   int64_t pre = 1, post = mo->K / Q;
   for (int j = 0; j < d; j++) {
     double *B = bufs[j % 2];
-    contract(A, pre, Q, post, &cp[0][0], 7, W2, B);
+    contract(A, pre, Q, post, &cp[0][0], 7, NP, B);
     A = B;
-    pre *= W2;
+    pre *= NP;
     post /= Q;
   }
   const double *V = A;
-  int64_t c0 = 0, pw = 1; /* stencil index of o = 0 */
-  for (int j = 0; j < d; j++) { c0 += (int64_t)st->R * pw; pw *= 2 * st->R + 1; }
-  for (int64_t a = 0; a < T; a++) {
-    const int64_t ga = c + tap_delta[a];
-    for (int64_t b = 0; b < T; b++) {
-      /* pair index (a_j + W b_j) per dimension; stencil offset b - a */
-      int64_t v = 0, vs = 1, ra = a, rb = b;
-      for (int j = 0; j < d; j++) {
-        v += (ra % W + W * (rb % W)) * vs;
-        vs *= W2;
-        ra /= W;
-        rb /= W;
-      }
-      const int64_t s = c0 + st->tap_code[b] - st->tap_code[a];
-      st->D[s * m + ga] += V[v];
-    }
-  }
+  double *Lc = L + c * st->S;
+  for (int64_t e = 0; e < T * T; e++) Lc[loff[e]] += V[vmap[e]];
   /* u_1 and u_y: sum_p prod_j cw[a_j][p_j] M[p] over p_j < W (M's strided
    * corner) and over My */
   for (int which = 0; which < 2; which++) {
@@ -406,13 +422,39 @@ int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st)
   }
   double cw[4][4], cp[16][7];
   weight_polys(W, cw, cp);
+  int32_t *vmap = (int32_t *)malloc((size_t)(T * T) * sizeof(int32_t));
+  int64_t *loff = (int64_t *)malloc((size_t)(T * T) * sizeof(int64_t));
+  /* scattering a cell into D's S rows (m doubles apart) thrashes the TLB;
+   * L holds the same entries grid-major, then D += L' */
+  double *L = sgp_calloc(st->S * m);
+  int64_t c0 = 0, pw = 1; /* stencil index of o = 0 */
+  for (int j = 0; j < d; j++) { c0 += (int64_t)st->R * pw; pw *= 2 * st->R + 1; }
+  for (int64_t a = 0; vmap && loff && a < T; a++)
+    for (int64_t b = 0; b < T; b++) {
+      /* pair index {a_j, b_j} per dimension; stencil offset b - a */
+      int64_t v = 0, vs = 1, ra = a, rb = b;
+      for (int j = 0; j < d; j++) {
+        v += pair_index(W, (int)(ra % W), (int)(rb % W)) * vs;
+        vs *= W * (W + 1) / 2;
+        ra /= W;
+        rb /= W;
+      }
+      vmap[a * T + b] = (int32_t)v;
+      loff[a * T + b] = tap_delta[a] * st->S + c0 + st->tap_code[b] - st->tap_code[a];
+    }
   /* slabs: cells with one last subscript; a cell writes to W slabs, so the
    * slabs k = phase (mod W) of one phase are disjoint and run in parallel */
   const int64_t mlast = st->grid.m[d - 1], slab = m / mlast;
   const int64_t bufn = T * T * 7 + 64;
   const int threads = m * T * T >= (1 << 16) ? sgp_ctx_threads(ctx) : 1;
   double *work = sgp_alloc(2 * bufn * threads);
-  if (!work) return sgp_fail(ctx, SGP_ENOMEM, "moments: out of memory for the flush");
+  if (!work || !vmap || !loff || !L) {
+    free(work);
+    free(vmap);
+    free(loff);
+    free(L);
+    return sgp_fail(ctx, SGP_ENOMEM, "moments: out of memory for the flush");
+  }
   const int64_t stride = mo->K + mo->Ky;
   for (int phase = 0; phase < W; phase++) {
     (void)threads;
@@ -427,10 +469,24 @@ int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st)
 #pragma omp for schedule(dynamic, 1)
       for (int64_t k = phase; k < mlast; k += W)
         for (int64_t c = k * slab; c < (k + 1) * slab; c++)
-          if (mo->M[c * stride] != 0.0) flush_cell(mo, st, c, cw, cp, b1, b2, tap_delta);
+          if (mo->M[c * stride] != 0.0) flush_cell(mo, st, L, c, cw, cp, b1, b2, tap_delta, vmap, loff);
     }
   }
+  /* D += L' in blocks of grid points (each entry once: any order) */
+  const int64_t S = st->S;
+  (void)threads;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t g0 = 0; g0 < m; g0 += 256) {
+    const int64_t g1 = g0 + 256 < m ? g0 + 256 : m;
+    for (int64_t s = 0; s < S; s++) {
+      double *Ds = st->D + s * m;
+      for (int64_t g = g0; g < g1; g++) Ds[g] += L[g * S + s];
+    }
+  }
+  free(L);
   free(work);
+  free(vmap);
+  free(loff);
   st->yy += mo->yy;
   st->ysum += mo->ysum;
   st->n += mo->n;
