@@ -254,8 +254,9 @@ int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sg
     return code ? code : sgp_fail(ctx, SGP_EINVAL, "x: row %lld is outside the grid",
                                   (long long)(first_row + bad + 1));
   }
-  if ((code = sgp_poll_interrupt(ctx))) return code;
-  /* pass 2: blocks of points, located, sorted by tile, added tile by tile */
+  if ((code = sgp_poll_interrupt(ctx))) return code; /* nothing added yet */
+  /* pass 2 (cannot fail, so a chunk is added entirely or not at all): blocks
+   * of points, located, sorted by tile, added tile by tile */
   for (int64_t i0 = 0; i0 < n; i0 += MOM_BLOCK) {
     const int64_t nb = n - i0 < MOM_BLOCK ? n - i0 : MOM_BLOCK;
     const int nt = nb >= 4096 ? threads : 1;
@@ -288,7 +289,6 @@ int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sg
       mo->yy += v * v;
       mo->ysum += v;
     }
-    if ((code = sgp_poll_interrupt(ctx))) return code; /* blocks added so far stay */
     sgp_progress(ctx, "stats", (double)(i0 + nb) / (double)n);
   }
   mo->n += n;
