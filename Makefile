@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean bench-laplace bench-laplace-core
+  octave-pkg rcheck docs clean bench-laplace bench-laplace-core bench-ski bench-valla
 
 all: install
 
@@ -43,8 +43,13 @@ check-octave: deps
 octave-pkg: deps
 	sh tools/octave_pkg.sh
 
+# Every benchmark (about an hour on 2 cores); each also runs on its own.
 bench: install
 	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_kernel.R
+	$(MAKE) bench-laplace
+	$(MAKE) bench-ski
+	$(MAKE) bench-valla
+	$(MAKE) bench-cuda
 
 # GPU against 2-thread CPU (CUDA backend); says so and exits 0 without a device.
 bench-cuda: deps
@@ -102,3 +107,21 @@ bench-valla: deps $(VALLA_BENCH)/bench_valla
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla fmnist
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla reg
 	@uptime
+
+# ski_gsgp benchmarks: a C driver (inst/bench/bench_ski.c) linked against the
+# core, compiled with the flags of tests/core into build/bench (ignored by git
+# and R CMD build). SKI_BENCH_QUICK=1 make bench-ski: a smoke run (< 1 min).
+SKI_BENCH := build/bench
+SKI_BENCH_SRC := $(shell find core -name '*.c') inst/bench/bench_ski.c
+SKI_BENCH_OBJ := $(patsubst %.c,$(SKI_BENCH)/%.o,$(SKI_BENCH_SRC))
+SKI_BENCH_CFLAGS := -std=c99 -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
+$(SKI_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(SKI_BENCH_CFLAGS) -c $< -o $@
+$(SKI_BENCH)/core/kernels.o: SKI_BENCH_CFLAGS += -fno-math-errno -fno-trapping-math
+$(SKI_BENCH)/bench_ski: $(SKI_BENCH_OBJ)
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3) -llapack -lblas -lm
+# Passive OpenMP waits: on a shared, oversubscribed machine spinning threads
+# steal the cores the working ones need (it only makes small products slower).
+bench-ski: $(SKI_BENCH)/bench_ski
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski all

@@ -208,6 +208,44 @@ int64_t sgp_ski_stats_offset_index(const sgp_ski_stats *st, const int *o);
  * the diagonal of B. */
 int sgp_ski_stats_op(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_op *op);
 
+/* ------------------------------------------------------------ ski_bop.c */
+
+/* Storage of B used by the operator (spec §3.2; option b_format). */
+typedef enum {
+  SGP_SKI_B_AUTO = 0,    /* CSR when nnz(B) <= S m / 3, else STENCIL (default) */
+  SGP_SKI_B_STENCIL = 1, /* the S-by-m stencil D as stored: O(S m) per product */
+  SGP_SKI_B_CSR = 2      /* rows with data only, non-zeros only: O(nnz) per product */
+} sgp_ski_b_format;
+/* sgp_ski_stats_op with a chosen storage (sgp_ski_stats_op is AUTO). CSR copies
+ * the non-zeros (12 bytes each); both forms give the same products. */
+int sgp_ski_stats_op_format(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_b_format format,
+                            sgp_op *op);
+/* Storage an operator of sgp_ski_stats_op uses (AUTO for another kind of
+ * operator); nnz (may be NULL) receives the entries one product touches. */
+sgp_ski_b_format sgp_ski_stats_op_kind(const sgp_op *op, int64_t *nnz);
+
+/* ------------------------------------------------------------ ski_moments.c */
+
+/* Moment pass (a faster alternative to sgp_ski_stats_accumulate for large n):
+ * per-cell power moments of the points' local offsets, (2r+1)^d + (r+1)^d
+ * doubles per grid point (407 m for cubic 3-D), turned into B, W'y, W'1 by
+ * sgp_ski_moments_flush. ~(2r+1)^d contiguous multiply-adds per point instead
+ * of T (T+1)/2 scattered ones. Moments are bitwise independent of chunking and
+ * thread count; the flushed statistics equal the tap pass's up to rounding
+ * (flush once, after the last chunk, for chunk-independent bits). d <= 3;
+ * bounds policies error, clamp, drop (truncate: SGP_EUNSUPPORTED). */
+typedef struct sgp_ski_moments sgp_ski_moments;
+/* Empty moments for the grid and interpolation of st (errors name `stats`,
+ * `grid_size`). */
+int sgp_ski_moments_create(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_moments **out);
+/* Adds a chunk, as sgp_ski_stats_accumulate (same arguments, errors and
+ * global row numbering); on error the moments are unchanged. */
+int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sgp_cmat y,
+                               int64_t first_row, sgp_ski_bounds_policy policy);
+/* st += the statistics of the accumulated points; the moments are reset. */
+int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st);
+void sgp_ski_moments_free(sgp_ski_moments *mo);
+
 /* Classic SKI operator (spec §5.1, method "ski"): v -> W K_G W' v + noise v on
  * R^n. W of the rows of X is computed and kept (n taps indices and weights);
  * kg (from sgp_ski_grid_op with the same kernel and grid) is not copied and

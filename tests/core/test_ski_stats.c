@@ -2,7 +2,8 @@
  * the streamed stencil B = W'W, W'y, W'1, y'y, n against the dense W (n-by-m,
  * built in the test from the interpolation taps) for several grids; bitwise
  * invariance to chunk size {1, 7, n} and thread count {1, 2}; merge(a, b) =
- * one pass over the union; the B operator against the dense W'W; bad inputs. */
+ * one pass over the union; the B operator against the dense W'W; the CSR form
+ * of B on partly covered grids; bad inputs. */
 #include "test_helpers.h"
 #include "ski/ski.h"
 
@@ -181,20 +182,23 @@ static void chunking_and_threads_are_bitwise_invariant(void **state)
   (void)state;
   const double lo[3] = {0.0, -1.0, 0.5}, h[3] = {0.25, 0.3, 0.2};
   const int64_t m2[2] = {12, 10}, m3[3] = {8, 7, 6};
-  for (int c = 0; c < 2; c++) {
-    const int d = c == 0 ? 2 : 3;
-    const int64_t n = c == 0 ? 400 : 200;
-    const sgp_ski_grid g = th_ski_grid(d, c == 0 ? m2 : m3, lo, h);
+  /* c = 2: truncated taps (points beyond the valid range), the accumulation's
+   * path for incomplete points; chunk n takes the half-stencil path, chunks 1
+   * and 7 the full one, so the two paths are compared bitwise too */
+  for (int c = 0; c < 3; c++) {
+    const int d = c == 1 ? 3 : 2;
+    const int64_t n = c == 1 ? 200 : 400;
+    const sgp_ski_bounds_policy pol = c == 2 ? SGP_SKI_BOUNDS_TRUNCATE : SGP_SKI_BOUNDS_ERROR;
+    const sgp_ski_grid g = th_ski_grid(d, c == 1 ? m3 : m2, lo, h);
     sgp_rng rng;
     sgp_rng_seed(&rng, 5 + (uint64_t)c);
     double *X = th_zeros(n * d), *y = th_zeros(n);
-    make_data(&rng, &g, SGP_SKI_CUBIC, n, 0.0, X, y);
-    sgp_ski_stats *ref = stream(&g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, X, y, n, n, 1, n);
+    make_data(&rng, &g, SGP_SKI_CUBIC, n, c == 2 ? 1.5 : 0.0, X, y);
+    sgp_ski_stats *ref = stream(&g, SGP_SKI_CUBIC, pol, X, y, n, n, 1, n);
     const int64_t chunks[3] = {1, 7, n};
     for (int ci = 0; ci < 3; ci++)
       for (int th = 1; th <= 2; th++) {
-        sgp_ski_stats *st = stream(&g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, X, y, n,
-                                   chunks[ci], th, n);
+        sgp_ski_stats *st = stream(&g, SGP_SKI_CUBIC, pol, X, y, n, chunks[ci], th, n);
         if (!same_stats(st, ref))
           fail_msg("d=%d chunk %lld threads %d: statistics differ", d, (long long)chunks[ci],
                    th);
@@ -204,12 +208,12 @@ static void chunking_and_threads_are_bitwise_invariant(void **state)
     sgp_ctx ctx;
     sgp_ctx_init(&ctx);
     const int64_t n1 = n / 3;
-    sgp_ski_stats *a = stream(&g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, X, y, n1, 7, 2, n);
+    sgp_ski_stats *a = stream(&g, SGP_SKI_CUBIC, pol, X, y, n1, 7, 2, n);
     sgp_ski_stats *b = NULL;
     assert_int_equal(sgp_ski_stats_create(&ctx, &g, SGP_SKI_CUBIC, &b), SGP_OK);
     const sgp_cmat Xb = {X + n1, n - n1, d, n};
     assert_int_equal(sgp_ski_stats_accumulate(&ctx, b, Xb, sgp_cmat_of(y + n1, n - n1, 1), n1,
-                                              SGP_SKI_BOUNDS_ERROR), SGP_OK);
+                                              pol), SGP_OK);
     assert_int_equal(sgp_ski_stats_merge(&ctx, a, b), SGP_OK);
     assert_int_equal(a->n, n);
     const double e = fmax(fmax(rel_max(a->S * a->m, a->D, ref->D), rel_max(a->m, a->uy, ref->uy)),
@@ -298,12 +302,115 @@ static void stats_reject_bad_inputs(void **state)
   sgp_ski_stats_free(NULL);
 }
 
+/* B operator in CSR form (spec §3.2) when the data cover only part of the grid:
+ * CSR, STENCIL and the dense W'W give the same products; AUTO picks CSR exactly
+ * when nnz(B) <= S m / 3; nnz equals the dense count of non-zeros. */
+static double max_err_csr = 0.0;
+static int ncsr = 0;
+
+static void check_csr(int d, const int64_t *msz, sgp_ski_interpolation interp, int64_t n,
+                      double frac, int expect_csr)
+{
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  ctx.nthreads = 2;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 901 + (uint64_t)ncsr);
+  const double lo[3] = {0.0, -1.0, 0.5}, h[3] = {0.25, 0.3, 0.2};
+  const sgp_ski_grid g = th_ski_grid(d, msz, lo, h);
+  const int64_t m = sgp_ski_grid_npoints(&g);
+  double *X = th_zeros(n * d), *y = th_zeros(n);
+  make_data(&rng, &g, interp, n, 0.0, X, y);
+  /* squeeze the data into the lower corner: a fraction frac of each range */
+  for (int j = 0; j < d; j++)
+    for (int64_t i = 0; i < n; i++) {
+      const double t0 = interp == SGP_SKI_CUBIC ? 1.0 : 0.0;
+      const double t = (X[i + j * n] - g.lo[j]) / g.h[j];
+      X[i + j * n] = g.lo[j] + (t0 + (t - t0) * frac) * g.h[j];
+    }
+  sgp_ski_stats *st = stream(&g, interp, SGP_SKI_BOUNDS_ERROR, X, y, n, n, 2, n);
+  double *W = th_ski_dense_W(&ctx, &g, interp, SGP_SKI_BOUNDS_ERROR, X, n);
+  double *Wt = th_zeros(m * n), *Bd = th_zeros(m * m);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t a = 0; a < m; a++) Wt[a + i * m] = W[i + a * n];
+  th_matmul(m, m, n, Wt, W, Bd);
+  int64_t nnz_dense = 0;
+  for (int64_t i = 0; i < m * m; i++) nnz_dense += Bd[i] != 0.0;
+  const int64_t k = 3;
+  double *V = th_zeros(m * k), *Yc = th_zeros(m * k), *Ys = th_zeros(m * k),
+         *Yd = th_zeros(m * k);
+  for (int64_t i = 0; i < m * k; i++) V[i] = sgp_rng_normal(&rng);
+  th_matmul(m, k, m, Bd, V, Yd);
+  sgp_op Bc, Bs, Ba;
+  assert_int_equal(sgp_ski_stats_op_format(&ctx, st, SGP_SKI_B_CSR, &Bc), SGP_OK);
+  assert_int_equal(sgp_ski_stats_op_format(&ctx, st, SGP_SKI_B_STENCIL, &Bs), SGP_OK);
+  assert_int_equal(sgp_ski_stats_op(&ctx, st, &Ba), SGP_OK);
+  int64_t nnz = -1, nnz_s = -1;
+  assert_int_equal(sgp_ski_stats_op_kind(&Bc, &nnz), SGP_SKI_B_CSR);
+  assert_int_equal(sgp_ski_stats_op_kind(&Bs, &nnz_s), SGP_SKI_B_STENCIL);
+  assert_int_equal(nnz, nnz_dense);
+  assert_int_equal(nnz_s, st->S * m);
+  assert_int_equal(sgp_ski_stats_op_kind(&Ba, NULL),
+                   expect_csr ? SGP_SKI_B_CSR : SGP_SKI_B_STENCIL);
+  assert_int_equal(3 * nnz <= st->S * m, expect_csr);
+  for (int64_t i = 0; i < m * k; i++) Yc[i] = Ys[i] = NAN; /* every entry must be written */
+  assert_int_equal(Bc.apply(&Bc, sgp_cmat_of(V, m, k), sgp_mat_of(Yc, m, k), &ctx), SGP_OK);
+  assert_int_equal(Bs.apply(&Bs, sgp_cmat_of(V, m, k), sgp_mat_of(Ys, m, k), &ctx), SGP_OK);
+  const double ecs = rel_max(m * k, Yc, Ys), ecd = rel_max(m * k, Yc, Yd);
+  assert_le(ecs, 1e-12);
+  assert_le(ecd, 1e-12);
+  double *dg = th_zeros(m);
+  assert_int_equal(Bc.diag(&Bc, sgp_mat_of(dg, m, 1), &ctx), SGP_OK);
+  for (int64_t a = 0; a < m; a++) assert_true(dg[a] == Bd[a + a * m]);
+  /* a wrong block shape is refused in CSR form too */
+  assert_int_equal(Bc.apply(&Bc, sgp_cmat_of(V, m - 1, 1), sgp_mat_of(Yc, m - 1, 1), &ctx),
+                   SGP_EDIM);
+  if (fmax(ecs, ecd) > max_err_csr) max_err_csr = fmax(ecs, ecd);
+  ncsr++;
+  sgp_op_destroy(&Bc);
+  sgp_op_destroy(&Bs);
+  sgp_op_destroy(&Ba);
+  sgp_ski_stats_free(st);
+  free(X); free(y); free(W); free(Wt); free(Bd); free(V); free(Yc); free(Ys); free(Yd);
+  free(dg);
+}
+
+static void csr_equals_stencil(void **state)
+{
+  (void)state;
+  const int64_t m3[3] = {14, 12, 10}, m1[1] = {400}, m2[2] = {12, 10};
+  check_csr(3, m3, SGP_SKI_CUBIC, 60, 0.3, 1);   /* a corner of a 3-D grid */
+  check_csr(1, m1, SGP_SKI_CUBIC, 40, 1.0, 1);   /* m >> n in 1-D */
+  check_csr(3, m3, SGP_SKI_LINEAR, 80, 0.5, 1);
+  check_csr(2, m2, SGP_SKI_CUBIC, 400, 1.0, 0);  /* dense coverage: stencil */
+  /* bad format code */
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const double lo[2] = {0.0, 0.0}, h[2] = {0.25, 0.25};
+  const sgp_ski_grid g = th_ski_grid(2, m2, lo, h);
+  sgp_ski_stats *st = NULL;
+  sgp_op B;
+  assert_int_equal(sgp_ski_stats_create(&ctx, &g, SGP_SKI_CUBIC, &st), SGP_OK);
+  assert_int_equal(sgp_ski_stats_op_format(&ctx, st, (sgp_ski_b_format)7, &B), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "b_format");
+  /* empty statistics: CSR has no rows and gives B v = 0 */
+  assert_int_equal(sgp_ski_stats_op(&ctx, st, &B), SGP_OK);
+  assert_int_equal(sgp_ski_stats_op_kind(&B, NULL), SGP_SKI_B_CSR);
+  double v[120], out[120];
+  for (int i = 0; i < 120; i++) { v[i] = 1.0; out[i] = 5.0; }
+  assert_int_equal(B.apply(&B, sgp_cmat_of(v, 120, 1), sgp_mat_of(out, 120, 1), &ctx), SGP_OK);
+  assert_true(th_max_abs(120, out) == 0.0);
+  sgp_op_destroy(&B);
+  sgp_ski_stats_free(st);
+}
+
 static int report(void **state)
 {
   (void)state;
   printf("ski stats: %d grids vs dense W'W; max rel error stencil %.2e, W'y/W'1 %.2e, "
          "B operator %.2e; merge vs one pass %.2e; chunks {1,7,n} x threads {1,2} bitwise "
-         "identical\n", ncases, max_err_B, max_err_u, max_err_op, max_err_merge);
+         "identical; CSR (%d cases) vs stencil and dense %.2e\n", ncases, max_err_B, max_err_u,
+         max_err_op, max_err_merge, ncsr, max_err_csr);
   return 0;
 }
 
@@ -313,6 +420,7 @@ int main(void)
     cmocka_unit_test(stats_match_dense),
     cmocka_unit_test(chunking_and_threads_are_bitwise_invariant),
     cmocka_unit_test(stats_reject_bad_inputs),
+    cmocka_unit_test(csr_equals_stencil),
   };
   return cmocka_run_group_tests_name("ski_stats", tests, NULL, report);
 }
