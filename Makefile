@@ -16,9 +16,11 @@ deps:
 	@sh tools/deps.sh $(DEB_PACKAGES)
 
 # The R package, installed into build/Rlib (the user library is left alone).
+# --preclean: R's make does not track header dependencies, and objects built
+# against an older struct layout crash at run time.
 install: deps
 	@mkdir -p $(RLIB)
-	$(R) CMD INSTALL --no-multiarch --library=$(RLIB) .
+	$(R) CMD INSTALL --preclean --no-multiarch --library=$(RLIB) .
 
 # The README's main job: a real small analysis that writes build/demo.png.
 demo: install
