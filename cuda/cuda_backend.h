@@ -22,6 +22,9 @@ int sgp_cuda_op_dense_kernel(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep 
 /* K_G on the GPU from a CPU grid operator built on the CIRCULANT path (the
  * same eigenvalues, copied to the device); kg must outlive the GPU operator. */
 int sgp_cuda_op_ski_grid(sgp_ctx *ctx, const sgp_op *kg, sgp_op *op);
+/* The same, owning the CPU operator: on success *kg is moved into op (and
+ * destroyed with it) and cleared; on failure *kg is left to the caller. */
+int sgp_cuda_op_ski_grid_take(sgp_ctx *ctx, sgp_op *kg, sgp_op *op);
 /* B = W'W on the GPU from the stencil statistics (copied to the device); st
  * must outlive the GPU operator. */
 int sgp_cuda_op_ski_stencil(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_op *op);

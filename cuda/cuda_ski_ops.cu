@@ -25,6 +25,7 @@ typedef struct {
   cufftHandle fwd, bwd;
   int planned;
   const sgp_op *host;    /* the CPU operator (diag) */
+  sgp_op *owned;         /* host, when this operator owns it */
 } cuda_grid;
 
 /* Grid index g (first dimension fastest) <-> its place in the L-array. */
@@ -147,6 +148,10 @@ static void grid_destroy(sgp_op *op)
   grid_release(s);
   cuda_blocks_free(&s->blk);
   cudaFree(s->lambda);
+  if (s->owned) {
+    sgp_op_destroy(s->owned);
+    free(s->owned);
+  }
   free(s);
   op->state = NULL;
 }
@@ -175,6 +180,21 @@ extern "C" int sgp_cuda_op_ski_grid(sgp_ctx *ctx, const sgp_op *kg, sgp_op *op)
   op->apply = grid_apply;
   op->diag = grid_diag;
   op->destroy = grid_destroy;
+  return SGP_OK;
+}
+
+extern "C" int sgp_cuda_op_ski_grid_take(sgp_ctx *ctx, sgp_op *kg, sgp_op *op)
+{
+  sgp_op *host = (sgp_op *)malloc(sizeof *host);
+  if (!host) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  *host = *kg;
+  const int st = sgp_cuda_op_ski_grid(ctx, host, op);
+  if (st) {
+    free(host);
+    return st;
+  }
+  ((cuda_grid *)op->state)->owned = host;
+  memset(kg, 0, sizeof *kg);
   return SGP_OK;
 }
 
@@ -221,7 +241,10 @@ static int stencil_diag(const sgp_op *op, sgp_mat d, sgp_ctx *ctx)
 {
   const cuda_stencil *s = (const cuda_stencil *)op->state;
   sgp_op cpu;
+  const sgp_backend backend = ctx->backend; /* the CPU operator, not this one again */
+  ctx->backend = SGP_BACKEND_CPU;
   int st = sgp_ski_stats_op(ctx, s->host, &cpu);
+  ctx->backend = backend;
   if (!st) st = cpu.diag(&cpu, d, ctx);
   sgp_op_destroy(&cpu);
   return st;

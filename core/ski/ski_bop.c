@@ -10,6 +10,9 @@
  * CSR drops only exact zeros, so the two give the same numbers (up to the sign
  * of zero). Neither copies D's values for STENCIL; CSR copies the non-zeros. */
 #include "ski.h"
+#ifdef SGP_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +175,14 @@ int sgp_ski_stats_op_format(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_b_for
   if (format != SGP_SKI_B_AUTO && format != SGP_SKI_B_STENCIL && format != SGP_SKI_B_CSR)
     return sgp_fail(ctx, SGP_EINVAL, "b_format: unknown code %d (auto, stencil or csr)",
                     (int)format);
+#ifdef SGP_HAVE_CUDA
+  int use_cuda = 0;
+  {
+    const int code = sgp_backend_use_cuda(ctx, &use_cuda);
+    if (code) return code;
+  }
+  if (use_cuda && format != SGP_SKI_B_CSR) return sgp_cuda_op_ski_stencil(ctx, st, op);
+#endif
   if (format == SGP_SKI_B_CSR && st->S > INT32_MAX)
     return sgp_fail(ctx, SGP_EUNSUPPORTED, "b_format: csr needs fewer than 2^31 offsets");
   bop_state *b = (bop_state *)calloc(1, sizeof *b);

@@ -22,6 +22,9 @@
  * interface with our first-dimension-fastest strides, so the halved r2c axis is
  * dimension 1 and sizes beyond INT_MAX are fine. */
 #include "ski.h"
+#ifdef SGP_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 #include "kernels.h"
 
 #include <fftw3.h>
@@ -545,6 +548,11 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
                     "path: the Kronecker path needs a separable kernel (rbf); %s is not "
                     "separable on a grid with %d dimensions of more than one point",
                     sgp_kernel_name(k->kind), nontrivial);
+  /* The GPU operator takes the circulant eigenvalues of the CPU one (any
+   * stationary kernel has them; the Kronecker path has none to hand over). */
+  int use_cuda = 0;
+  if ((st = sgp_backend_use_cuda(ctx, &use_cuda))) return st;
+  if (use_cuda && o.path == SGP_SKI_KG_AUTO) o.path = SGP_SKI_KG_CIRCULANT;
   s = (kg_state *)calloc(1, sizeof *s);
   if (!s) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   s->path = o.path == SGP_SKI_KG_AUTO
@@ -565,6 +573,12 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   op->diag = kg_diag;
   op->destroy = kg_destroy;
   s = NULL;
+#ifdef SGP_HAVE_CUDA
+  if (use_cuda && o.path == SGP_SKI_KG_CIRCULANT) {
+    sgp_op host = *op;
+    if ((st = sgp_cuda_op_ski_grid_take(ctx, &host, op))) sgp_op_destroy(&host);
+  }
+#endif
 cleanup:
   kg_free(s);
   return st;

@@ -124,6 +124,7 @@ static void test_cuda_ski_operators_equal_cpu(void **state)
   sgp_ski_grid g = th_ski_grid(3, m, lo, h);
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
+  ctx.backend = SGP_BACKEND_CPU; /* the reference operators */
   sgp_rng rng;
   sgp_rng_seed(&rng, 7);
   double *X = th_zeros(n * 3), *y = th_zeros(n);
@@ -157,6 +158,38 @@ static void test_cuda_ski_operators_equal_cpu(void **state)
                                        (sgp_mat){Yg, mt, nb, mt}, &ctx), SGP_OK);
     assert_le(th_max_abs_diff(mt * nb, Yg, Yc), 1e-10 * th_max_abs(mt * nb, Yc));
   }
+  /* backend "cuda" routes the SKI operators themselves to the GPU (K_G on the
+   * circulant path even where the CPU would take Kronecker), and the factorized
+   * CG gives the CPU's weights */
+  sgp_ctx gctx;
+  sgp_ctx_init(&gctx);
+  gctx.backend = SGP_BACKEND_CUDA;
+  sgp_kernel kr = {SGP_KERNEL_RBF, &ell, 1, 1.4};
+  for (int kk = 0; kk < 2; kk++) {
+    const sgp_kernel *kern = kk ? &kr : &k;
+    sgp_op kc, kgpu;
+    assert_int_equal(sgp_ski_grid_op(&ctx, kern, &g, NULL, &kc), SGP_OK);
+    assert_int_equal(sgp_ski_grid_op(&gctx, kern, &g, NULL, &kgpu), SGP_OK);
+    assert_int_equal(sgp_ski_grid_op_path(&kgpu), SGP_SKI_KG_AUTO); /* not a CPU operator */
+    assert_int_equal(kc.apply(&kc, (sgp_cmat){V, mt, nb, mt}, (sgp_mat){Yc, mt, nb, mt}, &ctx),
+                     SGP_OK);
+    assert_int_equal(kgpu.apply(&kgpu, (sgp_cmat){V, mt, nb, mt}, (sgp_mat){Yg, mt, nb, mt},
+                                &gctx), SGP_OK);
+    assert_le(th_max_abs_diff(mt * nb, Yg, Yc), 1e-10 * th_max_abs(mt * nb, Yc));
+    sgp_ski_solve_opts so;
+    sgp_ski_solve_opts_default(&so);
+    so.tol = 1e-10;
+    sgp_ski_solve_info ic, ig;
+    double *wc = th_zeros(mt), *wg = th_zeros(mt);
+    assert_int_equal(sgp_ski_mean_efcg(&ctx, st, &kc, 0.1, &so, wc, NULL, NULL, &ic, NULL, NULL,
+                                       NULL), SGP_OK);
+    assert_int_equal(sgp_ski_mean_efcg(&gctx, st, &kgpu, 0.1, &so, wg, NULL, NULL, &ig, NULL,
+                                       NULL, NULL), SGP_OK);
+    assert_le(th_max_abs_diff(mt, wg, wc), 1e-8 * th_max_abs(mt, wc));
+    free(wc); free(wg);
+    sgp_op_destroy(&kc);
+    sgp_op_destroy(&kgpu);
+  }
   sgp_op_destroy(&kgg);
   sgp_op_destroy(&Bg);
   sgp_op_destroy(&kg);
@@ -166,12 +199,34 @@ static void test_cuda_ski_operators_equal_cpu(void **state)
 }
 #endif
 
+/* Without a device, backend "cuda" stops the SKI grid operator with an error
+ * naming `backend` (a CPU build says CUDA is not built; a CUDA build, no device). */
+static void test_ski_cuda_request_without_gpu(void **state)
+{
+  (void)state;
+  if (gpu_present()) skip();
+  const int64_t m[2] = {16, 12};
+  const double lo[2] = {0, 0}, h[2] = {0.1, 0.1};
+  sgp_ski_grid g = th_ski_grid(2, m, lo, h);
+  double ell = 0.3;
+  sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0};
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  ctx.backend = SGP_BACKEND_CUDA;
+  sgp_op kg;
+  const int st = sgp_ski_grid_op(&ctx, &k, &g, NULL, &kg);
+  assert_true(st == SGP_ECUDA || st == SGP_EUNSUPPORTED);
+  assert_contains(ctx.errmsg, "backend");
+  assert_null(kg.state);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_selection_rules),
     cmocka_unit_test(test_cuda_request_without_gpu),
     cmocka_unit_test(test_cuda_operator_equals_cpu),
+    cmocka_unit_test(test_ski_cuda_request_without_gpu),
 #ifdef SGP_HAVE_CUDA
     cmocka_unit_test(test_cuda_ski_operators_equal_cpu),
 #endif
