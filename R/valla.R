@@ -44,7 +44,8 @@
 #' (50000 points used by k-means), \code{jitter} (1e-8), \code{cache_max_bytes}
 #' (2^31: kernels cached while Z is fixed), \code{val_frac} (0.1 of x held out
 #' for early stopping when no \code{validation} is given), \code{val_max}
-#' (\code{Inf}: validation points used per check), \code{layers} (logical, one
+#' (10000: validation points used per check, a seeded subsample so that the
+#' cost of a check does not grow with n; \code{Inf}: all), \code{layers} (logical, one
 #' per layer: which layers' parameters the linearization covers; default all),
 #' \code{lla_max} (5000), \code{ella_rank} (20), \code{inducing_tags} (output
 #' 1..C of each given inducing point; default cycling), \code{full_cov}
@@ -299,7 +300,7 @@ valla_extra_defaults <- list(eval_every = 100, patience = 1, restore_best = TRUE
                              beta2 = 0.999, adam_eps = 1e-8, init_A = "identity",
                              standardize_y = TRUE, kmeans_iter = 10, kmeans_max = 50000,
                              jitter = 1e-8, cache_max_bytes = 2^31, val_frac = 0.1,
-                             val_max = Inf, layers = NULL, lla_max = 5000, ella_rank = 20,
+                             val_max = 10000, layers = NULL, lla_max = 5000, ella_rank = 20,
                              inducing_tags = NULL, full_cov = FALSE, prob_method = "probit",
                              mc_samples = 2048)
 

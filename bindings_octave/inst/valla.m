@@ -117,7 +117,7 @@ function fit = valla (model, x, y, varargin)
                      "beta1", 0.9, "beta2", 0.999, "adam_eps", 1e-8,
                      "init_A", "identity", "standardize_y", true, "kmeans_iter", 10,
                      "kmeans_max", 50000, "jitter", 1e-8, "cache_max_bytes", 2^31,
-                     "val_frac", 0.1, "val_max", Inf, "layers", [], "lla_max", 5000,
+                     "val_frac", 0.1, "val_max", 10000, "layers", [], "lla_max", 5000,
                      "ella_rank", 20, "full_cov", false, "prob_method", "probit",
                      "mc_samples", 2048, "interrupt_after", -1);
   [opts, given] = parse_options (fname, defaults, varargin{:});

@@ -594,7 +594,7 @@ typedef struct {
   double jitter;              /* closed form: eps = jitter * mean diag K_ZZ; 1e-8 */
   size_t cache_max_bytes;     /* fixed Z: cache the training kernels when they fit; 2 GiB */
   double val_frac;            /* 0.1: held out when no validation set is given */
-  int64_t val_max;            /* < 0 (default): no subsampling of validation */
+  int64_t val_max;            /* validation rows used (a seeded subsample; default 10000; < 0: all) */
   const int *layers;          /* n_layers flags; NULL = all layers */
   int64_t lla_max;            /* N*C guard for exact LLA; 5000 */
   int64_t ella_rank;          /* ELLA eigenpairs K; default 20 */

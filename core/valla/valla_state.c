@@ -32,7 +32,7 @@ void sgp_valla_opts_default(sgp_valla_opts *o)
   o->jitter = 1e-8;
   o->cache_max_bytes = (size_t)1 << 31;
   o->val_frac = 0.1;
-  o->val_max = -1;
+  o->val_max = 10000; /* the validation cost must not grow with n */
   o->layers = NULL;
   o->lla_max = 5000;
   o->ella_rank = 20;
