@@ -191,14 +191,22 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
   s->root_lazy = 0;
   if (B == 0) { s->r = 0; s->unit = s->g_tri = 1; return SGP_OK; }
   /* V2-V3: Y = T + W^{-1} S, M = S'Y symmetrized (a row gather when S = P_I) */
-  memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
-  sgp_lik_winv_add(lik, nd, B, s->S, s->work);
-  if (s->unit) {
+  if (s->unit && lik->kind != SGP_LIK_SOFTMAX) {
+    /* S = P_I and W^{-1} diagonal: M = T[I, :] + diag(nd[I]), no NC x B pass */
+    for (int64_t j = 0; j < B; j++) {
+      for (int64_t i = 0; i < B; i++) s->M[i + j * ldg] = s->T[s->idx[i] + j * NC];
+      s->M[j + j * ldg] += nd[s->idx[j]];
+    }
+  } else if (s->unit) {
+    memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
+    sgp_lik_winv_add(lik, nd, B, s->S, s->work);
     for (int64_t j = 0; j < B; j++)
       for (int64_t i = 0; i < B; i++) s->M[i + j * ldg] = s->work[s->idx[i] + j * NC];
-  } else if ((st = sgp_gemm(ctx, 'T', 'N', B, B, NC, 1.0, s->S, NC, s->work, NC, 0.0, s->M,
-                            ldg))) {
-    return st;
+  } else {
+    memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
+    sgp_lik_winv_add(lik, nd, B, s->S, s->work);
+    if ((st = sgp_gemm(ctx, 'T', 'N', B, B, NC, 1.0, s->S, NC, s->work, NC, 0.0, s->M, ldg)))
+      return st;
   }
   for (int64_t j = 0; j < B; j++)
     for (int64_t i = j; i < B; i++) {
@@ -315,5 +323,35 @@ int sgp_itergp_reorth(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const dou
   double tr = 0.0;
   for (int64_t i = 0; i < NC * r; i++) tr += s->work[i] * s->work[i];
   s->trace_KQ = tr;
+  return SGP_OK;
+}
+
+int sgp_itergp_kq_exact(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd)
+{
+  const int64_t NC = s->NC, B = s->B, ldg = s->cap;
+  int st;
+  if (!s->root_lazy || !s->unit || s->C != 1 || B != NC || s->r != B ||
+      lik->kind == SGP_LIK_SOFTMAX) {
+    if ((st = sgp_itergp_root(ctx, s))) return st;
+    return sgp_itergp_kq(ctx, s);
+  }
+  /* L (lower, in G) into M before the root overwrites G with L^{-T} */
+  for (int64_t j = 0; j < B; j++)
+    memcpy(s->M + j * ldg + j, s->G + j * ldg + j, (size_t)(B - j) * sizeof(double));
+  if ((st = sgp_itergp_root(ctx, s))) return st;
+  /* K P L^{-T} = P (L - D L^{-T}), D = P'W^{-1}P diagonal; row i of the permuted
+   * product touches L only left of the diagonal and L^{-T} only right of it */
+  const int64_t *idx = s->idx;
+  double tr = 0.0;
+  for (int64_t l = 0; l < B; l++) {
+    double *kq = s->work + l * NC;
+    const double *Lc = s->M + l * ldg, *Gc = s->G + l * ldg; /* Gc[i] = (L^{-T})[i, l] */
+    for (int64_t i = 0; i < l; i++) kq[idx[i]] = -nd[idx[i]] * Gc[i];
+    kq[idx[l]] = Lc[l] - nd[idx[l]] * Gc[l];
+    for (int64_t i = l + 1; i < B; i++) kq[idx[i]] = Lc[i];
+    for (int64_t i = 0; i < NC; i++) tr += kq[i] * kq[i];
+  }
+  s->trace_KQ = tr;
+  s->kq_valid = 1;
   return SGP_OK;
 }

@@ -1148,6 +1148,10 @@ static void blocked_units_equal_one_at_a_time(void **state)
   (void)state;
   blocked_units_equal_one_at_a_time_case(SGP_LIK_BERNOULLI, 40, 0, 1, 13, 4);  /* recycled */
   blocked_units_equal_one_at_a_time_case(SGP_LIK_BERNOULLI, 40, 1, 0, 41, 8);  /* exhausts */
+  /* the exact mode (budget >= NC, C = 1): the first solve is one direct Cholesky
+   * (laplace_direct.c), the later ones recycle it */
+  blocked_units_equal_one_at_a_time_case(SGP_LIK_BERNOULLI, 40, 0, 1, 40, 8);
+  blocked_units_equal_one_at_a_time_case(SGP_LIK_POISSON, 40, 1, 1, 60, 8);
   blocked_units_equal_one_at_a_time_case(SGP_LIK_POISSON, 40, 1, 1, 9, 5);
   blocked_units_equal_one_at_a_time_case(SGP_LIK_SOFTMAX, 20, 1, 1, 11, 3);
 }
