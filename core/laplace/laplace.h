@@ -80,9 +80,11 @@ int  sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const d
 int  sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s);
 /* Forms the root (sgp_itergp_root) and K Q (sgp_itergp_kq). When the lazy root is the
  * Cholesky L of P'K^P for a full permutation P of unit actions (B = NC, C = 1, the
- * exact mode), K Q = P (L - D L^{-T}) with D = P'W^{-1}P (nd: the noise data of that
- * K^) costs O(NC^2) instead of the O(NC^3) product T G. */
-int  sgp_itergp_kq_exact(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd);
+ * exact mode), it instead writes rowsq = the row sums of (K Q)^2 in O(NC^2) from
+ * K Q = P (L - D L^{-T}), D = P'W^{-1}P (nd: the noise data of that K^), sets
+ * *done = 1 and leaves K Q unformed (the O(NC^3) product T G is not needed). */
+int  sgp_itergp_kq_exact(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
+                         double *rowsq, int *done);
 /* Re-K^-orthonormalizes the root (one Cholesky-QR pass): E = Q'K^Q = L L',
  * Q <- Q L^{-T}, G <- G L^{-T}, K Q <- K Q L^{-T}. Leaves the root unchanged
  * when E is not numerically positive definite. tmp: NC doubles. */

@@ -30,9 +30,9 @@ static int direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int *fallbac
   const int64_t n = it->n, NC = it->NC, ldg = it->cap;
   const int64_t *idx = ub->idx;
   int st;
-  /* S = P (unit columns), T = K P (kernel columns) */
-  memset(S, 0, (size_t)(NC * NC) * sizeof(double));
-  for (int64_t j = 0; j < NC; j++) S[idx[j] + j * NC] = 1.0;
+  /* T = K P (kernel columns); S = P stays implied by idx (unit state: only a
+   * compression reads S, and it forms S from idx first) */
+  (void)S;
   sgp_unit_kernel_columns(ctx, ub, n, NC, T);
   for (int64_t j = 0; j < NC; j++) dp[j] = ub->nd[idx[j]];
   /* lower triangle of A = P'T + D, symmetrized as the blocked path does (tiles

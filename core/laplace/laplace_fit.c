@@ -697,19 +697,31 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   memcpy(fit->weights, v, (size_t)NC * sizeof(double));
   const int64_t r = have ? R.it.r : 0;
   fit->r = r;
-  fit->root = sgp_alloc(NC * (r > 0 ? r : 1));
-  if (!fit->root) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-  if (r > 0) {
-    /* root Q and K Q in the work buffer (kept current by the inner loop, else
-     * computed; in the exact mode from the Cholesky factor of the last step's K^) */
-    if ((st = sgp_itergp_kq_exact(ctx, &R.it, &lik, fit->noise_data))) goto cleanup;
-    memcpy(fit->root, R.it.Q, (size_t)(NC * r) * sizeof(double));
-  }
-  /* var = s - rowsums((K Q)^2), column by column (contiguous) */
+  /* var = s - rowsums((K Q)^2); the root Q (and K Q in the work buffer: kept current
+   * by the inner loop, else computed; in the exact mode only its row sums, from the
+   * Cholesky factor of the last step's K^) */
   for (int64_t q = 0; q < NC; q++) fit->var[q] = o->kernel.outputscale;
-  for (int64_t l = 0; l < r; l++) {
-    const double *kq = R.it.work + l * NC;
-    for (int64_t q = 0; q < NC; q++) fit->var[q] -= kq[q] * kq[q];
+  if (r > 0) {
+    int done = 0;
+    if ((st = sgp_itergp_kq_exact(ctx, &R.it, &lik, fit->noise_data, R.z, &done)))
+      goto cleanup;
+    fit->root = R.it.Q; /* the solver's root buffer (NC x cap) becomes the fit's */
+    R.it.Q = NULL;
+    if (R.it.cap > r) { /* a failed shrink keeps the larger buffer */
+      double *q = (double *)realloc(fit->root, (size_t)(NC * r) * sizeof(double));
+      if (q) fit->root = q;
+    }
+    if (done) {
+      for (int64_t q = 0; q < NC; q++) fit->var[q] -= R.z[q];
+    } else {
+      for (int64_t l = 0; l < r; l++) { /* column by column (contiguous) */
+        const double *kq = R.it.work + l * NC;
+        for (int64_t q = 0; q < NC; q++) fit->var[q] -= kq[q] * kq[q];
+      }
+    }
+  } else {
+    fit->root = sgp_alloc(1);
+    if (!fit->root) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   }
   for (int64_t q = 0; q < NC; q++) if (!(fit->var[q] > 0)) fit->var[q] = 0.0;
   *out = fit;
