@@ -366,6 +366,16 @@ static void unit_policy_full_budget_is_exact_newton(sgp_likelihood kind, int64_t
   predict_or_fail(&ctx, &p, fit, m, s);
   assert_le(rel_err(ns * p.C, m, mref), 1e-8);
   assert_le(th_max_abs_diff(ns * p.C, s, vref), 1e-8 * p.s2);
+  /* training variance diag(K - K Khat^{-1} K) (C = 1: from the direct Cholesky) */
+  double *Z = th_zeros(NC * NC), *varref = th_zeros(NC);
+  assert_int_equal(th_chol_solve(NC, Khat, NC, K, Z), 0);
+  for (int64_t q = 0; q < NC; q++) {
+    double t = 0;
+    for (int64_t j = 0; j < NC; j++) t += K[j + q * NC] * Z[j + q * NC];
+    varref[q] = K[q + q * NC] - t;
+  }
+  assert_le(th_max_abs_diff(NC, fit->var, varref), 1e-8 * p.s2);
+  free(Z); free(varref);
   sgp_laplace_fit_free(fit);
   free(K); free(Khat); free(v); free(f); free(fn); free(mref); free(vref); free(m); free(s);
   free(fmap);
