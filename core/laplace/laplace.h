@@ -78,6 +78,13 @@ int  sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const d
                         int64_t rank, double kappa, double eig_rtol, int *finite);
 /* Makes work[:, 0..r-1] = K Q = T G and trace_KQ = ||K Q||_F^2 current. */
 int  sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s);
+/* Forms the root (sgp_itergp_root) and K Q (sgp_itergp_kq). When the lazy root is the
+ * Cholesky L of P'K^P for a full permutation P of unit actions (B = NC, C = 1, the
+ * exact mode), it instead writes rowsq = the row sums of (K Q)^2 in O(NC^2) from
+ * K Q = P (L - D L^{-T}), D = P'W^{-1}P (nd: the noise data of that K^), sets
+ * *done = 1 and leaves K Q unformed (the O(NC^3) product T G is not needed). */
+int  sgp_itergp_kq_exact(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
+                         double *rowsq, int *done);
 /* Re-K^-orthonormalizes the root (one Cholesky-QR pass): E = Q'K^Q = L L',
  * Q <- Q L^{-T}, G <- G L^{-T}, K Q <- K Q L^{-T}. Leaves the root unchanged
  * when E is not numerically positive definite. tmp: NC doubles. */
@@ -119,6 +126,17 @@ typedef struct {
 
 int64_t sgp_unit_block_ws(int64_t NC, int64_t b, int64_t cap);
 int sgp_itergp_unit_block(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub);
+/* T[:, j] = K e_{idx_j} for the ub->b actions of ub (T: NC x b, zeroed first). */
+void sgp_unit_kernel_columns(sgp_ctx *ctx, const sgp_unit_block *ub, int64_t n, int64_t NC,
+                             double *T);
+/* The exact mode's first solve (laplace_direct.c): all NC unit actions from an
+ * empty state (B = 0, C = 1, ub->b = NC, cap >= NC) as one dense Cholesky of
+ * P'K^P, with the same per-action history (rho, alpha, eta, trace) and the same
+ * residual stop as NC one-at-a-time actions, in O(NC^3/3) + one trtri instead of
+ * the blocked Gram-Schmidt that keeps K Q current. Leaves the state as a virtual
+ * run does (root_lazy: G holds L). *fallback = 1 (state reset to empty) when a
+ * pivot breaks down: the caller then takes the blocked path. ub->ws is unused. */
+int sgp_itergp_unit_direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int *fallback);
 
 /* sgp_laplace_fit with the unit-vector block size (1 = one action at a time, the
  * reference path; sgp_laplace_fit uses SGP_LAPLACE_UNIT_BLOCK). */

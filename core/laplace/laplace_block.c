@@ -20,8 +20,8 @@ int64_t sgp_unit_block_ws(int64_t NC, int64_t b, int64_t cap)
 }
 
 /* T[:, j] = K e_{idx_j}: column p of K_x in class block c (idx = p + N c). */
-static void kernel_columns(sgp_ctx *ctx, const sgp_unit_block *ub, int64_t n, int64_t NC,
-                           double *T)
+void sgp_unit_kernel_columns(sgp_ctx *ctx, const sgp_unit_block *ub, int64_t n, int64_t NC,
+                             double *T)
 {
   const int64_t b = ub->b;
   memset(T, 0, (size_t)(NC * b) * sizeof(double));
@@ -71,7 +71,7 @@ int sgp_itergp_unit_block(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub)
   /* S_b, T_b, Z = K^ S_b */
   memset(Sb, 0, (size_t)(NC * b) * sizeof(double));
   for (int64_t j = 0; j < b; j++) Sb[ub->idx[j] + j * NC] = 1.0;
-  kernel_columns(ctx, ub, n, NC, Tb);
+  sgp_unit_kernel_columns(ctx, ub, n, NC, Tb);
   memcpy(Z, Tb, (size_t)(NC * b) * sizeof(double));
   sgp_lik_winv_add(ub->lik, ub->nd, b, Sb, Z);
   /* W = Q'Z (r x b), GW = G W (B x b) */

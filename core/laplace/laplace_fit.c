@@ -153,6 +153,45 @@ static int64_t unit_index(const run_t *R, int64_t k, int permuted)
   return p + R->it.n * (k % C);
 }
 
+/* All NC unit actions of an empty state at once (sgp_itergp_unit_direct), with one
+ * history row per action as the blocked path records them. *fallback = 1: a pivot
+ * broke down, nothing was taken (the caller goes on block by block). */
+static int direct_solve(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, double *v,
+                        double *Kv, double rtol, double bnorm, int64_t *j, int *fallback)
+{
+  sgp_itergp *it = &R->it;
+  const int64_t NC = it->NC;
+  const int recursive = R->o->residual == SGP_RESIDUAL_RECURSIVE;
+  int st;
+  int64_t *idx = (int64_t *)malloc((size_t)NC * sizeof(int64_t));
+  double *hist = sgp_alloc(4 * NC);
+  if (!idx || !hist) {
+    free(idx); free(hist);
+    return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  }
+  for (int64_t q = 0; q < NC; q++) idx[q] = unit_index(R, q, 1);
+  sgp_unit_block ub;
+  memset(&ub, 0, sizeof ub);
+  ub.lik = R->lik; ub.nd = nd; ub.kernel = &R->o->kernel; ub.prep = &R->prep; ub.rhs = b;
+  ub.idx = idx; ub.b = NC; ub.rtol = rtol; ub.eta_rtol = R->o->eta_tol;
+  ub.v = v; ub.res = R->res; ub.Kv = recursive ? Kv : NULL;
+  ub.rho = hist; ub.alpha = hist + NC; ub.eta = hist + 2 * NC; ub.trace_KQ = hist + 3 * NC;
+  st = sgp_itergp_unit_direct(ctx, it, &ub, fallback);
+  if (!st && !*fallback) {
+    const int64_t acc = ub.accepted;
+    it->B = it->r = 0; /* history rows show the buffer after each action */
+    for (int64_t q = 0; q < acc; q++) {
+      it->B++; it->r++;
+      record(R, *j + q, ub.rho[q], bnorm, ub.alpha[q], ub.eta[q], ub.trace_KQ[q]);
+    }
+    *j += acc;
+    R->kappa += acc;
+  }
+  free(idx);
+  free(hist);
+  return st;
+}
+
 /* One IterGP solve of K^ v = b (spec 3.4). On exit v, Kv = K v (u in recursive
  * mode), *reason; *bad = 1 when a non-finite quantity appeared.
  * Full budget [X]: with policy cg and max_iter >= NC, a converged residual (or a
@@ -169,7 +208,7 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
   const int recursive = o->residual == SGP_RESIDUAL_RECURSIVE;
   const int full = o->policy == SGP_POLICY_CG && (int64_t)o->max_iter >= NC;
   const int blocked = o->policy == SGP_POLICY_CHOLESKY && R->bmax > 1;
-  int st, finite, filling = 0, resid_met = 0, v_changed = 1;
+  int st, finite, filling = 0, resid_met = 0, v_changed = 1, direct_tried = 0;
   int64_t kfill = 0;
   *bad = 0;
   *reason = SGP_STOP_NONE;
@@ -238,6 +277,16 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
       break;
     }
     if ((st = sgp_poll_interrupt(ctx))) return st;
+    if (blocked && !filling && !direct_tried && it->B == 0 && R->kappa == 0 && C == 1 &&
+        (int64_t)o->max_iter - j + 1 >= NC && it->cap >= NC && R->hist_cap - R->J >= NC &&
+        (o->max_total_iter < 0 || o->max_total_iter - R->J >= NC)) {
+      /* the exact mode's first solve: every action at once (laplace_direct.c) */
+      int fallback = 0;
+      direct_tried = 1;
+      if ((st = direct_solve(ctx, R, b, nd, v, Kv, rtol, bnorm, &j, &fallback))) return st;
+      if (!fallback) { vzero = 0; v_changed = 1; }
+      continue;
+    }
     if (filling || blocked) {
       /* a block of unit-vector actions (spec 2.2): one BLAS-3 sweep */
       int64_t bb = R->bmax, left = (int64_t)o->max_iter - j + 1;
@@ -648,19 +697,31 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   memcpy(fit->weights, v, (size_t)NC * sizeof(double));
   const int64_t r = have ? R.it.r : 0;
   fit->r = r;
-  fit->root = sgp_alloc(NC * (r > 0 ? r : 1));
-  if (!fit->root) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-  if (r > 0) {
-    if ((st = sgp_itergp_root(ctx, &R.it))) goto cleanup;
-    memcpy(fit->root, R.it.Q, (size_t)(NC * r) * sizeof(double));
-    /* K Q = T G in the work buffer (kept current by the inner loop, else computed) */
-    if ((st = sgp_itergp_kq(ctx, &R.it))) goto cleanup;
-  }
-  /* var = s - rowsums((K Q)^2), column by column (contiguous) */
+  /* var = s - rowsums((K Q)^2); the root Q (and K Q in the work buffer: kept current
+   * by the inner loop, else computed; in the exact mode only its row sums, from the
+   * Cholesky factor of the last step's K^) */
   for (int64_t q = 0; q < NC; q++) fit->var[q] = o->kernel.outputscale;
-  for (int64_t l = 0; l < r; l++) {
-    const double *kq = R.it.work + l * NC;
-    for (int64_t q = 0; q < NC; q++) fit->var[q] -= kq[q] * kq[q];
+  if (r > 0) {
+    int done = 0;
+    if ((st = sgp_itergp_kq_exact(ctx, &R.it, &lik, fit->noise_data, R.z, &done)))
+      goto cleanup;
+    fit->root = R.it.Q; /* the solver's root buffer (NC x cap) becomes the fit's */
+    R.it.Q = NULL;
+    if (R.it.cap > r) { /* a failed shrink keeps the larger buffer */
+      double *q = (double *)realloc(fit->root, (size_t)(NC * r) * sizeof(double));
+      if (q) fit->root = q;
+    }
+    if (done) {
+      for (int64_t q = 0; q < NC; q++) fit->var[q] -= R.z[q];
+    } else {
+      for (int64_t l = 0; l < r; l++) { /* column by column (contiguous) */
+        const double *kq = R.it.work + l * NC;
+        for (int64_t q = 0; q < NC; q++) fit->var[q] -= kq[q] * kq[q];
+      }
+    }
+  } else {
+    fit->root = sgp_alloc(1);
+    if (!fit->root) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   }
   for (int64_t q = 0; q < NC; q++) if (!(fit->var[q] > 0)) fit->var[q] = 0.0;
   *out = fit;

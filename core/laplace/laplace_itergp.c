@@ -191,14 +191,22 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
   s->root_lazy = 0;
   if (B == 0) { s->r = 0; s->unit = s->g_tri = 1; return SGP_OK; }
   /* V2-V3: Y = T + W^{-1} S, M = S'Y symmetrized (a row gather when S = P_I) */
-  memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
-  sgp_lik_winv_add(lik, nd, B, s->S, s->work);
-  if (s->unit) {
+  if (s->unit && lik->kind != SGP_LIK_SOFTMAX) {
+    /* S = P_I and W^{-1} diagonal: M = T[I, :] + diag(nd[I]), no NC x B pass */
+    for (int64_t j = 0; j < B; j++) {
+      for (int64_t i = 0; i < B; i++) s->M[i + j * ldg] = s->T[s->idx[i] + j * NC];
+      s->M[j + j * ldg] += nd[s->idx[j]];
+    }
+  } else if (s->unit) {
+    memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
+    sgp_lik_winv_add(lik, nd, B, s->S, s->work);
     for (int64_t j = 0; j < B; j++)
       for (int64_t i = 0; i < B; i++) s->M[i + j * ldg] = s->work[s->idx[i] + j * NC];
-  } else if ((st = sgp_gemm(ctx, 'T', 'N', B, B, NC, 1.0, s->S, NC, s->work, NC, 0.0, s->M,
-                            ldg))) {
-    return st;
+  } else {
+    memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
+    sgp_lik_winv_add(lik, nd, B, s->S, s->work);
+    if ((st = sgp_gemm(ctx, 'T', 'N', B, B, NC, 1.0, s->S, NC, s->work, NC, 0.0, s->M, ldg)))
+      return st;
   }
   for (int64_t j = 0; j < B; j++)
     for (int64_t i = j; i < B; i++) {
@@ -238,6 +246,10 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
     /* V6 compression: S <- S U_k, T <- T U_k (U_k = top-k eigenvectors, descending);
      * U_k is gathered into Q's storage as a B-by-k block. */
     double *Uk = s->Q;
+    if (s->unit) { /* S = P_I from idx (the direct exact path leaves S unwritten) */
+      memset(s->S, 0, (size_t)(NC * B) * sizeof(double));
+      for (int64_t j = 0; j < B; j++) s->S[s->idx[j] + j * NC] = 1.0;
+    }
     for (int64_t l = 0; l < k; l++)
       memcpy(Uk + l * B, s->M + (B - 1 - l) * ldg, (size_t)B * sizeof(double));
     if ((st = sgp_gemm(ctx, 'N', 'N', NC, k, B, 1.0, s->S, NC, Uk, B, 0.0, s->work, NC)))
@@ -315,5 +327,40 @@ int sgp_itergp_reorth(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const dou
   double tr = 0.0;
   for (int64_t i = 0; i < NC * r; i++) tr += s->work[i] * s->work[i];
   s->trace_KQ = tr;
+  return SGP_OK;
+}
+
+int sgp_itergp_kq_exact(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
+                        double *rowsq, int *done)
+{
+  const int64_t NC = s->NC, B = s->B, ldg = s->cap;
+  int st;
+  *done = 0;
+  if (!s->root_lazy || !s->unit || s->C != 1 || B != NC || s->r != B ||
+      lik->kind == SGP_LIK_SOFTMAX) {
+    if ((st = sgp_itergp_root(ctx, s))) return st;
+    return sgp_itergp_kq(ctx, s);
+  }
+  /* L (lower, in G) into M before the root overwrites G with L^{-T} */
+  for (int64_t j = 0; j < B; j++)
+    memcpy(s->M + j * ldg + j, s->G + j * ldg + j, (size_t)(B - j) * sizeof(double));
+  if ((st = sgp_itergp_root(ctx, s))) return st;
+  /* K P L^{-T} = P (L - D L^{-T}), D = P'W^{-1}P diagonal: row i of the permuted
+   * product is L left of the diagonal, -d_i L^{-T} right of it (G = L^{-T} upper) */
+  const int64_t *idx = s->idx;
+  double *acc = s->work; /* NC sums in permuted order */
+  memset(acc, 0, (size_t)B * sizeof(double));
+  for (int64_t l = 0; l < B; l++) {
+    const double *Lc = s->M + l * ldg, *Gc = s->G + l * ldg;
+    for (int64_t i = 0; i < l; i++) {
+      const double a = nd[idx[i]] * Gc[i];
+      acc[i] += a * a;
+    }
+    const double dg = Lc[l] - nd[idx[l]] * Gc[l];
+    acc[l] += dg * dg;
+    for (int64_t i = l + 1; i < B; i++) acc[i] += Lc[i] * Lc[i];
+  }
+  for (int64_t i = 0; i < B; i++) rowsq[idx[i]] = acc[i];
+  *done = 1;
   return SGP_OK;
 }

@@ -366,6 +366,16 @@ static void unit_policy_full_budget_is_exact_newton(sgp_likelihood kind, int64_t
   predict_or_fail(&ctx, &p, fit, m, s);
   assert_le(rel_err(ns * p.C, m, mref), 1e-8);
   assert_le(th_max_abs_diff(ns * p.C, s, vref), 1e-8 * p.s2);
+  /* training variance diag(K - K Khat^{-1} K) (C = 1: from the direct Cholesky) */
+  double *Z = th_zeros(NC * NC), *varref = th_zeros(NC);
+  assert_int_equal(th_chol_solve(NC, Khat, NC, K, Z), 0);
+  for (int64_t q = 0; q < NC; q++) {
+    double t = 0;
+    for (int64_t j = 0; j < NC; j++) t += K[j + q * NC] * Z[j + q * NC];
+    varref[q] = K[q + q * NC] - t;
+  }
+  assert_le(th_max_abs_diff(NC, fit->var, varref), 1e-8 * p.s2);
+  free(Z); free(varref);
   sgp_laplace_fit_free(fit);
   free(K); free(Khat); free(v); free(f); free(fn); free(mref); free(vref); free(m); free(s);
   free(fmap);
@@ -1148,6 +1158,10 @@ static void blocked_units_equal_one_at_a_time(void **state)
   (void)state;
   blocked_units_equal_one_at_a_time_case(SGP_LIK_BERNOULLI, 40, 0, 1, 13, 4);  /* recycled */
   blocked_units_equal_one_at_a_time_case(SGP_LIK_BERNOULLI, 40, 1, 0, 41, 8);  /* exhausts */
+  /* the exact mode (budget >= NC, C = 1): the first solve is one direct Cholesky
+   * (laplace_direct.c), the later ones recycle it */
+  blocked_units_equal_one_at_a_time_case(SGP_LIK_BERNOULLI, 40, 0, 1, 40, 8);
+  blocked_units_equal_one_at_a_time_case(SGP_LIK_POISSON, 40, 1, 1, 60, 8);
   blocked_units_equal_one_at_a_time_case(SGP_LIK_POISSON, 40, 1, 1, 9, 5);
   blocked_units_equal_one_at_a_time_case(SGP_LIK_SOFTMAX, 20, 1, 1, 11, 3);
 }
