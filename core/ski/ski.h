@@ -255,7 +255,8 @@ typedef enum {
   SGP_SKI_PASS_MOMENTS = 2 /* sgp_ski_moments_* (one flush) */
 } sgp_ski_pass;
 /* The automatic choice for n points: MOMENTS when d <= 3, the bounds policy is
- * error, clamp or drop and n >= 4 m (grid points), else TAP. */
+ * error, clamp or drop and n >= c_d m (m grid points; c_d = 4, 16, 24 for
+ * d = 1, 2, 3: the measured crossovers), else TAP. */
 sgp_ski_pass sgp_ski_stats_pass_choice(const sgp_ski_grid *g, sgp_ski_bounds_policy policy,
                                        int64_t n);
 /* sgp_ski_stats_compute with a given pass (AUTO: what it uses). */

@@ -13,9 +13,12 @@
 
 #include <string.h>
 
-/* points per grid point from which the moment pass is used (measured:
- * inst/bench/bench_ski_pass.R; see the report of issue 4) */
-#define SKI_MOMENTS_MIN_POINTS_PER_CELL 4
+/* Points per grid point from which the moment pass is used, by d (cubic,
+ * 2 threads, `make bench-ski-pass`, loaded 2-core machine): the moment pass
+ * became faster at n/m ~ 4 (d = 1, m = 2^16), ~8-16 (d = 2, m = 256^2) and
+ * ~16-32 (d = 3, m = 32^3; 2x at 64); its flush costs more per grid point in
+ * higher d. Linear interpolation uses the same thresholds. */
+static const double ski_moments_min_points_per_cell[4] = {0, 4, 16, 24};
 
 sgp_ski_pass sgp_ski_stats_pass_choice(const sgp_ski_grid *g, sgp_ski_bounds_policy policy,
                                        int64_t n)
@@ -25,7 +28,7 @@ sgp_ski_pass sgp_ski_stats_pass_choice(const sgp_ski_grid *g, sgp_ski_bounds_pol
       policy != SGP_SKI_BOUNDS_DROP)
     return SGP_SKI_PASS_TAP;
   const int64_t m = sgp_ski_grid_npoints(g);
-  if (m <= 0 || (double)n < (double)SKI_MOMENTS_MIN_POINTS_PER_CELL * (double)m)
+  if (m <= 0 || (double)n < ski_moments_min_points_per_cell[g->d] * (double)m)
     return SGP_SKI_PASS_TAP;
   return SGP_SKI_PASS_MOMENTS;
 }

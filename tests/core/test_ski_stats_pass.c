@@ -1,6 +1,6 @@
 /* test_ski_stats_pass.c -- the pass behind sgp_ski_stats_compute
  * (core/ski/ski_stats_pass.c): the automatic choice (moments for d <= 3,
- * bounds error/clamp/drop and n >= 4 m, else taps), AUTO equal bitwise to the
+ * bounds error/clamp/drop and n >= {4, 16, 24} m for d = {1, 2, 3}, else taps), AUTO equal bitwise to the
  * forced chosen pass (so the choice is really used), equal to the tap pass
  * within 1e-12 relative (W'W stencil, W'y, W'1, y'y, sum y), probe sketches
  * identical, thread count {1, 2} bitwise invariant, the same error for a row
@@ -117,16 +117,19 @@ static void choice_and_agreement(void **state)
   (void)state;
   const int64_t m1[1] = {40}, m2[2] = {13, 9}, m3[3] = {8, 7, 6}, m2l[2] = {6, 5};
   const sgp_ski_pass MO = SGP_SKI_PASS_MOMENTS, TAP = SGP_SKI_PASS_TAP;
-  /* n >= 4 m: moments (d = 1, 2, 3; cubic, linear; error, clamp, drop) */
+  /* n >= c_d m (4, 16, 24 for d = 1, 2, 3): moments (cubic, linear; error,
+   * clamp, drop) */
   check_case(1, m1, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, 0.0, 160, 0, MO);
   check_case(1, m1, SGP_SKI_LINEAR, SGP_SKI_BOUNDS_CLAMP, 1.0, 400, 2, MO);
   check_case(2, m2, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, 0.0, 5000, 3, MO);
-  check_case(2, m2l, SGP_SKI_LINEAR, SGP_SKI_BOUNDS_DROP, 1.0, 300, 0, MO);
-  check_case(3, m3, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_CLAMP, 0.8, 8000, 2, MO);
-  check_case(3, m3, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_DROP, 0.8, 1400, 0, MO);
+  check_case(2, m2l, SGP_SKI_LINEAR, SGP_SKI_BOUNDS_DROP, 1.0, 480, 0, MO);
+  check_case(3, m3, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_CLAMP, 0.8, 9000, 2, MO);
+  check_case(3, m3, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_DROP, 0.8, 8064, 0, MO);
   /* taps: n < 4 m, truncate, and the threshold itself */
   check_case(1, m1, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, 0.0, 159, 0, TAP);
   check_case(3, m3, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, 0.0, 500, 2, TAP);
+  check_case(3, m3, SGP_SKI_LINEAR, SGP_SKI_BOUNDS_CLAMP, 0.5, 8063, 0, TAP);
+  check_case(2, m2l, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, 0.0, 479, 0, TAP);
   check_case(2, m2, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_TRUNCATE, 1.0, 5000, 0, TAP);
   printf("ski stats pass: %d cases (%d on the moment pass); max rel diff AUTO vs tap pass "
          "%.2e (tol 1e-12); AUTO bitwise = chosen pass, threads {1,2}\n", ncases, nmoments,
