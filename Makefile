@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean bench-laplace bench-laplace-core bench-ski bench-valla
+  octave-pkg rcheck docs clean bench-laplace bench-laplace-core bench-ski bench-ski-pass bench-valla
 
 all: install
 
@@ -127,3 +127,10 @@ $(SKI_BENCH)/bench_ski: $(SKI_BENCH_OBJ)
 # steal the cores the working ones need (it only makes small products slower).
 bench-ski: $(SKI_BENCH)/bench_ski
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski all
+# The crossover of the statistics pass (tap vs moments, ski_stats_pass.c).
+$(SKI_BENCH)/bench_ski_pass: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_pass.o
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3) -llapack -lblas -lm
+bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
+	@uptime
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_pass
+	@uptime

@@ -137,7 +137,12 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #' \code{WtW}), \eqn{W^\top y} (\code{Wty}), \eqn{W^\top 1} (\code{Wt1}),
 #' \eqn{y^\top y} (\code{yty}), \eqn{\sum y} and \eqn{n}, where \eqn{W} holds the
 #' interpolation weights of the data on the grid. Memory does not grow with
-#' \eqn{n}. Statistics of chunks on the same grid are added by
+#' \eqn{n}. With many points per grid point (\eqn{n \ge 4m, 16m, 24m} for
+#' \eqn{d = 1, 2, 3}, \eqn{m} grid points; any \code{bounds_policy} but
+#' \code{"truncate"}) a faster pass over per-cell moments of the points is
+#' used (about 2x for \eqn{d = 3}, \eqn{n/m = 60}; ~400 extra numbers per grid
+#' point while it runs); it gives the same statistics up to rounding.
+#' Statistics of chunks on the same grid are added by
 #' \code{\link{ski_stats_merge}} (in any order, on any machine) and fitted by
 #' \code{ski_gsgp(stats = )}.
 #'

@@ -12,6 +12,10 @@
 ## @code{ysum} and @code{n}, where W holds the interpolation weights of the
 ## data on @var{grid} (from @code{ski_grid}, or the @code{grid} of a
 ## @code{ski_stats} / @code{ski_gsgp} struct).  Memory does not grow with n.
+## With many points per grid point (n >= 4m, 16m, 24m for d = 1, 2, 3, m grid
+## points; any @qcode{"bounds_policy"} but @qcode{"truncate"}) a faster pass
+## over per-cell moments of the points is used; it gives the same statistics
+## up to rounding.
 ## Statistics of chunks on the same grid are added by @code{ski_stats_merge}
 ## and fitted by @code{ski_gsgp ("stats", @var{s}, @dots{})}.  The struct holds
 ## only numbers and strings, so it survives @code{save}/@code{load}.

@@ -246,6 +246,24 @@ int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sg
 int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st);
 void sgp_ski_moments_free(sgp_ski_moments *mo);
 
+/* ------------------------------------------------------------ ski_stats_pass.c */
+
+/* Which pass computes the statistics in sgp_ski_stats_compute. */
+typedef enum {
+  SGP_SKI_PASS_AUTO = 0,   /* sgp_ski_stats_pass_choice; moments -> taps on SGP_ENOMEM */
+  SGP_SKI_PASS_TAP = 1,    /* sgp_ski_stats_accumulate */
+  SGP_SKI_PASS_MOMENTS = 2 /* sgp_ski_moments_* (one flush) */
+} sgp_ski_pass;
+/* The automatic choice for n points: MOMENTS when d <= 3, the bounds policy is
+ * error, clamp or drop and n >= c_d m (m grid points; c_d = 4, 16, 24 for
+ * d = 1, 2, 3: the measured crossovers), else TAP. */
+sgp_ski_pass sgp_ski_stats_pass_choice(const sgp_ski_grid *g, sgp_ski_bounds_policy policy,
+                                       int64_t n);
+/* sgp_ski_stats_compute with a given pass (AUTO: what it uses). */
+int sgp_ski_stats_compute_pass(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o,
+                               sgp_cmat X, sgp_cmat y, int64_t first_row, sgp_ski_pass pass,
+                               sgp_ski_stats **out, double *uz, double *rhoz);
+
 /* Classic SKI operator (spec §5.1, method "ski"): v -> W K_G W' v + noise v on
  * R^n. W of the rows of X is computed and kept (n taps indices and weights);
  * kg (from sgp_ski_grid_op with the same kernel and grid) is not copied and

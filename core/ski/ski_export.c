@@ -34,27 +34,9 @@ int sgp_ski_stats_compute(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opt
                           sgp_cmat X, sgp_cmat y, int64_t first_row, sgp_ski_stats **out,
                           double *uz, double *rhoz)
 {
-  int code;
-  sgp_ski_stats *st = NULL;
-  if (!out || !o) return sgp_fail(ctx, SGP_EINVAL, "stats: output or options missing");
-  *out = NULL;
-  const int64_t probes = uz ? o->probes : 0;
-  if (probes < 0 || (uz && !rhoz))
-    return sgp_fail(ctx, SGP_EINVAL, "probes: must be >= 0 with room for the sketches");
-  if ((code = sgp_ski_stats_create(ctx, g, o->interpolation, &st))) return code;
-  code = sgp_ski_stats_accumulate(ctx, st, X, y, first_row, o->bounds_policy);
-  if (!code && probes > 0) {
-    memset(uz, 0, (size_t)(st->m * probes) * sizeof(double));
-    *rhoz = 0.0;
-    code = sgp_ski_probe_sketch(ctx, g, o->interpolation, o->bounds_policy, X, first_row,
-                                o->seed, probes, uz, rhoz);
-  }
-  if (code) {
-    sgp_ski_stats_free(st);
-    return code;
-  }
-  *out = st;
-  return SGP_OK;
+  /* the pass (moments or taps) is chosen in ski_stats_pass.c */
+  return sgp_ski_stats_compute_pass(ctx, g, o, X, y, first_row, SGP_SKI_PASS_AUTO, out, uz,
+                                    rhoz);
 }
 
 int sgp_ski_stats_export(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_stats_data *out)

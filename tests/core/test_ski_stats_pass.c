@@ -1,0 +1,196 @@
+/* test_ski_stats_pass.c -- the pass behind sgp_ski_stats_compute
+ * (core/ski/ski_stats_pass.c): the automatic choice (moments for d <= 3,
+ * bounds error/clamp/drop and n >= {4, 16, 24} m for d = {1, 2, 3}, else taps), AUTO equal bitwise to the
+ * forced chosen pass (so the choice is really used), equal to the tap pass
+ * within 1e-12 relative (W'W stencil, W'y, W'1, y'y, sum y), probe sketches
+ * identical, thread count {1, 2} bitwise invariant, the same error for a row
+ * outside the grid on both paths, a bad pass code. */
+#include "test_helpers.h"
+#include "ski/ski.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double max_rel = 0.0;
+static int ncases = 0, nmoments = 0;
+
+static int same_bits(const sgp_ski_stats *a, const sgp_ski_stats *b)
+{
+  return a->n == b->n && a->yy == b->yy && a->ysum == b->ysum &&
+         !memcmp(a->D, b->D, (size_t)(a->S * a->m) * sizeof(double)) &&
+         !memcmp(a->uy, b->uy, (size_t)a->m * sizeof(double)) &&
+         !memcmp(a->u1, b->u1, (size_t)a->m * sizeof(double));
+}
+
+/* max |a - b| / max |b| */
+static double rel(int64_t n, const double *a, const double *b)
+{
+  const double s = th_max_abs(n, b), e = th_max_abs_diff(n, a, b);
+  return s > 0 ? e / s : e;
+}
+
+static sgp_ski_stats *compute(const sgp_ski_grid *g, const sgp_ski_opts *o, const double *X,
+                              const double *y, int64_t n, sgp_ski_pass pass, int threads,
+                              double *uz, double *rhoz)
+{
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  ctx.nthreads = threads;
+  sgp_ski_stats *st = NULL;
+  if (sgp_ski_stats_compute_pass(&ctx, g, o, sgp_cmat_of(X, n, g->d), sgp_cmat_of(y, n, 1), 3,
+                                 pass, &st, uz, rhoz))
+    fail_msg("compute (pass %d): %s", (int)pass, ctx.errmsg);
+  return st;
+}
+
+/* Points in the valid range widened by `out` cells (exercising clamp/drop). */
+static void make_data(sgp_rng *rng, const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                      int64_t n, double out, double *X, double *y)
+{
+  for (int j = 0; j < g->d; j++) {
+    const double t0 = interp == SGP_SKI_CUBIC ? 1.0 : 0.0;
+    const double t1 = interp == SGP_SKI_CUBIC ? (double)g->m[j] - 2 : (double)g->m[j] - 1;
+    for (int64_t i = 0; i < n; i++)
+      X[i + j * n] = g->lo[j] + (t0 - out + (t1 - t0 + 2 * out) * sgp_rng_uniform(rng)) * g->h[j];
+  }
+  for (int64_t i = 0; i < n; i++) {
+    double f = 0.3;
+    for (int j = 0; j < g->d; j++) f += sin((2.0 + j) * X[i + j * n]);
+    y[i] = f + 0.2 * sgp_rng_normal(rng);
+  }
+}
+
+static void check_case(int d, const int64_t *msz, sgp_ski_interpolation interp,
+                       sgp_ski_bounds_policy policy, double out, int64_t n, int probes,
+                       sgp_ski_pass expect)
+{
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 777 + 31 * (uint64_t)ncases++);
+  const double lo[3] = {0.0, -1.0, 0.5}, h[3] = {0.25, 0.3, 0.2};
+  const sgp_ski_grid g = th_ski_grid(d, msz, lo, h);
+  const int64_t m = sgp_ski_grid_npoints(&g);
+  sgp_ski_opts o;
+  sgp_ski_opts_default(&o);
+  o.interpolation = interp;
+  o.bounds_policy = policy;
+  o.probes = probes;
+  o.seed = 99;
+  assert_int_equal(sgp_ski_stats_pass_choice(&g, policy, n), expect);
+  if (expect == SGP_SKI_PASS_MOMENTS) nmoments++;
+  double *X = th_zeros(n * d), *y = th_zeros(n);
+  make_data(&rng, &g, interp, n, out, X, y);
+  double *uz_a = probes ? th_zeros(m * probes) : NULL, *uz_t = probes ? th_zeros(m * probes) : NULL;
+  double rz_a = -1, rz_t = -2;
+  sgp_ski_stats *a = compute(&g, &o, X, y, n, SGP_SKI_PASS_AUTO, 1, uz_a, probes ? &rz_a : NULL);
+  sgp_ski_stats *t = compute(&g, &o, X, y, n, SGP_SKI_PASS_TAP, 1, uz_t, probes ? &rz_t : NULL);
+  /* AUTO is the chosen pass, bit for bit, for 1 and 2 threads */
+  sgp_ski_stats *c = compute(&g, &o, X, y, n, expect, 1, NULL, NULL);
+  sgp_ski_stats *a2 = compute(&g, &o, X, y, n, SGP_SKI_PASS_AUTO, 2, NULL, NULL);
+  if (!same_bits(a, c)) fail_msg("case %d: AUTO differs from the chosen pass %d", ncases, expect);
+  if (!same_bits(a, a2)) fail_msg("case %d: AUTO differs between 1 and 2 threads", ncases);
+  /* against the tap pass: equal up to rounding */
+  assert_int_equal(a->n, t->n);
+  const double e = fmax(fmax(rel(a->S * m, a->D, t->D), rel(m, a->uy, t->uy)), rel(m, a->u1, t->u1));
+  assert_le(e, 1e-12);
+  assert_close(a->yy, t->yy, 1e-12 * t->yy);
+  assert_close(a->ysum, t->ysum, 1e-12 * fabs(t->ysum) + 1e-12);
+  if (expect == SGP_SKI_PASS_MOMENTS && policy != SGP_SKI_BOUNDS_DROP)
+    assert_true(e > 0.0 || a->n < 2); /* a different pass: rounding differs somewhere */
+  if (probes) {
+    assert_memory_equal(uz_a, uz_t, (size_t)(m * probes) * sizeof(double));
+    assert_true(rz_a == rz_t && rz_a > 0);
+  }
+  if (e > max_rel) max_rel = e;
+  sgp_ski_stats_free(a);
+  sgp_ski_stats_free(a2);
+  sgp_ski_stats_free(c);
+  sgp_ski_stats_free(t);
+  free(uz_a);
+  free(uz_t);
+  free(X);
+  free(y);
+}
+
+static void choice_and_agreement(void **state)
+{
+  (void)state;
+  const int64_t m1[1] = {40}, m2[2] = {13, 9}, m3[3] = {8, 7, 6}, m2l[2] = {6, 5};
+  const sgp_ski_pass MO = SGP_SKI_PASS_MOMENTS, TAP = SGP_SKI_PASS_TAP;
+  /* n >= c_d m (4, 16, 24 for d = 1, 2, 3): moments (cubic, linear; error,
+   * clamp, drop) */
+  check_case(1, m1, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, 0.0, 160, 0, MO);
+  check_case(1, m1, SGP_SKI_LINEAR, SGP_SKI_BOUNDS_CLAMP, 1.0, 400, 2, MO);
+  check_case(2, m2, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, 0.0, 5000, 3, MO);
+  check_case(2, m2l, SGP_SKI_LINEAR, SGP_SKI_BOUNDS_DROP, 1.0, 480, 0, MO);
+  check_case(3, m3, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_CLAMP, 0.8, 9000, 2, MO);
+  check_case(3, m3, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_DROP, 0.8, 8064, 0, MO);
+  /* taps: n < 4 m, truncate, and the threshold itself */
+  check_case(1, m1, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, 0.0, 159, 0, TAP);
+  check_case(3, m3, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, 0.0, 500, 2, TAP);
+  check_case(3, m3, SGP_SKI_LINEAR, SGP_SKI_BOUNDS_CLAMP, 0.5, 8063, 0, TAP);
+  check_case(2, m2l, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, 0.0, 479, 0, TAP);
+  check_case(2, m2, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_TRUNCATE, 1.0, 5000, 0, TAP);
+  printf("ski stats pass: %d cases (%d on the moment pass); max rel diff AUTO vs tap pass "
+         "%.2e (tol 1e-12); AUTO bitwise = chosen pass, threads {1,2}\n", ncases, nmoments,
+         max_rel);
+  /* d = 4 and empty data: taps */
+  const int64_t m4[4] = {4, 4, 4, 4};
+  const double lo[4] = {0, 0, 0, 0}, h[4] = {1, 1, 1, 1};
+  const sgp_ski_grid g4 = th_ski_grid(4, m4, lo, h), g1 = th_ski_grid(1, m1, lo, h);
+  assert_int_equal(sgp_ski_stats_pass_choice(&g4, SGP_SKI_BOUNDS_ERROR, 1000000), TAP);
+  assert_int_equal(sgp_ski_stats_pass_choice(&g1, SGP_SKI_BOUNDS_ERROR, 0), TAP);
+  assert_int_equal(sgp_ski_stats_pass_choice(&g1, SGP_SKI_BOUNDS_DROP, 1000000), MO);
+  assert_int_equal(sgp_ski_stats_pass_choice(&g1, SGP_SKI_BOUNDS_TRUNCATE, 1000000), TAP);
+}
+
+/* A row outside the grid under "error": the same code and message on both
+ * paths (global row numbering); a bad pass code names `pass`. */
+static void errors_match(void **state)
+{
+  (void)state;
+  sgp_ctx c1, c2;
+  sgp_ctx_init(&c1);
+  sgp_ctx_init(&c2);
+  const int64_t m1[1] = {10};
+  const double lo[1] = {0.0}, h[1] = {1.0};
+  const sgp_ski_grid g = th_ski_grid(1, m1, lo, h);
+  sgp_ski_opts o;
+  sgp_ski_opts_default(&o);
+  const int64_t n = 100;
+  double *X = th_zeros(n), *y = th_zeros(n);
+  for (int64_t i = 0; i < n; i++) {
+    X[i] = 1.0 + 7.0 * (double)i / (double)n;
+    y[i] = (double)i;
+  }
+  X[57] = 42.0;
+  assert_int_equal(sgp_ski_stats_pass_choice(&g, o.bounds_policy, n), SGP_SKI_PASS_MOMENTS);
+  sgp_ski_stats *st = NULL;
+  const int ca = sgp_ski_stats_compute(&c1, &g, &o, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1),
+                                       1000, &st, NULL, NULL);
+  assert_null(st);
+  const int ct = sgp_ski_stats_compute_pass(&c2, &g, &o, sgp_cmat_of(X, n, 1),
+                                            sgp_cmat_of(y, n, 1), 1000, SGP_SKI_PASS_TAP, &st,
+                                            NULL, NULL);
+  assert_null(st);
+  assert_int_equal(ca, SGP_EINVAL);
+  assert_int_equal(ca, ct);
+  assert_string_equal(c1.errmsg, c2.errmsg);
+  assert_contains(c1.errmsg, "1058");
+  assert_int_equal(sgp_ski_stats_compute_pass(&c1, &g, &o, sgp_cmat_of(X, n, 1),
+                                              sgp_cmat_of(y, n, 1), 0, (sgp_ski_pass)7, &st,
+                                              NULL, NULL), SGP_EINVAL);
+  assert_contains(c1.errmsg, "pass");
+  assert_null(st);
+  free(X);
+  free(y);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(choice_and_agreement),
+    cmocka_unit_test(errors_match),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
