@@ -3,6 +3,7 @@
 #include "test_helpers.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 double *th_zeros(int64_t n)
 {
@@ -72,6 +73,12 @@ double th_max_abs_diff(int64_t n, const double *a, const double *b)
     if (e > m) m = e;
   }
   return m;
+}
+
+double th_rel_max(int64_t n, const double *a, const double *b)
+{
+  const double s = th_max_abs(n, b), e = th_max_abs_diff(n, a, b);
+  return s > 0 ? e / s : e;
 }
 
 void th_random_spd(sgp_rng *rng, int64_t n, double shift, double *A)
@@ -189,4 +196,30 @@ double *th_ski_dense_W(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolatio
   free(idx);
   free(w);
   return W;
+}
+
+void th_ski_data(sgp_rng *rng, const sgp_ski_grid *g, sgp_ski_interpolation interp, int64_t n,
+                 double out, double *X, double *y)
+{
+  const double t0 = interp == SGP_SKI_CUBIC ? 1.0 : 0.0;
+  for (int j = 0; j < g->d; j++) {
+    const double t1 = interp == SGP_SKI_CUBIC ? (double)g->m[j] - 2 : (double)g->m[j] - 1;
+    for (int64_t i = 0; i < n; i++) {
+      const double t = t0 - out + (t1 - t0 + 2 * out) * sgp_rng_uniform(rng);
+      X[i + j * n] = g->lo[j] + t * g->h[j];
+    }
+  }
+  for (int64_t i = 0; i < n; i++) {
+    double f = 0.3;
+    for (int j = 0; j < g->d; j++) f += sin((2.0 + j) * X[i + j * n]);
+    y[i] = f + 0.2 * sgp_rng_normal(rng);
+  }
+}
+
+int th_ski_stats_same_bits(const sgp_ski_stats *a, const sgp_ski_stats *b)
+{
+  return a->n == b->n && a->yy == b->yy && a->ysum == b->ysum && a->S == b->S && a->m == b->m &&
+         !memcmp(a->D, b->D, (size_t)(a->S * a->m) * sizeof(double)) &&
+         !memcmp(a->uy, b->uy, (size_t)a->m * sizeof(double)) &&
+         !memcmp(a->u1, b->u1, (size_t)a->m * sizeof(double));
 }

@@ -54,6 +54,8 @@ void th_kernel_matrix(sgp_kernel_kind kind, double outputscale, const double *el
 void th_matmul(int64_t m, int64_t n, int64_t k, const double *A, const double *B, double *C);
 double th_max_abs(int64_t n, const double *a);
 double th_max_abs_diff(int64_t n, const double *a, const double *b);
+/* max |a - b| / max |b| (the absolute error when b is zero) */
+double th_rel_max(int64_t n, const double *a, const double *b);
 
 /* Random symmetric positive definite A = G G' / n + shift I (n-by-n). */
 void th_random_spd(sgp_rng *rng, int64_t n, double shift, double *A);
@@ -67,5 +69,11 @@ void th_jacobi_eig(int64_t n, const double *A, double *w);
 sgp_ski_grid th_ski_grid(int d, const int64_t *m, const double *lo, const double *h);
 double *th_ski_dense_W(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
                        sgp_ski_bounds_policy policy, const double *X, int64_t n);
+/* n points uniform in the valid range of the grid widened by `out` cells (so
+ * that clamp and drop are exercised), y = smooth function + noise. */
+void th_ski_data(sgp_rng *rng, const sgp_ski_grid *g, sgp_ski_interpolation interp, int64_t n,
+                 double out, double *X, double *y);
+/* 1 when two statistics are bitwise equal (n, y'y, sum y, W'W stencil, W'y, W'1) */
+int th_ski_stats_same_bits(const sgp_ski_stats *a, const sgp_ski_stats *b);
 
 #endif

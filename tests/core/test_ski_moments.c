@@ -14,26 +14,6 @@
 static double max_err_dense = 0.0, max_err_tap = 0.0;
 static int ncases = 0;
 
-/* Points in the valid range widened by `out` cells (outside ones exercise
- * clamp and drop), y smooth plus noise. */
-static void make_data(sgp_rng *rng, const sgp_ski_grid *g, sgp_ski_interpolation interp,
-                      int64_t n, double out, double *X, double *y)
-{
-  const double t0 = interp == SGP_SKI_CUBIC ? 1.0 : 0.0;
-  for (int j = 0; j < g->d; j++) {
-    const double t1 = interp == SGP_SKI_CUBIC ? (double)g->m[j] - 2 : (double)g->m[j] - 1;
-    for (int64_t i = 0; i < n; i++) {
-      const double t = t0 - out + (t1 - t0 + 2 * out) * sgp_rng_uniform(rng);
-      X[i + j * n] = g->lo[j] + t * g->h[j];
-    }
-  }
-  for (int64_t i = 0; i < n; i++) {
-    double f = 0.3;
-    for (int j = 0; j < g->d; j++) f += sin((2.0 + j) * X[i + j * n]);
-    y[i] = f + 0.2 * sgp_rng_normal(rng);
-  }
-}
-
 static sgp_ski_stats *moment_pass(const sgp_ski_grid *g, sgp_ski_interpolation interp,
                                   sgp_ski_bounds_policy policy, const double *X,
                                   const double *y, int64_t n, int64_t chunk, int threads)
@@ -56,21 +36,6 @@ static sgp_ski_stats *moment_pass(const sgp_ski_grid *g, sgp_ski_interpolation i
   return st;
 }
 
-static int same_bits(const sgp_ski_stats *a, const sgp_ski_stats *b)
-{
-  return a->n == b->n && a->yy == b->yy && a->ysum == b->ysum &&
-         !memcmp(a->D, b->D, (size_t)(a->S * a->m) * sizeof(double)) &&
-         !memcmp(a->uy, b->uy, (size_t)a->m * sizeof(double)) &&
-         !memcmp(a->u1, b->u1, (size_t)a->m * sizeof(double));
-}
-
-/* max |a - b| / max |b| */
-static double rel(int64_t n, const double *a, const double *b)
-{
-  const double s = th_max_abs(n, b), e = th_max_abs_diff(n, a, b);
-  return s > 0 ? e / s : e;
-}
-
 static void check_case(int d, const int64_t *msz, sgp_ski_interpolation interp,
                        sgp_ski_bounds_policy policy, double out, int64_t n)
 {
@@ -82,14 +47,14 @@ static void check_case(int d, const int64_t *msz, sgp_ski_interpolation interp,
   const sgp_ski_grid g = th_ski_grid(d, msz, lo, h);
   const int64_t m = sgp_ski_grid_npoints(&g);
   double *X = th_zeros(n * d), *y = th_zeros(n);
-  make_data(&rng, &g, interp, n, out, X, y);
+  th_ski_data(&rng, &g, interp, n, out, X, y);
   sgp_ski_stats *ref = moment_pass(&g, interp, policy, X, y, n, n, 1);
   /* bitwise: chunks {1, 7, n} x threads {1, 2} */
   const int64_t chunks[3] = {1, 7, n};
   for (int c = 0; c < 3; c++)
     for (int t = 1; t <= 2; t++) {
       sgp_ski_stats *s = moment_pass(&g, interp, policy, X, y, n, chunks[c], t);
-      if (!same_bits(s, ref)) fail_msg("d %d chunk %lld threads %d: not bitwise identical", d,
+      if (!th_ski_stats_same_bits(s, ref)) fail_msg("d %d chunk %lld threads %d: not bitwise identical", d,
                                        (long long)chunks[c], t);
       sgp_ski_stats_free(s);
     }
@@ -118,8 +83,8 @@ static void check_case(int d, const int64_t *msz, sgp_ski_interpolation interp,
     }
   double yy = 0.0;
   for (int64_t i = 0; i < n; i++) yy += y[i] * y[i];
-  const double e_dense = fmax(fmax(rel(ref->S * m, ref->D, Dd), rel(m, ref->uy, uy)),
-                              rel(m, ref->u1, u1));
+  const double e_dense = fmax(fmax(th_rel_max(ref->S * m, ref->D, Dd), th_rel_max(m, ref->uy, uy)),
+                              th_rel_max(m, ref->u1, u1));
   assert_le(e_dense, 1e-12);
   assert_int_equal(ref->n, n);
   assert_close(ref->yy, yy, 1e-13 * yy);
@@ -128,8 +93,8 @@ static void check_case(int d, const int64_t *msz, sgp_ski_interpolation interp,
   assert_int_equal(sgp_ski_stats_create(&ctx, &g, interp, &tap), SGP_OK);
   assert_int_equal(sgp_ski_stats_accumulate(&ctx, tap, sgp_cmat_of(X, n, d), sgp_cmat_of(y, n, 1),
                                             0, policy), SGP_OK);
-  const double e_tap = fmax(fmax(rel(ref->S * m, ref->D, tap->D), rel(m, ref->uy, tap->uy)),
-                            rel(m, ref->u1, tap->u1));
+  const double e_tap = fmax(fmax(th_rel_max(ref->S * m, ref->D, tap->D), th_rel_max(m, ref->uy, tap->uy)),
+                            th_rel_max(m, ref->u1, tap->u1));
   assert_le(e_tap, 1e-12);
   assert_close(ref->ysum, tap->ysum, 1e-12 * fabs(tap->ysum) + 1e-12);
   if (e_dense > max_err_dense) max_err_dense = e_dense;
@@ -220,10 +185,10 @@ static void moments_reject_bad_inputs(void **state)
   assert_int_equal(sgp_ski_moments_flush(&ctx, mo, st), SGP_OK);
   assert_int_equal(st->n, 5);
   sgp_ski_stats *fresh = moment_pass(&g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, X, y, 5, 5, 1);
-  assert_true(same_bits(st, fresh));
+  assert_true(th_ski_stats_same_bits(st, fresh));
   /* the flush reset the moments: a second flush adds nothing */
   assert_int_equal(sgp_ski_moments_flush(&ctx, mo, st), SGP_OK);
-  assert_true(same_bits(st, fresh));
+  assert_true(th_ski_stats_same_bits(st, fresh));
   sgp_ski_stats_free(fresh);
   sgp_ski_moments_free(mo);
   sgp_ski_moments_free(NULL);

@@ -37,13 +37,6 @@ typedef struct {
   sgp_ski_stats *st;
 } problem;
 
-static double rel_max(int64_t n, const double *a, const double *b)
-{
-  const double s = th_max_abs(n, b);
-  const double e = th_max_abs_diff(n, a, b);
-  return s > 0 ? e / s : e;
-}
-
 static int setup(void **state)
 {
   problem *p = (problem *)calloc(1, sizeof *p);
@@ -148,7 +141,7 @@ static void ski_operator_matches_dense(void **state)
   th_matmul(n, b, n, p->A, V, Yref);
   assert_int_equal(p->ski.apply(&p->ski, sgp_cmat_of(V, n, b), sgp_mat_of(Y, n, b), &p->ctx),
                    SGP_OK);
-  err_op = rel_max(n * b, Y, Yref);
+  err_op = th_rel_max(n * b, Y, Yref);
   assert_le(err_op, 1e-12);
   assert_int_equal(p->ski.diag(&p->ski, sgp_mat_of(dg, n, 1), &p->ctx), SGP_OK);
   for (int64_t i = 0; i < n; i++) assert_close(dg[i], p->A[i + i * n], 1e-12);
@@ -176,7 +169,7 @@ static void solvers_match_dense_ski_gp(void **state)
   assert_close(hist[info.iterations], info.rel_residual, 0);
   assert_close(hist[0], 1.0, 0);
   it_cg_tight = (int)info.iterations;
-  err_cg = rel_max(m, a1, p->a_ref);
+  err_cg = th_rel_max(m, a1, p->a_ref);
   assert_le(err_cg, 1e-9);
   code = sgp_ski_mean_efcg(&p->ctx, p->st, &p->kg, p->noise, &o, a3, NULL, NULL, &info, hist,
                            NULL, NULL);
@@ -184,16 +177,16 @@ static void solvers_match_dense_ski_gp(void **state)
   assert_true(info.converged);
   assert_le(info.rel_residual, o.tol);
   it_efcg_tight = (int)info.iterations;
-  err_efcg = rel_max(m, a3, p->a_ref);
+  err_efcg = th_rel_max(m, a3, p->a_ref);
   assert_le(err_efcg, 1e-9);
   /* predictive means at the test points */
   assert_int_equal(sgp_ski_predict_mean(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
                                         sgp_cmat_of(p->Xt, nt, 2), a1, mu), SGP_OK);
-  err_mean_cg = rel_max(nt, mu, p->mean_ref);
+  err_mean_cg = th_rel_max(nt, mu, p->mean_ref);
   assert_le(err_mean_cg, 1e-8);
   assert_int_equal(sgp_ski_predict_mean(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
                                         sgp_cmat_of(p->Xt, nt, 2), a3, mu), SGP_OK);
-  err_mean_efcg = rel_max(nt, mu, p->mean_ref);
+  err_mean_efcg = th_rel_max(nt, mu, p->mean_ref);
   assert_le(err_mean_efcg, 1e-8);
   free(a1); free(a3); free(mu); free(hist);
 }
@@ -228,7 +221,7 @@ static void efcg_reproduces_cg_iterates(void **state)
     /* x_k = W xhat + c_x y */
     th_matmul(n, 1, m, p->W, xh, xr);
     for (int64_t i = 0; i < n; i++) xr[i] += cx * p->y[i];
-    const double ex = rel_max(n, xr, x);
+    const double ex = th_rel_max(n, xr, x);
     if (ex > err_x) err_x = ex;
   }
   assert_le(err_iter, 1e-9);
@@ -254,7 +247,7 @@ static void default_tolerance(void **state)
   /* same iterates in exact arithmetic; finite-precision trajectories drift
    * apart after ~10 steps (spec §7.7), so compare loosely */
   assert_le(labs((long)(i1.iterations - i3.iterations)), 1);
-  err_def = fmax(rel_max(p->m, a1, p->a_ref), rel_max(p->m, a3, p->a_ref));
+  err_def = fmax(th_rel_max(p->m, a1, p->a_ref), th_rel_max(p->m, a3, p->a_ref));
   assert_le(err_def, 0.1);
   it_cg_def = (int)i1.iterations; it_efcg_def = (int)i3.iterations;
   res_cg_def = i1.rel_residual; res_efcg_def = i3.rel_residual;
@@ -281,7 +274,7 @@ static void sefcg_mean_matches_dense(void **state)
                                       NULL, NULL), SGP_OK);
   assert_true(info.converged);
   it_sefcg_tight = (int)info.iterations;
-  err_sefcg = rel_max(m, a, p->a_ref);
+  err_sefcg = th_rel_max(m, a, p->a_ref);
   assert_le(err_sefcg, 1e-9);
   free(a); free(hist);
 }
@@ -322,7 +315,7 @@ static void sefcg_span_w_matches_cg(void **state)
       for (int64_t i = 0; i < n; i++) s += p->W[i + c * n] * x[i];
       ur[c] = s;
     }
-    const double ex = fmax(rel_max(n, xr, x), rel_max(m, xd, ur));
+    const double ex = fmax(th_rel_max(n, xr, x), th_rel_max(m, xd, ur));
     if (ex > err_x4) err_x4 = ex;
   }
   assert_le(err_iter4, 1e-9);
@@ -340,7 +333,7 @@ static void sefcg_span_w_matches_cg(void **state)
     for (int64_t i = 0; i < n; i++) s += p->W[i + c * n] * x[i];
     ur[c] = s;
   }
-  err_sefcg_cov = rel_max(m, xd, ur);
+  err_sefcg_cov = th_rel_max(m, xd, ur);
   assert_le(err_sefcg_cov, 1e-9);
   /* rhat0 = 0: x = 0 at once; NaN rejected naming rhat0 */
   memset(bh, 0, (size_t)m * sizeof(double));

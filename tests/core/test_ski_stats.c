@@ -13,33 +13,6 @@
 static double max_err_B = 0.0, max_err_u = 0.0, max_err_merge = 0.0, max_err_op = 0.0;
 static int ncases = 0;
 
-/* n points uniform in the valid range of the grid (slack: widen by `out`
- * cells so that some points fall outside), y = smooth + noise. */
-static void make_data(sgp_rng *rng, const sgp_ski_grid *g, sgp_ski_interpolation interp,
-                      int64_t n, double out, double *X, double *y)
-{
-  const double t0 = interp == SGP_SKI_CUBIC ? 1.0 : 0.0;
-  for (int j = 0; j < g->d; j++) {
-    const double t1 = interp == SGP_SKI_CUBIC ? (double)g->m[j] - 2 : (double)g->m[j] - 1;
-    for (int64_t i = 0; i < n; i++) {
-      const double t = t0 - out + (t1 - t0 + 2 * out) * sgp_rng_uniform(rng);
-      X[i + j * n] = g->lo[j] + t * g->h[j];
-    }
-  }
-  for (int64_t i = 0; i < n; i++) {
-    double f = 0.3;
-    for (int j = 0; j < g->d; j++) f += sin((2.0 + j) * X[i + j * n]);
-    y[i] = f + 0.2 * sgp_rng_normal(rng);
-  }
-}
-
-static double rel_max(int64_t n, const double *a, const double *b)
-{
-  const double s = th_max_abs(n, b);
-  const double e = th_max_abs_diff(n, a, b);
-  return s > 0 ? e / s : e;
-}
-
 /* One pass over (X, y) in chunks of `chunk` rows with `threads` threads. */
 static sgp_ski_stats *stream(const sgp_ski_grid *g, sgp_ski_interpolation interp,
                              sgp_ski_bounds_policy policy, const double *X, const double *y,
@@ -71,7 +44,7 @@ static void check_against_dense(int d, const int64_t *msz, sgp_ski_interpolation
   const sgp_ski_grid g = th_ski_grid(d, msz, lo, h);
   const int64_t m = sgp_ski_grid_npoints(&g);
   double *X = th_zeros(n * d), *y = th_zeros(n);
-  make_data(&rng, &g, interp, n, out, X, y);
+  th_ski_data(&rng, &g, interp, n, out, X, y);
   double *W = th_ski_dense_W(&ctx, &g, interp, policy, X, n);
   double *Bd = th_zeros(m * m), *uy = th_zeros(m), *u1 = th_zeros(m), *Wt = th_zeros(m * n);
   for (int64_t i = 0; i < n; i++)
@@ -116,7 +89,7 @@ static void check_against_dense(int d, const int64_t *msz, sgp_ski_interpolation
       if (sgp_ski_stats_offset_index(st, o) < 0) assert_true(Bd[a + b * m] == 0.0);
     }
   assert_le(errB, 1e-13);
-  const double eu = fmax(rel_max(m, st->uy, uy), rel_max(m, st->u1, u1));
+  const double eu = fmax(th_rel_max(m, st->uy, uy), th_rel_max(m, st->u1, u1));
   assert_le(eu, 1e-13);
   assert_close(st->yy, yy, 1e-13 * yy);
   assert_close(st->ysum, ysum, 1e-12 * (fabs(ysum) + 1));
@@ -128,7 +101,7 @@ static void check_against_dense(int d, const int64_t *msz, sgp_ski_interpolation
   for (int64_t a = 0; a < m; a++) I[a + a * m] = 1.0;
   ctx.nthreads = 2;
   assert_int_equal(B.apply(&B, sgp_cmat_of(I, m, m), sgp_mat_of(BI, m, m), &ctx), SGP_OK);
-  const double eop = rel_max(m * m, BI, Bd);
+  const double eop = th_rel_max(m * m, BI, Bd);
   assert_le(eop, 1e-13);
   assert_int_equal(B.diag(&B, sgp_mat_of(dg, m, 1), &ctx), SGP_OK);
   for (int64_t a = 0; a < m; a++) assert_close(dg[a], Bd[a + a * m], 1e-13 * bs);
@@ -193,7 +166,7 @@ static void chunking_and_threads_are_bitwise_invariant(void **state)
     sgp_rng rng;
     sgp_rng_seed(&rng, 5 + (uint64_t)c);
     double *X = th_zeros(n * d), *y = th_zeros(n);
-    make_data(&rng, &g, SGP_SKI_CUBIC, n, c == 2 ? 1.5 : 0.0, X, y);
+    th_ski_data(&rng, &g, SGP_SKI_CUBIC, n, c == 2 ? 1.5 : 0.0, X, y);
     sgp_ski_stats *ref = stream(&g, SGP_SKI_CUBIC, pol, X, y, n, n, 1, n);
     const int64_t chunks[3] = {1, 7, n};
     for (int ci = 0; ci < 3; ci++)
@@ -216,8 +189,8 @@ static void chunking_and_threads_are_bitwise_invariant(void **state)
                                               pol), SGP_OK);
     assert_int_equal(sgp_ski_stats_merge(&ctx, a, b), SGP_OK);
     assert_int_equal(a->n, n);
-    const double e = fmax(fmax(rel_max(a->S * a->m, a->D, ref->D), rel_max(a->m, a->uy, ref->uy)),
-                          rel_max(a->m, a->u1, ref->u1));
+    const double e = fmax(fmax(th_rel_max(a->S * a->m, a->D, ref->D), th_rel_max(a->m, a->uy, ref->uy)),
+                          th_rel_max(a->m, a->u1, ref->u1));
     assert_le(e, 1e-13);
     assert_close(a->yy, ref->yy, 1e-13 * ref->yy);
     if (e > max_err_merge) max_err_merge = e;
@@ -320,7 +293,7 @@ static void check_csr(int d, const int64_t *msz, sgp_ski_interpolation interp, i
   const sgp_ski_grid g = th_ski_grid(d, msz, lo, h);
   const int64_t m = sgp_ski_grid_npoints(&g);
   double *X = th_zeros(n * d), *y = th_zeros(n);
-  make_data(&rng, &g, interp, n, 0.0, X, y);
+  th_ski_data(&rng, &g, interp, n, 0.0, X, y);
   /* squeeze the data into the lower corner: a fraction frac of each range */
   for (int j = 0; j < d; j++)
     for (int64_t i = 0; i < n; i++) {
@@ -356,7 +329,7 @@ static void check_csr(int d, const int64_t *msz, sgp_ski_interpolation interp, i
   for (int64_t i = 0; i < m * k; i++) Yc[i] = Ys[i] = NAN; /* every entry must be written */
   assert_int_equal(Bc.apply(&Bc, sgp_cmat_of(V, m, k), sgp_mat_of(Yc, m, k), &ctx), SGP_OK);
   assert_int_equal(Bs.apply(&Bs, sgp_cmat_of(V, m, k), sgp_mat_of(Ys, m, k), &ctx), SGP_OK);
-  const double ecs = rel_max(m * k, Yc, Ys), ecd = rel_max(m * k, Yc, Yd);
+  const double ecs = th_rel_max(m * k, Yc, Ys), ecd = th_rel_max(m * k, Yc, Yd);
   assert_le(ecs, 1e-12);
   assert_le(ecd, 1e-12);
   double *dg = th_zeros(m);

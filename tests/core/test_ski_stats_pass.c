@@ -15,21 +15,6 @@
 static double max_rel = 0.0;
 static int ncases = 0, nmoments = 0;
 
-static int same_bits(const sgp_ski_stats *a, const sgp_ski_stats *b)
-{
-  return a->n == b->n && a->yy == b->yy && a->ysum == b->ysum &&
-         !memcmp(a->D, b->D, (size_t)(a->S * a->m) * sizeof(double)) &&
-         !memcmp(a->uy, b->uy, (size_t)a->m * sizeof(double)) &&
-         !memcmp(a->u1, b->u1, (size_t)a->m * sizeof(double));
-}
-
-/* max |a - b| / max |b| */
-static double rel(int64_t n, const double *a, const double *b)
-{
-  const double s = th_max_abs(n, b), e = th_max_abs_diff(n, a, b);
-  return s > 0 ? e / s : e;
-}
-
 static sgp_ski_stats *compute(const sgp_ski_grid *g, const sgp_ski_opts *o, const double *X,
                               const double *y, int64_t n, sgp_ski_pass pass, int threads,
                               double *uz, double *rhoz)
@@ -42,23 +27,6 @@ static sgp_ski_stats *compute(const sgp_ski_grid *g, const sgp_ski_opts *o, cons
                                  pass, &st, uz, rhoz))
     fail_msg("compute (pass %d): %s", (int)pass, ctx.errmsg);
   return st;
-}
-
-/* Points in the valid range widened by `out` cells (exercising clamp/drop). */
-static void make_data(sgp_rng *rng, const sgp_ski_grid *g, sgp_ski_interpolation interp,
-                      int64_t n, double out, double *X, double *y)
-{
-  for (int j = 0; j < g->d; j++) {
-    const double t0 = interp == SGP_SKI_CUBIC ? 1.0 : 0.0;
-    const double t1 = interp == SGP_SKI_CUBIC ? (double)g->m[j] - 2 : (double)g->m[j] - 1;
-    for (int64_t i = 0; i < n; i++)
-      X[i + j * n] = g->lo[j] + (t0 - out + (t1 - t0 + 2 * out) * sgp_rng_uniform(rng)) * g->h[j];
-  }
-  for (int64_t i = 0; i < n; i++) {
-    double f = 0.3;
-    for (int j = 0; j < g->d; j++) f += sin((2.0 + j) * X[i + j * n]);
-    y[i] = f + 0.2 * sgp_rng_normal(rng);
-  }
 }
 
 static void check_case(int d, const int64_t *msz, sgp_ski_interpolation interp,
@@ -79,7 +47,7 @@ static void check_case(int d, const int64_t *msz, sgp_ski_interpolation interp,
   assert_int_equal(sgp_ski_stats_pass_choice(&g, policy, n), expect);
   if (expect == SGP_SKI_PASS_MOMENTS) nmoments++;
   double *X = th_zeros(n * d), *y = th_zeros(n);
-  make_data(&rng, &g, interp, n, out, X, y);
+  th_ski_data(&rng, &g, interp, n, out, X, y);
   double *uz_a = probes ? th_zeros(m * probes) : NULL, *uz_t = probes ? th_zeros(m * probes) : NULL;
   double rz_a = -1, rz_t = -2;
   sgp_ski_stats *a = compute(&g, &o, X, y, n, SGP_SKI_PASS_AUTO, 1, uz_a, probes ? &rz_a : NULL);
@@ -87,11 +55,11 @@ static void check_case(int d, const int64_t *msz, sgp_ski_interpolation interp,
   /* AUTO is the chosen pass, bit for bit, for 1 and 2 threads */
   sgp_ski_stats *c = compute(&g, &o, X, y, n, expect, 1, NULL, NULL);
   sgp_ski_stats *a2 = compute(&g, &o, X, y, n, SGP_SKI_PASS_AUTO, 2, NULL, NULL);
-  if (!same_bits(a, c)) fail_msg("case %d: AUTO differs from the chosen pass %d", ncases, expect);
-  if (!same_bits(a, a2)) fail_msg("case %d: AUTO differs between 1 and 2 threads", ncases);
+  if (!th_ski_stats_same_bits(a, c)) fail_msg("case %d: AUTO differs from the chosen pass %d", ncases, expect);
+  if (!th_ski_stats_same_bits(a, a2)) fail_msg("case %d: AUTO differs between 1 and 2 threads", ncases);
   /* against the tap pass: equal up to rounding */
   assert_int_equal(a->n, t->n);
-  const double e = fmax(fmax(rel(a->S * m, a->D, t->D), rel(m, a->uy, t->uy)), rel(m, a->u1, t->u1));
+  const double e = fmax(fmax(th_rel_max(a->S * m, a->D, t->D), th_rel_max(m, a->uy, t->uy)), th_rel_max(m, a->u1, t->u1));
   assert_le(e, 1e-12);
   assert_close(a->yy, t->yy, 1e-12 * t->yy);
   assert_close(a->ysum, t->ysum, 1e-12 * fabs(t->ysum) + 1e-12);
