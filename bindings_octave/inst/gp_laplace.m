@@ -126,9 +126,9 @@ function fit = gp_laplace (x, y, varargin)
   policy = check_choice (opts.policy, {"cg", "cholesky"}, fname, "policy");
   max_newton = check_count (opts.max_newton, fname, "max_newton", 1);
   max_iter = check_count (opts.max_iter, fname, "max_iter", 1);
-  rank = count_or_inf (opts.rank, fname, "rank");
-  tol = nonneg (opts.tol, fname, "tol");
-  max_total_iter = count_or_inf (opts.max_total_iter, fname, "max_total_iter");
+  rank = check_count_or_inf (opts.rank, fname, "rank");
+  tol = check_nonneg (opts.tol, fname, "tol");
+  max_total_iter = check_count_or_inf (opts.max_total_iter, fname, "max_total_iter");
   time_limit = opts.time_limit;
   if (! (isnumeric (time_limit) && isreal (time_limit) && isscalar (time_limit)
          && ! isnan (time_limit) && time_limit >= 0))
@@ -148,11 +148,11 @@ function fit = gp_laplace (x, y, varargin)
   endif
   ctrl = [check_flag(opts.recycle, fname, "recycle"), ...
           check_flag(opts.damping, fname, "damping"), ...
-          ifelse_num(isinf (max_total_iter), -1, max_total_iter), ...
+          if_else(isinf (max_total_iter), -1, max_total_iter), ...
           check_flag(opts.random_order, fname, "random_order"), ...
-          ifelse_num(isinf (time_limit), -1, time_limit), ...
-          nonneg(opts.inner_atol, fname, "inner_atol"), ...
-          nonneg(opts.inner_rtol, fname, "inner_rtol")];
+          if_else(isinf (time_limit), -1, time_limit), ...
+          check_nonneg(opts.inner_atol, fname, "inner_atol"), ...
+          check_nonneg(opts.inner_rtol, fname, "inner_rtol")];
   backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
   seed = opts.seed;
   if (isempty (seed))
@@ -165,7 +165,7 @@ function fit = gp_laplace (x, y, varargin)
 
   res = __sgp_laplace__ (x, ycode, likelihood, n_class, kernel, lengthscale, outputscale,
                          noise, offset, policy, max_newton, max_iter,
-                         ifelse_num (isinf (rank), -1, rank), tol, ctrl, backend, seed,
+                         if_else (isinf (rank), -1, rank), tol, ctrl, backend, seed,
                          verbose, threads, opts.interrupt_after);
 
   fit = res;
@@ -192,7 +192,7 @@ function fit = gp_laplace (x, y, varargin)
   if (verbose)
     printf ("gp_laplace: %s likelihood, %s kernel, n = %d; %d Newton steps, %d solver iterations; %s (%s)\n",
             likelihood, kernel, n, fit.newton_steps, fit.iterations,
-            ifelse_str (fit.converged, "converged", "NOT converged"), fit.stop_reason);
+            if_else (fit.converged, "converged", "NOT converged"), fit.stop_reason);
   endif
 
 endfunction
@@ -275,37 +275,6 @@ function o = laplace_offset (o, likelihood, n, fname, arg)
     arg_error (fname, arg, "contains NaN, NA or Inf");
   endif
   o = double (o(:));
-endfunction
-
-function v = count_or_inf (v, fname, arg)
-  if (isnumeric (v) && isscalar (v) && isreal (v) && v == Inf)
-    v = Inf;
-  else
-    v = check_count (v, fname, arg, 0);
-  endif
-endfunction
-
-function v = nonneg (v, fname, arg)
-  if (! (isnumeric (v) && isreal (v) && isscalar (v) && isfinite (v) && v >= 0))
-    arg_error (fname, arg, "must be one non-negative finite number");
-  endif
-  v = double (v);
-endfunction
-
-function r = ifelse_num (c, a, b)
-  if (c)
-    r = a;
-  else
-    r = b;
-  endif
-endfunction
-
-function s = ifelse_str (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
-  endif
 endfunction
 
 

@@ -130,7 +130,7 @@ function fit = valla (model, x, y, varargin)
                columns (x), D);
   endif
   if (isempty (opts.likelihood))   # as in R: from the number of network outputs
-    opts.likelihood = ifelse_str (C == 1, "gaussian", "softmax");
+    opts.likelihood = if_else (C == 1, "gaussian", "softmax");
   endif
   likelihood = check_choice (opts.likelihood, {"gaussian", "softmax", "bernoulli"}, fname,
                              "likelihood");
@@ -146,7 +146,7 @@ function fit = valla (model, x, y, varargin)
   ## points left for k-means when Adam holds out a validation part of x
   closed_form = check_flag (opts.closed_form, fname, "closed_form");
   iterations = check_count (opts.iterations, fname, "iterations", 0);
-  val_frac = nonneg (opts.val_frac, fname, "val_frac");
+  val_frac = check_nonneg (opts.val_frac, fname, "val_frac");
   if (val_frac >= 1)
     arg_error (fname, "val_frac", "must be in [0, 1)");
   endif
@@ -264,10 +264,10 @@ function fit = valla (model, x, y, varargin)
               "standardize_y", check_flag (opts.standardize_y, fname, "standardize_y"),
               "kmeans_iter", check_count (opts.kmeans_iter, fname, "kmeans_iter", 0),
               "kmeans_max", check_count (opts.kmeans_max, fname, "kmeans_max", 1),
-              "jitter", nonneg (opts.jitter, fname, "jitter"),
-              "cache_max_bytes", count_or_inf (opts.cache_max_bytes, fname, "cache_max_bytes"),
+              "jitter", check_nonneg (opts.jitter, fname, "jitter"),
+              "cache_max_bytes", check_count_or_inf (opts.cache_max_bytes, fname, "cache_max_bytes"),
               "val_frac", val_frac,
-              "val_max", count_or_inf (opts.val_max, fname, "val_max"),
+              "val_max", check_count_or_inf (opts.val_max, fname, "val_max"),
               "lla_max", check_count (opts.lla_max, fname, "lla_max", 1),
               "ella_rank", check_count (opts.ella_rank, fname, "ella_rank", 1),
               "backend", check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend"));
@@ -292,7 +292,7 @@ function fit = valla (model, x, y, varargin)
   fit = res;
   fit.likelihood = likelihood;
   fit.method = method;
-  fit.n_class = ifelse_num (strcmp (likelihood, "bernoulli"), 2, C);
+  fit.n_class = if_else (strcmp (likelihood, "bernoulli"), 2, C);
   fit.layers = layers;
   fit.seed = seed;
   fit.class = "valla";
@@ -371,7 +371,7 @@ function [model, D, C, L] = valla_model (model, fname)
   endif
   if (isfield (model, "skip") && ! isempty (model.skip))
     s = model.skip;
-    want = ifelse_num (tr, [C, D], [D, C]);
+    want = if_else (tr, [C, D], [D, C]);
     if (! (isnumeric (s) && isreal (s) && isequal (size (s), want)))
       arg_error (fname, "model.skip", "must be %d x %d", want(1), want(2));
     endif
@@ -441,42 +441,12 @@ function bits = learn_bits (learn, fname)
   endfor
 endfunction
 
-function v = count_or_inf (v, fname, arg)
-  if (isnumeric (v) && isscalar (v) && isreal (v) && v == Inf)
-    v = Inf;
-  else
-    v = check_count (v, fname, arg, 0);
-  endif
-endfunction
-
-function v = nonneg (v, fname, arg)
-  if (! (isnumeric (v) && isreal (v) && isscalar (v) && isfinite (v) && v >= 0))
-    arg_error (fname, arg, "must be one non-negative finite number");
-  endif
-  v = double (v);
-endfunction
 
 function v = unit_interval (v, fname, arg)
   if (! (isnumeric (v) && isreal (v) && isscalar (v) && v >= 0 && v < 1))
     arg_error (fname, arg, "must be one number in [0, 1)");
   endif
   v = double (v);
-endfunction
-
-function s = ifelse_str (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
-  endif
-endfunction
-
-function r = ifelse_num (c, a, b)
-  if (c)
-    r = a;
-  else
-    r = b;
-  endif
 endfunction
 
 

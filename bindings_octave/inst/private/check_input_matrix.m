@@ -12,7 +12,7 @@
 function x = check_input_matrix (x, fname, arg)
   if (! (isnumeric (x) || islogical (x)) || iscomplex (x))
     arg_error (fname, arg, "must be a real numeric matrix or vector, not %s",
-               ifelse_str (iscomplex (x), "complex", class (x)));
+               if_else (iscomplex (x), "complex", class (x)));
   endif
   if (ndims (x) != 2)
     arg_error (fname, arg, "must be a matrix (2 dimensions), not %d-D", ndims (x));
@@ -31,10 +31,3 @@ function x = check_input_matrix (x, fname, arg)
   x = full (double (x));
 endfunction
 
-function s = ifelse_str (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
-  endif
-endfunction

@@ -16,7 +16,7 @@ function s = ski_check_stats (s, fname, arg)
   s.grid = ski_check_grid (s.grid, fname, arg);
   d = numel (s.grid.size);
   m = prod (s.grid.size);
-  S = ifelse_num (strcmp (s.grid.interpolation, "cubic"), 7, 3) ^ d;
+  S = if_else (strcmp (s.grid.interpolation, "cubic"), 7, 3) ^ d;
   if (! (isnumeric (s.WtW) && isequal (size (s.WtW), [m, S])))
     arg_error (fname, arg, "has a 'WtW' that is not the %d-by-%d stencil of its grid", m, S);
   endif
@@ -37,10 +37,3 @@ function s = ski_check_stats (s, fname, arg)
   s.Wtz = reshape (double (s.Wtz), m, s.probes);
 endfunction
 
-function v = ifelse_num (c, a, b)
-  if (c)
-    v = a;
-  else
-    v = b;
-  endif
-endfunction
