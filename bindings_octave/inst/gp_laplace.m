@@ -154,12 +154,7 @@ function fit = gp_laplace (x, y, varargin)
           check_nonneg(opts.inner_atol, fname, "inner_atol"), ...
           check_nonneg(opts.inner_rtol, fname, "inner_rtol")];
   backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
-  seed = opts.seed;
-  if (isempty (seed))
-    seed = floor (rand () * 2147483647);
-  else
-    seed = check_count (seed, fname, "seed", 0);
-  endif
+  seed = check_seed (opts.seed, fname);
   verbose = check_flag (opts.verbose, fname, "verbose");
   threads = check_threads (opts.threads, fname);
 

@@ -87,12 +87,7 @@ function [model, loss] = mlp_fit (x, y, hidden, varargin)
   if (! (isnumeric (wd) && isreal (wd) && isscalar (wd) && isfinite (wd) && wd >= 0))
     arg_error (fname, "weight_decay", "must be one non-negative finite number");
   endif
-  seed = opts.seed;
-  if (isempty (seed))
-    seed = floor (rand () * 2147483647);
-  else
-    seed = check_count (seed, fname, "seed", 0);
-  endif
+  seed = check_seed (opts.seed, fname);
   threads = check_threads (opts.threads, fname);
 
   [model, loss] = __sgp_mlp_fit__ (x, y, [columns(x), hidden(:)', C], activation, likelihood,

@@ -125,11 +125,7 @@ function fit = ski_gsgp (varargin)
   policies = {"error", "truncate", "clamp", "drop"};
   bounds_policy = check_choice (opts.bounds_policy, policies, fname, "bounds_policy");
   backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
-  if (isempty (opts.seed))
-    seed = floor (rand () * 2^31);
-  else
-    seed = check_count (opts.seed, fname, "seed", 0);
-  endif
+  seed = check_seed (opts.seed, fname);
   verbose = check_flag (opts.verbose, fname, "verbose");
   threads = check_threads (opts.threads, fname);
   has_data = ! (isempty (x) && isempty (y));

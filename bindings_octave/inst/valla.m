@@ -277,12 +277,7 @@ function fit = valla (model, x, y, varargin)
   full_cov = check_flag (opts.full_cov, fname, "full_cov");
   prob_method = check_choice (opts.prob_method, {"probit", "mc"}, fname, "prob_method");
   mc_samples = check_count (opts.mc_samples, fname, "mc_samples", 1);
-  seed = opts.seed;
-  if (isempty (seed))
-    seed = floor (rand () * 2147483647);
-  else
-    seed = check_count (seed, fname, "seed", 0);
-  endif
+  seed = check_seed (opts.seed, fname);
   verbose = check_flag (opts.verbose, fname, "verbose");
   threads = check_threads (opts.threads, fname);
 

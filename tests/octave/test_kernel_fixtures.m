@@ -6,15 +6,8 @@
 ## Run by tests/octave/run_all.m; the fixture folder comes from the environment
 ## variable SCALEGP_EXTDATA (default: inst/extdata under the current folder).
 
-%!function d = extdata ()
-%!  d = getenv ("SCALEGP_EXTDATA");
-%!  if (isempty (d))
-%!    d = fullfile (pwd (), "inst", "extdata");
-%!  endif
-%!endfunction
-
 %!function m = fixture (name)
-%!  m = csvread (fullfile (extdata (), name));
+%!  m = fixture_csv (name);
 %!endfunction
 
 %!function check_fixture (kernel, kind)

@@ -6,18 +6,11 @@
 ## Newton/Laplace in plain R): the same cases and tolerances as
 ## tests/testthat/test-laplace.R. Run by tests/octave/run_all.m.
 
-%!function d = extdata ()
-%!  d = getenv ("SCALEGP_EXTDATA");
-%!  if (isempty (d))
-%!    d = fullfile (pwd (), "inst", "extdata");
-%!  endif
-%!endfunction
-
 %!function fx = fixture (name)
 %!  kernels = {"rbf", "matern12", "matern32", "matern52"};
-%!  p = csvread (fullfile (extdata (), sprintf ("laplace_%s_params.csv", name)));
-%!  tr = csvread (fullfile (extdata (), sprintf ("laplace_%s_train.csv", name)));
-%!  te = csvread (fullfile (extdata (), sprintf ("laplace_%s_test.csv", name)));
+%!  p = fixture_csv (sprintf ("laplace_%s_params.csv", name));
+%!  tr = fixture_csv (sprintf ("laplace_%s_train.csv", name));
+%!  te = fixture_csv (sprintf ("laplace_%s_test.csv", name));
 %!  d = p(5);  C = p(4);
 %!  fx = struct ("name", name, "kernel", kernels{p(1) + 1}, "outputscale", p(2),
 %!               "noise", p(3), "C", C, "d", d, "lengthscale", p(6:end), "n", rows (tr));

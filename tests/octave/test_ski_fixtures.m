@@ -8,17 +8,10 @@
 ## Also: chunked statistics equal one pass, save/load round trips, the chunk
 ## example, and errors naming `stats`.
 
-%!function d = extdata ()
-%!  d = getenv ("SCALEGP_EXTDATA");
-%!  if (isempty (d))
-%!    d = fullfile (pwd (), "inst", "extdata");
-%!  endif
-%!endfunction
-
 %!function c = ski_case (name)
-%!  p = csvread (fullfile (extdata (), sprintf ("ski_%s_params.csv", name)));
-%!  data = csvread (fullfile (extdata (), sprintf ("ski_%s_data.csv", name)));
-%!  test = csvread (fullfile (extdata (), sprintf ("ski_%s_test.csv", name)));
+%!  p = fixture_csv (sprintf ("ski_%s_params.csv", name));
+%!  data = fixture_csv (sprintf ("ski_%s_data.csv", name));
+%!  test = fixture_csv (sprintf ("ski_%s_test.csv", name));
 %!  d = p(1);
 %!  at = @(k) p(5 + (k - 1) * d + (1:d));
 %!  kernels = {"rbf", "matern12", "matern32", "matern52"};
@@ -185,7 +178,7 @@
 
 %!test
 %! ## the chunk example runs and equals the one-shot fit
-%! root = fileparts (extdata ());
+%! root = fileparts (fixture_csv ());
 %! out = evalc ("run (fullfile (root, 'examples', 'ski_chunks.m'))");
 %! assert (! isempty (strfind (out, "largest relative difference")));
 

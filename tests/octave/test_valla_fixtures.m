@@ -6,15 +6,8 @@
 ## explicit network Jacobians, dense exact LLA). The same cases and tolerances
 ## as tests/testthat/test-valla-fixtures.R. Run by tests/octave/run_all.m.
 
-%!function d = extdata ()
-%!  d = getenv ("SCALEGP_EXTDATA");
-%!  if (isempty (d))
-%!    d = fullfile (pwd (), "inst", "extdata");
-%!  endif
-%!endfunction
-
 %!function fx = fixture (name)
-%!  rd = @(part) csvread (fullfile (extdata (), sprintf ("valla_%s_%s.csv", name, part)));
+%!  rd = @(part) fixture_csv (sprintf ("valla_%s_%s.csv", name, part));
 %!  p = rd ("params");  th = rd ("weights");  tr = rd ("train");  te = rd ("test");
 %!  liks = {"gaussian", "softmax"};
 %!  acts = {"tanh", "sigmoid", "relu"};
