@@ -3,7 +3,6 @@
 
 #include <climits>
 #include <cmath>
-#include <cstring>
 #include <memory>
 
 namespace
@@ -21,34 +20,6 @@ namespace
       if (name == names[i])
         return static_cast<sgp_likelihood> (i);
     error ("%s: likelihood: unknown value \"%s\"", fn.c_str (), name.c_str ());
-  }
-
-  ColumnVector
-  column (int64_t n, const double *x)
-  {
-    ColumnVector v (n);
-    if (n > 0)
-      std::memcpy (v.fortran_vec (), x, n * sizeof (double));
-    return v;
-  }
-
-  template <typename T>
-  ColumnVector
-  column_of (int64_t n, const T *x, double add = 0.0)
-  {
-    ColumnVector v (n);
-    for (int64_t i = 0; i < n; i++)
-      v(i) = static_cast<double> (x[i]) + add;
-    return v;
-  }
-
-  Matrix
-  block (int64_t rows, int64_t cols, const double *x)
-  {
-    Matrix m (rows, cols);
-    if (rows * cols > 0)
-      std::memcpy (m.fortran_vec (), x, rows * cols * sizeof (double));
-    return m;
   }
 }
 
@@ -137,30 +108,30 @@ checks types (the core checks values).\n\
   const sgp_laplace_history& h = fit->history;
   const int64_t ni = h.n_iter, ns = h.n_step;
   octave_scalar_map hist;
-  hist.assign ("newton", column_of (ni, h.it_newton, 1.0));
-  hist.assign ("iteration", column_of (ni, h.it_iter, 0.0));
-  hist.assign ("total", column_of (ni, h.it_total));
-  hist.assign ("residual", column (ni, h.it_resid));
-  hist.assign ("rel_residual", column (ni, h.it_rel_resid));
-  hist.assign ("trace", column (ni, h.it_trace));
-  hist.assign ("rank", column_of (ni, h.it_rank));
-  hist.assign ("buffer", column_of (ni, h.it_buffer));
-  hist.assign ("seconds", column (ni, h.it_time));
+  hist.assign ("newton", sgp_octave::column_copy (ni, h.it_newton, 1.0));
+  hist.assign ("iteration", sgp_octave::column_copy (ni, h.it_iter, 0.0));
+  hist.assign ("total", sgp_octave::column_copy (ni, h.it_total));
+  hist.assign ("residual", sgp_octave::column_copy (ni, h.it_resid));
+  hist.assign ("rel_residual", sgp_octave::column_copy (ni, h.it_rel_resid));
+  hist.assign ("trace", sgp_octave::column_copy (ni, h.it_trace));
+  hist.assign ("rank", sgp_octave::column_copy (ni, h.it_rank));
+  hist.assign ("buffer", sgp_octave::column_copy (ni, h.it_buffer));
+  hist.assign ("seconds", sgp_octave::column_copy (ni, h.it_time));
   Cell inner (ns, 1);
   for (int64_t i = 0; i < ns; i++)
     inner(i) = std::string (sgp_laplace_stop_name (h.st_inner_stop[i]));
   octave_scalar_map steps;
-  steps.assign ("psi", column (ns, h.st_psi));
-  steps.assign ("delta", column (ns, h.st_delta));
+  steps.assign ("psi", sgp_octave::column_copy (ns, h.st_psi));
+  steps.assign ("delta", sgp_octave::column_copy (ns, h.st_delta));
   steps.assign ("inner_stop", inner);
-  steps.assign ("kernel_products", column_of (ns, h.st_kprod));
-  steps.assign ("dropped", column_of (ns, h.st_dropped));
-  steps.assign ("seconds", column (ns, h.st_time));
+  steps.assign ("kernel_products", sgp_octave::column_copy (ns, h.st_kprod));
+  steps.assign ("dropped", sgp_octave::column_copy (ns, h.st_dropped));
+  steps.assign ("seconds", sgp_octave::column_copy (ns, h.st_time));
   octave_scalar_map res;
-  res.assign ("f", block (n, C, fit->f));
-  res.assign ("var", block (n, C, fit->var));
-  res.assign ("weights", block (n, C, fit->weights));
-  res.assign ("root", block (n * C, r, fit->root));
+  res.assign ("f", sgp_octave::matrix_copy (n, C, fit->f));
+  res.assign ("var", sgp_octave::matrix_copy (n, C, fit->var));
+  res.assign ("weights", sgp_octave::matrix_copy (n, C, fit->weights));
+  res.assign ("root", sgp_octave::matrix_copy (n * C, r, fit->root));
   res.assign ("newton_steps", static_cast<double> (fit->newton_steps));
   res.assign ("iterations", static_cast<double> (fit->iterations));
   res.assign ("converged", fit->converged != 0);

@@ -55,10 +55,9 @@ with fields n, yty, ysum, Wty, Wt1, WtW, rhoz, Wtz.  Use @code{ski_stats}.\n\
       sgp_ski_stats_free (st);
       ctx.check (code);
     }
-  Matrix Wty (m, 1), Wt1 (m, 1), WtW (m, S);
-  std::memcpy (Wty.fortran_vec (), d.uy, m * sizeof (double));
-  std::memcpy (Wt1.fortran_vec (), d.u1, m * sizeof (double));
-  std::memcpy (WtW.fortran_vec (), d.D, m * S * sizeof (double));
+  const Matrix Wty = sgp_octave::matrix_copy (m, 1, d.uy);
+  const Matrix Wt1 = sgp_octave::matrix_copy (m, 1, d.u1);
+  const Matrix WtW = sgp_octave::matrix_copy (m, S, d.D);
   octave_scalar_map out;
   out.assign ("n", static_cast<double> (d.n));
   out.assign ("yty", d.yy);

@@ -4,7 +4,6 @@
 
 #include <climits>
 #include <cmath>
-#include <cstring>
 #include <memory>
 
 namespace
@@ -13,27 +12,6 @@ namespace
   {
     void operator () (sgp_valla_fit_t *f) const { sgp_valla_fit_free (f); }
   };
-
-  Matrix
-  block (int64_t rows, int64_t cols, const double *x)
-  {
-    if (! x)
-      return Matrix ();
-    Matrix m (rows, cols);
-    if (rows * cols > 0)
-      std::memcpy (m.fortran_vec (), x, rows * cols * sizeof (double));
-    return m;
-  }
-
-  template <typename T>
-  ColumnVector
-  column_of (int64_t n, const T *x, double add = 0.0)
-  {
-    ColumnVector v (n);
-    for (int64_t i = 0; i < n; i++)
-      v(i) = static_cast<double> (x[i]) + add;
-    return v;
-  }
 
   double
   num (const octave_scalar_map& o, const char *name, const std::string& fn)
@@ -171,18 +149,18 @@ types (the core checks values).\n\
   ctx.check (st);
   const int64_t M = fit->M, D = fit->D;
   octave_scalar_map val, hist;   // as R's history: objective, validation (iteration, nll)
-  val.assign ("iteration", column_of (fit->n_eval, fit->trace_val_iter));
-  val.assign ("nll", column_of (fit->n_eval, fit->trace_val));
-  hist.assign ("objective", column_of (fit->iterations, fit->trace_obj));
+  val.assign ("iteration", sgp_octave::column_copy (fit->n_eval, fit->trace_val_iter));
+  val.assign ("nll", sgp_octave::column_copy (fit->n_eval, fit->trace_val));
+  hist.assign ("objective", sgp_octave::column_copy (fit->iterations, fit->trace_obj));
   hist.assign ("validation", val);
   octave_scalar_map res;
   res.assign ("model", sgp_valla_octave::net_value (fit->net));
-  res.assign ("inducing", block (M, D, M > 0 ? fit->Z : nullptr));
-  res.assign ("tags", M > 0 ? octave_value (column_of (M, fit->tags, 1.0))
+  res.assign ("inducing", sgp_octave::matrix_copy (M, D, M > 0 ? fit->Z : nullptr));
+  res.assign ("tags", M > 0 ? octave_value (sgp_octave::column_copy (M, fit->tags, 1.0))
                             : octave_value (Matrix ()));
-  res.assign ("L", block (M, M, fit->L));
-  res.assign ("P1", block (M, M, fit->P1));
-  res.assign ("P2", block (M, M, fit->P2));
+  res.assign ("L", sgp_octave::matrix_copy (M, M, fit->L));
+  res.assign ("P1", sgp_octave::matrix_copy (M, M, fit->P1));
+  res.assign ("P2", sgp_octave::matrix_copy (M, M, fit->P2));
   res.assign ("prior", fit->prior != 0);
   res.assign ("prior_var", sgp_valla_fit_prior_var (fit.get ()));
   res.assign ("noise", fit->likelihood == SGP_LIK_GAUSSIAN

@@ -140,6 +140,17 @@ namespace sgp_octave
     return sgp_mat_of (m.fortran_vec (), m.rows (), m.cols ());
   }
 
+  Matrix
+  matrix_copy (int64_t rows, int64_t cols, const double *x)
+  {
+    if (! x && rows * cols > 0)
+      return Matrix ();
+    Matrix m (rows, cols);
+    if (rows * cols > 0)
+      std::memcpy (m.fortran_vec (), x, rows * cols * sizeof (double));
+    return m;
+  }
+
   // ------------------------------------------------------------ arguments
 
   Matrix

@@ -80,6 +80,23 @@ namespace sgp_octave
   // Mutable view; the matrix must be unshared (freshly allocated output).
   sgp_mat mview (Matrix& m);
 
+  // ------------------------------------------------------------ results
+  // Copies of the core's column-major output arrays. A null x with a non-empty
+  // shape gives [] (the core did not produce that output).
+  Matrix matrix_copy (int64_t rows, int64_t cols, const double *x);
+
+  // n values of any numeric type as doubles, plus `add` (1 turns a 0-based
+  // index into Octave's 1-based one).
+  template <typename T>
+  ColumnVector
+  column_copy (int64_t n, const T *x, double add = 0.0)
+  {
+    ColumnVector v (n);
+    for (int64_t i = 0; i < n; i++)
+      v(i) = static_cast<double> (x[i]) + add;
+    return v;
+  }
+
   // ---------------------------------------------------------- arguments
   // Argument checks of the private oct-files. The public .m functions validate
   // values with user-facing messages; these only guard the types, and the core

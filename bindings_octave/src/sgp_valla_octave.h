@@ -6,7 +6,6 @@
 #ifndef SGP_VALLA_OCTAVE_H
 #define SGP_VALLA_OCTAVE_H
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -94,19 +93,11 @@ namespace sgp_valla_octave
     Cell W (1, L), b (1, L);
     for (int l = 0; l < L; l++)
       {
-        Matrix w (net.width[l], net.width[l + 1]);
-        std::memcpy (w.fortran_vec (), net.W[l], w.numel () * sizeof (double));
-        ColumnVector c (net.width[l + 1]);
-        std::memcpy (c.fortran_vec (), net.b[l], c.numel () * sizeof (double));
-        W(l) = w;
-        b(l) = c;
+        W(l) = sgp_octave::matrix_copy (net.width[l], net.width[l + 1], net.W[l]);
+        b(l) = sgp_octave::column_copy (net.width[l + 1], net.b[l]);
       }
-    Matrix skip;
-    if (net.skip)
-      {
-        skip.resize (net.width[0], net.width[L]);
-        std::memcpy (skip.fortran_vec (), net.skip, skip.numel () * sizeof (double));
-      }
+    const Matrix skip = net.skip ? sgp_octave::matrix_copy (net.width[0], net.width[L], net.skip)
+                                 : Matrix ();
     octave_scalar_map m;
     m.assign ("W", W);
     m.assign ("b", b);
