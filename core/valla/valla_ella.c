@@ -4,26 +4,11 @@
  * (G + I/s0)^{-1} with G = sum_n psi_n' Lambda_n psi_n, stored as the P2 map of the
  * common predictive form (no prior term: ELLA drops the variance outside span J_X). */
 #include "valla/valla.h"
+#include "valla/valla_lik.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Lambda_n (C x C) at outputs g (stride gs): 1/s, p(1-p) or diag(p) - p p'. */
-static void hessian(sgp_likelihood lik, int64_t C, const double *g, int64_t gs, double s, double *Lam)
-{
-  if (lik == SGP_LIK_GAUSSIAN) { Lam[0] = 1.0 / s; return; }
-  if (lik == SGP_LIK_BERNOULLI) {
-    const double p = g[0] >= 0 ? 1.0 / (1.0 + exp(-g[0])) : exp(g[0]) / (1.0 + exp(g[0]));
-    Lam[0] = p * (1.0 - p);
-    return;
-  }
-  double p[VALLA_MAX_C], mx = -INFINITY, z = 0;
-  for (int64_t c = 0; c < C; c++) if (g[c * gs] > mx) mx = g[c * gs];
-  for (int64_t c = 0; c < C; c++) { p[c] = exp(g[c * gs] - mx); z += p[c]; }
-  for (int64_t a = 0; a < C; a++)
-    for (int64_t b = 0; b < C; b++) Lam[a + C * b] = (a == b ? p[a] / z : 0.0) - p[a] * p[b] / (z * z);
-}
 
 int valla_ella_pick(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t M)
 {
@@ -84,7 +69,7 @@ int valla_ella(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t rank)
     for (int64_t i = 0; i < nt && !st; i++) {
       double g[VALLA_MAX_C];
       for (int64_t c = 0; c < C; c++) g[c] = cB.G[i + nt * c];
-      hessian(fit->likelihood, C, g, 1, s, Lam);
+      valla_lik_hessian(fit->likelihood, C, g, 1, s, Lam);
       for (int64_t k = 0; k < K; k++)
         for (int64_t a = 0; a < C; a++) {
           double q = 0;

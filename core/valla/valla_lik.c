@@ -72,3 +72,19 @@ void valla_probit_prob(sgp_likelihood lik, int64_t C, const double *g, int64_t g
   for (int64_t c = 0; c < C; c++) { p[c * ps] = exp(p[c * ps] - umax); z += p[c * ps]; }
   for (int64_t c = 0; c < C; c++) p[c * ps] /= z;
 }
+
+void valla_lik_hessian(sgp_likelihood lik, int64_t C, const double *g, int64_t gs, double s,
+                       double *Lam)
+{
+  if (lik == SGP_LIK_GAUSSIAN) { Lam[0] = 1.0 / s; return; }
+  if (lik == SGP_LIK_BERNOULLI) {
+    const double p = g[0] >= 0 ? 1.0 / (1.0 + exp(-g[0])) : exp(g[0]) / (1.0 + exp(g[0]));
+    Lam[0] = p * (1.0 - p);
+    return;
+  }
+  double p[VALLA_MAX_C], mx = -INFINITY, z = 0;
+  for (int64_t c = 0; c < C; c++) if (g[c * gs] > mx) mx = g[c * gs];
+  for (int64_t c = 0; c < C; c++) { p[c] = exp(g[c * gs] - mx); z += p[c]; }
+  for (int64_t a = 0; a < C; a++)
+    for (int64_t b = 0; b < C; b++) Lam[a + C * b] = (a == b ? p[a] / z : 0.0) - p[a] * p[b] / (z * z);
+}

@@ -14,5 +14,9 @@ double valla_lik_term(sgp_likelihood lik, double alpha, int64_t C, const double 
 /* Probit class probabilities (softmax: C of them; Bernoulli: 2, P(0), P(1)). */
 void valla_probit_prob(sgp_likelihood lik, int64_t C, const double *g, int64_t gs,
                        const double *v, int64_t vs, double *p, int64_t ps);
+/* Lambda (C x C, column-major) of the likelihood Hessian at outputs g (stride
+ * gs): Gaussian 1/s, Bernoulli p(1-p), softmax diag(p) - p p'. */
+void valla_lik_hessian(sgp_likelihood lik, int64_t C, const double *g, int64_t gs, double s,
+                       double *Lam);
 
 #endif

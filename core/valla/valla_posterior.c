@@ -3,6 +3,7 @@
  * GGN closed form (SGPR form of spec §1.4) and exact LLA (spec §6.1, Z = X with
  * all C tags; the symmetric Lambda^{1/2} form for softmax). */
 #include "valla/valla.h"
+#include "valla/valla_lik.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,23 +61,6 @@ int valla_fit_finalize(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X)
   return st;
 }
 
-/* Lambda_i (C x C) of the likelihood Hessian at outputs g (stride gs); s: noise. */
-static void hessian_block(sgp_likelihood lik, int64_t C, const double *g, int64_t gs, double s,
-                          double *Lam)
-{
-  if (lik == SGP_LIK_GAUSSIAN) { Lam[0] = 1.0 / s; return; }
-  if (lik == SGP_LIK_BERNOULLI) {
-    const double p = g[0] >= 0 ? 1.0 / (1.0 + exp(-g[0])) : exp(g[0]) / (1.0 + exp(g[0]));
-    Lam[0] = p * (1.0 - p);
-    return;
-  }
-  double p[VALLA_MAX_C], mx = -INFINITY, z = 0;
-  for (int64_t c = 0; c < C; c++) if (g[c * gs] > mx) mx = g[c * gs];
-  for (int64_t c = 0; c < C; c++) { p[c] = exp(g[c * gs] - mx); z += p[c]; }
-  for (int64_t a = 0; a < C; a++)
-    for (int64_t b = 0; b < C; b++) Lam[a + C * b] = (a == b ? p[a] / z : 0.0) - p[a] * p[b] / (z * z);
-}
-
 /* A* = K^{-1} Phi K^{-1} = Li' Mid Li (Mid = Li Phi Li'), reported as L = chol(A* + eps I)
  * (eps grows from 1e-10 mean diag until the factor exists: A* is singular when M > N). */
 static int closed_form_L(sgp_ctx *ctx, int64_t M, const double *Li, const double *Mid, double *L)
@@ -123,7 +107,7 @@ int valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double jit
       double g[VALLA_MAX_C];
       for (int64_t c = 0; c < C; c++)
         g[c] = fit->likelihood == SGP_LIK_GAUSSIAN ? (cB.G[i] - fit->y_mean) / fit->y_sd : cB.G[i + nt * c];
-      hessian_block(fit->likelihood, C, g, 1, s, Lam);
+      valla_lik_hessian(fit->likelihood, C, g, 1, s, Lam);
       for (int64_t m = 0; m < M; m++)
         for (int64_t a = 0; a < C; a++) {
           double q = 0;
@@ -199,7 +183,7 @@ int valla_lla_exact(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X)
     if (!st) st = tri_inverse(ctx, M, K, fit->P1);
   } else if (!st) { /* P1 = chol(I + Sq K Sq)^{-1} Sq, Sq = Lambda^{1/2} block diagonal */
     for (int64_t i = 0; i < N && !st; i++) {
-      hessian_block(fit->likelihood, C, G + i, N, 0.0, Lam);
+      valla_lik_hessian(fit->likelihood, C, G + i, N, 0.0, Lam);
       st = sgp_syev(ctx, C, Lam, C, w);
       for (int64_t a = 0; a < C && !st; a++)
         for (int64_t b = 0; b < C; b++) {
