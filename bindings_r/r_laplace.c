@@ -21,36 +21,6 @@ static sgp_likelihood likelihood_arg(SEXP s)
   return lik;
 }
 
-static int backend_arg(sgp_ctx *ctx, SEXP s)
-{
-  const char *b = CHAR(STRING_ELT(s, 0));
-  if (!strcmp(b, "cpu")) ctx->backend = SGP_BACKEND_CPU;
-  else if (!strcmp(b, "cuda")) ctx->backend = SGP_BACKEND_CUDA;
-  else ctx->backend = SGP_BACKEND_AUTO;
-  if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA)) {
-    snprintf(ctx->errmsg, sizeof ctx->errmsg,
-             "backend: \"cuda\" is not available (not built or no device); use \"cpu\"");
-    return SGP_EUNSUPPORTED;
-  }
-  return SGP_OK;
-}
-
-static SEXP real_vec(int64_t n, const double *x)
-{
-  SEXP v = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n));
-  if (n > 0) memcpy(REAL(v), x, (size_t)n * sizeof(double));
-  UNPROTECT(1);
-  return v;
-}
-
-static SEXP int_vec(int64_t n, const int *x, int add)
-{
-  SEXP v = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t)n));
-  for (int64_t i = 0; i < n; i++) INTEGER(v)[i] = x[i] + add;
-  UNPROTECT(1);
-  return v;
-}
-
 static SEXP int64_vec(int64_t n, const int64_t *x)
 {
   SEXP v = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n));
@@ -73,16 +43,23 @@ static SEXP history_list(const sgp_laplace_history *h)
   const int64_t ni = h->n_iter, ns = h->n_step;
   const char *in[] = {"newton", "iteration", "total", "residual", "rel_residual", "trace",
                       "rank", "buffer", "seconds"};
-  SEXP iv[] = {PROTECT(int_vec(ni, h->it_newton, 1)), PROTECT(int_vec(ni, h->it_iter, 0)),
-               PROTECT(int64_vec(ni, h->it_total)), PROTECT(real_vec(ni, h->it_resid)),
-               PROTECT(real_vec(ni, h->it_rel_resid)), PROTECT(real_vec(ni, h->it_trace)),
-               PROTECT(int64_vec(ni, h->it_rank)), PROTECT(int64_vec(ni, h->it_buffer)),
-               PROTECT(real_vec(ni, h->it_time))};
+  SEXP iv[] = {PROTECT(sgp_r_int_copy(ni, h->it_newton, 1)),
+               PROTECT(sgp_r_int_copy(ni, h->it_iter, 0)),
+               PROTECT(int64_vec(ni, h->it_total)),
+               PROTECT(sgp_r_real_copy(ni, 1, h->it_resid, 0)),
+               PROTECT(sgp_r_real_copy(ni, 1, h->it_rel_resid, 0)),
+               PROTECT(sgp_r_real_copy(ni, 1, h->it_trace, 0)),
+               PROTECT(int64_vec(ni, h->it_rank)),
+               PROTECT(int64_vec(ni, h->it_buffer)),
+               PROTECT(sgp_r_real_copy(ni, 1, h->it_time, 0))};
   SEXP iters = PROTECT(sgp_r_named_list(9, in, iv));
   const char *sn[] = {"psi", "delta", "inner_stop", "kernel_products", "dropped", "seconds"};
-  SEXP sv[] = {PROTECT(real_vec(ns, h->st_psi)), PROTECT(real_vec(ns, h->st_delta)),
-               PROTECT(stop_names(ns, h->st_inner_stop)), PROTECT(int64_vec(ns, h->st_kprod)),
-               PROTECT(int64_vec(ns, h->st_dropped)), PROTECT(real_vec(ns, h->st_time))};
+  SEXP sv[] = {PROTECT(sgp_r_real_copy(ns, 1, h->st_psi, 0)),
+               PROTECT(sgp_r_real_copy(ns, 1, h->st_delta, 0)),
+               PROTECT(stop_names(ns, h->st_inner_stop)),
+               PROTECT(int64_vec(ns, h->st_kprod)),
+               PROTECT(int64_vec(ns, h->st_dropped)),
+               PROTECT(sgp_r_real_copy(ns, 1, h->st_time, 0))};
   SEXP steps = PROTECT(sgp_r_named_list(6, sn, sv));
   const char *nn[] = {"iterations", "steps"};
   SEXP vv[] = {iters, steps};
@@ -161,7 +138,7 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kerne
   SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizer(holder, fit_finalizer);
   int nprot = 1;
-  int st = backend_arg(&ctx, backend);
+  int st = sgp_r_backend(&ctx, backend);
   if (!st) st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &o.kernel);
   if (!st) st = sgp_laplace_fit(&ctx, sgp_r_cmat(x), sgp_r_cmat(y), sgp_cmat_of(NULL, 0, 0),
                                 &o, &fit);

@@ -2,6 +2,8 @@
 #include "r_shim.h"
 
 #include <R_ext/Utils.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 double sgp_r_seconds(void)
@@ -112,4 +114,42 @@ SEXP sgp_r_named_list(int n, const char **names, SEXP *values)
   Rf_setAttrib(out, R_NamesSymbol, nm);
   UNPROTECT(2);
   return out;
+}
+
+SEXP sgp_r_list_elt(SEXP list, const char *name)
+{
+  SEXP nm = Rf_getAttrib(list, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+    if (!strcmp(CHAR(STRING_ELT(nm, i)), name)) return VECTOR_ELT(list, i);
+  return R_NilValue;
+}
+
+SEXP sgp_r_real_copy(int64_t rows, int64_t cols, const double *x, int matrix)
+{
+  SEXP v = PROTECT(matrix ? Rf_allocMatrix(REALSXP, (int)rows, (int)cols)
+                          : Rf_allocVector(REALSXP, (R_xlen_t)(rows * cols)));
+  if (rows * cols > 0) memcpy(REAL(v), x, (size_t)(rows * cols) * sizeof(double));
+  UNPROTECT(1);
+  return v;
+}
+
+SEXP sgp_r_int_copy(int64_t n, const int *x, int add)
+{
+  SEXP v = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t)n));
+  for (int64_t i = 0; i < n; i++) INTEGER(v)[i] = x[i] + add;
+  UNPROTECT(1);
+  return v;
+}
+
+int sgp_r_backend(sgp_ctx *ctx, SEXP name)
+{
+  const char *b = CHAR(STRING_ELT(name, 0));
+  ctx->backend = !strcmp(b, "cpu") ? SGP_BACKEND_CPU : !strcmp(b, "cuda") ? SGP_BACKEND_CUDA
+                                                                         : SGP_BACKEND_AUTO;
+  if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA)) {
+    snprintf(ctx->errmsg, sizeof ctx->errmsg,
+             "backend: \"cuda\" is not available (not built or no device); use \"cpu\"");
+    return SGP_EUNSUPPORTED;
+  }
+  return SGP_OK;
 }

@@ -33,5 +33,14 @@ int sgp_r_kernel(sgp_ctx *ctx, SEXP kernel, SEXP lengthscale, SEXP outputscale,
                  sgp_kernel *k);
 /* A named list from parallel arrays of names and (protected) values. */
 SEXP sgp_r_named_list(int n, const char **names, SEXP *values);
+/* ctx->backend from "auto", "cpu" or "cuda"; SGP_EUNSUPPORTED (message in
+ * ctx->errmsg, naming `backend`) when "cuda" is asked for but not available. */
+int sgp_r_backend(sgp_ctx *ctx, SEXP name);
+/* Element `name` of a named list (R_NilValue when absent). */
+SEXP sgp_r_list_elt(SEXP list, const char *name);
+/* Fresh (unprotected) copies of core output arrays: rows x cols doubles as a
+ * matrix (matrix != 0) or a plain vector; n ints plus `add` (0- to 1-based). */
+SEXP sgp_r_real_copy(int64_t rows, int64_t cols, const double *x, int matrix);
+SEXP sgp_r_int_copy(int64_t n, const int *x, int add);
 
 #endif

@@ -6,18 +6,9 @@
 
 #include <string.h>
 
-/* Element `name` of a named list (R_NilValue when absent). */
-static SEXP elt(SEXP list, const char *name)
-{
-  SEXP nm = Rf_getAttrib(list, R_NamesSymbol);
-  for (R_xlen_t i = 0; i < XLENGTH(list); i++)
-    if (!strcmp(CHAR(STRING_ELT(nm, i)), name)) return VECTOR_ELT(list, i);
-  return R_NilValue;
-}
-
 static double real_elt(SEXP list, const char *name)
 {
-  SEXP v = elt(list, name);
+  SEXP v = sgp_r_list_elt(list, name);
   if (Rf_isNull(v)) Rf_error("internal: '%s' missing", name);
   return Rf_asReal(v);
 }
@@ -45,20 +36,20 @@ static sgp_ski_interpolation r_interp(SEXP name)
 /* Views of an R ski_stats list (checked for structure by R). */
 static int r_stats(sgp_ctx *ctx, SEXP s, sgp_ski_stats_data *d)
 {
-  SEXP grid = elt(s, "grid"), WtW = elt(s, "WtW"), Wtz = elt(s, "Wtz");
+  SEXP grid = sgp_r_list_elt(s, "grid"), WtW = sgp_r_list_elt(s, "WtW"), Wtz = sgp_r_list_elt(s, "Wtz");
   memset(d, 0, sizeof *d);
-  int st = r_grid(ctx, elt(grid, "size"), elt(grid, "bounds"), &d->grid);
+  int st = r_grid(ctx, sgp_r_list_elt(grid, "size"), sgp_r_list_elt(grid, "bounds"), &d->grid);
   if (st) return st;
-  d->interpolation = r_interp(elt(grid, "interpolation"));
+  d->interpolation = r_interp(sgp_r_list_elt(grid, "interpolation"));
   sgp_cmat D = sgp_r_cmat(WtW);
   d->m = D.rows;
   d->S = D.cols;
   d->n = (int64_t)real_elt(s, "n");
   d->yy = real_elt(s, "yty");
   d->ysum = real_elt(s, "ysum");
-  d->uy = REAL(elt(s, "Wty"));
-  d->u1 = REAL(elt(s, "Wt1"));
-  if (XLENGTH(elt(s, "Wty")) != d->m || XLENGTH(elt(s, "Wt1")) != d->m)
+  d->uy = REAL(sgp_r_list_elt(s, "Wty"));
+  d->u1 = REAL(sgp_r_list_elt(s, "Wt1"));
+  if (XLENGTH(sgp_r_list_elt(s, "Wty")) != d->m || XLENGTH(sgp_r_list_elt(s, "Wt1")) != d->m)
     Rf_error("ski_gsgp: 'stats' must have 'Wty' and 'Wt1' of nrow(WtW) = %lld values",
              (long long)d->m);
   d->D = D.data;
@@ -77,22 +68,18 @@ static int r_stats(sgp_ctx *ctx, SEXP s, sgp_ski_stats_data *d)
  * gp_laplace's; "cuda" must be available here. */
 static void r_backend(SEXP opts, sgp_ctx *ctx, const char *fn)
 {
-  SEXP b = elt(opts, "backend");
+  SEXP b = sgp_r_list_elt(opts, "backend");
   if (Rf_isNull(b)) return;
-  const char *name = CHAR(STRING_ELT(b, 0));
-  ctx->backend = !strcmp(name, "cpu")    ? SGP_BACKEND_CPU
-                 : !strcmp(name, "cuda") ? SGP_BACKEND_CUDA
-                                         : SGP_BACKEND_AUTO;
-  if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA))
-    Rf_error("%s: backend: \"cuda\" is not available (not built or no device); use \"cpu\"", fn);
+  const int st = sgp_r_backend(ctx, b);
+  if (st) sgp_r_stop(fn, ctx, st);
 }
 
 static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
 {
   r_backend(opts, ctx, fn);
   sgp_ski_opts_default(o);
-  int st = sgp_r_kernel(ctx, elt(opts, "kernel"), elt(opts, "lengthscale"),
-                        elt(opts, "outputscale"), &o->kernel);
+  int st = sgp_r_kernel(ctx, sgp_r_list_elt(opts, "kernel"), sgp_r_list_elt(opts, "lengthscale"),
+                        sgp_r_list_elt(opts, "outputscale"), &o->kernel);
   if (st) sgp_r_stop(fn, ctx, st);
   o->noise = real_elt(opts, "noise");
   o->method = (sgp_ski_method)(int)real_elt(opts, "method");
@@ -100,7 +87,7 @@ static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
   o->max_iter = (int64_t)real_elt(opts, "max_iter");
   o->variance = (sgp_ski_variance)(int)real_elt(opts, "variance");
   o->rank = (int64_t)real_elt(opts, "rank");
-  o->loglik = Rf_asLogical(elt(opts, "loglik")) == TRUE;
+  o->loglik = Rf_asLogical(sgp_r_list_elt(opts, "loglik")) == TRUE;
   o->slq_max_iter = (int64_t)real_elt(opts, "slq_max_iter");
   o->bounds_policy = (sgp_ski_bounds_policy)(int)real_elt(opts, "bounds_policy");
 }
@@ -174,12 +161,9 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation,
     sgp_ski_stats_free(st);
     sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
   }
-  SEXP Wty = PROTECT(Rf_allocVector(REALSXP, m));
-  SEXP Wt1 = PROTECT(Rf_allocVector(REALSXP, m));
-  SEXP WtW = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)S));
-  memcpy(REAL(Wty), d.uy, (size_t)m * sizeof(double));
-  memcpy(REAL(Wt1), d.u1, (size_t)m * sizeof(double));
-  memcpy(REAL(WtW), d.D, (size_t)(m * S) * sizeof(double));
+  SEXP Wty = PROTECT(sgp_r_real_copy(m, 1, d.uy, 0));
+  SEXP Wt1 = PROTECT(sgp_r_real_copy(m, 1, d.u1, 0));
+  SEXP WtW = PROTECT(sgp_r_real_copy(m, S, d.D, 1));
   const double n = (double)d.n, yy = d.yy, ysum = d.ysum;
   sgp_ski_stats_free(st);
   const char *names[] = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"};

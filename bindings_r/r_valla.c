@@ -22,14 +22,6 @@ static int fail(sgp_ctx *ctx, int status, const char *fmt, ...)
   return status;
 }
 
-static SEXP elt(SEXP list, const char *name)
-{
-  SEXP names = Rf_getAttrib(list, R_NamesSymbol);
-  for (R_xlen_t i = 0; i < XLENGTH(list); i++)
-    if (!strcmp(CHAR(STRING_ELT(names, i)), name)) return VECTOR_ELT(list, i);
-  return R_NilValue;
-}
-
 /* One number of a named double vector of options (the R front supplies all). */
 static double opt(SEXP opts, const char *name)
 {
@@ -54,16 +46,6 @@ static sgp_valla_method method_arg(SEXP s)
                                                                       : SGP_VALLA_METHOD_VALLA;
 }
 
-static int backend_arg(sgp_ctx *ctx, SEXP s)
-{
-  const char *b = CHAR(STRING_ELT(s, 0));
-  ctx->backend = !strcmp(b, "cpu") ? SGP_BACKEND_CPU : !strcmp(b, "cuda") ? SGP_BACKEND_CUDA
-                                                                         : SGP_BACKEND_AUTO;
-  if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA))
-    return fail(ctx, SGP_EUNSUPPORTED, "backend: \"cuda\" is not available (not built or no device); use \"cpu\"");
-  return SGP_OK;
-}
-
 static int activation_arg(sgp_ctx *ctx, SEXP s, const char *what, sgp_activation *act)
 {
   if (!Rf_isString(s) || XLENGTH(s) != 1 ||
@@ -76,10 +58,10 @@ static int activation_arg(sgp_ctx *ctx, SEXP s, const char *what, sgp_activation
  * the arrays live in R_alloc memory until the .Call returns. */
 static int mlp_view(sgp_ctx *ctx, SEXP m, sgp_valla_mlp *mlp)
 {
-  SEXP Ws = elt(m, "weights"), bs = elt(m, "biases");
+  SEXP Ws = sgp_r_list_elt(m, "weights"), bs = sgp_r_list_elt(m, "biases");
   memset(mlp, 0, sizeof *mlp);
   const int L = (int)XLENGTH(Ws);
-  const int tr = Rf_asLogical(elt(m, "transpose")) == TRUE;
+  const int tr = Rf_asLogical(sgp_r_list_elt(m, "transpose")) == TRUE;
   sgp_cmat *W = (sgp_cmat *)R_alloc((size_t)L, sizeof(sgp_cmat));
   sgp_cmat *b = (sgp_cmat *)R_alloc((size_t)L, sizeof(sgp_cmat));
   int64_t *width = (int64_t *)R_alloc((size_t)L + 1, sizeof(int64_t));
@@ -94,9 +76,9 @@ static int mlp_view(sgp_ctx *ctx, SEXP m, sgp_valla_mlp *mlp)
   mlp->W = W;
   mlp->b = b;
   mlp->transpose = tr;
-  mlp->skip = Rf_isNull(elt(m, "skip")) ? NO_CMAT : sgp_r_cmat(elt(m, "skip"));
-  int st = activation_arg(ctx, elt(m, "activation"), "activation", &mlp->activation);
-  if (!st) st = activation_arg(ctx, elt(m, "output"), "output", &mlp->output);
+  mlp->skip = Rf_isNull(sgp_r_list_elt(m, "skip")) ? NO_CMAT : sgp_r_cmat(sgp_r_list_elt(m, "skip"));
+  int st = activation_arg(ctx, sgp_r_list_elt(m, "activation"), "activation", &mlp->activation);
+  if (!st) st = activation_arg(ctx, sgp_r_list_elt(m, "output"), "output", &mlp->output);
   return st;
 }
 
@@ -104,25 +86,16 @@ static int mlp_view(sgp_ctx *ctx, SEXP m, sgp_valla_mlp *mlp)
  * or a generic MLP list. */
 static int net_from_r(sgp_ctx *ctx, SEXP spec, sgp_valla_net *net)
 {
-  if (!strcmp(CHAR(STRING_ELT(elt(spec, "kind"), 0)), "nnet")) {
-    const double *n = REAL(elt(spec, "n"));
+  if (!strcmp(CHAR(STRING_ELT(sgp_r_list_elt(spec, "kind"), 0)), "nnet")) {
+    const double *n = REAL(sgp_r_list_elt(spec, "n"));
     return sgp_valla_net_from_nnet(ctx, (int64_t)n[0], (int64_t)n[1], (int64_t)n[2],
-                                   Rf_asInteger(elt(spec, "skip")),
-                                   Rf_asInteger(elt(spec, "out_sigmoid")),
-                                   sgp_r_cmat(elt(spec, "wts")), net);
+                                   Rf_asInteger(sgp_r_list_elt(spec, "skip")),
+                                   Rf_asInteger(sgp_r_list_elt(spec, "out_sigmoid")),
+                                   sgp_r_cmat(sgp_r_list_elt(spec, "wts")), net);
   }
   sgp_valla_mlp mlp;
   int st = mlp_view(ctx, spec, &mlp);
   return st ? st : sgp_valla_net_from_mlp(ctx, &mlp, net);
-}
-
-static SEXP real_copy(int64_t rows, int64_t cols, const double *x, int matrix)
-{
-  SEXP v = PROTECT(matrix ? Rf_allocMatrix(REALSXP, (int)rows, (int)cols)
-                          : Rf_allocVector(REALSXP, (R_xlen_t)(rows * cols)));
-  if (rows * cols > 0) memcpy(REAL(v), x, (size_t)(rows * cols) * sizeof(double));
-  UNPROTECT(1);
-  return v;
 }
 
 /* The network as plain data: list(weights, biases, activation, output, skip). */
@@ -131,10 +104,10 @@ static SEXP net_to_r(const sgp_valla_net *net)
   const int L = net->n_layers;
   SEXP W = PROTECT(Rf_allocVector(VECSXP, L)), b = PROTECT(Rf_allocVector(VECSXP, L));
   for (int l = 0; l < L; l++) {
-    SET_VECTOR_ELT(W, l, real_copy(net->width[l], net->width[l + 1], net->W[l], 1));
-    SET_VECTOR_ELT(b, l, real_copy(net->width[l + 1], 1, net->b[l], 0));
+    SET_VECTOR_ELT(W, l, sgp_r_real_copy(net->width[l], net->width[l + 1], net->W[l], 1));
+    SET_VECTOR_ELT(b, l, sgp_r_real_copy(net->width[l + 1], 1, net->b[l], 0));
   }
-  SEXP skip = net->skip ? real_copy(net->width[0], net->width[L], net->skip, 1) : R_NilValue;
+  SEXP skip = net->skip ? sgp_r_real_copy(net->width[0], net->width[L], net->skip, 1) : R_NilValue;
   PROTECT(skip);
   const char *names[] = {"weights", "biases", "activation", "output", "skip"};
   SEXP values[] = {W, b, PROTECT(Rf_mkString(sgp_valla_activation_name(net->activation))),
@@ -167,14 +140,6 @@ static SEXP predict_list(sgp_ctx *ctx, const sgp_valla_fit_t *fit, SEXP xs, SEXP
   return out;
 }
 
-static SEXP int_copy(int64_t n, const int *x, int add)
-{
-  SEXP v = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t)n));
-  for (int64_t i = 0; i < n; i++) INTEGER(v)[i] = x[i] + add;
-  UNPROTECT(1);
-  return v;
-}
-
 /* The fit as plain data (everything predict needs, plus traces). */
 static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
 {
@@ -182,22 +147,22 @@ static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
   SEXP vi = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)fit->n_eval));
   for (int64_t i = 0; i < fit->n_eval; i++) REAL(vi)[i] = (double)fit->trace_val_iter[i];
   const char *hn[] = {"objective", "val_iteration", "val_nll"};
-  SEXP hv[] = {PROTECT(real_copy(fit->trace_obj ? fit->iterations : 0, 1, fit->trace_obj, 0)), vi,
-               PROTECT(real_copy(fit->n_eval, 1, fit->trace_val, 0))};
+  SEXP hv[] = {PROTECT(sgp_r_real_copy(fit->trace_obj ? fit->iterations : 0, 1, fit->trace_obj, 0)), vi,
+               PROTECT(sgp_r_real_copy(fit->n_eval, 1, fit->trace_val, 0))};
   SEXP hist = PROTECT(sgp_r_named_list(3, hn, hv));
   const char *names[] = {"model", "inducing", "tags", "L", "P1", "P2", "prior", "prior_var",
                          "noise", "y_mean", "y_sd", "layers", "iterations", "best_iteration",
                          "stopped_early", "clamps", "kernel_cache", "n_train", "history", "test"};
   SEXP values[] = {
-    PROTECT(net_to_r(&fit->net)), PROTECT(real_copy(M, fit->D, fit->Z, 1)),
-    PROTECT(int_copy(M, fit->tags, 1)),
-    PROTECT(fit->L ? real_copy(M, M, fit->L, 1) : R_NilValue),
-    PROTECT(fit->P1 ? real_copy(M, M, fit->P1, 1) : R_NilValue),
-    PROTECT(fit->P2 ? real_copy(M, M, fit->P2, 1) : R_NilValue),
+    PROTECT(net_to_r(&fit->net)), PROTECT(sgp_r_real_copy(M, fit->D, fit->Z, 1)),
+    PROTECT(sgp_r_int_copy(M, fit->tags, 1)),
+    PROTECT(fit->L ? sgp_r_real_copy(M, M, fit->L, 1) : R_NilValue),
+    PROTECT(fit->P1 ? sgp_r_real_copy(M, M, fit->P1, 1) : R_NilValue),
+    PROTECT(fit->P2 ? sgp_r_real_copy(M, M, fit->P2, 1) : R_NilValue),
     PROTECT(Rf_ScalarLogical(fit->prior)), PROTECT(Rf_ScalarReal(sgp_valla_fit_prior_var(fit))),
     PROTECT(Rf_ScalarReal(sgp_valla_fit_noise(fit))), PROTECT(Rf_ScalarReal(fit->y_mean)),
     PROTECT(Rf_ScalarReal(fit->y_sd)),
-    PROTECT(fit->layers ? int_copy(fit->net.n_layers, fit->layers, 0) : R_NilValue),
+    PROTECT(fit->layers ? sgp_r_int_copy(fit->net.n_layers, fit->layers, 0) : R_NilValue),
     PROTECT(Rf_ScalarReal((double)fit->iterations)), PROTECT(Rf_ScalarReal((double)fit->best_iteration)),
     PROTECT(Rf_ScalarLogical(fit->stopped_early)), PROTECT(Rf_ScalarReal((double)fit->clamps)),
     PROTECT(Rf_ScalarLogical(fit->kernel_cache)), PROTECT(Rf_ScalarReal((double)fit->N)), hist, test};
@@ -253,7 +218,7 @@ SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP like
   o.lla_max = (int64_t)opt(opts, "lla_max");
   o.ella_rank = (int64_t)opt(opts, "ella_rank");
   if (!Rf_isNull(layers)) o.layers = INTEGER(layers);
-  int st = backend_arg(&ctx, backend);
+  int st = sgp_r_backend(&ctx, backend);
   if (!st) st = net_from_r(&ctx, model, &net);
   if (st) sgp_r_stop("valla", &ctx, st);
   st = sgp_valla_fit(&ctx, &net, sgp_r_cmat(x), sgp_r_cmat(y),
@@ -285,24 +250,24 @@ SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP pred, SEXP seed, SEXP thread
   sgp_valla_mlp mlp;
   sgp_valla_fit_data d;
   memset(&d, 0, sizeof d);
-  d.likelihood = likelihood_arg(elt(rfit, "likelihood"));
-  d.method = method_arg(elt(rfit, "method"));
-  SEXP Z = elt(rfit, "inducing"), tg = elt(rfit, "tags"), ly = elt(rfit, "layers");
+  d.likelihood = likelihood_arg(sgp_r_list_elt(rfit, "likelihood"));
+  d.method = method_arg(sgp_r_list_elt(rfit, "method"));
+  SEXP Z = sgp_r_list_elt(rfit, "inducing"), tg = sgp_r_list_elt(rfit, "tags"), ly = sgp_r_list_elt(rfit, "layers");
   d.inducing = sgp_r_cmat(Z);
   int *tags = (int *)R_alloc((size_t)d.inducing.rows + 1, sizeof(int));
   if (XLENGTH(tg) != d.inducing.rows) Rf_error("predict.valla: 'tags' must have one entry per row of 'inducing'");
   for (R_xlen_t m = 0; m < XLENGTH(tg); m++) tags[m] = INTEGER(tg)[m] - 1;
   d.tags = tags;
   d.layers = Rf_isNull(ly) ? NULL : INTEGER(ly);
-  d.P1 = Rf_isNull(elt(rfit, "P1")) ? NO_CMAT : sgp_r_cmat(elt(rfit, "P1"));
-  d.P2 = Rf_isNull(elt(rfit, "P2")) ? NO_CMAT : sgp_r_cmat(elt(rfit, "P2"));
-  d.prior = Rf_asLogical(elt(rfit, "prior")) == TRUE;
-  d.prior_var = Rf_asReal(elt(rfit, "prior_var"));
-  d.noise = Rf_asReal(elt(rfit, "noise"));
-  d.y_mean = Rf_asReal(elt(rfit, "y_mean"));
-  d.y_sd = Rf_asReal(elt(rfit, "y_sd"));
+  d.P1 = Rf_isNull(sgp_r_list_elt(rfit, "P1")) ? NO_CMAT : sgp_r_cmat(sgp_r_list_elt(rfit, "P1"));
+  d.P2 = Rf_isNull(sgp_r_list_elt(rfit, "P2")) ? NO_CMAT : sgp_r_cmat(sgp_r_list_elt(rfit, "P2"));
+  d.prior = Rf_asLogical(sgp_r_list_elt(rfit, "prior")) == TRUE;
+  d.prior_var = Rf_asReal(sgp_r_list_elt(rfit, "prior_var"));
+  d.noise = Rf_asReal(sgp_r_list_elt(rfit, "noise"));
+  d.y_mean = Rf_asReal(sgp_r_list_elt(rfit, "y_mean"));
+  d.y_sd = Rf_asReal(sgp_r_list_elt(rfit, "y_sd"));
   sgp_valla_fit_t *fit = NULL;
-  int st = mlp_view(&ctx, elt(rfit, "model"), &mlp);
+  int st = mlp_view(&ctx, sgp_r_list_elt(rfit, "model"), &mlp);
   if (!st && d.layers && XLENGTH(ly) != mlp.n_layers)
     st = fail(&ctx, SGP_EINVAL, "layers must have one flag per layer");
   if (!st) st = sgp_valla_fit_from_data(&ctx, &mlp, &d, &fit);
