@@ -70,12 +70,7 @@ int valla_ella(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t rank)
       double g[VALLA_MAX_C];
       for (int64_t c = 0; c < C; c++) g[c] = cB.G[i + nt * c];
       valla_lik_hessian(fit->likelihood, C, g, 1, s, Lam);
-      for (int64_t k = 0; k < K; k++)
-        for (int64_t a = 0; a < C; a++) {
-          double q = 0;
-          for (int64_t b = 0; b < C; b++) q += Lam[a + C * b] * Psi[i + nt * b + nr * k];
-          LP[i + nt * a + nr * k] = q;
-        }
+      valla_lik_hessian_rows(C, Lam, i, nt, K, Psi, LP);
     }
     if (!st) st = sgp_gemm(ctx, 'T', 'N', K, K, nr, 1.0, Psi, nr, LP, nr, 1.0, G, K);
     valla_cache_free(net, &cB);

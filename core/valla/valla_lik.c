@@ -88,3 +88,15 @@ void valla_lik_hessian(sgp_likelihood lik, int64_t C, const double *g, int64_t g
   for (int64_t a = 0; a < C; a++)
     for (int64_t b = 0; b < C; b++) Lam[a + C * b] = (a == b ? p[a] / z : 0.0) - p[a] * p[b] / (z * z);
 }
+
+void valla_lik_hessian_rows(int64_t C, const double *Lam, int64_t i, int64_t nt, int64_t ncol,
+                            const double *P, double *LP)
+{
+  const int64_t nr = nt * C;
+  for (int64_t k = 0; k < ncol; k++)
+    for (int64_t a = 0; a < C; a++) {
+      double q = 0;
+      for (int64_t b = 0; b < C; b++) q += Lam[a + C * b] * P[i + nt * b + nr * k];
+      LP[i + nt * a + nr * k] = q;
+    }
+}

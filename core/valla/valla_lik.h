@@ -18,5 +18,9 @@ void valla_probit_prob(sgp_likelihood lik, int64_t C, const double *g, int64_t g
  * gs): Gaussian 1/s, Bernoulli p(1-p), softmax diag(p) - p p'. */
 void valla_lik_hessian(sgp_likelihood lik, int64_t C, const double *g, int64_t gs, double s,
                        double *Lam);
+/* Point i's rows of Lambda times a class-stacked block (rows i + nt c, nr = nt C
+ * rows per column, ncol columns): LP[i + nt a + nr k] = sum_b Lam[a, b] P[i + nt b + nr k]. */
+void valla_lik_hessian_rows(int64_t C, const double *Lam, int64_t i, int64_t nt, int64_t ncol,
+                            const double *P, double *LP);
 
 #endif

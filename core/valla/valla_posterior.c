@@ -108,12 +108,7 @@ int valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double jit
       for (int64_t c = 0; c < C; c++)
         g[c] = fit->likelihood == SGP_LIK_GAUSSIAN ? (cB.G[i] - fit->y_mean) / fit->y_sd : cB.G[i + nt * c];
       valla_lik_hessian(fit->likelihood, C, g, 1, s, Lam);
-      for (int64_t m = 0; m < M; m++)
-        for (int64_t a = 0; a < C; a++) {
-          double q = 0;
-          for (int64_t b = 0; b < C; b++) q += Lam[a + C * b] * KB[i + nt * b + nr * m];
-          LK[i + nt * a + nr * m] = q;
-        }
+      valla_lik_hessian_rows(C, Lam, i, nt, M, KB, LK);
     }
     if (!st) st = sgp_gemm(ctx, 'T', 'N', M, M, nr, 1.0, KB, nr, LK, nr, 1.0, Phi, M);
     valla_cache_free(net, &cB);
