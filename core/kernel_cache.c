@@ -12,10 +12,6 @@
 #include <unistd.h>
 #endif
 
-/* Private accumulators of the product (threads after the first) stay below this;
- * wider blocks are done in column chunks. */
-#define KCACHE_ACC_DOUBLES ((int64_t)8 << 20) /* 64 MiB */
-
 static int thread_id(void)
 {
 #ifdef _OPENMP
@@ -116,6 +112,12 @@ static void diag_block(const double *A, int64_t lda, int64_t nj, const double *v
 int sgp_kcache_apply(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat V, sgp_mat Y,
                      int tile)
 {
+  return sgp_kcache_apply_chunked(ctx, K, n, V, Y, tile, SGP_KCACHE_ACC_DOUBLES);
+}
+
+int sgp_kcache_apply_chunked(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat V, sgp_mat Y,
+                             int tile, int64_t acc_doubles)
+{
   const int64_t t = tile > 0 ? tile : SGP_DEFAULT_TILE, nt = (n + t - 1) / t;
   const int64_t nb = V.cols;
   int nacc = sgp_ctx_threads(ctx);
@@ -124,7 +126,7 @@ int sgp_kcache_apply(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat V, sgp_m
   if (n == 0 || nb == 0) return SGP_OK;
   int64_t chunk = nb; /* columns per pass, so that the private accumulators fit */
   if (nacc > 1) {
-    const int64_t fit = KCACHE_ACC_DOUBLES / ((int64_t)(nacc - 1) * n);
+    const int64_t fit = acc_doubles / ((int64_t)(nacc - 1) * n);
     if (chunk > fit) chunk = fit > 1 ? fit : 1;
   }
   double *acc = NULL;

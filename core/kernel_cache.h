@@ -23,5 +23,10 @@ int sgp_kcache_fill(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *p, doubl
  * in a fixed order). */
 int sgp_kcache_apply(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat V, sgp_mat Y,
                      int tile);
+/* The same with the private accumulators capped at acc_doubles (the product then
+ * runs in column chunks; sgp_kcache_apply uses SGP_KCACHE_ACC_DOUBLES): for tests. */
+#define SGP_KCACHE_ACC_DOUBLES ((int64_t)8 << 20) /* 64 MiB */
+int sgp_kcache_apply_chunked(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat V, sgp_mat Y,
+                             int tile, int64_t acc_doubles);
 
 #endif
