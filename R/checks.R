@@ -19,9 +19,10 @@ as_input_matrix <- function(x, fn, arg = "x") {
   if (length(dim(x)) != 2L) stop_arg(fn, arg, "must be a matrix (2 dimensions)")
   if (nrow(x) == 0L || ncol(x) == 0L)
     stop_arg(fn, arg, "is empty (", nrow(x), " x ", ncol(x), ")")
-  bad <- which(!is.finite(x))
-  if (length(bad)) {
-    i <- bad[1L]
+  # anyNA/min/max allocate nothing: no n x d logical garbage on the good path
+  # (it would stay allocated until R's next gc, e.g. through a long .Call)
+  if (anyNA(x) || !is.finite(min(x)) || !is.finite(max(x))) {
+    i <- which(!is.finite(x))[1L]
     stop_arg(fn, arg, "contains NaN, NA or Inf (first at row ", (i - 1L) %% nrow(x) + 1L,
              ", column ", (i - 1L) %/% nrow(x) + 1L, ")")
   }

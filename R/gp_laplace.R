@@ -61,8 +61,10 @@
 #'   random order.
 #' @param time_limit seconds after which the Newton loop stops (\code{Inf}: none).
 #' @param kernel_cache_bytes the kernel matrix is computed once and kept when its
-#'   \eqn{8 n^2} bytes fit this budget (default 2 GiB); otherwise every product
-#'   evaluates the kernel tile by tile (matrix-free, O(n) memory).
+#'   \eqn{8 n^2} bytes fit this budget (default 2 GiB); only its lower triangle
+#'   is computed and touched, so about half of that becomes resident memory.
+#'   Otherwise every product evaluates the kernel tile by tile (matrix-free,
+#'   O(n) memory).
 #' @param inner_atol,inner_rtol a Newton step's solver stops when the residual
 #'   norm is below \code{max(inner_atol, inner_rtol * norm(b))} (default 1e-5
 #'   each); 0 runs all \code{max_iter} iterations unless the solver breaks down.

@@ -81,7 +81,9 @@ sgp_cmat sgp_r_cmat(SEXP x)
   int64_t r, c;
   if (TYPEOF(x) != REALSXP) Rf_error("internal: expected a double matrix");
   dims(x, &r, &c);
-  return sgp_cmat_of(REAL(x), r, c);
+  /* read-only access: REAL() on an ALTREP wrapper (e.g. after attributes<-) with a
+   * shared payload would duplicate the whole matrix (peak memory) */
+  return sgp_cmat_of(REAL_RO(x), r, c);
 }
 
 sgp_mat sgp_r_mat(SEXP x)

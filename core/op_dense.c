@@ -1,6 +1,7 @@
 /* op_dense.c -- matrix-free kernel products K(X1, X2) V and the dense kernel
  * operator (optionally with K cached when it fits a memory budget). */
 #include "kernels.h"
+#include "kernel_cache.h"
 #ifdef SGP_HAVE_CUDA
 #include "cuda_backend.h"
 #endif
@@ -132,7 +133,7 @@ cleanup:
 typedef struct {
   sgp_kernel k;
   sgp_kprep prep;
-  double *K;      /* cached n-by-n kernel matrix or NULL */
+  double *K;      /* cached kernel matrix (lower triangle, kernel_cache.h) or NULL */
   double shift;
   int tile;
 } dense_state;
@@ -147,7 +148,7 @@ static int dense_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
                     (long long)V.rows, (long long)V.cols, (long long)n);
   if (s->K) {
     if ((st = sgp_poll_interrupt(ctx))) return st;
-    st = sgp_gemm(ctx, 'N', 'N', n, V.cols, n, 1.0, s->K, n, V.data, V.ld, 0.0, Y.data, Y.ld);
+    st = sgp_kcache_apply(ctx, s->K, n, V, Y, s->tile);
   } else {
     st = sgp_kernel_apply_prepared(ctx, &s->k, &s->prep, &s->prep, V, Y, s->tile);
   }
@@ -211,9 +212,10 @@ int sgp_op_dense_kernel(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X,
 #endif
   const double need = 8.0 * (double)X.rows * (double)X.rows;
   if (need <= (double)o->cache_bytes) {
-    s->K = sgp_alloc(X.rows * X.rows);
+    s->K = sgp_kcache_alloc(X.rows);
     if (s->K) { /* no memory for the cache is not an error: stay matrix-free */
-      if ((st = fill_kernel_matrix(ctx, k, &s->prep, &s->prep, s->K, X.rows))) goto cleanup;
+      if ((st = sgp_kcache_fill(ctx, k, &s->prep, s->K))) goto cleanup;
+      sgp_kprep_free(&s->prep); /* the products read only K (peak memory) */
       if (cached) *cached = 1;
     }
   }

@@ -159,9 +159,11 @@ void sgp_op_destroy(sgp_op *op);
 
 typedef struct {
   double shift;             /* adds shift * I (e.g. noise variance); default 0 */
-  int tile;                 /* tile size for matrix-free products; default 512 */
+  int tile;                 /* tile size of the products (matrix-free, or blocks of
+                               the cached K); default 512 */
   size_t cache_bytes;       /* materialize K once when 8 n^2 bytes fit; default 0
-                               (always matrix-free) */
+                               (always matrix-free). Only its lower triangle is
+                               touched: about 4 n^2 bytes become resident */
 } sgp_dense_op_opts;
 
 void sgp_dense_op_opts_default(sgp_dense_op_opts *o);
