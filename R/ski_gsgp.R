@@ -131,7 +131,7 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
     grid <- ski_grid_impl(x, grid_size, grid_bounds, interpolation, lengthscale, NULL, NULL,
                           grid_pad, fn)
     stats <- ski_stats_impl(x, y, grid, 0, bounds_policy, if (loglik) probes else 0L, seed,
-                            threads, fn)
+                            verbose, threads, fn)
   } else {
     if (!is.null(grid_size) || !is.null(grid_bounds) || !is.null(grid_pad))
       stop_arg(fn, "stats", "fixes the grid: leave 'grid_size', 'grid_bounds' and 'grid_pad' unset")

@@ -165,6 +165,8 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #' @param probes number of probe sketches for \code{ski_gsgp(loglik = TRUE)}
 #'   (default 0: none).
 #' @param seed seed of the probes; must be the same for all chunks.
+#' @param verbose report progress of the pass (shown on passes longer than a
+#'   second).
 #' @param threads OpenMP threads (\code{NULL}: default).
 #' @return A list of class \code{ski_stats}.
 #' @examples
@@ -175,11 +177,13 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #' s$n
 #' @export
 ski_stats <- function(x, y, grid, first_row = 0, bounds_policy = "error", probes = 0,
-                      seed = 1, threads = getOption("scalegp.threads")) {
-  ski_stats_impl(x, y, grid, first_row, bounds_policy, probes, seed, threads, "ski_stats")
+                      seed = 1, verbose = interactive(), threads = getOption("scalegp.threads")) {
+  ski_stats_impl(x, y, grid, first_row, bounds_policy, probes, seed, verbose, threads,
+                 "ski_stats")
 }
 
-ski_stats_impl <- function(x, y, grid, first_row, bounds_policy, probes, seed, threads, fn) {
+ski_stats_impl <- function(x, y, grid, first_row, bounds_policy, probes, seed, verbose, threads,
+                           fn) {
   grid <- ski_as_grid(grid, fn)
   x <- as_input_matrix(x, fn, "x")
   y <- ski_check_y(y, nrow(x), fn)
@@ -190,9 +194,10 @@ ski_stats_impl <- function(x, y, grid, first_row, bounds_policy, probes, seed, t
   first_row <- check_count(first_row, fn, "first_row")
   probes <- check_count(probes, fn, "probes")
   seed <- check_seed(seed, fn)
+  verbose <- check_flag(verbose, fn, "verbose")
   s <- .Call(C_sgp_ski_stats_r, x, y, as.double(grid$size), grid$bounds, grid$interpolation,
              match(bounds_policy, ski_bounds_policies) - 1L, as.double(first_row),
-             as.double(probes), seed, check_threads(threads, fn), fn)
+             as.double(probes), seed, verbose, check_threads(threads, fn), fn)
   structure(c(list(grid = unclass(grid)), s[c("n", "yty", "ysum", "Wty", "Wt1", "WtW")],
               list(probes = probes, probe_seed = seed), s[c("rhoz", "Wtz")],
               list(version = 1L)), class = "ski_stats")

@@ -37,8 +37,14 @@ static void r_progress(void *ud, const char *task, double fraction)
 {
   sgp_r_hooks *h = (sgp_r_hooks *)ud;
   const double now = sgp_r_seconds();
-  if (fraction < 1.0 && now - h->last_progress < 1.0) return;
-  if (fraction >= 1.0 && h->last_progress == 0.0) return; /* short task: stay quiet */
+  if (fraction >= 1.0) {
+    if (!h->progress_shown) return; /* a task under a second stays quiet */
+    h->progress_shown = 0;
+  } else if (now - h->last_progress < 1.0) {
+    return;
+  } else {
+    h->progress_shown = 1;
+  }
   h->last_progress = now;
   Rprintf("%s: %3.0f%%\n", task, 100.0 * fraction);
 }
@@ -50,6 +56,7 @@ void sgp_r_ctx(sgp_ctx *ctx, sgp_r_hooks *hooks, SEXP verbose, SEXP threads,
   hooks->interrupt_after = Rf_isNull(interrupt_after) ? -1 : Rf_asInteger(interrupt_after);
   hooks->polls = 0;
   hooks->last_progress = sgp_r_seconds();
+  hooks->progress_shown = 0;
   ctx->print = r_print;
   ctx->interrupt = r_interrupt;
   ctx->progress = r_progress;

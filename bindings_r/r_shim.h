@@ -12,7 +12,8 @@
 typedef struct {
   int interrupt_after;   /* >= 0: report an interrupt after that many polls (tests) */
   int polls;
-  double last_progress;  /* wall time of the last progress line */
+  double last_progress;  /* wall time of the last progress line (or the start) */
+  int progress_shown;    /* a line of the current task was printed */
 } sgp_r_hooks;
 
 /* Context with R's hooks: Rprintf output, interrupts through R_ToplevelExec (no

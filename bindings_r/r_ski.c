@@ -129,7 +129,8 @@ SEXP sgp_ski_grid_r(SEXP range, SEXP n, SEXP grid_size, SEXP grid_bounds, SEXP i
 
 /* ski_stats(): the statistics of one chunk as plain arrays. */
 SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation, SEXP policy,
-                     SEXP first_row, SEXP probes, SEXP probe_seed, SEXP threads, SEXP fn)
+                     SEXP first_row, SEXP probes, SEXP probe_seed, SEXP verbose, SEXP threads,
+                     SEXP fn)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
@@ -139,7 +140,7 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation,
   sgp_ski_stats_data d;
   int64_t m = 0, S = 0;
   double rhoz = 0.0;
-  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
+  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
   sgp_ski_opts_default(&o);
   o.interpolation = r_interp(interpolation);
   o.bounds_policy = (sgp_ski_bounds_policy)Rf_asInteger(policy);

@@ -8,7 +8,7 @@ SEXP sgp_kernel_matrix_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_kernel_apply_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_info_r(void);
 SEXP sgp_ski_grid_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sgp_ski_stats_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_ski_stats_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_laplace_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
@@ -26,7 +26,7 @@ static const R_CallMethodDef call_methods[] = {
   {"sgp_kernel_apply_r", (DL_FUNC)&sgp_kernel_apply_r, 10},
   {"sgp_info_r", (DL_FUNC)&sgp_info_r, 0},
   {"sgp_ski_grid_r", (DL_FUNC)&sgp_ski_grid_r, 8},
-  {"sgp_ski_stats_r", (DL_FUNC)&sgp_ski_stats_r, 11},
+  {"sgp_ski_stats_r", (DL_FUNC)&sgp_ski_stats_r, 12},
   {"sgp_ski_fit_r", (DL_FUNC)&sgp_ski_fit_r, 6},
   {"sgp_ski_predict_r", (DL_FUNC)&sgp_ski_predict_r, 7},
   {"sgp_laplace_fit_r", (DL_FUNC)&sgp_laplace_fit_r, 22},

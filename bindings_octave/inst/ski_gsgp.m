@@ -147,7 +147,8 @@ function fit = ski_gsgp (varargin)
     grid = ski_make_grid (range, rows (x), opts.grid_size, opts.grid_bounds,
                           opts.interpolation, lengthscale, opts.grid_pad, fname);
     copts = struct ("first_row", 0, "bounds_policy", bounds_policy,
-                    "probes", if_else (loglik, probes, 0), "seed", seed, "threads", threads);
+                    "probes", if_else (loglik, probes, 0), "seed", seed, "verbose", verbose,
+                    "threads", threads);
     stats = ski_stats_chunk (x, y, grid, copts, fname);
   else
     if (given.grid_size || given.grid_bounds || given.grid_pad)

@@ -34,6 +34,9 @@
 ## @item @qcode{"probes"}, @qcode{"seed"}
 ## Probe sketches for @code{ski_gsgp (@dots{}, "loglik", true)} (default 0:
 ## none) and their seed (default 1; the same for all chunks).
+## @item @qcode{"verbose"}
+## Report progress of the pass (shown on passes longer than a second; default
+## false).
 ## @item @qcode{"threads"}
 ## OpenMP threads (default: all).
 ## @end table
@@ -57,7 +60,8 @@ function s = ski_stats (x, y, grid, varargin)
   endif
   fname = "ski_stats";
   opts = parse_options (fname, struct ("first_row", 0, "bounds_policy", "error",
-                                       "probes", 0, "seed", 1, "threads", []), varargin{:});
+                                       "probes", 0, "seed", 1, "verbose", false,
+                                       "threads", []), varargin{:});
   s = ski_stats_chunk (x, y, grid, opts, fname);
 endfunction
 
@@ -92,3 +96,4 @@ endfunction
 %!error <'x' has 2 columns but the grid has 1> ski_stats ([x x], y, g)
 %!error <outside> ski_stats (x + 1, y, g)
 %!error <'bounds_policy' is unknown> ski_stats (x, y, g, "bounds_policy", "wrap")
+%!error <'verbose' must be> ski_stats (x, y, g, "verbose", "yes")

@@ -6,7 +6,7 @@
 
 DEFUN_DLD (__sgp_ski_stats__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {@var{s} =} __sgp_ski_stats__ (@var{x}, @var{y}, @var{size}, @var{bounds}, @var{interpolation}, @var{policy}, @var{first_row}, @var{probes}, @var{seed}, @var{nthreads}, @var{fname})\n\
+@deftypefn {} {@var{s} =} __sgp_ski_stats__ (@var{x}, @var{y}, @var{size}, @var{bounds}, @var{interpolation}, @var{policy}, @var{first_row}, @var{probes}, @var{seed}, @var{verbose}, @var{nthreads}, @var{fname})\n\
 Private: SKI sufficient statistics of the rows of @var{x} (n-by-d) and\n\
 @var{y} (n-by-1) on the grid (@var{size}, @var{bounds}).  @var{policy} is the\n\
 bounds policy code (0 error, 1 truncate, 2 clamp, 3 drop).  Returns a struct\n\
@@ -14,11 +14,11 @@ with fields n, yty, ysum, Wty, Wt1, WtW, rhoz, Wtz.  Use @code{ski_stats}.\n\
 @seealso{ski_stats}\n\
 @end deftypefn")
 {
-  if (args.length () != 11)
+  if (args.length () != 12)
     print_usage ();
-  const std::string fn = sgp_octave::string_arg (args(10), "__sgp_ski_stats__", "fname");
-  const long nthreads = sgp_octave::integer_arg (args(9), fn, "threads", 0, INT_MAX);
-  sgp_octave::context ctx (fn, static_cast<int> (nthreads));
+  const std::string fn = sgp_octave::string_arg (args(11), "__sgp_ski_stats__", "fname");
+  const long nthreads = sgp_octave::integer_arg (args(10), fn, "threads", 0, INT_MAX);
+  sgp_octave::context ctx (fn, static_cast<int> (nthreads), args(9).bool_value ());
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
   const Matrix y = sgp_octave::matrix_arg (args(1), fn, "y");
   const Matrix size = sgp_octave::matrix_arg (args(2), fn, "grid_size");
@@ -73,11 +73,11 @@ with fields n, yty, ysum, Wty, Wt1, WtW, rhoz, Wtz.  Use @code{ski_stats}.\n\
 
 /*
 %!test
-%! s = __sgp_ski_stats__ ([0.5; 1.5], [1; 2], 10, [-1 3], "linear", 0, 0, 0, 1, 0, "t");
+%! s = __sgp_ski_stats__ ([0.5; 1.5], [1; 2], 10, [-1 3], "linear", 0, 0, 0, 1, false, 0, "t");
 %! assert (s.n, 2);
 %! assert (s.yty, 5);
 %! assert (sum (s.Wt1), 2, 1e-14);
 %! assert (size (s.WtW), [10 3]);
-%!error <outside> __sgp_ski_stats__ (5, 1, 10, [-1 3], "linear", 0, 0, 0, 1, 0, "t")
+%!error <outside> __sgp_ski_stats__ (5, 1, 10, [-1 3], "linear", 0, 0, 0, 1, false, 0, "t")
 %!error <Invalid call> __sgp_ski_stats__ (1)
 */

@@ -223,6 +223,9 @@ test_that("bad inputs give errors naming the argument", {
                "'...1' was built on another grid")
   expect_error(ski_stats_merge(a, list(1)), "'b' must be a ski_stats object")
   expect_error(ski_stats(x, y, list(size = 3)), "ski_stats: 'grid' must be a grid")
+  expect_error(ski_stats(x, y, g1, verbose = NA), "ski_stats: 'verbose' must be TRUE or FALSE")
+  # progress lines appear only on passes longer than a second
+  expect_silent(ski_stats(x, y, g1, verbose = TRUE))
   expect_error(ski_stats(cbind(x, x), y, g1), "'x' has 2 columns but the grid has 1")
   bad <- a; bad$WtW[1, 1] <- 1
   expect_error(ski_gsgp(stats = bad, verbose = FALSE), "ski_gsgp: stats: 'WtW' .the stencil of W'W. has a non-zero entry")

@@ -20,10 +20,11 @@ function s = ski_stats_chunk (x, y, grid, opts, fname)
   first_row = check_count (opts.first_row, fname, "first_row", 0);
   probes = check_count (opts.probes, fname, "probes", 0);
   seed = check_count (opts.seed, fname, "seed", 0);
+  verbose = check_flag (opts.verbose, fname, "verbose");
   threads = check_threads (opts.threads, fname);
   r = __sgp_ski_stats__ (x, y, grid.size, grid.bounds, grid.interpolation,
                          find (strcmp (policy, policies)) - 1, first_row, probes, seed,
-                         threads, fname);
+                         verbose, threads, fname);
   s = struct ("class", "ski_stats", "grid", grid, "n", r.n, "yty", r.yty, "ysum", r.ysum,
               "Wty", r.Wty, "Wt1", r.Wt1, "WtW", r.WtW, "probes", probes,
               "probe_seed", seed, "rhoz", r.rhoz, "Wtz", r.Wtz, "version", 1);
