@@ -10,8 +10,9 @@
  * p = z + beta p needs B p and M p (M = K_G B + noise I), so the iteration's
  * one Bop is applied to zh instead of rh; B rh, needed for the
  * unpreconditioned residual norm ||r||^2 = rh'B rh + 2 c_r rh'u_y + c_r^2 y'y,
- * follows from rh = noise zh + V g:  B rh = noise B zh + BV g. So the
- * stopping rule and rel_residual mean exactly what they mean without P. */
+ * follows from rh = noise zh + V g:  rh'B rh = noise rh'B zh + (V'B rh)'g,
+ * where V'B rh is already part of g (no BV product). So the stopping rule
+ * and rel_residual mean exactly what they mean without P. */
 #include "ski.h"
 
 #include <math.h>
@@ -51,8 +52,13 @@ static int precond_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *B,
     return sgp_fail(ctx, SGP_ENOMEM, "precond_rank: out of memory for %lld eigenvectors",
                     (long long)q);
   }
-  if ((code = sgp_ski_kg_eig(ctx, kg, q, EIG_TOL, EIG_MAX_ITER, pc->V, lam, NULL, NULL)))
+  int64_t sweeps = 0;
+  double resid = 0.0;
+  if ((code = sgp_ski_kg_eig(ctx, kg, q, EIG_TOL, EIG_MAX_ITER, pc->V, lam, &sweeps, &resid)))
     goto fail;
+  sgp_say(ctx, "ski_gsgp: preconditioner rank %lld: %lld subspace sweeps, eigen residual "
+          "%.2g lam_1, lam_q / lam_1 = %.2g", (long long)q, (long long)sweeps, resid,
+          lam[0] > 0 ? lam[q - 1] / lam[0] : 0.0);
   /* drop non-positive Ritz values (K_G is PSD; roundoff in the tail) */
   int64_t qe = 0;
   while (qe < q && lam[qe] > 0) qe++;
@@ -86,19 +92,24 @@ fail:
   return code;
 }
 
-/* [zh, c_z] = P^{-1} [rh, c_r]; g (q) keeps C^{-1}(V'B rh + c_r V'u_y). */
+/* [zh, c_z] = P^{-1} [rh, c_r] with g = C^{-1}(V'B rh + c_r V'u_y).
+ * *rbvg = (V'B rh)' g, so that rh'B rh = noise rh'B zh + *rbvg
+ * (rh = noise zh + V g) without a product with BV. */
 static int precond_apply(sgp_ctx *ctx, const precond *pc, double s2, const double *rh,
-                         double cr, double *zh, double *g)
+                         double cr, double *zh, double *g, double *rbvg)
 {
   int code;
   const int64_t m = pc->m, q = pc->q;
+  *rbvg = 0.0;
   if (q == 0) {
     for (int64_t i = 0; i < m; i++) zh[i] = rh[i] / s2;
     return SGP_OK;
   }
-  memcpy(g, pc->vu0, (size_t)q * sizeof(double));
-  if ((code = sgp_gemm(ctx, 'T', 'N', q, 1, m, 1.0, pc->BV, m, rh, m, cr, g, q))) return code;
+  if ((code = sgp_gemm(ctx, 'T', 'N', q, 1, m, 1.0, pc->BV, m, rh, m, 0.0, pc->t, q)))
+    return code;
+  for (int64_t j = 0; j < q; j++) g[j] = pc->t[j] + cr * pc->vu0[j];
   if ((code = sgp_potrs(ctx, q, 1, pc->C, q, g, q))) return code;
+  for (int64_t j = 0; j < q; j++) *rbvg += pc->t[j] * g[j];
   memcpy(zh, rh, (size_t)m * sizeof(double));
   if ((code = sgp_gemm(ctx, 'N', 'N', m, 1, q, -1.0, pc->V, m, g, q, 1.0, zh, m))) return code;
   for (int64_t i = 0; i < m; i++) zh[i] /= s2;
@@ -145,8 +156,8 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
   sgp_progress(ctx, "ski_gsgp: preconditioner", 0.0);
   if ((code = precond_build(ctx, st, &B, kg, noise, q, &pc))) goto cleanup;
-  /* work vectors: k0 r p x xd bp mp z bz mz u tmp, and g (q) */
-  buf = sgp_calloc(12 * m + q);
+  /* work vectors: k0 r p x xd bp mp z bz mz tmp, and g (q) */
+  buf = sgp_calloc(11 * m + q);
   if (!buf) {
     code = sgp_fail(ctx, SGP_ENOMEM, "stats: out of memory for PCG vectors (m = %lld)",
                     (long long)m);
@@ -154,9 +165,9 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   }
   double *k0 = buf, *rh = buf + m, *ph = buf + 2 * m, *xh = buf + 3 * m, *xd = buf + 4 * m,
          *bp = buf + 5 * m, *mp = buf + 6 * m, *zh = buf + 7 * m, *bz = buf + 8 * m,
-         *mz = buf + 9 * m, *uh = buf + 10 * m, *tmp = buf + 11 * m, *g = buf + 12 * m;
+         *mz = buf + 9 * m, *tmp = buf + 10 * m, *g = buf + 11 * m;
   const double *u0 = st->uy, rho0 = st->yy, s2 = noise;
-  double cr = 1.0, cx = 0.0, cz, cp, gamma = 0.0;
+  double cr = 1.0, cx = 0.0, cz, cp, gamma = 0.0, rbvg;
   const double nb = sqrt(rho0);
   sgp_progress(ctx, "ski_gsgp: mean", 0.0);
   if ((code = kg->apply(kg, sgp_cmat_of(u0, m, 1), sgp_mat_of(k0, m, 1), ctx))) goto cleanup;
@@ -166,7 +177,7 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   if (nb == 0.0 || 1.0 <= o->tol) inf.converged = 1;
   if (!inf.converged) {
     /* z0 = P^{-1} y (rh = 0, c_r = 1); p0 = z0 */
-    if ((code = precond_apply(ctx, &pc, s2, rh, cr, zh, g))) goto cleanup;
+    if ((code = precond_apply(ctx, &pc, s2, rh, cr, zh, g, &rbvg))) goto cleanup;
     cz = cr / s2;
     if ((code = bop_apply(ctx, &B, kg, s2, m, zh, bz, mz))) goto cleanup;
     gamma = dot(m, zh, u0) + cz * rho0; /* <r0, z0> with rh = 0, c_r = 1 */
@@ -190,16 +201,12 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
     cx += a * cp;
     cr -= a * s2 * cp;
     /* z = P^{-1} r; the iteration's one B and K_G product on z */
-    if ((code = precond_apply(ctx, &pc, s2, rh, cr, zh, g))) goto cleanup;
+    if ((code = precond_apply(ctx, &pc, s2, rh, cr, zh, g, &rbvg))) goto cleanup;
     cz = cr / s2;
     if ((code = bop_apply(ctx, &B, kg, s2, m, zh, bz, mz))) goto cleanup;
-    /* B rh = noise B zh + BV g (rh = noise zh + V g) */
-    for (int64_t i = 0; i < m; i++) uh[i] = s2 * bz[i];
-    if (pc.q > 0 &&
-        (code = sgp_gemm(ctx, 'N', 'N', m, 1, pc.q, 1.0, pc.BV, m, g, pc.q, 1.0, uh, m)))
-      goto cleanup;
-    const double ru = dot(m, rh, u0);
-    double g2 = dot(m, rh, uh) + 2.0 * cr * ru + cr * cr * rho0;
+    /* ||r||^2 with rh'B rh = noise rh'B zh + (V'B rh)' g */
+    const double ru = dot(m, rh, u0), rbz = dot(m, rh, bz);
+    double g2 = s2 * rbz + rbvg + 2.0 * cr * ru + cr * cr * rho0;
     if (g2 < 0) g2 = 0; /* rounding below the attainable accuracy */
     inf.iterations = k + 1;
     inf.rel_residual = sqrt(g2) / nb;
@@ -207,7 +214,7 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
     if (history) history[k + 1] = inf.rel_residual;
     if (inf.rel_residual <= o->tol) { inf.converged = 1; break; }
     /* <r, z> = rh'B zh + c_z rh'u_y + c_r zh'u_y + c_r c_z y'y */
-    const double g2z = dot(m, rh, bz) + cz * ru + cr * dot(m, zh, u0) + cr * cz * rho0;
+    const double g2z = rbz + cz * ru + cr * dot(m, zh, u0) + cr * cz * rho0;
     const double b = g2z / gamma;
     if (beta) beta[k] = b;
     for (int64_t i = 0; i < m; i++) {
