@@ -152,6 +152,11 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
     return sgp_fail(ctx, SGP_EINVAL,
                     "precond_rank: must be a whole number >= 0 and < the %lld grid points "
                     "(got %lld)", (long long)m, (long long)q);
+  if (!(o->tol >= 0) || !isfinite(o->tol))
+    return sgp_fail(ctx, SGP_EINVAL, "tol: must be a non-negative number (got %g)", o->tol);
+  if (o->max_iter < 0)
+    return sgp_fail(ctx, SGP_EINVAL, "max_iter: must be non-negative (got %lld)",
+                    (long long)o->max_iter);
   if (!weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
   sgp_progress(ctx, "ski_gsgp: preconditioner", 0.0);

@@ -11,7 +11,7 @@
  *  - an ill-conditioned case (~200 points per cell, noise 1e-3): clearly
  *    at least 10 times fewer iterations with q = 40;
  *  - precond_rank = 0 is bitwise the default path; bad ranks name
- *    precond_rank. */
+ *    precond_rank; interrupts; no data gives mean 0. */
 #include "test_helpers.h"
 #include "ski/ski.h"
 
@@ -300,6 +300,8 @@ static void rank_zero_is_the_old_path(void **state)
   free(a0); free(a1); free(h0); free(h1);
 }
 
+static int stop_now(void *user) { (void)user; return 1; }
+
 static void bad_ranks_name_precond_rank(void **state)
 {
   problem *p = (problem *)*state;
@@ -315,9 +317,37 @@ static void bad_ranks_name_precond_rank(void **state)
                                        NULL, NULL, NULL, NULL), SGP_EINVAL);
     assert_contains(p->ctx.errmsg, "precond_rank");
   }
+  /* called directly, the preconditioned solver checks tol and max_iter too */
+  o.precond_rank = 4;
+  o.tol = -1;
+  assert_int_equal(sgp_ski_mean_pefcg(&p->ctx, p->st, &p->kg, p->noise, &o, a, NULL, NULL,
+                                      NULL, NULL, NULL, NULL), SGP_EINVAL);
+  assert_contains(p->ctx.errmsg, "tol");
+  o.tol = 0.01;
+  o.max_iter = -2;
+  assert_int_equal(sgp_ski_mean_pefcg(&p->ctx, p->st, &p->kg, p->noise, &o, a, NULL, NULL,
+                                      NULL, NULL, NULL, NULL), SGP_EINVAL);
+  assert_contains(p->ctx.errmsg, "max_iter");
   assert_int_equal(sgp_ski_kg_eig(&p->ctx, &p->kg, 0, 1e-3, 10, V, &lam, NULL, NULL),
                    SGP_EINVAL);
   assert_contains(p->ctx.errmsg, "precond_rank");
+  /* interrupts reach the eigen sweeps and the solve; nothing leaks */
+  o.max_iter = 1000;
+  p->ctx.interrupt = stop_now;
+  assert_int_equal(sgp_ski_mean_efcg(&p->ctx, p->st, &p->kg, p->noise, &o, a, NULL, NULL, NULL,
+                                     NULL, NULL, NULL), SGP_EINTERRUPT);
+  p->ctx.interrupt = NULL;
+  /* no data: mean 0, converged at once */
+  sgp_ski_stats *e = NULL;
+  sgp_ski_solve_info info;
+  assert_int_equal(sgp_ski_stats_create(&p->ctx, &p->g, SGP_SKI_CUBIC, &e), SGP_OK);
+  a[0] = 7;
+  assert_int_equal(sgp_ski_mean_efcg(&p->ctx, e, &p->kg, p->noise, &o, a, NULL, NULL, &info,
+                                     NULL, NULL, NULL), SGP_OK);
+  assert_true(info.converged);
+  assert_int_equal(info.iterations, 0);
+  assert_true(th_max_abs(m, a) == 0.0);
+  sgp_ski_stats_free(e);
   free(a); free(V);
 }
 
