@@ -48,7 +48,8 @@ int sgp_ski_kg_eig(sgp_ctx *ctx, const sgp_op *kg, int64_t q, double tol, int64_
     if ((code = kg->apply(kg, sgp_cmat_of(Q, m, b), sgp_mat_of(Y, m, b), ctx))) goto cleanup;
     if ((code = sgp_gemm(ctx, 'T', 'N', b, b, m, 1.0, Q, m, Y, m, 0.0, H, b))) goto cleanup;
     for (int64_t i = 0; i < b; i++)
-      for (int64_t j = 0; j < i; j++) H[i + j * b] = H[j + i * b] = 0.5 * (H[i + j * b] + H[j + i * b]);
+      for (int64_t j = 0; j < i; j++)
+        H[i + j * b] = H[j + i * b] = 0.5 * (H[i + j * b] + H[j + i * b]);
     if ((code = sgp_syev(ctx, b, H, b, w))) goto cleanup;
     /* Ritz vectors in descending order: column j of U is column b-1-j of H */
     for (int64_t j = 0; j < b / 2; j++) {

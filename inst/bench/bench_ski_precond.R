@@ -40,7 +40,8 @@ elapsed <- function(f, reps = 3L) {
   attr(best, "value") <- val
   best
 }
-cat(sprintf("noise %g, max_iter %d; load before: %s\n", noise, max_iter_all, paste(readLines("/proc/loadavg"), collapse = "")))
+loadavg <- function() paste(readLines("/proc/loadavg"), collapse = "")
+cat(sprintf("noise %g, max_iter %d; load before: %s\n", noise, max_iter_all, loadavg()))
 t_base1 <- elapsed(function() fit_q(0L, 1L))
 ref <- NULL
 cat(sprintf("%6s %6s %9s %9s %9s %8s %10s %9s\n", "q", "iter", "setup_s", "solve_s", "total_s",
@@ -55,4 +56,4 @@ for (q in qs) {
               total - setup, total, sqrt(mean((mu - truth)^2)),
               max(abs(mu - ref)) / max(abs(ref)), fit$rel_residual))
 }
-cat(sprintf("load after: %s\n", paste(readLines("/proc/loadavg"), collapse = "")))
+cat(sprintf("load after: %s\n", loadavg()))
