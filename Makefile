@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean bench-laplace bench-laplace-core bench-ski bench-ski-pass bench-valla
+  octave-pkg rcheck docs clean bench-laplace bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
 
 all: install
 
@@ -133,4 +133,10 @@ $(SKI_BENCH)/bench_ski_pass: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(
 bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
 	@uptime
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_pass
+	@uptime
+# ski_gsgp precond_rank on the demo's 1e6-point panel (demo noise, then a harder one).
+bench-ski-precond: install
+	@uptime
+	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond.R
+	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive NOISE=0.001 MAX_ITER=20000 R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond.R
 	@uptime

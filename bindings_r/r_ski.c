@@ -89,6 +89,8 @@ static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
   o->rank = (int64_t)real_elt(opts, "rank");
   o->loglik = Rf_asLogical(sgp_r_list_elt(opts, "loglik")) == TRUE;
   o->slq_max_iter = (int64_t)real_elt(opts, "slq_max_iter");
+  SEXP pr = sgp_r_list_elt(opts, "precond_rank"); /* fits only; predict has none */
+  o->precond_rank = Rf_isNull(pr) ? 0 : (int64_t)Rf_asReal(pr);
   o->bounds_policy = (sgp_ski_bounds_policy)(int)real_elt(opts, "bounds_policy");
 }
 

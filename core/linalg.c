@@ -204,3 +204,33 @@ int sgp_trmm(sgp_ctx *ctx, char side, char uplo, char transa, int64_t m, int64_t
   dtrmm_(&side, &uplo, &transa, "N", &im, &in, &alpha, A, &ila, B, &ilb, 1, 1, 1, 1);
   return SGP_OK;
 }
+
+/* ------------------------------------------------------------ orthonormal basis */
+extern void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau,
+                    double *work, const int *lwork, int *info);
+extern void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda,
+                    const double *tau, double *work, const int *lwork, int *info);
+
+int sgp_orth(sgp_ctx *ctx, int64_t m, int64_t k, double *A, int64_t lda)
+{
+  static const char routine[] = "dgeqrf";
+  FITS(m); FITS(k); FITS(lda);
+  if (k > m) return sgp_fail(ctx, SGP_EDIM, "dgeqrf: %lld columns exceed %lld rows",
+                             (long long)k, (long long)m);
+  if (m == 0 || k == 0) return SGP_OK;
+  int im = (int)m, ik = (int)k, ila = (int)lda, info = 0, lwork = -1, l2 = -1;
+  double wq = 0, wq2 = 0;
+  double *tau = sgp_alloc(k);
+  if (!tau) return sgp_fail(ctx, SGP_ENOMEM, "dgeqrf: out of memory");
+  dgeqrf_(&im, &ik, A, &ila, tau, &wq, &lwork, &info);
+  dorgqr_(&im, &ik, &ik, A, &ila, tau, &wq2, &l2, &info);
+  lwork = (int)(wq > wq2 ? wq : wq2);
+  if (lwork < 1) lwork = 1;
+  double *work = sgp_alloc(lwork);
+  if (!work) { free(tau); return sgp_fail(ctx, SGP_ENOMEM, "dgeqrf: out of memory"); }
+  dgeqrf_(&im, &ik, A, &ila, tau, work, &lwork, &info);
+  if (info == 0) dorgqr_(&im, &ik, &ik, A, &ila, tau, work, &lwork, &info);
+  free(work); free(tau);
+  if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dgeqrf/dorgqr failed (info %d)", info);
+  return SGP_OK;
+}

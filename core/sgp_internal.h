@@ -71,6 +71,10 @@ int sgp_trsm(sgp_ctx *ctx, char side, char uplo, char transa, int64_t m, int64_t
              double alpha, const double *A, int64_t lda, double *B, int64_t ldb);
 int sgp_trmm(sgp_ctx *ctx, char side, char uplo, char transa, int64_t m, int64_t n,
              double alpha, const double *A, int64_t lda, double *B, int64_t ldb);
+/* Orthonormal basis of the k <= m columns of A in place (Householder QR, LAPACK
+ * dgeqrf + dorgqr): A = Q R, A becomes Q. Rank-deficient A still gives an
+ * orthonormal Q. */
+int sgp_orth(sgp_ctx *ctx, int64_t m, int64_t k, double *A, int64_t lda);
 
 /* ------------------------------------------------------------ backend.c / cuda/ */
 int sgp_cuda_built(void);

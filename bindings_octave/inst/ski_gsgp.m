@@ -43,6 +43,15 @@
 ## @item @qcode{"loglik"}, @qcode{"probes"}, @qcode{"slq_max_iter"}
 ## Estimate the log marginal likelihood by stochastic Lanczos quadrature with
 ## that many probes (30) and Lanczos steps per probe (100).
+## @item @qcode{"precond_rank"}
+## Rank q of an optional preconditioner for the posterior-mean solve of
+## method @qcode{"gsgp"} (0 = none, the default; a whole number below the
+## number of grid points m): P = noise I + W V L V' W' with the top q
+## eigenpairs of K_G (subspace iteration from a fixed-seed random start),
+## applied in grid-size form.  It cuts iterations when there are many points
+## per grid cell and little noise; @qcode{"tol"}, @code{fit.rel_residual} and
+## @code{fit.history} still measure the unpreconditioned residual.  Variances
+## and the log-likelihood are not preconditioned.
 ## @item @qcode{"xtest"}
 ## Test inputs; predictions are then in @code{fit.test.mean},
 ## @code{fit.test.var}.
@@ -102,7 +111,7 @@ function fit = ski_gsgp (varargin)
                      "lengthscale", 1, "outputscale", 1, "noise", 1,
                      "interpolation", "cubic", "method", "gsgp", "tol", 0.01,
                      "max_iter", 1000, "variance", "none", "rank", [], "loglik", false,
-                     "probes", 30, "slq_max_iter", 100, "xtest", [], "stats", [],
+                     "probes", 30, "slq_max_iter", 100, "precond_rank", 0, "xtest", [], "stats", [],
                      "bounds_policy", "error", "backend", "auto", "seed", [],
                      "verbose", false, "threads", []);
   [opts, given] = parse_options (fname, defaults, args{:});
@@ -122,6 +131,10 @@ function fit = ski_gsgp (varargin)
   loglik = check_flag (opts.loglik, fname, "loglik");
   probes = check_count (opts.probes, fname, "probes", 1);
   slq_max_iter = check_count (opts.slq_max_iter, fname, "slq_max_iter", 1);
+  precond_rank = check_count (opts.precond_rank, fname, "precond_rank", 0);
+  if (precond_rank > 0 && ! strcmp (method, "gsgp"))
+    arg_error (fname, "precond_rank", "applies to method \"gsgp\" only");
+  endif
   policies = {"error", "truncate", "clamp", "drop"};
   bounds_policy = check_choice (opts.bounds_policy, policies, fname, "bounds_policy");
   backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
@@ -176,6 +189,10 @@ function fit = ski_gsgp (varargin)
   if (strcmp (method, "ski") && rows (x) != stats.n)
     arg_error (fname, "x", "has %d rows but 'stats' count %d points", rows (x), stats.n);
   endif
+  if (precond_rank >= prod (stats.grid.size))
+    arg_error (fname, "precond_rank", "must be less than the %d grid points",
+               prod (stats.grid.size));
+  endif
   t1 = toc (t0);
 
   copt = struct ("kernel", kernel, "lengthscale", lengthscale, "outputscale", outputscale,
@@ -183,6 +200,7 @@ function fit = ski_gsgp (varargin)
                  "tol", tol, "max_iter", max_iter,
                  "variance", find (strcmp (variance, {"none", "lanczos", "exact"})) - 1,
                  "rank", rank, "loglik", loglik, "slq_max_iter", slq_max_iter,
+                 "precond_rank", precond_rank,
                  "bounds_policy", find (strcmp (bounds_policy, policies)) - 1,
                  "backend", backend);
   if (strcmp (method, "ski"))
@@ -213,6 +231,7 @@ function fit = ski_gsgp (varargin)
   fit.backend = backend;
   fit.seed = seed;
   fit.slq_max_iter = slq_max_iter;
+  fit.precond_rank = precond_rank;
   if (strcmp (variance, "lanczos"))
     fit.rank = rows (r.love_Ft);
     fit.love = struct ("Ft", r.love_Ft, "c0", r.love_c0);

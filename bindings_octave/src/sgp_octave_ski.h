@@ -123,6 +123,8 @@ namespace sgp_octave
     o->rank = static_cast<int64_t> (num ("rank"));
     o->loglik = num ("loglik") != 0;
     o->slq_max_iter = static_cast<int64_t> (num ("slq_max_iter"));
+    if (s.isfield ("precond_rank"))  // fits only; predict has none
+      o->precond_rank = static_cast<int64_t> (num ("precond_rank"));
     o->bounds_policy = static_cast<sgp_ski_bounds_policy> (static_cast<int> (num ("bounds_policy")));
   }
 }

@@ -392,6 +392,8 @@ typedef struct {
   uint64_t seed;                    /* seed of the probes (sketches are keyed by
                                        seed, probe and global row); 1 */
   int64_t slq_max_iter;             /* Krylov steps per probe; 100 */
+  int64_t precond_rank;             /* method GSGP: rank q of the K_G preconditioner
+                                       of the mean solve (spec §8.4); 0 = none (default) */
 } sgp_ski_opts;
 
 void sgp_ski_opts_default(sgp_ski_opts *o);

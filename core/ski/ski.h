@@ -284,6 +284,8 @@ const sgp_op *sgp_ski_op_ski_kg(const sgp_op *op);
 typedef struct {
   double tol;        /* stop when ||r_k|| <= tol ||b||; default 0.01 */
   int64_t max_iter;  /* default 1000 */
+  int64_t precond_rank; /* sgp_ski_mean_efcg only: rank q of the K_G
+                           preconditioner (ski_precond.c); 0 (default) = off */
 } sgp_ski_solve_opts;
 
 typedef struct {
@@ -347,6 +349,29 @@ int sgp_ski_mean_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
 int sgp_ski_predict_mean(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
                          sgp_ski_bounds_policy policy, sgp_cmat Xs, const double *weights,
                          double *mean);
+
+/* ------------------------------------------------------------ ski_precond.c */
+
+/* Top-q eigenpairs of K_G (spec §8.4) by block subspace iteration with
+ * Rayleigh-Ritz on q + oversampling columns from a Gaussian start drawn from
+ * ctx->rng, using only kg products (any kernel the grid operator supports).
+ * Stops when every kept pair has ||K_G v - lam v|| <= tol lam_1 or after
+ * max_iter iterations. V (m-by-q, orthonormal columns), lam (q, descending).
+ * iters / resid (may be NULL): iterations run and the largest
+ * ||K_G v - lam v|| / lam_1 of the kept pairs. Errors name `precond_rank`. */
+int sgp_ski_kg_eig(sgp_ctx *ctx, const sgp_op *kg, int64_t q, double tol, int64_t max_iter,
+                   double *V, double *lam, int64_t *iters, double *resid);
+
+/* Preconditioned EFCG for the posterior mean (spec §8.4): P = noise I +
+ * W V L V' W' with V L V' the top-q eigenpairs of K_G (q = o->precond_rank),
+ * applied by Woodbury in factorized form with V'BV formed once. One B and one
+ * K_G product per iteration plus O(m q); stops on the unpreconditioned
+ * ||r_k|| <= tol ||y||. Same outputs as sgp_ski_mean_efcg (alpha / beta are
+ * the preconditioned CG coefficients), which calls it when precond_rank > 0. */
+int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                       const sgp_ski_solve_opts *o, double *weights, double *xhat, double *cx,
+                       sgp_ski_solve_info *info, double *history, double *alpha,
+                       double *beta);
 
 /* ------------------------------------------------------------ ski_var.c */
 

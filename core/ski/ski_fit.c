@@ -132,6 +132,11 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   sgp_ski_solve_opts_default(&so);
   so.tol = o->tol;
   so.max_iter = o->max_iter;
+  so.precond_rank = o->precond_rank;
+  if (o->precond_rank != 0 && o->method != SGP_SKI_METHOD_GSGP) {
+    code = sgp_fail(ctx, SGP_EINVAL, "precond_rank: applies to method \"gsgp\" only");
+    goto cleanup;
+  }
   if ((code = sgp_ski_grid_op(ctx, &k, &st->grid, NULL, &kg))) goto cleanup;
   sgp_progress(ctx, "ski_gsgp: mean", 0.0);
   if (o->method == SGP_SKI_METHOD_GSGP) {

@@ -273,6 +273,7 @@ int sgp_ski_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doub
   if (!buf) return sgp_fail(ctx, SGP_ENOMEM, "stats: out of memory (m = %lld)", (long long)m);
   double *a = weights ? weights : buf, *xh = buf + m, cx = 0.0;
   sgp_ski_solve_opts so;
+  sgp_ski_solve_opts_default(&so);
   so.tol = o->mean_tol;
   so.max_iter = o->max_iter;
   if ((code = sgp_ski_mean_efcg(ctx, st, kg, noise, &so, a, xh, &cx, &res->mean_info, NULL,

@@ -25,6 +25,7 @@ void sgp_ski_solve_opts_default(sgp_ski_solve_opts *o)
 {
   o->tol = 0.01;
   o->max_iter = 1000;
+  o->precond_rank = 0;
 }
 
 static int check_opts(sgp_ctx *ctx, const sgp_ski_solve_opts *o)
@@ -35,6 +36,9 @@ static int check_opts(sgp_ctx *ctx, const sgp_ski_solve_opts *o)
   if (o->max_iter < 0)
     return sgp_fail(ctx, SGP_EINVAL, "max_iter: must be non-negative (got %lld)",
                     (long long)o->max_iter);
+  if (o->precond_rank < 0)
+    return sgp_fail(ctx, SGP_EINVAL, "precond_rank: must be a whole number >= 0 (got %lld)",
+                    (long long)o->precond_rank);
   return SGP_OK;
 }
 
@@ -134,6 +138,9 @@ int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
   if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   const int64_t m = st->m;
   if ((code = check_opts(ctx, o))) return code;
+  if (o->precond_rank > 0)
+    return sgp_ski_mean_pefcg(ctx, st, kg, noise, o, weights, xhat_out, cx_out, info, history,
+                              alpha, beta);
   if (!weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
   /* all work vectors once: k0 r p x xd u v s z tmp */

@@ -1,0 +1,58 @@
+# ski_gsgp(precond_rank = q): the opt-in preconditioner of the mean solve
+# (spec §8.4). Oracle: the unpreconditioned fit of the same model at a tight
+# tolerance (itself checked against the dense GP in test-ski.R).
+
+precond_case <- function() {
+  set.seed(11)
+  n <- 6000
+  x <- cbind(runif(n), runif(n))
+  y <- sin(5 * x[, 1]) * cos(3 * x[, 2]) + rnorm(n, sd = 0.05)
+  list(x = x, y = y, grid_size = c(20, 18))
+}
+
+test_that("precond_rank gives the unpreconditioned mean with fewer iterations", {
+  c <- precond_case()
+  fit0 <- ski_gsgp(c$x, c$y, grid_size = c$grid_size, kernel = "matern52", lengthscale = 0.3,
+                   noise = 0.0025, tol = 1e-10, max_iter = 5000, verbose = FALSE)
+  fit1 <- ski_gsgp(c$x, c$y, grid_size = c$grid_size, kernel = "matern52", lengthscale = 0.3,
+                   noise = 0.0025, tol = 1e-10, max_iter = 5000, precond_rank = 40,
+                   verbose = FALSE)
+  expect_true(fit0$converged && fit1$converged)
+  expect_lte(max(abs(fit1$weights - fit0$weights)) / max(abs(fit0$weights)), 1e-6)
+  expect_lte(fit1$rel_residual, 1e-10)
+  expect_equal(fit1$precond_rank, 40L)
+  expect_lt(3 * fit1$iterations, fit0$iterations)
+  # test means too, and the default (0) is the plain path
+  xs <- cbind(runif(50, 0.1, 0.9), runif(50, 0.1, 0.9))
+  p0 <- predict(fit0, xs)$mean
+  p1 <- predict(fit1, xs)$mean
+  expect_lte(max(abs(p1 - p0)) / max(abs(p0)), 1e-6)
+  fitd <- ski_gsgp(c$x, c$y, grid_size = c$grid_size, kernel = "matern52", lengthscale = 0.3,
+                   noise = 0.0025, tol = 1e-10, max_iter = 5000, precond_rank = 0,
+                   verbose = FALSE)
+  expect_identical(fitd$weights, fit0$weights)
+  expect_identical(fitd$iterations, fit0$iterations)
+})
+
+test_that("precond_rank works from statistics and with the default tolerance", {
+  c <- precond_case()
+  st <- ski_stats(c$x, c$y, ski_grid(c$x, grid_size = c$grid_size))
+  fit <- ski_gsgp(stats = st, lengthscale = 0.2, noise = 0.01, precond_rank = 16,
+                  verbose = FALSE)
+  expect_true(fit$converged)
+  expect_lte(fit$rel_residual, 0.01)
+  expect_equal(fit$history$rel_residual[1], 1)
+})
+
+test_that("bad precond_rank values give errors naming it", {
+  c <- precond_case()
+  x <- c$x[1:200, ]; y <- c$y[1:200]
+  for (bad in list(-1, 1.5, "a", NA, c(1, 2), Inf))
+    expect_error(ski_gsgp(x, y, grid_size = c(8, 8), precond_rank = bad, verbose = FALSE),
+                 "ski_gsgp: 'precond_rank' must be a whole number >= 0")
+  expect_error(ski_gsgp(x, y, grid_size = c(8, 8), precond_rank = 64, verbose = FALSE),
+               "'precond_rank' must be less than the 64 grid points")
+  expect_error(ski_gsgp(x, y, grid_size = c(8, 8), method = "ski", precond_rank = 4,
+                        verbose = FALSE),
+               "'precond_rank' applies to method = \"gsgp\" only")
+})
