@@ -313,6 +313,12 @@ int sgp_ski_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_ski_s
  * the grid's order, noise a positive finite variance (errors name them). */
 int sgp_ski_check_model(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise);
 
+/* The factorized operator of spec §4.1, (v, u) = Bop(r): u = B r and
+ * v = K_G u + noise r (m values each) -- the one B and one K_G product of a
+ * factorized CG iteration (ski_solve.c, ski_precond.c). */
+int sgp_ski_bop_pair(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double noise, int64_t m,
+                     const double *r, double *u, double *v);
+
 /* Posterior mean by efficiently factorized CG (spec §4.2 route 2, Alg. A3
  * corrected, x0 = 0, r0 = y): the same iterates as sgp_ski_mean_cg in exact
  * arithmetic, with only grid-size work per iteration (one K_G and one B

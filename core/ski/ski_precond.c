@@ -116,17 +116,6 @@ static int precond_apply(sgp_ctx *ctx, const precond *pc, double s2, const doubl
   return SGP_OK;
 }
 
-/* (v, u) = Bop(r) of spec §4.1: u = B r, v = K_G u + noise r (as in ski_solve.c) */
-static int bop_apply(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double s2, int64_t m,
-                     const double *r, double *u, double *v)
-{
-  int code = B->apply(B, sgp_cmat_of(r, m, 1), sgp_mat_of(u, m, 1), ctx);
-  if (!code) code = kg->apply(kg, sgp_cmat_of(u, m, 1), sgp_mat_of(v, m, 1), ctx);
-  if (!code)
-    for (int64_t i = 0; i < m; i++) v[i] += s2 * r[i];
-  return code;
-}
-
 static double dot(int64_t n, const double *a, const double *b)
 {
   double s = 0.0;
@@ -184,7 +173,7 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
     /* z0 = P^{-1} y (rh = 0, c_r = 1); p0 = z0 */
     if ((code = precond_apply(ctx, &pc, s2, rh, cr, zh, g, &rbvg))) goto cleanup;
     cz = cr / s2;
-    if ((code = bop_apply(ctx, &B, kg, s2, m, zh, bz, mz))) goto cleanup;
+    if ((code = sgp_ski_bop_pair(ctx, &B, kg, s2, m, zh, bz, mz))) goto cleanup;
     gamma = dot(m, zh, u0) + cz * rho0; /* <r0, z0> with rh = 0, c_r = 1 */
     memcpy(ph, zh, (size_t)m * sizeof(double));
     memcpy(bp, bz, (size_t)m * sizeof(double));
@@ -208,7 +197,7 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
     /* z = P^{-1} r; the iteration's one B and K_G product on z */
     if ((code = precond_apply(ctx, &pc, s2, rh, cr, zh, g, &rbvg))) goto cleanup;
     cz = cr / s2;
-    if ((code = bop_apply(ctx, &B, kg, s2, m, zh, bz, mz))) goto cleanup;
+    if ((code = sgp_ski_bop_pair(ctx, &B, kg, s2, m, zh, bz, mz))) goto cleanup;
     /* ||r||^2 with rh'B rh = noise rh'B zh + (V'B rh)' g */
     const double ru = dot(m, rh, u0), rbz = dot(m, rh, bz);
     double g2 = s2 * rbz + rbvg + 2.0 * cr * ru + cr * cr * rho0;

@@ -49,15 +49,13 @@ static double dot(int64_t n, const double *a, const double *b)
   return s;
 }
 
-/* The factorized operator of the spec, (v, u) = Bop(r): u = B r and
- * v = K_G u + noise r -- the one B and one K_G product of an iteration. */
-static int bop_apply(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double s2, int64_t m,
+int sgp_ski_bop_pair(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double noise, int64_t m,
                      const double *r, double *u, double *v)
 {
   int code = B->apply(B, sgp_cmat_of(r, m, 1), sgp_mat_of(u, m, 1), ctx);
   if (!code) code = kg->apply(kg, sgp_cmat_of(u, m, 1), sgp_mat_of(v, m, 1), ctx);
   if (!code)
-    for (int64_t i = 0; i < m; i++) v[i] += s2 * r[i];
+    for (int64_t i = 0; i < m; i++) v[i] += noise * r[i];
   return code;
 }
 
@@ -176,7 +174,7 @@ int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
     }
     cx += a * cp;
     cr -= a * s2 * cp;
-    if ((code = bop_apply(ctx, &B, kg, s2, m, rh, uh, vh))) goto cleanup;
+    if ((code = sgp_ski_bop_pair(ctx, &B, kg, s2, m, rh, uh, vh))) goto cleanup;
     double g2 = dot(m, rh, uh) + 2.0 * cr * dot(m, rh, u0) + cr * cr * rho0;
     if (g2 < 0) g2 = 0; /* rounding below the attainable accuracy */
     inf.iterations = k + 1;
@@ -248,7 +246,7 @@ int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doubl
   if (xhat) memset(xhat, 0, (size_t)m * sizeof(double));
   memcpy(rh, rhat0, (size_t)m * sizeof(double));
   memcpy(ph, rhat0, (size_t)m * sizeof(double));
-  if ((code = bop_apply(ctx, &B, kg, s2, m, rh, uh, vh))) goto cleanup;
+  if ((code = sgp_ski_bop_pair(ctx, &B, kg, s2, m, rh, uh, vh))) goto cleanup;
   for (int64_t i = 0; i < m; i++) {
     sh[i] = uh[i];
     zh[i] = vh[i];
@@ -270,7 +268,7 @@ int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doubl
     }
     if (xhat)
       for (int64_t i = 0; i < m; i++) xhat[i] += a * ph[i];
-    if ((code = bop_apply(ctx, &B, kg, s2, m, rh, uh, vh))) goto cleanup;
+    if ((code = sgp_ski_bop_pair(ctx, &B, kg, s2, m, rh, uh, vh))) goto cleanup;
     double g2 = dot(m, rh, uh);
     if (g2 < 0) g2 = 0;
     inf.iterations = k + 1;
