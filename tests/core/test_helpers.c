@@ -223,3 +223,75 @@ int th_ski_stats_same_bits(const sgp_ski_stats *a, const sgp_ski_stats *b)
          !memcmp(a->uy, b->uy, (size_t)a->m * sizeof(double)) &&
          !memcmp(a->u1, b->u1, (size_t)a->m * sizeof(double));
 }
+
+th_ski_p2 *th_ski_p2_new(void)
+{
+  th_ski_p2 *p = (th_ski_p2 *)calloc(1, sizeof *p);
+  sgp_ctx_init(&p->ctx);
+  p->ctx.nthreads = 2;
+  memset(&p->g, 0, sizeof p->g);
+  p->g.d = 2;
+  for (int j = 0; j < SGP_SKI_MAX_D; j++) { p->g.m[j] = 1; p->g.h[j] = 1.0; }
+  p->g.m[0] = 12; p->g.m[1] = 10;
+  p->g.h[0] = p->g.h[1] = 0.25;
+  p->ell[0] = 0.6; p->ell[1] = 0.8;
+  p->k.kind = SGP_KERNEL_RBF;
+  p->k.lengthscale = p->ell;
+  p->k.n_lengthscale = 2;
+  p->k.outputscale = 1.3;
+  p->noise = 0.5;
+  const int64_t n = 400, m = 120, nt = 50;
+  p->n = n; p->m = m; p->nt = nt;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 2021);
+  p->X = th_zeros(n * 2); p->y = th_zeros(n); p->Xt = th_zeros(nt * 2);
+  for (int j = 0; j < 2; j++) {
+    const double hi = (double)(p->g.m[j] - 2) * 0.25, lo = 0.25;
+    for (int64_t i = 0; i < n; i++) p->X[i + j * n] = lo + (hi - lo) * sgp_rng_uniform(&rng);
+    for (int64_t i = 0; i < nt; i++) p->Xt[i + j * nt] = lo + (hi - lo) * sgp_rng_uniform(&rng);
+  }
+  for (int64_t i = 0; i < n; i++)
+    p->y[i] = sin(3 * p->X[i]) * cos(2 * p->X[i + n]) + 0.2 * sgp_rng_normal(&rng);
+  /* dense oracles */
+  p->W = th_ski_dense_W(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, p->X, n);
+  p->Wt = th_ski_dense_W(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, p->Xt, nt);
+  double *P = th_zeros(m * 2);
+  assert_int_equal(sgp_ski_grid_points(&p->ctx, &p->g, sgp_mat_of(P, m, 2)), SGP_OK);
+  p->KG = th_zeros(m * m);
+  th_kernel_matrix(SGP_KERNEL_RBF, 1.3, p->ell, 2, P, m, P, m, 2, p->KG);
+  free(P);
+  double *WK = th_zeros(n * m), *WT = th_zeros(m * n);
+  th_matmul(n, m, m, p->W, p->KG, WK);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t a = 0; a < m; a++) WT[a + i * m] = p->W[i + a * n];
+  p->A = th_zeros(n * n);
+  th_matmul(n, n, m, WK, WT, p->A);
+  for (int64_t i = 0; i < n; i++) p->A[i + i * n] += p->noise;
+  double *z = th_zeros(n), *u = th_zeros(m);
+  assert_int_equal(th_chol_solve(n, p->A, 1, p->y, z), 0);
+  th_matmul(m, 1, n, WT, z, u);
+  p->a_ref = th_zeros(m);
+  th_matmul(m, 1, m, p->KG, u, p->a_ref);
+  p->mean_ref = th_zeros(nt);
+  th_matmul(nt, 1, m, p->Wt, p->a_ref, p->mean_ref);
+  free(WK); free(WT); free(z); free(u);
+  /* operators and statistics */
+  assert_int_equal(sgp_ski_grid_op(&p->ctx, &p->k, &p->g, NULL, &p->kg), SGP_OK);
+  assert_int_equal(sgp_ski_op_ski(&p->ctx, &p->k, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                  sgp_cmat_of(p->X, n, 2), p->noise, &p->kg, &p->ski), SGP_OK);
+  assert_int_equal(sgp_ski_stats_create(&p->ctx, &p->g, SGP_SKI_CUBIC, &p->st), SGP_OK);
+  assert_int_equal(sgp_ski_stats_accumulate(&p->ctx, p->st, sgp_cmat_of(p->X, n, 2),
+                                            sgp_cmat_of(p->y, n, 1), 0, SGP_SKI_BOUNDS_ERROR),
+                   SGP_OK);
+  return p;
+}
+
+void th_ski_p2_free(th_ski_p2 *p)
+{
+  sgp_op_destroy(&p->ski);
+  sgp_op_destroy(&p->kg);
+  sgp_ski_stats_free(p->st);
+  free(p->X); free(p->y); free(p->Xt); free(p->W); free(p->Wt); free(p->KG); free(p->A);
+  free(p->a_ref); free(p->mean_ref);
+  free(p);
+}
