@@ -150,7 +150,7 @@ static int dense_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
     if ((st = sgp_poll_interrupt(ctx))) return st;
     st = sgp_kcache_apply(ctx, s->K, n, V, Y, s->tile);
   } else {
-    st = sgp_kernel_apply_prepared(ctx, &s->k, &s->prep, &s->prep, V, Y, s->tile);
+    st = sgp_kernel_apply_symmetric(ctx, &s->k, &s->prep, V, Y, s->tile);
   }
   if (st) return st;
   if (s->shift != 0.0)
