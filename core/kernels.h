@@ -31,9 +31,11 @@ double sgp_kernel_value_r2(sgp_kernel_kind kind, double s2, double r2);
 int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a,
                               const sgp_kprep *b, sgp_cmat V, sgp_mat Y, int tile);
 /* Y = k(a, a) V from the tiles on and below the diagonal, each used for both of
- * its places (half the kernel evaluations; kernel_sym_apply.c). Needs private
- * copies of Y for all threads but one; when they exceed SGP_KSYM_ACC_DOUBLES
- * (or cannot be allocated) it runs sgp_kernel_apply_prepared instead. */
+ * its places (half the kernel evaluations; kernel_sym_apply.c); the same bitwise
+ * for every thread count. Uses up to SGP_KSYM_LANES threads and lanes - 1 extra
+ * copies of Y; when those exceed SGP_KSYM_ACC_DOUBLES (or cannot be allocated)
+ * it runs sgp_kernel_apply_prepared instead. */
+#define SGP_KSYM_LANES 8
 #define SGP_KSYM_ACC_DOUBLES ((int64_t)32 << 20) /* 256 MiB */
 int sgp_kernel_apply_symmetric(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a,
                                sgp_cmat V, sgp_mat Y, int tile);
