@@ -224,9 +224,9 @@ int th_ski_stats_same_bits(const sgp_ski_stats *a, const sgp_ski_stats *b)
          !memcmp(a->u1, b->u1, (size_t)a->m * sizeof(double));
 }
 
-th_ski_p2 *th_ski_p2_new(void)
+void th_ski_p2_init(th_ski_p2 *p)
 {
-  th_ski_p2 *p = (th_ski_p2 *)calloc(1, sizeof *p);
+  memset(p, 0, sizeof *p);
   sgp_ctx_init(&p->ctx);
   p->ctx.nthreads = 2;
   memset(&p->g, 0, sizeof p->g);
@@ -283,15 +283,27 @@ th_ski_p2 *th_ski_p2_new(void)
   assert_int_equal(sgp_ski_stats_accumulate(&p->ctx, p->st, sgp_cmat_of(p->X, n, 2),
                                             sgp_cmat_of(p->y, n, 1), 0, SGP_SKI_BOUNDS_ERROR),
                    SGP_OK);
+}
+
+th_ski_p2 *th_ski_p2_new(void)
+{
+  th_ski_p2 *p = (th_ski_p2 *)malloc(sizeof *p);
+  assert_non_null(p);
+  th_ski_p2_init(p);
   return p;
 }
 
-void th_ski_p2_free(th_ski_p2 *p)
+void th_ski_p2_release(th_ski_p2 *p)
 {
   sgp_op_destroy(&p->ski);
   sgp_op_destroy(&p->kg);
   sgp_ski_stats_free(p->st);
   free(p->X); free(p->y); free(p->Xt); free(p->W); free(p->Wt); free(p->KG); free(p->A);
   free(p->a_ref); free(p->mean_ref);
+}
+
+void th_ski_p2_free(th_ski_p2 *p)
+{
+  th_ski_p2_release(p);
   free(p);
 }

@@ -96,5 +96,8 @@ typedef struct {
 } th_ski_p2;
 th_ski_p2 *th_ski_p2_new(void);
 void th_ski_p2_free(th_ski_p2 *p);
+/* The same in place (the struct must not move: the operators point into it). */
+void th_ski_p2_init(th_ski_p2 *p);
+void th_ski_p2_release(th_ski_p2 *p);
 
 #endif

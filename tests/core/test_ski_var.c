@@ -33,18 +33,9 @@ static double err_quad = 0;
 static int quad_steps = 0;
 
 typedef struct {
-  sgp_ctx ctx;
-  sgp_ski_grid g;
-  double ell[2];
-  sgp_kernel k;
-  double noise;
-  int64_t n, m, nt;
-  double *X, *y, *Xt;
+  th_ski_p2 b;                 /* problem P2 with its dense SKI system matrix b.A */
   double *var_ref, *prior_ref; /* dense posterior and prior variances at Xt */
   double logdet_ref, datafit_ref;
-  double *A;                   /* dense SKI system matrix */
-  sgp_op kg;
-  sgp_ski_stats *st;
 } problem;
 
 /* log det of the SPD n-by-n A by a naive Cholesky. */
@@ -70,53 +61,20 @@ static double dense_logdet(int64_t n, const double *A)
 static int setup(void **state)
 {
   problem *p = (problem *)calloc(1, sizeof *p);
-  sgp_ctx_init(&p->ctx);
-  p->ctx.nthreads = 2;
-  memset(&p->g, 0, sizeof p->g);
-  p->g.d = 2;
-  for (int j = 0; j < SGP_SKI_MAX_D; j++) { p->g.m[j] = 1; p->g.h[j] = 1.0; }
-  p->g.m[0] = 12; p->g.m[1] = 10;
-  p->g.h[0] = p->g.h[1] = 0.25;
-  p->ell[0] = 0.6; p->ell[1] = 0.8;
-  p->k.kind = SGP_KERNEL_RBF;
-  p->k.lengthscale = p->ell;
-  p->k.n_lengthscale = 2;
-  p->k.outputscale = 1.3;
-  p->noise = 0.5;
-  const int64_t n = 400, m = 120, nt = 50;
-  p->n = n; p->m = m; p->nt = nt;
-  sgp_rng rng;
-  sgp_rng_seed(&rng, 2021);
-  p->X = th_zeros(n * 2); p->y = th_zeros(n); p->Xt = th_zeros(nt * 2);
-  for (int j = 0; j < 2; j++) {
-    const double hi = (double)(p->g.m[j] - 2) * 0.25, lo = 0.25;
-    for (int64_t i = 0; i < n; i++) p->X[i + j * n] = lo + (hi - lo) * sgp_rng_uniform(&rng);
-    for (int64_t i = 0; i < nt; i++) p->Xt[i + j * nt] = lo + (hi - lo) * sgp_rng_uniform(&rng);
-  }
-  for (int64_t i = 0; i < n; i++)
-    p->y[i] = sin(3 * p->X[i]) * cos(2 * p->X[i + n]) + 0.2 * sgp_rng_normal(&rng);
-  /* dense oracles */
-  double *W = th_ski_dense_W(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, p->X, n), *Wt = th_ski_dense_W(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, p->Xt, nt);
-  double *P = th_zeros(m * 2);
-  assert_int_equal(sgp_ski_grid_points(&p->ctx, &p->g, sgp_mat_of(P, m, 2)), SGP_OK);
-  double *KG = th_zeros(m * m);
-  th_kernel_matrix(SGP_KERNEL_RBF, 1.3, p->ell, 2, P, m, P, m, 2, KG);
-  free(P);
-  double *WK = th_zeros(n * m), *WT = th_zeros(m * n), *A = th_zeros(n * n);
-  th_matmul(n, m, m, W, KG, WK);
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t a = 0; a < m; a++) WT[a + i * m] = W[i + a * n];
-  th_matmul(n, n, m, WK, WT, A);
-  for (int64_t i = 0; i < n; i++) A[i + i * n] += p->noise;
+  th_ski_p2_init(&p->b);
+  const th_ski_p2 *b = &p->b;
+  const int64_t n = b->n, m = b->m, nt = b->nt;
   /* right-hand sides [y, k~_1 .. k~_nt], k~ = W K_G w* */
-  double *WtT = th_zeros(m * nt), *Rhs = th_zeros(n * (nt + 1)), *Sol = th_zeros(n * (nt + 1));
+  double *WK = th_zeros(n * m), *WtT = th_zeros(m * nt), *Rhs = th_zeros(n * (nt + 1)),
+         *Sol = th_zeros(n * (nt + 1));
+  th_matmul(n, m, m, b->W, b->KG, WK);
   for (int64_t i = 0; i < nt; i++)
-    for (int64_t a = 0; a < m; a++) WtT[a + i * m] = Wt[i + a * nt];
-  memcpy(Rhs, p->y, (size_t)n * sizeof(double));
+    for (int64_t a = 0; a < m; a++) WtT[a + i * m] = b->Wt[i + a * nt];
+  memcpy(Rhs, b->y, (size_t)n * sizeof(double));
   th_matmul(n, nt, m, WK, WtT, Rhs + n);
-  assert_int_equal(th_chol_solve(n, A, nt + 1, Rhs, Sol), 0);
+  assert_int_equal(th_chol_solve(n, b->A, nt + 1, Rhs, Sol), 0);
   double *KWt = th_zeros(m * nt);
-  th_matmul(m, nt, m, KG, WtT, KWt);
+  th_matmul(m, nt, m, b->KG, WtT, KWt);
   p->var_ref = th_zeros(nt);
   p->prior_ref = th_zeros(nt);
   for (int64_t i = 0; i < nt; i++) {
@@ -127,17 +85,9 @@ static int setup(void **state)
     p->var_ref[i] = pr - dt;
   }
   p->datafit_ref = 0.0;
-  for (int64_t r = 0; r < n; r++) p->datafit_ref += p->y[r] * Sol[r];
-  p->logdet_ref = dense_logdet(n, A);
-  p->A = A;
-  free(W); free(Wt); free(KG); free(WK); free(WT); free(WtT); free(Rhs); free(Sol);
-  free(KWt);
-  /* operators and statistics */
-  assert_int_equal(sgp_ski_grid_op(&p->ctx, &p->k, &p->g, NULL, &p->kg), SGP_OK);
-  assert_int_equal(sgp_ski_stats_create(&p->ctx, &p->g, SGP_SKI_CUBIC, &p->st), SGP_OK);
-  assert_int_equal(sgp_ski_stats_accumulate(&p->ctx, p->st, sgp_cmat_of(p->X, n, 2),
-                                            sgp_cmat_of(p->y, n, 1), 0, SGP_SKI_BOUNDS_ERROR),
-                   SGP_OK);
+  for (int64_t r = 0; r < n; r++) p->datafit_ref += b->y[r] * Sol[r];
+  p->logdet_ref = dense_logdet(n, b->A);
+  free(WK); free(WtT); free(Rhs); free(Sol); free(KWt);
   *state = p;
   return 0;
 }
@@ -157,10 +107,8 @@ static int teardown(void **state)
   printf("ski SLQ one probe (CG to 1e-11, %d steps) vs dense Lanczos quadrature (80 steps): "
          "rel err %.2e\n", quad_steps, err_quad);
   problem *p = (problem *)*state;
-  sgp_op_destroy(&p->kg);
-  sgp_ski_stats_free(p->st);
-  free(p->X); free(p->y); free(p->Xt); free(p->var_ref); free(p->prior_ref);
-  free(p->A);
+  th_ski_p2_release(&p->b);
+  free(p->var_ref); free(p->prior_ref);
   free(p);
   return 0;
 }
@@ -179,32 +127,32 @@ static double max_rel(int64_t n, const double *a, const double *ref)
 static void exact_variances_match_dense(void **state)
 {
   problem *p = (problem *)*state;
-  const int64_t nt = p->nt;
+  const int64_t nt = p->b.nt;
   double *var = th_zeros(nt), *pvar = th_zeros(nt), *prior = th_zeros(nt);
-  const sgp_cmat Xt = sgp_cmat_of(p->Xt, nt, 2);
-  assert_int_equal(sgp_ski_prior_var(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
-                                     &p->kg, Xt, prior), SGP_OK);
+  const sgp_cmat Xt = sgp_cmat_of(p->b.Xt, nt, 2);
+  assert_int_equal(sgp_ski_prior_var(&p->b.ctx, &p->b.g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                     &p->b.kg, Xt, prior), SGP_OK);
   err_prior = max_rel(nt, prior, p->prior_ref);
   assert_le(err_prior, 1e-12);
   sgp_ski_solve_opts o;
   sgp_ski_solve_opts_default(&o);
   o.tol = 1e-12;
   sgp_ski_solve_info info;
-  int code = sgp_ski_var_exact(&p->ctx, p->st, &p->kg, p->noise, SGP_SKI_BOUNDS_ERROR, Xt, &o,
+  int code = sgp_ski_var_exact(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, SGP_SKI_BOUNDS_ERROR, Xt, &o,
                                var, pvar, &info);
-  if (code) fail_msg("var_exact: %s", p->ctx.errmsg);
+  if (code) fail_msg("var_exact: %s", p->b.ctx.errmsg);
   assert_true(info.converged);
   assert_le(info.rel_residual, 1e-12);
   it_exact = (int)info.iterations;
   err_exact = max_rel(nt, var, p->var_ref);
   assert_le(err_exact, 1e-8);
   for (int64_t i = 0; i < nt; i++) {
-    assert_close(pvar[i], var[i] + p->noise, 1e-15);
+    assert_close(pvar[i], var[i] + p->b.noise, 1e-15);
     assert_true(var[i] > 0 && var[i] <= prior[i]);
   }
   /* default tol 0.01: converged, variances still in [0, prior] */
   sgp_ski_solve_opts_default(&o);
-  assert_int_equal(sgp_ski_var_exact(&p->ctx, p->st, &p->kg, p->noise, SGP_SKI_BOUNDS_ERROR,
+  assert_int_equal(sgp_ski_var_exact(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, SGP_SKI_BOUNDS_ERROR,
                                      Xt, &o, var, NULL, &info), SGP_OK);
   assert_true(info.converged);
   for (int64_t i = 0; i < nt; i++) assert_true(var[i] >= 0 && var[i] <= prior[i]);
@@ -216,32 +164,32 @@ static void exact_variances_match_dense(void **state)
 static void love_variances(void **state)
 {
   problem *p = (problem *)*state;
-  const int64_t nt = p->nt;
+  const int64_t nt = p->b.nt;
   double *var = th_zeros(nt), *pvar = th_zeros(nt);
-  const sgp_cmat Xt = sgp_cmat_of(p->Xt, nt, 2);
+  const sgp_cmat Xt = sgp_cmat_of(p->b.Xt, nt, 2);
   sgp_ski_love *lv = NULL;
   /* rank above m is reduced to m; the loop may stop earlier on breakdown */
-  int code = sgp_ski_love_build(&p->ctx, p->st, &p->kg, p->noise, 1000, &lv);
-  if (code) fail_msg("love_build: %s", p->ctx.errmsg);
+  int code = sgp_ski_love_build(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, 1000, &lv);
+  if (code) fail_msg("love_build: %s", p->b.ctx.errmsg);
   love_rank_full = lv->rank;
-  assert_true(lv->rank >= 40 && lv->rank <= p->m);
-  assert_int_equal(sgp_ski_love_var(&p->ctx, lv, SGP_SKI_BOUNDS_ERROR, Xt, p->noise, var,
+  assert_true(lv->rank >= 40 && lv->rank <= p->b.m);
+  assert_int_equal(sgp_ski_love_var(&p->b.ctx, lv, SGP_SKI_BOUNDS_ERROR, Xt, p->b.noise, var,
                                     pvar), SGP_OK);
   err_love_full = max_rel(nt, var, p->var_ref);
   assert_le(err_love_full, 1e-8);
-  for (int64_t i = 0; i < nt; i++) assert_close(pvar[i], var[i] + p->noise, 1e-15);
+  for (int64_t i = 0; i < nt; i++) assert_close(pvar[i], var[i] + p->b.noise, 1e-15);
   sgp_ski_love_free(lv);
   /* default rank: min(m, 256) = m */
-  assert_int_equal(sgp_ski_love_build(&p->ctx, p->st, &p->kg, p->noise, 0, &lv), SGP_OK);
+  assert_int_equal(sgp_ski_love_build(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, 0, &lv), SGP_OK);
   assert_int_equal(lv->rank, love_rank_full);
   sgp_ski_love_free(lv);
   const int64_t ranks[3] = {10, 20, 40};
   const double tols[3] = {0.3, 0.02, 1e-6}; /* measured 0.12, 5.5e-3, 1.1e-8 */
   for (int r = 0; r < 3; r++) {
-    assert_int_equal(sgp_ski_love_build(&p->ctx, p->st, &p->kg, p->noise, ranks[r], &lv),
+    assert_int_equal(sgp_ski_love_build(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, ranks[r], &lv),
                      SGP_OK);
     assert_int_equal(lv->rank, ranks[r]);
-    assert_int_equal(sgp_ski_love_var(&p->ctx, lv, SGP_SKI_BOUNDS_ERROR, Xt, p->noise, var,
+    assert_int_equal(sgp_ski_love_var(&p->b.ctx, lv, SGP_SKI_BOUNDS_ERROR, Xt, p->b.noise, var,
                                       NULL), SGP_OK);
     err_love[r] = 0.0; /* relative to the prior: the scale of the variance */
     for (int64_t i = 0; i < nt; i++)
@@ -264,20 +212,20 @@ static void love_variances(void **state)
 static void slq_logdet(void **state)
 {
   problem *p = (problem *)*state;
-  const int64_t n = p->n, m = p->m, t = 64;
+  const int64_t n = p->b.n, m = p->b.m, t = 64;
   const uint64_t seed = 77;
   double *uz = th_zeros(m * t), *uz2 = th_zeros(m * t), rhoz = 0.0, rhoz2 = 0.0;
-  const sgp_ski_grid *g = &p->g;
-  assert_int_equal(sgp_ski_probe_sketch(&p->ctx, g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
-                                        sgp_cmat_of(p->X, n, 2), 0, seed, t, uz, &rhoz),
+  const sgp_ski_grid *g = &p->b.g;
+  assert_int_equal(sgp_ski_probe_sketch(&p->b.ctx, g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                        sgp_cmat_of(p->b.X, n, 2), 0, seed, t, uz, &rhoz),
                    SGP_OK);
   assert_close(rhoz, (double)n, 0);
   /* chunked (37 rows, 1 thread) = one pass, bitwise */
-  sgp_ctx c1 = p->ctx;
+  sgp_ctx c1 = p->b.ctx;
   c1.nthreads = 1;
   for (int64_t i0 = 0; i0 < n; i0 += 37) {
     const int64_t nb = n - i0 < 37 ? n - i0 : 37;
-    const sgp_cmat Xb = {p->X + i0, nb, 2, n};
+    const sgp_cmat Xb = {p->b.X + i0, nb, 2, n};
     assert_int_equal(sgp_ski_probe_sketch(&c1, g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, Xb, i0,
                                           seed, t, uz2, &rhoz2), SGP_OK);
   }
@@ -297,8 +245,8 @@ static void slq_logdet(void **state)
   assert_int_equal(o.slq_max_iter, 100);
   o.tol = 1e-6;
   sgp_ski_loglik_result res, res2;
-  int code = sgp_ski_logdet_slq(&p->ctx, p->st, &p->kg, p->noise, uz, rhoz, t, &o, &res);
-  if (code) fail_msg("logdet_slq: %s", p->ctx.errmsg);
+  int code = sgp_ski_logdet_slq(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, uz, rhoz, t, &o, &res);
+  if (code) fail_msg("logdet_slq: %s", p->b.ctx.errmsg);
   ld_dense = p->logdet_ref;
   ld_slq = res.logdet;
   ld_se = res.logdet_se;
@@ -311,27 +259,27 @@ static void slq_logdet(void **state)
   assert_le(fabs(ld_slq - ld_dense), 4.0 * ld_se);
   assert_le(fabs(ld_slq - ld_dense), 0.02 * fabs(ld_dense));
   /* same seed and sketches -> the same value; one thread -> the same value */
-  assert_int_equal(sgp_ski_logdet_slq(&p->ctx, p->st, &p->kg, p->noise, uz2, rhoz2, t, &o,
+  assert_int_equal(sgp_ski_logdet_slq(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, uz2, rhoz2, t, &o,
                                       &res2), SGP_OK);
   assert_close(res2.logdet, res.logdet, 0);
-  assert_int_equal(sgp_ski_logdet_slq(&c1, p->st, &p->kg, p->noise, uz, rhoz, t, &o, &res2),
+  assert_int_equal(sgp_ski_logdet_slq(&c1, p->b.st, &p->b.kg, p->b.noise, uz, rhoz, t, &o, &res2),
                    SGP_OK);
   ld_threads = fabs(res2.logdet - res.logdet);
   assert_le(ld_threads, 1e-10 * fabs(res.logdet));
   /* paper default tol 0.01: still within the stated tolerance */
   o.tol = 0.01;
-  assert_int_equal(sgp_ski_logdet_slq(&p->ctx, p->st, &p->kg, p->noise, uz, rhoz, t, &o,
+  assert_int_equal(sgp_ski_logdet_slq(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, uz, rhoz, t, &o,
                                       &res2), SGP_OK);
   ld_slq2 = res2.logdet;
   assert_le(fabs(ld_slq2 - ld_dense), 0.02 * fabs(ld_dense));
   /* a different seed gives a different estimate */
   memset(uz2, 0, (size_t)(m * t) * sizeof(double));
   rhoz2 = 0.0;
-  assert_int_equal(sgp_ski_probe_sketch(&p->ctx, g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
-                                        sgp_cmat_of(p->X, n, 2), 0, seed + 1, t, uz2, &rhoz2),
+  assert_int_equal(sgp_ski_probe_sketch(&p->b.ctx, g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                        sgp_cmat_of(p->b.X, n, 2), 0, seed + 1, t, uz2, &rhoz2),
                    SGP_OK);
   o.tol = 1e-6;
-  assert_int_equal(sgp_ski_logdet_slq(&p->ctx, p->st, &p->kg, p->noise, uz2, rhoz2, t, &o,
+  assert_int_equal(sgp_ski_logdet_slq(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, uz2, rhoz2, t, &o,
                                       &res2), SGP_OK);
   assert_true(res2.logdet != res.logdet);
   assert_le(fabs(res2.logdet - ld_dense), 0.02 * fabs(ld_dense));
@@ -344,30 +292,30 @@ static void slq_logdet(void **state)
 static void single_probe_quadrature(void **state)
 {
   problem *p = (problem *)*state;
-  const int64_t n = p->n, m = p->m;
+  const int64_t n = p->b.n, m = p->b.m;
   const uint64_t seed = 5;
   double *uz = th_zeros(m), rhoz = 0.0, *z = th_zeros(n);
-  assert_int_equal(sgp_ski_probe_sketch(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
-                                        sgp_cmat_of(p->X, n, 2), 0, seed, 1, uz, &rhoz),
+  assert_int_equal(sgp_ski_probe_sketch(&p->b.ctx, &p->b.g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                        sgp_cmat_of(p->b.X, n, 2), 0, seed, 1, uz, &rhoz),
                    SGP_OK);
   for (int64_t i = 0; i < n; i++) z[i] = sgp_ski_probe_value(seed, 0, i);
   sgp_ski_loglik_opts o;
   sgp_ski_loglik_opts_default(&o);
   o.tol = 1e-11;
   sgp_ski_loglik_result res;
-  assert_int_equal(sgp_ski_logdet_slq(&p->ctx, p->st, &p->kg, p->noise, uz, rhoz, 1, &o, &res),
+  assert_int_equal(sgp_ski_logdet_slq(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, uz, rhoz, 1, &o, &res),
                    SGP_OK);
   assert_true(res.converged);
   assert_int_equal(res.probes_used, 1);
   quad_steps = (int)res.slq_iterations;
   sgp_op A;
-  assert_int_equal(sgp_op_matrix(&p->ctx, sgp_cmat_of(p->A, n, n), &A), SGP_OK);
+  assert_int_equal(sgp_op_matrix(&p->b.ctx, sgp_cmat_of(p->b.A, n, n), &A), SGP_OK);
   const int k = 80;
   double a[80], b[80], ev[80], *V = th_zeros(k * k);
   int steps = 0;
   sgp_mat none = {NULL, 0, 0, 1};
-  assert_int_equal(sgp_lanczos(&p->ctx, &A, z, k, a, b, none, &steps), SGP_OK);
-  assert_int_equal(sgp_tridiag_eig(&p->ctx, steps, a, b, ev, V), SGP_OK);
+  assert_int_equal(sgp_lanczos(&p->b.ctx, &A, z, k, a, b, none, &steps), SGP_OK);
+  assert_int_equal(sgp_tridiag_eig(&p->b.ctx, steps, a, b, ev, V), SGP_OK);
   double g = 0.0;
   for (int i = 0; i < steps; i++) g += V[i * steps] * V[i * steps] * log(ev[i]);
   g *= (double)n;
@@ -381,17 +329,17 @@ static void single_probe_quadrature(void **state)
 static void loglik_matches_dense(void **state)
 {
   problem *p = (problem *)*state;
-  const int64_t n = p->n, m = p->m, t = 64;
+  const int64_t n = p->b.n, m = p->b.m, t = 64;
   double *uz = th_zeros(m * t), rhoz = 0.0, *a = th_zeros(m);
-  assert_int_equal(sgp_ski_probe_sketch(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
-                                        sgp_cmat_of(p->X, n, 2), 0, 77, t, uz, &rhoz), SGP_OK);
+  assert_int_equal(sgp_ski_probe_sketch(&p->b.ctx, &p->b.g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                        sgp_cmat_of(p->b.X, n, 2), 0, 77, t, uz, &rhoz), SGP_OK);
   sgp_ski_loglik_opts o;
   sgp_ski_loglik_opts_default(&o);
   o.tol = 1e-6;
   o.mean_tol = 1e-12;
   sgp_ski_loglik_result res;
-  int code = sgp_ski_loglik(&p->ctx, p->st, &p->kg, p->noise, uz, rhoz, t, &o, a, &res);
-  if (code) fail_msg("loglik: %s", p->ctx.errmsg);
+  int code = sgp_ski_loglik(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, uz, rhoz, t, &o, a, &res);
+  if (code) fail_msg("loglik: %s", p->b.ctx.errmsg);
   assert_true(res.converged);
   assert_true(res.mean_info.converged);
   df_dense = p->datafit_ref;
@@ -412,7 +360,7 @@ static void loglik_matches_dense(void **state)
 static void reject_bad_inputs(void **state)
 {
   problem *p = (problem *)*state;
-  sgp_ctx ctx = p->ctx;
+  sgp_ctx ctx = p->b.ctx;
   double var[4], uz[120], rhoz = 0.0;
   sgp_ski_love *lv = NULL;
   sgp_ski_solve_opts so;
@@ -420,50 +368,50 @@ static void reject_bad_inputs(void **state)
   sgp_ski_loglik_opts lo;
   sgp_ski_loglik_opts_default(&lo);
   sgp_ski_loglik_result res;
-  assert_int_equal(sgp_ski_love_build(&ctx, p->st, &p->kg, p->noise, -1, &lv), SGP_EINVAL);
+  assert_int_equal(sgp_ski_love_build(&ctx, p->b.st, &p->b.kg, p->b.noise, -1, &lv), SGP_EINVAL);
   assert_contains(ctx.errmsg, "rank");
   assert_null(lv);
-  assert_int_equal(sgp_ski_love_build(&ctx, p->st, &p->kg, 0.0, 5, &lv), SGP_EINVAL);
+  assert_int_equal(sgp_ski_love_build(&ctx, p->b.st, &p->b.kg, 0.0, 5, &lv), SGP_EINVAL);
   assert_contains(ctx.errmsg, "noise");
-  assert_int_equal(sgp_ski_logdet_slq(&ctx, p->st, &p->kg, p->noise, uz, 1.0, 0, &lo, &res),
+  assert_int_equal(sgp_ski_logdet_slq(&ctx, p->b.st, &p->b.kg, p->b.noise, uz, 1.0, 0, &lo, &res),
                    SGP_EINVAL);
   assert_contains(ctx.errmsg, "probes");
-  assert_int_equal(sgp_ski_probe_sketch(&ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
-                                        sgp_cmat_of(p->X, p->n, 2), 0, 1, -3, uz, &rhoz),
+  assert_int_equal(sgp_ski_probe_sketch(&ctx, &p->b.g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR,
+                                        sgp_cmat_of(p->b.X, p->b.n, 2), 0, 1, -3, uz, &rhoz),
                    SGP_EINVAL);
   assert_contains(ctx.errmsg, "probes");
   lo.slq_max_iter = 0;
-  assert_int_equal(sgp_ski_loglik(&ctx, p->st, &p->kg, p->noise, uz, 1.0, 1, &lo, NULL, &res),
+  assert_int_equal(sgp_ski_loglik(&ctx, p->b.st, &p->b.kg, p->b.noise, uz, 1.0, 1, &lo, NULL, &res),
                    SGP_EINVAL);
   assert_contains(ctx.errmsg, "slq_max_iter");
   /* xtest: wrong column count; outside the grid (row and column named) */
   const double x1[3] = {0.5, 0.6, 0.7};
-  assert_int_equal(sgp_ski_var_exact(&ctx, p->st, &p->kg, p->noise, SGP_SKI_BOUNDS_ERROR,
+  assert_int_equal(sgp_ski_var_exact(&ctx, p->b.st, &p->b.kg, p->b.noise, SGP_SKI_BOUNDS_ERROR,
                                      sgp_cmat_of(x1, 3, 1), &so, var, NULL, NULL), SGP_EDIM);
   assert_contains(ctx.errmsg, "xtest");
   const double xo[4] = {0.5, 0.5, 0.6, 50.0}; /* row 2 outside in dimension 2 */
-  assert_int_equal(sgp_ski_var_exact(&ctx, p->st, &p->kg, p->noise, SGP_SKI_BOUNDS_ERROR,
+  assert_int_equal(sgp_ski_var_exact(&ctx, p->b.st, &p->b.kg, p->b.noise, SGP_SKI_BOUNDS_ERROR,
                                      sgp_cmat_of(xo, 2, 2), &so, var, NULL, NULL), SGP_EINVAL);
   assert_contains(ctx.errmsg, "xtest");
   assert_contains(ctx.errmsg, "row 2");
-  assert_int_equal(sgp_ski_love_build(&ctx, p->st, &p->kg, p->noise, 5, &lv), SGP_OK);
+  assert_int_equal(sgp_ski_love_build(&ctx, p->b.st, &p->b.kg, p->b.noise, 5, &lv), SGP_OK);
   assert_int_equal(sgp_ski_love_var(&ctx, lv, SGP_SKI_BOUNDS_ERROR, sgp_cmat_of(xo, 2, 2),
-                                    p->noise, var, NULL), SGP_EINVAL);
+                                    p->b.noise, var, NULL), SGP_EINVAL);
   assert_contains(ctx.errmsg, "xtest");
-  assert_int_equal(sgp_ski_prior_var(&ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, &p->kg,
+  assert_int_equal(sgp_ski_prior_var(&ctx, &p->b.g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, &p->b.kg,
                                      sgp_cmat_of(x1, 3, 1), var), SGP_EDIM);
   assert_contains(ctx.errmsg, "xtest");
   sgp_ski_love_free(lv);
-  assert_int_equal(sgp_ski_var_exact(&ctx, p->st, &p->kg, -1.0, SGP_SKI_BOUNDS_ERROR,
+  assert_int_equal(sgp_ski_var_exact(&ctx, p->b.st, &p->b.kg, -1.0, SGP_SKI_BOUNDS_ERROR,
                                      sgp_cmat_of(xo, 2, 2), &so, var, NULL, NULL), SGP_EINVAL);
   assert_contains(ctx.errmsg, "noise");
   so.tol = -1;
-  assert_int_equal(sgp_ski_var_exact(&ctx, p->st, &p->kg, p->noise, SGP_SKI_BOUNDS_ERROR,
+  assert_int_equal(sgp_ski_var_exact(&ctx, p->b.st, &p->b.kg, p->b.noise, SGP_SKI_BOUNDS_ERROR,
                                      sgp_cmat_of(xo, 2, 2), &so, var, NULL, NULL), SGP_EINVAL);
   assert_contains(ctx.errmsg, "tol");
   /* no test points: nothing to do */
   sgp_ski_solve_opts_default(&so);
-  assert_int_equal(sgp_ski_var_exact(&ctx, p->st, &p->kg, p->noise, SGP_SKI_BOUNDS_ERROR,
+  assert_int_equal(sgp_ski_var_exact(&ctx, p->b.st, &p->b.kg, p->b.noise, SGP_SKI_BOUNDS_ERROR,
                                      sgp_cmat_of(xo, 0, 2), &so, NULL, NULL, NULL), SGP_OK);
 }
 
@@ -472,29 +420,29 @@ static void reject_bad_inputs(void **state)
 static void no_data_gives_prior(void **state)
 {
   problem *p = (problem *)*state;
-  const int64_t nt = p->nt, m = p->m;
+  const int64_t nt = p->b.nt, m = p->b.m;
   sgp_ski_stats *st0 = NULL;
-  assert_int_equal(sgp_ski_stats_create(&p->ctx, &p->g, SGP_SKI_CUBIC, &st0), SGP_OK);
+  assert_int_equal(sgp_ski_stats_create(&p->b.ctx, &p->b.g, SGP_SKI_CUBIC, &st0), SGP_OK);
   double *var = th_zeros(nt), *uz = th_zeros(m * 4), rhoz = 0.0;
-  const sgp_cmat Xt = sgp_cmat_of(p->Xt, nt, 2);
+  const sgp_cmat Xt = sgp_cmat_of(p->b.Xt, nt, 2);
   sgp_ski_solve_opts so;
   sgp_ski_solve_opts_default(&so);
   sgp_ski_solve_info info;
-  assert_int_equal(sgp_ski_var_exact(&p->ctx, st0, &p->kg, p->noise, SGP_SKI_BOUNDS_ERROR, Xt,
+  assert_int_equal(sgp_ski_var_exact(&p->b.ctx, st0, &p->b.kg, p->b.noise, SGP_SKI_BOUNDS_ERROR, Xt,
                                      &so, var, NULL, &info), SGP_OK);
   assert_true(info.converged);
   assert_le(max_rel(nt, var, p->prior_ref), 1e-12);
   sgp_ski_love *lv = NULL;
-  assert_int_equal(sgp_ski_love_build(&p->ctx, st0, &p->kg, p->noise, 10, &lv), SGP_OK);
+  assert_int_equal(sgp_ski_love_build(&p->b.ctx, st0, &p->b.kg, p->b.noise, 10, &lv), SGP_OK);
   assert_int_equal(lv->rank, 0);
-  assert_int_equal(sgp_ski_love_var(&p->ctx, lv, SGP_SKI_BOUNDS_ERROR, Xt, p->noise, var,
+  assert_int_equal(sgp_ski_love_var(&p->b.ctx, lv, SGP_SKI_BOUNDS_ERROR, Xt, p->b.noise, var,
                                     NULL), SGP_OK);
   assert_le(max_rel(nt, var, p->prior_ref), 1e-12);
   sgp_ski_love_free(lv);
   sgp_ski_loglik_opts o;
   sgp_ski_loglik_opts_default(&o);
   sgp_ski_loglik_result res;
-  assert_int_equal(sgp_ski_loglik(&p->ctx, st0, &p->kg, p->noise, uz, rhoz, 4, &o, NULL, &res),
+  assert_int_equal(sgp_ski_loglik(&p->b.ctx, st0, &p->b.kg, p->b.noise, uz, rhoz, 4, &o, NULL, &res),
                    SGP_OK);
   assert_close(res.logdet, 0.0, 0);
   assert_close(res.datafit, 0.0, 0);
