@@ -91,29 +91,20 @@ int valla_cache_build(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, const 
 int valla_cache_build_a(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, const int *tags,
                         valla_arena *arena, valla_cache *c)
 {
+  int st = valla_cache_forward(ctx, net, X, arena, c);
+  if (st) return st;
   const int L = net->n_layers;
-  const int64_t n = X.rows, C = net->width[L];
-  memset(c, 0, sizeof *c);
-  if (X.cols != net->width[0])
-    return sgp_fail(ctx, SGP_EINVAL, "x has %lld columns but the network expects %lld inputs",
-                    (long long)X.cols, (long long)net->width[0]);
-  c->arena = arena;
-  c->n = n;
+  const int64_t n = c->n, C = net->width[L];
   c->nr = tags ? n : n * C;
-  c->A = (double **)calloc((size_t)L, sizeof(double *));
-  c->H = (double **)calloc((size_t)L, sizeof(double *));
   c->Dl = (double **)calloc((size_t)L, sizeof(double *));
   c->U = (double **)calloc((size_t)L, sizeof(double *));
-  c->G = valla_arena_alloc(arena, n * C);
   c->pt = (int64_t *)malloc((size_t)(c->nr > 0 ? c->nr : 1) * sizeof(int64_t));
   c->cls = (int *)malloc((size_t)(c->nr > 0 ? c->nr : 1) * sizeof(int));
-  int ok = c->A && c->H && c->Dl && c->U && c->G && c->pt && c->cls;
+  int ok = c->Dl && c->U && c->pt && c->cls;
   for (int l = 0; ok && l < L; l++) {
-    c->A[l] = valla_arena_alloc(arena, n * net->width[l]);
-    c->H[l] = valla_arena_alloc(arena, n * net->width[l + 1]);
     c->Dl[l] = valla_arena_alloc(arena, c->nr * net->width[l + 1]);
     if (l < L - 1) c->U[l] = valla_arena_alloc(arena, c->nr * net->width[l + 1]);
-    ok = c->A[l] && c->H[l] && c->Dl[l] && (l == L - 1 || c->U[l]);
+    ok = c->Dl[l] && (l == L - 1 || c->U[l]);
   }
   if (!ok) {
     valla_cache_free(net, c);
@@ -123,8 +114,7 @@ int valla_cache_build_a(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, cons
     c->pt[r] = tags ? r : r % n;
     c->cls[r] = tags ? tags[r] : (int)(r / n);
   }
-  int st = forward(ctx, net, X, c);
-  if (!st) st = backward(ctx, net, c);
+  st = backward(ctx, net, c);
   if (st) valla_cache_free(net, c);
   return st;
 }
