@@ -422,33 +422,53 @@ static void fit_is_seeded(void **state)
   sgp_valla_net_free(&net);
 }
 
-static void early_stopping_restores_best(void **state)
+/* The gap toy (seed 37, 1-10-1 tanh net, n = 80, 30 validation points) fitted
+ * with M = 5, batch 20, prior variance 4 and the given schedule. */
+static sgp_valla_fit_t *gap_fit(int64_t iterations, double lr, int64_t eval_every,
+                                sgp_valla_net *net, double *Xv, double *yv)
 {
-  (void)state;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   sgp_rng rng;
   sgp_rng_seed(&rng, 37);
   const int64_t width[3] = {1, 10, 1}, n = 80, nv = 30;
-  sgp_valla_net net;
-  vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 2.0, &net);
-  double X[80], y[80], Xv[30], yv[30];
-  gap_toy(&rng, &net, n, X, y, nv, Xv, yv);
+  vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 2.0, net);
+  double X[80], y[80];
+  gap_toy(&rng, net, n, X, y, nv, Xv, yv);
   sgp_valla_opts o;
   sgp_valla_opts_default(&o);
-  o.n_inducing = 5; o.iterations = 3000; o.batch_size = 20; o.lr = 0.05; o.eval_every = 20;
-  o.prior_var = 4.0;
+  o.n_inducing = 5; o.iterations = iterations; o.batch_size = 20; o.lr = lr;
+  o.eval_every = eval_every; o.prior_var = 4.0;
   sgp_valla_fit_t *f = NULL;
-  assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), sgp_cmat_of(Xv, nv, 1),
-                                 sgp_cmat_of(yv, nv, 1), &o, &f), SGP_OK);
+  assert_int_equal(sgp_valla_fit(&ctx, net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1),
+                                 sgp_cmat_of(Xv, nv, 1), sgp_cmat_of(yv, nv, 1), &o, &f), SGP_OK);
+  return f;
+}
+
+/* The validation NLL of the returned state equals trace entry `arg`. */
+static void check_restored_nll(sgp_valla_fit_t *f, const double *Xv, const double *yv,
+                               int64_t arg)
+{
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  double nll;
+  assert_int_equal(valla_nll(&ctx, f, sgp_cmat_of(Xv, 30, 1), sgp_cmat_of(yv, 30, 1), &nll),
+                   SGP_OK);
+  assert_close(nll, f->trace_val[arg], 1e-12 * fabs(nll));
+}
+
+static void early_stopping_restores_best(void **state)
+{
+  (void)state;
+  sgp_valla_net net;
+  double Xv[30], yv[30];
+  sgp_valla_fit_t *f = gap_fit(3000, 0.05, 20, &net, Xv, yv);
   assert_true(f->stopped_early);
-  assert_true(f->iterations < o.iterations);
+  assert_true(f->iterations < 3000);
   int64_t arg = 0;
   for (int64_t k = 1; k < f->n_eval; k++) if (f->trace_val[k] < f->trace_val[arg]) arg = k;
   assert_int_equal(f->best_iteration, f->trace_val_iter[arg]);
-  double nll;
-  assert_int_equal(valla_nll(&ctx, f, sgp_cmat_of(Xv, nv, 1), sgp_cmat_of(yv, nv, 1), &nll), SGP_OK);
-  assert_close(nll, f->trace_val[arg], 1e-12 * fabs(nll));
+  check_restored_nll(f, Xv, yv, arg);
   sgp_valla_fit_free(f);
   sgp_valla_net_free(&net);
 }
@@ -459,22 +479,9 @@ static void early_stopping_restores_best(void **state)
 static void final_iterate_is_evaluated(void **state)
 {
   (void)state;
-  sgp_ctx ctx;
-  sgp_ctx_init(&ctx);
-  sgp_rng rng;
-  sgp_rng_seed(&rng, 37);
-  const int64_t width[3] = {1, 10, 1}, n = 80, nv = 30;
   sgp_valla_net net;
-  vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 2.0, &net);
-  double X[80], y[80], Xv[30], yv[30];
-  gap_toy(&rng, &net, n, X, y, nv, Xv, yv);
-  sgp_valla_opts o;
-  sgp_valla_opts_default(&o);
-  o.n_inducing = 5; o.iterations = 150; o.batch_size = 20; o.lr = 0.02; o.eval_every = 1000;
-  o.prior_var = 4.0;
-  sgp_valla_fit_t *f = NULL;
-  assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), sgp_cmat_of(Xv, nv, 1),
-                                 sgp_cmat_of(yv, nv, 1), &o, &f), SGP_OK);
+  double Xv[30], yv[30];
+  sgp_valla_fit_t *f = gap_fit(150, 0.02, 1000, &net, Xv, yv);
   assert_false(f->stopped_early);
   assert_int_equal(f->iterations, 150);
   assert_int_equal(f->n_eval, 2);
@@ -483,9 +490,7 @@ static void final_iterate_is_evaluated(void **state)
   const int64_t arg = f->trace_val[1] < f->trace_val[0] ? 1 : 0;
   assert_int_equal(arg, 1); /* 150 Adam steps improve on one */
   assert_int_equal(f->best_iteration, 150);
-  double nll;
-  assert_int_equal(valla_nll(&ctx, f, sgp_cmat_of(Xv, nv, 1), sgp_cmat_of(yv, nv, 1), &nll), SGP_OK);
-  assert_close(nll, f->trace_val[1], 1e-12 * fabs(nll));
+  check_restored_nll(f, Xv, yv, 1);
   sgp_valla_fit_free(f);
   sgp_valla_net_free(&net);
 }
