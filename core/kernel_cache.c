@@ -12,25 +12,6 @@
 #include <unistd.h>
 #endif
 
-static int thread_id(void)
-{
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
-
-/* Threads actually running the region (the runtime may give fewer than asked). */
-static int team_size(void)
-{
-#ifdef _OPENMP
-  return omp_get_num_threads();
-#else
-  return 1;
-#endif
-}
-
 double *sgp_kcache_alloc(int64_t n)
 {
   if (n < 1 || (uint64_t)n > SIZE_MAX / sizeof(double) / (uint64_t)n) return NULL;
@@ -149,7 +130,7 @@ int sgp_kcache_apply_chunked(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat 
     double *y = Y.data + c0 * Y.ld;
 #pragma omp parallel num_threads(nacc)
     {
-      const int id = thread_id(), team = team_size();
+      const int id = sgp_thread_num(), team = sgp_team_size();
       double *a = id == 0 ? y : acc + (int64_t)(id - 1) * n * m;
       const int64_t lda = id == 0 ? Y.ld : n;
       for (int64_t c = 0; c < m; c++) memset(a + c * lda, 0, (size_t)n * sizeof(double));

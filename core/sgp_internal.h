@@ -9,6 +9,26 @@
 #include <omp.h>
 #endif
 
+/* Inside a parallel region: this thread's number and the team's size (0 and 1
+ * without OpenMP; the runtime may give a smaller team than asked for). */
+static inline int sgp_thread_num(void)
+{
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+static inline int sgp_team_size(void)
+{
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
 #if defined(__GNUC__)
 #define SGP_PRINTF_LIKE(i, j) __attribute__((format(printf, i, j)))
 #else

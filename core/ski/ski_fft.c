@@ -59,15 +59,6 @@ typedef struct {
   kron_dim dim[SGP_SKI_MAX_D];
 } kg_state;
 
-static int thread_id(void)
-{
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
-
 void sgp_ski_kg_opts_default(sgp_ski_kg_opts *o)
 {
   o->path = SGP_SKI_KG_AUTO;
@@ -338,7 +329,7 @@ static int apply_circulant(const kg_state *s, sgp_cmat V, sgp_mat Y, sgp_ctx *ct
   if (st) return st;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
   for (int64_t col = 0; col < nb; col++) {
-    const int tid = thread_id();
+    const int tid = sgp_thread_num();
     double *re = buf.re[tid];
     fftw_complex *cx = buf.cx[tid];
     const double *v = V.data + col * V.ld;
@@ -417,7 +408,7 @@ static int mode_fft(int nthreads, const kron_dim *kd, int64_t S, int64_t total,
   if (st) return st;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
   for (int64_t bt = 0; bt < batches; bt++) {
-    const int tid = thread_id();
+    const int tid = sgp_thread_num();
     double *re = buf.re[tid];
     fftw_complex *cx = buf.cx[tid];
     const int64_t f0 = bt * nb, cnt = f0 + nb <= fibres ? nb : fibres - f0;

@@ -460,11 +460,7 @@ int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st)
     (void)threads;
 #pragma omp parallel num_threads(threads)
     {
-#ifdef _OPENMP
-      const int tid = omp_get_thread_num();
-#else
-      const int tid = 0;
-#endif
+      const int tid = sgp_thread_num();
       double *b1 = work + 2 * bufn * tid, *b2 = b1 + bufn;
 #pragma omp for schedule(dynamic, 1)
       for (int64_t k = phase; k < mlast; k += W)
