@@ -59,9 +59,13 @@ check_kernel <- function(kernel, fn) {
   kernel
 }
 
+# NULL or 0: the OpenMP default; the core's rule bounds the count (at most
+# 256, SGP_MAX_THREADS in sgp.h) and words the error.
 check_threads <- function(threads, fn) {
   if (is.null(threads)) return(0L)
-  check_count(threads, fn, "threads")
+  if (!(is.numeric(threads) || is.logical(threads)) || length(threads) != 1L)
+    stop_arg(fn, "threads", "must be one whole number (0 or NULL: the OpenMP default)")
+  .Call(C_sgp_check_threads_r, as.double(threads), fn)
 }
 
 # One string out of `choices` (exact match); the error lists the choices.

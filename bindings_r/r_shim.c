@@ -62,7 +62,20 @@ void sgp_r_ctx(sgp_ctx *ctx, sgp_r_hooks *hooks, SEXP verbose, SEXP threads,
   ctx->progress = r_progress;
   ctx->user_data = hooks;
   ctx->verbose = Rf_isNull(verbose) ? 0 : Rf_asLogical(verbose) == TRUE;
-  ctx->nthreads = Rf_isNull(threads) ? 0 : Rf_asInteger(threads);
+  /* the fronts check threads first (sgp_check_threads_r); this is the backstop */
+  if (!Rf_isNull(threads) && sgp_ctx_set_threads(ctx, Rf_asReal(threads)))
+    Rf_error("%s", ctx->errmsg);
+}
+
+/* check_threads(): the core's rule for `threads` (0..SGP_MAX_THREADS) with the
+ * user-facing function named in the error; returns the count as an integer. */
+SEXP sgp_check_threads_r(SEXP threads, SEXP fn)
+{
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  if (sgp_ctx_set_threads(&ctx, Rf_asReal(threads)))
+    Rf_errorcall(R_NilValue, "%s: %s", CHAR(STRING_ELT(fn, 0)), ctx.errmsg);
+  return Rf_ScalarInteger(ctx.nthreads);
 }
 
 void sgp_r_stop(const char *fn, sgp_ctx *ctx, int status)

@@ -35,10 +35,23 @@ void sgp_ctx_set_seed(sgp_ctx *ctx, uint64_t seed)
   sgp_rng_seed(&ctx->rng, seed);
 }
 
+int sgp_ctx_set_threads(sgp_ctx *ctx, double threads)
+{
+  if (!(threads >= 0.0 && threads <= SGP_MAX_THREADS) || threads != floor(threads))
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "threads: must be a whole number from 0 (the OpenMP default) to %d "
+                    "(got %g)", SGP_MAX_THREADS, threads);
+  ctx->nthreads = (int)threads;
+  return SGP_OK;
+}
+
 int sgp_ctx_threads(const sgp_ctx *ctx)
 {
 #ifdef _OPENMP
-  return ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
+  int n = ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
+  const int limit = omp_get_thread_limit();
+  if (n > SGP_MAX_THREADS) n = SGP_MAX_THREADS;
+  return limit > 0 && n > limit ? limit : n;
 #else
   (void)ctx;
   return 1;

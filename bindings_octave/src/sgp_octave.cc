@@ -31,7 +31,8 @@ namespace sgp_octave
     m_ctx.progress = progress_hook;
     m_ctx.user_data = this;
     m_ctx.verbose = verbose ? 1 : 0;
-    m_ctx.nthreads = nthreads > 0 ? nthreads : 0;
+    // the core's rule for `threads` (0..SGP_MAX_THREADS) and its message
+    check (sgp_ctx_set_threads (&m_ctx, nthreads > 0 ? nthreads : 0));
   }
 
   void

@@ -24,7 +24,8 @@ namespace sgp_octave
   {
   public:
     // fname names the user-facing function in messages ("gp_kernel").
-    // nthreads <= 0: OpenMP default. interrupt_after >= 0 simulates Ctrl-C:
+    // nthreads <= 0: OpenMP default; above SGP_MAX_THREADS an error naming
+    // `threads` (raised here). interrupt_after >= 0 simulates Ctrl-C:
     // the first interrupt_after polls pass, the next one reports an interrupt.
     context (const std::string& fname, int nthreads, bool verbose = false,
              long interrupt_after = -1);

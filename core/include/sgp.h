@@ -77,7 +77,8 @@ typedef struct sgp_ctx {
   void (*progress)(void *user_data, const char *task, double fraction);
   void *user_data;
   int verbose;            /* 0 = silent; 1 = progress and short summaries */
-  int nthreads;           /* OpenMP threads; <= 0 means the OpenMP default */
+  int nthreads;           /* OpenMP threads; <= 0 means the OpenMP default; set it
+                           * through sgp_ctx_set_threads (at most SGP_MAX_THREADS) */
   uint64_t seed;          /* seed given to sgp_ctx_init / sgp_ctx_set_seed */
   sgp_rng rng;            /* the only source of randomness in the core */
   sgp_backend backend;    /* requested backend (AUTO falls back to CPU) */
@@ -87,7 +88,19 @@ typedef struct sgp_ctx {
 /* Defaults: no hooks, silent, OpenMP default threads, seed 1, AUTO backend. */
 void sgp_ctx_init(sgp_ctx *ctx);
 void sgp_ctx_set_seed(sgp_ctx *ctx, uint64_t seed);
-/* Thread count the core will actually use (resolves nthreads <= 0). */
+/* Most OpenMP threads a context may ask for. More threads than cores only
+ * slow the core down, and each OpenMP thread reserves a stack (8 MB by
+ * default): thousands exhaust the address space or a `ulimit -v`, and libgomp
+ * then exits the whole process. 256 threads reserve about 2 GB. */
+#define SGP_MAX_THREADS 256
+/* Sets ctx->nthreads from a host number: 0 = the OpenMP default, else a whole
+ * number 1..SGP_MAX_THREADS. Anything else (negative, fractional, NaN, Inf,
+ * above the maximum) leaves ctx->nthreads alone and returns SGP_EINVAL with a
+ * message naming `threads`. */
+int  sgp_ctx_set_threads(sgp_ctx *ctx, double threads);
+/* Thread count the core will actually use: nthreads <= 0 resolves to the OpenMP
+ * default; a field set directly above SGP_MAX_THREADS (or OpenMP's thread
+ * limit) is capped there. */
 int  sgp_ctx_threads(const sgp_ctx *ctx);
 
 /* ---------------------------------------------------------------- build info */

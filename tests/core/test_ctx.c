@@ -75,6 +75,28 @@ static void ctx_threads_resolves_default(void **state)
   assert_true(def >= 1);
 }
 
+static void ctx_set_threads_checks_the_range(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  assert_int_equal(sgp_ctx_set_threads(&ctx, 3), SGP_OK);
+  assert_int_equal(ctx.nthreads, 3);
+  assert_int_equal(sgp_ctx_set_threads(&ctx, SGP_MAX_THREADS), SGP_OK);
+  assert_int_equal(ctx.nthreads, SGP_MAX_THREADS);
+  assert_int_equal(sgp_ctx_set_threads(&ctx, 0), SGP_OK);
+  assert_int_equal(ctx.nthreads, 0);
+  const double bad[] = {-1, 1.5, SGP_MAX_THREADS + 1, 1e6, 1e300, NAN, INFINITY};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ctx.errmsg[0] = '\0';
+    assert_int_equal(sgp_ctx_set_threads(&ctx, bad[i]), SGP_EINVAL);
+    assert_contains(ctx.errmsg, "threads: must be a whole number from 0");
+    assert_int_equal(ctx.nthreads, 0); /* unchanged */
+  }
+  ctx.nthreads = 1000000; /* set directly: capped where it is used */
+  assert_true(sgp_ctx_threads(&ctx) <= SGP_MAX_THREADS);
+}
+
 /* ------------------------------------------------------------ RNG */
 
 /* Reference generator: splitmix64 seeding then xoshiro256** (Blackman & Vigna). */
@@ -241,6 +263,7 @@ int main(void)
     cmocka_unit_test(strerror_is_distinct_for_every_code),
     cmocka_unit_test(ctx_init_sets_documented_defaults),
     cmocka_unit_test(ctx_threads_resolves_default),
+      cmocka_unit_test(ctx_set_threads_checks_the_range),
     cmocka_unit_test(rng_matches_reference_xoshiro256starstar),
     cmocka_unit_test(rng_same_seed_same_stream_different_seed_differs),
     cmocka_unit_test(rng_uniform_strictly_inside_unit_interval),

@@ -279,7 +279,7 @@ test_that("every bad argument is an error naming it", {
                "'xtest_offset' must be numeric of length 10")
   expect_error(gl(x, y, backend = "gpu"), "'backend' is unknown")
   expect_error(gl(x, y, seed = -1), "'seed' must be one non-negative whole number")
-  expect_error(gl(x, y, threads = -1), "'threads' must be a whole number")
+  expect_error(gl(x, y, threads = -1), "threads.* must be a whole number")
   expect_error(gl(x, y, recycle = NA), "'recycle' must be TRUE or FALSE")
   expect_error(gl(x, y, inner_atol = -1), "'inner_atol' must be one non-negative")
   expect_error(gp_laplace(x, y, verbose = "yes"), "'verbose' must be TRUE or FALSE")
