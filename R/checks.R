@@ -42,11 +42,20 @@ check_positive <- function(v, fn, arg, lengths = 1L) {
   as.double(v)
 }
 
-check_count <- function(v, fn, arg, min = 0L) {
+# A whole number >= min given as an integer or a double (doubles are exact up
+# to 2^53). max is what the core takes: an R integer by default (the C field
+# is an int); with a larger max the value is returned as a double (int64 in C).
+check_count <- function(v, fn, arg, min = 0L, max = .Machine$integer.max) {
   if (!is.numeric(v) || length(v) != 1L || !is.finite(v) || v != round(v) || v < min)
     stop_arg(fn, arg, "must be a whole number >= ", min)
-  as.integer(v)
+  if (v > max)
+    stop_arg(fn, arg, "must be at most ", format(max, scientific = FALSE), " (got ",
+             format(v, digits = 17), ")")
+  if (max <= .Machine$integer.max) as.integer(v) else as.double(v)
 }
+
+# The largest whole number a double holds exactly (and the core's int64 takes).
+max_whole <- 2^53
 
 kernel_names <- c("rbf", "matern12", "matern32", "matern52")
 
@@ -90,6 +99,8 @@ check_seed <- function(seed, fn) {
   if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || seed != round(seed) ||
       seed < 0)
     stop_arg(fn, "seed", "must be one non-negative whole number")
+  if (seed > max_whole)
+    stop_arg(fn, "seed", "must be at most 2^53 = ", format(max_whole, scientific = FALSE))
   as.double(seed)
 }
 

@@ -169,10 +169,10 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
 
 laplace_likelihoods <- c("bernoulli", "poisson", "softmax", "gaussian")
 
-# Whole number >= 0 or Inf.
+# Whole number >= 0 (up to 2^53: an int64 in the core) or Inf.
 laplace_count_or_inf <- function(v, fn, arg) {
   if (is.numeric(v) && length(v) == 1L && identical(as.double(v), Inf)) return(Inf)
-  check_count(v, fn, arg)
+  check_count(v, fn, arg, max = max_whole)
 }
 
 laplace_nonneg <- function(v, fn, arg) {

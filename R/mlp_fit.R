@@ -45,8 +45,9 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", likelihood = 
   activation <- check_choice(activation, c("tanh", "sigmoid", "relu", "identity"), fn,
                              "activation")
   if (!is.numeric(hidden) || any(!is.finite(hidden)) || any(hidden < 1) ||
-      any(hidden != round(hidden)))
-    stop_arg(fn, "hidden", "must be positive whole numbers (widths of the hidden layers)")
+      any(hidden != round(hidden)) || any(hidden > .Machine$integer.max))
+    stop_arg(fn, "hidden", "must be positive whole numbers up to ", .Machine$integer.max,
+             " (widths of the hidden layers)")
   C <- 1L
   if (likelihood == "softmax") {
     lab <- laplace_labels(y, "softmax", nrow(x), fn)

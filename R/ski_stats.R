@@ -81,7 +81,7 @@ ski_grid_impl <- function(x, grid_size, grid_bounds, interpolation, lengthscale,
   ell <- if (is.null(lengthscale)) numeric(0) else
     check_positive(lengthscale, fn, "lengthscale", c(1L, d))
   pad <- if (is.null(grid_pad)) -1L else check_count(grid_pad, fn, "grid_pad")
-  n <- check_count(n, fn, "n")
+  n <- check_count(n, fn, "n", max = max_whole)
   storage.mode(rng) <- "double"
   g <- .Call(C_sgp_ski_grid_r, rng, as.double(n), as.double(size), bounds, interpolation,
              pad, if (length(ell)) ell else NULL, fn)
@@ -191,7 +191,7 @@ ski_stats_impl <- function(x, y, grid, first_row, bounds_policy, probes, seed, v
     stop_arg(fn, "x", "has ", ncol(x), " columns but the grid has ", length(grid$size),
              " dimensions")
   bounds_policy <- check_choice(bounds_policy, ski_bounds_policies, fn, "bounds_policy")
-  first_row <- check_count(first_row, fn, "first_row")
+  first_row <- check_count(first_row, fn, "first_row", max = max_whole)
   probes <- check_count(probes, fn, "probes")
   seed <- check_seed(seed, fn)
   verbose <- check_flag(verbose, fn, "verbose")
