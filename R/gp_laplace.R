@@ -31,7 +31,9 @@
 #'   \code{"matern52"} (see \code{\link{gp_kernel}}); shared by all classes.
 #' @param lengthscale one positive lengthscale or d of them (ARD).
 #' @param outputscale positive signal variance.
-#' @param noise Gaussian noise variance, one value or n (gaussian only).
+#' @param noise Gaussian noise variance, one value or n (\code{NULL}: 1).
+#'   Only for \code{likelihood = "gaussian"}: giving it with another
+#'   likelihood is an error (it would have no effect).
 #' @param offset Poisson log exposure, length n (default 0).
 #' @param policy \code{"cg"} or \code{"cholesky"} (unit-vector actions, taken in
 #'   blocks of 256 kernel columns; with \code{max_iter = n} exact Laplace).
@@ -101,7 +103,7 @@
 #' summary(pois)
 #' @export
 gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthscale = 1,
-                       outputscale = 1, noise = 1, offset = NULL, policy = "cg",
+                       outputscale = 1, noise = NULL, offset = NULL, policy = "cg",
                        max_newton = 20, max_iter = 5, rank = Inf, tol = 0.01,
                        xtest = NULL, backend = "auto", seed = NULL,
                        verbose = interactive(), threads = getOption("scalegp.threads"),
@@ -116,7 +118,7 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
   kernel <- check_kernel(kernel, fn)
   lengthscale <- check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x)))
   outputscale <- check_positive(outputscale, fn, "outputscale")
-  noise <- if (likelihood == "gaussian") check_positive(noise, fn, "noise", c(1L, n)) else NULL
+  noise <- laplace_noise(noise, likelihood, n, fn)
   offset <- laplace_offset(offset, likelihood, n, fn, "offset")
   policy <- check_choice(policy, c("cg", "cholesky"), fn, "policy")
   max_newton <- check_count(max_newton, fn, "max_newton", min = 1L)
@@ -179,6 +181,16 @@ laplace_nonneg <- function(v, fn, arg) {
   if (!is.numeric(v) || length(v) != 1L || !is.finite(v) || v < 0)
     stop_arg(fn, arg, "must be one non-negative finite number")
   as.double(v)
+}
+
+# Gaussian noise variance: NULL (1) or 1 or n positive values; an error (not
+# silently ignored) for the other likelihoods, as in the core.
+laplace_noise <- function(noise, likelihood, n, fn) {
+  if (is.null(noise)) return(if (likelihood == "gaussian") 1 else NULL)
+  if (likelihood != "gaussian")
+    stop_arg(fn, "noise", "is only used with likelihood = \"gaussian\" (got \"", likelihood,
+             "\")")
+  check_positive(noise, fn, "noise", c(1L, n))
 }
 
 # Poisson log exposure: NULL (0) or n finite values; an error for other likelihoods.

@@ -33,7 +33,9 @@
 ## The covariance function shared by all classes, as in @code{gp_kernel}
 ## (defaults @qcode{"rbf"}, 1, 1).
 ## @item @qcode{"noise"}
-## Gaussian noise variance, 1 or n values (gaussian only; default 1).
+## Gaussian noise variance, 1 or n values (default 1). Only for
+## @qcode{"gaussian"}: giving it with another likelihood is an error (it would
+## have no effect).
 ## @item @qcode{"offset"}
 ## Poisson log exposure, n values (default 0).
 ## @item @qcode{"policy"}
@@ -102,7 +104,7 @@ function fit = gp_laplace (x, y, varargin)
   endif
   fname = "gp_laplace";
   defaults = struct ("likelihood", "bernoulli", "kernel", "rbf", "lengthscale", 1,
-                     "outputscale", 1, "noise", 1, "offset", [], "policy", "cg",
+                     "outputscale", 1, "noise", [], "offset", [], "policy", "cg",
                      "max_newton", 20, "max_iter", 5, "rank", Inf, "tol", 0.01,
                      "xtest", [], "xtest_offset", [], "backend", "auto", "seed", [],
                      "verbose", false, "threads", 0, "recycle", true, "damping", false,
@@ -118,10 +120,7 @@ function fit = gp_laplace (x, y, varargin)
   kernel = check_kernel (opts.kernel, fname);
   lengthscale = check_positive (opts.lengthscale, fname, "lengthscale", [1, columns(x)]);
   outputscale = check_positive (opts.outputscale, fname, "outputscale", 1);
-  noise = [];
-  if (strcmp (likelihood, "gaussian"))
-    noise = check_positive (opts.noise, fname, "noise", [1, n]);
-  endif
+  noise = laplace_noise (opts.noise, likelihood, n, fname);
   offset = laplace_offset (opts.offset, likelihood, n, fname, "offset");
   policy = check_choice (opts.policy, {"cg", "cholesky"}, fname, "policy");
   max_newton = check_count (opts.max_newton, fname, "max_newton", 1);
@@ -253,6 +252,19 @@ function [ycode, n_class, levels] = laplace_labels (y, likelihood, n, fname)
       endif
   endswitch
   ycode = y;
+endfunction
+
+## Gaussian noise variance: [] (1) or 1 or n positive values; an error (not
+## silently ignored) for the other likelihoods, as in the core.
+function noise = laplace_noise (noise, likelihood, n, fname)
+  if (isempty (noise))
+    noise = if_else (strcmp (likelihood, "gaussian"), 1, []);
+  elseif (! strcmp (likelihood, "gaussian"))
+    arg_error (fname, "noise", "is only used with likelihood = \"gaussian\" (got \"%s\")",
+               likelihood);
+  else
+    noise = check_positive (noise, fname, "noise", [1, n]);
+  endif
 endfunction
 
 function o = laplace_offset (o, likelihood, n, fname, arg)

@@ -254,7 +254,8 @@ const char *sgp_laplace_stop_name(int reason);
 
 typedef struct {
   sgp_likelihood likelihood; /* default bernoulli */
-  sgp_cmat noise;            /* gaussian variance: 1x1 or Nx1 (gaussian only; default 1) */
+  sgp_cmat noise;            /* gaussian variance: 1x1 or Nx1; empty (default) = 1.
+                              * Other likelihoods: must stay empty (SGP_EINVAL) */
   sgp_cmat offset;           /* Nx1 poisson log exposure; empty (data NULL) = 0 */
   sgp_kernel kernel;         /* shared by all classes */
   sgp_policy policy;         /* default CG */

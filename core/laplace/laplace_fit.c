@@ -13,7 +13,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   static const double one = 1.0;
   memset(o, 0, sizeof *o);
   o->likelihood = SGP_LIK_BERNOULLI;
-  o->noise = sgp_cmat_of(&one, 1, 1);
+  o->noise = sgp_cmat_of(NULL, 0, 0); /* gaussian: 1 */
   o->offset = sgp_cmat_of(NULL, 0, 0);
   o->kernel.kind = SGP_KERNEL_RBF;
   o->kernel.lengthscale = &one;
@@ -485,6 +485,8 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
                     (long long)o->offset.rows, (long long)o->offset.cols, (long long)n);
   if (o->offset.data && o->likelihood != SGP_LIK_POISSON)
     return sgp_fail(ctx, SGP_EINVAL, "offset: only used with likelihood = \"poisson\"");
+  if (o->noise.data && o->likelihood != SGP_LIK_GAUSSIAN)
+    return sgp_fail(ctx, SGP_EINVAL, "noise: only used with likelihood = \"gaussian\"");
   /* contiguous copies of y / offset / noise for the likelihood */
   ycopy = sgp_alloc(3 * n);
   if (!ycopy) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
@@ -501,12 +503,12 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     lik.offset = ycopy + n;
   }
   if (o->likelihood == SGP_LIK_GAUSSIAN) {
-    const int64_t nn = o->noise.rows * o->noise.cols;
-    if (!o->noise.data || o->noise.cols != 1 || (nn != 1 && nn != n)) {
+    const int64_t nn = o->noise.data ? o->noise.rows * o->noise.cols : 1;
+    if (o->noise.data && (o->noise.cols != 1 || (nn != 1 && nn != n))) {
       st = sgp_fail(ctx, SGP_EDIM, "noise: needs 1 or %lld values", (long long)n);
       goto cleanup;
     }
-    for (int64_t i = 0; i < nn; i++) ycopy[2 * n + i] = o->noise.data[i];
+    for (int64_t i = 0; i < nn; i++) ycopy[2 * n + i] = o->noise.data ? o->noise.data[i] : 1.0;
     lik.noise = ycopy + 2 * n;
     lik.n_noise = nn;
   }
