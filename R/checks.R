@@ -6,8 +6,9 @@ stop_arg <- function(fn, arg, ...) {
 }
 
 # An n-by-d double matrix from a matrix, data frame or vector (a vector is one
-# column: n points in one dimension). Rejects empty, non-numeric and non-finite.
-as_input_matrix <- function(x, fn, arg = "x") {
+# column: n points in one dimension; with d > 1 given, a vector of length d is
+# one point). Rejects empty, non-numeric and non-finite.
+as_input_matrix <- function(x, fn, arg = "x", d = NULL) {
   if (is.data.frame(x)) {
     if (!all(vapply(x, is.numeric, logical(1))))
       stop_arg(fn, arg, "must have only numeric columns")
@@ -15,7 +16,8 @@ as_input_matrix <- function(x, fn, arg = "x") {
   }
   if (!is.numeric(x) && !is.logical(x))
     stop_arg(fn, arg, "must be a numeric matrix or vector, not ", class(x)[1])
-  if (is.null(dim(x))) x <- matrix(x, ncol = 1L)
+  if (is.null(dim(x)))
+    x <- matrix(x, ncol = if (!is.null(d) && d > 1L && length(x) == d) d else 1L)
   if (length(dim(x)) != 2L) stop_arg(fn, arg, "must be a matrix (2 dimensions)")
   if (nrow(x) == 0L || ncol(x) == 0L)
     stop_arg(fn, arg, "is empty (", nrow(x), " x ", ncol(x), ")")

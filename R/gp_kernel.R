@@ -35,7 +35,7 @@ gp_kernel <- function(x, x2 = x, kernel = "rbf", lengthscale = 1, outputscale = 
                       threads = getOption("scalegp.threads")) {
   fn <- "gp_kernel"
   x <- as_input_matrix(x, fn, "x")
-  x2 <- as_input_matrix(x2, fn, "x2")
+  x2 <- as_input_matrix(x2, fn, "x2", d = ncol(x))
   if (ncol(x2) != ncol(x))
     stop_arg(fn, "x2", "has ", ncol(x2), " columns but 'x' has ", ncol(x))
   kernel <- check_kernel(kernel, fn)

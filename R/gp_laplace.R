@@ -130,7 +130,7 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
       time_limit < 0)
     stop_arg(fn, "time_limit", "must be one non-negative number (Inf: none)")
   if (!is.null(xtest)) {
-    xtest <- as_input_matrix(xtest, fn, "xtest")
+    xtest <- as_input_matrix(xtest, fn, "xtest", d = ncol(x))
     if (ncol(xtest) != ncol(x))
       stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", ncol(x))
   }

@@ -100,7 +100,7 @@ function K = gp_kernel (x, varargin)
 
   x = check_input_matrix (x, fname, "x");
   if (has_x2)
-    x2 = check_input_matrix (x2, fname, "x2");
+    x2 = check_input_matrix (x2, fname, "x2", columns (x));
     if (columns (x2) != columns (x))
       arg_error (fname, "x2", "has %d columns but 'x' has %d (a vector is one column)",
                  columns (x2), columns (x));

@@ -136,7 +136,7 @@ function fit = gp_laplace (x, y, varargin)
   xtest = opts.xtest;
   has_test = ! isempty (xtest);
   if (has_test)
-    xtest = check_input_matrix (xtest, fname, "xtest");
+    xtest = check_input_matrix (xtest, fname, "xtest", columns (x));
     if (columns (xtest) != columns (x))
       arg_error (fname, "xtest", "has %d columns but 'x' has %d", columns (xtest), columns (x));
     endif

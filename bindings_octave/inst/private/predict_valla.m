@@ -30,11 +30,11 @@ function pred = predict_valla (fit, xnew, varargin)
       arg_error (fname, "fit", "has no field '%s' (not a valla result?)", need{i});
     endif
   endfor
-  xnew = check_input_matrix (xnew, fname, "xnew");
   D = rows (fit.model.W{1});
   if (isfield (fit.model, "transpose") && fit.model.transpose)
     D = columns (fit.model.W{1});
   endif
+  xnew = check_input_matrix (xnew, fname, "xnew", D);
   if (columns (xnew) != D)
     arg_error (fname, "xnew", "has %d columns but the network expects %d inputs",
                columns (xnew), D);
