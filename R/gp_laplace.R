@@ -297,19 +297,20 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
                                type = c("list", "response", "class"),
                                threads = getOption("scalegp.threads"), ...) {
   fn <- "predict.gp_laplace"
-  type <- match.arg(type)
-  fit <- object
+  type <- check_choice(if (missing(type)) "list" else type, c("list", "response", "class"),
+                       fn, "type")
+  fit <- laplace_fit_check(object, fn)
   if (is.null(newdata)) {
     newdata <- fit$x
     if (is.null(offset)) offset <- fit$offset  # the training exposure
   }
-  newdata <- as_input_matrix(newdata, fn, "newdata")
+  newdata <- as_input_matrix(newdata, fn, "newdata", d = ncol(fit$x))
   if (ncol(newdata) != ncol(fit$x))
     stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", ncol(fit$x))
   offset <- laplace_offset(offset, fit$likelihood, nrow(newdata), fn, "offset")
   if (type == "class" && !fit$likelihood %in% c("bernoulli", "softmax"))
     stop_arg(fn, "type", "\"class\" needs a bernoulli or softmax fit")
-  p <- .Call(C_sgp_laplace_predict_r, fit$x, as.matrix(fit$weights), fit$root,
+  p <- .Call(C_sgp_laplace_predict_r, fit$x, fit$weights, fit$root,
              fit$likelihood, fit$kernel$kernel, fit$kernel$lengthscale,
              fit$kernel$outputscale, if (is.null(fit$noise)) 0 else fit$noise[1L],
              newdata, offset, check_threads(threads, fn))
@@ -328,15 +329,17 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
 
 #' @export
 print.gp_laplace <- function(x, ...) {
+  obj <- x
+  x <- laplace_fit_check(x, "print.gp_laplace", "x")
   cat(sprintf("gp_laplace: %s likelihood, %s kernel, n = %d, d = %d%s\n", x$likelihood,
               x$kernel$kernel, nrow(x$x), ncol(x$x),
               if (x$likelihood == "softmax") sprintf(", C = %d", x$n_class) else ""))
   cat(sprintf("  %d Newton steps, %s solver iterations (%s policy), rank %d; %s (%s)\n",
               x$newton_steps, format(x$iterations), x$policy, ncol(x$root),
               if (x$converged) "converged" else "NOT converged", x$stop_reason))
-  if (!is.null(x$test)) cat(sprintf("  predictions at %d test inputs in $test\n",
-                                    length(x$test$mean) %/% x$n_class))
-  invisible(x)
+  if (is.list(x$test)) cat(sprintf("  predictions at %d test inputs in $test\n",
+                                   NROW(x$test[["mean", exact = TRUE]])))
+  invisible(obj)
 }
 
 #' Summary of a gp_laplace fit
@@ -349,7 +352,8 @@ print.gp_laplace <- function(x, ...) {
 #'   the training accuracy.
 #' @export
 summary.gp_laplace <- function(object, ...) {
-  f <- as.matrix(object$f)
+  object <- laplace_fit_check(object, "summary.gp_laplace")
+  f <- object$f
   y <- object$y
   ll <- switch(object$likelihood,
     bernoulli = sum(y * f[, 1] - log1p(exp(-abs(f[, 1]))) - pmax(f[, 1], 0)),
@@ -421,7 +425,7 @@ print.summary.gp_laplace <- function(x, ...) {
 plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid = 100,
                             ...) {
   what <- match.arg(what)
-  fit <- x
+  fit <- laplace_fit_check(x, "plot.gp_laplace", "x")
   if (what == "history") {
     h <- fit$history
     if (!nrow(h)) stop_arg("plot.gp_laplace", "x", "has an empty history")

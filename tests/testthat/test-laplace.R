@@ -302,11 +302,16 @@ test_that("every bad argument is an error naming it", {
                      matrix(0, 3, 2), NULL, "auto", 1, FALSE, 0L, NULL),
                "gp_laplace: xtest: has 2 columns; the fit has 1")
   expect_type(call_fit(y), "list")
-  # the C layer checks a tampered plain-data fit too
+  # a tampered plain-data fit is refused by R (naming the field), and by the C layer
   bad <- fit
   bad$weights <- bad$weights[-1, , drop = FALSE]
-  expect_error(predict(bad, x), "predict.gp_laplace: weights: is 9 x 1")
+  expect_error(predict(bad, x), "predict.gp_laplace: 'object\\$weights' is 9 x 1; need 10 x 1")
+  c_predict <- function(f)
+    .Call(scalegp:::C_sgp_laplace_predict_r, f$x, f$weights, f$root, "bernoulli", "rbf", 1, 1,
+          0, x, NULL, 0L)
+  expect_error(c_predict(bad), "predict.gp_laplace: weights: is 9 x 1")
   bad <- fit
   bad$root <- bad$root[-1, , drop = FALSE]
-  expect_error(predict(bad, x), "predict.gp_laplace: root: has 9 rows")
+  expect_error(predict(bad, x), "'object\\$root' is 9 x [0-9]+; need 10 x any")
+  expect_error(c_predict(bad), "predict.gp_laplace: root: has 9 rows")
 })

@@ -20,13 +20,8 @@ function pred = predict_gp_laplace (fit, xnew, varargin)
   fname = "scalegp_predict";
   opts = parse_options (fname, struct ("offset", [], "type", "list", "threads", 0),
                         varargin{:});
-  need = {"x", "weights", "root", "likelihood", "kernel", "noise", "levels"};
-  for i = 1:numel (need)
-    if (! isfield (fit, need{i}))
-      arg_error (fname, "fit", "has no field '%s' (not a gp_laplace result?)", need{i});
-    endif
-  endfor
-  xnew = check_input_matrix (xnew, fname, "xnew");
+  fit = laplace_check_fit (fit, fname);
+  xnew = check_input_matrix (xnew, fname, "xnew", columns (fit.x));
   if (columns (xnew) != columns (fit.x))
     arg_error (fname, "xnew", "has %d columns but the fit has %d", columns (xnew),
                columns (fit.x));
