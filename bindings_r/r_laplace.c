@@ -196,6 +196,7 @@ SEXP sgp_laplace_predict_r(SEXP x, SEXP weights, SEXP root, SEXP likelihood, SEX
                                      Rf_asReal(noise));
   if (st) sgp_r_stop("predict.gp_laplace", &ctx, st);
   SEXP out = PROTECT(predict_list(&ctx, &view, xnew, offset_new, &st));
+  sgp_ctx_rename_arg(&ctx, "xtest", "newdata");
   if (st) sgp_r_stop("predict.gp_laplace", &ctx, st);
   UNPROTECT(1);
   return out;

@@ -58,6 +58,15 @@ int sgp_ctx_threads(const sgp_ctx *ctx)
 #endif
 }
 
+void sgp_ctx_rename_arg(sgp_ctx *ctx, const char *from, const char *to)
+{
+  const size_t n = strlen(from);
+  if (strncmp(ctx->errmsg, from, n) != 0 || ctx->errmsg[n] != ':') return;
+  char rest[sizeof ctx->errmsg];
+  snprintf(rest, sizeof rest, "%s", ctx->errmsg + n);
+  snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s%s", to, rest);
+}
+
 int sgp_fail(sgp_ctx *ctx, int code, const char *fmt, ...)
 {
   va_list ap;

@@ -52,6 +52,10 @@ int sgp_kernel_check(sgp_ctx *ctx, const sgp_kernel *k, int64_t d)
   if (!isfinite(k->outputscale) || k->outputscale <= 0)
     return sgp_fail(ctx, SGP_EINVAL, "outputscale: must be positive and finite (got %g)",
                     k->outputscale);
+  if (k->outputscale > SGP_MAX_OUTPUTSCALE)
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "outputscale: must be at most %g (got %g); squares of the kernel would "
+                    "overflow double precision: rescale y", SGP_MAX_OUTPUTSCALE, k->outputscale);
   return SGP_OK;
 }
 
@@ -71,7 +75,7 @@ int sgp_check_finite(sgp_ctx *ctx, const char *argname, sgp_cmat a)
 /* ------------------------------------------------------------ prepared inputs */
 
 int sgp_kprep_init(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *center,
-                   sgp_kprep *p)
+                   sgp_kprep *p, const char *argname)
 {
   const int64_t n = X.rows, d = X.cols;
   memset(p, 0, sizeof *p);
@@ -89,6 +93,17 @@ int sgp_kprep_init(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *
     const double c = center ? center[j] : 0.0;
     for (int64_t i = 0; i < n; i++) p->z[i + j * n] = (X.data[i + j * X.ld] - c) / ell;
   }
+  /* squared distances of d such values must stay finite */
+  for (int64_t q = 0; q < n * d; q++)
+    if (!(fabs(p->z[q]) <= SGP_MAX_SCALED_INPUT)) {
+      const double z = p->z[q];
+      sgp_kprep_free(p);
+      return sgp_fail(ctx, SGP_EINVAL,
+                      "%s: divided by the lengthscale, its distance to the data mean reaches "
+                      "%g (row %lld, column %lld); it must stay below %g: rescale the inputs "
+                      "or the lengthscale", argname, fabs(z), (long long)(q % n + 1),
+                      (long long)(q / n + 1), SGP_MAX_SCALED_INPUT);
+    }
   for (int64_t i = 0; i < n; i++) {
     double s = 0.0;
     for (int64_t j = 0; j < d; j++) s += p->z[i + j * n] * p->z[i + j * n];
@@ -213,14 +228,16 @@ SGP_TARGET_CLONES static void tile_transform(sgp_kernel_kind kind, double s2, in
     case SGP_KERNEL_MATERN32:
 #pragma omp simd
       for (int64_t i = 0; i < ni; i++) {
-        const double a = sqrt(3.0 * c[i]);
+        double a = sqrt(3.0 * c[i]);
+        a = a < 745.0 ? a : 745.0; /* exp(-a) underflows: keep (1 + a) finite */
         c[i] = s2 * (1.0 + a) * exp_nonpositive(-a);
       }
       break;
     case SGP_KERNEL_MATERN52:
 #pragma omp simd
       for (int64_t i = 0; i < ni; i++) {
-        const double a = sqrt(5.0 * c[i]);
+        double a = sqrt(5.0 * c[i]);
+        a = a < 745.0 ? a : 745.0; /* as above */
         c[i] = s2 * (1.0 + a + a * a / 3.0) * exp_nonpositive(-a);
       }
       break;

@@ -13,9 +13,13 @@ typedef struct {
   double *norm2;  /* n */
 } sgp_kprep;
 
+/* Largest |x - center| / lengthscale: squared distances of any d such values stay
+ * finite (sgp_kprep_init refuses larger ones, naming argname, e.g. "x"). */
+#define SGP_MAX_SCALED_INPUT 1e100
+
 /* center may be NULL (no centring); use the same center for both sides of a product. */
 int  sgp_kprep_init(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *center,
-                    sgp_kprep *p);
+                    sgp_kprep *p, const char *argname);
 void sgp_kprep_free(sgp_kprep *p);
 /* Column means of X into a new array (free with free()). */
 int  sgp_column_means(sgp_ctx *ctx, sgp_cmat X, double **center);
@@ -24,6 +28,9 @@ int  sgp_column_means(sgp_ctx *ctx, sgp_cmat X, double **center);
 void sgp_kernel_tile(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a, int64_t i0,
                      int64_t ni, const sgp_kprep *b, int64_t j0, int64_t nj, double *t,
                      int64_t ldt);
+/* sgp_kernel_apply with the names of X1 and X2 in its messages (e.g. "xtest", "x"). */
+int sgp_kernel_apply_named(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, const char *name1,
+                           sgp_cmat X2, const char *name2, sgp_cmat V, sgp_mat Y, int tile);
 /* One kernel value from a squared scaled distance (same arithmetic as the tiles). */
 double sgp_kernel_value_r2(sgp_kernel_kind kind, double s2, double r2);
 

@@ -9,14 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_inputs(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, sgp_cmat X2)
+static int check_inputs(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, const char *name1,
+                        sgp_cmat X2, const char *name2)
 {
   int st;
-  if ((st = sgp_check_finite(ctx, "x", X1))) return st;
-  if (X2.data != X1.data && (st = sgp_check_finite(ctx, "x2", X2))) return st;
+  if ((st = sgp_check_finite(ctx, name1, X1))) return st;
+  if (X2.data != X1.data && (st = sgp_check_finite(ctx, name2, X2))) return st;
   if (X1.cols != X2.cols)
-    return sgp_fail(ctx, SGP_EDIM, "x2: has %lld columns; x has %lld", (long long)X2.cols,
-                    (long long)X1.cols);
+    return sgp_fail(ctx, SGP_EDIM, "%s: has %lld columns; %s has %lld", name2,
+                    (long long)X2.cols, name1, (long long)X1.cols);
   return sgp_kernel_check(ctx, k, X1.cols);
 }
 
@@ -71,14 +72,20 @@ int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
 int sgp_kernel_apply(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, sgp_cmat X2, sgp_cmat V,
                      sgp_mat Y, int tile)
 {
+  return sgp_kernel_apply_named(ctx, k, X1, "x", X2, "x2", V, Y, tile);
+}
+
+int sgp_kernel_apply_named(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, const char *name1,
+                           sgp_cmat X2, const char *name2, sgp_cmat V, sgp_mat Y, int tile)
+{
   sgp_kprep a = {0}, b = {0};
   double *center = NULL;
-  int st = check_inputs(ctx, k, X1, X2);
+  int st = check_inputs(ctx, k, X1, name1, X2, name2);
   if (st) return st;
   if ((st = sgp_check_finite(ctx, "v", V))) return st;
   if ((st = sgp_column_means(ctx, X2, &center))) goto cleanup;
-  if ((st = sgp_kprep_init(ctx, k, X1, center, &a))) goto cleanup;
-  if ((st = sgp_kprep_init(ctx, k, X2, center, &b))) goto cleanup;
+  if ((st = sgp_kprep_init(ctx, k, X1, center, &a, name1))) goto cleanup;
+  if ((st = sgp_kprep_init(ctx, k, X2, center, &b, name2))) goto cleanup;
   st = sgp_kernel_apply_prepared(ctx, k, &a, &b, V, Y, tile);
 cleanup:
   sgp_kprep_free(&a);
@@ -112,14 +119,14 @@ int sgp_kernel_matrix(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, sgp_cmat X
 {
   sgp_kprep a = {0}, b = {0};
   double *center = NULL;
-  int st = check_inputs(ctx, k, X1, X2);
+  int st = check_inputs(ctx, k, X1, "x", X2, "x2");
   if (st) return st;
   if (K.rows != X1.rows || K.cols != X2.rows)
     return sgp_fail(ctx, SGP_EDIM, "K: is %lld x %lld; need %lld x %lld", (long long)K.rows,
                     (long long)K.cols, (long long)X1.rows, (long long)X2.rows);
   if ((st = sgp_column_means(ctx, X2, &center))) goto cleanup;
-  if ((st = sgp_kprep_init(ctx, k, X1, center, &a))) goto cleanup;
-  if ((st = sgp_kprep_init(ctx, k, X2, center, &b))) goto cleanup;
+  if ((st = sgp_kprep_init(ctx, k, X1, center, &a, "x"))) goto cleanup;
+  if ((st = sgp_kprep_init(ctx, k, X2, center, &b, "x2"))) goto cleanup;
   st = fill_kernel_matrix(ctx, k, &a, &b, K.data, K.ld);
 cleanup:
   sgp_kprep_free(&a);
@@ -189,7 +196,7 @@ int sgp_op_dense_kernel(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X,
 {
   double *center = NULL;
   dense_state *s = NULL;
-  int st = check_inputs(ctx, k, X, X);
+  int st = check_inputs(ctx, k, X, "x", X, "x");
   memset(op, 0, sizeof *op);
   if (cached) *cached = 0;
   if (st) return st;
@@ -200,7 +207,7 @@ int sgp_op_dense_kernel(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X,
   s->shift = o->shift;
   s->tile = o->tile;
   if ((st = sgp_column_means(ctx, X, &center))) goto cleanup;
-  if ((st = sgp_kprep_init(ctx, k, X, center, &s->prep))) goto cleanup;
+  if ((st = sgp_kprep_init(ctx, k, X, center, &s->prep, "x"))) goto cleanup;
   int use_cuda = 0;
   if ((st = sgp_backend_use_cuda(ctx, &use_cuda))) goto cleanup;
   (void)use_cuda;

@@ -56,6 +56,7 @@ response: class probabilities, Poisson rate, Gaussian observation).\n\
                             sgp_octave::mview (rm), sgp_octave::mview (rv));
 
   // ---- return results
+  sgp_ctx_rename_arg (ctx.get (), "xtest", "xnew");
   ctx.check (st);
   octave_scalar_map p;
   p.assign ("mean", mean);

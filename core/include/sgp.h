@@ -98,6 +98,9 @@ void sgp_ctx_set_seed(sgp_ctx *ctx, uint64_t seed);
  * above the maximum) leaves ctx->nthreads alone and returns SGP_EINVAL with a
  * message naming `threads`. */
 int  sgp_ctx_set_threads(sgp_ctx *ctx, double threads);
+/* When ctx->errmsg starts with "<from>:", makes it "<to>:" (a host whose argument
+ * has another name than the core's, e.g. predict's newdata for the core's xtest). */
+void sgp_ctx_rename_arg(sgp_ctx *ctx, const char *from, const char *to);
 /* Thread count the core will actually use: nthreads <= 0 resolves to the OpenMP
  * default; a field set directly above SGP_MAX_THREADS (or OpenMP's thread
  * limit) is capped there. */
@@ -138,8 +141,13 @@ typedef struct {
 /* Kernel by name ("rbf", "matern12", "matern32", "matern52"); SGP_EINVAL if unknown. */
 int sgp_kernel_from_name(sgp_ctx *ctx, const char *name, sgp_kernel_kind *kind);
 const char *sgp_kernel_name(sgp_kernel_kind kind);
+/* Largest outputscale (signal variance): K^2 and sums of n such terms must stay
+ * finite in double precision (sqrt(DBL_MAX) is 1.3e154); data on a larger scale
+ * is rescaled first. */
+#define SGP_MAX_OUTPUTSCALE 1e100
 /* Checks the kernel for inputs of dimension d (lengthscale count and positivity,
- * outputscale > 0, all finite); messages name `lengthscale` / `outputscale`. */
+ * 0 < outputscale <= SGP_MAX_OUTPUTSCALE, all finite); messages name
+ * `lengthscale` / `outputscale`. */
 int sgp_kernel_check(sgp_ctx *ctx, const sgp_kernel *k, int64_t d);
 /* Checks that a matrix argument is non-empty and finite; names it in errors. */
 int sgp_check_finite(sgp_ctx *ctx, const char *argname, sgp_cmat a);

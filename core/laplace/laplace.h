@@ -141,6 +141,14 @@ int sgp_itergp_unit_direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int
 /* sgp_laplace_fit with the unit-vector block size (1 = one action at a time, the
  * reference path; sgp_laplace_fit uses SGP_LAPLACE_UNIT_BLOCK). */
 #define SGP_LAPLACE_UNIT_BLOCK 256
+/* laplace_finite.c: SGP_EINVAL when a result holds NaN or Inf: the fit's f, var
+ * (before its clamp at 0), weights and root (naming y), the predicted mean, var
+ * and response, NULL data skipped (naming the offset when one was given, else
+ * the fit). */
+int sgp_laplace_check_fit_finite(sgp_ctx *ctx, const sgp_laplace_fit_t *fit);
+int sgp_laplace_check_pred_finite(sgp_ctx *ctx, int has_offset, sgp_mat mean, sgp_mat var,
+                                  sgp_mat resp_mean, sgp_mat resp_var);
+
 int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                             const sgp_laplace_opts *o, int unit_block,
                             sgp_laplace_fit_t **out);

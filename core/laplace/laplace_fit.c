@@ -563,7 +563,7 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   }
   if (units) {
     if ((st = sgp_column_means(ctx, X, &center))) goto cleanup;
-    if ((st = sgp_kprep_init(ctx, &o->kernel, X, center, &R.prep))) goto cleanup;
+    if ((st = sgp_kprep_init(ctx, &o->kernel, X, center, &R.prep, "x"))) goto cleanup;
     R.perm = (int64_t *)malloc((size_t)n * sizeof(int64_t));
     if (!R.perm) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
     for (int64_t i = 0; i < n; i++) R.perm[i] = i;
@@ -725,6 +725,7 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     fit->root = sgp_alloc(1);
     if (!fit->root) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   }
+  if ((st = sgp_laplace_check_fit_finite(ctx, fit))) goto cleanup;
   for (int64_t q = 0; q < NC; q++) if (!(fit->var[q] > 0)) fit->var[q] = 0.0;
   *out = fit;
   fit = NULL;

@@ -47,11 +47,15 @@ int sgp_lik_check(sgp_ctx *ctx, const sgp_lik *lik)
         return sgp_fail(ctx, SGP_EINVAL, "noise: must be positive and finite (element %lld is %g)",
                         (long long)(i + 1), lik->noise[i]);
   }
-  if (lik->offset)
-    for (int64_t i = 0; i < n; i++)
-      if (!isfinite(lik->offset[i]))
-        return sgp_fail(ctx, SGP_EINVAL, "offset: contains NaN or Inf (element %lld)",
-                        (long long)(i + 1));
+  for (int64_t i = 0; lik->offset && i < n; i++) {
+    if (!isfinite(lik->offset[i]))
+      return sgp_fail(ctx, SGP_EINVAL, "offset: contains NaN or Inf (element %lld)",
+                      (long long)(i + 1));
+    if (fabs(lik->offset[i]) > 700.0) /* the exposure exp(offset) must be finite */
+      return sgp_fail(ctx, SGP_EINVAL,
+                      "offset: log exposures must lie in [-700, 700] (element %lld is %g)",
+                      (long long)(i + 1), lik->offset[i]);
+  }
   if (!(lik->noise_max > 0.0))
     return sgp_fail(ctx, SGP_EINVAL, "noise_max: must be positive (got %g)", lik->noise_max);
   return SGP_OK;

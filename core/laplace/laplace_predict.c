@@ -39,7 +39,7 @@ int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
   if (!mu) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   memset(mu, 0, (size_t)(ns * C) * sizeof(double));
   if (nr == 0) {
-    if ((st = sgp_kernel_apply(ctx, &fit->kernel, Xs, Xf, sgp_cmat_of(fit->weights, n, C),
+    if ((st = sgp_kernel_apply_named(ctx, &fit->kernel, Xs, "xtest", Xf, "x", sgp_cmat_of(fit->weights, n, C),
                                mean, 0)))
       goto cleanup;
   } else {
@@ -49,7 +49,7 @@ int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
     if (!V || !A) { free(V); st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
     memcpy(V, fit->weights, (size_t)(n * C) * sizeof(double));
     memcpy(V + n * C, fit->root, (size_t)(n * C * nr) * sizeof(double));
-    st = sgp_kernel_apply(ctx, &fit->kernel, Xs, Xf, sgp_cmat_of(V, n, C * (1 + nr)),
+    st = sgp_kernel_apply_named(ctx, &fit->kernel, Xs, "xtest", Xf, "x", sgp_cmat_of(V, n, C * (1 + nr)),
                           sgp_mat_of(A, ns, C * (1 + nr)), 0);
     free(V);
     if (st) goto cleanup;
@@ -105,7 +105,7 @@ int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
       if (resp_var.data) resp_var.data[i] = pv;
     }
   }
-  st = SGP_OK;
+  st = sgp_laplace_check_pred_finite(ctx, offset_s.data != NULL, mean, var, resp_mean, resp_var);
 cleanup:
   free(A);
   free(mu);

@@ -97,6 +97,21 @@ static void ctx_set_threads_checks_the_range(void **state)
   assert_true(sgp_ctx_threads(&ctx) <= SGP_MAX_THREADS);
 }
 
+static void ctx_rename_arg_changes_only_the_leading_name(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  strcpy(ctx.errmsg, "xtest: has 3 columns; the fit has 2");
+  sgp_ctx_rename_arg(&ctx, "xtest", "newdata");
+  assert_string_equal(ctx.errmsg, "newdata: has 3 columns; the fit has 2");
+  sgp_ctx_rename_arg(&ctx, "xtest", "xnew"); /* no longer starts with xtest */
+  assert_string_equal(ctx.errmsg, "newdata: has 3 columns; the fit has 2");
+  strcpy(ctx.errmsg, "xtest2: other");       /* a longer name is not a match */
+  sgp_ctx_rename_arg(&ctx, "xtest", "xnew");
+  assert_string_equal(ctx.errmsg, "xtest2: other");
+}
+
 /* ------------------------------------------------------------ RNG */
 
 /* Reference generator: splitmix64 seeding then xoshiro256** (Blackman & Vigna). */
@@ -264,6 +279,7 @@ int main(void)
     cmocka_unit_test(ctx_init_sets_documented_defaults),
     cmocka_unit_test(ctx_threads_resolves_default),
       cmocka_unit_test(ctx_set_threads_checks_the_range),
+      cmocka_unit_test(ctx_rename_arg_changes_only_the_leading_name),
     cmocka_unit_test(rng_matches_reference_xoshiro256starstar),
     cmocka_unit_test(rng_same_seed_same_stream_different_seed_differs),
     cmocka_unit_test(rng_uniform_strictly_inside_unit_interval),

@@ -54,7 +54,7 @@ static void make_kdata(sgp_ctx *ctx, kdata *s, int64_t n, sgp_kernel_kind kind)
   s->k.outputscale = 1.3;
   const sgp_cmat X = sgp_cmat_of(s->X, n, s->d);
   assert_int_equal(sgp_column_means(ctx, X, &s->center), SGP_OK);
-  assert_int_equal(sgp_kprep_init(ctx, &s->k, X, s->center, &s->prep), SGP_OK);
+  assert_int_equal(sgp_kprep_init(ctx, &s->k, X, s->center, &s->prep, "x"), SGP_OK);
 }
 
 static void free_kdata(kdata *s)

@@ -31,7 +31,7 @@ static void check_case(int64_t n, sgp_kernel_kind kind, uint64_t seed)
   sgp_kprep prep = {0};
   const sgp_cmat Xv = sgp_cmat_of(X, n, d);
   assert_int_equal(sgp_column_means(&ctx, Xv, &center), SGP_OK);
-  assert_int_equal(sgp_kprep_init(&ctx, &k, Xv, center, &prep), SGP_OK);
+  assert_int_equal(sgp_kprep_init(&ctx, &k, Xv, center, &prep, "x"), SGP_OK);
   double *K = th_zeros(n * n);
   th_kernel_matrix(kind, k.outputscale, ell, 3, X, n, X, n, 3, K);
   const int tiles[] = {0, 1, 7, 64};

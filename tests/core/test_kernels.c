@@ -2,6 +2,7 @@
  * Oracle: th_kernel_matrix, a naive dense kernel (plain loops, libm exp/sqrt,
  * r = ||(x - x') / lengthscale||) written from the formulas in sgp.h. */
 #include "test_helpers.h"
+#include "kernels.h" /* sgp_kernel_value_r2 */
 
 #include <stdlib.h>
 
@@ -242,6 +243,32 @@ static void kernel_matrix_rejects_bad_kernel_parameters(void **state)
   }
   sgp_kernel unknown = {(sgp_kernel_kind)7, f->ell, 1, 1.0};
   expect_error(f, &unknown, X, X4, K, SGP_EINVAL, "kernel");
+  /* scales beyond double precision: an outputscale whose square overflows, a
+   * lengthscale so small that the scaled inputs would */
+  const sgp_kernel k1 = {SGP_KERNEL_RBF, f->ell, 1, 1.0};
+  sgp_kernel big = {SGP_KERNEL_RBF, f->ell, 1, 1e101};
+  expect_error(f, &big, X, X4, K, SGP_EINVAL, "outputscale: must be at most 1e+100");
+  big.outputscale = SGP_MAX_OUTPUTSCALE;
+  assert_int_equal(sgp_kernel_matrix(&f->ctx, &big, X, X4, K), SGP_OK);
+  const double tiny = 1e-300;
+  sgp_kernel small = {SGP_KERNEL_MATERN32, &tiny, 1, 1.0};
+  expect_error(f, &small, X, X4, K, SGP_EINVAL, "x: divided by the lengthscale");
+  const double far[6] = {-1e120, 1e120, 0, 0, 0, 0}; /* x2 far from its mean 0 */
+  expect_error(f, &k1, X, sgp_cmat_of(far, 2, 3), sgp_mat_of(f->K, 5, 2), SGP_EINVAL,
+               "x2: divided by the lengthscale");
+}
+
+/* Far apart points (scaled distance ~1e99, squares ~1e198) give a finite 0-ish
+ * covariance for every kernel, never Inf * 0. */
+static void kernel_values_at_huge_distances_are_finite(void **state)
+{
+  (void)state;
+  for (int kind = SGP_KERNEL_RBF; kind <= SGP_KERNEL_MATERN52; kind++) {
+    const double v = sgp_kernel_value_r2((sgp_kernel_kind)kind, 2.0, 1e198);
+    assert_true(isfinite(v) && v >= 0.0 && v < 1e-290);
+    const double w = sgp_kernel_value_r2((sgp_kernel_kind)kind, 2.0, INFINITY);
+    assert_true(isfinite(w) && w >= 0.0 && w < 1e-290);
+  }
 }
 
 static void kernel_matrix_rejects_bad_inputs(void **state)
@@ -283,6 +310,7 @@ int main(void)
     cmocka_unit_test(kernel_matrix_respects_leading_dimensions),
     cmocka_unit_test(kernel_names_round_trip),
     cmocka_unit_test(kernel_from_name_rejects_unknown_names),
+    cmocka_unit_test(kernel_values_at_huge_distances_are_finite),
     cmocka_unit_test_setup_teardown(kernel_matrix_rejects_bad_kernel_parameters, err_setup,
                                     err_teardown),
     cmocka_unit_test_setup_teardown(kernel_matrix_rejects_bad_inputs, err_setup, err_teardown),

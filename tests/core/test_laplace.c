@@ -771,6 +771,13 @@ static void fit_rejects_bad_arguments(void **state)
   o.likelihood = SGP_LIK_GAUSSIAN;
   const double bad_noise = 0.0;
   o.noise = sgp_cmat_of(&bad_noise, 1, 1); expect_fit_error(&p, &o, y, SGP_EINVAL, "noise");
+  /* an offset whose exposure exp(offset) overflows */
+  opts_for(&p, &o);
+  o.likelihood = SGP_LIK_POISSON;
+  double big_offset[60];
+  for (int i = 0; i < 60; i++) big_offset[i] = i == 7 ? 1e300 : 0.0;
+  o.offset = sgp_cmat_of(big_offset, p.n, 1);
+  expect_fit_error(&p, &o, y, SGP_EINVAL, "offset: log exposures must lie in [-700, 700]");
   opts_for(&p, &o); /* bernoulli: a noise (valid or not) is refused, not ignored */
   const double some_noise = 0.5;
   o.noise = sgp_cmat_of(&some_noise, 1, 1);

@@ -128,11 +128,42 @@ static void view_rejects_bad_fields(void **state)
   assert_contains(ctx.errmsg, "weights");
 }
 
+/* Finite fields whose predictions overflow are an error, never NaN/Inf results:
+ * weights near DBL_MAX (the mean overflows), a poisson offset of 700 on top of a
+ * large latent mean (the rate overflows). */
+static void predictions_that_overflow_are_errors(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_laplace_fit_t view;
+  double X[3] = {0, 0.1, 0.2}, w[3] = {1e308, 1e308, 1e308}, m[2], v[2], pm[2], pv[2];
+  const double ell = 1.0, Xs[2] = {0.05, 0.15}, off[2] = {700, 700};
+  const sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0};
+  const sgp_cmat Xv = sgp_cmat_of(X, 3, 1), none = sgp_cmat_of(NULL, 0, 0);
+  const sgp_mat M = sgp_mat_of(m, 2, 1), V = sgp_mat_of(v, 2, 1);
+  const sgp_mat PM = sgp_mat_of(pm, 2, 1), PV = sgp_mat_of(pv, 2, 1);
+  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, sgp_cmat_of(w, 3, 1), none, &k,
+                                        SGP_LIK_BERNOULLI, 0), SGP_OK);
+  assert_int_equal(sgp_laplace_predict(&ctx, &view, sgp_cmat_of(Xs, 2, 1), none, M, V, PM, PV),
+                   SGP_EINVAL);
+  assert_contains(ctx.errmsg, "fit: the prediction overflowed double precision");
+  w[0] = w[1] = w[2] = 100.0;
+  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, sgp_cmat_of(w, 3, 1), none, &k,
+                                        SGP_LIK_POISSON, 0), SGP_OK);
+  assert_int_equal(sgp_laplace_predict(&ctx, &view, sgp_cmat_of(Xs, 2, 1), sgp_cmat_of(off, 2, 1),
+                                       M, V, PM, PV), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "offset: the prediction overflowed double precision");
+  assert_int_equal(sgp_laplace_predict(&ctx, &view, sgp_cmat_of(Xs, 2, 1), none, M, V, PM, PV),
+                   SGP_OK); /* the same fit without the offset is fine */
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(view_predicts_like_the_fit),
     cmocka_unit_test(view_rejects_bad_fields),
+    cmocka_unit_test(predictions_that_overflow_are_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
