@@ -106,6 +106,15 @@ check_seed <- function(seed, fn) {
   as.double(seed)
 }
 
+# Evaluates expr (a .Call whose output R allocates from the input sizes); when
+# R cannot allocate it, the error names the argument that sets the size.
+alloc_error_names <- function(expr, fn, arg, what) {
+  tryCatch(expr, error = function(e) {
+    if (!grepl("cannot allocate|too large", conditionMessage(e))) stop(e)
+    stop_arg(fn, arg, what, ": ", conditionMessage(e))
+  })
+}
+
 check_backend <- function(backend, fn) {
   check_choice(backend, c("auto", "cpu", "cuda"), fn, "backend")
 }

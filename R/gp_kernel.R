@@ -41,8 +41,9 @@ gp_kernel <- function(x, x2 = x, kernel = "rbf", lengthscale = 1, outputscale = 
   kernel <- check_kernel(kernel, fn)
   lengthscale <- check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x)))
   outputscale <- check_positive(outputscale, fn, "outputscale")
-  .Call(C_sgp_kernel_matrix_r, x, x2, kernel, lengthscale, outputscale,
-        check_threads(threads, fn))
+  alloc_error_names(.Call(C_sgp_kernel_matrix_r, x, x2, kernel, lengthscale, outputscale,
+                          check_threads(threads, fn)),
+                    fn, "x2", sprintf("and 'x' give a %d x %d kernel matrix", nrow(x), nrow(x2)))
 }
 
 # Internal: K(x, x) %*% v through the matrix-free operator, for tests and

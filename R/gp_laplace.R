@@ -134,6 +134,7 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
     if (ncol(xtest) != ncol(x))
       stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", ncol(x))
   }
+  if (is.null(xtest) && !is.null(xtest_offset)) stop_arg(fn, "xtest_offset", "needs 'xtest'")
   xtest_offset <- if (is.null(xtest)) NULL else
     laplace_offset(xtest_offset, likelihood, nrow(xtest), fn, "xtest_offset")
   ctrl <- c(check_flag(recycle, fn, "recycle"), check_flag(damping, fn, "damping"),
@@ -244,6 +245,9 @@ laplace_labels <- function(y, likelihood, n, fn) {
       if (!whole || any(y < 1))
         stop_arg(fn, "y", "must be class labels 1..C or a factor for likelihood = \"softmax\" (found ",
                  format(y[y != round(y) | y < 1][1L]), ")")
+      if (is.null(levels) && max(y) > n)
+        stop_arg(fn, "y", "has labels up to ", format(max(y)), " but only n = ", n,
+                 " points; softmax labels are 1..C with C <= n")
       n_class <- if (is.null(levels)) as.integer(max(y)) else length(levels)
       if (n_class < 2L)
         stop_arg(fn, "y", "has C = ", n_class, " class; likelihood = \"softmax\" needs C >= 2")

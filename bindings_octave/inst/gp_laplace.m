@@ -242,6 +242,10 @@ function [ycode, n_class, levels] = laplace_labels (y, likelihood, n, fname)
         arg_error (fname, "y", "must be class labels 1..C for likelihood = \"softmax\" (found %g)",
                    y(k));
       endif
+      if (isempty (levels) && max (y) > n)
+        arg_error (fname, "y", "has labels up to %g but only n = %d points; softmax labels are 1..C with C <= n",
+                   max (y), n);
+      endif
       if (isempty (levels))
         n_class = max (y);
       else
