@@ -113,7 +113,15 @@ function K = gp_kernel (x, varargin)
   outputscale = check_positive (opts.outputscale, fname, "outputscale", 1);
   threads = check_threads (opts.threads, fname);
 
-  K = __sgp_kernel__ (x, x2, kernel, lengthscale, outputscale, threads);
+  try
+    K = __sgp_kernel__ (x, x2, kernel, lengthscale, outputscale, threads);
+  catch err
+    if (isempty (strfind (err.message, "out of memory")))
+      rethrow (err);
+    endif
+    arg_error (fname, "x2", "and 'x' give a %d x %d kernel matrix: %s", rows (x), rows (x2),
+               err.message);
+  end_try_catch
 
 endfunction
 

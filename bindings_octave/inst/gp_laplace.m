@@ -176,7 +176,8 @@ function fit = gp_laplace (x, y, varargin)
   fit.seed = seed;
   fit.class = "gp_laplace";
   if (has_test)
-    fit.test = predict_gp_laplace (fit, xtest, "offset", xtest_offset, "threads", threads);
+    fit.test = predict_gp_laplace (fit, xtest, {fname, "xtest"}, "offset", xtest_offset,
+                                   "threads", threads);
   endif
   if (! fit.converged)
     warning ("scalegp:not-converged",

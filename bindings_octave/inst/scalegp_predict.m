@@ -23,7 +23,7 @@ function pred = scalegp_predict (fit, xnew, varargin)
   endif
   switch (fit.class)
     case "gp_laplace"
-      pred = predict_gp_laplace (fit, xnew, varargin{:});
+      pred = predict_gp_laplace (fit, xnew, {"scalegp_predict", "xnew"}, varargin{:});
     case "ski_gsgp"
       pred = predict_ski_gsgp (fit, xnew, varargin{:});
     case "valla"

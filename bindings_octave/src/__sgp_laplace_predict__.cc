@@ -6,20 +6,24 @@
 
 DEFUN_DLD (__sgp_laplace_predict__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {@var{p} =} __sgp_laplace_predict__ (@var{x}, @var{weights}, @var{root}, @var{likelihood}, @var{kernel}, @var{lengthscale}, @var{outputscale}, @var{noise}, @var{xnew}, @var{offset}, @var{nthreads})\n\
+@deftypefn {} {@var{p} =} __sgp_laplace_predict__ (@var{x}, @var{weights}, @var{root}, @var{likelihood}, @var{kernel}, @var{lengthscale}, @var{outputscale}, @var{noise}, @var{xnew}, @var{offset}, @var{nthreads}, @var{fname}, @var{xname})\n\
 Private: gp_laplace predictions at @var{xnew} from the training inputs\n\
 @var{x} (n-by-d), representer weights (n-by-C) and root (nC-by-r) of a fit.\n\
 @var{offset} is the Poisson log exposure at @var{xnew} or empty.  Returns a\n\
 struct with m-by-C fields mean, var (latent) and resp_mean, resp_var (the\n\
 response: class probabilities, Poisson rate, Gaussian observation).\n\
+Errors name the function @var{fname} and the test inputs @var{xname}\n\
+(defaults \"scalegp_predict\", \"xnew\").\n\
 @seealso{scalegp_predict, gp_laplace}\n\
 @end deftypefn")
 {
-  if (args.length () != 11)
+  if (args.length () != 11 && args.length () != 13)
     print_usage ();
 
   // ---- get inputs
-  const std::string fn = "scalegp_predict";
+  const bool named = args.length () == 13;
+  const std::string fn = named ? args(11).string_value () : "scalegp_predict";
+  const std::string xname = named ? args(12).string_value () : "xnew";
   const long nthreads = sgp_octave::integer_arg (args(10), fn, "threads", 0, INT_MAX);
   sgp_octave::context ctx (fn, static_cast<int> (nthreads));
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
@@ -56,7 +60,7 @@ response: class probabilities, Poisson rate, Gaussian observation).\n\
                             sgp_octave::mview (rm), sgp_octave::mview (rv));
 
   // ---- return results
-  sgp_ctx_rename_arg (ctx.get (), "xtest", "xnew");
+  sgp_ctx_rename_arg (ctx.get (), "xtest", xname.c_str ());
   ctx.check (st);
   octave_scalar_map p;
   p.assign ("mean", mean);

@@ -2,10 +2,12 @@
 ## SPDX-License-Identifier: MIT
 
 ## -*- texinfo -*-
-## @deftypefn {} {@var{pred} =} predict_gp_laplace (@var{fit}, @var{xnew}, @var{name}, @var{value}, @dots{})
+## @deftypefn {} {@var{pred} =} predict_gp_laplace (@var{fit}, @var{xnew}, @var{names}, @var{name}, @var{value}, @dots{})
 ## Private: predictions of a @code{gp_laplace} fit struct (also after
 ## @code{save}/@code{load}) at @var{xnew}, for @code{scalegp_predict} and
-## @code{gp_laplace}'s @qcode{"xtest"}.
+## @code{gp_laplace}'s @qcode{"xtest"}.  @var{names} = @{function, argument@}
+## names the caller and its test inputs in errors, e.g.
+## @{"scalegp_predict", "xnew"@}.
 ##
 ## Options: @qcode{"offset"} (Poisson log exposure at @var{xnew}, default 0),
 ## @qcode{"type"}: @qcode{"list"} (default; a struct with the latent
@@ -16,14 +18,14 @@
 ## @qcode{"threads"}.
 ## @end deftypefn
 
-function pred = predict_gp_laplace (fit, xnew, varargin)
-  fname = "scalegp_predict";
+function pred = predict_gp_laplace (fit, xnew, names, varargin)
+  [fname, xname] = deal (names{:});
   opts = parse_options (fname, struct ("offset", [], "type", "list", "threads", 0),
                         varargin{:});
   fit = laplace_check_fit (fit, fname);
-  xnew = check_input_matrix (xnew, fname, "xnew", columns (fit.x));
+  xnew = check_input_matrix (xnew, fname, xname, columns (fit.x));
   if (columns (xnew) != columns (fit.x))
-    arg_error (fname, "xnew", "has %d columns but the fit has %d", columns (xnew),
+    arg_error (fname, xname, "has %d columns but the fit has %d", columns (xnew),
                columns (fit.x));
   endif
   offset = opts.offset;
@@ -48,7 +50,8 @@ function pred = predict_gp_laplace (fit, xnew, varargin)
 
   p = __sgp_laplace_predict__ (fit.x, fit.weights, fit.root, fit.likelihood,
                                fit.kernel.kernel, fit.kernel.lengthscale,
-                               fit.kernel.outputscale, noise, xnew, offset, threads);
+                               fit.kernel.outputscale, noise, xnew, offset, threads,
+                               fname, xname);
 
   pred = struct ("mean", p.mean, "var", p.var);
   switch (fit.likelihood)
