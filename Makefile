@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean bench-laplace bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
 
 all: install
 
@@ -82,6 +82,19 @@ rcheck: deps
 # Regenerates NAMESPACE and man/ from the roxygen comments in R/.
 docs:
 	$(RSCRIPT) -e 'roxygen2::roxygenise(load_code = "source")'
+
+# Fuzz runs (not part of check): bad inputs and tampered fits for every public
+# function; tables of clean errors / crashes / silent garbage. FUZZ_ARGS, e.g.
+# FUZZ_ARGS="--quick --filter=^gp_laplace --tsv=build/fuzz.tsv".
+fuzz:
+	@status=0; $(MAKE) fuzz-r || status=1; $(MAKE) fuzz-octave || status=1; exit $$status
+
+fuzz-r: install
+	R_LIBS=$(RLIB) $(RSCRIPT) inst/fuzz/fuzz_r.R $(FUZZ_ARGS)
+
+fuzz-octave: deps
+	$(MAKE) -C bindings_octave/src CORE_DIR=../../core
+	octave-cli --no-gui --norc inst/fuzz/fuzz_octave.m $(FUZZ_ARGS)
 
 clean:
 	sh cleanup
