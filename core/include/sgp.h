@@ -232,10 +232,12 @@ enum {
   SGP_STOP_BUDGET = 3,     /* max_total_iter reached or the buffer is full */
   SGP_STOP_BREAKDOWN = 4,  /* inner: eta <= eta_tol s'z (action in span(S)) */
   SGP_STOP_EXHAUSTED = 5,  /* inner: unit policy used all NC unit vectors */
-  SGP_STOP_CONVERGED = 6,  /* outer: relative Newton step <= tol */
+  SGP_STOP_CONVERGED = 6,  /* outer: the mode bound at the linearization point <= tol */
   SGP_STOP_MAXNEWTON = 7,  /* outer: max_newton steps */
   SGP_STOP_DIVERGED = 8,   /* outer: non-finite latent / pseudo-targets */
-  SGP_STOP_TIME = 9        /* outer: time_limit reached */
+  SGP_STOP_TIME = 9,       /* outer: time_limit reached */
+  SGP_STOP_STALLED = 10    /* outer: the iterates stopped moving (relative step at
+                            * rounding twice) with the mode bound still above tol */
 };
 const char *sgp_laplace_stop_name(int reason);
 
@@ -248,7 +250,9 @@ typedef struct {
   int max_newton;            /* default 20 */
   int max_iter;              /* solver iterations per Newton step; default 5 */
   int64_t rank;              /* compression rank R; < 0 = Inf (default) */
-  double tol;                /* outer tolerance on ||g_{i+1}-g_i||/||g_{i+1}||; 0.01 */
+  double tol;                /* outer: converged when the bound on max |f_i - f_mode| at the
+                              * linearization point of the returned posterior is <= tol
+                              * (f_i - f_mode <= ||grad Psi(f_i)|| / curvature); 1e-6 */
   int n_class;               /* C for softmax (>= 2), ignored otherwise */
   int recycle;               /* 1: recycle S, T across Newton steps (default) */
   int64_t max_total_iter;    /* < 0 = none (default) */
@@ -256,7 +260,9 @@ typedef struct {
   double inner_atol, inner_rtol, eta_tol; /* 1e-5, 1e-5, 0 */
   double eig_rtol, kappa, noise_max;      /* 1e-12, 0, 1e12 */
   sgp_residual residual;     /* default explicit */
-  int damping;               /* 1: backtracking on Psi after each Newton step (spec 3.8); 0 */
+  int damping;               /* 1: backtracking on Psi after each Newton step (spec 3.8), so
+                              * that truncated solves cannot diverge; 0: the paper's
+                              * undamped steps; 1 */
   int random_order;          /* unit policy: seeded random permutation (default 0) */
   size_t kernel_cache_bytes; /* materialize K_x when 8 N^2 bytes fit; default 2 GiB */
   int tile;                  /* kernel tile size; default 512 */
@@ -275,6 +281,7 @@ typedef struct {
   /* per Newton step */
   double *st_psi;     /* Psi at the linearization point f_i */
   double *st_delta;   /* relative Newton step delta_i */
+  double *st_mode_err;/* bound on max |f_i - f_mode| at the linearization point f_i */
   int *st_inner_stop; /* inner stop reason */
   int64_t *st_kprod;  /* K products in this step */
   int64_t *st_dropped;/* eigenpairs dropped/truncated by the virtual run */

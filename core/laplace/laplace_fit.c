@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "laplace.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->max_newton = 20;
   o->max_iter = 5;
   o->rank = -1;
-  o->tol = 0.01;
+  o->tol = 1e-6;
   o->n_class = 1;
   o->recycle = 1;
   o->max_total_iter = -1;
@@ -35,7 +36,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->kappa = 0.0;
   o->noise_max = 1e12;
   o->residual = SGP_RESIDUAL_EXPLICIT;
-  o->damping = 0;
+  o->damping = 1;
   o->random_order = 0;
   o->kernel_cache_bytes = (size_t)2 << 30;
   o->tile = SGP_DEFAULT_TILE;
@@ -53,6 +54,7 @@ const char *sgp_laplace_stop_name(int reason)
   case SGP_STOP_MAXNEWTON: return "max_newton";
   case SGP_STOP_DIVERGED: return "diverged";
   case SGP_STOP_TIME: return "time_limit";
+  case SGP_STOP_STALLED: return "stalled";
   default: return "none";
   }
 }
@@ -69,7 +71,7 @@ static void history_free(sgp_laplace_history *h)
   free(h->it_newton); free(h->it_iter); free(h->it_total); free(h->it_buffer);
   free(h->it_rank); free(h->it_resid); free(h->it_rel_resid); free(h->it_alpha);
   free(h->it_eta); free(h->it_trace); free(h->it_time);
-  free(h->st_psi); free(h->st_delta); free(h->st_inner_stop); free(h->st_kprod);
+  free(h->st_psi); free(h->st_delta); free(h->st_mode_err); free(h->st_inner_stop); free(h->st_kprod);
   free(h->st_dropped); free(h->st_time);
   memset(h, 0, sizeof *h);
 }
@@ -83,12 +85,12 @@ static int history_alloc(sgp_laplace_history *h, int64_t ni, int64_t ns)
   HA(h->it_newton, ni); HA(h->it_iter, ni); HA(h->it_total, ni); HA(h->it_buffer, ni);
   HA(h->it_rank, ni); HA(h->it_resid, ni); HA(h->it_rel_resid, ni); HA(h->it_alpha, ni);
   HA(h->it_eta, ni); HA(h->it_trace, ni); HA(h->it_time, ni);
-  HA(h->st_psi, ns); HA(h->st_delta, ns); HA(h->st_inner_stop, ns); HA(h->st_kprod, ns);
+  HA(h->st_psi, ns); HA(h->st_delta, ns); HA(h->st_mode_err, ns); HA(h->st_inner_stop, ns); HA(h->st_kprod, ns);
   HA(h->st_dropped, ns); HA(h->st_time, ns);
 #undef HA
   if (!h->it_newton || !h->it_iter || !h->it_total || !h->it_buffer || !h->it_rank ||
       !h->it_resid || !h->it_rel_resid || !h->it_alpha || !h->it_eta || !h->it_trace ||
-      !h->it_time || !h->st_psi || !h->st_delta || !h->st_inner_stop || !h->st_kprod ||
+      !h->it_time || !h->st_psi || !h->st_delta || !h->st_mode_err || !h->st_inner_stop || !h->st_kprod ||
       !h->st_dropped || !h->st_time) {
     history_free(h);
     return -1;
@@ -116,6 +118,8 @@ typedef struct {
   double *res, *s, *t, *z, *d, *kd, *wr, *gw; /* NC x 6, cap x 2 */
   int64_t J, kappa, kprod, hist_cap, cap_max;
   double hist_scale, t0;
+  double kx_rowsum;         /* max row sum of K_x (>= lambda_max), 0 until needed */
+  double forcing;           /* inexact Newton: residual bound for this solve, 0 = none */
   sgp_laplace_history *h;
   int newton;
   /* unit-vector blocks (laplace_block.c) */
@@ -192,6 +196,25 @@ static int direct_solve(sgp_ctx *ctx, run_t *R, const double *b, const double *n
   return st;
 }
 
+/* The full budget's end (policy cg, max_iter >= NC): the exact state
+ * (sgp_itergp_exact_state). *ok = 0: the state is unchanged and the caller
+ * fills span(S) with unit vectors instead. */
+static int full_exact(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, double *v,
+                      double *Kv, int *ok)
+{
+  const int64_t NC = R->it.NC;
+  int64_t *idx = (int64_t *)malloc((size_t)NC * sizeof(int64_t));
+  if (!idx) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  for (int64_t q = 0; q < NC; q++) idx[q] = q;
+  sgp_unit_block cols;
+  memset(&cols, 0, sizeof cols);
+  cols.lik = R->lik; cols.nd = nd; cols.kernel = &R->o->kernel; cols.prep = &R->prep;
+  cols.idx = idx; cols.b = NC;
+  const int st = sgp_itergp_exact_state(ctx, &R->it, &cols, b, v, Kv, R->s, R->t, ok);
+  free(idx);
+  return st;
+}
+
 /* One IterGP solve of K^ v = b (spec 3.4). On exit v, Kv = K v (u in recursive
  * mode), *reason; *bad = 1 when a non-finite quantity appeared.
  * Full budget [X]: with policy cg and max_iter >= NC, a converged residual (or a
@@ -243,7 +266,8 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     }
   }
   const double bnorm = nrm2(NC, b);
-  const double rtol = o->inner_atol > o->inner_rtol * bnorm ? o->inner_atol : o->inner_rtol * bnorm;
+  double rtol = o->inner_atol > o->inner_rtol * bnorm ? o->inner_atol : o->inner_rtol * bnorm;
+  if (!full && R->forcing > 0.0 && R->forcing < rtol) rtol = R->forcing; /* full: exact */
   for (int64_t j = 1;;) {
     /* I4 */
     if (!recursive && !vzero && v_changed) {
@@ -259,6 +283,9 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     /* I6, I7 */
     if (!filling && rho < rtol) {
       if (!full) { *reason = SGP_STOP_RESID; break; }
+      int ok = 0;
+      if ((st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
+      if (ok) { *reason = SGP_STOP_RESID; break; }
       filling = resid_met = 1;
       kfill = 0;
     }
@@ -266,7 +293,12 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
       *reason = resid_met ? SGP_STOP_RESID : SGP_STOP_EXHAUSTED;
       break;
     }
-    if (j > o->max_iter) { *reason = SGP_STOP_MAXITER; break; }
+    if (j > o->max_iter) {
+      int ok = 0;
+      if (full && !filling && (st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
+      *reason = SGP_STOP_MAXITER;
+      break;
+    }
     if (o->policy == SGP_POLICY_CHOLESKY && R->kappa >= NC) {
       *reason = SGP_STOP_EXHAUSTED;
       break;
@@ -367,7 +399,14 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     if (!isfinite(eta)) { *bad = 1; return SGP_OK; }
     /* I14 */
     if (!(eta > o->eta_tol * sz) || !(eta > 0.0)) {
-      if (full && !filling) { filling = 1; kfill = 0; continue; } /* CG ran out: fill */
+      if (full && !filling) { /* CG ran out: the exact state, else fill */
+        int ok = 0;
+        if ((st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
+        if (ok) { *reason = SGP_STOP_EXHAUSTED; break; }
+        filling = 1;
+        kfill = 0;
+        continue;
+      }
       *reason = SGP_STOP_BREAKDOWN;
       break;
     }
@@ -414,6 +453,99 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     for (int pass = 0; pass < 2; pass++)
       if ((st = sgp_itergp_reorth(ctx, it, R->lik, nd, R->z))) return st;
   return SGP_OK;
+}
+
+/* Bound on max_n |f_n - f_mode| at f (f - m = K v): -Hess Psi = K^{-1} + W(f)
+ * >= K^{-1} everywhere (log-concave likelihoods), so Psi is strongly concave and
+ * ||f - f_mode||_2 <= lambda_max(K) ||grad Psi(f)||_2 with grad Psi = grad l - v;
+ * lambda_max(K) <= the largest row sum of K_x (kernels are >= 0), one K product,
+ * computed once and only when it can decide. Near the mode also <= max W^{-1}
+ * ||grad Psi|| (diagonal W). Returns the bound in *out. */
+static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *v,
+                      const double *nd, double *out)
+{
+  const int64_t n = R->it.n, NC = R->it.NC;
+  const double s = R->o->kernel.outputscale, tol = R->o->tol;
+  double g2 = 0.0;
+  if (R->lik->kind == SGP_LIK_SOFTMAX) {
+    /* the W^+ iteration keeps the per-point sums of f - m at 0, and on that
+     * subspace (which holds the mode, shared kernel; spec 1.4) the gradient is
+     * grad Psi minus its per-point class mean; the sums of v are rounding
+     * amplified by K^{-1} */
+    const int64_t C = R->it.C;
+    for (int64_t i = 0; i < n; i++) {
+      double mu = 0.0;
+      for (int64_t c = 0; c < C; c++) mu += grad[i + c * n] - v[i + c * n];
+      mu /= (double)C;
+      for (int64_t c = 0; c < C; c++) {
+        const double e = grad[i + c * n] - v[i + c * n] - mu;
+        g2 += e * e;
+      }
+    }
+  } else {
+    for (int64_t q = 0; q < NC; q++) g2 += (grad[q] - v[q]) * (grad[q] - v[q]);
+  }
+  const double gn = sqrt(g2);
+  double wmin = 0.0; /* smallest W_n (diagonal W): -Hess >= K^{-1} + wmin I near f */
+  if (R->lik->kind != SGP_LIK_SOFTMAX) {
+    double ndmax = 0.0;
+    for (int64_t q = 0; q < NC; q++) if (nd[q] > ndmax) ndmax = nd[q];
+    wmin = ndmax > 0.0 ? 1.0 / ndmax : 0.0;
+  }
+  /* lambda_max(K) <= n s (|k| <= s) until the row sums are known; they are
+   * computed (one K product) once the gradient is small enough to matter */
+  double lam = R->kx_rowsum > 0 ? R->kx_rowsum : (double)n * s;
+  if (R->kx_rowsum == 0 && gn / (1.0 / s + wmin) <= tol && gn / (1.0 / lam + wmin) > tol) {
+    for (int64_t i = 0; i < n; i++) R->s[i] = 1.0;
+    int st = R->op->apply(R->op, sgp_cmat_of(R->s, n, 1), sgp_mat_of(R->t, n, 1), ctx);
+    if (st) return st;
+    R->kprod++;
+    double mx = s;
+    for (int64_t i = 0; i < n; i++) if (R->t[i] > mx) mx = R->t[i];
+    R->kx_rowsum = lam = mx;
+  }
+  *out = gn / (1.0 / lam + wmin);
+  if (!isfinite(*out)) *out = INFINITY;
+  /* inexact Newton (with damping): the next solve's residual r leaves grad Psi
+   * ~ W r at the new iterate, so ||r|| <= 0.1 ||grad Psi|| / max W keeps the
+   * convergence going below what the fixed inner tolerances allow (W <= 1 for
+   * softmax) */
+  double ndmin = INFINITY;
+  if (R->lik->kind != SGP_LIK_SOFTMAX)
+    for (int64_t q = 0; q < NC; q++) if (nd[q] < ndmin) ndmin = nd[q];
+  const double wmax = R->lik->kind == SGP_LIK_SOFTMAX ? 1.0 : 1.0 / ndmin;
+  R->forcing = R->o->damping && isfinite(gn) && wmax > 0.0 ? 0.1 * gn / wmax : 0.0;
+  return SGP_OK;
+}
+
+/* O8 damping (spec 3.8): f(t) = f_i + t (f_{i+1} - f_i), v(t) likewise, for the
+ * first t = 1, 1/2, ..., 2^-10 with finite Psi(f(t)) >= Psi(f_i); t = 0 (no
+ * step; two in a row end the run as stalled) when none is. g = f_i - m; v, Kv
+ * (= K v) are replaced by v(t), K v(t). */
+static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const double *g,
+                       const double *vprev, double psi, double *v, double *Kv, double *ftry,
+                       double *ndtry)
+{
+  /* Psi is a sum of NC terms: differences below its rounding are ties */
+  const double slack = 4.0 * (double)NC * DBL_EPSILON * (fabs(psi) + 1.0);
+  double t = 1.0;
+  for (int k = 0; k <= 10; k++, t *= 0.5) {
+    double llt, quad = 0.0;
+    for (int64_t q = 0; q < NC; q++) {
+      const double gq = g[q] + t * (Kv[q] - g[q]);
+      ftry[q] = gq + m[q];
+      quad += (vprev[q] + t * (v[q] - vprev[q])) * gq;
+    }
+    sgp_lik_eval(lik, ftry, &llt, NULL, NULL, ndtry);
+    const double psit = llt - 0.5 * quad;
+    if (isfinite(psit) && psit >= psi - slack) break;
+    if (k == 10) { t = 0.0; break; } /* not an ascent direction: no step */
+  }
+  if (t < 1.0)
+    for (int64_t q = 0; q < NC; q++) {
+      Kv[q] = g[q] + t * (Kv[q] - g[q]);
+      v[q] = vprev[q] + t * (v[q] - vprev[q]);
+    }
 }
 
 static int all_finite(int64_t n, const double *x)
@@ -601,16 +733,18 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   memcpy(fcur, m, (size_t)NC * sizeof(double));
   memset(g, 0, (size_t)NC * sizeof(double));
   memset(v, 0, (size_t)NC * sizeof(double));
-  int stop = SGP_STOP_MAXNEWTON, inner_reason = SGP_STOP_NONE, have = 0;
+  int stop = SGP_STOP_MAXNEWTON, inner_reason = SGP_STOP_NONE, have = 0, still = 0;
   for (int i = 0; i < o->max_newton; i++) {
     R.newton = i;
-    const int64_t kp0 = R.kprod;
+    const int64_t kp0 = R.kprod, J0 = R.J;
     /* O3-O4 */
     double ll;
     sgp_lik_eval(&lik, fcur, &ll, grad, delta, nd);
     const double psi = ll - 0.5 * sgp_dot(NC, v, g);
     for (int64_t q = 0; q < NC; q++) b[q] = g[q] + delta[q];
     if (!all_finite(NC, b) || !all_finite(NC, nd)) { stop = SGP_STOP_DIVERGED; break; }
+    double err_i, err_next = INFINITY;
+    if ((st = mode_bound(ctx, &R, grad, v, nd, &err_i))) goto cleanup;
     /* O5 */
     if (!o->recycle || o->rank == 0) { R.it.B = R.it.r = 0; R.kappa = 0; }
     /* O6 */
@@ -624,27 +758,8 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
       stop = SGP_STOP_DIVERGED;
       break;
     }
-    /* O8 optional damping (spec 3.8): f(t) = f_i + t (f_{i+1} - f_i), v(t) likewise;
-     * the first t = 1, 1/2, ..., 2^-10 with finite Psi(f(t)) >= Psi(f_i) */
-    if (o->damping) {
-      double t = 1.0;
-      for (int k = 0; k <= 10; k++, t *= 0.5) {
-        double llt, quad = 0.0;
-        for (int64_t q = 0; q < NC; q++) {
-          const double gq = g[q] + t * (Kv[q] - g[q]);
-          ftry[q] = gq + m[q];
-          quad += (vprev[q] + t * (v[q] - vprev[q])) * gq;
-        }
-        sgp_lik_eval(&lik, ftry, &llt, NULL, NULL, ndtry);
-        const double psit = llt - 0.5 * quad;
-        if ((isfinite(psit) && psit >= psi) || k == 10) break;
-      }
-      if (t < 1.0)
-        for (int64_t q = 0; q < NC; q++) {
-          Kv[q] = g[q] + t * (Kv[q] - g[q]);
-          v[q] = vprev[q] + t * (v[q] - vprev[q]);
-        }
-    }
+    /* O8 damping (spec 3.8) */
+    if (o->damping) damped_step(&lik, NC, m, g, vprev, psi, v, Kv, ftry, ndtry);
     /* O7, O9 */
     double dn = 0.0, gn = 0.0;
     for (int64_t q = 0; q < NC; q++) {
@@ -658,25 +773,37 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     memcpy(g, Kv, (size_t)NC * sizeof(double));
     for (int64_t q = 0; q < NC; q++) fcur[q] = Kv[q] + m[q];
     have = 1;
+    if (err_i <= o->tol) { /* the posterior's linearization point is verified: f_{i+1}? */
+      sgp_lik_eval(&lik, fcur, NULL, grad, NULL, ndtry);
+      if ((st = mode_bound(ctx, &R, grad, v, ndtry, &err_next))) goto cleanup;
+    }
     /* O10 */
     sgp_laplace_history *h = &fit->history;
     h->st_psi[i] = psi;
     h->st_delta[i] = delta_i;
+    h->st_mode_err[i] = err_i;
     h->st_inner_stop[i] = inner_reason;
     h->st_kprod[i] = R.kprod - kp0;
     h->st_dropped[i] = R.it.dropped;
     h->st_time[i] = now_s() - R.t0;
     h->n_step = i + 1;
     fit->newton_steps = i + 1;
-    sgp_say(ctx, "gp_laplace: Newton step %d: %lld iterations (%s), delta %.3g", i + 1,
-            (long long)R.J, sgp_laplace_stop_name(inner_reason), delta_i);
+    sgp_say(ctx, "gp_laplace: Newton step %d: %lld iterations (%s), delta %.3g, mode error <= %.3g",
+            i + 1, (long long)R.J, sgp_laplace_stop_name(inner_reason), delta_i, err_i);
     sgp_progress(ctx, "gp_laplace", (double)(i + 1) / (double)o->max_newton);
     if ((st = sgp_poll_interrupt(ctx))) goto cleanup;
     /* O11 */
     if (o->likelihood == SGP_LIK_GAUSSIAN && inner_reason == SGP_STOP_RESID) {
       stop = SGP_STOP_CONVERGED; break;
     }
-    if (delta_i <= o->tol) { stop = SGP_STOP_CONVERGED; break; }
+    /* converged: the linearization point f_i and the returned f_{i+1} both
+     * within tol of the mode */
+    if (err_i <= o->tol && err_next <= o->tol) { stop = SGP_STOP_CONVERGED; break; }
+    /* stalled: no movement, twice, and nothing that would change the next solve
+     * (actions kept for it by recycling) */
+    const int kept = o->recycle && o->rank != 0 && R.J > J0;
+    still = delta_i <= 64.0 * DBL_EPSILON && !kept ? still + 1 : 0;
+    if (still >= 2) { stop = SGP_STOP_STALLED; break; }
     if (o->max_total_iter >= 0 && R.J >= o->max_total_iter) { stop = SGP_STOP_BUDGET; break; }
     if (o->time_limit >= 0 && now_s() - R.t0 >= o->time_limit) { stop = SGP_STOP_TIME; break; }
   }

@@ -349,7 +349,7 @@ static void unit_policy_full_budget_is_exact_newton(sgp_likelihood kind, int64_t
   double *fmap = th_zeros(NC);
   dense_map(&p, K, fmap);
   o.max_newton = 60;
-  o.tol = 1e-12;
+  o.tol = 1e-9; /* the mode bound (lambda_max(K) ||grad Psi||) at rounding is ~1e-10 here */
   sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(fit->converged, 1);
   assert_le(th_max_abs_diff(NC, fit->f, fmap), 1e-9 * th_max_abs(NC, fmap));
@@ -404,7 +404,7 @@ static void cg_reaches_exact_laplace_case(int64_t n, double ell, int full_var)
     sgp_ctx_init(&ctx);
     sgp_laplace_opts o;
     opts_for(&p, &o);
-    o.tol = 1e-10;
+    o.tol = 1e-8;
     o.max_newton = 60;
     o.inner_atol = o.inner_rtol = 1e-11;
     if (variant == 0) { /* budget >= n: the residual converges, fill completes span(S) */
@@ -847,8 +847,13 @@ static void unit_policy_on_subset_is_sod(void **state)
   o.inner_atol = o.inner_rtol = 0.0;
   o.tol = 1e-13;
   o.max_newton = 60;
+  o.damping = 0; /* SoD's Newton steps ascend the subset's objective, not Psi */
   sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
-  assert_int_equal(fit->converged, 1);
+  /* the subset's Newton iteration settles, but SoD is not the full posterior's
+   * mode: not converged, the iterates stalled */
+  assert_int_equal(fit->converged, 0);
+  assert_int_equal(fit->stop_reason, SGP_STOP_STALLED);
+  assert_true(fit->newton_steps < 60);
   assert_int_equal(fit->r, ns_sub);
   assert_le(rel_err(ns_sub, fit->f, fmap), 1e-10);
   for (int64_t i = ns_sub; i < p.n; i++) assert_true(fit->weights[i] == 0.0);
@@ -997,6 +1002,7 @@ static void damping_rescues_large_counts(void **state)
   o.inner_atol = o.inner_rtol = 0.0;
   o.tol = 1e-10;
   o.max_newton = 100;
+  o.damping = 0; /* the paper's undamped steps */
   sgp_laplace_fit_t *plain = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(plain->converged, 0); /* overshoot: not within 100 exact Newton steps */
   o.damping = 1;
@@ -1036,6 +1042,7 @@ static void root_invariants_after_fit(void **state)
       o.max_iter = 3;
       o.max_newton = 5;
       o.tol = 0.0;
+      o.damping = 0; /* v = Q Q'b of the last problem (a damped v interpolates) */
       if (variant == 1) o.rank = 4;
       if (variant == 2) o.policy = SGP_POLICY_CHOLESKY;
       sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
@@ -1091,7 +1098,7 @@ static void softmax_cg_reaches_map(void **state)
   opts_for(&p, &o);
   o.max_iter = 5;
   o.max_newton = 100;
-  o.tol = 1e-10;
+  o.tol = 1e-6;
   o.inner_atol = o.inner_rtol = 1e-11;
   sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(fit->converged, 1);
