@@ -5,7 +5,7 @@ RSCRIPT ?= Rscript
 RLIB := build/Rlib
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
-  r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
+  r-cran-nnet r-cran-mass octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
   octave-pkg rcheck docs clean bench-laplace bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
@@ -60,7 +60,7 @@ bench-cuda: deps
 # gp_laplace benchmarks (spec gp_laplace.md section 6, issue 3 targets); Fashion-MNIST
 # from Debian. BENCH_ARGS selects cases/options, e.g. BENCH_ARGS="--quick e2_toy".
 # bench-laplace-core: the C timing driver (no R), ARGS="exact 5000 16 2".
-BENCH_DEB_PACKAGES := dataset-fashion-mnist
+BENCH_DEB_PACKAGES := dataset-fashion-mnist r-cran-mlbench
 bench-laplace: install
 	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace.R $(BENCH_ARGS)

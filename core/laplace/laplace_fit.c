@@ -519,7 +519,8 @@ static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *
 }
 
 /* O8 damping (spec 3.8): f(t) = f_i + t (f_{i+1} - f_i), v(t) likewise, for the
- * first t = 1, 1/2, ..., 2^-10 with finite Psi(f(t)) >= Psi(f_i); t = 0 (no
+ * first t = 1, 1/2, ..., 2^-40 (each try is O(NC); exp-type links can need t far below
+ * 2^-10 far from the mode) with finite Psi(f(t)) >= Psi(f_i); t = 0 (no
  * step; two in a row end the run as stalled) when none is. g = f_i - m; v, Kv
  * (= K v) are replaced by v(t), K v(t). */
 static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const double *g,
@@ -529,7 +530,7 @@ static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const d
   /* Psi is a sum of NC terms: differences below its rounding are ties */
   const double slack = 4.0 * (double)NC * DBL_EPSILON * (fabs(psi) + 1.0);
   double t = 1.0;
-  for (int k = 0; k <= 10; k++, t *= 0.5) {
+  for (int k = 0; k <= 40; k++, t *= 0.5) {
     double llt, quad = 0.0;
     for (int64_t q = 0; q < NC; q++) {
       const double gq = g[q] + t * (Kv[q] - g[q]);
@@ -539,7 +540,7 @@ static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const d
     sgp_lik_eval(lik, ftry, &llt, NULL, NULL, ndtry);
     const double psit = llt - 0.5 * quad;
     if (isfinite(psit) && psit >= psi - slack) break;
-    if (k == 10) { t = 0.0; break; } /* not an ascent direction: no step */
+    if (k == 40) { t = 0.0; break; } /* not an ascent direction: no step */
   }
   if (t < 1.0)
     for (int64_t q = 0; q < NC; q++) {

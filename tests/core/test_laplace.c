@@ -1178,10 +1178,11 @@ static void blocked_units_equal_one_at_a_time(void **state)
  * the remaining budget fills span(S) with unit vectors). Dense oracle: Newton to
  * the MAP, then R&W's predictive at the mode. */
 static void cg_full_budget_exact_case(sgp_likelihood kind, int64_t n, uint64_t seed,
-                                      int recycle)
+                                      int recycle, double ell, double tol)
 {
   problem p;
   make_problem(&p, kind, n, seed);
+  if (ell > 0) p.ell = ell;
   const int64_t NC = p.n * p.C, ns = p.ns;
   double *K = dense_K(&p), *Khat = th_zeros(NC * NC), *v = th_zeros(NC), *fn = th_zeros(NC),
          *fmap = th_zeros(NC), *mref = th_zeros(ns * p.C), *vref = th_zeros(ns * p.C),
@@ -1204,20 +1205,28 @@ static void cg_full_budget_exact_case(sgp_likelihood kind, int64_t n, uint64_t s
   assert_le(rel_err(NC, fit->f, fmap), 1e-6);
   predict_or_fail(&ctx, &p, fit, m, s);
   assert_le(rel_err(ns * p.C, m, mref), 1e-6);
-  if (getenv("SGP_TEST_VERBOSE")) fprintf(stderr, "  m %.3g var %.3g\n", rel_err(ns * p.C, m, mref), rel_err(ns * p.C, s, vref));
-  assert_le(rel_err(ns * p.C, s, vref), 1e-6);
+  if (getenv("SGP_TEST_VERBOSE")) fprintf(stderr, "  ell %g m %.3g var %.3g\n", p.ell, rel_err(ns * p.C, m, mref), rel_err(ns * p.C, s, vref));
+  assert_le(rel_err(ns * p.C, s, vref), tol);
   sgp_laplace_fit_free(fit);
   free(K); free(Khat); free(v); free(fn); free(fmap); free(mref); free(vref); free(m); free(s);
   free(varref);
 }
 
+/* Tolerance: the full budget's state is one dense Cholesky of K^ (the oracle's
+ * own computation), so mode and variances agree to cond(K^) eps ~ 1e-10 here;
+ * 1e-8 leaves room for any CPU's rounding. The last case is ill-conditioned
+ * (softmax, long lengthscale: K^ = K on the per-point sums, where W^+ is 0):
+ * filling span(S) with Gram-Schmidt'd unit vectors after CG, the previous
+ * method, was off by 5e-6 there without recycling (the CPU-dependent failure
+ * of issue 11); the dense state is at 7e-12. */
 static void cg_full_budget_exact_variance(void **state)
 {
   (void)state;
   for (int recycle = 1; recycle >= 0; recycle--) {
-    cg_full_budget_exact_case(SGP_LIK_BERNOULLI, 40, 61, recycle);
-    cg_full_budget_exact_case(SGP_LIK_POISSON, 40, 62, recycle);
-    cg_full_budget_exact_case(SGP_LIK_SOFTMAX, 20, 63, recycle);
+    cg_full_budget_exact_case(SGP_LIK_BERNOULLI, 40, 61, recycle, 0, 1e-8);
+    cg_full_budget_exact_case(SGP_LIK_POISSON, 40, 62, recycle, 0, 1e-8);
+    cg_full_budget_exact_case(SGP_LIK_SOFTMAX, 20, 63, recycle, 0, 1e-8);
+    cg_full_budget_exact_case(SGP_LIK_SOFTMAX, 40, 64, recycle, 2.5, 1e-8);
   }
 }
 
