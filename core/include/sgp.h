@@ -236,8 +236,10 @@ enum {
   SGP_STOP_MAXNEWTON = 7,  /* outer: max_newton steps */
   SGP_STOP_DIVERGED = 8,   /* outer: non-finite latent / pseudo-targets */
   SGP_STOP_TIME = 9,       /* outer: time_limit reached */
-  SGP_STOP_STALLED = 10    /* outer: the iterates stopped moving (relative step at
+  SGP_STOP_STALLED = 10,   /* outer: the iterates stopped moving (relative step at
                             * rounding twice) with the mode bound still above tol */
+  SGP_STOP_STAGNATED = 11  /* inner: the residual stopped decreasing (20 iterations
+                            * without halving): the attainable accuracy */
 };
 const char *sgp_laplace_stop_name(int reason);
 

@@ -55,6 +55,7 @@ const char *sgp_laplace_stop_name(int reason)
   case SGP_STOP_DIVERGED: return "diverged";
   case SGP_STOP_TIME: return "time_limit";
   case SGP_STOP_STALLED: return "stalled";
+  case SGP_STOP_STAGNATED: return "stagnated";
   default: return "none";
   }
 }
@@ -116,6 +117,7 @@ typedef struct {
   int64_t *perm;            /* unit policy point order */
   sgp_itergp it;
   double *res, *s, *t, *z, *d, *kd, *wr, *gw; /* NC x 6, cap x 2 */
+  double *scratch;          /* NC */
   int64_t J, kappa, kprod, hist_cap, cap_max;
   double hist_scale, t0;
   double kx_rowsum;         /* max row sum of K_x (>= lambda_max), 0 until needed */
@@ -196,6 +198,47 @@ static int direct_solve(sgp_ctx *ctx, run_t *R, const double *b, const double *n
   return st;
 }
 
+/* Softmax: x <- P x, the per-point class mean removed. In exact arithmetic every
+ * CG residual has zero per-point sums already (W^+ = P W^+ P and K commute with
+ * P, spec 1.4); on the sums K^ = K is ill-conditioned, so rounding left there
+ * makes actions nearly dependent (breakdowns, a stalled mode). */
+static void center_classes(int64_t n, int64_t C, double *x)
+{
+  for (int64_t i = 0; i < n; i++) {
+    double mu = 0.0;
+    for (int64_t c = 0; c < C; c++) mu += x[i + c * n];
+    mu /= (double)C;
+    for (int64_t c = 0; c < C; c++) x[i + c * n] -= mu;
+  }
+}
+
+/* Second Gram-Schmidt pass of the CG iteration (I12), taken when the first one
+ * cancelled most of s: d = s - Q w is K^-orthogonal to span(Q) only up to
+ * cond(K^) eps times that cancellation after one pass (classical Gram-Schmidt), and
+ * softmax's K^ (W^+ up to 1/pi) is far from well conditioned: the lost
+ * orthogonality showed as breakdowns and a mode that drifted. K^ d = z - K Q w
+ * - W^{-1} (s - d) needs no K product; w2 = Q'K^ d, d -= Q w2, w += w2. kd is
+ * scratch here (recomputed before its next use). */
+static int reorthogonalize(sgp_ctx *ctx, run_t *R, const double *nd)
+{
+  sgp_itergp *it = &R->it;
+  const int64_t NC = it->NC, r = it->r;
+  int st;
+  if ((st = sgp_itergp_kq(ctx, it))) return st; /* K Q in work */
+  if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, r, 1.0, it->work, NC, R->wr, r, 0.0, R->kd, NC)))
+    return st;
+  double *e = R->scratch;
+  for (int64_t i = 0; i < NC; i++) e[i] = R->s[i] - R->d[i];       /* Q w */
+  sgp_lik_winv_add(R->lik, nd, 1, e, R->kd);                        /* K^ Q w */
+  for (int64_t i = 0; i < NC; i++) e[i] = R->z[i] - R->kd[i];       /* K^ d */
+  if ((st = sgp_gemm(ctx, 'T', 'N', r, 1, NC, 1.0, it->Q, NC, e, NC, 0.0, R->gw, r)))
+    return st;
+  if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, r, -1.0, it->Q, NC, R->gw, r, 1.0, R->d, NC)))
+    return st;
+  for (int64_t l = 0; l < r; l++) R->wr[l] += R->gw[l];
+  return SGP_OK;
+}
+
 /* The full budget's end (policy cg, max_iter >= NC): the exact state
  * (sgp_itergp_exact_state). *ok = 0: the state is unchanged and the caller
  * fills span(S) with unit vectors instead. */
@@ -232,7 +275,8 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
   const int full = o->policy == SGP_POLICY_CG && (int64_t)o->max_iter >= NC;
   const int blocked = o->policy == SGP_POLICY_CHOLESKY && R->bmax > 1;
   int st, finite, filling = 0, resid_met = 0, v_changed = 1, direct_tried = 0;
-  int64_t kfill = 0;
+  int64_t kfill = 0, since_best = 0;
+  double rho_best = INFINITY;
   *bad = 0;
   *reason = SGP_STOP_NONE;
   /* I1 virtual run */
@@ -291,6 +335,13 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     }
     if (filling && (kfill >= NC || it->B >= NC)) {
       *reason = resid_met ? SGP_STOP_RESID : SGP_STOP_EXHAUSTED;
+      break;
+    }
+    /* a residual that has not halved in 20 iterations is at the accuracy that
+     * cond(K^) eps allows (the forcing term can ask for less) */
+    if (rho < 0.5 * rho_best) { rho_best = rho; since_best = 0; }
+    else if (++since_best >= 20 && !filling && o->policy == SGP_POLICY_CG) {
+      *reason = SGP_STOP_STAGNATED;
       break;
     }
     if (j > o->max_iter) {
@@ -378,6 +429,7 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
       sgp_kernel_tile(ctx, &o->kernel, &R->prep, 0, n, &R->prep, p, 1, R->t + n * c, n);
     } else {
       memcpy(R->s, R->res, (size_t)NC * sizeof(double));
+      if (R->lik->kind == SGP_LIK_SOFTMAX) center_classes(n, C, R->s);
       alpha = sgp_dot(NC, R->s, R->res);
       if ((st = R->op->apply(R->op, sgp_cmat_of(R->s, n, C), sgp_mat_of(R->t, n, C), ctx)))
         return st;
@@ -395,10 +447,21 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
                          NC)))
         return st;
     }
-    const double eta = sgp_dot(NC, R->z, R->d), sz = sgp_dot(NC, R->s, R->z);
+    double eta = sgp_dot(NC, R->z, R->d);
+    const double sz = sgp_dot(NC, R->s, R->z);
+    /* most of s was in span(Q): the one pass cancelled, take a second */
+    int twice = 0;
+    if (it->r > 0 && eta < 0.5 * sz) {
+      if ((st = reorthogonalize(ctx, R, nd))) return st;
+      eta = sgp_dot(NC, R->z, R->d);
+      alpha = sgp_dot(NC, R->d, R->res); /* = s'res when S'res = 0 holds exactly */
+      twice = 1;
+    }
     if (!isfinite(eta)) { *bad = 1; return SGP_OK; }
-    /* I14 */
-    if (!(eta > o->eta_tol * sz) || !(eta > 0.0)) {
+    /* I14; after two passes what is left of s can be rounding: a direction
+     * with less than 1e-10 of its K^-norm outside span(Q) is not taken */
+    const double eta_rel = twice && o->eta_tol < 1e-10 ? 1e-10 : o->eta_tol;
+    if (!(eta > eta_rel * sz) || !(eta > 0.0)) {
       if (full && !filling) { /* CG ran out: the exact state, else fill */
         int ok = 0;
         if ((st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
@@ -446,6 +509,13 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     record(R, j, rho, bnorm, alpha, eta, it->trace_KQ);
     j++;
   }
+  /* Recycled actions that span everything (B = NC): C = K^{-1}, and the dense
+   * state is exact where a root from NC raw CG residuals (norms over many
+   * decades) is not */
+  if (!filling && !it->unit && it->B >= NC) {
+    int ok = 0;
+    if ((st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
+  }
   /* After a fill the one-pass Gram-Schmidt root has lost some K^-orthogonality
    * (unit vectors partly in the span of the CG residuals), which the variance
    * diag(K - KQQ'K) feels first: two Cholesky-QR passes restore Q'K^Q = I. */
@@ -455,65 +525,71 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
   return SGP_OK;
 }
 
-/* Bound on max_n |f_n - f_mode| at f (f - m = K v): -Hess Psi = K^{-1} + W(f)
- * >= K^{-1} everywhere (log-concave likelihoods), so Psi is strongly concave and
- * ||f - f_mode||_2 <= lambda_max(K) ||grad Psi(f)||_2 with grad Psi = grad l - v;
- * lambda_max(K) <= the largest row sum of K_x (kernels are >= 0), one K product,
- * computed once and only when it can decide. Near the mode also <= max W^{-1}
- * ||grad Psi|| (diagonal W). Returns the bound in *out. */
-static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *v,
-                      const double *nd, double *out)
+/* lambda_max(K) <= the largest row sum of K_x (kernels are >= 0): one K product,
+ * made once (R->kx_rowsum); before it, n s (|k| <= s). */
+static int kx_rowsum(sgp_ctx *ctx, run_t *R, int compute, double *lam)
 {
-  const int64_t n = R->it.n, NC = R->it.NC;
-  const double s = R->o->kernel.outputscale, tol = R->o->tol;
-  double g2 = 0.0;
-  if (R->lik->kind == SGP_LIK_SOFTMAX) {
-    /* the W^+ iteration keeps the per-point sums of f - m at 0, and on that
-     * subspace (which holds the mode, shared kernel; spec 1.4) the gradient is
-     * grad Psi minus its per-point class mean; the sums of v are rounding
-     * amplified by K^{-1} */
-    const int64_t C = R->it.C;
-    for (int64_t i = 0; i < n; i++) {
-      double mu = 0.0;
-      for (int64_t c = 0; c < C; c++) mu += grad[i + c * n] - v[i + c * n];
-      mu /= (double)C;
-      for (int64_t c = 0; c < C; c++) {
-        const double e = grad[i + c * n] - v[i + c * n] - mu;
-        g2 += e * e;
-      }
-    }
-  } else {
-    for (int64_t q = 0; q < NC; q++) g2 += (grad[q] - v[q]) * (grad[q] - v[q]);
-  }
-  const double gn = sqrt(g2);
-  double wmin = 0.0; /* smallest W_n (diagonal W): -Hess >= K^{-1} + wmin I near f */
-  if (R->lik->kind != SGP_LIK_SOFTMAX) {
-    double ndmax = 0.0;
-    for (int64_t q = 0; q < NC; q++) if (nd[q] > ndmax) ndmax = nd[q];
-    wmin = ndmax > 0.0 ? 1.0 / ndmax : 0.0;
-  }
-  /* lambda_max(K) <= n s (|k| <= s) until the row sums are known; they are
-   * computed (one K product) once the gradient is small enough to matter */
-  double lam = R->kx_rowsum > 0 ? R->kx_rowsum : (double)n * s;
-  if (R->kx_rowsum == 0 && gn / (1.0 / s + wmin) <= tol && gn / (1.0 / lam + wmin) > tol) {
-    for (int64_t i = 0; i < n; i++) R->s[i] = 1.0;
-    int st = R->op->apply(R->op, sgp_cmat_of(R->s, n, 1), sgp_mat_of(R->t, n, 1), ctx);
+  const int64_t n = R->it.n;
+  const double s = R->o->kernel.outputscale;
+  if (R->kx_rowsum == 0 && compute) {
+    double *ones = R->scratch, *rows = R->t;
+    for (int64_t i = 0; i < n; i++) ones[i] = 1.0;
+    int st = R->op->apply(R->op, sgp_cmat_of(ones, n, 1), sgp_mat_of(rows, n, 1), ctx);
     if (st) return st;
     R->kprod++;
     double mx = s;
-    for (int64_t i = 0; i < n; i++) if (R->t[i] > mx) mx = R->t[i];
-    R->kx_rowsum = lam = mx;
+    for (int64_t i = 0; i < n; i++) if (rows[i] > mx) mx = rows[i];
+    R->kx_rowsum = mx;
   }
-  *out = gn / (1.0 / lam + wmin);
-  if (!isfinite(*out)) *out = INFINITY;
+  *lam = R->kx_rowsum > 0 ? R->kx_rowsum : (double)n * s;
+  return SGP_OK;
+}
+
+/* Bound on max_n |f_n - f_mode| at f (f - m = K v). -Hess Psi = K^{-1} + W(f)
+ * >= K^{-1} everywhere (log-concave likelihoods): Psi is strongly concave in
+ * the K^{-1} norm, so with g = grad Psi = grad l - v (softmax: minus its
+ * per-point class mean, spec 1.4: the iteration and the mode keep the sums of
+ * f - m at 0, and on the sums v is rounding amplified by K^{-1})
+ *   ||f - f_mode||_2^2 <= lambda_max(K) ||f - f_mode||_{K^-1}^2 <= lambda_max(K) g'K g
+ * and ||f - f_mode||_2 <= ||g||_2 / (1/lambda_max(K) + min W) (the W part holds
+ * near f; diagonal W). The first needs a K product (when kprod and the cheap
+ * bounds fail); the second none. Sets R->forcing for the next solve. */
+static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *v,
+                      const double *nd, int kprod, double *out)
+{
+  const int64_t n = R->it.n, NC = R->it.NC, C = R->it.C;
+  const double s = R->o->kernel.outputscale, tol = R->o->tol;
+  const int softmax = R->lik->kind == SGP_LIK_SOFTMAX;
+  double *g = R->s, g2 = 0.0;
+  if (!(tol > 0.0)) kprod = 0; /* nothing to verify: no product for it */
+  for (int64_t q = 0; q < NC; q++) g[q] = grad[q] - v[q];
+  if (softmax) center_classes(n, C, g);
+  for (int64_t q = 0; q < NC; q++) g2 += g[q] * g[q];
+  const double gn = sqrt(g2);
+  double ndmax = 0.0, ndmin = INFINITY;
+  for (int64_t q = 0; q < NC && !softmax; q++) {
+    if (nd[q] > ndmax) ndmax = nd[q];
+    if (nd[q] < ndmin) ndmin = nd[q];
+  }
+  const double wmin = ndmax > 0.0 ? 1.0 / ndmax : 0.0, wmax = softmax ? 1.0 : 1.0 / ndmin;
+  double lam;
+  int st;
+  /* row sums once the gradient is small enough for them to decide */
+  const int decide = tol > 0.0 && (gn / (1.0 / s + wmin) <= tol || (kprod && gn * s <= tol));
+  if ((st = kx_rowsum(ctx, R, decide && gn / (1.0 / (n * s) + wmin) > tol, &lam))) return st;
+  double bound = gn / (1.0 / lam + wmin);
+  if (kprod && bound > tol && isfinite(bound)) {
+    if ((st = kx_rowsum(ctx, R, 1, &lam))) return st;
+    if ((st = R->op->apply(R->op, sgp_cmat_of(g, n, C), sgp_mat_of(R->t, n, C), ctx))) return st;
+    R->kprod++;
+    const double gkg = sgp_dot(NC, g, R->t), bk = sqrt(lam * (gkg > 0.0 ? gkg : 0.0));
+    if (bk < bound) bound = bk;
+  }
+  *out = isfinite(bound) ? bound : INFINITY;
   /* inexact Newton (with damping): the next solve's residual r leaves grad Psi
    * ~ W r at the new iterate, so ||r|| <= 0.1 ||grad Psi|| / max W keeps the
-   * convergence going below what the fixed inner tolerances allow (W <= 1 for
-   * softmax) */
-  double ndmin = INFINITY;
-  if (R->lik->kind != SGP_LIK_SOFTMAX)
-    for (int64_t q = 0; q < NC; q++) if (nd[q] < ndmin) ndmin = nd[q];
-  const double wmax = R->lik->kind == SGP_LIK_SOFTMAX ? 1.0 : 1.0 / ndmin;
+   * convergence going below what the fixed inner tolerances allow (softmax:
+   * W <= 1) */
   R->forcing = R->o->damping && isfinite(gn) && wmax > 0.0 ? 0.1 * gn / wmax : 0.0;
   return SGP_OK;
 }
@@ -672,13 +748,14 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   /* start small and grow geometrically between Newton steps (spec 2.3) */
   if ((st = sgp_itergp_init(ctx, &R.it, n, C, cap < o->max_iter ? cap : o->max_iter)))
     goto cleanup;
-  vec = sgp_alloc(6 * NC + 2 * cap + 11 * NC);
+  vec = sgp_alloc(6 * NC + 2 * cap + 12 * NC);
   if (!vec) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   R.res = vec; R.s = vec + NC; R.t = vec + 2 * NC; R.z = vec + 3 * NC; R.d = vec + 4 * NC;
   R.kd = vec + 5 * NC; R.wr = vec + 6 * NC; R.gw = R.wr + cap;
   double *fcur = R.gw + cap, *g = fcur + NC, *grad = g + NC, *delta = grad + NC,
          *nd = delta + NC, *b = nd + NC, *v = b + NC, *Kv = v + NC, *vprev = Kv + NC,
          *ftry = vprev + NC, *ndtry = ftry + NC;
+  R.scratch = ndtry + NC;
   const int units = o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC;
   if (units) { /* unit-vector actions: blocks of kernel columns (policy, or cg fill) */
     int64_t bmax = unit_block < 1 ? 1 : unit_block;
@@ -735,6 +812,7 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   memset(g, 0, (size_t)NC * sizeof(double));
   memset(v, 0, (size_t)NC * sizeof(double));
   int stop = SGP_STOP_MAXNEWTON, inner_reason = SGP_STOP_NONE, have = 0, still = 0;
+  double prev_delta = INFINITY;
   for (int i = 0; i < o->max_newton; i++) {
     R.newton = i;
     const int64_t kp0 = R.kprod, J0 = R.J;
@@ -745,7 +823,8 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     for (int64_t q = 0; q < NC; q++) b[q] = g[q] + delta[q];
     if (!all_finite(NC, b) || !all_finite(NC, nd)) { stop = SGP_STOP_DIVERGED; break; }
     double err_i, err_next = INFINITY;
-    if ((st = mode_bound(ctx, &R, grad, v, nd, &err_i))) goto cleanup;
+    /* the K-norm bound costs a K product: near convergence only */
+    if ((st = mode_bound(ctx, &R, grad, v, nd, prev_delta <= 1e-3, &err_i))) goto cleanup;
     /* O5 */
     if (!o->recycle || o->rank == 0) { R.it.B = R.it.r = 0; R.kappa = 0; }
     /* O6 */
@@ -776,13 +855,14 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     have = 1;
     if (err_i <= o->tol) { /* the posterior's linearization point is verified: f_{i+1}? */
       sgp_lik_eval(&lik, fcur, NULL, grad, NULL, ndtry);
-      if ((st = mode_bound(ctx, &R, grad, v, ndtry, &err_next))) goto cleanup;
+      if ((st = mode_bound(ctx, &R, grad, v, ndtry, 1, &err_next))) goto cleanup;
     }
     /* O10 */
     sgp_laplace_history *h = &fit->history;
     h->st_psi[i] = psi;
     h->st_delta[i] = delta_i;
     h->st_mode_err[i] = err_i;
+    prev_delta = delta_i;
     h->st_inner_stop[i] = inner_reason;
     h->st_kprod[i] = R.kprod - kp0;
     h->st_dropped[i] = R.it.dropped;
