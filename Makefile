@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet r-cran-mass octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean bench-laplace bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
+  octave-pkg rcheck docs clean bench-laplace bench-laplace-budget bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
 
 all: install
 
@@ -49,6 +49,7 @@ octave-pkg: deps
 bench: install
 	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_kernel.R
 	$(MAKE) bench-laplace
+	$(MAKE) bench-laplace-budget
 	$(MAKE) bench-ski
 	$(MAKE) bench-valla
 	$(MAKE) bench-cuda
@@ -64,6 +65,12 @@ BENCH_DEB_PACKAGES := dataset-fashion-mnist r-cran-mlbench
 bench-laplace: install
 	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace.R $(BENCH_ARGS)
+
+# gp_laplace at small solver budgets on real data (r-cran-mlbench): accuracy,
+# log loss and ECE per max_iter beside the prior and a converged fit (issue 16).
+bench-laplace-budget: install
+	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
+	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_budget.R $(BENCH_ARGS)
 
 # CPU-only build of the whole core into one binary (no CUDA objects to link).
 bench-laplace-core:
