@@ -595,7 +595,9 @@ typedef struct {
   int init_A;                 /* SGP_VALLA_INIT_*; default identity */
   int standardize_y;          /* 1 (gaussian only) */
   int64_t kmeans_iter, kmeans_max;  /* 10, 50000 */
-  double jitter;              /* closed form: eps = jitter * mean diag K_ZZ; 1e-8 */
+  double jitter;              /* closed form with M < P (network parameters): eps =
+                                 jitter * mean diag K_ZZ; 1e-8. M >= P uses the SVD
+                                 of the inducing points' Jacobian, no jitter */
   size_t cache_max_bytes;     /* fixed Z: cache the training kernels when they fit; 2 GiB */
   double val_frac;            /* 0.1: held out when no validation set is given */
   int64_t val_max;            /* validation rows used (a seeded subsample; default 10000; < 0: all) */
