@@ -79,8 +79,16 @@ int valla_lla_exact(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X)
   if (!st) st = sgp_valla_forward(ctx, net, X, sgp_mat_of(G, N, C));
   if (!st && fit->likelihood == SGP_LIK_GAUSSIAN) { /* P1 = chol(K + s I)^{-1} */
     const double s = exp(fit->log_noise);
+    double kmax = 0;
+    for (int64_t i = 0; i < M; i++) kmax = fmax(kmax, K[i + M * i]);
     for (int64_t i = 0; i < M; i++) K[i + M * i] += s;
-    st = sgp_potrf(ctx, M, K, M);
+    int64_t minor = 0;
+    st = sgp_potrf_minor(ctx, M, K, M, &minor);
+    if (!st && minor) /* K has rank <= P: s must exceed its rounding level, about M u max K_nn */
+      st = sgp_fail(ctx, SGP_ENOTPD, "method = \"lla\": noise %g is below the rounding level of "
+                    "the prior covariance (max %g), so K + noise I cannot be factored; raise "
+                    "noise, or use closed_form = TRUE with inducing = x (the same posterior)",
+                    s * fit->y_sd * fit->y_sd, kmax * fit->y_sd * fit->y_sd);
     if (!st) st = valla_tri_inverse(ctx, M, K, fit->P1);
   } else if (!st) { /* P1 = chol(I + Sq K Sq)^{-1} Sq, Sq = Lambda^{1/2} block diagonal */
     for (int64_t i = 0; i < N && !st; i++) {

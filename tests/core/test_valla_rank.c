@@ -291,12 +291,45 @@ static void warm_start_beyond_the_parameter_count(void **state)
   sgp_valla_net_free(&net);
 }
 
+/* Exact LLA with a noise below the rounding level of a rank-deficient K_XX cannot
+ * factor K + noise I: the error says so and names the way out, which works. */
+static void lla_noise_below_rounding_is_explained(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 74);
+  const int64_t width[3] = {3, 4, 1}, D = 3, n = 40;
+  sgp_valla_net net;
+  vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.5, &net);
+  double X[120], y[40];
+  th_randn(&rng, n * D, X, 1.0, 0.0);
+  for (int64_t i = 0; i < n; i++) y[i] = sin(X[i]);
+  sgp_valla_opts o;
+  sgp_valla_opts_default(&o);
+  o.noise = 1e-20; /* 19 null directions of K_XX: their pivots are rounding noise */
+  o.method = SGP_VALLA_METHOD_LLA;
+  sgp_valla_fit_t *f = NULL;
+  assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_ENOTPD);
+  assert_contains(ctx.errmsg, "raise noise");
+  assert_contains(ctx.errmsg, "closed_form");
+  o.method = SGP_VALLA_METHOD_VALLA;
+  o.closed_form = 1;
+  o.inducing = sgp_cmat_of(X, n, D);
+  assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_OK);
+  assert_int_equal(f->prior, 0);
+  sgp_valla_fit_free(f);
+  sgp_valla_net_free(&net);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(z_equals_x_beyond_the_parameter_count),
     cmocka_unit_test(duplicated_inducing_points),
     cmocka_unit_test(warm_start_beyond_the_parameter_count),
+    cmocka_unit_test(lla_noise_below_rounding_is_explained),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
