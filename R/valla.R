@@ -31,7 +31,10 @@
 #' \code{ella_rank} eigenpairs. With \code{closed_form = TRUE} A is set to its
 #' optimum (Titsias; the GGN analogue for classification) instead of being
 #' learned, and with the inducing points at the training inputs VaLLA equals
-#' the exact LLA.
+#' the exact LLA, also when there are more inducing points than network
+#' weights (the NTK matrix of the inducing points is then singular: the closed
+#' form uses the weight directions they span, from the SVD of their Jacobian,
+#' and needs no \code{jitter}).
 #'
 #' Additional options in \code{...} (same names in Octave): \code{eval_every}
 #' (100: iterations between validation checks, after iterations 1, 101, ...
@@ -41,7 +44,8 @@
 #' \code{beta1}, \code{beta2}, \code{adam_eps} (Adam: 0.9, 0.999, 1e-8),
 #' \code{init_A} (\code{"identity"} or \code{"closed_form"}),
 #' \code{standardize_y} (TRUE), \code{kmeans_iter} (10), \code{kmeans_max}
-#' (50000 points used by k-means), \code{jitter} (1e-8), \code{cache_max_bytes}
+#' (50000 points used by k-means), \code{jitter} (1e-8: closed form with fewer
+#' inducing points than weights, K_ZZ + jitter mean(diag K_ZZ) I), \code{cache_max_bytes}
 #' (2^31: kernels cached while Z is fixed), \code{val_frac} (0.1 of x held out
 #' for early stopping when no \code{validation} is given), \code{val_max}
 #' (10000: validation points used per check, a seeded subsample so that the

@@ -50,6 +50,11 @@
 ## @item @qcode{"closed_form"}
 ## true: A at its optimum for the current inducing points and
 ## hyperparameters (gaussian; softmax: the GGN extension) instead of Adam.
+## With the inducing points at the training inputs this is the exact LLA,
+## also with more inducing points than network weights (their NTK matrix is
+## then singular: the weight directions they span are taken from the SVD of
+## their Jacobian, and @qcode{"jitter"}, used with fewer inducing points than
+## weights, is not needed).
 ## @item @qcode{"iterations"}, @qcode{"batch_size"}, @qcode{"lr"}, @qcode{"alpha"}
 ## Adam iterations (default 20000), minibatch size (100), learning rate
 ## (1e-3) and the alpha of the alpha-divergence objective (1; below 1
