@@ -38,6 +38,31 @@ void sgp_valla_net_view(const sgp_valla_net *net, sgp_cmat *W, sgp_cmat *b, sgp_
   mlp->output = net->output;
 }
 
+const char *sgp_valla_stop_name(sgp_valla_stop stop)
+{
+  switch (stop) {
+  case SGP_VALLA_STOP_ITERATIONS: return "iterations";
+  case SGP_VALLA_STOP_EARLY: return "early_stopping";
+  case SGP_VALLA_STOP_DIVERGED: return "diverged";
+  case SGP_VALLA_STOP_LOSS_ROSE: return "loss_rose";
+  }
+  return "unknown";
+}
+
+const char *sgp_valla_stop_advice(sgp_valla_stop stop)
+{
+  switch (stop) {
+  case SGP_VALLA_STOP_DIVERGED:
+    return "training diverged (the objective or the parameters stopped being finite numbers) "
+           "and was stopped, keeping the last usable state; the learning rate lr is probably "
+           "too large: lower it";
+  case SGP_VALLA_STOP_LOSS_ROSE:
+    return "the training loss rose during training instead of falling; the learning rate lr "
+           "is probably too large: lower it";
+  default: return "";
+  }
+}
+
 double sgp_valla_fit_prior_var(const sgp_valla_fit_t *fit) { return exp(2.0 * fit->log_sigma0); }
 
 double sgp_valla_fit_noise(const sgp_valla_fit_t *fit)
@@ -50,16 +75,14 @@ int sgp_valla_net_new(sgp_ctx *ctx, int n_layers, const int64_t *width,
 {
   memset(net, 0, sizeof *net);
   if (n_layers < 1 || !width) return sgp_fail(ctx, SGP_EINVAL, "hidden: need at least one layer");
+  int st = sgp_valla_mlp_check_size(ctx, n_layers, width, 0, 0);
+  if (st) return st;
   int64_t P = 0;
-  for (int l = 0; l < n_layers; l++) {
-    if (width[l] < 1 || width[l + 1] < 1)
-      return sgp_fail(ctx, SGP_EINVAL, "hidden: layer widths must be positive");
-    P += width[l] * width[l + 1] + width[l + 1];
-  }
+  for (int l = 0; l < n_layers; l++) P += width[l] * width[l + 1] + width[l + 1];
   double *zeros = sgp_calloc(P);
   sgp_cmat *W = (sgp_cmat *)malloc((size_t)n_layers * sizeof(sgp_cmat));
   sgp_cmat *b = (sgp_cmat *)malloc((size_t)n_layers * sizeof(sgp_cmat));
-  int st = (!zeros || !W || !b) ? sgp_fail(ctx, SGP_ENOMEM, "mlp_fit: out of memory") : SGP_OK;
+  st = (!zeros || !W || !b) ? sgp_fail(ctx, SGP_ENOMEM, "mlp_fit: out of memory") : SGP_OK;
   if (!st) {
     int64_t off = 0;
     for (int l = 0; l < n_layers; l++) {
