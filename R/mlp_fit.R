@@ -26,7 +26,13 @@
 #' @return A generic MLP list of class \code{mlp}: \code{weights} (in-by-out
 #'   matrices), \code{biases}, \code{activation}, \code{output}
 #'   (\code{"identity"}), \code{likelihood}, \code{levels}, \code{loss} (the
-#'   final mean training loss), usable by \code{\link{valla}} and
+#'   final mean training loss), \code{initial_loss} (before training),
+#'   \code{iterations} (Adam steps taken), \code{stop_reason}
+#'   (\code{"iterations"}; \code{"diverged"} when the loss, a gradient or a step
+#'   stopped being finite: training stops there and keeps the last finite
+#'   weights, \code{diverged_at} giving the iteration; \code{"loss_rose"} when
+#'   the final loss exceeds the initial one; both warn and usually mean that
+#'   \code{lr} is too large), usable by \code{\link{valla}} and
 #'   \code{\link{mlp_forward}}.
 #' @examples
 #' x <- matrix(seq(-2, 2, length.out = 100))
@@ -45,7 +51,7 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", likelihood = 
   activation <- check_choice(activation, c("tanh", "sigmoid", "relu", "identity"), fn,
                              "activation")
   if (!is.numeric(hidden) || any(!is.finite(hidden)) || any(hidden < 1) ||
-      any(hidden != round(hidden)))
+      any(hidden != round(hidden)) || any(hidden > 2^53))
     stop_arg(fn, "hidden", "must be positive whole numbers (widths of the hidden layers)")
   C <- 1L
   if (likelihood == "softmax") {
@@ -55,7 +61,7 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", likelihood = 
   } else {
     lab <- laplace_labels(y, likelihood, nrow(x), fn)
   }
-  width <- as.integer(c(ncol(x), hidden, C))
+  width <- as.double(c(ncol(x), hidden, C))  # the core checks the sizes
   opts <- c(check_count(iterations, fn, "iterations"),
             check_count(batch_size, fn, "batch_size", min = 1L),
             check_positive(lr, fn, "lr"),
@@ -66,8 +72,11 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", likelihood = 
   res <- .Call(C_sgp_mlp_fit_r, x, lab$y, width, activation, likelihood, as.double(opts),
                check_seed(seed, fn), check_flag(verbose, fn, "verbose"),
                check_threads(threads, fn))
-  out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, loss = res$loss))
+  out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, loss = res$loss,
+                           initial_loss = res$initial_loss, iterations = res$iterations,
+                           stop_reason = res$stop_reason, diverged_at = res$diverged_at))
   class(out) <- "mlp"
+  warn_stop(fn, res)
   out
 }
 
@@ -145,4 +154,13 @@ valla_metrics <- function(pred, y, var = NULL, bins = 15) {
     stop_arg(fn, "y", "has labels outside 1..C = 1..", ncol(prob))
   storage.mode(prob) <- "double"
   unlist(.Call(C_sgp_valla_metrics_r, as.double(y) - 1, NULL, NULL, prob, bins))
+}
+
+# The warning of a training that diverged or made the loss worse (the text is the
+# core's, sgp_valla_stop_advice); res has advice and diverged_at.
+warn_stop <- function(fn, res) {
+  if (nzchar(res$advice))
+    warning(sprintf("%s: %s%s", fn, res$advice,
+                    if (res$diverged_at > 0) sprintf(" (iteration %.0f)", res$diverged_at)
+                    else ""), call. = FALSE)
 }

@@ -88,7 +88,11 @@
 #'   \code{noise} (original scale; \code{NULL} for classification),
 #'   \code{history} (\code{objective} per iteration and \code{validation}, a
 #'   data frame of iteration and validation NLL), \code{iterations},
-#'   \code{best_iteration}, \code{stopped_early}, \code{clamps}, \code{model}
+#'   \code{best_iteration}, \code{stopped_early}, \code{stop_reason}
+#'   (\code{"iterations"}, \code{"early_stopping"} or \code{"diverged"}: the
+#'   objective or the parameters stopped being finite, Adam stopped at iteration
+#'   \code{diverged_at} with a warning and the last usable state is kept; lower
+#'   \code{lr}), \code{clamps}, \code{model}
 #'   (the network as a generic MLP list), \code{P1}, \code{P2}, \code{prior}
 #'   (the predictive covariance prior K - |P1 K_Z|^2 + |P2 K_Z|^2),
 #'   \code{y_mean}, \code{y_sd}, \code{likelihood}, \code{method},
@@ -211,9 +215,11 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
               y_mean = res$y_mean, y_sd = res$y_sd, likelihood = likelihood, method = method,
               closed_form = closed_form, n_class = lab$n_class, levels = lab$levels,
               n = n, n_train = res$n_train, d = m$D, C = m$C,
-              x_range = apply(x, 2L, range), seed = seed)
+              x_range = apply(x, 2L, range), seed = seed, stop_reason = res$stop_reason,
+              diverged_at = res$diverged_at)
   class(fit) <- "valla"
   if (!is.null(xtest)) fit$test <- valla_test_list(res$test, fit)
+  warn_stop(fn, res)
   if (verbose) print(fit)
   fit
 }
@@ -464,12 +470,20 @@ print.valla <- function(x, ...) {
               if (is.null(x$noise)) "" else sprintf(", noise %.4g", x$noise),
               if (x$method != "valla") "no optimization"
               else if (x$closed_form) "closed-form A"
-              else sprintf("%s Adam iterations%s", format(x$iterations),
+              else sprintf("%s Adam iterations%s%s", format(x$iterations),
                            if (x$stopped_early) sprintf(" (early stop, best at %s)",
-                                                        format(x$best_iteration)) else "")))
+                                                        format(x$best_iteration)) else "",
+                           valla_stop_note(x))))
   if (!is.null(x$test)) cat(sprintf("  predictions at %d test inputs in $test\n",
                                     NROW(x$test$mean)))
   invisible(x)
+}
+
+# " (diverged at iteration k)" / " (the training loss rose)" for print, else "".
+valla_stop_note <- function(x) {
+  switch(if (is.null(x$stop_reason)) "" else x$stop_reason,
+         diverged = sprintf(" (diverged at iteration %s)", format(x$diverged_at)),
+         loss_rose = " (the training loss rose)", "")
 }
 
 #' Summary of a valla fit

@@ -140,6 +140,16 @@ static SEXP predict_list(sgp_ctx *ctx, const sgp_valla_fit_t *fit, SEXP xs, SEXP
   return out;
 }
 
+/* The stop fields of a training result: stop_reason, its advice for a warning
+ * ("" when nothing went wrong) and diverged_at. */
+static void stop_fields(sgp_valla_stop stop, int64_t diverged_at, SEXP *reason, SEXP *advice,
+                        SEXP *at)
+{
+  *reason = PROTECT(Rf_mkString(sgp_valla_stop_name(stop)));
+  *advice = PROTECT(Rf_mkString(sgp_valla_stop_advice(stop)));
+  *at = PROTECT(Rf_ScalarReal((double)diverged_at));
+}
+
 /* The fit as plain data (everything predict needs, plus traces). */
 static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
 {
@@ -152,7 +162,8 @@ static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
   SEXP hist = PROTECT(sgp_r_named_list(3, hn, hv));
   const char *names[] = {"model", "inducing", "tags", "L", "P1", "P2", "prior", "prior_var",
                          "noise", "y_mean", "y_sd", "layers", "iterations", "best_iteration",
-                         "stopped_early", "clamps", "kernel_cache", "n_train", "history", "test"};
+                         "stopped_early", "clamps", "kernel_cache", "n_train", "history", "test",
+                         "stop_reason", "advice", "diverged_at"};
   SEXP values[] = {
     PROTECT(net_to_r(&fit->net)), PROTECT(sgp_r_real_copy(M, fit->D, fit->Z, 1)),
     PROTECT(sgp_r_int_copy(M, fit->tags, 1)),
@@ -165,9 +176,11 @@ static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
     PROTECT(fit->layers ? sgp_r_int_copy(fit->net.n_layers, fit->layers, 0) : R_NilValue),
     PROTECT(Rf_ScalarReal((double)fit->iterations)), PROTECT(Rf_ScalarReal((double)fit->best_iteration)),
     PROTECT(Rf_ScalarLogical(fit->stopped_early)), PROTECT(Rf_ScalarReal((double)fit->clamps)),
-    PROTECT(Rf_ScalarLogical(fit->kernel_cache)), PROTECT(Rf_ScalarReal((double)fit->N)), hist, test};
-  SEXP out = sgp_r_named_list(20, names, values);
-  UNPROTECT(22);
+    PROTECT(Rf_ScalarLogical(fit->kernel_cache)), PROTECT(Rf_ScalarReal((double)fit->N)), hist, test,
+    R_NilValue, R_NilValue, R_NilValue};
+  stop_fields(fit->stop, fit->diverged_at, &values[20], &values[21], &values[22]);
+  SEXP out = sgp_r_named_list(23, names, values);
+  UNPROTECT(25);
   return out;
 }
 
@@ -297,8 +310,9 @@ SEXP sgp_valla_forward_r(SEXP model, SEXP x, SEXP threads)
   return G;
 }
 
-/* mlp_fit(): width = c(D, hidden..., C); opts = c(iterations, batch_size, lr,
- * weight_decay). Returns list(model, loss). */
+/* mlp_fit(): width = c(D, hidden..., C) as doubles; opts = c(iterations,
+ * batch_size, lr, weight_decay). Returns list(model, loss, initial_loss,
+ * iterations, stop_reason, advice, diverged_at). */
 SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP likelihood, SEXP opts,
                    SEXP seed, SEXP verbose, SEXP threads)
 {
@@ -316,23 +330,29 @@ SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP likelihood,
   o.weight_decay = REAL(opts)[3];
   const int L = (int)XLENGTH(width) - 1;
   int64_t *w = (int64_t *)R_alloc((size_t)L + 1, sizeof(int64_t));
-  for (int l = 0; l <= L; l++) w[l] = INTEGER(width)[l];
+  for (int l = 0; l <= L; l++) w[l] = (int64_t)REAL(width)[l]; /* whole numbers <= 2^53 (R) */
+  const int64_t n = Rf_nrows(x), nb = o.batch_size < n ? o.batch_size : n;
   sgp_activation act;
   int st = activation_arg(&ctx, activation, "activation", &act);
+  if (!st) st = sgp_valla_mlp_check_size(&ctx, L, w, 0, nb); /* before anything is allocated */
   if (!st) st = sgp_valla_net_new(&ctx, L, w, act, &net);
   if (st) sgp_r_stop("mlp_fit", &ctx, st);
-  double loss = NAN;
-  st = sgp_valla_mlp_fit(&ctx, &net, sgp_r_cmat(x), sgp_r_cmat(y), &o, &loss);
+  sgp_valla_mlp_fit_info info;
+  st = sgp_valla_mlp_fit(&ctx, &net, sgp_r_cmat(x), sgp_r_cmat(y), &o, &info);
   if (st) {
     sgp_valla_net_free(&net);
     sgp_r_stop("mlp_fit", &ctx, st);
   }
   SEXP m = PROTECT(net_to_r(&net));
   sgp_valla_net_free(&net);
-  const char *names[] = {"model", "loss"};
-  SEXP values[] = {m, PROTECT(Rf_ScalarReal(loss))};
-  SEXP out = sgp_r_named_list(2, names, values);
-  UNPROTECT(2);
+  const char *names[] = {"model", "loss", "initial_loss", "iterations", "stop_reason", "advice",
+                         "diverged_at"};
+  SEXP values[7] = {m, PROTECT(Rf_ScalarReal(info.final_loss)),
+                    PROTECT(Rf_ScalarReal(info.initial_loss)),
+                    PROTECT(Rf_ScalarReal((double)info.iterations))};
+  stop_fields(info.stop, info.diverged_at, &values[4], &values[5], &values[6]);
+  SEXP out = sgp_r_named_list(7, names, values);
+  UNPROTECT(7);
   return out;
 }
 
