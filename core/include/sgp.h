@@ -759,6 +759,14 @@ double sgp_valla_ece(int64_t n, int64_t C, const double *prob, const double *y, 
 double sgp_valla_brier(int64_t n, int64_t C, const double *prob, const double *y);
 /* ROC AUC of score for labels 1 (positive) vs 0, tie-averaged ranks (Mann-Whitney). */
 double sgp_valla_auc(int64_t n, const double *score, const double *label);
+/* The checked metrics behind R's and Octave's valla_metrics (messages name y,
+ * pred, var, bins). Regression (prob.data NULL): out = nll, crps, cqm of the
+ * Gaussian predictive (mu, var) at targets y (vectors of n). Classification:
+ * out = accuracy, nll, ece (bins), brier of prob (n x C, rows summing to 1) at
+ * labels y (0..C-1), and auc of prob's second column when C = 2 (NaN when y
+ * holds one class only). *count: how many values were written (3, 4 or 5). */
+int sgp_valla_metrics(sgp_ctx *ctx, sgp_cmat y, sgp_cmat mu, sgp_cmat var, sgp_cmat prob,
+                      int64_t bins, double *out, int *count);
 
 #ifdef __cplusplus
 }
