@@ -357,30 +357,25 @@ SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP likelihood,
 }
 
 /* valla_metrics(): regression (prob NULL): c(nll, crps, cqm) of (mu, var) at y;
- * classification: c(accuracy, nll, ece, brier[, auc]) of prob (n x C) at labels
- * y (0..C-1). */
+ * classification: c(accuracy, nll, ece, brier[, auc]) of prob (n x C) at labels y
+ * (0..C-1). The core checks every input (messages name y, pred, var, bins). */
 SEXP sgp_valla_metrics_r(SEXP y, SEXP mu, SEXP var, SEXP prob, SEXP bins)
 {
-  const int64_t n = XLENGTH(y);
-  const double *yv = REAL(y);
-  if (Rf_isNull(prob)) {
-    const char *names[] = {"nll", "crps", "cqm"};
-    SEXP v[] = {PROTECT(Rf_ScalarReal(sgp_valla_gauss_nll(n, yv, REAL(mu), REAL(var)))),
-                PROTECT(Rf_ScalarReal(sgp_valla_crps(n, yv, REAL(mu), REAL(var)))),
-                PROTECT(Rf_ScalarReal(sgp_valla_cqm(n, yv, REAL(mu), REAL(var), 0)))};
-    SEXP out = sgp_r_named_list(3, names, v);
-    UNPROTECT(3);
-    return out;
-  }
-  const int64_t C = Rf_ncols(prob);
-  const double *p = REAL(prob);
-  const char *names[] = {"accuracy", "nll", "ece", "brier", "auc"};
-  SEXP v[] = {PROTECT(Rf_ScalarReal(sgp_valla_accuracy(n, C, p, yv))),
-              PROTECT(Rf_ScalarReal(sgp_valla_class_nll(n, C, p, yv))),
-              PROTECT(Rf_ScalarReal(sgp_valla_ece(n, C, p, yv, Rf_asInteger(bins)))),
-              PROTECT(Rf_ScalarReal(sgp_valla_brier(n, C, p, yv))),
-              PROTECT(Rf_ScalarReal(C == 2 ? sgp_valla_auc(n, p + n, yv) : NA_REAL))};
-  SEXP out = sgp_r_named_list(C == 2 ? 5 : 4, names, v);
-  UNPROTECT(5);
-  return out;
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  const sgp_cmat none = {NULL, 0, 0, 1};
+  double out[5];
+  int count = 0;
+  int st = sgp_valla_metrics(&ctx, sgp_r_cmat(y), Rf_isNull(mu) ? none : sgp_r_cmat(mu),
+                             Rf_isNull(var) ? none : sgp_r_cmat(var),
+                             Rf_isNull(prob) ? none : sgp_r_cmat(prob), (int64_t)Rf_asReal(bins),
+                             out, &count);
+  if (st) sgp_r_stop("valla_metrics", &ctx, st);
+  const char *reg[] = {"nll", "crps", "cqm"}, *cls[] = {"accuracy", "nll", "ece", "brier", "auc"};
+  SEXP v[5];
+  for (int k = 0; k < count; k++) v[k] = PROTECT(Rf_ScalarReal(isnan(out[k]) ? NA_REAL : out[k]));
+  SEXP res = sgp_r_named_list(count, Rf_isNull(prob) ? reg : cls, v);
+  UNPROTECT(count);
+  return res;
 }
