@@ -675,13 +675,16 @@ typedef struct {
   const int *layers;          /* n_layers flags or NULL */
   sgp_cmat P1, P2;            /* M x M each, or empty (data NULL) */
   int prior;                  /* 1: the prior K_xx term enters K* */
+  int closed_form;            /* 1: a valla fit with the closed-form A (then P2 is set) */
   double prior_var, noise;    /* original scale (noise ignored for classification) */
   double y_mean, y_sd;        /* regression standardization */
 } sgp_valla_fit_data;
 
 /* An owning fit for prediction from plain data (free with sgp_valla_fit_free).
- * Checks shapes, finiteness and ranges; messages name the field ("inducing",
- * "P1", "tags", "prior_var", ...). Traces are empty. */
+ * Checks shapes, finiteness and ranges, and that P1, P2 and prior are the ones
+ * the method produces (valla: P1 and prior; closed form: P2, with P1 exactly
+ * when prior; lla: P1 and prior; ella: P2 without prior); messages name the
+ * field ("inducing", "P1", "tags", "prior_var", ...). Traces are empty. */
 int  sgp_valla_fit_from_data(sgp_ctx *ctx, const sgp_valla_mlp *model,
                              const sgp_valla_fit_data *d, sgp_valla_fit_t **out);
 
