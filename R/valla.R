@@ -413,6 +413,7 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
   fn <- "predict.valla"
   type <- match.arg(type)
   prob_method <- match.arg(prob_method)
+  valla_check_fit(object, fn)
   newdata <- as_input_matrix(newdata, fn, "newdata")
   if (ncol(newdata) != object$d)
     stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", object$d)
@@ -436,34 +437,9 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
     })
 }
 
-# The fields the C side reads, with the storage types it relies on (a fit may
-# come back from a file or another program with integers stored as doubles).
-valla_plain_fit <- function(object, fn) {
-  dbl <- function(v, name) {
-    if (is.null(v)) return(NULL)
-    if (!is.numeric(v)) stop_arg(fn, paste0("object$", name), "must be numeric")
-    storage.mode(v) <- "double"
-    v
-  }
-  Z <- as.matrix(dbl(object$inducing, "inducing"))
-  if (ncol(Z) != object$d) stop_arg(fn, "object$inducing", "must have ", object$d, " columns")
-  tags <- object$tags
-  if (!is.numeric(tags) || length(tags) != nrow(Z))
-    stop_arg(fn, "object$tags", "must give one output per inducing point")
-  list(model = mlp_spec(object$model, fn, "object$model")$spec,
-       likelihood = check_choice(object$likelihood, c("gaussian", "softmax", "bernoulli"), fn,
-                                 "object$likelihood"),
-       method = check_choice(object$method, c("valla", "lla", "ella"), fn, "object$method"),
-       inducing = Z, tags = as.integer(tags),
-       layers = if (is.null(object$layers)) NULL else as.integer(object$layers),
-       P1 = dbl(object$P1, "P1"), P2 = dbl(object$P2, "P2"), prior = isTRUE(object$prior),
-       prior_var = as.double(object$prior_var),
-       noise = if (is.null(object$noise)) 0 else as.double(object$noise),
-       y_mean = as.double(object$y_mean), y_sd = as.double(object$y_sd))
-}
-
 #' @export
 print.valla <- function(x, ...) {
+  valla_check_fit(x, "print.valla", "x")
   cat(sprintf("valla (%s): %s likelihood, n = %d, d = %d, C = %d, M = %d inducing points\n",
               x$method, x$likelihood, x$n, x$d, x$C, nrow(x$inducing)))
   cat(sprintf("  prior_var %.4g%s; %s\n", x$prior_var,
@@ -496,6 +472,7 @@ valla_stop_note <- function(x) {
 #'   clamped variances.
 #' @export
 summary.valla <- function(object, ...) {
+  valla_check_fit(object, "summary.valla")
   P <- sum(vapply(seq_along(object$model$weights), function(l)
     length(object$model$weights[[l]]) + length(object$model$biases[[l]]), 0)) +
     length(object$model$skip)
@@ -558,6 +535,7 @@ print.summary.valla <- function(x, ...) {
 plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n_grid = 200,
                        ...) {
   what <- match.arg(what)
+  valla_check_fit(x, "plot.valla", "x")
   fit <- x
   if (what == "history") {
     obj <- fit$history$objective

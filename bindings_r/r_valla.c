@@ -275,6 +275,7 @@ SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP pred, SEXP seed, SEXP thread
   d.P1 = Rf_isNull(sgp_r_list_elt(rfit, "P1")) ? NO_CMAT : sgp_r_cmat(sgp_r_list_elt(rfit, "P1"));
   d.P2 = Rf_isNull(sgp_r_list_elt(rfit, "P2")) ? NO_CMAT : sgp_r_cmat(sgp_r_list_elt(rfit, "P2"));
   d.prior = Rf_asLogical(sgp_r_list_elt(rfit, "prior")) == TRUE;
+  d.closed_form = Rf_asLogical(sgp_r_list_elt(rfit, "closed_form")) == TRUE;
   d.prior_var = Rf_asReal(sgp_r_list_elt(rfit, "prior_var"));
   d.noise = Rf_asReal(sgp_r_list_elt(rfit, "noise"));
   d.y_mean = Rf_asReal(sgp_r_list_elt(rfit, "y_mean"));
