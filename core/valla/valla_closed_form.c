@@ -120,8 +120,10 @@ static int factor_svd(sgp_ctx *ctx, const sgp_valla_fit_t *fit, int64_t P, doubl
   double *J = sgp_alloc(M * P), *U = sgp_alloc(M * k), *sv = sgp_alloc(k);
   valla_cache cZ;
   memset(&cZ, 0, sizeof cZ);
-  int st = (!J || !U || !sv) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory for the %lld x %lld "
-                                        "Jacobian of the inducing points", (long long)M, (long long)P)
+  int st = (!J || !U || !sv) ? sgp_fail(ctx, SGP_ENOMEM, "inducing: the closed form with M = %lld "
+                                        "inducing points >= P = %lld network weights needs their "
+                                        "M x P Jacobian, which does not fit in memory; use fewer "
+                                        "inducing points", (long long)M, (long long)P)
                              : SGP_OK;
   if (!st) st = valla_cache_build(ctx, &fit->net, sgp_cmat_of(fit->Z, M, fit->D), fit->tags, &cZ);
   if (!st) valla_jacobian_rows(&fit->net, &cZ, fit->layers, J, M);
