@@ -97,3 +97,23 @@ test_that("softmax cg gives the same fit for 1, 2 and 3 threads (1e-10)", {
     expect_lte(max(abs(fits[[k]]$var - fits[[1]]$var)) / max(fits[[1]]$var), 1e-10)
   }
 })
+
+test_that("a long truncated softmax solve stays finite and damped steps never lower Psi", {
+  # Ill-conditioned K^ (outputscale 4: 1/pi up to ~1e6 in W^+, and K^ = K on the
+  # per-point sums): a one-pass Gram-Schmidt lost orthogonality here and, with
+  # the inexact-Newton forcing term, the solver's residual blew up
+  set.seed(11); n <- 150; d <- 9
+  x <- matrix(rnorm(n * d), n, d)
+  y <- max.col(x %*% matrix(rnorm(d * 6), d, 6) + matrix(rnorm(n * 6, sd = 0.7), n, 6))
+  fit <- suppressWarnings(gp_laplace(x, y, likelihood = "softmax", lengthscale = 3,
+                                     outputscale = 4, max_iter = 200, max_newton = 12,
+                                     verbose = FALSE, seed = 1))
+  expect_false(fit$stop_reason == "diverged")
+  expect_true(all(is.finite(fit$f)) && all(is.finite(fit$var)) && all(fit$var >= 0))
+  expect_true(all(fit$history$trace >= 0))
+  # damping accepts a step only if Psi does not drop below its rounding (4 n C eps |Psi|)
+  psi <- fit$steps$psi
+  expect_true(all(diff(psi) >= -4 * n * 6 * .Machine$double.eps * (abs(psi[-1]) + 1)))
+  # and the run moves towards the mode
+  expect_lt(utils::tail(fit$steps$mode_error, 1), 1e-3 * fit$steps$mode_error[1])
+})
