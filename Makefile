@@ -5,10 +5,10 @@ RSCRIPT ?= Rscript
 RLIB := build/Rlib
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
-  r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
+  r-cran-nnet r-cran-mass octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
 
 all: install
 
@@ -49,6 +49,7 @@ octave-pkg: deps
 bench: install
 	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_kernel.R
 	$(MAKE) bench-laplace
+	$(MAKE) bench-laplace-budget
 	$(MAKE) bench-ski
 	$(MAKE) bench-valla
 	$(MAKE) bench-cuda
@@ -60,10 +61,16 @@ bench-cuda: deps
 # gp_laplace benchmarks (spec gp_laplace.md section 6, issue 3 targets); Fashion-MNIST
 # from Debian. BENCH_ARGS selects cases/options, e.g. BENCH_ARGS="--quick e2_toy".
 # bench-laplace-core: the C timing driver (no R), ARGS="exact 5000 16 2".
-BENCH_DEB_PACKAGES := dataset-fashion-mnist
+BENCH_DEB_PACKAGES := dataset-fashion-mnist r-cran-mlbench
 bench-laplace: install
 	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace.R $(BENCH_ARGS)
+
+# gp_laplace at small solver budgets on real data (r-cran-mlbench): accuracy,
+# log loss and ECE per max_iter beside the prior and a converged fit (issue 16).
+bench-laplace-budget: install
+	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
+	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_budget.R $(BENCH_ARGS)
 
 # CPU-only build of the whole core into one binary (no CUDA objects to link).
 bench-laplace-core:

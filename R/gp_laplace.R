@@ -45,8 +45,17 @@
 #'   the mean) is the exact Laplace variance.
 #' @param rank compression rank of the solver's buffers (\code{Inf}: none;
 #'   0: no recycling across Newton steps).
-#' @param tol Newton stops when the relative change of the latent mode is at
-#'   most \code{tol}.
+#' @param tol Newton stops, converged, when a bound on the distance of the
+#'   latent mode found to the true one (largest absolute difference, in latent
+#'   units) is at most \code{tol}, both at the linearization point of the
+#'   returned posterior and at the returned \code{f}. The bound is
+#'   \eqn{\|\nabla\Psi(f)\| / (1/\lambda_{max}(K) + \min W)}: the Laplace
+#'   objective \eqn{\Psi} is strongly concave with curvature at least
+#'   \eqn{K^{-1}}, so the bound holds wherever the run stopped
+#'   (\code{steps$mode_error} shows it per Newton step). A small solver budget
+#'   may not reach the mode: the fit then says \code{converged = FALSE} (stop
+#'   reason \code{"max_newton"} or \code{"stalled"}) and its variances include
+#'   the computational uncertainty.
 #' @param xtest optional test inputs (d columns): predictions go to
 #'   \code{$test}.
 #' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"}.
@@ -57,7 +66,9 @@
 #' @param xtest_offset Poisson log exposure at \code{xtest} (default 0).
 #' @param recycle reuse the solver's actions across Newton steps.
 #' @param damping backtracking on the Laplace objective after each Newton step
-#'   (for likelihoods whose plain Newton iteration overshoots, e.g. large counts).
+#'   (the default), so that steps from a truncated solve or an overshooting
+#'   likelihood (large counts) never lower the objective; \code{FALSE} gives the
+#'   paper's undamped steps, safe with a full budget and moderate counts.
 #' @param max_total_iter cap on the total number of solver iterations.
 #' @param random_order cholesky policy: visit the data points in a seeded
 #'   random order.
@@ -104,10 +115,10 @@
 #' @export
 gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthscale = 1,
                        outputscale = 1, noise = NULL, offset = NULL, policy = "cg",
-                       max_newton = 20, max_iter = 5, rank = Inf, tol = 0.01,
+                       max_newton = 20, max_iter = 5, rank = Inf, tol = 1e-6,
                        xtest = NULL, backend = "auto", seed = NULL,
                        verbose = interactive(), threads = getOption("scalegp.threads"),
-                       xtest_offset = NULL, recycle = TRUE, damping = FALSE, max_total_iter = Inf,
+                       xtest_offset = NULL, recycle = TRUE, damping = TRUE, max_total_iter = Inf,
                        random_order = FALSE, time_limit = Inf, inner_atol = 1e-5,
                        inner_rtol = 1e-5, kernel_cache_bytes = 2^31) {
   fn <- "gp_laplace"
@@ -163,8 +174,10 @@ gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthsca
   if (!is.null(xtest)) fit$test <- laplace_test_list(res$test, fit)
   class(fit) <- "gp_laplace"
   if (!fit$converged)
-    warning(sprintf("gp_laplace: did not converge (stop reason \"%s\" after %d Newton steps, %s solver iterations); raise max_newton or max_iter, or try damping = TRUE",
-                    fit$stop_reason, fit$newton_steps, format(fit$iterations)),
+    warning(sprintf("gp_laplace: did not converge (stop reason \"%s\" after %d Newton steps, %s solver iterations; the mode is within %s, tol %s); raise max_iter or max_newton%s",
+                    fit$stop_reason, fit$newton_steps, format(fit$iterations),
+                    format(utils::tail(fit$steps$mode_error, 1L), digits = 3), format(tol),
+                    if (isTRUE(damping)) "" else ", or use damping = TRUE"),
             call. = FALSE)
   if (verbose) print(fit)
   fit

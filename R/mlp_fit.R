@@ -26,7 +26,13 @@
 #' @return A generic MLP list of class \code{mlp}: \code{weights} (in-by-out
 #'   matrices), \code{biases}, \code{activation}, \code{output}
 #'   (\code{"identity"}), \code{likelihood}, \code{levels}, \code{loss} (the
-#'   final mean training loss), usable by \code{\link{valla}} and
+#'   final mean training loss), \code{initial_loss} (before training),
+#'   \code{iterations} (Adam steps taken), \code{stop_reason}
+#'   (\code{"iterations"}; \code{"diverged"} when the loss, a gradient or a step
+#'   stopped being finite: training stops there and keeps the last finite
+#'   weights, \code{diverged_at} giving the iteration; \code{"loss_rose"} when
+#'   the final loss exceeds the initial one; both warn and usually mean that
+#'   \code{lr} is too large), usable by \code{\link{valla}} and
 #'   \code{\link{mlp_forward}}.
 #' @examples
 #' x <- matrix(seq(-2, 2, length.out = 100))
@@ -45,9 +51,8 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", likelihood = 
   activation <- check_choice(activation, c("tanh", "sigmoid", "relu", "identity"), fn,
                              "activation")
   if (!is.numeric(hidden) || any(!is.finite(hidden)) || any(hidden < 1) ||
-      any(hidden != round(hidden)) || any(hidden > .Machine$integer.max))
-    stop_arg(fn, "hidden", "must be positive whole numbers up to ", .Machine$integer.max,
-             " (widths of the hidden layers)")
+      any(hidden != round(hidden)) || any(hidden > 2^53))
+    stop_arg(fn, "hidden", "must be positive whole numbers (widths of the hidden layers)")
   C <- 1L
   if (likelihood == "softmax") {
     lab <- laplace_labels(y, "softmax", nrow(x), fn)
@@ -56,7 +61,7 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", likelihood = 
   } else {
     lab <- laplace_labels(y, likelihood, nrow(x), fn)
   }
-  width <- as.integer(c(ncol(x), hidden, C))
+  width <- as.double(c(ncol(x), hidden, C))  # the core checks the sizes
   opts <- c(check_count(iterations, fn, "iterations"),
             check_count(batch_size, fn, "batch_size", min = 1L),
             check_positive(lr, fn, "lr"),
@@ -67,8 +72,11 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", likelihood = 
   res <- .Call(C_sgp_mlp_fit_r, x, lab$y, width, activation, likelihood, as.double(opts),
                check_seed(seed, fn), check_flag(verbose, fn, "verbose"),
                check_threads(threads, fn))
-  out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, loss = res$loss))
+  out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, loss = res$loss,
+                           initial_loss = res$initial_loss, iterations = res$iterations,
+                           stop_reason = res$stop_reason, diverged_at = res$diverged_at))
   class(out) <- "mlp"
+  warn_stop(fn, res)
   out
 }
 
@@ -99,7 +107,10 @@ print.mlp <- function(x, ...) {
 #'   when \code{pred} gives P(y = 1).
 #' @param var predictive variances when \code{pred} is a vector of means.
 #' @param bins ECE bins (15).
-#' @return A named numeric vector.
+#' @return A named numeric vector (\code{auc} is \code{NA} when \code{y}
+#'   holds one class only). Empty inputs, NA/NaN/Inf, lengths that do not
+#'   match, non-positive variances, rows of probabilities that do not sum to 1
+#'   and labels outside the classes are errors naming the argument.
 #' @examples
 #' valla_metrics(list(mean = c(0, 1), var = c(1, 0.5)), c(0.2, 0.7))
 #' valla_metrics(rbind(c(0.9, 0.1), c(0.3, 0.7)), c(1, 2))
@@ -109,9 +120,16 @@ valla_metrics <- function(pred, y, var = NULL, bins = 15) {
   bins <- check_count(bins, fn, "bins", min = 1L)
   prob <- NULL
   mu <- NULL
+  num <- function(v, arg) {  # the core checks lengths, NA/NaN/Inf and ranges
+    if (is.null(v)) return(NULL)
+    if (!is.numeric(v) && !is.logical(v)) stop_arg(fn, arg, "must be numeric")
+    storage.mode(v) <- "double"
+    v
+  }
   if (is.list(pred)) {
     if (!is.null(pred$prob)) prob <- pred$prob else {
       mu <- pred$mean; var <- pred$var
+      if (is.null(mu)) stop_arg(fn, "pred", "is a list without 'mean' or 'prob'")
     }
   } else if (is.matrix(pred) && ncol(pred) > 1L) {
     prob <- pred
@@ -122,28 +140,26 @@ valla_metrics <- function(pred, y, var = NULL, bins = 15) {
   }
   if (is.factor(y)) y <- as.integer(y) else if (is.logical(y)) y <- as.integer(y)
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
-  if (!is.numeric(y) || any(!is.finite(y))) stop_arg(fn, "y", "must be finite numbers or a factor")
-  n <- length(y)
-  if (is.null(prob)) {
-    if (!is.numeric(mu) || length(mu) != n)
-      stop_arg(fn, "pred", "must have one predictive mean per entry of 'y' (", n, ")")
-    if (!is.numeric(var) || length(var) != n || any(!is.finite(var)) || any(var <= 0))
-      stop_arg(fn, "var", "must be ", n, " positive predictive variances")
-    return(unlist(.Call(C_sgp_valla_metrics_r, as.double(y), as.double(mu), as.double(var),
-                        NULL, bins)))
+  if (!is.numeric(y) || !is.null(dim(y))) stop_arg(fn, "y", "must be a numeric vector or a factor")
+  y <- as.double(y)
+  if (is.null(prob))
+    return(unlist(.Call(C_sgp_valla_metrics_r, y, num(as.vector(mu), "pred"),
+                        num(as.vector(var), "var"), NULL, bins)))
+  if (is.null(dim(prob))) {  # P(y = 1): labels 0/1 (or 1/2)
+    if (!anyNA(y) && !all(y %in% c(0, 1)) && all(y %in% c(1, 2))) y <- y - 1
+    prob <- cbind(1 - num(prob, "pred"), num(prob, "pred"))
+  } else {
+    prob <- num(prob, "pred")
+    y <- y - 1
   }
-  if (is.null(dim(prob))) {
-    if (!all(y %in% c(0, 1)) && all(y %in% c(1, 2))) y <- y - 1
-    if (!all(y %in% c(0, 1))) stop_arg(fn, "y", "must be 0/1 when 'pred' is a vector P(y = 1)")
-    prob <- cbind(1 - as.double(prob), as.double(prob))
-    y <- y + 1
-  }
-  if (!is.numeric(prob) || nrow(prob) != n)
-    stop_arg(fn, "pred", "must have one row of probabilities per entry of 'y' (", n, ")")
-  if (any(!is.finite(prob)) || any(prob < 0) || any(abs(rowSums(prob) - 1) > 1e-6))
-    stop_arg(fn, "pred", "must hold probabilities in [0, 1] summing to 1 per row")
-  if (any(y != round(y)) || any(y < 1) || any(y > ncol(prob)))
-    stop_arg(fn, "y", "has labels outside 1..C = 1..", ncol(prob))
-  storage.mode(prob) <- "double"
-  unlist(.Call(C_sgp_valla_metrics_r, as.double(y) - 1, NULL, NULL, prob, bins))
+  unlist(.Call(C_sgp_valla_metrics_r, y, NULL, NULL, prob, bins))
+}
+
+# The warning of a training that diverged or made the loss worse (the text is the
+# core's, sgp_valla_stop_advice); res has advice and diverged_at.
+warn_stop <- function(fn, res) {
+  if (nzchar(res$advice))
+    warning(sprintf("%s: %s%s", fn, res$advice,
+                    if (res$diverged_at > 0) sprintf(" (iteration %.0f)", res$diverged_at)
+                    else ""), call. = FALSE)
 }

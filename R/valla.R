@@ -31,7 +31,10 @@
 #' \code{ella_rank} eigenpairs. With \code{closed_form = TRUE} A is set to its
 #' optimum (Titsias; the GGN analogue for classification) instead of being
 #' learned, and with the inducing points at the training inputs VaLLA equals
-#' the exact LLA.
+#' the exact LLA, also when there are more inducing points than network
+#' weights (the NTK matrix of the inducing points is then singular: the closed
+#' form uses the weight directions they span, from the SVD of their Jacobian,
+#' and needs no \code{jitter}).
 #'
 #' Additional options in \code{...} (same names in Octave): \code{eval_every}
 #' (100: iterations between validation checks, after iterations 1, 101, ...
@@ -41,7 +44,8 @@
 #' \code{beta1}, \code{beta2}, \code{adam_eps} (Adam: 0.9, 0.999, 1e-8),
 #' \code{init_A} (\code{"identity"} or \code{"closed_form"}),
 #' \code{standardize_y} (TRUE), \code{kmeans_iter} (10), \code{kmeans_max}
-#' (50000 points used by k-means), \code{jitter} (1e-8), \code{cache_max_bytes}
+#' (50000 points used by k-means), \code{jitter} (1e-8: closed form with fewer
+#' inducing points than weights, K_ZZ + jitter mean(diag K_ZZ) I), \code{cache_max_bytes}
 #' (2^31: kernels cached while Z is fixed), \code{val_frac} (0.1 of x held out
 #' for early stopping when no \code{validation} is given), \code{val_max}
 #' (10000: validation points used per check, a seeded subsample so that the
@@ -84,7 +88,11 @@
 #'   \code{noise} (original scale; \code{NULL} for classification),
 #'   \code{history} (\code{objective} per iteration and \code{validation}, a
 #'   data frame of iteration and validation NLL), \code{iterations},
-#'   \code{best_iteration}, \code{stopped_early}, \code{clamps}, \code{model}
+#'   \code{best_iteration}, \code{stopped_early}, \code{stop_reason}
+#'   (\code{"iterations"}, \code{"early_stopping"} or \code{"diverged"}: the
+#'   objective or the parameters stopped being finite, Adam stopped at iteration
+#'   \code{diverged_at} with a warning and the last usable state is kept; lower
+#'   \code{lr}), \code{clamps}, \code{model}
 #'   (the network as a generic MLP list), \code{P1}, \code{P2}, \code{prior}
 #'   (the predictive covariance prior K - |P1 K_Z|^2 + |P2 K_Z|^2),
 #'   \code{y_mean}, \code{y_sd}, \code{likelihood}, \code{method},
@@ -207,9 +215,11 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
               y_mean = res$y_mean, y_sd = res$y_sd, likelihood = likelihood, method = method,
               closed_form = closed_form, n_class = lab$n_class, levels = lab$levels,
               n = n, n_train = res$n_train, d = m$D, C = m$C,
-              x_range = apply(x, 2L, range), seed = seed)
+              x_range = apply(x, 2L, range), seed = seed, stop_reason = res$stop_reason,
+              diverged_at = res$diverged_at)
   class(fit) <- "valla"
   if (!is.null(xtest)) fit$test <- valla_test_list(res$test, fit)
+  warn_stop(fn, res)
   if (verbose) print(fit)
   fit
 }
@@ -403,11 +413,10 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
   fn <- "predict.valla"
   type <- match.arg(type)
   prob_method <- match.arg(prob_method)
-  d <- object[["d", exact = TRUE]]  # `$` would partially match another field
-  if (!fit_whole(d) || d < 1) stop_arg(fn, "object$d", "must be the input dimension (>= 1)")
-  newdata <- as_input_matrix(newdata, fn, "newdata", d = d)
-  if (ncol(newdata) != d)
-    stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", d)
+  valla_check_fit(object, fn)
+  newdata <- as_input_matrix(newdata, fn, "newdata", d = object$d)
+  if (ncol(newdata) != object$d)
+    stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", object$d)
   if (type == "class" && object$likelihood == "gaussian")
     stop_arg(fn, "type", "\"class\" needs a classification fit")
   if (prob_method == "mc" && object$likelihood == "gaussian")
@@ -428,46 +437,29 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
     })
 }
 
-# The fields the C side reads, with the storage types it relies on (a fit may
-# come back from a file or another program with integers stored as doubles).
-valla_plain_fit <- function(object, fn) {
-  dbl <- function(v, name) {
-    if (is.null(v)) return(NULL)
-    if (!is.numeric(v)) stop_arg(fn, paste0("object$", name), "must be numeric")
-    storage.mode(v) <- "double"
-    v
-  }
-  Z <- as.matrix(dbl(object$inducing, "inducing"))
-  if (ncol(Z) != object$d) stop_arg(fn, "object$inducing", "must have ", object$d, " columns")
-  tags <- object$tags
-  if (!is.numeric(tags) || length(tags) != nrow(Z))
-    stop_arg(fn, "object$tags", "must give one output per inducing point")
-  list(model = mlp_spec(object$model, fn, "object$model")$spec,
-       likelihood = check_choice(object$likelihood, c("gaussian", "softmax", "bernoulli"), fn,
-                                 "object$likelihood"),
-       method = check_choice(object$method, c("valla", "lla", "ella"), fn, "object$method"),
-       inducing = Z, tags = as.integer(tags),
-       layers = if (is.null(object$layers)) NULL else as.integer(object$layers),
-       P1 = dbl(object$P1, "P1"), P2 = dbl(object$P2, "P2"), prior = isTRUE(object$prior),
-       prior_var = as.double(object$prior_var),
-       noise = if (is.null(object$noise)) 0 else as.double(object$noise),
-       y_mean = as.double(object$y_mean), y_sd = as.double(object$y_sd))
-}
-
 #' @export
 print.valla <- function(x, ...) {
+  valla_check_fit(x, "print.valla", "x")
   cat(sprintf("valla (%s): %s likelihood, n = %d, d = %d, C = %d, M = %d inducing points\n",
               x$method, x$likelihood, x$n, x$d, x$C, nrow(x$inducing)))
   cat(sprintf("  prior_var %.4g%s; %s\n", x$prior_var,
               if (is.null(x$noise)) "" else sprintf(", noise %.4g", x$noise),
               if (x$method != "valla") "no optimization"
               else if (x$closed_form) "closed-form A"
-              else sprintf("%s Adam iterations%s", format(x$iterations),
+              else sprintf("%s Adam iterations%s%s", format(x$iterations),
                            if (x$stopped_early) sprintf(" (early stop, best at %s)",
-                                                        format(x$best_iteration)) else "")))
+                                                        format(x$best_iteration)) else "",
+                           valla_stop_note(x))))
   if (!is.null(x$test)) cat(sprintf("  predictions at %d test inputs in $test\n",
                                     NROW(x$test$mean)))
   invisible(x)
+}
+
+# " (diverged at iteration k)" / " (the training loss rose)" for print, else "".
+valla_stop_note <- function(x) {
+  switch(if (is.null(x$stop_reason)) "" else x$stop_reason,
+         diverged = sprintf(" (diverged at iteration %s)", format(x$diverged_at)),
+         loss_rose = " (the training loss rose)", "")
 }
 
 #' Summary of a valla fit
@@ -480,6 +472,7 @@ print.valla <- function(x, ...) {
 #'   clamped variances.
 #' @export
 summary.valla <- function(object, ...) {
+  valla_check_fit(object, "summary.valla")
   P <- sum(vapply(seq_along(object$model$weights), function(l)
     length(object$model$weights[[l]]) + length(object$model$biases[[l]]), 0)) +
     length(object$model$skip)
@@ -542,6 +535,7 @@ print.summary.valla <- function(x, ...) {
 plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n_grid = 200,
                        ...) {
   what <- match.arg(what)
+  valla_check_fit(x, "plot.valla", "x")
   fit <- x
   if (what == "history") {
     obj <- fit$history$objective

@@ -53,18 +53,20 @@ static SEXP history_list(const sgp_laplace_history *h)
                PROTECT(int64_vec(ni, h->it_buffer)),
                PROTECT(sgp_r_real_copy(ni, 1, h->it_time, 0))};
   SEXP iters = PROTECT(sgp_r_named_list(9, in, iv));
-  const char *sn[] = {"psi", "delta", "inner_stop", "kernel_products", "dropped", "seconds"};
+  const char *sn[] = {"psi", "delta", "mode_error", "inner_stop", "kernel_products", "dropped",
+                      "seconds"};
   SEXP sv[] = {PROTECT(sgp_r_real_copy(ns, 1, h->st_psi, 0)),
                PROTECT(sgp_r_real_copy(ns, 1, h->st_delta, 0)),
+               PROTECT(sgp_r_real_copy(ns, 1, h->st_mode_err, 0)),
                PROTECT(stop_names(ns, h->st_inner_stop)),
                PROTECT(int64_vec(ns, h->st_kprod)),
                PROTECT(int64_vec(ns, h->st_dropped)),
                PROTECT(sgp_r_real_copy(ns, 1, h->st_time, 0))};
-  SEXP steps = PROTECT(sgp_r_named_list(6, sn, sv));
+  SEXP steps = PROTECT(sgp_r_named_list(7, sn, sv));
   const char *nn[] = {"iterations", "steps"};
   SEXP vv[] = {iters, steps};
   SEXP out = sgp_r_named_list(2, nn, vv);
-  UNPROTECT(17);
+  UNPROTECT(18);
   return out;
 }
 

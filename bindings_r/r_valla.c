@@ -140,6 +140,16 @@ static SEXP predict_list(sgp_ctx *ctx, const sgp_valla_fit_t *fit, SEXP xs, SEXP
   return out;
 }
 
+/* The stop fields of a training result: stop_reason, its advice for a warning
+ * ("" when nothing went wrong) and diverged_at. */
+static void stop_fields(sgp_valla_stop stop, int64_t diverged_at, SEXP *reason, SEXP *advice,
+                        SEXP *at)
+{
+  *reason = PROTECT(Rf_mkString(sgp_valla_stop_name(stop)));
+  *advice = PROTECT(Rf_mkString(sgp_valla_stop_advice(stop)));
+  *at = PROTECT(Rf_ScalarReal((double)diverged_at));
+}
+
 /* The fit as plain data (everything predict needs, plus traces). */
 static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
 {
@@ -152,7 +162,8 @@ static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
   SEXP hist = PROTECT(sgp_r_named_list(3, hn, hv));
   const char *names[] = {"model", "inducing", "tags", "L", "P1", "P2", "prior", "prior_var",
                          "noise", "y_mean", "y_sd", "layers", "iterations", "best_iteration",
-                         "stopped_early", "clamps", "kernel_cache", "n_train", "history", "test"};
+                         "stopped_early", "clamps", "kernel_cache", "n_train", "history", "test",
+                         "stop_reason", "advice", "diverged_at"};
   SEXP values[] = {
     PROTECT(net_to_r(&fit->net)), PROTECT(sgp_r_real_copy(M, fit->D, fit->Z, 1)),
     PROTECT(sgp_r_int_copy(M, fit->tags, 1)),
@@ -165,9 +176,11 @@ static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
     PROTECT(fit->layers ? sgp_r_int_copy(fit->net.n_layers, fit->layers, 0) : R_NilValue),
     PROTECT(Rf_ScalarReal((double)fit->iterations)), PROTECT(Rf_ScalarReal((double)fit->best_iteration)),
     PROTECT(Rf_ScalarLogical(fit->stopped_early)), PROTECT(Rf_ScalarReal((double)fit->clamps)),
-    PROTECT(Rf_ScalarLogical(fit->kernel_cache)), PROTECT(Rf_ScalarReal((double)fit->N)), hist, test};
-  SEXP out = sgp_r_named_list(20, names, values);
-  UNPROTECT(22);
+    PROTECT(Rf_ScalarLogical(fit->kernel_cache)), PROTECT(Rf_ScalarReal((double)fit->N)), hist, test,
+    R_NilValue, R_NilValue, R_NilValue};
+  stop_fields(fit->stop, fit->diverged_at, &values[20], &values[21], &values[22]);
+  SEXP out = sgp_r_named_list(23, names, values);
+  UNPROTECT(25);
   return out;
 }
 
@@ -262,6 +275,7 @@ SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP pred, SEXP seed, SEXP thread
   d.P1 = Rf_isNull(sgp_r_list_elt(rfit, "P1")) ? NO_CMAT : sgp_r_cmat(sgp_r_list_elt(rfit, "P1"));
   d.P2 = Rf_isNull(sgp_r_list_elt(rfit, "P2")) ? NO_CMAT : sgp_r_cmat(sgp_r_list_elt(rfit, "P2"));
   d.prior = Rf_asLogical(sgp_r_list_elt(rfit, "prior")) == TRUE;
+  d.closed_form = Rf_asLogical(sgp_r_list_elt(rfit, "closed_form")) == TRUE;
   d.prior_var = Rf_asReal(sgp_r_list_elt(rfit, "prior_var"));
   d.noise = Rf_asReal(sgp_r_list_elt(rfit, "noise"));
   d.y_mean = Rf_asReal(sgp_r_list_elt(rfit, "y_mean"));
@@ -297,8 +311,9 @@ SEXP sgp_valla_forward_r(SEXP model, SEXP x, SEXP threads)
   return G;
 }
 
-/* mlp_fit(): width = c(D, hidden..., C); opts = c(iterations, batch_size, lr,
- * weight_decay). Returns list(model, loss). */
+/* mlp_fit(): width = c(D, hidden..., C) as doubles; opts = c(iterations,
+ * batch_size, lr, weight_decay). Returns list(model, loss, initial_loss,
+ * iterations, stop_reason, advice, diverged_at). */
 SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP likelihood, SEXP opts,
                    SEXP seed, SEXP verbose, SEXP threads)
 {
@@ -316,51 +331,52 @@ SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP likelihood,
   o.weight_decay = REAL(opts)[3];
   const int L = (int)XLENGTH(width) - 1;
   int64_t *w = (int64_t *)R_alloc((size_t)L + 1, sizeof(int64_t));
-  for (int l = 0; l <= L; l++) w[l] = INTEGER(width)[l];
+  for (int l = 0; l <= L; l++) w[l] = (int64_t)REAL(width)[l]; /* whole numbers <= 2^53 (R) */
+  const int64_t n = Rf_nrows(x), nb = o.batch_size < n ? o.batch_size : n;
   sgp_activation act;
   int st = activation_arg(&ctx, activation, "activation", &act);
+  if (!st) st = sgp_valla_mlp_check_size(&ctx, L, w, 0, nb); /* before anything is allocated */
   if (!st) st = sgp_valla_net_new(&ctx, L, w, act, &net);
   if (st) sgp_r_stop("mlp_fit", &ctx, st);
-  double loss = NAN;
-  st = sgp_valla_mlp_fit(&ctx, &net, sgp_r_cmat(x), sgp_r_cmat(y), &o, &loss);
+  sgp_valla_mlp_fit_info info;
+  st = sgp_valla_mlp_fit(&ctx, &net, sgp_r_cmat(x), sgp_r_cmat(y), &o, &info);
   if (st) {
     sgp_valla_net_free(&net);
     sgp_r_stop("mlp_fit", &ctx, st);
   }
   SEXP m = PROTECT(net_to_r(&net));
   sgp_valla_net_free(&net);
-  const char *names[] = {"model", "loss"};
-  SEXP values[] = {m, PROTECT(Rf_ScalarReal(loss))};
-  SEXP out = sgp_r_named_list(2, names, values);
-  UNPROTECT(2);
+  const char *names[] = {"model", "loss", "initial_loss", "iterations", "stop_reason", "advice",
+                         "diverged_at"};
+  SEXP values[7] = {m, PROTECT(Rf_ScalarReal(info.final_loss)),
+                    PROTECT(Rf_ScalarReal(info.initial_loss)),
+                    PROTECT(Rf_ScalarReal((double)info.iterations))};
+  stop_fields(info.stop, info.diverged_at, &values[4], &values[5], &values[6]);
+  SEXP out = sgp_r_named_list(7, names, values);
+  UNPROTECT(7);
   return out;
 }
 
 /* valla_metrics(): regression (prob NULL): c(nll, crps, cqm) of (mu, var) at y;
- * classification: c(accuracy, nll, ece, brier[, auc]) of prob (n x C) at labels
- * y (0..C-1). */
+ * classification: c(accuracy, nll, ece, brier[, auc]) of prob (n x C) at labels y
+ * (0..C-1). The core checks every input (messages name y, pred, var, bins). */
 SEXP sgp_valla_metrics_r(SEXP y, SEXP mu, SEXP var, SEXP prob, SEXP bins)
 {
-  const int64_t n = XLENGTH(y);
-  const double *yv = REAL(y);
-  if (Rf_isNull(prob)) {
-    const char *names[] = {"nll", "crps", "cqm"};
-    SEXP v[] = {PROTECT(Rf_ScalarReal(sgp_valla_gauss_nll(n, yv, REAL(mu), REAL(var)))),
-                PROTECT(Rf_ScalarReal(sgp_valla_crps(n, yv, REAL(mu), REAL(var)))),
-                PROTECT(Rf_ScalarReal(sgp_valla_cqm(n, yv, REAL(mu), REAL(var), 0)))};
-    SEXP out = sgp_r_named_list(3, names, v);
-    UNPROTECT(3);
-    return out;
-  }
-  const int64_t C = Rf_ncols(prob);
-  const double *p = REAL(prob);
-  const char *names[] = {"accuracy", "nll", "ece", "brier", "auc"};
-  SEXP v[] = {PROTECT(Rf_ScalarReal(sgp_valla_accuracy(n, C, p, yv))),
-              PROTECT(Rf_ScalarReal(sgp_valla_class_nll(n, C, p, yv))),
-              PROTECT(Rf_ScalarReal(sgp_valla_ece(n, C, p, yv, Rf_asInteger(bins)))),
-              PROTECT(Rf_ScalarReal(sgp_valla_brier(n, C, p, yv))),
-              PROTECT(Rf_ScalarReal(C == 2 ? sgp_valla_auc(n, p + n, yv) : NA_REAL))};
-  SEXP out = sgp_r_named_list(C == 2 ? 5 : 4, names, v);
-  UNPROTECT(5);
-  return out;
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  const sgp_cmat none = {NULL, 0, 0, 1};
+  double out[5];
+  int count = 0;
+  int st = sgp_valla_metrics(&ctx, sgp_r_cmat(y), Rf_isNull(mu) ? none : sgp_r_cmat(mu),
+                             Rf_isNull(var) ? none : sgp_r_cmat(var),
+                             Rf_isNull(prob) ? none : sgp_r_cmat(prob), (int64_t)Rf_asReal(bins),
+                             out, &count);
+  if (st) sgp_r_stop("valla_metrics", &ctx, st);
+  const char *reg[] = {"nll", "crps", "cqm"}, *cls[] = {"accuracy", "nll", "ece", "brier", "auc"};
+  SEXP v[5];
+  for (int k = 0; k < count; k++) v[k] = PROTECT(Rf_ScalarReal(isnan(out[k]) ? NA_REAL : out[k]));
+  SEXP res = sgp_r_named_list(count, Rf_isNull(prob) ? reg : cls, v);
+  UNPROTECT(count);
+  return res;
 }

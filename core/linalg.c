@@ -234,3 +234,48 @@ int sgp_orth(sgp_ctx *ctx, int64_t m, int64_t k, double *A, int64_t lda)
   if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dgeqrf/dorgqr failed (info %d)", info);
   return SGP_OK;
 }
+
+int sgp_qr_r(sgp_ctx *ctx, int64_t m, int64_t n, double *A, int64_t lda)
+{
+  static const char routine[] = "dgeqrf";
+  FITS(m); FITS(n); FITS(lda);
+  const int64_t k = m < n ? m : n;
+  if (k == 0) return SGP_OK;
+  int im = (int)m, in = (int)n, ila = (int)lda, info = 0, lwork = -1;
+  double wq = 0;
+  double *tau = sgp_alloc(k);
+  if (!tau) return sgp_fail(ctx, SGP_ENOMEM, "dgeqrf: out of memory");
+  dgeqrf_(&im, &in, A, &ila, tau, &wq, &lwork, &info);
+  lwork = wq >= 1 ? (int)wq : 1;
+  double *work = sgp_alloc(lwork);
+  if (!work) { free(tau); return sgp_fail(ctx, SGP_ENOMEM, "dgeqrf: out of memory"); }
+  dgeqrf_(&im, &in, A, &ila, tau, work, &lwork, &info);
+  free(work); free(tau);
+  if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dgeqrf failed (info %d)", info);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = j + 1; i < m; i++) A[i + lda * j] = 0.0;
+  return SGP_OK;
+}
+
+extern void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
+                    const int *lda, double *s, double *u, const int *ldu, double *vt,
+                    const int *ldvt, double *work, const int *lwork, int *info, fc_len l1,
+                    fc_len l2);
+
+int sgp_svd_left(sgp_ctx *ctx, int64_t m, int64_t n, double *A, int64_t lda, double *s, double *U,
+                 int64_t ldu)
+{
+  static const char routine[] = "dgesvd";
+  FITS(m); FITS(n); FITS(lda); FITS(ldu);
+  if (m == 0 || n == 0) return SGP_OK;
+  int im = (int)m, in = (int)n, ila = (int)lda, ilu = (int)ldu, one = 1, info = 0, lwork = -1;
+  double wq = 0, vt = 0;
+  dgesvd_("S", "N", &im, &in, A, &ila, s, U, &ilu, &vt, &one, &wq, &lwork, &info, 1, 1);
+  lwork = wq >= 1 ? (int)wq : 1;
+  double *work = sgp_alloc(lwork);
+  if (!work) return sgp_fail(ctx, SGP_ENOMEM, "dgesvd: out of memory");
+  dgesvd_("S", "N", &im, &in, A, &ila, s, U, &ilu, &vt, &one, work, &lwork, &info, 1, 1);
+  free(work);
+  if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dgesvd failed (info %d)", info);
+  return SGP_OK;
+}

@@ -95,6 +95,14 @@ int sgp_trmm(sgp_ctx *ctx, char side, char uplo, char transa, int64_t m, int64_t
  * dgeqrf + dorgqr): A = Q R, A becomes Q. Rank-deficient A still gives an
  * orthonormal Q. */
 int sgp_orth(sgp_ctx *ctx, int64_t m, int64_t k, double *A, int64_t lda);
+/* The R of a Householder QR A = Q R in place (LAPACK dgeqrf): A (m-by-n) becomes
+ * its upper-triangular (trapezoidal) factor R, zeros below the diagonal. Exact
+ * for rank-deficient A too (no pivoting, no breakdown). */
+int sgp_qr_r(sgp_ctx *ctx, int64_t m, int64_t n, double *A, int64_t lda);
+/* Singular values s (min(m,n), descending) and the left singular vectors U
+ * (m-by-min(m,n)) of A (m-by-n; destroyed), LAPACK dgesvd. */
+int sgp_svd_left(sgp_ctx *ctx, int64_t m, int64_t n, double *A, int64_t lda, double *s, double *U,
+                 int64_t ldu);
 
 /* ------------------------------------------------------------ backend.c / cuda/ */
 int sgp_cuda_built(void);

@@ -47,8 +47,13 @@
 ## Compression rank of the solver's buffers (default @code{Inf}: none; 0: no
 ## recycling).
 ## @item @qcode{"tol"}
-## Newton stops when the relative change of the latent mode is at most
-## @var{tol} (default 0.01).
+## Newton stops, converged, when a bound on the distance of the latent mode
+## found to the true one (largest absolute difference) is at most @var{tol}
+## (default 1e-6), at the linearization point of the returned posterior and at
+## the returned @code{f}; @code{fit.steps.mode_error} shows the bound per
+## Newton step.  A small solver budget may not reach the mode: the fit then
+## says @code{converged = false} (stop reason @qcode{"max_newton"} or
+## @qcode{"stalled"}), as in R's @code{?gp_laplace}.
 ## @item @qcode{"xtest"}, @qcode{"xtest_offset"}
 ## Test inputs (d columns) and their Poisson log exposure: predictions go to
 ## @code{fit.test}.
@@ -63,7 +68,7 @@
 ## OpenMP threads (default 0: the OpenMP default).
 ## @item @qcode{"recycle"}, @qcode{"damping"}, @qcode{"max_total_iter"}, @qcode{"random_order"}, @qcode{"time_limit"}, @qcode{"inner_atol"}, @qcode{"inner_rtol"}
 ## Additional solver options, as in R's @code{?gp_laplace} (defaults true,
-## false, Inf, false, Inf, 1e-5, 1e-5).
+## true, Inf, false, Inf, 1e-5, 1e-5).
 ## @end table
 ##
 ## The result is a struct (plain data: it survives @code{save}/@code{load})
@@ -105,9 +110,9 @@ function fit = gp_laplace (x, y, varargin)
   fname = "gp_laplace";
   defaults = struct ("likelihood", "bernoulli", "kernel", "rbf", "lengthscale", 1,
                      "outputscale", 1, "noise", [], "offset", [], "policy", "cg",
-                     "max_newton", 20, "max_iter", 5, "rank", Inf, "tol", 0.01,
+                     "max_newton", 20, "max_iter", 5, "rank", Inf, "tol", 1e-6,
                      "xtest", [], "xtest_offset", [], "backend", "auto", "seed", [],
-                     "verbose", false, "threads", 0, "recycle", true, "damping", false,
+                     "verbose", false, "threads", 0, "recycle", true, "damping", true,
                      "max_total_iter", Inf, "random_order", false, "time_limit", Inf,
                      "inner_atol", 1e-5, "inner_rtol", 1e-5, "interrupt_after", -1);
   opts = parse_options (fname, defaults, varargin{:});
@@ -181,8 +186,10 @@ function fit = gp_laplace (x, y, varargin)
   endif
   if (! fit.converged)
     warning ("scalegp:not-converged",
-             "gp_laplace: did not converge (stop reason \"%s\" after %d Newton steps, %d solver iterations); raise max_newton or max_iter, or try damping = true",
-             fit.stop_reason, fit.newton_steps, fit.iterations);
+             "gp_laplace: did not converge (stop reason \"%s\" after %d Newton steps, %d solver iterations; the mode is within %.3g, tol %g); raise max_iter or max_newton%s",
+             fit.stop_reason, fit.newton_steps, fit.iterations,
+             fit.steps.mode_error(end), tol,
+             if_else (opts.damping, "", ", or use damping = true"));
   endif
   if (verbose)
     printf ("gp_laplace: %s likelihood, %s kernel, n = %d; %d Newton steps, %d solver iterations; %s (%s)\n",

@@ -5,7 +5,7 @@
 ## @deftypefn  {} {@var{model} =} mlp_fit (@var{x}, @var{y}, @var{hidden})
 ## @deftypefnx {} {@var{model} =} mlp_fit (@var{x}, @var{y}, @var{hidden}, @var{activation}, @var{likelihood})
 ## @deftypefnx {} {@var{model} =} mlp_fit (@dots{}, @var{name}, @var{value}, @dots{})
-## @deftypefnx {} {[@var{model}, @var{loss}] =} mlp_fit (@dots{})
+## @deftypefnx {} {[@var{model}, @var{loss}, @var{info}] =} mlp_fit (@dots{})
 ## A small seeded MAP trainer for fully connected networks (Adam, weight
 ## decay), producing the network struct that @code{valla} takes.
 ##
@@ -22,12 +22,21 @@
 ## @qcode{"threads"}.  Weights start Glorot-uniform from the seed.
 ##
 ## Returns @var{model} with fields @code{W}, @code{b} (cell arrays, W@{l@}
-## in-by-out), @code{activation}, @code{output} and @code{skip}, and the final
-## mean training loss @var{loss}.
+## in-by-out), @code{activation}, @code{output} and @code{skip}, the final
+## mean training loss @var{loss}, and @var{info} with @code{initial_loss}
+## (before training), @code{iterations} (Adam steps taken),
+## @code{stop_reason} (@qcode{"iterations"}; @qcode{"diverged"} when the loss,
+## a gradient or a step stopped being finite: training stops there and keeps
+## the last finite weights, @code{diverged_at} giving the iteration;
+## @qcode{"loss_rose"} when the final loss exceeds the initial one) and
+## @code{diverged_at}.  The last two stop reasons warn (identifier
+## @qcode{"scalegp:diverged"}) and usually mean that @qcode{"lr"} is too large.
+## Networks whose training cannot fit in memory are refused before anything is
+## allocated.
 ## @seealso{valla}
 ## @end deftypefn
 
-function [model, loss] = mlp_fit (x, y, hidden, varargin)
+function [model, loss, info] = mlp_fit (x, y, hidden, varargin)
 
   if (nargin < 3)
     print_usage ();
@@ -54,7 +63,7 @@ function [model, loss] = mlp_fit (x, y, hidden, varargin)
   likelihood = check_choice (likelihood, {"gaussian", "softmax", "bernoulli"}, fname,
                              "likelihood");
   if (! (isnumeric (hidden) && isreal (hidden) && (isvector (hidden) || isempty (hidden))
-         && all (hidden(:) >= 1 & hidden(:) == round (hidden(:)))))
+         && all (hidden(:) >= 1 & hidden(:) == round (hidden(:)) & hidden(:) <= flintmax ())))
     arg_error (fname, "hidden", "must be a vector of positive whole layer widths");
   endif
   if (! isnumeric (y) && ! islogical (y) || iscomplex (y) || numel (y) != n)
@@ -90,8 +99,11 @@ function [model, loss] = mlp_fit (x, y, hidden, varargin)
   seed = check_seed (opts.seed, fname);
   threads = check_threads (opts.threads, fname);
 
-  [model, loss] = __sgp_mlp_fit__ (x, y, [columns(x), hidden(:)', C], activation, likelihood,
-                                   iterations, batch_size, lr, double (wd), [], seed, threads);
+  [model, loss, res] = __sgp_mlp_fit__ (x, y, [columns(x), double(hidden(:))', C], activation,
+                                        likelihood, iterations, batch_size, lr, double (wd), [],
+                                        seed, threads);
+  warn_stop (fname, res);
+  info = rmfield (res, "advice");
 endfunction
 
 
@@ -126,3 +138,32 @@ endfunction
 %!error <'y' must have 5 real values> mlp_fit ((1:5)', (1:4)', 3)
 %!error <'y' must be class labels> mlp_fit ((1:5)', [0 1 1 2 2]', 3, "tanh", "softmax")
 %!error <'lr' must be positive> mlp_fit ((1:5)', (1:5)', 3, "lr", 0)
+
+%!test
+%! ## a learning rate that diverges: a warning and the stop reason, finite weights
+%! x = linspace (-2, 2, 100)';
+%! warning ("off", "scalegp:diverged", "local");
+%! [net, loss, info] = mlp_fit (x, sin (2 * x), 16, "iterations", 200, "batch_size", 20,
+%!                              "lr", 1e300, "seed", 3);
+%! assert (info.stop_reason, "diverged");
+%! assert (info.diverged_at >= 1);
+%! assert (all (isfinite (net.W{1}(:))) && all (isfinite (net.W{2}(:))) && isfinite (loss));
+%! [net, loss, info] = mlp_fit (x, sin (2 * x), 16, "iterations", 200, "batch_size", 20,
+%!                              "lr", 1e5, "seed", 3);
+%! assert (info.stop_reason, "loss_rose");
+%! assert (loss > info.initial_loss);
+%! [net, loss, info] = mlp_fit (x, sin (2 * x), 16, "iterations", 200, "lr", 1e-2, "seed", 3);
+%! assert (info.stop_reason, "iterations");
+%! assert (info.diverged_at, 0);
+
+%!warning <mlp_fit: training diverged .* lower it \(iteration [0-9]+\)>
+%! mlp_fit (linspace (-2, 2, 100)', sin (2 * linspace (-2, 2, 100)'), 16, "iterations", 200,
+%!          "batch_size", 20, "lr", 1e300, "seed", 3);
+%!warning <mlp_fit: the training loss rose>
+%! mlp_fit (linspace (-2, 2, 100)', sin (2 * linspace (-2, 2, 100)'), 16, "iterations", 200,
+%!          "batch_size", 20, "lr", 1e5, "seed", 3);
+
+## hidden = 1e9 on one input: 3e9 weights, 3.3 TB with batch_size 100 (refused on any machine)
+%!error <hidden: a network of 3e\+09 parameters .* use fewer hidden units> mlp_fit ((1:200)', (1:200)', 1e9, "iterations", 1)
+%!error <hidden: a layer of 3000000000 units is wider> mlp_fit ((1:200)', (1:200)', 3e9, "iterations", 1)
+%!error <'hidden' must be a vector of positive> mlp_fit ((1:5)', (1:5)', 2^60)

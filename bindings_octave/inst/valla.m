@@ -50,6 +50,11 @@
 ## @item @qcode{"closed_form"}
 ## true: A at its optimum for the current inducing points and
 ## hyperparameters (gaussian; softmax: the GGN extension) instead of Adam.
+## With the inducing points at the training inputs this is the exact LLA,
+## also with more inducing points than network weights (their NTK matrix is
+## then singular: the weight directions they span are taken from the SVD of
+## their Jacobian, and @qcode{"jitter"}, used with fewer inducing points than
+## weights, is not needed).
 ## @item @qcode{"iterations"}, @qcode{"batch_size"}, @qcode{"lr"}, @qcode{"alpha"}
 ## Adam iterations (default 20000), minibatch size (100), learning rate
 ## (1e-3) and the alpha of the alpha-divergence objective (1; below 1
@@ -82,7 +87,13 @@
 ## gaussian), @code{prob} (classification), @code{latent_var} (gaussian) and
 ## @code{cov} (with @qcode{"full_cov"}); also @code{model} (the network as
 ## plain data), @code{tags}, @code{y_mean}, @code{y_sd}, @code{clamps},
-## @code{best_iteration}.  Predict at new inputs with
+## @code{best_iteration}, @code{stop_reason} (@qcode{"iterations"},
+## @qcode{"early_stopping"}, @qcode{"diverged"}: the objective or the
+## parameters stopped being finite, Adam stopped at iteration
+## @code{diverged_at} and the last usable state is kept; or
+## @qcode{"loss_rose"}: the training objective rose over the run; the last two
+## warn with identifier @qcode{"scalegp:diverged"} and usually mean that
+## @qcode{"lr"} is too large) and @code{diverged_at}.  Predict at new inputs with
 ## @code{scalegp_predict (fit, xnew)}.
 ##
 ## Example:
@@ -284,7 +295,8 @@ function fit = valla (model, x, y, varargin)
   res = __sgp_valla__ (model, x, ycode, o, xval, yval, inducing, tags, layers, seed,
                        verbose, threads, opts.interrupt_after);
 
-  fit = res;
+  warn_stop (fname, res);
+  fit = rmfield (res, "advice");
   fit.likelihood = likelihood;
   fit.method = method;
   fit.n_class = if_else (strcmp (likelihood, "bernoulli"), 2, C);
@@ -453,8 +465,22 @@ endfunction
 %! xs = [-3; 0; 3];
 
 %!test
+%! ## a learning rate that diverges: stopped with a warning, a usable fit
+%! warning ("off", "scalegp:diverged", "local");
+%! fit = valla (net, x, y, "inducing", 6, "iterations", 50, "lr", 1e3, "seed", 1,
+%!              "xtest", xs);
+%! assert (fit.stop_reason, "diverged");
+%! assert (fit.diverged_at, 1);
+%! assert (fit.iterations, 0);
+%! assert (all (isfinite (fit.test.var) & fit.test.var > 0));
+%! assert (! isfield (fit, "advice"));
+%!warning <valla: training diverged .* \(iteration 1\)>
+%! valla (net, x, y, "inducing", 6, "iterations", 50, "lr", 1e3, "seed", 1);
+
+%!test
 %! fit = valla (net, x, y, "inducing", 6, "iterations", 150, "batch_size", 20, "lr", 1e-2,
 %!              "seed", 1, "xtest", xs);
+%! assert (fit.stop_reason, "iterations");
 %! assert (fit.class, "valla");
 %! assert (size (fit.inducing), [6, 1]);
 %! assert (size (fit.L), [6, 6]);

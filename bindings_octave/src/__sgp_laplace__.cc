@@ -123,6 +123,7 @@ checks types (the core checks values).\n\
   octave_scalar_map steps;
   steps.assign ("psi", sgp_octave::column_copy (ns, h.st_psi));
   steps.assign ("delta", sgp_octave::column_copy (ns, h.st_delta));
+  steps.assign ("mode_error", sgp_octave::column_copy (ns, h.st_mode_err));
   steps.assign ("inner_stop", inner);
   steps.assign ("kernel_products", sgp_octave::column_copy (ns, h.st_kprod));
   steps.assign ("dropped", sgp_octave::column_copy (ns, h.st_dropped));

@@ -2,17 +2,19 @@
 // trainer for an MLP (Adam, weight decay; spec shared/spec/valla.md).
 #include "sgp_valla_octave.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
 DEFUN_DLD (__sgp_mlp_fit__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {[@var{model}, @var{loss}] =} __sgp_mlp_fit__ (@var{x}, @var{y}, @var{widths}, @var{activation}, @var{likelihood}, @var{iterations}, @var{batch_size}, @var{lr}, @var{weight_decay}, @var{init}, @var{seed}, @var{threads})\n\
+@deftypefn {} {[@var{model}, @var{loss}, @var{info}] =} __sgp_mlp_fit__ (@var{x}, @var{y}, @var{widths}, @var{activation}, @var{likelihood}, @var{iterations}, @var{batch_size}, @var{lr}, @var{weight_decay}, @var{init}, @var{seed}, @var{threads})\n\
 Private: trains an MLP of layer widths @var{widths} (d, hidden@dots{}, C) by\n\
 Adam from Glorot-initialized weights, or from the network struct @var{init}\n\
 when it is not empty.  @var{y}: targets, or labels 0..C-1 as doubles.\n\
-Returns the network struct (W, b, activation, output, skip) and the final\n\
-full-data mean loss.\n\
+Returns the network struct (W, b, activation, output, skip), the final\n\
+full-data mean loss and a struct with initial_loss, iterations, stop_reason,\n\
+advice (the core's warning text, \"\" when nothing went wrong) and diverged_at.\n\
 @seealso{mlp_fit}\n\
 @end deftypefn")
 {
@@ -51,13 +53,18 @@ full-data mean loss.\n\
 
   // ---- compute (no Octave error inside)
   sgp_valla_net net;
-  int st = has_init ? sgp_valla_net_from_mlp (ctx.get (), &init.mlp, &net)
-                    : sgp_valla_net_new (ctx.get (), static_cast<int> (width.size () - 1),
-                                         width.data (), act, &net);
+  const int64_t nb = std::min<int64_t> (o.batch_size, x.rows ());
+  int st = has_init ? SGP_OK   // sizes refused before anything is allocated
+                    : sgp_valla_mlp_check_size (ctx.get (), static_cast<int> (width.size () - 1),
+                                                width.data (), 0, nb);
+  if (! st)
+    st = has_init ? sgp_valla_net_from_mlp (ctx.get (), &init.mlp, &net)
+                  : sgp_valla_net_new (ctx.get (), static_cast<int> (width.size () - 1),
+                                       width.data (), act, &net);
   ctx.check (st);
-  double loss = 0;
+  sgp_valla_mlp_fit_info info;
   st = sgp_valla_mlp_fit (ctx.get (), &net, sgp_octave::cview (x), sgp_octave::cview (y), &o,
-                          &loss);
+                          &info);
   octave_scalar_map model;
   if (! st)
     model = sgp_valla_octave::net_value (net);
@@ -65,7 +72,13 @@ full-data mean loss.\n\
 
   // ---- return results
   ctx.check (st);
-  return ovl (model, loss);
+  octave_scalar_map res;
+  res.assign ("initial_loss", info.initial_loss);
+  res.assign ("iterations", static_cast<double> (info.iterations));
+  res.assign ("stop_reason", sgp_valla_stop_name (info.stop));
+  res.assign ("advice", sgp_valla_stop_advice (info.stop));
+  res.assign ("diverged_at", static_cast<double> (info.diverged_at));
+  return ovl (model, info.final_loss, res);
 }
 
 /*

@@ -41,7 +41,9 @@ doubles; @var{opts} a struct of the core options (likelihood, method,\n\
 init_A and backend as strings, the others numbers); @var{xval}, @var{yval},\n\
 @var{inducing} (M-by-d) and @var{inducing_tags} (0-based) may be empty.\n\
 Returns a struct with fields model, inducing, tags (1-based), L, P1, P2,\n\
-prior, prior_var, noise, y_mean, y_sd, history, iterations,\n\
+prior, closed_form, prior_var, noise, y_mean, y_sd, history, iterations,\n\
+stop_reason,\n\
+advice (the core's warning text, \"\" when nothing went wrong), diverged_at,\n\
 best_iteration, clamps, stopped_early and kernel_cache.\n\
 \n\
 Use @code{valla}, which validates its arguments; this function only checks\n\
@@ -162,6 +164,7 @@ types (the core checks values).\n\
   res.assign ("P1", sgp_octave::matrix_copy (M, M, fit->P1));
   res.assign ("P2", sgp_octave::matrix_copy (M, M, fit->P2));
   res.assign ("prior", fit->prior != 0);
+  res.assign ("closed_form", fit->closed_form != 0);
   res.assign ("prior_var", sgp_valla_fit_prior_var (fit.get ()));
   res.assign ("noise", fit->likelihood == SGP_LIK_GAUSSIAN
                        ? octave_value (sgp_valla_fit_noise (fit.get ())) : octave_value (Matrix ()));
@@ -173,6 +176,9 @@ types (the core checks values).\n\
   res.assign ("clamps", static_cast<double> (fit->clamps));
   res.assign ("stopped_early", fit->stopped_early != 0);
   res.assign ("kernel_cache", fit->kernel_cache != 0);
+  res.assign ("stop_reason", sgp_valla_stop_name (fit->stop));
+  res.assign ("advice", sgp_valla_stop_advice (fit->stop));
+  res.assign ("diverged_at", static_cast<double> (fit->diverged_at));
   return ovl (res);
 }
 

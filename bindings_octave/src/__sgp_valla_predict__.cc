@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <memory>
 
 namespace
@@ -20,6 +21,18 @@ namespace
       error ("%s: fit has no field '%s' (not a valla result?)", fn.c_str (), name);
     return m.getfield (name);
   }
+
+  // A true/false field: a logical or a real 0/1 scalar.
+  int
+  flag (const octave_scalar_map& m, const char *name, const std::string& fn)
+  {
+    const octave_value v = get (m, name, fn);
+    if (! ((v.islogical () || v.isreal ()) && v.numel () == 1)
+        || ! (v.double_value () == 0 || v.double_value () == 1))
+      error ("%s: fit field '%s' must be true or false (the fit is damaged; refit it)",
+             fn.c_str (), name);
+    return v.double_value () != 0;
+  }
 }
 
 DEFUN_DLD (__sgp_valla_predict__, args, ,
@@ -27,7 +40,7 @@ DEFUN_DLD (__sgp_valla_predict__, args, ,
 @deftypefn {} {@var{p} =} __sgp_valla_predict__ (@var{model}, @var{fit}, @var{xnew}, @var{full_cov}, @var{prob_method}, @var{mc_samples}, @var{seed}, @var{threads})\n\
 Private: valla predictions at @var{xnew} from the network struct @var{model}\n\
 and the plain-data fields of a valla fit (likelihood, method, inducing, tags\n\
-(1-based), layers, P1, P2, prior, prior_var, noise, y_mean, y_sd).  Returns a\n\
+(1-based), layers, P1, P2, prior, closed_form, prior_var, noise, y_mean, y_sd).  Returns a\n\
 struct with fields mean, var, latent_var (n-by-C), prob (classification:\n\
 n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
 @var{full_cov}, cov (C-by-C-by-n latent covariance blocks).\n\
@@ -58,6 +71,7 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
   sgp_ctx_set_seed (ctx.get (), static_cast<uint64_t> (seed));
 
   sgp_valla_fit_data d;
+  std::memset (&d, 0, sizeof d);
   d.likelihood = sgp_valla_octave::likelihood_of (
     sgp_octave::string_arg (get (f, "likelihood", fn), fn, "likelihood"), fn);
   d.method = sgp_valla_octave::method_of (
@@ -87,7 +101,8 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
   d.layers = layers.empty () ? nullptr : layers.data ();
   d.P1 = P1.isempty () ? none : sgp_octave::cview (P1);
   d.P2 = P2.isempty () ? none : sgp_octave::cview (P2);
-  d.prior = get (f, "prior", fn).bool_value () ? 1 : 0;
+  d.prior = flag (f, "prior", fn);
+  d.closed_form = flag (f, "closed_form", fn);
   d.prior_var = sgp_octave::scalar_arg (get (f, "prior_var", fn), fn, "prior_var");
   const octave_value nv = get (f, "noise", fn);   // [] for classification
   d.noise = nv.isempty () ? 0.0 : sgp_octave::scalar_arg (nv, fn, "noise");
@@ -138,7 +153,7 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
 %! model = struct ("W", {{[1 -1 0.5], [0.3; -0.2; 0.8]}}, "b", {{[0.1 0 -0.1], 0.2}},
 %!                 "activation", "tanh");
 %! fit = struct ("likelihood", "gaussian", "method", "valla", "inducing", zeros (0, 1),
-%!               "tags", [], "layers", [], "P1", [], "P2", [], "prior", true,
+%!               "tags", [], "layers", [], "P1", [], "P2", [], "prior", true, "closed_form", false,
 %!               "prior_var", 2, "noise", 0.1, "y_mean", 0, "y_sd", 1);
 %!test
 %! ## no inducing points: the prior s0 J J' plus noise; the mean is the network output
@@ -155,4 +170,7 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
 %!error <xnew has 2 columns> __sgp_valla_predict__ (model, fit, [0 0], false, "probit", 10, 1, 0)
 %!error <prior_var must be positive> __sgp_valla_predict__ (model, setfield (fit, "prior_var", 0), 0, false, "probit", 10, 1, 0)
 %!error <prob_method> __sgp_valla_predict__ (model, fit, 0, false, "laplace", 10, 1, 0)
+%!error <fit has no field 'closed_form'> __sgp_valla_predict__ (model, rmfield (fit, "closed_form"), 0, false, "probit", 10, 1, 0)
+%!error <field 'prior' must be true or false> __sgp_valla_predict__ (model, setfield (fit, "prior", "yes"), 0, false, "probit", 10, 1, 0)
+%!error <prior: a fit without inducing points has prior = true> __sgp_valla_predict__ (model, setfield (fit, "prior", false), 0, false, "probit", 10, 1, 0)
 */

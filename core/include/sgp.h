@@ -253,10 +253,14 @@ enum {
   SGP_STOP_BUDGET = 3,     /* max_total_iter reached or the buffer is full */
   SGP_STOP_BREAKDOWN = 4,  /* inner: eta <= eta_tol s'z (action in span(S)) */
   SGP_STOP_EXHAUSTED = 5,  /* inner: unit policy used all NC unit vectors */
-  SGP_STOP_CONVERGED = 6,  /* outer: relative Newton step <= tol */
+  SGP_STOP_CONVERGED = 6,  /* outer: the mode bound at the linearization point <= tol */
   SGP_STOP_MAXNEWTON = 7,  /* outer: max_newton steps */
   SGP_STOP_DIVERGED = 8,   /* outer: non-finite latent / pseudo-targets */
-  SGP_STOP_TIME = 9        /* outer: time_limit reached */
+  SGP_STOP_TIME = 9,       /* outer: time_limit reached */
+  SGP_STOP_STALLED = 10,   /* outer: the iterates stopped moving (relative step at
+                            * rounding twice) with the mode bound still above tol */
+  SGP_STOP_STAGNATED = 11  /* inner: the residual stopped decreasing (20 iterations
+                            * without halving): the attainable accuracy */
 };
 const char *sgp_laplace_stop_name(int reason);
 
@@ -270,7 +274,9 @@ typedef struct {
   int max_newton;            /* default 20 */
   int max_iter;              /* solver iterations per Newton step; default 5 */
   int64_t rank;              /* compression rank R; < 0 = Inf (default) */
-  double tol;                /* outer tolerance on ||g_{i+1}-g_i||/||g_{i+1}||; 0.01 */
+  double tol;                /* outer: converged when the bound on max |f_i - f_mode| at the
+                              * linearization point of the returned posterior is <= tol
+                              * (f_i - f_mode <= ||grad Psi(f_i)|| / curvature); 1e-6 */
   int n_class;               /* C for softmax (>= 2), ignored otherwise */
   int recycle;               /* 1: recycle S, T across Newton steps (default) */
   int64_t max_total_iter;    /* < 0 = none (default) */
@@ -278,7 +284,9 @@ typedef struct {
   double inner_atol, inner_rtol, eta_tol; /* 1e-5, 1e-5, 0 */
   double eig_rtol, kappa, noise_max;      /* 1e-12, 0, 1e12 */
   sgp_residual residual;     /* default explicit */
-  int damping;               /* 1: backtracking on Psi after each Newton step (spec 3.8); 0 */
+  int damping;               /* 1: backtracking on Psi after each Newton step (spec 3.8), so
+                              * that truncated solves cannot diverge; 0: the paper's
+                              * undamped steps; 1 */
   int random_order;          /* unit policy: seeded random permutation (default 0) */
   size_t kernel_cache_bytes; /* materialize K_x when 8 N^2 bytes fit; default 2 GiB */
   int tile;                  /* kernel tile size; default 512 */
@@ -297,6 +305,7 @@ typedef struct {
   /* per Newton step */
   double *st_psi;     /* Psi at the linearization point f_i */
   double *st_delta;   /* relative Newton step delta_i */
+  double *st_mode_err;/* bound on max |f_i - f_mode| at the linearization point f_i */
   int *st_inner_stop; /* inner stop reason */
   int64_t *st_kprod;  /* K products in this step */
   int64_t *st_dropped;/* eigenpairs dropped/truncated by the virtual run */
@@ -591,6 +600,23 @@ int  sgp_valla_ntk(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat 
 
 typedef enum { SGP_VALLA_METHOD_VALLA = 0, SGP_VALLA_METHOD_LLA = 1,
                SGP_VALLA_METHOD_ELLA = 2 } sgp_valla_method;
+/* Why training stopped (valla's Adam loop, mlp_fit). */
+typedef enum {
+  SGP_VALLA_STOP_ITERATIONS = 0, /* ran the iterations asked for */
+  SGP_VALLA_STOP_EARLY = 1,      /* validation early stopping */
+  SGP_VALLA_STOP_DIVERGED = 2,   /* the objective, a gradient or a step was not finite (or
+                                    gave a prior/noise variance outside the normal doubles,
+                                    or H = I + L'K L lost its Cholesky factor): stopped, the
+                                    last usable state kept (else the start) */
+  SGP_VALLA_STOP_LOSS_ROSE = 3   /* the training loss rose: mlp_fit's final full-data loss
+                                    exceeds the initial one; valla's minibatch objective over
+                                    the last 100 iterations exceeds the first value by more
+                                    than 3 standard errors */
+} sgp_valla_stop;
+/* "iterations", "early_stopping", "diverged", "loss_rose". */
+const char *sgp_valla_stop_name(sgp_valla_stop stop);
+/* For a warning: what went wrong and what to change ("" for the first two). */
+const char *sgp_valla_stop_advice(sgp_valla_stop stop);
 enum { SGP_VALLA_LEARN_A = 1, SGP_VALLA_LEARN_INDUCING = 2, SGP_VALLA_LEARN_PRIOR_VAR = 4,
        SGP_VALLA_LEARN_NOISE = 8 };
 enum { SGP_VALLA_INIT_IDENTITY = 0, SGP_VALLA_INIT_CLOSED_FORM = 1 };
@@ -617,7 +643,9 @@ typedef struct {
   int init_A;                 /* SGP_VALLA_INIT_*; default identity */
   int standardize_y;          /* 1 (gaussian only) */
   int64_t kmeans_iter, kmeans_max;  /* 10, 50000 */
-  double jitter;              /* closed form: eps = jitter * mean diag K_ZZ; 1e-8 */
+  double jitter;              /* closed form with M < P (network parameters): eps =
+                                 jitter * mean diag K_ZZ; 1e-8. M >= P uses the SVD
+                                 of the inducing points' Jacobian, no jitter */
   size_t cache_max_bytes;     /* fixed Z: cache the training kernels when they fit; 2 GiB */
   double val_frac;            /* 0.1: held out when no validation set is given */
   int64_t val_max;            /* validation rows used (a seeded subsample; default 10000; < 0: all) */
@@ -651,6 +679,8 @@ typedef struct sgp_valla_fit {
   int64_t *trace_val_iter;    /* n_eval entries */
   int64_t clamps;             /* variances clamped at 0 during training */
   int stopped_early;
+  sgp_valla_stop stop;        /* why the Adam loop stopped (iterations when it did not run) */
+  int64_t diverged_at;        /* iteration with a non-finite objective or step; 0 */
   int kernel_cache;           /* 1 when the fixed-Z training kernels were cached */
 } sgp_valla_fit_t;
 
@@ -676,13 +706,16 @@ typedef struct {
   const int *layers;          /* n_layers flags or NULL */
   sgp_cmat P1, P2;            /* M x M each, or empty (data NULL) */
   int prior;                  /* 1: the prior K_xx term enters K* */
+  int closed_form;            /* 1: a valla fit with the closed-form A (then P2 is set) */
   double prior_var, noise;    /* original scale (noise ignored for classification) */
   double y_mean, y_sd;        /* regression standardization */
 } sgp_valla_fit_data;
 
 /* An owning fit for prediction from plain data (free with sgp_valla_fit_free).
- * Checks shapes, finiteness and ranges; messages name the field ("inducing",
- * "P1", "tags", "prior_var", ...). Traces are empty. */
+ * Checks shapes, finiteness and ranges, and that P1, P2 and prior are the ones
+ * the method produces (valla: P1 and prior; closed form: P2, with P1 exactly
+ * when prior; lla: P1 and prior; ella: P2 without prior); messages name the
+ * field ("inducing", "P1", "tags", "prior_var", ...). Traces are empty. */
 int  sgp_valla_fit_from_data(sgp_ctx *ctx, const sgp_valla_mlp *model,
                              const sgp_valla_fit_data *d, sgp_valla_fit_t **out);
 
@@ -724,10 +757,27 @@ int  sgp_valla_net_init_random(sgp_ctx *ctx, sgp_valla_net *net);
  * activation, identity output, no skip, Glorot-initialized from the ctx RNG. */
 int  sgp_valla_net_new(sgp_ctx *ctx, int n_layers, const int64_t *width,
                        sgp_activation activation, sgp_valla_net *net);
-/* Trains net in place from its current weights (seeded minibatches); final_loss
- * (may be NULL) receives the full-data mean loss. */
+/* What sgp_valla_mlp_fit did. */
+typedef struct {
+  double initial_loss, final_loss;  /* full-data mean loss before and after training */
+  int64_t iterations;               /* Adam steps taken */
+  sgp_valla_stop stop;              /* iterations, diverged or loss_rose */
+  int64_t diverged_at;              /* iteration whose loss, gradient or step was not
+                                       finite (the parameters before it are kept, or the
+                                       start when their loss is not finite); 0 */
+} sgp_valla_mlp_fit_info;
+
+/* Trains net in place from its current weights (seeded minibatches); info (may
+ * be NULL) receives what happened. A non-finite loss, gradient or step stops the
+ * training with the last finite parameters (stop = diverged; not an error). */
 int  sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
-                       const sgp_valla_mlp_fit_opts *o, double *final_loss);
+                       const sgp_valla_mlp_fit_opts *o, sgp_valla_mlp_fit_info *info);
+/* Refuses (SGP_ENOMEM, naming `hidden`) a network of these widths whose training
+ * with this batch size would not fit in this machine's memory, and widths beyond
+ * the BLAS int range (SGP_EINVAL); called by sgp_valla_net_new and
+ * sgp_valla_mlp_fit before they allocate. */
+int  sgp_valla_mlp_check_size(sgp_ctx *ctx, int n_layers, const int64_t *width, int skip,
+                              int64_t batch_size);
 
 /* Metrics. Regression: Gaussian predictive (mu, var) against y, means over n. */
 double sgp_valla_gauss_nll(int64_t n, const double *y, const double *mu, const double *var);
@@ -743,6 +793,14 @@ double sgp_valla_ece(int64_t n, int64_t C, const double *prob, const double *y, 
 double sgp_valla_brier(int64_t n, int64_t C, const double *prob, const double *y);
 /* ROC AUC of score for labels 1 (positive) vs 0, tie-averaged ranks (Mann-Whitney). */
 double sgp_valla_auc(int64_t n, const double *score, const double *label);
+/* The checked metrics behind R's and Octave's valla_metrics (messages name y,
+ * pred, var, bins). Regression (prob.data NULL): out = nll, crps, cqm of the
+ * Gaussian predictive (mu, var) at targets y (vectors of n). Classification:
+ * out = accuracy, nll, ece (bins), brier of prob (n x C, rows summing to 1) at
+ * labels y (0..C-1), and auc of prob's second column when C = 2 (NaN when y
+ * holds one class only). *count: how many values were written (3, 4 or 5). */
+int sgp_valla_metrics(sgp_ctx *ctx, sgp_cmat y, sgp_cmat mu, sgp_cmat var, sgp_cmat prob,
+                      int64_t bins, double *out, int *count);
 
 #ifdef __cplusplus
 }

@@ -138,6 +138,16 @@ void sgp_unit_kernel_columns(sgp_ctx *ctx, const sgp_unit_block *ub, int64_t n, 
  * pivot breaks down: the caller then takes the blocked path. ub->ws is unused. */
 int sgp_itergp_unit_direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int *fallback);
 
+/* The exact state of a full budget (span(S) = R^{NC}, so C = K^{-1}): rebuilt from
+ * the NC unit vectors in natural order as the dense Cholesky of K^ (lazy root),
+ * with v = K^{-1} b and Kv = K v. cols: lik, nd, kernel, prep and idx = 0..NC-1
+ * with b = NC. *ok = 0 and the state unchanged when K^ has no numerically
+ * positive definite factor or the buffers hold fewer than NC columns.
+ * e, y: NC doubles of scratch. */
+int sgp_itergp_exact_state(sgp_ctx *ctx, sgp_itergp *it, const sgp_unit_block *cols,
+                           const double *b, double *v, double *Kv, double *e, double *y,
+                           int *ok);
+
 /* sgp_laplace_fit with the unit-vector block size (1 = one action at a time, the
  * reference path; sgp_laplace_fit uses SGP_LAPLACE_UNIT_BLOCK). */
 #define SGP_LAPLACE_UNIT_BLOCK 256

@@ -131,3 +131,56 @@ int sgp_itergp_unit_direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int
   free(z);
   return st;
 }
+
+/* The full budget's exact state (policy cg, max_iter >= NC): once the residual
+ * has converged, span(S) = R^{NC} means C = K^{-1} whatever the actions were,
+ * so the state is rebuilt from the NC unit vectors in natural order: T = K,
+ * G = L with L L' = K^ = K + W^{-1} (dense, softmax blocks included), v = K^{-1} b
+ * and Kv = K v. Filling span(S) with unit vectors after the CG residuals and
+ * K^-orthonormalizing by Gram-Schmidt instead loses accuracy in the directions
+ * where K^ is ill-conditioned (softmax: K^ = K on the per-point sums, where W^+
+ * is zero), by an amount that depends on the CPU's rounding. The factor is
+ * built in M with K in work, so that *ok = 0 (K^ has no numerically positive
+ * definite factor) leaves the state as it was (K Q is recomputed on demand).
+ * e, y: NC doubles of scratch. */
+int sgp_itergp_exact_state(sgp_ctx *ctx, sgp_itergp *it, const sgp_unit_block *cols,
+                           const double *b, double *v, double *Kv, double *e, double *y,
+                           int *ok)
+{
+  const int64_t n = it->n, NC = it->NC, ldg = it->cap;
+  double *K = it->work, *L = it->M;
+  int st;
+  *ok = 0;
+  if (ldg < NC || cols->b != NC) return SGP_OK;
+  it->kq_valid = 0;
+  sgp_unit_kernel_columns(ctx, cols, n, NC, K);
+  memset(e, 0, (size_t)NC * sizeof(double));
+  for (int64_t j = 0; j < NC; j++) { /* lower triangle of K + W^{-1}, symmetrized */
+    e[j] = 1.0;
+    sgp_lik_winv(cols->lik, cols->nd, 1, e, y);
+    e[j] = 0.0;
+    for (int64_t i = j; i < NC; i++)
+      L[i + j * ldg] = 0.5 * (K[i + j * NC] + K[j + i * NC]) + y[i];
+  }
+  int64_t minor = 0;
+  if ((st = sgp_potrf_minor(ctx, NC, L, ldg, &minor))) return st;
+  if (minor) return SGP_OK;
+  for (int64_t j = 0; j < NC; j++)
+    if (!(L[j + j * ldg] > 0.0) || !isfinite(L[j + j * ldg])) return SGP_OK;
+  memcpy(v, b, (size_t)NC * sizeof(double));
+  if ((st = sgp_potrs(ctx, NC, 1, L, ldg, v, NC))) return st;
+  if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, NC, 1.0, K, NC, v, NC, 0.0, Kv, NC))) return st;
+  memcpy(it->T, K, (size_t)(NC * NC) * sizeof(double));
+  memset(it->S, 0, (size_t)(NC * NC) * sizeof(double));
+  memset(it->G, 0, (size_t)(ldg * ldg) * sizeof(double));
+  for (int64_t j = 0; j < NC; j++) {
+    it->S[j + j * NC] = 1.0;
+    it->idx[j] = j;
+    memcpy(it->G + j * ldg + j, L + j * ldg + j, (size_t)(NC - j) * sizeof(double));
+  }
+  it->B = it->r = NC;
+  it->unit = it->g_tri = 1;
+  it->root_lazy = 1;
+  *ok = 1;
+  return SGP_OK;
+}

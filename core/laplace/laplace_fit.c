@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "laplace.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->max_newton = 20;
   o->max_iter = 5;
   o->rank = -1;
-  o->tol = 0.01;
+  o->tol = 1e-6;
   o->n_class = 1;
   o->recycle = 1;
   o->max_total_iter = -1;
@@ -35,7 +36,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->kappa = 0.0;
   o->noise_max = 1e12;
   o->residual = SGP_RESIDUAL_EXPLICIT;
-  o->damping = 0;
+  o->damping = 1;
   o->random_order = 0;
   o->kernel_cache_bytes = (size_t)2 << 30;
   o->tile = SGP_DEFAULT_TILE;
@@ -53,6 +54,8 @@ const char *sgp_laplace_stop_name(int reason)
   case SGP_STOP_MAXNEWTON: return "max_newton";
   case SGP_STOP_DIVERGED: return "diverged";
   case SGP_STOP_TIME: return "time_limit";
+  case SGP_STOP_STALLED: return "stalled";
+  case SGP_STOP_STAGNATED: return "stagnated";
   default: return "none";
   }
 }
@@ -69,7 +72,7 @@ static void history_free(sgp_laplace_history *h)
   free(h->it_newton); free(h->it_iter); free(h->it_total); free(h->it_buffer);
   free(h->it_rank); free(h->it_resid); free(h->it_rel_resid); free(h->it_alpha);
   free(h->it_eta); free(h->it_trace); free(h->it_time);
-  free(h->st_psi); free(h->st_delta); free(h->st_inner_stop); free(h->st_kprod);
+  free(h->st_psi); free(h->st_delta); free(h->st_mode_err); free(h->st_inner_stop); free(h->st_kprod);
   free(h->st_dropped); free(h->st_time);
   memset(h, 0, sizeof *h);
 }
@@ -83,12 +86,12 @@ static int history_alloc(sgp_laplace_history *h, int64_t ni, int64_t ns)
   HA(h->it_newton, ni); HA(h->it_iter, ni); HA(h->it_total, ni); HA(h->it_buffer, ni);
   HA(h->it_rank, ni); HA(h->it_resid, ni); HA(h->it_rel_resid, ni); HA(h->it_alpha, ni);
   HA(h->it_eta, ni); HA(h->it_trace, ni); HA(h->it_time, ni);
-  HA(h->st_psi, ns); HA(h->st_delta, ns); HA(h->st_inner_stop, ns); HA(h->st_kprod, ns);
+  HA(h->st_psi, ns); HA(h->st_delta, ns); HA(h->st_mode_err, ns); HA(h->st_inner_stop, ns); HA(h->st_kprod, ns);
   HA(h->st_dropped, ns); HA(h->st_time, ns);
 #undef HA
   if (!h->it_newton || !h->it_iter || !h->it_total || !h->it_buffer || !h->it_rank ||
       !h->it_resid || !h->it_rel_resid || !h->it_alpha || !h->it_eta || !h->it_trace ||
-      !h->it_time || !h->st_psi || !h->st_delta || !h->st_inner_stop || !h->st_kprod ||
+      !h->it_time || !h->st_psi || !h->st_delta || !h->st_mode_err || !h->st_inner_stop || !h->st_kprod ||
       !h->st_dropped || !h->st_time) {
     history_free(h);
     return -1;
@@ -114,8 +117,11 @@ typedef struct {
   int64_t *perm;            /* unit policy point order */
   sgp_itergp it;
   double *res, *s, *t, *z, *d, *kd, *wr, *gw; /* NC x 6, cap x 2 */
+  double *scratch;          /* NC */
   int64_t J, kappa, kprod, hist_cap, cap_max;
   double hist_scale, t0;
+  double kx_rowsum;         /* max row sum of K_x (>= lambda_max), 0 until needed */
+  double forcing;           /* inexact Newton: residual bound for this solve, 0 = none */
   sgp_laplace_history *h;
   int newton;
   /* unit-vector blocks (laplace_block.c) */
@@ -192,6 +198,66 @@ static int direct_solve(sgp_ctx *ctx, run_t *R, const double *b, const double *n
   return st;
 }
 
+/* Softmax: x <- P x, the per-point class mean removed. In exact arithmetic every
+ * CG residual has zero per-point sums already (W^+ = P W^+ P and K commute with
+ * P, spec 1.4); on the sums K^ = K is ill-conditioned, so rounding left there
+ * makes actions nearly dependent (breakdowns, a stalled mode). */
+static void center_classes(int64_t n, int64_t C, double *x)
+{
+  for (int64_t i = 0; i < n; i++) {
+    double mu = 0.0;
+    for (int64_t c = 0; c < C; c++) mu += x[i + c * n];
+    mu /= (double)C;
+    for (int64_t c = 0; c < C; c++) x[i + c * n] -= mu;
+  }
+}
+
+/* Second Gram-Schmidt pass of the CG iteration (I12), taken when the first one
+ * cancelled most of s: d = s - Q w is K^-orthogonal to span(Q) only up to
+ * cond(K^) eps times that cancellation after one pass (classical Gram-Schmidt), and
+ * softmax's K^ (W^+ up to 1/pi) is far from well conditioned: the lost
+ * orthogonality showed as breakdowns and a mode that drifted. K^ d = z - K Q w
+ * - W^{-1} (s - d) needs no K product; w2 = Q'K^ d, d -= Q w2, w += w2. kd is
+ * scratch here (recomputed before its next use). */
+static int reorthogonalize(sgp_ctx *ctx, run_t *R, const double *nd)
+{
+  sgp_itergp *it = &R->it;
+  const int64_t NC = it->NC, r = it->r;
+  int st;
+  if ((st = sgp_itergp_kq(ctx, it))) return st; /* K Q in work */
+  if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, r, 1.0, it->work, NC, R->wr, r, 0.0, R->kd, NC)))
+    return st;
+  double *e = R->scratch;
+  for (int64_t i = 0; i < NC; i++) e[i] = R->s[i] - R->d[i];       /* Q w */
+  sgp_lik_winv_add(R->lik, nd, 1, e, R->kd);                        /* K^ Q w */
+  for (int64_t i = 0; i < NC; i++) e[i] = R->z[i] - R->kd[i];       /* K^ d */
+  if ((st = sgp_gemm(ctx, 'T', 'N', r, 1, NC, 1.0, it->Q, NC, e, NC, 0.0, R->gw, r)))
+    return st;
+  if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, r, -1.0, it->Q, NC, R->gw, r, 1.0, R->d, NC)))
+    return st;
+  for (int64_t l = 0; l < r; l++) R->wr[l] += R->gw[l];
+  return SGP_OK;
+}
+
+/* The full budget's end (policy cg, max_iter >= NC): the exact state
+ * (sgp_itergp_exact_state). *ok = 0: the state is unchanged and the caller
+ * fills span(S) with unit vectors instead. */
+static int full_exact(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, double *v,
+                      double *Kv, int *ok)
+{
+  const int64_t NC = R->it.NC;
+  int64_t *idx = (int64_t *)malloc((size_t)NC * sizeof(int64_t));
+  if (!idx) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  for (int64_t q = 0; q < NC; q++) idx[q] = q;
+  sgp_unit_block cols;
+  memset(&cols, 0, sizeof cols);
+  cols.lik = R->lik; cols.nd = nd; cols.kernel = &R->o->kernel; cols.prep = &R->prep;
+  cols.idx = idx; cols.b = NC;
+  const int st = sgp_itergp_exact_state(ctx, &R->it, &cols, b, v, Kv, R->s, R->t, ok);
+  free(idx);
+  return st;
+}
+
 /* One IterGP solve of K^ v = b (spec 3.4). On exit v, Kv = K v (u in recursive
  * mode), *reason; *bad = 1 when a non-finite quantity appeared.
  * Full budget [X]: with policy cg and max_iter >= NC, a converged residual (or a
@@ -209,7 +275,8 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
   const int full = o->policy == SGP_POLICY_CG && (int64_t)o->max_iter >= NC;
   const int blocked = o->policy == SGP_POLICY_CHOLESKY && R->bmax > 1;
   int st, finite, filling = 0, resid_met = 0, v_changed = 1, direct_tried = 0;
-  int64_t kfill = 0;
+  int64_t kfill = 0, since_best = 0;
+  double rho_best = INFINITY;
   *bad = 0;
   *reason = SGP_STOP_NONE;
   /* I1 virtual run */
@@ -243,7 +310,8 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     }
   }
   const double bnorm = nrm2(NC, b);
-  const double rtol = o->inner_atol > o->inner_rtol * bnorm ? o->inner_atol : o->inner_rtol * bnorm;
+  double rtol = o->inner_atol > o->inner_rtol * bnorm ? o->inner_atol : o->inner_rtol * bnorm;
+  if (!full && R->forcing > 0.0 && R->forcing < rtol) rtol = R->forcing; /* full: exact */
   for (int64_t j = 1;;) {
     /* I4 */
     if (!recursive && !vzero && v_changed) {
@@ -259,6 +327,9 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     /* I6, I7 */
     if (!filling && rho < rtol) {
       if (!full) { *reason = SGP_STOP_RESID; break; }
+      int ok = 0;
+      if ((st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
+      if (ok) { *reason = SGP_STOP_RESID; break; }
       filling = resid_met = 1;
       kfill = 0;
     }
@@ -266,7 +337,19 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
       *reason = resid_met ? SGP_STOP_RESID : SGP_STOP_EXHAUSTED;
       break;
     }
-    if (j > o->max_iter) { *reason = SGP_STOP_MAXITER; break; }
+    /* a residual that has not halved in 20 iterations is at the accuracy that
+     * cond(K^) eps allows (the forcing term can ask for less) */
+    if (rho < 0.5 * rho_best) { rho_best = rho; since_best = 0; }
+    else if (++since_best >= 20 && !filling && o->policy == SGP_POLICY_CG) {
+      *reason = SGP_STOP_STAGNATED;
+      break;
+    }
+    if (j > o->max_iter) {
+      int ok = 0;
+      if (full && !filling && (st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
+      *reason = SGP_STOP_MAXITER;
+      break;
+    }
     if (o->policy == SGP_POLICY_CHOLESKY && R->kappa >= NC) {
       *reason = SGP_STOP_EXHAUSTED;
       break;
@@ -346,6 +429,7 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
       sgp_kernel_tile(ctx, &o->kernel, &R->prep, 0, n, &R->prep, p, 1, R->t + n * c, n);
     } else {
       memcpy(R->s, R->res, (size_t)NC * sizeof(double));
+      if (R->lik->kind == SGP_LIK_SOFTMAX) center_classes(n, C, R->s);
       alpha = sgp_dot(NC, R->s, R->res);
       if ((st = R->op->apply(R->op, sgp_cmat_of(R->s, n, C), sgp_mat_of(R->t, n, C), ctx)))
         return st;
@@ -363,11 +447,29 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
                          NC)))
         return st;
     }
-    const double eta = sgp_dot(NC, R->z, R->d), sz = sgp_dot(NC, R->s, R->z);
+    double eta = sgp_dot(NC, R->z, R->d);
+    const double sz = sgp_dot(NC, R->s, R->z);
+    /* most of s was in span(Q): the one pass cancelled, take a second */
+    int twice = 0;
+    if (it->r > 0 && eta < 0.5 * sz) {
+      if ((st = reorthogonalize(ctx, R, nd))) return st;
+      eta = sgp_dot(NC, R->z, R->d);
+      alpha = sgp_dot(NC, R->d, R->res); /* = s'res when S'res = 0 holds exactly */
+      twice = 1;
+    }
     if (!isfinite(eta)) { *bad = 1; return SGP_OK; }
-    /* I14 */
-    if (!(eta > o->eta_tol * sz) || !(eta > 0.0)) {
-      if (full && !filling) { filling = 1; kfill = 0; continue; } /* CG ran out: fill */
+    /* I14; after two passes what is left of s can be rounding: a direction
+     * with less than 1e-10 of its K^-norm outside span(Q) is not taken */
+    const double eta_rel = twice && o->eta_tol < 1e-10 ? 1e-10 : o->eta_tol;
+    if (!(eta > eta_rel * sz) || !(eta > 0.0)) {
+      if (full && !filling) { /* CG ran out: the exact state, else fill */
+        int ok = 0;
+        if ((st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
+        if (ok) { *reason = SGP_STOP_EXHAUSTED; break; }
+        filling = 1;
+        kfill = 0;
+        continue;
+      }
       *reason = SGP_STOP_BREAKDOWN;
       break;
     }
@@ -407,6 +509,13 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     record(R, j, rho, bnorm, alpha, eta, it->trace_KQ);
     j++;
   }
+  /* Recycled actions that span everything (B = NC): C = K^{-1}, and the dense
+   * state is exact where a root from NC raw CG residuals (norms over many
+   * decades) is not */
+  if (!filling && !it->unit && it->B >= NC) {
+    int ok = 0;
+    if ((st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
+  }
   /* After a fill the one-pass Gram-Schmidt root has lost some K^-orthogonality
    * (unit vectors partly in the span of the CG residuals), which the variance
    * diag(K - KQQ'K) feels first: two Cholesky-QR passes restore Q'K^Q = I. */
@@ -414,6 +523,106 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     for (int pass = 0; pass < 2; pass++)
       if ((st = sgp_itergp_reorth(ctx, it, R->lik, nd, R->z))) return st;
   return SGP_OK;
+}
+
+/* lambda_max(K) <= the largest row sum of K_x (kernels are >= 0): one K product,
+ * made once (R->kx_rowsum); before it, n s (|k| <= s). */
+static int kx_rowsum(sgp_ctx *ctx, run_t *R, int compute, double *lam)
+{
+  const int64_t n = R->it.n;
+  const double s = R->o->kernel.outputscale;
+  if (R->kx_rowsum == 0 && compute) {
+    double *ones = R->scratch, *rows = R->t;
+    for (int64_t i = 0; i < n; i++) ones[i] = 1.0;
+    int st = R->op->apply(R->op, sgp_cmat_of(ones, n, 1), sgp_mat_of(rows, n, 1), ctx);
+    if (st) return st;
+    R->kprod++;
+    double mx = s;
+    for (int64_t i = 0; i < n; i++) if (rows[i] > mx) mx = rows[i];
+    R->kx_rowsum = mx;
+  }
+  *lam = R->kx_rowsum > 0 ? R->kx_rowsum : (double)n * s;
+  return SGP_OK;
+}
+
+/* Bound on max_n |f_n - f_mode| at f (f - m = K v). -Hess Psi = K^{-1} + W(f)
+ * >= K^{-1} everywhere (log-concave likelihoods): Psi is strongly concave in
+ * the K^{-1} norm, so with g = grad Psi = grad l - v (softmax: minus its
+ * per-point class mean, spec 1.4: the iteration and the mode keep the sums of
+ * f - m at 0, and on the sums v is rounding amplified by K^{-1})
+ *   ||f - f_mode||_2^2 <= lambda_max(K) ||f - f_mode||_{K^-1}^2 <= lambda_max(K) g'K g
+ * and ||f - f_mode||_2 <= ||g||_2 / (1/lambda_max(K) + min W) (the W part holds
+ * near f; diagonal W). The first needs a K product (when kprod and the cheap
+ * bounds fail); the second none. Sets R->forcing for the next solve. */
+static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *v,
+                      const double *nd, int kprod, double *out)
+{
+  const int64_t n = R->it.n, NC = R->it.NC, C = R->it.C;
+  const double s = R->o->kernel.outputscale, tol = R->o->tol;
+  const int softmax = R->lik->kind == SGP_LIK_SOFTMAX;
+  double *g = R->s, g2 = 0.0;
+  if (!(tol > 0.0)) kprod = 0; /* nothing to verify: no product for it */
+  for (int64_t q = 0; q < NC; q++) g[q] = grad[q] - v[q];
+  if (softmax) center_classes(n, C, g);
+  for (int64_t q = 0; q < NC; q++) g2 += g[q] * g[q];
+  const double gn = sqrt(g2);
+  double ndmax = 0.0, ndmin = INFINITY;
+  for (int64_t q = 0; q < NC && !softmax; q++) {
+    if (nd[q] > ndmax) ndmax = nd[q];
+    if (nd[q] < ndmin) ndmin = nd[q];
+  }
+  const double wmin = ndmax > 0.0 ? 1.0 / ndmax : 0.0, wmax = softmax ? 1.0 : 1.0 / ndmin;
+  double lam;
+  int st;
+  /* row sums once the gradient is small enough for them to decide */
+  const int decide = tol > 0.0 && (gn / (1.0 / s + wmin) <= tol || (kprod && gn * s <= tol));
+  if ((st = kx_rowsum(ctx, R, decide && gn / (1.0 / (n * s) + wmin) > tol, &lam))) return st;
+  double bound = gn / (1.0 / lam + wmin);
+  if (kprod && bound > tol && isfinite(bound)) {
+    if ((st = kx_rowsum(ctx, R, 1, &lam))) return st;
+    if ((st = R->op->apply(R->op, sgp_cmat_of(g, n, C), sgp_mat_of(R->t, n, C), ctx))) return st;
+    R->kprod++;
+    const double gkg = sgp_dot(NC, g, R->t), bk = sqrt(lam * (gkg > 0.0 ? gkg : 0.0));
+    if (bk < bound) bound = bk;
+  }
+  *out = isfinite(bound) ? bound : INFINITY;
+  /* inexact Newton (with damping): the next solve's residual r leaves grad Psi
+   * ~ W r at the new iterate, so ||r|| <= 0.1 ||grad Psi|| / max W keeps the
+   * convergence going below what the fixed inner tolerances allow (softmax:
+   * W <= 1) */
+  R->forcing = R->o->damping && isfinite(gn) && wmax > 0.0 ? 0.1 * gn / wmax : 0.0;
+  return SGP_OK;
+}
+
+/* O8 damping (spec 3.8): f(t) = f_i + t (f_{i+1} - f_i), v(t) likewise, for the
+ * first t = 1, 1/2, ..., 2^-40 (each try is O(NC); exp-type links can need t far below
+ * 2^-10 far from the mode) with finite Psi(f(t)) >= Psi(f_i); t = 0 (no
+ * step; two in a row end the run as stalled) when none is. g = f_i - m; v, Kv
+ * (= K v) are replaced by v(t), K v(t). */
+static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const double *g,
+                       const double *vprev, double psi, double *v, double *Kv, double *ftry,
+                       double *ndtry)
+{
+  /* Psi is a sum of NC terms: differences below its rounding are ties */
+  const double slack = 4.0 * (double)NC * DBL_EPSILON * (fabs(psi) + 1.0);
+  double t = 1.0;
+  for (int k = 0; k <= 40; k++, t *= 0.5) {
+    double llt, quad = 0.0;
+    for (int64_t q = 0; q < NC; q++) {
+      const double gq = g[q] + t * (Kv[q] - g[q]);
+      ftry[q] = gq + m[q];
+      quad += (vprev[q] + t * (v[q] - vprev[q])) * gq;
+    }
+    sgp_lik_eval(lik, ftry, &llt, NULL, NULL, ndtry);
+    const double psit = llt - 0.5 * quad;
+    if (isfinite(psit) && psit >= psi - slack) break;
+    if (k == 40) { t = 0.0; break; } /* not an ascent direction: no step */
+  }
+  if (t < 1.0)
+    for (int64_t q = 0; q < NC; q++) {
+      Kv[q] = g[q] + t * (Kv[q] - g[q]);
+      v[q] = vprev[q] + t * (v[q] - vprev[q]);
+    }
 }
 
 static int all_finite(int64_t n, const double *x)
@@ -541,13 +750,14 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   /* start small and grow geometrically between Newton steps (spec 2.3) */
   if ((st = sgp_itergp_init(ctx, &R.it, n, C, cap < o->max_iter ? cap : o->max_iter)))
     goto cleanup;
-  vec = sgp_alloc(6 * NC + 2 * cap + 11 * NC);
+  vec = sgp_alloc(6 * NC + 2 * cap + 12 * NC);
   if (!vec) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   R.res = vec; R.s = vec + NC; R.t = vec + 2 * NC; R.z = vec + 3 * NC; R.d = vec + 4 * NC;
   R.kd = vec + 5 * NC; R.wr = vec + 6 * NC; R.gw = R.wr + cap;
   double *fcur = R.gw + cap, *g = fcur + NC, *grad = g + NC, *delta = grad + NC,
          *nd = delta + NC, *b = nd + NC, *v = b + NC, *Kv = v + NC, *vprev = Kv + NC,
          *ftry = vprev + NC, *ndtry = ftry + NC;
+  R.scratch = ndtry + NC;
   const int units = o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC;
   if (units) { /* unit-vector actions: blocks of kernel columns (policy, or cg fill) */
     int64_t bmax = unit_block < 1 ? 1 : unit_block;
@@ -603,16 +813,20 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   memcpy(fcur, m, (size_t)NC * sizeof(double));
   memset(g, 0, (size_t)NC * sizeof(double));
   memset(v, 0, (size_t)NC * sizeof(double));
-  int stop = SGP_STOP_MAXNEWTON, inner_reason = SGP_STOP_NONE, have = 0;
+  int stop = SGP_STOP_MAXNEWTON, inner_reason = SGP_STOP_NONE, have = 0, still = 0;
+  double prev_delta = INFINITY;
   for (int i = 0; i < o->max_newton; i++) {
     R.newton = i;
-    const int64_t kp0 = R.kprod;
+    const int64_t kp0 = R.kprod, J0 = R.J;
     /* O3-O4 */
     double ll;
     sgp_lik_eval(&lik, fcur, &ll, grad, delta, nd);
     const double psi = ll - 0.5 * sgp_dot(NC, v, g);
     for (int64_t q = 0; q < NC; q++) b[q] = g[q] + delta[q];
     if (!all_finite(NC, b) || !all_finite(NC, nd)) { stop = SGP_STOP_DIVERGED; break; }
+    double err_i, err_next = INFINITY;
+    /* the K-norm bound costs a K product: near convergence only */
+    if ((st = mode_bound(ctx, &R, grad, v, nd, prev_delta <= 1e-3, &err_i))) goto cleanup;
     /* O5 */
     if (!o->recycle || o->rank == 0) { R.it.B = R.it.r = 0; R.kappa = 0; }
     /* O6 */
@@ -626,27 +840,8 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
       stop = SGP_STOP_DIVERGED;
       break;
     }
-    /* O8 optional damping (spec 3.8): f(t) = f_i + t (f_{i+1} - f_i), v(t) likewise;
-     * the first t = 1, 1/2, ..., 2^-10 with finite Psi(f(t)) >= Psi(f_i) */
-    if (o->damping) {
-      double t = 1.0;
-      for (int k = 0; k <= 10; k++, t *= 0.5) {
-        double llt, quad = 0.0;
-        for (int64_t q = 0; q < NC; q++) {
-          const double gq = g[q] + t * (Kv[q] - g[q]);
-          ftry[q] = gq + m[q];
-          quad += (vprev[q] + t * (v[q] - vprev[q])) * gq;
-        }
-        sgp_lik_eval(&lik, ftry, &llt, NULL, NULL, ndtry);
-        const double psit = llt - 0.5 * quad;
-        if ((isfinite(psit) && psit >= psi) || k == 10) break;
-      }
-      if (t < 1.0)
-        for (int64_t q = 0; q < NC; q++) {
-          Kv[q] = g[q] + t * (Kv[q] - g[q]);
-          v[q] = vprev[q] + t * (v[q] - vprev[q]);
-        }
-    }
+    /* O8 damping (spec 3.8) */
+    if (o->damping) damped_step(&lik, NC, m, g, vprev, psi, v, Kv, ftry, ndtry);
     /* O7, O9 */
     double dn = 0.0, gn = 0.0;
     for (int64_t q = 0; q < NC; q++) {
@@ -660,25 +855,38 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     memcpy(g, Kv, (size_t)NC * sizeof(double));
     for (int64_t q = 0; q < NC; q++) fcur[q] = Kv[q] + m[q];
     have = 1;
+    if (err_i <= o->tol) { /* the posterior's linearization point is verified: f_{i+1}? */
+      sgp_lik_eval(&lik, fcur, NULL, grad, NULL, ndtry);
+      if ((st = mode_bound(ctx, &R, grad, v, ndtry, 1, &err_next))) goto cleanup;
+    }
     /* O10 */
     sgp_laplace_history *h = &fit->history;
     h->st_psi[i] = psi;
     h->st_delta[i] = delta_i;
+    h->st_mode_err[i] = err_i;
+    prev_delta = delta_i;
     h->st_inner_stop[i] = inner_reason;
     h->st_kprod[i] = R.kprod - kp0;
     h->st_dropped[i] = R.it.dropped;
     h->st_time[i] = now_s() - R.t0;
     h->n_step = i + 1;
     fit->newton_steps = i + 1;
-    sgp_say(ctx, "gp_laplace: Newton step %d: %lld iterations (%s), delta %.3g", i + 1,
-            (long long)R.J, sgp_laplace_stop_name(inner_reason), delta_i);
+    sgp_say(ctx, "gp_laplace: Newton step %d: %lld iterations (%s), delta %.3g, mode error <= %.3g",
+            i + 1, (long long)R.J, sgp_laplace_stop_name(inner_reason), delta_i, err_i);
     sgp_progress(ctx, "gp_laplace", (double)(i + 1) / (double)o->max_newton);
     if ((st = sgp_poll_interrupt(ctx))) goto cleanup;
     /* O11 */
     if (o->likelihood == SGP_LIK_GAUSSIAN && inner_reason == SGP_STOP_RESID) {
       stop = SGP_STOP_CONVERGED; break;
     }
-    if (delta_i <= o->tol) { stop = SGP_STOP_CONVERGED; break; }
+    /* converged: the linearization point f_i and the returned f_{i+1} both
+     * within tol of the mode */
+    if (err_i <= o->tol && err_next <= o->tol) { stop = SGP_STOP_CONVERGED; break; }
+    /* stalled: no movement, twice, and nothing that would change the next solve
+     * (actions kept for it by recycling) */
+    const int kept = o->recycle && o->rank != 0 && R.J > J0;
+    still = delta_i <= 64.0 * DBL_EPSILON && !kept ? still + 1 : 0;
+    if (still >= 2) { stop = SGP_STOP_STALLED; break; }
     if (o->max_total_iter >= 0 && R.J >= o->max_total_iter) { stop = SGP_STOP_BUDGET; break; }
     if (o->time_limit >= 0 && now_s() - R.t0 >= o->time_limit) { stop = SGP_STOP_TIME; break; }
   }

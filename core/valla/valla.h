@@ -68,6 +68,14 @@ double valla_act_d2(sgp_activation f, double h, double a);
 /* Explicit Jacobian (tests only): J (nC x P), row i + n*c; parameter order per
  * layer: W[l] column-major (in x out), b[l]; then skip (D x C column-major). */
 int  sgp_valla_jacobian(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_mat J);
+/* Parameters of the layers the linearization covers (layers: n_layers flags or
+ * NULL = all; skip counts with the last layer). */
+int64_t valla_nparam_active(const sgp_valla_net *net, const int *layers);
+/* Rows of the Jacobian for every sensitivity row of cache c (row r: output
+ * cls[r] at point pt[r]), restricted to the active layers' parameters in the
+ * order above: J (c->nr x valla_nparam_active, leading dimension ldj). */
+void valla_jacobian_rows(const sgp_valla_net *net, const valla_cache *c, const int *layers,
+                         double *J, int64_t ldj);
 
 /* ------------------------------------------------------------ internal: NTK */
 
@@ -138,8 +146,13 @@ int  valla_kl(sgp_ctx *ctx, int64_t M, const double *L, const double *K, double 
 
 /* Builds P1/P2 of a valla fit from its L (or the closed form). */
 int  valla_fit_finalize(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X);
-/* Closed-form (Titsias / GGN) P1, P2 from the data X (spec §1.4). */
+/* Closed-form (Titsias / GGN) P1, P2 from the data X (spec §1.4), for any K_ZZ
+ * (valla_closed_form.c); the reported L is an exact lower factor of A*. */
 int  valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double jitter);
+/* Scaled K_ZZ of the fit (M x M). */
+int  valla_kzz(sgp_ctx *ctx, const sgp_valla_fit_t *fit, double *K);
+/* Inverse of a lower-triangular T (n x n) into Ti (n x n). */
+int  valla_tri_inverse(sgp_ctx *ctx, int64_t n, const double *T, double *Ti);
 /* Exact LLA (spec §6.1): Z = X with all C tags; P1 from the dense posterior. */
 int  valla_lla_exact(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X);
 /* s0 / y_sd^2 (regression) or s0: the factor from k0 to the fit's kernel. */

@@ -38,6 +38,31 @@ void sgp_valla_net_view(const sgp_valla_net *net, sgp_cmat *W, sgp_cmat *b, sgp_
   mlp->output = net->output;
 }
 
+const char *sgp_valla_stop_name(sgp_valla_stop stop)
+{
+  switch (stop) {
+  case SGP_VALLA_STOP_ITERATIONS: return "iterations";
+  case SGP_VALLA_STOP_EARLY: return "early_stopping";
+  case SGP_VALLA_STOP_DIVERGED: return "diverged";
+  case SGP_VALLA_STOP_LOSS_ROSE: return "loss_rose";
+  }
+  return "unknown";
+}
+
+const char *sgp_valla_stop_advice(sgp_valla_stop stop)
+{
+  switch (stop) {
+  case SGP_VALLA_STOP_DIVERGED:
+    return "training diverged (the objective or the parameters stopped being finite numbers) "
+           "and was stopped, keeping the last usable state; the learning rate lr is probably "
+           "too large: lower it";
+  case SGP_VALLA_STOP_LOSS_ROSE:
+    return "the training loss rose during training instead of falling; the learning rate lr "
+           "is probably too large: lower it";
+  default: return "";
+  }
+}
+
 double sgp_valla_fit_prior_var(const sgp_valla_fit_t *fit) { return exp(2.0 * fit->log_sigma0); }
 
 double sgp_valla_fit_noise(const sgp_valla_fit_t *fit)
@@ -50,16 +75,14 @@ int sgp_valla_net_new(sgp_ctx *ctx, int n_layers, const int64_t *width,
 {
   memset(net, 0, sizeof *net);
   if (n_layers < 1 || !width) return sgp_fail(ctx, SGP_EINVAL, "hidden: need at least one layer");
+  int st = sgp_valla_mlp_check_size(ctx, n_layers, width, 0, 0);
+  if (st) return st;
   int64_t P = 0;
-  for (int l = 0; l < n_layers; l++) {
-    if (width[l] < 1 || width[l + 1] < 1)
-      return sgp_fail(ctx, SGP_EINVAL, "hidden: layer widths must be positive");
-    P += width[l] * width[l + 1] + width[l + 1];
-  }
+  for (int l = 0; l < n_layers; l++) P += width[l] * width[l + 1] + width[l + 1];
   double *zeros = sgp_calloc(P);
   sgp_cmat *W = (sgp_cmat *)malloc((size_t)n_layers * sizeof(sgp_cmat));
   sgp_cmat *b = (sgp_cmat *)malloc((size_t)n_layers * sizeof(sgp_cmat));
-  int st = (!zeros || !W || !b) ? sgp_fail(ctx, SGP_ENOMEM, "mlp_fit: out of memory") : SGP_OK;
+  st = (!zeros || !W || !b) ? sgp_fail(ctx, SGP_ENOMEM, "mlp_fit: out of memory") : SGP_OK;
   if (!st) {
     int64_t off = 0;
     for (int l = 0; l < n_layers; l++) {
@@ -101,6 +124,25 @@ static int copy_mat(sgp_ctx *ctx, const char *name, sgp_cmat v, int64_t rows, in
   return SGP_OK;
 }
 
+/* P1, P2 and prior as each method leaves them (sgp_valla_fit_t): a fit that lost
+ * one of them, or got one it never has, would predict wrong variances silently. */
+static int check_maps(sgp_ctx *ctx, const sgp_valla_fit_data *d, int64_t M)
+{
+  const int p1 = d->P1.data != NULL, p2 = d->P2.data != NULL, pr = d->prior != 0;
+  const char *bad = NULL;
+  if (M == 0 && (!pr || p1 || p2)) bad = "prior: a fit without inducing points has prior = true and no P1, P2";
+  else if (M > 0 && pr && !p1) bad = "P1: is missing although prior = true";
+  else if (M > 0 && !pr && (!p2 || p1)) bad = "P2: a fit with prior = false has P2 and no P1";
+  else if (d->method == SGP_VALLA_METHOD_LLA && (!pr || p2)) bad = "method: an exact LLA fit has P1, prior = true and no P2";
+  else if (d->method == SGP_VALLA_METHOD_ELLA && pr) bad = "method: an ELLA fit has P2 and prior = false";
+  else if (d->method == SGP_VALLA_METHOD_VALLA && M > 0 && d->closed_form && !p2)
+    bad = "P2: is missing from a closed-form fit";
+  else if (d->method == SGP_VALLA_METHOD_VALLA && !d->closed_form && (p2 || !pr))
+    bad = "closed_form: a valla fit with a trained A has P1, prior = true and no P2";
+  if (bad) return sgp_fail(ctx, SGP_EINVAL, "%s; the fit is damaged (refit it)", bad);
+  return SGP_OK;
+}
+
 static int check_data(sgp_ctx *ctx, const sgp_valla_fit_data *d, int64_t C)
 {
   switch (d->likelihood) {
@@ -126,6 +168,8 @@ static int check_data(sgp_ctx *ctx, const sgp_valla_fit_data *d, int64_t C)
   }
   const int64_t M = d->inducing.data ? d->inducing.rows : 0;
   if (M > 0 && C > 1 && !d->tags) return sgp_fail(ctx, SGP_EINVAL, "tags are needed when C > 1");
+  int st = check_maps(ctx, d, M);
+  if (st) return st;
   for (int64_t m = 0; d->tags && m < M; m++)
     if (d->tags[m] < 0 || d->tags[m] >= C)
       return sgp_fail(ctx, SGP_EINVAL, "tags[%lld] is outside 1..%lld", (long long)(m + 1), (long long)C);

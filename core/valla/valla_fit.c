@@ -3,6 +3,7 @@
  * minibatches with `learn` masks and validation early stopping (spec §3.1, §3.2). */
 #include "valla/valla.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,61 @@ static void train_cache_gather(const train_cache *t, int64_t N, int64_t C, int64
     }
 }
 
+/* All n entries finite. */
+static int all_finite(int64_t n, const double *x)
+{
+  for (int64_t i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* A parameter vector the fit can use: finite, and prior variance exp(2 omega0) and
+ * noise exp(rho) positive normal numbers (a step of lr = 1e3 on log sigma0 makes
+ * exp underflow to 0 although the vector is finite). */
+static int usable(const sgp_valla_fit_t *f, int64_t P, const double *x)
+{
+  const int64_t nl = f->M * (f->M + 1) / 2;
+  const double s0 = exp(2.0 * x[nl]), s = exp(x[nl + 1]);
+  return all_finite(P, x) && s0 >= DBL_MIN && s0 <= DBL_MAX && s >= DBL_MIN && s <= DBL_MAX;
+}
+
+/* The minibatch objective rose over the run: the mean m of the last w values
+ * (w = min(100, n / 2), at least 10) exceeds the first value, taken at the start,
+ * by more than 3 standard errors of that difference, s sqrt(1 + 1/w) with s the
+ * standard deviation of the last w values (the minibatch noise). */
+static int objective_rose(const double *trace, int64_t n)
+{
+  const int64_t w = n / 2 < 100 ? n / 2 : 100;
+  if (w < 10) return 0;
+  const double *t = trace + n - w;
+  double m = 0, v = 0;
+  for (int64_t i = 0; i < w; i++) m += t[i] / (double)w;
+  for (int64_t i = 0; i < w; i++) v += (t[i] - m) * (t[i] - m) / (double)(w - 1);
+  return m - trace[0] > 3.0 * sqrt(v * (1.0 + 1.0 / (double)w));
+}
+
+/* A step that diverged (non-finite objective, gradient or step, or H = I + L'K L
+ * without a Cholesky factor, which exact arithmetic excludes): the fit keeps
+ * prev when its covariance can be built (best_iteration = it - 1), else the
+ * start x0 (best_iteration = 0); with keep_best the caller restores its best
+ * validated state instead. */
+static int diverged(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t it, const double *prev,
+                    const double *x0, int keep_best)
+{
+  fit->stop = SGP_VALLA_STOP_DIVERGED;
+  fit->diverged_at = it;
+  fit->iterations = it - 1;
+  if (keep_best) return SGP_OK;
+  fit->best_iteration = it - 1;
+  unpack(fit, prev);
+  int st = valla_fit_finalize(ctx, fit, X);
+  if (st == SGP_ENOTPD || (!st && !usable(fit, n_params(fit), prev))) {
+    unpack(fit, x0);
+    fit->best_iteration = 0;
+    st = valla_fit_finalize(ctx, fit, X);
+  }
+  return st;
+}
+
 static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
                      sgp_cmat yv, const sgp_valla_opts *o)
 {
@@ -253,7 +309,8 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
   memset(&adam, 0, sizeof adam);
   valla_arena arena; /* per-iteration scratch, reused (valla_arena.c) */
   memset(&arena, 0, sizeof arena);
-  double *x = sgp_alloc(P), *gx = sgp_alloc(P), *best = sgp_alloc(P), *Xb = sgp_alloc(nb * D),
+  double *x = sgp_alloc(P), *gx = sgp_alloc(P), *best = sgp_alloc(P), *prev = sgp_alloc(P),
+         *x0 = sgp_alloc(P), *Xb = sgp_alloc(nb * D),
          *yb = sgp_alloc(nb), *dL = sgp_alloc(M * M), *dZ = want_z ? sgp_alloc(M * D) : NULL;
   unsigned char *mask = (unsigned char *)calloc((size_t)P, 1);
   int64_t *perm = (int64_t *)malloc((size_t)N * sizeof(int64_t));
@@ -261,7 +318,7 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
   const int64_t max_eval = o->iterations / o->eval_every + 2;
   fit->trace_val = sgp_alloc(max_eval);
   fit->trace_val_iter = (int64_t *)malloc((size_t)max_eval * sizeof(int64_t));
-  int st = (!x || !gx || !best || !Xb || !yb || !dL || (want_z && !dZ) || !mask || !perm ||
+  int st = (!x || !gx || !best || !prev || !x0 || !Xb || !yb || !dL || (want_z && !dZ) || !mask || !perm ||
             !fit->trace_obj || !fit->trace_val || !fit->trace_val_iter)
                ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the optimizer") : SGP_OK;
   if (!st) st = valla_adam_init(ctx, &adam, P, o->lr, o->beta1, o->beta2, o->adam_eps);
@@ -298,6 +355,7 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
   g.dZ = dZ;
   pack(fit, fit->L, fit->log_sigma0, fit->log_noise, fit->Z, x);
   memcpy(best, x, (size_t)P * sizeof(double));
+  memcpy(x0, x, (size_t)P * sizeof(double));
   for (int64_t it = 1; it <= o->iterations; it++) {
     if ((st = sgp_poll_interrupt(ctx))) break;
     if (pos + nb > N) { shuffle(&ctx->rng, perm, N); pos = 0; }
@@ -308,31 +366,42 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
     valla_kernels pre = {nb, cK, ckd, tc.KZZ, cG};
     if (cached) train_cache_gather(&tc, N, C, M, perm + pos - nb, nb, cK, ckd, cG);
     valla_arena_reset(&arena);
-    if ((st = valla_objective_a(ctx, fit, sgp_cmat_of(Xb, nb, D), cached ? &pre : NULL,
-                                sgp_cmat_of(yb, nb, 1), &val, &g, &cl, &arena)))
+    st = valla_objective_a(ctx, fit, sgp_cmat_of(Xb, nb, D), cached ? &pre : NULL,
+                           sgp_cmat_of(yb, nb, 1), &val, &g, &cl, &arena);
+    if (!st) pack(fit, dL, g.d_log_sigma0, g.d_log_noise, dZ, gx);
+    memcpy(prev, x, (size_t)P * sizeof(double));
+    if (!st && isfinite(val) && all_finite(P, gx)) valla_adam_step(&adam, x, gx, mask);
+    if (st == SGP_ENOTPD || (!st && !(isfinite(val) && all_finite(P, gx) && usable(fit, P, x)))) {
+      st = diverged(ctx, fit, X, it, prev, x0, have_val && o->restore_best && fit->n_eval > 0);
       break;
+    }
+    if (st) break;
     fit->clamps += cl;
     fit->trace_obj[it - 1] = val;
     fit->iterations = it;
-    pack(fit, dL, g.d_log_sigma0, g.d_log_noise, dZ, gx);
-    valla_adam_step(&adam, x, gx, mask);
     unpack(fit, x);
     if (have_val && (it - 1) % o->eval_every == 0) {
       double nll = 0;
-      if ((st = valla_fit_finalize(ctx, fit, X))) break;
-      if ((st = valla_nll(ctx, fit, Xv, yv, &nll))) break;
+      st = valla_fit_finalize(ctx, fit, X);
+      if (!st) st = valla_nll(ctx, fit, Xv, yv, &nll);
+      if (st == SGP_ENOTPD || (!st && !isfinite(nll))) {
+        st = diverged(ctx, fit, X, it, prev, x0, have_val && o->restore_best && fit->n_eval > 0);
+        break;
+      }
+      if (st) break;
       fit->trace_val[fit->n_eval] = nll;
       fit->trace_val_iter[fit->n_eval++] = it;
       if (nll < best_val) { best_val = nll; memcpy(best, x, (size_t)P * sizeof(double)); fit->best_iteration = it; }
       worse = nll > prev_val ? worse + 1 : 0;
       prev_val = nll;
-      if (worse >= o->patience) { fit->stopped_early = 1; break; }
+      if (worse >= o->patience) { fit->stopped_early = 1; fit->stop = SGP_VALLA_STOP_EARLY; break; }
     }
     if (it % 100 == 0) sgp_progress(ctx, "valla", (double)it / (double)o->iterations);
   }
   /* The final iterate competes too: without this check, iterations after the last
    * evaluation (all but the first when eval_every >= iterations) would be discarded. */
-  if (!st && have_val && !fit->stopped_early && fit->n_eval > 0 &&
+  const int div = fit->stop == SGP_VALLA_STOP_DIVERGED;
+  if (!st && have_val && !fit->stopped_early && !div && fit->n_eval > 0 &&
       fit->trace_val_iter[fit->n_eval - 1] != fit->iterations) {
     double nll = 0;
     st = valla_fit_finalize(ctx, fit, X);
@@ -344,7 +413,9 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
     }
   }
   if (!st && have_val && o->restore_best && fit->n_eval > 0) unpack(fit, best);
-  if (!st && !have_val) fit->best_iteration = fit->iterations;
+  if (!st && !have_val && !div) fit->best_iteration = fit->iterations;
+  if (!st && learn && fit->stop == SGP_VALLA_STOP_ITERATIONS && objective_rose(fit->trace_obj, fit->iterations))
+    fit->stop = SGP_VALLA_STOP_LOSS_ROSE;
   fit->kernel_cache = cached;
 done_cache:
   train_cache_free(&tc);
@@ -352,7 +423,7 @@ done_cache:
 done:
   valla_arena_destroy(&arena);
   valla_adam_free(&adam);
-  free(x); free(gx); free(best); free(Xb); free(yb); free(dL); free(dZ); free(mask); free(perm);
+  free(x); free(gx); free(best); free(prev); free(x0); free(Xb); free(yb); free(dL); free(dZ); free(mask); free(perm);
   return st;
 }
 

@@ -159,3 +159,99 @@ double sgp_valla_auc(int64_t n, const double *score, const double *label)
   const double n0 = (double)(n - n1);
   return (rsum - (double)n1 * ((double)n1 + 1) / 2) / ((double)n1 * n0);
 }
+
+/* ------------------------------------------------------------ checked entry point */
+
+/* prob (n x C): entries in [0, 1], rows summing to 1 up to 1e-6 (probabilities a
+ * user rounded to 6 digits still pass), labels y whole numbers in 0..C-1. */
+static int check_classes(sgp_ctx *ctx, sgp_cmat y, sgp_cmat prob)
+{
+  const int64_t n = y.rows * y.cols, C = prob.cols;
+  int st = sgp_check_finite(ctx, "pred", prob);
+  if (st) return st;
+  if (prob.rows != n)
+    return sgp_fail(ctx, SGP_EINVAL, "pred: must have one row of probabilities per entry of y "
+                    "(%lld rows for %lld)", (long long)prob.rows, (long long)n);
+  if (C < 2) return sgp_fail(ctx, SGP_EINVAL, "pred: needs at least 2 class columns");
+  for (int64_t i = 0; i < n; i++) {
+    double s = 0;
+    for (int64_t c = 0; c < C; c++) {
+      const double p = prob.data[i + prob.ld * c];
+      if (p < 0 || p > 1)
+        return sgp_fail(ctx, SGP_EINVAL, "pred: %g at row %lld is not a probability", p, (long long)(i + 1));
+      s += p;
+    }
+    if (fabs(s - 1) > 1e-6)
+      return sgp_fail(ctx, SGP_EINVAL, "pred: row %lld sums to %.9g, not 1", (long long)(i + 1), s);
+    const double t = y.data[i];
+    if (t != floor(t) || t < 0 || t > (double)(C - 1))
+      return sgp_fail(ctx, SGP_EINVAL, "y: the label at row %lld is not one of the %lld classes",
+                      (long long)(i + 1), (long long)C);
+  }
+  return SGP_OK;
+}
+
+/* mu, var: n finite values each, var > 0. */
+static int check_gaussian(sgp_ctx *ctx, int64_t n, sgp_cmat mu, sgp_cmat var)
+{
+  int st;
+  if ((st = sgp_check_finite(ctx, "pred", mu)) || (st = sgp_check_finite(ctx, "var", var))) return st;
+  if (mu.rows * mu.cols != n)
+    return sgp_fail(ctx, SGP_EINVAL, "pred: must have one predictive mean per entry of y "
+                    "(%lld for %lld)", (long long)(mu.rows * mu.cols), (long long)n);
+  if (var.rows * var.cols != n)
+    return sgp_fail(ctx, SGP_EINVAL, "var: must have one predictive variance per entry of y "
+                    "(%lld for %lld)", (long long)(var.rows * var.cols), (long long)n);
+  for (int64_t i = 0; i < n; i++)
+    if (!(var.data[i * (var.rows == 1 ? var.ld : 1)] > 0))
+      return sgp_fail(ctx, SGP_EINVAL, "var: must be positive (row %lld)", (long long)(i + 1));
+  return SGP_OK;
+}
+
+/* Vectors (n x 1 or 1 x n) as contiguous values. */
+static int vec_copy(sgp_ctx *ctx, sgp_cmat v, double **out)
+{
+  const int64_t n = v.rows * v.cols, step = v.rows == 1 ? v.ld : 1;
+  *out = sgp_alloc(n);
+  if (!*out) return sgp_fail(ctx, SGP_ENOMEM, "valla_metrics: out of memory");
+  for (int64_t i = 0; i < n; i++) (*out)[i] = v.data[i * step];
+  return SGP_OK;
+}
+
+int sgp_valla_metrics(sgp_ctx *ctx, sgp_cmat y, sgp_cmat mu, sgp_cmat var, sgp_cmat prob,
+                      int64_t bins, double *out, int *count)
+{
+  *count = 0;
+  int st = sgp_check_finite(ctx, "y", y);
+  if (st) return st;
+  if (y.rows != 1 && y.cols != 1) return sgp_fail(ctx, SGP_EINVAL, "y: must be a vector");
+  if (bins < 1 || bins > INT32_MAX) return sgp_fail(ctx, SGP_EINVAL, "bins: must be at least 1");
+  const int64_t n = y.rows * y.cols;
+  double *yv = NULL, *m = NULL, *v = NULL, *p = NULL;
+  if (!prob.data) {
+    if (!(st = check_gaussian(ctx, n, mu, var)) && !(st = vec_copy(ctx, y, &yv)) &&
+        !(st = vec_copy(ctx, mu, &m)) && !(st = vec_copy(ctx, var, &v))) {
+      out[0] = sgp_valla_gauss_nll(n, yv, m, v);
+      out[1] = sgp_valla_crps(n, yv, m, v);
+      out[2] = sgp_valla_cqm(n, yv, m, v, 0);
+      *count = 3;
+    }
+  } else if (!(st = check_classes(ctx, y, prob)) && !(st = vec_copy(ctx, y, &yv))) {
+    const int64_t C = prob.cols;
+    p = sgp_alloc(n * C);
+    if (!p) st = sgp_fail(ctx, SGP_ENOMEM, "valla_metrics: out of memory");
+    for (int64_t c = 0; !st && c < C; c++)
+      for (int64_t i = 0; i < n; i++) p[i + n * c] = prob.data[i + prob.ld * c];
+    if (!st) {
+      out[0] = sgp_valla_accuracy(n, C, p, yv);
+      out[1] = sgp_valla_class_nll(n, C, p, yv);
+      out[2] = sgp_valla_ece(n, C, p, yv, (int)bins);
+      out[3] = sgp_valla_brier(n, C, p, yv);
+      out[4] = C == 2 ? sgp_valla_auc(n, p + n, yv) : NAN; /* NaN: one class only in y */
+      *count = C == 2 ? 5 : 4;
+      if (isnan(out[2])) st = sgp_fail(ctx, SGP_ENOMEM, "valla_metrics: out of memory");
+    }
+  }
+  free(yv); free(m); free(v); free(p);
+  return st;
+}

@@ -160,32 +160,50 @@ int sgp_valla_forward(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_ma
   return SGP_OK;
 }
 
-int sgp_valla_jacobian(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_mat J)
+int64_t valla_nparam_active(const sgp_valla_net *net, const int *layers)
 {
   const int L = net->n_layers;
-  const int64_t n = X.rows, C = net->width[L], P = sgp_valla_net_nparam(net);
+  int64_t P = 0;
+  for (int l = 0; l < L; l++)
+    if (!layers || layers[l]) P += (net->width[l] + 1) * net->width[l + 1];
+  if (net->skip && (!layers || layers[L - 1])) P += net->width[0] * net->width[L];
+  return P;
+}
+
+void valla_jacobian_rows(const sgp_valla_net *net, const valla_cache *c, const int *layers,
+                         double *J, int64_t ldj)
+{
+  const int L = net->n_layers;
+  const int64_t n = c->n, nr = c->nr;
+  int64_t col = 0;
+  for (int l = 0; l < L; l++) {
+    if (layers && !layers[l]) continue;
+    const int64_t in = net->width[l], out = net->width[l + 1];
+    for (int64_t o = 0; o < out; o++)
+      for (int64_t i = 0; i < in; i++, col++)
+        for (int64_t r = 0; r < nr; r++)
+          J[r + col * ldj] = c->Dl[l][r + nr * o] * c->A[l][c->pt[r] + n * i];
+    for (int64_t o = 0; o < out; o++, col++)
+      for (int64_t r = 0; r < nr; r++) J[r + col * ldj] = c->Dl[l][r + nr * o];
+  }
+  if (net->skip && (!layers || layers[L - 1])) {
+    const int64_t D = net->width[0], C = net->width[L];
+    for (int64_t o = 0; o < C; o++)
+      for (int64_t i = 0; i < D; i++, col++)
+        for (int64_t r = 0; r < nr; r++)
+          J[r + col * ldj] = c->Dl[L - 1][r + nr * o] * c->A[0][c->pt[r] + n * i];
+  }
+}
+
+int sgp_valla_jacobian(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_mat J)
+{
+  const int64_t n = X.rows, C = net->width[net->n_layers], P = sgp_valla_net_nparam(net);
   if (J.rows != n * C || J.cols != P)
     return sgp_fail(ctx, SGP_EDIM, "J must be %lld x %lld", (long long)(n * C), (long long)P);
   valla_cache c;
   int st = valla_cache_build(ctx, net, X, NULL, &c);
   if (st) return st;
-  int64_t col = 0;
-  for (int l = 0; l < L; l++) {
-    const int64_t in = net->width[l], out = net->width[l + 1];
-    for (int64_t o = 0; o < out; o++)
-      for (int64_t i = 0; i < in; i++, col++)
-        for (int64_t r = 0; r < n * C; r++)
-          J.data[r + col * J.ld] = c.Dl[l][r + c.nr * o] * c.A[l][r % n + n * i];
-    for (int64_t o = 0; o < out; o++, col++)
-      for (int64_t r = 0; r < n * C; r++) J.data[r + col * J.ld] = c.Dl[l][r + c.nr * o];
-  }
-  if (net->skip) {
-    const int64_t D = net->width[0];
-    for (int64_t o = 0; o < C; o++)
-      for (int64_t i = 0; i < D; i++, col++)
-        for (int64_t r = 0; r < n * C; r++)
-          J.data[r + col * J.ld] = c.Dl[L - 1][r + c.nr * o] * c.A[0][r % n + n * i];
-  }
+  valla_jacobian_rows(net, &c, NULL, J.data, J.ld);
   valla_cache_free(net, &c);
   return SGP_OK;
 }

@@ -5,9 +5,47 @@
  * logistic loss on the one logit (bernoulli). */
 #include "valla/valla.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* This machine's physical memory in bytes (0 when unknown). */
+static double phys_mem_bytes(void)
+{
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return (double)pages * (double)page;
+#endif
+  return 0.0;
+}
+
+int sgp_valla_mlp_check_size(sgp_ctx *ctx, int n_layers, const int64_t *width, int skip,
+                             int64_t batch_size)
+{
+  double P = 0, sw = 0, wmax = 1;
+  for (int l = 0; l <= n_layers; l++) {
+    if (width[l] < 1) return sgp_fail(ctx, SGP_EINVAL, "hidden: layer widths must be positive");
+    if (width[l] > INT_MAX)
+      return sgp_fail(ctx, SGP_EINVAL, "hidden: a layer of %lld units is wider than the %d "
+                      "supported", (long long)width[l], INT_MAX);
+    if (l < n_layers) P += ((double)width[l] + 1) * (double)width[l + 1];
+    sw += (double)width[l];
+    wmax = fmax(wmax, (double)width[l]);
+  }
+  if (skip) P += (double)width[0] * (double)width[n_layers];
+  /* training keeps the weights, Adam's two moments, two copies and a gradient
+   * (6 P doubles) and per batch row the activations, pre-activations and two
+   * backward buffers (2 sum(width) + 2 max(width) doubles) */
+  const double need = 8.0 * (6.0 * P + (double)batch_size * (2.0 * sw + 2.0 * wmax)),
+               have = phys_mem_bytes();
+  if (P > 9007199254740992.0 || (have > 0 && need > have))
+    return sgp_fail(ctx, SGP_ENOMEM, "hidden: a network of %.4g parameters needs about %.3g GB "
+                    "to train (batch_size %lld), more than this machine's %.3g GB of memory; "
+                    "use fewer hidden units", P, need / 1e9, (long long)batch_size, have / 1e9);
+  return SGP_OK;
+}
 
 void sgp_valla_mlp_fit_opts_default(sgp_valla_mlp_fit_opts *o)
 {
@@ -113,8 +151,15 @@ int valla_mlp_loss_grad(sgp_ctx *ctx, const sgp_valla_net *net, sgp_likelihood l
   return loss_grad(ctx, net, lik, X, y, loss, grad, NULL);
 }
 
-int sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
-                      const sgp_valla_mlp_fit_opts *o, double *final_loss)
+/* All n entries finite. */
+static int all_finite(int64_t n, const double *x)
+{
+  for (int64_t i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+static int check_fit_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
+                          const sgp_valla_mlp_fit_opts *o)
 {
   const int64_t N = X.rows, D = X.cols, C = net->width[net->n_layers];
   int st;
@@ -135,43 +180,81 @@ int sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
   }
   if (o->iterations < 0 || o->batch_size < 1 || !(o->lr > 0) || !(o->weight_decay >= 0))
     return sgp_fail(ctx, SGP_EINVAL, "iterations, batch_size, lr and weight_decay must be valid");
-  const int64_t P = sgp_valla_net_nparam(net), nb = o->batch_size < N ? o->batch_size : N;
+  return sgp_valla_mlp_check_size(ctx, net->n_layers, net->width, net->skip != NULL,
+                                  o->batch_size < N ? o->batch_size : N);
+}
+
+/* Rows perm[pos..pos+nb) of (X, y) into (Xb, yb). */
+static void gather_batch(sgp_cmat X, const double *y, const int64_t *perm, int64_t nb, double *Xb,
+                         double *yb)
+{
+  for (int64_t j = 0; j < X.cols; j++)
+    for (int64_t i = 0; i < nb; i++) Xb[i + nb * j] = X.data[perm[i] + X.ld * j];
+  for (int64_t i = 0; i < nb; i++) yb[i] = y[perm[i]];
+}
+
+static void shuffle(sgp_rng *rng, int64_t *perm, int64_t N)
+{
+  for (int64_t i = N - 1; i > 0; i--) {
+    int64_t j = (int64_t)(sgp_rng_uniform(rng) * (double)(i + 1));
+    if (j > i) j = i;
+    const int64_t t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+  }
+}
+
+int sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
+                      const sgp_valla_mlp_fit_opts *o, sgp_valla_mlp_fit_info *info)
+{
+  sgp_valla_mlp_fit_info tmp;
+  if (!info) info = &tmp;
+  memset(info, 0, sizeof *info);
+  int st = check_fit_args(ctx, net, X, y, o);
+  if (st) return st;
+  const int64_t N = X.rows, D = X.cols, P = sgp_valla_net_nparam(net), nb = o->batch_size < N ? o->batch_size : N;
   valla_adam adam;
   memset(&adam, 0, sizeof adam);
   valla_arena arena;
   memset(&arena, 0, sizeof arena);
-  double *th = sgp_alloc(P), *g = sgp_alloc(P), *Xb = sgp_alloc(nb * D), *yb = sgp_alloc(nb);
+  double *th = sgp_alloc(P), *prev = sgp_alloc(P), *th0 = sgp_alloc(P), *g = sgp_alloc(P), *Xb = sgp_alloc(nb * D), *yb = sgp_alloc(nb);
   int64_t *perm = (int64_t *)malloc((size_t)N * sizeof(int64_t));
-  st = (!th || !g || !Xb || !yb || !perm) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in mlp_fit") : SGP_OK;
+  st = (!th || !prev || !th0 || !g || !Xb || !yb || !perm) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in mlp_fit") : SGP_OK;
   if (!st) st = valla_adam_init(ctx, &adam, P, o->lr, 0.9, 0.999, 1e-8);
+  if (!st) st = valla_mlp_loss_grad(ctx, net, o->likelihood, X, y.data, &info->initial_loss, NULL);
   for (int64_t i = 0; i < N && !st; i++) perm[i] = i;
-  for (int64_t p = 0; p < P && !st; p++) th[p] = *param(net, p);
+  for (int64_t p = 0; p < P && !st; p++) th0[p] = prev[p] = th[p] = *param(net, p);
   int64_t pos = N;
-  double loss = NAN;
   for (int64_t it = 0; it < o->iterations && !st; it++) {
     if ((st = sgp_poll_interrupt(ctx))) break;
-    if (pos + nb > N) {
-      for (int64_t i = N - 1; i > 0; i--) {
-        int64_t j = (int64_t)(sgp_rng_uniform(&ctx->rng) * (double)(i + 1));
-        if (j > i) j = i;
-        const int64_t t = perm[i]; perm[i] = perm[j]; perm[j] = t;
-      }
-      pos = 0;
-    }
-    for (int64_t j = 0; j < D; j++)
-      for (int64_t i = 0; i < nb; i++) Xb[i + nb * j] = X.data[perm[pos + i] + X.ld * j];
-    for (int64_t i = 0; i < nb; i++) yb[i] = y.data[perm[pos + i]];
+    if (pos + nb > N) { shuffle(&ctx->rng, perm, N); pos = 0; }
+    gather_batch(X, y.data, perm + pos, nb, Xb, yb);
     pos += nb;
     valla_arena_reset(&arena);
+    double loss = 0;
     if ((st = loss_grad(ctx, net, o->likelihood, sgp_cmat_of(Xb, nb, D), yb, &loss, g, &arena))) break;
     for (int64_t p = 0; p < P; p++) g[p] += o->weight_decay * th[p];
-    valla_adam_step(&adam, th, g, NULL);
+    memcpy(prev, th, (size_t)P * sizeof(double));
+    if (isfinite(loss) && all_finite(P, g)) valla_adam_step(&adam, th, g, NULL);
+    if (!isfinite(loss) || !all_finite(P, g) || !all_finite(P, th)) { /* keep the last finite state */
+      info->stop = SGP_VALLA_STOP_DIVERGED;
+      info->diverged_at = it + 1;
+      memcpy(th, prev, (size_t)P * sizeof(double));
+    }
     for (int64_t p = 0; p < P; p++) *param(net, p) = th[p];
+    if (info->stop == SGP_VALLA_STOP_DIVERGED) break;
+    info->iterations = it + 1;
     if ((it + 1) % 100 == 0) sgp_progress(ctx, "mlp_fit", (double)(it + 1) / (double)o->iterations);
   }
-  if (!st && final_loss) st = valla_mlp_loss_grad(ctx, net, o->likelihood, X, y.data, final_loss, NULL);
+  if (!st) st = valla_mlp_loss_grad(ctx, net, o->likelihood, X, y.data, &info->final_loss, NULL);
+  if (!st && !isfinite(info->final_loss)) { /* no usable trained state: keep the start */
+    if (info->stop != SGP_VALLA_STOP_DIVERGED) info->diverged_at = info->iterations;
+    info->stop = SGP_VALLA_STOP_DIVERGED;
+    for (int64_t p = 0; p < P; p++) *param(net, p) = th0[p];
+    info->final_loss = info->initial_loss;
+  }
+  if (!st && info->stop == SGP_VALLA_STOP_ITERATIONS && info->final_loss > info->initial_loss)
+    info->stop = SGP_VALLA_STOP_LOSS_ROSE;
   valla_arena_destroy(&arena);
   valla_adam_free(&adam);
-  free(th); free(g); free(Xb); free(yb); free(perm);
+  free(th); free(prev); free(th0); free(g); free(Xb); free(yb); free(perm);
   return st;
 }

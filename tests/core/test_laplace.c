@@ -349,7 +349,7 @@ static void unit_policy_full_budget_is_exact_newton(sgp_likelihood kind, int64_t
   double *fmap = th_zeros(NC);
   dense_map(&p, K, fmap);
   o.max_newton = 60;
-  o.tol = 1e-12;
+  o.tol = 1e-9; /* the mode bound (lambda_max(K) ||grad Psi||) at rounding is ~1e-10 here */
   sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(fit->converged, 1);
   assert_le(th_max_abs_diff(NC, fit->f, fmap), 1e-9 * th_max_abs(NC, fmap));
@@ -404,7 +404,7 @@ static void cg_reaches_exact_laplace_case(int64_t n, double ell, int full_var)
     sgp_ctx_init(&ctx);
     sgp_laplace_opts o;
     opts_for(&p, &o);
-    o.tol = 1e-10;
+    o.tol = 1e-8;
     o.max_newton = 60;
     o.inner_atol = o.inner_rtol = 1e-11;
     if (variant == 0) { /* budget >= n: the residual converges, fill completes span(S) */
@@ -858,8 +858,13 @@ static void unit_policy_on_subset_is_sod(void **state)
   o.inner_atol = o.inner_rtol = 0.0;
   o.tol = 1e-13;
   o.max_newton = 60;
+  o.damping = 0; /* SoD's Newton steps ascend the subset's objective, not Psi */
   sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
-  assert_int_equal(fit->converged, 1);
+  /* the subset's Newton iteration settles, but SoD is not the full posterior's
+   * mode: not converged, the iterates stalled */
+  assert_int_equal(fit->converged, 0);
+  assert_int_equal(fit->stop_reason, SGP_STOP_STALLED);
+  assert_true(fit->newton_steps < 60);
   assert_int_equal(fit->r, ns_sub);
   assert_le(rel_err(ns_sub, fit->f, fmap), 1e-10);
   for (int64_t i = ns_sub; i < p.n; i++) assert_true(fit->weights[i] == 0.0);
@@ -1008,6 +1013,7 @@ static void damping_rescues_large_counts(void **state)
   o.inner_atol = o.inner_rtol = 0.0;
   o.tol = 1e-10;
   o.max_newton = 100;
+  o.damping = 0; /* the paper's undamped steps */
   sgp_laplace_fit_t *plain = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(plain->converged, 0); /* overshoot: not within 100 exact Newton steps */
   o.damping = 1;
@@ -1047,6 +1053,7 @@ static void root_invariants_after_fit(void **state)
       o.max_iter = 3;
       o.max_newton = 5;
       o.tol = 0.0;
+      o.damping = 0; /* v = Q Q'b of the last problem (a damped v interpolates) */
       if (variant == 1) o.rank = 4;
       if (variant == 2) o.policy = SGP_POLICY_CHOLESKY;
       sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
@@ -1102,7 +1109,7 @@ static void softmax_cg_reaches_map(void **state)
   opts_for(&p, &o);
   o.max_iter = 5;
   o.max_newton = 100;
-  o.tol = 1e-10;
+  o.tol = 1e-6;
   o.inner_atol = o.inner_rtol = 1e-11;
   sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(fit->converged, 1);
@@ -1182,10 +1189,11 @@ static void blocked_units_equal_one_at_a_time(void **state)
  * the remaining budget fills span(S) with unit vectors). Dense oracle: Newton to
  * the MAP, then R&W's predictive at the mode. */
 static void cg_full_budget_exact_case(sgp_likelihood kind, int64_t n, uint64_t seed,
-                                      int recycle)
+                                      int recycle, double ell, double tol)
 {
   problem p;
   make_problem(&p, kind, n, seed);
+  if (ell > 0) p.ell = ell;
   const int64_t NC = p.n * p.C, ns = p.ns;
   double *K = dense_K(&p), *Khat = th_zeros(NC * NC), *v = th_zeros(NC), *fn = th_zeros(NC),
          *fmap = th_zeros(NC), *mref = th_zeros(ns * p.C), *vref = th_zeros(ns * p.C),
@@ -1208,20 +1216,28 @@ static void cg_full_budget_exact_case(sgp_likelihood kind, int64_t n, uint64_t s
   assert_le(rel_err(NC, fit->f, fmap), 1e-6);
   predict_or_fail(&ctx, &p, fit, m, s);
   assert_le(rel_err(ns * p.C, m, mref), 1e-6);
-  if (getenv("SGP_TEST_VERBOSE")) fprintf(stderr, "  m %.3g var %.3g\n", rel_err(ns * p.C, m, mref), rel_err(ns * p.C, s, vref));
-  assert_le(rel_err(ns * p.C, s, vref), 1e-6);
+  if (getenv("SGP_TEST_VERBOSE")) fprintf(stderr, "  ell %g m %.3g var %.3g\n", p.ell, rel_err(ns * p.C, m, mref), rel_err(ns * p.C, s, vref));
+  assert_le(rel_err(ns * p.C, s, vref), tol);
   sgp_laplace_fit_free(fit);
   free(K); free(Khat); free(v); free(fn); free(fmap); free(mref); free(vref); free(m); free(s);
   free(varref);
 }
 
+/* Tolerance: the full budget's state is one dense Cholesky of K^ (the oracle's
+ * own computation), so mode and variances agree to cond(K^) eps ~ 1e-10 here;
+ * 1e-8 leaves room for any CPU's rounding. The last case is ill-conditioned
+ * (softmax, long lengthscale: K^ = K on the per-point sums, where W^+ is 0):
+ * filling span(S) with Gram-Schmidt'd unit vectors after CG, the previous
+ * method, was off by 5e-6 there without recycling (the CPU-dependent failure
+ * of issue 11); the dense state is at 7e-12. */
 static void cg_full_budget_exact_variance(void **state)
 {
   (void)state;
   for (int recycle = 1; recycle >= 0; recycle--) {
-    cg_full_budget_exact_case(SGP_LIK_BERNOULLI, 40, 61, recycle);
-    cg_full_budget_exact_case(SGP_LIK_POISSON, 40, 62, recycle);
-    cg_full_budget_exact_case(SGP_LIK_SOFTMAX, 20, 63, recycle);
+    cg_full_budget_exact_case(SGP_LIK_BERNOULLI, 40, 61, recycle, 0, 1e-8);
+    cg_full_budget_exact_case(SGP_LIK_POISSON, 40, 62, recycle, 0, 1e-8);
+    cg_full_budget_exact_case(SGP_LIK_SOFTMAX, 20, 63, recycle, 0, 1e-8);
+    cg_full_budget_exact_case(SGP_LIK_SOFTMAX, 40, 64, recycle, 2.5, 1e-8);
   }
 }
 

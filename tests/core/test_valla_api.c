@@ -23,6 +23,7 @@ static sgp_valla_fit_t *rebuild(sgp_ctx *ctx, const sgp_valla_fit_t *fit)
   d.P1 = sgp_cmat_of(fit->P1, fit->P1 ? fit->M : 0, fit->P1 ? fit->M : 0);
   d.P2 = sgp_cmat_of(fit->P2, fit->P2 ? fit->M : 0, fit->P2 ? fit->M : 0);
   d.prior = fit->prior;
+  d.closed_form = fit->closed_form;
   d.prior_var = sgp_valla_fit_prior_var(fit);
   d.noise = sgp_valla_fit_noise(fit);
   d.y_mean = fit->y_mean;
@@ -174,6 +175,38 @@ static void bad_plain_data(void **state)
   Z[1] = 1;
   assert_int_equal(sgp_valla_fit_from_data(&ctx, &mlp, &d, &fit), SGP_OK);
   sgp_valla_fit_free(fit);
+  fit = NULL;
+  /* P1, P2 and prior that no method leaves (a fit that lost or gained one) */
+  const sgp_cmat none = sgp_cmat_of(NULL, 0, 0), PP = sgp_cmat_of(P, 4, 4);
+  const struct { sgp_valla_method method; int closed_form, prior; sgp_cmat P1, P2; const char *msg; } bad[] = {
+    {SGP_VALLA_METHOD_VALLA, 0, 1, none, none, "P1: is missing although prior = true"},
+    {SGP_VALLA_METHOD_VALLA, 0, 0, PP, none, "P2: a fit with prior = false has P2 and no P1"},
+    {SGP_VALLA_METHOD_VALLA, 0, 1, PP, PP, "closed_form: a valla fit with a trained A"},
+    {SGP_VALLA_METHOD_VALLA, 1, 1, PP, none, "P2: is missing from a closed-form fit"},
+    {SGP_VALLA_METHOD_VALLA, 1, 0, none, none, "P2: a fit with prior = false"},
+    {SGP_VALLA_METHOD_LLA, 0, 1, PP, PP, "method: an exact LLA fit"},
+    {SGP_VALLA_METHOD_LLA, 0, 0, none, PP, "method: an exact LLA fit"},
+    {SGP_VALLA_METHOD_ELLA, 0, 1, PP, PP, "method: an ELLA fit"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    d.method = bad[k].method; d.closed_form = bad[k].closed_form; d.prior = bad[k].prior;
+    d.P1 = bad[k].P1; d.P2 = bad[k].P2;
+    assert_int_equal(sgp_valla_fit_from_data(&ctx, &mlp, &d, &fit), SGP_EINVAL);
+    assert_contains(ctx.errmsg, bad[k].msg);
+    assert_contains(ctx.errmsg, "the fit is damaged");
+    assert_null(fit);
+  }
+  const struct { sgp_valla_method method; int closed_form, prior; sgp_cmat P1, P2; } good[] = {
+    {SGP_VALLA_METHOD_VALLA, 0, 1, PP, none}, {SGP_VALLA_METHOD_VALLA, 1, 1, PP, PP},
+    {SGP_VALLA_METHOD_VALLA, 1, 0, none, PP}, {SGP_VALLA_METHOD_LLA, 0, 1, PP, none},
+    {SGP_VALLA_METHOD_ELLA, 0, 0, none, PP},
+  };
+  for (size_t k = 0; k < sizeof good / sizeof good[0]; k++) {
+    d.method = good[k].method; d.closed_form = good[k].closed_form; d.prior = good[k].prior;
+    d.P1 = good[k].P1; d.P2 = good[k].P2;
+    assert_int_equal(sgp_valla_fit_from_data(&ctx, &mlp, &d, &fit), SGP_OK);
+    sgp_valla_fit_free(fit);
+  }
   sgp_valla_net_free(&net);
 }
 

@@ -102,12 +102,72 @@ static void auc_is_mann_whitney(void **state)
   assert_close(sgp_valla_auc(n, s, l), u / (n1 * n0), 1e-14);
 }
 
+/* The checked entry point: bad input is an error naming the argument (never a
+ * NaN result); good input gives exactly the unchecked functions' values. */
+static void checked_metrics(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  double y[4] = {0.1, -0.3, 1.2, 0.4}, mu[4] = {0, 0, 1, 0.5}, var[4] = {0.5, 1, 2, 0.3},
+         lab[4] = {0, 1, 1, 0}, P[8] = {0.8, 0.3, 0.4, 0.6, 0.2, 0.7, 0.6, 0.4}, out[5];
+  int cnt;
+  const sgp_cmat none = sgp_cmat_of(NULL, 0, 0), Y = sgp_cmat_of(y, 4, 1), MU = sgp_cmat_of(mu, 4, 1),
+                 V = sgp_cmat_of(var, 4, 1), L = sgp_cmat_of(lab, 4, 1), PR = sgp_cmat_of(P, 4, 2);
+  assert_int_equal(sgp_valla_metrics(&ctx, Y, MU, V, none, 15, out, &cnt), SGP_OK);
+  assert_int_equal(cnt, 3);
+  assert_true(out[0] == sgp_valla_gauss_nll(4, y, mu, var) && out[1] == sgp_valla_crps(4, y, mu, var));
+  assert_int_equal(sgp_valla_metrics(&ctx, L, none, none, PR, 15, out, &cnt), SGP_OK);
+  assert_int_equal(cnt, 5);
+  assert_true(out[4] == sgp_valla_auc(4, P + 4, lab) && out[3] == sgp_valla_brier(4, 2, P, lab));
+  const struct { sgp_cmat y, mu, var, prob; int64_t bins; const char *msg; } cases[] = {
+    {sgp_cmat_of(y, 0, 1), MU, V, none, 15, "y: is empty"},
+    {Y, sgp_cmat_of(mu, 3, 1), V, none, 15, "pred: must have one predictive mean per entry of y"},
+    {Y, MU, sgp_cmat_of(var, 3, 1), none, 15, "var: must have one predictive variance"},
+    {Y, MU, none, none, 15, "var: is empty"},
+    {Y, MU, V, none, 0, "bins: must be at least 1"},
+    {L, none, none, sgp_cmat_of(P, 3, 2), 15, "pred: must have one row of probabilities"},
+    {L, none, none, sgp_cmat_of(P, 4, 1), 15, "pred: needs at least 2 class columns"},
+    {L, none, none, sgp_cmat_of(P, 2, 4), 15, "pred: must have one row"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    assert_int_not_equal(sgp_valla_metrics(&ctx, cases[k].y, cases[k].mu, cases[k].var, cases[k].prob,
+                                           cases[k].bins, out, &cnt), SGP_OK);
+    assert_contains(ctx.errmsg, cases[k].msg);
+    assert_int_equal(cnt, 0);
+  }
+  /* NaN / NA (NA is a NaN payload) in each input, and values out of range */
+  for (int k = 0; k < 7; k++) {
+    double yy[4], mm[4], vv[4], ll[4], pp[8];
+    memcpy(yy, y, sizeof yy); memcpy(mm, mu, sizeof mm); memcpy(vv, var, sizeof vv);
+    memcpy(ll, lab, sizeof ll); memcpy(pp, P, sizeof pp);
+    const char *msg[7] = {"y: contains NaN", "pred: contains NaN", "var: contains NaN",
+                          "var: must be positive (row 2)", "pred: contains NaN",
+                          "pred: row 3 sums to", "y: the label at row 4 is not one of the 2 classes"};
+    switch (k) {
+    case 0: yy[2] = NAN; break;
+    case 1: mm[0] = NAN; break;
+    case 2: vv[3] = INFINITY; break;
+    case 3: vv[1] = 0; break;
+    case 4: pp[5] = NAN; break;
+    case 5: pp[2] = 0.5; break;
+    default: ll[3] = 2; break;
+    }
+    const int cls = k >= 4;
+    assert_int_not_equal(sgp_valla_metrics(&ctx, sgp_cmat_of(cls ? ll : yy, 4, 1), cls ? none : sgp_cmat_of(mm, 4, 1),
+                                           cls ? none : sgp_cmat_of(vv, 4, 1), cls ? sgp_cmat_of(pp, 4, 2) : none,
+                                           15, out, &cnt), SGP_OK);
+    assert_contains(ctx.errmsg, msg[k]);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(regression_metrics),
     cmocka_unit_test(classification_metrics),
     cmocka_unit_test(auc_is_mann_whitney),
+    cmocka_unit_test(checked_metrics),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

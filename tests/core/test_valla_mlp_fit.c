@@ -41,6 +41,7 @@ static void training_reduces_loss_and_is_seeded(void **state)
   sgp_rng_seed(&rng, 52);
   const int64_t width[3] = {1, 16, 1}, n = 100;
   double X[100], y[100], loss[2], start;
+  sgp_valla_mlp_fit_info info;
   for (int i = 0; i < n; i++) { X[i] = -2 + 4.0 * i / (n - 1); y[i] = sin(2 * X[i]) + 0.05 * sgp_rng_normal(&rng); }
   sgp_valla_mlp_fit_opts o;
   sgp_valla_mlp_fit_opts_default(&o);
@@ -53,7 +54,11 @@ static void training_reduces_loss_and_is_seeded(void **state)
     vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.0, &nets[k]);
     assert_int_equal(sgp_valla_net_init_random(&ctx, &nets[k]), SGP_OK);
     assert_int_equal(valla_mlp_loss_grad(&ctx, &nets[k], SGP_LIK_GAUSSIAN, sgp_cmat_of(X, n, 1), y, &start, NULL), SGP_OK);
-    assert_int_equal(sgp_valla_mlp_fit(&ctx, &nets[k], sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), &o, &loss[k]), SGP_OK);
+    assert_int_equal(sgp_valla_mlp_fit(&ctx, &nets[k], sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), &o, &info), SGP_OK);
+    loss[k] = info.final_loss;
+    assert_true(info.initial_loss == start);
+    assert_int_equal(info.stop, SGP_VALLA_STOP_ITERATIONS);
+    assert_int_equal(info.iterations, o.iterations);
   }
   assert_le(loss[0], 0.05);           /* var(sin 2x) ~ 0.5 */
   assert_true(loss[0] < 0.2 * start);
@@ -69,11 +74,69 @@ static void training_reduces_loss_and_is_seeded(void **state)
   sgp_valla_net_free(&nets[1]);
 }
 
+/* A learning rate that diverges: a non-finite loss stops the training with finite
+ * weights (stop = diverged), a loss that ends above its start is reported
+ * (loss_rose); neither is an error. */
+static void divergence_is_reported(void **state)
+{
+  (void)state;
+  const int64_t width[3] = {1, 16, 1}, n = 100;
+  double X[100], y[100];
+  for (int i = 0; i < n; i++) { X[i] = -2 + 4.0 * i / (n - 1); y[i] = sin(2 * X[i]); }
+  const double lrs[2] = {1e300, 1e5};
+  for (int k = 0; k < 2; k++) {
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    sgp_ctx_set_seed(&ctx, 3);
+    sgp_valla_net net;
+    assert_int_equal(sgp_valla_net_new(&ctx, 2, width, SGP_ACT_TANH, &net), SGP_OK);
+    sgp_valla_mlp_fit_opts o;
+    sgp_valla_mlp_fit_opts_default(&o);
+    o.iterations = 200; o.batch_size = 20; o.lr = lrs[k];
+    sgp_valla_mlp_fit_info info;
+    assert_int_equal(sgp_valla_mlp_fit(&ctx, &net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), &o, &info), SGP_OK);
+    for (int64_t p = 0; p < sgp_valla_net_nparam(&net); p++) assert_true(isfinite(*vf_param(&net, p)));
+    assert_true(isfinite(info.final_loss));
+    if (k == 0) {
+      assert_int_equal(info.stop, SGP_VALLA_STOP_DIVERGED);
+      assert_true(info.diverged_at >= 1 && info.diverged_at <= o.iterations);
+      assert_int_equal(info.iterations, info.diverged_at - 1);
+    } else {
+      assert_int_equal(info.stop, SGP_VALLA_STOP_LOSS_ROSE);
+      assert_true(info.final_loss > info.initial_loss);
+    }
+    assert_true(strlen(sgp_valla_stop_advice(info.stop)) > 0);
+    sgp_valla_net_free(&net);
+  }
+}
+
+/* Sizes are refused before anything is allocated: a width beyond the BLAS int
+ * range, and a network whose training cannot fit in this machine's memory (2^60
+ * parameters: no machine has 8 * 6 * 2^60 bytes). */
+static void huge_networks_are_refused(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_valla_net net;
+  const int64_t wide[3] = {1, 3000000000LL, 1}, huge[3] = {1 << 30, 1 << 30, 1};
+  assert_int_equal(sgp_valla_net_new(&ctx, 2, wide, SGP_ACT_TANH, &net), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "hidden");
+  assert_int_equal(sgp_valla_net_new(&ctx, 2, huge, SGP_ACT_TANH, &net), SGP_ENOMEM);
+  assert_contains(ctx.errmsg, "hidden: a network of");
+  assert_contains(ctx.errmsg, "use fewer hidden units");
+  const int64_t issue[3] = {1, 1000000000LL, 1}; /* mlp_fit(x, y, hidden = 1e9): 3.3 TB */
+  assert_int_equal(sgp_valla_mlp_check_size(&ctx, 2, issue, 0, 100), SGP_ENOMEM);
+  assert_contains(ctx.errmsg, "hidden");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(loss_gradient_matches_fd),
     cmocka_unit_test(training_reduces_loss_and_is_seeded),
+    cmocka_unit_test(divergence_is_reported),
+    cmocka_unit_test(huge_networks_are_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

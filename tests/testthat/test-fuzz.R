@@ -59,7 +59,7 @@ test_that("whole numbers past 2^31 are accepted where the core takes them, else 
   expect_error_no_warning(gp_laplace(fz_x, fz_y, seed = 2^60), "'seed' must be at most 2\\^53")
   expect_error_no_warning(gp_laplace(fz_x, c(1e300, rep(1, 19)), likelihood = "softmax"),
                           "'y' has labels up to 1e\\+300 but only n = 20 points")
-  expect_error_no_warning(mlp_fit(fz_x, fz_y, hidden = 2^31), "'hidden' must be positive whole")
+  expect_error_no_warning(mlp_fit(fz_x, fz_y, hidden = 2^31), "hidden: a layer of 2147483648 units")
   expect_error_no_warning(mlp_fit(fz_x, fz_y, iterations = 2^31), "'iterations' must be at most")
   expect_error_no_warning(valla_metrics(list(mean = fz_y, var = rep(1, 20)), fz_y, bins = 2^31),
                           "'bins' must be at most 2147483647")
@@ -140,7 +140,7 @@ test_that("predict.valla reads d exactly (object$d partially matched datafit)", 
   ski <- ski_gsgp(fz_x, fz_y, grid_size = 10, loglik = TRUE, probes = 2, verbose = FALSE)
   expect_false(is.null(ski$datafit))
   expect_error(predict(structure(unclass(ski), class = "valla"), fz_x),
-               "predict.valla: 'object\\$d' must be the input dimension")
+               "predict.valla: 'object\\$[A-Za-z_0-9]+' is missing")
 })
 
 test_that("scales beyond double precision are errors naming the input", {

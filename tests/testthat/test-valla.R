@@ -336,7 +336,7 @@ test_that("valla_metrics equals direct formulas", {
   pb <- runif(40); yb <- rbinom(40, 1, pb)
   mb <- valla_metrics(pb, yb)
   expect_equal(mb[["auc"]], mean(outer(pb[yb == 1], pb[yb == 0], ">")), tolerance = 1e-12)
-  expect_error(valla_metrics(P, c(lab[-1], 4)), "'y' has labels outside 1..C")
+  expect_error(valla_metrics(P, c(lab[-1], 4)), "y: the label at row 50 is not one of the 3 classes")
 })
 
 test_that("bad input gives errors naming the argument", {

@@ -24,12 +24,19 @@ function pred = predict_valla (fit, xnew, varargin)
                                        "mc_samples", 2048, "seed", [], "type", "list",
                                        "threads", 0), varargin{:});
   need = {"model", "likelihood", "method", "inducing", "tags", "layers", "P1", "P2", ...
-          "prior", "prior_var", "noise", "y_mean", "y_sd"};
+          "prior", "closed_form", "prior_var", "noise", "y_mean", "y_sd"};
   for i = 1:numel (need)
     if (! isfield (fit, need{i}))
       arg_error (fname, "fit", "has no field '%s' (not a valla result?)", need{i});
     endif
   endfor
+  m = fit.model;
+  if (! (isstruct (m) && isscalar (m) && isfield (m, "W") && iscell (m.W) && ! isempty (m.W)
+         && isnumeric (m.W{1}) && ismatrix (m.W{1})))
+    arg_error (fname, "fit", "field 'model' is not a network struct (the fit is damaged; refit it)");
+  endif
+  fit.likelihood = check_choice (fit.likelihood, {"gaussian", "softmax", "bernoulli"}, fname,
+                                 "fit.likelihood");
   D = rows (fit.model.W{1});
   if (isfield (fit.model, "transpose") && fit.model.transpose)
     D = columns (fit.model.W{1});
