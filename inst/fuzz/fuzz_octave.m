@@ -65,6 +65,7 @@ function fuzz_child (opt, first, last, outfile)
   warning ("off", "all");
   fx = fuzz_fixtures ();
   cases = fuzz_select (fuzz_all_cases (fx, opt.quick), opt.filter);
+  warning ("on", "all");  # seen by fuzz_classify through lastwarn (output to /dev/null)
   fid = fopen (outfile, "a");
   for i = first:min (last, numel (cases))
     fprintf (fid, "B\t%d\n", i);
@@ -78,6 +79,7 @@ function fuzz_child (opt, first, last, outfile)
 endfunction
 
 function [cls, msg] = fuzz_classify (k)
+  lastwarn ("");
   try
     v = k.run ();
   catch err
@@ -86,6 +88,10 @@ function [cls, msg] = fuzz_classify (k)
     cls = if_named (named, "error", "unclear");
     return;
   end_try_catch
+  ## a fit that warned (did not converge) may carry non-finite diagnostics
+  if (! isempty (lastwarn ()) && isstruct (v))
+    v = rmfield (v, intersect (fieldnames (v), {"history", "steps"}));
+  endif
   if (! all_finite (v))
     cls = "garbage";
     msg = "non-finite values in the result";
