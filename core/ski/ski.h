@@ -123,6 +123,21 @@ typedef enum {
   SGP_SKI_FFT_MINIMAL = 2   /* L_j = 2 m_j - 1 */
 } sgp_ski_fft_size;
 
+/* How much FFTW plans (the planner is serialized process-wide: ski_fft_plan.c).
+ * FFTW_MEASURE finds plans up to ~1.5x faster than FFTW_ESTIMATE but costs
+ * 10^4..10^5 transforms of planning for 1-D sizes (1.6 s for L = 16000) and a
+ * few hundred for large 3-D ones, so it pays only for long runs. AUTO: plans
+ * measured earlier in the process (FFTW wisdom) are reused at no cost; else
+ * ESTIMATE, and FFTW_MEASURE is tried under fftw_set_timelimit with a budget
+ * of a quarter of the expected transform time (expected_products x one
+ * product timed with the ESTIMATE plans) when that budget is at least 0.1 s;
+ * a search that runs out of time keeps the ESTIMATE plans. */
+typedef enum {
+  SGP_SKI_FFT_PLAN_AUTO = 0,
+  SGP_SKI_FFT_PLAN_ESTIMATE = 1, /* FFTW_ESTIMATE (deterministic plans) */
+  SGP_SKI_FFT_PLAN_MEASURE = 2   /* FFTW_MEASURE, no time limit */
+} sgp_ski_fft_planner;
+
 typedef struct {
   sgp_ski_kg_path path;     /* default AUTO */
   sgp_ski_fft_size fft_size;/* default FAST */
@@ -130,7 +145,10 @@ typedef struct {
                                T_j (dgemm), larger ones a 1-D circulant embedding
                                (FFT); default 128 (measured crossover on a
                                80 x 80 x 8 and a 200 x 200 x 10 grid) */
-  int measure;              /* 1: plan with FFTW_MEASURE (default), 0: FFTW_ESTIMATE */
+  sgp_ski_fft_planner planner; /* default AUTO */
+  double expected_products; /* AUTO: K_G column products the caller expects at most
+                               (e.g. max_iter of a solve); 0 (default): unknown,
+                               no measuring */
 } sgp_ski_kg_opts;
 
 void sgp_ski_kg_opts_default(sgp_ski_kg_opts *o);

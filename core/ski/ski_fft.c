@@ -14,20 +14,20 @@
  * Kernel values come from sgp_kernel_value_r2 (the arithmetic of the tiles),
  * so no kernel formula is repeated here.
  *
- * FFTW: plans are made once, serially, when the operator is created (the
- * planner is not thread-safe), on fftw_malloc'ed scratch; apply executes them
- * with the new-array functions fftw_execute_dft_r2c/c2r, which are
- * thread-safe, on per-thread fftw_malloc'ed buffers (same alignment). FFTW's
+ * FFTW: plans are made once, when the operator is created, by
+ * ski_fft_plan.c (one process-wide planner lock; the effort chosen by the
+ * expected work, see sgp_ski_fft_planner), on fftw_malloc'ed scratch; apply
+ * executes them with the new-array functions fftw_execute_dft_r2c/c2r, which
+ * are thread-safe, on per-thread fftw_malloc'ed buffers (same alignment). FFTW's
  * row-major multi-dimensional layout is described through the guru64
  * interface with our first-dimension-fastest strides, so the halved r2c axis is
  * dimension 1 and sizes beyond INT_MAX are fine. */
-#include "ski.h"
+#include "ski_fft_plan.h"
 #ifdef SGP_HAVE_CUDA
 #include "cuda_backend.h"
 #endif
 #include "kernels.h"
 
-#include <fftw3.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +42,7 @@ typedef struct {
   double *T;          /* DENSE: m-by-m Toeplitz factor */
   double *lambda;     /* FFT: Lc eigenvalues divided by L */
   fftw_plan fwd, bwd;
+  int measured;       /* FFT: the plans are FFTW_MEASURE ones */
 } kron_dim;
 
 typedef struct {
@@ -55,6 +56,7 @@ typedef struct {
   int64_t L[SGP_SKI_MAX_D], Ltot, Lctot;
   double *lambda;     /* Lctot eigenvalues divided by Ltot */
   fftw_plan fwd, bwd;
+  int measured;
   /* Kronecker */
   kron_dim dim[SGP_SKI_MAX_D];
 } kg_state;
@@ -64,7 +66,8 @@ void sgp_ski_kg_opts_default(sgp_ski_kg_opts *o)
   o->path = SGP_SKI_KG_AUTO;
   o->fft_size = SGP_SKI_FFT_FAST;
   o->dense_max = 128;
-  o->measure = 1;
+  o->planner = SGP_SKI_FFT_PLAN_AUTO;
+  o->expected_products = 0.0;
 }
 
 static int64_t embed_length(sgp_ski_fft_size rule, int64_t m)
@@ -114,60 +117,36 @@ nomem:
                   (long long)nre, (long long)ncx);
 }
 
-/* r2c and c2r plans for `howmany` consecutive real arrays of sizes L[0..rank-1]
- * (first dimension fastest, no padding) and their half-complex transforms
- * (first dimension halved to L[0]/2 + 1). Planned on scratch arrays. */
-static int make_plans(sgp_ctx *ctx, int rank, const int64_t *L, int64_t howmany, int measure,
-                      fftw_plan *fwd, fftw_plan *bwd)
+/* The operator's first plans: MEASURE when asked for; AUTO takes measured
+ * plans from the process's wisdom when there are some, else ESTIMATE ones
+ * (plan_effort may measure later, once the expected work is known). */
+static int first_plans(sgp_ctx *ctx, int rank, const int64_t *L, int64_t howmany,
+                       sgp_ski_fft_planner planner, fftw_plan *fwd, fftw_plan *bwd,
+                       int *measured)
 {
-  fftw_iodim64 rdims[SGP_SKI_MAX_D], cdims[SGP_SKI_MAX_D], hr, hc;
-  int64_t rs = 1, cs = 1;
-  const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
-  *fwd = *bwd = NULL;
-  for (int j = 0; j < rank; j++) {
-    const int k = rank - 1 - j; /* FFTW lists dimensions slowest first */
-    rdims[k].n = cdims[k].n = L[j];
-    rdims[k].is = cdims[k].os = rs;
-    rdims[k].os = cdims[k].is = cs;
-    rs *= L[j];
-    cs *= j == 0 ? L[0] / 2 + 1 : L[j];
+  *measured = planner == SGP_SKI_FFT_PLAN_MEASURE;
+  if (planner == SGP_SKI_FFT_PLAN_MEASURE)
+    return ski_fft_plan_pair(ctx, rank, L, howmany, SKI_PLAN_MEASURE, 0.0, fwd, bwd);
+  if (planner == SGP_SKI_FFT_PLAN_AUTO) {
+    const int st = ski_fft_plan_pair(ctx, rank, L, howmany, SKI_PLAN_WISDOM, 0.0, fwd, bwd);
+    if (st || *fwd) {
+      *measured = *fwd != NULL;
+      return st;
+    }
   }
-  hr.n = hc.n = howmany;
-  hr.is = hc.os = rs;
-  hr.os = hc.is = cs;
-  double *re = fftw_alloc_real((size_t)(rs * howmany));
-  fftw_complex *cx = fftw_alloc_complex((size_t)(cs * howmany));
-  int st = SGP_OK;
-  if (!re || !cx) {
-    st = sgp_fail(ctx, SGP_ENOMEM, "out of memory for FFT planning (%lld values)",
-                  (long long)(rs * howmany));
-    goto cleanup;
-  }
-  *fwd = fftw_plan_guru64_dft_r2c(rank, rdims, 1, &hr, re, cx, flags);
-  *bwd = fftw_plan_guru64_dft_c2r(rank, cdims, 1, &hc, cx, re, flags);
-  if (!*fwd || !*bwd) {
-    if (*fwd) fftw_destroy_plan(*fwd);
-    if (*bwd) fftw_destroy_plan(*bwd);
-    *fwd = *bwd = NULL;
-    st = sgp_fail(ctx, SGP_ENOMEM, "FFTW could not plan a transform of %lld values",
-                  (long long)rs);
-  }
-cleanup:
-  fftw_free(re);
-  fftw_free(cx);
-  return st;
+  return ski_fft_plan_pair(ctx, rank, L, howmany, SKI_PLAN_ESTIMATE, 0.0, fwd, bwd);
 }
 
 static void kg_free(kg_state *s)
 {
   if (!s) return;
-  if (s->fwd) fftw_destroy_plan(s->fwd);
-  if (s->bwd) fftw_destroy_plan(s->bwd);
+  ski_fft_plan_destroy(&s->fwd);
+  ski_fft_plan_destroy(&s->bwd);
   fftw_free(s->lambda);
   for (int j = 0; j < SGP_SKI_MAX_D; j++) {
     kron_dim *k = &s->dim[j];
-    if (k->fwd) fftw_destroy_plan(k->fwd);
-    if (k->bwd) fftw_destroy_plan(k->bwd);
+    ski_fft_plan_destroy(&k->fwd);
+    ski_fft_plan_destroy(&k->bwd);
     free(k->T);
     fftw_free(k->lambda);
   }
@@ -182,12 +161,13 @@ static int eigenvalues(sgp_ctx *ctx, int rank, const int64_t *L, double *c, int6
   fftw_complex *cx = fftw_alloc_complex((size_t)Lc);
   int st = SGP_OK;
   if (!cx) return sgp_fail(ctx, SGP_ENOMEM, "out of memory for FFT eigenvalues");
-  if ((st = make_plans(ctx, rank, L, 1, 0, &fwd, &bwd))) goto cleanup;
+  if ((st = ski_fft_plan_pair(ctx, rank, L, 1, SKI_PLAN_ESTIMATE, 0.0, &fwd, &bwd)))
+    goto cleanup;
   fftw_execute_dft_r2c(fwd, c, cx);
   for (int64_t k = 0; k < Lc; k++) lambda[k] = cx[k][0] / scale;
 cleanup:
-  if (fwd) fftw_destroy_plan(fwd);
-  if (bwd) fftw_destroy_plan(bwd);
+  ski_fft_plan_destroy(&fwd);
+  ski_fft_plan_destroy(&bwd);
   fftw_free(cx);
   return st;
 }
@@ -230,7 +210,8 @@ static int setup_circulant(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
     goto cleanup;
   }
   /* plans first: FFTW_MEASURE overwrites its arrays (scratch here anyway) */
-  if ((st = make_plans(ctx, d, s->L, 1, o->measure, &s->fwd, &s->bwd))) goto cleanup;
+  if ((st = first_plans(ctx, d, s->L, 1, o->planner, &s->fwd, &s->bwd, &s->measured)))
+    goto cleanup;
   {
     int64_t sub[SGP_SKI_MAX_D] = {0};
     for (int64_t idx = 0; idx < s->Ltot; idx++) {
@@ -294,7 +275,8 @@ static int setup_kronecker(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
       c = fftw_alloc_real((size_t)kd->L);
       kd->lambda = fftw_alloc_real((size_t)kd->Lc);
       if (!c || !kd->lambda) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-      if ((st = make_plans(ctx, 1, &kd->L, kd->nb, o->measure, &kd->fwd, &kd->bwd)))
+      if ((st = first_plans(ctx, 1, &kd->L, kd->nb, o->planner, &kd->fwd, &kd->bwd,
+                            &kd->measured)))
         goto cleanup;
       for (int64_t i = 0; i < kd->L; i++) {
         if (i < m) c[i] = f * t[i];
@@ -512,6 +494,86 @@ sgp_ski_kg_path sgp_ski_grid_op_path(const sgp_op *op)
                                                       : SGP_SKI_KG_AUTO;
 }
 
+/* ------------------------------------------------------------ planning effort */
+
+/* AUTO measures with at most this share of the expected transform time, and
+ * only when that is at least PLAN_MIN_BUDGET seconds: FFTW_MEASURE needs
+ * 0.1-0.4 s even for small sizes (L = 256 .. 4096 measured), so a smaller
+ * budget would time out and be wasted. */
+#define PLAN_BUDGET_SHARE 0.25
+#define PLAN_MIN_BUDGET 0.1
+
+typedef struct {
+  int rank;
+  const int64_t *L;
+  int64_t howmany;
+  fftw_plan *fwd, *bwd;
+  int *measured;
+} plan_slot;
+
+/* The operator's plan pairs that are not measured yet. */
+static int unmeasured_slots(kg_state *s, plan_slot *slot)
+{
+  int n = 0;
+  if (s->path == SGP_SKI_KG_CIRCULANT) {
+    if (!s->measured) slot[n++] = (plan_slot){s->d, s->L, 1, &s->fwd, &s->bwd, &s->measured};
+    return n;
+  }
+  for (int j = 0; j < s->d; j++) {
+    kron_dim *kd = &s->dim[j];
+    if (kd->mode == MODE_FFT && !kd->measured)
+      slot[n++] = (plan_slot){1, &kd->L, kd->nb, &kd->fwd, &kd->bwd, &kd->measured};
+  }
+  return n;
+}
+
+/* Seconds of one product (the second of two: the first touches fresh pages). */
+static int time_product(sgp_ctx *ctx, const sgp_op *op, double *seconds)
+{
+  double *x = sgp_calloc(op->n), *y = sgp_alloc(op->n);
+  int st = x && y ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  for (int rep = 0; rep < 2 && !st; rep++) {
+    const double t0 = ski_fft_clock();
+    st = kg_apply(op, sgp_cmat_of(x, op->n, 1), sgp_mat_of(y, op->n, 1), ctx);
+    *seconds = ski_fft_clock() - t0;
+  }
+  free(x);
+  free(y);
+  return st;
+}
+
+/* AUTO: replaces the ESTIMATE plans by FFTW_MEASURE ones (under
+ * fftw_set_timelimit) when the expected work pays for it (see the
+ * PLAN_ constants and sgp_ski_fft_planner). */
+static int plan_effort(sgp_ctx *ctx, const sgp_ski_kg_opts *o, const sgp_op *op)
+{
+  plan_slot slot[SGP_SKI_MAX_D];
+  const int ns = unmeasured_slots((kg_state *)op->state, slot);
+  double t1 = 0.0;
+  int st;
+  if (o->planner != SGP_SKI_FFT_PLAN_AUTO || ns == 0 || !(o->expected_products > 0))
+    return SGP_OK;
+  if ((st = time_product(ctx, op, &t1))) return st;
+  const double budget = PLAN_BUDGET_SHARE * o->expected_products * t1;
+  if (!(budget >= PLAN_MIN_BUDGET)) return SGP_OK;
+  sgp_say(ctx, "ski_gsgp: measuring FFT plans (at most %.2g s for about %.3g products of "
+          "%.2g s)", budget, o->expected_products, t1);
+  for (int i = 0; i < ns; i++) {
+    fftw_plan fwd, bwd;
+    if ((st = ski_fft_plan_pair(ctx, slot[i].rank, slot[i].L, slot[i].howmany,
+                                SKI_PLAN_MEASURE, budget / ns, &fwd, &bwd)))
+      return st;
+    ski_fft_plan_destroy(slot[i].fwd);
+    ski_fft_plan_destroy(slot[i].bwd);
+    *slot[i].fwd = fwd;
+    *slot[i].bwd = bwd;
+    *slot[i].measured = 1;
+  }
+  return SGP_OK;
+}
+
+/* ------------------------------------------------------------ creation (public) */
+
 int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
                     const sgp_ski_kg_opts *opts, sgp_op *op)
 {
@@ -531,6 +593,9 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   if (o.dense_max < 0)
     return sgp_fail(ctx, SGP_EINVAL, "dense_max: must be non-negative (got %lld)",
                     (long long)o.dense_max);
+  if (o.planner < SGP_SKI_FFT_PLAN_AUTO || o.planner > SGP_SKI_FFT_PLAN_MEASURE)
+    return sgp_fail(ctx, SGP_EINVAL, "planner: unknown code %d (auto, estimate or measure)",
+                    (int)o.planner);
   int nontrivial = 0;
   for (int j = 0; j < g->d; j++) nontrivial += g->m[j] > 1;
   const int separable = k->kind == SGP_KERNEL_RBF || nontrivial <= 1;
@@ -544,6 +609,7 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   int use_cuda = 0;
   if ((st = sgp_backend_use_cuda(ctx, &use_cuda))) return st;
   if (use_cuda && o.path == SGP_SKI_KG_AUTO) o.path = SGP_SKI_KG_CIRCULANT;
+  if (use_cuda && o.planner == SGP_SKI_FFT_PLAN_AUTO) o.expected_products = 0.0; /* GPU FFTs */
   s = (kg_state *)calloc(1, sizeof *s);
   if (!s) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   s->path = o.path == SGP_SKI_KG_AUTO
@@ -564,6 +630,10 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   op->diag = kg_diag;
   op->destroy = kg_destroy;
   s = NULL;
+  if ((st = plan_effort(ctx, &o, op))) {
+    sgp_op_destroy(op);
+    return st;
+  }
 #ifdef SGP_HAVE_CUDA
   if (use_cuda && o.path == SGP_SKI_KG_CIRCULANT) {
     sgp_op host = *op;

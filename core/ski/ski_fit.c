@@ -99,6 +99,31 @@ static int rename_arg(sgp_ctx *ctx, int code, const char *from, const char *to)
   return code;
 }
 
+/* The K_G operator of a fit or a prediction; FFTW's planning effort follows
+ * the column products the call may need (sgp_ski_fft_planner, ski.h). */
+static int grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g, double products,
+                   sgp_op *kg)
+{
+  sgp_ski_kg_opts ko;
+  sgp_ski_kg_opts_default(&ko);
+  ko.expected_products = products;
+  return sgp_ski_grid_op(ctx, k, g, &ko, kg);
+}
+
+/* Most K_G column products a fit may make: the mean solve, LOVE, the SLQ
+ * probes and the log-likelihood's own mean solve, the preconditioner's
+ * subspace iteration (at most 30 sweeps of q columns). */
+static double fit_products(const sgp_ski_opts *o, int64_t m)
+{
+  double p = (double)o->max_iter + 2.0;
+  if (o->variance == SGP_SKI_VARIANCE_LANCZOS) p += (double)sgp_ski_love_rank_max(o, m) + 2.0;
+  if (o->loglik)
+    p += (double)o->probes * (double)(o->slq_max_iter > 0 ? o->slq_max_iter : 100) +
+         (double)o->max_iter;
+  if (o->precond_rank > 0) p += 30.0 * (double)o->precond_rank;
+  return p;
+}
+
 int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                 sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res)
 {
@@ -137,7 +162,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
     code = sgp_fail(ctx, SGP_EINVAL, "precond_rank: applies to method \"gsgp\" only");
     goto cleanup;
   }
-  if ((code = sgp_ski_grid_op(ctx, &k, &st->grid, NULL, &kg))) goto cleanup;
+  if ((code = grid_op(ctx, &k, &st->grid, fit_products(o, m), &kg))) goto cleanup;
   sgp_progress(ctx, "ski_gsgp: mean", 0.0);
   if (o->method == SGP_SKI_METHOD_GSGP) {
     code = sgp_ski_mean_efcg(ctx, st, &kg, o->noise, &so, res->weights, NULL, NULL, &info,
@@ -288,7 +313,7 @@ int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski
   so.max_iter = o->max_iter;
   if ((code = sgp_ski_stats_import(ctx, stats, &st))) return code;
   if (!(code = fit_kernel(ctx, o, g->d, &k)) && !(code = check_noise(ctx, o->noise)) &&
-      !(code = sgp_ski_grid_op(ctx, &k, g, NULL, &kg)))
+      !(code = grid_op(ctx, &k, g, (double)Xs.rows * ((double)o->max_iter + 2.0), &kg)))
     code = sgp_ski_var_exact(ctx, st, &kg, o->noise, o->bounds_policy, Xs, &so, var, NULL, &si);
   if (!code && info) {
     info->iterations = si.iterations;
