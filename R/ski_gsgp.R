@@ -163,7 +163,9 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
   }
   if (method == "ski" && !has_data)
     stop_arg(fn, "x", "and 'y' are needed by method = \"ski\" (the statistics are not enough)")
-  if (method == "ski" && nrow(x) != stats$n)
+  # (with bounds_policy = "drop" the statistics count the kept rows only; the
+  # core compares those)
+  if (method == "ski" && bounds_policy != "drop" && nrow(x) != stats$n)
     stop_arg(fn, "x", "has ", nrow(x), " rows but 'stats' count ", stats$n, " points")
   if (precond_rank >= prod(stats$grid$size))
     stop_arg(fn, "precond_rank", "must be less than the ", prod(stats$grid$size),

@@ -197,7 +197,8 @@ struct sgp_ski_stats {  /* typedef in sgp.h */
   sgp_ski_interpolation interp;
   int R;              /* stencil half-width 2r - 1 */
   int64_t m, S, T;    /* grid points, stencil offsets, taps per point */
-  int64_t n;          /* data points accumulated (dropped ones included) */
+  int64_t n;          /* data points accumulated (not those dropped under
+                         bounds_policy "drop": they are no data of the model) */
   double yy, ysum;    /* y'y and sum y */
   double *uy, *u1;    /* W'y, W'1 (m each) */
   double *D;          /* S-by-m stencil (see above) */

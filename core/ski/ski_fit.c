@@ -124,6 +124,42 @@ static double fit_products(const sgp_ski_opts *o, int64_t m)
   return p;
 }
 
+/* Method "ski" under bounds_policy "drop": copies of the rows of X, y that are
+ * kept (the statistics count only those) into *buf, viewed by *Xk, *yk; with
+ * any other policy *Xk, *yk are X, y. Rows the policy rejects are left to
+ * sgp_ski_op_ski's message. */
+static int kept_rows(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_bounds_policy policy,
+                     sgp_cmat X, sgp_cmat y, double **buf, sgp_cmat *Xk, sgp_cmat *yk)
+{
+  *Xk = X;
+  *yk = y;
+  *buf = NULL;
+  if (policy != SGP_SKI_BOUNDS_DROP || X.rows == 0) return SGP_OK;
+  const int64_t n = X.rows, d = X.cols, T = st->T;
+  int64_t *idx = (int64_t *)malloc((size_t)T * sizeof(int64_t));
+  double *w = sgp_alloc(T), *b = sgp_alloc(n * (d + 1));
+  if (!idx || !w || !b) {
+    free(idx); free(w); free(b);
+    return sgp_fail(ctx, SGP_ENOMEM, "x: out of memory for the rows inside the grid");
+  }
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int bad;
+    if (sgp_ski_interp_point(&st->grid, st->interp, policy, X.data + i, X.ld, idx, w, &bad) ==
+        SGP_SKI_POINT_DROPPED)
+      continue;
+    for (int64_t j = 0; j < d; j++) b[k + j * n] = X.data[i + j * X.ld];
+    b[k + d * n] = y.data[i];
+    k++;
+  }
+  free(idx);
+  free(w);
+  *buf = b;
+  *Xk = (sgp_cmat){b, k, d, n};
+  *yk = (sgp_cmat){b + d * n, k, 1, n};
+  return SGP_OK;
+}
+
 int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                 sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res)
 {
@@ -134,6 +170,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   sgp_kernel k;
   sgp_ski_solve_opts so;
   sgp_ski_solve_info info = {0};
+  double *kept = NULL; /* method "ski", bounds_policy "drop": the rows inside the grid */
   if (!o || !res || !res->weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
   res->love_rank = 0;
   res->iterations = 0;
@@ -172,15 +209,17 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
       code = sgp_fail(ctx, SGP_EINVAL, "x: method \"ski\" needs the data x and y");
       goto cleanup;
     }
-    if (X.rows != st->n) {
-      code = sgp_fail(ctx, SGP_EDIM, "x: has %lld rows but the statistics count %lld points",
-                      (long long)X.rows, (long long)st->n);
+    sgp_cmat Xk, yk;
+    if ((code = kept_rows(ctx, st, o->bounds_policy, X, y, &kept, &Xk, &yk))) goto cleanup;
+    if (Xk.rows != st->n) {
+      code = sgp_fail(ctx, SGP_EDIM, "x: has %lld rows%s but the statistics count %lld points",
+                      (long long)Xk.rows, kept ? " inside the grid" : "", (long long)st->n);
       goto cleanup;
     }
-    code = sgp_ski_op_ski(ctx, &k, &st->grid, st->interp, o->bounds_policy, X, o->noise, &kg,
-                          &ski);
+    code = sgp_ski_op_ski(ctx, &k, &st->grid, st->interp, o->bounds_policy, Xk, o->noise,
+                          &kg, &ski);
     if (!code)
-      code = sgp_ski_mean_cg(ctx, &ski, y, &so, res->weights, NULL, &info, res->history,
+      code = sgp_ski_mean_cg(ctx, &ski, yk, &so, res->weights, NULL, &info, res->history,
                              NULL, NULL);
   } else {
     code = sgp_fail(ctx, SGP_EINVAL, "method: unknown code %d", (int)o->method);
@@ -231,6 +270,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
 cleanup:
   sgp_ski_love_free(lv);
   sgp_op_destroy(&ski);
+  free(kept);
   sgp_op_destroy(&kg);
   sgp_ski_stats_free(st);
   return code;

@@ -40,7 +40,7 @@ int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
                          uint64_t seed, int64_t probes, double *uz, double *rhoz)
 {
   int code;
-  int64_t *idx = NULL;
+  int64_t *idx = NULL, kept = 0;
   double *w = NULL;
   if (!g) return sgp_fail(ctx, SGP_EINVAL, "grid: missing");
   if ((code = sgp_ski_grid_check(ctx, g))) return code;
@@ -70,6 +70,8 @@ int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
     const sgp_cmat Xb = {X.data + i0, nb, X.cols, X.ld};
     if ((code = sgp_ski_interp(ctx, g, interp, policy, Xb, first_row + i0, idx, w)))
       goto cleanup;
+    for (int64_t i = 0; i < nb; i++) /* a dropped point is no row of the model */
+      kept += policy != SGP_SKI_BOUNDS_DROP || idx[i * T] >= 0;
     /* each probe column is owned by one thread; rows in data order */
 #pragma omp parallel for num_threads(nthreads) schedule(static)
     for (int64_t j = 0; j < probes; j++) {
@@ -81,7 +83,7 @@ int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
       }
     }
   }
-  *rhoz += (double)n; /* Rademacher: z_i^2 = 1 */
+  *rhoz += (double)kept; /* Rademacher: z_i^2 = 1 */
 cleanup:
   free(idx);
   free(w);

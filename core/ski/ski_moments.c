@@ -44,7 +44,8 @@ struct sgp_ski_moments {
   sgp_ski_grid grid, g1[3]; /* the grid and its 1-D factors */
   sgp_ski_interpolation interp;
   double *M;            /* m-by-(K + Ky): cell c at M[c (K + Ky)], y part after K */
-  int64_t n, used;      /* points since the last flush; points in cells */
+  int64_t n, used;      /* points since the last flush (dropped ones not counted);
+                           points in cells */
   double yy, ysum;
   /* block work space */
   int64_t *cell, *cnt;  /* MOM_BLOCK: cell of a point (-1 dropped); ntiles + 1 */
@@ -284,14 +285,15 @@ int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sg
     for (int64_t k = 0; k < mo->ntiles; k++)
       if (cnt[k + 1] > cnt[k])
         add_tile(mo, mo->order + cnt[k], cnt[k + 1] - cnt[k], mo->f, yb, nb);
-    for (int64_t i = 0; i < nb; i++) {
+    for (int64_t i = 0; i < nb; i++) { /* kept points only (see add_moments_y) */
+      if (mo->cell[i] < 0) continue;
       const double v = yb[i];
       mo->yy += v * v;
       mo->ysum += v;
     }
+    mo->n += cnt[mo->ntiles];
     sgp_progress(ctx, "stats", (double)(i0 + nb) / (double)n);
   }
-  mo->n += n;
   return SGP_OK;
 }
 

@@ -416,10 +416,27 @@ static void mirror_half(sgp_ski_stats *st, int nthreads)
   }
 }
 
+/* y'y and sum y of the block's points that are kept (a point dropped under
+ * bounds_policy "drop" has no taps and is no data point of the model; a
+ * truncated point without taps is one: y_i = noise); returns their count. */
+static int64_t add_moments_y(sgp_ski_stats *st, sgp_ski_bounds_policy policy,
+                             const int64_t *idx, const double *y, int64_t nb)
+{
+  int64_t kept = 0;
+  for (int64_t i = 0; i < nb; i++) {
+    if (policy == SGP_SKI_BOUNDS_DROP && idx[i * st->T] < 0) continue;
+    st->yy += y[i] * y[i];
+    st->ysum += y[i];
+    kept++;
+  }
+  return kept;
+}
+
 int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cmat y,
                              int64_t first_row, sgp_ski_bounds_policy policy)
 {
   int code = SGP_OK;
+  int64_t kept = 0;
   int64_t *idx = NULL;
   double *w = NULL, *L = NULL;
   accum_ws ws;
@@ -492,18 +509,14 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
       accumulate_tiles_half(st, &ws, idx, w, y.data + i0, L, nthreads);
     else
       accumulate_tiles(st, &ws, idx, w, y.data + i0, nthreads);
-    for (int64_t i = 0; i < nb; i++) {
-      const double v = y.data[i0 + i];
-      st->yy += v * v;
-      st->ysum += v;
-    }
+    kept += add_moments_y(st, policy, idx, y.data + i0, nb);
     sgp_progress(ctx, "stats", (double)(i0 + nb) / (double)n);
   }
   if (half) {
     half_copy(st, L, 0, copy_threads);
     mirror_half(st, copy_threads);
   }
-  st->n += n;
+  st->n += kept;
 cleanup:
   accum_ws_free(&ws);
   free(L);

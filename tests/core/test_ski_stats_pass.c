@@ -112,6 +112,51 @@ static void choice_and_agreement(void **state)
   assert_int_equal(sgp_ski_stats_pass_choice(&g1, SGP_SKI_BOUNDS_TRUNCATE, 1000000), TAP);
 }
 
+/* bounds_policy "drop": a dropped point is no data point of the model, so the
+ * statistics (n, y'y and sum y included) on both passes are those of the kept
+ * points alone, bit for bit, and the probes' rho_z counts the kept points. */
+static void dropped_points_are_no_data(void **state)
+{
+  (void)state;
+  const int64_t m1[1] = {40}, n = 400;
+  const double lo[1] = {0.0}, h[1] = {0.25};
+  const sgp_ski_grid g = th_ski_grid(1, m1, lo, h);
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 4242);
+  double *X = th_zeros(n), *y = th_zeros(n), *Xk = th_zeros(n), *yk = th_zeros(n);
+  th_ski_data(&rng, &g, SGP_SKI_CUBIC, n, 3.0, X, y);
+  int64_t nk = 0, idx[4];
+  double w[4];
+  for (int64_t i = 0; i < n; i++) {
+    int bad;
+    if (sgp_ski_interp_point(&g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_DROP, X + i, 1, idx, w, &bad) ==
+        SGP_SKI_POINT_DROPPED)
+      continue;
+    Xk[nk] = X[i];
+    yk[nk++] = y[i];
+  }
+  assert_true(nk > n / 2 && nk < n);
+  sgp_ski_opts o;
+  sgp_ski_opts_default(&o);
+  o.probes = 2;
+  double *uz = th_zeros(40 * 2), rz = -1.0;
+  const sgp_ski_pass passes[2] = {SGP_SKI_PASS_TAP, SGP_SKI_PASS_MOMENTS};
+  for (int p = 0; p < 2; p++) {
+    o.bounds_policy = SGP_SKI_BOUNDS_DROP;
+    sgp_ski_stats *a = compute(&g, &o, X, y, n, passes[p], 2, uz, &rz);
+    o.bounds_policy = SGP_SKI_BOUNDS_ERROR;
+    sgp_ski_stats *b = compute(&g, &o, Xk, yk, nk, passes[p], 2, NULL, NULL);
+    assert_int_equal(a->n, nk);
+    if (!th_ski_stats_same_bits(a, b))
+      fail_msg("pass %d: the statistics with dropped points differ from the kept ones'",
+               (int)passes[p]);
+    assert_true(rz == (double)nk);
+    sgp_ski_stats_free(a);
+    sgp_ski_stats_free(b);
+  }
+  free(X); free(y); free(Xk); free(yk); free(uz);
+}
+
 /* A row outside the grid under "error": the same code and message on both
  * paths (global row numbering); a bad pass code names `pass`. */
 static void errors_match(void **state)
@@ -158,6 +203,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(choice_and_agreement),
+    cmocka_unit_test(dropped_points_are_no_data),
     cmocka_unit_test(errors_match),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

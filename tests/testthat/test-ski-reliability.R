@@ -1,0 +1,36 @@
+# ski_gsgp reliability (issue 11): dropped points, oversized grids, damaged
+# fits, honest convergence.
+
+test_that("bounds_policy = 'drop': dropped points are no data (n, yty, loglik of the kept ones)", {
+  set.seed(3)
+  x <- runif(200, 0, 3)
+  y <- sin(2 * x) + rnorm(200, sd = 0.1)
+  bounds <- c(0.5, 2)
+  h <- diff(bounds) / 19
+  keep <- x > bounds[1] + h & x < bounds[2] - h # cubic valid range of a 20-point grid
+  args <- list(grid_bounds = bounds, grid_size = 20, lengthscale = 0.3, noise = 0.01,
+               tol = 1e-10, loglik = TRUE, probes = 200, seed = 1, verbose = FALSE)
+  fit_d <- do.call(ski_gsgp, c(list(x, y, bounds_policy = "drop"), args))
+  fit_k <- do.call(ski_gsgp, c(list(x[keep], y[keep]), args))
+  expect_equal(fit_d$stats$n, sum(keep))
+  expect_equal(fit_d$stats$yty, sum(y[keep]^2), tolerance = 1e-14)
+  expect_equal(fit_d$stats$ysum, sum(y[keep]), tolerance = 1e-14)
+  expect_equal(fit_d$stats$rhoz, sum(keep))
+  expect_identical(fit_d$weights, fit_k$weights) # the same statistics, the same solve
+  expect_identical(fit_d$datafit, fit_k$datafit)
+  # the dense log marginal likelihood of the kept points: the SLQ runs to the
+  # full Krylov dimension (m = 20 < slq_max_iter), so only the probes' Monte
+  # Carlo error (standard error logdet_se) separates the estimate from it
+  W <- ski_dense_W(matrix(x[keep]), 20, matrix(bounds, 1), "cubic")
+  G <- matrix(seq(bounds[1], bounds[2], length.out = 20))
+  A <- W %*% dense_kernel(G, G, "rbf", 0.3, 1) %*% t(W) + 0.01 * diag(nrow(W))
+  ll <- -0.5 * (as.numeric(determinant(A)$modulus) + sum(y[keep] * solve(A, y[keep])) +
+                  sum(keep) * log(2 * pi))
+  expect_lt(abs(fit_d$loglik - ll), 4 * fit_d$logdet_se)
+  # method = "ski" fits the kept rows too: the weights of both solves (relative
+  # residual <= 1e-10) agree to cond(A) * 1e-10 <= (n * outputscale / noise) * 1e-10
+  fit_s <- do.call(ski_gsgp, c(list(x, y, bounds_policy = "drop", method = "ski"),
+                               args[names(args) != "loglik"]))
+  expect_true(fit_s$converged)
+  expect_equal(fit_s$weights, fit_d$weights, tolerance = sum(keep) / 0.01 * 1e-10)
+})
