@@ -27,6 +27,10 @@
  * finite, h_j > 0, prod m_j representable); messages name grid_size or
  * grid_bounds. */
 int sgp_ski_grid_check(sgp_ctx *ctx, const sgp_ski_grid *g);
+/* sgp_ski_grid_check, and SGP_ENOMEM naming grid_size when the statistics of
+ * the grid (the stencil of B, W'y, W'1: (P^d + 2) m doubles, P = 7 cubic, 3
+ * linear) need more than the machine's physical memory. */
+int sgp_ski_grid_fits(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp);
 /* Total number of grid points m = prod m_j (assumes a checked grid). */
 int64_t sgp_ski_grid_npoints(const sgp_ski_grid *g);
 /* Upper end lo_j + (m_j - 1) h_j of dimension j. */

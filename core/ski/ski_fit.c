@@ -55,9 +55,10 @@ int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_sk
   }
   for (int64_t j = 0; j < d; j++)
     if (o->grid_size[j] > 0) size[j] = o->grid_size[j];
-  if (o->grid_bounds)
-    return sgp_ski_grid_bounds(ctx, sgp_cmat_of(o->grid_bounds, d, 2), size, out);
-  return sgp_ski_grid_auto(ctx, data_range, size, o->interpolation, o->grid_pad, out);
+  code = o->grid_bounds
+             ? sgp_ski_grid_bounds(ctx, sgp_cmat_of(o->grid_bounds, d, 2), size, out)
+             : sgp_ski_grid_auto(ctx, data_range, size, o->interpolation, o->grid_pad, out);
+  return code ? code : sgp_ski_grid_fits(ctx, out, o->interpolation);
 }
 
 int64_t sgp_ski_love_rank_max(const sgp_ski_opts *o, int64_t m)

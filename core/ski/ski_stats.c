@@ -40,7 +40,7 @@ int sgp_ski_stats_create(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
   if (interp != SGP_SKI_CUBIC && interp != SGP_SKI_LINEAR)
     return sgp_fail(ctx, SGP_EINVAL, "interpolation: unknown code %d (cubic or linear)",
                     (int)interp);
-  if ((st_code = sgp_ski_grid_check(ctx, g))) return st_code;
+  if ((st_code = sgp_ski_grid_fits(ctx, g, interp))) return st_code;
   const int d = g->d, width = sgp_ski_interp_width(interp);
   for (int j = 0; j < d; j++)
     if (g->m[j] < width)

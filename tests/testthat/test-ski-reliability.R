@@ -34,3 +34,22 @@ test_that("bounds_policy = 'drop': dropped points are no data (n, yty, loglik of
   expect_true(fit_s$converged)
   expect_equal(fit_s$weights, fit_d$weights, tolerance = sum(keep) / 0.01 * 1e-10)
 })
+
+test_that("oversized grids: an error naming grid_size, never a wrapped size or an allocation", {
+  x <- runif(100)
+  # beyond R's integers: refused, not wrapped (1e10 became 1410065408, 3e9 negative)
+  for (gs in c(1e10, 3e9, 2^31))
+    expect_error(ski_grid(x, grid_size = gs), "ski_grid: 'grid_size' must be at most 2147483647")
+  expect_error(ski_gsgp(x, x, grid_size = 3e9, verbose = FALSE), "ski_gsgp: 'grid_size' must be at most")
+  # statistics that cannot fit in memory: (343 + 2) x 1e14 doubles = 2.8e17 bytes
+  x3 <- matrix(runif(300), 100, 3)
+  big <- c(1e5, 1e5, 1e4)
+  expect_error(ski_grid(x3, grid_size = big), "ski_grid: grid_size: .*GB for its statistics")
+  expect_error(ski_gsgp(x3, x3[, 1], grid_size = big, verbose = FALSE),
+               "ski_gsgp: grid_size: .*memory")
+  g <- ski_grid(x3, grid_size = 10)
+  g$size <- as.integer(big) # a grid edited by hand reaches ski_stats
+  expect_error(ski_stats(x3, x3[, 1], g, verbose = FALSE), "ski_stats: grid_size: .*memory")
+  # more than 2^50 points
+  expect_error(ski_grid(x3, grid_size = c(2e9, 2e9, 2e9)), "ski_grid: grid_size: .*2\\^50")
+})
