@@ -218,7 +218,11 @@ int sgp_ski_stats_create(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
 /* Adds the chunk X (n_c-by-d), y (n_c-by-1); first_row is the global index of
  * X's first row (0-based; error messages only). Errors name `stats`, `x`
  * (non-finite, outside the grid under ERROR, wrong column count) or `y`
- * (length, non-finite); on error the statistics are unchanged. */
+ * (length, non-finite); on error the statistics are unchanged. The interrupt
+ * hook is polled between blocks of points (outside parallel regions); an
+ * interrupt while the chunk is being added (SGP_EINTERRUPT) clears the
+ * statistics (nothing of any chunk is left), before that it leaves them
+ * unchanged. */
 int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cmat y,
                              int64_t first_row, sgp_ski_bounds_policy policy);
 /* dst += src; grids and interpolation must match (message names `stats`). */
@@ -262,10 +266,13 @@ typedef struct sgp_ski_moments sgp_ski_moments;
  * `grid_size`). */
 int sgp_ski_moments_create(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_moments **out);
 /* Adds a chunk, as sgp_ski_stats_accumulate (same arguments, errors and
- * global row numbering); on error the moments are unchanged. */
+ * global row numbering); on error the moments are unchanged, except that an
+ * interrupt while the chunk is being added (polled between blocks) clears
+ * them. */
 int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sgp_cmat y,
                                int64_t first_row, sgp_ski_bounds_policy policy);
-/* st += the statistics of the accumulated points; the moments are reset. */
+/* st += the statistics of the accumulated points; the moments are reset. An
+ * interrupt (polled between the flush's phases) leaves both unchanged. */
 int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st);
 void sgp_ski_moments_free(sgp_ski_moments *mo);
 
@@ -460,9 +467,11 @@ double sgp_ski_probe_value(uint64_t seed, int64_t probe, int64_t row);
 
 /* Adds the probe sketches of a chunk: uz[:, j] += W' z_j (uz is m-by-probes,
  * column-major) for the rows of X (n_c-by-d) with global row index
- * first_row + i, and *rhoz += sum z^2 (= n_c for Rademacher; the same for
- * every probe). Deterministic (parallel over probes, rows in order). Errors
- * name `x`, `probes`, `first_row`. */
+ * first_row + i, and *rhoz += sum z^2 (= the kept rows of the chunk for
+ * Rademacher: rows dropped under DROP are no data; the same for every probe).
+ * Deterministic (parallel over probes, rows in order). Errors name `x`,
+ * `probes`, `first_row`; SGP_EINTERRUPT (polled between blocks of rows)
+ * leaves uz partly updated. */
 int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
                          sgp_ski_bounds_policy policy, sgp_cmat X, int64_t first_row,
                          uint64_t seed, int64_t probes, double *uz, double *rhoz);

@@ -68,6 +68,7 @@ int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
   for (int64_t i0 = 0; i0 < n; i0 += blk) {
     const int64_t nb = n - i0 < blk ? n - i0 : blk;
     const sgp_cmat Xb = {X.data + i0, nb, X.cols, X.ld};
+    if ((code = sgp_poll_interrupt(ctx))) goto cleanup; /* between blocks */
     if ((code = sgp_ski_interp(ctx, g, interp, policy, Xb, first_row + i0, idx, w)))
       goto cleanup;
     for (int64_t i = 0; i < nb; i++) /* a dropped point is no row of the model */

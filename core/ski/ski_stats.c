@@ -416,6 +416,16 @@ static void mirror_half(sgp_ski_stats *st, int nthreads)
   }
 }
 
+/* Empty statistics again (an interrupted accumulation: see pass 2). */
+static void stats_clear(sgp_ski_stats *st)
+{
+  memset(st->D, 0, (size_t)(st->S * st->m) * sizeof(double));
+  memset(st->uy, 0, (size_t)st->m * sizeof(double));
+  memset(st->u1, 0, (size_t)st->m * sizeof(double));
+  st->n = 0;
+  st->yy = st->ysum = 0.0;
+}
+
 /* y'y and sum y of the block's points that are kept (a point dropped under
  * bounds_policy "drop" has no taps and is no data point of the model; a
  * truncated point without taps is one: y_i = noise); returns their count. */
@@ -476,7 +486,8 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
     if ((code = sgp_poll_interrupt(ctx))) goto cleanup; /* nothing added yet */
   }
   /* pass 2: accumulate (the first block's weights are reused when n <= blk);
-   * nothing can fail here, so the chunk is added entirely or not at all.
+   * only an interrupt can stop it (polled between blocks), and then the
+   * statistics are cleared (a chunk cannot be taken out again).
    * Half the stencil plus a mirror pays when the products outweigh the
    * mirror's S m / 2 copies (the result is the same either way). */
   const int half = (double)n * (double)T * (double)(T + 1) / 2 >= (double)st->S * st->m &&
@@ -493,6 +504,10 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
   }
   for (int64_t i0 = 0; i0 < n; i0 += blk) {
     const int64_t nb = n - i0 < blk ? n - i0 : blk;
+    if (i0 > 0 && (code = sgp_poll_interrupt(ctx))) {
+      stats_clear(st);
+      goto cleanup;
+    }
     if (n > blk) {
       const sgp_cmat Xb = {X.data + i0, nb, X.cols, X.ld};
       if ((code = sgp_ski_interp(ctx, &st->grid, st->interp, policy, Xb, first_row + i0, idx,
