@@ -75,7 +75,12 @@
 #' @return A list of class \code{ski_gsgp}: \code{grid} (\code{size},
 #'   \code{bounds}, \code{interpolation}), \code{weights} (m grid weights,
 #'   first dimension fastest: \code{array(weights, grid$size)}),
-#'   \code{iterations}, \code{converged}, \code{rel_residual}, \code{history}
+#'   \code{iterations}, \code{converged}, \code{rel_residual} (the true
+#'   relative residual \eqn{\|y - A x\| / \|y\|} of the returned solution,
+#'   recomputed, not CG's running estimate), \code{stop} (why the solve
+#'   stopped: \code{"tol"} (converged), \code{"max_iter"}, \code{"accuracy"}
+#'   (rounding errors keep the residual above \code{tol}: raise it) or
+#'   \code{"breakdown"}), \code{history}
 #'   (relative residual per iteration), \code{loglik}, \code{logdet},
 #'   \code{logdet_se}, \code{datafit} (with \code{loglik = TRUE}),
 #'   \code{stats}, the model (\code{kernel}, \code{lengthscale},
@@ -83,7 +88,9 @@
 #'   \code{love} (the LOVE cache with \code{variance = "lanczos"}),
 #'   \code{timings} and \code{test = list(mean, var)} when \code{xtest} is
 #'   given. A fit that did not reach \code{tol} has \code{converged = FALSE}
-#'   and gives a warning.
+#'   and gives a warning that says why. A solve that overflows (a non-finite
+#'   value: extreme \code{outputscale}, \code{noise} or \code{y}) is an
+#'   error.
 #' @seealso \code{\link{ski_stats}}, \code{\link{predict.ski_gsgp}}
 #' @examples
 #' set.seed(1)
@@ -195,14 +202,15 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
   if (loglik)
     fit[c("loglik", "logdet", "logdet_se", "datafit", "probes_used")] <-
       list(r$loglik, r$logdet, r$logdet_se, r$datafit, as.integer(r$probes_used))
+  fit$stop <- ski_stop_reasons[r$stop + 1L]
   fit$timings <- c(preprocess = t1 - t0, solve = t2 - t1)
   class(fit) <- "ski_gsgp"
   if (!fit$converged)
-    warning(sprintf("ski_gsgp: the mean solve did not converge in %d iterations (relative residual %.3g > tol %.3g)",
-                    fit$iterations, fit$rel_residual, tol), call. = FALSE)
+    warning(ski_stop_message("ski_gsgp: the mean solve", fit$stop, fit$iterations,
+                             fit$rel_residual, tol), call. = FALSE)
   if (loglik && !r$loglik_converged)
-    warning("ski_gsgp: a log-likelihood solve did not reach tol; the estimate is rough",
-            call. = FALSE)
+    warning("ski_gsgp: a log-likelihood solve did not reach tol (or probes were discarded); ",
+            "the estimate is rough", call. = FALSE)
   if (!is.null(xtest)) {
     fit$test <- predict(fit, xtest, threads = threads, backend = backend)
     fit$timings[["predict"]] <- proc.time()[["elapsed"]] - t2
@@ -257,8 +265,8 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
              if (is.null(love)) matrix(0, 0, 0) else love$Ft,
              if (is.null(love)) numeric(0) else love$c0, xs, check_threads(threads, fn))
   if (!p$converged)
-    warning(sprintf("predict.ski_gsgp: exact variances did not all reach tol (worst relative residual %.3g)",
-                    p$rel_residual), call. = FALSE)
+    warning(sprintf("predict.ski_gsgp: exact variances did not all reach tol (worst relative residual %.3g; %s)",
+                    p$rel_residual, ski_stop_words[[ski_stop_reasons[p$stop + 1L]]]), call. = FALSE)
   if (object$bounds_policy == "drop") {
     # a dropped test point has no taps: report NA rather than the 0 of an empty row
     out <- ski_outside(xs, object$grid)
@@ -266,6 +274,23 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
     if (!is.null(p$var)) p$var[out] <- NA_real_
   }
   list(mean = p$mean, var = p$var)
+}
+
+# Why a solve stopped (sgp_ski_stop, sgp.h); only "tol" is convergence.
+ski_stop_reasons <- c("tol", "max_iter", "accuracy", "breakdown")
+ski_stop_words <- list(
+  tol = "converged",
+  max_iter = "max_iter reached",
+  accuracy = "rounding errors keep the residual from getting smaller: the attainable accuracy; raise tol",
+  breakdown = "the system is not numerically positive definite")
+
+# The warning of a solve that did not converge, in words that say why.
+ski_stop_message <- function(what, stop, iterations, rel_residual, tol) {
+  if (identical(stop, "max_iter"))
+    return(sprintf("%s did not converge in %d iterations (relative residual %.3g > tol %.3g)",
+                   what, iterations, rel_residual, tol))
+  sprintf("%s stopped after %d iterations at relative residual %.3g > tol %.3g: %s", what,
+          iterations, rel_residual, tol, ski_stop_words[[stop]])
 }
 
 # Rows of xs outside the valid interpolation range of the grid (the core's

@@ -225,16 +225,17 @@ SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP thr
     memcpy(REAL(love), REAL(Ft), (size_t)(res.love_rank * m) * sizeof(double));
   const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
                          "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
-                         "probes_used", "loglik_converged"};
+                         "probes_used", "loglik_converged", "stop"};
   SEXP values[] = {weights, PROTECT(Rf_ScalarReal((double)res.iterations)),
                    PROTECT(Rf_ScalarLogical(res.converged)),
                    PROTECT(Rf_ScalarReal(res.rel_residual)), history, love, c0,
                    PROTECT(Rf_ScalarReal(res.loglik)), PROTECT(Rf_ScalarReal(res.logdet)),
                    PROTECT(Rf_ScalarReal(res.logdet_se)), PROTECT(Rf_ScalarReal(res.datafit)),
                    PROTECT(Rf_ScalarReal((double)res.probes_used)),
-                   PROTECT(Rf_ScalarLogical(res.loglik_converged))};
-  SEXP out = sgp_r_named_list(13, names, values);
-  UNPROTECT(15);
+                   PROTECT(Rf_ScalarLogical(res.loglik_converged)),
+                   PROTECT(Rf_ScalarInteger((int)res.stop))};
+  SEXP out = sgp_r_named_list(14, names, values);
+  UNPROTECT(16);
   return out;
 }
 
@@ -267,10 +268,11 @@ SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP l
                          o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_c0) : NULL, rank, Xs,
                          REAL(mean), want_var ? REAL(var) : NULL, &info);
   if (code) sgp_r_stop("predict.ski_gsgp", &ctx, code);
-  const char *names[] = {"mean", "var", "converged", "rel_residual"};
+  const char *names[] = {"mean", "var", "converged", "rel_residual", "stop"};
   SEXP values[] = {mean, var, PROTECT(Rf_ScalarLogical(info.converged)),
-                   PROTECT(Rf_ScalarReal(info.rel_residual))};
-  SEXP out = sgp_r_named_list(4, names, values);
-  UNPROTECT(4);
+                   PROTECT(Rf_ScalarReal(info.rel_residual)),
+                   PROTECT(Rf_ScalarInteger((int)info.stop))};
+  SEXP out = sgp_r_named_list(5, names, values);
+  UNPROTECT(5);
   return out;
 }

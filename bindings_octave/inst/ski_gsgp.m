@@ -71,12 +71,17 @@
 ##
 ## The result is a struct with @code{class = "ski_gsgp"} and the fields of the
 ## R result: @code{grid}, @code{weights} (m grid weights, first dimension
-## fastest), @code{iterations}, @code{converged}, @code{rel_residual},
+## fastest), @code{iterations}, @code{converged}, @code{rel_residual} (the
+## true relative residual of the returned solution, recomputed),
+## @code{stop} (why the solve stopped: @qcode{"tol"} (converged),
+## @qcode{"max_iter"}, @qcode{"accuracy"} (rounding errors keep the residual
+## above tol: raise it) or @qcode{"breakdown"}),
 ## @code{history} (iteration, rel_residual), @code{stats}, the model options,
 ## @code{love} (with @qcode{"lanczos"}), @code{loglik}, @code{logdet},
 ## @code{logdet_se}, @code{datafit} (with @qcode{"loglik"}), @code{timings},
 ## and @code{test} (with @qcode{"xtest"}).  A fit that did not reach
-## @qcode{"tol"} has @code{converged = false} and gives a warning.  Predict at
+## @qcode{"tol"} has @code{converged = false} and gives a warning that says
+## why; a solve that overflows (extreme outputscale, noise or y) is an error.  Predict at
 ## new inputs with @code{scalegp_predict (fit, xnew)}.
 ##
 ## @example
@@ -219,6 +224,7 @@ function fit = ski_gsgp (varargin)
   fit.iterations = r.iterations;
   fit.converged = r.converged;
   fit.rel_residual = r.rel_residual;
+  fit.stop = ski_stop_reason (r.stop);
   fit.history = struct ("iteration", (0:r.iterations).', "rel_residual", r.history);
   fit.stats = stats;
   fit.kernel = kernel;
@@ -250,13 +256,13 @@ function fit = ski_gsgp (varargin)
   endif
   fit.timings = struct ("preprocess", t1, "solve", t2 - t1);
   if (! fit.converged)
-    warning ("scalegp:not-converged",
-             "ski_gsgp: the mean solve did not converge in %d iterations (relative residual %.3g > tol %.3g)",
-             fit.iterations, fit.rel_residual, tol);
+    warning ("scalegp:not-converged", "%s",
+             ski_stop_message ("ski_gsgp: the mean solve", fit.stop, fit.iterations,
+                               fit.rel_residual, tol));
   endif
   if (loglik && ! r.loglik_converged)
     warning ("scalegp:not-converged",
-             "ski_gsgp: a log-likelihood solve did not reach tol; the estimate is rough");
+             "ski_gsgp: a log-likelihood solve did not reach tol (or probes were discarded); the estimate is rough");
   endif
   if (! isempty (opts.xtest))
     fit.test = predict_ski_gsgp (fit, opts.xtest, "threads", threads, "backend", backend);
@@ -334,6 +340,22 @@ endfunction
 %! assert (c.stats.n, 60);
 %! p = scalegp_predict (c, [0; 1; 2.5]);
 %! assert (all (isfinite (p.mean)));
+
+%!test
+%! ## honest convergence (issue 11): why a solve stopped, the true residual
+%! warning ("off", "scalegp:not-converged", "local");
+%! f = ski_gsgp (x, y, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000);
+%! assert (f.converged, false);
+%! assert (f.stop, "accuracy");
+%! assert (f.iterations < 5000);
+%! assert (f.rel_residual > 1e-15);
+%! f = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2);
+%! assert (f.stop, "max_iter");
+%! f = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-8);
+%! assert (f.stop, "tol");
+%! assert (f.rel_residual <= 1e-8);
+%!warning <attainable accuracy; raise tol> ski_gsgp (x, y, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000);
+%!error <outputscale: the mean solve met a non-finite value> ski_gsgp (x, y, "grid_size", 30, "outputscale", 1e307);
 
 %!error <'y' is missing> ski_gsgp (x)
 %!error <'y' has length 59> ski_gsgp (x, y(2:end))

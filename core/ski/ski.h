@@ -320,11 +320,59 @@ typedef struct {
 
 typedef struct {
   int64_t iterations;  /* CG iterations run */
-  int converged;       /* 1 when the relative residual met tol */
-  double rel_residual; /* ||r|| / ||b|| at exit */
+  int converged;       /* 1 when the true relative residual met tol */
+  double rel_residual; /* ||b - A x|| / ||b|| of the returned x (recomputed) */
+  sgp_ski_stop stop;   /* why it stopped (TOL when converged) */
 } sgp_ski_solve_info;
 
 void sgp_ski_solve_opts_default(sgp_ski_solve_opts *o);
+
+/* ------------------------------------------------------------ ski_cg.c */
+
+/* A conjugate-gradient solve for sgp_ski_cg_run: callbacks on its state.
+ *  step:    delta = p'Ap and the step a = gamma / delta (a unused if delta <= 0);
+ *  advance: x += a p, r -= a A p; *g2 = ||r||^2 of the recursion;
+ *  verify:  *g2 = ||b - A x||^2 of the iterate (an upper bound: rounding
+ *           allowance included) without touching the recursion's vectors;
+ *           replace: r becomes that true residual;
+ *  direct:  p = r + b p (b from the new g2, CG's or PCG's; b = 0 when
+ *           restart, after a replacement), returns b.
+ * what names the solve in messages ("mean", "variance"). */
+typedef struct {
+  void *state;
+  const char *what;
+  int (*step)(void *state, sgp_ctx *ctx, double *delta, double *a);
+  int (*advance)(void *state, sgp_ctx *ctx, double a, double *g2);
+  int (*verify)(void *state, sgp_ctx *ctx, int replace, double *g2);
+  double (*direct)(void *state, double g2, int restart);
+} sgp_ski_cg;
+
+/* Runs cg from ||r0||^2 = g2 (relative to nb = ||b||) until the true relative
+ * residual meets o->tol, max_iter iterations, the attainable accuracy (the
+ * recursion drifted again and the true residual did not halve since it was
+ * last replaced) or a breakdown (ski_cg.c explains); info as
+ * sgp_ski_solve_info says, history (max_iter + 1)
+ * relative residuals (the recursion's; the true one where verified, always the
+ * last), alpha / beta the coefficients (iterations resp. iterations - 1 of
+ * them when it stopped before max_iter). The returned iterate is always
+ * verified last (verify with replace = 0 when needed). A non-finite value is
+ * SGP_EINVAL naming outputscale; SGP_EINTERRUPT from the hook (polled every
+ * iteration). */
+int sgp_ski_cg_run(sgp_ctx *ctx, const sgp_ski_cg *cg, double g2, double nb,
+                   const sgp_ski_solve_opts *o, sgp_ski_solve_info *info, double *history,
+                   double *alpha, double *beta);
+/* a'b and c'd in one pass (each summed in index order, as a plain loop). */
+void sgp_ski_dot2(int64_t n, const double *a, const double *b, const double *c,
+                  const double *d, double *ab, double *cd);
+/* a[k]'b[k], k = 0..3, in one pass. */
+void sgp_ski_dot4(int64_t n, const double *const a[4], const double *const b[4],
+                  double out[4]);
+/* ||W rh + c y||^2 = rh'u + 2 c rh'u0 + c^2 rho0 (u = B rh, u0 = W'y or NULL)
+ * plus an allowance for the rounding of the sums ((2 + sqrt(m)) eps times the
+ * magnitudes of the terms): at least 0 and not below the true value but by
+ * rounding beyond the allowance. */
+double sgp_ski_fnorm2(int64_t m, const double *rh, const double *u, const double *u0, double c,
+                      double rho0);
 
 /* Posterior mean, SKI baseline (spec §4.2 route 1, Alg. A1): CG on
  * (W K_G W' + noise I) x = y from x0 = 0 with the operator of sgp_ski_op_ski;
@@ -349,11 +397,19 @@ int sgp_ski_check_model(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg,
 int sgp_ski_bop_pair(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double noise, int64_t m,
                      const double *r, double *u, double *v);
 
+/* The true residual r = y - A x of x = W xh + cx y in factorized form (spec
+ * §4.1): t = B xh + cx u_y, weights = K_G t (the mean cache of x),
+ * r = W rh + cr y with rh = -(weights + noise xh), cr = 1 - noise cx;
+ * uh = B rh and *g2 = ||r||^2 (sgp_ski_fnorm2's bound). t, weights, rh, uh: m. */
+int sgp_ski_efcg_residual(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double noise,
+                          const sgp_ski_stats *st, const double *xh, double cx, double *t,
+                          double *weights, double *rh, double *cr, double *uh, double *g2);
+
 /* Posterior mean by efficiently factorized CG (spec §4.2 route 2, Alg. A3
  * corrected, x0 = 0, r0 = y): the same iterates as sgp_ski_mean_cg in exact
  * arithmetic, with only grid-size work per iteration (one K_G and one B
  * product). Needs only the statistics st, the K_G operator kg and the noise
- * variance. weights (m) = K_G (x^d + c_x u_y). Optional: xhat (m) and cx with
+ * variance. weights (m) = K_G W'x = K_G (B xhat + c_x u_y). Optional: xhat (m) and cx with
  * x = W xhat + c_x y, and history / alpha / beta as for sgp_ski_mean_cg.
  * Errors name `stats`, `kg`, `noise`, `tol`, `max_iter`. */
 int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,

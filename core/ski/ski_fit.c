@@ -177,6 +177,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   res->iterations = 0;
   res->converged = 0;
   res->rel_residual = NAN;
+  res->stop = SGP_SKI_STOP_MAX_ITER;
   res->loglik = res->logdet = res->logdet_se = res->datafit = NAN;
   res->probes_used = 0;
   res->loglik_converged = 0;
@@ -229,6 +230,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   res->iterations = info.iterations;
   res->converged = info.converged;
   res->rel_residual = info.rel_residual;
+  res->stop = info.stop;
   sgp_say(ctx, "ski_gsgp: mean solve %lld iterations, relative residual %.3g%s",
           (long long)info.iterations, info.rel_residual, info.converged ? "" : " (not converged)");
   if (o->variance == SGP_SKI_VARIANCE_LANCZOS) {
@@ -322,6 +324,7 @@ int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski
     info->iterations = 0;
     info->converged = 1;
     info->rel_residual = 0.0;
+    info->stop = SGP_SKI_STOP_TOL;
   }
   if (!stats || !o) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
   if (!weights || !mean) return sgp_fail(ctx, SGP_EINVAL, "weights: missing");
@@ -360,6 +363,7 @@ int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski
     info->iterations = si.iterations;
     info->converged = si.converged;
     info->rel_residual = si.rel_residual;
+    info->stop = si.stop;
   }
   sgp_op_destroy(&kg);
   sgp_ski_stats_free(st);

@@ -116,6 +116,14 @@ static int check_opts(sgp_ctx *ctx, const sgp_ski_loglik_opts *o)
   return SGP_OK;
 }
 
+static int slq_nonfinite(sgp_ctx *ctx, int64_t k)
+{
+  return sgp_fail(ctx, SGP_EINVAL,
+                  "outputscale: the log-determinant's Lanczos met a non-finite value at step "
+                  "%lld (an overflow: y, outputscale and noise must be of moderate magnitude)",
+                  (long long)k);
+}
+
 int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                        const double *uz, double rhoz, int64_t probes,
                        const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res)
@@ -188,9 +196,13 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
                    *p = ph + j * m;
       double *r = rh + j * m;
       const double c = cp[j];
-      const double delta = dot(m, s, z) + c * (dot(m, s, kj) + dot(m, z, u0)) +
-                           c * c * kappa0[j] + s2 * c * dot(m, p, u0) + s2 * c * c * rho0;
-      if (!(delta > 0)) { live[j] = 0; res->converged = 0; continue; }
+      const double *as[4] = {s, s, z, p}, *bs[4] = {z, kj, u0, u0};
+      double d4[4];
+      sgp_ski_dot4(m, as, bs, d4);
+      const double delta = d4[0] + c * (d4[1] + d4[2]) + c * c * kappa0[j] + s2 * c * d4[3] +
+                           s2 * c * c * rho0;
+      if (!isfinite(delta)) { code = slq_nonfinite(ctx, k + 1); goto cleanup; }
+      if (!(delta > 0)) { live[j] = 0; res->converged = 0; continue; } /* breakdown */
       const double a = gamma[j] / delta;
       for (int64_t i = 0; i < m; i++) r[i] -= a * (z[i] + c * kj[i]);
       cr[j] -= a * s2 * c;
@@ -204,7 +216,12 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
       const double *u0 = uz + j * m, *r = rh + j * m, *u = uh + j * m;
       double *v = vh + j * m, *p = ph + j * m, *s = sh + j * m, *z = zh + j * m;
       for (int64_t i = 0; i < m; i++) v[i] += s2 * r[i];
-      double g2 = dot(m, r, u) + 2.0 * cr[j] * dot(m, r, u0) + cr[j] * cr[j] * rho0;
+      double ru, ru0;
+      sgp_ski_dot2(m, r, u, r, u0, &ru, &ru0);
+      double g2 = ru + 2.0 * cr[j] * ru0 + cr[j] * cr[j] * rho0;
+      if (!isfinite(g2)) { code = slq_nonfinite(ctx, k + 1); goto cleanup; }
+      /* below zero by rounding: the Krylov space is exhausted (an invariant
+       * subspace), which is what the quadrature converges to */
       if (g2 < 0) g2 = 0;
       its[j]++;
       if (its[j] > res->slq_iterations) res->slq_iterations = its[j];
@@ -244,6 +261,7 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
     gam[used++] = rho0 * gsum;
   }
   res->probes_used = used;
+  if (res->probes_discarded > 0) res->converged = 0; /* fewer probes than asked for */
   if (used > 0) {
     double mean = 0.0, ss = 0.0;
     for (int64_t j = 0; j < used; j++) mean += gam[j];

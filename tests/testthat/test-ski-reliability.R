@@ -53,3 +53,41 @@ test_that("oversized grids: an error naming grid_size, never a wrapped size or a
   # more than 2^50 points
   expect_error(ski_grid(x3, grid_size = c(2e9, 2e9, 2e9)), "ski_grid: grid_size: .*2\\^50")
 })
+
+test_that("convergence is reported honestly: the true residual, why a solve stopped, overflow", {
+  set.seed(1)
+  x <- runif(200, 0, 3)
+  y <- sin(2 * x) + rnorm(200, sd = 0.1)
+  # max_iter reached: said so, with the (true) residual of the returned solution
+  expect_warning(f <- ski_gsgp(x, y, grid_size = 30, tol = 1e-12, max_iter = 3, verbose = FALSE),
+                 "the mean solve did not converge in 3 iterations")
+  expect_false(f$converged)
+  expect_identical(f$stop, "max_iter")
+  expect_identical(f$iterations, 3L)
+  expect_identical(f$history$rel_residual[4], f$rel_residual)
+  # a tol below the attainable accuracy: a relative residual of 1e-15 (5 eps)
+  # cannot be certified (the residual's own rounding is ~ eps cond(A) |x| / |y|,
+  # cond(A) ~ n / noise = 2e8 here), so the solve stops early and says why
+  expect_warning(f <- ski_gsgp(x, y, grid_size = 30, noise = 1e-6, tol = 1e-15, max_iter = 5000,
+                               verbose = FALSE), "attainable accuracy; raise tol")
+  expect_false(f$converged)
+  expect_identical(f$stop, "accuracy")
+  expect_lt(f$iterations, 5000L)
+  expect_gt(f$rel_residual, 1e-15)
+  # converged means the true residual met tol
+  f <- ski_gsgp(x, y, grid_size = 30, noise = 0.01, tol = 1e-8, verbose = FALSE)
+  expect_true(f$converged)
+  expect_identical(f$stop, "tol")
+  expect_lte(f$rel_residual, 1e-8)
+  # an overflowing solve is an error naming outputscale, not NaN weights with a
+  # "did not converge in 5 iterations" (of max_iter 1000) warning
+  expect_error(ski_gsgp(x, y, grid_size = 30, outputscale = 1e300, verbose = FALSE),
+               "outputscale: the mean solve met a non-finite value")
+  expect_error(ski_gsgp(x, y, grid_size = 30, outputscale = 1e307, variance = "lanczos",
+                        loglik = TRUE, verbose = FALSE), "outputscale: .*non-finite")
+  # exact variances: the warning says why
+  f$max_iter <- 1
+  f$tol <- 1e-14
+  expect_warning(predict(f, c(1, 2), variance = "exact"),
+                 "exact variances did not all reach tol .*max_iter reached")
+})
