@@ -241,7 +241,7 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
                              backend = if (is.null(object$backend)) "auto" else object$backend,
                              ...) {
   fn <- "predict.ski_gsgp"
-  if (!inherits(object, "ski_gsgp")) stop_arg(fn, "object", "must be a ski_gsgp fit")
+  object <- ski_check_fit(object, fn)
   xs <- as_input_matrix(newdata, fn, "newdata")
   d <- length(object$grid$size)
   if (ncol(xs) != d) {
@@ -250,26 +250,26 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
   }
   variance <- check_choice(variance, c("none", "lanczos", "exact"), fn, "variance")
   backend <- check_backend(backend, fn)
-  if (variance == "lanczos" && is.null(object$love))
+  if (variance == "lanczos" && is.null(object[["love"]]))
     stop_arg(fn, "variance", "\"lanczos\" needs a fit made with variance = \"lanczos\"")
-  stats <- ski_check_stats(object$stats, fn, "object")
-  opts <- list(kernel = object$kernel, lengthscale = as.double(object$lengthscale),
-               outputscale = object$outputscale, noise = object$noise, method = 0,
-               tol = object$tol, max_iter = object$max_iter,
+  stats <- object[["stats"]]
+  opts <- list(kernel = object[["kernel"]], lengthscale = as.double(object[["lengthscale"]]),
+               outputscale = object[["outputscale"]], noise = object[["noise"]], method = 0,
+               tol = object[["tol"]], max_iter = object[["max_iter"]],
                variance = match(variance, c("none", "lanczos", "exact")) - 1, rank = 0,
                loglik = FALSE, slq_max_iter = 100,
-               bounds_policy = match(object$bounds_policy, ski_bounds_policies) - 1,
+               bounds_policy = match(object[["bounds_policy"]], ski_bounds_policies) - 1,
                backend = backend)
-  love <- object$love
-  p <- .Call(C_sgp_ski_predict_r, stats, opts, as.double(object$weights),
+  love <- object[["love"]]
+  p <- .Call(C_sgp_ski_predict_r, stats, opts, as.double(object[["weights"]]),
              if (is.null(love)) matrix(0, 0, 0) else love$Ft,
              if (is.null(love)) numeric(0) else love$c0, xs, check_threads(threads, fn))
   if (!p$converged)
     warning(sprintf("predict.ski_gsgp: exact variances did not all reach tol (worst relative residual %.3g; %s)",
                     p$rel_residual, ski_stop_words[[ski_stop_reasons[p$stop + 1L]]]), call. = FALSE)
-  if (object$bounds_policy == "drop") {
+  if (object[["bounds_policy"]] == "drop") {
     # a dropped test point has no taps: report NA rather than the 0 of an empty row
-    out <- ski_outside(xs, object$grid)
+    out <- ski_outside(xs, object[["grid"]])
     p$mean[out] <- NA_real_
     if (!is.null(p$var)) p$var[out] <- NA_real_
   }
@@ -311,6 +311,7 @@ ski_outside <- function(xs, grid) {
 
 #' @export
 print.ski_gsgp <- function(x, ...) {
+  x <- ski_check_fit(x, "print.ski_gsgp", "x")
   cat(sprintf("<ski_gsgp> %s, %g points, %s grid (%d points, %s), %s kernel\n",
               x$method, x$stats$n, paste(x$grid$size, collapse = " x "),
               as.integer(prod(x$grid$size)), x$grid$interpolation, x$kernel))
@@ -325,6 +326,7 @@ print.ski_gsgp <- function(x, ...) {
 
 #' @export
 summary.ski_gsgp <- function(object, ...) {
+  object <- ski_check_fit(object, "summary.ski_gsgp")
   g <- object$grid
   structure(list(method = object$method, n = object$stats$n, grid_size = g$size,
                  grid_bounds = g$bounds, interpolation = g$interpolation,
@@ -370,6 +372,7 @@ print.summary.ski_gsgp <- function(x, ...) {
 #' plot(fit)
 #' @export
 plot.ski_gsgp <- function(x, n = 200, noise = FALSE, ...) {
+  x <- ski_check_fit(x, "plot.ski_gsgp", "x")
   b <- x$grid$bounds
   d <- nrow(b)
   if (d == 1L) {

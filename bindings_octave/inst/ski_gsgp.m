@@ -357,6 +357,47 @@ endfunction
 %!warning <attainable accuracy; raise tol> ski_gsgp (x, y, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000);
 %!error <outputscale: the mean solve met a non-finite value> ski_gsgp (x, y, "grid_size", 30, "outputscale", 1e307);
 
+%!function expect_error_like (f, pattern)
+%!  try
+%!    f ();
+%!  catch err
+%!    if (isempty (regexp (err.message, pattern, "once")))
+%!      error ("expected an error matching <%s>, got <%s>", pattern, err.message);
+%!    endif
+%!    return;
+%!  end_try_catch
+%!  error ("expected an error matching <%s>, got none", pattern);
+%!endfunction
+
+%!test
+%! ## damaged fits (issue 11): scalegp_predict names the field instead of
+%! ## answering (a NaN in the LOVE factor gave variance 0)
+%! fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "variance", "lanczos");
+%! f = fit; f.love.Ft(2, 3) = NaN;
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.love.Ft' has NaN or Inf \\(the fit is damaged");
+%! f = fit; f.love = [];
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.love' is missing");
+%! f = fit; f.weights(4) = Inf;
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.weights' must be .* finite numbers");
+%! f = fit; f.weights = f.weights(1:5);
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.weights'");
+%! f = fit; f.kernel = "gauss";
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.kernel' must be one of");
+%! f = fit; f.lengthscale = -1;
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.lengthscale'");
+%! f = fit; f.noise = "a";
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.noise' must be one positive");
+%! f = fit; f.max_iter = 0;
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.max_iter'");
+%! f = fit; f.grid.size = f.grid.size + 1;
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.grid' differs");
+%! f = rmfield (fit, "stats");
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.stats' is missing");
+%! f = fit; f.variance = "exactly";
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.variance' is unknown");
+%! p = scalegp_predict (fit, [1; 2]);
+%! assert (all (p.var > 0));
+
 %!error <'y' is missing> ski_gsgp (x)
 %!error <'y' has length 59> ski_gsgp (x, y(2:end))
 %!error <'x' contains NaN> ski_gsgp ([x; NaN], [y; 1])

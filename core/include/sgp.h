@@ -508,7 +508,8 @@ typedef struct {
 /* Predictive mean (t) at the rows of Xs from the fit's weights, and, unless
  * var is NULL or o->variance is NONE, the latent (noise-free) variance (t,
  * >= 0): LANCZOS from love_Ft (love_rank-by-m) and love_c0; EXACT by one
- * grid-size solve per point from the statistics. Errors name xtest, stats. */
+ * grid-size solve per point from the statistics. Errors name xtest, stats,
+ * and weights or love when the fit's arrays are not finite (damaged). */
 int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                     const double *weights, const double *love_Ft, const double *love_c0,
                     int64_t love_rank, sgp_cmat Xs, double *mean, double *var,

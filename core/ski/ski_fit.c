@@ -311,6 +311,31 @@ int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, s
   return code;
 }
 
+/* The first non-finite value of v (n), or -1. */
+static int64_t first_nonfinite(const double *v, int64_t n)
+{
+  for (int64_t i = 0; i < n; i++)
+    if (!isfinite(v[i])) return i;
+  return -1;
+}
+
+/* A fit's arrays must be finite: a NaN in the LOVE factor gave variance 0. */
+static int check_fit_arrays(sgp_ctx *ctx, int64_t m, const double *weights,
+                            const double *love_Ft, const double *love_c0, int64_t love_rank)
+{
+  int64_t i;
+  if ((i = first_nonfinite(weights, m)) >= 0)
+    return sgp_fail(ctx, SGP_EINVAL, "weights: value %lld is not finite (the fit is damaged)",
+                    (long long)i + 1);
+  if (love_Ft && (i = first_nonfinite(love_Ft, love_rank * m)) >= 0)
+    return sgp_fail(ctx, SGP_EINVAL, "love: the factor Ft has a non-finite value at %lld (the "
+                    "fit is damaged)", (long long)i + 1);
+  if (love_c0 && (i = first_nonfinite(love_c0, m)) >= 0)
+    return sgp_fail(ctx, SGP_EINVAL, "love: c0 has a non-finite value at %lld (the fit is "
+                    "damaged)", (long long)i + 1);
+  return SGP_OK;
+}
+
 int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                     const double *weights, const double *love_Ft, const double *love_c0,
                     int64_t love_rank, sgp_cmat Xs, double *mean, double *var,
@@ -333,6 +358,10 @@ int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski
   if (Xs.cols != g->d)
     return sgp_fail(ctx, SGP_EDIM, "xtest: has %lld columns but the grid has %d dimensions",
                     (long long)Xs.cols, g->d);
+  const int lanczos = var && o->variance == SGP_SKI_VARIANCE_LANCZOS;
+  if ((code = check_fit_arrays(ctx, sgp_ski_grid_npoints(g), weights, lanczos ? love_Ft : NULL,
+                               lanczos ? love_c0 : NULL, love_rank)))
+    return code;
   code = sgp_ski_predict_mean(ctx, g, stats->interpolation, o->bounds_policy, Xs, weights, mean);
   if (code) return rename_arg(ctx, code, "x", "xtest");
   if (!var || o->variance == SGP_SKI_VARIANCE_NONE) return SGP_OK;

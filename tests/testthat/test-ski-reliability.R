@@ -91,3 +91,57 @@ test_that("convergence is reported honestly: the true residual, why a solve stop
   expect_warning(predict(f, c(1, 2), variance = "exact"),
                  "exact variances did not all reach tol .*max_iter reached")
 })
+
+test_that("damaged fits: predict, print, summary and plot name the field", {
+  set.seed(2)
+  x <- runif(150, 0, 3)
+  y <- sin(2 * x) + rnorm(150, sd = 0.1)
+  fit <- ski_gsgp(x, y, grid_size = 25, lengthscale = 0.4, noise = 0.01, variance = "lanczos",
+                  verbose = FALSE)
+  damage <- function(f, msg) {
+    for (call in list(function() predict(f, c(1, 2)), function() print(f),
+                      function() summary(f), function() plot(f)))
+      expect_error(call(), msg)
+  }
+  f <- fit; f$love$Ft[2, 3] <- NaN # gave variance 0 before
+  damage(f, "'object\\$love\\$Ft' has NaN or Inf \\(the fit is damaged; refit it\\)|'x\\$love\\$Ft'")
+  f <- fit; f$love$c0 <- f$love$c0[-1]
+  damage(f, "love\\$c0' must be 25 finite numbers")
+  f <- fit; f$love <- NULL
+  damage(f, "love' is missing")
+  f <- fit; f$weights[5] <- Inf
+  damage(f, "weights' must be 25 finite numbers")
+  f <- fit; f$weights <- f$weights[1:10]
+  damage(f, "weights' must be 25")
+  f <- fit; f$kernel <- "gauss"
+  damage(f, "kernel' must be one of")
+  f <- fit; f$lengthscale <- -1
+  damage(f, "lengthscale' must be 1 or 1 positive finite numbers")
+  f <- fit; f$noise <- "0.1"
+  damage(f, "noise' must be one positive finite number")
+  f <- fit; f$max_iter <- 0
+  damage(f, "max_iter' must be a whole number >= 1")
+  f <- fit; f$grid$size <- 26L
+  damage(f, "grid' differs from the grid of its statistics")
+  f <- fit; f$stats <- NULL
+  damage(f, "stats' is missing")
+  f <- fit; f$converged <- NA
+  damage(f, "converged' must be TRUE or FALSE")
+  f <- fit; f$iterations <- "many"
+  damage(f, "iterations' must be a whole number")
+  f <- fit; f$stop <- "gave up"
+  damage(f, "stop' must be one of")
+  f <- fit; f$variance <- "exactly"
+  damage(f, "variance' is unknown")
+  expect_error(scalegp:::predict.ski_gsgp(unclass(fit), 1), "'object' must be a ski_gsgp fit")
+  # the core refuses non-finite fit arrays too (a fit made by other means)
+  f <- fit; f$love$Ft[1, 1] <- NA
+  expect_error(scalegp:::ski_check_fit(f, "t"), "love\\$Ft' has NaN")
+  # the undamaged fit still works, after a round trip through a file
+  path <- tempfile(fileext = ".rds")
+  saveRDS(fit, path)
+  g <- readRDS(path)
+  expect_equal(predict(g, c(1, 2))$var, predict(fit, c(1, 2))$var)
+  expect_output(print(g), "ski_gsgp")
+  unlink(path)
+})

@@ -12,6 +12,7 @@
 
 function pred = predict_ski_gsgp (fit, xnew, varargin)
   fname = "scalegp_predict";
+  fit = ski_check_fit (fit, fname);
   if (isfield (fit, "backend"))
     backend0 = fit.backend;
   else
@@ -33,7 +34,7 @@ function pred = predict_ski_gsgp (fit, xnew, varargin)
   if (strcmp (variance, "lanczos") && isempty (fit.love))
     arg_error (fname, "variance", "\"lanczos\" needs a fit made with \"variance\", \"lanczos\"");
   endif
-  stats = ski_check_stats (fit.stats, fname, "fit");
+  stats = fit.stats;
   policies = {"error", "truncate", "clamp", "drop"};
   copt = struct ("kernel", fit.kernel, "lengthscale", fit.lengthscale,
                  "outputscale", fit.outputscale, "noise", fit.noise, "method", 0,
