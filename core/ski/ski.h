@@ -135,7 +135,10 @@ typedef enum {
  * ESTIMATE, and FFTW_MEASURE is tried under fftw_set_timelimit with a budget
  * of a quarter of the expected transform time (expected_products x one
  * product timed with the ESTIMATE plans) when that budget is at least 0.1 s;
- * a search that runs out of time keeps the ESTIMATE plans. */
+ * a search that runs out of time keeps the ESTIMATE plans, and FFTW's planner
+ * remembers it for the process: later operators of the same transform and
+ * budget do not search again (measured: 0.35 s for the first 64 x 64 x 32
+ * Matern operator with a ~0.1 s budget, 0.04 s for the next ones). */
 typedef enum {
   SGP_SKI_FFT_PLAN_AUTO = 0,
   SGP_SKI_FFT_PLAN_ESTIMATE = 1, /* FFTW_ESTIMATE (deterministic plans) */
