@@ -161,19 +161,28 @@ static int work_alloc(sgp_ctx *ctx, const kg_state *s, int64_t cols, int threads
 static int cache_acquire(kg_state *s)
 {
   int was;
-#ifdef _OPENMP
+#if defined(_OPENMP)
 #pragma omp atomic capture
-#endif
   { was = s->busy; s->busy = 1; }
+#elif defined(__GNUC__)
+  was = __atomic_exchange_n(&s->busy, 1, __ATOMIC_ACQUIRE);
+#else
+  was = s->busy;
+  s->busy = 1;
+#endif
   return !was;
 }
 
 static void cache_release(kg_state *s)
 {
-#ifdef _OPENMP
+#if defined(_OPENMP)
 #pragma omp atomic write
-#endif
   s->busy = 0;
+#elif defined(__GNUC__)
+  __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+#else
+  s->busy = 0;
+#endif
 }
 
 /* FFT buffers a product of `cols` columns uses: one per column at most

@@ -4,8 +4,9 @@
  * not thread-safe; only the execution of a finished plan is. Every planner
  * call of the core goes through this file and holds one process-wide lock, an
  * OpenMP named critical section (the core's threads are OpenMP threads; a
- * host that calls the core from threads of its own gets the same lock). The
- * lock is the one piece of process state the core keeps, as FFTW's wisdom is. */
+ * host that calls the core from threads of its own gets the same lock; a
+ * build without OpenMP spins on an atomic flag). The lock is the one piece of
+ * process state the core keeps, as FFTW's wisdom is. */
 #define _POSIX_C_SOURCE 199309L
 #include "ski_fft_plan.h"
 
@@ -47,12 +48,24 @@ static void guru_dims(int rank, const int64_t *L, int64_t howmany, fftw_iodim64 
   hr->os = hc->is = *cs;
 }
 
+/* Without OpenMP (a build without it has no threads of its own, but a host
+ * may call from several): a spin lock on GCC-compatible compilers. */
+#if !defined(_OPENMP) && defined(__GNUC__)
+static int planner_busy;
+#define PLANNER_LOCK() while (__atomic_exchange_n(&planner_busy, 1, __ATOMIC_ACQUIRE)) {}
+#define PLANNER_UNLOCK() __atomic_store_n(&planner_busy, 0, __ATOMIC_RELEASE)
+#else
+#define PLANNER_LOCK() (void)0
+#define PLANNER_UNLOCK() (void)0
+#endif
+
 /* The planner calls proper, in the critical section. */
 static void plan_locked(int rank, const fftw_iodim64 *rdims, const fftw_iodim64 *cdims,
                         const fftw_iodim64 *hr, const fftw_iodim64 *hc, double *re,
                         fftw_complex *cx, unsigned flags, double seconds, fftw_plan *fwd,
                         fftw_plan *bwd)
 {
+  PLANNER_LOCK();
 #ifdef _OPENMP
 #pragma omp critical(sgp_fftw_planner)
 #endif
@@ -67,6 +80,7 @@ static void plan_locked(int rank, const fftw_iodim64 *rdims, const fftw_iodim64 
       *fwd = *bwd = NULL;
     }
   }
+  PLANNER_UNLOCK();
 }
 
 int ski_fft_plan_pair(sgp_ctx *ctx, int rank, const int64_t *L, int64_t howmany,
@@ -98,9 +112,11 @@ int ski_fft_plan_pair(sgp_ctx *ctx, int rank, const int64_t *L, int64_t howmany,
 void ski_fft_plan_destroy(fftw_plan *p)
 {
   if (!*p) return;
+  PLANNER_LOCK();
 #ifdef _OPENMP
 #pragma omp critical(sgp_fftw_planner)
 #endif
   fftw_destroy_plan(*p);
+  PLANNER_UNLOCK();
   *p = NULL;
 }
