@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean bench-laplace bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-ski-first bench-valla
+  octave-pkg rcheck docs clean bench-laplace bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
 
 all: install
 
@@ -137,6 +137,7 @@ bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
 # First-call latency of ski_gsgp against a warm call, and the per-iteration time
 # (FFTW planning effort, issue 11); BENCH_ARGS="--libs=old/Rlib,build/Rlib --rounds=5"
 # compares two installed builds side by side.
+.PHONY: bench-ski-first
 bench-ski-first: install
 	@uptime
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_first_call.R $(BENCH_ARGS)
