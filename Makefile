@@ -154,6 +154,14 @@ bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
 	@uptime
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_pass
 	@uptime
+# First-call latency of ski_gsgp against a warm call, and the per-iteration time
+# (FFTW planning effort, issue 11); BENCH_ARGS="--libs=old/Rlib,build/Rlib --rounds=5"
+# compares two installed builds side by side.
+.PHONY: bench-ski-first
+bench-ski-first: install
+	@uptime
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_first_call.R $(BENCH_ARGS)
+	@uptime
 # ski_gsgp precond_rank on the demo's 1e6-point panel (demo noise, then a harder one).
 bench-ski-precond: install
 	@uptime

@@ -75,7 +75,12 @@
 #' @return A list of class \code{ski_gsgp}: \code{grid} (\code{size},
 #'   \code{bounds}, \code{interpolation}), \code{weights} (m grid weights,
 #'   first dimension fastest: \code{array(weights, grid$size)}),
-#'   \code{iterations}, \code{converged}, \code{rel_residual}, \code{history}
+#'   \code{iterations}, \code{converged}, \code{rel_residual} (the true
+#'   relative residual \eqn{\|y - A x\| / \|y\|} of the returned solution,
+#'   recomputed, not CG's running estimate), \code{stop} (why the solve
+#'   stopped: \code{"tol"} (converged), \code{"max_iter"}, \code{"accuracy"}
+#'   (rounding errors keep the residual above \code{tol}: raise it) or
+#'   \code{"breakdown"}), \code{history}
 #'   (relative residual per iteration), \code{loglik}, \code{logdet},
 #'   \code{logdet_se}, \code{datafit} (with \code{loglik = TRUE}),
 #'   \code{stats}, the model (\code{kernel}, \code{lengthscale},
@@ -83,7 +88,9 @@
 #'   \code{love} (the LOVE cache with \code{variance = "lanczos"}),
 #'   \code{timings} and \code{test = list(mean, var)} when \code{xtest} is
 #'   given. A fit that did not reach \code{tol} has \code{converged = FALSE}
-#'   and gives a warning.
+#'   and gives a warning that says why. A solve that overflows (a non-finite
+#'   value: extreme \code{outputscale}, \code{noise} or \code{y}) is an
+#'   error.
 #' @seealso \code{\link{ski_stats}}, \code{\link{predict.ski_gsgp}}
 #' @examples
 #' set.seed(1)
@@ -163,7 +170,9 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
   }
   if (method == "ski" && !has_data)
     stop_arg(fn, "x", "and 'y' are needed by method = \"ski\" (the statistics are not enough)")
-  if (method == "ski" && nrow(x) != stats$n)
+  # (with bounds_policy = "drop" the statistics count the kept rows only; the
+  # core compares those)
+  if (method == "ski" && bounds_policy != "drop" && nrow(x) != stats$n)
     stop_arg(fn, "x", "has ", nrow(x), " rows but 'stats' count ", stats$n, " points")
   if (precond_rank >= prod(stats$grid$size))
     stop_arg(fn, "precond_rank", "must be less than the ", prod(stats$grid$size),
@@ -193,14 +202,15 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
   if (loglik)
     fit[c("loglik", "logdet", "logdet_se", "datafit", "probes_used")] <-
       list(r$loglik, r$logdet, r$logdet_se, r$datafit, as.integer(r$probes_used))
+  fit$stop <- ski_stop_reasons[r$stop + 1L]
   fit$timings <- c(preprocess = t1 - t0, solve = t2 - t1)
   class(fit) <- "ski_gsgp"
   if (!fit$converged)
-    warning(sprintf("ski_gsgp: the mean solve did not converge in %d iterations (relative residual %.3g > tol %.3g)",
-                    fit$iterations, fit$rel_residual, tol), call. = FALSE)
+    warning(ski_stop_message("ski_gsgp: the mean solve", fit$stop, fit$iterations,
+                             fit$rel_residual, tol), call. = FALSE)
   if (loglik && !r$loglik_converged)
-    warning("ski_gsgp: a log-likelihood solve did not reach tol; the estimate is rough",
-            call. = FALSE)
+    warning("ski_gsgp: a log-likelihood solve did not reach tol (or probes were discarded); ",
+            "the estimate is rough", call. = FALSE)
   if (!is.null(xtest)) {
     fit$test <- predict(fit, xtest, threads = threads, backend = backend)
     fit$timings[["predict"]] <- proc.time()[["elapsed"]] - t2
@@ -231,7 +241,7 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
                              backend = if (is.null(object$backend)) "auto" else object$backend,
                              ...) {
   fn <- "predict.ski_gsgp"
-  if (!inherits(object, "ski_gsgp")) stop_arg(fn, "object", "must be a ski_gsgp fit")
+  object <- ski_check_fit(object, fn)
   xs <- as_input_matrix(newdata, fn, "newdata")
   d <- length(object$grid$size)
   if (ncol(xs) != d) {
@@ -240,30 +250,47 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
   }
   variance <- check_choice(variance, c("none", "lanczos", "exact"), fn, "variance")
   backend <- check_backend(backend, fn)
-  if (variance == "lanczos" && is.null(object$love))
+  if (variance == "lanczos" && is.null(object[["love"]]))
     stop_arg(fn, "variance", "\"lanczos\" needs a fit made with variance = \"lanczos\"")
-  stats <- ski_check_stats(object$stats, fn, "object")
-  opts <- list(kernel = object$kernel, lengthscale = as.double(object$lengthscale),
-               outputscale = object$outputscale, noise = object$noise, method = 0,
-               tol = object$tol, max_iter = object$max_iter,
+  stats <- object[["stats"]]
+  opts <- list(kernel = object[["kernel"]], lengthscale = as.double(object[["lengthscale"]]),
+               outputscale = object[["outputscale"]], noise = object[["noise"]], method = 0,
+               tol = object[["tol"]], max_iter = object[["max_iter"]],
                variance = match(variance, c("none", "lanczos", "exact")) - 1, rank = 0,
                loglik = FALSE, slq_max_iter = 100,
-               bounds_policy = match(object$bounds_policy, ski_bounds_policies) - 1,
+               bounds_policy = match(object[["bounds_policy"]], ski_bounds_policies) - 1,
                backend = backend)
-  love <- object$love
-  p <- .Call(C_sgp_ski_predict_r, stats, opts, as.double(object$weights),
+  love <- object[["love"]]
+  p <- .Call(C_sgp_ski_predict_r, stats, opts, as.double(object[["weights"]]),
              if (is.null(love)) matrix(0, 0, 0) else love$Ft,
              if (is.null(love)) numeric(0) else love$c0, xs, check_threads(threads, fn))
   if (!p$converged)
-    warning(sprintf("predict.ski_gsgp: exact variances did not all reach tol (worst relative residual %.3g)",
-                    p$rel_residual), call. = FALSE)
-  if (object$bounds_policy == "drop") {
+    warning(sprintf("predict.ski_gsgp: exact variances did not all reach tol (worst relative residual %.3g; %s)",
+                    p$rel_residual, ski_stop_words[[ski_stop_reasons[p$stop + 1L]]]), call. = FALSE)
+  if (object[["bounds_policy"]] == "drop") {
     # a dropped test point has no taps: report NA rather than the 0 of an empty row
-    out <- ski_outside(xs, object$grid)
+    out <- ski_outside(xs, object[["grid"]])
     p$mean[out] <- NA_real_
     if (!is.null(p$var)) p$var[out] <- NA_real_
   }
   list(mean = p$mean, var = p$var)
+}
+
+# Why a solve stopped (sgp_ski_stop, sgp.h); only "tol" is convergence.
+ski_stop_reasons <- c("tol", "max_iter", "accuracy", "breakdown")
+ski_stop_words <- list(
+  tol = "converged",
+  max_iter = "max_iter reached",
+  accuracy = "rounding errors keep the residual from getting smaller: the attainable accuracy; raise tol",
+  breakdown = "the system is not numerically positive definite")
+
+# The warning of a solve that did not converge, in words that say why.
+ski_stop_message <- function(what, stop, iterations, rel_residual, tol) {
+  if (identical(stop, "max_iter"))
+    return(sprintf("%s did not converge in %d iterations (relative residual %.3g > tol %.3g)",
+                   what, iterations, rel_residual, tol))
+  sprintf("%s stopped after %d iterations at relative residual %.3g > tol %.3g: %s", what,
+          iterations, rel_residual, tol, ski_stop_words[[stop]])
 }
 
 # Rows of xs outside the valid interpolation range of the grid (the core's
@@ -284,6 +311,7 @@ ski_outside <- function(xs, grid) {
 
 #' @export
 print.ski_gsgp <- function(x, ...) {
+  x <- ski_check_fit(x, "print.ski_gsgp", "x")
   cat(sprintf("<ski_gsgp> %s, %g points, %s grid (%d points, %s), %s kernel\n",
               x$method, x$stats$n, paste(x$grid$size, collapse = " x "),
               as.integer(prod(x$grid$size)), x$grid$interpolation, x$kernel))
@@ -298,6 +326,7 @@ print.ski_gsgp <- function(x, ...) {
 
 #' @export
 summary.ski_gsgp <- function(object, ...) {
+  object <- ski_check_fit(object, "summary.ski_gsgp")
   g <- object$grid
   structure(list(method = object$method, n = object$stats$n, grid_size = g$size,
                  grid_bounds = g$bounds, interpolation = g$interpolation,
@@ -343,6 +372,7 @@ print.summary.ski_gsgp <- function(x, ...) {
 #' plot(fit)
 #' @export
 plot.ski_gsgp <- function(x, n = 200, noise = FALSE, ...) {
+  x <- ski_check_fit(x, "plot.ski_gsgp", "x")
   b <- x$grid$bounds
   d <- nrow(b)
   if (d == 1L) {

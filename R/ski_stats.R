@@ -97,6 +97,11 @@ ski_check_size <- function(grid_size, d, fn) {
   if (!is.numeric(grid_size) || !length(grid_size) %in% c(1L, d) || any(!is.finite(grid_size)) ||
       any(grid_size != round(grid_size)) || any(grid_size < 1))
     stop_arg(fn, "grid_size", "must be whole numbers >= 1, one or d = ", d, " of them")
+  # sizes are R integers in the grid (and the core refuses grids whose
+  # statistics cannot fit in memory long before)
+  if (any(grid_size > .Machine$integer.max))
+    stop_arg(fn, "grid_size", "must be at most ", .Machine$integer.max,
+             " points per dimension (got ", format(max(grid_size), digits = 15), ")")
   rep_len(as.double(grid_size), d)
 }
 

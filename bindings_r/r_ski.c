@@ -4,6 +4,7 @@
  * the core validates values again and names `stats`, `x`, `xtest`, ... */
 #include "r_shim.h"
 
+#include <limits.h>
 #include <string.h>
 
 static double real_elt(SEXP list, const char *name)
@@ -13,14 +14,17 @@ static double real_elt(SEXP list, const char *name)
   return Rf_asReal(v);
 }
 
-/* Grid from size (d integers) and bounds (d-by-2); both ends are grid points. */
-static int r_grid(sgp_ctx *ctx, SEXP size, SEXP bounds, sgp_ski_grid *g)
+/* Grid from size (d integers) and bounds (d-by-2); both ends are grid points.
+ * interp: that of the statistics on it (the core checks that they fit). */
+static int r_grid(sgp_ctx *ctx, SEXP size, SEXP bounds, sgp_ski_interpolation interp,
+                  sgp_ski_grid *g)
 {
   sgp_ski_opts o;
   const int d = Rf_length(size);
   if (d < 1 || d > SGP_SKI_MAX_D || TYPEOF(bounds) != REALSXP || XLENGTH(bounds) != 2 * d)
     Rf_error("internal: bad grid");
   sgp_ski_opts_default(&o);
+  o.interpolation = interp;
   for (int j = 0; j < d; j++)
     o.grid_size[j] = TYPEOF(size) == INTSXP ? INTEGER(size)[j] : (int64_t)REAL(size)[j];
   o.grid_bounds = REAL(bounds);
@@ -38,9 +42,10 @@ static int r_stats(sgp_ctx *ctx, SEXP s, sgp_ski_stats_data *d)
 {
   SEXP grid = sgp_r_list_elt(s, "grid"), WtW = sgp_r_list_elt(s, "WtW"), Wtz = sgp_r_list_elt(s, "Wtz");
   memset(d, 0, sizeof *d);
-  int st = r_grid(ctx, sgp_r_list_elt(grid, "size"), sgp_r_list_elt(grid, "bounds"), &d->grid);
-  if (st) return st;
   d->interpolation = r_interp(sgp_r_list_elt(grid, "interpolation"));
+  int st = r_grid(ctx, sgp_r_list_elt(grid, "size"), sgp_r_list_elt(grid, "bounds"),
+                  d->interpolation, &d->grid);
+  if (st) return st;
   sgp_cmat D = sgp_r_cmat(WtW);
   d->m = D.rows;
   d->S = D.cols;
@@ -117,6 +122,10 @@ SEXP sgp_ski_grid_r(SEXP range, SEXP n, SEXP grid_size, SEXP grid_bounds, SEXP i
   if (st) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, st);
   SEXP size = PROTECT(Rf_allocVector(INTSXP, d));
   SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, d, 2));
+  for (int j = 0; j < d; j++)
+    if (g.m[j] > INT_MAX) /* R checks grid_size; the automatic size is capped */
+      Rf_error("%s: 'grid_size' %lld is beyond R's integers", CHAR(STRING_ELT(fn, 0)),
+               (long long)g.m[j]);
   for (int j = 0; j < d; j++) {
     INTEGER(size)[j] = (int)g.m[j];
     REAL(bounds)[j] = g.lo[j];
@@ -149,7 +158,7 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation,
   const int64_t np = (int64_t)Rf_asReal(probes);
   o.probes = np;
   o.seed = (uint64_t)Rf_asReal(probe_seed);
-  int code = r_grid(&ctx, size, bounds, &g);
+  int code = r_grid(&ctx, size, bounds, o.interpolation, &g);
   if (!code) code = sgp_ski_stats_shape(&ctx, &g, o.interpolation, &m, &S);
   if (code) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
   if ((double)m * (double)S > 2147483647.0 || (double)m * (double)np > 2147483647.0)
@@ -216,16 +225,17 @@ SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP thr
     memcpy(REAL(love), REAL(Ft), (size_t)(res.love_rank * m) * sizeof(double));
   const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
                          "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
-                         "probes_used", "loglik_converged"};
+                         "probes_used", "loglik_converged", "stop"};
   SEXP values[] = {weights, PROTECT(Rf_ScalarReal((double)res.iterations)),
                    PROTECT(Rf_ScalarLogical(res.converged)),
                    PROTECT(Rf_ScalarReal(res.rel_residual)), history, love, c0,
                    PROTECT(Rf_ScalarReal(res.loglik)), PROTECT(Rf_ScalarReal(res.logdet)),
                    PROTECT(Rf_ScalarReal(res.logdet_se)), PROTECT(Rf_ScalarReal(res.datafit)),
                    PROTECT(Rf_ScalarReal((double)res.probes_used)),
-                   PROTECT(Rf_ScalarLogical(res.loglik_converged))};
-  SEXP out = sgp_r_named_list(13, names, values);
-  UNPROTECT(15);
+                   PROTECT(Rf_ScalarLogical(res.loglik_converged)),
+                   PROTECT(Rf_ScalarInteger((int)res.stop))};
+  SEXP out = sgp_r_named_list(14, names, values);
+  UNPROTECT(16);
   return out;
 }
 
@@ -258,10 +268,11 @@ SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP l
                          o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_c0) : NULL, rank, Xs,
                          REAL(mean), want_var ? REAL(var) : NULL, &info);
   if (code) sgp_r_stop("predict.ski_gsgp", &ctx, code);
-  const char *names[] = {"mean", "var", "converged", "rel_residual"};
+  const char *names[] = {"mean", "var", "converged", "rel_residual", "stop"};
   SEXP values[] = {mean, var, PROTECT(Rf_ScalarLogical(info.converged)),
-                   PROTECT(Rf_ScalarReal(info.rel_residual))};
-  SEXP out = sgp_r_named_list(4, names, values);
-  UNPROTECT(4);
+                   PROTECT(Rf_ScalarReal(info.rel_residual)),
+                   PROTECT(Rf_ScalarInteger((int)info.stop))};
+  SEXP out = sgp_r_named_list(5, names, values);
+  UNPROTECT(5);
   return out;
 }

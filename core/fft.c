@@ -1,7 +1,8 @@
 /* fft.c -- FFTW build information. FFTW is called only here and in
  * core/ski/ski_fft.c, which holds the grid products of ski_gsgp (plans are
- * created serially there, at operator creation: FFTW's planner is not
- * thread-safe; execution uses the thread-safe new-array functions). */
+ * created at operator creation through core/ski/ski_fft_plan.c, which
+ * serializes every planner call: FFTW's planner is not thread-safe; execution
+ * uses the thread-safe new-array functions). */
 #include "sgp_internal.h"
 #include <fftw3.h>
 

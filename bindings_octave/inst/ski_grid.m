@@ -107,3 +107,9 @@ endfunction
 %!error <'grid_size' must be whole> ski_grid ([], "range", [0 1], "grid_size", 2.5)
 %!error <'interpolation' is unknown> ski_grid ([], "range", [0 1], "interpolation", "spline")
 %!error <'range' must be> ski_grid ([], "range", [1 0])
+%!## oversized grids (issue 11): beyond the int32 sizes of R, and statistics that
+%!## cannot fit in memory ((343 + 2) x 1e14 doubles), name grid_size
+%!error <'grid_size' must be at most 2147483647> ski_grid ([], "range", [0 1], "grid_size", 1e10)
+%!error <'grid_size' must be at most> ski_grid ([], "range", [0 1], "grid_size", 3e9)
+%!error <grid_size: .*GB for its statistics> ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [1e5 1e5 1e4])
+%!error <grid_size: .*2\^50> ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [2e9 2e9 2e9])

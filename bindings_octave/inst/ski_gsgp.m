@@ -71,12 +71,17 @@
 ##
 ## The result is a struct with @code{class = "ski_gsgp"} and the fields of the
 ## R result: @code{grid}, @code{weights} (m grid weights, first dimension
-## fastest), @code{iterations}, @code{converged}, @code{rel_residual},
+## fastest), @code{iterations}, @code{converged}, @code{rel_residual} (the
+## true relative residual of the returned solution, recomputed),
+## @code{stop} (why the solve stopped: @qcode{"tol"} (converged),
+## @qcode{"max_iter"}, @qcode{"accuracy"} (rounding errors keep the residual
+## above tol: raise it) or @qcode{"breakdown"}),
 ## @code{history} (iteration, rel_residual), @code{stats}, the model options,
 ## @code{love} (with @qcode{"lanczos"}), @code{loglik}, @code{logdet},
 ## @code{logdet_se}, @code{datafit} (with @qcode{"loglik"}), @code{timings},
 ## and @code{test} (with @qcode{"xtest"}).  A fit that did not reach
-## @qcode{"tol"} has @code{converged = false} and gives a warning.  Predict at
+## @qcode{"tol"} has @code{converged = false} and gives a warning that says
+## why; a solve that overflows (extreme outputscale, noise or y) is an error.  Predict at
 ## new inputs with @code{scalegp_predict (fit, xnew)}.
 ##
 ## @example
@@ -186,7 +191,9 @@ function fit = ski_gsgp (varargin)
   if (strcmp (method, "ski") && ! has_data)
     arg_error (fname, "x", "and 'y' are needed by method \"ski\" (the statistics are not enough)");
   endif
-  if (strcmp (method, "ski") && rows (x) != stats.n)
+  ## (with bounds_policy "drop" the statistics count the kept rows only; the
+  ## core compares those)
+  if (strcmp (method, "ski") && ! strcmp (bounds_policy, "drop") && rows (x) != stats.n)
     arg_error (fname, "x", "has %d rows but 'stats' count %d points", rows (x), stats.n);
   endif
   if (precond_rank >= prod (stats.grid.size))
@@ -217,6 +224,7 @@ function fit = ski_gsgp (varargin)
   fit.iterations = r.iterations;
   fit.converged = r.converged;
   fit.rel_residual = r.rel_residual;
+  fit.stop = ski_stop_reason (r.stop);
   fit.history = struct ("iteration", (0:r.iterations).', "rel_residual", r.history);
   fit.stats = stats;
   fit.kernel = kernel;
@@ -248,13 +256,13 @@ function fit = ski_gsgp (varargin)
   endif
   fit.timings = struct ("preprocess", t1, "solve", t2 - t1);
   if (! fit.converged)
-    warning ("scalegp:not-converged",
-             "ski_gsgp: the mean solve did not converge in %d iterations (relative residual %.3g > tol %.3g)",
-             fit.iterations, fit.rel_residual, tol);
+    warning ("scalegp:not-converged", "%s",
+             ski_stop_message ("ski_gsgp: the mean solve", fit.stop, fit.iterations,
+                               fit.rel_residual, tol));
   endif
   if (loglik && ! r.loglik_converged)
     warning ("scalegp:not-converged",
-             "ski_gsgp: a log-likelihood solve did not reach tol; the estimate is rough");
+             "ski_gsgp: a log-likelihood solve did not reach tol (or probes were discarded); the estimate is rough");
   endif
   if (! isempty (opts.xtest))
     fit.test = predict_ski_gsgp (fit, opts.xtest, "threads", threads, "backend", backend);
@@ -318,6 +326,13 @@ endfunction
 %!               "xtest", [0; 1; 1.9; 2.5], "variance", "exact");
 %! assert (sum (d.stats.Wt1) < 60);
 %! assert (d.converged);
+%! ## dropped points are no data: n, yty count the kept ones (cubic valid range)
+%! keep = x > 0.5 + 1.5 / 19 & x < 2 - 1.5 / 19;
+%! assert (d.stats.n, sum (keep));
+%! assert (d.stats.yty, sum (y(keep) .^ 2), 1e-14 * sum (y(keep) .^ 2));
+%! s = ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "bounds_policy", "drop",
+%!               "method", "ski", "tol", 1e-10);
+%! assert (s.converged);
 %! ## cubic valid range on this grid: [0.5 + h, 2 - h], h = 1.5 / 19
 %! assert (isnan (d.test.mean), [true; false; false; true]);
 %! assert (isnan (d.test.var), [true; false; false; true]);
@@ -325,6 +340,63 @@ endfunction
 %! assert (c.stats.n, 60);
 %! p = scalegp_predict (c, [0; 1; 2.5]);
 %! assert (all (isfinite (p.mean)));
+
+%!test
+%! ## honest convergence (issue 11): why a solve stopped, the true residual
+%! warning ("off", "scalegp:not-converged", "local");
+%! f = ski_gsgp (x, y, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000);
+%! assert (f.converged, false);
+%! assert (f.stop, "accuracy");
+%! assert (f.iterations < 5000);
+%! assert (f.rel_residual > 1e-15);
+%! f = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2);
+%! assert (f.stop, "max_iter");
+%! f = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-8);
+%! assert (f.stop, "tol");
+%! assert (f.rel_residual <= 1e-8);
+%!warning <attainable accuracy; raise tol> ski_gsgp (x, y, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000);
+%!error <outputscale: the mean solve met a non-finite value> ski_gsgp (x, y, "grid_size", 30, "outputscale", 1e307);
+
+%!function expect_error_like (f, pattern)
+%!  try
+%!    f ();
+%!  catch err
+%!    if (isempty (regexp (err.message, pattern, "once")))
+%!      error ("expected an error matching <%s>, got <%s>", pattern, err.message);
+%!    endif
+%!    return;
+%!  end_try_catch
+%!  error ("expected an error matching <%s>, got none", pattern);
+%!endfunction
+
+%!test
+%! ## damaged fits (issue 11): scalegp_predict names the field instead of
+%! ## answering (a NaN in the LOVE factor gave variance 0)
+%! fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "variance", "lanczos");
+%! f = fit; f.love.Ft(2, 3) = NaN;
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.love.Ft' has NaN or Inf \\(the fit is damaged");
+%! f = fit; f.love = [];
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.love' is missing");
+%! f = fit; f.weights(4) = Inf;
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.weights' must be .* finite numbers");
+%! f = fit; f.weights = f.weights(1:5);
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.weights'");
+%! f = fit; f.kernel = "gauss";
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.kernel' must be one of");
+%! f = fit; f.lengthscale = -1;
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.lengthscale'");
+%! f = fit; f.noise = "a";
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.noise' must be one positive");
+%! f = fit; f.max_iter = 0;
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.max_iter'");
+%! f = fit; f.grid.size = f.grid.size + 1;
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.grid' differs");
+%! f = rmfield (fit, "stats");
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.stats' is missing");
+%! f = fit; f.variance = "exactly";
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.variance' is unknown");
+%! p = scalegp_predict (fit, [1; 2]);
+%! assert (all (p.var > 0));
 
 %!error <'y' is missing> ski_gsgp (x)
 %!error <'y' has length 59> ski_gsgp (x, y(2:end))

@@ -70,6 +70,8 @@ endfunction
 %! x = (0:0.05:1)';
 %! y = x .^ 2;
 
+%!error <grid_size: .*memory> ski_stats (rand (5, 3), rand (5, 1), struct ("size", [1e5 1e5 1e4], "bounds", [0 1; 0 1; 0 1], "interpolation", "cubic"))
+
 %!test
 %! s = ski_stats (x, y, g);
 %! assert (s.class, "ski_stats");

@@ -11,7 +11,8 @@ Private: fits ski_gsgp from the statistics struct @var{stats} with the\n\
 options struct @var{opts} built by @code{ski_gsgp}; @var{x}, @var{y} are the\n\
 data for method \"ski\" (else empty).  Returns a struct with weights,\n\
 iterations, converged, rel_residual, history, love_Ft, love_c0, loglik,\n\
-logdet, logdet_se, datafit, probes_used, loglik_converged.\n\
+logdet, logdet_se, datafit, probes_used, loglik_converged, stop (the\n\
+sgp_ski_stop code of the mean solve).\n\
 @seealso{ski_gsgp}\n\
 @end deftypefn")
 {
@@ -73,6 +74,7 @@ logdet, logdet_se, datafit, probes_used, loglik_converged.\n\
   out.assign ("datafit", res.datafit);
   out.assign ("probes_used", static_cast<double> (res.probes_used));
   out.assign ("loglik_converged", res.loglik_converged != 0);
+  out.assign ("stop", static_cast<double> (res.stop));
   return ovl (out);
 }
 

@@ -34,7 +34,11 @@ start with @var{fname}.  Use @code{ski_grid}.\n\
   sgp_ski_grid g;
   sgp_ski_opts_default (&o);
   for (octave_idx_type j = 0; j < d; j++)
-    o.grid_size[j] = static_cast<int64_t> (size(j));
+    {
+      if (! (size(j) >= 0 && size(j) <= INT_MAX)) // 0: automatic
+        error ("%s: 'grid_size' must be whole numbers in 1..%d", fn.c_str (), INT_MAX);
+      o.grid_size[j] = static_cast<int64_t> (size(j));
+    }
   o.grid_bounds = bounds.isempty () ? nullptr : bounds.data ();
   o.interpolation = sgp_octave::ski_interp_of (interp);
   o.grid_pad = static_cast<int> (pad);

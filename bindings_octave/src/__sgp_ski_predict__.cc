@@ -6,7 +6,7 @@
 
 DEFUN_DLD (__sgp_ski_predict__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {[@var{mean}, @var{var}, @var{converged}, @var{rel_residual}] =} __sgp_ski_predict__ (@var{stats}, @var{opts}, @var{weights}, @var{love_Ft}, @var{love_c0}, @var{xtest}, @var{nthreads})\n\
+@deftypefn {} {[@var{mean}, @var{var}, @var{converged}, @var{rel_residual}, @var{stop}] =} __sgp_ski_predict__ (@var{stats}, @var{opts}, @var{weights}, @var{love_Ft}, @var{love_c0}, @var{xtest}, @var{nthreads})\n\
 Private: predictions of a ski_gsgp fit from its plain data.  @var{var} is\n\
 empty when @code{@var{opts}.variance} is 0 (none).\n\
 @seealso{ski_gsgp, scalegp_predict}\n\
@@ -43,7 +43,8 @@ empty when @code{@var{opts}.variance} is 0 (none).\n\
                                   mean.fortran_vec (), want_var ? var.fortran_vec () : nullptr,
                                   &info);
   ctx.check (st);
-  return ovl (mean, var, info.converged != 0, info.rel_residual);
+  return ovl (mean, var, info.converged != 0, info.rel_residual,
+              static_cast<double> (info.stop));
 }
 
 /*

@@ -32,9 +32,9 @@ with fields n, yty, ysum, Wty, Wt1, WtW, rhoz, Wtz.  Use @code{ski_stats}.\n\
   sgp_ski_grid g;
   sgp_ski_opts o;
   int64_t m = 0, S = 0;
-  ctx.check (sgp_octave::ski_grid_of (ctx, size, bounds, &g));
   sgp_ski_opts_default (&o);
   o.interpolation = sgp_octave::ski_interp_of (interp);
+  ctx.check (sgp_octave::ski_grid_of (ctx, size, bounds, o.interpolation, &g));
   o.bounds_policy = static_cast<sgp_ski_bounds_policy> (policy);
   o.probes = probes;
   o.seed = static_cast<uint64_t> (seed);

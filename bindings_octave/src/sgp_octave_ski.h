@@ -5,6 +5,7 @@
 #ifndef SGP_OCTAVE_SKI_H
 #define SGP_OCTAVE_SKI_H
 
+#include <climits>
 #include <cstring>
 #include <string>
 
@@ -21,8 +22,9 @@ namespace sgp_octave
   }
 
   // Grid from size (d values) and bounds (d-by-2): both ends are grid points.
+  // interp: that of the statistics on it (the core checks that they fit).
   inline int ski_grid_of (context& ctx, const Matrix& size, const Matrix& bounds,
-                          sgp_ski_grid *g)
+                          sgp_ski_interpolation interp, sgp_ski_grid *g)
   {
     sgp_ski_opts o;
     const octave_idx_type d = size.numel ();
@@ -30,8 +32,14 @@ namespace sgp_octave
       error ("%s: the grid needs 1 to %d dimensions and d-by-2 bounds", ctx.fname ().c_str (),
              SGP_SKI_MAX_D);
     sgp_ski_opts_default (&o);
+    o.interpolation = interp;
     for (octave_idx_type j = 0; j < d; j++)
-      o.grid_size[j] = static_cast<int64_t> (size(j));
+      {
+        if (! (size(j) >= 1 && size(j) <= INT_MAX))
+          error ("%s: 'grid_size' must be whole numbers in 1..%d", ctx.fname ().c_str (),
+                 INT_MAX);
+        o.grid_size[j] = static_cast<int64_t> (size(j));
+      }
     o.grid_bounds = bounds.data ();
     return sgp_ski_make_grid (ctx.get (), cview (bounds), 0, &o, g);
   }
@@ -61,9 +69,9 @@ namespace sgp_octave
     sv.size = matrix_arg (field (g, "size", fn), fn, "stats.grid.size");
     sv.bounds = matrix_arg (field (g, "bounds", fn), fn, "stats.grid.bounds");
     std::memset (&sv.d, 0, sizeof sv.d);
-    ctx.check (ski_grid_of (ctx, sv.size, sv.bounds, &sv.d.grid));
     sv.d.interpolation = ski_interp_of (string_arg (field (g, "interpolation", fn), fn,
                                                     "stats.grid.interpolation"));
+    ctx.check (ski_grid_of (ctx, sv.size, sv.bounds, sv.d.interpolation, &sv.d.grid));
     sv.WtW = matrix_arg (field (s, "WtW", fn), fn, "stats.WtW");
     sv.Wty = matrix_arg (field (s, "Wty", fn), fn, "stats.Wty");
     sv.Wt1 = matrix_arg (field (s, "Wt1", fn), fn, "stats.Wt1");

@@ -482,6 +482,17 @@ int sgp_ski_stats_import(sgp_ctx *ctx, const sgp_ski_stats_data *in, sgp_ski_sta
 int sgp_ski_stats_merge(sgp_ctx *ctx, sgp_ski_stats *dst, const sgp_ski_stats *src);
 void sgp_ski_stats_free(sgp_ski_stats *st);
 
+/* Why an iterative solve of ski_gsgp stopped (the fit's mean solve, exact
+ * variances). Only TOL is convergence: the true relative residual of the
+ * returned iterate met tol (recomputed, not CG's recursive estimate). */
+typedef enum {
+  SGP_SKI_STOP_TOL = 0,       /* converged */
+  SGP_SKI_STOP_MAX_ITER = 1,  /* max_iter iterations without meeting tol */
+  SGP_SKI_STOP_ACCURACY = 2,  /* the true residual stopped decreasing above tol: rounding
+                                 errors limit the attainable accuracy (raise tol) */
+  SGP_SKI_STOP_BREAKDOWN = 3  /* p'Ap <= 0: the system is not numerically positive definite */
+} sgp_ski_stop;
+
 /* Largest LOVE rank a fit may keep: min(m, o->rank), o->rank <= 0 -> min(m, 256). */
 int64_t sgp_ski_love_rank_max(const sgp_ski_opts *o, int64_t m);
 
@@ -494,8 +505,9 @@ typedef struct {
   /* written by the fit */
   int64_t love_rank;      /* rows of love_Ft in use (ld stays love_rank too) */
   int64_t iterations;     /* mean solve iterations */
-  int converged;          /* mean solve met tol */
-  double rel_residual;    /* of the mean solve at exit */
+  int converged;          /* mean solve met tol (its true residual) */
+  double rel_residual;    /* of the mean solve at exit: the true relative residual */
+  sgp_ski_stop stop;      /* why the mean solve stopped */
   double loglik, logdet, logdet_se, datafit; /* with o->loglik */
   int64_t probes_used;
   int loglik_converged;
@@ -521,12 +533,14 @@ typedef struct {
   int64_t iterations;     /* exact variances: the most any point needed */
   int converged;          /* exact variances: every point met tol (else 1) */
   double rel_residual;    /* the worst */
+  sgp_ski_stop stop;      /* the worst reason (TOL when every point converged) */
 } sgp_ski_predict_info;
 
 /* Predictive mean (t) at the rows of Xs from the fit's weights, and, unless
  * var is NULL or o->variance is NONE, the latent (noise-free) variance (t,
  * >= 0): LANCZOS from love_Ft (love_rank-by-m) and love_c0; EXACT by one
- * grid-size solve per point from the statistics. Errors name xtest, stats. */
+ * grid-size solve per point from the statistics. Errors name xtest, stats,
+ * and weights or love when the fit's arrays are not finite (damaged). */
 int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                     const double *weights, const double *love_Ft, const double *love_c0,
                     int64_t love_rank, sgp_cmat Xs, double *mean, double *var,

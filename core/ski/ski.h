@@ -27,6 +27,10 @@
  * finite, h_j > 0, prod m_j representable); messages name grid_size or
  * grid_bounds. */
 int sgp_ski_grid_check(sgp_ctx *ctx, const sgp_ski_grid *g);
+/* sgp_ski_grid_check, and SGP_ENOMEM naming grid_size when the statistics of
+ * the grid (the stencil of B, W'y, W'1: (P^d + 2) m doubles, P = 7 cubic, 3
+ * linear) need more than the machine's physical memory. */
+int sgp_ski_grid_fits(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp);
 /* Total number of grid points m = prod m_j (assumes a checked grid). */
 int64_t sgp_ski_grid_npoints(const sgp_ski_grid *g);
 /* Upper end lo_j + (m_j - 1) h_j of dimension j. */
@@ -123,6 +127,24 @@ typedef enum {
   SGP_SKI_FFT_MINIMAL = 2   /* L_j = 2 m_j - 1 */
 } sgp_ski_fft_size;
 
+/* How much FFTW plans (the planner is serialized process-wide: ski_fft_plan.c).
+ * FFTW_MEASURE finds plans up to ~1.5x faster than FFTW_ESTIMATE but costs
+ * 10^4..10^5 transforms of planning for 1-D sizes (1.6 s for L = 16000) and a
+ * few hundred for large 3-D ones, so it pays only for long runs. AUTO: plans
+ * measured earlier in the process (FFTW wisdom) are reused at no cost; else
+ * ESTIMATE, and FFTW_MEASURE is tried under fftw_set_timelimit with a budget
+ * of a quarter of the expected transform time (expected_products x one
+ * product timed with the ESTIMATE plans) when that budget is at least 0.1 s;
+ * a search that runs out of time keeps the ESTIMATE plans, and FFTW's planner
+ * remembers it for the process: later operators of the same transform and
+ * budget do not search again (measured: 0.35 s for the first 64 x 64 x 32
+ * Matern operator with a ~0.1 s budget, 0.04 s for the next ones). */
+typedef enum {
+  SGP_SKI_FFT_PLAN_AUTO = 0,
+  SGP_SKI_FFT_PLAN_ESTIMATE = 1, /* FFTW_ESTIMATE (deterministic plans) */
+  SGP_SKI_FFT_PLAN_MEASURE = 2   /* FFTW_MEASURE, no time limit */
+} sgp_ski_fft_planner;
+
 typedef struct {
   sgp_ski_kg_path path;     /* default AUTO */
   sgp_ski_fft_size fft_size;/* default FAST */
@@ -130,7 +152,10 @@ typedef struct {
                                T_j (dgemm), larger ones a 1-D circulant embedding
                                (FFT); default 128 (measured crossover on a
                                80 x 80 x 8 and a 200 x 200 x 10 grid) */
-  int measure;              /* 1: plan with FFTW_MEASURE (default), 0: FFTW_ESTIMATE */
+  sgp_ski_fft_planner planner; /* default AUTO */
+  double expected_products; /* AUTO: K_G column products the caller expects at most
+                               (e.g. max_iter of a solve); 0 (default): unknown,
+                               no measuring */
 } sgp_ski_kg_opts;
 
 void sgp_ski_kg_opts_default(sgp_ski_kg_opts *o);
@@ -179,7 +204,8 @@ struct sgp_ski_stats {  /* typedef in sgp.h */
   sgp_ski_interpolation interp;
   int R;              /* stencil half-width 2r - 1 */
   int64_t m, S, T;    /* grid points, stencil offsets, taps per point */
-  int64_t n;          /* data points accumulated (dropped ones included) */
+  int64_t n;          /* data points accumulated (not those dropped under
+                         bounds_policy "drop": they are no data of the model) */
   double yy, ysum;    /* y'y and sum y */
   double *uy, *u1;    /* W'y, W'1 (m each) */
   double *D;          /* S-by-m stencil (see above) */
@@ -195,7 +221,11 @@ int sgp_ski_stats_create(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
 /* Adds the chunk X (n_c-by-d), y (n_c-by-1); first_row is the global index of
  * X's first row (0-based; error messages only). Errors name `stats`, `x`
  * (non-finite, outside the grid under ERROR, wrong column count) or `y`
- * (length, non-finite); on error the statistics are unchanged. */
+ * (length, non-finite); on error the statistics are unchanged. The interrupt
+ * hook is polled between blocks of points (outside parallel regions); an
+ * interrupt while the chunk is being added (SGP_EINTERRUPT) clears the
+ * statistics (nothing of any chunk is left), before that it leaves them
+ * unchanged. */
 int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cmat y,
                              int64_t first_row, sgp_ski_bounds_policy policy);
 /* dst += src; grids and interpolation must match (message names `stats`). */
@@ -239,10 +269,13 @@ typedef struct sgp_ski_moments sgp_ski_moments;
  * `grid_size`). */
 int sgp_ski_moments_create(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_moments **out);
 /* Adds a chunk, as sgp_ski_stats_accumulate (same arguments, errors and
- * global row numbering); on error the moments are unchanged. */
+ * global row numbering); on error the moments are unchanged, except that an
+ * interrupt while the chunk is being added (polled between blocks) clears
+ * them. */
 int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sgp_cmat y,
                                int64_t first_row, sgp_ski_bounds_policy policy);
-/* st += the statistics of the accumulated points; the moments are reset. */
+/* st += the statistics of the accumulated points; the moments are reset. An
+ * interrupt (polled between the flush's phases) leaves both unchanged. */
 int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st);
 void sgp_ski_moments_free(sgp_ski_moments *mo);
 
@@ -290,11 +323,59 @@ typedef struct {
 
 typedef struct {
   int64_t iterations;  /* CG iterations run */
-  int converged;       /* 1 when the relative residual met tol */
-  double rel_residual; /* ||r|| / ||b|| at exit */
+  int converged;       /* 1 when the true relative residual met tol */
+  double rel_residual; /* ||b - A x|| / ||b|| of the returned x (recomputed) */
+  sgp_ski_stop stop;   /* why it stopped (TOL when converged) */
 } sgp_ski_solve_info;
 
 void sgp_ski_solve_opts_default(sgp_ski_solve_opts *o);
+
+/* ------------------------------------------------------------ ski_cg.c */
+
+/* A conjugate-gradient solve for sgp_ski_cg_run: callbacks on its state.
+ *  step:    delta = p'Ap and the step a = gamma / delta (a unused if delta <= 0);
+ *  advance: x += a p, r -= a A p; *g2 = ||r||^2 of the recursion;
+ *  verify:  *g2 = ||b - A x||^2 of the iterate (an upper bound: rounding
+ *           allowance included) without touching the recursion's vectors;
+ *           replace: r becomes that true residual;
+ *  direct:  p = r + b p (b from the new g2, CG's or PCG's; b = 0 when
+ *           restart, after a replacement), returns b.
+ * what names the solve in messages ("mean", "variance"). */
+typedef struct {
+  void *state;
+  const char *what;
+  int (*step)(void *state, sgp_ctx *ctx, double *delta, double *a);
+  int (*advance)(void *state, sgp_ctx *ctx, double a, double *g2);
+  int (*verify)(void *state, sgp_ctx *ctx, int replace, double *g2);
+  double (*direct)(void *state, double g2, int restart);
+} sgp_ski_cg;
+
+/* Runs cg from ||r0||^2 = g2 (relative to nb = ||b||) until the true relative
+ * residual meets o->tol, max_iter iterations, the attainable accuracy (the
+ * recursion drifted again and the true residual did not halve since it was
+ * last replaced) or a breakdown (ski_cg.c explains); info as
+ * sgp_ski_solve_info says, history (max_iter + 1)
+ * relative residuals (the recursion's; the true one where verified, always the
+ * last), alpha / beta the coefficients (iterations resp. iterations - 1 of
+ * them when it stopped before max_iter). The returned iterate is always
+ * verified last (verify with replace = 0 when needed). A non-finite value is
+ * SGP_EINVAL naming outputscale; SGP_EINTERRUPT from the hook (polled every
+ * iteration). */
+int sgp_ski_cg_run(sgp_ctx *ctx, const sgp_ski_cg *cg, double g2, double nb,
+                   const sgp_ski_solve_opts *o, sgp_ski_solve_info *info, double *history,
+                   double *alpha, double *beta);
+/* a'b and c'd in one pass (each summed in index order, as a plain loop). */
+void sgp_ski_dot2(int64_t n, const double *a, const double *b, const double *c,
+                  const double *d, double *ab, double *cd);
+/* a[k]'b[k], k = 0..3, in one pass. */
+void sgp_ski_dot4(int64_t n, const double *const a[4], const double *const b[4],
+                  double out[4]);
+/* ||W rh + c y||^2 = rh'u + 2 c rh'u0 + c^2 rho0 (u = B rh, u0 = W'y or NULL)
+ * plus an allowance for the rounding of the sums ((2 + sqrt(m)) eps times the
+ * magnitudes of the terms): at least 0 and not below the true value but by
+ * rounding beyond the allowance. */
+double sgp_ski_fnorm2(int64_t m, const double *rh, const double *u, const double *u0, double c,
+                      double rho0);
 
 /* Posterior mean, SKI baseline (spec §4.2 route 1, Alg. A1): CG on
  * (W K_G W' + noise I) x = y from x0 = 0 with the operator of sgp_ski_op_ski;
@@ -319,11 +400,19 @@ int sgp_ski_check_model(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg,
 int sgp_ski_bop_pair(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double noise, int64_t m,
                      const double *r, double *u, double *v);
 
+/* The true residual r = y - A x of x = W xh + cx y in factorized form (spec
+ * §4.1): t = B xh + cx u_y, weights = K_G t (the mean cache of x),
+ * r = W rh + cr y with rh = -(weights + noise xh), cr = 1 - noise cx;
+ * uh = B rh and *g2 = ||r||^2 (sgp_ski_fnorm2's bound). t, weights, rh, uh: m. */
+int sgp_ski_efcg_residual(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double noise,
+                          const sgp_ski_stats *st, const double *xh, double cx, double *t,
+                          double *weights, double *rh, double *cr, double *uh, double *g2);
+
 /* Posterior mean by efficiently factorized CG (spec §4.2 route 2, Alg. A3
  * corrected, x0 = 0, r0 = y): the same iterates as sgp_ski_mean_cg in exact
  * arithmetic, with only grid-size work per iteration (one K_G and one B
  * product). Needs only the statistics st, the K_G operator kg and the noise
- * variance. weights (m) = K_G (x^d + c_x u_y). Optional: xhat (m) and cx with
+ * variance. weights (m) = K_G W'x = K_G (B xhat + c_x u_y). Optional: xhat (m) and cx with
  * x = W xhat + c_x y, and history / alpha / beta as for sgp_ski_mean_cg.
  * Errors name `stats`, `kg`, `noise`, `tol`, `max_iter`. */
 int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
@@ -437,9 +526,11 @@ double sgp_ski_probe_value(uint64_t seed, int64_t probe, int64_t row);
 
 /* Adds the probe sketches of a chunk: uz[:, j] += W' z_j (uz is m-by-probes,
  * column-major) for the rows of X (n_c-by-d) with global row index
- * first_row + i, and *rhoz += sum z^2 (= n_c for Rademacher; the same for
- * every probe). Deterministic (parallel over probes, rows in order). Errors
- * name `x`, `probes`, `first_row`. */
+ * first_row + i, and *rhoz += sum z^2 (= the kept rows of the chunk for
+ * Rademacher: rows dropped under DROP are no data; the same for every probe).
+ * Deterministic (parallel over probes, rows in order). Errors name `x`,
+ * `probes`, `first_row`; SGP_EINTERRUPT (polled between blocks of rows)
+ * leaves uz partly updated. */
 int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp,
                          sgp_ski_bounds_policy policy, sgp_cmat X, int64_t first_row,
                          uint64_t seed, int64_t probes, double *uz, double *rhoz);

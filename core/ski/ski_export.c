@@ -14,7 +14,7 @@ int sgp_ski_stats_shape(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolati
   if (interp != SGP_SKI_CUBIC && interp != SGP_SKI_LINEAR)
     return sgp_fail(ctx, SGP_EINVAL, "interpolation: unknown code %d (cubic or linear)",
                     (int)interp);
-  if ((code = sgp_ski_grid_check(ctx, g))) return code;
+  if ((code = sgp_ski_grid_fits(ctx, g, interp))) return code;
   const int width = sgp_ski_interp_width(interp);
   for (int j = 0; j < g->d; j++)
     if (g->m[j] < width)

@@ -14,20 +14,20 @@
  * Kernel values come from sgp_kernel_value_r2 (the arithmetic of the tiles),
  * so no kernel formula is repeated here.
  *
- * FFTW: plans are made once, serially, when the operator is created (the
- * planner is not thread-safe), on fftw_malloc'ed scratch; apply executes them
- * with the new-array functions fftw_execute_dft_r2c/c2r, which are
- * thread-safe, on per-thread fftw_malloc'ed buffers (same alignment). FFTW's
+ * FFTW: plans are made once, when the operator is created, by
+ * ski_fft_plan.c (one process-wide planner lock; the effort chosen by the
+ * expected work, see sgp_ski_fft_planner), on fftw_malloc'ed scratch; apply
+ * executes them with the new-array functions fftw_execute_dft_r2c/c2r, which
+ * are thread-safe, on per-thread fftw_malloc'ed buffers (same alignment). FFTW's
  * row-major multi-dimensional layout is described through the guru64
  * interface with our first-dimension-fastest strides, so the halved r2c axis is
  * dimension 1 and sizes beyond INT_MAX are fine. */
-#include "ski.h"
+#include "ski_fft_plan.h"
 #ifdef SGP_HAVE_CUDA
 #include "cuda_backend.h"
 #endif
 #include "kernels.h"
 
-#include <fftw3.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +42,23 @@ typedef struct {
   double *T;          /* DENSE: m-by-m Toeplitz factor */
   double *lambda;     /* FFT: Lc eigenvalues divided by L */
   fftw_plan fwd, bwd;
+  int measured;       /* FFT: the plans are FFTW_MEASURE ones */
 } kron_dim;
+
+/* Per-thread FFT buffers (allocated serially, outside parallel regions). */
+typedef struct {
+  int count;
+  double **re;
+  fftw_complex **cx;
+} fft_buffers;
+
+/* The work space of one product: per-thread FFT buffers and the Kronecker
+ * path's ping-pong arrays A, B (mtot x columns). */
+typedef struct {
+  fft_buffers fft;
+  double *A, *B;
+  int cached;         /* the operator's own (give it back, do not free it) */
+} kg_work;
 
 typedef struct {
   sgp_ski_kg_path path;
@@ -55,8 +71,16 @@ typedef struct {
   int64_t L[SGP_SKI_MAX_D], Ltot, Lctot;
   double *lambda;     /* Lctot eigenvalues divided by Ltot */
   fftw_plan fwd, bwd;
+  int measured;
   /* Kronecker */
   kron_dim dim[SGP_SKI_MAX_D];
+  /* work space: FFT buffers per thread of nre + ncx (complex) values; a
+   * single-column product (one per solver iteration) takes the operator's own
+   * when it is free (busy, an atomic flag), so that products do not allocate
+   * (fresh pages per product cost 60 of 105 us at m = 8000, 1-D) */
+  int64_t work_nre, work_ncx;
+  kg_work cache;
+  int busy;
 } kg_state;
 
 void sgp_ski_kg_opts_default(sgp_ski_kg_opts *o)
@@ -64,7 +88,8 @@ void sgp_ski_kg_opts_default(sgp_ski_kg_opts *o)
   o->path = SGP_SKI_KG_AUTO;
   o->fft_size = SGP_SKI_FFT_FAST;
   o->dense_max = 128;
-  o->measure = 1;
+  o->planner = SGP_SKI_FFT_PLAN_AUTO;
+  o->expected_products = 0.0;
 }
 
 static int64_t embed_length(sgp_ski_fft_size rule, int64_t m)
@@ -76,13 +101,6 @@ static int64_t embed_length(sgp_ski_fft_size rule, int64_t m)
   default: return sgp_ski_fft_good_size(2 * m - 1);
   }
 }
-
-/* Per-thread FFT buffers (allocated serially, outside parallel regions). */
-typedef struct {
-  int count;
-  double **re;
-  fftw_complex **cx;
-} fft_buffers;
 
 static void buffers_free(fft_buffers *b)
 {
@@ -114,60 +132,131 @@ nomem:
                   (long long)nre, (long long)ncx);
 }
 
-/* r2c and c2r plans for `howmany` consecutive real arrays of sizes L[0..rank-1]
- * (first dimension fastest, no padding) and their half-complex transforms
- * (first dimension halved to L[0]/2 + 1). Planned on scratch arrays. */
-static int make_plans(sgp_ctx *ctx, int rank, const int64_t *L, int64_t howmany, int measure,
-                      fftw_plan *fwd, fftw_plan *bwd)
+static void work_free(kg_work *w)
 {
-  fftw_iodim64 rdims[SGP_SKI_MAX_D], cdims[SGP_SKI_MAX_D], hr, hc;
-  int64_t rs = 1, cs = 1;
-  const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
-  *fwd = *bwd = NULL;
-  for (int j = 0; j < rank; j++) {
-    const int k = rank - 1 - j; /* FFTW lists dimensions slowest first */
-    rdims[k].n = cdims[k].n = L[j];
-    rdims[k].is = cdims[k].os = rs;
-    rdims[k].os = cdims[k].is = cs;
-    rs *= L[j];
-    cs *= j == 0 ? L[0] / 2 + 1 : L[j];
-  }
-  hr.n = hc.n = howmany;
-  hr.is = hc.os = rs;
-  hr.os = hc.is = cs;
-  double *re = fftw_alloc_real((size_t)(rs * howmany));
-  fftw_complex *cx = fftw_alloc_complex((size_t)(cs * howmany));
+  buffers_free(&w->fft);
+  free(w->A);
+  free(w->B);
+  memset(w, 0, sizeof *w);
+}
+
+/* Fresh work space for products of `cols` columns with `threads` threads. */
+static int work_alloc(sgp_ctx *ctx, const kg_state *s, int64_t cols, int threads, kg_work *w)
+{
   int st = SGP_OK;
-  if (!re || !cx) {
-    st = sgp_fail(ctx, SGP_ENOMEM, "out of memory for FFT planning (%lld values)",
-                  (long long)(rs * howmany));
-    goto cleanup;
+  memset(w, 0, sizeof *w);
+  if (s->work_nre > 0) st = buffers_alloc(ctx, &w->fft, threads, s->work_nre, s->work_ncx);
+  if (!st && s->path == SGP_SKI_KG_KRONECKER) {
+    w->A = sgp_alloc(s->mtot * cols);
+    w->B = sgp_alloc(s->mtot * cols);
+    if (!w->A || !w->B)
+      st = sgp_fail(ctx, SGP_ENOMEM, "out of memory for K_G products (%lld values)",
+                    (long long)(s->mtot * cols));
   }
-  *fwd = fftw_plan_guru64_dft_r2c(rank, rdims, 1, &hr, re, cx, flags);
-  *bwd = fftw_plan_guru64_dft_c2r(rank, cdims, 1, &hc, cx, re, flags);
-  if (!*fwd || !*bwd) {
-    if (*fwd) fftw_destroy_plan(*fwd);
-    if (*bwd) fftw_destroy_plan(*bwd);
-    *fwd = *bwd = NULL;
-    st = sgp_fail(ctx, SGP_ENOMEM, "FFTW could not plan a transform of %lld values",
-                  (long long)rs);
-  }
-cleanup:
-  fftw_free(re);
-  fftw_free(cx);
+  if (st) work_free(w);
   return st;
+}
+
+/* 1 when this caller got the operator's work space (atomic test-and-set). */
+static int cache_acquire(kg_state *s)
+{
+  int was;
+#if defined(_OPENMP)
+#pragma omp atomic capture
+  { was = s->busy; s->busy = 1; }
+#elif defined(__GNUC__)
+  was = __atomic_exchange_n(&s->busy, 1, __ATOMIC_ACQUIRE);
+#else
+  was = s->busy;
+  s->busy = 1;
+#endif
+  return !was;
+}
+
+static void cache_release(kg_state *s)
+{
+#if defined(_OPENMP)
+#pragma omp atomic write
+  s->busy = 0;
+#elif defined(__GNUC__)
+  __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+#else
+  s->busy = 0;
+#endif
+}
+
+/* FFT buffers a product of `cols` columns uses: one per column at most
+ * (circulant: a thread per column), else one per thread (Kronecker). */
+static int work_threads(const kg_state *s, int64_t cols, int threads)
+{
+  return s->path == SGP_SKI_KG_CIRCULANT && cols < threads ? (int)cols : threads;
+}
+
+static int work_take(sgp_ctx *ctx, kg_state *s, int64_t cols, int threads, kg_work *w)
+{
+  const int need = work_threads(s, cols, threads);
+  if (cols == 1 && (s->work_nre == 0 || need <= s->cache.fft.count) && cache_acquire(s)) {
+    *w = s->cache;
+    w->cached = 1;
+    return SGP_OK;
+  }
+  return work_alloc(ctx, s, cols, need, w);
+}
+
+/* Sizes of the FFT buffers (one column) and the operator's own work space. */
+static int work_setup(sgp_ctx *ctx, kg_state *s)
+{
+  s->work_nre = s->work_ncx = 0;
+  if (s->path == SGP_SKI_KG_CIRCULANT) {
+    s->work_nre = s->Ltot;
+    s->work_ncx = s->Lctot;
+  }
+  for (int j = 0; s->path == SGP_SKI_KG_KRONECKER && j < s->d; j++) {
+    const kron_dim *kd = &s->dim[j];
+    if (kd->mode != MODE_FFT) continue;
+    if (kd->nb * kd->L > s->work_nre) s->work_nre = kd->nb * kd->L;
+    if (kd->nb * kd->Lc > s->work_ncx) s->work_ncx = kd->nb * kd->Lc;
+  }
+  return work_alloc(ctx, s, 1, work_threads(s, 1, s->nthreads), &s->cache);
+}
+
+static void work_give(kg_state *s, kg_work *w)
+{
+  if (w->cached) cache_release(s);
+  else work_free(w);
+}
+
+/* The operator's first plans: MEASURE when asked for; AUTO takes measured
+ * plans from the process's wisdom when there are some, else ESTIMATE ones
+ * (plan_effort may measure later, once the expected work is known). */
+static int first_plans(sgp_ctx *ctx, int rank, const int64_t *L, int64_t howmany,
+                       sgp_ski_fft_planner planner, fftw_plan *fwd, fftw_plan *bwd,
+                       int *measured)
+{
+  *measured = planner == SGP_SKI_FFT_PLAN_MEASURE;
+  if (planner == SGP_SKI_FFT_PLAN_MEASURE)
+    return ski_fft_plan_pair(ctx, rank, L, howmany, SKI_PLAN_MEASURE, 0.0, fwd, bwd);
+  if (planner == SGP_SKI_FFT_PLAN_AUTO) {
+    const int st = ski_fft_plan_pair(ctx, rank, L, howmany, SKI_PLAN_WISDOM, 0.0, fwd, bwd);
+    if (st || *fwd) {
+      *measured = *fwd != NULL;
+      return st;
+    }
+  }
+  return ski_fft_plan_pair(ctx, rank, L, howmany, SKI_PLAN_ESTIMATE, 0.0, fwd, bwd);
 }
 
 static void kg_free(kg_state *s)
 {
   if (!s) return;
-  if (s->fwd) fftw_destroy_plan(s->fwd);
-  if (s->bwd) fftw_destroy_plan(s->bwd);
+  ski_fft_plan_destroy(&s->fwd);
+  ski_fft_plan_destroy(&s->bwd);
   fftw_free(s->lambda);
+  work_free(&s->cache);
   for (int j = 0; j < SGP_SKI_MAX_D; j++) {
     kron_dim *k = &s->dim[j];
-    if (k->fwd) fftw_destroy_plan(k->fwd);
-    if (k->bwd) fftw_destroy_plan(k->bwd);
+    ski_fft_plan_destroy(&k->fwd);
+    ski_fft_plan_destroy(&k->bwd);
     free(k->T);
     fftw_free(k->lambda);
   }
@@ -182,12 +271,13 @@ static int eigenvalues(sgp_ctx *ctx, int rank, const int64_t *L, double *c, int6
   fftw_complex *cx = fftw_alloc_complex((size_t)Lc);
   int st = SGP_OK;
   if (!cx) return sgp_fail(ctx, SGP_ENOMEM, "out of memory for FFT eigenvalues");
-  if ((st = make_plans(ctx, rank, L, 1, 0, &fwd, &bwd))) goto cleanup;
+  if ((st = ski_fft_plan_pair(ctx, rank, L, 1, SKI_PLAN_ESTIMATE, 0.0, &fwd, &bwd)))
+    goto cleanup;
   fftw_execute_dft_r2c(fwd, c, cx);
   for (int64_t k = 0; k < Lc; k++) lambda[k] = cx[k][0] / scale;
 cleanup:
-  if (fwd) fftw_destroy_plan(fwd);
-  if (bwd) fftw_destroy_plan(bwd);
+  ski_fft_plan_destroy(&fwd);
+  ski_fft_plan_destroy(&bwd);
   fftw_free(cx);
   return st;
 }
@@ -230,7 +320,8 @@ static int setup_circulant(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
     goto cleanup;
   }
   /* plans first: FFTW_MEASURE overwrites its arrays (scratch here anyway) */
-  if ((st = make_plans(ctx, d, s->L, 1, o->measure, &s->fwd, &s->bwd))) goto cleanup;
+  if ((st = first_plans(ctx, d, s->L, 1, o->planner, &s->fwd, &s->bwd, &s->measured)))
+    goto cleanup;
   {
     int64_t sub[SGP_SKI_MAX_D] = {0};
     for (int64_t idx = 0; idx < s->Ltot; idx++) {
@@ -294,7 +385,8 @@ static int setup_kronecker(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
       c = fftw_alloc_real((size_t)kd->L);
       kd->lambda = fftw_alloc_real((size_t)kd->Lc);
       if (!c || !kd->lambda) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-      if ((st = make_plans(ctx, 1, &kd->L, kd->nb, o->measure, &kd->fwd, &kd->bwd)))
+      if ((st = first_plans(ctx, 1, &kd->L, kd->nb, o->planner, &kd->fwd, &kd->bwd,
+                            &kd->measured)))
         goto cleanup;
       for (int64_t i = 0; i < kd->L; i++) {
         if (i < m) c[i] = f * t[i];
@@ -319,14 +411,13 @@ cleanup:
 /* ------------------------------------------------------------ products */
 
 /* Circulant path: one right-hand side per task. */
-static int apply_circulant(const kg_state *s, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
+static void apply_circulant(const kg_state *s, const fft_buffers *bufp, sgp_cmat V, sgp_mat Y,
+                            int nthreads)
 {
   const int64_t nb = V.cols, m1 = s->m[0], rows = s->mtot / m1;
-  const int nthreads = sgp_ctx_threads(ctx);
   const int nt = (int64_t)nthreads < nb ? nthreads : (int)nb;
-  fft_buffers buf;
-  int st = buffers_alloc(ctx, &buf, nt, s->Ltot, s->Lctot);
-  if (st) return st;
+  const fft_buffers buf = *bufp;
+  (void)nt;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
   for (int64_t col = 0; col < nb; col++) {
     const int tid = sgp_thread_num();
@@ -365,8 +456,6 @@ static int apply_circulant(const kg_state *s, sgp_cmat V, sgp_mat Y, sgp_ctx *ct
       }
     }
   }
-  buffers_free(&buf);
-  return SGP_OK;
 }
 
 /* Kronecker path, one mode by dense T_j: B = A x_j T_j for all slabs. */
@@ -397,28 +486,28 @@ static int mode_dense(int nthreads, const kron_dim *kd, int64_t S, int64_t total
 /* Kronecker path, one mode by 1-D circulant embedding: fibres (stride S) are
  * packed nb at a time into zero-padded length-L rows, transformed, scaled by
  * the eigenvalues and transformed back. */
-static int mode_fft(int nthreads, const kron_dim *kd, int64_t S, int64_t total,
-                    const double *A, double *B, sgp_ctx *ctx)
+static void mode_fft(int nthreads, const kron_dim *kd, const fft_buffers *bufp, int64_t S,
+                     int64_t total, const double *A, double *B)
 {
   const int64_t m = kd->m, L = kd->L, Lc = kd->Lc, nb = kd->nb;
   const int64_t fibres = total / m, batches = (fibres + nb - 1) / nb;
   const int nt = (int64_t)nthreads < batches ? nthreads : (int)batches;
-  fft_buffers buf;
-  int st = buffers_alloc(ctx, &buf, nt, nb * L, nb * Lc);
-  if (st) return st;
+  const fft_buffers buf = *bufp;
+  (void)nt;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
   for (int64_t bt = 0; bt < batches; bt++) {
     const int tid = sgp_thread_num();
     double *re = buf.re[tid];
     fftw_complex *cx = buf.cx[tid];
     const int64_t f0 = bt * nb, cnt = f0 + nb <= fibres ? nb : fibres - f0;
-    memset(re, 0, (size_t)(nb * L) * sizeof *re);
-    for (int64_t q = 0; q < cnt; q++) {
+    for (int64_t q = 0; q < cnt; q++) { /* the fibre, then zeros */
       const int64_t f = f0 + q, p = f / S, o = f % S;
       const double *src = A + p * S * m + o;
       double *row = re + q * L;
       for (int64_t i = 0; i < m; i++) row[i] = src[i * S];
+      memset(row + m, 0, (size_t)(L - m) * sizeof *re);
     }
+    if (cnt < nb) memset(re + cnt * L, 0, (size_t)((nb - cnt) * L) * sizeof *re);
     fftw_execute_dft_r2c(kd->fwd, re, cx);
     for (int64_t q = 0; q < cnt; q++) {
       fftw_complex *c = cx + q * Lc;
@@ -435,46 +524,43 @@ static int mode_fft(int nthreads, const kron_dim *kd, int64_t S, int64_t total,
       for (int64_t i = 0; i < m; i++) dst[i * S] = row[i];
     }
   }
-  buffers_free(&buf);
-  return SGP_OK;
 }
 
-static int apply_kronecker(const kg_state *s, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
+/* Modes applied one after the other, ping-ponging between the work arrays;
+ * a contiguous V is read in place and the last mode writes into a contiguous
+ * Y when no scale is left to apply (no copies in the solvers' products). */
+static int apply_kronecker(const kg_state *s, const kg_work *w, sgp_cmat V, sgp_mat Y,
+                           int nthreads, sgp_ctx *ctx)
 {
   const int64_t n = s->mtot, nb = V.cols, total = n * nb;
-  const int nthreads = sgp_ctx_threads(ctx);
-  double *A = sgp_alloc(total), *B = sgp_alloc(total);
-  int st = SGP_OK;
-  if (!A || !B) {
-    st = sgp_fail(ctx, SGP_ENOMEM, "out of memory for K_G products (%lld values)",
-                  (long long)total);
-    goto cleanup;
+  int st = SGP_OK, left = 0;
+  for (int j = 0; j < s->d; j++) left += s->dim[j].mode != MODE_SKIP;
+  const double *in = V.data;
+  if (V.ld != n) {
+    for (int64_t j = 0; j < nb; j++)
+      memcpy(w->A + j * n, V.data + j * V.ld, (size_t)n * sizeof *w->A);
+    in = w->A;
   }
-  for (int64_t j = 0; j < nb; j++)
-    memcpy(A + j * n, V.data + j * V.ld, (size_t)n * sizeof *A);
   int64_t S = 1;
   for (int j = 0; j < s->d; j++) {
     const kron_dim *kd = &s->dim[j];
-    if (kd->mode != MODE_SKIP) {
-      if ((st = sgp_poll_interrupt(ctx))) goto cleanup;
-      st = kd->mode == MODE_DENSE ? mode_dense(nthreads, kd, S, total, A, B, ctx)
-                                  : mode_fft(nthreads, kd, S, total, A, B, ctx);
-      if (st) goto cleanup;
-      double *tmp = A;
-      A = B;
-      B = tmp;
-    }
     S *= kd->m;
+    if (kd->mode == MODE_SKIP) continue;
+    double *out = --left == 0 && Y.ld == n && s->scale == 1.0 ? Y.data
+                                                              : (in == w->A ? w->B : w->A);
+    if ((st = sgp_poll_interrupt(ctx))) return st;
+    if (kd->mode == MODE_DENSE) st = mode_dense(nthreads, kd, S / kd->m, total, in, out, ctx);
+    else mode_fft(nthreads, kd, &w->fft, S / kd->m, total, in, out);
+    if (st) return st;
+    in = out;
   }
-  for (int64_t j = 0; j < nb; j++) {
-    double *y = Y.data + j * Y.ld;
-    const double *a = A + j * n;
-    for (int64_t i = 0; i < n; i++) y[i] = s->scale * a[i];
-  }
-cleanup:
-  free(A);
-  free(B);
-  return st;
+  if (in != Y.data)
+    for (int64_t j = 0; j < nb; j++) {
+      double *y = Y.data + j * Y.ld;
+      const double *a = in + j * n;
+      for (int64_t i = 0; i < n; i++) y[i] = s->scale * a[i];
+    }
+  return SGP_OK;
 }
 
 static int kg_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
@@ -488,8 +574,14 @@ static int kg_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
                     (long long)Y.cols, (long long)op->n);
   if (V.cols == 0) return SGP_OK;
   if ((st = sgp_poll_interrupt(ctx))) return st;
-  return s->path == SGP_SKI_KG_KRONECKER ? apply_kronecker(s, V, Y, ctx)
-                                         : apply_circulant(s, V, Y, ctx);
+  kg_state *ms = (kg_state *)op->state; /* its work space only */
+  const int nthreads = sgp_ctx_threads(ctx);
+  kg_work w;
+  if ((st = work_take(ctx, ms, V.cols, nthreads, &w))) return st;
+  if (s->path == SGP_SKI_KG_KRONECKER) st = apply_kronecker(s, &w, V, Y, nthreads, ctx);
+  else apply_circulant(s, &w.fft, V, Y, nthreads);
+  work_give(ms, &w);
+  return st;
 }
 
 static int kg_diag(const sgp_op *op, sgp_mat d, sgp_ctx *ctx)
@@ -512,6 +604,86 @@ sgp_ski_kg_path sgp_ski_grid_op_path(const sgp_op *op)
                                                       : SGP_SKI_KG_AUTO;
 }
 
+/* ------------------------------------------------------------ planning effort */
+
+/* AUTO measures with at most this share of the expected transform time, and
+ * only when that is at least PLAN_MIN_BUDGET seconds: FFTW_MEASURE needs
+ * 0.1-0.4 s even for small sizes (L = 256 .. 4096 measured), so a smaller
+ * budget would time out and be wasted. */
+#define PLAN_BUDGET_SHARE 0.25
+#define PLAN_MIN_BUDGET 0.1
+
+typedef struct {
+  int rank;
+  const int64_t *L;
+  int64_t howmany;
+  fftw_plan *fwd, *bwd;
+  int *measured;
+} plan_slot;
+
+/* The operator's plan pairs that are not measured yet. */
+static int unmeasured_slots(kg_state *s, plan_slot *slot)
+{
+  int n = 0;
+  if (s->path == SGP_SKI_KG_CIRCULANT) {
+    if (!s->measured) slot[n++] = (plan_slot){s->d, s->L, 1, &s->fwd, &s->bwd, &s->measured};
+    return n;
+  }
+  for (int j = 0; j < s->d; j++) {
+    kron_dim *kd = &s->dim[j];
+    if (kd->mode == MODE_FFT && !kd->measured)
+      slot[n++] = (plan_slot){1, &kd->L, kd->nb, &kd->fwd, &kd->bwd, &kd->measured};
+  }
+  return n;
+}
+
+/* Seconds of one product (the second of two: the first touches fresh pages). */
+static int time_product(sgp_ctx *ctx, const sgp_op *op, double *seconds)
+{
+  double *x = sgp_calloc(op->n), *y = sgp_alloc(op->n);
+  int st = x && y ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  for (int rep = 0; rep < 2 && !st; rep++) {
+    const double t0 = ski_fft_clock();
+    st = kg_apply(op, sgp_cmat_of(x, op->n, 1), sgp_mat_of(y, op->n, 1), ctx);
+    *seconds = ski_fft_clock() - t0;
+  }
+  free(x);
+  free(y);
+  return st;
+}
+
+/* AUTO: replaces the ESTIMATE plans by FFTW_MEASURE ones (under
+ * fftw_set_timelimit) when the expected work pays for it (see the
+ * PLAN_ constants and sgp_ski_fft_planner). */
+static int plan_effort(sgp_ctx *ctx, const sgp_ski_kg_opts *o, const sgp_op *op)
+{
+  plan_slot slot[SGP_SKI_MAX_D];
+  const int ns = unmeasured_slots((kg_state *)op->state, slot);
+  double t1 = 0.0;
+  int st;
+  if (o->planner != SGP_SKI_FFT_PLAN_AUTO || ns == 0 || !(o->expected_products > 0))
+    return SGP_OK;
+  if ((st = time_product(ctx, op, &t1))) return st;
+  const double budget = PLAN_BUDGET_SHARE * o->expected_products * t1;
+  if (!(budget >= PLAN_MIN_BUDGET)) return SGP_OK;
+  sgp_say(ctx, "ski_gsgp: measuring FFT plans (at most %.2g s for about %.3g products of "
+          "%.2g s)", budget, o->expected_products, t1);
+  for (int i = 0; i < ns; i++) {
+    fftw_plan fwd, bwd;
+    if ((st = ski_fft_plan_pair(ctx, slot[i].rank, slot[i].L, slot[i].howmany,
+                                SKI_PLAN_MEASURE, budget / ns, &fwd, &bwd)))
+      return st;
+    ski_fft_plan_destroy(slot[i].fwd);
+    ski_fft_plan_destroy(slot[i].bwd);
+    *slot[i].fwd = fwd;
+    *slot[i].bwd = bwd;
+    *slot[i].measured = 1;
+  }
+  return SGP_OK;
+}
+
+/* ------------------------------------------------------------ creation (public) */
+
 int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
                     const sgp_ski_kg_opts *opts, sgp_op *op)
 {
@@ -531,6 +703,9 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   if (o.dense_max < 0)
     return sgp_fail(ctx, SGP_EINVAL, "dense_max: must be non-negative (got %lld)",
                     (long long)o.dense_max);
+  if (o.planner < SGP_SKI_FFT_PLAN_AUTO || o.planner > SGP_SKI_FFT_PLAN_MEASURE)
+    return sgp_fail(ctx, SGP_EINVAL, "planner: unknown code %d (auto, estimate or measure)",
+                    (int)o.planner);
   int nontrivial = 0;
   for (int j = 0; j < g->d; j++) nontrivial += g->m[j] > 1;
   const int separable = k->kind == SGP_KERNEL_RBF || nontrivial <= 1;
@@ -544,6 +719,7 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   int use_cuda = 0;
   if ((st = sgp_backend_use_cuda(ctx, &use_cuda))) return st;
   if (use_cuda && o.path == SGP_SKI_KG_AUTO) o.path = SGP_SKI_KG_CIRCULANT;
+  if (use_cuda && o.planner == SGP_SKI_FFT_PLAN_AUTO) o.expected_products = 0.0; /* GPU FFTs */
   s = (kg_state *)calloc(1, sizeof *s);
   if (!s) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   s->path = o.path == SGP_SKI_KG_AUTO
@@ -557,6 +733,7 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   if (s->nthreads < 1) s->nthreads = 1;
   st = s->path == SGP_SKI_KG_KRONECKER ? setup_kronecker(ctx, k, g, &o, s)
                                        : setup_circulant(ctx, k, g, &o, s);
+  if (!st) st = work_setup(ctx, s);
   if (st) goto cleanup;
   op->n = s->mtot;
   op->state = s;
@@ -564,6 +741,10 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   op->diag = kg_diag;
   op->destroy = kg_destroy;
   s = NULL;
+  if ((st = plan_effort(ctx, &o, op))) {
+    sgp_op_destroy(op);
+    return st;
+  }
 #ifdef SGP_HAVE_CUDA
   if (use_cuda && o.path == SGP_SKI_KG_CIRCULANT) {
     sgp_op host = *op;

@@ -55,9 +55,10 @@ int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_sk
   }
   for (int64_t j = 0; j < d; j++)
     if (o->grid_size[j] > 0) size[j] = o->grid_size[j];
-  if (o->grid_bounds)
-    return sgp_ski_grid_bounds(ctx, sgp_cmat_of(o->grid_bounds, d, 2), size, out);
-  return sgp_ski_grid_auto(ctx, data_range, size, o->interpolation, o->grid_pad, out);
+  code = o->grid_bounds
+             ? sgp_ski_grid_bounds(ctx, sgp_cmat_of(o->grid_bounds, d, 2), size, out)
+             : sgp_ski_grid_auto(ctx, data_range, size, o->interpolation, o->grid_pad, out);
+  return code ? code : sgp_ski_grid_fits(ctx, out, o->interpolation);
 }
 
 int64_t sgp_ski_love_rank_max(const sgp_ski_opts *o, int64_t m)
@@ -99,6 +100,67 @@ static int rename_arg(sgp_ctx *ctx, int code, const char *from, const char *to)
   return code;
 }
 
+/* The K_G operator of a fit or a prediction; FFTW's planning effort follows
+ * the column products the call may need (sgp_ski_fft_planner, ski.h). */
+static int grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g, double products,
+                   sgp_op *kg)
+{
+  sgp_ski_kg_opts ko;
+  sgp_ski_kg_opts_default(&ko);
+  ko.expected_products = products;
+  return sgp_ski_grid_op(ctx, k, g, &ko, kg);
+}
+
+/* Most K_G column products a fit may make: the mean solve, LOVE, the SLQ
+ * probes and the log-likelihood's own mean solve, the preconditioner's
+ * subspace iteration (at most 30 sweeps of q columns). */
+static double fit_products(const sgp_ski_opts *o, int64_t m)
+{
+  double p = (double)o->max_iter + 2.0;
+  if (o->variance == SGP_SKI_VARIANCE_LANCZOS) p += (double)sgp_ski_love_rank_max(o, m) + 2.0;
+  if (o->loglik)
+    p += (double)o->probes * (double)(o->slq_max_iter > 0 ? o->slq_max_iter : 100) +
+         (double)o->max_iter;
+  if (o->precond_rank > 0) p += 30.0 * (double)o->precond_rank;
+  return p;
+}
+
+/* Method "ski" under bounds_policy "drop": copies of the rows of X, y that are
+ * kept (the statistics count only those) into *buf, viewed by *Xk, *yk; with
+ * any other policy *Xk, *yk are X, y. Rows the policy rejects are left to
+ * sgp_ski_op_ski's message. */
+static int kept_rows(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_bounds_policy policy,
+                     sgp_cmat X, sgp_cmat y, double **buf, sgp_cmat *Xk, sgp_cmat *yk)
+{
+  *Xk = X;
+  *yk = y;
+  *buf = NULL;
+  if (policy != SGP_SKI_BOUNDS_DROP || X.rows == 0) return SGP_OK;
+  const int64_t n = X.rows, d = X.cols, T = st->T;
+  int64_t *idx = (int64_t *)malloc((size_t)T * sizeof(int64_t));
+  double *w = sgp_alloc(T), *b = sgp_alloc(n * (d + 1));
+  if (!idx || !w || !b) {
+    free(idx); free(w); free(b);
+    return sgp_fail(ctx, SGP_ENOMEM, "x: out of memory for the rows inside the grid");
+  }
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int bad;
+    if (sgp_ski_interp_point(&st->grid, st->interp, policy, X.data + i, X.ld, idx, w, &bad) ==
+        SGP_SKI_POINT_DROPPED)
+      continue;
+    for (int64_t j = 0; j < d; j++) b[k + j * n] = X.data[i + j * X.ld];
+    b[k + d * n] = y.data[i];
+    k++;
+  }
+  free(idx);
+  free(w);
+  *buf = b;
+  *Xk = (sgp_cmat){b, k, d, n};
+  *yk = (sgp_cmat){b + d * n, k, 1, n};
+  return SGP_OK;
+}
+
 int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                 sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res)
 {
@@ -109,11 +171,13 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   sgp_kernel k;
   sgp_ski_solve_opts so;
   sgp_ski_solve_info info = {0};
+  double *kept = NULL; /* method "ski", bounds_policy "drop": the rows inside the grid */
   if (!o || !res || !res->weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
   res->love_rank = 0;
   res->iterations = 0;
   res->converged = 0;
   res->rel_residual = NAN;
+  res->stop = SGP_SKI_STOP_MAX_ITER;
   res->loglik = res->logdet = res->logdet_se = res->datafit = NAN;
   res->probes_used = 0;
   res->loglik_converged = 0;
@@ -137,7 +201,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
     code = sgp_fail(ctx, SGP_EINVAL, "precond_rank: applies to method \"gsgp\" only");
     goto cleanup;
   }
-  if ((code = sgp_ski_grid_op(ctx, &k, &st->grid, NULL, &kg))) goto cleanup;
+  if ((code = grid_op(ctx, &k, &st->grid, fit_products(o, m), &kg))) goto cleanup;
   sgp_progress(ctx, "ski_gsgp: mean", 0.0);
   if (o->method == SGP_SKI_METHOD_GSGP) {
     code = sgp_ski_mean_efcg(ctx, st, &kg, o->noise, &so, res->weights, NULL, NULL, &info,
@@ -147,15 +211,17 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
       code = sgp_fail(ctx, SGP_EINVAL, "x: method \"ski\" needs the data x and y");
       goto cleanup;
     }
-    if (X.rows != st->n) {
-      code = sgp_fail(ctx, SGP_EDIM, "x: has %lld rows but the statistics count %lld points",
-                      (long long)X.rows, (long long)st->n);
+    sgp_cmat Xk, yk;
+    if ((code = kept_rows(ctx, st, o->bounds_policy, X, y, &kept, &Xk, &yk))) goto cleanup;
+    if (Xk.rows != st->n) {
+      code = sgp_fail(ctx, SGP_EDIM, "x: has %lld rows%s but the statistics count %lld points",
+                      (long long)Xk.rows, kept ? " inside the grid" : "", (long long)st->n);
       goto cleanup;
     }
-    code = sgp_ski_op_ski(ctx, &k, &st->grid, st->interp, o->bounds_policy, X, o->noise, &kg,
-                          &ski);
+    code = sgp_ski_op_ski(ctx, &k, &st->grid, st->interp, o->bounds_policy, Xk, o->noise,
+                          &kg, &ski);
     if (!code)
-      code = sgp_ski_mean_cg(ctx, &ski, y, &so, res->weights, NULL, &info, res->history,
+      code = sgp_ski_mean_cg(ctx, &ski, yk, &so, res->weights, NULL, &info, res->history,
                              NULL, NULL);
   } else {
     code = sgp_fail(ctx, SGP_EINVAL, "method: unknown code %d", (int)o->method);
@@ -164,6 +230,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   res->iterations = info.iterations;
   res->converged = info.converged;
   res->rel_residual = info.rel_residual;
+  res->stop = info.stop;
   sgp_say(ctx, "ski_gsgp: mean solve %lld iterations, relative residual %.3g%s",
           (long long)info.iterations, info.rel_residual, info.converged ? "" : " (not converged)");
   if (o->variance == SGP_SKI_VARIANCE_LANCZOS) {
@@ -206,6 +273,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
 cleanup:
   sgp_ski_love_free(lv);
   sgp_op_destroy(&ski);
+  free(kept);
   sgp_op_destroy(&kg);
   sgp_ski_stats_free(st);
   return code;
@@ -243,6 +311,31 @@ int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, s
   return code;
 }
 
+/* The first non-finite value of v (n), or -1. */
+static int64_t first_nonfinite(const double *v, int64_t n)
+{
+  for (int64_t i = 0; i < n; i++)
+    if (!isfinite(v[i])) return i;
+  return -1;
+}
+
+/* A fit's arrays must be finite: a NaN in the LOVE factor gave variance 0. */
+static int check_fit_arrays(sgp_ctx *ctx, int64_t m, const double *weights,
+                            const double *love_Ft, const double *love_c0, int64_t love_rank)
+{
+  int64_t i;
+  if ((i = first_nonfinite(weights, m)) >= 0)
+    return sgp_fail(ctx, SGP_EINVAL, "weights: value %lld is not finite (the fit is damaged)",
+                    (long long)i + 1);
+  if (love_Ft && (i = first_nonfinite(love_Ft, love_rank * m)) >= 0)
+    return sgp_fail(ctx, SGP_EINVAL, "love: the factor Ft has a non-finite value at %lld (the "
+                    "fit is damaged)", (long long)i + 1);
+  if (love_c0 && (i = first_nonfinite(love_c0, m)) >= 0)
+    return sgp_fail(ctx, SGP_EINVAL, "love: c0 has a non-finite value at %lld (the fit is "
+                    "damaged)", (long long)i + 1);
+  return SGP_OK;
+}
+
 int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                     const double *weights, const double *love_Ft, const double *love_c0,
                     int64_t love_rank, sgp_cmat Xs, double *mean, double *var,
@@ -256,6 +349,7 @@ int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski
     info->iterations = 0;
     info->converged = 1;
     info->rel_residual = 0.0;
+    info->stop = SGP_SKI_STOP_TOL;
   }
   if (!stats || !o) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
   if (!weights || !mean) return sgp_fail(ctx, SGP_EINVAL, "weights: missing");
@@ -264,6 +358,10 @@ int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski
   if (Xs.cols != g->d)
     return sgp_fail(ctx, SGP_EDIM, "xtest: has %lld columns but the grid has %d dimensions",
                     (long long)Xs.cols, g->d);
+  const int lanczos = var && o->variance == SGP_SKI_VARIANCE_LANCZOS;
+  if ((code = check_fit_arrays(ctx, sgp_ski_grid_npoints(g), weights, lanczos ? love_Ft : NULL,
+                               lanczos ? love_c0 : NULL, love_rank)))
+    return code;
   code = sgp_ski_predict_mean(ctx, g, stats->interpolation, o->bounds_policy, Xs, weights, mean);
   if (code) return rename_arg(ctx, code, "x", "xtest");
   if (!var || o->variance == SGP_SKI_VARIANCE_NONE) return SGP_OK;
@@ -288,12 +386,13 @@ int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski
   so.max_iter = o->max_iter;
   if ((code = sgp_ski_stats_import(ctx, stats, &st))) return code;
   if (!(code = fit_kernel(ctx, o, g->d, &k)) && !(code = check_noise(ctx, o->noise)) &&
-      !(code = sgp_ski_grid_op(ctx, &k, g, NULL, &kg)))
+      !(code = grid_op(ctx, &k, g, (double)Xs.rows * ((double)o->max_iter + 2.0), &kg)))
     code = sgp_ski_var_exact(ctx, st, &kg, o->noise, o->bounds_policy, Xs, &so, var, NULL, &si);
   if (!code && info) {
     info->iterations = si.iterations;
     info->converged = si.converged;
     info->rel_residual = si.rel_residual;
+    info->stop = si.stop;
   }
   sgp_op_destroy(&kg);
   sgp_ski_stats_free(st);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Largest grid the index arithmetic accepts (also keeps 2^d m FFT sizes in int64). */
 #define SKI_MAX_POINTS ((int64_t)1 << 50)
@@ -30,6 +31,36 @@ int sgp_ski_grid_check(sgp_ctx *ctx, const sgp_ski_grid *g)
                       "grid_bounds: dimension %d needs a finite origin and a positive, finite "
                       "spacing (lo %g, spacing %g)", j + 1, g->lo[j], g->h[j]);
   }
+  return SGP_OK;
+}
+
+/* This machine's physical memory in bytes (0 when unknown). */
+static double phys_mem_bytes(void)
+{
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return (double)pages * (double)page;
+#endif
+  return 0.0;
+}
+
+int sgp_ski_grid_fits(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp)
+{
+  int st;
+  if ((st = sgp_ski_grid_check(ctx, g))) return st;
+  const double P = interp == SGP_SKI_LINEAR ? 3.0 : 7.0;
+  double m = 1.0, S = 1.0;
+  for (int j = 0; j < g->d; j++) {
+    m *= (double)g->m[j];
+    S *= P;
+  }
+  /* the statistics: the S-by-m stencil of B, W'y and W'1 */
+  const double need = (S + 2.0) * m * (double)sizeof(double), have = phys_mem_bytes();
+  if (have > 0 && need > have)
+    return sgp_fail(ctx, SGP_ENOMEM,
+                    "grid_size: a grid of %.0f points needs %.3g GB for its statistics (%.0f "
+                    "stencil entries per point), more than this machine's %.3g GB of memory; "
+                    "use fewer grid points", m, need / 1e9, S, have / 1e9);
   return SGP_OK;
 }
 

@@ -40,7 +40,7 @@ int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
                          uint64_t seed, int64_t probes, double *uz, double *rhoz)
 {
   int code;
-  int64_t *idx = NULL;
+  int64_t *idx = NULL, kept = 0;
   double *w = NULL;
   if (!g) return sgp_fail(ctx, SGP_EINVAL, "grid: missing");
   if ((code = sgp_ski_grid_check(ctx, g))) return code;
@@ -68,8 +68,11 @@ int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
   for (int64_t i0 = 0; i0 < n; i0 += blk) {
     const int64_t nb = n - i0 < blk ? n - i0 : blk;
     const sgp_cmat Xb = {X.data + i0, nb, X.cols, X.ld};
+    if ((code = sgp_poll_interrupt(ctx))) goto cleanup; /* between blocks */
     if ((code = sgp_ski_interp(ctx, g, interp, policy, Xb, first_row + i0, idx, w)))
       goto cleanup;
+    for (int64_t i = 0; i < nb; i++) /* a dropped point is no row of the model */
+      kept += policy != SGP_SKI_BOUNDS_DROP || idx[i * T] >= 0;
     /* each probe column is owned by one thread; rows in data order */
 #pragma omp parallel for num_threads(nthreads) schedule(static)
     for (int64_t j = 0; j < probes; j++) {
@@ -81,7 +84,7 @@ int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
       }
     }
   }
-  *rhoz += (double)n; /* Rademacher: z_i^2 = 1 */
+  *rhoz += (double)kept; /* Rademacher: z_i^2 = 1 */
 cleanup:
   free(idx);
   free(w);
@@ -111,6 +114,14 @@ static int check_opts(sgp_ctx *ctx, const sgp_ski_loglik_opts *o)
     return sgp_fail(ctx, SGP_EINVAL, "max_iter: must be non-negative (got %lld)",
                     (long long)o->max_iter);
   return SGP_OK;
+}
+
+static int slq_nonfinite(sgp_ctx *ctx, int64_t k)
+{
+  return sgp_fail(ctx, SGP_EINVAL,
+                  "outputscale: the log-determinant's Lanczos met a non-finite value at step "
+                  "%lld (an overflow: y, outputscale and noise must be of moderate magnitude)",
+                  (long long)k);
 }
 
 int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
@@ -185,9 +196,13 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
                    *p = ph + j * m;
       double *r = rh + j * m;
       const double c = cp[j];
-      const double delta = dot(m, s, z) + c * (dot(m, s, kj) + dot(m, z, u0)) +
-                           c * c * kappa0[j] + s2 * c * dot(m, p, u0) + s2 * c * c * rho0;
-      if (!(delta > 0)) { live[j] = 0; res->converged = 0; continue; }
+      const double *as[4] = {s, s, z, p}, *bs[4] = {z, kj, u0, u0};
+      double d4[4];
+      sgp_ski_dot4(m, as, bs, d4);
+      const double delta = d4[0] + c * (d4[1] + d4[2]) + c * c * kappa0[j] + s2 * c * d4[3] +
+                           s2 * c * c * rho0;
+      if (!isfinite(delta)) { code = slq_nonfinite(ctx, k + 1); goto cleanup; }
+      if (!(delta > 0)) { live[j] = 0; res->converged = 0; continue; } /* breakdown */
       const double a = gamma[j] / delta;
       for (int64_t i = 0; i < m; i++) r[i] -= a * (z[i] + c * kj[i]);
       cr[j] -= a * s2 * c;
@@ -201,7 +216,12 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
       const double *u0 = uz + j * m, *r = rh + j * m, *u = uh + j * m;
       double *v = vh + j * m, *p = ph + j * m, *s = sh + j * m, *z = zh + j * m;
       for (int64_t i = 0; i < m; i++) v[i] += s2 * r[i];
-      double g2 = dot(m, r, u) + 2.0 * cr[j] * dot(m, r, u0) + cr[j] * cr[j] * rho0;
+      double ru, ru0;
+      sgp_ski_dot2(m, r, u, r, u0, &ru, &ru0);
+      double g2 = ru + 2.0 * cr[j] * ru0 + cr[j] * cr[j] * rho0;
+      if (!isfinite(g2)) { code = slq_nonfinite(ctx, k + 1); goto cleanup; }
+      /* below zero by rounding: the Krylov space is exhausted (an invariant
+       * subspace), which is what the quadrature converges to */
       if (g2 < 0) g2 = 0;
       its[j]++;
       if (its[j] > res->slq_iterations) res->slq_iterations = its[j];
@@ -241,6 +261,7 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
     gam[used++] = rho0 * gsum;
   }
   res->probes_used = used;
+  if (res->probes_discarded > 0) res->converged = 0; /* fewer probes than asked for */
   if (used > 0) {
     double mean = 0.0, ss = 0.0;
     for (int64_t j = 0; j < used; j++) mean += gam[j];

@@ -44,7 +44,8 @@ struct sgp_ski_moments {
   sgp_ski_grid grid, g1[3]; /* the grid and its 1-D factors */
   sgp_ski_interpolation interp;
   double *M;            /* m-by-(K + Ky): cell c at M[c (K + Ky)], y part after K */
-  int64_t n, used;      /* points since the last flush; points in cells */
+  int64_t n, used;      /* points since the last flush (dropped ones not counted);
+                           points in cells */
   double yy, ysum;
   /* block work space */
   int64_t *cell, *cnt;  /* MOM_BLOCK: cell of a point (-1 dropped); ntiles + 1 */
@@ -199,6 +200,39 @@ static void add_tile(sgp_ski_moments *mo, const int32_t *pts, int64_t np, const 
     add_tile_dqw(mo, pts, np, f, y, ldf, mo->d, mo->Q, mo->W);
 }
 
+/* Index of the first row of X outside the grid (policy error) or not finite
+ * in *bad (INT64_MAX: none); the interrupt hook is polled between blocks. */
+static int first_bad_row(sgp_ctx *ctx, const sgp_ski_moments *mo,
+                         sgp_ski_bounds_policy policy, sgp_cmat X, int threads, int64_t *bad)
+{
+  int code;
+  const int64_t n = X.rows;
+  for (int64_t i0 = 0; i0 < n && *bad == INT64_MAX; i0 += MOM_BLOCK) {
+    const int64_t i1 = n - i0 < MOM_BLOCK ? n : i0 + MOM_BLOCK;
+    const int nt = i1 - i0 >= 4096 ? threads : 1;
+    int64_t b = INT64_MAX;
+    if (i0 > 0 && (code = sgp_poll_interrupt(ctx))) return code;
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(min : b)
+    for (int64_t i = i0; i < i1; i++) {
+      int64_t c;
+      double f[3];
+      const int s = locate(mo, policy, X.data + i, X.ld, &c, f);
+      if ((s == SGP_SKI_POINT_OUTSIDE || s == SGP_SKI_POINT_NONFINITE) && i < b) b = i;
+    }
+    *bad = b;
+  }
+  return SGP_OK;
+}
+
+/* Empty moments again (an interrupted accumulation). */
+static void moments_clear(sgp_ski_moments *mo)
+{
+  memset(mo->M, 0, (size_t)(mo->m * (mo->K + mo->Ky)) * sizeof(double));
+  mo->n = mo->used = 0;
+  mo->yy = mo->ysum = 0.0;
+}
+
 int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sgp_cmat y,
                                int64_t first_row, sgp_ski_bounds_policy policy)
 {
@@ -230,17 +264,7 @@ int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sg
   /* pass 1: every row valid, so that an error leaves the moments unchanged;
    * the first bad row gets sgp_ski_interp's message */
   int64_t bad = INT64_MAX;
-  {
-    const int nt = n >= 4096 ? threads : 1;
-    (void)nt;
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(min : bad)
-    for (int64_t i = 0; i < n; i++) {
-      int64_t c;
-      double f[3];
-      const int s = locate(mo, policy, X.data + i, X.ld, &c, f);
-      if ((s == SGP_SKI_POINT_OUTSIDE || s == SGP_SKI_POINT_NONFINITE) && i < bad) bad = i;
-    }
-  }
+  if ((code = first_bad_row(ctx, mo, policy, X, threads, &bad))) return code;
   if (bad != INT64_MAX) {
     const int64_t T = sgp_ski_interp_taps(mo->interp, mo->d);
     int64_t *ix = (int64_t *)malloc((size_t)T * sizeof(int64_t));
@@ -255,10 +279,15 @@ int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sg
                                   (long long)(first_row + bad + 1));
   }
   if ((code = sgp_poll_interrupt(ctx))) return code; /* nothing added yet */
-  /* pass 2 (cannot fail, so a chunk is added entirely or not at all): blocks
-   * of points, located, sorted by tile, added tile by tile */
+  /* pass 2 (only an interrupt, polled between blocks, stops it: then the
+   * moments are cleared, a chunk cannot be taken out again): blocks of
+   * points, located, sorted by tile, added tile by tile */
   for (int64_t i0 = 0; i0 < n; i0 += MOM_BLOCK) {
     const int64_t nb = n - i0 < MOM_BLOCK ? n - i0 : MOM_BLOCK;
+    if (i0 > 0 && (code = sgp_poll_interrupt(ctx))) {
+      moments_clear(mo);
+      return code;
+    }
     const int nt = nb >= 4096 ? threads : 1;
     (void)nt;
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -284,14 +313,15 @@ int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sg
     for (int64_t k = 0; k < mo->ntiles; k++)
       if (cnt[k + 1] > cnt[k])
         add_tile(mo, mo->order + cnt[k], cnt[k + 1] - cnt[k], mo->f, yb, nb);
-    for (int64_t i = 0; i < nb; i++) {
+    for (int64_t i = 0; i < nb; i++) { /* kept points only (see add_moments_y) */
+      if (mo->cell[i] < 0) continue;
       const double v = yb[i];
       mo->yy += v * v;
       mo->ysum += v;
     }
+    mo->n += cnt[mo->ntiles];
     sgp_progress(ctx, "stats", (double)(i0 + nb) / (double)n);
   }
-  mo->n += n;
   return SGP_OK;
 }
 
@@ -457,6 +487,14 @@ int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st)
   }
   const int64_t stride = mo->K + mo->Ky;
   for (int phase = 0; phase < W; phase++) {
+    int code;
+    if ((code = sgp_poll_interrupt(ctx))) { /* st and the moments are unchanged */
+      free(work);
+      free(vmap);
+      free(loff);
+      free(L);
+      return code;
+    }
     (void)threads;
 #pragma omp parallel num_threads(threads)
     {
@@ -486,8 +524,6 @@ int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st)
   st->yy += mo->yy;
   st->ysum += mo->ysum;
   st->n += mo->n;
-  memset(mo->M, 0, (size_t)(m * stride) * sizeof(double));
-  mo->n = mo->used = 0;
-  mo->yy = mo->ysum = 0.0;
+  moments_clear(mo);
   return SGP_OK;
 }

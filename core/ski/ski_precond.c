@@ -123,6 +123,94 @@ static double dot(int64_t n, const double *a, const double *b)
   return s;
 }
 
+/* PCG in factorized form (x0 = 0, r0 = y; the names of EFCG, ski_solve.c):
+ * x = W xh + cx y, r = W rh + cr y, z = P^{-1} r = W zh + cz y, p = W ph + cp y,
+ * bp = B ph, mp = K_G bp + noise ph, bz = B zh, mz = K_G bz + noise zh;
+ * gamma = <r, z>, g2z the new <r, z> (advance) for the direction. */
+typedef struct {
+  int64_t m;
+  const sgp_op *B, *kg;
+  const sgp_ski_stats *st;
+  const precond *pc;
+  double s2, kappa0;
+  double *k0, *xh, *rh, *ph, *bp, *mp, *zh, *bz, *mz, *t, *tmp, *rt, *g, *weights;
+  double cx, cr, cp, cz, gamma, g2z;
+} pcg_state;
+
+static int pcg_step(void *sv, sgp_ctx *ctx, double *delta, double *a)
+{
+  pcg_state *e = (pcg_state *)sv;
+  const double *u0 = e->st->uy, rho0 = e->st->yy, c = e->cp;
+  const double *as[4] = {e->bp, e->bp, e->mp, e->ph}, *bs[4] = {e->mp, e->k0, u0, u0};
+  double d[4];
+  (void)ctx;
+  sgp_ski_dot4(e->m, as, bs, d);
+  /* delta = p'A p, as in EFCG; a non-positive <r, z> is a breakdown too */
+  *delta = d[0] + c * (d[1] + d[2]) + c * c * e->kappa0 + e->s2 * c * d[3] +
+           e->s2 * c * c * rho0;
+  if (!(e->gamma > 0) && isfinite(*delta)) *delta = 0.0;
+  *a = e->gamma / *delta;
+  return SGP_OK;
+}
+
+/* z = P^{-1} r with its B and K_G products; *g2 = ||r||^2 (rh'B rh = noise
+ * rh'B zh + (V'B rh)'g: no product with BV) and e->g2z = <r, z>. */
+static int pcg_precondition(pcg_state *e, sgp_ctx *ctx, double *g2)
+{
+  const double *u0 = e->st->uy, rho0 = e->st->yy;
+  double rbvg, ru, rbz;
+  int code = precond_apply(ctx, e->pc, e->s2, e->rh, e->cr, e->zh, e->g, &rbvg);
+  if (code) return code;
+  e->cz = e->cr / e->s2;
+  if ((code = sgp_ski_bop_pair(ctx, e->B, e->kg, e->s2, e->m, e->zh, e->bz, e->mz))) return code;
+  sgp_ski_dot2(e->m, e->rh, u0, e->rh, e->bz, &ru, &rbz);
+  *g2 = e->s2 * rbz + rbvg + 2.0 * e->cr * ru + e->cr * e->cr * rho0;
+  e->g2z = rbz + e->cz * ru + e->cr * dot(e->m, e->zh, u0) + e->cr * e->cz * rho0;
+  return SGP_OK;
+}
+
+static int pcg_advance(void *sv, sgp_ctx *ctx, double a, double *g2)
+{
+  pcg_state *e = (pcg_state *)sv;
+  const double c = e->cp;
+  for (int64_t i = 0; i < e->m; i++) {
+    e->xh[i] += a * e->ph[i];
+    e->rh[i] -= a * (e->mp[i] + c * e->k0[i]);
+  }
+  e->cx += a * c;
+  e->cr -= a * e->s2 * c;
+  return pcg_precondition(e, ctx, g2);
+}
+
+/* The unpreconditioned true residual (and the weights), as EFCG's; when it
+ * replaces the recursion's, z is recomputed from it. */
+static int pcg_verify(void *sv, sgp_ctx *ctx, int replace, double *g2)
+{
+  pcg_state *e = (pcg_state *)sv;
+  double cr, g2p;
+  double *rh = replace ? e->rh : e->rt; /* t, tmp, rt: verify's own */
+  int code = sgp_ski_efcg_residual(ctx, e->B, e->kg, e->s2, e->st, e->xh, e->cx, e->t,
+                                   e->weights, rh, &cr, e->tmp, g2);
+  if (code || !replace) return code;
+  e->cr = cr;
+  return pcg_precondition(e, ctx, &g2p);
+}
+
+static double pcg_direct(void *sv, double g2, int restart)
+{
+  pcg_state *e = (pcg_state *)sv;
+  const double b = restart ? 0.0 : e->g2z / e->gamma;
+  (void)g2;
+  for (int64_t i = 0; i < e->m; i++) {
+    e->ph[i] = e->zh[i] + b * e->ph[i];
+    e->bp[i] = e->bz[i] + b * e->bp[i];
+    e->mp[i] = e->mz[i] + b * e->mp[i];
+  }
+  e->cp = e->cz + b * e->cp;
+  e->gamma = e->g2z;
+  return b;
+}
+
 int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                        const sgp_ski_solve_opts *o, double *weights, double *xhat_out,
                        double *cx_out, sgp_ski_solve_info *info, double *history, double *alpha,
@@ -132,7 +220,7 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   double *buf = NULL;
   sgp_op B;
   precond pc;
-  sgp_ski_solve_info inf = {0, 0, 0.0};
+  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER};
   memset(&B, 0, sizeof B);
   memset(&pc, 0, sizeof pc);
   if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
@@ -150,81 +238,34 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
   sgp_progress(ctx, "ski_gsgp: preconditioner", 0.0);
   if ((code = precond_build(ctx, st, &B, kg, noise, q, &pc))) goto cleanup;
-  /* work vectors: k0 r p x xd bp mp z bz mz tmp, and g (q) */
-  buf = sgp_calloc(11 * m + q);
+  /* work vectors: k0 x r p bp mp z bz mz t tmp rt, and g (q) */
+  buf = sgp_calloc(12 * m + q);
   if (!buf) {
     code = sgp_fail(ctx, SGP_ENOMEM, "stats: out of memory for PCG vectors (m = %lld)",
                     (long long)m);
     goto cleanup;
   }
-  double *k0 = buf, *rh = buf + m, *ph = buf + 2 * m, *xh = buf + 3 * m, *xd = buf + 4 * m,
-         *bp = buf + 5 * m, *mp = buf + 6 * m, *zh = buf + 7 * m, *bz = buf + 8 * m,
-         *mz = buf + 9 * m, *tmp = buf + 10 * m, *g = buf + 11 * m;
-  const double *u0 = st->uy, rho0 = st->yy, s2 = noise;
-  double cr = 1.0, cx = 0.0, cz, cp, gamma = 0.0, rbvg;
-  const double nb = sqrt(rho0);
+  pcg_state e = {m, &B, kg, st, &pc, noise, 0.0, buf, buf + m, buf + 2 * m, buf + 3 * m,
+                 buf + 4 * m, buf + 5 * m, buf + 6 * m, buf + 7 * m, buf + 8 * m, buf + 9 * m,
+                 buf + 10 * m, buf + 11 * m, buf + 12 * m, weights, 0.0, 1.0, 0.0, 0.0, 0.0,
+                 0.0};
   sgp_progress(ctx, "ski_gsgp: mean", 0.0);
-  if ((code = kg->apply(kg, sgp_cmat_of(u0, m, 1), sgp_mat_of(k0, m, 1), ctx))) goto cleanup;
-  const double kappa0 = dot(m, u0, k0);
-  inf.rel_residual = nb > 0 ? 1.0 : 0.0;
-  if (history) history[0] = inf.rel_residual;
-  if (nb == 0.0 || 1.0 <= o->tol) inf.converged = 1;
-  if (!inf.converged) {
-    /* z0 = P^{-1} y (rh = 0, c_r = 1); p0 = z0 */
-    if ((code = precond_apply(ctx, &pc, s2, rh, cr, zh, g, &rbvg))) goto cleanup;
-    cz = cr / s2;
-    if ((code = sgp_ski_bop_pair(ctx, &B, kg, s2, m, zh, bz, mz))) goto cleanup;
-    gamma = dot(m, zh, u0) + cz * rho0; /* <r0, z0> with rh = 0, c_r = 1 */
-    memcpy(ph, zh, (size_t)m * sizeof(double));
-    memcpy(bp, bz, (size_t)m * sizeof(double));
-    memcpy(mp, mz, (size_t)m * sizeof(double));
-    cp = cz;
-  }
-  for (int64_t k = 0; !inf.converged && k < o->max_iter; k++) {
-    if ((code = sgp_poll_interrupt(ctx))) goto cleanup;
-    /* delta = p_k' A p_k, as in EFCG */
-    const double delta = dot(m, bp, mp) + cp * (dot(m, bp, k0) + dot(m, mp, u0)) +
-                         cp * cp * kappa0 + s2 * cp * dot(m, ph, u0) + s2 * cp * cp * rho0;
-    if (!(delta > 0) || !(gamma > 0)) break; /* breakdown; report as is */
-    const double a = gamma / delta;
-    for (int64_t i = 0; i < m; i++) {
-      xh[i] += a * ph[i];
-      xd[i] += a * bp[i];
-      rh[i] -= a * (mp[i] + cp * k0[i]);
-    }
-    cx += a * cp;
-    cr -= a * s2 * cp;
-    /* z = P^{-1} r; the iteration's one B and K_G product on z */
-    if ((code = precond_apply(ctx, &pc, s2, rh, cr, zh, g, &rbvg))) goto cleanup;
-    cz = cr / s2;
-    if ((code = sgp_ski_bop_pair(ctx, &B, kg, s2, m, zh, bz, mz))) goto cleanup;
-    /* ||r||^2 with rh'B rh = noise rh'B zh + (V'B rh)' g */
-    const double ru = dot(m, rh, u0), rbz = dot(m, rh, bz);
-    double g2 = s2 * rbz + rbvg + 2.0 * cr * ru + cr * cr * rho0;
-    if (g2 < 0) g2 = 0; /* rounding below the attainable accuracy */
-    inf.iterations = k + 1;
-    inf.rel_residual = sqrt(g2) / nb;
-    if (alpha) alpha[k] = a;
-    if (history) history[k + 1] = inf.rel_residual;
-    if (inf.rel_residual <= o->tol) { inf.converged = 1; break; }
-    /* <r, z> = rh'B zh + c_z rh'u_y + c_r zh'u_y + c_r c_z y'y */
-    const double g2z = rbz + cz * ru + cr * dot(m, zh, u0) + cr * cz * rho0;
-    const double b = g2z / gamma;
-    if (beta) beta[k] = b;
-    for (int64_t i = 0; i < m; i++) {
-      ph[i] = zh[i] + b * ph[i];
-      bp[i] = bz[i] + b * bp[i];
-      mp[i] = mz[i] + b * mp[i];
-    }
-    cp = cz + b * cp;
-    gamma = g2z;
-  }
-  /* W'x = xd + c_x u_y; a = K_G W'x */
-  for (int64_t i = 0; i < m; i++) tmp[i] = xd[i] + cx * u0[i];
-  if ((code = kg->apply(kg, sgp_cmat_of(tmp, m, 1), sgp_mat_of(weights, m, 1), ctx)))
+  if ((code = kg->apply(kg, sgp_cmat_of(st->uy, m, 1), sgp_mat_of(e.k0, m, 1), ctx)))
     goto cleanup;
-  if (xhat_out) memcpy(xhat_out, xh, (size_t)m * sizeof(double));
-  if (cx_out) *cx_out = cx;
+  e.kappa0 = dot(m, st->uy, e.k0);
+  /* z0 = P^{-1} y (rh = 0, cr = 1); p0 = z0 */
+  double g2;
+  if ((code = pcg_precondition(&e, ctx, &g2))) goto cleanup;
+  memcpy(e.ph, e.zh, (size_t)m * sizeof(double));
+  memcpy(e.bp, e.bz, (size_t)m * sizeof(double));
+  memcpy(e.mp, e.mz, (size_t)m * sizeof(double));
+  e.cp = e.cz;
+  e.gamma = e.g2z;
+  const sgp_ski_cg cg = {&e, "mean", pcg_step, pcg_advance, pcg_verify, pcg_direct};
+  if ((code = sgp_ski_cg_run(ctx, &cg, st->yy, sqrt(st->yy), o, &inf, history, alpha, beta)))
+    goto cleanup;
+  if (xhat_out) memcpy(xhat_out, e.xh, (size_t)m * sizeof(double));
+  if (cx_out) *cx_out = e.cx;
 cleanup:
   if (info) *info = inf;
   precond_free(&pc);

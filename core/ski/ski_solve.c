@@ -1,8 +1,10 @@
 /* ski_solve.c -- posterior mean solvers of ski_gsgp (spec §4.2, §5.1, §5.3):
- * the SKI baseline CG on A = W K_G W' + noise I (A1) and efficiently
- * factorized CG (A3, corrected per §5.7, x0 = 0, r0 = y), which works with
- * grid-size quantities only. Both stop on ||r_k|| <= tol ||y|| and return the
- * mean cache a = K_G W' A^{-1} y (spec §4.2): mu(x*) = w(x*)' a. */
+ * the SKI baseline CG on A = W K_G W' + noise I (A1), efficiently factorized
+ * CG (A3, corrected per §5.7, x0 = 0, r0 = y) and simplified EFCG (A4), the
+ * last two with grid-size quantities only. Each is a set of callbacks for the
+ * CG control of ski_cg.c (true residuals checked before `converged` is
+ * claimed); they stop on ||b - A x|| <= tol ||b|| and return the mean cache
+ * a = K_G W' A^{-1} y (spec §4.2): mu(x*) = w(x*)' a. */
 #include "ski.h"
 
 #include <math.h>
@@ -61,13 +63,67 @@ int sgp_ski_bop_pair(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double noi
 
 /* ------------------------------------------------------------ A1 */
 
+typedef struct {
+  const sgp_op *A;
+  const double *y;
+  int64_t n;
+  double *x, *r, *p, *q, gamma;
+} cg_state;
+
+static int cg_step(void *sv, sgp_ctx *ctx, double *delta, double *a)
+{
+  cg_state *s = (cg_state *)sv;
+  const int code = s->A->apply(s->A, sgp_cmat_of(s->p, s->n, 1), sgp_mat_of(s->q, s->n, 1), ctx);
+  if (code) return code;
+  *delta = dot(s->n, s->p, s->q);
+  *a = s->gamma / *delta;
+  return SGP_OK;
+}
+
+static int cg_advance(void *sv, sgp_ctx *ctx, double a, double *g2)
+{
+  cg_state *s = (cg_state *)sv;
+  (void)ctx;
+  for (int64_t i = 0; i < s->n; i++) {
+    s->x[i] += a * s->p[i];
+    s->r[i] -= a * s->q[i];
+  }
+  *g2 = dot(s->n, s->r, s->r);
+  return SGP_OK;
+}
+
+/* r = y - A x (q as work) */
+static int cg_verify(void *sv, sgp_ctx *ctx, int replace, double *g2)
+{
+  cg_state *s = (cg_state *)sv;
+  const int code = s->A->apply(s->A, sgp_cmat_of(s->x, s->n, 1), sgp_mat_of(s->q, s->n, 1), ctx);
+  if (code) return code;
+  double g = 0.0;
+  for (int64_t i = 0; i < s->n; i++) {
+    const double ri = s->y[i] - s->q[i];
+    g += ri * ri;
+    if (replace) s->r[i] = ri;
+  }
+  *g2 = g;
+  return SGP_OK;
+}
+
+static double cg_direct(void *sv, double g2, int restart)
+{
+  cg_state *s = (cg_state *)sv;
+  const double b = restart ? 0.0 : g2 / s->gamma;
+  for (int64_t i = 0; i < s->n; i++) s->p[i] = s->r[i] + b * s->p[i];
+  s->gamma = g2;
+  return b;
+}
+
 int sgp_ski_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_ski_solve_opts *o,
                     double *weights, double *x_out, sgp_ski_solve_info *info, double *history,
                     double *alpha, double *beta)
 {
   int code = SGP_OK;
-  double *x = NULL, *r = NULL, *p = NULL, *q = NULL, *u = NULL;
-  sgp_ski_solve_info inf = {0, 0, 0.0};
+  double *buf = NULL, *u = NULL;
+  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER};
   const sgp_op *kg = sgp_ski_op_ski_kg(ski);
   if (!kg) return sgp_fail(ctx, SGP_EINVAL, "op: not a SKI operator (sgp_ski_op_ski)");
   if ((code = check_opts(ctx, o))) return code;
@@ -79,49 +135,126 @@ int sgp_ski_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_ski_s
     if (!isfinite(y.data[i]))
       return sgp_fail(ctx, SGP_EINVAL, "y: contains NaN or Inf (row %lld)", (long long)(i + 1));
   if (!weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
-  x = sgp_calloc(n); r = sgp_alloc(n); p = sgp_alloc(n); q = sgp_alloc(n); u = sgp_alloc(m);
-  if (!x || !r || !p || !q || !u) {
+  buf = sgp_calloc(4 * n);
+  u = sgp_alloc(m);
+  if (!buf || !u) {
     code = sgp_fail(ctx, SGP_ENOMEM, "ski: out of memory for CG vectors (n = %lld)",
                     (long long)n);
     goto cleanup;
   }
-  memcpy(r, y.data, (size_t)n * sizeof(double));
-  memcpy(p, y.data, (size_t)n * sizeof(double));
-  double gamma = dot(n, r, r);
-  const double nb = sqrt(gamma);
-  inf.rel_residual = nb > 0 ? 1.0 : 0.0;
-  if (history) history[0] = inf.rel_residual;
-  if (nb == 0.0 || 1.0 <= o->tol) inf.converged = 1;
-  for (int64_t k = 0; !inf.converged && k < o->max_iter; k++) {
-    if ((code = sgp_poll_interrupt(ctx))) goto cleanup;
-    if ((code = ski->apply(ski, sgp_cmat_of(p, n, 1), sgp_mat_of(q, n, 1), ctx))) goto cleanup;
-    const double pq = dot(n, p, q);
-    if (!(pq > 0)) break; /* breakdown (not SPD or exact solution); report as is */
-    const double a = gamma / pq;
-    for (int64_t i = 0; i < n; i++) { x[i] += a * p[i]; r[i] -= a * q[i]; }
-    const double g2 = dot(n, r, r);
-    inf.iterations = k + 1;
-    inf.rel_residual = sqrt(g2) / nb;
-    if (alpha) alpha[k] = a;
-    if (history) history[k + 1] = inf.rel_residual;
-    if (inf.rel_residual <= o->tol) { inf.converged = 1; break; }
-    const double b = g2 / gamma;
-    if (beta) beta[k] = b;
-    for (int64_t i = 0; i < n; i++) p[i] = r[i] + b * p[i];
-    gamma = g2;
-  }
+  cg_state s = {ski, y.data, n, buf, buf + n, buf + 2 * n, buf + 3 * n, 0.0};
+  memcpy(s.r, y.data, (size_t)n * sizeof(double));
+  memcpy(s.p, y.data, (size_t)n * sizeof(double));
+  s.gamma = dot(n, s.r, s.r);
+  const sgp_ski_cg cg = {&s, "mean", cg_step, cg_advance, cg_verify, cg_direct};
+  if ((code = sgp_ski_cg_run(ctx, &cg, s.gamma, sqrt(s.gamma), o, &inf, history, alpha, beta)))
+    goto cleanup;
   /* a = K_G W' x */
-  if ((code = sgp_ski_op_ski_wt(ctx, ski, x, u))) goto cleanup;
+  if ((code = sgp_ski_op_ski_wt(ctx, ski, s.x, u))) goto cleanup;
   if ((code = kg->apply(kg, sgp_cmat_of(u, m, 1), sgp_mat_of(weights, m, 1), ctx)))
     goto cleanup;
-  if (x_out) memcpy(x_out, x, (size_t)n * sizeof(double));
+  if (x_out) memcpy(x_out, s.x, (size_t)n * sizeof(double));
 cleanup:
   if (info) *info = inf;
-  free(x); free(r); free(p); free(q); free(u);
+  free(buf);
+  free(u);
   return code;
 }
 
 /* ------------------------------------------------------------ A3 (EFCG) */
+
+/* Factorized CG for A x = y from x0 = 0 (spec §4.2, A3): x = W xh + cx y,
+ * r = W rh + cr y, p = W ph + cp y, with sh = B ph, zh = K_G sh + noise ph,
+ * uh = B rh, vh = K_G uh + noise rh; k0 = K_G u_y, kappa0 = u_y'k0. */
+typedef struct {
+  int64_t m;
+  const sgp_op *B, *kg;
+  const sgp_ski_stats *st;
+  const double *u0, *k0;
+  double rho0, kappa0, s2;
+  double *xh, *rh, *ph, *uh, *vh, *sh, *zh, *t, *rt, *ut, *weights; /* rt, ut: verify's */
+  double cx, cr, cp, gamma;
+} efcg_state;
+
+static int efcg_step(void *sv, sgp_ctx *ctx, double *delta, double *a)
+{
+  efcg_state *e = (efcg_state *)sv;
+  const double *as[4] = {e->sh, e->sh, e->zh, e->ph}, *bs[4] = {e->zh, e->k0, e->u0, e->u0};
+  double d[4];
+  (void)ctx;
+  sgp_ski_dot4(e->m, as, bs, d);
+  const double c = e->cp;
+  *delta = d[0] + c * (d[1] + d[2]) + c * c * e->kappa0 + e->s2 * c * d[3] +
+           e->s2 * c * c * e->rho0;
+  *a = e->gamma / *delta;
+  return SGP_OK;
+}
+
+static int efcg_advance(void *sv, sgp_ctx *ctx, double a, double *g2)
+{
+  efcg_state *e = (efcg_state *)sv;
+  const double c = e->cp;
+  for (int64_t i = 0; i < e->m; i++) {
+    e->xh[i] += a * e->ph[i];
+    e->rh[i] -= a * (e->zh[i] + c * e->k0[i]);
+  }
+  e->cx += a * c;
+  e->cr -= a * e->s2 * c;
+  const int code = sgp_ski_bop_pair(ctx, e->B, e->kg, e->s2, e->m, e->rh, e->uh, e->vh);
+  if (code) return code;
+  double ru, ru0;
+  sgp_ski_dot2(e->m, e->rh, e->uh, e->rh, e->u0, &ru, &ru0);
+  *g2 = ru + 2.0 * e->cr * ru0 + e->cr * e->cr * e->rho0;
+  return SGP_OK;
+}
+
+int sgp_ski_efcg_residual(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double noise,
+                          const sgp_ski_stats *st, const double *xh, double cx, double *t,
+                          double *weights, double *rh, double *cr, double *uh, double *g2)
+{
+  const int64_t m = st->m;
+  int code = B->apply(B, sgp_cmat_of(xh, m, 1), sgp_mat_of(t, m, 1), ctx);
+  if (code) return code;
+  for (int64_t i = 0; i < m; i++) t[i] += cx * st->uy[i];
+  if ((code = kg->apply(kg, sgp_cmat_of(t, m, 1), sgp_mat_of(weights, m, 1), ctx))) return code;
+  for (int64_t i = 0; i < m; i++) rh[i] = -(weights[i] + noise * xh[i]);
+  *cr = 1.0 - noise * cx;
+  if ((code = B->apply(B, sgp_cmat_of(rh, m, 1), sgp_mat_of(uh, m, 1), ctx))) return code;
+  *g2 = sgp_ski_fnorm2(m, rh, uh, st->uy, *cr, st->yy);
+  return SGP_OK;
+}
+
+static int efcg_verify(void *sv, sgp_ctx *ctx, int replace, double *g2)
+{
+  efcg_state *e = (efcg_state *)sv;
+  double cr;
+  int code;
+  /* the true residual into work vectors unless it replaces the recursion's,
+   * then with vh = K_G uh + noise rh */
+  double *rh = replace ? e->rh : e->rt, *uh = replace ? e->uh : e->ut;
+  if ((code = sgp_ski_efcg_residual(ctx, e->B, e->kg, e->s2, e->st, e->xh, e->cx, e->t,
+                                    e->weights, rh, &cr, uh, g2)) || !replace)
+    return code;
+  e->cr = cr;
+  if ((code = e->kg->apply(e->kg, sgp_cmat_of(uh, e->m, 1), sgp_mat_of(e->vh, e->m, 1), ctx)))
+    return code;
+  for (int64_t i = 0; i < e->m; i++) e->vh[i] += e->s2 * rh[i];
+  return SGP_OK;
+}
+
+static double efcg_direct(void *sv, double g2, int restart)
+{
+  efcg_state *e = (efcg_state *)sv;
+  const double b = restart ? 0.0 : g2 / e->gamma;
+  for (int64_t i = 0; i < e->m; i++) {
+    e->ph[i] = e->rh[i] + b * e->ph[i];
+    e->sh[i] = e->uh[i] + b * e->sh[i];
+    e->zh[i] = e->vh[i] + b * e->zh[i];
+  }
+  e->cp = e->cr + b * e->cp;
+  e->gamma = g2;
+  return b;
+}
 
 int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                       const sgp_ski_solve_opts *o, double *weights, double *xhat_out,
@@ -131,7 +264,7 @@ int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
   int code = SGP_OK;
   double *buf = NULL;
   sgp_op B;
-  sgp_ski_solve_info inf = {0, 0, 0.0};
+  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER};
   memset(&B, 0, sizeof B);
   if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   const int64_t m = st->m;
@@ -141,63 +274,25 @@ int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
                               alpha, beta);
   if (!weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
-  /* all work vectors once: k0 r p x xd u v s z tmp */
-  buf = sgp_calloc(10 * m);
+  /* all work vectors once: xh rh ph uh vh sh zh t rt ut k0 (x0 = 0, r0 = p0 = y) */
+  buf = sgp_calloc(11 * m);
   if (!buf) {
     code = sgp_fail(ctx, SGP_ENOMEM, "stats: out of memory for EFCG vectors (m = %lld)",
                     (long long)m);
     goto cleanup;
   }
-  double *k0 = buf, *rh = buf + m, *ph = buf + 2 * m, *xh = buf + 3 * m, *xd = buf + 4 * m,
-         *uh = buf + 5 * m, *vh = buf + 6 * m, *sh = buf + 7 * m, *zh = buf + 8 * m,
-         *tmp = buf + 9 * m;
-  const double *u0 = st->uy, rho0 = st->yy, s2 = noise;
-  double cr = 1.0, cp = 1.0, cx = 0.0, gamma = rho0;
-  const double nb = sqrt(rho0);
-  if ((code = kg->apply(kg, sgp_cmat_of(u0, m, 1), sgp_mat_of(k0, m, 1), ctx))) goto cleanup;
-  const double kappa0 = dot(m, u0, k0);
-  inf.rel_residual = nb > 0 ? 1.0 : 0.0;
-  if (history) history[0] = inf.rel_residual;
-  if (nb == 0.0 || 1.0 <= o->tol) inf.converged = 1;
-  for (int64_t k = 0; !inf.converged && k < o->max_iter; k++) {
-    if ((code = sgp_poll_interrupt(ctx))) goto cleanup;
-    /* delta = p_k' A p_k */
-    const double pu = dot(m, ph, u0);
-    const double delta = dot(m, sh, zh) + cp * (dot(m, sh, k0) + dot(m, zh, u0)) +
-                         cp * cp * kappa0 + s2 * cp * pu + s2 * cp * cp * rho0;
-    if (!(delta > 0)) break; /* breakdown; report as is */
-    const double a = gamma / delta;
-    for (int64_t i = 0; i < m; i++) {
-      xh[i] += a * ph[i];
-      xd[i] += a * sh[i];
-      rh[i] -= a * (zh[i] + cp * k0[i]);
-    }
-    cx += a * cp;
-    cr -= a * s2 * cp;
-    if ((code = sgp_ski_bop_pair(ctx, &B, kg, s2, m, rh, uh, vh))) goto cleanup;
-    double g2 = dot(m, rh, uh) + 2.0 * cr * dot(m, rh, u0) + cr * cr * rho0;
-    if (g2 < 0) g2 = 0; /* rounding below the attainable accuracy */
-    inf.iterations = k + 1;
-    inf.rel_residual = sqrt(g2) / nb;
-    if (alpha) alpha[k] = a;
-    if (history) history[k + 1] = inf.rel_residual;
-    if (inf.rel_residual <= o->tol) { inf.converged = 1; break; }
-    const double b = g2 / gamma;
-    if (beta) beta[k] = b;
-    for (int64_t i = 0; i < m; i++) {
-      ph[i] = rh[i] + b * ph[i];
-      sh[i] = uh[i] + b * sh[i];
-      zh[i] = vh[i] + b * zh[i];
-    }
-    cp = cr + b * cp;
-    gamma = g2;
-  }
-  /* W'x = xd + c_x u_y; a = K_G W'x */
-  for (int64_t i = 0; i < m; i++) tmp[i] = xd[i] + cx * u0[i];
-  if ((code = kg->apply(kg, sgp_cmat_of(tmp, m, 1), sgp_mat_of(weights, m, 1), ctx)))
+  double *k0 = buf + 10 * m;
+  efcg_state e = {m, &B, kg, st, st->uy, k0, st->yy, 0.0, noise, buf, buf + m, buf + 2 * m,
+                  buf + 3 * m, buf + 4 * m, buf + 5 * m, buf + 6 * m, buf + 7 * m, buf + 8 * m,
+                  buf + 9 * m, weights, 0.0, 1.0, 1.0, st->yy};
+  if ((code = kg->apply(kg, sgp_cmat_of(st->uy, m, 1), sgp_mat_of(k0, m, 1), ctx)))
     goto cleanup;
-  if (xhat_out) memcpy(xhat_out, xh, (size_t)m * sizeof(double));
-  if (cx_out) *cx_out = cx;
+  e.kappa0 = dot(m, st->uy, k0);
+  const sgp_ski_cg cg = {&e, "mean", efcg_step, efcg_advance, efcg_verify, efcg_direct};
+  if ((code = sgp_ski_cg_run(ctx, &cg, st->yy, sqrt(st->yy), o, &inf, history, alpha, beta)))
+    goto cleanup;
+  if (xhat_out) memcpy(xhat_out, e.xh, (size_t)m * sizeof(double));
+  if (cx_out) *cx_out = e.cx;
 cleanup:
   if (info) *info = inf;
   sgp_op_destroy(&B);
@@ -214,6 +309,68 @@ static int check_common(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg,
   return code ? code : check_opts(ctx, o);
 }
 
+/* sEFCG for A x = W rh0 from x0 = 0 (spec §5.4, A4): x = W xh, r = W rh,
+ * p = W ph, sh = B ph, zh = K_G sh + noise ph, uh = B rh, vh = K_G uh +
+ * noise rh; xd = W'x = B xh (set by verify). */
+typedef struct {
+  int64_t m;
+  const sgp_op *B, *kg;
+  double s2;
+  const double *rh0;
+  double *xh, *rh, *ph, *uh, *vh, *sh, *zh, *t, *rt, *ut, *xd; /* rt, ut: verify's */
+  double gamma;
+} sefcg_state;
+
+static int sefcg_step(void *sv, sgp_ctx *ctx, double *delta, double *a)
+{
+  sefcg_state *e = (sefcg_state *)sv;
+  (void)ctx;
+  *delta = dot(e->m, e->sh, e->zh);
+  *a = e->gamma / *delta;
+  return SGP_OK;
+}
+
+static int sefcg_advance(void *sv, sgp_ctx *ctx, double a, double *g2)
+{
+  sefcg_state *e = (sefcg_state *)sv;
+  for (int64_t i = 0; i < e->m; i++) {
+    e->xh[i] += a * e->ph[i];
+    e->rh[i] -= a * e->zh[i];
+  }
+  const int code = sgp_ski_bop_pair(ctx, e->B, e->kg, e->s2, e->m, e->rh, e->uh, e->vh);
+  if (!code) *g2 = dot(e->m, e->rh, e->uh);
+  return code;
+}
+
+/* r = W rh0 - A W xh = W (rh0 - K_G B xh - noise xh); xd = B xh */
+static int sefcg_verify(void *sv, sgp_ctx *ctx, int replace, double *g2)
+{
+  sefcg_state *e = (sefcg_state *)sv;
+  const int64_t m = e->m;
+  double *rh = replace ? e->rh : e->rt, *uh = replace ? e->uh : e->ut;
+  int code = e->B->apply(e->B, sgp_cmat_of(e->xh, m, 1), sgp_mat_of(e->xd, m, 1), ctx);
+  if (!code) code = e->kg->apply(e->kg, sgp_cmat_of(e->xd, m, 1), sgp_mat_of(e->t, m, 1), ctx);
+  if (code) return code;
+  for (int64_t i = 0; i < m; i++) rh[i] = e->rh0[i] - e->t[i] - e->s2 * e->xh[i];
+  if (replace) code = sgp_ski_bop_pair(ctx, e->B, e->kg, e->s2, m, rh, uh, e->vh);
+  else code = e->B->apply(e->B, sgp_cmat_of(rh, m, 1), sgp_mat_of(uh, m, 1), ctx);
+  if (!code) *g2 = sgp_ski_fnorm2(m, rh, uh, NULL, 0.0, 0.0);
+  return code;
+}
+
+static double sefcg_direct(void *sv, double g2, int restart)
+{
+  sefcg_state *e = (sefcg_state *)sv;
+  const double b = restart ? 0.0 : g2 / e->gamma;
+  for (int64_t i = 0; i < e->m; i++) {
+    e->sh[i] = e->uh[i] + b * e->sh[i];
+    e->zh[i] = e->vh[i] + b * e->zh[i];
+    e->ph[i] = e->rh[i] + b * e->ph[i];
+  }
+  e->gamma = g2;
+  return b;
+}
+
 int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                   const double *rhat0, double nb, const sgp_ski_solve_opts *o, double *xd,
                   double *xhat, sgp_ski_solve_info *info, double *history, double *alpha,
@@ -222,7 +379,7 @@ int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doubl
   int code;
   double *buf = NULL;
   sgp_op B;
-  sgp_ski_solve_info inf = {0, 0, 0.0};
+  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER};
   memset(&B, 0, sizeof B);
   if ((code = check_common(ctx, st, kg, noise, o))) return code;
   const int64_t m = st->m;
@@ -233,58 +390,27 @@ int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doubl
                       (long long)(i + 1));
   if (!xd) return sgp_fail(ctx, SGP_EINVAL, "xd: output missing");
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
-  buf = sgp_calloc(6 * m); /* r s z u v p, once */
+  buf = sgp_calloc(10 * m); /* xh r p u v s z t rt ut, once */
   if (!buf) {
     code = sgp_fail(ctx, SGP_ENOMEM, "stats: out of memory for sEFCG vectors (m = %lld)",
                     (long long)m);
     goto cleanup;
   }
-  double *rh = buf, *sh = buf + m, *zh = buf + 2 * m, *uh = buf + 3 * m, *vh = buf + 4 * m,
-         *ph = buf + 5 * m;
-  const double s2 = noise;
-  memset(xd, 0, (size_t)m * sizeof(double));
-  if (xhat) memset(xhat, 0, (size_t)m * sizeof(double));
-  memcpy(rh, rhat0, (size_t)m * sizeof(double));
-  memcpy(ph, rhat0, (size_t)m * sizeof(double));
-  if ((code = sgp_ski_bop_pair(ctx, &B, kg, s2, m, rh, uh, vh))) goto cleanup;
-  for (int64_t i = 0; i < m; i++) {
-    sh[i] = uh[i];
-    zh[i] = vh[i];
-  }
-  double gamma = dot(m, rh, uh);
-  if (gamma < 0) gamma = 0;
-  if (!(nb > 0)) nb = sqrt(gamma);
-  inf.rel_residual = nb > 0 ? sqrt(gamma) / nb : 0.0;
-  if (history) history[0] = inf.rel_residual;
-  if (gamma == 0.0 || inf.rel_residual <= o->tol) inf.converged = 1;
-  for (int64_t k = 0; !inf.converged && k < o->max_iter; k++) {
-    if ((code = sgp_poll_interrupt(ctx))) goto cleanup;
-    const double delta = dot(m, sh, zh); /* p_k' A p_k */
-    if (!(delta > 0)) break;
-    const double a = gamma / delta;
-    for (int64_t i = 0; i < m; i++) {
-      xd[i] += a * sh[i];
-      rh[i] -= a * zh[i];
-    }
-    if (xhat)
-      for (int64_t i = 0; i < m; i++) xhat[i] += a * ph[i];
-    if ((code = sgp_ski_bop_pair(ctx, &B, kg, s2, m, rh, uh, vh))) goto cleanup;
-    double g2 = dot(m, rh, uh);
-    if (g2 < 0) g2 = 0;
-    inf.iterations = k + 1;
-    inf.rel_residual = sqrt(g2) / nb;
-    if (alpha) alpha[k] = a;
-    if (history) history[k + 1] = inf.rel_residual;
-    if (inf.rel_residual <= o->tol) { inf.converged = 1; break; }
-    const double b = g2 / gamma;
-    if (beta) beta[k] = b;
-    for (int64_t i = 0; i < m; i++) {
-      sh[i] = uh[i] + b * sh[i];
-      zh[i] = vh[i] + b * zh[i];
-      ph[i] = rh[i] + b * ph[i];
-    }
-    gamma = g2;
-  }
+  sefcg_state e = {m, &B, kg, noise, rhat0, buf, buf + m, buf + 2 * m, buf + 3 * m,
+                   buf + 4 * m, buf + 5 * m, buf + 6 * m, buf + 7 * m, buf + 8 * m,
+                   buf + 9 * m, xd, 0.0};
+  memcpy(e.rh, rhat0, (size_t)m * sizeof(double));
+  memcpy(e.ph, rhat0, (size_t)m * sizeof(double));
+  if ((code = sgp_ski_bop_pair(ctx, &B, kg, noise, m, e.rh, e.uh, e.vh))) goto cleanup;
+  memcpy(e.sh, e.uh, (size_t)m * sizeof(double));
+  memcpy(e.zh, e.vh, (size_t)m * sizeof(double));
+  e.gamma = fmax(dot(m, e.rh, e.uh), 0.0);
+  if (!(nb > 0)) nb = sqrt(e.gamma);
+  const sgp_ski_cg cg = {&e, "variance", sefcg_step, sefcg_advance, sefcg_verify,
+                         sefcg_direct};
+  if ((code = sgp_ski_cg_run(ctx, &cg, e.gamma, nb, o, &inf, history, alpha, beta)))
+    goto cleanup;
+  if (xhat) memcpy(xhat, e.xh, (size_t)m * sizeof(double));
 cleanup:
   if (info) *info = inf;
   sgp_op_destroy(&B);
@@ -298,7 +424,7 @@ int sgp_ski_mean_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
 {
   int code;
   double *buf = NULL;
-  sgp_ski_solve_info inf = {0, 0, 0.0};
+  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER};
   if ((code = check_common(ctx, st, kg, noise, o))) return code;
   if (!weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
   const int64_t m = st->m;
@@ -313,6 +439,7 @@ int sgp_ski_mean_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   if (nb == 0.0) { /* y = 0: mean 0 */
     memset(weights, 0, (size_t)m * sizeof(double));
     inf.converged = 1;
+    inf.stop = SGP_SKI_STOP_TOL;
     if (history) history[0] = 0.0;
     goto cleanup;
   }

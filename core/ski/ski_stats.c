@@ -40,7 +40,7 @@ int sgp_ski_stats_create(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
   if (interp != SGP_SKI_CUBIC && interp != SGP_SKI_LINEAR)
     return sgp_fail(ctx, SGP_EINVAL, "interpolation: unknown code %d (cubic or linear)",
                     (int)interp);
-  if ((st_code = sgp_ski_grid_check(ctx, g))) return st_code;
+  if ((st_code = sgp_ski_grid_fits(ctx, g, interp))) return st_code;
   const int d = g->d, width = sgp_ski_interp_width(interp);
   for (int j = 0; j < d; j++)
     if (g->m[j] < width)
@@ -416,10 +416,37 @@ static void mirror_half(sgp_ski_stats *st, int nthreads)
   }
 }
 
+/* Empty statistics again (an interrupted accumulation: see pass 2). */
+static void stats_clear(sgp_ski_stats *st)
+{
+  memset(st->D, 0, (size_t)(st->S * st->m) * sizeof(double));
+  memset(st->uy, 0, (size_t)st->m * sizeof(double));
+  memset(st->u1, 0, (size_t)st->m * sizeof(double));
+  st->n = 0;
+  st->yy = st->ysum = 0.0;
+}
+
+/* y'y and sum y of the block's points that are kept (a point dropped under
+ * bounds_policy "drop" has no taps and is no data point of the model; a
+ * truncated point without taps is one: y_i = noise); returns their count. */
+static int64_t add_moments_y(sgp_ski_stats *st, sgp_ski_bounds_policy policy,
+                             const int64_t *idx, const double *y, int64_t nb)
+{
+  int64_t kept = 0;
+  for (int64_t i = 0; i < nb; i++) {
+    if (policy == SGP_SKI_BOUNDS_DROP && idx[i * st->T] < 0) continue;
+    st->yy += y[i] * y[i];
+    st->ysum += y[i];
+    kept++;
+  }
+  return kept;
+}
+
 int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cmat y,
                              int64_t first_row, sgp_ski_bounds_policy policy)
 {
   int code = SGP_OK;
+  int64_t kept = 0;
   int64_t *idx = NULL;
   double *w = NULL, *L = NULL;
   accum_ws ws;
@@ -459,7 +486,8 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
     if ((code = sgp_poll_interrupt(ctx))) goto cleanup; /* nothing added yet */
   }
   /* pass 2: accumulate (the first block's weights are reused when n <= blk);
-   * nothing can fail here, so the chunk is added entirely or not at all.
+   * only an interrupt can stop it (polled between blocks), and then the
+   * statistics are cleared (a chunk cannot be taken out again).
    * Half the stencil plus a mirror pays when the products outweigh the
    * mirror's S m / 2 copies (the result is the same either way). */
   const int half = (double)n * (double)T * (double)(T + 1) / 2 >= (double)st->S * st->m &&
@@ -476,6 +504,10 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
   }
   for (int64_t i0 = 0; i0 < n; i0 += blk) {
     const int64_t nb = n - i0 < blk ? n - i0 : blk;
+    if (i0 > 0 && (code = sgp_poll_interrupt(ctx))) {
+      stats_clear(st);
+      goto cleanup;
+    }
     if (n > blk) {
       const sgp_cmat Xb = {X.data + i0, nb, X.cols, X.ld};
       if ((code = sgp_ski_interp(ctx, &st->grid, st->interp, policy, Xb, first_row + i0, idx,
@@ -492,18 +524,14 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
       accumulate_tiles_half(st, &ws, idx, w, y.data + i0, L, nthreads);
     else
       accumulate_tiles(st, &ws, idx, w, y.data + i0, nthreads);
-    for (int64_t i = 0; i < nb; i++) {
-      const double v = y.data[i0 + i];
-      st->yy += v * v;
-      st->ysum += v;
-    }
+    kept += add_moments_y(st, policy, idx, y.data + i0, nb);
     sgp_progress(ctx, "stats", (double)(i0 + nb) / (double)n);
   }
   if (half) {
     half_copy(st, L, 0, copy_threads);
     mirror_half(st, copy_threads);
   }
-  st->n += n;
+  st->n += kept;
 cleanup:
   accum_ws_free(&ws);
   free(L);

@@ -137,7 +137,7 @@ int sgp_ski_var_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
   int code;
   int64_t *idx = NULL;
   double *w = NULL, *Wt = NULL, *Rh = NULL, *xd = NULL;
-  sgp_ski_solve_info tot = {0, 1, 0.0};
+  sgp_ski_solve_info tot = {0, 1, 0.0, SGP_SKI_STOP_TOL};
   if (info) *info = tot;
   if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   if (!o) return sgp_fail(ctx, SGP_EINVAL, "tol: options missing");
@@ -185,6 +185,7 @@ int sgp_ski_var_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
         goto cleanup;
       if (inf.iterations > tot.iterations) tot.iterations = inf.iterations;
       if (!inf.converged) tot.converged = 0;
+      if (inf.stop > tot.stop) tot.stop = inf.stop; /* the worst reason */
       if (inf.rel_residual > tot.rel_residual) tot.rel_residual = inf.rel_residual;
       double v = prior - dot(m, rh, xd);
       if (!(v > 0)) v = 0.0;
@@ -207,6 +208,14 @@ void sgp_ski_love_free(sgp_ski_love *lv)
   free(lv->Ft);
   free(lv->c0);
   free(lv);
+}
+
+static int love_nonfinite(sgp_ctx *ctx, int64_t k)
+{
+  return sgp_fail(ctx, SGP_EINVAL,
+                  "outputscale: the LOVE Lanczos met a non-finite value at step %lld (an "
+                  "overflow: y, outputscale and noise must be of moderate magnitude)",
+                  (long long)k);
 }
 
 int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
@@ -254,6 +263,7 @@ int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   if ((code = B.apply(&B, sgp_cmat_of(wv, m, 1), sgp_mat_of(Pw, m, 1), ctx))) goto cleanup;
   const double nrm2 = dot(m, wv, Pw);
   int64_t steps = 0;
+  if (!isfinite(nrm2)) { code = love_nonfinite(ctx, 0); goto cleanup; }
   if (nrm2 > 0 && isfinite(nrm2)) {
     const double nrm = sqrt(nrm2);
     for (int64_t g = 0; g < m; g++) { Qh[g] = wv[g] / nrm; Ph[g] = Pw[g] / nrm; }
@@ -268,6 +278,7 @@ int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
       else
         for (int64_t g = 0; g < m; g++) wv[g] = S[g] - be[i - 1] * qi[g - m];
       al[i] = dot(m, pi, wv);
+      if (!isfinite(al[i])) { code = love_nonfinite(ctx, i + 1); goto cleanup; }
       steps = i + 1;
       if (i == k - 1) break;
       for (int64_t g = 0; g < m; g++) wv[g] -= al[i] * qi[g];
@@ -280,6 +291,7 @@ int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
       }
       if ((code = B.apply(&B, sgp_cmat_of(wv, m, 1), sgp_mat_of(Pw, m, 1), ctx))) goto cleanup;
       const double bb = dot(m, wv, Pw);
+      if (!isfinite(bb)) { code = love_nonfinite(ctx, i + 1); goto cleanup; }
       const double b = bb > 0 ? sqrt(bb) : 0.0;
       if (!(b > 1e-10 * fabs(al[i]))) break; /* invariant subspace: steps = i + 1 */
       be[i] = b;

@@ -175,7 +175,9 @@ static void setup_kg(const problem *p, const sgp_ski_grid *g, sgp_ctx *ctx, sgp_
   const sgp_kernel k = {SGP_KERNEL_RBF, ell, 1, p->s};
   sgp_ski_kg_opts o;
   sgp_ski_kg_opts_default(&o);
-  o.measure = sgp_ski_grid_npoints(g) <= (1 << 20); /* FFTW_MEASURE takes long beyond */
+  /* per-iteration timings: measured plans (FFTW_MEASURE takes long beyond 2^20) */
+  o.planner = sgp_ski_grid_npoints(g) <= (1 << 20) ? SGP_SKI_FFT_PLAN_MEASURE
+                                                   : SGP_SKI_FFT_PLAN_ESTIMATE;
   if (sgp_ski_grid_op(ctx, &k, g, &o, kg)) die("K_G operator", ctx);
 }
 

@@ -109,14 +109,14 @@ static void circulant_matches_dense(void **state)
   sgp_ski_kg_opts o;
   sgp_ski_kg_opts_default(&o);
   o.path = SGP_SKI_KG_CIRCULANT;
-  o.measure = 0;
+  o.planner = SGP_SKI_FFT_PLAN_ESTIMATE;
   for (int c = 0; c < 4; c++)
     for (int f = 0; f < 3; f++) {
       o.fft_size = (sgp_ski_fft_size)f;
       for_all_shapes(kinds[c], &o, f == 1 ? 3 : 1, SGP_SKI_KG_CIRCULANT);
     }
   /* FFTW_MEASURE plans on a few shapes */
-  o.measure = 1;
+  o.planner = SGP_SKI_FFT_PLAN_MEASURE;
   o.fft_size = SGP_SKI_FFT_FAST;
   check_case(SGP_KERNEL_MATERN32, 3, shapes3[0], 1, 2, &o, SGP_SKI_KG_CIRCULANT);
   check_case(SGP_KERNEL_MATERN52, 2, shapes2[4], 0, 1, &o, SGP_SKI_KG_CIRCULANT);
@@ -129,7 +129,7 @@ static void kronecker_matches_dense(void **state)
   sgp_ski_kg_opts o;
   sgp_ski_kg_opts_default(&o);
   o.path = SGP_SKI_KG_KRONECKER;
-  o.measure = 0;
+  o.planner = SGP_SKI_FFT_PLAN_ESTIMATE;
   const int64_t dense_max[3] = {128, 0, 4};
   for (int dm = 0; dm < 3; dm++)
     for (int f = 0; f < 3; f++) {
@@ -137,8 +137,9 @@ static void kronecker_matches_dense(void **state)
       o.fft_size = (sgp_ski_fft_size)f;
       for_all_shapes(SGP_KERNEL_RBF, &o, (dm + f) % 2 ? 3 : 1, SGP_SKI_KG_KRONECKER);
     }
-  /* defaults (AUTO picks Kronecker for rbf), MEASURE plans, a large factor
-   * split into several fibre batches, and a middle dimension by FFT */
+  /* defaults (AUTO picks Kronecker for rbf; AUTO planner: ESTIMATE without an
+   * expected work), a large factor split into several fibre batches, and a
+   * middle dimension by FFT */
   sgp_ski_kg_opts_default(&o);
   const int64_t big1[1] = {300}, big2[2] = {70, 3}, mid[3] = {3, 70, 2};
   check_case(SGP_KERNEL_RBF, 1, big1, 0, 2, &o, SGP_SKI_KG_KRONECKER);
@@ -148,7 +149,7 @@ static void kronecker_matches_dense(void **state)
   check_case(SGP_KERNEL_RBF, 3, mid, 1, 3, &o, SGP_SKI_KG_KRONECKER);
   /* a non-separable kernel is separable when at most one m_j > 1 */
   sgp_ski_kg_opts_default(&o);
-  o.measure = 0;
+  o.planner = SGP_SKI_FFT_PLAN_ESTIMATE;
   const int64_t line[3] = {1, 9, 1};
   check_case(SGP_KERNEL_MATERN12, 3, line, 1, 2, &o, SGP_SKI_KG_KRONECKER);
   check_case(SGP_KERNEL_MATERN32, 1, big1, 0, 1, &o, SGP_SKI_KG_KRONECKER);
@@ -173,7 +174,7 @@ static void paths_agree_and_batches_are_columns(void **state)
   th_randn(&ctx.rng, M * b, V, 1.0, 0.0);
   sgp_ski_kg_opts o;
   sgp_ski_kg_opts_default(&o);
-  o.measure = 0;
+  o.planner = SGP_SKI_FFT_PLAN_ESTIMATE;
   sgp_op kron, kfft, circ;
   o.path = SGP_SKI_KG_KRONECKER;
   assert_int_equal(sgp_ski_grid_op(&ctx, &k, &g, &o, &kron), SGP_OK);
@@ -250,6 +251,68 @@ static void dense_grid_kernel_is_kronecker_product(void **state)
   free(K);
 }
 
+/* Every planner choice gives the product (the plans change rounding only):
+ * ESTIMATE, MEASURE, AUTO without expected work (ESTIMATE, or measured plans
+ * from the process's wisdom) and AUTO with an expected work large enough to
+ * measure under the time limit; both paths. */
+static void planner_choices_give_the_product(void **state)
+{
+  (void)state;
+  const int64_t m1[1] = {300}, m2[2] = {12, 10};
+  const sgp_ski_fft_planner pl[3] = {SGP_SKI_FFT_PLAN_ESTIMATE, SGP_SKI_FFT_PLAN_MEASURE,
+                                     SGP_SKI_FFT_PLAN_AUTO};
+  sgp_ski_kg_opts o;
+  for (int i = 0; i < 4; i++) {
+    sgp_ski_kg_opts_default(&o);
+    o.planner = pl[i < 3 ? i : 2];
+    if (i == 3) o.expected_products = 1e9; /* budget: a quarter of 1e9 products */
+    o.dense_max = 64;
+    check_case(SGP_KERNEL_RBF, 1, m1, 0, 2, &o, SGP_SKI_KG_KRONECKER);
+    o.fft_size = SGP_SKI_FFT_DOUBLE; /* sizes not planned above: fresh planning */
+    check_case(SGP_KERNEL_MATERN32, 2, m2, 1, 3, &o, SGP_SKI_KG_CIRCULANT);
+  }
+}
+
+/* Operators made, applied and destroyed from several threads at once: the
+ * planner calls are serialized (ski_fft_plan.c), execution is thread-safe. */
+static void operators_made_concurrently(void **state)
+{
+  (void)state;
+  enum { NOPS = 8 };
+  const int64_t m2[2] = {9, 7};
+  const sgp_ski_grid g = make_grid(2, m2);
+  const int64_t M = sgp_ski_grid_npoints(&g);
+  const double ell = 0.7;
+  const sgp_kernel k = {SGP_KERNEL_MATERN52, &ell, 1, 1.3};
+  double *V = th_zeros(M), *Yref = th_zeros(M), *Y = th_zeros(M * NOPS);
+  for (int64_t i = 0; i < M; i++) V[i] = sin(0.3 * (double)i);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_op op;
+  assert_int_equal(sgp_ski_grid_op(&ctx, &k, &g, NULL, &op), SGP_OK);
+  assert_int_equal(op.apply(&op, sgp_cmat_of(V, M, 1), sgp_mat_of(Yref, M, 1), &ctx), SGP_OK);
+  sgp_op_destroy(&op);
+  int fails = 0;
+#pragma omp parallel for num_threads(4) schedule(static, 1) reduction(+ : fails)
+  for (int t = 0; t < NOPS; t++) {
+    sgp_ctx c;
+    sgp_ctx_init(&c);
+    c.nthreads = 1;
+    sgp_ski_kg_opts o;
+    sgp_ski_kg_opts_default(&o);
+    o.planner = t % 3 == 0 ? SGP_SKI_FFT_PLAN_MEASURE : SGP_SKI_FFT_PLAN_AUTO;
+    o.fft_size = (sgp_ski_fft_size)(t % 3);
+    sgp_op p;
+    if (sgp_ski_grid_op(&c, &k, &g, &o, &p) ||
+        p.apply(&p, sgp_cmat_of(V, M, 1), sgp_mat_of(Y + t * M, M, 1), &c))
+      fails++;
+    sgp_op_destroy(&p);
+  }
+  assert_int_equal(fails, 0);
+  for (int t = 0; t < NOPS; t++) assert_le(rel_diff(M, 1, Y + t * M, M, Yref, M), 1e-12);
+  free(V); free(Yref); free(Y);
+}
+
 static void grid_op_rejects_bad_arguments(void **state)
 {
   (void)state;
@@ -277,6 +340,10 @@ static void grid_op_rejects_bad_arguments(void **state)
   o.dense_max = -2;
   assert_int_equal(sgp_ski_grid_op(&ctx, &k, &g, &o, &op), SGP_EINVAL);
   assert_contains(ctx.errmsg, "dense_max");
+  sgp_ski_kg_opts_default(&o);
+  o.planner = (sgp_ski_fft_planner)3;
+  assert_int_equal(sgp_ski_grid_op(&ctx, &k, &g, &o, &op), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "planner");
   k.n_lengthscale = 3;
   assert_int_equal(sgp_ski_grid_op(&ctx, &k, &g, NULL, &op), SGP_EDIM);
   assert_contains(ctx.errmsg, "lengthscale");
@@ -321,6 +388,8 @@ int main(void)
     cmocka_unit_test(kronecker_matches_dense),
     cmocka_unit_test(paths_agree_and_batches_are_columns),
     cmocka_unit_test(dense_grid_kernel_is_kronecker_product),
+    cmocka_unit_test(planner_choices_give_the_product),
+    cmocka_unit_test(operators_made_concurrently),
     cmocka_unit_test(grid_op_rejects_bad_arguments),
   };
   return cmocka_run_group_tests_name("ski_fft", tests, NULL, report);

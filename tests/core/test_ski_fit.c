@@ -138,6 +138,33 @@ static void fit_and_predict(sgp_ski_method method, sgp_ski_variance variance, do
                                    sgp_cmat_of(p->Xt, NT, 1), mean, var, NULL), SGP_OK);
 }
 
+/* A damaged fit (non-finite weights, LOVE factor or prior table) is refused
+ * by predict naming the array, never answered (NaN in Ft gave variance 0). */
+static void predict_rejects_damaged_fits(void **state)
+{
+  (void)state;
+  double mean[NT], var[NT];
+  sgp_ski_fit_result res;
+  fit_and_predict(SGP_SKI_METHOD_GSGP, SGP_SKI_VARIANCE_LANCZOS, mean, var, &res);
+  sgp_ski_opts o = P.o;
+  o.variance = SGP_SKI_VARIANCE_LANCZOS;
+  const sgp_cmat Xt = sgp_cmat_of(P.Xt, NT, 1);
+  const int64_t k = res.love_rank;
+  double *w = th_zeros(M), *Ft = th_zeros(k * M), *c0 = th_zeros(M);
+  for (int c = 0; c < 3; c++) {
+    memcpy(w, res.weights, M * sizeof(double));
+    memcpy(Ft, res.love_Ft, (size_t)(k * M) * sizeof(double));
+    memcpy(c0, res.love_c0, M * sizeof(double));
+    double *hit = c == 0 ? w + 3 : (c == 1 ? Ft + k * M - 1 : c0 + 5);
+    *hit = NAN;
+    assert_int_equal(sgp_ski_predict(&P.ctx, &P.sd, &o, w, Ft, c0, k, Xt, mean, var, NULL),
+                     SGP_EINVAL);
+    assert_contains(P.ctx.errmsg, c == 0 ? "weights:" : "love:");
+    assert_contains(P.ctx.errmsg, "damaged");
+  }
+  free(w); free(Ft); free(c0);
+}
+
 static void fit_matches_dense(void **state)
 {
   (void)state;
@@ -282,6 +309,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(fit_matches_dense),
+    cmocka_unit_test(predict_rejects_damaged_fits),
     cmocka_unit_test(export_import_merge),
     cmocka_unit_test(import_rejects_bad_data),
     cmocka_unit_test(loglik_from_sketches),

@@ -684,6 +684,49 @@ static int report(void **state)
   return 0;
 }
 
+/* Grids whose statistics cannot fit in memory are refused before anything is
+ * allocated, by the grid builder and by the statistics, naming grid_size: a
+ * 1e5 x 1e5 x 1e4 grid (1e14 points, below the 2^50 index limit) needs
+ * (343 + 2) x 1e14 doubles = 2.8e17 bytes; 2^50 points and beyond are refused
+ * as too many. A small grid fits. */
+static void oversized_grids_are_refused(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const int64_t big[3] = {100000, 100000, 10000}, small[2] = {20, 30};
+  const double lo[3] = {0, 0, 0}, h[3] = {1, 1, 1};
+  const sgp_ski_grid g = th_ski_grid(3, big, lo, h), ok = th_ski_grid(2, small, lo, h);
+  assert_int_equal(sgp_ski_grid_fits(&ctx, &g, SGP_SKI_CUBIC), SGP_ENOMEM);
+  assert_contains(ctx.errmsg, "grid_size:");
+  assert_contains(ctx.errmsg, "memory");
+  assert_int_equal(sgp_ski_grid_fits(&ctx, &g, SGP_SKI_LINEAR), SGP_ENOMEM);
+  assert_int_equal(sgp_ski_grid_fits(&ctx, &ok, SGP_SKI_CUBIC), SGP_OK);
+  sgp_ski_stats *st = NULL;
+  assert_int_equal(sgp_ski_stats_create(&ctx, &g, SGP_SKI_CUBIC, &st), SGP_ENOMEM);
+  assert_null(st);
+  assert_contains(ctx.errmsg, "grid_size:");
+  int64_t m = 0, S = 0;
+  assert_int_equal(sgp_ski_stats_shape(&ctx, &g, SGP_SKI_CUBIC, &m, &S), SGP_ENOMEM);
+  /* the builders: user bounds and the data range */
+  sgp_ski_opts o;
+  sgp_ski_opts_default(&o);
+  const double range[6] = {0, 0, 0, 1, 1, 1};
+  sgp_ski_grid out;
+  for (int j = 0; j < 3; j++) o.grid_size[j] = big[j];
+  assert_int_equal(sgp_ski_make_grid(&ctx, sgp_cmat_of(range, 3, 2), 10, &o, &out),
+                   SGP_ENOMEM);
+  assert_contains(ctx.errmsg, "grid_size:");
+  o.grid_bounds = range;
+  assert_int_equal(sgp_ski_make_grid(&ctx, sgp_cmat_of(range, 3, 2), 10, &o, &out),
+                   SGP_ENOMEM);
+  /* 1e10 points per dimension: more than 2^50 points in all */
+  o.grid_size[0] = o.grid_size[1] = 10000000000LL;
+  assert_int_equal(sgp_ski_make_grid(&ctx, sgp_cmat_of(range, 3, 2), 10, &o, &out),
+                   SGP_EINVAL);
+  assert_contains(ctx.errmsg, "grid_size:");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -701,6 +744,7 @@ int main(void)
     cmocka_unit_test(grid_from_bounds),
     cmocka_unit_test(grid_from_data_range),
     cmocka_unit_test(grid_size_defaults),
+    cmocka_unit_test(oversized_grids_are_refused),
   };
   return cmocka_run_group_tests_name("ski_grid", tests, NULL, report);
 }

@@ -112,6 +112,179 @@ static void choice_and_agreement(void **state)
   assert_int_equal(sgp_ski_stats_pass_choice(&g1, SGP_SKI_BOUNDS_TRUNCATE, 1000000), TAP);
 }
 
+/* bounds_policy "drop": a dropped point is no data point of the model, so the
+ * statistics (n, y'y and sum y included) on both passes are those of the kept
+ * points alone, bit for bit, and the probes' rho_z counts the kept points. */
+static void dropped_points_are_no_data(void **state)
+{
+  (void)state;
+  const int64_t m1[1] = {40}, n = 400;
+  const double lo[1] = {0.0}, h[1] = {0.25};
+  const sgp_ski_grid g = th_ski_grid(1, m1, lo, h);
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 4242);
+  double *X = th_zeros(n), *y = th_zeros(n), *Xk = th_zeros(n), *yk = th_zeros(n);
+  th_ski_data(&rng, &g, SGP_SKI_CUBIC, n, 3.0, X, y);
+  int64_t nk = 0, idx[4];
+  double w[4];
+  for (int64_t i = 0; i < n; i++) {
+    int bad;
+    if (sgp_ski_interp_point(&g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_DROP, X + i, 1, idx, w, &bad) ==
+        SGP_SKI_POINT_DROPPED)
+      continue;
+    Xk[nk] = X[i];
+    yk[nk++] = y[i];
+  }
+  assert_true(nk > n / 2 && nk < n);
+  sgp_ski_opts o;
+  sgp_ski_opts_default(&o);
+  o.probes = 2;
+  double *uz = th_zeros(40 * 2), rz = -1.0;
+  const sgp_ski_pass passes[2] = {SGP_SKI_PASS_TAP, SGP_SKI_PASS_MOMENTS};
+  for (int p = 0; p < 2; p++) {
+    o.bounds_policy = SGP_SKI_BOUNDS_DROP;
+    sgp_ski_stats *a = compute(&g, &o, X, y, n, passes[p], 2, uz, &rz);
+    o.bounds_policy = SGP_SKI_BOUNDS_ERROR;
+    sgp_ski_stats *b = compute(&g, &o, Xk, yk, nk, passes[p], 2, NULL, NULL);
+    assert_int_equal(a->n, nk);
+    if (!th_ski_stats_same_bits(a, b))
+      fail_msg("pass %d: the statistics with dropped points differ from the kept ones'",
+               (int)passes[p]);
+    assert_true(rz == (double)nk);
+    sgp_ski_stats_free(a);
+    sgp_ski_stats_free(b);
+  }
+  free(X); free(y); free(Xk); free(yk); free(uz);
+}
+
+/* ------------------------------------------------------------ interrupts */
+
+typedef struct {
+  int polls, stop_at; /* stop_at 0: never */
+} poll_counter;
+
+static int count_polls(void *user)
+{
+  poll_counter *p = (poll_counter *)user;
+  return ++p->polls == p->stop_at;
+}
+
+/* 1-D data of n = 2^21 + 1000 points: several blocks of both passes (tap pass
+ * 2^19 points per block for 4 taps, moment pass 2^21) and of the probe sketch. */
+enum { NI = (1 << 21) + 1000 };
+
+static int run_pass(const sgp_ski_grid *g, const double *X, const double *y, sgp_ski_pass pass,
+                    poll_counter *pc, double *uz, double *rz, sgp_ctx *ctx)
+{
+  sgp_ski_opts o;
+  sgp_ski_opts_default(&o);
+  o.probes = 1;
+  sgp_ctx_init(ctx);
+  ctx->nthreads = 2;
+  ctx->interrupt = count_polls;
+  ctx->user_data = pc;
+  sgp_ski_stats *st = NULL;
+  const int code = sgp_ski_stats_compute_pass(ctx, g, &o, sgp_cmat_of(X, NI, 1),
+                                              sgp_cmat_of(y, NI, 1), 0, pass, &st, uz, rz);
+  if (code) assert_null(st);
+  sgp_ski_stats_free(st);
+  return code;
+}
+
+/* The statistics pass polls the interrupt hook between blocks of points in
+ * every stage (validation, accumulation, moment flush, probe sketch), outside
+ * the parallel regions; an interrupt at any poll stops it with
+ * SGP_EINTERRUPT, no statistics and (ASan) no leak. */
+static void interrupts_stop_the_pass(void **state)
+{
+  (void)state;
+  const int64_t m1[1] = {40};
+  const double lo[1] = {0.0}, h[1] = {0.25};
+  const sgp_ski_grid g = th_ski_grid(1, m1, lo, h);
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 11);
+  double *X = th_zeros(NI), *y = th_zeros(NI), *uz = th_zeros(40), rz = 0.0;
+  th_ski_data(&rng, &g, SGP_SKI_CUBIC, NI, 0.0, X, y);
+  const sgp_ski_pass passes[2] = {SGP_SKI_PASS_TAP, SGP_SKI_PASS_MOMENTS};
+  sgp_ctx ctx;
+  for (int p = 0; p < 2; p++) {
+    poll_counter pc = {0, 0};
+    assert_int_equal(run_pass(&g, X, y, passes[p], &pc, uz, &rz, &ctx), SGP_OK);
+    /* polls: >= 2 blocks of accumulation, 513 sketch blocks of 4096 rows */
+    const int total = pc.polls;
+    assert_true(total >= (NI + 4095) / 4096 + 2);
+    const int at[5] = {1, 2, 3, total - (NI + 4095) / 4096, total};
+    for (int k = 0; k < 5; k++) {
+      poll_counter stop = {0, at[k]};
+      assert_int_equal(run_pass(&g, X, y, passes[p], &stop, uz, &rz, &ctx), SGP_EINTERRUPT);
+      assert_int_equal(stop.polls, at[k]); /* stopped at once */
+      assert_contains(ctx.errmsg, "interrupted");
+    }
+  }
+  free(X); free(y); free(uz);
+}
+
+/* Interrupted accumulation into statistics that hold an earlier chunk: before
+ * anything is added (validation) they are unchanged; once the chunk is being
+ * added they are cleared (empty), never half of a chunk. */
+static void interrupted_accumulation_is_all_or_nothing(void **state)
+{
+  (void)state;
+  const int64_t m1[1] = {40};
+  const double lo[1] = {0.0}, h[1] = {0.25};
+  const sgp_ski_grid g = th_ski_grid(1, m1, lo, h);
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 12);
+  double *X = th_zeros(NI), *y = th_zeros(NI);
+  th_ski_data(&rng, &g, SGP_SKI_CUBIC, NI, 0.0, X, y);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_ski_stats *st = NULL, *ref = NULL;
+  assert_int_equal(sgp_ski_stats_create(&ctx, &g, SGP_SKI_CUBIC, &st), SGP_OK);
+  assert_int_equal(sgp_ski_stats_create(&ctx, &g, SGP_SKI_CUBIC, &ref), SGP_OK);
+  const sgp_cmat X0 = sgp_cmat_of(X, 100, 1), y0 = sgp_cmat_of(y, 100, 1);
+  assert_int_equal(sgp_ski_stats_accumulate(&ctx, st, X0, y0, 0, SGP_SKI_BOUNDS_ERROR), SGP_OK);
+  assert_int_equal(sgp_ski_stats_accumulate(&ctx, ref, X0, y0, 0, SGP_SKI_BOUNDS_ERROR), SGP_OK);
+  /* the tap pass polls after each of the 5 validation blocks, then between the
+   * 5 accumulation blocks */
+  poll_counter pc = {0, 1};
+  ctx.interrupt = count_polls;
+  ctx.user_data = &pc;
+  assert_int_equal(sgp_ski_stats_accumulate(&ctx, st, sgp_cmat_of(X, NI, 1),
+                                            sgp_cmat_of(y, NI, 1), 100, SGP_SKI_BOUNDS_ERROR),
+                   SGP_EINTERRUPT);
+  assert_true(th_ski_stats_same_bits(st, ref));
+  pc = (poll_counter){0, 6};
+  assert_int_equal(sgp_ski_stats_accumulate(&ctx, st, sgp_cmat_of(X, NI, 1),
+                                            sgp_cmat_of(y, NI, 1), 100, SGP_SKI_BOUNDS_ERROR),
+                   SGP_EINTERRUPT);
+  assert_int_equal(st->n, 0);
+  assert_true(st->yy == 0.0 && st->ysum == 0.0);
+  for (int64_t i = 0; i < st->S * st->m; i++) assert_true(st->D[i] == 0.0);
+  for (int64_t i = 0; i < st->m; i++) assert_true(st->uy[i] == 0.0 && st->u1[i] == 0.0);
+  /* the moments: cleared too, so a flush adds nothing */
+  sgp_ski_moments *mo = NULL;
+  ctx.interrupt = NULL;
+  assert_int_equal(sgp_ski_moments_create(&ctx, ref, &mo), SGP_OK);
+  assert_int_equal(sgp_ski_moments_accumulate(&ctx, mo, X0, y0, 0, SGP_SKI_BOUNDS_ERROR), SGP_OK);
+  ctx.interrupt = count_polls;
+  pc = (poll_counter){0, 3}; /* 1: between validation blocks, 2: before adding, 3: adding */
+  assert_int_equal(sgp_ski_moments_accumulate(&ctx, mo, sgp_cmat_of(X, NI, 1),
+                                              sgp_cmat_of(y, NI, 1), 100, SGP_SKI_BOUNDS_ERROR),
+                   SGP_EINTERRUPT);
+  ctx.interrupt = NULL;
+  sgp_ski_stats *copy = NULL;
+  assert_int_equal(sgp_ski_stats_create(&ctx, &g, SGP_SKI_CUBIC, &copy), SGP_OK);
+  assert_int_equal(sgp_ski_stats_merge(&ctx, copy, ref), SGP_OK);
+  assert_int_equal(sgp_ski_moments_flush(&ctx, mo, ref), SGP_OK);
+  assert_true(th_ski_stats_same_bits(copy, ref));
+  sgp_ski_moments_free(mo);
+  sgp_ski_stats_free(st);
+  sgp_ski_stats_free(ref);
+  sgp_ski_stats_free(copy);
+  free(X); free(y);
+}
+
 /* A row outside the grid under "error": the same code and message on both
  * paths (global row numbering); a bad pass code names `pass`. */
 static void errors_match(void **state)
@@ -158,6 +331,9 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(choice_and_agreement),
+    cmocka_unit_test(dropped_points_are_no_data),
+    cmocka_unit_test(interrupts_stop_the_pass),
+    cmocka_unit_test(interrupted_accumulation_is_all_or_nothing),
     cmocka_unit_test(errors_match),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,14 +13,21 @@
 %! xs = 0.1 + 0.8 * rand (50, 2);
 
 %!test
+%! ## both fits solve to a true relative residual tol (1e-10 is this problem's
+%! ## attainable accuracy); the weights differ from the exact ones by at most
+%! ## sqrt(lambda_max(K_G)) / (2 sqrt(noise)) tol ||y||, lambda_max(K_G) <= m
+%! ## outputscale (as in the R test), each other by twice that, a test mean by
+%! ## 1.25^2 (the |weights| of a point, cubic 2-D) times that
+%! tol = 1e-9;
+%! bound = 2 * sqrt (20 * 18) / (2 * sqrt (0.0025)) * tol * norm (y);
 %! args = {"grid_size", [20, 18], "kernel", "matern52", "lengthscale", 0.3, ...
-%!         "noise", 0.0025, "tol", 1e-10, "max_iter", 5000, "xtest", xs};
+%!         "noise", 0.0025, "tol", tol, "max_iter", 5000, "xtest", xs};
 %! fit0 = ski_gsgp (x, y, args{:});
 %! fit1 = ski_gsgp (x, y, args{:}, "precond_rank", 40);
 %! assert (fit0.converged && fit1.converged);
-%! assert (max (abs (fit1.weights - fit0.weights)) / max (abs (fit0.weights)) <= 1e-6);
-%! assert (max (abs (fit1.test.mean - fit0.test.mean)) / max (abs (fit0.test.mean)) <= 1e-6);
-%! assert (fit1.rel_residual <= 1e-10);
+%! assert (max (abs (fit1.weights - fit0.weights)) <= bound);
+%! assert (max (abs (fit1.test.mean - fit0.test.mean)) <= 1.25 ^ 2 * bound);
+%! assert (fit1.rel_residual <= tol);
 %! assert (fit1.precond_rank, 40);
 %! assert (3 * fit1.iterations < fit0.iterations);
 %! fitd = ski_gsgp (x, y, args{:}, "precond_rank", 0);

@@ -12,6 +12,7 @@
 
 function pred = predict_ski_gsgp (fit, xnew, varargin)
   fname = "scalegp_predict";
+  fit = ski_check_fit (fit, fname);
   if (isfield (fit, "backend"))
     backend0 = fit.backend;
   else
@@ -33,7 +34,7 @@ function pred = predict_ski_gsgp (fit, xnew, varargin)
   if (strcmp (variance, "lanczos") && isempty (fit.love))
     arg_error (fname, "variance", "\"lanczos\" needs a fit made with \"variance\", \"lanczos\"");
   endif
-  stats = ski_check_stats (fit.stats, fname, "fit");
+  stats = fit.stats;
   policies = {"error", "truncate", "clamp", "drop"};
   copt = struct ("kernel", fit.kernel, "lengthscale", fit.lengthscale,
                  "outputscale", fit.outputscale, "noise", fit.noise, "method", 0,
@@ -49,11 +50,12 @@ function pred = predict_ski_gsgp (fit, xnew, varargin)
     Ft = fit.love.Ft;
     c0 = fit.love.c0;
   endif
-  [m, v, conv, rr] = __sgp_ski_predict__ (stats, copt, fit.weights, Ft, c0, xs,
-                                          check_threads (opts.threads, fname));
+  [m, v, conv, rr, stop] = __sgp_ski_predict__ (stats, copt, fit.weights, Ft, c0, xs,
+                                                check_threads (opts.threads, fname));
   if (! conv)
     warning ("scalegp:not-converged",
-             "scalegp_predict: exact variances did not all reach tol (worst relative residual %.3g)", rr);
+             "scalegp_predict: exact variances did not all reach tol (worst relative residual %.3g; %s)",
+             rr, ski_stop_words (ski_stop_reason (stop)));
   endif
   if (strcmp (fit.bounds_policy, "drop"))
     ## a dropped test point has no taps: NaN rather than the 0 of an empty row

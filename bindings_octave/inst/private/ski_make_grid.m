@@ -21,6 +21,12 @@ function g = ski_make_grid (range, n, grid_size, grid_bounds, interpolation, len
            && all (grid_size >= 1)))
       arg_error (fname, "grid_size", "must be whole numbers >= 1, one or d = %d of them", d);
     endif
+    ## (as in R, where sizes are integers; the core refuses grids whose
+    ## statistics cannot fit in memory long before)
+    if (any (grid_size > intmax ("int32")))
+      arg_error (fname, "grid_size", "must be at most %d points per dimension (got %.15g)",
+                 intmax ("int32"), max (grid_size));
+    endif
     grid_size = double (grid_size(:).') .* ones (1, d);
   endif
   if (! isempty (grid_bounds))

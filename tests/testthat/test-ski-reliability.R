@@ -1,0 +1,147 @@
+# ski_gsgp reliability (issue 11): dropped points, oversized grids, damaged
+# fits, honest convergence.
+
+test_that("bounds_policy = 'drop': dropped points are no data (n, yty, loglik of the kept ones)", {
+  set.seed(3)
+  x <- runif(200, 0, 3)
+  y <- sin(2 * x) + rnorm(200, sd = 0.1)
+  bounds <- c(0.5, 2)
+  h <- diff(bounds) / 19
+  keep <- x > bounds[1] + h & x < bounds[2] - h # cubic valid range of a 20-point grid
+  args <- list(grid_bounds = bounds, grid_size = 20, lengthscale = 0.3, noise = 0.01,
+               tol = 1e-10, loglik = TRUE, probes = 200, seed = 1, verbose = FALSE)
+  fit_d <- do.call(ski_gsgp, c(list(x, y, bounds_policy = "drop"), args))
+  fit_k <- do.call(ski_gsgp, c(list(x[keep], y[keep]), args))
+  expect_equal(fit_d$stats$n, sum(keep))
+  expect_equal(fit_d$stats$yty, sum(y[keep]^2), tolerance = 1e-14)
+  expect_equal(fit_d$stats$ysum, sum(y[keep]), tolerance = 1e-14)
+  expect_equal(fit_d$stats$rhoz, sum(keep))
+  expect_identical(fit_d$weights, fit_k$weights) # the same statistics, the same solve
+  expect_identical(fit_d$datafit, fit_k$datafit)
+  # the dense log marginal likelihood of the kept points: the SLQ runs to the
+  # full Krylov dimension (m = 20 < slq_max_iter), so only the probes' Monte
+  # Carlo error (standard error logdet_se) separates the estimate from it
+  W <- ski_dense_W(matrix(x[keep]), 20, matrix(bounds, 1), "cubic")
+  G <- matrix(seq(bounds[1], bounds[2], length.out = 20))
+  A <- W %*% dense_kernel(G, G, "rbf", 0.3, 1) %*% t(W) + 0.01 * diag(nrow(W))
+  ll <- -0.5 * (as.numeric(determinant(A)$modulus) + sum(y[keep] * solve(A, y[keep])) +
+                  sum(keep) * log(2 * pi))
+  expect_lt(abs(fit_d$loglik - ll), 4 * fit_d$logdet_se)
+  # method = "ski" fits the kept rows too: the weights of both solves (relative
+  # residual <= 1e-10) agree to cond(A) * 1e-10 <= (n * outputscale / noise) * 1e-10
+  fit_s <- do.call(ski_gsgp, c(list(x, y, bounds_policy = "drop", method = "ski"),
+                               args[names(args) != "loglik"]))
+  expect_true(fit_s$converged)
+  expect_equal(fit_s$weights, fit_d$weights, tolerance = sum(keep) / 0.01 * 1e-10)
+})
+
+test_that("oversized grids: an error naming grid_size, never a wrapped size or an allocation", {
+  x <- runif(100)
+  # beyond R's integers: refused, not wrapped (1e10 became 1410065408, 3e9 negative)
+  for (gs in c(1e10, 3e9, 2^31))
+    expect_error(ski_grid(x, grid_size = gs), "ski_grid: 'grid_size' must be at most 2147483647")
+  expect_error(ski_gsgp(x, x, grid_size = 3e9, verbose = FALSE), "ski_gsgp: 'grid_size' must be at most")
+  # statistics that cannot fit in memory: (343 + 2) x 1e14 doubles = 2.8e17 bytes
+  x3 <- matrix(runif(300), 100, 3)
+  big <- c(1e5, 1e5, 1e4)
+  expect_error(ski_grid(x3, grid_size = big), "ski_grid: grid_size: .*GB for its statistics")
+  expect_error(ski_gsgp(x3, x3[, 1], grid_size = big, verbose = FALSE),
+               "ski_gsgp: grid_size: .*memory")
+  g <- ski_grid(x3, grid_size = 10)
+  g$size <- as.integer(big) # a grid edited by hand reaches ski_stats
+  expect_error(ski_stats(x3, x3[, 1], g, verbose = FALSE), "ski_stats: grid_size: .*memory")
+  # more than 2^50 points
+  expect_error(ski_grid(x3, grid_size = c(2e9, 2e9, 2e9)), "ski_grid: grid_size: .*2\\^50")
+})
+
+test_that("convergence is reported honestly: the true residual, why a solve stopped, overflow", {
+  set.seed(1)
+  x <- runif(200, 0, 3)
+  y <- sin(2 * x) + rnorm(200, sd = 0.1)
+  # max_iter reached: said so, with the (true) residual of the returned solution
+  expect_warning(f <- ski_gsgp(x, y, grid_size = 30, tol = 1e-12, max_iter = 3, verbose = FALSE),
+                 "the mean solve did not converge in 3 iterations")
+  expect_false(f$converged)
+  expect_identical(f$stop, "max_iter")
+  expect_identical(f$iterations, 3L)
+  expect_identical(f$history$rel_residual[4], f$rel_residual)
+  # a tol below the attainable accuracy: a relative residual of 1e-15 (5 eps)
+  # cannot be certified (the residual's own rounding is ~ eps cond(A) |x| / |y|,
+  # cond(A) ~ n / noise = 2e8 here), so the solve stops early and says why
+  expect_warning(f <- ski_gsgp(x, y, grid_size = 30, noise = 1e-6, tol = 1e-15, max_iter = 5000,
+                               verbose = FALSE), "attainable accuracy; raise tol")
+  expect_false(f$converged)
+  expect_identical(f$stop, "accuracy")
+  expect_lt(f$iterations, 5000L)
+  expect_gt(f$rel_residual, 1e-15)
+  # converged means the true residual met tol
+  f <- ski_gsgp(x, y, grid_size = 30, noise = 0.01, tol = 1e-8, verbose = FALSE)
+  expect_true(f$converged)
+  expect_identical(f$stop, "tol")
+  expect_lte(f$rel_residual, 1e-8)
+  # an overflowing solve is an error naming outputscale, not NaN weights with a
+  # "did not converge in 5 iterations" (of max_iter 1000) warning
+  expect_error(ski_gsgp(x, y, grid_size = 30, outputscale = 1e300, verbose = FALSE),
+               "outputscale: the mean solve met a non-finite value")
+  expect_error(ski_gsgp(x, y, grid_size = 30, outputscale = 1e307, variance = "lanczos",
+                        loglik = TRUE, verbose = FALSE), "outputscale: .*non-finite")
+  # exact variances: the warning says why
+  f$max_iter <- 1
+  f$tol <- 1e-14
+  expect_warning(predict(f, c(1, 2), variance = "exact"),
+                 "exact variances did not all reach tol .*max_iter reached")
+})
+
+test_that("damaged fits: predict, print, summary and plot name the field", {
+  set.seed(2)
+  x <- runif(150, 0, 3)
+  y <- sin(2 * x) + rnorm(150, sd = 0.1)
+  fit <- ski_gsgp(x, y, grid_size = 25, lengthscale = 0.4, noise = 0.01, variance = "lanczos",
+                  verbose = FALSE)
+  damage <- function(f, msg) {
+    for (call in list(function() predict(f, c(1, 2)), function() print(f),
+                      function() summary(f), function() plot(f)))
+      expect_error(call(), msg)
+  }
+  f <- fit; f$love$Ft[2, 3] <- NaN # gave variance 0 before
+  damage(f, "'object\\$love\\$Ft' has NaN or Inf \\(the fit is damaged; refit it\\)|'x\\$love\\$Ft'")
+  f <- fit; f$love$c0 <- f$love$c0[-1]
+  damage(f, "love\\$c0' must be 25 finite numbers")
+  f <- fit; f$love <- NULL
+  damage(f, "love' is missing")
+  f <- fit; f$weights[5] <- Inf
+  damage(f, "weights' must be 25 finite numbers")
+  f <- fit; f$weights <- f$weights[1:10]
+  damage(f, "weights' must be 25")
+  f <- fit; f$kernel <- "gauss"
+  damage(f, "kernel' must be one of")
+  f <- fit; f$lengthscale <- -1
+  damage(f, "lengthscale' must be 1 or 1 positive finite numbers")
+  f <- fit; f$noise <- "0.1"
+  damage(f, "noise' must be one positive finite number")
+  f <- fit; f$max_iter <- 0
+  damage(f, "max_iter' must be a whole number >= 1")
+  f <- fit; f$grid$size <- 26L
+  damage(f, "grid' differs from the grid of its statistics")
+  f <- fit; f$stats <- NULL
+  damage(f, "stats' is missing")
+  f <- fit; f$converged <- NA
+  damage(f, "converged' must be TRUE or FALSE")
+  f <- fit; f$iterations <- "many"
+  damage(f, "iterations' must be a whole number")
+  f <- fit; f$stop <- "gave up"
+  damage(f, "stop' must be one of")
+  f <- fit; f$variance <- "exactly"
+  damage(f, "variance' is unknown")
+  expect_error(scalegp:::predict.ski_gsgp(unclass(fit), 1), "'object' must be a ski_gsgp fit")
+  # the core refuses non-finite fit arrays too (a fit made by other means)
+  f <- fit; f$love$Ft[1, 1] <- NA
+  expect_error(scalegp:::ski_check_fit(f, "t"), "love\\$Ft' has NaN")
+  # the undamaged fit still works, after a round trip through a file
+  path <- tempfile(fileext = ".rds")
+  saveRDS(fit, path)
+  g <- readRDS(path)
+  expect_equal(predict(g, c(1, 2))$var, predict(fit, c(1, 2))$var)
+  expect_output(print(g), "ski_gsgp")
+  unlink(path)
+})
