@@ -52,10 +52,6 @@ int sgp_kernel_check(sgp_ctx *ctx, const sgp_kernel *k, int64_t d)
   if (!isfinite(k->outputscale) || k->outputscale <= 0)
     return sgp_fail(ctx, SGP_EINVAL, "outputscale: must be positive and finite (got %g)",
                     k->outputscale);
-  if (k->outputscale > SGP_MAX_OUTPUTSCALE)
-    return sgp_fail(ctx, SGP_EINVAL,
-                    "outputscale: must be at most %g (got %g); squares of the kernel would "
-                    "overflow double precision: rescale y", SGP_MAX_OUTPUTSCALE, k->outputscale);
   return SGP_OK;
 }
 

@@ -141,13 +141,8 @@ typedef struct {
 /* Kernel by name ("rbf", "matern12", "matern32", "matern52"); SGP_EINVAL if unknown. */
 int sgp_kernel_from_name(sgp_ctx *ctx, const char *name, sgp_kernel_kind *kind);
 const char *sgp_kernel_name(sgp_kernel_kind kind);
-/* Largest outputscale (signal variance): K^2 and sums of n such terms must stay
- * finite in double precision (sqrt(DBL_MAX) is 1.3e154); data on a larger scale
- * is rescaled first. */
-#define SGP_MAX_OUTPUTSCALE 1e100
 /* Checks the kernel for inputs of dimension d (lengthscale count and positivity,
- * 0 < outputscale <= SGP_MAX_OUTPUTSCALE, all finite); messages name
- * `lengthscale` / `outputscale`. */
+ * outputscale > 0, all finite); messages name `lengthscale` / `outputscale`. */
 int sgp_kernel_check(sgp_ctx *ctx, const sgp_kernel *k, int64_t d);
 /* Checks that a matrix argument is non-empty and finite; names it in errors. */
 int sgp_check_finite(sgp_ctx *ctx, const char *argname, sgp_cmat a);

@@ -67,7 +67,7 @@
 %! assert (size (scalegp_predict (z, x).mean), [20 1]);
 
 ## scales beyond double precision
-%!error <gp_kernel: outputscale: must be at most 1e\+100> gp_kernel (x, "outputscale", 1e300)
+%!assert (all (isfinite (gp_kernel (x, "outputscale", 1e300)(:))))
 %!error <gp_kernel: x: divided by the lengthscale> gp_kernel (x, "lengthscale", 1e-300)
 %!error <scalegp_predict: xnew: divided by the lengthscale> scalegp_predict (fit, 1e200 * x)
 %!error <gp_laplace: xtest: divided by the lengthscale> gp_laplace (x, y, "xtest", 1e200 * x)

@@ -144,8 +144,8 @@ test_that("predict.valla reads d exactly (object$d partially matched datafit)", 
 })
 
 test_that("scales beyond double precision are errors naming the input", {
-  expect_error(gp_kernel(fz_x, outputscale = 1e300), "outputscale: must be at most 1e\\+100")
-  expect_error(fz_fit(outputscale = 1e101), "gp_laplace: outputscale: must be at most")
+  expect_true(all(is.finite(gp_kernel(fz_x, outputscale = 1e300))))
+  expect_warning(fz_fit(outputscale = 1e300), "did not converge")  # honest, finite results
   expect_error(gp_kernel(fz_x, lengthscale = 1e-300), "gp_kernel: x: divided by the lengthscale")
   expect_error(gp_kernel(fz_x * 1e200), "x: divided by the lengthscale")
   expect_error(predict(fz_fit(), fz_x * 1e200), "predict.gp_laplace: newdata: divided by the lengthscale")
