@@ -79,3 +79,14 @@
 
 ## allocation failures name the inputs
 %!error <gp_kernel: 'x2' and 'x' give a 1000000 x 1000000 kernel matrix> gp_kernel (zeros (1e6, 1), zeros (1e6, 1))
+
+## ski: y whose squares overflow (before: yty = Inf), merged statistics checked
+%!error <ski_stats: y: its sum of squares \(the statistic yty\) overflows> ski_stats (x, 1e300 * ones (20, 1), ski_grid (x, "grid_size", 10))
+%!error <ski_gsgp: y: > ski_gsgp (x, 1e300 * ones (20, 1), "grid_size", 10)
+%!shared x, s
+%! i = (1:20).';
+%! x = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
+%! s = ski_stats (x, x(:, 2), ski_grid (x, "grid_size", 10));
+%!error <ski_stats_merge: 'b' has a 'WtW' with NaN or Inf> ski_stats_merge (s, setfield (s, "WtW", s.WtW * NaN))
+%!error <ski_stats_merge: 'a' has a 'WtW' with NaN or Inf> ski_stats_merge (setfield (s, "WtW", s.WtW * NaN), s)
+%!error <'b' makes the merged 'yty' overflow> ski_stats_merge (setfield (s, "yty", 1.5e308), setfield (s, "yty", 1.5e308))

@@ -166,3 +166,23 @@ test_that("unclear errors of the fuzz run now name the argument", {
   expect_error(gp_kernel(matrix(0, 1e6, 1), matrix(0, 1e6, 1)),
                "gp_kernel: 'x2' and 'x' give a 1000000 x 1000000 kernel matrix")
 })
+
+test_that("ski: y whose squares overflow is refused naming y (not yty = Inf)", {
+  g <- ski_grid(fz_x, grid_size = 10)
+  expect_error(ski_stats(fz_x, rep(1e300, 20), g),
+               "ski_stats: y: its sum of squares \\(the statistic yty\\) overflows")
+  expect_error(ski_gsgp(fz_x, rep(1e300, 20), grid_size = 10, verbose = FALSE), "ski_gsgp: y: ")
+  expect_error(ski_gsgp(fz_x, rep(1e300, 20), grid_size = 10, method = "ski", verbose = FALSE),
+               "ski_gsgp: y: ")
+})
+
+test_that("ski_stats_merge refuses non-finite or overflowing statistics", {
+  s <- ski_stats(fz_x, fz_x[, 2], ski_grid(fz_x, grid_size = 10))
+  bad <- s
+  bad$WtW <- bad$WtW * NaN
+  expect_error(ski_stats_merge(s, bad), "ski_stats_merge: 'b' has a 'WtW' with NaN or Inf")
+  expect_error(ski_stats_merge(bad, s), "ski_stats_merge: 'a' has a 'WtW' with NaN or Inf")
+  big <- s
+  big$yty <- 1.5e308
+  expect_error(ski_stats_merge(big, big), "'b' makes the merged 'yty' overflow")
+})
