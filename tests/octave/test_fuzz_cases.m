@@ -90,3 +90,23 @@
 %!error <ski_stats_merge: 'b' has a 'WtW' with NaN or Inf> ski_stats_merge (s, setfield (s, "WtW", s.WtW * NaN))
 %!error <ski_stats_merge: 'a' has a 'WtW' with NaN or Inf> ski_stats_merge (setfield (s, "WtW", s.WtW * NaN), s)
 %!error <'b' makes the merged 'yty' overflow> ski_stats_merge (setfield (s, "yty", 1.5e308), setfield (s, "yty", 1.5e308))
+
+## ski_gsgp names its own arguments; scalegp_predict names xnew
+%!error <ski_gsgp: 'xtest' contains NaN> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x * NaN)
+%!error <ski_gsgp: xtest: row 1, column 1 .* is outside the grid> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x + 5)
+%!error <ski_gsgp: x: the range of column 1 .* gives no grid in doubles> ski_gsgp (0.5e300 * ones (20, 2), x(:, 2))
+%!error <ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding> ski_gsgp (x, x(:, 2), "grid_pad", 0)
+%!error <ski_grid: 'grid_size' must be whole numbers> ski_grid (x, "grid_size", 1i)
+%!error <ski_grid: 'grid_bounds' must be a 2-by-2 matrix> ski_grid (x, "grid_size", 10, "grid_bounds", [0 1; 0 1] * 1i)
+%!test
+%! f = ski_gsgp (x, x(:, 2), "grid_pad", 0, "interpolation", "linear");
+%! assert (f.converged);
+
+## ski fits in scalegp_predict name xnew
+%!shared x, f
+%! i = (1:20).';
+%! x = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
+%! f = ski_gsgp (x, x(:, 2), "grid_size", 10, "loglik", true, "probes", 2, "seed", 1);
+%!error <scalegp_predict: xnew: row 1, column 1 .* outside the grid> scalegp_predict (f, 1e300 * x)
+%!error <scalegp_predict: 'xnew' contains NaN> scalegp_predict (f, x * NaN)
+%!assert (size (scalegp_predict (f, x).mean), [20 1])

@@ -186,3 +186,28 @@ test_that("ski_stats_merge refuses non-finite or overflowing statistics", {
   big$yty <- 1.5e308
   expect_error(ski_stats_merge(big, big), "'b' makes the merged 'yty' overflow")
 })
+
+test_that("ski_gsgp names its own arguments (xtest, x, grid_pad) and predict names newdata", {
+  fit <- ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, verbose = FALSE)
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = fz_x * NaN, verbose = FALSE),
+               "ski_gsgp: 'xtest' contains NaN")
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = fz_x + 5, verbose = FALSE),
+               "ski_gsgp: xtest: row 1, column 1 .* is outside the grid")
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = cbind(1, 2, 3), verbose = FALSE),
+               "ski_gsgp: 'xtest' has 3 columns")
+  expect_error(predict(fit, fz_x * 1e300), "predict.ski_gsgp: newdata: row 1, column 1 .* outside")
+  expect_error(predict(fit, fz_x * NaN), "predict.ski_gsgp: 'newdata' contains NaN")
+  x300 <- matrix(0.5, 20, 2) * 1e300
+  expect_error(ski_gsgp(x300, fz_x[, 2], verbose = FALSE),
+               "ski_gsgp: x: the range of column 1 .* gives no grid in doubles")
+  expect_error(ski_grid(x300), "ski_grid: x: the range of column 1")
+  expect_error(ski_gsgp(c(-1e308, 1e308, 0), c(1, 2, 3), verbose = FALSE),
+               "ski_gsgp: x: the range of column 1 .* overflow")
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, verbose = FALSE),
+               "ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding")
+  # valid with linear interpolation or another bounds_policy
+  expect_s3_class(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, interpolation = "linear",
+                           verbose = FALSE), "ski_gsgp")
+  expect_s3_class(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, bounds_policy = "clamp",
+                           verbose = FALSE), "ski_gsgp")
+})
