@@ -102,11 +102,19 @@
 %! f = ski_gsgp (x, x(:, 2), "grid_pad", 0, "interpolation", "linear");
 %! assert (f.converged);
 
-## ski fits in scalegp_predict name xnew
+## ski fits in scalegp_predict: xnew named; tampered results refused (finite, iterations whole)
 %!shared x, f
 %! i = (1:20).';
 %! x = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
 %! f = ski_gsgp (x, x(:, 2), "grid_size", 10, "loglik", true, "probes", 2, "seed", 1);
 %!error <scalegp_predict: xnew: row 1, column 1 .* outside the grid> scalegp_predict (f, 1e300 * x)
 %!error <scalegp_predict: 'xnew' contains NaN> scalegp_predict (f, x * NaN)
+%!error <'fit.rel_residual' must be one finite number> scalegp_predict (setfield (f, "rel_residual", Inf), x)
+%!error <'fit.loglik' must be one finite number> scalegp_predict (setfield (f, "loglik", Inf), x)
+%!error <'fit.logdet' must be one finite number> scalegp_predict (setfield (f, "logdet", Inf), x)
+%!error <'fit.logdet_se' must be one finite number> scalegp_predict (setfield (f, "logdet_se", Inf), x)
+%!error <'fit.iterations' must be a whole number> scalegp_predict (setfield (f, "iterations", Inf), x)
+%!error <'fit.iterations' must be a whole number> scalegp_predict (setfield (f, "iterations", 2.5), x)
+%!error <'fit.timings' must be a struct of finite seconds> scalegp_predict (setfield (f, "timings", struct ("solve", Inf)), x)
+%!error <'fit.timings' must be a struct of finite seconds> scalegp_predict (setfield (f, "timings", struct ("preprocess", -1, "solve", 0)), x)
 %!assert (size (scalegp_predict (f, x).mean), [20 1])

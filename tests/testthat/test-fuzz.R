@@ -211,3 +211,25 @@ test_that("ski_gsgp names its own arguments (xtest, x, grid_pad) and predict nam
   expect_s3_class(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, bounds_policy = "clamp",
                            verbose = FALSE), "ski_gsgp")
 })
+
+test_that("tampered ski fits: non-finite results and iterations are refused naming the field", {
+  fit <- ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, loglik = TRUE, probes = 2, seed = 1,
+                  verbose = FALSE)
+  for (name in c("rel_residual", "loglik", "logdet", "logdet_se", "iterations")) {
+    f <- fit
+    f[[name]] <- Inf
+    expect_error(print(f), sprintf("print.ski_gsgp: 'x\\$%s' must be", name))
+    expect_error(summary(f), sprintf("summary.ski_gsgp: 'object\\$%s' must be", name))
+  }
+  f <- fit
+  f$timings[["solve"]] <- Inf
+  expect_error(summary(f), "'object\\$timings' must be named finite seconds")
+  f$timings <- fit$timings - 1  # (a timing may be 0: negate would not do)
+  expect_error(summary(f), "'object\\$timings' must be named finite seconds >= 0")
+  f$timings <- fit$timings[-1]
+  expect_error(summary(f), "'object\\$timings' must be named finite seconds")
+  f <- fit
+  f$iterations <- 2.5
+  expect_error(print(f), "'x\\$iterations' must be a whole number")
+  expect_output(print(fit), "mean solve")
+})
