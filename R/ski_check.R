@@ -79,17 +79,21 @@ ski_check_love <- function(love, variance, m, bad) {
 # optional log-likelihood figures, timings and the stop reason.
 ski_check_result_fields <- function(object, bad) {
   it <- object[["iterations"]]
-  if (!is.numeric(it) || length(it) != 1L || is.na(it) || it < 0 || it != round(it))
+  if (!is.numeric(it) || length(it) != 1L || !is.finite(it) || it < 0 || it != round(it) ||
+      it > .Machine$integer.max)
     bad("iterations", "must be a whole number >= 0")
   cv <- object[["converged"]]
   if (!is.logical(cv) || length(cv) != 1L || is.na(cv)) bad("converged", "must be TRUE or FALSE")
   for (name in c("rel_residual", "loglik", "logdet", "logdet_se", "datafit")) {
     v <- object[[name]]
     if (name != "rel_residual" && is.null(v)) next
-    if (!is.numeric(v) || length(v) != 1L || is.na(v)) bad(name, "must be one number")
+    if (!is.numeric(v) || length(v) != 1L || !is.finite(v)) bad(name, "must be one finite number")
+    if (name %in% c("rel_residual", "logdet_se") && v < 0) bad(name, "must be >= 0")
   }
   tm <- object[["timings"]]
-  if (!is.null(tm) && (!is.numeric(tm) || is.null(names(tm)))) bad("timings", "must be named numbers")
+  if (!is.null(tm) && (!is.numeric(tm) || is.null(names(tm)) || any(!is.finite(tm)) ||
+                       any(tm < 0) || !all(c("preprocess", "solve") %in% names(tm))))
+    bad("timings", "must be named finite seconds >= 0 (preprocess, solve, ...)")
   st <- object[["stop"]]
   if (!is.null(st) && (!is.character(st) || length(st) != 1L || !st %in% ski_stop_reasons))
     bad("stop", "must be one of ", paste0("\"", ski_stop_reasons, "\"", collapse = ", "))

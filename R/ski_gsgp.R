@@ -144,6 +144,14 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
     if (is.null(y)) stop_arg(fn, "y", "is missing (x was given)")
     y <- ski_check_y(y, nrow(x), fn)
   }
+  if (!is.null(grid_pad) && is.null(grid_bounds) && is.null(stats) && bounds_policy == "error") {
+    need <- if (identical(interpolation, "linear")) 0 else 1
+    if (is.numeric(grid_pad) && length(grid_pad) == 1L && !is.na(grid_pad) && grid_pad < need)
+      stop_arg(fn, "grid_pad", "is ", grid_pad, ": with fewer than ", need, " cell of padding ",
+               "the data at the edges fall outside the valid range of ", interpolation,
+               " interpolation (use grid_pad >= ", need, ", or bounds_policy \"clamp\", ",
+               "\"truncate\" or \"drop\")")
+  }
   t0 <- proc.time()[["elapsed"]]
   if (is.null(stats)) {
     if (!has_data) stop_arg(fn, "x", "and 'y' are needed (or 'stats')")
@@ -212,7 +220,7 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
     warning("ski_gsgp: a log-likelihood solve did not reach tol (or probes were discarded); ",
             "the estimate is rough", call. = FALSE)
   if (!is.null(xtest)) {
-    fit$test <- predict(fit, xtest, threads = threads, backend = backend)
+    fit$test <- ski_predict_impl(fit, xtest, variance, threads, backend, fn, "xtest")
     fit$timings[["predict"]] <- proc.time()[["elapsed"]] - t2
   }
   if (verbose) print(fit)
@@ -240,13 +248,18 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
                              threads = getOption("scalegp.threads"),
                              backend = if (is.null(object$backend)) "auto" else object$backend,
                              ...) {
-  fn <- "predict.ski_gsgp"
+  ski_predict_impl(object, newdata, variance, threads, backend, "predict.ski_gsgp", "newdata")
+}
+
+# fn, arg: the user's function and its argument of the test inputs (ski_gsgp's
+# xtest, predict's newdata), named in errors.
+ski_predict_impl <- function(object, newdata, variance, threads, backend, fn, arg) {
   object <- ski_check_fit(object, fn)
-  xs <- as_input_matrix(newdata, fn, "newdata")
+  xs <- as_input_matrix(newdata, fn, arg)
   d <- length(object$grid$size)
   if (ncol(xs) != d) {
     if (d > 1L && ncol(xs) == 1L && nrow(xs) == d) xs <- t(xs) else
-      stop_arg(fn, "newdata", "has ", ncol(xs), " columns but the fit has ", d, " dimensions")
+      stop_arg(fn, arg, "has ", ncol(xs), " columns but the fit has ", d, " dimensions")
   }
   variance <- check_choice(variance, c("none", "lanczos", "exact"), fn, "variance")
   backend <- check_backend(backend, fn)
@@ -263,10 +276,10 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
   love <- object[["love"]]
   p <- .Call(C_sgp_ski_predict_r, stats, opts, as.double(object[["weights"]]),
              if (is.null(love)) matrix(0, 0, 0) else love$Ft,
-             if (is.null(love)) numeric(0) else love$c0, xs, check_threads(threads, fn))
+             if (is.null(love)) numeric(0) else love$c0, xs, check_threads(threads, fn), fn, arg)
   if (!p$converged)
-    warning(sprintf("predict.ski_gsgp: exact variances did not all reach tol (worst relative residual %.3g; %s)",
-                    p$rel_residual, ski_stop_words[[ski_stop_reasons[p$stop + 1L]]]), call. = FALSE)
+    warning(sprintf("%s: exact variances did not all reach tol (worst relative residual %.3g; %s)",
+                    fn, p$rel_residual, ski_stop_words[[ski_stop_reasons[p$stop + 1L]]]), call. = FALSE)
   if (object[["bounds_policy"]] == "drop") {
     # a dropped test point has no taps: report NA rather than the 0 of an empty row
     out <- ski_outside(xs, object[["grid"]])

@@ -230,6 +230,7 @@ ski_check_stats <- function(s, fn, arg = "stats") {
   num <- function(v, len) is.numeric(v) && length(v) == len && all(is.finite(v))
   if (!is.matrix(s$WtW) || !is.numeric(s$WtW) || !identical(dim(s$WtW), as.integer(c(m, S))))
     stop_arg(fn, arg, "has a 'WtW' that is not the ", m, "-by-", S, " stencil of its grid")
+  if (any(!is.finite(s$WtW))) stop_arg(fn, arg, "has a 'WtW' with NaN or Inf")
   if (!num(s$Wty, m) || !num(s$Wt1, m))
     stop_arg(fn, arg, "must have finite 'Wty' and 'Wt1' of length ", m, " (the grid points)")
   if (!num(s$n, 1L) || !num(s$yty, 1L) || !num(s$ysum, 1L) || !num(s$rhoz, 1L) ||
@@ -237,6 +238,7 @@ ski_check_stats <- function(s, fn, arg = "stats") {
     stop_arg(fn, arg, "must have finite scalars n, yty, ysum, probes, probe_seed, rhoz")
   if (!is.numeric(s$Wtz) || length(s$Wtz) != m * s$probes)
     stop_arg(fn, arg, "has a 'Wtz' that is not ", m, "-by-probes")
+  if (any(!is.finite(s$Wtz))) stop_arg(fn, arg, "has a 'Wtz' with NaN or Inf")
   s$grid <- unclass(grid)
   for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"))
     storage.mode(s[[f]]) <- "double"
@@ -273,6 +275,9 @@ ski_stats_merge <- function(a, b, ...) {
       stop_arg(fn, arg, "has other probe sketches than 'a' (probes and seed must agree)")
     for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"))
       out[[f]] <- out[[f]] + s[[f]]
+    for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"))
+      if (any(!is.finite(out[[f]])))
+        stop_arg(fn, arg, "makes the merged '", f, "' overflow (not finite); rescale y")
   }
   structure(out, class = "ski_stats")
 }

@@ -5,6 +5,7 @@
 #include "r_shim.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 static double real_elt(SEXP list, const char *name)
@@ -239,20 +240,32 @@ SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP thr
   return out;
 }
 
-/* predict(): mean and variance at xtest from a fit's plain data. */
-SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP love_c0,
-                       SEXP xtest, SEXP threads)
+/* The core names the test inputs `xtest`; the R caller may call them otherwise
+ * (predict's `newdata`): rename the prefix of the message. */
+static void rename_xtest(sgp_ctx *ctx, const char *arg)
 {
+  if (strncmp(ctx->errmsg, "xtest:", 6) != 0 || strcmp(arg, "xtest") == 0) return;
+  char buf[sizeof ctx->errmsg];
+  snprintf(buf, sizeof buf, "%s:%s", arg, ctx->errmsg + 6);
+  memcpy(ctx->errmsg, buf, sizeof buf);
+}
+
+/* predict(): mean and variance at xtest from a fit's plain data; fn and arg:
+ * the R function and its argument of the test inputs, named in errors. */
+SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP love_c0,
+                       SEXP xtest, SEXP threads, SEXP fn_, SEXP arg_)
+{
+  const char *fn = CHAR(STRING_ELT(fn_, 0)), *arg = CHAR(STRING_ELT(arg_, 0));
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_ski_opts o;
   sgp_ski_stats_data d;
   sgp_ski_predict_info info;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
-  r_opts(opts, &o, &ctx, "predict.ski_gsgp");
+  r_opts(opts, &o, &ctx, fn);
   int code = r_stats(&ctx, stats, &d);
-  if (code) sgp_r_stop("predict.ski_gsgp", &ctx, code);
-  if (XLENGTH(weights) != d.m) Rf_error("predict.ski_gsgp: 'weights' do not match the grid");
+  if (code) sgp_r_stop(fn, &ctx, code);
+  if (XLENGTH(weights) != d.m) Rf_error("%s: 'weights' do not match the grid", fn);
   const sgp_cmat Xs = sgp_r_cmat(xtest);
   const int want_var = o.variance != SGP_SKI_VARIANCE_NONE;
   SEXP mean = PROTECT(Rf_allocVector(REALSXP, Xs.rows));
@@ -261,13 +274,16 @@ SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP l
   if (o.variance == SGP_SKI_VARIANCE_LANCZOS) {
     rank = Rf_nrows(love_Ft);
     if ((int64_t)Rf_ncols(love_Ft) != d.m || XLENGTH(love_c0) != d.m)
-      Rf_error("predict.ski_gsgp: the LOVE factor does not match the grid");
+      Rf_error("%s: the LOVE factor does not match the grid", fn);
   }
   code = sgp_ski_predict(&ctx, &d, &o, REAL(weights),
                          rank > 0 || o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_Ft) : NULL,
                          o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_c0) : NULL, rank, Xs,
                          REAL(mean), want_var ? REAL(var) : NULL, &info);
-  if (code) sgp_r_stop("predict.ski_gsgp", &ctx, code);
+  if (code) {
+    rename_xtest(&ctx, arg);
+    sgp_r_stop(fn, &ctx, code);
+  }
   const char *names[] = {"mean", "var", "converged", "rel_residual", "stop"};
   SEXP values[] = {mean, var, PROTECT(Rf_ScalarLogical(info.converged)),
                    PROTECT(Rf_ScalarReal(info.rel_residual)),

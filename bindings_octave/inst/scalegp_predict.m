@@ -25,7 +25,7 @@ function pred = scalegp_predict (fit, xnew, varargin)
     case "gp_laplace"
       pred = predict_gp_laplace (fit, xnew, {"scalegp_predict", "xnew"}, varargin{:});
     case "ski_gsgp"
-      pred = predict_ski_gsgp (fit, xnew, varargin{:});
+      pred = predict_ski_gsgp (fit, xnew, "scalegp_predict", "xnew", varargin{:});
     case "valla"
       pred = predict_valla (fit, xnew, varargin{:});
     otherwise

@@ -152,6 +152,18 @@ function fit = ski_gsgp (varargin)
     y = ski_check_y (y, rows (x), fname);
   endif
 
+  if (! isempty (opts.grid_pad) && isempty (opts.grid_bounds) && isempty (opts.stats)
+      && strcmp (bounds_policy, "error"))
+    need = if_else (strcmpi (opts.interpolation, "linear"), 0, 1);
+    gp = opts.grid_pad;
+    if (isnumeric (gp) && isreal (gp) && isscalar (gp) && ! isnan (gp) && gp < need)
+      arg_error (fname, "grid_pad", ["is %g: with fewer than %d cell of padding the data at ", ...
+                                     "the edges fall outside the valid range of %s ", ...
+                                     "interpolation (use grid_pad >= %d, or bounds_policy ", ...
+                                     "\"clamp\", \"truncate\" or \"drop\")"],
+                 gp, need, opts.interpolation, need);
+    endif
+  endif
   t0 = tic ();
   if (isempty (opts.stats))
     if (! has_data)
@@ -265,7 +277,8 @@ function fit = ski_gsgp (varargin)
              "ski_gsgp: a log-likelihood solve did not reach tol (or probes were discarded); the estimate is rough");
   endif
   if (! isempty (opts.xtest))
-    fit.test = predict_ski_gsgp (fit, opts.xtest, "threads", threads, "backend", backend);
+    fit.test = predict_ski_gsgp (fit, opts.xtest, fname, "xtest", "threads", threads,
+                                "backend", backend);
     fit.timings.predict = toc (t0) - t2;
   endif
   if (verbose)

@@ -38,6 +38,11 @@ function s = ski_stats_merge (a, varargin)
     for f = fields
       s.(f{1}) = s.(f{1}) + t.(f{1});
     endfor
+    for f = fields
+      if (any (! isfinite (s.(f{1})(:))))
+        arg_error (fname, arg, "makes the merged '%s' overflow (not finite); rescale y", f{1});
+      endif
+    endfor
   endfor
   s.class = "ski_stats";
 endfunction

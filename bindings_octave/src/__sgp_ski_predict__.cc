@@ -3,18 +3,24 @@
 #include "sgp_octave_ski.h"
 
 #include <climits>
+#include <cstdio>
+#include <cstring>
 
 DEFUN_DLD (__sgp_ski_predict__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {[@var{mean}, @var{var}, @var{converged}, @var{rel_residual}, @var{stop}] =} __sgp_ski_predict__ (@var{stats}, @var{opts}, @var{weights}, @var{love_Ft}, @var{love_c0}, @var{xtest}, @var{nthreads})\n\
+@deftypefn {} {[@var{mean}, @var{var}, @var{converged}, @var{rel_residual}, @var{stop}] =} __sgp_ski_predict__ (@var{stats}, @var{opts}, @var{weights}, @var{love_Ft}, @var{love_c0}, @var{xtest}, @var{nthreads}, @var{fname}, @var{argname})\n\
 Private: predictions of a ski_gsgp fit from its plain data.  @var{var} is\n\
-empty when @code{@var{opts}.variance} is 0 (none).\n\
+empty when @code{@var{opts}.variance} is 0 (none).  Errors name the\n\
+function @var{fname} and the test inputs @var{argname} (optional;\n\
+default ski_gsgp's xtest).\n\
 @seealso{ski_gsgp, scalegp_predict}\n\
 @end deftypefn")
 {
-  if (args.length () != 7)
+  if (args.length () != 7 && args.length () != 9)
     print_usage ();
-  const std::string fn = "ski_gsgp";
+  const bool named = args.length () == 9;
+  const std::string fn = named ? args(7).string_value () : "ski_gsgp";
+  const std::string xarg = named ? args(8).string_value () : "xtest";
   const long nthreads = sgp_octave::integer_arg (args(6), fn, "threads", 0, INT_MAX);
   sgp_octave::context ctx (fn, static_cast<int> (nthreads));
   sgp_octave::ski_stats_view sv;
@@ -25,7 +31,7 @@ empty when @code{@var{opts}.variance} is 0 (none).\n\
   const Matrix weights = sgp_octave::matrix_arg (args(2), fn, "weights");
   const Matrix Ft = sgp_octave::matrix_arg (args(3), fn, "love_Ft");
   const Matrix c0 = sgp_octave::matrix_arg (args(4), fn, "love_c0");
-  const Matrix xs = sgp_octave::matrix_arg (args(5), fn, "xtest");
+  const Matrix xs = sgp_octave::matrix_arg (args(5), fn, xarg.c_str ());
   if (weights.numel () != sv.d.m)
     error ("%s: 'weights' do not match the grid", fn.c_str ());
   const bool lanczos = o.variance == SGP_SKI_VARIANCE_LANCZOS;
@@ -42,6 +48,13 @@ empty when @code{@var{opts}.variance} is 0 (none).\n\
                                   lanczos ? Ft.rows () : 0, sgp_octave::cview (xs),
                                   mean.fortran_vec (), want_var ? var.fortran_vec () : nullptr,
                                   &info);
+  // the core names the test inputs `xtest`: say the caller's name instead
+  if (st && xarg != "xtest" && std::strncmp (ctx.get ()->errmsg, "xtest:", 6) == 0)
+    {
+      char *msg = ctx.get ()->errmsg;
+      const std::string rest (msg + 6);
+      std::snprintf (msg, sizeof ctx.get ()->errmsg, "%s:%s", xarg.c_str (), rest.c_str ());
+    }
   ctx.check (st);
   return ovl (mean, var, info.converged != 0, info.rel_residual,
               static_cast<double> (info.stop));

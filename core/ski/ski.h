@@ -228,6 +228,10 @@ int sgp_ski_stats_create(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
  * unchanged. */
 int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cmat y,
                              int64_t first_row, sgp_ski_bounds_policy policy);
+
+/* SGP_EINVAL naming y when y'y, sum y or W'y are not finite (a y whose
+ * squares overflow). */
+int sgp_ski_stats_check_values(sgp_ctx *ctx, const sgp_ski_stats *st);
 /* dst += src; grids and interpolation must match (message names `stats`). */
 int sgp_ski_stats_merge(sgp_ctx *ctx, sgp_ski_stats *dst, const sgp_ski_stats *src);
 void sgp_ski_stats_free(sgp_ski_stats *st);

@@ -196,6 +196,15 @@ int sgp_ski_grid_auto(sgp_ctx *ctx, sgp_cmat data_range, const int64_t *grid_siz
     out->m[j] = m;
     out->h[j] = h;
     out->lo[j] = a - (double)p * h;
+    /* the default bounds come from x: name x when they do not fit in doubles */
+    if (!isfinite(h) || !(h > 0) || !isfinite(out->lo[j]) ||
+        !isfinite(out->lo[j] + (double)(m - 1) * h) ||
+        (m > 1 && !(out->lo[j] + (double)(m - 1) * h > out->lo[j])))
+      return sgp_fail(ctx, SGP_EINVAL,
+                      "x: the range of column %lld ([%g, %g]) gives no grid in doubles (its "
+                      "default bounds with %d cells of padding overflow, or cells of width %g "
+                      "are lost to rounding at this magnitude); rescale x or give grid_bounds",
+                      (long long)(j + 1), a, b, p, h);
   }
   return sgp_ski_grid_check(ctx, out);
 }

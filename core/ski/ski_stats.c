@@ -467,6 +467,15 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
     if (!isfinite(y.data[i]))
       return sgp_fail(ctx, SGP_EINVAL, "y: contains NaN or Inf (row %lld)",
                       (long long)(first_row + i + 1));
+  {
+    /* y'y is a statistic: a y whose squares overflow would give yty = Inf */
+    double yy = st->yy;
+    for (int64_t i = 0; i < n; i++) yy += y.data[i] * y.data[i];
+    if (!isfinite(yy))
+      return sgp_fail(ctx, SGP_EINVAL,
+                      "y: its sum of squares (the statistic yty) overflows a double; "
+                      "rescale y (e.g. divide by its standard deviation)");
+  }
   const int64_t T = st->T, bmax = STATS_BLOCK_TAPS / T > 0 ? STATS_BLOCK_TAPS / T : 1;
   const int64_t blk = n < bmax ? n : bmax;
   const int threads = sgp_ctx_threads(ctx);
@@ -532,12 +541,27 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
     mirror_half(st, copy_threads);
   }
   st->n += kept;
+  if ((code = sgp_ski_stats_check_values(ctx, st))) stats_clear(st);
 cleanup:
   accum_ws_free(&ws);
   free(L);
   free(idx);
   free(w);
   return code;
+}
+
+int sgp_ski_stats_check_values(sgp_ctx *ctx, const sgp_ski_stats *st)
+{
+  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
+  if (!isfinite(st->yy) || !isfinite(st->ysum))
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "y: the statistics yty / ysum overflow a double; rescale y");
+  for (int64_t g = 0; g < st->m; g++)
+    if (!isfinite(st->uy[g]))
+      return sgp_fail(ctx, SGP_EINVAL,
+                      "y: the statistic Wty overflows a double (grid point %lld); rescale y",
+                      (long long)g + 1);
+  return SGP_OK;
 }
 
 int sgp_ski_stats_merge(sgp_ctx *ctx, sgp_ski_stats *dst, const sgp_ski_stats *src)

@@ -68,6 +68,7 @@ int sgp_ski_stats_compute_pass(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_sk
   /* the tap pass needs less memory: the automatic choice falls back to it */
   if (pass == SGP_SKI_PASS_TAP || (automatic && code == SGP_ENOMEM))
     code = sgp_ski_stats_accumulate(ctx, st, X, y, first_row, o->bounds_policy);
+  if (!code) code = sgp_ski_stats_check_values(ctx, st);
   if (!code && probes > 0) {
     memset(uz, 0, (size_t)(st->m * probes) * sizeof(double));
     *rhoz = 0.0;

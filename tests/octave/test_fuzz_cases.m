@@ -79,3 +79,42 @@
 
 ## allocation failures name the inputs
 %!error <gp_kernel: 'x2' and 'x' give a 1000000 x 1000000 kernel matrix> gp_kernel (zeros (1e6, 1), zeros (1e6, 1))
+
+## ski: y whose squares overflow (before: yty = Inf), merged statistics checked
+%!error <ski_stats: y: its sum of squares \(the statistic yty\) overflows> ski_stats (x, 1e300 * ones (20, 1), ski_grid (x, "grid_size", 10))
+%!error <ski_gsgp: y: > ski_gsgp (x, 1e300 * ones (20, 1), "grid_size", 10)
+%!shared x, s
+%! i = (1:20).';
+%! x = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
+%! s = ski_stats (x, x(:, 2), ski_grid (x, "grid_size", 10));
+%!error <ski_stats_merge: 'b' has a 'WtW' with NaN or Inf> ski_stats_merge (s, setfield (s, "WtW", s.WtW * NaN))
+%!error <ski_stats_merge: 'a' has a 'WtW' with NaN or Inf> ski_stats_merge (setfield (s, "WtW", s.WtW * NaN), s)
+%!error <'b' makes the merged 'yty' overflow> ski_stats_merge (setfield (s, "yty", 1.5e308), setfield (s, "yty", 1.5e308))
+
+## ski_gsgp names its own arguments; scalegp_predict names xnew
+%!error <ski_gsgp: 'xtest' contains NaN> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x * NaN)
+%!error <ski_gsgp: xtest: row 1, column 1 .* is outside the grid> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x + 5)
+%!error <ski_gsgp: x: the range of column 1 .* gives no grid in doubles> ski_gsgp (0.5e300 * ones (20, 2), x(:, 2))
+%!error <ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding> ski_gsgp (x, x(:, 2), "grid_pad", 0)
+%!error <ski_grid: 'grid_size' must be whole numbers> ski_grid (x, "grid_size", 1i)
+%!error <ski_grid: 'grid_bounds' must be a 2-by-2 matrix> ski_grid (x, "grid_size", 10, "grid_bounds", [0 1; 0 1] * 1i)
+%!test
+%! f = ski_gsgp (x, x(:, 2), "grid_pad", 0, "interpolation", "linear");
+%! assert (f.converged);
+
+## ski fits in scalegp_predict: xnew named; tampered results refused (finite, iterations whole)
+%!shared x, f
+%! i = (1:20).';
+%! x = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
+%! f = ski_gsgp (x, x(:, 2), "grid_size", 10, "loglik", true, "probes", 2, "seed", 1);
+%!error <scalegp_predict: xnew: row 1, column 1 .* outside the grid> scalegp_predict (f, 1e300 * x)
+%!error <scalegp_predict: 'xnew' contains NaN> scalegp_predict (f, x * NaN)
+%!error <'fit.rel_residual' must be one finite number> scalegp_predict (setfield (f, "rel_residual", Inf), x)
+%!error <'fit.loglik' must be one finite number> scalegp_predict (setfield (f, "loglik", Inf), x)
+%!error <'fit.logdet' must be one finite number> scalegp_predict (setfield (f, "logdet", Inf), x)
+%!error <'fit.logdet_se' must be one finite number> scalegp_predict (setfield (f, "logdet_se", Inf), x)
+%!error <'fit.iterations' must be a whole number> scalegp_predict (setfield (f, "iterations", Inf), x)
+%!error <'fit.iterations' must be a whole number> scalegp_predict (setfield (f, "iterations", 2.5), x)
+%!error <'fit.timings' must be a struct of finite seconds> scalegp_predict (setfield (f, "timings", struct ("solve", Inf)), x)
+%!error <'fit.timings' must be a struct of finite seconds> scalegp_predict (setfield (f, "timings", struct ("preprocess", -1, "solve", 0)), x)
+%!assert (size (scalegp_predict (f, x).mean), [20 1])

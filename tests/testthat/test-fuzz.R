@@ -166,3 +166,70 @@ test_that("unclear errors of the fuzz run now name the argument", {
   expect_error(gp_kernel(matrix(0, 1e6, 1), matrix(0, 1e6, 1)),
                "gp_kernel: 'x2' and 'x' give a 1000000 x 1000000 kernel matrix")
 })
+
+test_that("ski: y whose squares overflow is refused naming y (not yty = Inf)", {
+  g <- ski_grid(fz_x, grid_size = 10)
+  expect_error(ski_stats(fz_x, rep(1e300, 20), g),
+               "ski_stats: y: its sum of squares \\(the statistic yty\\) overflows")
+  expect_error(ski_gsgp(fz_x, rep(1e300, 20), grid_size = 10, verbose = FALSE), "ski_gsgp: y: ")
+  expect_error(ski_gsgp(fz_x, rep(1e300, 20), grid_size = 10, method = "ski", verbose = FALSE),
+               "ski_gsgp: y: ")
+})
+
+test_that("ski_stats_merge refuses non-finite or overflowing statistics", {
+  s <- ski_stats(fz_x, fz_x[, 2], ski_grid(fz_x, grid_size = 10))
+  bad <- s
+  bad$WtW <- bad$WtW * NaN
+  expect_error(ski_stats_merge(s, bad), "ski_stats_merge: 'b' has a 'WtW' with NaN or Inf")
+  expect_error(ski_stats_merge(bad, s), "ski_stats_merge: 'a' has a 'WtW' with NaN or Inf")
+  big <- s
+  big$yty <- 1.5e308
+  expect_error(ski_stats_merge(big, big), "'b' makes the merged 'yty' overflow")
+})
+
+test_that("ski_gsgp names its own arguments (xtest, x, grid_pad) and predict names newdata", {
+  fit <- ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, verbose = FALSE)
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = fz_x * NaN, verbose = FALSE),
+               "ski_gsgp: 'xtest' contains NaN")
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = fz_x + 5, verbose = FALSE),
+               "ski_gsgp: xtest: row 1, column 1 .* is outside the grid")
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = cbind(1, 2, 3), verbose = FALSE),
+               "ski_gsgp: 'xtest' has 3 columns")
+  expect_error(predict(fit, fz_x * 1e300), "predict.ski_gsgp: newdata: row 1, column 1 .* outside")
+  expect_error(predict(fit, fz_x * NaN), "predict.ski_gsgp: 'newdata' contains NaN")
+  x300 <- matrix(0.5, 20, 2) * 1e300
+  expect_error(ski_gsgp(x300, fz_x[, 2], verbose = FALSE),
+               "ski_gsgp: x: the range of column 1 .* gives no grid in doubles")
+  expect_error(ski_grid(x300), "ski_grid: x: the range of column 1")
+  expect_error(ski_gsgp(c(-1e308, 1e308, 0), c(1, 2, 3), verbose = FALSE),
+               "ski_gsgp: x: the range of column 1 .* overflow")
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, verbose = FALSE),
+               "ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding")
+  # valid with linear interpolation or another bounds_policy
+  expect_s3_class(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, interpolation = "linear",
+                           verbose = FALSE), "ski_gsgp")
+  expect_s3_class(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, bounds_policy = "clamp",
+                           verbose = FALSE), "ski_gsgp")
+})
+
+test_that("tampered ski fits: non-finite results and iterations are refused naming the field", {
+  fit <- ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, loglik = TRUE, probes = 2, seed = 1,
+                  verbose = FALSE)
+  for (name in c("rel_residual", "loglik", "logdet", "logdet_se", "iterations")) {
+    f <- fit
+    f[[name]] <- Inf
+    expect_error(print(f), sprintf("print.ski_gsgp: 'x\\$%s' must be", name))
+    expect_error(summary(f), sprintf("summary.ski_gsgp: 'object\\$%s' must be", name))
+  }
+  f <- fit
+  f$timings[["solve"]] <- Inf
+  expect_error(summary(f), "'object\\$timings' must be named finite seconds")
+  f$timings <- fit$timings - 1  # (a timing may be 0: negate would not do)
+  expect_error(summary(f), "'object\\$timings' must be named finite seconds >= 0")
+  f$timings <- fit$timings[-1]
+  expect_error(summary(f), "'object\\$timings' must be named finite seconds")
+  f <- fit
+  f$iterations <- 2.5
+  expect_error(print(f), "'x\\$iterations' must be a whole number")
+  expect_output(print(fit), "mean solve")
+})

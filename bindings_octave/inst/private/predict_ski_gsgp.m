@@ -10,8 +10,9 @@
 ## fit's), @qcode{"threads"} and @qcode{"backend"} (default the fit's).
 ## @end deftypefn
 
-function pred = predict_ski_gsgp (fit, xnew, varargin)
-  fname = "scalegp_predict";
+function pred = predict_ski_gsgp (fit, xnew, fname, xarg, varargin)
+  ## fname, xarg: the user's function and its argument of the test inputs
+  ## (scalegp_predict's xnew, ski_gsgp's xtest), named in errors
   fit = ski_check_fit (fit, fname);
   if (isfield (fit, "backend"))
     backend0 = fit.backend;
@@ -22,13 +23,13 @@ function pred = predict_ski_gsgp (fit, xnew, varargin)
                                        "backend", backend0), varargin{:});
   backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
   variance = check_choice (opts.variance, {"none", "lanczos", "exact"}, fname, "variance");
-  xs = check_input_matrix (xnew, fname, "xnew");
+  xs = check_input_matrix (xnew, fname, xarg);
   d = numel (fit.grid.size);
   if (columns (xs) != d)
     if (d > 1 && columns (xs) == 1 && rows (xs) == d)
       xs = xs.';
     else
-      arg_error (fname, "xnew", "has %d columns but the fit has %d dimensions", columns (xs), d);
+      arg_error (fname, xarg, "has %d columns but the fit has %d dimensions", columns (xs), d);
     endif
   endif
   if (strcmp (variance, "lanczos") && isempty (fit.love))
@@ -51,11 +52,11 @@ function pred = predict_ski_gsgp (fit, xnew, varargin)
     c0 = fit.love.c0;
   endif
   [m, v, conv, rr, stop] = __sgp_ski_predict__ (stats, copt, fit.weights, Ft, c0, xs,
-                                                check_threads (opts.threads, fname));
+                                                check_threads (opts.threads, fname), fname, xarg);
   if (! conv)
     warning ("scalegp:not-converged",
-             "scalegp_predict: exact variances did not all reach tol (worst relative residual %.3g; %s)",
-             rr, ski_stop_words (ski_stop_reason (stop)));
+             "%s: exact variances did not all reach tol (worst relative residual %.3g; %s)",
+             fname, rr, ski_stop_words (ski_stop_reason (stop)));
   endif
   if (strcmp (fit.bounds_policy, "drop"))
     ## a dropped test point has no taps: NaN rather than the 0 of an empty row

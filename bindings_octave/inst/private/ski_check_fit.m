@@ -32,6 +32,7 @@ function fit = ski_check_fit (fit, fname)
     bad (fname, "weights", "must be %d finite numbers (one per grid point)", m);
   endif
   check_love (fit, m, fname);
+  check_results (fit, fname);
   fit.grid = grid;
   fit.stats = stats;
 endfunction
@@ -69,6 +70,44 @@ endfunction
 
 ## The LOVE cache: struct (Ft rank-by-m, c0 m values), finite; needed by
 ## variance "lanczos".
+## What is shown to the user: iterations, converged, rel_residual, the
+## optional log-likelihood figures and timings.
+function check_results (fit, fname)
+  it = fit.iterations;
+  if (! (isnumeric (it) && isreal (it) && isscalar (it) && isfinite (it) && it >= 0
+         && it == fix (it)))
+    bad (fname, "iterations", "must be a whole number >= 0");
+  endif
+  cv = fit.converged;
+  if (! ((islogical (cv) || isnumeric (cv)) && isscalar (cv) && any (cv == [0, 1])))
+    bad (fname, "converged", "must be true or false");
+  endif
+  for name = {"rel_residual", "loglik", "logdet", "logdet_se", "datafit"}
+    if (! strcmp (name{1}, "rel_residual") && ! isfield (fit, name{1}))
+      continue;
+    endif
+    v = fit.(name{1});
+    if (! (isnumeric (v) && isreal (v) && isscalar (v) && isfinite (v)))
+      bad (fname, name{1}, "must be one finite number");
+    endif
+    if (any (strcmp (name{1}, {"rel_residual", "logdet_se"})) && v < 0)
+      bad (fname, name{1}, "must be >= 0");
+    endif
+  endfor
+  if (isfield (fit, "timings"))
+    tm = fit.timings;
+    ok = isstruct (tm) && isscalar (tm) && all (isfield (tm, {"preprocess", "solve"}));
+    if (ok)
+      v = struct2cell (tm);
+      fin = @(t) isnumeric (t) && isreal (t) && isscalar (t) && isfinite (t) && t >= 0;
+      ok = all (cellfun (fin, v));
+    endif
+    if (! ok)
+      bad (fname, "timings", "must be a struct of finite seconds >= 0 (preprocess, solve, ...)");
+    endif
+  endif
+endfunction
+
 function check_love (fit, m, fname)
   if (! isfield (fit, "love") || isempty (fit.love))
     if (strcmp (fit.variance, "lanczos"))

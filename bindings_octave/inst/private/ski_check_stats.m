@@ -20,6 +20,9 @@ function s = ski_check_stats (s, fname, arg)
   if (! (isnumeric (s.WtW) && isequal (size (s.WtW), [m, S])))
     arg_error (fname, arg, "has a 'WtW' that is not the %d-by-%d stencil of its grid", m, S);
   endif
+  if (! (isreal (s.WtW) && all (isfinite (s.WtW(:)))))
+    arg_error (fname, arg, "has a 'WtW' with NaN or Inf");
+  endif
   if (! (isnumeric (s.Wty) && numel (s.Wty) == m && all (isfinite (s.Wty(:)))
          && isnumeric (s.Wt1) && numel (s.Wt1) == m && all (isfinite (s.Wt1(:)))))
     arg_error (fname, arg, "must have finite 'Wty' and 'Wt1' of length %d (the grid points)", m);
@@ -30,6 +33,9 @@ function s = ski_check_stats (s, fname, arg)
   endif
   if (! (isnumeric (s.Wtz) && numel (s.Wtz) == m * s.probes))
     arg_error (fname, arg, "has a 'Wtz' that is not %d-by-probes", m);
+  endif
+  if (! (isreal (s.Wtz) && all (isfinite (s.Wtz(:)))))
+    arg_error (fname, arg, "has a 'Wtz' with NaN or Inf");
   endif
   s.Wty = double (s.Wty(:));
   s.Wt1 = double (s.Wt1(:));

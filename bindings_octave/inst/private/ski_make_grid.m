@@ -16,7 +16,7 @@ function g = ski_make_grid (range, n, grid_size, grid_bounds, interpolation, len
   if (isempty (grid_size))
     grid_size = zeros (1, d);
   else
-    if (! (isnumeric (grid_size) && any (numel (grid_size) == [1, d])
+    if (! (isnumeric (grid_size) && isreal (grid_size) && any (numel (grid_size) == [1, d])
            && all (isfinite (grid_size)) && all (grid_size == fix (grid_size))
            && all (grid_size >= 1)))
       arg_error (fname, "grid_size", "must be whole numbers >= 1, one or d = %d of them", d);
@@ -33,7 +33,7 @@ function g = ski_make_grid (range, n, grid_size, grid_bounds, interpolation, len
     if (isvector (grid_bounds) && numel (grid_bounds) == 2)
       grid_bounds = grid_bounds(:).';
     endif
-    if (! (isnumeric (grid_bounds) && isequal (size (grid_bounds), [d, 2])))
+    if (! (isnumeric (grid_bounds) && isreal (grid_bounds) && isequal (size (grid_bounds), [d, 2])))
       arg_error (fname, "grid_bounds", "must be a %d-by-2 matrix", d);
     endif
     if (any (! isfinite (grid_bounds(:))))
