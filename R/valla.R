@@ -411,8 +411,10 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
                           mc_samples = 2048, seed = NULL,
                           threads = getOption("scalegp.threads"), ...) {
   fn <- "predict.valla"
-  type <- match.arg(type)
-  prob_method <- match.arg(prob_method)
+  type <- check_choice(if (missing(type)) "list" else type, c("list", "response", "class"),
+                       fn, "type")
+  prob_method <- check_choice(if (missing(prob_method)) "probit" else prob_method,
+                              c("probit", "mc"), fn, "prob_method")
   valla_check_fit(object, fn)
   newdata <- as_input_matrix(newdata, fn, "newdata", d = object$d)
   if (ncol(newdata) != object$d)
@@ -534,7 +536,8 @@ print.summary.valla <- function(x, ...) {
 #' @export
 plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n_grid = 200,
                        ...) {
-  what <- match.arg(what)
+  what <- check_choice(if (missing(what)) "fit" else what, c("fit", "history"), "plot.valla",
+                       "what")
   valla_check_fit(x, "plot.valla", "x")
   fit <- x
   if (what == "history") {
