@@ -184,6 +184,10 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
     xtest <- as_input_matrix(xtest, fn, "xtest")
     if (ncol(xtest) != m$D)
       stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", m$D)
+    big <- which(abs(xtest) > 1e100)[1L]  # the core's bound, checked before training
+    if (!is.na(big))
+      stop_arg(fn, "xtest", "holds ", format(xtest[big]), " (at most 1e+100 in magnitude: ",
+               "larger values overflow; rescale them)")
   }
   if (method == "valla" && is.null(Z) && is.null(validation) && !closed_form && iterations > 0) {
     n_fit <- n - floor(ex$num[["val_frac"]] * n)  # the core holds out val_frac of x
@@ -225,8 +229,15 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
 }
 
 valla_likelihood <- function(likelihood, m, fn) {
-  if (is.null(likelihood))
-    return(if (!is.null(m$likelihood)) m$likelihood else if (m$C == 1L) "gaussian" else "softmax")
+  if (is.null(likelihood)) {
+    if (is.null(m$likelihood)) return(if (m$C == 1L) "gaussian" else "softmax")
+    # the network's own likelihood: its outputs must fit it (a damaged or spliced model)
+    if ((m$likelihood == "softmax") != (m$C >= 2L))
+      stop_arg(fn, "model", "says likelihood = \"", m$likelihood, "\" but has ", m$C,
+               " output", if (m$C != 1L) "s", if (m$likelihood == "softmax")
+               " (softmax needs C >= 2)" else " (it needs one)")
+    return(m$likelihood)
+  }
   likelihood <- check_choice(likelihood, c("gaussian", "softmax", "bernoulli"), fn, "likelihood")
   if (!is.null(m$likelihood) && likelihood != m$likelihood)
     stop_arg(fn, "likelihood", "is \"", likelihood, "\" but the ",

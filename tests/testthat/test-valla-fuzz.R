@@ -70,3 +70,14 @@ test_that("tampered model, stop_reason and levels of a valla fit are refused by 
   ok <- set(fc, "levels", c("a", "b", "c"))
   expect_identical(levels(predict(ok, vz$x, type = "class")), c("a", "b", "c"))
 })
+
+test_that("xtest beyond 1e100 and a model whose likelihood does not fit its outputs are named", {
+  expect_error(vz$q(vz$net, vz$x, vz$y, xtest = vz$x[1:5, ] * 1e300),
+               "valla: 'xtest' holds .* \\(at most 1e\\+100 in magnitude")
+  # the fuzz run's modifyList spliced mlp_c's likelihood onto mlp's one-output weights
+  spliced <- modifyList(list(model = vz$net), list(model = vz$net_c))$model
+  expect_error(vz$q(spliced, vz$x, rep(1, vz$n)),
+               "valla: 'model' says likelihood = \"softmax\" but has 1 output \\(softmax needs C >= 2\\)")
+  one <- vz$q(vz$net_c, vz$x, rep(1, vz$n))  # one class present of the network's 3: a fit
+  expect_true(all(is.finite(predict(one, vz$x)$prob)))
+})
