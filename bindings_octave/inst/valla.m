@@ -250,6 +250,11 @@ function fit = valla (model, x, y, varargin)
     if (columns (xtest) != D)
       arg_error (fname, "xtest", "has %d columns but 'x' has %d", columns (xtest), D);
     endif
+    big = find (abs (xtest) > 1e100, 1);   # the core's bound, checked before training
+    if (! isempty (big))
+      arg_error (fname, "xtest", "holds %g (at most 1e+100 in magnitude: larger values overflow; rescale them)",
+                 xtest(big));
+    endif
   endif
   layers = opts.layers;
   if (! isempty (layers))
