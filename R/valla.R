@@ -256,7 +256,8 @@ valla_labels <- function(y, likelihood, n, m, fn, arg) {
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   if (likelihood == "gaussian") {
     if (!is.numeric(y) || !is.null(dim(y))) stop_arg(fn, arg, "must be a numeric vector")
-    if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but there are ", n, " inputs")
+    if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but '", sub("y$", "x", arg),
+                                 "' has ", n, " rows")
     bad <- which(!is.finite(y))
     if (length(bad)) stop_arg(fn, arg, "contains NaN, NA or Inf (first at ", bad[1L], ")")
     return(list(y = as.double(y), n_class = 1L, levels = NULL))
@@ -279,7 +280,8 @@ valla_labels <- function(y, likelihood, n, m, fn, arg) {
   } else if (!is.numeric(y) || !is.null(dim(y))) {
     stop_arg(fn, arg, "must be a numeric vector, a factor or a logical vector")
   }
-  if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but there are ", n, " inputs")
+  if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but '", sub("y$", "x", arg),
+                                 "' has ", n, " rows")
   bad <- which(!is.finite(y))
   if (length(bad)) stop_arg(fn, arg, "contains NaN, NA or Inf (first at ", bad[1L], ")")
   if (likelihood == "bernoulli") {

@@ -81,3 +81,10 @@ test_that("xtest beyond 1e100 and a model whose likelihood does not fit its outp
   one <- vz$q(vz$net_c, vz$x, rep(1, vz$n))  # one class present of the network's 3: a fit
   expect_true(all(is.finite(predict(one, vz$x)$prob)))
 })
+
+test_that("y and x of different lengths: the error names both", {
+  expect_error(vz$q(vz$net, vz$x[-1, ], vz$y), "valla: 'y' has length 30 but 'x' has 29 rows")
+  expect_error(valla(vz$net, vz$x, vz$y, inducing = 5, iterations = 20, verbose = FALSE,
+                     validation = list(vz$x[1:4, ], vz$y[1:5])),
+               "'validation\\$y' has length 5 but 'validation\\$x' has 4 rows")
+})
