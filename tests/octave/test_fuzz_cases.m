@@ -99,3 +99,4 @@
 %!error <scalegp_predict: fit field 'prior' must be true or false> scalegp_predict (setfield (vfit, "prior", 2), xv)
 %!assert (all (isfinite (scalegp_predict (vfit, 1e50 * xv).mean)))
 %!error <valla: 'xtest' holds 1e\+300 \(at most 1e\+100 in magnitude> valla (net, xv, yv, "inducing", 5, "iterations", 20, "xtest", 1e300 * ones (3, 2))
+%!error <valla: 'y' has 30 elements but 'x' has 29 rows> valla (net, xv(2:end, :), yv, "inducing", 5, "iterations", 20)
