@@ -184,6 +184,10 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
     xtest <- as_input_matrix(xtest, fn, "xtest")
     if (ncol(xtest) != m$D)
       stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", m$D)
+    big <- which(abs(xtest) > 1e100)[1L]  # the core's bound, checked before training
+    if (!is.na(big))
+      stop_arg(fn, "xtest", "holds ", format(xtest[big]), " (at most 1e+100 in magnitude: ",
+               "larger values overflow; rescale them)")
   }
   if (method == "valla" && is.null(Z) && is.null(validation) && !closed_form && iterations > 0) {
     n_fit <- n - floor(ex$num[["val_frac"]] * n)  # the core holds out val_frac of x
@@ -225,8 +229,15 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
 }
 
 valla_likelihood <- function(likelihood, m, fn) {
-  if (is.null(likelihood))
-    return(if (!is.null(m$likelihood)) m$likelihood else if (m$C == 1L) "gaussian" else "softmax")
+  if (is.null(likelihood)) {
+    if (is.null(m$likelihood)) return(if (m$C == 1L) "gaussian" else "softmax")
+    # the network's own likelihood: its outputs must fit it (a damaged or spliced model)
+    if ((m$likelihood == "softmax") != (m$C >= 2L))
+      stop_arg(fn, "model", "says likelihood = \"", m$likelihood, "\" but has ", m$C,
+               " output", if (m$C != 1L) "s", if (m$likelihood == "softmax")
+               " (softmax needs C >= 2)" else " (it needs one)")
+    return(m$likelihood)
+  }
   likelihood <- check_choice(likelihood, c("gaussian", "softmax", "bernoulli"), fn, "likelihood")
   if (!is.null(m$likelihood) && likelihood != m$likelihood)
     stop_arg(fn, "likelihood", "is \"", likelihood, "\" but the ",
@@ -245,7 +256,8 @@ valla_labels <- function(y, likelihood, n, m, fn, arg) {
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   if (likelihood == "gaussian") {
     if (!is.numeric(y) || !is.null(dim(y))) stop_arg(fn, arg, "must be a numeric vector")
-    if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but there are ", n, " inputs")
+    if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but '", sub("y$", "x", arg),
+                                 "' has ", n, " rows")
     bad <- which(!is.finite(y))
     if (length(bad)) stop_arg(fn, arg, "contains NaN, NA or Inf (first at ", bad[1L], ")")
     return(list(y = as.double(y), n_class = 1L, levels = NULL))
@@ -268,7 +280,8 @@ valla_labels <- function(y, likelihood, n, m, fn, arg) {
   } else if (!is.numeric(y) || !is.null(dim(y))) {
     stop_arg(fn, arg, "must be a numeric vector, a factor or a logical vector")
   }
-  if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but there are ", n, " inputs")
+  if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but '", sub("y$", "x", arg),
+                                 "' has ", n, " rows")
   bad <- which(!is.finite(y))
   if (length(bad)) stop_arg(fn, arg, "contains NaN, NA or Inf (first at ", bad[1L], ")")
   if (likelihood == "bernoulli") {
@@ -411,8 +424,10 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
                           mc_samples = 2048, seed = NULL,
                           threads = getOption("scalegp.threads"), ...) {
   fn <- "predict.valla"
-  type <- match.arg(type)
-  prob_method <- match.arg(prob_method)
+  type <- check_choice(if (missing(type)) "list" else type, c("list", "response", "class"),
+                       fn, "type")
+  prob_method <- check_choice(if (missing(prob_method)) "probit" else prob_method,
+                              c("probit", "mc"), fn, "prob_method")
   valla_check_fit(object, fn)
   newdata <- as_input_matrix(newdata, fn, "newdata", d = object$d)
   if (ncol(newdata) != object$d)
@@ -534,7 +549,8 @@ print.summary.valla <- function(x, ...) {
 #' @export
 plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n_grid = 200,
                        ...) {
-  what <- match.arg(what)
+  what <- check_choice(if (missing(what)) "fit" else what, c("fit", "history"), "plot.valla",
+                       "what")
   valla_check_fit(x, "plot.valla", "x")
   fit <- x
   if (what == "history") {

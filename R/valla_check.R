@@ -9,6 +9,8 @@ valla_fields <- c("model", "inducing", "tags", "P1", "P2", "prior", "prior_var",
                   "n_class", "iterations", "best_iteration", "stopped_early", "clamps",
                   "history", "x_range")
 
+valla_stop_reasons <- c("iterations", "early_stopping", "diverged", "loss_rose")
+
 # Stops naming the first damaged field of object (returns it invisibly when sound).
 valla_check_fit <- function(object, fn, arg = "object") {
   bad <- function(field, ...)
@@ -39,6 +41,19 @@ valla_check_fit <- function(object, fn, arg = "object") {
     bad("history", "must be list(objective, validation = data.frame(iteration, nll))")
   if (!is.null(object$test) && (!is.list(object$test) || !is.numeric(object$test$mean)))
     bad("test", "must be list(mean, var, ...)")
+  st <- object[["stop_reason"]]
+  if (!is.null(st) && (!is.character(st) || length(st) != 1L || !st %in% valla_stop_reasons))
+    bad("stop_reason", "must be NULL or one of ",
+        paste0("\"", valla_stop_reasons, "\"", collapse = ", "))
+  lv <- object[["levels"]]
+  if (!is.null(lv)) {
+    want <- switch(f("likelihood"), gaussian = 0L, bernoulli = 2L, softmax = f("C"))
+    if (!want) bad("levels", "must be NULL for a gaussian fit")
+    if (!is.character(lv) || length(lv) != want || anyNA(lv) || anyDuplicated(lv))
+      bad("levels", "must be NULL or ", want, " distinct class names (strings, no NA)")
+  }
+  if (!is.list(f("model")))
+    bad("model", "must be a network as plain data (a list with weights, biases, ...)")
   mlp_spec(f("model"), fn, paste0(arg, "$model"))
   invisible(object)
 }

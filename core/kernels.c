@@ -68,6 +68,19 @@ int sgp_check_finite(sgp_ctx *ctx, const char *argname, sgp_cmat a)
   return SGP_OK;
 }
 
+int sgp_check_bounded(sgp_ctx *ctx, const char *argname, sgp_cmat a, double bound)
+{
+  int st = sgp_check_finite(ctx, argname, a);
+  if (st) return st;
+  for (int64_t j = 0; j < a.cols; j++)
+    for (int64_t i = 0; i < a.rows; i++)
+      if (fabs(a.data[i + j * a.ld]) > bound)
+        return sgp_fail(ctx, SGP_EINVAL, "%s: %g at row %lld, column %lld is too large (at most "
+                        "%g in magnitude: larger values overflow; rescale them)", argname,
+                        a.data[i + j * a.ld], (long long)(i + 1), (long long)(j + 1), bound);
+  return SGP_OK;
+}
+
 /* ------------------------------------------------------------ prepared inputs */
 
 int sgp_kprep_init(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *center,

@@ -250,6 +250,11 @@ function fit = valla (model, x, y, varargin)
     if (columns (xtest) != D)
       arg_error (fname, "xtest", "has %d columns but 'x' has %d", columns (xtest), D);
     endif
+    big = find (abs (xtest) > 1e100, 1);   # the core's bound, checked before training
+    if (! isempty (big))
+      arg_error (fname, "xtest", "holds %g (at most 1e+100 in magnitude: larger values overflow; rescale them)",
+                 xtest(big));
+    endif
   endif
   layers = opts.layers;
   if (! isempty (layers))
@@ -400,7 +405,8 @@ function ycode = valla_labels (y, likelihood, C, n, fname, arg)
     arg_error (fname, arg, "must be a real numeric vector");
   endif
   if (! (isvector (y) || isempty (y)) || numel (y) != n)
-    arg_error (fname, arg, "has %d elements but %d rows of inputs", numel (y), n);
+    arg_error (fname, arg, "has %d elements but '%s' has %d rows", numel (y),
+               regexprep (arg, "y$", "x"), n);
   endif
   y = double (y(:));
   bad = find (! isfinite (y), 1);
@@ -604,7 +610,7 @@ endfunction
 %!error <'x' has 2 columns but the network expects 1 inputs> valla (net, [x x], y)
 %!error <'x' contains NaN> valla (net, [NaN; x(2:end)], y)
 %!error <'y' contains NaN> valla (net, x, [NaN; y(2:end)])
-%!error <'y' has 39 elements but 40 rows> valla (net, x, y(1:39))
+%!error <'y' has 39 elements but 'x' has 40 rows> valla (net, x, y(1:39))
 %!error <'likelihood' "gaussian" needs a network with one output \(it has 3\)> valla (struct ("W", {{[1 2 3]}}, "b", {{[0 0 0]}}, "activation", "tanh"), x, ones (40, 1), "likelihood", "gaussian")
 %!error <'likelihood' "softmax" needs a network with C> valla (net, x, ones (40, 1), "likelihood", "softmax")
 %!error <'inducing' \(M = 41\) must not exceed the number of rows of 'x' \(40\)> valla (net, x, y, "inducing", 41, "closed_form", true)

@@ -27,7 +27,7 @@ namespace
   flag (const octave_scalar_map& m, const char *name, const std::string& fn)
   {
     const octave_value v = get (m, name, fn);
-    if (! ((v.islogical () || v.isreal ()) && v.numel () == 1)
+    if (! ((v.islogical () || v.isreal ()) && ! v.is_string () && v.numel () == 1)
         || ! (v.double_value () == 0 || v.double_value () == 1))
       error ("%s: fit field '%s' must be true or false (the fit is damaged; refit it)",
              fn.c_str (), name);

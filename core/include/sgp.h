@@ -146,6 +146,10 @@ const char *sgp_kernel_name(sgp_kernel_kind kind);
 int sgp_kernel_check(sgp_ctx *ctx, const sgp_kernel *k, int64_t d);
 /* Checks that a matrix argument is non-empty and finite; names it in errors. */
 int sgp_check_finite(sgp_ctx *ctx, const char *argname, sgp_cmat a);
+/* sgp_check_finite, and every |value| <= bound (SGP_MAX_DATA_VALUE for data
+ * whose squares and products must not overflow); the error names argname. */
+int sgp_check_bounded(sgp_ctx *ctx, const char *argname, sgp_cmat a, double bound);
+#define SGP_MAX_DATA_VALUE 1e100
 
 /* K = k(X1, X2), an n1-by-n2 block (tiled, OpenMP). X1, X2: n-by-d rows. */
 int sgp_kernel_matrix(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, sgp_cmat X2,

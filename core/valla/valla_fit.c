@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,13 +14,13 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
 {
   const int64_t C = net->width[net->n_layers], N = X.rows;
   int st;
-  if ((st = sgp_check_finite(ctx, "x", X))) return st;
+  if ((st = sgp_check_bounded(ctx, "x", X, SGP_MAX_DATA_VALUE))) return st;
   if (X.cols != net->width[0])
     return sgp_fail(ctx, SGP_EINVAL, "x has %lld columns but the network expects %lld inputs",
                     (long long)X.cols, (long long)net->width[0]);
   if (y.rows * y.cols != N || (y.rows != 1 && y.cols != 1))
     return sgp_fail(ctx, SGP_EINVAL, "y must have one value per row of x (%lld)", (long long)N);
-  if ((st = sgp_check_finite(ctx, "y", y))) return st;
+  if ((st = sgp_check_bounded(ctx, "y", y, SGP_MAX_DATA_VALUE))) return st;
   if (C > VALLA_MAX_C)
     return sgp_fail(ctx, SGP_EINVAL, "model: at most %d network outputs are supported", VALLA_MAX_C);
   switch (o->likelihood) {
@@ -47,11 +48,11 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
       }
   }
   if (Xv.data) {
-    if ((st = sgp_check_finite(ctx, "validation$x", Xv))) return st;
+    if ((st = sgp_check_bounded(ctx, "validation$x", Xv, SGP_MAX_DATA_VALUE))) return st;
     if (Xv.cols != X.cols) return sgp_fail(ctx, SGP_EINVAL, "validation$x must have %lld columns", (long long)X.cols);
     if (!yv.data || yv.rows * yv.cols != Xv.rows)
       return sgp_fail(ctx, SGP_EINVAL, "validation$y must have one value per row of validation$x");
-    if ((st = sgp_check_finite(ctx, "validation$y", yv))) return st;
+    if ((st = sgp_check_bounded(ctx, "validation$y", yv, SGP_MAX_DATA_VALUE))) return st;
   }
   const int64_t M = o->inducing.data ? o->inducing.rows : o->n_inducing;
   if (o->method == SGP_VALLA_METHOD_VALLA || o->method == SGP_VALLA_METHOD_ELLA) {
@@ -63,7 +64,7 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
       return sgp_fail(ctx, SGP_EINVAL, "inducing (%lld) must be at least the number of classes (%lld)",
                       (long long)M, (long long)K);
     if (o->inducing.data) {
-      if ((st = sgp_check_finite(ctx, "inducing", o->inducing))) return st;
+      if ((st = sgp_check_bounded(ctx, "inducing", o->inducing, SGP_MAX_DATA_VALUE))) return st;
       if (o->inducing.cols != X.cols)
         return sgp_fail(ctx, SGP_EINVAL, "inducing must have %lld columns", (long long)X.cols);
       if (o->inducing_tags)
@@ -518,8 +519,16 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
         fit->P2 = NULL;
         fit->closed_form = 0;
       }
-      if (use_adam && (st = adam_loop(ctx, fit, Xt, yt, Xv, yv, o))) goto fail;
+      if (use_adam && (st = adam_loop(ctx, fit, Xt, yt, Xv, yv, o))) goto prior_fail;
       st = valla_fit_finalize(ctx, fit, Xt);
+    }
+  prior_fail:
+    if (st == SGP_ENOTPD) { /* K_ZZ of rank <= #parameters, scaled past the rounding level */
+      char why[96];
+      snprintf(why, sizeof why, "%s", ctx->errmsg);
+      st = sgp_fail(ctx, SGP_ENOTPD, "prior_var: %g makes I + L'K_ZZ L (M = %lld inducing points) "
+                    "lose positive definiteness to rounding (%s); lower prior_var or inducing",
+                    o->prior_var, (long long)fit->M, why);
     }
   }
   if (st) goto fail;

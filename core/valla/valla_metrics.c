@@ -195,7 +195,7 @@ static int check_classes(sgp_ctx *ctx, sgp_cmat y, sgp_cmat prob)
 static int check_gaussian(sgp_ctx *ctx, int64_t n, sgp_cmat mu, sgp_cmat var)
 {
   int st;
-  if ((st = sgp_check_finite(ctx, "pred", mu)) || (st = sgp_check_finite(ctx, "var", var))) return st;
+  if ((st = sgp_check_bounded(ctx, "pred", mu, SGP_MAX_DATA_VALUE)) || (st = sgp_check_finite(ctx, "var", var))) return st;
   if (mu.rows * mu.cols != n)
     return sgp_fail(ctx, SGP_EINVAL, "pred: must have one predictive mean per entry of y "
                     "(%lld for %lld)", (long long)(mu.rows * mu.cols), (long long)n);
@@ -222,7 +222,7 @@ int sgp_valla_metrics(sgp_ctx *ctx, sgp_cmat y, sgp_cmat mu, sgp_cmat var, sgp_c
                       int64_t bins, double *out, int *count)
 {
   *count = 0;
-  int st = sgp_check_finite(ctx, "y", y);
+  int st = sgp_check_bounded(ctx, "y", y, SGP_MAX_DATA_VALUE);
   if (st) return st;
   if (y.rows != 1 && y.cols != 1) return sgp_fail(ctx, SGP_EINVAL, "y: must be a vector");
   if (bins < 1 || bins > INT32_MAX) return sgp_fail(ctx, SGP_EINVAL, "bins: must be at least 1");
@@ -235,6 +235,13 @@ int sgp_valla_metrics(sgp_ctx *ctx, sgp_cmat y, sgp_cmat mu, sgp_cmat var, sgp_c
       out[1] = sgp_valla_crps(n, yv, m, v);
       out[2] = sgp_valla_cqm(n, yv, m, v, 0);
       *count = 3;
+      for (int k = 0; k < 3; k++)
+        if (!isfinite(out[k])) {
+          st = sgp_fail(ctx, SGP_EINVAL, "var: the metrics overflow (y far from pred relative "
+                        "to var); rescale y, pred and var");
+          *count = 0;
+          break;
+        }
     }
   } else if (!(st = check_classes(ctx, y, prob)) && !(st = vec_copy(ctx, y, &yv))) {
     const int64_t C = prob.cols;

@@ -164,7 +164,7 @@ static int check_fit_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sg
   const int64_t N = X.rows, D = X.cols, C = net->width[net->n_layers];
   int st;
   if (net->n_layers > 64) return sgp_fail(ctx, SGP_EINVAL, "model: at most 64 layers");
-  if ((st = sgp_check_finite(ctx, "x", X)) || (st = sgp_check_finite(ctx, "y", y))) return st;
+  if ((st = sgp_check_bounded(ctx, "x", X, SGP_MAX_DATA_VALUE)) || (st = sgp_check_bounded(ctx, "y", y, SGP_MAX_DATA_VALUE))) return st;
   if (D != net->width[0])
     return sgp_fail(ctx, SGP_EINVAL, "x has %lld columns but the network expects %lld inputs",
                     (long long)D, (long long)net->width[0]);

@@ -80,7 +80,7 @@ int sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_
   if (X.cols != fit->D)
     return sgp_fail(ctx, SGP_EINVAL, "newdata has %lld columns but the network expects %lld inputs",
                     (long long)X.cols, (long long)fit->D);
-  if ((st = sgp_check_finite(ctx, "newdata", X))) return st;
+  if ((st = sgp_check_bounded(ctx, "newdata", X, SGP_MAX_DATA_VALUE))) return st;
   if ((st = check_out(ctx, "mean", mean, n, C)) || (st = check_out(ctx, "var", var, n, C)) ||
       (st = check_out(ctx, "latent_var", latent_var, n, C)) ||
       (st = check_out(ctx, "cov", cov, C * C, n)))

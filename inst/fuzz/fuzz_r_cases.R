@@ -192,7 +192,9 @@ mlp_cases <- function(fx) {
 valla_cases <- function(fx) {
   base <- list(model = fx$mlp, x = fx$x2, y = fx$yg, inducing = 5, iterations = 20,
                verbose = FALSE, seed = 1)
-  soft <- modifyList(base, list(model = fx$mlp_c, y = fx$ys))
+  soft <- base  # not modifyList: it would merge mlp_c's fields into mlp's weights
+  soft$model <- fx$mlp_c
+  soft$y <- fx$ys
   c(many_args("valla", valla, base, list(
       model = list("NULL" = NULL, "list()" = list(), "'a'" = "a"),
       x = bad_matrices(30, 2), y = bad_vectors(30),

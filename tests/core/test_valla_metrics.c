@@ -159,6 +159,17 @@ static void checked_metrics(void **state)
                                            15, out, &cnt), SGP_OK);
     assert_contains(ctx.errmsg, msg[k]);
   }
+  /* values whose squares overflow: refused naming the input (fuzz: y = 1e300 gave Inf) */
+  double yb[4] = {0.1, -0.3, 1e300, 0.4}, mb[4] = {0, -1e101, 1, 0.5}, vt[4] = {1e-300, 1, 2, 0.3};
+  assert_int_not_equal(sgp_valla_metrics(&ctx, sgp_cmat_of(yb, 4, 1), MU, V, none, 15, out, &cnt), SGP_OK);
+  assert_contains(ctx.errmsg, "y: 1e+300 at row 3, column 1 is too large (at most 1e+100");
+  assert_int_not_equal(sgp_valla_metrics(&ctx, Y, sgp_cmat_of(mb, 4, 1), V, none, 15, out, &cnt), SGP_OK);
+  assert_contains(ctx.errmsg, "pred: -1e+101 at row 2, column 1 is too large");
+  yb[2] = 1e100; yb[0] = 1e100;
+  assert_int_not_equal(sgp_valla_metrics(&ctx, sgp_cmat_of(yb, 4, 1), MU, sgp_cmat_of(vt, 4, 1), none,
+                                         15, out, &cnt), SGP_OK);
+  assert_contains(ctx.errmsg, "var: the metrics overflow");
+  assert_int_equal(cnt, 0);
 }
 
 int main(void)

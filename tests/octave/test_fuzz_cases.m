@@ -118,3 +118,23 @@
 %!error <'fit.timings' must be a struct of finite seconds> scalegp_predict (setfield (f, "timings", struct ("solve", Inf)), x)
 %!error <'fit.timings' must be a struct of finite seconds> scalegp_predict (setfield (f, "timings", struct ("preprocess", -1, "solve", 0)), x)
 %!assert (size (scalegp_predict (f, x).mean), [20 1])
+## valla, mlp_fit, valla_metrics (fuzz): huge values, damaged flags, prior_var
+%!shared xv, yv, net, vfit
+%! i = (1:30).';
+%! xv = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
+%! yv = sin (4 * xv(:, 1)) + 0.05 * cos (17 * i);
+%! net = mlp_fit (xv, yv, 4, "iterations", 50, "seed", 1);
+%! vfit = valla (net, xv, yv, "inducing", 5, "iterations", 20, "seed", 1);
+%!error <valla: x: .* is too large \(at most 1e\+100 in magnitude> valla (net, 1e300 * xv, yv, "inducing", 5, "iterations", 20)
+%!error <valla: y: .* is too large \(at most 1e\+100> valla (net, xv, 1e300 * yv, "inducing", 5, "iterations", 20)
+%!error <valla: inducing: .* is too large> valla (net, xv, yv, "inducing", 1e300 * xv(1:5, :), "iterations", 20)
+%!error <scalegp_predict: 'xnew' .* is too large \(at most 1e\+100> scalegp_predict (vfit, 1e300 * xv)
+%!error <mlp_fit: y: 1e\+300 at row 1, column 1 is too large> mlp_fit (xv, 1e300 * ones (30, 1), 3, "iterations", 20)
+%!error <valla_metrics: y: 1e\+300 at row 1, column 1 is too large> valla_metrics (struct ("mean", yv, "var", 0.1 * ones (30, 1)), 1e300 * ones (30, 1))
+%!error <valla: prior_var: 1e\+300 makes I \+ L'K_ZZ L \(M = 27 inducing points\) lose> valla (net, xv, yv, "prior_var", 1e300, "iterations", 20, "seed", 1)
+%!error <scalegp_predict: fit field 'prior' must be true or false> scalegp_predict (setfield (vfit, "prior", "a"), xv)
+%!error <scalegp_predict: fit field 'closed_form' must be true or false> scalegp_predict (setfield (vfit, "closed_form", "a"), xv)
+%!error <scalegp_predict: fit field 'prior' must be true or false> scalegp_predict (setfield (vfit, "prior", 2), xv)
+%!assert (all (isfinite (scalegp_predict (vfit, 1e50 * xv).mean)))
+%!error <valla: 'xtest' holds 1e\+300 \(at most 1e\+100 in magnitude> valla (net, xv, yv, "inducing", 5, "iterations", 20, "xtest", 1e300 * ones (3, 2))
+%!error <valla: 'y' has 30 elements but 'x' has 29 rows> valla (net, xv(2:end, :), yv, "inducing", 5, "iterations", 20)

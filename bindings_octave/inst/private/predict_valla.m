@@ -37,6 +37,13 @@ function pred = predict_valla (fit, xnew, varargin)
   endif
   fit.likelihood = check_choice (fit.likelihood, {"gaussian", "softmax", "bernoulli"}, fname,
                                  "fit.likelihood");
+  for f = {"prior", "closed_form"}     # before the oct-file reads them as numbers
+    v = fit.(f{1});
+    if (! ((islogical (v) || isnumeric (v)) && isreal (v) && isscalar (v) && (v == 0 || v == 1)))
+      error ("%s: fit field '%s' must be true or false (the fit is damaged; refit it)",
+             fname, f{1});
+    endif
+  endfor
   D = rows (fit.model.W{1});
   if (isfield (fit.model, "transpose") && fit.model.transpose)
     D = columns (fit.model.W{1});
@@ -45,6 +52,11 @@ function pred = predict_valla (fit, xnew, varargin)
   if (columns (xnew) != D)
     arg_error (fname, "xnew", "has %d columns but the network expects %d inputs",
                columns (xnew), D);
+  endif
+  [r, c] = find (abs (xnew) > 1e100, 1);   # the core's bound, named as here
+  if (! isempty (r))
+    arg_error (fname, "xnew", "%g at row %d, column %d is too large (at most 1e+100 in magnitude: larger values overflow; rescale them)",
+               xnew(r, c), r, c);
   endif
   full_cov = check_flag (opts.full_cov, fname, "full_cov");
   prob_method = check_choice (opts.prob_method, {"probit", "mc"}, fname, "prob_method");
