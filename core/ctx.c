@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *sgp_strerror(int status)
 {
@@ -194,4 +195,13 @@ int sgp_backend_available(sgp_backend backend)
   case SGP_BACKEND_CUDA: return sgp_cuda_built() && sgp_cuda_device_count() > 0;
   default: return 0;
   }
+}
+
+double sgp_phys_mem_bytes(void)
+{
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return (double)pages * (double)page;
+#endif
+  return 0.0;
 }

@@ -9,6 +9,10 @@
 #include <omp.h>
 #endif
 
+/* This machine's physical memory in bytes (0 when unknown): sizes that cannot
+ * fit are refused before anything is allocated. */
+double sgp_phys_mem_bytes(void);
+
 /* Inside a parallel region: this thread's number and the team's size (0 and 1
  * without OpenMP; the runtime may give a smaller team than asked for). */
 static inline int sgp_thread_num(void)

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Largest grid the index arithmetic accepts (also keeps 2^d m FFT sizes in int64). */
 #define SKI_MAX_POINTS ((int64_t)1 << 50)
@@ -34,16 +33,6 @@ int sgp_ski_grid_check(sgp_ctx *ctx, const sgp_ski_grid *g)
   return SGP_OK;
 }
 
-/* This machine's physical memory in bytes (0 when unknown). */
-static double phys_mem_bytes(void)
-{
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) return (double)pages * (double)page;
-#endif
-  return 0.0;
-}
-
 int sgp_ski_grid_fits(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation interp)
 {
   int st;
@@ -55,7 +44,7 @@ int sgp_ski_grid_fits(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation
     S *= P;
   }
   /* the statistics: the S-by-m stencil of B, W'y and W'1 */
-  const double need = (S + 2.0) * m * (double)sizeof(double), have = phys_mem_bytes();
+  const double need = (S + 2.0) * m * (double)sizeof(double), have = sgp_phys_mem_bytes();
   if (have > 0 && need > have)
     return sgp_fail(ctx, SGP_ENOMEM,
                     "grid_size: a grid of %.0f points needs %.3g GB for its statistics (%.0f "

@@ -525,7 +525,7 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
   prior_fail:
     if (st == SGP_ENOTPD) { /* K_ZZ of rank <= #parameters, scaled past the rounding level */
       char why[96];
-      snprintf(why, sizeof why, "%s", ctx->errmsg);
+      snprintf(why, sizeof why, "%.95s", ctx->errmsg);
       st = sgp_fail(ctx, SGP_ENOTPD, "prior_var: %g makes I + L'K_ZZ L (M = %lld inducing points) "
                     "lose positive definiteness to rounding (%s); lower prior_var or inducing",
                     o->prior_var, (long long)fit->M, why);

@@ -9,17 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* This machine's physical memory in bytes (0 when unknown). */
-static double phys_mem_bytes(void)
-{
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) return (double)pages * (double)page;
-#endif
-  return 0.0;
-}
 
 int sgp_valla_mlp_check_size(sgp_ctx *ctx, int n_layers, const int64_t *width, int skip,
                              int64_t batch_size)
@@ -39,7 +28,7 @@ int sgp_valla_mlp_check_size(sgp_ctx *ctx, int n_layers, const int64_t *width, i
    * (6 P doubles) and per batch row the activations, pre-activations and two
    * backward buffers (2 sum(width) + 2 max(width) doubles) */
   const double need = 8.0 * (6.0 * P + (double)batch_size * (2.0 * sw + 2.0 * wmax)),
-               have = phys_mem_bytes();
+               have = sgp_phys_mem_bytes();
   if (P > 9007199254740992.0 || (have > 0 && need > have))
     return sgp_fail(ctx, SGP_ENOMEM, "hidden: a network of %.4g parameters needs about %.3g GB "
                     "to train (batch_size %lld), more than this machine's %.3g GB of memory; "
