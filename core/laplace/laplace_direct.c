@@ -152,8 +152,13 @@ int sgp_itergp_exact_state(sgp_ctx *ctx, sgp_itergp *it, const sgp_unit_block *c
   int st;
   *ok = 0;
   if (ldg < NC || cols->b != NC) return SGP_OK;
+  /* a previous exact state (unit vectors 0..NC-1) already holds T = K: no
+   * second pass of NC^2 kernel evaluations in the later Newton steps */
+  int have_K = it->unit && it->B == NC;
+  for (int64_t j = 0; have_K && j < NC; j++) have_K = it->idx[j] == j;
+  if (have_K) memcpy(K, it->T, (size_t)(NC * NC) * sizeof(double));
+  else sgp_unit_kernel_columns(ctx, cols, n, NC, K);
   it->kq_valid = 0;
-  sgp_unit_kernel_columns(ctx, cols, n, NC, K);
   memset(e, 0, (size_t)NC * sizeof(double));
   for (int64_t j = 0; j < NC; j++) { /* lower triangle of K + W^{-1}, symmetrized */
     e[j] = 1.0;
