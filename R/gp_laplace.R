@@ -65,10 +65,17 @@
 #' @param threads OpenMP threads (\code{NULL} or 0: default).
 #' @param xtest_offset Poisson log exposure at \code{xtest} (default 0).
 #' @param recycle reuse the solver's actions across Newton steps.
-#' @param damping backtracking on the Laplace objective after each Newton step
-#'   (the default), so that steps from a truncated solve or an overshooting
-#'   likelihood (large counts) never lower the objective; \code{FALSE} gives the
-#'   paper's undamped steps, safe with a full budget and moderate counts.
+#' @param damping globalized Newton steps (the default), which never lower the
+#'   Laplace objective \eqn{\Psi(f) = \log p(y|f) - \frac12 (f-m)^T K^{-1}(f-m)}:
+#'   after a truncated solve (the residual tolerance not met within
+#'   \code{max_iter} iterations) the step maximizes \eqn{\Psi} over the span
+#'   of this step's solver actions, the previous weights and the solver's weights
+#'   (a small concave problem, no kernel products); after a converged solve it
+#'   backtracks along the Newton step (overshooting likelihoods: large counts).
+#'   \code{FALSE} gives the paper's undamped steps, which are safe only when the
+#'   solves are (nearly) exact, i.e. a budget near the number of latent values
+#'   or \code{policy = "cholesky"} with a full budget, and the counts moderate;
+#'   at small budgets they can diverge to overconfident predictions.
 #' @param max_total_iter cap on the total number of solver iterations.
 #' @param random_order cholesky policy: visit the data points in a seeded
 #'   random order.

@@ -68,7 +68,11 @@
 ## OpenMP threads (default 0: the OpenMP default).
 ## @item @qcode{"recycle"}, @qcode{"damping"}, @qcode{"max_total_iter"}, @qcode{"random_order"}, @qcode{"time_limit"}, @qcode{"inner_atol"}, @qcode{"inner_rtol"}
 ## Additional solver options, as in R's @code{?gp_laplace} (defaults true,
-## true, Inf, false, Inf, 1e-5, 1e-5).
+## true, Inf, false, Inf, 1e-5, 1e-5). @qcode{"damping"} (default true) makes
+## every Newton step ascend the Laplace objective: after a truncated solve the
+## best step in the span of the step's solver actions and the old and new
+## weights, else backtracking; false gives the paper's undamped steps, safe only
+## with (nearly) exact solves, which can diverge at small budgets.
 ## @end table
 ##
 ## The result is a struct (plain data: it survives @code{save}/@code{load})

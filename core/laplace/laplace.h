@@ -35,6 +35,11 @@ void sgp_lik_winv(const sgp_lik *lik, const double *nd, int64_t b, const double 
 /* Y += W^{-1} V. */
 void sgp_lik_winv_add(const sgp_lik *lik, const double *nd, int64_t b, const double *V,
                       double *Y);
+/* Y = W(f) V for b NC-vectors (V, Y: NC x b with leading dimensions ldv, ldy), W
+ * the exact negative Hessian of log p(y | f) (no noise_max cap); pi: C doubles of
+ * scratch. */
+void sgp_lik_w_apply(const sgp_lik *lik, const double *f, int64_t b, const double *V,
+                     int64_t ldv, double *Y, int64_t ldy, double *pi);
 /* Softmax per point: out = W_n^dagger u for a C-vector u given inv_pi = 1/pi. */
 void sgp_softmax_pinv_apply(int64_t C, const double *inv_pi, int64_t stride,
                             const double *u, int64_t su, double *out, int64_t so);
@@ -162,5 +167,16 @@ int sgp_laplace_check_pred_finite(sgp_ctx *ctx, int has_offset, sgp_mat mean, sg
 int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                             const sgp_laplace_opts *o, int unit_block,
                             sgp_laplace_fit_t **out);
+
+/* ------------------------------------------------------------ internal: globalized step */
+
+/* The Newton step of a truncated inner solve (laplace_subspace.c): v maximizes
+ * Psi = log p(y | m + K v) - 1/2 v'K v over span(U) (U, KU = K U: NC x k, both
+ * overwritten), starting from the better of the columns jprev (v_prev) and jsolver
+ * (the solver's v); writes v and Kv = K v (unchanged when span(U) is numerically
+ * empty). *newton_iters: the damped Newton iterations it took. */
+int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m, int64_t k,
+                              double *U, double *KU, int64_t jprev, int64_t jsolver,
+                              double *v, double *Kv, int *newton_iters);
 
 #endif

@@ -121,6 +121,8 @@ typedef struct {
   int64_t J, kappa, kprod, hist_cap, cap_max;
   double hist_scale, t0;
   double kx_rowsum;         /* max row sum of K_x (>= lambda_max), 0 until needed */
+  double *sub;              /* U, K U of the globalized step: NC x sub_cap each, or NULL */
+  int64_t sub_cap;
   double forcing;           /* inexact Newton: residual bound for this solve, 0 = none */
   sgp_laplace_history *h;
   int newton;
@@ -625,6 +627,37 @@ static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const d
     }
 }
 
+/* The globalized step of a truncated solve (laplace_subspace.c) over this step's
+ * actions (the last of the buffer; at most SUBSPACE_ACTIONS, so that an iteration's
+ * O(NC k^2) stays within the solver's own O(NC B) per action), v_prev and the
+ * solver's v; g = K v_prev. The whole buffer was tried: no better on the mlbench
+ * sets at small budgets, and slower. */
+#define SUBSPACE_ACTIONS 62
+static int subspace_step(sgp_ctx *ctx, run_t *R, const double *m, const double *g,
+                         const double *vprev, double *v, double *Kv)
+{
+  const sgp_itergp *it = &R->it;
+  const int64_t NC = it->NC;
+  int64_t kb = it->B < R->sub_cap - 2 ? it->B : R->sub_cap - 2, k = kb + 2, l0 = it->B - kb;
+  double *U = R->sub, *KU = R->sub + NC * R->sub_cap;
+  for (int64_t l = 0; l < kb; l++) {
+    double *u = U + l * NC;
+    if (it->unit) { /* S = P_I may be implied by idx only */
+      memset(u, 0, (size_t)NC * sizeof(double));
+      u[it->idx[l0 + l]] = 1.0;
+    } else {
+      memcpy(u, it->S + (l0 + l) * NC, (size_t)NC * sizeof(double));
+    }
+    memcpy(KU + l * NC, it->T + (l0 + l) * NC, (size_t)NC * sizeof(double));
+  }
+  memcpy(U + kb * NC, vprev, (size_t)NC * sizeof(double));
+  memcpy(KU + kb * NC, g, (size_t)NC * sizeof(double));
+  memcpy(U + (kb + 1) * NC, v, (size_t)NC * sizeof(double));
+  memcpy(KU + (kb + 1) * NC, Kv, (size_t)NC * sizeof(double));
+  int iters = 0;
+  return sgp_laplace_subspace_step(ctx, R->lik, m, k, U, KU, kb, kb + 1, v, Kv, &iters);
+}
+
 static int all_finite(int64_t n, const double *x)
 {
   for (int64_t i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
@@ -759,6 +792,13 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
          *ftry = vprev + NC, *ndtry = ftry + NC;
   R.scratch = ndtry + NC;
   const int units = o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC;
+  /* truncated solves of a non-Gaussian likelihood: globalized steps (a Gaussian
+   * one's Newton steps continue one IterGP run, whose posterior is the answer) */
+  if (o->damping && (int64_t)o->max_iter < NC && o->likelihood != SGP_LIK_GAUSSIAN) {
+    R.sub_cap = (o->max_iter < SUBSPACE_ACTIONS ? o->max_iter : SUBSPACE_ACTIONS) + 2;
+    R.sub = sgp_laplace_big_alloc(2 * NC * R.sub_cap);
+    if (!R.sub) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+  }
   if (units) { /* unit-vector actions: blocks of kernel columns (policy, or cg fill) */
     int64_t bmax = unit_block < 1 ? 1 : unit_block;
     const int64_t mem_cols = (int64_t)8000000 / NC; /* block scratch <= ~128 MB */
@@ -840,8 +880,12 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
       stop = SGP_STOP_DIVERGED;
       break;
     }
-    /* O8 damping (spec 3.8) */
-    if (o->damping) damped_step(&lik, NC, m, g, vprev, psi, v, Kv, ftry, ndtry);
+    /* O8 damping (spec 3.8); a truncated solve: the best step in its subspace */
+    if (o->damping && R.sub && inner_reason != SGP_STOP_RESID) {
+      if ((st = subspace_step(ctx, &R, m, g, vprev, v, Kv))) goto cleanup;
+    } else if (o->damping) {
+      damped_step(&lik, NC, m, g, vprev, psi, v, Kv, ftry, ndtry);
+    }
     /* O7, O9 */
     double dn = 0.0, gn = 0.0;
     for (int64_t q = 0; q < NC; q++) {
@@ -946,6 +990,7 @@ cleanup:
   free(R.bidx);
   free(R.bhist);
   free(R.bws);
+  free(R.sub);
   free(center);
   free(vec);
   free(ycopy);

@@ -188,3 +188,36 @@ void sgp_lik_winv_add(const sgp_lik *lik, const double *nd, int64_t b, const dou
 {
   winv_block(lik, nd, b, V, Y, 1);
 }
+
+void sgp_lik_w_apply(const sgp_lik *lik, const double *f, int64_t b, const double *V,
+                     int64_t ldv, double *Y, int64_t ldy, double *pi)
+{
+  const int64_t n = lik->n, C = lik->C;
+  for (int64_t i = 0; i < n; i++) {
+    if (lik->kind != SGP_LIK_SOFTMAX) {
+      double w;
+      switch (lik->kind) {
+      case SGP_LIK_GAUSSIAN: w = 1.0 / lik->noise[lik->n_noise == 1 ? 0 : i]; break;
+      case SGP_LIK_BERNOULLI: {
+        const double p = f[i] >= 0 ? 1.0 / (1.0 + exp(-f[i])) : exp(f[i]) / (1.0 + exp(f[i]));
+        w = p * (1.0 - p);
+        break;
+      }
+      default: w = exp(f[i] + (lik->offset ? lik->offset[i] : 0.0)); break;
+      }
+      for (int64_t j = 0; j < b; j++) Y[i + j * ldy] = w * V[i + j * ldv];
+      continue;
+    }
+    /* W_n = diag(pi) - pi pi' (the exact Hessian block, no cap) */
+    double fmax = f[i], z = 0.0;
+    for (int64_t c = 1; c < C; c++) if (f[i + c * n] > fmax) fmax = f[i + c * n];
+    for (int64_t c = 0; c < C; c++) z += (pi[c] = exp(f[i + c * n] - fmax));
+    for (int64_t c = 0; c < C; c++) pi[c] /= z;
+    for (int64_t j = 0; j < b; j++) {
+      const double *v = V + j * ldv;
+      double *y = Y + j * ldy, s = 0.0;
+      for (int64_t c = 0; c < C; c++) s += pi[c] * v[i + c * n];
+      for (int64_t c = 0; c < C; c++) y[i + c * n] = pi[c] * (v[i + c * n] - s);
+    }
+  }
+}

@@ -117,3 +117,36 @@ test_that("a long truncated softmax solve stays finite and damped steps never lo
   # and the run moves towards the mode
   expect_lt(utils::tail(fit$steps$mode_error, 1), 1e-3 * fit$steps$mode_error[1])
 })
+
+test_that("small budgets are never worse than the prior predictive (MASS::fgl, MASS::Pima) and Psi ascends", {
+  # issue 16's acceptance 1 on data at hand: held-out log loss <= the prior
+  # predictive's (log C; the class frequencies' entropy) + 0.05 at max_iter 1, 2, 5
+  skip_if_not_installed("MASS")
+  logloss <- function(P, k) -mean(log(pmax(P[cbind(seq_along(k), k)], 1e-300)))
+  sets <- list(
+    glass = local({ d <- MASS::fgl; set.seed(3); i <- sample(nrow(d))
+      x <- scale(as.matrix(d[, 1:9])); list(x = x[i[1:150], ], y = d$type[i[1:150]],
+        xs = x[i[-(1:150)], ], ys = d$type[i[-(1:150)]]) }),
+    pima = local({ tr <- MASS::Pima.tr; te <- MASS::Pima.te
+      mu <- colMeans(tr[, 1:7]); sd <- apply(tr[, 1:7], 2, stats::sd)
+      sc <- function(d) scale(as.matrix(d[, 1:7]), mu, sd)
+      list(x = sc(tr), y = as.integer(tr$type == "Yes"), xs = sc(te), ys = te$type) }))
+  for (nm in names(sets)) {
+    s <- sets[[nm]]
+    soft <- nm == "glass"
+    k <- as.integer(s$ys)
+    freq <- as.numeric(table(if (soft) s$y else factor(s$y))) / length(s$y)
+    prior <- if (soft) log(nlevels(s$y)) else -sum(freq * log(freq))
+    for (mi in c(1, 2, 5)) {
+      fit <- suppressWarnings(gp_laplace(s$x, s$y, likelihood = if (soft) "softmax" else "bernoulli",
+                                         lengthscale = sqrt(ncol(s$x)), outputscale = 4, max_iter = mi,
+                                         verbose = FALSE))
+      P <- predict(fit, s$xs, type = "response")
+      if (!soft) P <- cbind(1 - P, P)
+      expect_true(all(is.finite(P)))
+      expect_lte(logloss(P, k), prior + 0.05)
+      psi <- fit$steps$psi
+      expect_true(all(diff(psi) >= -4 * length(fit$f) * .Machine$double.eps * abs(psi[-length(psi)])))
+    }
+  }
+})

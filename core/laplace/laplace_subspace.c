@@ -1,0 +1,117 @@
+/* laplace_subspace.c -- the globalized Newton step of a truncated inner solve
+ * (issue 16, damping = TRUE).
+ *
+ * A truncated IterGP solve is a Galerkin projection of the Newton system with the
+ * test space S, not the restricted Newton step (whose test space is W K S), so the
+ * step it gives need not ascend Psi(f) = log p(y | f) - 1/2 (f - m)'K^{-1}(f - m),
+ * and a line search along it can stall far from the mode. Instead the step
+ * maximizes Psi over f = m + K v, v in span(U), U = [the solver's actions, v_prev,
+ * v_solver]: a concave problem in k = rank(U) unknowns, solved by damped Newton.
+ * It contains the line search's segment (so it is never worse than damping along
+ * the solver's step), it ascends from v_prev, and as span(U) grows to R^{NC} it is
+ * the exact Newton iteration's limit, the mode. Cost per iteration O(NC k^2), no
+ * kernel products (K U = [T, K v_prev, K v_solver] is known). */
+#include "laplace.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Psi at v = Z beta: f = m + KZ beta (Z'K Z = I, so v'K v = |beta|^2) */
+static double psi_at(const sgp_lik *lik, const double *m, int64_t NC, int64_t p,
+                     const double *KZ, const double *beta, double *f, double *grad, double *nd)
+{
+  for (int64_t q = 0; q < NC; q++) f[q] = m[q];
+  for (int64_t l = 0; l < p; l++) {
+    const double bl = beta[l], *col = KZ + l * NC;
+    if (bl != 0.0)
+      for (int64_t q = 0; q < NC; q++) f[q] += bl * col[q];
+  }
+  double ll;
+  sgp_lik_eval(lik, f, &ll, grad, NULL, nd);
+  return ll - 0.5 * sgp_dot(p, beta, beta);
+}
+
+int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m, int64_t k,
+                              double *U, double *KU, int64_t jprev, int64_t jsolver,
+                              double *v, double *Kv, int *newton_iters)
+{
+  const int64_t NC = lik->n * lik->C;
+  int st = SGP_OK;
+  *newton_iters = 0;
+  double *M = sgp_alloc(3 * k * k + 6 * k + 3 * NC + NC * k + lik->C);
+  if (!M) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  double *H = M + k * k, *P = H + k * k, *lam = P + k * k, *beta = lam + k, *gb = beta + k,
+         *db = gb + k, *bt = db + k, *ev = bt + k, *f = ev + k, *grad = f + NC, *nd = grad + NC,
+         *Y = nd + NC, *pi = Y + NC * k;
+  /* K-orthonormal basis of span(U): M = U'K U = V L V', Z = U V L^{-1/2} over the
+   * eigenvalues above 1e-10 lambda_max (directions numerically in the span of the
+   * others carry nothing) */
+  if ((st = sgp_gemm(ctx, 'T', 'N', k, k, NC, 1.0, U, NC, KU, NC, 0.0, M, k))) goto done;
+  for (int64_t j = 0; j < k; j++)
+    for (int64_t i = j + 1; i < k; i++) M[i + j * k] = M[j + i * k] = 0.5 * (M[i + j * k] + M[j + i * k]);
+  if ((st = sgp_syev(ctx, k, M, k, ev))) goto done;
+  const double lmax = ev[k - 1];
+  int64_t p = 0;
+  if (lmax > 0 && isfinite(lmax))
+    for (int64_t l = k - 1; l >= 0 && ev[l] > 1e-10 * lmax; l--) {
+      const double sc = 1.0 / sqrt(ev[l]);
+      for (int64_t i = 0; i < k; i++) P[i + p * k] = M[i + l * k] * sc;
+      lam[p++] = ev[l];
+    }
+  if (p == 0) goto done; /* nothing to optimize over: v, Kv unchanged */
+  if ((st = sgp_gemm(ctx, 'N', 'N', NC, p, k, 1.0, U, NC, P, k, 0.0, Y, NC))) goto done;
+  memcpy(U, Y, (size_t)(NC * p) * sizeof(double)); /* U <- Z */
+  if ((st = sgp_gemm(ctx, 'N', 'N', NC, p, k, 1.0, KU, NC, P, k, 0.0, Y, NC))) goto done;
+  memcpy(KU, Y, (size_t)(NC * p) * sizeof(double)); /* KU <- K Z */
+  /* start from the better of v_prev and the solver's v: column j of U is
+   * Z beta with beta_l = lam_l P[j, l] */
+  double psi = -INFINITY;
+  for (int s = 0; s < 2; s++) {
+    const int64_t j = s ? jsolver : jprev;
+    for (int64_t l = 0; l < p; l++) bt[l] = lam[l] * P[j + l * k];
+    const double ps = psi_at(lik, m, NC, p, KU, bt, f, grad, nd);
+    if (isfinite(ps) && ps > psi) { psi = ps; memcpy(beta, bt, (size_t)p * sizeof(double)); }
+  }
+  if (!isfinite(psi)) goto done;
+  for (int it = 0; it < 100; it++) {
+    if ((st = sgp_poll_interrupt(ctx))) goto done;
+    psi = psi_at(lik, m, NC, p, KU, beta, f, grad, nd);
+    /* gradient K Z'grad - beta, Hessian -(I + (K Z)'W (K Z)) */
+    for (int64_t l = 0; l < p; l++) gb[l] = sgp_dot(NC, KU + l * NC, grad) - beta[l];
+    sgp_lik_w_apply(lik, f, p, KU, NC, Y, NC, pi);
+    if ((st = sgp_gemm(ctx, 'T', 'N', p, p, NC, 1.0, KU, NC, Y, NC, 0.0, H, p))) goto done;
+    for (int64_t j = 0; j < p; j++) {
+      for (int64_t i = j + 1; i < p; i++) H[i + j * p] = 0.5 * (H[i + j * p] + H[j + i * p]);
+      H[j + j * p] += 1.0;
+    }
+    int64_t minor = 0;
+    if ((st = sgp_potrf_minor(ctx, p, H, p, &minor))) goto done;
+    if (minor) break; /* H >= I: only a non-finite W gets here */
+    memcpy(db, gb, (size_t)p * sizeof(double));
+    if ((st = sgp_potrs(ctx, p, 1, H, p, db, p))) goto done;
+    /* Newton decrement^2 (twice Psi's gain to second order); once it is at Psi's
+     * rounding, one last full step (quadratic convergence) and stop */
+    const double dec = sgp_dot(p, gb, db);
+    const int last = !(dec > 1e-14 * (fabs(psi) + 1.0));
+    double t = 1.0;
+    int moved = 0;
+    for (int ls = 0; ls < 40; ls++, t *= 0.5) {
+      for (int64_t l = 0; l < p; l++) bt[l] = beta[l] + t * db[l];
+      const double pt = psi_at(lik, m, NC, p, KU, bt, f, grad, nd);
+      if (isfinite(pt) && pt >= psi + (last ? -4.0 * DBL_EPSILON * (fabs(psi) + 1.0)
+                                             : 1e-4 * t * dec)) { moved = 1; break; }
+      if (last) break;
+    }
+    *newton_iters = it + 1;
+    if (moved) memcpy(beta, bt, (size_t)p * sizeof(double));
+    if (!moved || last) break;
+  }
+  /* v = Z beta, K v = K Z beta */
+  if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, p, 1.0, U, NC, beta, p, 0.0, v, NC))) goto done;
+  st = sgp_gemm(ctx, 'N', 'N', NC, 1, p, 1.0, KU, NC, beta, p, 0.0, Kv, NC);
+done:
+  free(M);
+  return st;
+}
