@@ -118,3 +118,46 @@ alloc_error_names <- function(expr, fn, arg, what) {
 check_backend <- function(backend, fn) {
   check_choice(backend, c("auto", "cpu", "cuda"), fn, "backend")
 }
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# The options of a verb as the core defines them (name, kind, default, doc).
+#' Options of a scalegp function, as the compiled core defines them
+#'
+#' Every option of \code{gp_laplace} (more functions follow) is defined once in
+#' the core: its name, kind, default and one line of doc. R and Octave forward
+#' the options they are given by name; the core checks and stores them.
+#'
+#' @param fn the function's name, e.g. \code{"gp_laplace"}.
+#' @return A data frame with columns \code{name}, \code{kind}, \code{default}
+#'   and \code{doc}.
+#' @examples
+#' scalegp_options("gp_laplace")
+#' @export
+scalegp_options <- function(fn) {
+  as.data.frame(.Call(C_sgp_options_r, as.character(fn)), stringsAsFactors = FALSE)
+}
+
+option_default <- function(fn, name) {
+  t <- scalegp_options(fn)
+  eval(parse(text = t$default[t$name == name]), baseenv())
+}
+
+# The options given to a verb (every one by name), with R's own defaults for the
+# context: verbose = interactive(), a seed drawn from R's RNG (so set.seed()
+# makes a run reproducible), threads = getOption("scalegp.threads").
+verb_options <- function(fn, opts) {
+  nm <- names(opts)
+  if (length(opts) && (is.null(nm) || any(!nzchar(nm))))
+    stop(sprintf("%s: options after the data must be given by name (argument %d is not)", fn,
+                 which(if (is.null(nm)) rep(TRUE, length(opts)) else !nzchar(nm))[1L]),
+         call. = FALSE)
+  if (anyDuplicated(nm)) stop_arg(fn, nm[anyDuplicated(nm)], "is given twice")
+  if (is.null(opts[["verbose"]])) opts$verbose <- interactive()
+  if (is.null(opts[["seed"]])) opts$seed <- as.double(sample.int(.Machine$integer.max, 1L))
+  if (is.null(opts[["threads"]]) && !is.null(getOption("scalegp.threads")))
+    opts$threads <- getOption("scalegp.threads")
+  opts
+}
+
+as_doubles <- function(v) if (is.null(v) || !is.numeric(v)) v else as.double(v)

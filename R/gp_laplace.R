@@ -25,69 +25,73 @@
 #'
 #' @param x n-by-d numeric matrix of training inputs (a vector is one column).
 #' @param y labels or responses (see Details), length n.
-#' @param likelihood \code{"bernoulli"}, \code{"poisson"}, \code{"softmax"} or
-#'   \code{"gaussian"}.
-#' @param kernel \code{"rbf"}, \code{"matern12"}, \code{"matern32"} or
-#'   \code{"matern52"} (see \code{\link{gp_kernel}}); shared by all classes.
-#' @param lengthscale one positive lengthscale or d of them (ARD).
-#' @param outputscale positive signal variance.
-#' @param noise Gaussian noise variance, one value or n (\code{NULL}: 1).
-#'   Only for \code{likelihood = "gaussian"}: giving it with another
-#'   likelihood is an error (it would have no effect).
-#' @param offset Poisson log exposure, length n (default 0).
-#' @param policy \code{"cg"} or \code{"cholesky"} (unit-vector actions, taken in
-#'   blocks of 256 kernel columns; with \code{max_iter = n} exact Laplace).
-#' @param max_newton maximum number of Newton steps (>= 1).
-#' @param max_iter solver iterations per Newton step (>= 1). With
-#'   \code{policy = "cg"} and \code{max_iter} at least \eqn{n C}, a solve whose
-#'   residual has converged goes on with unit-vector actions outside the span of
-#'   the previous ones until they span everything, so that the variance (not only
-#'   the mean) is the exact Laplace variance.
-#' @param rank compression rank of the solver's buffers (\code{Inf}: none;
-#'   0: no recycling across Newton steps).
-#' @param tol Newton stops, converged, when a bound on the distance of the
-#'   latent mode found to the true one (largest absolute difference, in latent
-#'   units) is at most \code{tol}, both at the linearization point of the
-#'   returned posterior and at the returned \code{f}. The bound is
-#'   \eqn{\|\nabla\Psi(f)\| / (1/\lambda_{max}(K) + \min W)}: the Laplace
-#'   objective \eqn{\Psi} is strongly concave with curvature at least
-#'   \eqn{K^{-1}}, so the bound holds wherever the run stopped
-#'   (\code{steps$mode_error} shows it per Newton step). A small solver budget
-#'   may not reach the mode: the fit then says \code{converged = FALSE} (stop
-#'   reason \code{"max_newton"} or \code{"stalled"}) and its variances include
-#'   the computational uncertainty.
 #' @param xtest optional test inputs (d columns): predictions go to
 #'   \code{$test}.
-#' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"}.
-#' @param seed whole number for reproducible random choices (\code{NULL}:
-#'   drawn from R's RNG, so \code{set.seed()} works).
-#' @param verbose print progress (one line per Newton step).
-#' @param threads OpenMP threads (\code{NULL} or 0: default).
 #' @param xtest_offset Poisson log exposure at \code{xtest} (default 0).
-#' @param recycle reuse the solver's actions across Newton steps.
-#' @param damping globalized Newton steps (the default), which never lower the
-#'   Laplace objective \eqn{\Psi(f) = \log p(y|f) - \frac12 (f-m)^T K^{-1}(f-m)}:
-#'   after a truncated solve (the residual tolerance not met within
-#'   \code{max_iter} iterations) the step maximizes \eqn{\Psi} over the span
-#'   of this step's solver actions, the previous weights and the solver's weights
-#'   (a small concave problem, no kernel products); after a converged solve it
-#'   backtracks along the Newton step (overshooting likelihoods: large counts).
-#'   \code{FALSE} gives the paper's undamped steps, which are safe only when the
-#'   solves are (nearly) exact, i.e. a budget near the number of latent values
-#'   or \code{policy = "cholesky"} with a full budget, and the counts moderate;
-#'   at small budgets they can diverge to overconfident predictions.
-#' @param max_total_iter cap on the total number of solver iterations.
-#' @param random_order cholesky policy: visit the data points in a seeded
-#'   random order.
-#' @param time_limit seconds after which the Newton loop stops (\code{Inf}: none).
-#' @param kernel_cache_bytes the kernel matrix is computed once and kept when its
-#'   \eqn{8 n^2} bytes fit this budget (default 2 GiB); only its lower triangle
-#'   is computed and touched, so about half of that becomes resident memory.
-#'   Otherwise every product evaluates the kernel tile by tile (matrix-free,
-#'   O(n) memory).
-#' @param inner_atol,inner_rtol a Newton step's solver stops when the residual
-#'   norm is below \code{max(inner_atol, inner_rtol * norm(b))} (default 1e-5
-#'   each); 0 runs all \code{max_iter} iterations unless the solver breaks down.
+#' @param ... options by name (see Options); every option, its default, range
+#'   and the check of its value are defined once in the compiled core
+#'   (\code{scalegp_options("gp_laplace")} lists them).
+#' @section Options:
+#' \describe{
+#'   \item{\code{likelihood}}{\code{"bernoulli"}, \code{"poisson"}, \code{"softmax"} or
+#'   \code{"gaussian"}.}
+#'   \item{\code{kernel}}{\code{"rbf"}, \code{"matern12"}, \code{"matern32"} or
+#'   \code{"matern52"} (see \code{\link{gp_kernel}}); shared by all classes.}
+#'   \item{\code{lengthscale}}{one positive lengthscale or d of them (ARD).}
+#'   \item{\code{outputscale}}{positive signal variance.}
+#'   \item{\code{noise}}{Gaussian noise variance, one value or n (\code{NULL}: 1). Only
+#'   for \code{likelihood = "gaussian"}: giving it with another likelihood is an error
+#'   (it would have no effect).}
+#'   \item{\code{offset}}{Poisson log exposure, length n (default 0).}
+#'   \item{\code{policy}}{\code{"cg"} or \code{"cholesky"} (unit-vector actions, taken in
+#'   blocks of 256 kernel columns; with \code{max_iter = n} exact Laplace).}
+#'   \item{\code{max_newton}}{maximum number of Newton steps (>= 1).}
+#'   \item{\code{max_iter}}{solver iterations per Newton step (>= 1). With \code{policy =
+#'   "cg"} and \code{max_iter} at least \eqn{n C}, a solve whose residual has converged
+#'   goes on with unit-vector actions outside the span of the previous ones until they
+#'   span everything, so that the variance (not only the mean) is the exact Laplace
+#'   variance.}
+#'   \item{\code{rank}}{compression rank of the solver's buffers (\code{Inf}: none; 0: no
+#'   recycling across Newton steps).}
+#'   \item{\code{tol}}{Newton stops, converged, when a bound on the distance of the
+#'   latent mode found to the true one (largest absolute difference, in latent units) is
+#'   at most \code{tol}, both at the linearization point of the returned posterior and at
+#'   the returned \code{f}. The bound is \eqn{\|\nabla\Psi(f)\| / (1/\lambda_{max}(K) +
+#'   \min W)}: the Laplace objective \eqn{\Psi} is strongly concave with curvature at
+#'   least \eqn{K^{-1}}, so the bound holds wherever the run stopped
+#'   (\code{steps$mode_error} shows it per Newton step). A small solver budget may not
+#'   reach the mode: the fit then says \code{converged = FALSE} (stop reason
+#'   \code{"max_newton"} or \code{"stalled"}) and its variances include the computational
+#'   uncertainty.}
+#'   \item{\code{backend}}{\code{"auto"}, \code{"cpu"} or \code{"cuda"}.}
+#'   \item{\code{seed}}{whole number for reproducible random choices (\code{NULL}: drawn
+#'   from R's RNG, so \code{set.seed()} works).}
+#'   \item{\code{verbose}}{print progress (one line per Newton step).}
+#'   \item{\code{threads}}{OpenMP threads (\code{NULL} or 0: default).}
+#'   \item{\code{recycle}}{reuse the solver's actions across Newton steps.}
+#'   \item{\code{damping}}{globalized Newton steps (the default), which never lower the
+#'   Laplace objective \eqn{\Psi(f) = \log p(y|f) - \frac12 (f-m)^T K^{-1}(f-m)}: after a
+#'   truncated solve (the residual tolerance not met within \code{max_iter} iterations)
+#'   the step maximizes \eqn{\Psi} over the span of this step's solver actions, the
+#'   previous weights and the solver's weights (a small concave problem, no kernel
+#'   products); after a converged solve it backtracks along the Newton step (overshooting
+#'   likelihoods: large counts). \code{FALSE} gives the paper's undamped steps, which are
+#'   safe only when the solves are (nearly) exact, i.e. a budget near the number of
+#'   latent values or \code{policy = "cholesky"} with a full budget, and the counts
+#'   moderate; at small budgets they can diverge to overconfident predictions.}
+#'   \item{\code{max_total_iter}}{cap on the total number of solver iterations.}
+#'   \item{\code{random_order}}{cholesky policy: visit the data points in a seeded random
+#'   order.}
+#'   \item{\code{time_limit}}{seconds after which the Newton loop stops (\code{Inf}:
+#'   none).}
+#'   \item{\code{kernel_cache_bytes}}{the kernel matrix is computed once and kept when
+#'   its \eqn{8 n^2} bytes fit this budget (default 2 GiB); only its lower triangle is
+#'   computed and touched, so about half of that becomes resident memory. Otherwise every
+#'   product evaluates the kernel tile by tile (matrix-free, O(n) memory).}
+#'   \item{\code{inner_atol,inner_rtol}}{a Newton step's solver stops when the residual
+#'   norm is below \code{max(inner_atol, inner_rtol * norm(b))} (default 1e-5 each); 0
+#'   runs all \code{max_iter} iterations unless the solver breaks down.}
+#' }
 #' @return An object of class \code{gp_laplace}, a plain list: \code{f},
 #'   \code{var}, \code{weights} (n-by-C latent mode, latent marginal variances
 #'   incl. computational uncertainty, representer weights), \code{root}
@@ -120,99 +124,36 @@
 #'                    policy = "cholesky", max_iter = 60, seed = 1)
 #' summary(pois)
 #' @export
-gp_laplace <- function(x, y, likelihood = "bernoulli", kernel = "rbf", lengthscale = 1,
-                       outputscale = 1, noise = NULL, offset = NULL, policy = "cg",
-                       max_newton = 20, max_iter = 5, rank = Inf, tol = 1e-6,
-                       xtest = NULL, backend = "auto", seed = NULL,
-                       verbose = interactive(), threads = getOption("scalegp.threads"),
-                       xtest_offset = NULL, recycle = TRUE, damping = TRUE, max_total_iter = Inf,
-                       random_order = FALSE, time_limit = Inf, inner_atol = 1e-5,
-                       inner_rtol = 1e-5, kernel_cache_bytes = 2^31) {
+gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL) {
   fn <- "gp_laplace"
+  opts <- verb_options(fn, list(...))
   x <- as_input_matrix(x, fn, "x")
-  n <- nrow(x)
-  likelihood <- check_choice(likelihood, laplace_likelihoods, fn, "likelihood")
-  lab <- laplace_labels(y, likelihood, n, fn)
-  kernel <- check_kernel(kernel, fn)
-  lengthscale <- check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x)))
-  outputscale <- check_positive(outputscale, fn, "outputscale")
-  noise <- laplace_noise(noise, likelihood, n, fn)
-  offset <- laplace_offset(offset, likelihood, n, fn, "offset")
-  policy <- check_choice(policy, c("cg", "cholesky"), fn, "policy")
-  max_newton <- check_count(max_newton, fn, "max_newton", min = 1L)
-  max_iter <- check_count(max_iter, fn, "max_iter", min = 1L)
-  rank <- laplace_count_or_inf(rank, fn, "rank")
-  tol <- laplace_nonneg(tol, fn, "tol")
-  max_total_iter <- laplace_count_or_inf(max_total_iter, fn, "max_total_iter")
-  if (!is.numeric(time_limit) || length(time_limit) != 1L || is.na(time_limit) ||
-      time_limit < 0)
-    stop_arg(fn, "time_limit", "must be one non-negative number (Inf: none)")
+  lab <- label_codes(y, opts[["likelihood"]] %||% option_default(fn, "likelihood"), fn)
+  if (!is.null(lab$levels) && identical(opts[["likelihood"]], "softmax"))
+    opts$n_class <- length(lab$levels)
   if (!is.null(xtest)) {
     xtest <- as_input_matrix(xtest, fn, "xtest", d = ncol(x))
     if (ncol(xtest) != ncol(x))
       stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", ncol(x))
   }
   if (is.null(xtest) && !is.null(xtest_offset)) stop_arg(fn, "xtest_offset", "needs 'xtest'")
-  xtest_offset <- if (is.null(xtest)) NULL else
-    laplace_offset(xtest_offset, likelihood, nrow(xtest), fn, "xtest_offset")
-  ctrl <- c(check_flag(recycle, fn, "recycle"), check_flag(damping, fn, "damping"),
-            if (is.finite(max_total_iter)) max_total_iter else -1,
-            check_flag(random_order, fn, "random_order"),
-            if (is.finite(time_limit)) time_limit else -1,
-            laplace_nonneg(inner_atol, fn, "inner_atol"),
-            laplace_nonneg(inner_rtol, fn, "inner_rtol"),
-            laplace_nonneg(kernel_cache_bytes, fn, "kernel_cache_bytes"))
-  backend <- check_backend(backend, fn)
-  seed <- check_seed(seed, fn)
-  verbose <- check_flag(verbose, fn, "verbose")
-  res <- .Call(C_sgp_laplace_fit_r, x, lab$y, likelihood, lab$n_class, kernel, lengthscale,
-               outputscale, noise, offset, policy, max_newton, max_iter,
-               if (is.finite(rank)) rank else -1, as.double(tol), as.double(ctrl), xtest,
-               xtest_offset, backend, seed, verbose, check_threads(threads, fn), NULL)
+  res <- .Call(C_sgp_laplace_fit_r, x, lab$y, xtest, as_doubles(xtest_offset), opts, NULL)
+  used <- res$used
   fit <- c(res[c("f", "var", "weights", "root", "newton_steps", "iterations", "converged",
                  "stop_reason", "inner_stop_reason", "kernel_products")],
            list(history = as.data.frame(res$history$iterations),
                 steps = as.data.frame(res$history$steps),
-                kernel = list(kernel = kernel, lengthscale = lengthscale,
-                              outputscale = outputscale),
-                likelihood = likelihood, n_class = lab$n_class, levels = lab$levels,
-                policy = policy, x = x, y = lab$y, offset = offset,
-                noise = if (is.null(noise)) NULL else noise, seed = seed))
+                kernel = used$kernel, likelihood = used$likelihood, n_class = used$n_class,
+                levels = lab$levels, policy = used$policy, x = x, y = lab$y,
+                offset = used$offset, noise = used$noise, seed = used$seed))
   if (!is.null(xtest)) fit$test <- laplace_test_list(res$test, fit)
   class(fit) <- "gp_laplace"
-  if (!fit$converged)
-    warning(sprintf("gp_laplace: did not converge (stop reason \"%s\" after %d Newton steps, %s solver iterations; the mode is within %s, tol %s); raise max_iter or max_newton%s",
-                    fit$stop_reason, fit$newton_steps, format(fit$iterations),
-                    format(utils::tail(fit$steps$mode_error, 1L), digits = 3), format(tol),
-                    if (isTRUE(damping)) "" else ", or use damping = TRUE"),
-            call. = FALSE)
-  if (verbose) print(fit)
+  if (nzchar(used$warning)) warning(used$warning, call. = FALSE)
+  if (isTRUE(opts[["verbose"]])) print(fit)
   fit
 }
 
 laplace_likelihoods <- c("bernoulli", "poisson", "softmax", "gaussian")
-
-# Whole number >= 0 (up to 2^53: an int64 in the core) or Inf.
-laplace_count_or_inf <- function(v, fn, arg) {
-  if (is.numeric(v) && length(v) == 1L && identical(as.double(v), Inf)) return(Inf)
-  check_count(v, fn, arg, max = max_whole)
-}
-
-laplace_nonneg <- function(v, fn, arg) {
-  if (!is.numeric(v) || length(v) != 1L || !is.finite(v) || v < 0)
-    stop_arg(fn, arg, "must be one non-negative finite number")
-  as.double(v)
-}
-
-# Gaussian noise variance: NULL (1) or 1 or n positive values; an error (not
-# silently ignored) for the other likelihoods, as in the core.
-laplace_noise <- function(noise, likelihood, n, fn) {
-  if (is.null(noise)) return(if (likelihood == "gaussian") 1 else NULL)
-  if (likelihood != "gaussian")
-    stop_arg(fn, "noise", "is only used with likelihood = \"gaussian\" (got \"", likelihood,
-             "\")")
-  check_positive(noise, fn, "noise", c(1L, n))
-}
 
 # Poisson log exposure: NULL (0) or n finite values; an error for other likelihoods.
 laplace_offset <- function(offset, likelihood, n, fn, arg) {
@@ -223,6 +164,32 @@ laplace_offset <- function(offset, likelihood, n, fn, arg) {
     stop_arg(fn, arg, "must be numeric of length ", n, " (got length ", length(offset), ")")
   if (any(!is.finite(offset))) stop_arg(fn, arg, "contains NaN, NA or Inf")
   as.double(offset)
+}
+
+# Labels as numbers for the core, which checks them: a factor becomes 0/1
+# (bernoulli) or 1..C (softmax) and keeps its level names; a logical 0/1.
+label_codes <- function(y, likelihood, fn) {
+  levels <- NULL
+  if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
+  if (is.factor(y)) {
+    if (!likelihood %in% c("bernoulli", "softmax"))
+      stop_arg(fn, "y", "is a factor; likelihood = \"", likelihood, "\" needs numbers")
+    if (anyNA(y)) stop_arg(fn, "y", "contains NA")
+    levels <- levels(y)
+    if (likelihood == "bernoulli" && length(levels) != 2L)
+      stop_arg(fn, "y", "must have exactly 2 levels for likelihood = \"bernoulli\" (got ",
+               length(levels), ")")
+    y <- as.integer(y) - (likelihood == "bernoulli")
+  } else if (is.logical(y)) {
+    if (likelihood != "bernoulli")
+      stop_arg(fn, "y", "is logical; only likelihood = \"bernoulli\" takes TRUE/FALSE")
+    if (anyNA(y)) stop_arg(fn, "y", "contains NA")
+    levels <- c("FALSE", "TRUE")
+    y <- as.integer(y)
+  } else if (!is.numeric(y) || !is.null(dim(y))) {
+    stop_arg(fn, "y", "must be a numeric vector, a factor or a logical vector")
+  }
+  list(y = as.double(y), levels = levels)
 }
 
 # Labels as doubles for the core (softmax 1..C), the class count and level names.

@@ -99,54 +99,58 @@ static void fit_finalizer(SEXP p)
   R_ClearExternalPtr(p);
 }
 
-/* gp_laplace(): the fit. ctrl = c(recycle, damping, max_total_iter (< 0: none),
- * random_order, time_limit (< 0: none), inner_atol, inner_rtol, kernel_cache_bytes).
- * rank < 0 means Inf. */
-SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kernel,
-                       SEXP lengthscale, SEXP outputscale, SEXP noise, SEXP offset,
-                       SEXP policy, SEXP max_newton, SEXP max_iter, SEXP rank, SEXP tol,
-                       SEXP ctrl, SEXP xtest, SEXP xtest_offset, SEXP backend, SEXP seed,
-                       SEXP verbose, SEXP threads, SEXP interrupt_after)
+/* The options a fit used, echoed under their argument names (the kernel list,
+ * likelihood, policy, n_class, noise, offset, seed), and its warning ("" when
+ * converged). */
+static SEXP used_list(const sgp_ctx *ctx, const sgp_laplace_opts *o,
+                      const sgp_laplace_fit_t *fit)
+{
+  static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
+  static const char *pol[] = {"cg", "cholesky"};
+  char warn[512];
+  sgp_laplace_warning(fit, o, warn, sizeof warn);
+  const char *kn[] = {"kernel", "lengthscale", "outputscale"};
+  SEXP kv[] = {PROTECT(Rf_mkString(sgp_kernel_names[o->kernel.kind])),
+               PROTECT(sgp_r_real_copy(o->kernel.n_lengthscale, 1, o->kernel.lengthscale, 0)),
+               PROTECT(Rf_ScalarReal(o->kernel.outputscale))};
+  const sgp_cmat noise = o->noise, off = o->offset;
+  const char *un[] = {"kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
+                      "warning"};
+  SEXP uv[] = {PROTECT(sgp_r_named_list(3, kn, kv)), PROTECT(Rf_mkString(lik[o->likelihood])),
+               PROTECT(Rf_mkString(pol[o->policy])), PROTECT(Rf_ScalarInteger((int)fit->C)),
+               o->likelihood != SGP_LIK_GAUSSIAN ? R_NilValue
+               : noise.data ? PROTECT(sgp_r_real_copy(noise.rows, 1, noise.data, 0))
+                            : PROTECT(Rf_ScalarReal(1.0)),
+               off.data ? PROTECT(sgp_r_real_copy(off.rows, 1, off.data, 0)) : R_NilValue,
+               PROTECT(Rf_ScalarReal((double)ctx->seed)), PROTECT(Rf_mkString(warn))};
+  const int nprot = 9 + (o->likelihood == SGP_LIK_GAUSSIAN) + (off.data != NULL);
+  SEXP out = sgp_r_named_list(8, un, uv);
+  UNPROTECT(nprot);
+  return out;
+}
+
+/* gp_laplace(): the fit. opts: the user's options by name (sgp_options.h); the
+ * data x, y (labels as numbers), xtest and xtest_offset (or NULL). */
+SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
+                       SEXP interrupt_after)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_laplace_opts o;
   sgp_laplace_fit_t *fit = NULL;
-  sgp_r_ctx(&ctx, &hooks, verbose, threads, interrupt_after);
-  sgp_ctx_set_seed(&ctx, (uint64_t)Rf_asReal(seed));
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, interrupt_after);
   sgp_laplace_opts_default(&o);
-  o.likelihood = likelihood_arg(likelihood);
-  o.n_class = Rf_asInteger(n_class);
-  if (!Rf_isNull(noise)) o.noise = sgp_r_cmat(noise);
-  if (!Rf_isNull(offset)) o.offset = sgp_r_cmat(offset);
-  o.policy = !strcmp(CHAR(STRING_ELT(policy, 0)), "cholesky") ? SGP_POLICY_CHOLESKY
-                                                               : SGP_POLICY_CG;
-  o.max_newton = Rf_asInteger(max_newton);
-  o.max_iter = Rf_asInteger(max_iter);
-  const double rk = Rf_asReal(rank);
-  o.rank = (rk < 0 || !isfinite(rk)) ? -1 : (int64_t)rk;
-  o.tol = Rf_asReal(tol);
-  if (TYPEOF(ctrl) != REALSXP || XLENGTH(ctrl) != 8) Rf_error("internal: bad ctrl");
-  o.recycle = REAL(ctrl)[0] != 0;
-  o.damping = REAL(ctrl)[1] != 0;
-  o.max_total_iter = REAL(ctrl)[2] < 0 || !isfinite(REAL(ctrl)[2]) ? -1 : (int64_t)REAL(ctrl)[2];
-  o.random_order = REAL(ctrl)[3] != 0;
-  o.time_limit = REAL(ctrl)[4] < 0 || !isfinite(REAL(ctrl)[4]) ? -1.0 : REAL(ctrl)[4];
-  o.inner_atol = REAL(ctrl)[5];
-  o.inner_rtol = REAL(ctrl)[6];
-  o.kernel_cache_bytes = REAL(ctrl)[7] >= 1e18 ? (size_t)1e18 : (size_t)REAL(ctrl)[7];
+  int st = sgp_r_apply_options(&ctx, "gp_laplace", opts, &o);
+  if (st) sgp_r_fail("gp_laplace", &ctx, st);
   /* the core fit is handed to this holder (allocated before the fit, so that no R
    * allocation can fail while the fit is unowned) and freed by the GC on an R error */
   SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizer(holder, fit_finalizer);
   int nprot = 1;
-  int st = sgp_r_backend(&ctx, backend);
-  if (!st) st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &o.kernel);
-  if (!st) st = sgp_laplace_fit(&ctx, sgp_r_cmat(x), sgp_r_cmat(y), sgp_cmat_of(NULL, 0, 0),
-                                &o, &fit);
+  st = sgp_laplace_fit(&ctx, sgp_r_cmat(x), sgp_r_cmat(y), sgp_cmat_of(NULL, 0, 0), &o, &fit);
   if (st) {
     sgp_laplace_fit_free(fit);
-    sgp_r_stop("gp_laplace", &ctx, st);
+    sgp_r_fail("gp_laplace", &ctx, st);
   }
   R_SetExternalPtrAddr(holder, fit);
   const int n = (int)fit->n, C = (int)fit->C, r = (int)fit->r;
@@ -154,7 +158,8 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kerne
   if (!Rf_isNull(xtest)) {
     test = PROTECT(predict_list(&ctx, fit, xtest, xtest_offset, &st));
     nprot++;
-    if (st) sgp_r_stop("gp_laplace", &ctx, st);
+    sgp_ctx_rename_arg(&ctx, "offset", "xtest_offset");
+    if (st) sgp_r_fail("gp_laplace", &ctx, st);
   }
   SEXP f = PROTECT(Rf_allocMatrix(REALSXP, n, C));
   SEXP var = PROTECT(Rf_allocMatrix(REALSXP, n, C));
@@ -167,17 +172,18 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP likelihood, SEXP n_class, SEXP kerne
   if (r > 0) memcpy(REAL(root), fit->root, sizeof(double) * (size_t)n * C * r);
   const char *names[] = {"f", "var", "weights", "root", "newton_steps", "iterations",
                          "converged", "stop_reason", "inner_stop_reason", "kernel_products",
-                         "history", "test"};
+                         "history", "test", "used"};
   SEXP values[] = {f, var, w, root, PROTECT(Rf_ScalarInteger(fit->newton_steps)),
                    PROTECT(Rf_ScalarReal((double)fit->iterations)),
                    PROTECT(Rf_ScalarLogical(fit->converged)),
                    PROTECT(Rf_mkString(sgp_laplace_stop_name(fit->stop_reason))),
                    PROTECT(Rf_mkString(sgp_laplace_stop_name(fit->inner_stop_reason))),
                    PROTECT(Rf_ScalarReal((double)fit->kernel_products)),
-                   PROTECT(history_list(&fit->history)), test};
-  nprot += 7;
+                   PROTECT(history_list(&fit->history)), test,
+                   PROTECT(used_list(&ctx, &o, fit))};
+  nprot += 8;
   fit_finalizer(holder);
-  SEXP out = sgp_r_named_list(12, names, values);
+  SEXP out = sgp_r_named_list(13, names, values);
   UNPROTECT(nprot);
   return out;
 }

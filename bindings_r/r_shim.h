@@ -44,4 +44,13 @@ SEXP sgp_r_list_elt(SEXP list, const char *name);
 SEXP sgp_r_real_copy(int64_t rows, int64_t cols, const double *x, int matrix);
 SEXP sgp_r_int_copy(int64_t n, const int *x, int add);
 
+/* Options by name (r_gateway.c): each element of the named list `opts` goes to
+ * the context ("backend", "seed", "verbose", "threads") or to the verb's table,
+ * which checks it and stores it into o. */
+int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o);
+/* Raises the error of a failed core call in the one user form (sgp_user_message). */
+void sgp_r_fail(const char *fn, sgp_ctx *ctx, int status);
+/* Kernel names by sgp_kernel_kind (core/laplace/laplace_options.c). */
+extern const char *const sgp_kernel_names[];
+
 #endif

@@ -276,7 +276,8 @@ typedef struct {
   double tol;                /* outer: converged when the bound on max |f_i - f_mode| at the
                               * linearization point of the returned posterior is <= tol
                               * (f_i - f_mode <= ||grad Psi(f_i)|| / curvature); 1e-6 */
-  int n_class;               /* C for softmax (>= 2), ignored otherwise */
+  int n_class;               /* C for softmax (>= 2; 0 = the largest label, the default),
+                              * ignored otherwise */
   int recycle;               /* 1: recycle S, T across Newton steps (default) */
   int64_t max_total_iter;    /* < 0 = none (default) */
   double time_limit;         /* seconds; < 0 = none (default) */
@@ -336,6 +337,10 @@ typedef struct sgp_laplace_fit {
 /* y: N x 1 (softmax labels 1..C as doubles); prior_mean: N x C or empty (= 0). */
 int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                     const sgp_laplace_opts *o, sgp_laplace_fit_t **out);
+/* The warning of a fit that did not converge (buf: "" and 0 when it did), one
+ * wording for both hosts. */
+int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o, char *buf,
+                        size_t size);
 void sgp_laplace_fit_free(sgp_laplace_fit_t *fit);
 /* Latent mean / variance (Ns x C each; var may have data NULL) at Xs (zero prior
  * mean at Xs), and the response (optional, data NULL to skip), Ns x C each:

@@ -25,7 +25,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->max_iter = 5;
   o->rank = -1;
   o->tol = 1e-6;
-  o->n_class = 1;
+  o->n_class = 0; /* softmax: the largest label */
   o->recycle = 1;
   o->max_total_iter = -1;
   o->time_limit = -1.0;
@@ -711,10 +711,19 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   if (o->tile < 0) return sgp_fail(ctx, SGP_EINVAL, "tile: must be positive (got %d)", o->tile);
   int64_t C = 1;
   if (o->likelihood == SGP_LIK_SOFTMAX) {
-    if (o->n_class < 2)
-      return sgp_fail(ctx, SGP_EINVAL, "n_class: softmax needs at least 2 classes (got %d)",
-                      o->n_class);
     C = o->n_class;
+    if (C == 0) { /* the largest label (labels are checked to be 1..C below) */
+      double ymax = 0.0;
+      for (int64_t i = 0; i < n; i++)
+        if (y.data[i] > ymax) ymax = y.data[i];
+      if (ymax > (double)n)
+        return sgp_fail(ctx, SGP_EINVAL, "y: has labels up to %g but only n = %lld points; "
+                        "softmax labels are 1..C with C <= n", ymax, (long long)n);
+      C = (int64_t)ymax;
+    }
+    if (C < 2) /* n_class is the hosts' count of a factor's levels */
+      return sgp_fail(ctx, SGP_EINVAL, "y: has C = %lld class; softmax needs labels 1..C, C >= 2",
+                      (long long)C);
   }
   const int64_t NC = n * C;
   if (prior_mean.data && (prior_mean.rows != n || prior_mean.cols != C))
@@ -726,9 +735,11 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     return sgp_fail(ctx, SGP_EDIM, "offset: is %lld x %lld; need %lld x 1",
                     (long long)o->offset.rows, (long long)o->offset.cols, (long long)n);
   if (o->offset.data && o->likelihood != SGP_LIK_POISSON)
-    return sgp_fail(ctx, SGP_EINVAL, "offset: only used with likelihood = \"poisson\"");
+    return sgp_fail(ctx, SGP_EINVAL, "offset: is only used with likelihood = \"poisson\"");
   if (o->noise.data && o->likelihood != SGP_LIK_GAUSSIAN)
-    return sgp_fail(ctx, SGP_EINVAL, "noise: only used with likelihood = \"gaussian\"");
+    return sgp_fail(ctx, SGP_EINVAL, "noise: is only used with likelihood = \"gaussian\" (got \"%s\")",
+                    o->likelihood == SGP_LIK_BERNOULLI ? "bernoulli"
+                    : o->likelihood == SGP_LIK_POISSON ? "poisson" : "softmax");
   /* contiguous copies of y / offset / noise for the likelihood */
   ycopy = sgp_alloc(3 * n);
   if (!ycopy) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");

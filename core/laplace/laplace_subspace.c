@@ -46,8 +46,9 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
          *db = gb + k, *bt = db + k, *ev = bt + k, *f = ev + k, *grad = f + NC, *nd = grad + NC,
          *Y = nd + NC, *pi = Y + NC * k;
   /* K-orthonormal basis of span(U): M = U'K U = V L V', Z = U V L^{-1/2} over the
-   * eigenvalues above 1e-10 lambda_max (directions numerically in the span of the
-   * others carry nothing) */
+   * eigenvalues above 1e-8 lambda_max: Z's columns carry rounding of eps
+   * sqrt(lambda_max / lambda), so below that a direction would be computed to
+   * fewer than half the digits (and it adds at most 1e-8 of U's K-norm) */
   if ((st = sgp_gemm(ctx, 'T', 'N', k, k, NC, 1.0, U, NC, KU, NC, 0.0, M, k))) goto done;
   for (int64_t j = 0; j < k; j++)
     for (int64_t i = j + 1; i < k; i++) M[i + j * k] = M[j + i * k] = 0.5 * (M[i + j * k] + M[j + i * k]);
@@ -55,7 +56,7 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
   const double lmax = ev[k - 1];
   int64_t p = 0;
   if (lmax > 0 && isfinite(lmax))
-    for (int64_t l = k - 1; l >= 0 && ev[l] > 1e-10 * lmax; l--) {
+    for (int64_t l = k - 1; l >= 0 && ev[l] > 1e-8 * lmax; l--) {
       const double sc = 1.0 / sqrt(ev[l]);
       for (int64_t i = 0; i < k; i++) P[i + p * k] = M[i + l * k] * sc;
       lam[p++] = ev[l];

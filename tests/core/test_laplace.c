@@ -784,7 +784,7 @@ static void fit_rejects_bad_arguments(void **state)
   opts_for(&p, &o); /* bernoulli: a noise (valid or not) is refused, not ignored */
   const double some_noise = 0.5;
   o.noise = sgp_cmat_of(&some_noise, 1, 1);
-  expect_fit_error(&p, &o, y, SGP_EINVAL, "noise: only used with likelihood = \"gaussian\"");
+  expect_fit_error(&p, &o, y, SGP_EINVAL, "noise: is only used with likelihood = \"gaussian\" (got \"bernoulli\")");
   opts_for(&p, &o);
   const double keep = p.X[2];
   p.X[2] = NAN; expect_fit_error(&p, &o, y, SGP_EINVAL, "x");

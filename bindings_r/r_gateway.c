@@ -1,0 +1,87 @@
+/* r_gateway.c -- the one .Call entry of the verbs and the forwarding of options:
+ * R's values become sgp_values, checked and stored by the core's option tables
+ * (sgp_options.h); the verb's runner does the data and the result. */
+#include "r_shim.h"
+#include "sgp_options.h"
+
+#include <math.h>
+#include <string.h>
+
+/* An R value as the core sees it: integers and logicals as doubles (NA as NaN,
+ * in R_alloc memory freed when the .Call returns), doubles in place. */
+static sgp_value value_of(SEXP x)
+{
+  sgp_value v = {SGP_VAL_OTHER, 0, NULL, NULL};
+  if (Rf_isNull(x)) { v.type = SGP_VAL_NULL; return v; }
+  if (Rf_isFactor(x)) return v;
+  const R_xlen_t n = XLENGTH(x);
+  v.len = (int64_t)n;
+  switch (TYPEOF(x)) {
+  case REALSXP: v.type = SGP_VAL_REAL; v.real = REAL_RO(x); break;
+  case INTSXP: case LGLSXP: {
+    double *d = (double *)R_alloc((size_t)(n > 0 ? n : 1), sizeof(double));
+    const int *p = TYPEOF(x) == INTSXP ? INTEGER_RO(x) : LOGICAL_RO(x);
+    for (R_xlen_t i = 0; i < n; i++) d[i] = p[i] == NA_INTEGER ? NAN : (double)p[i];
+    v.type = TYPEOF(x) == INTSXP ? SGP_VAL_REAL : SGP_VAL_LOGICAL;
+    v.real = d;
+    break;
+  }
+  case STRSXP:
+    v.type = SGP_VAL_STRING;
+    v.str = n > 0 && STRING_ELT(x, 0) != NA_STRING ? CHAR(STRING_ELT(x, 0)) : "NA";
+    break;
+  default: break;
+  }
+  return v;
+}
+
+int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o)
+{
+  const sgp_verb_table *t = sgp_verb_options(verb);
+  SEXP names = Rf_getAttrib(opts, R_NamesSymbol);
+  if (!t || TYPEOF(opts) != VECSXP || (XLENGTH(opts) > 0 && Rf_isNull(names)))
+    Rf_error("internal: options must be a named list");
+  for (R_xlen_t i = 0; i < XLENGTH(opts); i++) {
+    const char *name = CHAR(STRING_ELT(names, i));
+    const sgp_value v = value_of(VECTOR_ELT(opts, i));
+    int st, verbose = ctx->verbose;
+    if (!name[0]) Rf_error("internal: option %d has no name", (int)i + 1);
+    if (sgp_opt_find(sgp_verb_options("context"), name)) {
+      st = sgp_ctx_opt_set(ctx, name, &v, &verbose);
+      ctx->verbose = verbose;
+    } else {
+      st = sgp_opts_set(ctx, t, o, name, &v);
+    }
+    if (st) return st;
+  }
+  return SGP_OK;
+}
+
+void sgp_r_fail(const char *fn, sgp_ctx *ctx, int status)
+{
+  char msg[sizeof ctx->errmsg + 64];
+  sgp_user_message(fn, ctx, status, msg, sizeof msg);
+  Rf_errorcall(R_NilValue, "%s", msg);
+}
+
+/* The options of a verb: list(name, kind, default, doc) columns, for the fronts'
+ * docs and tests (no front restates them). */
+SEXP sgp_options_r(SEXP verb)
+{
+  const sgp_verb_table *t = sgp_verb_options(CHAR(STRING_ELT(verb, 0)));
+  if (!t) Rf_error("unknown verb");
+  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector"};
+  SEXP nm = PROTECT(Rf_allocVector(STRSXP, t->n)), kd = PROTECT(Rf_allocVector(STRSXP, t->n)),
+       df = PROTECT(Rf_allocVector(STRSXP, t->n)), dc = PROTECT(Rf_allocVector(STRSXP, t->n));
+  for (int i = 0; i < t->n; i++) {
+    SET_STRING_ELT(nm, i, Rf_mkChar(t->opts[i].name));
+    SET_STRING_ELT(kd, i, Rf_mkChar(kinds[t->opts[i].kind]));
+    SET_STRING_ELT(df, i, Rf_mkChar(t->opts[i].def));
+    SET_STRING_ELT(dc, i, Rf_mkChar(t->opts[i].doc));
+  }
+  const char *names[] = {"name", "kind", "default", "doc"};
+  SEXP values[] = {nm, kd, df, dc};
+  SEXP out = sgp_r_named_list(4, names, values);
+  UNPROTECT(4);
+  return out;
+}

@@ -1,0 +1,81 @@
+/* sgp_options.h -- options by name: one table per verb, owned by the core.
+ *
+ * Each user-facing option (its R/Octave argument name, kind, default, range,
+ * choices and one line of doc) is defined once, in the verb's table. The hosts
+ * coerce their values into an sgp_value and call sgp_opts_set by name; the core
+ * validates, stores into the verb's options struct and words every error as
+ * "'name' must be ..." (the shims prefix the function name). Adding an option
+ * to a verb: a row in its table, the code that uses the field, and tests. */
+#ifndef SGP_OPTIONS_H
+#define SGP_OPTIONS_H
+
+#include "sgp.h"
+
+#include <stddef.h>
+
+/* A host value: numbers (integers, doubles; NA as NaN), logicals (0/1, NA as
+ * NaN), one string, or nothing (R NULL, Octave []). */
+typedef enum {
+  SGP_VAL_NULL, SGP_VAL_REAL, SGP_VAL_LOGICAL, SGP_VAL_STRING,
+  SGP_VAL_OTHER  /* anything else (a list, a cell, a struct): always an error */
+} sgp_value_type;
+typedef struct {
+  sgp_value_type type;
+  int64_t len;          /* REAL/LOGICAL: number of values; STRING: number of strings */
+  const double *real;   /* REAL/LOGICAL values (host memory, valid during the call) */
+  const char *str;      /* STRING: the first one */
+} sgp_value;
+
+typedef enum {
+  SGP_OPT_FLAG,    /* one logical -> int 0/1 */
+  SGP_OPT_COUNT,   /* one whole number in [lo, hi] -> int or int64 (store) */
+  SGP_OPT_REAL,    /* one number in the range -> double */
+  SGP_OPT_CHOICE,  /* one string out of choices -> int (its index) */
+  SGP_OPT_POSITIVES, /* 1 or more positive finite numbers -> pointer + count (host memory) */
+  SGP_OPT_VECTOR   /* finite numbers or nothing -> sgp_cmat (len x 1, host memory) */
+} sgp_opt_kind;
+
+typedef enum { SGP_STORE_INT, SGP_STORE_INT64, SGP_STORE_DOUBLE, SGP_STORE_SIZE } sgp_opt_store;
+
+/* Range flags */
+#define SGP_OPT_INF_NONE 1u /* Inf accepted, meaning "none": stored as -1 */
+#define SGP_OPT_LO_OPEN  2u /* REAL: > lo instead of >= lo */
+#define SGP_OPT_NULL_OK  4u /* nothing (NULL / []) accepted: the default is kept */
+
+typedef struct {
+  const char *name;   /* the argument name in R and Octave */
+  sgp_opt_kind kind;
+  const char *def;    /* the default as a user writes it ("5", "Inf", "\"cg\"", "TRUE") */
+  double lo, hi;      /* COUNT / REAL range (inclusive unless LO_OPEN) */
+  unsigned flags;
+  const char *const *choices; /* CHOICE: NULL-terminated names, index = stored value */
+  size_t offset;      /* the field in the verb's options struct */
+  sgp_opt_store store;/* COUNT / REAL: the field's type */
+  size_t count_offset;/* POSITIVES: the int64 count field */
+  const char *doc;    /* one line */
+} sgp_opt_spec;
+
+typedef struct {
+  const char *verb;
+  const sgp_opt_spec *opts;
+  int n;
+} sgp_verb_table;
+
+/* The table of a verb ("gp_laplace", ...) or of the context options ("context":
+ * backend, seed, verbose, threads); NULL when unknown. */
+const sgp_verb_table *sgp_verb_options(const char *verb);
+/* The spec of option `name` in t, or NULL. */
+const sgp_opt_spec *sgp_opt_find(const sgp_verb_table *t, const char *name);
+/* Validates v for option `name` of t and stores it into opts. Errors:
+ * SGP_EINVAL "'name' must be ..." (or "unknown option 'name'"). */
+int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *name,
+                 const sgp_value *v);
+/* The user's message for a failed call of verb fn, in the one form both hosts
+ * show: "fn: 'arg' rest" from the core's "arg: rest" (or "'arg' rest"), else
+ * "fn: message". */
+void sgp_user_message(const char *fn, const sgp_ctx *ctx, int status, char *buf, size_t size);
+/* The context options, stored into ctx: "backend" (auto, cpu, cuda), "seed" (whole
+ * number 0..2^53), "verbose" (logical), "threads" (0..SGP_MAX_THREADS). */
+int sgp_ctx_opt_set(sgp_ctx *ctx, const char *name, const sgp_value *v, int *verbose);
+
+#endif

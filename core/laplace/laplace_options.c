@@ -1,0 +1,60 @@
+/* laplace_options.c -- gp_laplace's options: names, kinds, defaults, ranges and
+ * docs, defined once (sgp_options.h). The defaults here are what
+ * sgp_laplace_opts_default stores; a test checks that the two agree. */
+#include "laplace.h"
+#include "sgp_options.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#define OFF(field) offsetof(sgp_laplace_opts, field)
+
+const char *const sgp_kernel_names[] = {"rbf", "matern12", "matern32", "matern52", NULL};
+static const char *const likelihood_names[] = {"gaussian", "bernoulli", "poisson", "softmax", NULL};
+static const char *const policy_names[] = {"cg", "cholesky", NULL};
+
+static const sgp_opt_spec specs[] = {
+  {"likelihood", SGP_OPT_CHOICE, "\"bernoulli\"", 0, 0, 0, likelihood_names, OFF(likelihood),
+   SGP_STORE_INT, 0, "\"bernoulli\" (logit), \"poisson\" (log link), \"softmax\" or \"gaussian\""},
+  {"kernel", SGP_OPT_CHOICE, "\"rbf\"", 0, 0, 0, sgp_kernel_names, OFF(kernel.kind),
+   SGP_STORE_INT, 0, "\"rbf\", \"matern12\", \"matern32\" or \"matern52\""},
+  {"lengthscale", SGP_OPT_POSITIVES, "1", 0, 0, 0, NULL, OFF(kernel.lengthscale), SGP_STORE_DOUBLE,
+   OFF(kernel.n_lengthscale), "one lengthscale, or one per column of x (ARD)"},
+  {"outputscale", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(kernel.outputscale),
+   SGP_STORE_DOUBLE, 0, "kernel variance"},
+  {"noise", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(noise), SGP_STORE_DOUBLE, 0,
+   "gaussian: noise variance, 1 or n values (default 1)"},
+  {"offset", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(offset), SGP_STORE_DOUBLE, 0,
+   "poisson: log exposure per point (default 0)"},
+  {"policy", SGP_OPT_CHOICE, "\"cg\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,
+   "solver actions: \"cg\" (residuals) or \"cholesky\" (unit vectors: subset of data)"},
+  {"max_newton", SGP_OPT_COUNT, "20", 1, 2147483647.0, 0, NULL, OFF(max_newton), SGP_STORE_INT, 0,
+   "Newton steps at most"},
+  {"max_iter", SGP_OPT_COUNT, "5", 1, 2147483647.0, 0, NULL, OFF(max_iter), SGP_STORE_INT, 0,
+   "solver iterations per Newton step (the budget)"},
+  {"rank", SGP_OPT_COUNT, "Inf", 0, 9007199254740992.0, SGP_OPT_INF_NONE, NULL, OFF(rank),
+   SGP_STORE_INT64, 0, "compression rank of the recycled actions (Inf: none)"},
+  {"tol", SGP_OPT_REAL, "1e-06", 0, INFINITY, 0, NULL, OFF(tol), SGP_STORE_DOUBLE, 0,
+   "converged when the bound on max |f - mode| is at most tol"},
+  {"n_class", SGP_OPT_COUNT, "0", 0, 2147483647.0, 0, NULL, OFF(n_class), SGP_STORE_INT, 0,
+   "softmax: number of classes (0: the largest label)"},
+  {"recycle", SGP_OPT_FLAG, "TRUE", 0, 0, 0, NULL, OFF(recycle), SGP_STORE_INT, 0,
+   "reuse the solver's actions across Newton steps"},
+  {"damping", SGP_OPT_FLAG, "TRUE", 0, 0, 0, NULL, OFF(damping), SGP_STORE_INT, 0,
+   "globalized Newton steps that never lower the Laplace objective"},
+  {"max_total_iter", SGP_OPT_COUNT, "Inf", 0, 9007199254740992.0, SGP_OPT_INF_NONE, NULL,
+   OFF(max_total_iter), SGP_STORE_INT64, 0, "cap on the total number of solver iterations"},
+  {"random_order", SGP_OPT_FLAG, "FALSE", 0, 0, 0, NULL, OFF(random_order), SGP_STORE_INT, 0,
+   "cholesky policy: visit the points in a seeded random order"},
+  {"time_limit", SGP_OPT_REAL, "Inf", 0, INFINITY, SGP_OPT_INF_NONE, NULL, OFF(time_limit),
+   SGP_STORE_DOUBLE, 0, "seconds after which the Newton loop stops"},
+  {"inner_atol", SGP_OPT_REAL, "1e-05", 0, INFINITY, 0, NULL, OFF(inner_atol), SGP_STORE_DOUBLE,
+   0, "solver residual tolerance, absolute"},
+  {"inner_rtol", SGP_OPT_REAL, "1e-05", 0, INFINITY, 0, NULL, OFF(inner_rtol), SGP_STORE_DOUBLE,
+   0, "solver residual tolerance, relative to the right-hand side"},
+  {"kernel_cache_bytes", SGP_OPT_REAL, "2147483648", 0, INFINITY, 0, NULL,
+   OFF(kernel_cache_bytes), SGP_STORE_SIZE, 0,
+   "keep the kernel matrix when its 8 n^2 bytes fit (else matrix-free)"},
+};
+
+const sgp_verb_table sgp_laplace_table = {"gp_laplace", specs, (int)(sizeof specs / sizeof specs[0])};

@@ -1,0 +1,234 @@
+/* options.c -- options by name (sgp_options.h): the checks and messages every
+ * verb's table shares, and the registry of tables. */
+#include "sgp_options.h"
+#include "sgp_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+extern const sgp_verb_table sgp_laplace_table;
+extern const sgp_verb_table sgp_context_table;
+
+static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_laplace_table};
+
+const sgp_verb_table *sgp_verb_options(const char *verb)
+{
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+    if (!strcmp(tables[i]->verb, verb)) return tables[i];
+  return NULL;
+}
+
+const sgp_opt_spec *sgp_opt_find(const sgp_verb_table *t, const char *name)
+{
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->opts[i].name, name)) return &t->opts[i];
+  return NULL;
+}
+
+/* "got ..." for one value as the user wrote it */
+static void got(const sgp_value *v, char *buf, size_t size)
+{
+  if (v->type == SGP_VAL_NULL) snprintf(buf, size, "nothing");
+  else if (v->type == SGP_VAL_OTHER) snprintf(buf, size, "another type");
+  else if (v->type == SGP_VAL_STRING && v->len == 1) snprintf(buf, size, "\"%s\"", v->str);
+  else if (v->type == SGP_VAL_STRING) snprintf(buf, size, "%lld strings", (long long)v->len);
+  else if (v->len != 1) snprintf(buf, size, "%lld values", (long long)v->len);
+  else if (isnan(v->real[0])) snprintf(buf, size, "NA");
+  else if (v->type == SGP_VAL_LOGICAL) snprintf(buf, size, "%s", v->real[0] ? "TRUE" : "FALSE");
+  else snprintf(buf, size, "%.15g", v->real[0]);
+}
+
+static int bad(sgp_ctx *ctx, const sgp_opt_spec *s, const sgp_value *v, const char *what)
+{
+  char g[64];
+  got(v, g, sizeof g);
+  return sgp_fail(ctx, SGP_EINVAL, "'%s' must be %s (got %s)", s->name, what, g);
+}
+
+static void store_number(const sgp_opt_spec *s, void *opts, double x)
+{
+  char *p = (char *)opts + s->offset;
+  switch (s->store) {
+  case SGP_STORE_INT: *(int *)p = (int)x; break;
+  case SGP_STORE_INT64: *(int64_t *)p = (int64_t)x; break;
+  case SGP_STORE_DOUBLE: *(double *)p = x; break;
+  case SGP_STORE_SIZE: *(size_t *)p = x >= 1e18 ? (size_t)1e18 : (size_t)x; break;
+  }
+}
+
+static int is_one_number(const sgp_value *v)
+{
+  return v->type == SGP_VAL_REAL && v->len == 1 && !isnan(v->real[0]);
+}
+
+static int set_count(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_value *v)
+{
+  char what[96];
+  const int inf = (s->flags & SGP_OPT_INF_NONE) != 0;
+  snprintf(what, sizeof what, "a whole number >= %.17g%s", s->lo, inf ? " or Inf" : "");
+  if (!is_one_number(v)) return bad(ctx, s, v, what);
+  const double x = v->real[0];
+  if (inf && x == INFINITY) { store_number(s, opts, -1.0); return SGP_OK; }
+  if (!isfinite(x) || x != floor(x) || x < s->lo) return bad(ctx, s, v, what);
+  if (x > s->hi) {
+    snprintf(what, sizeof what, "at most %.17g", s->hi);
+    return bad(ctx, s, v, what);
+  }
+  store_number(s, opts, x);
+  return SGP_OK;
+}
+
+static int set_real(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_value *v)
+{
+  char what[96];
+  const int inf = (s->flags & SGP_OPT_INF_NONE) != 0, open = (s->flags & SGP_OPT_LO_OPEN) != 0;
+  if (open && s->lo == 0 && isinf(s->hi) && !inf)
+    snprintf(what, sizeof what, "positive and finite");
+  else if (isinf(s->hi))
+    snprintf(what, sizeof what, "a number %s %.15g%s", open ? ">" : ">=", s->lo,
+             inf ? " (Inf: none)" : " and finite");
+  else
+    snprintf(what, sizeof what, "a number in %s%.15g, %.15g]", open ? "(" : "[", s->lo, s->hi);
+  if (!is_one_number(v)) return bad(ctx, s, v, what);
+  const double x = v->real[0];
+  if (inf && x == INFINITY) { store_number(s, opts, -1.0); return SGP_OK; }
+  if (!isfinite(x) || x < s->lo || (open && x == s->lo) || x > s->hi) return bad(ctx, s, v, what);
+  store_number(s, opts, x);
+  return SGP_OK;
+}
+
+static int set_choice(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_value *v)
+{
+  char what[256] = "one of ";
+  for (int i = 0; s->choices[i]; i++) {
+    const size_t l = strlen(what);
+    snprintf(what + l, sizeof what - l, "%s\"%s\"", i ? ", " : "", s->choices[i]);
+  }
+  if (v->type != SGP_VAL_STRING || v->len != 1) return bad(ctx, s, v, what);
+  for (int i = 0; s->choices[i]; i++)
+    if (!strcmp(v->str, s->choices[i])) {
+      *(int *)((char *)opts + s->offset) = i;
+      return SGP_OK;
+    }
+  return bad(ctx, s, v, what);
+}
+
+static int set_positives(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_value *v)
+{
+  if (v->type != SGP_VAL_REAL || v->len < 1) return bad(ctx, s, v, "positive and finite numbers");
+  for (int64_t i = 0; i < v->len; i++)
+    if (!(v->real[i] > 0) || !isfinite(v->real[i])) {
+      const sgp_value one = {SGP_VAL_REAL, 1, v->real + i, NULL};
+      return bad(ctx, s, &one, "positive and finite");
+    }
+  *(const double **)((char *)opts + s->offset) = v->real;
+  *(int64_t *)((char *)opts + s->count_offset) = v->len;
+  return SGP_OK;
+}
+
+static int set_vector(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_value *v)
+{
+  sgp_cmat *m = (sgp_cmat *)((char *)opts + s->offset);
+  if (v->type == SGP_VAL_NULL) { *m = sgp_cmat_of(NULL, 0, 0); return SGP_OK; }
+  if (v->type != SGP_VAL_REAL || v->len < 1) return bad(ctx, s, v, "numbers");
+  for (int64_t i = 0; i < v->len; i++)
+    if (!isfinite(v->real[i]))
+      return sgp_fail(ctx, SGP_EINVAL, "'%s' contains NaN, NA or Inf (first at %lld)", s->name,
+                      (long long)i + 1);
+  *m = sgp_cmat_of(v->real, v->len, 1);
+  return SGP_OK;
+}
+
+int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *name,
+                 const sgp_value *v)
+{
+  const sgp_opt_spec *s = sgp_opt_find(t, name);
+  if (!s) return sgp_fail(ctx, SGP_EINVAL, "unknown option '%s'", name);
+  if (v->type == SGP_VAL_NULL && (s->flags & SGP_OPT_NULL_OK) && s->kind != SGP_OPT_VECTOR)
+    return SGP_OK;
+  switch (s->kind) {
+  case SGP_OPT_FLAG:
+    if (v->type != SGP_VAL_LOGICAL || v->len != 1 || isnan(v->real[0]))
+      return bad(ctx, s, v, "TRUE or FALSE");
+    *(int *)((char *)opts + s->offset) = v->real[0] != 0;
+    return SGP_OK;
+  case SGP_OPT_COUNT: return set_count(ctx, s, opts, v);
+  case SGP_OPT_REAL: return set_real(ctx, s, opts, v);
+  case SGP_OPT_CHOICE: return set_choice(ctx, s, opts, v);
+  case SGP_OPT_POSITIVES: return set_positives(ctx, s, opts, v);
+  case SGP_OPT_VECTOR: return set_vector(ctx, s, opts, v);
+  }
+  return sgp_fail(ctx, SGP_EINVAL, "'%s': unknown kind", name);
+}
+
+/* ------------------------------------------------------------ context options */
+
+typedef struct { int backend; int64_t seed; double threads; int verbose; } ctx_opts;
+
+static const char *const backend_names[] = {"auto", "cpu", "cuda", NULL};
+
+static const sgp_opt_spec ctx_specs[] = {
+  {"backend", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, backend_names, offsetof(ctx_opts, backend),
+   SGP_STORE_INT, 0, "compute backend: \"auto\", \"cpu\" or \"cuda\""},
+  {"seed", SGP_OPT_COUNT, "NULL", 0, 9007199254740992.0, 0, NULL, offsetof(ctx_opts, seed),
+   SGP_STORE_INT64, 0, "whole number for reproducible random choices"},
+  {"verbose", SGP_OPT_FLAG, "FALSE", 0, 0, 0, NULL, offsetof(ctx_opts, verbose), SGP_STORE_INT, 0,
+   "print progress"},
+  {"threads", SGP_OPT_COUNT, "0", 0, SGP_MAX_THREADS, SGP_OPT_NULL_OK, NULL,
+   offsetof(ctx_opts, threads), SGP_STORE_DOUBLE, 0, "OpenMP threads (0: the OpenMP default)"},
+};
+const sgp_verb_table sgp_context_table = {"context", ctx_specs, 4};
+
+static int set_threads(sgp_ctx *ctx, const sgp_value *v);
+
+int sgp_ctx_opt_set(sgp_ctx *ctx, const char *name, const sgp_value *v, int *verbose)
+{
+  if (!strcmp(name, "threads")) return set_threads(ctx, v);
+  ctx_opts c = {(int)ctx->backend, (int64_t)ctx->seed, 0.0, verbose ? *verbose : 0};
+  int st = sgp_opts_set(ctx, &sgp_context_table, &c, name, v);
+  if (st) return st;
+  if (!strcmp(name, "backend")) {
+    ctx->backend = (sgp_backend)c.backend;
+    if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA))
+      return sgp_fail(ctx, SGP_EUNSUPPORTED,
+                      "'backend' \"cuda\" is not available (not built or no device); use \"cpu\"");
+  }
+  else if (!strcmp(name, "seed")) sgp_ctx_set_seed(ctx, (uint64_t)c.seed);
+  else if (!strcmp(name, "verbose") && verbose) *verbose = c.verbose;
+  else if (!strcmp(name, "threads") && v->type != SGP_VAL_NULL)
+    return sgp_ctx_set_threads(ctx, c.threads);
+  return SGP_OK;
+}
+
+/* threads: the context's own rule and message (sgp_ctx_set_threads) */
+static int set_threads(sgp_ctx *ctx, const sgp_value *v)
+{
+  if (v->type == SGP_VAL_NULL) return SGP_OK;
+  if (v->type != SGP_VAL_REAL && v->type != SGP_VAL_LOGICAL) {
+    const sgp_opt_spec s = {"threads", SGP_OPT_COUNT, "0", 0, 0, 0, NULL, 0, 0, 0, ""};
+    return bad(ctx, &s, v, "one whole number (0: the OpenMP default)");
+  }
+  if (v->len != 1)
+    return sgp_fail(ctx, SGP_EINVAL, "'threads' must be one whole number (got %lld values)",
+                    (long long)v->len);
+  return sgp_ctx_set_threads(ctx, v->real[0]);
+  return SGP_OK;
+}
+
+/* ------------------------------------------------------------ messages */
+
+void sgp_user_message(const char *fn, const sgp_ctx *ctx, int status, char *buf, size_t size)
+{
+  const char *m = ctx->errmsg[0] ? ctx->errmsg : sgp_strerror(status);
+  if (status == SGP_EINTERRUPT) { snprintf(buf, size, "%s: interrupted", fn); return; }
+  size_t k = 0; /* "arg: rest" with arg an identifier (dots allowed: fit.weights) */
+  while (m[k] == '_' || m[k] == '.' || (m[k] >= 'a' && m[k] <= 'z') ||
+         (m[k] >= 'A' && m[k] <= 'Z') || (k > 0 && m[k] >= '0' && m[k] <= '9'))
+    k++;
+  if (k > 0 && m[k] == ':' && m[k + 1] == ' ')
+    snprintf(buf, size, "%s: '%.*s' %s", fn, (int)k, m, m + k + 2);
+  else
+    snprintf(buf, size, "%s: %s", fn, m);
+}
