@@ -129,8 +129,8 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL) {
   opts <- verb_options(fn, list(...))
   x <- as_input_matrix(x, fn, "x")
   lab <- label_codes(y, opts[["likelihood"]] %||% option_default(fn, "likelihood"), fn)
-  if (!is.null(lab$levels) && identical(opts[["likelihood"]], "softmax"))
-    opts$n_class <- length(lab$levels)
+  if (length(lab$levels) >= 2L && identical(opts[["likelihood"]], "softmax"))
+    opts$n_class <- length(lab$levels)  # levels that never occur are classes too
   if (!is.null(xtest)) {
     xtest <- as_input_matrix(xtest, fn, "xtest", d = ncol(x))
     if (ncol(xtest) != ncol(x))

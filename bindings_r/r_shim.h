@@ -7,6 +7,7 @@
 #include <Rinternals.h>
 
 #include "sgp.h"
+#include "sgp_options.h"
 
 /* Host state behind the context hooks. */
 typedef struct {
@@ -50,7 +51,5 @@ SEXP sgp_r_int_copy(int64_t n, const int *x, int add);
 int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o);
 /* Raises the error of a failed core call in the one user form (sgp_user_message). */
 void sgp_r_fail(const char *fn, sgp_ctx *ctx, int status);
-/* Kernel names by sgp_kernel_kind (core/laplace/laplace_options.c). */
-extern const char *const sgp_kernel_names[];
 
 #endif

@@ -149,9 +149,10 @@ int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *
   if (v->type == SGP_VAL_NULL && (s->flags & SGP_OPT_NULL_OK) && s->kind != SGP_OPT_VECTOR)
     return SGP_OK;
   switch (s->kind) {
-  case SGP_OPT_FLAG:
-    if (v->type != SGP_VAL_LOGICAL || v->len != 1 || isnan(v->real[0]))
-      return bad(ctx, s, v, "TRUE or FALSE");
+  case SGP_OPT_FLAG: /* a logical, or the number 0 or 1 (Octave's habit) */
+    if ((v->type != SGP_VAL_LOGICAL && v->type != SGP_VAL_REAL) || v->len != 1 ||
+        isnan(v->real[0]) || (v->type == SGP_VAL_REAL && v->real[0] != 0 && v->real[0] != 1))
+      return bad(ctx, s, v, "true or false");
     *(int *)((char *)opts + s->offset) = v->real[0] != 0;
     return SGP_OK;
   case SGP_OPT_COUNT: return set_count(ctx, s, opts, v);

@@ -112,101 +112,64 @@ function fit = gp_laplace (x, y, varargin)
     print_usage ();
   endif
   fname = "gp_laplace";
-  defaults = struct ("likelihood", "bernoulli", "kernel", "rbf", "lengthscale", 1,
-                     "outputscale", 1, "noise", [], "offset", [], "policy", "cg",
-                     "max_newton", 20, "max_iter", 5, "rank", Inf, "tol", 1e-6,
-                     "xtest", [], "xtest_offset", [], "backend", "auto", "seed", [],
-                     "verbose", false, "threads", 0, "recycle", true, "damping", true,
-                     "max_total_iter", Inf, "random_order", false, "time_limit", Inf,
-                     "inner_atol", 1e-5, "inner_rtol", 1e-5, "interrupt_after", -1);
-  opts = parse_options (fname, defaults, varargin{:});
-
+  [front, opts] = split_options (fname, {"xtest", "xtest_offset", "interrupt_after"},
+                                 varargin{:});
   x = check_input_matrix (x, fname, "x");
-  n = rows (x);
-  likelihood = check_choice (opts.likelihood, {"bernoulli", "poisson", "softmax", "gaussian"},
-                             fname, "likelihood");
-  [ycode, n_class, levels] = laplace_labels (y, likelihood, n, fname);
-  kernel = check_kernel (opts.kernel, fname);
-  lengthscale = check_positive (opts.lengthscale, fname, "lengthscale", [1, columns(x)]);
-  outputscale = check_positive (opts.outputscale, fname, "outputscale", 1);
-  noise = laplace_noise (opts.noise, likelihood, n, fname);
-  offset = laplace_offset (opts.offset, likelihood, n, fname, "offset");
-  policy = check_choice (opts.policy, {"cg", "cholesky"}, fname, "policy");
-  max_newton = check_count (opts.max_newton, fname, "max_newton", 1);
-  max_iter = check_count (opts.max_iter, fname, "max_iter", 1);
-  rank = check_count_or_inf (opts.rank, fname, "rank");
-  tol = check_nonneg (opts.tol, fname, "tol");
-  max_total_iter = check_count_or_inf (opts.max_total_iter, fname, "max_total_iter");
-  time_limit = opts.time_limit;
-  if (! (isnumeric (time_limit) && isreal (time_limit) && isscalar (time_limit)
-         && ! isnan (time_limit) && time_limit >= 0))
-    arg_error (fname, "time_limit", "must be one non-negative number (Inf: none)");
+  likelihood = option_value (fname, opts, "likelihood");
+  [ycode, levels] = label_codes (y, likelihood, fname);
+  if (numel (levels) >= 2 && strcmp (likelihood, "softmax"))
+    opts(end+1:end+2) = {"n_class", numel(levels)};
   endif
-  xtest = opts.xtest;
+  if (isempty (option_value (fname, opts, "seed")))
+    opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
+  endif
+  xtest = front.xtest;
   has_test = ! isempty (xtest);
   if (has_test)
     xtest = check_input_matrix (xtest, fname, "xtest", columns (x));
     if (columns (xtest) != columns (x))
       arg_error (fname, "xtest", "has %d columns but 'x' has %d", columns (xtest), columns (x));
     endif
-    xtest_offset = laplace_offset (opts.xtest_offset, likelihood, rows (xtest), fname,
-                                   "xtest_offset");
-  elseif (! isempty (opts.xtest_offset))
+  elseif (! isempty (front.xtest_offset))
     arg_error (fname, "xtest_offset", "needs 'xtest'");
   endif
-  ctrl = [check_flag(opts.recycle, fname, "recycle"), ...
-          check_flag(opts.damping, fname, "damping"), ...
-          if_else(isinf (max_total_iter), -1, max_total_iter), ...
-          check_flag(opts.random_order, fname, "random_order"), ...
-          if_else(isinf (time_limit), -1, time_limit), ...
-          check_nonneg(opts.inner_atol, fname, "inner_atol"), ...
-          check_nonneg(opts.inner_rtol, fname, "inner_rtol")];
-  backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
-  seed = check_seed (opts.seed, fname);
-  verbose = check_flag (opts.verbose, fname, "verbose");
-  threads = check_threads (opts.threads, fname);
 
-  res = __sgp_laplace__ (x, ycode, likelihood, n_class, kernel, lengthscale, outputscale,
-                         noise, offset, policy, max_newton, max_iter,
-                         if_else (isinf (rank), -1, rank), tol, ctrl, backend, seed,
-                         verbose, threads, opts.interrupt_after);
+  res = __sgp_laplace__ (x, ycode, if_else (isempty (front.interrupt_after), -1,
+                                            front.interrupt_after), opts{:});
 
-  fit = res;
-  fit.kernel = struct ("kernel", kernel, "lengthscale", lengthscale,
-                       "outputscale", outputscale);
-  fit.likelihood = likelihood;
-  fit.n_class = n_class;
+  used = res.used;
+  fit = rmfield (res, "used");
+  fit.kernel = used.kernel;
+  fit.likelihood = used.likelihood;
+  fit.n_class = used.n_class;
   fit.levels = levels;
-  fit.policy = policy;
+  fit.policy = used.policy;
   fit.x = x;
   fit.y = ycode;
-  fit.offset = offset;
-  fit.noise = noise;
-  fit.seed = seed;
+  fit.offset = used.offset;
+  fit.noise = used.noise;
+  fit.seed = used.seed;
   fit.class = "gp_laplace";
   if (has_test)
-    fit.test = predict_gp_laplace (fit, xtest, {fname, "xtest"}, "offset", xtest_offset,
-                                   "threads", threads);
+    fit.test = predict_gp_laplace (fit, xtest, {fname, "xtest", "xtest_offset"},
+                                   "offset", front.xtest_offset,
+                                   "threads", option_value (fname, opts, "threads"));
   endif
-  if (! fit.converged)
-    warning ("scalegp:not-converged",
-             "gp_laplace: did not converge (stop reason \"%s\" after %d Newton steps, %d solver iterations; the mode is within %.3g, tol %g); raise max_iter or max_newton%s",
-             fit.stop_reason, fit.newton_steps, fit.iterations,
-             fit.steps.mode_error(end), tol,
-             if_else (opts.damping, "", ", or use damping = true"));
+  if (! isempty (used.warning))
+    warning ("scalegp:not-converged", "%s", used.warning);
   endif
-  if (verbose)
+  if (option_value (fname, opts, "verbose"))
     printf ("gp_laplace: %s likelihood, %s kernel, n = %d; %d Newton steps, %d solver iterations; %s (%s)\n",
-            likelihood, kernel, n, fit.newton_steps, fit.iterations,
+            fit.likelihood, fit.kernel.kernel, rows (x), fit.newton_steps, fit.iterations,
             if_else (fit.converged, "converged", "NOT converged"), fit.stop_reason);
   endif
 
 endfunction
 
-## Labels as doubles for the core (softmax 1..C), the class count and level names.
-function [ycode, n_class, levels] = laplace_labels (y, likelihood, n, fname)
+## Labels as numbers for the core, which checks them: a cell array of strings
+## becomes 0/1 (bernoulli) or 1..C (softmax) and keeps its level names.
+function [ycode, levels] = label_codes (y, likelihood, fname)
   levels = {};
-  n_class = 1;
   if (iscellstr (y))
     if (! any (strcmp (likelihood, {"bernoulli", "softmax"})))
       arg_error (fname, "y", "is a cell array of strings; likelihood = \"%s\" needs numbers",
@@ -226,80 +189,8 @@ function [ycode, n_class, levels] = laplace_labels (y, likelihood, n, fname)
   elseif (! isnumeric (y) || iscomplex (y))
     arg_error (fname, "y", "must be a real numeric or logical vector or a cell array of strings");
   endif
-  if (! (isvector (y) || isempty (y)) || numel (y) != n)
-    arg_error (fname, "y", "has %d elements but 'x' has %d rows", numel (y), n);
-  endif
-  y = double (y(:));
-  bad = find (! isfinite (y), 1);
-  if (! isempty (bad))
-    arg_error (fname, "y", "contains NaN, NA or Inf (first at %d)", bad);
-  endif
-  whole = all (y == round (y));
-  switch (likelihood)
-    case "bernoulli"
-      k = find (y != 0 & y != 1, 1);
-      if (! isempty (k))
-        arg_error (fname, "y", "must be 0/1 or logical for likelihood = \"bernoulli\" (found %g)",
-                   y(k));
-      endif
-    case "poisson"
-      k = find (y != round (y) | y < 0, 1);
-      if (! isempty (k))
-        arg_error (fname, "y", "must be non-negative integer counts for likelihood = \"poisson\" (found %g)",
-                   y(k));
-      endif
-    case "softmax"
-      k = find (y != round (y) | y < 1, 1);
-      if (! isempty (k))
-        arg_error (fname, "y", "must be class labels 1..C for likelihood = \"softmax\" (found %g)",
-                   y(k));
-      endif
-      if (isempty (levels) && max (y) > n)
-        arg_error (fname, "y", "has labels up to %g but only n = %d points; softmax labels are 1..C with C <= n",
-                   max (y), n);
-      endif
-      if (isempty (levels))
-        n_class = max (y);
-      else
-        n_class = numel (levels);
-      endif
-      if (n_class < 2)
-        arg_error (fname, "y", "has C = %d class; likelihood = \"softmax\" needs C >= 2", n_class);
-      endif
-  endswitch
-  ycode = y;
+  ycode = double (y(:));
 endfunction
-
-## Gaussian noise variance: [] (1) or 1 or n positive values; an error (not
-## silently ignored) for the other likelihoods, as in the core.
-function noise = laplace_noise (noise, likelihood, n, fname)
-  if (isempty (noise))
-    noise = if_else (strcmp (likelihood, "gaussian"), 1, []);
-  elseif (! strcmp (likelihood, "gaussian"))
-    arg_error (fname, "noise", "is only used with likelihood = \"gaussian\" (got \"%s\")",
-               likelihood);
-  else
-    noise = check_positive (noise, fname, "noise", [1, n]);
-  endif
-endfunction
-
-function o = laplace_offset (o, likelihood, n, fname, arg)
-  if (isempty (o))
-    o = [];
-    return;
-  endif
-  if (! strcmp (likelihood, "poisson"))
-    arg_error (fname, arg, "is only used with likelihood = \"poisson\"");
-  endif
-  if (! isnumeric (o) || iscomplex (o) || numel (o) != n || ! isvector (o))
-    arg_error (fname, arg, "must be numeric of length %d (got %d values)", n, numel (o));
-  endif
-  if (any (! isfinite (o)))
-    arg_error (fname, arg, "contains NaN, NA or Inf");
-  endif
-  o = double (o(:));
-endfunction
-
 
 %!shared x, y
 %! x = linspace (-2, 2, 30)';
@@ -371,38 +262,38 @@ endfunction
 %! assert (isempty (out));
 
 %!error <Invalid call> gp_laplace (1)
-%!error <gp_laplace: 'y' must be 0/1> gp_laplace (x, y + 2)
-%!error <'y' has 29 elements but 'x' has 30 rows> gp_laplace (x, y(1:29))
+%!error <gp_laplace: 'y' bernoulli labels must be 0 or 1> gp_laplace (x, y + 2)
+%!error <gp_laplace: 'y' is 29 x 1; need 30 x 1> gp_laplace (x, y(1:29))
 %!error <'y' contains NaN> gp_laplace (x, [NaN; y(2:end)])
 %!error <'y' contains NaN> gp_laplace (x, [Inf; y(2:end)], "likelihood", "gaussian")
-%!error <'y' must be non-negative integer counts> gp_laplace (x, [0.5; y(2:end)], "likelihood", "poisson")
-%!error <'y' must be non-negative integer counts> gp_laplace (x, [-1; y(2:end)], "likelihood", "poisson")
-%!error <'y' must be class labels 1..C> gp_laplace (x, y, "likelihood", "softmax")
+%!error <'y' poisson counts must be non-negative integers> gp_laplace (x, [0.5; y(2:end)], "likelihood", "poisson")
+%!error <'y' poisson counts must be non-negative integers> gp_laplace (x, [-1; y(2:end)], "likelihood", "poisson")
+%!error <'y' softmax labels must be integers in 1..C> gp_laplace (x, y, "likelihood", "softmax")
 %!error <'y' has C = 1 class> gp_laplace (x, ones (30, 1), "likelihood", "softmax")
 %!error <'y' is logical> gp_laplace (x, y == 1, "likelihood", "softmax")
 %!error <'y' must have exactly 2 classes> gp_laplace (x, repmat ({"a"; "b"; "c"}, 10, 1))
 %!error <'x' contains NaN> gp_laplace ([NaN; x(2:end)], y)
-%!error <'likelihood' is unknown: "probit"> gp_laplace (x, y, "likelihood", "probit")
-%!error <'policy' is unknown: "lanczos"> gp_laplace (x, y, "policy", "lanczos")
-%!error <'kernel' is unknown> gp_laplace (x, y, "kernel", "gauss")
+%!error <'likelihood' must be one of .* \(got "probit"\)> gp_laplace (x, y, "likelihood", "probit")
+%!error <'policy' must be one of "cg", "cholesky" \(got "lanczos"\)> gp_laplace (x, y, "policy", "lanczos")
+%!error <'kernel' must be one of> gp_laplace (x, y, "kernel", "gauss")
 %!error <'lengthscale' must be positive> gp_laplace (x, y, "lengthscale", 0)
 %!error <'outputscale' must be positive> gp_laplace (x, y, "outputscale", -1)
 %!error <'noise' must be positive> gp_laplace (x, y, "likelihood", "gaussian", "noise", 0)
-%!error <'noise' must be real and numeric, a scalar or a vector of length 30> gp_laplace (x, y, "likelihood", "gaussian", "noise", [1 2 3])
-%!error <'offset' must be numeric of length 30> gp_laplace (x, y, "likelihood", "poisson", "offset", zeros (3, 1))
+%!error <'noise' needs 1 or 30 values> gp_laplace (x, y, "likelihood", "gaussian", "noise", [1 2 3])
+%!error <'offset' is 3 x 1; need 30 x 1> gp_laplace (x, y, "likelihood", "poisson", "offset", zeros (3, 1))
 %!error <'offset' contains NaN> gp_laplace (x, y, "likelihood", "poisson", "offset", [NaN; zeros(29, 1)])
 %!error <'offset' is only used with likelihood = "poisson"> gp_laplace (x, y, "offset", zeros (30, 1))
 %!error <'max_iter' must be a whole number> gp_laplace (x, y, "max_iter", 0)
 %!error <'max_newton' must be a whole number> gp_laplace (x, y, "max_newton", 0)
 %!error <'rank' must be a whole number> gp_laplace (x, y, "rank", -1)
-%!error <'tol' must be one non-negative> gp_laplace (x, y, "tol", -1)
+%!error <'tol' must be a number .* \(got -1\)> gp_laplace (x, y, "tol", -1)
 %!error <'xtest' has 2 columns but 'x' has 1> gp_laplace (x, y, "xtest", zeros (2, 2))
 %!error <'xtest' contains NaN> gp_laplace (x, y, "xtest", NaN)
-%!error <'xtest_offset' must be numeric of length 2> gp_laplace (x, y, "likelihood", "poisson", "xtest", [0; 1], "xtest_offset", 1)
-%!error <'backend' is unknown> gp_laplace (x, y, "backend", "gpu")
+%!error <'xtest_offset' must be 2 finite numbers> gp_laplace (x, y, "likelihood", "poisson", "xtest", [0; 1], "xtest_offset", 1)
+%!error <'backend' must be one of> gp_laplace (x, y, "backend", "gpu")
 %!error <'seed' must be a whole number> gp_laplace (x, y, "seed", -1)
 %!error <'threads' must be a whole number> gp_laplace (x, y, "threads", -1)
 %!error <'recycle' must be true or false> gp_laplace (x, y, "recycle", 2)
-%!error <'inner_atol' must be one non-negative> gp_laplace (x, y, "inner_atol", -1)
+%!error <'inner_atol' must be a number .* \(got -1\)> gp_laplace (x, y, "inner_atol", -1)
 %!error <unknown option 'lenghtscale'> gp_laplace (x, y, "lenghtscale", 2)
 %!error <gp_laplace: interrupted> gp_laplace (x, y, "interrupt_after", 0)

@@ -12,89 +12,64 @@ namespace
     void operator () (sgp_laplace_fit_t *f) const { sgp_laplace_fit_free (f); }
   };
 
-  sgp_likelihood
-  likelihood_of (const std::string& name, const std::string& fn)
+  // The options a fit used, under their argument names, and its warning ("" when
+  // converged).
+  octave_scalar_map
+  used_map (const sgp_ctx *ctx, const sgp_laplace_opts& o, const sgp_laplace_fit_t& fit)
   {
-    static const char *names[] = {"gaussian", "bernoulli", "poisson", "softmax"};
-    for (int i = 0; i < 4; i++)
-      if (name == names[i])
-        return static_cast<sgp_likelihood> (i);
-    error ("%s: likelihood: unknown value \"%s\"", fn.c_str (), name.c_str ());
+    static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
+    static const char *pol[] = {"cg", "cholesky"};
+    char warn[512];
+    sgp_laplace_warning (&fit, &o, warn, sizeof warn);
+    octave_scalar_map kernel;
+    kernel.assign ("kernel", std::string (sgp_kernel_names[o.kernel.kind]));
+    kernel.assign ("lengthscale", sgp_octave::matrix_copy (1, o.kernel.n_lengthscale,
+                                                           o.kernel.lengthscale));
+    kernel.assign ("outputscale", o.kernel.outputscale);
+    octave_scalar_map u;
+    u.assign ("kernel", kernel);
+    u.assign ("likelihood", std::string (lik[o.likelihood]));
+    u.assign ("policy", std::string (pol[o.policy]));
+    u.assign ("n_class", static_cast<double> (fit.C));
+    u.assign ("noise", o.likelihood != SGP_LIK_GAUSSIAN ? Matrix ()
+                       : o.noise.data ? sgp_octave::matrix_copy (o.noise.rows, 1, o.noise.data)
+                                      : Matrix (1, 1, 1.0));
+    u.assign ("offset", o.offset.data ? sgp_octave::matrix_copy (o.offset.rows, 1, o.offset.data)
+                                      : Matrix ());
+    u.assign ("seed", static_cast<double> (ctx->seed));
+    u.assign ("warning", std::string (warn));
+    return u;
   }
 }
 
 DEFUN_DLD (__sgp_laplace__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {@var{res} =} __sgp_laplace__ (@var{x}, @var{y}, @var{likelihood}, @var{n_class}, @var{kernel}, @var{lengthscale}, @var{outputscale}, @var{noise}, @var{offset}, @var{policy}, @var{max_newton}, @var{max_iter}, @var{rank}, @var{tol}, @var{ctrl}, @var{backend}, @var{seed}, @var{verbose}, @var{threads})\n\
-@deftypefnx {} {@var{res} =} __sgp_laplace__ (@dots{}, @var{interrupt_after})\n\
+@deftypefn {} {@var{res} =} __sgp_laplace__ (@var{x}, @var{y}, @var{interrupt_after}, @var{name}, @var{value}, @dots{})\n\
 Private: the gp_laplace (IterNCGP) fit of scalegp's C core.\n\
 \n\
-@var{y} holds the labels as doubles (softmax 1..@var{n_class}); @var{noise}\n\
-and @var{offset} may be empty; @var{rank} < 0 means no compression;\n\
-@var{ctrl} = [recycle, damping, max_total_iter, random_order, time_limit,\n\
-inner_atol, inner_rtol] (negative limits: none).  Returns a struct with\n\
+@var{y} holds the labels as doubles; @var{interrupt_after} < 0: none.  The\n\
+options come as name/value pairs and go to the core's option table, which\n\
+checks them (its defaults apply to the others).  Returns a struct with\n\
 fields f, var, weights, root, newton_steps, iterations, converged,\n\
-stop_reason, inner_stop_reason, kernel_products, history and steps.\n\
-\n\
-Use @code{gp_laplace}, which validates its arguments; this function only\n\
-checks types (the core checks values).\n\
+stop_reason, inner_stop_reason, kernel_products, history, steps and used\n\
+(the options used and the warning of a fit that did not converge).\n\
 @seealso{gp_laplace}\n\
 @end deftypefn")
 {
-  if (args.length () != 19 && args.length () != 20)
+  if (args.length () < 3)
     print_usage ();
 
   // ---- get inputs
   const std::string fn = "gp_laplace";
-  const long nthreads = sgp_octave::integer_arg (args(18), fn, "threads", 0, INT_MAX);
-  const long interrupt_after = args.length () == 20
-    ? sgp_octave::integer_arg (args(19), fn, "interrupt_after", -1, LONG_MAX) : -1;
-  sgp_octave::context ctx (fn, static_cast<int> (nthreads), args(17).bool_value (),
-                           interrupt_after);
+  const long interrupt_after = sgp_octave::integer_arg (args(2), fn, "interrupt_after", -1,
+                                                        LONG_MAX);
+  sgp_octave::context ctx (fn, 0, false, interrupt_after);
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
   const Matrix y = sgp_octave::matrix_arg (args(1), fn, "y");
   sgp_laplace_opts o;
   sgp_laplace_opts_default (&o);
-  o.likelihood = likelihood_of (sgp_octave::string_arg (args(2), fn, "likelihood"), fn);
-  o.n_class = sgp_octave::integer_arg (args(3), fn, "n_class", 1, INT_MAX);
-  sgp_octave::kernel_spec ks;
-  sgp_octave::kernel_arg (ctx, args(4), args(5), args(6), ks);
-  o.kernel = ks.k;
-  const Matrix noise = sgp_octave::matrix_arg (args(7), fn, "noise");
-  const Matrix offset = sgp_octave::matrix_arg (args(8), fn, "offset");
-  if (! noise.isempty ())
-    o.noise = sgp_octave::cview (noise);
-  if (! offset.isempty ())
-    o.offset = sgp_octave::cview (offset);
-  const std::string policy = sgp_octave::string_arg (args(9), fn, "policy");
-  if (policy != "cg" && policy != "cholesky")
-    error ("%s: policy: unknown value \"%s\"", fn.c_str (), policy.c_str ());
-  o.policy = policy == "cholesky" ? SGP_POLICY_CHOLESKY : SGP_POLICY_CG;
-  o.max_newton = sgp_octave::integer_arg (args(10), fn, "max_newton", 0, INT_MAX);
-  o.max_iter = sgp_octave::integer_arg (args(11), fn, "max_iter", 0, INT_MAX);
-  const double rank = sgp_octave::scalar_arg (args(12), fn, "rank");
-  o.rank = (rank < 0 || ! std::isfinite (rank)) ? -1 : static_cast<int64_t> (rank);
-  o.tol = sgp_octave::scalar_arg (args(13), fn, "tol");
-  const Matrix ctrl = sgp_octave::matrix_arg (args(14), fn, "ctrl");
-  if (ctrl.numel () != 7)
-    error ("%s: ctrl must have 7 values", fn.c_str ());
-  o.recycle = ctrl(0) != 0;
-  o.damping = ctrl(1) != 0;
-  o.max_total_iter = ctrl(2) < 0 || ! std::isfinite (ctrl(2)) ? -1 : static_cast<int64_t> (ctrl(2));
-  o.random_order = ctrl(3) != 0;
-  o.time_limit = ctrl(4) < 0 || ! std::isfinite (ctrl(4)) ? -1.0 : ctrl(4);
-  o.inner_atol = ctrl(5);
-  o.inner_rtol = ctrl(6);
-  const std::string backend = sgp_octave::string_arg (args(15), fn, "backend");
-  const double seed = sgp_octave::scalar_arg (args(16), fn, "seed");
-  if (! (seed >= 0) || ! std::isfinite (seed))
-    error ("%s: seed must be a non-negative whole number", fn.c_str ());
-  sgp_ctx_set_seed (ctx.get (), static_cast<uint64_t> (seed));
-  ctx.get ()->backend = backend == "cuda" ? SGP_BACKEND_CUDA
-                        : backend == "cpu" ? SGP_BACKEND_CPU : SGP_BACKEND_AUTO;
-  if (ctx.get ()->backend == SGP_BACKEND_CUDA && ! sgp_backend_available (SGP_BACKEND_CUDA))
-    error ("%s: backend: \"cuda\" is not available (not built or no device); use \"cpu\"",
-           fn.c_str ());
+  sgp_octave::option_store keep;
+  sgp_octave::apply_options (ctx, "gp_laplace", args, 3, &o, keep);
 
   // ---- compute (no Octave error inside)
   sgp_laplace_fit_t *raw = nullptr;
@@ -142,6 +117,7 @@ checks types (the core checks values).\n\
   res.assign ("kernel_products", static_cast<double> (fit->kernel_products));
   res.assign ("history", hist);
   res.assign ("steps", steps);
+  res.assign ("used", used_map (ctx.get (), o, *fit));
   return ovl (res);
 }
 
@@ -149,15 +125,17 @@ checks types (the core checks values).\n\
 %!test
 %! x = linspace (-2, 2, 12)';
 %! y = double (x > 0);
-%! r = __sgp_laplace__ (x, y, "bernoulli", 1, "rbf", 1, 1, [], [], "cholesky", 20, 12, -1, 1e-8, [1 0 -1 0 -1 1e-5 1e-5], "auto", 1, false, 0);
+%! r = __sgp_laplace__ (x, y, -1, "policy", "cholesky", "max_iter", 12, "tol", 1e-8, "seed", 1);
 %! assert (r.converged);
 %! assert (size (r.f), [12, 1]);
 %! assert (size (r.root), [12, 12]);
 %! assert (sign (r.f), 2 * y - 1);
 %! assert (numel (r.history.residual), r.iterations);
-%!error <likelihood: unknown> __sgp_laplace__ (1, 1, "foo", 1, "rbf", 1, 1, [], [], "cg", 20, 5, -1, 0.01, [1 0 -1 0 -1 1e-5 1e-5], "auto", 1, false, 0)
-%!error <y: bernoulli labels must be 0 or 1> __sgp_laplace__ ([1; 2], [0; 2], "bernoulli", 1, "rbf", 1, 1, [], [], "cg", 20, 5, -1, 0.01, [1 0 -1 0 -1 1e-5 1e-5], "auto", 1, false, 0)
-%!error <max_iter> __sgp_laplace__ ([1; 2], [0; 1], "bernoulli", 1, "rbf", 1, 1, [], [], "cg", 20, 0, -1, 0.01, [1 0 -1 0 -1 1e-5 1e-5], "auto", 1, false, 0)
-%!error <interrupted> __sgp_laplace__ ((1:50)', mod ((1:50)', 2), "bernoulli", 1, "rbf", 1, 1, [], [], "cg", 20, 5, -1, 0.01, [1 0 -1 0 -1 1e-5 1e-5], "auto", 1, false, 0, 0)
+%! assert (r.used.kernel.kernel, "rbf");
+%!error <'likelihood' must be one of> __sgp_laplace__ (1, 1, -1, "likelihood", "foo")
+%!error <gp_laplace: 'y' bernoulli labels must be 0 or 1> __sgp_laplace__ ([1; 2], [0; 2], -1)
+%!error <'max_iter' must be a whole number> __sgp_laplace__ ([1; 2], [0; 1], -1, "max_iter", 0)
+%!error <unknown option 'foo'> __sgp_laplace__ ([1; 2], [0; 1], -1, "foo", 1)
+%!error <interrupted> __sgp_laplace__ ((1:50)', mod ((1:50)', 2), 0)
 %!error <Invalid call> __sgp_laplace__ (1)
 */

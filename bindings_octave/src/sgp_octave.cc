@@ -111,8 +111,73 @@ namespace sgp_octave
           octave_quit ();
         error_with_id (error_id (status), "%s: interrupted", m_fname.c_str ());
       }
+    if (m_user_form)
+      {
+        char msg[sizeof m_ctx.errmsg + 64];
+        sgp_user_message (m_fname.c_str (), &m_ctx, status, msg, sizeof msg);
+        error_with_id (error_id (status), "%s", msg);
+      }
     const char *detail = m_ctx.errmsg[0] ? m_ctx.errmsg : sgp_strerror (status);
     error_with_id (error_id (status), "%s: %s", m_fname.c_str (), detail);
+  }
+
+  // ------------------------------------------------------------ options
+
+  // An Octave value as the core sees it (numbers and logicals as doubles kept in
+  // `keep`, one string, [] as nothing).
+  static sgp_value
+  value_of (const octave_value& v, option_store& keep)
+  {
+    sgp_value out = {SGP_VAL_OTHER, 0, nullptr, nullptr};
+    if (v.is_string ())
+      {
+        out.type = SGP_VAL_STRING;
+        out.len = v.rows () <= 1 ? 1 : v.rows ();
+        keep.strings.push_back (v.rows () <= 1 ? v.string_value () : std::string ());
+        out.str = keep.strings.back ().c_str ();
+        return out;
+      }
+    if (v.isempty () && (v.isnumeric () || v.is_double_type ()))
+      {
+        out.type = SGP_VAL_NULL;
+        return out;
+      }
+    if ((v.isnumeric () || v.islogical ()) && ! v.iscomplex ())
+      {
+        const NDArray a = v.array_value ();
+        keep.numbers.emplace_back (a.data (), a.data () + a.numel ());
+        out.type = v.islogical () ? SGP_VAL_LOGICAL : SGP_VAL_REAL;
+        out.len = a.numel ();
+        out.real = keep.numbers.back ().data ();
+      }
+    return out;
+  }
+
+  void
+  apply_options (context& ctx, const char *verb, const octave_value_list& args, int first,
+                 void *opts, option_store& keep)
+  {
+    const sgp_verb_table *t = sgp_verb_options (verb);
+    const sgp_verb_table *c = sgp_verb_options ("context");
+    ctx.use_user_form ();
+    if ((args.length () - first) % 2)
+      error ("%s: options must come in name/value pairs", ctx.fname ().c_str ());
+    for (int i = first; i < args.length (); i += 2)
+      {
+        if (! args(i).is_string ())
+          error ("%s: option names must be strings (argument %d is not)", ctx.fname ().c_str (),
+                 i + 1);
+        const std::string name = args(i).string_value ();
+        const sgp_value v = value_of (args(i + 1), keep);
+        int verbose = ctx.get ()->verbose;
+        if (sgp_opt_find (c, name.c_str ()))
+          {
+            ctx.check (sgp_ctx_opt_set (ctx.get (), name.c_str (), &v, &verbose));
+            ctx.get ()->verbose = verbose;
+          }
+        else
+          ctx.check (sgp_opts_set (ctx.get (), t, opts, name.c_str (), &v));
+      }
   }
 
   // ------------------------------------------------------------ op_guard

@@ -11,11 +11,14 @@
 #ifndef SGP_OCTAVE_H
 #define SGP_OCTAVE_H
 
+#include <deque>
 #include <string>
+#include <vector>
 
 #include <octave/oct.h>
 
 #include "sgp.h"
+#include "sgp_options.h"
 
 namespace sgp_octave
 {
@@ -38,10 +41,16 @@ namespace sgp_octave
 
     // Raises the Octave error for a non-zero status (call after the core has
     // returned). A real Ctrl-C goes through octave_quit(); anything else is
-    // error_with_id ("scalegp:<kind>", "<fname>: <detail>").
+    // error_with_id ("scalegp:<kind>", the core's sgp_user_message: the one
+    // form both hosts show, "<fname>: 'arg' <detail>").
     void check (int status);
 
     long polls (void) const { return m_polls; }
+
+    // Errors in the one form of options by name ("<fname>: 'arg' <detail>"):
+    // verbs whose options go through the core's table (apply_options) use it;
+    // the others still show "<fname>: arg: <detail>" until they move over.
+    void use_user_form (void) { m_user_form = true; }
 
   private:
     static void print_hook (void *ud, const char *msg);
@@ -55,6 +64,7 @@ namespace sgp_octave
     bool m_simulated;        // the last interrupt came from interrupt_after
     bool m_progress_shown;   // a progress line of the current task was printed
     double m_last_progress;  // wall seconds of the last progress line (or start)
+    bool m_user_form = false;
   };
 
   // Owns an operator built by the core; destroyed on every path.
@@ -67,6 +77,21 @@ namespace sgp_octave
     op_guard& operator = (const op_guard&) = delete;
     sgp_op op;
   };
+
+  // Values handed to the core by option (lengthscale, noise, offset point into
+  // them): they must live as long as the options struct is used.
+  struct option_store
+  {
+    std::deque<std::vector<double>> numbers;
+    std::deque<std::string> strings;
+  };
+
+  // Options by name: args(first), args(first+1), ... are name/value pairs, each
+  // forwarded to the context ("backend", "seed", "verbose", "threads") or to the
+  // core's table of `verb`, which checks it and stores it into opts; an error
+  // is raised through ctx.check with the core's message.
+  void apply_options (context& ctx, const char *verb, const octave_value_list& args,
+                      int first, void *opts, option_store& keep);
 
   // A kernel whose lengthscale array lives as long as this object.
   struct kernel_spec

@@ -13,6 +13,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A host value: numbers (integers, doubles; NA as NaN), logicals (0/1, NA as
  * NaN), one string, or nothing (R NULL, Octave []). */
 typedef enum {
@@ -77,5 +81,12 @@ void sgp_user_message(const char *fn, const sgp_ctx *ctx, int status, char *buf,
 /* The context options, stored into ctx: "backend" (auto, cpu, cuda), "seed" (whole
  * number 0..2^53), "verbose" (logical), "threads" (0..SGP_MAX_THREADS). */
 int sgp_ctx_opt_set(sgp_ctx *ctx, const char *name, const sgp_value *v, int *verbose);
+
+/* Kernel names by sgp_kernel_kind ("rbf", ...; NULL-terminated). */
+extern const char *const sgp_kernel_names[];
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -712,16 +712,25 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   int64_t C = 1;
   if (o->likelihood == SGP_LIK_SOFTMAX) {
     C = o->n_class;
-    if (C == 0) { /* the largest label (labels are checked to be 1..C below) */
+    if (C == 0) { /* the largest label, of labels that are whole numbers >= 1 */
       double ymax = 0.0;
-      for (int64_t i = 0; i < n; i++)
+      for (int64_t i = 0; i < n; i++) {
+        if (!(y.data[i] >= 1.0) || y.data[i] != floor(y.data[i]))
+          return sgp_fail(ctx, SGP_EINVAL, isfinite(y.data[i])
+                          ? "y: softmax labels must be integers in 1..C (element %lld is %g)"
+                          : "y: contains NaN or Inf (element %lld is %g)",
+                          (long long)(i + 1), y.data[i]);
         if (y.data[i] > ymax) ymax = y.data[i];
+      }
       if (ymax > (double)n)
         return sgp_fail(ctx, SGP_EINVAL, "y: has labels up to %g but only n = %lld points; "
                         "softmax labels are 1..C with C <= n", ymax, (long long)n);
       C = (int64_t)ymax;
     }
-    if (C < 2) /* n_class is the hosts' count of a factor's levels */
+    if (C < 2 && o->n_class)
+      return sgp_fail(ctx, SGP_EINVAL, "n_class: softmax needs at least 2 classes (got %lld)",
+                      (long long)C);
+    if (C < 2)
       return sgp_fail(ctx, SGP_EINVAL, "y: has C = %lld class; softmax needs labels 1..C, C >= 2",
                       (long long)C);
   }

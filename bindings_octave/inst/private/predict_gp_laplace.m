@@ -19,7 +19,11 @@
 ## @end deftypefn
 
 function pred = predict_gp_laplace (fit, xnew, names, varargin)
-  [fname, xname] = deal (names{:});
+  [fname, xname] = deal (names{1:2});
+  oname = "offset";
+  if (numel (names) > 2)
+    oname = names{3};
+  endif
   opts = parse_options (fname, struct ("offset", [], "type", "list", "threads", 0),
                         varargin{:});
   fit = laplace_check_fit (fit, fname);
@@ -31,10 +35,10 @@ function pred = predict_gp_laplace (fit, xnew, names, varargin)
   offset = opts.offset;
   if (! isempty (offset))
     if (! strcmp (fit.likelihood, "poisson"))
-      arg_error (fname, "offset", "is only used with likelihood = \"poisson\"");
+      arg_error (fname, oname, "is only used with likelihood = \"poisson\"");
     endif
     if (! isnumeric (offset) || numel (offset) != rows (xnew) || any (! isfinite (offset(:))))
-      arg_error (fname, "offset", "must be %d finite numbers", rows (xnew));
+      arg_error (fname, oname, "must be %d finite numbers", rows (xnew));
     endif
     offset = double (offset(:));
   endif
