@@ -118,3 +118,11 @@ alloc_error_names <- function(expr, fn, arg, what) {
 check_backend <- function(backend, fn) {
   check_choice(backend, c("auto", "cpu", "cuda"), fn, "backend")
 }
+
+# One real number as a double, its range left to the core (one message for R
+# and Octave: the core's).
+check_number <- function(v, fn, arg) {
+  if (!(is.numeric(v) || is.logical(v)) || length(v) != 1L || !is.null(dim(v)))
+    stop_arg(fn, arg, "must be one real number")
+  as.double(v)
+}

@@ -104,12 +104,15 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
             return sgp_fail(ctx, SGP_EINVAL, "inducing_tags[%lld] is outside 0..%lld", (long long)m, (long long)(C - 1));
     }
   }
-  if (!(o->prior_var > 0) || !isfinite(o->prior_var)) return sgp_fail(ctx, SGP_EINVAL, "prior_var must be positive and finite");
-  if (!isfinite(o->noise)) return sgp_fail(ctx, SGP_EINVAL, "noise must be finite");
-  if (!(o->lr > 0)) return sgp_fail(ctx, SGP_EINVAL, "lr must be positive");
-  if (!(o->alpha >= 0 && o->alpha <= 1)) return sgp_fail(ctx, SGP_EINVAL, "alpha must be in [0, 1]");
+  if (!(o->prior_var > 0) || !isfinite(o->prior_var))
+    return sgp_fail(ctx, SGP_EINVAL, "prior_var: must be positive and finite (got %g)", o->prior_var);
+  if (!isfinite(o->noise)) return sgp_fail(ctx, SGP_EINVAL, "noise: must be finite (got %g)", o->noise);
+  if (!(o->lr > 0) || !isfinite(o->lr))
+    return sgp_fail(ctx, SGP_EINVAL, "lr: must be positive and finite (got %g)", o->lr);
+  if (!(o->alpha >= 0 && o->alpha <= 1))
+    return sgp_fail(ctx, SGP_EINVAL, "alpha: must be one number in [0, 1] (got %g)", o->alpha);
   if (o->alpha != 1 && o->likelihood != SGP_LIK_GAUSSIAN)
-    return sgp_fail(ctx, SGP_EINVAL, "alpha other than 1 is only available for gaussian");
+    return sgp_fail(ctx, SGP_EINVAL, "alpha: other than 1 needs likelihood = \"gaussian\" (got %g)", o->alpha);
   if (o->iterations < 0) return sgp_fail(ctx, SGP_EINVAL, "iterations must be >= 0");
   if (o->batch_size < 1) return sgp_fail(ctx, SGP_EINVAL, "batch_size must be >= 1");
   if (o->eval_every < 1) return sgp_fail(ctx, SGP_EINVAL, "eval_every must be >= 1");
