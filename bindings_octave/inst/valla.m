@@ -89,7 +89,10 @@
 ## gaussian), @code{prob} (classification), @code{latent_var} (gaussian) and
 ## @code{cov} (with @qcode{"full_cov"}); also @code{model} (the network as
 ## plain data), @code{tags}, @code{y_mean}, @code{y_sd}, @code{clamps},
-## @code{best_iteration}, @code{stop_reason} (@qcode{"iterations"},
+## @code{best_iteration}, @code{closed_form}, @code{kernel_cache}, @code{n},
+## @code{n_train} (rows Adam trained on), @code{d}, @code{C}, @code{levels}
+## (empty: Octave labels have no names), @code{x_range}, @code{seed},
+## @code{stop_reason} (@qcode{"iterations"},
 ## @qcode{"early_stopping"}, @qcode{"diverged"}: the objective or the
 ## parameters stopped being finite, Adam stopped at iteration
 ## @code{diverged_at} and the last usable state is kept; or
