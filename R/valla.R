@@ -298,7 +298,7 @@ valla_extra_options <- function(dots, fn) {
            kmeans_iter = count("kmeans_iter"), kmeans_max = count("kmeans_max", 1L),
            jitter = {
              if (!is.numeric(o$jitter) || length(o$jitter) != 1L || !is.finite(o$jitter) ||
-                 o$jitter < 0) stop_arg(fn, "jitter", "must be one non-negative number")
+                 o$jitter < 0) stop_arg(fn, "jitter", "must be one non-negative finite number")
              o$jitter
            },
            cache_max_bytes = {

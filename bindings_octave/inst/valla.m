@@ -354,7 +354,7 @@ endfunction
 %! fit = valla (net, x, y, "iterations", 2, "seed", 1);
 %! assert (rows (fit.inducing), 36);
 %!error <'inducing' must be a number M or an M-by-1> valla (net, x, y, "inducing", zeros (3, 2))
-%!error <'learn' has an unknown entry "Z"> valla (net, x, y, "learn", {"Z"})
+%!error <'learn' has unknown entries "Z"; use any of "A"> valla (net, x, y, "learn", {"Z"})
 %!error <'noise' must be positive> valla (net, x, y, "noise", 0)
 %!error <valla: prior_var: must be positive and finite \(got -1\)> valla (net, x, y, "prior_var", -1)
 %!error <'method' is unknown: "laplace"> valla (net, x, y, "method", "laplace")

@@ -15,13 +15,13 @@ function bits = valla_learn_bits (learn, fname)
     arg_error (fname, "learn", "must be a cell array of strings out of %s ({} freezes all)",
                strjoin (strcat ("\"", names, "\""), ", "));
   endif
+  bad = unique (setdiff (learn, names), "stable");   # the same text as R's
+  if (! isempty (bad))
+    arg_error (fname, "learn", "has unknown entries %s; use any of %s",
+               strjoin (strcat ("\"", bad, "\""), ", "), strjoin (strcat ("\"", names, "\""), ", "));
+  endif
   bits = 0;
   for i = 1:numel (learn)
-    k = find (strcmp (learn{i}, names));
-    if (isempty (k))
-      arg_error (fname, "learn", "has an unknown entry \"%s\"; use %s", learn{i},
-                 strjoin (strcat ("\"", names, "\""), ", "));
-    endif
-    bits = bitor (bits, 2 ^ (k - 1));
+    bits = bitor (bits, 2 ^ (find (strcmp (learn{i}, names)) - 1));
   endfor
 endfunction
