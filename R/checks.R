@@ -161,3 +161,11 @@ verb_options <- function(fn, opts) {
 }
 
 as_doubles <- function(v) if (is.null(v) || !is.numeric(v)) v else as.double(v)
+
+# One real number as a double, its range left to the core (one message for R
+# and Octave: the core's).
+check_number <- function(v, fn, arg) {
+  if (!(is.numeric(v) || is.logical(v)) || length(v) != 1L || !is.null(dim(v)))
+    stop_arg(fn, arg, "must be one real number")
+  as.double(v)
+}

@@ -63,7 +63,10 @@
 #'   default from the nnet fit or \code{mlp_fit} network, else gaussian for
 #'   one output and softmax for more.
 #' @param inducing number of inducing points M (k-means on x, per class for
-#'   classification) or an M-by-d matrix of initial locations.
+#'   classification) or an M-by-d matrix of initial locations. \code{NULL}
+#'   (default): 100, or all the rows of x k-means sees (those left after the
+#'   \code{val_frac} hold-out) when fewer; an explicit M larger than those rows
+#'   is an error.
 #' @param prior_var initial prior variance of the weights (sigma0^2).
 #' @param noise initial Gaussian noise variance (gaussian only; \code{NULL}:
 #'   exp(-5) times the variance of y).
@@ -96,7 +99,9 @@
 #'   (the network as a generic MLP list), \code{P1}, \code{P2}, \code{prior}
 #'   (the predictive covariance prior K - |P1 K_Z|^2 + |P2 K_Z|^2),
 #'   \code{y_mean}, \code{y_sd}, \code{likelihood}, \code{method},
-#'   \code{n_class}, \code{levels}, and \code{test = list(mean, var, prob)}
+#'   \code{n_class}, \code{levels}, \code{closed_form}, \code{kernel_cache}
+#'   (whether the training kernels were cached), \code{n}, \code{n_train}
+#'   (rows Adam trained on), \code{d}, \code{C}, \code{x_range}, \code{seed}, and \code{test = list(mean, var, prob)}
 #'   when \code{xtest} is given: \code{mean} the network output (n-by-C; for
 #'   bernoulli the logit), \code{var} the predictive variance (regression:
 #'   including the noise, with \code{latent_var} without it; classification:
@@ -120,7 +125,7 @@
 #'              prior_var = fit$prior_var, verbose = FALSE)
 #' predict(lla, matrix(c(-3, 0, 3)))$var
 #' @export
-valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1, noise = NULL,
+valla <- function(model, x, y, likelihood = NULL, inducing = NULL, prior_var = 1, noise = NULL,
                   learn = c("A", "inducing", "prior_var", "noise"), closed_form = FALSE,
                   iterations = 20000, batch_size = 100, lr = 1e-3, validation = NULL,
                   alpha = 1, method = "valla", xtest = NULL, backend = "auto", seed = NULL,
@@ -128,33 +133,13 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
   fn <- "valla"
   m <- valla_model_spec(model, fn)
   x <- as_input_matrix(x, fn, "x")
-  n <- nrow(x)
   if (ncol(x) != m$D)
     stop_arg(fn, "x", "has ", ncol(x), " columns but the network expects ", m$D, " inputs")
   likelihood <- valla_likelihood(likelihood, m, fn)
-  lab <- valla_labels(y, likelihood, n, m, fn, "y")
+  lab <- valla_labels(y, likelihood, nrow(x), m, fn, "y")
   method <- check_choice(method, c("valla", "lla", "ella"), fn, "method")
   ex <- valla_extra_options(list(...), fn)
-  tags <- NULL
-  if (is.numeric(inducing) && length(inducing) == 1L && is.null(dim(inducing))) {
-    M <- check_count(inducing, fn, "inducing", min = 1L)
-    if (method != "lla" && M > n)
-      stop_arg(fn, "inducing", "asks for M = ", M, " inducing points but 'x' has only n = ", n,
-               " rows")
-    Z <- NULL
-  } else {
-    Z <- as_input_matrix(inducing, fn, "inducing")
-    if (ncol(Z) != m$D)
-      stop_arg(fn, "inducing", "has ", ncol(Z), " columns but 'x' has ", m$D)
-    M <- nrow(Z)
-    if (!is.null(ex$inducing_tags)) {
-      tg <- ex$inducing_tags
-      if (!is.numeric(tg) || length(tg) != M || any(!tg %in% seq_len(m$C)))
-        stop_arg(fn, "inducing_tags", "must give one output 1..", m$C, " per inducing point")
-      tags <- as.integer(tg) - 1L
-    }
-  }
-  prior_var <- check_positive(prior_var, fn, "prior_var")
+  ind <- valla_inducing_arg(inducing, ex$inducing_tags, m, fn)
   if (!is.null(noise)) {
     if (likelihood != "gaussian")
       stop_arg(fn, "noise", "is only used with likelihood = \"gaussian\"")
@@ -164,65 +149,21 @@ valla <- function(model, x, y, likelihood = NULL, inducing = 100, prior_var = 1,
   closed_form <- check_flag(closed_form, fn, "closed_form")
   if (closed_form && method != "valla")
     stop_arg(fn, "closed_form", "is for method = \"valla\"")
-  iterations <- check_count(iterations, fn, "iterations")
-  batch_size <- check_count(batch_size, fn, "batch_size", min = 1L)
-  lr <- check_positive(lr, fn, "lr")
-  if (!is.numeric(alpha) || length(alpha) != 1L || !is.finite(alpha) || alpha < 0 || alpha > 1)
-    stop_arg(fn, "alpha", "must be one number in [0, 1]")
-  if (alpha != 1 && likelihood != "gaussian")
-    stop_arg(fn, "alpha", "other than 1 needs likelihood = \"gaussian\"")
-  xval <- yval <- NULL
-  if (!is.null(validation)) {
-    if (!is.list(validation) || length(validation) != 2L)
-      stop_arg(fn, "validation", "must be list(x, y)")
-    xval <- as_input_matrix(validation[[1L]], fn, "validation$x")
-    if (ncol(xval) != m$D)
-      stop_arg(fn, "validation$x", "has ", ncol(xval), " columns but 'x' has ", m$D)
-    yval <- valla_labels(validation[[2L]], likelihood, nrow(xval), m, fn, "validation$y")$y
-  }
-  if (!is.null(xtest)) {
-    xtest <- as_input_matrix(xtest, fn, "xtest")
-    if (ncol(xtest) != m$D)
-      stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", m$D)
-    big <- which(abs(xtest) > 1e100)[1L]  # the core's bound, checked before training
-    if (!is.na(big))
-      stop_arg(fn, "xtest", "holds ", format(xtest[big]), " (at most 1e+100 in magnitude: ",
-               "larger values overflow; rescale them)")
-  }
-  if (method == "valla" && is.null(Z) && is.null(validation) && !closed_form && iterations > 0) {
-    n_fit <- n - floor(ex$num[["val_frac"]] * n)  # the core holds out val_frac of x
-    if (n_fit < n && M > n_fit)
-      stop_arg(fn, "inducing", "asks for M = ", M, " inducing points but only ", n_fit,
-               " of the n = ", n, " rows of 'x' remain after the val_frac = ",
-               ex$num[["val_frac"]], " hold-out; pass 'validation', lower 'val_frac' or M")
-  }
+  data <- valla_data_args(validation, xtest, likelihood, m, fn)
   layers <- valla_layers(ex$layers, m, fn)
-  opts <- c(n_inducing = M, prior_var = prior_var, noise = if (is.null(noise)) -1 else noise,
-            closed_form = closed_form, iterations = iterations, batch_size = batch_size,
-            lr = lr, alpha = alpha, ex$num)
+  # ranges of prior_var, lr, alpha and the count inducing: checked by the core
+  opts <- c(n_inducing = ind$M, prior_var = check_number(prior_var, fn, "prior_var"),
+            noise = if (is.null(noise)) -1 else noise, closed_form = closed_form,
+            iterations = check_count(iterations, fn, "iterations"),
+            batch_size = check_count(batch_size, fn, "batch_size", min = 1L),
+            lr = check_number(lr, fn, "lr"), alpha = check_number(alpha, fn, "alpha"), ex$num)
   backend <- check_backend(backend, fn)
   seed <- check_seed(seed, fn)
   verbose <- check_flag(verbose, fn, "verbose")
-  res <- .Call(C_sgp_valla_fit_r, m$spec, x, lab$y, xval, yval, likelihood, method, Z, tags,
-               opts, learn_bits, layers, xtest, ex$pred, backend, seed, verbose,
-               check_threads(threads, fn), NULL)
-  h <- res$history
-  fit <- list(inducing = res$inducing, tags = res$tags, L = res$L,
-              prior_var = res$prior_var,
-              noise = if (likelihood == "gaussian") res$noise else NULL,
-              history = list(objective = h$objective,
-                             validation = data.frame(iteration = h$val_iteration,
-                                                     nll = h$val_nll)),
-              iterations = res$iterations, best_iteration = res$best_iteration,
-              stopped_early = res$stopped_early, clamps = res$clamps, model = res$model,
-              P1 = res$P1, P2 = res$P2, prior = res$prior, layers = res$layers,
-              y_mean = res$y_mean, y_sd = res$y_sd, likelihood = likelihood, method = method,
-              closed_form = closed_form, n_class = lab$n_class, levels = lab$levels,
-              n = n, n_train = res$n_train, d = m$D, C = m$C,
-              x_range = apply(x, 2L, range), seed = seed, stop_reason = res$stop_reason,
-              diverged_at = res$diverged_at)
-  class(fit) <- "valla"
-  if (!is.null(xtest)) fit$test <- valla_test_list(res$test, fit)
+  res <- .Call(C_sgp_valla_fit_r, m$spec, x, lab$y, data$xval, data$yval, likelihood, method,
+               ind$Z, ind$tags, opts, learn_bits, layers, data$xtest, ex$pred, backend, seed,
+               verbose, check_threads(threads, fn), NULL)
+  fit <- valla_result(res, x, m, lab, likelihood, method, closed_form, seed)
   warn_stop(fn, res)
   if (verbose) print(fit)
   fit
@@ -357,7 +298,7 @@ valla_extra_options <- function(dots, fn) {
            kmeans_iter = count("kmeans_iter"), kmeans_max = count("kmeans_max", 1L),
            jitter = {
              if (!is.numeric(o$jitter) || length(o$jitter) != 1L || !is.finite(o$jitter) ||
-                 o$jitter < 0) stop_arg(fn, "jitter", "must be one non-negative number")
+                 o$jitter < 0) stop_arg(fn, "jitter", "must be one non-negative finite number")
              o$jitter
            },
            cache_max_bytes = {

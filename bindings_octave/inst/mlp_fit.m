@@ -2,7 +2,8 @@
 ## SPDX-License-Identifier: MIT
 
 ## -*- texinfo -*-
-## @deftypefn  {} {@var{model} =} mlp_fit (@var{x}, @var{y}, @var{hidden})
+## @deftypefn  {} {@var{model} =} mlp_fit (@var{x}, @var{y})
+## @deftypefnx {} {@var{model} =} mlp_fit (@var{x}, @var{y}, @var{hidden})
 ## @deftypefnx {} {@var{model} =} mlp_fit (@var{x}, @var{y}, @var{hidden}, @var{activation}, @var{likelihood})
 ## @deftypefnx {} {@var{model} =} mlp_fit (@dots{}, @var{name}, @var{value}, @dots{})
 ## @deftypefnx {} {[@var{model}, @var{loss}, @var{info}] =} mlp_fit (@dots{})
@@ -16,6 +17,10 @@
 ## @qcode{"tanh"} (default), @qcode{"sigmoid"} or @qcode{"relu"};
 ## @var{likelihood} is @qcode{"gaussian"} (default), @qcode{"softmax"} or
 ## @qcode{"bernoulli"}.
+##
+## @var{hidden}, @var{activation} and @var{likelihood} may also be given by
+## name, as in R: @code{mlp_fit (x, y, "hidden", [20 20], "likelihood",
+## "softmax")}; @var{hidden} defaults to @code{[50 50]}.
 ##
 ## Options: @qcode{"iterations"} (2000), @qcode{"batch_size"} (100),
 ## @qcode{"lr"} (1e-3), @qcode{"weight_decay"} (0), @qcode{"seed"},
@@ -36,26 +41,40 @@
 ## @seealso{valla}
 ## @end deftypefn
 
-function [model, loss, info] = mlp_fit (x, y, hidden, varargin)
+function [model, loss, info] = mlp_fit (x, y, varargin)
 
-  if (nargin < 3)
+  if (nargin < 2)
     print_usage ();
   endif
   fname = "mlp_fit";
-  activation = "tanh";
-  likelihood = "gaussian";
-  if (numel (varargin) >= 1 && ! any (strcmpi (varargin{1}, {"iterations", "batch_size", ...
-                                                            "lr", "weight_decay", "seed", "threads"})))
-    activation = varargin{1};
-    varargin(1) = [];
-    if (numel (varargin) >= 1 && any (strcmpi (varargin{1}, {"gaussian", "softmax", "bernoulli"})))
-      likelihood = varargin{1};
-      varargin(1) = [];
+  names = {"hidden", "activation", "likelihood", "iterations", "batch_size", "lr", ...
+           "weight_decay", "seed", "threads"};
+  ## hidden, activation, likelihood: positional (as before) or by name (as in R)
+  positional = {};
+  while (numel (varargin) >= 1 && numel (positional) < 3
+         && ! (ischar (varargin{1}) && any (strcmpi (varargin{1}, names))))
+    if (isempty (positional) && ischar (varargin{1}))
+      positional{end+1} = [];   # mlp_fit (x, y, activation, ...): the default hidden
     endif
-  endif
-  defaults = struct ("iterations", 2000, "batch_size", 100, "lr", 1e-3, "weight_decay", 0,
+    positional{end+1} = varargin{1};
+    varargin(1) = [];
+  endwhile
+  defaults = struct ("hidden", [50 50], "activation", "tanh", "likelihood", "gaussian",
+                     "iterations", 2000, "batch_size", 100, "lr", 1e-3, "weight_decay", 0,
                      "seed", [], "threads", 0);
-  opts = parse_options (fname, defaults, varargin{:});
+  [opts, given] = parse_options (fname, defaults, varargin{:});
+  pos_names = {"hidden", "activation", "likelihood"};
+  for k = 1:numel (positional)
+    if (given.(pos_names{k}))
+      arg_error (fname, pos_names{k}, "is given both by position and by name");
+    endif
+    if (k > 1 || ! isempty (positional{k}))
+      opts.(pos_names{k}) = positional{k};
+    endif
+  endfor
+  hidden = opts.hidden;
+  activation = opts.activation;
+  likelihood = opts.likelihood;
 
   x = check_input_matrix (x, fname, "x");
   n = rows (x);
@@ -132,7 +151,19 @@ endfunction
 %! assert (size (net.W{2}), [8 3]);
 %! assert (loss < log (3));
 
-%!error <Invalid call> mlp_fit (1, 2)
+%!error <Invalid call> mlp_fit (1)
+%!error <'hidden' is given both by position and by name> mlp_fit ((1:5)', (1:5)', 3, "hidden", 4)
+%!error <'hidden' must be a vector of positive> mlp_fit ((1:5)', (1:5)', "hidden", 0)
+
+%!test
+%! ## hidden, activation and likelihood by name (as in R) give the positional network
+%! x = linspace (-1, 1, 30)';
+%! a = mlp_fit (x, sin (x), [4 3], "sigmoid", "iterations", 20, "seed", 4);
+%! b = mlp_fit (x, sin (x), "hidden", [4 3], "activation", "sigmoid", "iterations", 20,
+%!              "seed", 4);
+%! assert (b, a);
+%! c = mlp_fit (x, sin (x), "iterations", 1, "seed", 4);   # default hidden [50 50]
+%! assert (size (c.W{2}), [50 50]);
 %!error <'hidden' must be a vector of positive> mlp_fit ((1:5)', (1:5)', 0)
 %!error <'activation' is unknown> mlp_fit ((1:5)', (1:5)', 3, "swish")
 %!error <'y' must have 5 real values> mlp_fit ((1:5)', (1:4)', 3)

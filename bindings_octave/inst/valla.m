@@ -36,8 +36,10 @@
 ## @qcode{"valla"} (default), @qcode{"lla"} (exact, dense; n*C at most
 ## @qcode{"lla_max"}) or @qcode{"ella"} (Nystrom baseline).
 ## @item @qcode{"inducing"}
-## The number M of inducing points (default 100, or n when smaller; k-means,
-## per class for classification), or an M-by-d matrix of initial locations.
+## The number M of inducing points (k-means, per class for classification),
+## or an M-by-d matrix of initial locations.  Default: 100, or all the rows of
+## @var{x} k-means sees (those left after the @qcode{"val_frac"} hold-out) when
+## fewer; an explicit M larger than those rows is an error.
 ## @qcode{"inducing_tags"}: the output (1..C) of each row of a matrix
 ## @qcode{"inducing"} (default: 1, 2, @dots{}, C, 1, 2, @dots{}).
 ## @item @qcode{"prior_var"}, @qcode{"noise"}
@@ -87,7 +89,10 @@
 ## gaussian), @code{prob} (classification), @code{latent_var} (gaussian) and
 ## @code{cov} (with @qcode{"full_cov"}); also @code{model} (the network as
 ## plain data), @code{tags}, @code{y_mean}, @code{y_sd}, @code{clamps},
-## @code{best_iteration}, @code{stop_reason} (@qcode{"iterations"},
+## @code{best_iteration}, @code{closed_form}, @code{kernel_cache}, @code{n},
+## @code{n_train} (rows Adam trained on), @code{d}, @code{C}, @code{levels}
+## (empty: Octave labels have no names), @code{x_range}, @code{seed},
+## @code{stop_reason} (@qcode{"iterations"},
 ## @qcode{"early_stopping"}, @qcode{"diverged"}: the objective or the
 ## parameters stopped being finite, Adam stopped at iteration
 ## @code{diverged_at} and the last usable state is kept; or
@@ -118,7 +123,7 @@ function fit = valla (model, x, y, varargin)
     print_usage ();
   endif
   fname = "valla";
-  defaults = struct ("likelihood", [], "method", "valla", "inducing", 100,
+  defaults = struct ("likelihood", [], "method", "valla", "inducing", [],
                      "inducing_tags", [], "prior_var", 1, "noise", [],
                      "learn", {{"A", "inducing", "prior_var", "noise"}},
                      "closed_form", false, "iterations", 20000, "batch_size", 100,
@@ -131,11 +136,10 @@ function fit = valla (model, x, y, varargin)
                      "val_frac", 0.1, "val_max", 10000, "layers", [], "lla_max", 5000,
                      "ella_rank", 20, "full_cov", false, "prob_method", "probit",
                      "mc_samples", 2048, "interrupt_after", -1);
-  [opts, given] = parse_options (fname, defaults, varargin{:});
+  opts = parse_options (fname, defaults, varargin{:});
 
-  [model, D, C, L] = valla_model (model, fname);
+  [model, D, C, L] = valla_check_model (model, fname);
   x = check_input_matrix (x, fname, "x");
-  n = rows (x);
   if (columns (x) != D)
     arg_error (fname, "x", "has %d columns but the network expects %d inputs (model.W{1})",
                columns (x), D);
@@ -151,111 +155,12 @@ function fit = valla (model, x, y, varargin)
     arg_error (fname, "likelihood", "\"%s\" needs a network with one output (it has %d); use \"softmax\"",
                likelihood, C);
   endif
-  ycode = valla_labels (y, likelihood, C, n, fname, "y");
+  ycode = valla_labels (y, likelihood, C, rows (x), fname, "y");
   method = check_choice (opts.method, {"valla", "lla", "ella"}, fname, "method");
-
-  ## points left for k-means when Adam holds out a validation part of x
-  closed_form = check_flag (opts.closed_form, fname, "closed_form");
-  iterations = check_count (opts.iterations, fname, "iterations", 0);
-  val_frac = check_nonneg (opts.val_frac, fname, "val_frac");
-  if (val_frac >= 1)
-    arg_error (fname, "val_frac", "must be in [0, 1)");
-  endif
-  n_fit = n;
-  nv = floor (val_frac * n);
-  if (strcmp (method, "valla") && ! closed_form && iterations > 0 && isempty (opts.validation)
-      && nv >= 1 && n - nv >= 1)
-    n_fit = n - nv;
-  endif
-
-  tags = [];
-  inducing = [];
-  n_inducing = 0;
-  iv = opts.inducing;
-  if (isnumeric (iv) && isscalar (iv))
-    n_inducing = check_count (iv, fname, "inducing", 1);
-    if (! given.inducing)
-      n_inducing = min (n_inducing, n_fit);   # the default 100 on a small data set
-    endif
-  else
-    if (! (isnumeric (iv) && isreal (iv) && ndims (iv) == 2 && columns (iv) == D && ! isempty (iv)))
-      arg_error (fname, "inducing", "must be a number M or an M-by-%d real matrix", D);
-    endif
-    if (any (! isfinite (iv(:))))
-      arg_error (fname, "inducing", "contains NaN or Inf");
-    endif
-    inducing = full (double (iv));
-    n_inducing = rows (inducing);
-    if (! isempty (opts.inducing_tags))
-      t = opts.inducing_tags;
-      if (! (isnumeric (t) && isvector (t) && numel (t) == n_inducing
-             && all (t(:) == round (t(:))) && all (t(:) >= 1 & t(:) <= C)))
-        arg_error (fname, "inducing_tags", "must be %d whole numbers in 1..%d", n_inducing, C);
-      endif
-      tags = double (t(:)) - 1;
-    endif
-  endif
-  if (! isempty (opts.inducing_tags) && isempty (inducing))
-    arg_error (fname, "inducing_tags", "needs a matrix of inducing locations");
-  endif
-  if (! strcmp (method, "lla") && isempty (inducing))   # a matrix may hold any M points
-    if (n_inducing > n_fit)
-      held = "";
-      if (n_fit < n)
-        held = sprintf (" less the %d held out for validation", n - n_fit);
-      endif
-      arg_error (fname, "inducing", "(M = %d) must not exceed the number of rows of 'x' (%d%s)",
-                 n_inducing, n, held);
-    endif
-    if (C > 1 && n_inducing < C)
-      arg_error (fname, "inducing", "(M = %d) must be at least the number of classes (%d)",
-                 n_inducing, C);
-    endif
-  endif
-
-  prior_var = check_positive (opts.prior_var, fname, "prior_var", 1);
-  noise = 0;                      # core default: exp(-5) on the standardized scale
-  if (! isempty (opts.noise))
-    if (! strcmp (likelihood, "gaussian"))
-      arg_error (fname, "noise", "is only used with likelihood = \"gaussian\"");
-    endif
-    noise = check_positive (opts.noise, fname, "noise", 1);
-  endif
-  learn = learn_bits (opts.learn, fname);
-  alpha = opts.alpha;
-  if (! (isnumeric (alpha) && isreal (alpha) && isscalar (alpha) && alpha >= 0 && alpha <= 1))
-    arg_error (fname, "alpha", "must be one number in [0, 1]");
-  endif
-  if (alpha != 1 && ! strcmp (likelihood, "gaussian"))
-    arg_error (fname, "alpha", "other than 1 needs likelihood = \"gaussian\"");
-  endif
-  xval = [];
-  yval = [];
-  if (! isempty (opts.validation))
-    v = opts.validation;
-    if (! (isstruct (v) && isscalar (v) && isfield (v, "x") && isfield (v, "y")))
-      arg_error (fname, "validation", "must be a struct with fields x and y");
-    endif
-    xval = check_input_matrix (v.x, fname, "validation.x");
-    if (columns (xval) != D)
-      arg_error (fname, "validation.x", "has %d columns but the network expects %d inputs",
-                 columns (xval), D);
-    endif
-    yval = valla_labels (v.y, likelihood, C, rows (xval), fname, "validation.y");
-  endif
-  xtest = opts.xtest;
-  has_test = ! isempty (xtest);
-  if (has_test)
-    xtest = check_input_matrix (xtest, fname, "xtest");
-    if (columns (xtest) != D)
-      arg_error (fname, "xtest", "has %d columns but 'x' has %d", columns (xtest), D);
-    endif
-    big = find (abs (xtest) > 1e100, 1);   # the core's bound, checked before training
-    if (! isempty (big))
-      arg_error (fname, "xtest", "holds %g (at most 1e+100 in magnitude: larger values overflow; rescale them)",
-                 xtest(big));
-    endif
-  endif
+  [n_inducing, inducing, tags] = valla_inducing_arg (opts.inducing, opts.inducing_tags, D, C,
+                                                     fname);
+  o = valla_core_opts (opts, likelihood, method, n_inducing, fname);
+  [xval, yval, xtest] = valla_data_args (opts.validation, opts.xtest, likelihood, D, C, fname);
   layers = opts.layers;
   if (! isempty (layers))
     if (! ((islogical (layers) || isnumeric (layers)) && isvector (layers)
@@ -263,32 +168,6 @@ function fit = valla (model, x, y, varargin)
       arg_error (fname, "layers", "must be %d true/false flags, one per layer, at least one true", L);
     endif
     layers = double (layers(:));
-  endif
-
-  o = struct ("likelihood", likelihood, "method", method, "n_inducing", n_inducing,
-              "prior_var", prior_var, "noise", noise, "learn", learn,
-              "closed_form", closed_form, "iterations", iterations,
-              "batch_size", check_count (opts.batch_size, fname, "batch_size", 1),
-              "lr", check_positive (opts.lr, fname, "lr", 1), "alpha", double (alpha),
-              "eval_every", check_count (opts.eval_every, fname, "eval_every", 1),
-              "patience", check_count (opts.patience, fname, "patience", 1),
-              "restore_best", check_flag (opts.restore_best, fname, "restore_best"),
-              "beta1", unit_interval (opts.beta1, fname, "beta1"),
-              "beta2", unit_interval (opts.beta2, fname, "beta2"),
-              "adam_eps", check_positive (opts.adam_eps, fname, "adam_eps", 1),
-              "init_A", check_choice (opts.init_A, {"identity", "closed_form"}, fname, "init_A"),
-              "standardize_y", check_flag (opts.standardize_y, fname, "standardize_y"),
-              "kmeans_iter", check_count (opts.kmeans_iter, fname, "kmeans_iter", 0),
-              "kmeans_max", check_count (opts.kmeans_max, fname, "kmeans_max", 1),
-              "jitter", check_nonneg (opts.jitter, fname, "jitter"),
-              "cache_max_bytes", check_count_or_inf (opts.cache_max_bytes, fname, "cache_max_bytes"),
-              "val_frac", val_frac,
-              "val_max", check_count_or_inf (opts.val_max, fname, "val_max"),
-              "lla_max", check_count (opts.lla_max, fname, "lla_max", 1),
-              "ella_rank", check_count (opts.ella_rank, fname, "ella_rank", 1),
-              "backend", check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend"));
-  if (isinf (o.val_max))
-    o.val_max = -1;
   endif
   full_cov = check_flag (opts.full_cov, fname, "full_cov");
   prob_method = check_choice (opts.prob_method, {"probit", "mc"}, fname, "prob_method");
@@ -301,20 +180,14 @@ function fit = valla (model, x, y, varargin)
                        verbose, threads, opts.interrupt_after);
 
   warn_stop (fname, res);
-  fit = rmfield (res, "advice");
-  fit.likelihood = likelihood;
-  fit.method = method;
-  fit.n_class = if_else (strcmp (likelihood, "bernoulli"), 2, C);
-  fit.layers = layers;
-  fit.seed = seed;
-  fit.class = "valla";
-  if (has_test)
+  fit = valla_result (res, x, likelihood, method, C, layers, seed);
+  if (! isempty (xtest))
     fit.test = predict_valla (fit, xtest, "full_cov", full_cov, "prob_method", prob_method,
                               "mc_samples", mc_samples, "threads", threads);
   endif
   if (verbose)
     printf ("valla: %s, %s likelihood, n = %d, M = %d; %d iterations; prior_var %.4g",
-            method, likelihood, n, rows (fit.inducing), fit.iterations, fit.prior_var);
+            method, likelihood, rows (x), rows (fit.inducing), fit.iterations, fit.prior_var);
     if (strcmp (likelihood, "gaussian"))
       printf (", noise %.4g", fit.noise);
     endif
@@ -322,146 +195,6 @@ function fit = valla (model, x, y, varargin)
   endif
 
 endfunction
-
-## The network struct checked layer by layer; D inputs, C outputs, L layers.
-function [model, D, C, L] = valla_model (model, fname)
-  if (! (isstruct (model) && isscalar (model) && isfield (model, "W") && isfield (model, "b")
-         && isfield (model, "activation")))
-    arg_error (fname, "model", "must be a struct with fields W, b (cell arrays) and activation");
-  endif
-  if (! (iscell (model.W) && iscell (model.b)))
-    arg_error (fname, "model", "fields W and b must be cell arrays (one entry per layer)");
-  endif
-  L = numel (model.W);
-  if (L < 1 || numel (model.b) != L)
-    arg_error (fname, "model", "has %d weight matrices and %d bias vectors (need the same number, at least 1)",
-               L, numel (model.b));
-  endif
-  tr = (isfield (model, "transpose") && ! isempty (model.transpose)
-        && check_flag (model.transpose, fname, "model.transpose"));
-  model.transpose = tr;
-  prev = -1;
-  for l = 1:L
-    w = model.W{l};
-    arg = sprintf ("model.W{%d}", l);
-    if (! (isnumeric (w) && isreal (w) && ndims (w) == 2 && ! isempty (w)))
-      arg_error (fname, arg, "must be a non-empty real matrix");
-    endif
-    if (any (! isfinite (w(:))))
-      arg_error (fname, arg, "contains NaN or Inf");
-    endif
-    [nin, nout] = size (w);
-    if (tr)
-      [nin, nout] = deal (nout, nin);
-    endif
-    if (l == 1)
-      D = nin;
-    elseif (nin != prev)
-      arg_error (fname, arg, "is %d x %d but layer %d has %d outputs", rows (w), columns (w),
-                 l - 1, prev);
-    endif
-    b = model.b{l};
-    arg = sprintf ("model.b{%d}", l);
-    if (! (isnumeric (b) && isreal (b) && (isvector (b) || isempty (b)) && numel (b) == nout))
-      arg_error (fname, arg, "must have %d values (the columns of model.W{%d})", nout, l);
-    endif
-    if (any (! isfinite (b(:))))
-      arg_error (fname, arg, "contains NaN or Inf");
-    endif
-    model.W{l} = full (double (w));
-    model.b{l} = full (double (b(:)));
-    prev = nout;
-  endfor
-  C = prev;
-  acts = {"tanh", "sigmoid", "relu", "identity", "sigmoid_nnet"};
-  model.activation = check_choice (model.activation, acts, fname, "model.activation");
-  if (isfield (model, "output") && ! isempty (model.output))
-    model.output = check_choice (model.output, {"identity", "sigmoid", "sigmoid_nnet"}, fname,
-                                 "model.output");
-  else
-    model.output = "identity";
-  endif
-  if (isfield (model, "skip") && ! isempty (model.skip))
-    s = model.skip;
-    want = if_else (tr, [C, D], [D, C]);
-    if (! (isnumeric (s) && isreal (s) && isequal (size (s), want)))
-      arg_error (fname, "model.skip", "must be %d x %d", want(1), want(2));
-    endif
-    if (any (! isfinite (s(:))))
-      arg_error (fname, "model.skip", "contains NaN or Inf");
-    endif
-    model.skip = full (double (s));
-  else
-    model.skip = [];
-  endif
-endfunction
-
-## Targets or labels as doubles for the core (softmax 0..C-1).
-function ycode = valla_labels (y, likelihood, C, n, fname, arg)
-  if (islogical (y))
-    y = double (y);
-  endif
-  if (! isnumeric (y) || iscomplex (y))
-    arg_error (fname, arg, "must be a real numeric vector");
-  endif
-  if (! (isvector (y) || isempty (y)) || numel (y) != n)
-    arg_error (fname, arg, "has %d elements but '%s' has %d rows", numel (y),
-               regexprep (arg, "y$", "x"), n);
-  endif
-  y = double (y(:));
-  bad = find (! isfinite (y), 1);
-  if (! isempty (bad))
-    arg_error (fname, arg, "contains NaN, NA or Inf (first at %d)", bad);
-  endif
-  switch (likelihood)
-    case "softmax"
-      k = find (y != round (y) | y < 1 | y > C, 1);
-      if (! isempty (k))
-        arg_error (fname, arg, "must be class labels 1..%d (the network has %d outputs); found %g",
-                   C, C, y(k));
-      endif
-      y -= 1;
-    case "bernoulli"
-      k = find (y != 0 & y != 1, 1);
-      if (! isempty (k))
-        arg_error (fname, arg, "must be 0/1 for likelihood = \"bernoulli\" (found %g)", y(k));
-      endif
-  endswitch
-  ycode = y;
-endfunction
-
-function bits = learn_bits (learn, fname)
-  names = {"A", "inducing", "prior_var", "noise"};
-  if (ischar (learn) && (isrow (learn) || isempty (learn)))
-    if (isempty (learn))
-      learn = {};
-    else
-      learn = {learn};
-    endif
-  endif
-  if (! iscellstr (learn) && ! (iscell (learn) && isempty (learn)))
-    arg_error (fname, "learn", "must be a cell array of strings out of %s ({} freezes all)",
-               strjoin (strcat ("\"", names, "\""), ", "));
-  endif
-  bits = 0;
-  for i = 1:numel (learn)
-    k = find (strcmp (learn{i}, names));
-    if (isempty (k))
-      arg_error (fname, "learn", "has an unknown entry \"%s\"; use %s", learn{i},
-                 strjoin (strcat ("\"", names, "\""), ", "));
-    endif
-    bits = bitor (bits, 2 ^ (k - 1));
-  endfor
-endfunction
-
-
-function v = unit_interval (v, fname, arg)
-  if (! (isnumeric (v) && isreal (v) && isscalar (v) && v >= 0 && v < 1))
-    arg_error (fname, arg, "must be one number in [0, 1)");
-  endif
-  v = double (v);
-endfunction
-
 
 %!shared net, x, y, xs
 %! net = struct ("W", {{[1.2 -0.8 0.5 0.9], [0.7; -0.4; 0.6; 0.3]}},
@@ -613,17 +346,22 @@ endfunction
 %!error <'y' has 39 elements but 'x' has 40 rows> valla (net, x, y(1:39))
 %!error <'likelihood' "gaussian" needs a network with one output \(it has 3\)> valla (struct ("W", {{[1 2 3]}}, "b", {{[0 0 0]}}, "activation", "tanh"), x, ones (40, 1), "likelihood", "gaussian")
 %!error <'likelihood' "softmax" needs a network with C> valla (net, x, ones (40, 1), "likelihood", "softmax")
-%!error <'inducing' \(M = 41\) must not exceed the number of rows of 'x' \(40\)> valla (net, x, y, "inducing", 41, "closed_form", true)
-%!error <'inducing' \(M = 40\) must not exceed the number of rows of 'x' \(40 less the 4 held out> valla (net, x, y, "inducing", 40)
+%!error <valla: inducing: M = 41 inducing points exceed the n = 40 rows of x> valla (net, x, y, "inducing", 41, "closed_form", true)
+%!error <valla: inducing: M = 40 inducing points exceed the 36 rows of x left after the val_frac = 0.1 hold-out> valla (net, x, y, "inducing", 40)
+%!error <valla: inducing: M = 100 inducing points exceed the 36 rows> valla (net, x, y, "inducing", 100)
+%!test
+%! ## the default inducing = 100 on n = 40: all 36 rows left after the hold-out
+%! fit = valla (net, x, y, "iterations", 2, "seed", 1);
+%! assert (rows (fit.inducing), 36);
 %!error <'inducing' must be a number M or an M-by-1> valla (net, x, y, "inducing", zeros (3, 2))
-%!error <'learn' has an unknown entry "Z"> valla (net, x, y, "learn", {"Z"})
+%!error <'learn' has unknown entries "Z"; use any of "A"> valla (net, x, y, "learn", {"Z"})
 %!error <'noise' must be positive> valla (net, x, y, "noise", 0)
-%!error <'prior_var' must be positive> valla (net, x, y, "prior_var", -1)
+%!error <valla: prior_var: must be positive and finite \(got -1\)> valla (net, x, y, "prior_var", -1)
 %!error <'method' is unknown: "laplace"> valla (net, x, y, "method", "laplace")
 %!error <'validation' must be a struct> valla (net, x, y, "validation", 1)
 %!error <'validation.x' has 2 columns> valla (net, x, y, "validation", struct ("x", [x x], "y", y))
 %!error <'xtest' has 2 columns> valla (net, x, y, "xtest", [1 2; 3 4])
-%!error <'alpha' must be one number in \[0, 1\]> valla (net, x, y, "alpha", 2)
+%!error <valla: alpha: must be one number in \[0, 1\] \(got 2\)> valla (net, x, y, "alpha", 2)
 %!error <'layers' must be 2 true/false flags> valla (net, x, y, "layers", [1 0 1])
 %!error <unknown option 'inducng'> valla (net, x, y, "inducng", 3)
 %!error <'y' must be 0/1 for likelihood = "bernoulli"> valla (net, x, y, "likelihood", "bernoulli")

@@ -44,7 +44,7 @@ Returns a struct with fields model, inducing, tags (1-based), L, P1, P2,\n\
 prior, closed_form, prior_var, noise, y_mean, y_sd, history, iterations,\n\
 stop_reason,\n\
 advice (the core's warning text, \"\" when nothing went wrong), diverged_at,\n\
-best_iteration, clamps, stopped_early and kernel_cache.\n\
+best_iteration, clamps, stopped_early, kernel_cache and n_train.\n\
 \n\
 Use @code{valla}, which validates its arguments; this function only checks\n\
 types (the core checks values).\n\
@@ -176,6 +176,7 @@ types (the core checks values).\n\
   res.assign ("clamps", static_cast<double> (fit->clamps));
   res.assign ("stopped_early", fit->stopped_early != 0);
   res.assign ("kernel_cache", fit->kernel_cache != 0);
+  res.assign ("n_train", static_cast<double> (fit->N));
   res.assign ("stop_reason", sgp_valla_stop_name (fit->stop));
   res.assign ("advice", sgp_valla_stop_advice (fit->stop));
   res.assign ("diverged_at", static_cast<double> (fit->diverged_at));

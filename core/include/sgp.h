@@ -644,7 +644,9 @@ typedef struct {
   sgp_likelihood likelihood;  /* gaussian (C = 1), softmax (labels 0..C-1), bernoulli
                                  (one logit output, labels 0/1); default gaussian */
   sgp_valla_method method;    /* default valla */
-  int64_t n_inducing;         /* M when inducing is empty; default 100 */
+  int64_t n_inducing;         /* M when inducing is empty (k-means on the rows of x left
+                                 after the val_frac hold-out; more is an error); default 0:
+                                 100, or all those rows when fewer */
   sgp_cmat inducing;          /* M x D initial locations (data NULL = k-means) */
   const int *inducing_tags;   /* output tag per row of inducing (NULL = m mod C) */
   double prior_var;           /* initial s0 = sigma0^2; default 1 */

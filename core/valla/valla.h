@@ -16,6 +16,7 @@
 
 /* Most network outputs C supported (per-point C-vectors live on the stack). */
 #define VALLA_MAX_C 1024
+#define VALLA_DEFAULT_INDUCING 100  /* inducing points when n_inducing = 0 and x has enough rows */
 
 /* ------------------------------------------------------------ internal: caches */
 

@@ -9,6 +9,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Rows of x that k-means picks inducing points from: all of x, less the val_frac
+ * hold-out when Adam runs without a validation set (as sgp_valla_fit splits). */
+static int64_t rows_for_kmeans(int64_t N, sgp_cmat Xv, const sgp_valla_opts *o)
+{
+  const int use_adam = o->method == SGP_VALLA_METHOD_VALLA && !o->closed_form && o->iterations > 0;
+  if (!use_adam || Xv.data || !(o->val_frac > 0)) return N;
+  const int64_t nv = (int64_t)floor(o->val_frac * (double)N);
+  return nv >= 1 && N - nv >= 1 ? N - nv : N;
+}
+
+/* The number M of k-means inducing points: 0 is the default, VALLA_DEFAULT_INDUCING
+ * or the rows available when fewer; an explicit M must fit those rows. */
+static int64_t resolve_n_inducing(int64_t n_inducing, int64_t rows)
+{
+  if (n_inducing != 0) return n_inducing;
+  return rows < VALLA_DEFAULT_INDUCING ? rows : VALLA_DEFAULT_INDUCING;
+}
+
+static int check_n_inducing(sgp_ctx *ctx, const sgp_valla_opts *o, int64_t N, int64_t rows,
+                            int64_t K)
+{
+  const int64_t M = resolve_n_inducing(o->n_inducing, rows);
+  if (M < 1) return sgp_fail(ctx, SGP_EINVAL, "inducing: must be at least 1 (got %lld)", (long long)M);
+  if (M > rows && rows < N)
+    return sgp_fail(ctx, SGP_EINVAL, "inducing: M = %lld inducing points exceed the %lld rows of x "
+                    "left after the val_frac = %g hold-out (n = %lld); pass validation, lower "
+                    "val_frac or inducing", (long long)M, (long long)rows, o->val_frac, (long long)N);
+  if (M > rows)
+    return sgp_fail(ctx, SGP_EINVAL, "inducing: M = %lld inducing points exceed the n = %lld rows of x",
+                    (long long)M, (long long)N);
+  if (o->likelihood != SGP_LIK_GAUSSIAN && M < K)
+    return sgp_fail(ctx, SGP_EINVAL, "inducing: M = %lld must be at least the number of classes (%lld)",
+                    (long long)M, (long long)K);
+  return SGP_OK;
+}
+
 static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
                       sgp_cmat Xv, sgp_cmat yv, const sgp_valla_opts *o)
 {
@@ -56,13 +92,8 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
   }
   const int64_t M = o->inducing.data ? o->inducing.rows : o->n_inducing;
   if (o->method == SGP_VALLA_METHOD_VALLA || o->method == SGP_VALLA_METHOD_ELLA) {
-    if (M < 1) return sgp_fail(ctx, SGP_EINVAL, "inducing must be at least 1");
-    if (!o->inducing.data && M > N)
-      return sgp_fail(ctx, SGP_EINVAL, "inducing (%lld) must not exceed the number of rows of x (%lld)",
-                      (long long)M, (long long)N);
-    if (o->likelihood != SGP_LIK_GAUSSIAN && !o->inducing.data && M < K)
-      return sgp_fail(ctx, SGP_EINVAL, "inducing (%lld) must be at least the number of classes (%lld)",
-                      (long long)M, (long long)K);
+    if (!o->inducing.data && (st = check_n_inducing(ctx, o, N, rows_for_kmeans(N, Xv, o), K)))
+      return st;
     if (o->inducing.data) {
       if ((st = sgp_check_bounded(ctx, "inducing", o->inducing, SGP_MAX_DATA_VALUE))) return st;
       if (o->inducing.cols != X.cols)
@@ -73,12 +104,15 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
             return sgp_fail(ctx, SGP_EINVAL, "inducing_tags[%lld] is outside 0..%lld", (long long)m, (long long)(C - 1));
     }
   }
-  if (!(o->prior_var > 0) || !isfinite(o->prior_var)) return sgp_fail(ctx, SGP_EINVAL, "prior_var must be positive and finite");
-  if (!isfinite(o->noise)) return sgp_fail(ctx, SGP_EINVAL, "noise must be finite");
-  if (!(o->lr > 0)) return sgp_fail(ctx, SGP_EINVAL, "lr must be positive");
-  if (!(o->alpha >= 0 && o->alpha <= 1)) return sgp_fail(ctx, SGP_EINVAL, "alpha must be in [0, 1]");
+  if (!(o->prior_var > 0) || !isfinite(o->prior_var))
+    return sgp_fail(ctx, SGP_EINVAL, "prior_var: must be positive and finite (got %g)", o->prior_var);
+  if (!isfinite(o->noise)) return sgp_fail(ctx, SGP_EINVAL, "noise: must be finite (got %g)", o->noise);
+  if (!(o->lr > 0) || !isfinite(o->lr))
+    return sgp_fail(ctx, SGP_EINVAL, "lr: must be positive and finite (got %g)", o->lr);
+  if (!(o->alpha >= 0 && o->alpha <= 1))
+    return sgp_fail(ctx, SGP_EINVAL, "alpha: must be one number in [0, 1] (got %g)", o->alpha);
   if (o->alpha != 1 && o->likelihood != SGP_LIK_GAUSSIAN)
-    return sgp_fail(ctx, SGP_EINVAL, "alpha other than 1 is only available for gaussian");
+    return sgp_fail(ctx, SGP_EINVAL, "alpha: other than 1 needs likelihood = \"gaussian\" (got %g)", o->alpha);
   if (o->iterations < 0) return sgp_fail(ctx, SGP_EINVAL, "iterations must be >= 0");
   if (o->batch_size < 1) return sgp_fail(ctx, SGP_EINVAL, "batch_size must be >= 1");
   if (o->eval_every < 1) return sgp_fail(ctx, SGP_EINVAL, "eval_every must be >= 1");
@@ -434,6 +468,14 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
   *out = NULL;
   int st = check_args(ctx, net, X, y, X_val, y_val, o);
   if (st) return st;
+  sgp_valla_opts resolved = *o;   /* n_inducing = 0: the default, sized to the data */
+  resolved.n_inducing = resolve_n_inducing(o->n_inducing, rows_for_kmeans(X.rows, X_val, o));
+  if (o->n_inducing == 0 && !o->inducing.data && o->method != SGP_VALLA_METHOD_LLA &&
+      resolved.n_inducing < VALLA_DEFAULT_INDUCING)
+    sgp_say(ctx, "valla: inducing = %lld (the default %d is more than the %lld rows of x "
+                 "available for k-means)", (long long)resolved.n_inducing, VALLA_DEFAULT_INDUCING,
+            (long long)resolved.n_inducing);
+  o = &resolved;
   sgp_valla_fit_t *fit = (sgp_valla_fit_t *)calloc(1, sizeof *fit);
   if (!fit) return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
   int64_t *idx = NULL;

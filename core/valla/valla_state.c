@@ -9,7 +9,7 @@ void sgp_valla_opts_default(sgp_valla_opts *o)
   memset(o, 0, sizeof *o);
   o->likelihood = SGP_LIK_GAUSSIAN;
   o->method = SGP_VALLA_METHOD_VALLA;
-  o->n_inducing = 100;
+  o->n_inducing = 0; /* VALLA_DEFAULT_INDUCING, or the rows of x left when fewer */
   o->prior_var = 1.0;
   o->noise = -1.0; /* exp(-5) on the standardized scale */
   o->learn = SGP_VALLA_LEARN_A | SGP_VALLA_LEARN_INDUCING | SGP_VALLA_LEARN_PRIOR_VAR |

@@ -799,6 +799,38 @@ static void predictions_thread_independent(void **state)
   sgp_valla_net_free(&net);
 }
 
+/* The default n_inducing = 0 on fewer rows than VALLA_DEFAULT_INDUCING: all the rows
+ * left after the val_frac hold-out (here 40 - 4), the same as asking for them. */
+static void default_inducing_adapts(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 12);
+  const int64_t width[3] = {1, 4, 1}, n = 40;
+  sgp_valla_net net;
+  vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.0, &net);
+  double X[40], y[40];
+  for (int i = 0; i < n; i++) { X[i] = -2.0 + 4.0 * i / (n - 1); y[i] = sin(X[i]); }
+  sgp_valla_opts o;
+  sgp_valla_opts_default(&o);
+  assert_int_equal(o.n_inducing, 0);
+  o.iterations = 5; o.batch_size = 10;
+  sgp_valla_fit_t *f = NULL, *g = NULL;
+  sgp_ctx_set_seed(&ctx, 3);
+  assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), NOCMAT,
+                                 NOCMAT, &o, &f), SGP_OK);
+  assert_int_equal(f->M, 36);
+  o.n_inducing = 36;
+  sgp_ctx_set_seed(&ctx, 3);
+  assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), NOCMAT,
+                                 NOCMAT, &o, &g), SGP_OK);
+  assert_memory_equal(f->Z, g->Z, 36 * sizeof(double));
+  sgp_valla_fit_free(f); sgp_valla_fit_free(g);
+  sgp_valla_net_free(&net);
+}
+
 static void bad_input_is_named(void **state)
 {
   (void)state;
@@ -828,10 +860,14 @@ static void bad_input_is_named(void **state)
   y[4] = 1.5;
   EXPECT(sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1), "y: label 1.5");
   y[4] = 1;
-  o.n_inducing = 11;
-  EXPECT(sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1), "inducing (11) must not exceed");  /* M > n */
+  o.n_inducing = 10;   /* fits n = 10 but not the 9 rows left after the val_frac hold-out */
+  EXPECT(sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1),
+         "inducing: M = 10 inducing points exceed the 9 rows of x left after the val_frac = 0.1");
+  o.closed_form = 1; o.learn = 0; o.n_inducing = 11;   /* no hold-out: all n rows */
+  EXPECT(sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1), "inducing: M = 11 inducing points exceed the n = 10 rows of x");
+  o.closed_form = 0; o.learn = SGP_VALLA_LEARN_A;
   o.n_inducing = 2;
-  EXPECT(sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1), "inducing (2) must be at least the number of classes");
+  EXPECT(sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1), "inducing: M = 2 must be at least the number of classes");
   o.n_inducing = 6;
   X[3] = NAN;
   EXPECT(sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1), "x: contains NaN");       /* non-finite */
@@ -880,6 +916,7 @@ int main(void)
     cmocka_unit_test(kernel_cache_matches_direct),
     cmocka_unit_test(mc_probabilities),
     cmocka_unit_test(predictions_thread_independent),
+    cmocka_unit_test(default_inducing_adapts),
     cmocka_unit_test(bad_input_is_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

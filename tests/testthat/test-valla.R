@@ -345,12 +345,17 @@ test_that("bad input gives errors naming the argument", {
   q <- function(...) valla(net, x, y, verbose = FALSE, iterations = 5, inducing = 3, ...)
   expect_error(valla(net, cbind(x, 1), y), "valla: 'x' has 3 columns but the network expects 2")
   expect_error(valla(net, x, y[-1]), "valla: 'y' has length 9")
-  expect_error(valla(net, x, y, inducing = 11), "valla: 'inducing' asks for M = 11 .* n = 10")
-  expect_error(valla(net, x, y, inducing = 10), "valla: 'inducing' asks for M = 10 .* only 9 of the n = 10 rows")
+  expect_error(valla(net, x, y, inducing = 11, closed_form = TRUE),
+               "valla: inducing: M = 11 inducing points exceed the n = 10 rows of x")
+  expect_error(valla(net, x, y, inducing = 10),
+               "valla: inducing: M = 10 inducing points exceed the 9 rows of x left after the val_frac = 0.1 hold-out")
+  # the default adapts to the 9 rows left after the hold-out
+  expect_equal(nrow(valla(net, x, y, iterations = 2, seed = 1, verbose = FALSE)$inducing), 9L)
   expect_silent(valla(net, x, y, inducing = 10, val_frac = 0, iterations = 3, verbose = FALSE))
   xb <- x; xb[3, 2] <- NaN
   expect_error(valla(net, xb, y), "valla: 'x' contains NaN, NA or Inf \\(first at row 3")
-  expect_error(q(prior_var = 0), "valla: 'prior_var' must be positive")
+  expect_error(q(prior_var = 0), "valla: prior_var: must be positive and finite (got 0)", fixed = TRUE)
+  expect_error(q(prior_var = "a"), "valla: 'prior_var' must be one real number")
   expect_error(q(noise = -1), "valla: 'noise' must be positive")
   expect_error(q(learn = c("A", "lengthscale")), "valla: 'learn' has unknown entries \"lengthscale\"")
   expect_error(q(eval_evry = 3), "valla: 'eval_evry' is not an argument or option")
@@ -358,7 +363,7 @@ test_that("bad input gives errors naming the argument", {
   expect_error(q(likelihood = "softmax"), "valla: 'likelihood' \"softmax\" needs a network with C >= 2")
   expect_error(valla(net, x, y, inducing = matrix(0, 3, 3)), "valla: 'inducing' has 3 columns")
   expect_error(q(validation = list(x[, 1], y)), "valla: 'validation\\$x' has 1 columns")
-  expect_error(q(alpha = 2), "valla: 'alpha' must be one number in \\[0, 1\\]")
+  expect_error(q(alpha = 2), "valla: alpha: must be one number in [0, 1] (got 2)", fixed = TRUE)
   expect_error(q(layers = c(TRUE, FALSE, TRUE)), "valla: 'layers' must be 2 logical flags")
   bad <- net; bad$biases[[2]] <- c(1, 2)
   expect_error(valla(bad, x, y), "valla: 'model\\$biases\\[\\[2\\]\\]' must be numeric of length 1")

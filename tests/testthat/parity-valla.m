@@ -1,0 +1,68 @@
+## The Octave side of test-parity-valla.R: the same calls as the R side, results
+## printed to the file OUT (set by the caller) as "N name v1 v2 ..." (numbers as
+## %.17g) or "S name text" lines.
+1;
+function emit (fid, name, v)
+  if (ischar (v))
+    fprintf (fid, "S %s %s\n", name, strrep (v, "\n", " "));
+  else
+    fprintf (fid, "N %s", name); fprintf (fid, " %.17g", double (v(:))); fprintf (fid, "\n");
+  endif
+endfunction
+function emit_error (fid, name, f)
+  try
+    f ();
+    emit (fid, name, "no error");
+  catch e
+    emit (fid, name, e.message);
+  end_try_catch
+endfunction
+fid = fopen (OUT, "w");
+net = struct ("W", {{[1.2 -0.8 0.5 0.9], [0.7; -0.4; 0.6; 0.3]}},
+              "b", {{[0.1 -0.2 0 0.3], 0.05}}, "activation", "tanh");
+x = ((1:40)' - 20.5) / 10;   # the same doubles in R (linspace and seq round differently)
+y = sin (x) + 0.1 * cos (7 * x);
+xs = [-3; -0.5; 0; 3];
+cf = valla (net, x, y, "inducing", 5, "closed_form", true, "learn", {}, "prior_var", 0.5,
+            "noise", 0.01, "xtest", xs, "seed", 2, "threads", 1);
+ad = valla (net, x, y, "inducing", 6, "iterations", 60, "batch_size", 20, "lr", 1e-2,
+            "seed", 1, "xtest", xs, "threads", 1);
+df = valla (net, x, y, "iterations", 2, "seed", 1, "threads", 1);
+emit (fid, "fields", strjoin (sort (setdiff (fieldnames (cf), {"class", "test"}))(:)', ","));
+emit (fid, "fields_ad", strjoin (sort (setdiff (fieldnames (ad), {"class", "test"}))(:)', ","));
+tags = {"cf", "ad"};
+fits = {cf, ad};
+for k = 1:2
+  fit = fits{k};
+  t = tags{k};
+  emit (fid, [t ".inducing"], fit.inducing);
+  emit (fid, [t ".L"], fit.L);
+  emit (fid, [t ".prior_var"], fit.prior_var);
+  emit (fid, [t ".noise"], fit.noise);
+  emit (fid, [t ".objective"], fit.history.objective);
+  emit (fid, [t ".n_train"], fit.n_train);
+  emit (fid, [t ".x_range"], fit.x_range);
+  emit (fid, [t ".mean"], fit.test.mean);
+  emit (fid, [t ".var"], fit.test.var);
+  emit (fid, [t ".latent_var"], fit.test.latent_var);
+  f = [tempname() ".mat"];
+  save ("-binary", f, "fit");
+  s = load (f);
+  delete (f);
+  p = scalegp_predict (s.fit, xs + 0.25);
+  emit (fid, [t ".reloaded_var"], p.var);
+  m = valla_metrics (p, sin (xs + 0.25));
+  emit (fid, [t ".metrics"], [m.nll, m.crps, m.cqm]);
+endfor
+emit (fid, "default_M", rows (df.inducing));
+emit_error (fid, "err_prior_var", @() valla (net, x, y, "prior_var", 0));
+emit_error (fid, "err_lr", @() valla (net, x, y, "inducing", 3, "lr", -1));
+emit_error (fid, "err_alpha", @() valla (net, x, y, "inducing", 3, "alpha", 2));
+emit_error (fid, "err_inducing", @() valla (net, x, y, "inducing", 100));
+emit_error (fid, "err_inducing_cf", @() valla (net, x, y, "inducing", 41, "closed_form", true));
+[mn, loss] = mlp_fit (x, y, "hidden", [4 3], "activation", "sigmoid", "iterations", 20,
+                      "seed", 4, "threads", 1);
+emit (fid, "mlp.W2", mn.W{2});
+emit (fid, "mlp.b3", mn.b{3});
+emit (fid, "mlp.loss", loss);
+fclose (fid);

@@ -1,0 +1,111 @@
+# R and Octave fronts of valla, mlp_fit and valla_metrics agree (issue 12): the
+# same calls on one fixed data set give the same field names, the same numbers
+# (to 1e-10; both hosts run the same core with the same seed, one thread), the
+# same argument error texts and the same default inducing on n = 40.
+#
+# Octave runs in a child octave-cli on the oct-files built in the source tree
+# (make -C bindings_octave/src CORE_DIR=../../core, as `make fuzz-octave` does)
+# and prints "N name v1 v2 ..." (numbers as %.17g) or "S name text" lines that
+# this file reads back. Skipped without octave-cli, outside the source tree
+# (R CMD check) or when the oct-files are not built.
+
+parity_root <- function() {
+  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
+  if (!file.exists(file.path(root, "bindings_octave", "inst", "valla.m"))) return(NULL)
+  root
+}
+
+parity_skip <- function() {
+  if (!nzchar(Sys.which("octave-cli"))) skip("octave-cli is not on PATH")
+  root <- parity_root()
+  if (is.null(root)) skip("not run from the source tree")
+  if (!file.exists(file.path(root, "bindings_octave", "src", "__sgp_valla__.oct")))
+    skip("Octave oct-files not built (make -C bindings_octave/src CORE_DIR=../../core)")
+  root
+}
+
+parity_run_octave <- function(root) {
+  out <- tempfile(fileext = ".txt")
+  script <- tempfile(fileext = ".m")
+  on.exit(unlink(c(out, script)), add = TRUE)
+  writeLines(c(sprintf("OUT = \"%s\";", out),
+               sprintf("addpath (\"%s\");", file.path(root, "bindings_octave", "src")),
+               sprintf("addpath (\"%s\");", file.path(root, "bindings_octave", "inst")),
+               sprintf("source (\"%s\");", normalizePath(test_path("parity-valla.m")))), script)
+  log <- suppressWarnings(system2("octave-cli", c("--no-gui", "--norc", "--no-history", script),
+                                  stdout = TRUE, stderr = TRUE))
+  if (!file.exists(out)) stop("octave-cli failed:\n", paste(log, collapse = "\n"))
+  lines <- readLines(out)
+  key <- sub("^[NS] (\\S+).*$", "\\1", lines)
+  val <- lapply(lines, function(l) {
+    rest <- sub("^[NS] \\S+ ?", "", l)
+    if (startsWith(l, "S ")) rest else as.numeric(strsplit(trimws(rest), " +")[[1L]])
+  })
+  stats::setNames(val, key)
+}
+
+test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
+  root <- parity_skip()
+  oct <- parity_run_octave(root)
+  net <- list(weights = list(matrix(c(1.2, -0.8, 0.5, 0.9), 1), matrix(c(0.7, -0.4, 0.6, 0.3))),
+              biases = list(c(0.1, -0.2, 0, 0.3), 0.05), activation = "tanh")
+  x <- matrix(((1:40) - 20.5) / 10)  # the same doubles as in parity-valla.m
+  y <- sin(x[, 1]) + 0.1 * cos(7 * x[, 1])
+  xs <- matrix(c(-3, -0.5, 0, 3))
+  cf <- valla(net, x, y, inducing = 5, closed_form = TRUE, learn = character(0),
+              prior_var = 0.5, noise = 0.01, xtest = xs, seed = 2, threads = 1, verbose = FALSE)
+  ad <- valla(net, x, y, inducing = 6, iterations = 60, batch_size = 20, lr = 1e-2, seed = 1,
+              xtest = xs, threads = 1, verbose = FALSE)
+  df <- valla(net, x, y, iterations = 2, seed = 1, threads = 1, verbose = FALSE)
+
+  # one field set (Octave adds only its class field)
+  expect_identical(paste(sort(setdiff(names(cf), "test")), collapse = ","), oct$fields)
+  expect_identical(paste(sort(setdiff(names(ad), "test")), collapse = ","), oct$fields_ad)
+
+  same <- function(r, o, what) expect_equal(as.vector(r), o, tolerance = 1e-10, label = what)
+  for (t in c("cf", "ad")) {
+    fit <- if (t == "cf") cf else ad
+    k <- function(f) oct[[paste0(t, ".", f)]]
+    same(fit$inducing, k("inducing"), paste(t, "inducing"))
+    same(fit$L, k("L"), paste(t, "L"))
+    same(fit$prior_var, k("prior_var"), paste(t, "prior_var"))
+    same(fit$noise, k("noise"), paste(t, "noise"))
+    same(fit$history$objective, if (length(k("objective"))) k("objective") else numeric(0),
+         paste(t, "objective"))
+    same(fit$n_train, k("n_train"), paste(t, "n_train"))
+    same(fit$x_range, k("x_range"), paste(t, "x_range"))
+    same(fit$test$mean, k("mean"), paste(t, "test mean"))
+    same(fit$test$var, k("var"), paste(t, "test var"))
+    same(fit$test$latent_var, k("latent_var"), paste(t, "test latent_var"))
+    f <- tempfile(fileext = ".rds")
+    saveRDS(fit, f)
+    back <- readRDS(f)
+    unlink(f)
+    p <- predict(back, xs + 0.25)
+    same(p$var, k("reloaded_var"), paste(t, "reloaded predict var"))
+    m <- valla_metrics(p, sin(xs[, 1] + 0.25))
+    same(m[c("nll", "crps", "cqm")], k("metrics"), paste(t, "valla_metrics"))
+  }
+
+  # the default inducing on n = 40: the 36 rows left after the val_frac hold-out
+  expect_equal(nrow(df$inducing), 36L)
+  expect_equal(oct$default_M, 36)
+
+  # argument errors: the core's text, prefixed by the function name, in both hosts
+  err <- function(expr) tryCatch({ expr; "no error" }, error = function(e) conditionMessage(e))
+  expect_identical(err(valla(net, x, y, prior_var = 0, verbose = FALSE)), oct$err_prior_var)
+  expect_identical(err(valla(net, x, y, inducing = 3, lr = -1, verbose = FALSE)), oct$err_lr)
+  expect_identical(err(valla(net, x, y, inducing = 3, alpha = 2, verbose = FALSE)), oct$err_alpha)
+  expect_identical(err(valla(net, x, y, inducing = 100, verbose = FALSE)), oct$err_inducing)
+  expect_identical(err(valla(net, x, y, inducing = 41, closed_form = TRUE, verbose = FALSE)),
+                   oct$err_inducing_cf)
+  expect_match(oct$err_prior_var, "^valla: prior_var: must be positive and finite \\(got 0\\)")
+  expect_match(oct$err_inducing, "^valla: inducing: M = 100 inducing points exceed the 36 rows")
+
+  # mlp_fit with hidden by name in both hosts
+  mn <- mlp_fit(x, y, hidden = c(4, 3), activation = "sigmoid", iterations = 20, seed = 4,
+                threads = 1, verbose = FALSE)
+  same(mn$weights[[2]], oct$mlp.W2, "mlp_fit W2")
+  same(mn$biases[[3]], oct$mlp.b3, "mlp_fit b3")
+  same(mn$loss, oct$mlp.loss, "mlp_fit loss")
+})
