@@ -1,22 +1,6 @@
 ## The Octave side of test-parity-valla.R: the same calls as the R side, results
 ## printed to the file OUT (set by the caller) as "N name v1 v2 ..." (numbers as
 ## %.17g) or "S name text" lines.
-1;
-function emit (fid, name, v)
-  if (ischar (v))
-    fprintf (fid, "S %s %s\n", name, strrep (v, "\n", " "));
-  else
-    fprintf (fid, "N %s", name); fprintf (fid, " %.17g", double (v(:))); fprintf (fid, "\n");
-  endif
-endfunction
-function emit_error (fid, name, f)
-  try
-    f ();
-    emit (fid, name, "no error");
-  catch e
-    emit (fid, name, e.message);
-  end_try_catch
-endfunction
 fid = fopen (OUT, "w");
 net = struct ("W", {{[1.2 -0.8 0.5 0.9], [0.7; -0.4; 0.6; 0.3]}},
               "b", {{[0.1 -0.2 0 0.3], 0.05}}, "activation", "tanh");

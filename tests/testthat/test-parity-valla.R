@@ -9,44 +9,9 @@
 # this file reads back. Skipped without octave-cli, outside the source tree
 # (R CMD check) or when the oct-files are not built.
 
-parity_root <- function() {
-  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
-  if (!file.exists(file.path(root, "bindings_octave", "inst", "valla.m"))) return(NULL)
-  root
-}
-
-parity_skip <- function() {
-  if (!nzchar(Sys.which("octave-cli"))) skip("octave-cli is not on PATH")
-  root <- parity_root()
-  if (is.null(root)) skip("not run from the source tree")
-  if (!file.exists(file.path(root, "bindings_octave", "src", "__sgp_valla__.oct")))
-    skip("Octave oct-files not built (make -C bindings_octave/src CORE_DIR=../../core)")
-  root
-}
-
-parity_run_octave <- function(root) {
-  out <- tempfile(fileext = ".txt")
-  script <- tempfile(fileext = ".m")
-  on.exit(unlink(c(out, script)), add = TRUE)
-  writeLines(c(sprintf("OUT = \"%s\";", out),
-               sprintf("addpath (\"%s\");", file.path(root, "bindings_octave", "src")),
-               sprintf("addpath (\"%s\");", file.path(root, "bindings_octave", "inst")),
-               sprintf("source (\"%s\");", normalizePath(test_path("parity-valla.m")))), script)
-  log <- suppressWarnings(system2("octave-cli", c("--no-gui", "--norc", "--no-history", script),
-                                  stdout = TRUE, stderr = TRUE))
-  if (!file.exists(out)) stop("octave-cli failed:\n", paste(log, collapse = "\n"))
-  lines <- readLines(out)
-  key <- sub("^[NS] (\\S+).*$", "\\1", lines)
-  val <- lapply(lines, function(l) {
-    rest <- sub("^[NS] \\S+ ?", "", l)
-    if (startsWith(l, "S ")) rest else as.numeric(strsplit(trimws(rest), " +")[[1L]])
-  })
-  stats::setNames(val, key)
-}
-
 test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
   root <- parity_skip()
-  oct <- parity_run_octave(root)
+  oct <- parity_run_octave(root, "parity-valla.m")
   net <- list(weights = list(matrix(c(1.2, -0.8, 0.5, 0.9), 1), matrix(c(0.7, -0.4, 0.6, 0.3))),
               biases = list(c(0.1, -0.2, 0, 0.3), 0.05), activation = "tanh")
   x <- matrix(((1:40) - 20.5) / 10)  # the same doubles as in parity-valla.m

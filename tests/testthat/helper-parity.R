@@ -1,0 +1,44 @@
+# Helpers of the R-vs-Octave parity tests (test-parity-*.R): the same calls in
+# both hosts on the same doubles. Octave runs in a child octave-cli on the
+# oct-files built in the source tree (make -C bindings_octave/src
+# CORE_DIR=../../core; make check does it) and prints "N name v1 v2 ..." (numbers
+# as %.17g) or "S name text" lines that R reads back.
+
+parity_root <- function() {
+  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
+  if (!file.exists(file.path(root, "bindings_octave", "inst", "valla.m"))) return(NULL)
+  root
+}
+
+parity_skip <- function() {
+  # make check sets SCALEGP_PARITY=required: there a missing Octave is a failure
+  miss <- function(why) if (identical(Sys.getenv("SCALEGP_PARITY"), "required")) stop(why) else skip(why)
+  if (!nzchar(Sys.which("octave-cli"))) miss("octave-cli is not on PATH")
+  root <- parity_root()
+  if (is.null(root)) skip("not run from the source tree")
+  if (!file.exists(file.path(root, "bindings_octave", "src", "__sgp_options__.oct")))
+    miss("Octave oct-files not built (make -C bindings_octave/src CORE_DIR=../../core)")
+  root
+}
+
+parity_run_octave <- function(root, script_name) {
+  out <- tempfile(fileext = ".txt")
+  script <- tempfile(fileext = ".m")
+  on.exit(unlink(c(out, script)), add = TRUE)
+  writeLines(c(sprintf("OUT = \"%s\";", out),
+               sprintf("addpath (\"%s\");", file.path(root, "bindings_octave", "src")),
+               sprintf("addpath (\"%s\");", file.path(root, "bindings_octave", "inst")),
+               sprintf("source (\"%s\");", normalizePath(test_path("parity-emit.m"))),
+               sprintf("source (\"%s\");", normalizePath(test_path(script_name)))), script)
+  log <- suppressWarnings(system2("octave-cli", c("--no-gui", "--norc", "--no-history", script),
+                                  stdout = TRUE, stderr = TRUE))
+  if (!file.exists(out)) stop("octave-cli failed:\n", paste(log, collapse = "\n"))
+  lines <- readLines(out)
+  key <- sub("^[NS] (\\S+).*$", "\\1", lines)
+  val <- lapply(lines, function(l) {
+    rest <- sub("^[NS] \\S+ ?", "", l)
+    if (startsWith(l, "S ")) rest else as.numeric(strsplit(trimws(rest), " +")[[1L]])
+  })
+  stats::setNames(val, key)
+}
+

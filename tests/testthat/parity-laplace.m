@@ -1,0 +1,47 @@
+## The Octave side of test-parity-laplace.R: the same gp_laplace calls as the R
+## side on the same doubles, one thread; emit/emit_error from parity-emit.m.
+fid = fopen (OUT, "w");
+x = [((1:30)' - 15.5) / 5, mod((1:30)', 7) / 7];
+xs = [-2 0.5; 0 0; 1.5 0.25];
+yb = double (x(:, 1) + 0.3 * x(:, 2) > 0.2);
+ys = 1 + (x(:, 1) > -1) + (x(:, 1) > 1.5);
+yp = floor (2 + x(:, 1) .^ 2 / 3);
+yg = sin (x(:, 1));
+fits = {gp_laplace(x, yb, "policy", "cholesky", "max_iter", 30, "xtest", xs, "seed", 1, "threads", 1), ...
+        gp_laplace(x, ys, "likelihood", "softmax", "lengthscale", [1 2], "max_iter", 90, "xtest", xs, "seed", 1, "threads", 1), ...
+        gp_laplace(x, yp, "likelihood", "poisson", "offset", 0.1 * ones (30, 1), "policy", "cholesky", "max_iter", 30, "xtest", xs, "seed", 1, "threads", 1), ...
+        gp_laplace(x, yg, "likelihood", "gaussian", "noise", 0.1, "max_iter", 30, "xtest", xs, "seed", 1, "threads", 1)};
+for k = 1:numel (fits)
+  f = fits{k};
+  t = sprintf ("fit%d", k);
+  emit (fid, [t ".fields"], strjoin (sort (setdiff (fieldnames (f), {"class"}))(:)', ","));
+  emit (fid, [t ".history"], strjoin (fieldnames (f.history)(:)', ","));
+  emit (fid, [t ".steps"], strjoin (fieldnames (f.steps)(:)', ","));
+  emit (fid, [t ".test"], strjoin (sort (fieldnames (f.test))(:)', ","));
+  for g = {"f", "var", "weights", "root", "newton_steps", "iterations", "kernel_products", "n_class", "seed"}
+    emit (fid, [t "." g{1}], f.(g{1}));
+  endfor
+  emit (fid, [t ".converged"], double (f.converged));
+  emit (fid, [t ".stop_reason"], f.stop_reason);
+  emit (fid, [t ".likelihood"], f.likelihood);
+  emit (fid, [t ".kernel"], sprintf ("%s %.17g %.17g", f.kernel.kernel, f.kernel.lengthscale(1), f.kernel.outputscale));
+  emit (fid, [t ".psi"], f.steps.psi);
+  emit (fid, [t ".test.mean"], f.test.mean);
+  emit (fid, [t ".test.var"], f.test.var);
+endfor
+t = __sgp_options__ ("gp_laplace");
+emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
+emit_error (fid, "err.max_iter", @() gp_laplace (x, yb, "max_iter", 0));
+emit_error (fid, "err.policy", @() gp_laplace (x, yb, "policy", "lanczos"));
+emit_error (fid, "err.labels", @() gp_laplace (x, yb + 1));
+emit_error (fid, "err.unknown", @() gp_laplace (x, yb, "nonsense", 1));
+emit_error (fid, "err.recycle", @() gp_laplace (x, yb, "recycle", 2));
+emit_error (fid, "err.lengthscale", @() gp_laplace (x, yb, "lengthscale", [1 2 3]));
+emit_error (fid, "err.rank", @() gp_laplace (x, yb, "rank", -1));
+emit_error (fid, "err.noise", @() gp_laplace (x, yb, "noise", 1));
+emit_error (fid, "err.threads", @() gp_laplace (x, yb, "threads", 1e6));
+emit_error (fid, "err.softmax_big", @() gp_laplace (x, 40 * ones (30, 1), "likelihood", "softmax"));
+lastwarn ("");
+gp_laplace (x, ys, "likelihood", "softmax", "max_iter", 1, "max_newton", 2, "seed", 1);
+emit (fid, "warning", lastwarn ());
+fclose (fid);

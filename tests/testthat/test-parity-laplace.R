@@ -1,0 +1,67 @@
+# R and Octave fronts of gp_laplace agree (issue 12): the same calls on the same
+# doubles give the same field sets, the same numbers (to 1e-10: one core, one
+# thread, the same seed), the same option table and the same error and warning
+# texts (helper-parity.R runs the Octave side, parity-laplace.m).
+
+test_that("gp_laplace agrees between R and Octave: fields, numbers, options, messages", {
+  root <- parity_skip()
+  oct <- parity_run_octave(root, "parity-laplace.m")
+  x <- cbind(((1:30) - 15.5) / 5, (1:30) %% 7 / 7)
+  xs <- rbind(c(-2, 0.5), c(0, 0), c(1.5, 0.25))
+  yb <- as.double(x[, 1] + 0.3 * x[, 2] > 0.2)
+  ys <- 1 + (x[, 1] > -1) + (x[, 1] > 1.5)
+  yp <- floor(2 + x[, 1]^2 / 3)
+  yg <- sin(x[, 1])
+  gl <- function(...) suppressWarnings(gp_laplace(..., seed = 1, threads = 1, verbose = FALSE))
+  # full budgets: the exact Laplace approximation, backward stable, so the two
+  # hosts' BLAS (R's and Octave's may differ) agree to cond * eps, far below 1e-10;
+  # a truncated solve amplifies their rounding (a small budget's iterates differ)
+  fits <- list(gl(x, yb, policy = "cholesky", max_iter = 30, xtest = xs),
+               gl(x, ys, likelihood = "softmax", lengthscale = c(1, 2), max_iter = 90, xtest = xs),
+               gl(x, yp, likelihood = "poisson", offset = rep(0.1, 30), policy = "cholesky",
+                  max_iter = 30, xtest = xs),
+               gl(x, yg, likelihood = "gaussian", noise = 0.1, max_iter = 30, xtest = xs))
+  same <- function(r, o, what) expect_equal(as.vector(r), o, tolerance = 1e-10, label = what)
+  for (k in seq_along(fits)) {
+    f <- fits[[k]]
+    t <- function(s) oct[[sprintf("fit%d.%s", k, s)]]
+    # R's levels is NULL for numeric labels and then not a field; Octave keeps {}
+    expect_identical(paste(sort(union(names(f), "levels")), collapse = ","), t("fields"))
+    expect_identical(paste(names(f$history), collapse = ","), t("history"))
+    expect_identical(paste(names(f$steps), collapse = ","), t("steps"))
+    expect_identical(paste(sort(names(f$test)), collapse = ","), t("test"))
+    # softmax: W is singular and K + W^+ has 1/pi (up to noise_max = 1e12) on its
+    # diagonal, so the weights and the root (K^-1 b and its factor) carry the
+    # BLAS's rounding times cond(K + W^+) (1e-7 between R's and Octave's BLAS
+    # here); f, var and the predictions are well conditioned
+    rep <- if (f$likelihood == "softmax") character(0) else c("weights", "root")
+    for (g in c("f", "var", rep, "newton_steps", "iterations", "kernel_products", "n_class", "seed"))
+      same(f[[g]], t(g), sprintf("fit %d %s", k, g))
+    same(as.double(f$converged), t("converged"), sprintf("fit %d converged", k))
+    expect_identical(f$stop_reason, t("stop_reason"))
+    expect_identical(f$likelihood, t("likelihood"))
+    expect_identical(sprintf("%s %.17g %.17g", f$kernel$kernel, f$kernel$lengthscale[1],
+                             f$kernel$outputscale), t("kernel"))
+    same(f$steps$psi, t("psi"), sprintf("fit %d psi", k))
+    same(f$test$mean, t("test.mean"), sprintf("fit %d test mean", k))
+    same(f$test$var, t("test.var"), sprintf("fit %d test var", k))
+  }
+  o <- scalegp_options("gp_laplace")
+  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$options)
+  err <- function(expr) tryCatch({ expr; "no error" }, error = function(e) conditionMessage(e))
+  g0 <- function(...) gp_laplace(x, ..., verbose = FALSE)
+  expect_identical(err(g0(yb, max_iter = 0)), oct$err.max_iter)
+  expect_identical(err(g0(yb, policy = "lanczos")), oct$err.policy)
+  expect_identical(err(g0(yb + 1)), oct$err.labels)
+  expect_identical(err(g0(yb, nonsense = 1)), oct$err.unknown)
+  expect_identical(err(g0(yb, recycle = 2)), oct$err.recycle)
+  expect_identical(err(g0(yb, lengthscale = 1:3)), oct$err.lengthscale)
+  expect_identical(err(g0(yb, rank = -1)), oct$err.rank)
+  expect_identical(err(g0(yb, noise = 1)), oct$err.noise)
+  expect_identical(err(g0(yb, threads = 1e6)), oct$err.threads)
+  expect_identical(err(g0(rep(40, 30), likelihood = "softmax")), oct$err.softmax_big)
+  expect_match(oct$err.max_iter, "^gp_laplace: 'max_iter' must be a whole number >= 1 \\(got 0\\)$")
+  w <- tryCatch(g0(ys, likelihood = "softmax", max_iter = 1, max_newton = 2, seed = 1),
+                warning = function(w) conditionMessage(w))
+  expect_identical(w, oct$warning)
+})
