@@ -123,6 +123,13 @@ typedef struct {
   double kx_rowsum;         /* max row sum of K_x (>= lambda_max), 0 until needed */
   double *sub;              /* U, K U of the globalized step: NC x sub_cap each, or NULL */
   int64_t sub_cap;
+  /* owned by the fit's run (run_setup, run_free) */
+  sgp_op op_own;
+  sgp_lik lik_own;
+  double *ycopy, *center, *vec;
+  struct newton_vectors {
+    double *fcur, *g, *grad, *delta, *nd, *b, *v, *Kv, *vprev, *ftry, *ndtry;
+  } nv;                     /* the Newton loop's NC-vectors (in vec) */
   double forcing;           /* inexact Newton: residual bound for this solve, 0 = none */
   sgp_laplace_history *h;
   int newton;
@@ -260,47 +267,51 @@ static int full_exact(sgp_ctx *ctx, run_t *R, const double *b, const double *nd,
   return st;
 }
 
-/* One IterGP solve of K^ v = b (spec 3.4). On exit v, Kv = K v (u in recursive
- * mode), *reason; *bad = 1 when a non-finite quantity appeared.
+/* One IterGP solve of K^ v = b (spec 3.4), in phases that share solve_t. On exit
+ * v, Kv = K v (u in recursive mode), *reason; *bad = 1 when a non-finite
+ * quantity appeared.
  * Full budget [X]: with policy cg and max_iter >= NC, a converged residual (or a
  * breakdown of the residual actions) does not end the solve: the remaining
  * budget takes unit-vector actions outside span(S) ("fill"), so that span(S)
  * reaches R^{NC} and C_j = K^{-1} -- the exact Laplace variance, not only the
  * mean. Unit vectors already (numerically) in span(S) are skipped. */
-static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, double *v,
-                 double *Kv, int *reason, int *bad)
+typedef struct {
+  const double *b, *nd;
+  double *v, *Kv;
+  int recursive, full, blocked;   /* the solve's mode */
+  int filling, resid_met, v_changed, direct_tried, vzero;
+  int64_t kfill, since_best, j;   /* j: the next action's number (1-based) */
+  double rho_best, rtol, bnorm;
+} solve_t;
+
+/* I1 virtual run, room for this step's actions, I2 v = Q (Q'b) (recursive:
+ * u = T G (Q'b)) and the residual tolerance. */
+static int solve_begin(sgp_ctx *ctx, run_t *R, solve_t *S, int *bad)
 {
   const sgp_laplace_opts *o = R->o;
   sgp_itergp *it = &R->it;
-  const int64_t n = it->n, C = it->C, NC = it->NC;
-  const int recursive = o->residual == SGP_RESIDUAL_RECURSIVE;
-  const int full = o->policy == SGP_POLICY_CG && (int64_t)o->max_iter >= NC;
-  const int blocked = o->policy == SGP_POLICY_CHOLESKY && R->bmax > 1;
-  int st, finite, filling = 0, resid_met = 0, v_changed = 1, direct_tried = 0;
-  int64_t kfill = 0, since_best = 0;
-  double rho_best = INFINITY;
-  *bad = 0;
-  *reason = SGP_STOP_NONE;
-  /* I1 virtual run */
-  if ((st = sgp_itergp_virtual(ctx, it, R->lik, nd, o->recycle ? o->rank : 0, o->kappa,
+  const int64_t NC = it->NC;
+  double *v = S->v, *Kv = S->Kv;
+  const double *b = S->b;
+  int st, finite;
+  if ((st = sgp_itergp_virtual(ctx, it, R->lik, S->nd, o->recycle ? o->rank : 0, o->kappa,
                                o->eig_rtol, &finite)))
     return st;
   if (!finite) { *bad = 1; return SGP_OK; }
-  /* room for this step's actions (the only place the buffers grow) */
+  /* the only place the buffers grow */
   if ((st = sgp_itergp_reserve(ctx, it, it->B + o->max_iter, R->cap_max))) return st;
   const int64_t ldg = it->cap;
-  /* I2 v = Q (Q'b); recursive: u = T G (Q'b) */
-  int vzero = it->r == 0;
-  if (vzero) {
+  S->vzero = it->r == 0;
+  if (S->vzero) {
     memset(v, 0, (size_t)NC * sizeof(double));
     memset(Kv, 0, (size_t)NC * sizeof(double));
   } else {
     if ((st = sgp_itergp_project(ctx, it, b, v, R->wr))) return st;
-    if (recursive && it->root_lazy) { /* u = T v[I] */
+    if (S->recursive && it->root_lazy) { /* u = T v[I] */
       if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->B, 1.0, it->T, NC, R->wr, it->B, 0.0, Kv,
                          NC)))
         return st;
-    } else if (recursive) {
+    } else if (S->recursive) {
       if ((st = sgp_gemm(ctx, 'T', 'N', it->r, 1, NC, 1.0, it->Q, NC, b, NC, 0.0, R->wr, it->r)))
         return st;
       if ((st = sgp_gemm(ctx, 'N', 'N', it->B, 1, it->r, 1.0, it->G, ldg, R->wr, it->r, 0.0,
@@ -311,220 +322,330 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
         return st;
     }
   }
-  const double bnorm = nrm2(NC, b);
-  double rtol = o->inner_atol > o->inner_rtol * bnorm ? o->inner_atol : o->inner_rtol * bnorm;
-  if (!full && R->forcing > 0.0 && R->forcing < rtol) rtol = R->forcing; /* full: exact */
-  for (int64_t j = 1;;) {
-    /* I4 */
-    if (!recursive && !vzero && v_changed) {
-      if ((st = R->op->apply(R->op, sgp_cmat_of(v, n, C), sgp_mat_of(Kv, n, C), ctx))) return st;
-      R->kprod++;
-    }
-    v_changed = 0;
-    /* I5 res = b - Kv - W^{-1} v */
-    sgp_lik_winv(R->lik, nd, 1, v, R->res);
-    for (int64_t i = 0; i < NC; i++) R->res[i] = b[i] - Kv[i] - R->res[i];
-    const double rho = nrm2(NC, R->res);
-    if (!isfinite(rho)) { *bad = 1; return SGP_OK; }
-    /* I6, I7 */
-    if (!filling && rho < rtol) {
-      if (!full) { *reason = SGP_STOP_RESID; break; }
-      int ok = 0;
-      if ((st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
-      if (ok) { *reason = SGP_STOP_RESID; break; }
-      filling = resid_met = 1;
-      kfill = 0;
-    }
-    if (filling && (kfill >= NC || it->B >= NC)) {
-      *reason = resid_met ? SGP_STOP_RESID : SGP_STOP_EXHAUSTED;
-      break;
-    }
-    /* a residual that has not halved in 20 iterations is at the accuracy that
-     * cond(K^) eps allows (the forcing term can ask for less) */
-    if (rho < 0.5 * rho_best) { rho_best = rho; since_best = 0; }
-    else if (++since_best >= 20 && !filling && o->policy == SGP_POLICY_CG) {
-      *reason = SGP_STOP_STAGNATED;
-      break;
-    }
-    if (j > o->max_iter) {
-      int ok = 0;
-      if (full && !filling && (st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
-      *reason = SGP_STOP_MAXITER;
-      break;
-    }
-    if (o->policy == SGP_POLICY_CHOLESKY && R->kappa >= NC) {
-      *reason = SGP_STOP_EXHAUSTED;
-      break;
-    }
-    if ((o->max_total_iter >= 0 && R->J >= o->max_total_iter) || it->B >= it->cap ||
-        R->J >= R->hist_cap) {
-      *reason = SGP_STOP_BUDGET;
-      break;
-    }
-    if ((st = sgp_poll_interrupt(ctx))) return st;
-    if (blocked && !filling && !direct_tried && it->B == 0 && R->kappa == 0 && C == 1 &&
-        (int64_t)o->max_iter - j + 1 >= NC && it->cap >= NC && R->hist_cap - R->J >= NC &&
-        (o->max_total_iter < 0 || o->max_total_iter - R->J >= NC)) {
-      /* the exact mode's first solve: every action at once (laplace_direct.c) */
-      int fallback = 0;
-      direct_tried = 1;
-      if ((st = direct_solve(ctx, R, b, nd, v, Kv, rtol, bnorm, &j, &fallback))) return st;
-      if (!fallback) { vzero = 0; v_changed = 1; }
-      continue;
-    }
-    if (filling || blocked) {
-      /* a block of unit-vector actions (spec 2.2): one BLAS-3 sweep */
-      int64_t bb = R->bmax, left = (int64_t)o->max_iter - j + 1;
-      const int64_t next = filling ? kfill : R->kappa;
-      if (left < bb) bb = left;
-      if (it->cap - it->B < bb) bb = it->cap - it->B;
-      if (R->hist_cap - R->J < bb) bb = R->hist_cap - R->J;
-      if (o->max_total_iter >= 0 && o->max_total_iter - R->J < bb) bb = o->max_total_iter - R->J;
-      if (NC - next < bb) bb = NC - next;
-      for (int64_t q = 0; q < bb; q++) R->bidx[q] = unit_index(R, next + q, !filling);
-      sgp_unit_block ub;
-      memset(&ub, 0, sizeof ub);
-      ub.lik = R->lik; ub.nd = nd; ub.kernel = &o->kernel; ub.prep = &R->prep; ub.rhs = b;
-      ub.idx = R->bidx; ub.b = bb;
-      ub.rtol = filling ? 0.0 : rtol;
-      /* fill: skip directions that are numerically in span(S) (relative pivot) */
-      ub.eta_rtol = filling ? 1e-10 : o->eta_tol;
-      ub.ws = R->bws; ub.v = v; ub.res = R->res; ub.Kv = recursive ? Kv : NULL;
-      ub.rho = R->bhist; ub.alpha = R->bhist + R->bmax; ub.eta = R->bhist + 2 * R->bmax;
-      ub.trace_KQ = R->bhist + 3 * R->bmax;
-      const int64_t B0 = it->B;
-      if ((st = sgp_itergp_unit_block(ctx, it, &ub))) return st;
-      const int64_t acc = ub.accepted;
-      it->B = B0; it->r = B0; /* history rows show the buffer after each action */
-      for (int64_t q = 0; q < acc; q++) {
-        it->B++; it->r++;
-        record(R, j + q, ub.rho[q], bnorm, ub.alpha[q], ub.eta[q], ub.trace_KQ[q]);
-      }
-      j += acc;
-      if (acc > 0) { vzero = 0; v_changed = 1; }
-      const int rejected = ub.reason == SGP_STOP_BREAKDOWN;
-      if (filling) kfill += acc + rejected;
-      else R->kappa += acc + rejected;
-      if (rejected && !filling) {
-        if (!recursive && acc > 0) { /* Kv for the returned v (O7) */
-          if ((st = R->op->apply(R->op, sgp_cmat_of(v, n, C), sgp_mat_of(Kv, n, C), ctx)))
-            return st;
-          R->kprod++;
-        }
-        *reason = SGP_STOP_BREAKDOWN;
-        break;
-      }
-      continue;
-    }
-    if ((st = sgp_itergp_root(ctx, it))) return st;
-    /* I8 policy, I9 alpha, I10 t = K s */
-    double alpha;
-    int64_t uidx = -1;
-    if (o->policy == SGP_POLICY_CHOLESKY) {
-      const int64_t p = R->perm[R->kappa / C], c = R->kappa % C;
-      uidx = p + n * c;
-      R->kappa++;
-      memset(R->s, 0, (size_t)NC * sizeof(double));
-      R->s[uidx] = 1.0;
-      alpha = R->res[uidx];
-      memset(R->t, 0, (size_t)NC * sizeof(double));
-      sgp_kernel_tile(ctx, &o->kernel, &R->prep, 0, n, &R->prep, p, 1, R->t + n * c, n);
-    } else {
-      memcpy(R->s, R->res, (size_t)NC * sizeof(double));
-      if (R->lik->kind == SGP_LIK_SOFTMAX) center_classes(n, C, R->s);
-      alpha = sgp_dot(NC, R->s, R->res);
-      if ((st = R->op->apply(R->op, sgp_cmat_of(R->s, n, C), sgp_mat_of(R->t, n, C), ctx)))
-        return st;
-      R->kprod++;
-    }
-    /* I11 z = t + W^{-1} s; I12 w = Q'z, d = s - Q w; I13 eta = z'd */
-    memcpy(R->z, R->t, (size_t)NC * sizeof(double));
-    sgp_lik_winv_add(R->lik, nd, 1, R->s, R->z);
-    memcpy(R->d, R->s, (size_t)NC * sizeof(double));
-    if (it->r > 0) {
-      if ((st = sgp_gemm(ctx, 'T', 'N', it->r, 1, NC, 1.0, it->Q, NC, R->z, NC, 0.0, R->wr,
-                         it->r)))
-        return st;
-      if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->r, -1.0, it->Q, NC, R->wr, it->r, 1.0, R->d,
-                         NC)))
-        return st;
-    }
-    double eta = sgp_dot(NC, R->z, R->d);
-    const double sz = sgp_dot(NC, R->s, R->z);
-    /* most of s was in span(Q): the one pass cancelled, take a second */
-    int twice = 0;
-    if (it->r > 0 && eta < 0.5 * sz) {
-      if ((st = reorthogonalize(ctx, R, nd))) return st;
-      eta = sgp_dot(NC, R->z, R->d);
-      alpha = sgp_dot(NC, R->d, R->res); /* = s'res when S'res = 0 holds exactly */
-      twice = 1;
-    }
-    if (!isfinite(eta)) { *bad = 1; return SGP_OK; }
-    /* I14; after two passes what is left of s can be rounding: a direction
-     * with less than 1e-10 of its K^-norm outside span(Q) is not taken */
-    const double eta_rel = twice && o->eta_tol < 1e-10 ? 1e-10 : o->eta_tol;
-    if (!(eta > eta_rel * sz) || !(eta > 0.0)) {
-      if (full && !filling) { /* CG ran out: the exact state, else fill */
-        int ok = 0;
-        if ((st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
-        if (ok) { *reason = SGP_STOP_EXHAUSTED; break; }
-        filling = 1;
-        kfill = 0;
-        continue;
-      }
-      *reason = SGP_STOP_BREAKDOWN;
-      break;
-    }
-    /* K d = t - T (G w) */
-    memcpy(R->kd, R->t, (size_t)NC * sizeof(double));
-    if (it->r > 0) {
-      if ((st = sgp_gemm(ctx, 'N', 'N', it->B, 1, it->r, 1.0, it->G, ldg, R->wr, it->r, 0.0,
-                         R->gw, it->B)))
-        return st;
-      if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->B, -1.0, it->T, NC, R->gw, it->B, 1.0, R->kd,
-                         NC)))
-        return st;
-    }
-    if ((st = sgp_itergp_kq(ctx, it))) return st; /* K Q columns kept in work */
-    /* I15-I16 appends (B == r always: see sgp_itergp_virtual) */
-    const double se = sqrt(eta), step = alpha / eta;
-    const int64_t B = it->B, r = it->r;
-    memcpy(it->S + NC * B, R->s, (size_t)NC * sizeof(double));
-    memcpy(it->T + NC * B, R->t, (size_t)NC * sizeof(double));
-    for (int64_t i = 0; i < NC; i++) it->Q[i + NC * r] = R->d[i] / se;
-    for (int64_t i = 0; i < NC; i++) it->work[i + NC * r] = R->kd[i] / se;
-    for (int64_t l = 0; l < r; l++) it->G[B + l * ldg] = 0.0;
-    for (int64_t i = 0; i < B; i++) it->G[i + r * ldg] = r > 0 ? -R->gw[i] / se : 0.0;
-    it->G[B + r * ldg] = 1.0 / se;
-    it->idx[B] = uidx;
-    if (uidx < 0) it->unit = 0;
-    it->B = B + 1;
-    it->r = r + 1;
-    /* I17 */
-    for (int64_t i = 0; i < NC; i++) v[i] += step * R->d[i];
-    if (recursive)
-      for (int64_t i = 0; i < NC; i++) Kv[i] += step * R->kd[i];
-    const double kd2 = sgp_dot(NC, R->kd, R->kd);
-    it->trace_KQ += kd2 / eta;
-    vzero = 0;
-    v_changed = 1;
-    record(R, j, rho, bnorm, alpha, eta, it->trace_KQ);
-    j++;
-  }
-  /* Recycled actions that span everything (B = NC): C = K^{-1}, and the dense
-   * state is exact where a root from NC raw CG residuals (norms over many
-   * decades) is not */
-  if (!filling && !it->unit && it->B >= NC) {
-    int ok = 0;
-    if ((st = full_exact(ctx, R, b, nd, v, Kv, &ok))) return st;
-  }
-  /* After a fill the one-pass Gram-Schmidt root has lost some K^-orthogonality
-   * (unit vectors partly in the span of the CG residuals), which the variance
-   * diag(K - KQQ'K) feels first: two Cholesky-QR passes restore Q'K^Q = I. */
-  if (filling)
-    for (int pass = 0; pass < 2; pass++)
-      if ((st = sgp_itergp_reorth(ctx, it, R->lik, nd, R->z))) return st;
+  S->bnorm = nrm2(NC, b);
+  S->rtol = o->inner_atol > o->inner_rtol * S->bnorm ? o->inner_atol : o->inner_rtol * S->bnorm;
+  if (!S->full && R->forcing > 0.0 && R->forcing < S->rtol) S->rtol = R->forcing; /* full: exact */
   return SGP_OK;
+}
+
+/* I4 Kv (explicit mode) and I5 res = b - Kv - W^{-1} v, *rho = |res|. */
+static int solve_residual(sgp_ctx *ctx, run_t *R, solve_t *S, double *rho)
+{
+  const int64_t n = R->it.n, C = R->it.C, NC = R->it.NC;
+  int st;
+  if (!S->recursive && !S->vzero && S->v_changed) {
+    if ((st = R->op->apply(R->op, sgp_cmat_of(S->v, n, C), sgp_mat_of(S->Kv, n, C), ctx)))
+      return st;
+    R->kprod++;
+  }
+  S->v_changed = 0;
+  sgp_lik_winv(R->lik, S->nd, 1, S->v, R->res);
+  for (int64_t i = 0; i < NC; i++) R->res[i] = S->b[i] - S->Kv[i] - R->res[i];
+  *rho = nrm2(NC, R->res);
+  return SGP_OK;
+}
+
+/* I6, I7 and the other ends of a solve: *stop = 1 with *reason. A converged
+ * residual at a full budget goes on filling span(S) unless the exact state
+ * (full_exact) is available. */
+static int solve_stop(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, int *reason, int *stop)
+{
+  const sgp_laplace_opts *o = R->o;
+  const sgp_itergp *it = &R->it;
+  const int64_t NC = it->NC;
+  int st;
+  *stop = 1;
+  if (!S->filling && rho < S->rtol) {
+    if (!S->full) { *reason = SGP_STOP_RESID; return SGP_OK; }
+    int ok = 0;
+    if ((st = full_exact(ctx, R, S->b, S->nd, S->v, S->Kv, &ok))) return st;
+    if (ok) { *reason = SGP_STOP_RESID; return SGP_OK; }
+    S->filling = S->resid_met = 1;
+    S->kfill = 0;
+  }
+  if (S->filling && (S->kfill >= NC || it->B >= NC)) {
+    *reason = S->resid_met ? SGP_STOP_RESID : SGP_STOP_EXHAUSTED;
+    return SGP_OK;
+  }
+  /* a residual that has not halved in 20 iterations is at the accuracy that
+   * cond(K^) eps allows (the forcing term can ask for less) */
+  if (rho < 0.5 * S->rho_best) { S->rho_best = rho; S->since_best = 0; }
+  else if (++S->since_best >= 20 && !S->filling && o->policy == SGP_POLICY_CG) {
+    *reason = SGP_STOP_STAGNATED;
+    return SGP_OK;
+  }
+  if (S->j > o->max_iter) {
+    int ok = 0;
+    if (S->full && !S->filling && (st = full_exact(ctx, R, S->b, S->nd, S->v, S->Kv, &ok)))
+      return st;
+    *reason = SGP_STOP_MAXITER;
+    return SGP_OK;
+  }
+  if (o->policy == SGP_POLICY_CHOLESKY && R->kappa >= NC) {
+    *reason = SGP_STOP_EXHAUSTED;
+    return SGP_OK;
+  }
+  if ((o->max_total_iter >= 0 && R->J >= o->max_total_iter) || it->B >= it->cap ||
+      R->J >= R->hist_cap) {
+    *reason = SGP_STOP_BUDGET;
+    return SGP_OK;
+  }
+  *stop = 0;
+  return sgp_poll_interrupt(ctx);
+}
+
+/* The exact mode's first solve is possible: every action at once. */
+static int solve_direct_fits(const run_t *R, const solve_t *S)
+{
+  const sgp_laplace_opts *o = R->o;
+  const sgp_itergp *it = &R->it;
+  const int64_t NC = it->NC;
+  return S->blocked && !S->filling && !S->direct_tried && it->B == 0 && R->kappa == 0 &&
+         it->C == 1 && (int64_t)o->max_iter - S->j + 1 >= NC && it->cap >= NC &&
+         R->hist_cap - R->J >= NC && (o->max_total_iter < 0 || o->max_total_iter - R->J >= NC);
+}
+
+/* A block of unit-vector actions (spec 2.2): one BLAS-3 sweep; *stop = 1 (with
+ * *reason) when a pivot broke down outside a fill. */
+static int solve_block(sgp_ctx *ctx, run_t *R, solve_t *S, int *reason, int *stop)
+{
+  const sgp_laplace_opts *o = R->o;
+  sgp_itergp *it = &R->it;
+  const int64_t n = it->n, C = it->C, NC = it->NC;
+  int st;
+  int64_t bb = R->bmax, left = (int64_t)o->max_iter - S->j + 1;
+  const int64_t next = S->filling ? S->kfill : R->kappa;
+  if (left < bb) bb = left;
+  if (it->cap - it->B < bb) bb = it->cap - it->B;
+  if (R->hist_cap - R->J < bb) bb = R->hist_cap - R->J;
+  if (o->max_total_iter >= 0 && o->max_total_iter - R->J < bb) bb = o->max_total_iter - R->J;
+  if (NC - next < bb) bb = NC - next;
+  for (int64_t q = 0; q < bb; q++) R->bidx[q] = unit_index(R, next + q, !S->filling);
+  sgp_unit_block ub;
+  memset(&ub, 0, sizeof ub);
+  ub.lik = R->lik; ub.nd = S->nd; ub.kernel = &o->kernel; ub.prep = &R->prep; ub.rhs = S->b;
+  ub.idx = R->bidx; ub.b = bb;
+  ub.rtol = S->filling ? 0.0 : S->rtol;
+  /* fill: skip directions that are numerically in span(S) (relative pivot) */
+  ub.eta_rtol = S->filling ? 1e-10 : o->eta_tol;
+  ub.ws = R->bws; ub.v = S->v; ub.res = R->res; ub.Kv = S->recursive ? S->Kv : NULL;
+  ub.rho = R->bhist; ub.alpha = R->bhist + R->bmax; ub.eta = R->bhist + 2 * R->bmax;
+  ub.trace_KQ = R->bhist + 3 * R->bmax;
+  const int64_t B0 = it->B;
+  if ((st = sgp_itergp_unit_block(ctx, it, &ub))) return st;
+  const int64_t acc = ub.accepted;
+  it->B = B0; it->r = B0; /* history rows show the buffer after each action */
+  for (int64_t q = 0; q < acc; q++) {
+    it->B++; it->r++;
+    record(R, S->j + q, ub.rho[q], S->bnorm, ub.alpha[q], ub.eta[q], ub.trace_KQ[q]);
+  }
+  S->j += acc;
+  if (acc > 0) { S->vzero = 0; S->v_changed = 1; }
+  const int rejected = ub.reason == SGP_STOP_BREAKDOWN;
+  if (S->filling) S->kfill += acc + rejected;
+  else R->kappa += acc + rejected;
+  *stop = 0;
+  if (rejected && !S->filling) {
+    if (!S->recursive && acc > 0) { /* Kv for the returned v (O7) */
+      if ((st = R->op->apply(R->op, sgp_cmat_of(S->v, n, C), sgp_mat_of(S->Kv, n, C), ctx)))
+        return st;
+      R->kprod++;
+    }
+    *reason = SGP_STOP_BREAKDOWN;
+    *stop = 1;
+  }
+  return SGP_OK;
+}
+
+/* I8 policy, I9 alpha, I10 t = K s: the next action in R->s, R->t; *uidx its
+ * unit index (cholesky policy) or -1. */
+static int action_choose(sgp_ctx *ctx, run_t *R, double *alpha, int64_t *uidx)
+{
+  const sgp_laplace_opts *o = R->o;
+  const int64_t n = R->it.n, C = R->it.C, NC = R->it.NC;
+  int st;
+  *uidx = -1;
+  if (o->policy == SGP_POLICY_CHOLESKY) {
+    const int64_t p = R->perm[R->kappa / C], c = R->kappa % C;
+    *uidx = p + n * c;
+    R->kappa++;
+    memset(R->s, 0, (size_t)NC * sizeof(double));
+    R->s[*uidx] = 1.0;
+    *alpha = R->res[*uidx];
+    memset(R->t, 0, (size_t)NC * sizeof(double));
+    sgp_kernel_tile(ctx, &o->kernel, &R->prep, 0, n, &R->prep, p, 1, R->t + n * c, n);
+    return SGP_OK;
+  }
+  memcpy(R->s, R->res, (size_t)NC * sizeof(double));
+  if (R->lik->kind == SGP_LIK_SOFTMAX) center_classes(n, C, R->s);
+  *alpha = sgp_dot(NC, R->s, R->res);
+  if ((st = R->op->apply(R->op, sgp_cmat_of(R->s, n, C), sgp_mat_of(R->t, n, C), ctx)))
+    return st;
+  R->kprod++;
+  return SGP_OK;
+}
+
+/* I11 z = t + W^{-1} s; I12 w = Q'z, d = s - Q w (a second pass when the first
+ * cancelled); I13 eta = z'd. *taken = 0 when I14 rejects the action (less
+ * than eta_tol, after two passes 1e-10, of its K^-norm outside span(Q)). */
+static int action_orthogonalize(sgp_ctx *ctx, run_t *R, const double *nd, double *alpha,
+                                double *eta, int *taken)
+{
+  const sgp_laplace_opts *o = R->o;
+  sgp_itergp *it = &R->it;
+  const int64_t NC = it->NC;
+  int st;
+  memcpy(R->z, R->t, (size_t)NC * sizeof(double));
+  sgp_lik_winv_add(R->lik, nd, 1, R->s, R->z);
+  memcpy(R->d, R->s, (size_t)NC * sizeof(double));
+  if (it->r > 0) {
+    if ((st = sgp_gemm(ctx, 'T', 'N', it->r, 1, NC, 1.0, it->Q, NC, R->z, NC, 0.0, R->wr,
+                       it->r)))
+      return st;
+    if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->r, -1.0, it->Q, NC, R->wr, it->r, 1.0, R->d,
+                       NC)))
+      return st;
+  }
+  *eta = sgp_dot(NC, R->z, R->d);
+  const double sz = sgp_dot(NC, R->s, R->z);
+  int twice = 0;
+  if (it->r > 0 && *eta < 0.5 * sz) { /* most of s was in span(Q) */
+    if ((st = reorthogonalize(ctx, R, nd))) return st;
+    *eta = sgp_dot(NC, R->z, R->d);
+    *alpha = sgp_dot(NC, R->d, R->res); /* = s'res when S'res = 0 holds exactly */
+    twice = 1;
+  }
+  const double eta_rel = twice && o->eta_tol < 1e-10 ? 1e-10 : o->eta_tol;
+  *taken = !isfinite(*eta) || ((*eta > eta_rel * sz) && (*eta > 0.0));
+  return SGP_OK;
+}
+
+/* K d = t - T (G w), I15-I16 appends (B == r always: see sgp_itergp_virtual),
+ * I17 v += (alpha/eta) d, the trace and the history row. */
+static int action_append(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, double alpha,
+                         double eta, int64_t uidx)
+{
+  sgp_itergp *it = &R->it;
+  const int64_t NC = it->NC, ldg = it->cap;
+  int st;
+  memcpy(R->kd, R->t, (size_t)NC * sizeof(double));
+  if (it->r > 0) {
+    if ((st = sgp_gemm(ctx, 'N', 'N', it->B, 1, it->r, 1.0, it->G, ldg, R->wr, it->r, 0.0,
+                       R->gw, it->B)))
+      return st;
+    if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, it->B, -1.0, it->T, NC, R->gw, it->B, 1.0, R->kd,
+                       NC)))
+      return st;
+  }
+  if ((st = sgp_itergp_kq(ctx, it))) return st; /* K Q columns kept in work */
+  const double se = sqrt(eta), step = alpha / eta;
+  const int64_t B = it->B, r = it->r;
+  memcpy(it->S + NC * B, R->s, (size_t)NC * sizeof(double));
+  memcpy(it->T + NC * B, R->t, (size_t)NC * sizeof(double));
+  for (int64_t i = 0; i < NC; i++) it->Q[i + NC * r] = R->d[i] / se;
+  for (int64_t i = 0; i < NC; i++) it->work[i + NC * r] = R->kd[i] / se;
+  for (int64_t l = 0; l < r; l++) it->G[B + l * ldg] = 0.0;
+  for (int64_t i = 0; i < B; i++) it->G[i + r * ldg] = r > 0 ? -R->gw[i] / se : 0.0;
+  it->G[B + r * ldg] = 1.0 / se;
+  it->idx[B] = uidx;
+  if (uidx < 0) it->unit = 0;
+  it->B = B + 1;
+  it->r = r + 1;
+  for (int64_t i = 0; i < NC; i++) S->v[i] += step * R->d[i];
+  if (S->recursive)
+    for (int64_t i = 0; i < NC; i++) S->Kv[i] += step * R->kd[i];
+  const double kd2 = sgp_dot(NC, R->kd, R->kd);
+  it->trace_KQ += kd2 / eta;
+  S->vzero = 0;
+  S->v_changed = 1;
+  record(R, S->j, rho, S->bnorm, alpha, eta, it->trace_KQ);
+  S->j++;
+  return SGP_OK;
+}
+
+/* One action of the residual (cg) or unit (cholesky) policy; *stop = 1 (with
+ * *reason) on a breakdown that ends the solve. */
+static int solve_action(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, int *reason, int *bad,
+                        int *stop)
+{
+  int st, taken;
+  double alpha, eta;
+  int64_t uidx;
+  *stop = 0;
+  if ((st = sgp_itergp_root(ctx, &R->it))) return st;
+  if ((st = action_choose(ctx, R, &alpha, &uidx))) return st;
+  if ((st = action_orthogonalize(ctx, R, S->nd, &alpha, &eta, &taken))) return st;
+  if (!isfinite(eta)) { *bad = 1; return SGP_OK; }
+  if (taken) return action_append(ctx, R, S, rho, alpha, eta, uidx);
+  if (S->full && !S->filling) { /* CG ran out: the exact state, else fill */
+    int ok = 0;
+    if ((st = full_exact(ctx, R, S->b, S->nd, S->v, S->Kv, &ok))) return st;
+    if (ok) { *reason = SGP_STOP_EXHAUSTED; *stop = 1; return SGP_OK; }
+    S->filling = 1;
+    S->kfill = 0;
+    return SGP_OK;
+  }
+  *reason = SGP_STOP_BREAKDOWN;
+  *stop = 1;
+  return SGP_OK;
+}
+
+/* After the loop: recycled actions that span everything (B = NC) give C =
+ * K^{-1}, and the dense state is exact where a root from NC raw CG residuals
+ * (norms over many decades) is not; after a fill the one-pass Gram-Schmidt root
+ * has lost some K^-orthogonality (unit vectors partly in the span of the CG
+ * residuals), which diag(K - KQQ'K) feels first: two Cholesky-QR passes restore
+ * Q'K^Q = I. */
+static int solve_end(sgp_ctx *ctx, run_t *R, solve_t *S)
+{
+  sgp_itergp *it = &R->it;
+  int st;
+  if (!S->filling && !it->unit && it->B >= it->NC) {
+    int ok = 0;
+    if ((st = full_exact(ctx, R, S->b, S->nd, S->v, S->Kv, &ok))) return st;
+  }
+  if (S->filling)
+    for (int pass = 0; pass < 2; pass++)
+      if ((st = sgp_itergp_reorth(ctx, it, R->lik, S->nd, R->z))) return st;
+  return SGP_OK;
+}
+
+static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, double *v,
+                 double *Kv, int *reason, int *bad)
+{
+  const sgp_laplace_opts *o = R->o;
+  solve_t S;
+  memset(&S, 0, sizeof S);
+  S.b = b; S.nd = nd; S.v = v; S.Kv = Kv;
+  S.recursive = o->residual == SGP_RESIDUAL_RECURSIVE;
+  S.full = o->policy == SGP_POLICY_CG && (int64_t)o->max_iter >= R->it.NC;
+  S.blocked = o->policy == SGP_POLICY_CHOLESKY && R->bmax > 1;
+  S.v_changed = 1;
+  S.rho_best = INFINITY;
+  S.j = 1;
+  *bad = 0;
+  *reason = SGP_STOP_NONE;
+  int st, stop;
+  if ((st = solve_begin(ctx, R, &S, bad)) || *bad) return st;
+  for (;;) {
+    double rho;
+    if ((st = solve_residual(ctx, R, &S, &rho))) return st;
+    if (!isfinite(rho)) { *bad = 1; return SGP_OK; }
+    if ((st = solve_stop(ctx, R, &S, rho, reason, &stop))) return st;
+    if (stop) break;
+    if (solve_direct_fits(R, &S)) { /* the exact mode's first solve (laplace_direct.c) */
+      int fallback = 0;
+      S.direct_tried = 1;
+      if ((st = direct_solve(ctx, R, b, nd, v, Kv, S.rtol, S.bnorm, &S.j, &fallback))) return st;
+      if (!fallback) { S.vzero = 0; S.v_changed = 1; }
+      continue;
+    }
+    if (S.filling || S.blocked) st = solve_block(ctx, R, &S, reason, &stop);
+    else st = solve_action(ctx, R, &S, rho, reason, bad, &stop);
+    if (st || *bad) return st;
+    if (stop) break;
+  }
+  return solve_end(ctx, R, &S);
 }
 
 /* lambda_max(K) <= the largest row sum of K_x (kernels are >= 0): one K product,
@@ -670,20 +791,50 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
   return sgp_laplace_fit_blocked(ctx, X, y, prior_mean, o, SGP_LAPLACE_UNIT_BLOCK, out);
 }
 
-int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
-                            const sgp_laplace_opts *o, int unit_block,
-                            sgp_laplace_fit_t **out)
+/* ------------------------------------------------------------ the fit, in phases */
+
+typedef struct newton_vectors newton_t;
+
+/* C: n_class, or for softmax with n_class = 0 the largest label (labels whole
+ * numbers >= 1, at most n). */
+static int n_classes(sgp_ctx *ctx, sgp_cmat y, const sgp_laplace_opts *o, int64_t *Cout)
 {
-  int st = SGP_OK;
-  sgp_laplace_fit_t *fit = NULL;
-  sgp_op op;
-  run_t R;
-  double *center = NULL, *ycopy = NULL, *vec = NULL;
-  memset(&op, 0, sizeof op);
-  memset(&R, 0, sizeof R);
-  if (!out) return sgp_fail(ctx, SGP_EINVAL, "out: must not be NULL");
-  *out = NULL;
-  if (!o) return sgp_fail(ctx, SGP_EINVAL, "opts: must not be NULL");
+  const int64_t n = y.rows;
+  int64_t C = 1;
+  if (o->likelihood == SGP_LIK_SOFTMAX) {
+    C = o->n_class;
+    if (C == 0) {
+      double ymax = 0.0;
+      for (int64_t i = 0; i < n; i++) {
+        if (!(y.data[i] >= 1.0) || y.data[i] != floor(y.data[i]))
+          return sgp_fail(ctx, SGP_EINVAL, isfinite(y.data[i])
+                          ? "y: softmax labels must be integers in 1..C (element %lld is %g)"
+                          : "y: contains NaN or Inf (element %lld is %g)",
+                          (long long)(i + 1), y.data[i]);
+        if (y.data[i] > ymax) ymax = y.data[i];
+      }
+      if (ymax > (double)n)
+        return sgp_fail(ctx, SGP_EINVAL, "y: has labels up to %g but only n = %lld points; "
+                        "softmax labels are 1..C with C <= n", ymax, (long long)n);
+      C = (int64_t)ymax;
+    }
+    if (C < 2 && o->n_class)
+      return sgp_fail(ctx, SGP_EINVAL, "n_class: softmax needs at least 2 classes (got %lld)",
+                      (long long)C);
+    if (C < 2)
+      return sgp_fail(ctx, SGP_EINVAL, "y: has C = %lld class; softmax needs labels 1..C, C >= 2",
+                      (long long)C);
+  }
+  *Cout = C;
+  return SGP_OK;
+}
+
+/* Arguments the table cannot check (shapes, codes set from C) and C, the
+ * number of latent functions. */
+static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
+                          const sgp_laplace_opts *o, int64_t *Cout)
+{
+  int st;
   const int64_t n = X.rows, d = X.cols;
   if ((st = sgp_check_finite(ctx, "x", X))) return st;
   if (y.rows != n || y.cols != 1)
@@ -709,32 +860,8 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   if (!(o->eig_rtol >= 0.0) || !(o->kappa >= 0.0) || !(o->eta_tol >= 0.0))
     return sgp_fail(ctx, SGP_EINVAL, "eig_rtol: eig_rtol, kappa and eta_tol must be >= 0");
   if (o->tile < 0) return sgp_fail(ctx, SGP_EINVAL, "tile: must be positive (got %d)", o->tile);
-  int64_t C = 1;
-  if (o->likelihood == SGP_LIK_SOFTMAX) {
-    C = o->n_class;
-    if (C == 0) { /* the largest label, of labels that are whole numbers >= 1 */
-      double ymax = 0.0;
-      for (int64_t i = 0; i < n; i++) {
-        if (!(y.data[i] >= 1.0) || y.data[i] != floor(y.data[i]))
-          return sgp_fail(ctx, SGP_EINVAL, isfinite(y.data[i])
-                          ? "y: softmax labels must be integers in 1..C (element %lld is %g)"
-                          : "y: contains NaN or Inf (element %lld is %g)",
-                          (long long)(i + 1), y.data[i]);
-        if (y.data[i] > ymax) ymax = y.data[i];
-      }
-      if (ymax > (double)n)
-        return sgp_fail(ctx, SGP_EINVAL, "y: has labels up to %g but only n = %lld points; "
-                        "softmax labels are 1..C with C <= n", ymax, (long long)n);
-      C = (int64_t)ymax;
-    }
-    if (C < 2 && o->n_class)
-      return sgp_fail(ctx, SGP_EINVAL, "n_class: softmax needs at least 2 classes (got %lld)",
-                      (long long)C);
-    if (C < 2)
-      return sgp_fail(ctx, SGP_EINVAL, "y: has C = %lld class; softmax needs labels 1..C, C >= 2",
-                      (long long)C);
-  }
-  const int64_t NC = n * C;
+  if ((st = n_classes(ctx, y, o, Cout))) return st;
+  const int64_t C = *Cout;
   if (prior_mean.data && (prior_mean.rows != n || prior_mean.cols != C))
     return sgp_fail(ctx, SGP_EDIM, "prior_mean: is %lld x %lld; need %lld x %lld",
                     (long long)prior_mean.rows, (long long)prior_mean.cols, (long long)n,
@@ -749,41 +876,43 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
     return sgp_fail(ctx, SGP_EINVAL, "noise: is only used with likelihood = \"gaussian\" (got \"%s\")",
                     o->likelihood == SGP_LIK_BERNOULLI ? "bernoulli"
                     : o->likelihood == SGP_LIK_POISSON ? "poisson" : "softmax");
-  /* contiguous copies of y / offset / noise for the likelihood */
-  ycopy = sgp_alloc(3 * n);
+  return SGP_OK;
+}
+
+/* The likelihood on contiguous copies of y, offset and noise (R->ycopy). */
+static int lik_setup(sgp_ctx *ctx, run_t *R, sgp_cmat y, int64_t C)
+{
+  const sgp_laplace_opts *o = R->o;
+  const int64_t n = y.rows;
+  double *ycopy = R->ycopy = sgp_alloc(3 * n);
   if (!ycopy) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   for (int64_t i = 0; i < n; i++) ycopy[i] = y.data[i];
-  sgp_lik lik;
-  memset(&lik, 0, sizeof lik);
-  lik.kind = o->likelihood;
-  lik.n = n;
-  lik.C = C;
-  lik.y = ycopy;
-  lik.noise_max = o->noise_max;
+  sgp_lik *lik = &R->lik_own;
+  memset(lik, 0, sizeof *lik);
+  lik->kind = o->likelihood;
+  lik->n = n;
+  lik->C = C;
+  lik->y = ycopy;
+  lik->noise_max = o->noise_max;
   if (o->offset.data) {
     for (int64_t i = 0; i < n; i++) ycopy[n + i] = o->offset.data[i];
-    lik.offset = ycopy + n;
+    lik->offset = ycopy + n;
   }
   if (o->likelihood == SGP_LIK_GAUSSIAN) {
     const int64_t nn = o->noise.data ? o->noise.rows * o->noise.cols : 1;
-    if (o->noise.data && (o->noise.cols != 1 || (nn != 1 && nn != n))) {
-      st = sgp_fail(ctx, SGP_EDIM, "noise: needs 1 or %lld values", (long long)n);
-      goto cleanup;
-    }
+    if (o->noise.data && (o->noise.cols != 1 || (nn != 1 && nn != n)))
+      return sgp_fail(ctx, SGP_EDIM, "noise: needs 1 or %lld values", (long long)n);
     for (int64_t i = 0; i < nn; i++) ycopy[2 * n + i] = o->noise.data ? o->noise.data[i] : 1.0;
-    lik.noise = ycopy + 2 * n;
-    lik.n_noise = nn;
+    lik->noise = ycopy + 2 * n;
+    lik->n_noise = nn;
   }
-  if ((st = sgp_lik_check(ctx, &lik))) goto cleanup;
+  R->lik = lik;
+  return sgp_lik_check(ctx, lik);
+}
 
-  /* operator on X (shared kernel: K V = K_x V for an N x C block) */
-  sgp_dense_op_opts dopts;
-  sgp_dense_op_opts_default(&dopts);
-  dopts.tile = o->tile;
-  dopts.cache_bytes = o->kernel_cache_bytes;
-  if ((st = sgp_op_dense_kernel(ctx, &o->kernel, X, &dopts, &op, NULL))) goto cleanup;
-
-  /* buffer capacity (spec 2.3) */
+/* Buffer capacity (spec 2.3): the actions a run can keep. */
+static int64_t buffer_cap(const sgp_laplace_opts *o, int64_t NC)
+{
   const int64_t steps_iter = (int64_t)o->max_newton * (int64_t)o->max_iter;
   int64_t cap;
   if (!o->recycle || o->rank == 0) cap = o->max_iter;
@@ -792,61 +921,104 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   if (cap > steps_iter) cap = steps_iter;
   if (o->max_total_iter >= 0 && cap > o->max_total_iter) cap = o->max_total_iter;
   if (cap > NC) cap = NC;
-  if (cap < 1) cap = 1;
-  R.o = o;
-  R.lik = &lik;
-  R.op = &op;
-  R.hist_cap = steps_iter;
-  if (o->max_total_iter >= 0 && R.hist_cap > o->max_total_iter) R.hist_cap = o->max_total_iter;
-  R.hist_scale = (double)NC * o->kernel.outputscale;
-  R.cap_max = cap;
+  return cap < 1 ? 1 : cap;
+}
+
+/* Unit-vector actions (cholesky policy, or the cg fill): blocks of kernel
+ * columns, the prepared inputs and the point order. */
+static int units_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int unit_block, int64_t cap)
+{
+  const sgp_laplace_opts *o = R->o;
+  const int64_t n = X.rows, NC = R->it.NC;
+  int st;
+  int64_t bmax = unit_block < 1 ? 1 : unit_block;
+  const int64_t mem_cols = (int64_t)8000000 / NC; /* block scratch <= ~128 MB */
+  if (bmax > mem_cols) bmax = mem_cols > 1 ? mem_cols : 1;
+  if (bmax > cap) bmax = cap;
+  if (o->policy == SGP_POLICY_CHOLESKY && unit_block <= 1) bmax = 1; /* reference path */
+  R->bmax = bmax;
+  R->bidx = (int64_t *)malloc((size_t)bmax * sizeof(int64_t));
+  R->bhist = sgp_alloc(4 * bmax);
+  R->bws = sgp_laplace_big_alloc(sgp_unit_block_ws(NC, bmax, cap));
+  if (!R->bidx || !R->bhist || !R->bws) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  if ((st = sgp_column_means(ctx, X, &R->center))) return st;
+  if ((st = sgp_kprep_init(ctx, &o->kernel, X, R->center, &R->prep, "x"))) return st;
+  R->perm = (int64_t *)malloc((size_t)n * sizeof(int64_t));
+  if (!R->perm) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  for (int64_t i = 0; i < n; i++) R->perm[i] = i;
+  if (o->random_order)
+    for (int64_t i = n - 1; i > 0; i--) {
+      const int64_t j = (int64_t)(sgp_rng_next(&ctx->rng) % (uint64_t)(i + 1));
+      const int64_t tmp = R->perm[i]; R->perm[i] = R->perm[j]; R->perm[j] = tmp;
+    }
+  return SGP_OK;
+}
+
+/* The operator, the solver state and every work vector of the run. */
+static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_block)
+{
+  const sgp_laplace_opts *o = R->o;
+  const int64_t n = X.rows, NC = n * C;
+  int st;
+  /* operator on X (shared kernel: K V = K_x V for an N x C block) */
+  sgp_dense_op_opts dopts;
+  sgp_dense_op_opts_default(&dopts);
+  dopts.tile = o->tile;
+  dopts.cache_bytes = o->kernel_cache_bytes;
+  if ((st = sgp_op_dense_kernel(ctx, &o->kernel, X, &dopts, &R->op_own, NULL))) return st;
+  R->op = &R->op_own;
+  const int64_t cap = buffer_cap(o, NC);
+  const int64_t steps_iter = (int64_t)o->max_newton * (int64_t)o->max_iter;
+  R->hist_cap = steps_iter;
+  if (o->max_total_iter >= 0 && R->hist_cap > o->max_total_iter) R->hist_cap = o->max_total_iter;
+  R->hist_scale = (double)NC * o->kernel.outputscale;
+  R->cap_max = cap;
   /* start small and grow geometrically between Newton steps (spec 2.3) */
-  if ((st = sgp_itergp_init(ctx, &R.it, n, C, cap < o->max_iter ? cap : o->max_iter)))
-    goto cleanup;
-  vec = sgp_alloc(6 * NC + 2 * cap + 12 * NC);
-  if (!vec) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-  R.res = vec; R.s = vec + NC; R.t = vec + 2 * NC; R.z = vec + 3 * NC; R.d = vec + 4 * NC;
-  R.kd = vec + 5 * NC; R.wr = vec + 6 * NC; R.gw = R.wr + cap;
-  double *fcur = R.gw + cap, *g = fcur + NC, *grad = g + NC, *delta = grad + NC,
-         *nd = delta + NC, *b = nd + NC, *v = b + NC, *Kv = v + NC, *vprev = Kv + NC,
-         *ftry = vprev + NC, *ndtry = ftry + NC;
-  R.scratch = ndtry + NC;
-  const int units = o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC;
+  if ((st = sgp_itergp_init(ctx, &R->it, n, C, cap < o->max_iter ? cap : o->max_iter))) return st;
+  double *vec = R->vec = sgp_alloc(6 * NC + 2 * cap + 12 * NC);
+  if (!vec) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  R->res = vec; R->s = vec + NC; R->t = vec + 2 * NC; R->z = vec + 3 * NC; R->d = vec + 4 * NC;
+  R->kd = vec + 5 * NC; R->wr = vec + 6 * NC; R->gw = R->wr + cap;
+  newton_t *N = &R->nv;
+  N->fcur = R->gw + cap; N->g = N->fcur + NC; N->grad = N->g + NC; N->delta = N->grad + NC;
+  N->nd = N->delta + NC; N->b = N->nd + NC; N->v = N->b + NC; N->Kv = N->v + NC;
+  N->vprev = N->Kv + NC; N->ftry = N->vprev + NC; N->ndtry = N->ftry + NC;
+  R->scratch = N->ndtry + NC;
   /* truncated solves of a non-Gaussian likelihood: globalized steps (a Gaussian
    * one's Newton steps continue one IterGP run, whose posterior is the answer) */
   if (o->damping && (int64_t)o->max_iter < NC && o->likelihood != SGP_LIK_GAUSSIAN) {
-    R.sub_cap = (o->max_iter < SUBSPACE_ACTIONS ? o->max_iter : SUBSPACE_ACTIONS) + 2;
-    R.sub = sgp_laplace_big_alloc(2 * NC * R.sub_cap);
-    if (!R.sub) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+    R->sub_cap = (o->max_iter < SUBSPACE_ACTIONS ? o->max_iter : SUBSPACE_ACTIONS) + 2;
+    R->sub = sgp_laplace_big_alloc(2 * NC * R->sub_cap);
+    if (!R->sub) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   }
-  if (units) { /* unit-vector actions: blocks of kernel columns (policy, or cg fill) */
-    int64_t bmax = unit_block < 1 ? 1 : unit_block;
-    const int64_t mem_cols = (int64_t)8000000 / NC; /* block scratch <= ~128 MB */
-    if (bmax > mem_cols) bmax = mem_cols > 1 ? mem_cols : 1;
-    if (bmax > cap) bmax = cap;
-    if (o->policy == SGP_POLICY_CHOLESKY && unit_block <= 1) bmax = 1; /* reference path */
-    R.bmax = bmax;
-    R.bidx = (int64_t *)malloc((size_t)bmax * sizeof(int64_t));
-    R.bhist = sgp_alloc(4 * bmax);
-    R.bws = sgp_laplace_big_alloc(sgp_unit_block_ws(NC, bmax, cap));
-    if (!R.bidx || !R.bhist || !R.bws) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-  }
-  if (units) {
-    if ((st = sgp_column_means(ctx, X, &center))) goto cleanup;
-    if ((st = sgp_kprep_init(ctx, &o->kernel, X, center, &R.prep, "x"))) goto cleanup;
-    R.perm = (int64_t *)malloc((size_t)n * sizeof(int64_t));
-    if (!R.perm) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-    for (int64_t i = 0; i < n; i++) R.perm[i] = i;
-    if (o->random_order)
-      for (int64_t i = n - 1; i > 0; i--) {
-        const int64_t j = (int64_t)(sgp_rng_next(&ctx->rng) % (uint64_t)(i + 1));
-        const int64_t tmp = R.perm[i]; R.perm[i] = R.perm[j]; R.perm[j] = tmp;
-      }
-  }
+  if (o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC)
+    return units_setup(ctx, R, X, unit_block, cap);
+  return SGP_OK;
+}
 
-  /* the fit */
-  fit = (sgp_laplace_fit_t *)calloc(1, sizeof *fit);
-  if (!fit) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+static void run_free(run_t *R)
+{
+  sgp_op_destroy(&R->op_own);
+  sgp_itergp_free(&R->it);
+  sgp_kprep_free(&R->prep);
+  free(R->perm);
+  free(R->bidx);
+  free(R->bhist);
+  free(R->bws);
+  free(R->sub);
+  free(R->center);
+  free(R->vec);
+  free(R->ycopy);
+}
+
+/* A fit with its arrays allocated, the kernel copied and the prior mean set. */
+static int fit_new(sgp_ctx *ctx, const run_t *R, int64_t n, int64_t d, sgp_cmat prior_mean,
+                   sgp_laplace_fit_t **out)
+{
+  const sgp_laplace_opts *o = R->o;
+  const int64_t C = R->it.C, NC = n * C;
+  sgp_laplace_fit_t *fit = *out = (sgp_laplace_fit_t *)calloc(1, sizeof *fit);
+  if (!fit) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   fit->n = n; fit->d = d; fit->C = C; fit->likelihood = o->likelihood;
   fit->kernel = o->kernel;
   fit->lengthscale = sgp_alloc(o->kernel.n_lengthscale);
@@ -854,165 +1026,209 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   fit->weights = sgp_alloc(NC); fit->flin = sgp_alloc(NC); fit->noise_data = sgp_alloc(NC);
   if (!fit->lengthscale || !fit->m || !fit->f || !fit->var || !fit->weights ||
       !fit->flin || !fit->noise_data ||
-      history_alloc(&fit->history, R.hist_cap, o->max_newton)) {
-    st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-    goto cleanup;
-  }
+      history_alloc(&fit->history, R->hist_cap, o->max_newton))
+    return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   memcpy(fit->lengthscale, o->kernel.lengthscale,
          (size_t)o->kernel.n_lengthscale * sizeof(double));
   fit->kernel.lengthscale = fit->lengthscale;
-  fit->noise = o->likelihood == SGP_LIK_GAUSSIAN ? lik.noise[0] : 0.0;
+  fit->noise = o->likelihood == SGP_LIK_GAUSSIAN ? R->lik->noise[0] : 0.0;
   if (prior_mean.data)
     for (int64_t c = 0; c < C; c++)
       for (int64_t i = 0; i < n; i++) fit->m[i + c * n] = prior_mean.data[i + c * prior_mean.ld];
-  R.h = &fit->history;
-  R.t0 = now_s();
+  return SGP_OK;
+}
 
-  /* O1 */
-  const double *m = fit->m;
-  memcpy(fcur, m, (size_t)NC * sizeof(double));
-  memset(g, 0, (size_t)NC * sizeof(double));
-  memset(v, 0, (size_t)NC * sizeof(double));
-  int stop = SGP_STOP_MAXNEWTON, inner_reason = SGP_STOP_NONE, have = 0, still = 0;
-  double prev_delta = INFINITY;
-  for (int i = 0; i < o->max_newton; i++) {
-    R.newton = i;
-    const int64_t kp0 = R.kprod, J0 = R.J;
-    /* O3-O4 */
-    double ll;
-    sgp_lik_eval(&lik, fcur, &ll, grad, delta, nd);
-    const double psi = ll - 0.5 * sgp_dot(NC, v, g);
-    for (int64_t q = 0; q < NC; q++) b[q] = g[q] + delta[q];
-    if (!all_finite(NC, b) || !all_finite(NC, nd)) { stop = SGP_STOP_DIVERGED; break; }
-    double err_i, err_next = INFINITY;
-    /* the K-norm bound costs a K product: near convergence only */
-    if ((st = mode_bound(ctx, &R, grad, v, nd, prev_delta <= 1e-3, &err_i))) goto cleanup;
-    /* O5 */
-    if (!o->recycle || o->rank == 0) { R.it.B = R.it.r = 0; R.kappa = 0; }
-    /* O6 */
-    int bad = 0;
-    memcpy(vprev, v, (size_t)NC * sizeof(double));
-    if ((st = inner(ctx, &R, b, nd, v, Kv, &inner_reason, &bad))) goto cleanup;
-    if (bad || !all_finite(NC, v) || !all_finite(NC, Kv)) {
-      /* keep the last finite state: weights of the previous step, no root */
-      memcpy(v, vprev, (size_t)NC * sizeof(double));
-      R.it.B = R.it.r = 0;
-      stop = SGP_STOP_DIVERGED;
-      break;
-    }
-    /* O8 damping (spec 3.8); a truncated solve: the best step in its subspace */
-    if (o->damping && R.sub && inner_reason != SGP_STOP_RESID) {
-      if ((st = subspace_step(ctx, &R, m, g, vprev, v, Kv))) goto cleanup;
-    } else if (o->damping) {
-      damped_step(&lik, NC, m, g, vprev, psi, v, Kv, ftry, ndtry);
-    }
-    /* O7, O9 */
-    double dn = 0.0, gn = 0.0;
-    for (int64_t q = 0; q < NC; q++) {
-      const double dq = Kv[q] - g[q];
-      dn += dq * dq;
-      gn += Kv[q] * Kv[q];
-    }
-    const double delta_i = gn > 0 ? sqrt(dn / gn) : (dn > 0 ? INFINITY : 0.0);
-    memcpy(fit->flin, fcur, (size_t)NC * sizeof(double));
-    memcpy(fit->noise_data, nd, (size_t)NC * sizeof(double));
-    memcpy(g, Kv, (size_t)NC * sizeof(double));
-    for (int64_t q = 0; q < NC; q++) fcur[q] = Kv[q] + m[q];
-    have = 1;
-    if (err_i <= o->tol) { /* the posterior's linearization point is verified: f_{i+1}? */
-      sgp_lik_eval(&lik, fcur, NULL, grad, NULL, ndtry);
-      if ((st = mode_bound(ctx, &R, grad, v, ndtry, 1, &err_next))) goto cleanup;
-    }
-    /* O10 */
-    sgp_laplace_history *h = &fit->history;
-    h->st_psi[i] = psi;
-    h->st_delta[i] = delta_i;
-    h->st_mode_err[i] = err_i;
-    prev_delta = delta_i;
-    h->st_inner_stop[i] = inner_reason;
-    h->st_kprod[i] = R.kprod - kp0;
-    h->st_dropped[i] = R.it.dropped;
-    h->st_time[i] = now_s() - R.t0;
-    h->n_step = i + 1;
-    fit->newton_steps = i + 1;
-    sgp_say(ctx, "gp_laplace: Newton step %d: %lld iterations (%s), delta %.3g, mode error <= %.3g",
-            i + 1, (long long)R.J, sgp_laplace_stop_name(inner_reason), delta_i, err_i);
-    sgp_progress(ctx, "gp_laplace", (double)(i + 1) / (double)o->max_newton);
-    if ((st = sgp_poll_interrupt(ctx))) goto cleanup;
-    /* O11 */
-    if (o->likelihood == SGP_LIK_GAUSSIAN && inner_reason == SGP_STOP_RESID) {
-      stop = SGP_STOP_CONVERGED; break;
-    }
-    /* converged: the linearization point f_i and the returned f_{i+1} both
-     * within tol of the mode */
-    if (err_i <= o->tol && err_next <= o->tol) { stop = SGP_STOP_CONVERGED; break; }
-    /* stalled: no movement, twice, and nothing that would change the next solve
-     * (actions kept for it by recycling) */
-    const int kept = o->recycle && o->rank != 0 && R.J > J0;
-    still = delta_i <= 64.0 * DBL_EPSILON && !kept ? still + 1 : 0;
-    if (still >= 2) { stop = SGP_STOP_STALLED; break; }
-    if (o->max_total_iter >= 0 && R.J >= o->max_total_iter) { stop = SGP_STOP_BUDGET; break; }
-    if (o->time_limit >= 0 && now_s() - R.t0 >= o->time_limit) { stop = SGP_STOP_TIME; break; }
+/* O10: the history row of Newton step i, and the progress report. */
+static void step_record(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, double psi,
+                        double delta_i, double err_i, int inner_reason, int64_t kp0)
+{
+  sgp_laplace_history *h = &fit->history;
+  h->st_psi[i] = psi;
+  h->st_delta[i] = delta_i;
+  h->st_mode_err[i] = err_i;
+  h->st_inner_stop[i] = inner_reason;
+  h->st_kprod[i] = R->kprod - kp0;
+  h->st_dropped[i] = R->it.dropped;
+  h->st_time[i] = now_s() - R->t0;
+  h->n_step = i + 1;
+  fit->newton_steps = i + 1;
+  sgp_say(ctx, "gp_laplace: Newton step %d: %lld iterations (%s), delta %.3g, mode error <= %.3g",
+          i + 1, (long long)R->J, sgp_laplace_stop_name(inner_reason), delta_i, err_i);
+  sgp_progress(ctx, "gp_laplace", (double)(i + 1) / (double)R->o->max_newton);
+}
+
+/* O7, O9: the relative step |g_{i+1} - g_i| / |g_{i+1}|; then the new iterate
+ * f_{i+1} = m + K v becomes the current one (g = K v). */
+static double take_step(run_t *R, sgp_laplace_fit_t *fit, const double *m)
+{
+  newton_t *N = &R->nv;
+  const int64_t NC = R->it.NC;
+  double dn = 0.0, gn = 0.0;
+  for (int64_t q = 0; q < NC; q++) {
+    const double dq = N->Kv[q] - N->g[q];
+    dn += dq * dq;
+    gn += N->Kv[q] * N->Kv[q];
   }
-  /* outputs (spec 4.1); the operator (a cached K) goes first, so that the copy
-   * of X for predictions never coexists with it (peak memory) */
-  sgp_op_destroy(&op);
+  memcpy(fit->flin, N->fcur, (size_t)NC * sizeof(double));
+  memcpy(fit->noise_data, N->nd, (size_t)NC * sizeof(double));
+  memcpy(N->g, N->Kv, (size_t)NC * sizeof(double));
+  for (int64_t q = 0; q < NC; q++) N->fcur[q] = N->Kv[q] + m[q];
+  return gn > 0 ? sqrt(dn / gn) : (dn > 0 ? INFINITY : 0.0);
+}
+
+/* One Newton step i (O3-O11): *stop is set when the run ends here (converged,
+ * diverged, stalled, budget, time); *have = 1 once a step was taken. */
+static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, int *stop,
+                       int *inner_reason, int *have, int *still, double *prev_delta)
+{
+  const sgp_laplace_opts *o = R->o;
+  newton_t *N = &R->nv;
+  const int64_t NC = R->it.NC, kp0 = R->kprod, J0 = R->J;
+  const double *m = fit->m;
+  int st;
+  R->newton = i;
+  /* O3-O4 */
+  double ll;
+  sgp_lik_eval(R->lik, N->fcur, &ll, N->grad, N->delta, N->nd);
+  const double psi = ll - 0.5 * sgp_dot(NC, N->v, N->g);
+  for (int64_t q = 0; q < NC; q++) N->b[q] = N->g[q] + N->delta[q];
+  if (!all_finite(NC, N->b) || !all_finite(NC, N->nd)) { *stop = SGP_STOP_DIVERGED; return SGP_OK; }
+  double err_i, err_next = INFINITY;
+  /* the K-norm bound costs a K product: near convergence only */
+  if ((st = mode_bound(ctx, R, N->grad, N->v, N->nd, *prev_delta <= 1e-3, &err_i))) return st;
+  /* O5 */
+  if (!o->recycle || o->rank == 0) { R->it.B = R->it.r = 0; R->kappa = 0; }
+  /* O6 */
+  int bad = 0;
+  memcpy(N->vprev, N->v, (size_t)NC * sizeof(double));
+  if ((st = inner(ctx, R, N->b, N->nd, N->v, N->Kv, inner_reason, &bad))) return st;
+  if (bad || !all_finite(NC, N->v) || !all_finite(NC, N->Kv)) {
+    /* keep the last finite state: weights of the previous step, no root */
+    memcpy(N->v, N->vprev, (size_t)NC * sizeof(double));
+    R->it.B = R->it.r = 0;
+    *stop = SGP_STOP_DIVERGED;
+    return SGP_OK;
+  }
+  /* O8 damping (spec 3.8); a truncated solve: the best step in its subspace */
+  if (o->damping && R->sub && *inner_reason != SGP_STOP_RESID) {
+    if ((st = subspace_step(ctx, R, m, N->g, N->vprev, N->v, N->Kv))) return st;
+  } else if (o->damping) {
+    damped_step(R->lik, NC, m, N->g, N->vprev, psi, N->v, N->Kv, N->ftry, N->ndtry);
+  }
+  const double delta_i = take_step(R, fit, m);
+  *have = 1;
+  if (err_i <= o->tol) { /* the posterior's linearization point is verified: f_{i+1}? */
+    sgp_lik_eval(R->lik, N->fcur, NULL, N->grad, NULL, N->ndtry);
+    if ((st = mode_bound(ctx, R, N->grad, N->v, N->ndtry, 1, &err_next))) return st;
+  }
+  step_record(ctx, R, fit, i, psi, delta_i, err_i, *inner_reason, kp0);
+  *prev_delta = delta_i;
+  if ((st = sgp_poll_interrupt(ctx))) return st;
+  /* O11 */
+  if (o->likelihood == SGP_LIK_GAUSSIAN && *inner_reason == SGP_STOP_RESID)
+    *stop = SGP_STOP_CONVERGED;
+  /* converged: the linearization point f_i and the returned f_{i+1} both
+   * within tol of the mode */
+  else if (err_i <= o->tol && err_next <= o->tol) *stop = SGP_STOP_CONVERGED;
+  if (*stop) return SGP_OK;
+  /* stalled: no movement, twice, and nothing that would change the next solve
+   * (actions kept for it by recycling) */
+  const int kept = o->recycle && o->rank != 0 && R->J > J0;
+  *still = delta_i <= 64.0 * DBL_EPSILON && !kept ? *still + 1 : 0;
+  if (*still >= 2) *stop = SGP_STOP_STALLED;
+  else if (o->max_total_iter >= 0 && R->J >= o->max_total_iter) *stop = SGP_STOP_BUDGET;
+  else if (o->time_limit >= 0 && now_s() - R->t0 >= o->time_limit) *stop = SGP_STOP_TIME;
+  return SGP_OK;
+}
+
+/* Outputs (spec 4.1): f, weights, the root Q and var = s - rowsums((K Q)^2) (K Q
+ * in the work buffer: kept current by the inner loop, else computed; in the
+ * exact mode only its row sums, from the Cholesky factor of the last step's K^).
+ * The operator (a cached K) goes first, so that the copy of X for predictions
+ * never coexists with it (peak memory). */
+static int fit_finish(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, sgp_cmat X, int stop,
+                      int inner_reason, int have)
+{
+  const sgp_laplace_opts *o = R->o;
+  const int64_t n = X.rows, d = X.cols, NC = R->it.NC;
+  int st;
+  sgp_op_destroy(&R->op_own);
   fit->X = sgp_alloc(n * d);
-  if (!fit->X) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+  if (!fit->X) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   for (int64_t j = 0; j < d; j++)
     for (int64_t i = 0; i < n; i++) fit->X[i + j * n] = X.data[i + j * X.ld];
   fit->stop_reason = stop;
   fit->inner_stop_reason = inner_reason;
   fit->converged = stop == SGP_STOP_CONVERGED;
-  fit->iterations = R.J;
-  fit->kernel_products = R.kprod;
+  fit->iterations = R->J;
+  fit->kernel_products = R->kprod;
   if (!have) memset(fit->flin, 0, (size_t)NC * sizeof(double));
-  memcpy(fit->f, fcur, (size_t)NC * sizeof(double));
-  memcpy(fit->weights, v, (size_t)NC * sizeof(double));
-  const int64_t r = have ? R.it.r : 0;
+  memcpy(fit->f, R->nv.fcur, (size_t)NC * sizeof(double));
+  memcpy(fit->weights, R->nv.v, (size_t)NC * sizeof(double));
+  const int64_t r = have ? R->it.r : 0;
   fit->r = r;
-  /* var = s - rowsums((K Q)^2); the root Q (and K Q in the work buffer: kept current
-   * by the inner loop, else computed; in the exact mode only its row sums, from the
-   * Cholesky factor of the last step's K^) */
   for (int64_t q = 0; q < NC; q++) fit->var[q] = o->kernel.outputscale;
   if (r > 0) {
     int done = 0;
-    if ((st = sgp_itergp_kq_exact(ctx, &R.it, &lik, fit->noise_data, R.z, &done)))
-      goto cleanup;
-    fit->root = R.it.Q; /* the solver's root buffer (NC x cap) becomes the fit's */
-    R.it.Q = NULL;
-    if (R.it.cap > r) { /* a failed shrink keeps the larger buffer */
+    if ((st = sgp_itergp_kq_exact(ctx, &R->it, R->lik, fit->noise_data, R->z, &done))) return st;
+    fit->root = R->it.Q; /* the solver's root buffer (NC x cap) becomes the fit's */
+    R->it.Q = NULL;
+    if (R->it.cap > r) { /* a failed shrink keeps the larger buffer */
       double *q = (double *)realloc(fit->root, (size_t)(NC * r) * sizeof(double));
       if (q) fit->root = q;
     }
     if (done) {
-      for (int64_t q = 0; q < NC; q++) fit->var[q] -= R.z[q];
+      for (int64_t q = 0; q < NC; q++) fit->var[q] -= R->z[q];
     } else {
       for (int64_t l = 0; l < r; l++) { /* column by column (contiguous) */
-        const double *kq = R.it.work + l * NC;
+        const double *kq = R->it.work + l * NC;
         for (int64_t q = 0; q < NC; q++) fit->var[q] -= kq[q] * kq[q];
       }
     }
   } else {
     fit->root = sgp_alloc(1);
-    if (!fit->root) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
+    if (!fit->root) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   }
-  if ((st = sgp_laplace_check_fit_finite(ctx, fit))) goto cleanup;
+  if ((st = sgp_laplace_check_fit_finite(ctx, fit))) return st;
   for (int64_t q = 0; q < NC; q++) if (!(fit->var[q] > 0)) fit->var[q] = 0.0;
+  return SGP_OK;
+}
+
+int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
+                            const sgp_laplace_opts *o, int unit_block,
+                            sgp_laplace_fit_t **out)
+{
+  if (!out) return sgp_fail(ctx, SGP_EINVAL, "out: must not be NULL");
+  *out = NULL;
+  if (!o) return sgp_fail(ctx, SGP_EINVAL, "opts: must not be NULL");
+  int64_t C = 1;
+  int st = check_fit_args(ctx, X, y, prior_mean, o, &C);
+  if (st) return st;
+  sgp_laplace_fit_t *fit = NULL;
+  run_t R;
+  memset(&R, 0, sizeof R);
+  R.o = o;
+  if ((st = lik_setup(ctx, &R, y, C))) goto cleanup;
+  if ((st = run_setup(ctx, &R, X, C, unit_block))) goto cleanup;
+  if ((st = fit_new(ctx, &R, X.rows, X.cols, prior_mean, &fit))) goto cleanup;
+  R.h = &fit->history;
+  R.t0 = now_s();
+  /* O1 */
+  const int64_t NC = R.it.NC;
+  memcpy(R.nv.fcur, fit->m, (size_t)NC * sizeof(double));
+  memset(R.nv.g, 0, (size_t)NC * sizeof(double));
+  memset(R.nv.v, 0, (size_t)NC * sizeof(double));
+  int stop = 0, inner_reason = SGP_STOP_NONE, have = 0, still = 0;
+  double prev_delta = INFINITY;
+  for (int i = 0; i < o->max_newton && !stop; i++)
+    if ((st = newton_step(ctx, &R, fit, i, &stop, &inner_reason, &have, &still, &prev_delta)))
+      goto cleanup;
+  if ((st = fit_finish(ctx, &R, fit, X, stop ? stop : SGP_STOP_MAXNEWTON, inner_reason, have)))
+    goto cleanup;
   *out = fit;
   fit = NULL;
 cleanup:
   sgp_laplace_fit_free(fit);
-  sgp_op_destroy(&op);
-  sgp_itergp_free(&R.it);
-  sgp_kprep_free(&R.prep);
-  free(R.perm);
-  free(R.bidx);
-  free(R.bhist);
-  free(R.bws);
-  free(R.sub);
-  free(center);
-  free(vec);
-  free(ycopy);
+  run_free(&R);
   return st;
 }
