@@ -46,11 +46,7 @@ checks types (the core checks values).\n\
 
   // ---- get inputs
   const std::string fn = "gp_laplace";
-  const long nthreads = sgp_octave::integer_arg (args(18), fn, "threads", 0, INT_MAX);
-  const long interrupt_after = args.length () == 20
-    ? sgp_octave::integer_arg (args(19), fn, "interrupt_after", -1, LONG_MAX) : -1;
-  sgp_octave::context ctx (fn, static_cast<int> (nthreads), args(17).bool_value (),
-                           interrupt_after);
+  sgp_octave::context ctx (fn, sgp_octave::run_args_of (args, 17, fn));
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
   const Matrix y = sgp_octave::matrix_arg (args(1), fn, "y");
   sgp_laplace_opts o;
@@ -86,15 +82,8 @@ checks types (the core checks values).\n\
   o.inner_atol = ctrl(5);
   o.inner_rtol = ctrl(6);
   const std::string backend = sgp_octave::string_arg (args(15), fn, "backend");
-  const double seed = sgp_octave::scalar_arg (args(16), fn, "seed");
-  if (! (seed >= 0) || ! std::isfinite (seed))
-    error ("%s: seed must be a non-negative whole number", fn.c_str ());
-  sgp_ctx_set_seed (ctx.get (), static_cast<uint64_t> (seed));
-  ctx.get ()->backend = backend == "cuda" ? SGP_BACKEND_CUDA
-                        : backend == "cpu" ? SGP_BACKEND_CPU : SGP_BACKEND_AUTO;
-  if (ctx.get ()->backend == SGP_BACKEND_CUDA && ! sgp_backend_available (SGP_BACKEND_CUDA))
-    error ("%s: backend: \"cuda\" is not available (not built or no device); use \"cpu\"",
-           fn.c_str ());
+  ctx.set_seed (args(16));
+  ctx.set_backend (backend);
 
   // ---- compute (no Octave error inside)
   sgp_laplace_fit_t *raw = nullptr;
