@@ -510,6 +510,73 @@ done:
   return st;
 }
 
+/* y_mean and y_sd of the gaussian targets (population sd; 1 when y is constant). */
+static void standardize_targets(sgp_valla_fit_t *fit, sgp_cmat y)
+{
+  const int64_t N = y.rows * y.cols;
+  double m = 0, v = 0;
+  for (int64_t i = 0; i < N; i++) m += y.data[i];
+  m /= (double)N;
+  for (int64_t i = 0; i < N; i++) v += (y.data[i] - m) * (y.data[i] - m);
+  v = sqrt(v / (double)N);
+  fit->y_mean = m;
+  fit->y_sd = v > 0 ? v : 1.0;
+}
+
+/* Copies of the training and validation rows when the fit splits them itself. */
+typedef struct { int64_t *idx; double *Xtr, *ytr, *Xva, *yva; } split_bufs;
+
+static void split_bufs_free(split_bufs *b)
+{
+  free(b->idx); free(b->Xtr); free(b->ytr); free(b->Xva); free(b->yva);
+}
+
+/* Without a validation set: a seeded val_frac of the rows is held out (when
+ * that leaves both parts non-empty); Xt, yt, Xv, yv then view sp's copies. */
+static int hold_out_validation(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
+                               double val_frac, split_bufs *sp, sgp_cmat *Xt, sgp_cmat *yt,
+                               sgp_cmat *Xv, sgp_cmat *yv)
+{
+  const int64_t N = X.rows, D = fit->D;
+  int64_t nv = (int64_t)floor(val_frac * (double)N);
+  if (!(nv >= 1 && N - nv >= 1)) return SGP_OK;
+  sp->idx = (int64_t *)malloc((size_t)N * sizeof(int64_t));
+  sp->Xtr = sgp_alloc((N - nv) * D); sp->ytr = sgp_alloc(N - nv);
+  sp->Xva = sgp_alloc(nv * D); sp->yva = sgp_alloc(nv);
+  if (!sp->idx || !sp->Xtr || !sp->ytr || !sp->Xva || !sp->yva)
+    return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
+  for (int64_t i = 0; i < N; i++) sp->idx[i] = i;
+  shuffle(&ctx->rng, sp->idx, N);
+  gather(X, y, sp->idx, nv, sp->Xva, sp->yva);
+  gather(X, y, sp->idx + nv, N - nv, sp->Xtr, sp->ytr);
+  *Xt = sgp_cmat_of(sp->Xtr, N - nv, D); *yt = sgp_cmat_of(sp->ytr, N - nv, 1);
+  *Xv = sgp_cmat_of(sp->Xva, nv, D); *yv = sgp_cmat_of(sp->yva, nv, 1);
+  sgp_say(ctx, "valla: holding out %lld training points for validation (optimistic if the "
+               "network was trained on them)", (long long)nv);
+  return SGP_OK;
+}
+
+/* A seeded subsample of val_max validation rows, so that a check's cost does
+ * not grow with n; Xv, yv then view sp's copies. */
+static int subsample_validation(sgp_ctx *ctx, const sgp_valla_fit_t *fit, int64_t val_max,
+                                split_bufs *sp, sgp_cmat *Xv, sgp_cmat *yv)
+{
+  const int64_t nv = Xv->rows;
+  int64_t *vi = (int64_t *)malloc((size_t)nv * sizeof(int64_t));
+  double *Xs = sgp_alloc(val_max * fit->D), *ys = sgp_alloc(val_max);
+  if (!vi || !Xs || !ys) {
+    free(vi); free(Xs); free(ys);
+    return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
+  }
+  for (int64_t i = 0; i < nv; i++) vi[i] = i;
+  shuffle(&ctx->rng, vi, nv);
+  gather(*Xv, *yv, vi, val_max, Xs, ys);
+  free(vi); free(sp->Xva); free(sp->yva);
+  sp->Xva = Xs; sp->yva = ys;
+  *Xv = sgp_cmat_of(sp->Xva, val_max, fit->D); *yv = sgp_cmat_of(sp->yva, val_max, 1);
+  return SGP_OK;
+}
+
 int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
                   sgp_cmat X_val, sgp_cmat y_val, const sgp_valla_opts *o, sgp_valla_fit_t **out)
 {
@@ -518,8 +585,8 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
   if (st) return st;
   sgp_valla_fit_t *fit = (sgp_valla_fit_t *)calloc(1, sizeof *fit);
   if (!fit) return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
-  int64_t *idx = NULL;
-  double *Xtr = NULL, *ytr = NULL, *Xva = NULL, *yva = NULL;
+  split_bufs sp;
+  memset(&sp, 0, sizeof sp);
   if ((st = sgp_valla_net_copy(ctx, net, &fit->net))) goto fail;
   fit->likelihood = o->likelihood;
   fit->method = o->method;
@@ -534,51 +601,19 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
     if (!fit->layers) { st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto fail; }
     memcpy(fit->layers, o->layers, (size_t)net->n_layers * sizeof(int));
   }
-  const int64_t N = X.rows;
-  if (o->likelihood == SGP_LIK_GAUSSIAN && o->standardize_y) {
-    double m = 0, v = 0;
-    for (int64_t i = 0; i < N; i++) m += y.data[i];
-    m /= (double)N;
-    for (int64_t i = 0; i < N; i++) v += (y.data[i] - m) * (y.data[i] - m);
-    v = sqrt(v / (double)N);
-    fit->y_mean = m;
-    fit->y_sd = v > 0 ? v : 1.0;
-  }
+  if (o->likelihood == SGP_LIK_GAUSSIAN && o->standardize_y) standardize_targets(fit, y);
   fit->log_sigma0 = 0.5 * log(o->prior_var);
   fit->log_noise = o->noise > 0 ? log(o->noise / (fit->y_sd * fit->y_sd)) : -5.0;
 
   /* training / validation split */
   sgp_cmat Xt = X, yt = y, Xv = X_val, yv = y_val;
   const int use_adam = o->method == SGP_VALLA_METHOD_VALLA && !o->closed_form && o->iterations > 0;
-  if (use_adam && !X_val.data && o->val_frac > 0) {
-    int64_t nv = (int64_t)floor(o->val_frac * (double)N);
-    if (nv >= 1 && N - nv >= 1) {
-      idx = (int64_t *)malloc((size_t)N * sizeof(int64_t));
-      Xtr = sgp_alloc((N - nv) * fit->D); ytr = sgp_alloc(N - nv);
-      Xva = sgp_alloc(nv * fit->D); yva = sgp_alloc(nv);
-      if (!idx || !Xtr || !ytr || !Xva || !yva) { st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto fail; }
-      for (int64_t i = 0; i < N; i++) idx[i] = i;
-      shuffle(&ctx->rng, idx, N);
-      gather(X, y, idx, nv, Xva, yva);
-      gather(X, y, idx + nv, N - nv, Xtr, ytr);
-      Xt = sgp_cmat_of(Xtr, N - nv, fit->D); yt = sgp_cmat_of(ytr, N - nv, 1);
-      Xv = sgp_cmat_of(Xva, nv, fit->D); yv = sgp_cmat_of(yva, nv, 1);
-      sgp_say(ctx, "valla: holding out %lld training points for validation (optimistic if the "
-                   "network was trained on them)", (long long)nv);
-    }
-  }
-  if (use_adam && Xv.data && o->val_max > 0 && Xv.rows > o->val_max) {
-    const int64_t nv = Xv.rows;
-    int64_t *vi = (int64_t *)malloc((size_t)nv * sizeof(int64_t));
-    double *Xs = sgp_alloc(o->val_max * fit->D), *ys = sgp_alloc(o->val_max);
-    if (!vi || !Xs || !ys) { free(vi); free(Xs); free(ys); st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto fail; }
-    for (int64_t i = 0; i < nv; i++) vi[i] = i;
-    shuffle(&ctx->rng, vi, nv);
-    gather(Xv, yv, vi, o->val_max, Xs, ys);
-    free(vi); free(Xva); free(yva);
-    Xva = Xs; yva = ys;
-    Xv = sgp_cmat_of(Xva, o->val_max, fit->D); yv = sgp_cmat_of(yva, o->val_max, 1);
-  }
+  if (use_adam && !X_val.data && o->val_frac > 0 &&
+      (st = hold_out_validation(ctx, fit, X, y, o->val_frac, &sp, &Xt, &yt, &Xv, &yv)))
+    goto fail;
+  if (use_adam && Xv.data && o->val_max > 0 && Xv.rows > o->val_max &&
+      (st = subsample_validation(ctx, fit, o->val_max, &sp, &Xv, &yv)))
+    goto fail;
   fit->N = Xt.rows;
 
   if (o->method == SGP_VALLA_METHOD_LLA) {
@@ -614,11 +649,11 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
     }
   }
   if (st) goto fail;
-  free(idx); free(Xtr); free(ytr); free(Xva); free(yva);
+  split_bufs_free(&sp);
   *out = fit;
   return SGP_OK;
 fail:
-  free(idx); free(Xtr); free(ytr); free(Xva); free(yva);
+  split_bufs_free(&sp);
   sgp_valla_fit_free(fit);
   return st;
 }
