@@ -108,6 +108,43 @@ int sgp_qr_r(sgp_ctx *ctx, int64_t m, int64_t n, double *A, int64_t lda);
 int sgp_svd_left(sgp_ctx *ctx, int64_t m, int64_t n, double *A, int64_t lda, double *s, double *U,
                  int64_t ldu);
 
+/* ------------------------------------------------------------ solvers.c
+ * Krylov solvers on sgp_op. Not public: the methods run their own solvers
+ * (ski_gsgp its factorized CG with true-residual checks, ski_cg.c); these serve
+ * the dense oracles of the tests and the SLQ quadrature (sgp_tridiag_eig). */
+
+typedef struct {
+  int max_iter;           /* default n */
+  double tol;             /* stop when ||r_j|| <= tol ||b_j|| for every column; 1e-8 */
+  const sgp_op *precond;  /* optional SPD preconditioner P ~ A^{-1} applied as P r */
+} sgp_cg_opts;
+
+typedef struct {
+  int iterations;         /* iterations taken (max over columns) */
+  int converged;          /* 1 when every column met tol */
+  double max_rel_residual;/* largest ||r_j|| / ||b_j|| at exit */
+} sgp_cg_info;
+
+void sgp_cg_opts_default(sgp_cg_opts *o);
+/* Block CG for A X = B with b independent right-hand sides (one operator
+ * application of n-by-b per iteration). X holds the initial guess on entry
+ * (zero it for a zero start) and the solution on exit. When alpha/beta are not
+ * NULL they receive the CG coefficients, max_iter-by-b each (column-major),
+ * from which the Lanczos tridiagonal can be rebuilt. */
+int sgp_cg(sgp_ctx *ctx, const sgp_op *A, sgp_cmat B, sgp_mat X,
+           const sgp_cg_opts *o, sgp_cg_info *info, double *alpha, double *beta);
+
+/* k steps of Lanczos with full reorthogonalization from start vector q0 (n),
+ * giving the tridiagonal T (diagonal a[0..steps-1], off-diagonal b[0..steps-2])
+ * and, when Q is not NULL, the n-by-k orthonormal basis. Stops early on an
+ * invariant subspace; *steps is the number of steps taken. */
+int sgp_lanczos(sgp_ctx *ctx, const sgp_op *A, const double *q0, int k,
+                double *a, double *b, sgp_mat Q, int *steps);
+/* Eigenvalues (ascending) and optionally eigenvectors (k-by-k, may be NULL) of
+ * the symmetric tridiagonal (a, b) of order k. */
+int sgp_tridiag_eig(sgp_ctx *ctx, int k, const double *a, const double *b,
+                    double *evals, double *evecs);
+
 /* ------------------------------------------------------------ backend.c / cuda/ */
 int sgp_cuda_built(void);
 int sgp_cuda_device_count(void);

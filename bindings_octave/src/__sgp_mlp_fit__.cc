@@ -44,10 +44,7 @@ advice (the core's warning text, \"\" when nothing went wrong) and diverged_at.\
   sgp_valla_octave::mlp_spec init;
   if (has_init)
     sgp_valla_octave::mlp_arg (args(9), fn, init);
-  const double seed = sgp_octave::scalar_arg (args(10), fn, "seed");
-  if (! (seed >= 0) || ! std::isfinite (seed))
-    error ("%s: seed must be a non-negative whole number", fn.c_str ());
-  sgp_ctx_set_seed (ctx.get (), static_cast<uint64_t> (seed));
+  ctx.set_seed (args(10));
   if (width.size () < 2)
     error ("%s: widths must have at least 2 entries", fn.c_str ());
 

@@ -27,6 +27,79 @@ namespace
     const double v = num (o, name, fn);
     return std::isfinite (v) ? static_cast<int64_t> (v) : -1;
   }
+
+  // The numbers and the init_A choice of the options struct (the inducing
+  // points, layers and backend come separately).
+  void
+  numeric_opts (const octave_scalar_map& om, const std::string& fn, sgp_valla_opts& o)
+  {
+    o.prior_var = num (om, "prior_var", fn);
+    o.noise = num (om, "noise", fn);
+    o.learn = static_cast<unsigned> (num (om, "learn", fn));
+    o.closed_form = num (om, "closed_form", fn) != 0;
+    o.iterations = count (om, "iterations", fn);
+    o.batch_size = count (om, "batch_size", fn);
+    o.lr = num (om, "lr", fn);
+    o.alpha = num (om, "alpha", fn);
+    o.eval_every = count (om, "eval_every", fn);
+    o.patience = count (om, "patience", fn);
+    o.restore_best = num (om, "restore_best", fn) != 0;
+    o.beta1 = num (om, "beta1", fn);
+    o.beta2 = num (om, "beta2", fn);
+    o.adam_eps = num (om, "adam_eps", fn);
+    const std::string init_A = sgp_octave::string_arg (om.getfield ("init_A"), fn, "init_A");
+    if (init_A != "identity" && init_A != "closed_form")
+      error ("%s: init_A: unknown value \"%s\"", fn.c_str (), init_A.c_str ());
+    o.init_A = init_A == "closed_form" ? SGP_VALLA_INIT_CLOSED_FORM : SGP_VALLA_INIT_IDENTITY;
+    o.standardize_y = num (om, "standardize_y", fn) != 0;
+    o.kmeans_iter = count (om, "kmeans_iter", fn);
+    o.kmeans_max = count (om, "kmeans_max", fn);
+    o.jitter = num (om, "jitter", fn);
+    const double cmb = num (om, "cache_max_bytes", fn);
+    o.cache_max_bytes = cmb >= 0 && cmb < 9e18 ? static_cast<size_t> (cmb) : (size_t) -1;
+    o.val_frac = num (om, "val_frac", fn);
+    o.val_max = count (om, "val_max", fn);
+    o.lla_max = count (om, "lla_max", fn);
+    o.ella_rank = count (om, "ella_rank", fn);
+  }
+
+  // The fit as the struct valla.m returns (R's valla list).
+  octave_scalar_map
+  fit_value (const sgp_valla_fit_t *fit)
+  {
+    const int64_t M = fit->M, D = fit->D;
+    octave_scalar_map val, hist;   // as R's history: objective, validation (iteration, nll)
+    val.assign ("iteration", sgp_octave::column_copy (fit->n_eval, fit->trace_val_iter));
+    val.assign ("nll", sgp_octave::column_copy (fit->n_eval, fit->trace_val));
+    hist.assign ("objective", sgp_octave::column_copy (fit->iterations, fit->trace_obj));
+    hist.assign ("validation", val);
+    octave_scalar_map res;
+    res.assign ("model", sgp_valla_octave::net_value (fit->net));
+    res.assign ("inducing", sgp_octave::matrix_copy (M, D, M > 0 ? fit->Z : nullptr));
+    res.assign ("tags", M > 0 ? octave_value (sgp_octave::column_copy (M, fit->tags, 1.0))
+                              : octave_value (Matrix ()));
+    res.assign ("L", sgp_octave::matrix_copy (M, M, fit->L));
+    res.assign ("P1", sgp_octave::matrix_copy (M, M, fit->P1));
+    res.assign ("P2", sgp_octave::matrix_copy (M, M, fit->P2));
+    res.assign ("prior", fit->prior != 0);
+    res.assign ("closed_form", fit->closed_form != 0);
+    res.assign ("prior_var", sgp_valla_fit_prior_var (fit));
+    res.assign ("noise", fit->likelihood == SGP_LIK_GAUSSIAN
+                         ? octave_value (sgp_valla_fit_noise (fit)) : octave_value (Matrix ()));
+    res.assign ("y_mean", fit->y_mean);
+    res.assign ("y_sd", fit->y_sd);
+    res.assign ("history", hist);
+    res.assign ("iterations", static_cast<double> (fit->iterations));
+    res.assign ("best_iteration", static_cast<double> (fit->best_iteration));
+    res.assign ("clamps", static_cast<double> (fit->clamps));
+    res.assign ("stopped_early", fit->stopped_early != 0);
+    res.assign ("kernel_cache", fit->kernel_cache != 0);
+    res.assign ("n_train", static_cast<double> (fit->N));
+    res.assign ("stop_reason", sgp_valla_stop_name (fit->stop));
+    res.assign ("advice", sgp_valla_stop_advice (fit->stop));
+    res.assign ("diverged_at", static_cast<double> (fit->diverged_at));
+    return res;
+  }
 }
 
 DEFUN_DLD (__sgp_valla__, args, ,
@@ -56,11 +129,7 @@ types (the core checks values).\n\
 
   // ---- get inputs
   const std::string fn = "valla";
-  const long nthreads = sgp_octave::integer_arg (args(11), fn, "threads", 0, INT_MAX);
-  const long interrupt_after = args.length () == 13
-    ? sgp_octave::integer_arg (args(12), fn, "interrupt_after", -1, LONG_MAX) : -1;
-  sgp_octave::context ctx (fn, static_cast<int> (nthreads), args(10).bool_value (),
-                           interrupt_after);
+  sgp_octave::context ctx (fn, sgp_octave::run_args_of (args, 10, fn));
   sgp_valla_octave::mlp_spec spec;
   sgp_valla_octave::mlp_arg (args(0), fn, spec);
   const Matrix x = sgp_octave::matrix_arg (args(1), fn, "x");
@@ -74,10 +143,7 @@ types (the core checks values).\n\
   const Matrix tags_in = sgp_octave::matrix_arg (args(7), fn, "inducing_tags");
   const std::vector<int> layers
     = sgp_valla_octave::layers_arg (args(8), fn, spec.mlp.n_layers);
-  const double seed = sgp_octave::scalar_arg (args(9), fn, "seed");
-  if (! (seed >= 0) || ! std::isfinite (seed))
-    error ("%s: seed must be a non-negative whole number", fn.c_str ());
-  sgp_ctx_set_seed (ctx.get (), static_cast<uint64_t> (seed));
+  ctx.set_seed (args(9));
 
   sgp_valla_opts o;
   sgp_valla_opts_default (&o);
@@ -99,41 +165,10 @@ types (the core checks values).\n\
           o.inducing_tags = tags.data ();
         }
     }
-  o.prior_var = num (om, "prior_var", fn);
-  o.noise = num (om, "noise", fn);
-  o.learn = static_cast<unsigned> (num (om, "learn", fn));
-  o.closed_form = num (om, "closed_form", fn) != 0;
-  o.iterations = count (om, "iterations", fn);
-  o.batch_size = count (om, "batch_size", fn);
-  o.lr = num (om, "lr", fn);
-  o.alpha = num (om, "alpha", fn);
-  o.eval_every = count (om, "eval_every", fn);
-  o.patience = count (om, "patience", fn);
-  o.restore_best = num (om, "restore_best", fn) != 0;
-  o.beta1 = num (om, "beta1", fn);
-  o.beta2 = num (om, "beta2", fn);
-  o.adam_eps = num (om, "adam_eps", fn);
-  const std::string init_A = sgp_octave::string_arg (om.getfield ("init_A"), fn, "init_A");
-  if (init_A != "identity" && init_A != "closed_form")
-    error ("%s: init_A: unknown value \"%s\"", fn.c_str (), init_A.c_str ());
-  o.init_A = init_A == "closed_form" ? SGP_VALLA_INIT_CLOSED_FORM : SGP_VALLA_INIT_IDENTITY;
-  o.standardize_y = num (om, "standardize_y", fn) != 0;
-  o.kmeans_iter = count (om, "kmeans_iter", fn);
-  o.kmeans_max = count (om, "kmeans_max", fn);
-  o.jitter = num (om, "jitter", fn);
-  const double cmb = num (om, "cache_max_bytes", fn);
-  o.cache_max_bytes = cmb >= 0 && cmb < 9e18 ? static_cast<size_t> (cmb) : (size_t) -1;
-  o.val_frac = num (om, "val_frac", fn);
-  o.val_max = count (om, "val_max", fn);
+  numeric_opts (om, fn, o);
   o.layers = layers.empty () ? nullptr : layers.data ();
-  o.lla_max = count (om, "lla_max", fn);
-  o.ella_rank = count (om, "ella_rank", fn);
   const std::string backend = sgp_octave::string_arg (om.getfield ("backend"), fn, "backend");
-  ctx.get ()->backend = backend == "cuda" ? SGP_BACKEND_CUDA
-                        : backend == "cpu" ? SGP_BACKEND_CPU : SGP_BACKEND_AUTO;
-  if (ctx.get ()->backend == SGP_BACKEND_CUDA && ! sgp_backend_available (SGP_BACKEND_CUDA))
-    error ("%s: backend: \"cuda\" is not available (not built or no device); use \"cpu\"",
-           fn.c_str ());
+  ctx.set_backend (backend);
 
   // ---- compute (no Octave error inside)
   sgp_valla_net net;
@@ -149,38 +184,7 @@ types (the core checks values).\n\
 
   // ---- return results
   ctx.check (st);
-  const int64_t M = fit->M, D = fit->D;
-  octave_scalar_map val, hist;   // as R's history: objective, validation (iteration, nll)
-  val.assign ("iteration", sgp_octave::column_copy (fit->n_eval, fit->trace_val_iter));
-  val.assign ("nll", sgp_octave::column_copy (fit->n_eval, fit->trace_val));
-  hist.assign ("objective", sgp_octave::column_copy (fit->iterations, fit->trace_obj));
-  hist.assign ("validation", val);
-  octave_scalar_map res;
-  res.assign ("model", sgp_valla_octave::net_value (fit->net));
-  res.assign ("inducing", sgp_octave::matrix_copy (M, D, M > 0 ? fit->Z : nullptr));
-  res.assign ("tags", M > 0 ? octave_value (sgp_octave::column_copy (M, fit->tags, 1.0))
-                            : octave_value (Matrix ()));
-  res.assign ("L", sgp_octave::matrix_copy (M, M, fit->L));
-  res.assign ("P1", sgp_octave::matrix_copy (M, M, fit->P1));
-  res.assign ("P2", sgp_octave::matrix_copy (M, M, fit->P2));
-  res.assign ("prior", fit->prior != 0);
-  res.assign ("closed_form", fit->closed_form != 0);
-  res.assign ("prior_var", sgp_valla_fit_prior_var (fit.get ()));
-  res.assign ("noise", fit->likelihood == SGP_LIK_GAUSSIAN
-                       ? octave_value (sgp_valla_fit_noise (fit.get ())) : octave_value (Matrix ()));
-  res.assign ("y_mean", fit->y_mean);
-  res.assign ("y_sd", fit->y_sd);
-  res.assign ("history", hist);
-  res.assign ("iterations", static_cast<double> (fit->iterations));
-  res.assign ("best_iteration", static_cast<double> (fit->best_iteration));
-  res.assign ("clamps", static_cast<double> (fit->clamps));
-  res.assign ("stopped_early", fit->stopped_early != 0);
-  res.assign ("kernel_cache", fit->kernel_cache != 0);
-  res.assign ("n_train", static_cast<double> (fit->N));
-  res.assign ("stop_reason", sgp_valla_stop_name (fit->stop));
-  res.assign ("advice", sgp_valla_stop_advice (fit->stop));
-  res.assign ("diverged_at", static_cast<double> (fit->diverged_at));
-  return ovl (res);
+  return ovl (fit_value (fit.get ()));
 }
 
 /*

@@ -65,10 +65,7 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
   if (pm != "probit" && pm != "mc")
     error ("%s: prob_method: unknown value \"%s\"", fn.c_str (), pm.c_str ());
   const long mc_samples = sgp_octave::integer_arg (args(5), fn, "mc_samples", 1, LONG_MAX);
-  const double seed = sgp_octave::scalar_arg (args(6), fn, "seed");
-  if (! (seed >= 0) || ! std::isfinite (seed))
-    error ("%s: seed must be a non-negative whole number", fn.c_str ());
-  sgp_ctx_set_seed (ctx.get (), static_cast<uint64_t> (seed));
+  ctx.set_seed (args(6));
 
   sgp_valla_fit_data d;
   std::memset (&d, 0, sizeof d);

@@ -124,16 +124,11 @@ static int slq_nonfinite(sgp_ctx *ctx, int64_t k)
                   (long long)k);
 }
 
-int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
-                       const double *uz, double rhoz, int64_t probes,
-                       const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res)
+static int check_slq_args(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg,
+                          double noise, const double *uz, double rhoz, int64_t probes,
+                          const sgp_ski_loglik_opts *o, const sgp_ski_loglik_result *res)
 {
   int code;
-  sgp_op B;
-  double *buf = NULL, *sc = NULL, *coef = NULL, *tri = NULL, *gam = NULL;
-  int64_t *its = NULL;
-  char *live = NULL;
-  memset(&B, 0, sizeof B);
   if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   if ((code = check_opts(ctx, o))) return code;
   if (!res) return sgp_fail(ctx, SGP_EINVAL, "loglik: result missing");
@@ -144,113 +139,174 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   if (!(rhoz >= 0) || !isfinite(rhoz))
     return sgp_fail(ctx, SGP_EINVAL, "probes: rho_z must be a non-negative number (got %g)",
                     rhoz);
-  const int64_t m = st->m, t = probes, K = o->slq_max_iter;
+  const int64_t m = st->m, t = probes;
   if (t > (INT64_MAX / 8) / (8 * m))
     return sgp_fail(ctx, SGP_ENOMEM, "probes: %lld probes do not fit in memory",
                     (long long)t);
   for (int64_t i = 0; i < m * t; i++)
     if (!isfinite(uz[i]))
       return sgp_fail(ctx, SGP_EINVAL, "probes: sketch contains NaN or Inf");
-  res->logdet = 0.0;
-  res->logdet_se = 0.0;
-  res->probes_used = res->probes_discarded = 0;
-  res->slq_iterations = 0;
-  res->converged = 1;
-  if (rhoz == 0.0) { res->probes_used = t; return SGP_OK; } /* n = 0: logdet of 0x0 is 0 */
-  if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
-  /* all work once: k0 r p u v s z (m-by-t each), per-probe scalars, coefficients */
-  buf = sgp_calloc(7 * m * t);
-  sc = sgp_calloc(4 * t);
-  coef = sgp_calloc(2 * K * t);
-  tri = sgp_alloc(2 * K + K + K * K);
-  gam = sgp_alloc(t);
-  its = (int64_t *)calloc((size_t)t, sizeof(int64_t));
-  live = (char *)calloc((size_t)t, 1);
-  if (!buf || !sc || !coef || !tri || !gam || !its || !live) {
-    code = sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for %lld SLQ solves (m = %lld)",
+  return SGP_OK;
+}
+
+/* Batched CG of the t probes: k0 r p u v s z (m-by-t each); per probe the
+ * scalars c_r, c_p, gamma, kappa0, the CG coefficients alpha, beta (K each),
+ * the step count and whether it still runs. */
+typedef struct {
+  int64_t m, t, K;
+  double s2, rho0, nb;
+  double *buf, *sc, *coef, *tri, *gam;
+  int64_t *its;
+  char *live;
+  double *k0, *rh, *ph, *uh, *vh, *sh, *zh;
+  double *cr, *cp, *gamma, *kappa0, *alpha, *beta;
+} slq_work;
+
+static void slq_free(slq_work *w)
+{
+  free(w->buf); free(w->sc); free(w->coef); free(w->tri); free(w->gam); free(w->its);
+  free(w->live);
+}
+
+static int slq_alloc(sgp_ctx *ctx, slq_work *w)
+{
+  const int64_t m = w->m, t = w->t, K = w->K;
+  w->buf = sgp_calloc(7 * m * t);
+  w->sc = sgp_calloc(4 * t);
+  w->coef = sgp_calloc(2 * K * t);
+  w->tri = sgp_alloc(2 * K + K + K * K);
+  w->gam = sgp_alloc(t);
+  w->its = (int64_t *)calloc((size_t)t, sizeof(int64_t));
+  w->live = (char *)calloc((size_t)t, 1);
+  if (!w->buf || !w->sc || !w->coef || !w->tri || !w->gam || !w->its || !w->live)
+    return sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for %lld SLQ solves (m = %lld)",
                     (long long)t, (long long)m);
-    goto cleanup;
-  }
-  double *k0 = buf, *rh = buf + m * t, *ph = buf + 2 * m * t, *uh = buf + 3 * m * t,
-         *vh = buf + 4 * m * t, *sh = buf + 5 * m * t, *zh = buf + 6 * m * t;
-  double *cr = sc, *cp = sc + t, *gamma = sc + 2 * t, *kappa0 = sc + 3 * t;
-  double *alpha = coef, *beta = coef + K * t;
-  const double s2 = noise, rho0 = rhoz, nb = sqrt(rhoz);
-  if ((code = kg->apply(kg, sgp_cmat_of(uz, m, t), sgp_mat_of(k0, m, t), ctx))) goto cleanup;
+  double *buf = w->buf;
+  w->k0 = buf; w->rh = buf + m * t; w->ph = buf + 2 * m * t; w->uh = buf + 3 * m * t;
+  w->vh = buf + 4 * m * t; w->sh = buf + 5 * m * t; w->zh = buf + 6 * m * t;
+  w->cr = w->sc; w->cp = w->sc + t; w->gamma = w->sc + 2 * t; w->kappa0 = w->sc + 3 * t;
+  w->alpha = w->coef; w->beta = w->coef + K * t;
+  return SGP_OK;
+}
+
+/* Start of A3 with r0 = z_j, x0 = 0: k0 = K_G u_z, kappa0 = u_z' k0. */
+static int slq_start(sgp_ctx *ctx, const sgp_op *kg, const double *uz, slq_work *w)
+{
+  const int64_t m = w->m, t = w->t;
+  int code;
+  if ((code = kg->apply(kg, sgp_cmat_of(uz, m, t), sgp_mat_of(w->k0, m, t), ctx))) return code;
   for (int64_t j = 0; j < t; j++) {
-    kappa0[j] = dot(m, uz + j * m, k0 + j * m);
-    cr[j] = cp[j] = 1.0;
-    gamma[j] = rho0;
-    live[j] = 1; /* at least one step: the quadrature needs T of order >= 1 */
+    w->kappa0[j] = dot(m, uz + j * m, w->k0 + j * m);
+    w->cr[j] = w->cp[j] = 1.0;
+    w->gamma[j] = w->rho0;
+    w->live[j] = 1; /* at least one step: the quadrature needs T of order >= 1 */
   }
-  /* Batched A3: the columns share one B and one K_G block product per iteration;
-   * finished columns are frozen (their r, u, v stay unused). */
-  for (int64_t k = 0; k < K; k++) {
+  return SGP_OK;
+}
+
+/* Step k, first half per live probe: the step length alpha and the residual
+ * update; a breakdown (delta <= 0) stops that probe. */
+static int slq_alpha_step(sgp_ctx *ctx, const double *uz, int64_t k, slq_work *w,
+                          sgp_ski_loglik_result *res)
+{
+  const int64_t m = w->m, K = w->K;
+  const double s2 = w->s2, rho0 = w->rho0;
+  for (int64_t j = 0; j < w->t; j++) {
+    if (!w->live[j]) continue;
+    const double *u0 = uz + j * m, *kj = w->k0 + j * m, *s = w->sh + j * m, *z = w->zh + j * m,
+                 *p = w->ph + j * m;
+    double *r = w->rh + j * m;
+    const double c = w->cp[j];
+    const double *as[4] = {s, s, z, p}, *bs[4] = {z, kj, u0, u0};
+    double d4[4];
+    sgp_ski_dot4(m, as, bs, d4);
+    const double delta = d4[0] + c * (d4[1] + d4[2]) + c * c * w->kappa0[j] + s2 * c * d4[3] +
+                         s2 * c * c * rho0;
+    if (!isfinite(delta)) return slq_nonfinite(ctx, k + 1);
+    if (!(delta > 0)) { w->live[j] = 0; res->converged = 0; continue; } /* breakdown */
+    const double a = w->gamma[j] / delta;
+    for (int64_t i = 0; i < m; i++) r[i] -= a * (z[i] + c * kj[i]);
+    w->cr[j] -= a * s2 * c;
+    w->alpha[w->its[j] + j * K] = a;
+  }
+  return SGP_OK;
+}
+
+/* Step k, second half per live probe (u = B r and v = K_G u given): the new
+ * residual norm gamma, the convergence test, beta and the direction update. */
+static int slq_beta_step(sgp_ctx *ctx, const double *uz, int64_t k, double tol, slq_work *w,
+                         sgp_ski_loglik_result *res)
+{
+  const int64_t m = w->m, K = w->K;
+  const double s2 = w->s2, rho0 = w->rho0;
+  for (int64_t j = 0; j < w->t; j++) {
+    if (!w->live[j]) continue;
+    const double *u0 = uz + j * m, *r = w->rh + j * m, *u = w->uh + j * m;
+    double *v = w->vh + j * m, *p = w->ph + j * m, *s = w->sh + j * m, *z = w->zh + j * m;
+    for (int64_t i = 0; i < m; i++) v[i] += s2 * r[i];
+    double ru, ru0;
+    sgp_ski_dot2(m, r, u, r, u0, &ru, &ru0);
+    double g2 = ru + 2.0 * w->cr[j] * ru0 + w->cr[j] * w->cr[j] * rho0;
+    if (!isfinite(g2)) return slq_nonfinite(ctx, k + 1);
+    /* below zero by rounding: the Krylov space is exhausted (an invariant
+     * subspace), which is what the quadrature converges to */
+    if (g2 < 0) g2 = 0;
+    w->its[j]++;
+    if (w->its[j] > res->slq_iterations) res->slq_iterations = w->its[j];
+    if (sqrt(g2) <= tol * w->nb || g2 == 0.0) { w->live[j] = 0; continue; }
+    const double b = g2 / w->gamma[j];
+    w->beta[w->its[j] - 1 + j * K] = b;
+    for (int64_t i = 0; i < m; i++) {
+      p[i] = r[i] + b * p[i];
+      s[i] = u[i] + b * s[i];
+      z[i] = v[i] + b * z[i];
+    }
+    w->cp[j] = w->cr[j] + b * w->cp[j];
+    w->gamma[j] = g2;
+  }
+  return SGP_OK;
+}
+
+/* Batched A3: the columns share one B and one K_G block product per iteration;
+ * finished columns are frozen (their r, u, v stay unused). */
+static int slq_run(sgp_ctx *ctx, const sgp_op *kg, const sgp_op *B, const double *uz,
+                   double tol, slq_work *w, sgp_ski_loglik_result *res)
+{
+  const int64_t m = w->m, t = w->t;
+  int code;
+  for (int64_t k = 0; k < w->K; k++) {
     int active = 0;
-    for (int64_t j = 0; j < t; j++) active |= live[j];
+    for (int64_t j = 0; j < t; j++) active |= w->live[j];
     if (!active) break;
-    if ((code = sgp_poll_interrupt(ctx))) goto cleanup;
-    for (int64_t j = 0; j < t; j++) {
-      if (!live[j]) continue;
-      const double *u0 = uz + j * m, *kj = k0 + j * m, *s = sh + j * m, *z = zh + j * m,
-                   *p = ph + j * m;
-      double *r = rh + j * m;
-      const double c = cp[j];
-      const double *as[4] = {s, s, z, p}, *bs[4] = {z, kj, u0, u0};
-      double d4[4];
-      sgp_ski_dot4(m, as, bs, d4);
-      const double delta = d4[0] + c * (d4[1] + d4[2]) + c * c * kappa0[j] + s2 * c * d4[3] +
-                           s2 * c * c * rho0;
-      if (!isfinite(delta)) { code = slq_nonfinite(ctx, k + 1); goto cleanup; }
-      if (!(delta > 0)) { live[j] = 0; res->converged = 0; continue; } /* breakdown */
-      const double a = gamma[j] / delta;
-      for (int64_t i = 0; i < m; i++) r[i] -= a * (z[i] + c * kj[i]);
-      cr[j] -= a * s2 * c;
-      alpha[its[j] + j * K] = a;
-    }
-    if ((code = B.apply(&B, sgp_cmat_of(rh, m, t), sgp_mat_of(uh, m, t), ctx))) goto cleanup;
-    if ((code = kg->apply(kg, sgp_cmat_of(uh, m, t), sgp_mat_of(vh, m, t), ctx)))
-      goto cleanup;
-    for (int64_t j = 0; j < t; j++) {
-      if (!live[j]) continue;
-      const double *u0 = uz + j * m, *r = rh + j * m, *u = uh + j * m;
-      double *v = vh + j * m, *p = ph + j * m, *s = sh + j * m, *z = zh + j * m;
-      for (int64_t i = 0; i < m; i++) v[i] += s2 * r[i];
-      double ru, ru0;
-      sgp_ski_dot2(m, r, u, r, u0, &ru, &ru0);
-      double g2 = ru + 2.0 * cr[j] * ru0 + cr[j] * cr[j] * rho0;
-      if (!isfinite(g2)) { code = slq_nonfinite(ctx, k + 1); goto cleanup; }
-      /* below zero by rounding: the Krylov space is exhausted (an invariant
-       * subspace), which is what the quadrature converges to */
-      if (g2 < 0) g2 = 0;
-      its[j]++;
-      if (its[j] > res->slq_iterations) res->slq_iterations = its[j];
-      if (sqrt(g2) <= o->tol * nb || g2 == 0.0) { live[j] = 0; continue; }
-      const double b = g2 / gamma[j];
-      beta[its[j] - 1 + j * K] = b;
-      for (int64_t i = 0; i < m; i++) {
-        p[i] = r[i] + b * p[i];
-        s[i] = u[i] + b * s[i];
-        z[i] = v[i] + b * z[i];
-      }
-      cp[j] = cr[j] + b * cp[j];
-      gamma[j] = g2;
-    }
+    if ((code = sgp_poll_interrupt(ctx))) return code;
+    if ((code = slq_alpha_step(ctx, uz, k, w, res))) return code;
+    if ((code = B->apply(B, sgp_cmat_of(w->rh, m, t), sgp_mat_of(w->uh, m, t), ctx))) return code;
+    if ((code = kg->apply(kg, sgp_cmat_of(w->uh, m, t), sgp_mat_of(w->vh, m, t), ctx)))
+      return code;
+    if ((code = slq_beta_step(ctx, uz, k, tol, w, res))) return code;
   }
   for (int64_t j = 0; j < t; j++)
-    if (live[j]) res->converged = 0; /* ran out of Krylov steps */
-  /* Quadrature per probe: T from the CG coefficients (§5.5). */
-  double *dg = tri, *off = tri + K, *ev = tri + 2 * K, *V = tri + 3 * K;
-  int64_t used = 0;
-  for (int64_t j = 0; j < t; j++) {
-    const int64_t kj = its[j];
-    const double *al = alpha + j * K, *be = beta + j * K;
+    if (w->live[j]) res->converged = 0; /* ran out of Krylov steps */
+  return SGP_OK;
+}
+
+/* Quadrature per probe: T from the CG coefficients (§5.5); gam[0..*used) gets
+ * rho0 e1' log(T) e1 of each probe with positive Ritz values. */
+static int slq_quadrature(sgp_ctx *ctx, slq_work *w, sgp_ski_loglik_result *res, int64_t *used)
+{
+  const int64_t K = w->K;
+  double *dg = w->tri, *off = w->tri + K, *ev = w->tri + 2 * K, *V = w->tri + 3 * K;
+  int code;
+  *used = 0;
+  for (int64_t j = 0; j < w->t; j++) {
+    const int64_t kj = w->its[j];
+    const double *al = w->alpha + j * K, *be = w->beta + j * K;
     if (kj == 0) { res->probes_discarded++; continue; }
     for (int64_t i = 0; i < kj; i++) {
       dg[i] = 1.0 / al[i] + (i > 0 ? be[i - 1] / al[i - 1] : 0.0);
       if (i + 1 < kj) off[i] = sqrt(be[i]) / al[i];
     }
-    if ((code = sgp_tridiag_eig(ctx, (int)kj, dg, off, ev, V))) goto cleanup;
+    if ((code = sgp_tridiag_eig(ctx, (int)kj, dg, off, ev, V))) return code;
     double gsum = 0.0;
     int ok = 1;
     for (int64_t i = 0; i < kj && ok; i++) {
@@ -258,15 +314,42 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
       else gsum += V[i * kj] * V[i * kj] * log(ev[i]);
     }
     if (!ok) { res->probes_discarded++; continue; }
-    gam[used++] = rho0 * gsum;
+    w->gam[(*used)++] = w->rho0 * gsum;
   }
+  return SGP_OK;
+}
+
+int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                       const double *uz, double rhoz, int64_t probes,
+                       const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res)
+{
+  int code;
+  sgp_op B;
+  slq_work w;
+  memset(&B, 0, sizeof B);
+  memset(&w, 0, sizeof w);
+  if ((code = check_slq_args(ctx, st, kg, noise, uz, rhoz, probes, o, res))) return code;
+  res->logdet = 0.0;
+  res->logdet_se = 0.0;
+  res->probes_used = res->probes_discarded = 0;
+  res->slq_iterations = 0;
+  res->converged = 1;
+  if (rhoz == 0.0) { res->probes_used = probes; return SGP_OK; } /* n = 0: logdet of 0x0 is 0 */
+  if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
+  w.m = st->m; w.t = probes; w.K = o->slq_max_iter;
+  w.s2 = noise; w.rho0 = rhoz; w.nb = sqrt(rhoz);
+  int64_t used = 0;
+  if ((code = slq_alloc(ctx, &w))) goto cleanup;
+  if ((code = slq_start(ctx, kg, uz, &w))) goto cleanup;
+  if ((code = slq_run(ctx, kg, &B, uz, o->tol, &w, res))) goto cleanup;
+  if ((code = slq_quadrature(ctx, &w, res, &used))) goto cleanup;
   res->probes_used = used;
   if (res->probes_discarded > 0) res->converged = 0; /* fewer probes than asked for */
   if (used > 0) {
     double mean = 0.0, ss = 0.0;
-    for (int64_t j = 0; j < used; j++) mean += gam[j];
+    for (int64_t j = 0; j < used; j++) mean += w.gam[j];
     mean /= (double)used;
-    for (int64_t j = 0; j < used; j++) ss += (gam[j] - mean) * (gam[j] - mean);
+    for (int64_t j = 0; j < used; j++) ss += (w.gam[j] - mean) * (w.gam[j] - mean);
     res->logdet = mean;
     res->logdet_se = used > 1 ? sqrt(ss / (double)(used - 1) / (double)used) : 0.0;
   } else {
@@ -274,7 +357,7 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   }
 cleanup:
   sgp_op_destroy(&B);
-  free(buf); free(sc); free(coef); free(tri); free(gam); free(its); free(live);
+  slq_free(&w);
   return code;
 }
 

@@ -218,18 +218,9 @@ static int love_nonfinite(sgp_ctx *ctx, int64_t k)
                   (long long)k);
 }
 
-int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
-                       int64_t rank, sgp_ski_love **out)
+/* The Lanczos rank: 0 asks for min(m, 256); never above m. */
+static int love_rank(sgp_ctx *ctx, int64_t m, int64_t rank, int64_t *k_out)
 {
-  int code;
-  sgp_op B;
-  sgp_ski_love *lv = NULL;
-  double *Qh = NULL, *Ph = NULL, *work = NULL, *R = NULL;
-  memset(&B, 0, sizeof B);
-  if (!out) return sgp_fail(ctx, SGP_EINVAL, "love: output handle missing");
-  *out = NULL;
-  if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
-  const int64_t m = st->m;
   if (rank < 0)
     return sgp_fail(ctx, SGP_EINVAL, "rank: must be positive, or 0 for the default "
                     "min(m, 256) (got %lld)", (long long)rank);
@@ -240,13 +231,193 @@ int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   if (k > (INT64_MAX / 8) / m)
     return sgp_fail(ctx, SGP_ENOMEM, "rank: %lld x %lld basis does not fit in memory",
                     (long long)m, (long long)k);
+  *k_out = k;
+  return SGP_OK;
+}
+
+/* Span-W Lanczos (Alg. A6'): basis Qhat (m-by-k) with Phat = B Qhat, S = M q_i
+ * of the current vector, m-vectors wv, Pw, Sw, tmp, the CGS2 coefficients lam
+ * and the tridiagonal T (diagonal al, off-diagonal be) with its bidiagonal
+ * Cholesky factor (cc, ee); all in one `work` block. */
+typedef struct {
+  int64_t m, k;
+  double noise;
+  double *Qh, *Ph, *work;
+  double *S, *wv, *Pw, *Sw, *tmp, *lam, *al, *be, *cc, *ee;
+} love_lanczos;
+
+static int love_lanczos_alloc(love_lanczos *lz)
+{
+  const int64_t m = lz->m, k = lz->k;
+  lz->Qh = sgp_alloc(m * k);
+  lz->Ph = sgp_alloc(m * k);
+  lz->work = sgp_alloc(5 * m + 5 * k);
+  if (!lz->Qh || !lz->Ph || !lz->work) return 0;
+  double *work = lz->work;
+  lz->S = work; lz->wv = work + m; lz->Pw = work + 2 * m; lz->Sw = work + 3 * m;
+  lz->tmp = work + 4 * m;
+  lz->lam = work + 5 * m; lz->al = lz->lam + k; lz->be = lz->al + k; lz->cc = lz->be + k;
+  lz->ee = lz->cc + k;
+  return 1;
+}
+
+/* q1 from bhat = K_G 1 / m, normalized in the B inner product (||W bhat|| = 1),
+ * and S = M q1 = K_G B q1 + noise q1. *empty: bhat is 0 (no Lanczos steps). */
+static int love_first_vector(sgp_ctx *ctx, const sgp_op *kg, const sgp_op *B, love_lanczos *lz,
+                             int *empty)
+{
+  const int64_t m = lz->m;
+  int code;
+  for (int64_t g = 0; g < m; g++) lz->tmp[g] = 1.0 / (double)m;
+  if ((code = kg->apply(kg, sgp_cmat_of(lz->tmp, m, 1), sgp_mat_of(lz->wv, m, 1), ctx)))
+    return code;
+  if ((code = B->apply(B, sgp_cmat_of(lz->wv, m, 1), sgp_mat_of(lz->Pw, m, 1), ctx)))
+    return code;
+  const double nrm2 = dot(m, lz->wv, lz->Pw);
+  if (!isfinite(nrm2)) return love_nonfinite(ctx, 0);
+  *empty = !(nrm2 > 0 && isfinite(nrm2));
+  if (*empty) return SGP_OK;
+  const double nrm = sqrt(nrm2);
+  for (int64_t g = 0; g < m; g++) { lz->Qh[g] = lz->wv[g] / nrm; lz->Ph[g] = lz->Pw[g] / nrm; }
+  if ((code = kg->apply(kg, sgp_cmat_of(lz->Ph, m, 1), sgp_mat_of(lz->S, m, 1), ctx)))
+    return code;
+  for (int64_t g = 0; g < m; g++) lz->S[g] += lz->noise * lz->Qh[g];
+  return SGP_OK;
+}
+
+/* CGS2 of wv against q_1..q_{i+1} in the B inner product: lambda = Phat' w;
+ * w -= Qhat lambda, twice. */
+static int love_reorthogonalize(sgp_ctx *ctx, love_lanczos *lz, int64_t i)
+{
+  const int64_t m = lz->m;
+  int code;
+  for (int pass = 0; pass < 2; pass++) {
+    if ((code = sgp_gemm(ctx, 'T', 'N', i + 1, 1, m, 1.0, lz->Ph, m, lz->wv, m, 0.0, lz->lam,
+                         i + 1)))
+      return code;
+    if ((code = sgp_gemm(ctx, 'N', 'N', m, 1, i + 1, -1.0, lz->Qh, m, lz->lam, i + 1, 1.0,
+                         lz->wv, m)))
+      return code;
+  }
+  return SGP_OK;
+}
+
+/* beta_i = ||wv||_B and the next vector q_{i+2} = wv / beta_i with its Phat
+ * column and S = M q_{i+2}. *stop: an invariant subspace (beta_i negligible). */
+static int love_next_vector(sgp_ctx *ctx, const sgp_op *kg, const sgp_op *B, love_lanczos *lz,
+                            int64_t i, int *stop)
+{
+  const int64_t m = lz->m;
+  int code;
+  if ((code = B->apply(B, sgp_cmat_of(lz->wv, m, 1), sgp_mat_of(lz->Pw, m, 1), ctx)))
+    return code;
+  const double bb = dot(m, lz->wv, lz->Pw);
+  if (!isfinite(bb)) return love_nonfinite(ctx, i + 1);
+  const double b = bb > 0 ? sqrt(bb) : 0.0;
+  *stop = !(b > 1e-10 * fabs(lz->al[i]));
+  if (*stop) return SGP_OK;
+  lz->be[i] = b;
+  if ((code = kg->apply(kg, sgp_cmat_of(lz->Pw, m, 1), sgp_mat_of(lz->Sw, m, 1), ctx)))
+    return code;
+  double *qn = lz->Qh + (i + 1) * m, *pn = lz->Ph + (i + 1) * m;
+  for (int64_t g = 0; g < m; g++) {
+    qn[g] = lz->wv[g] / b;
+    pn[g] = lz->Pw[g] / b;
+    lz->S[g] = (lz->Sw[g] + lz->noise * lz->wv[g]) / b;
+  }
+  return SGP_OK;
+}
+
+/* Up to k Lanczos steps with full reorthogonalization; *steps: how many gave
+ * a diagonal entry of T (an invariant subspace ends the run early). */
+static int love_lanczos_run(sgp_ctx *ctx, const sgp_op *kg, const sgp_op *B, love_lanczos *lz,
+                            int64_t *steps)
+{
+  const int64_t m = lz->m, k = lz->k;
+  int code, empty = 0, stop = 0;
+  *steps = 0;
+  if ((code = love_first_vector(ctx, kg, B, lz, &empty)) || empty) return code;
+  for (int64_t i = 0; i < k; i++) {
+    const double *qi = lz->Qh + i * m, *pi = lz->Ph + i * m;
+    if ((code = sgp_poll_interrupt(ctx))) return code;
+    /* w = A q_i - beta_i q_{i-1} */
+    if (i == 0) memcpy(lz->wv, lz->S, (size_t)m * sizeof(double));
+    else
+      for (int64_t g = 0; g < m; g++) lz->wv[g] = lz->S[g] - lz->be[i - 1] * qi[g - m];
+    lz->al[i] = dot(m, pi, lz->wv);
+    if (!isfinite(lz->al[i])) return love_nonfinite(ctx, i + 1);
+    *steps = i + 1;
+    if (i == k - 1) break;
+    for (int64_t g = 0; g < m; g++) lz->wv[g] -= lz->al[i] * qi[g];
+    if ((code = love_reorthogonalize(ctx, lz, i))) return code;
+    if ((code = love_next_vector(ctx, kg, B, lz, i, &stop)) || stop) return code;
+  }
+  return SGP_OK;
+}
+
+/* T = C C' (lower bidiagonal C: diagonal cc, subdiagonal ee); the rank kept is
+ * where T's leading block stops being numerically positive definite. */
+static int64_t love_tridiag_cholesky(love_lanczos *lz, int64_t steps)
+{
+  int64_t kk = 0;
+  for (int64_t i = 0; i < steps; i++) {
+    double d2 = lz->al[i];
+    if (i > 0) { lz->ee[i - 1] = lz->be[i - 1] / lz->cc[i - 1]; d2 -= lz->ee[i - 1] * lz->ee[i - 1]; }
+    if (!(d2 > 0) || !isfinite(d2)) break;
+    lz->cc[i] = sqrt(d2);
+    kk = i + 1;
+  }
+  return kk;
+}
+
+/* The cache F' (kk-by-m) with F C' = K_G Phat. */
+static int love_cache(sgp_ctx *ctx, const sgp_op *kg, const love_lanczos *lz, sgp_ski_love *lv)
+{
+  const int64_t m = lz->m, kk = lv->rank;
+  int code = SGP_OK;
+  double *R = sgp_alloc(m * kk);
+  lv->Ft = sgp_alloc(kk * m);
+  if (!R || !lv->Ft) {
+    code = sgp_fail(ctx, SGP_ENOMEM, "rank: out of memory for the LOVE cache");
+    goto cleanup;
+  }
+  /* R = K_G Phat = K_G W' Q (one block product) */
+  if ((code = kg->apply(kg, sgp_cmat_of(lz->Ph, m, kk), sgp_mat_of(R, m, kk), ctx)))
+    goto cleanup;
+  /* F C' = R row by row: C f = r (forward substitution) */
+  for (int64_t g = 0; g < m; g++) {
+    double *f = lv->Ft + g * kk, prev = 0.0;
+    for (int64_t i = 0; i < kk; i++) {
+      const double r = R[g + i * m] - (i > 0 ? lz->ee[i - 1] * prev : 0.0);
+      f[i] = prev = r / lz->cc[i];
+    }
+  }
+cleanup:
+  free(R);
+  return code;
+}
+
+int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                       int64_t rank, sgp_ski_love **out)
+{
+  int code;
+  sgp_op B;
+  sgp_ski_love *lv = NULL;
+  love_lanczos lz;
+  memset(&B, 0, sizeof B);
+  memset(&lz, 0, sizeof lz);
+  if (!out) return sgp_fail(ctx, SGP_EINVAL, "love: output handle missing");
+  *out = NULL;
+  if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
+  const int64_t m = st->m;
+  int64_t k = 0, steps = 0;
+  if ((code = love_rank(ctx, m, rank, &k))) return code;
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
+  lz.m = m; lz.k = k; lz.noise = noise;
   lv = (sgp_ski_love *)calloc(1, sizeof *lv);
-  Qh = sgp_alloc(m * k);
-  Ph = sgp_alloc(m * k);
-  work = sgp_alloc(5 * m + 5 * k);
+  const int have_basis = love_lanczos_alloc(&lz);
   if (lv) lv->c0 = sgp_alloc(m);
-  if (!lv || !Qh || !Ph || !work || !lv->c0) {
+  if (!lv || !have_basis || !lv->c0) {
     code = sgp_fail(ctx, SGP_ENOMEM, "rank: out of memory for the %lld x %lld Lanczos basis",
                     (long long)m, (long long)k);
     goto cleanup;
@@ -254,93 +425,16 @@ int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   lv->grid = st->grid;
   lv->interp = st->interp;
   lv->m = m;
-  double *S = work, *wv = work + m, *Pw = work + 2 * m, *Sw = work + 3 * m, *tmp = work + 4 * m;
-  double *lam = work + 5 * m, *al = lam + k, *be = al + k, *cc = be + k, *ee = cc + k;
-  if ((code = first_column(ctx, kg, tmp, lv->c0))) goto cleanup;
-  /* start bhat = K_G 1 / m, normalized in the B inner product (||W bhat|| = 1) */
-  for (int64_t g = 0; g < m; g++) tmp[g] = 1.0 / (double)m;
-  if ((code = kg->apply(kg, sgp_cmat_of(tmp, m, 1), sgp_mat_of(wv, m, 1), ctx))) goto cleanup;
-  if ((code = B.apply(&B, sgp_cmat_of(wv, m, 1), sgp_mat_of(Pw, m, 1), ctx))) goto cleanup;
-  const double nrm2 = dot(m, wv, Pw);
-  int64_t steps = 0;
-  if (!isfinite(nrm2)) { code = love_nonfinite(ctx, 0); goto cleanup; }
-  if (nrm2 > 0 && isfinite(nrm2)) {
-    const double nrm = sqrt(nrm2);
-    for (int64_t g = 0; g < m; g++) { Qh[g] = wv[g] / nrm; Ph[g] = Pw[g] / nrm; }
-    /* S = M q1 = K_G B q1 + noise q1 */
-    if ((code = kg->apply(kg, sgp_cmat_of(Ph, m, 1), sgp_mat_of(S, m, 1), ctx))) goto cleanup;
-    for (int64_t g = 0; g < m; g++) S[g] += noise * Qh[g];
-    for (int64_t i = 0; i < k; i++) {
-      double *qi = Qh + i * m, *pi = Ph + i * m;
-      if ((code = sgp_poll_interrupt(ctx))) goto cleanup;
-      /* w = A q_i - beta_i q_{i-1} */
-      if (i == 0) memcpy(wv, S, (size_t)m * sizeof(double));
-      else
-        for (int64_t g = 0; g < m; g++) wv[g] = S[g] - be[i - 1] * qi[g - m];
-      al[i] = dot(m, pi, wv);
-      if (!isfinite(al[i])) { code = love_nonfinite(ctx, i + 1); goto cleanup; }
-      steps = i + 1;
-      if (i == k - 1) break;
-      for (int64_t g = 0; g < m; g++) wv[g] -= al[i] * qi[g];
-      /* CGS2 in the B inner product: lambda = Phat' w; w -= Qhat lambda */
-      for (int pass = 0; pass < 2; pass++) {
-        if ((code = sgp_gemm(ctx, 'T', 'N', i + 1, 1, m, 1.0, Ph, m, wv, m, 0.0, lam, i + 1)))
-          goto cleanup;
-        if ((code = sgp_gemm(ctx, 'N', 'N', m, 1, i + 1, -1.0, Qh, m, lam, i + 1, 1.0, wv, m)))
-          goto cleanup;
-      }
-      if ((code = B.apply(&B, sgp_cmat_of(wv, m, 1), sgp_mat_of(Pw, m, 1), ctx))) goto cleanup;
-      const double bb = dot(m, wv, Pw);
-      if (!isfinite(bb)) { code = love_nonfinite(ctx, i + 1); goto cleanup; }
-      const double b = bb > 0 ? sqrt(bb) : 0.0;
-      if (!(b > 1e-10 * fabs(al[i]))) break; /* invariant subspace: steps = i + 1 */
-      be[i] = b;
-      if ((code = kg->apply(kg, sgp_cmat_of(Pw, m, 1), sgp_mat_of(Sw, m, 1), ctx)))
-        goto cleanup;
-      double *qn = qi + m, *pn = pi + m;
-      for (int64_t g = 0; g < m; g++) {
-        qn[g] = wv[g] / b;
-        pn[g] = Pw[g] / b;
-        S[g] = (Sw[g] + noise * wv[g]) / b;
-      }
-    }
-  }
-  /* T = C C' (lower bidiagonal C: diagonal cc, subdiagonal ee); stop where T's
-   * leading block stops being numerically positive definite. */
-  int64_t kk = 0;
-  for (int64_t i = 0; i < steps; i++) {
-    double d2 = al[i];
-    if (i > 0) { ee[i - 1] = be[i - 1] / cc[i - 1]; d2 -= ee[i - 1] * ee[i - 1]; }
-    if (!(d2 > 0) || !isfinite(d2)) break;
-    cc[i] = sqrt(d2);
-    kk = i + 1;
-  }
-  lv->rank = kk;
-  if (kk > 0) {
-    R = sgp_alloc(m * kk);
-    lv->Ft = sgp_alloc(kk * m);
-    if (!R || !lv->Ft) {
-      code = sgp_fail(ctx, SGP_ENOMEM, "rank: out of memory for the LOVE cache");
-      goto cleanup;
-    }
-    /* R = K_G Phat = K_G W' Q (one block product) */
-    if ((code = kg->apply(kg, sgp_cmat_of(Ph, m, kk), sgp_mat_of(R, m, kk), ctx)))
-      goto cleanup;
-    /* F C' = R row by row: C f = r (forward substitution) */
-    for (int64_t g = 0; g < m; g++) {
-      double *f = lv->Ft + g * kk, prev = 0.0;
-      for (int64_t i = 0; i < kk; i++) {
-        const double r = R[g + i * m] - (i > 0 ? ee[i - 1] * prev : 0.0);
-        f[i] = prev = r / cc[i];
-      }
-    }
-  }
+  if ((code = first_column(ctx, kg, lz.tmp, lv->c0))) goto cleanup;
+  if ((code = love_lanczos_run(ctx, kg, &B, &lz, &steps))) goto cleanup;
+  lv->rank = love_tridiag_cholesky(&lz, steps);
+  if (lv->rank > 0 && (code = love_cache(ctx, kg, &lz, lv))) goto cleanup;
   *out = lv;
   lv = NULL;
 cleanup:
   sgp_op_destroy(&B);
   sgp_ski_love_free(lv);
-  free(Qh); free(Ph); free(work); free(R);
+  free(lz.Qh); free(lz.Ph); free(lz.work);
   return code;
 }
 

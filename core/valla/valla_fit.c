@@ -333,133 +333,282 @@ static int diverged(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t it, 
   return st;
 }
 
-static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
-                     sgp_cmat yv, const sgp_valla_opts *o)
-{
-  const int64_t N = X.rows, M = fit->M, D = fit->D, P = n_params(fit);
-  const int64_t nb = o->batch_size < N ? o->batch_size : N;
-  const unsigned learn = o->learn & (fit->likelihood == SGP_LIK_GAUSSIAN ? 15u : 7u);
-  const int want_z = (learn & SGP_VALLA_LEARN_INDUCING) != 0;
+/* State of one Adam run: parameter vectors (current, gradient, best validated,
+ * previous step, start), the minibatch and its gradient blocks, which entries
+ * Adam moves, the shuffled row order and, with fixed Z, the cached kernels. */
+typedef struct {
+  int64_t P, nb, pos, worse;
+  unsigned learn;
+  int want_z, cached, have_val;
+  double *x, *gx, *best, *prev, *x0, *Xb, *yb, *dL, *dZ;
+  unsigned char *mask;
+  int64_t *perm;
+  double prev_val, best_val;
   valla_adam adam;
-  memset(&adam, 0, sizeof adam);
   valla_arena arena; /* per-iteration scratch, reused (valla_arena.c) */
-  memset(&arena, 0, sizeof arena);
-  double *x = sgp_alloc(P), *gx = sgp_alloc(P), *best = sgp_alloc(P), *prev = sgp_alloc(P),
-         *x0 = sgp_alloc(P), *Xb = sgp_alloc(nb * D),
-         *yb = sgp_alloc(nb), *dL = sgp_alloc(M * M), *dZ = want_z ? sgp_alloc(M * D) : NULL;
-  unsigned char *mask = (unsigned char *)calloc((size_t)P, 1);
-  int64_t *perm = (int64_t *)malloc((size_t)N * sizeof(int64_t));
+  train_cache tc;
+  double *cK, *ckd, *cG; /* the batch's rows of tc */
+} adam_run;
+
+static void adam_run_free(adam_run *r)
+{
+  train_cache_free(&r->tc);
+  free(r->cK); free(r->ckd); free(r->cG);
+  valla_arena_destroy(&r->arena);
+  valla_adam_free(&r->adam);
+  free(r->x); free(r->gx); free(r->best); free(r->prev); free(r->x0); free(r->Xb); free(r->yb);
+  free(r->dL); free(r->dZ); free(r->mask); free(r->perm);
+}
+
+/* Adam moves the entries of the parameter blocks that `learn` names. */
+static void fill_learn_mask(const sgp_valla_fit_t *fit, unsigned learn, int want_z, int64_t P,
+                            unsigned char *mask)
+{
+  int64_t p = 0;
+  const int64_t nl = fit->M * (fit->M + 1) / 2;
+  for (; p < nl; p++) mask[p] = (learn & SGP_VALLA_LEARN_A) != 0;
+  mask[p++] = (learn & SGP_VALLA_LEARN_PRIOR_VAR) != 0;
+  mask[p++] = (learn & SGP_VALLA_LEARN_NOISE) != 0;
+  for (; p < P; p++) mask[p] = want_z;
+}
+
+/* The run's buffers, the fit's traces and the Adam state. */
+static int adam_run_alloc(sgp_ctx *ctx, sgp_valla_fit_t *fit, int64_t N, const sgp_valla_opts *o,
+                          adam_run *r)
+{
+  const int64_t M = fit->M, D = fit->D, P = r->P, nb = r->nb;
+  r->x = sgp_alloc(P); r->gx = sgp_alloc(P); r->best = sgp_alloc(P); r->prev = sgp_alloc(P);
+  r->x0 = sgp_alloc(P); r->Xb = sgp_alloc(nb * D); r->yb = sgp_alloc(nb);
+  r->dL = sgp_alloc(M * M); r->dZ = r->want_z ? sgp_alloc(M * D) : NULL;
+  r->mask = (unsigned char *)calloc((size_t)P, 1);
+  r->perm = (int64_t *)malloc((size_t)N * sizeof(int64_t));
   fit->trace_obj = sgp_alloc(o->iterations > 0 ? o->iterations : 1);
   const int64_t max_eval = o->iterations / o->eval_every + 2;
   fit->trace_val = sgp_alloc(max_eval);
   fit->trace_val_iter = (int64_t *)malloc((size_t)max_eval * sizeof(int64_t));
-  int st = (!x || !gx || !best || !prev || !x0 || !Xb || !yb || !dL || (want_z && !dZ) || !mask || !perm ||
-            !fit->trace_obj || !fit->trace_val || !fit->trace_val_iter)
-               ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the optimizer") : SGP_OK;
-  if (!st) st = valla_adam_init(ctx, &adam, P, o->lr, o->beta1, o->beta2, o->adam_eps);
-  if (st) goto done;
-  {
-    int64_t p = 0;
-    const int64_t nl = M * (M + 1) / 2;
-    for (; p < nl; p++) mask[p] = (learn & SGP_VALLA_LEARN_A) != 0;
-    mask[p++] = (learn & SGP_VALLA_LEARN_PRIOR_VAR) != 0;
-    mask[p++] = (learn & SGP_VALLA_LEARN_NOISE) != 0;
-    for (; p < P; p++) mask[p] = want_z;
-  }
-  /* fixed Z: cache the training kernels once when they fit in cache_max_bytes */
-  train_cache tc;
-  memset(&tc, 0, sizeof tc);
-  double *cK = NULL, *ckd = NULL, *cG = NULL;
-  const int64_t C = fit->C;
+  if (!r->x || !r->gx || !r->best || !r->prev || !r->x0 || !r->Xb || !r->yb || !r->dL ||
+      (r->want_z && !r->dZ) || !r->mask || !r->perm || !fit->trace_obj || !fit->trace_val ||
+      !fit->trace_val_iter)
+    return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in the optimizer");
+  int st = valla_adam_init(ctx, &r->adam, P, o->lr, o->beta1, o->beta2, o->adam_eps);
+  if (!st) fill_learn_mask(fit, r->learn, r->want_z, P, r->mask);
+  return st;
+}
+
+/* Fixed Z: the training kernels are cached once when they fit in cache_max_bytes. */
+static int adam_run_cache(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X,
+                          const sgp_valla_opts *o, adam_run *r)
+{
+  const int64_t N = X.rows, M = fit->M, C = fit->C, nb = r->nb;
   const double need = 8.0 * (double)(N * C) * (double)(M + 2) + 8.0 * (double)(nb * C) * (double)(M + 2);
-  const int cached = !want_z && need <= (double)o->cache_max_bytes;
-  if (cached) {
-    cK = sgp_alloc(nb * C * M); ckd = sgp_alloc(nb * C); cG = sgp_alloc(nb * C);
-    st = (!cK || !ckd || !cG) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory for the kernel cache")
-                              : train_cache_build(ctx, fit, X, &tc);
-    if (st) goto done_cache;
-  }
-  for (int64_t i = 0; i < N; i++) perm[i] = i;
-  int64_t pos = N; /* forces a shuffle at the first iteration */
-  double prev_val = INFINITY, best_val = INFINITY;
-  int64_t worse = 0;
-  const int have_val = Xv.data != NULL && Xv.rows > 0;
+  r->cached = !r->want_z && need <= (double)o->cache_max_bytes;
+  if (!r->cached) return SGP_OK;
+  r->cK = sgp_alloc(nb * C * M); r->ckd = sgp_alloc(nb * C); r->cG = sgp_alloc(nb * C);
+  return (!r->cK || !r->ckd || !r->cG)
+             ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory for the kernel cache")
+             : train_cache_build(ctx, fit, X, &r->tc);
+}
+
+/* Restore the best validated state instead of the last usable one. */
+static int keeps_best(const sgp_valla_fit_t *fit, const sgp_valla_opts *o, const adam_run *r)
+{
+  return r->have_val && o->restore_best && fit->n_eval > 0;
+}
+
+/* Iteration it: one Adam step on the next minibatch. *end is set when the run
+ * stops here (divergence; the fit then holds the state diverged() chose). */
+static int adam_iteration(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
+                          const sgp_valla_opts *o, adam_run *r, int64_t it, int *end)
+{
+  const int64_t N = X.rows, nb = r->nb, P = r->P;
+  if (r->pos + nb > N) { shuffle(&ctx->rng, r->perm, N); r->pos = 0; }
+  gather(X, y, r->perm + r->pos, nb, r->Xb, r->yb);
+  r->pos += nb;
+  double val = 0;
+  int64_t cl = 0;
+  valla_kernels pre = {nb, r->cK, r->ckd, r->tc.KZZ, r->cG};
+  if (r->cached) train_cache_gather(&r->tc, N, fit->C, fit->M, r->perm + r->pos - nb, nb, r->cK, r->ckd, r->cG);
+  valla_arena_reset(&r->arena);
   valla_grad g;
   memset(&g, 0, sizeof g);
-  g.dL = dL;
-  g.dZ = dZ;
-  pack(fit, fit->L, fit->log_sigma0, fit->log_noise, fit->Z, x);
-  memcpy(best, x, (size_t)P * sizeof(double));
-  memcpy(x0, x, (size_t)P * sizeof(double));
+  g.dL = r->dL;
+  g.dZ = r->dZ;
+  int st = valla_objective_a(ctx, fit, sgp_cmat_of(r->Xb, nb, fit->D), r->cached ? &pre : NULL,
+                             sgp_cmat_of(r->yb, nb, 1), &val, &g, &cl, &r->arena);
+  if (!st) pack(fit, r->dL, g.d_log_sigma0, g.d_log_noise, r->dZ, r->gx);
+  memcpy(r->prev, r->x, (size_t)P * sizeof(double));
+  if (!st && isfinite(val) && all_finite(P, r->gx)) valla_adam_step(&r->adam, r->x, r->gx, r->mask);
+  if (st == SGP_ENOTPD || (!st && !(isfinite(val) && all_finite(P, r->gx) && usable(fit, P, r->x)))) {
+    *end = 1;
+    return diverged(ctx, fit, X, it, r->prev, r->x0, keeps_best(fit, o, r));
+  }
+  if (st) return st;
+  fit->clamps += cl;
+  fit->trace_obj[it - 1] = val;
+  fit->iterations = it;
+  unpack(fit, r->x);
+  return SGP_OK;
+}
+
+/* The validation NLL of the current state (its covariance built first). */
+static int validation_nll(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat Xv,
+                          sgp_cmat yv, double *nll)
+{
+  *nll = 0;
+  int st = valla_fit_finalize(ctx, fit, X);
+  if (!st) st = valla_nll(ctx, fit, Xv, yv, nll);
+  return st;
+}
+
+/* nll of iteration it into the traces; a new best state is remembered. */
+static void record_nll(sgp_valla_fit_t *fit, adam_run *r, int64_t it, double nll)
+{
+  fit->trace_val[fit->n_eval] = nll;
+  fit->trace_val_iter[fit->n_eval++] = it;
+  if (nll < r->best_val) { r->best_val = nll; memcpy(r->best, r->x, (size_t)r->P * sizeof(double)); fit->best_iteration = it; }
+}
+
+/* A validation check after iteration it; *end is set on divergence or when
+ * patience checks in a row got worse (early stopping). */
+static int validation_check(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat Xv,
+                            sgp_cmat yv, const sgp_valla_opts *o, adam_run *r, int64_t it,
+                            int *end)
+{
+  double nll;
+  int st = validation_nll(ctx, fit, X, Xv, yv, &nll);
+  if (st == SGP_ENOTPD || (!st && !isfinite(nll))) {
+    *end = 1;
+    return diverged(ctx, fit, X, it, r->prev, r->x0, keeps_best(fit, o, r));
+  }
+  if (st) return st;
+  record_nll(fit, r, it, nll);
+  r->worse = nll > r->prev_val ? r->worse + 1 : 0;
+  r->prev_val = nll;
+  if (r->worse >= o->patience) { fit->stopped_early = 1; fit->stop = SGP_VALLA_STOP_EARLY; *end = 1; }
+  return SGP_OK;
+}
+
+/* After the loop: the final iterate competes too (without this check, iterations
+ * after the last evaluation, all but the first when eval_every >= iterations,
+ * would be discarded); then the state kept and the stop reason. */
+static int finish_run(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat Xv, sgp_cmat yv,
+                      const sgp_valla_opts *o, adam_run *r)
+{
+  int st = SGP_OK;
+  const int div = fit->stop == SGP_VALLA_STOP_DIVERGED;
+  if (r->have_val && !fit->stopped_early && !div && fit->n_eval > 0 &&
+      fit->trace_val_iter[fit->n_eval - 1] != fit->iterations) {
+    double nll;
+    if (!(st = validation_nll(ctx, fit, X, Xv, yv, &nll))) record_nll(fit, r, fit->iterations, nll);
+  }
+  if (!st && r->have_val && o->restore_best && fit->n_eval > 0) unpack(fit, r->best);
+  if (!st && !r->have_val && !div) fit->best_iteration = fit->iterations;
+  if (!st && r->learn && fit->stop == SGP_VALLA_STOP_ITERATIONS && objective_rose(fit->trace_obj, fit->iterations))
+    fit->stop = SGP_VALLA_STOP_LOSS_ROSE;
+  return st;
+}
+
+static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
+                     sgp_cmat yv, const sgp_valla_opts *o)
+{
+  const int64_t N = X.rows;
+  adam_run r;
+  memset(&r, 0, sizeof r);
+  r.P = n_params(fit);
+  r.nb = o->batch_size < N ? o->batch_size : N;
+  r.learn = o->learn & (fit->likelihood == SGP_LIK_GAUSSIAN ? 15u : 7u);
+  r.want_z = (r.learn & SGP_VALLA_LEARN_INDUCING) != 0;
+  r.have_val = Xv.data != NULL && Xv.rows > 0;
+  int st = adam_run_alloc(ctx, fit, N, o, &r);
+  if (!st) st = adam_run_cache(ctx, fit, X, o, &r);
+  if (st) goto done;
+  for (int64_t i = 0; i < N; i++) r.perm[i] = i;
+  r.pos = N; /* forces a shuffle at the first iteration */
+  r.prev_val = r.best_val = INFINITY;
+  pack(fit, fit->L, fit->log_sigma0, fit->log_noise, fit->Z, r.x);
+  memcpy(r.best, r.x, (size_t)r.P * sizeof(double));
+  memcpy(r.x0, r.x, (size_t)r.P * sizeof(double));
+  int end = 0;
   for (int64_t it = 1; it <= o->iterations; it++) {
     if ((st = sgp_poll_interrupt(ctx))) break;
-    if (pos + nb > N) { shuffle(&ctx->rng, perm, N); pos = 0; }
-    gather(X, y, perm + pos, nb, Xb, yb);
-    pos += nb;
-    double val = 0;
-    int64_t cl = 0;
-    valla_kernels pre = {nb, cK, ckd, tc.KZZ, cG};
-    if (cached) train_cache_gather(&tc, N, C, M, perm + pos - nb, nb, cK, ckd, cG);
-    valla_arena_reset(&arena);
-    st = valla_objective_a(ctx, fit, sgp_cmat_of(Xb, nb, D), cached ? &pre : NULL,
-                           sgp_cmat_of(yb, nb, 1), &val, &g, &cl, &arena);
-    if (!st) pack(fit, dL, g.d_log_sigma0, g.d_log_noise, dZ, gx);
-    memcpy(prev, x, (size_t)P * sizeof(double));
-    if (!st && isfinite(val) && all_finite(P, gx)) valla_adam_step(&adam, x, gx, mask);
-    if (st == SGP_ENOTPD || (!st && !(isfinite(val) && all_finite(P, gx) && usable(fit, P, x)))) {
-      st = diverged(ctx, fit, X, it, prev, x0, have_val && o->restore_best && fit->n_eval > 0);
+    if ((st = adam_iteration(ctx, fit, X, y, o, &r, it, &end)) || end) break;
+    if (r.have_val && (it - 1) % o->eval_every == 0 &&
+        ((st = validation_check(ctx, fit, X, Xv, yv, o, &r, it, &end)) || end))
       break;
-    }
-    if (st) break;
-    fit->clamps += cl;
-    fit->trace_obj[it - 1] = val;
-    fit->iterations = it;
-    unpack(fit, x);
-    if (have_val && (it - 1) % o->eval_every == 0) {
-      double nll = 0;
-      st = valla_fit_finalize(ctx, fit, X);
-      if (!st) st = valla_nll(ctx, fit, Xv, yv, &nll);
-      if (st == SGP_ENOTPD || (!st && !isfinite(nll))) {
-        st = diverged(ctx, fit, X, it, prev, x0, have_val && o->restore_best && fit->n_eval > 0);
-        break;
-      }
-      if (st) break;
-      fit->trace_val[fit->n_eval] = nll;
-      fit->trace_val_iter[fit->n_eval++] = it;
-      if (nll < best_val) { best_val = nll; memcpy(best, x, (size_t)P * sizeof(double)); fit->best_iteration = it; }
-      worse = nll > prev_val ? worse + 1 : 0;
-      prev_val = nll;
-      if (worse >= o->patience) { fit->stopped_early = 1; fit->stop = SGP_VALLA_STOP_EARLY; break; }
-    }
     if (it % 100 == 0) sgp_progress(ctx, "valla", (double)it / (double)o->iterations);
   }
-  /* The final iterate competes too: without this check, iterations after the last
-   * evaluation (all but the first when eval_every >= iterations) would be discarded. */
-  const int div = fit->stop == SGP_VALLA_STOP_DIVERGED;
-  if (!st && have_val && !fit->stopped_early && !div && fit->n_eval > 0 &&
-      fit->trace_val_iter[fit->n_eval - 1] != fit->iterations) {
-    double nll = 0;
-    st = valla_fit_finalize(ctx, fit, X);
-    if (!st) st = valla_nll(ctx, fit, Xv, yv, &nll);
-    if (!st) {
-      fit->trace_val[fit->n_eval] = nll;
-      fit->trace_val_iter[fit->n_eval++] = fit->iterations;
-      if (nll < best_val) { memcpy(best, x, (size_t)P * sizeof(double)); fit->best_iteration = fit->iterations; }
-    }
-  }
-  if (!st && have_val && o->restore_best && fit->n_eval > 0) unpack(fit, best);
-  if (!st && !have_val && !div) fit->best_iteration = fit->iterations;
-  if (!st && learn && fit->stop == SGP_VALLA_STOP_ITERATIONS && objective_rose(fit->trace_obj, fit->iterations))
-    fit->stop = SGP_VALLA_STOP_LOSS_ROSE;
-  fit->kernel_cache = cached;
-done_cache:
-  train_cache_free(&tc);
-  free(cK); free(ckd); free(cG);
+  if (!st) st = finish_run(ctx, fit, X, Xv, yv, o, &r);
+  fit->kernel_cache = r.cached;
 done:
-  valla_arena_destroy(&arena);
-  valla_adam_free(&adam);
-  free(x); free(gx); free(best); free(prev); free(x0); free(Xb); free(yb); free(dL); free(dZ); free(mask); free(perm);
+  adam_run_free(&r);
   return st;
+}
+
+/* y_mean and y_sd of the gaussian targets (population sd; 1 when y is constant). */
+static void standardize_targets(sgp_valla_fit_t *fit, sgp_cmat y)
+{
+  const int64_t N = y.rows * y.cols;
+  double m = 0, v = 0;
+  for (int64_t i = 0; i < N; i++) m += y.data[i];
+  m /= (double)N;
+  for (int64_t i = 0; i < N; i++) v += (y.data[i] - m) * (y.data[i] - m);
+  v = sqrt(v / (double)N);
+  fit->y_mean = m;
+  fit->y_sd = v > 0 ? v : 1.0;
+}
+
+/* Copies of the training and validation rows when the fit splits them itself. */
+typedef struct { int64_t *idx; double *Xtr, *ytr, *Xva, *yva; } split_bufs;
+
+static void split_bufs_free(split_bufs *b)
+{
+  free(b->idx); free(b->Xtr); free(b->ytr); free(b->Xva); free(b->yva);
+}
+
+/* Without a validation set: a seeded val_frac of the rows is held out (when
+ * that leaves both parts non-empty); Xt, yt, Xv, yv then view sp's copies. */
+static int hold_out_validation(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
+                               double val_frac, split_bufs *sp, sgp_cmat *Xt, sgp_cmat *yt,
+                               sgp_cmat *Xv, sgp_cmat *yv)
+{
+  const int64_t N = X.rows, D = fit->D;
+  int64_t nv = (int64_t)floor(val_frac * (double)N);
+  if (!(nv >= 1 && N - nv >= 1)) return SGP_OK;
+  sp->idx = (int64_t *)malloc((size_t)N * sizeof(int64_t));
+  sp->Xtr = sgp_alloc((N - nv) * D); sp->ytr = sgp_alloc(N - nv);
+  sp->Xva = sgp_alloc(nv * D); sp->yva = sgp_alloc(nv);
+  if (!sp->idx || !sp->Xtr || !sp->ytr || !sp->Xva || !sp->yva)
+    return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
+  for (int64_t i = 0; i < N; i++) sp->idx[i] = i;
+  shuffle(&ctx->rng, sp->idx, N);
+  gather(X, y, sp->idx, nv, sp->Xva, sp->yva);
+  gather(X, y, sp->idx + nv, N - nv, sp->Xtr, sp->ytr);
+  *Xt = sgp_cmat_of(sp->Xtr, N - nv, D); *yt = sgp_cmat_of(sp->ytr, N - nv, 1);
+  *Xv = sgp_cmat_of(sp->Xva, nv, D); *yv = sgp_cmat_of(sp->yva, nv, 1);
+  sgp_say(ctx, "valla: holding out %lld training points for validation (optimistic if the "
+               "network was trained on them)", (long long)nv);
+  return SGP_OK;
+}
+
+/* A seeded subsample of val_max validation rows, so that a check's cost does
+ * not grow with n; Xv, yv then view sp's copies. */
+static int subsample_validation(sgp_ctx *ctx, const sgp_valla_fit_t *fit, int64_t val_max,
+                                split_bufs *sp, sgp_cmat *Xv, sgp_cmat *yv)
+{
+  const int64_t nv = Xv->rows;
+  int64_t *vi = (int64_t *)malloc((size_t)nv * sizeof(int64_t));
+  double *Xs = sgp_alloc(val_max * fit->D), *ys = sgp_alloc(val_max);
+  if (!vi || !Xs || !ys) {
+    free(vi); free(Xs); free(ys);
+    return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
+  }
+  for (int64_t i = 0; i < nv; i++) vi[i] = i;
+  shuffle(&ctx->rng, vi, nv);
+  gather(*Xv, *yv, vi, val_max, Xs, ys);
+  free(vi); free(sp->Xva); free(sp->yva);
+  sp->Xva = Xs; sp->yva = ys;
+  *Xv = sgp_cmat_of(sp->Xva, val_max, fit->D); *yv = sgp_cmat_of(sp->yva, val_max, 1);
+  return SGP_OK;
 }
 
 int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
@@ -478,8 +627,8 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
   o = &resolved;
   sgp_valla_fit_t *fit = (sgp_valla_fit_t *)calloc(1, sizeof *fit);
   if (!fit) return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
-  int64_t *idx = NULL;
-  double *Xtr = NULL, *ytr = NULL, *Xva = NULL, *yva = NULL;
+  split_bufs sp;
+  memset(&sp, 0, sizeof sp);
   if ((st = sgp_valla_net_copy(ctx, net, &fit->net))) goto fail;
   fit->likelihood = o->likelihood;
   fit->method = o->method;
@@ -494,51 +643,19 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
     if (!fit->layers) { st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto fail; }
     memcpy(fit->layers, o->layers, (size_t)net->n_layers * sizeof(int));
   }
-  const int64_t N = X.rows;
-  if (o->likelihood == SGP_LIK_GAUSSIAN && o->standardize_y) {
-    double m = 0, v = 0;
-    for (int64_t i = 0; i < N; i++) m += y.data[i];
-    m /= (double)N;
-    for (int64_t i = 0; i < N; i++) v += (y.data[i] - m) * (y.data[i] - m);
-    v = sqrt(v / (double)N);
-    fit->y_mean = m;
-    fit->y_sd = v > 0 ? v : 1.0;
-  }
+  if (o->likelihood == SGP_LIK_GAUSSIAN && o->standardize_y) standardize_targets(fit, y);
   fit->log_sigma0 = 0.5 * log(o->prior_var);
   fit->log_noise = o->noise > 0 ? log(o->noise / (fit->y_sd * fit->y_sd)) : -5.0;
 
   /* training / validation split */
   sgp_cmat Xt = X, yt = y, Xv = X_val, yv = y_val;
   const int use_adam = o->method == SGP_VALLA_METHOD_VALLA && !o->closed_form && o->iterations > 0;
-  if (use_adam && !X_val.data && o->val_frac > 0) {
-    int64_t nv = (int64_t)floor(o->val_frac * (double)N);
-    if (nv >= 1 && N - nv >= 1) {
-      idx = (int64_t *)malloc((size_t)N * sizeof(int64_t));
-      Xtr = sgp_alloc((N - nv) * fit->D); ytr = sgp_alloc(N - nv);
-      Xva = sgp_alloc(nv * fit->D); yva = sgp_alloc(nv);
-      if (!idx || !Xtr || !ytr || !Xva || !yva) { st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto fail; }
-      for (int64_t i = 0; i < N; i++) idx[i] = i;
-      shuffle(&ctx->rng, idx, N);
-      gather(X, y, idx, nv, Xva, yva);
-      gather(X, y, idx + nv, N - nv, Xtr, ytr);
-      Xt = sgp_cmat_of(Xtr, N - nv, fit->D); yt = sgp_cmat_of(ytr, N - nv, 1);
-      Xv = sgp_cmat_of(Xva, nv, fit->D); yv = sgp_cmat_of(yva, nv, 1);
-      sgp_say(ctx, "valla: holding out %lld training points for validation (optimistic if the "
-                   "network was trained on them)", (long long)nv);
-    }
-  }
-  if (use_adam && Xv.data && o->val_max > 0 && Xv.rows > o->val_max) {
-    const int64_t nv = Xv.rows;
-    int64_t *vi = (int64_t *)malloc((size_t)nv * sizeof(int64_t));
-    double *Xs = sgp_alloc(o->val_max * fit->D), *ys = sgp_alloc(o->val_max);
-    if (!vi || !Xs || !ys) { free(vi); free(Xs); free(ys); st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory"); goto fail; }
-    for (int64_t i = 0; i < nv; i++) vi[i] = i;
-    shuffle(&ctx->rng, vi, nv);
-    gather(Xv, yv, vi, o->val_max, Xs, ys);
-    free(vi); free(Xva); free(yva);
-    Xva = Xs; yva = ys;
-    Xv = sgp_cmat_of(Xva, o->val_max, fit->D); yv = sgp_cmat_of(yva, o->val_max, 1);
-  }
+  if (use_adam && !X_val.data && o->val_frac > 0 &&
+      (st = hold_out_validation(ctx, fit, X, y, o->val_frac, &sp, &Xt, &yt, &Xv, &yv)))
+    goto fail;
+  if (use_adam && Xv.data && o->val_max > 0 && Xv.rows > o->val_max &&
+      (st = subsample_validation(ctx, fit, o->val_max, &sp, &Xv, &yv)))
+    goto fail;
   fit->N = Xt.rows;
 
   if (o->method == SGP_VALLA_METHOD_LLA) {
@@ -574,11 +691,11 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
     }
   }
   if (st) goto fail;
-  free(idx); free(Xtr); free(ytr); free(Xva); free(yva);
+  split_bufs_free(&sp);
   *out = fit;
   return SGP_OK;
 fail:
-  free(idx); free(Xtr); free(ytr); free(Xva); free(yva);
+  split_bufs_free(&sp);
   sgp_valla_fit_free(fit);
   return st;
 }
