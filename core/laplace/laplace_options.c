@@ -52,6 +52,8 @@ static const sgp_opt_spec specs[] = {
    0, "solver residual tolerance, absolute"},
   {"inner_rtol", SGP_OPT_REAL, "1e-05", 0, INFINITY, 0, NULL, OFF(inner_rtol), SGP_STORE_DOUBLE,
    0, "solver residual tolerance, relative to the right-hand side"},
+  {"noise_max", SGP_OPT_REAL, "1e+12", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(noise_max),
+   SGP_STORE_DOUBLE, 0, "cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points"},
   {"kernel_cache_bytes", SGP_OPT_REAL, "2147483648", 0, INFINITY, 0, NULL,
    OFF(kernel_cache_bytes), SGP_STORE_SIZE, 0,
    "keep the kernel matrix when its 8 n^2 bytes fit (else matrix-free)"},

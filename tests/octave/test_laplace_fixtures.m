@@ -165,3 +165,12 @@
 %!error <'fit' has no field 'root'> scalegp_predict (struct ("class", "gp_laplace", "x", 1, "weights", 1), 1)
 %!error <scalegp_predict: 'fit.weights' is 39 x 1; need 40 x 1> scalegp_predict (setfield (fit_fixture (fixture ("bernoulli")), "weights", zeros (39, 1)), zeros (2, 2))
 %!error <scalegp_predict: weights: is 39 x 1> __sgp_laplace_predict__ (zeros (40, 2), zeros (39, 1), [], "bernoulli", "rbf", 1, 1, 0, zeros (2, 2), [], 0)
+
+%!test
+%! ## noise_max: added in the core's option table only (issue 12)
+%! x = linspace (-2, 2, 30)'; y = double (x > 0);
+%! a = gp_laplace (x, y, "outputscale", 25, "lengthscale", 0.3, "seed", 1);
+%! warning ("off", "scalegp:not-converged", "local");  # capped curvature: slower Newton
+%! b = gp_laplace (x, y, "outputscale", 25, "lengthscale", 0.3, "noise_max", 2, "seed", 1);
+%! assert (max (abs (a.f - b.f)) > 1e-3);
+%!error <gp_laplace: 'noise_max' must be positive and finite \(got 0\)> gp_laplace ((1:3)', [0; 1; 0], "noise_max", 0)

@@ -305,3 +305,17 @@ test_that("every bad argument is an error naming it", {
   expect_error(predict(bad, x), "'object\\$root' is 9 x [0-9]+; need 10 x any")
   expect_error(c_predict(bad), "predict.gp_laplace: root: has 9 rows")
 })
+
+test_that("noise_max (added in the core's option table only) reaches the fit", {
+  # issue 12: an option is a row of the core's table; neither front names it
+  x <- matrix(seq(-2, 2, length.out = 30)); y <- as.integer(x[, 1] > 0)
+  expect_true("noise_max" %in% scalegp_options("gp_laplace")$name)
+  a <- gp_laplace(x, y, outputscale = 25, lengthscale = 0.3, verbose = FALSE, seed = 1)
+  # (the capped curvature is not the Hessian: Newton slows down, it may not converge)
+  b <- suppressWarnings(gp_laplace(x, y, outputscale = 25, lengthscale = 0.3, noise_max = 2,
+                                   verbose = FALSE, seed = 1))
+  # W^-1 = 2 + e^f + e^-f >= 4 for bernoulli: a cap of 2 changes every pseudo-noise
+  expect_gt(max(abs(a$f - b$f)), 1e-3)
+  expect_error(gp_laplace(x, y, noise_max = 0, verbose = FALSE),
+               "gp_laplace: 'noise_max' must be positive and finite \\(got 0\\)")
+})
