@@ -90,8 +90,11 @@ rcheck: deps
 	  _R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check --no-manual scalegp_$(VERSION).tar.gz
 
 # Regenerates NAMESPACE and man/ from the roxygen comments in R/.
-docs:
-	$(RSCRIPT) -e 'roxygen2::roxygenise(load_code = "source")'
+# The options' docs come from the core's tables (R/option_docs.R): roxygen runs
+# on the installed package, and tools/option_docs.R writes the Octave help blocks.
+docs: install
+	R_LIBS=$(RLIB) $(RSCRIPT) -e 'roxygen2::roxygenise(load_code = roxygen2::load_installed)'
+	R_LIBS=$(RLIB) $(RSCRIPT) tools/option_docs.R
 
 # Fuzz runs (not part of check): bad inputs and tampered fits for every public
 # function; tables of clean errors / crashes / silent garbage. FUZZ_ARGS, e.g.

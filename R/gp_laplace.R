@@ -31,67 +31,40 @@
 #' @param ... options by name (see Options); every option, its default, range
 #'   and the check of its value are defined once in the compiled core
 #'   (\code{scalegp_options("gp_laplace")} lists them).
-#' @section Options:
-#' \describe{
-#'   \item{\code{likelihood}}{\code{"bernoulli"}, \code{"poisson"}, \code{"softmax"} or
-#'   \code{"gaussian"}.}
-#'   \item{\code{kernel}}{\code{"rbf"}, \code{"matern12"}, \code{"matern32"} or
-#'   \code{"matern52"} (see \code{\link{gp_kernel}}); shared by all classes.}
-#'   \item{\code{lengthscale}}{one positive lengthscale or d of them (ARD).}
-#'   \item{\code{outputscale}}{positive signal variance.}
-#'   \item{\code{noise}}{Gaussian noise variance, one value or n (\code{NULL}: 1). Only
-#'   for \code{likelihood = "gaussian"}: giving it with another likelihood is an error
-#'   (it would have no effect).}
-#'   \item{\code{offset}}{Poisson log exposure, length n (default 0).}
-#'   \item{\code{policy}}{\code{"cg"} or \code{"cholesky"} (unit-vector actions, taken in
-#'   blocks of 256 kernel columns; with \code{max_iter = n} exact Laplace).}
-#'   \item{\code{max_newton}}{maximum number of Newton steps (>= 1).}
-#'   \item{\code{max_iter}}{solver iterations per Newton step (>= 1). With \code{policy =
-#'   "cg"} and \code{max_iter} at least \eqn{n C}, a solve whose residual has converged
-#'   goes on with unit-vector actions outside the span of the previous ones until they
-#'   span everything, so that the variance (not only the mean) is the exact Laplace
-#'   variance.}
-#'   \item{\code{rank}}{compression rank of the solver's buffers (\code{Inf}: none; 0: no
-#'   recycling across Newton steps).}
-#'   \item{\code{tol}}{Newton stops, converged, when a bound on the distance of the
-#'   latent mode found to the true one (largest absolute difference, in latent units) is
-#'   at most \code{tol}, both at the linearization point of the returned posterior and at
-#'   the returned \code{f}. The bound is \eqn{\|\nabla\Psi(f)\| / (1/\lambda_{max}(K) +
-#'   \min W)}: the Laplace objective \eqn{\Psi} is strongly concave with curvature at
-#'   least \eqn{K^{-1}}, so the bound holds wherever the run stopped
-#'   (\code{steps$mode_error} shows it per Newton step). A small solver budget may not
-#'   reach the mode: the fit then says \code{converged = FALSE} (stop reason
-#'   \code{"max_newton"} or \code{"stalled"}) and its variances include the computational
-#'   uncertainty.}
-#'   \item{\code{backend}}{\code{"auto"}, \code{"cpu"} or \code{"cuda"}.}
-#'   \item{\code{seed}}{whole number for reproducible random choices (\code{NULL}: drawn
-#'   from R's RNG, so \code{set.seed()} works).}
-#'   \item{\code{verbose}}{print progress (one line per Newton step).}
-#'   \item{\code{threads}}{OpenMP threads (\code{NULL} or 0: default).}
-#'   \item{\code{recycle}}{reuse the solver's actions across Newton steps.}
-#'   \item{\code{damping}}{globalized Newton steps (the default), which never lower the
-#'   Laplace objective \eqn{\Psi(f) = \log p(y|f) - \frac12 (f-m)^T K^{-1}(f-m)}: after a
-#'   truncated solve (the residual tolerance not met within \code{max_iter} iterations)
-#'   the step maximizes \eqn{\Psi} over the span of this step's solver actions, the
-#'   previous weights and the solver's weights (a small concave problem, no kernel
-#'   products); after a converged solve it backtracks along the Newton step (overshooting
-#'   likelihoods: large counts). \code{FALSE} gives the paper's undamped steps, which are
-#'   safe only when the solves are (nearly) exact, i.e. a budget near the number of
-#'   latent values or \code{policy = "cholesky"} with a full budget, and the counts
-#'   moderate; at small budgets they can diverge to overconfident predictions.}
-#'   \item{\code{max_total_iter}}{cap on the total number of solver iterations.}
-#'   \item{\code{random_order}}{cholesky policy: visit the data points in a seeded random
-#'   order.}
-#'   \item{\code{time_limit}}{seconds after which the Newton loop stops (\code{Inf}:
-#'   none).}
-#'   \item{\code{kernel_cache_bytes}}{the kernel matrix is computed once and kept when
-#'   its \eqn{8 n^2} bytes fit this budget (default 2 GiB); only its lower triangle is
-#'   computed and touched, so about half of that becomes resident memory. Otherwise every
-#'   product evaluates the kernel tile by tile (matrix-free, O(n) memory).}
-#'   \item{\code{inner_atol,inner_rtol}}{a Newton step's solver stops when the residual
-#'   norm is below \code{max(inner_atol, inner_rtol * norm(b))} (default 1e-5 each); 0
-#'   runs all \code{max_iter} iterations unless the solver breaks down.}
-#' }
+#' @eval rd_options("gp_laplace")
+#' @details
+#' \strong{Budget and convergence.} With \code{policy = "cg"} and \code{max_iter}
+#' at least \eqn{n C}, a solve whose residual has converged goes on with
+#' unit-vector actions outside the span of the previous ones until they span
+#' everything, so that the variance (not only the mean) is the exact Laplace
+#' variance. Newton stops, converged, when a bound on the distance of the latent
+#' mode found to the true one (largest absolute difference, in latent units) is
+#' at most \code{tol}, both at the linearization point of the returned posterior
+#' and at the returned \code{f}. The bound is
+#' \eqn{\|\nabla\Psi(f)\| / (1/\lambda_{max}(K) + \min W)}: the Laplace objective
+#' \eqn{\Psi} is strongly concave with curvature at least \eqn{K^{-1}}, so the
+#' bound holds wherever the run stopped (\code{steps$mode_error} shows it per
+#' Newton step). A small solver budget may not reach the mode: the fit then says
+#' \code{converged = FALSE} (stop reason \code{"max_newton"} or \code{"stalled"})
+#' and its variances include the computational uncertainty. A solve stops when the
+#' residual norm is below \code{max(inner_atol, inner_rtol * norm(b))}.
+#'
+#' \strong{Damping.} With \code{damping = TRUE} (the default) no Newton step
+#' lowers the Laplace objective \eqn{\Psi(f) = \log p(y|f) - \frac12 (f-m)^T
+#' K^{-1}(f-m)}: after a truncated solve (the residual tolerance not met within
+#' \code{max_iter} iterations) the step maximizes \eqn{\Psi} over the span of this
+#' step's solver actions, the previous weights and the solver's weights (a small
+#' concave problem, no kernel products); after a converged solve it backtracks
+#' along the Newton step (overshooting likelihoods: large counts).
+#' \code{damping = FALSE} gives the paper's undamped steps, which are safe only
+#' when the solves are (nearly) exact, i.e. a budget near the number of latent
+#' values or \code{policy = "cholesky"} with a full budget, and the counts
+#' moderate; at small budgets they can diverge to overconfident predictions.
+#'
+#' \strong{Memory.} The kernel matrix is computed once and kept when its
+#' \eqn{8 n^2} bytes fit \code{kernel_cache_bytes}; only its lower triangle is
+#' computed and touched, so about half of that becomes resident memory. Otherwise
+#' every product evaluates the kernel tile by tile (matrix-free, O(n) memory).
 #' @return An object of class \code{gp_laplace}, a plain list: \code{f},
 #'   \code{var}, \code{weights} (n-by-C latent mode, latent marginal variances
 #'   incl. computational uncertainty, representer weights), \code{root}

@@ -22,58 +22,78 @@
 ## (classes in sorted order, kept in @code{fit.levels}); poisson non-negative
 ## integer counts; gaussian real responses.
 ##
-## Options, as name/value pairs (names are case-insensitive; the same names
-## as in R):
+## Options, as name/value pairs with the same names as in R (every option's
+## name, default, range and check are defined once in the compiled core):
 ##
 ## @table @asis
-## @item @qcode{"likelihood"}
-## @qcode{"bernoulli"} (default), @qcode{"poisson"}, @qcode{"softmax"} or
-## @qcode{"gaussian"}.
-## @item @qcode{"kernel"}, @qcode{"lengthscale"}, @qcode{"outputscale"}
-## The covariance function shared by all classes, as in @code{gp_kernel}
-## (defaults @qcode{"rbf"}, 1, 1).
-## @item @qcode{"noise"}
-## Gaussian noise variance, 1 or n values (default 1). Only for
-## @qcode{"gaussian"}: giving it with another likelihood is an error (it would
-## have no effect).
-## @item @qcode{"offset"}
-## Poisson log exposure, n values (default 0).
-## @item @qcode{"policy"}
-## @qcode{"cg"} (default; residual actions = conjugate gradients) or
-## @qcode{"cholesky"} (unit-vector actions = partial Cholesky).
-## @item @qcode{"max_newton"}, @qcode{"max_iter"}
-## Newton steps (default 20) and solver iterations per step (default 5).
-## @item @qcode{"rank"}
-## Compression rank of the solver's buffers (default @code{Inf}: none; 0: no
-## recycling).
-## @item @qcode{"tol"}
-## Newton stops, converged, when a bound on the distance of the latent mode
-## found to the true one (largest absolute difference) is at most @var{tol}
-## (default 1e-6), at the linearization point of the returned posterior and at
-## the returned @code{f}; @code{fit.steps.mode_error} shows the bound per
-## Newton step.  A small solver budget may not reach the mode: the fit then
-## says @code{converged = false} (stop reason @qcode{"max_newton"} or
-## @qcode{"stalled"}), as in R's @code{?gp_laplace}.
 ## @item @qcode{"xtest"}, @qcode{"xtest_offset"}
 ## Test inputs (d columns) and their Poisson log exposure: predictions go to
 ## @code{fit.test}.
+## @c options: generated from the core's table by tools/option_docs.R
+## @item @qcode{"likelihood"}
+## "bernoulli" (logit), "poisson" (log link), "softmax" or "gaussian" (default @qcode{"bernoulli"}).
+## @item @qcode{"kernel"}
+## "rbf", "matern12", "matern32" or "matern52" (default @qcode{"rbf"}).
+## @item @qcode{"lengthscale"}
+## one lengthscale, or one per column of x (ARD) (default @code{1}).
+## @item @qcode{"outputscale"}
+## kernel variance (default @code{1}).
+## @item @qcode{"noise"}
+## gaussian: noise variance, 1 or n values (none given: 1) (default @code{[]}).
+## @item @qcode{"offset"}
+## poisson: log exposure per point (none given: 0) (default @code{[]}).
+## @item @qcode{"policy"}
+## solver actions: "cg" (residuals) or "cholesky" (unit vectors: subset of data) (default @qcode{"cg"}).
+## @item @qcode{"max_newton"}
+## Newton steps at most (default @code{20}).
+## @item @qcode{"max_iter"}
+## solver iterations per Newton step (the budget) (default @code{5}).
+## @item @qcode{"rank"}
+## compression rank of the recycled actions (Inf: none) (default @code{Inf}).
+## @item @qcode{"tol"}
+## converged when the bound on max |f - mode| is at most tol (default @code{1e-06}).
+## @item @qcode{"n_class"}
+## softmax: number of classes (0: the largest label) (default @code{0}).
+## @item @qcode{"recycle"}
+## reuse the solver's actions across Newton steps (default @code{true}).
+## @item @qcode{"damping"}
+## globalized Newton steps that never lower the Laplace objective (default @code{true}).
+## @item @qcode{"max_total_iter"}
+## cap on the total number of solver iterations (default @code{Inf}).
+## @item @qcode{"random_order"}
+## cholesky policy: visit the points in a seeded random order (default @code{false}).
+## @item @qcode{"time_limit"}
+## seconds after which the Newton loop stops (default @code{Inf}).
+## @item @qcode{"inner_atol"}
+## solver residual tolerance, absolute (default @code{1e-05}).
+## @item @qcode{"inner_rtol"}
+## solver residual tolerance, relative to the right-hand side (default @code{1e-05}).
+## @item @qcode{"noise_max"}
+## cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points (default @code{1e+12}).
+## @item @qcode{"kernel_cache_bytes"}
+## keep the kernel matrix when its 8 n^2 bytes fit (else matrix-free) (default @code{2147483648}).
 ## @item @qcode{"backend"}
-## @qcode{"auto"} (default), @qcode{"cpu"} or @qcode{"cuda"}.
+## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}).
 ## @item @qcode{"seed"}
-## Whole number making the random choices reproducible (default: drawn from
-## @code{rand}).
+## whole number for reproducible random choices; [] draws one with rand (default @code{[]}).
 ## @item @qcode{"verbose"}
-## Print one line per Newton step (default false).
+## print progress (default @code{false}).
 ## @item @qcode{"threads"}
-## OpenMP threads (default 0: the OpenMP default).
-## @item @qcode{"recycle"}, @qcode{"damping"}, @qcode{"max_total_iter"}, @qcode{"random_order"}, @qcode{"time_limit"}, @qcode{"inner_atol"}, @qcode{"inner_rtol"}
-## Additional solver options, as in R's @code{?gp_laplace} (defaults true,
-## true, Inf, false, Inf, 1e-5, 1e-5). @qcode{"damping"} (default true) makes
-## every Newton step ascend the Laplace objective: after a truncated solve the
-## best step in the span of the step's solver actions and the old and new
-## weights, else backtracking; false gives the paper's undamped steps, safe only
-## with (nearly) exact solves, which can diverge at small budgets.
+## OpenMP threads (0: the OpenMP default) (default @code{0}).
+## @c end of the generated options
 ## @end table
+##
+## Convergence: Newton stops, converged, when a bound on the distance of the
+## latent mode found to the true one (largest absolute difference) is at most
+## @qcode{"tol"}, at the linearization point of the returned posterior and at
+## the returned @code{f}; @code{fit.steps.mode_error} shows the bound per
+## Newton step.  A small solver budget may not reach the mode: the fit then
+## says @code{converged = false}, as in R's @code{?gp_laplace}.
+## @qcode{"damping"} (default true) makes every Newton step ascend the Laplace
+## objective: after a truncated solve the best step in the span of the step's
+## solver actions and the old and new weights, else backtracking; false gives
+## the paper's undamped steps, safe only with (nearly) exact solves, which can
+## diverge at small budgets.
 ##
 ## The result is a struct (plain data: it survives @code{save}/@code{load})
 ## with @code{class = "gp_laplace"} and the fields of the R result:

@@ -65,3 +65,19 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
                 warning = function(w) conditionMessage(w))
   expect_identical(w, oct$warning)
 })
+
+test_that("the option docs of R and Octave follow the core's table", {
+  root <- parity_root()
+  if (is.null(root)) skip("not run from the source tree")
+  for (fn in c("gp_laplace")) {
+    rd <- readLines(file.path(root, "man", paste0(fn, ".Rd")))
+    t <- rbind(scalegp_options(fn), scalegp_options("context"))
+    for (k in seq_len(nrow(t)))
+      expect_true(any(grepl(sprintf("\\item{\\code{%s} (default", t$name[k]), rd, fixed = TRUE)),
+                  label = sprintf("%s's Rd documents '%s'", fn, t$name[k]))
+  }
+  out <- system2(file.path(R.home("bin"), "Rscript"),
+                 c(file.path(root, "tools", "option_docs.R"), "--check"), stdout = TRUE,
+                 stderr = TRUE, env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":")))
+  expect_null(attr(out, "status"), label = paste(out, collapse = "\n"))
+})
