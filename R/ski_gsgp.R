@@ -57,7 +57,7 @@
 #' @param bounds_policy points outside the grid: \code{"error"} (default),
 #'   \code{"clamp"}, \code{"drop"} or \code{"truncate"} (see
 #'   \code{\link{ski_stats}}); also used for \code{xtest} and \code{predict},
-#'   where \code{"drop"} gives \code{NA} mean and variance at such points.
+#'   where \code{"drop"} gives \code{NaN} mean and variance at such points.
 #' @param grid_pad cells of padding of the default bounds.
 #' @param slq_max_iter Lanczos steps per probe of the log-determinant (100).
 #' @param precond_rank rank \eqn{q} of an optional preconditioner for the
@@ -280,12 +280,7 @@ ski_predict_impl <- function(object, newdata, variance, threads, backend, fn, ar
   if (!p$converged)
     warning(sprintf("%s: exact variances did not all reach tol (worst relative residual %.3g; %s)",
                     fn, p$rel_residual, ski_stop_words[[ski_stop_reasons[p$stop + 1L]]]), call. = FALSE)
-  if (object[["bounds_policy"]] == "drop") {
-    # a dropped test point has no taps: report NA rather than the 0 of an empty row
-    out <- ski_outside(xs, object[["grid"]])
-    p$mean[out] <- NA_real_
-    if (!is.null(p$var)) p$var[out] <- NA_real_
-  }
+  # (under bounds_policy "drop" the core gives NaN at points outside the grid)
   list(mean = p$mean, var = p$var)
 }
 
@@ -304,22 +299,6 @@ ski_stop_message <- function(what, stop, iterations, rel_residual, tol) {
                    what, iterations, rel_residual, tol))
   sprintf("%s stopped after %d iterations at relative residual %.3g > tol %.3g: %s", what,
           iterations, rel_residual, tol, ski_stop_words[[stop]])
-}
-
-# Rows of xs outside the valid interpolation range of the grid (the core's
-# test, ski_interp.c, with its rounding slack).
-ski_outside <- function(xs, grid) {
-  m <- grid$size
-  out <- logical(nrow(xs))
-  for (j in seq_along(m)) {
-    lo <- grid$bounds[j, 1]
-    h <- if (m[j] > 1) (grid$bounds[j, 2] - lo) / (m[j] - 1) else 1
-    t <- (xs[, j] - lo) / h
-    slack <- 8 * .Machine$double.eps * ((abs(xs[, j]) + abs(lo)) / h + abs(t) + 1)
-    tr <- if (grid$interpolation == "cubic") c(1, m[j] - 2) else c(0, m[j] - 1)
-    out <- out | t < tr[1] - slack | t > tr[2] + slack
-  }
-  out
 }
 
 #' @export
