@@ -36,13 +36,12 @@ function pred = predict_ski_gsgp (fit, xnew, fname, xarg, varargin)
     arg_error (fname, "variance", "\"lanczos\" needs a fit made with \"variance\", \"lanczos\"");
   endif
   stats = fit.stats;
-  policies = {"error", "truncate", "clamp", "drop"};
   copt = struct ("kernel", fit.kernel, "lengthscale", fit.lengthscale,
                  "outputscale", fit.outputscale, "noise", fit.noise, "method", 0,
                  "tol", fit.tol, "max_iter", fit.max_iter,
                  "variance", find (strcmp (variance, {"none", "lanczos", "exact"})) - 1,
                  "rank", 0, "loglik", false, "slq_max_iter", 100,
-                 "bounds_policy", find (strcmp (fit.bounds_policy, policies)) - 1,
+                 "bounds_policy", find (strcmp (fit.bounds_policy, ski_bounds_policies ())) - 1,
                  "backend", backend);
   if (isempty (fit.love))
     Ft = zeros (0, 0);
