@@ -123,7 +123,7 @@ int sgp_ski_stats_merge(sgp_ctx *ctx, sgp_ski_stats *dst, const sgp_ski_stats *s
 {
   if (!dst || !src) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
   if (!same_grid(&dst->grid, dst->interp, &src->grid, src->interp))
-    return grid_mismatch(ctx, "src", "dst");
+    return grid_mismatch(ctx, "src stats", "dst stats");
   const int64_t m = dst->m, Sm = dst->S * m;
   for (int64_t i = 0; i < Sm; i++) dst->D[i] += src->D[i];
   for (int64_t i = 0; i < m; i++) {
