@@ -263,12 +263,12 @@ ski_check_stats <- function(s, fn, arg = "stats") {
 #' @export
 ski_stats_merge <- function(a, b, ...) {
   fn <- "ski_stats_merge"
-  all <- c(list(a), if (!missing(b)) list(b), list(...))
-  labels <- c("a", "b", sprintf("...%d", seq_len(max(0L, length(all) - 2L))))[seq_along(all)]
-  all <- Map(function(s, arg) ski_check_stats(s, fn, arg), all, labels)
+  parts <- c(list(a), if (!missing(b)) list(b), list(...))
+  labels <- c("a", "b", sprintf("...%d", seq_len(max(0L, length(parts) - 2L))))[seq_along(parts)]
+  parts <- Map(function(s, arg) ski_check_stats(s, fn, arg), parts, labels)
   # the core checks that grids and probe sketches agree, adds, and names the argument
-  merged <- .Call(C_sgp_ski_stats_merge_r, unname(all), labels, fn)
-  out <- all[[1]]
+  merged <- .Call(C_sgp_ski_stats_merge_r, unname(parts), labels, fn)
+  out <- parts[[1]]
   out[names(merged)] <- merged
   structure(out, class = "ski_stats")
 }

@@ -18,15 +18,15 @@ function s = ski_stats_merge (a, varargin)
     print_usage ();
   endif
   fname = "ski_stats_merge";
-  all = [{a}, varargin];
-  labels = [{"a", "b"}, arrayfun(@(i) sprintf ("...%d", i), 1:numel (all) - 2,
-                                 "uniformoutput", false)](1:numel (all));
-  for i = 1:numel (all)
-    all{i} = ski_check_stats (all{i}, fname, labels{i});
+  parts = [{a}, varargin];
+  labels = [{"a", "b"}, arrayfun(@(i) sprintf ("...%d", i), 1:numel (parts) - 2,
+                                 "uniformoutput", false)](1:numel (parts));
+  for i = 1:numel (parts)
+    parts{i} = ski_check_stats (parts{i}, fname, labels{i});
   endfor
   ## the core checks that grids and probe sketches agree, adds, and names the argument
-  merged = __sgp_ski_merge__ (all, labels, fname);
-  s = all{1};
+  merged = __sgp_ski_merge__ (parts, labels, fname);
+  s = parts{1};
   for f = fieldnames (merged).'
     s.(f{1}) = merged.(f{1});
   endfor
