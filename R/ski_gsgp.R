@@ -57,7 +57,7 @@
 #' @param bounds_policy points outside the grid: \code{"error"} (default),
 #'   \code{"clamp"}, \code{"drop"} or \code{"truncate"} (see
 #'   \code{\link{ski_stats}}); also used for \code{xtest} and \code{predict},
-#'   where \code{"drop"} gives \code{NA} mean and variance at such points.
+#'   where \code{"drop"} gives \code{NaN} mean and variance at such points.
 #' @param grid_pad cells of padding of the default bounds.
 #' @param slq_max_iter Lanczos steps per probe of the log-determinant (100).
 #' @param precond_rank rank \eqn{q} of an optional preconditioner for the
@@ -144,47 +144,15 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
     if (is.null(y)) stop_arg(fn, "y", "is missing (x was given)")
     y <- ski_check_y(y, nrow(x), fn)
   }
-  if (!is.null(grid_pad) && is.null(grid_bounds) && is.null(stats) && bounds_policy == "error") {
-    need <- if (identical(interpolation, "linear")) 0 else 1
-    if (is.numeric(grid_pad) && length(grid_pad) == 1L && !is.na(grid_pad) && grid_pad < need)
-      stop_arg(fn, "grid_pad", "is ", grid_pad, ": with fewer than ", need, " cell of padding ",
-               "the data at the edges fall outside the valid range of ", interpolation,
-               " interpolation (use grid_pad >= ", need, ", or bounds_policy \"clamp\", ",
-               "\"truncate\" or \"drop\")")
-  }
+  o <- list(stats = stats, grid_size = grid_size, grid_bounds = grid_bounds, grid_pad = grid_pad,
+            interpolation = interpolation, interpolation_given = !missing(interpolation),
+            lengthscale = lengthscale, method = method, bounds_policy = bounds_policy,
+            loglik = loglik, probes = probes, seed = seed, verbose = verbose, threads = threads,
+            precond_rank = precond_rank)
   t0 <- proc.time()[["elapsed"]]
-  if (is.null(stats)) {
-    if (!has_data) stop_arg(fn, "x", "and 'y' are needed (or 'stats')")
-    if (ncol(x) > 8L) stop_arg(fn, "x", "has ", ncol(x), " columns; the grid supports at most 8")
-    lengthscale <- check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x)))
-    grid <- ski_grid_impl(x, grid_size, grid_bounds, interpolation, lengthscale, NULL, NULL,
-                          grid_pad, fn)
-    stats <- ski_stats_impl(x, y, grid, 0, bounds_policy, if (loglik) probes else 0L, seed,
-                            verbose, threads, fn)
-  } else {
-    if (!is.null(grid_size) || !is.null(grid_bounds) || !is.null(grid_pad))
-      stop_arg(fn, "stats", "fixes the grid: leave 'grid_size', 'grid_bounds' and 'grid_pad' unset")
-    stats <- structure(ski_check_stats(stats, fn), class = "ski_stats")
-    if (!missing(interpolation) && !identical(interpolation, stats$grid$interpolation))
-      stop_arg(fn, "interpolation", "differs from that of 'stats' (\"",
-               stats$grid$interpolation, "\")")
-    d <- length(stats$grid$size)
-    if (has_data && ncol(x) != d)
-      stop_arg(fn, "x", "has ", ncol(x), " columns but 'stats' has a ", d, "-dimensional grid")
-    lengthscale <- check_positive(lengthscale, fn, "lengthscale", c(1L, d))
-    if (loglik && stats$probes < 1)
-      stop_arg(fn, "stats", "has no probe sketches for loglik = TRUE; make them with ",
-               "ski_stats(..., probes = ", probes, ")")
-  }
-  if (method == "ski" && !has_data)
-    stop_arg(fn, "x", "and 'y' are needed by method = \"ski\" (the statistics are not enough)")
-  # (with bounds_policy = "drop" the statistics count the kept rows only; the
-  # core compares those)
-  if (method == "ski" && bounds_policy != "drop" && nrow(x) != stats$n)
-    stop_arg(fn, "x", "has ", nrow(x), " rows but 'stats' count ", stats$n, " points")
-  if (precond_rank >= prod(stats$grid$size))
-    stop_arg(fn, "precond_rank", "must be less than the ", prod(stats$grid$size),
-             " grid points")
+  st <- ski_gsgp_stats(x, y, has_data, o, fn)
+  stats <- st$stats
+  lengthscale <- st$lengthscale
   t1 <- proc.time()[["elapsed"]]
   opts <- list(kernel = kernel, lengthscale = lengthscale, outputscale = outputscale,
                noise = noise, method = match(method, c("gsgp", "ski")) - 1,
@@ -225,6 +193,59 @@ ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, k
   }
   if (verbose) print(fit)
   fit
+}
+
+# The statistics ski_gsgp fits from: those of x, y on a grid made from the
+# arguments, or the given stats (checked against the other arguments); and the
+# checked lengthscale. o: the checked arguments (as Octave's ski_gsgp_stats).
+ski_gsgp_stats <- function(x, y, has_data, o, fn) {
+  ski_gsgp_check_pad(o, fn)
+  if (is.null(o$stats)) {
+    if (!has_data) stop_arg(fn, "x", "and 'y' are needed (or 'stats')")
+    if (ncol(x) > 8L) stop_arg(fn, "x", "has ", ncol(x), " columns; the grid supports at most 8")
+    lengthscale <- check_positive(o$lengthscale, fn, "lengthscale", c(1L, ncol(x)))
+    grid <- ski_grid_impl(x, o$grid_size, o$grid_bounds, o$interpolation, lengthscale, NULL, NULL,
+                          o$grid_pad, fn)
+    stats <- ski_stats_impl(x, y, grid, 0, o$bounds_policy, if (o$loglik) o$probes else 0L,
+                            o$seed, o$verbose, o$threads, fn)
+  } else {
+    if (!is.null(o$grid_size) || !is.null(o$grid_bounds) || !is.null(o$grid_pad))
+      stop_arg(fn, "stats", "fixes the grid: leave 'grid_size', 'grid_bounds' and 'grid_pad' unset")
+    stats <- structure(ski_check_stats(o$stats, fn), class = "ski_stats")
+    if (o$interpolation_given && !identical(o$interpolation, stats$grid$interpolation))
+      stop_arg(fn, "interpolation", "differs from that of 'stats' (\"",
+               stats$grid$interpolation, "\")")
+    d <- length(stats$grid$size)
+    if (has_data && ncol(x) != d)
+      stop_arg(fn, "x", "has ", ncol(x), " columns but 'stats' has a ", d, "-dimensional grid")
+    lengthscale <- check_positive(o$lengthscale, fn, "lengthscale", c(1L, d))
+    if (o$loglik && stats$probes < 1)
+      stop_arg(fn, "stats", "has no probe sketches for loglik = TRUE; make them with ",
+               "ski_stats(..., probes = ", o$probes, ")")
+  }
+  if (o$method == "ski" && !has_data)
+    stop_arg(fn, "x", "and 'y' are needed by method = \"ski\" (the statistics are not enough)")
+  # (with bounds_policy = "drop" the statistics count the kept rows only; the
+  # core compares those)
+  if (o$method == "ski" && o$bounds_policy != "drop" && nrow(x) != stats$n)
+    stop_arg(fn, "x", "has ", nrow(x), " rows but 'stats' count ", stats$n, " points")
+  if (o$precond_rank >= prod(stats$grid$size))
+    stop_arg(fn, "precond_rank", "must be less than the ", prod(stats$grid$size),
+             " grid points")
+  list(stats = stats, lengthscale = lengthscale)
+}
+
+# A grid_pad that leaves the data at the edges outside the valid range.
+ski_gsgp_check_pad <- function(o, fn) {
+  if (is.null(o$grid_pad) || !is.null(o$grid_bounds) || !is.null(o$stats) ||
+      o$bounds_policy != "error") return(invisible())
+  need <- if (identical(o$interpolation, "linear")) 0 else 1
+  gp <- o$grid_pad
+  if (is.numeric(gp) && length(gp) == 1L && !is.na(gp) && gp < need)
+    stop_arg(fn, "grid_pad", "is ", gp, ": with fewer than ", need, " cell of padding ",
+             "the data at the edges fall outside the valid range of ", o$interpolation,
+             " interpolation (use grid_pad >= ", need, ", or bounds_policy \"clamp\", ",
+             "\"truncate\" or \"drop\")")
 }
 
 #' Predictions of a ski_gsgp fit
@@ -280,12 +301,7 @@ ski_predict_impl <- function(object, newdata, variance, threads, backend, fn, ar
   if (!p$converged)
     warning(sprintf("%s: exact variances did not all reach tol (worst relative residual %.3g; %s)",
                     fn, p$rel_residual, ski_stop_words[[ski_stop_reasons[p$stop + 1L]]]), call. = FALSE)
-  if (object[["bounds_policy"]] == "drop") {
-    # a dropped test point has no taps: report NA rather than the 0 of an empty row
-    out <- ski_outside(xs, object[["grid"]])
-    p$mean[out] <- NA_real_
-    if (!is.null(p$var)) p$var[out] <- NA_real_
-  }
+  # (under bounds_policy "drop" the core gives NaN at points outside the grid)
   list(mean = p$mean, var = p$var)
 }
 
@@ -304,22 +320,6 @@ ski_stop_message <- function(what, stop, iterations, rel_residual, tol) {
                    what, iterations, rel_residual, tol))
   sprintf("%s stopped after %d iterations at relative residual %.3g > tol %.3g: %s", what,
           iterations, rel_residual, tol, ski_stop_words[[stop]])
-}
-
-# Rows of xs outside the valid interpolation range of the grid (the core's
-# test, ski_interp.c, with its rounding slack).
-ski_outside <- function(xs, grid) {
-  m <- grid$size
-  out <- logical(nrow(xs))
-  for (j in seq_along(m)) {
-    lo <- grid$bounds[j, 1]
-    h <- if (m[j] > 1) (grid$bounds[j, 2] - lo) / (m[j] - 1) else 1
-    t <- (xs[, j] - lo) / h
-    slack <- 8 * .Machine$double.eps * ((abs(xs[, j]) + abs(lo)) / h + abs(t) + 1)
-    tr <- if (grid$interpolation == "cubic") c(1, m[j] - 2) else c(0, m[j] - 1)
-    out <- out | t < tr[1] - slack | t > tr[2] + slack
-  }
-  out
 }
 
 #' @export

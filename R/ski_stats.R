@@ -225,8 +225,9 @@ ski_check_stats <- function(s, fn, arg = "stats") {
   if (!is.list(s) || !all(need %in% names(s)))
     stop_arg(fn, arg, "must be a ski_stats object (from ski_stats or ski_stats_merge)")
   grid <- ski_as_grid(s$grid, fn, arg)
-  m <- prod(grid$size)
-  S <- (if (grid$interpolation == "cubic") 7 else 3)^length(grid$size)
+  shape <- .Call(C_sgp_ski_shape_r, as.double(grid$size), grid$bounds, grid$interpolation, fn)
+  m <- shape[1]
+  S <- shape[2]
   num <- function(v, len) is.numeric(v) && length(v) == len && all(is.finite(v))
   if (!is.matrix(s$WtW) || !is.numeric(s$WtW) || !identical(dim(s$WtW), as.integer(c(m, S))))
     stop_arg(fn, arg, "has a 'WtW' that is not the ", m, "-by-", S, " stencil of its grid")
@@ -262,23 +263,13 @@ ski_check_stats <- function(s, fn, arg = "stats") {
 #' @export
 ski_stats_merge <- function(a, b, ...) {
   fn <- "ski_stats_merge"
-  all <- c(list(a), if (!missing(b)) list(b), list(...))
-  out <- ski_check_stats(all[[1]], fn, "a")
-  for (i in seq_along(all)[-1]) {
-    arg <- if (i == 2L) "b" else sprintf("...%d", i - 2L)
-    s <- ski_check_stats(all[[i]], fn, arg)
-    if (!identical(s$grid$size, out$grid$size) || !identical(s$grid$bounds, out$grid$bounds) ||
-        !identical(s$grid$interpolation, out$grid$interpolation))
-      stop_arg(fn, arg, "was built on another grid than 'a' (sizes, bounds and interpolation ",
-               "must be identical; make the grid once with ski_grid())")
-    if (s$probes != out$probes || (s$probes > 0 && s$probe_seed != out$probe_seed))
-      stop_arg(fn, arg, "has other probe sketches than 'a' (probes and seed must agree)")
-    for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"))
-      out[[f]] <- out[[f]] + s[[f]]
-    for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"))
-      if (any(!is.finite(out[[f]])))
-        stop_arg(fn, arg, "makes the merged '", f, "' overflow (not finite); rescale y")
-  }
+  parts <- c(list(a), if (!missing(b)) list(b), list(...))
+  labels <- c("a", "b", sprintf("...%d", seq_len(max(0L, length(parts) - 2L))))[seq_along(parts)]
+  parts <- Map(function(s, arg) ski_check_stats(s, fn, arg), parts, labels)
+  # the core checks that grids and probe sketches agree, adds, and names the argument
+  merged <- .Call(C_sgp_ski_stats_merge_r, unname(parts), labels, fn)
+  out <- parts[[1]]
+  out[names(merged)] <- merged
   structure(out, class = "ski_stats")
 }
 

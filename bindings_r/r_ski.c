@@ -292,3 +292,63 @@ SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP l
   UNPROTECT(5);
   return out;
 }
+
+/* ski_check_stats(): c(m, S), the grid points and stencil offsets of
+ * statistics on a grid (the core's sizes, so the fronts compute none). */
+SEXP sgp_ski_shape_r(SEXP size, SEXP bounds, SEXP interpolation, SEXP fn)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_grid g;
+  int64_t m = 0, S = 0;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  const sgp_ski_interpolation interp = r_interp(interpolation);
+  int code = r_grid(&ctx, size, bounds, interp, &g);
+  if (!code) code = sgp_ski_stats_shape(&ctx, &g, interp, &m, &S);
+  if (code) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 2));
+  REAL(out)[0] = (double)m;
+  REAL(out)[1] = (double)S;
+  UNPROTECT(1);
+  return out;
+}
+
+/* ski_stats_merge(): the sum of a list of ski_stats lists (structure checked
+ * by R); labels: the user's names of the arguments, named in the core's
+ * errors. Returns the summed fields; the rest is the first argument's. */
+SEXP sgp_ski_stats_merge_r(SEXP stats, SEXP labels, SEXP fn_)
+{
+  const char *fn = CHAR(STRING_ELT(fn_, 0));
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_stats_sum sum;
+  const R_xlen_t k = XLENGTH(stats);
+  if (k < 1 || XLENGTH(labels) != k) Rf_error("internal: bad merge arguments");
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  sgp_ski_stats_data *in = (sgp_ski_stats_data *)R_alloc((size_t)k, sizeof *in);
+  const char **label = (const char **)R_alloc((size_t)k, sizeof *label);
+  for (R_xlen_t i = 0; i < k; i++) {
+    label[i] = CHAR(STRING_ELT(labels, i));
+    const int code = r_stats(&ctx, VECTOR_ELT(stats, i), &in[i]);
+    if (code) sgp_r_stop(fn, &ctx, code);
+  }
+  const int64_t m = in[0].m, S = in[0].S, np = in[0].probes;
+  SEXP Wty = PROTECT(Rf_allocVector(REALSXP, m));
+  SEXP Wt1 = PROTECT(Rf_allocVector(REALSXP, m));
+  SEXP WtW = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)S));
+  SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)np));
+  memset(&sum, 0, sizeof sum);
+  sum.uy = REAL(Wty);
+  sum.u1 = REAL(Wt1);
+  sum.D = REAL(WtW);
+  sum.uz = np > 0 ? REAL(Wtz) : NULL;
+  const int code = sgp_ski_stats_merge_data(&ctx, (int64_t)k, in, label, &sum);
+  if (code) sgp_r_stop(fn, &ctx, code);
+  const char *names[] = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"};
+  SEXP values[] = {PROTECT(Rf_ScalarReal((double)sum.n)), PROTECT(Rf_ScalarReal(sum.yy)),
+                   PROTECT(Rf_ScalarReal(sum.ysum)), Wty, Wt1, WtW,
+                   PROTECT(Rf_ScalarReal(sum.rhoz)), Wtz};
+  SEXP out = sgp_r_named_list(8, names, values);
+  UNPROTECT(8);
+  return out;
+}

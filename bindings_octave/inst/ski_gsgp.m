@@ -120,170 +120,42 @@ function fit = ski_gsgp (varargin)
                      "bounds_policy", "error", "backend", "auto", "seed", [],
                      "verbose", false, "threads", []);
   [opts, given] = parse_options (fname, defaults, args{:});
-
-  method = check_choice (opts.method, {"gsgp", "ski"}, fname, "method");
-  variance = check_choice (opts.variance, {"none", "lanczos", "exact"}, fname, "variance");
-  kernel = check_kernel (opts.kernel, fname);
-  outputscale = check_positive (opts.outputscale, fname, "outputscale");
-  noise = check_positive (opts.noise, fname, "noise");
-  tol = check_positive (opts.tol, fname, "tol");
-  max_iter = check_count (opts.max_iter, fname, "max_iter", 1);
-  if (isempty (opts.rank))
-    rank = 0;
-  else
-    rank = check_count (opts.rank, fname, "rank", 1);
-  endif
-  loglik = check_flag (opts.loglik, fname, "loglik");
-  probes = check_count (opts.probes, fname, "probes", 1);
-  slq_max_iter = check_count (opts.slq_max_iter, fname, "slq_max_iter", 1);
-  precond_rank = check_count (opts.precond_rank, fname, "precond_rank", 0);
-  if (precond_rank > 0 && ! strcmp (method, "gsgp"))
-    arg_error (fname, "precond_rank", "applies to method \"gsgp\" only");
-  endif
-  policies = {"error", "truncate", "clamp", "drop"};
-  bounds_policy = check_choice (opts.bounds_policy, policies, fname, "bounds_policy");
-  backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
-  seed = check_seed (opts.seed, fname);
-  verbose = check_flag (opts.verbose, fname, "verbose");
-  threads = check_threads (opts.threads, fname);
+  o = ski_gsgp_options (opts, fname);
   has_data = ! (isempty (x) && isempty (y));
   if (has_data)
     x = check_input_matrix (x, fname, "x");
     y = ski_check_y (y, rows (x), fname);
   endif
 
-  if (! isempty (opts.grid_pad) && isempty (opts.grid_bounds) && isempty (opts.stats)
-      && strcmp (bounds_policy, "error"))
-    need = if_else (strcmpi (opts.interpolation, "linear"), 0, 1);
-    gp = opts.grid_pad;
-    if (isnumeric (gp) && isreal (gp) && isscalar (gp) && ! isnan (gp) && gp < need)
-      arg_error (fname, "grid_pad", ["is %g: with fewer than %d cell of padding the data at ", ...
-                                     "the edges fall outside the valid range of %s ", ...
-                                     "interpolation (use grid_pad >= %d, or bounds_policy ", ...
-                                     "\"clamp\", \"truncate\" or \"drop\")"],
-                 gp, need, opts.interpolation, need);
-    endif
-  endif
   t0 = tic ();
-  if (isempty (opts.stats))
-    if (! has_data)
-      arg_error (fname, "x", "and 'y' are needed (or \"stats\")");
-    endif
-    if (columns (x) > 8)
-      arg_error (fname, "x", "has %d columns; the grid supports at most 8", columns (x));
-    endif
-    lengthscale = check_positive (opts.lengthscale, fname, "lengthscale", [1, columns(x)]);
-    range = [min(x, [], 1).', max(x, [], 1).'];
-    grid = ski_make_grid (range, rows (x), opts.grid_size, opts.grid_bounds,
-                          opts.interpolation, lengthscale, opts.grid_pad, fname);
-    copts = struct ("first_row", 0, "bounds_policy", bounds_policy,
-                    "probes", if_else (loglik, probes, 0), "seed", seed, "verbose", verbose,
-                    "threads", threads);
-    stats = ski_stats_chunk (x, y, grid, copts, fname);
-  else
-    if (given.grid_size || given.grid_bounds || given.grid_pad)
-      arg_error (fname, "stats", "fixes the grid: leave \"grid_size\", \"grid_bounds\" and \"grid_pad\" unset");
-    endif
-    stats = ski_check_stats (opts.stats, fname, "stats");
-    stats.class = "ski_stats";
-    if (given.interpolation && ! strcmpi (opts.interpolation, stats.grid.interpolation))
-      arg_error (fname, "interpolation", "differs from that of 'stats' (\"%s\")",
-                 stats.grid.interpolation);
-    endif
-    d = numel (stats.grid.size);
-    if (has_data && columns (x) != d)
-      arg_error (fname, "x", "has %d columns but 'stats' has a %d-dimensional grid",
-                 columns (x), d);
-    endif
-    lengthscale = check_positive (opts.lengthscale, fname, "lengthscale", [1, d]);
-    if (loglik && stats.probes < 1)
-      arg_error (fname, "stats", "has no probe sketches for \"loglik\"; make them with ski_stats (..., \"probes\", %d)", probes);
-    endif
-  endif
-  if (strcmp (method, "ski") && ! has_data)
-    arg_error (fname, "x", "and 'y' are needed by method \"ski\" (the statistics are not enough)");
-  endif
-  ## (with bounds_policy "drop" the statistics count the kept rows only; the
-  ## core compares those)
-  if (strcmp (method, "ski") && ! strcmp (bounds_policy, "drop") && rows (x) != stats.n)
-    arg_error (fname, "x", "has %d rows but 'stats' count %d points", rows (x), stats.n);
-  endif
-  if (precond_rank >= prod (stats.grid.size))
-    arg_error (fname, "precond_rank", "must be less than the %d grid points",
-               prod (stats.grid.size));
-  endif
+  [stats, o.lengthscale] = ski_gsgp_stats (x, y, has_data, opts, given, o, fname);
   t1 = toc (t0);
-
-  copt = struct ("kernel", kernel, "lengthscale", lengthscale, "outputscale", outputscale,
-                 "noise", noise, "method", find (strcmp (method, {"gsgp", "ski"})) - 1,
-                 "tol", tol, "max_iter", max_iter,
-                 "variance", find (strcmp (variance, {"none", "lanczos", "exact"})) - 1,
-                 "rank", rank, "loglik", loglik, "slq_max_iter", slq_max_iter,
-                 "precond_rank", precond_rank,
-                 "bounds_policy", find (strcmp (bounds_policy, policies)) - 1,
-                 "backend", backend);
-  if (strcmp (method, "ski"))
-    r = __sgp_ski_fit__ (stats, copt, x, y, verbose, threads);
+  if (strcmp (o.method, "ski"))
+    r = __sgp_ski_fit__ (stats, ski_gsgp_core_opts (o), x, y, o.verbose, o.threads);
   else
-    r = __sgp_ski_fit__ (stats, copt, [], [], verbose, threads);
+    r = __sgp_ski_fit__ (stats, ski_gsgp_core_opts (o), [], [], o.verbose, o.threads);
   endif
   t2 = toc (t0);
 
-  fit = struct ();
-  fit.class = "ski_gsgp";
-  fit.grid = stats.grid;
-  fit.weights = r.weights;
-  fit.iterations = r.iterations;
-  fit.converged = r.converged;
-  fit.rel_residual = r.rel_residual;
-  fit.stop = ski_stop_reason (r.stop);
-  fit.history = struct ("iteration", (0:r.iterations).', "rel_residual", r.history);
-  fit.stats = stats;
-  fit.kernel = kernel;
-  fit.lengthscale = lengthscale;
-  fit.outputscale = outputscale;
-  fit.noise = noise;
-  fit.method = method;
-  fit.variance = variance;
-  fit.tol = tol;
-  fit.max_iter = max_iter;
-  fit.bounds_policy = bounds_policy;
-  fit.backend = backend;
-  fit.seed = seed;
-  fit.slq_max_iter = slq_max_iter;
-  fit.precond_rank = precond_rank;
-  if (strcmp (variance, "lanczos"))
-    fit.rank = rows (r.love_Ft);
-    fit.love = struct ("Ft", r.love_Ft, "c0", r.love_c0);
-  else
-    fit.rank = [];
-    fit.love = [];
-  endif
-  if (loglik)
-    fit.loglik = r.loglik;
-    fit.logdet = r.logdet;
-    fit.logdet_se = r.logdet_se;
-    fit.datafit = r.datafit;
-    fit.probes_used = r.probes_used;
-  endif
+  fit = ski_gsgp_result (r, stats, o);
   fit.timings = struct ("preprocess", t1, "solve", t2 - t1);
   if (! fit.converged)
     warning ("scalegp:not-converged", "%s",
              ski_stop_message ("ski_gsgp: the mean solve", fit.stop, fit.iterations,
-                               fit.rel_residual, tol));
+                               fit.rel_residual, o.tol));
   endif
-  if (loglik && ! r.loglik_converged)
+  if (o.loglik && ! r.loglik_converged)
     warning ("scalegp:not-converged",
              "ski_gsgp: a log-likelihood solve did not reach tol (or probes were discarded); the estimate is rough");
   endif
   if (! isempty (opts.xtest))
-    fit.test = predict_ski_gsgp (fit, opts.xtest, fname, "xtest", "threads", threads,
-                                "backend", backend);
+    fit.test = predict_ski_gsgp (fit, opts.xtest, fname, "xtest", "threads", o.threads,
+                                "backend", o.backend);
     fit.timings.predict = toc (t0) - t2;
   endif
-  if (verbose)
+  if (o.verbose)
     printf ("ski_gsgp: %s, %d points, %s grid, %d iterations, relative residual %.3g\n",
-            method, stats.n, strjoin (arrayfun (@num2str, fit.grid.size, "uniformoutput", false), " x "),
+            o.method, stats.n, strjoin (arrayfun (@num2str, fit.grid.size, "uniformoutput", false), " x "),
             fit.iterations, fit.rel_residual);
   endif
 endfunction

@@ -18,31 +18,17 @@ function s = ski_stats_merge (a, varargin)
     print_usage ();
   endif
   fname = "ski_stats_merge";
-  s = ski_check_stats (a, fname, "a");
-  fields = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"};
-  for i = 1:numel (varargin)
-    if (i == 1)
-      arg = "b";
-    else
-      arg = sprintf ("...%d", i - 1);
-    endif
-    t = ski_check_stats (varargin{i}, fname, arg);
-    if (! (isequal (t.grid.size, s.grid.size) && isequal (t.grid.bounds, s.grid.bounds)
-           && strcmp (t.grid.interpolation, s.grid.interpolation)))
-      arg_error (fname, arg, ["was built on another grid than 'a' (sizes, bounds and ", ...
-                              "interpolation must be identical; make the grid once with ski_grid)"]);
-    endif
-    if (t.probes != s.probes || (t.probes > 0 && t.probe_seed != s.probe_seed))
-      arg_error (fname, arg, "has other probe sketches than 'a' (probes and seed must agree)");
-    endif
-    for f = fields
-      s.(f{1}) = s.(f{1}) + t.(f{1});
-    endfor
-    for f = fields
-      if (any (! isfinite (s.(f{1})(:))))
-        arg_error (fname, arg, "makes the merged '%s' overflow (not finite); rescale y", f{1});
-      endif
-    endfor
+  parts = [{a}, varargin];
+  labels = [{"a", "b"}, arrayfun(@(i) sprintf ("...%d", i), 1:numel (parts) - 2,
+                                 "uniformoutput", false)](1:numel (parts));
+  for i = 1:numel (parts)
+    parts{i} = ski_check_stats (parts{i}, fname, labels{i});
+  endfor
+  ## the core checks that grids and probe sketches agree, adds, and names the argument
+  merged = __sgp_ski_merge__ (parts, labels, fname);
+  s = parts{1};
+  for f = fieldnames (merged).'
+    s.(f{1}) = merged.(f{1});
   endfor
   s.class = "ski_stats";
 endfunction
@@ -58,3 +44,10 @@ endfunction
 %!error <'...1' was built on another grid> ski_stats_merge (a, a, ski_stats (1, 1, ski_grid ([], "grid_size", 20, "grid_bounds", [-1 4], "interpolation", "linear")))
 %!error <'b' must be a ski_stats struct> ski_stats_merge (a, 1)
 %!error <'b' has other probe sketches> ski_stats_merge (a, ski_stats ([0; 1; 2], [1; 2; 3], g, "probes", 2))
+%!## the core's merge checks and messages, the same texts as R's (issue 12)
+%!error <ski_stats_merge: '...1' has other probe sketches than 'a' \(probes and seed must agree\)> ski_stats_merge (a, a, ski_stats ([0; 1; 2], [1; 2; 3], g, "probes", 2))
+%!error <ski_stats_merge: 'b' makes the merged 'yty' overflow \(not finite\); rescale y> ski_stats_merge (setfield (a, "yty", 1.5e308), setfield (a, "yty", 1.5e308))
+%!test
+%! s = ski_stats_merge (a);
+%! assert (s, a);
+%! assert (fieldnames (ski_stats_merge (a, a)), fieldnames (a));

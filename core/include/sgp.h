@@ -448,8 +448,24 @@ int sgp_ski_stats_export(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_stats_da
  * D, uz).
  * The sketch fields are checked too but not copied (the fit reads them). */
 int sgp_ski_stats_import(sgp_ctx *ctx, const sgp_ski_stats_data *in, sgp_ski_stats **out);
-/* dst += src; grids and interpolation must match (message names `stats`). */
+/* dst += src; grids and interpolation must match (ski_merge.c). */
 int sgp_ski_stats_merge(sgp_ctx *ctx, sgp_ski_stats *dst, const sgp_ski_stats *src);
+
+/* The sum of plain statistics (ski_stats_merge). Arrays caller-allocated with
+ * in[0]'s sizes (uz m-by-probes, NULL when probes = 0); they may be in[0]'s. */
+typedef struct {
+  double *uy, *u1, *D, *uz;
+  int64_t n;               /* written, as the scalars */
+  double yy, ysum, rhoz;
+} sgp_ski_stats_sum;
+/* out = in[0] + in[1] + ... + in[k-1], in that order. Every in[i] must match
+ * its grid (sizes from sgp_ski_stats_shape) and have in[0]'s grid,
+ * interpolation and probe sketches (probes; probe_seed when probes > 0); the
+ * sums must stay finite. Errors name label[i], the user's name of the
+ * argument: "'b' was built on another grid than 'a' (...)", "'b' has other
+ * probe sketches than 'a' (...)", "'b' makes the merged 'yty' overflow ...". */
+int sgp_ski_stats_merge_data(sgp_ctx *ctx, int64_t k, const sgp_ski_stats_data *in,
+                             const char *const *label, sgp_ski_stats_sum *out);
 void sgp_ski_stats_free(sgp_ski_stats *st);
 
 /* Why an iterative solve of ski_gsgp stopped (the fit's mean solve, exact
@@ -509,8 +525,10 @@ typedef struct {
 /* Predictive mean (t) at the rows of Xs from the fit's weights, and, unless
  * var is NULL or o->variance is NONE, the latent (noise-free) variance (t,
  * >= 0): LANCZOS from love_Ft (love_rank-by-m) and love_c0; EXACT by one
- * grid-size solve per point from the statistics. Errors name xtest, stats,
- * and weights or love when the fit's arrays are not finite (damaged). */
+ * grid-size solve per point from the statistics. Under bounds_policy DROP,
+ * mean and var are NaN at points outside the grid (they have no taps). Errors
+ * name xtest, stats, and weights or love when the fit's arrays are not finite
+ * (damaged). */
 int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                     const double *weights, const double *love_Ft, const double *love_c0,
                     int64_t love_rank, sgp_cmat Xs, double *mean, double *var,

@@ -91,6 +91,12 @@ enum {
   SGP_SKI_POINT_NONFINITE = 3  /* NaN or Inf coordinate; taps undefined */
 };
 
+/* 1 when the point x (x[j * incx], j < d) is not finite or lies outside the
+ * valid interpolation range of grid g (the test of every bounds policy, with
+ * its rounding slack), else 0. */
+int sgp_ski_outside(const sgp_ski_grid *g, sgp_ski_interpolation interp, const double *x,
+                    int64_t incx);
+
 /* Weights of one point x (x[j * incx], j < d) on a checked grid: idx[t] and
  * w[t] for the (2r)^d taps t = a_1 + 2r (a_2 + 2r (a_3 + ...)) (first
  * dimension fastest), idx = flattened grid index of the tap; dropped taps have
@@ -232,8 +238,6 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
 /* SGP_EINVAL naming y when y'y, sum y or W'y are not finite (a y whose
  * squares overflow). */
 int sgp_ski_stats_check_values(sgp_ctx *ctx, const sgp_ski_stats *st);
-/* dst += src; grids and interpolation must match (message names `stats`). */
-int sgp_ski_stats_merge(sgp_ctx *ctx, sgp_ski_stats *dst, const sgp_ski_stats *src);
 void sgp_ski_stats_free(sgp_ski_stats *st);
 /* Index of the offset o (d components) in the stencil, or -1 when outside. */
 int64_t sgp_ski_stats_offset_index(const sgp_ski_stats *st, const int *o);

@@ -336,10 +336,33 @@ static int check_fit_arrays(sgp_ctx *ctx, int64_t m, const double *weights,
   return SGP_OK;
 }
 
+static int predict_values(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
+                          const double *weights, const double *love_Ft, const double *love_c0,
+                          int64_t love_rank, sgp_cmat Xs, double *mean, double *var,
+                          sgp_ski_predict_info *info);
+
 int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                     const double *weights, const double *love_Ft, const double *love_c0,
                     int64_t love_rank, sgp_cmat Xs, double *mean, double *var,
                     sgp_ski_predict_info *info)
+{
+  const int code = predict_values(ctx, stats, o, weights, love_Ft, love_c0, love_rank, Xs,
+                                  mean, var, info);
+  if (code || o->bounds_policy != SGP_SKI_BOUNDS_DROP) return code;
+  /* a dropped point has no taps: NaN rather than the 0 of an empty row */
+  const int want_var = var && o->variance != SGP_SKI_VARIANCE_NONE;
+  for (int64_t i = 0; i < Xs.rows; i++)
+    if (sgp_ski_outside(&stats->grid, stats->interpolation, Xs.data + i, Xs.ld)) {
+      mean[i] = NAN;
+      if (want_var) var[i] = NAN;
+    }
+  return SGP_OK;
+}
+
+static int predict_values(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
+                          const double *weights, const double *love_Ft, const double *love_c0,
+                          int64_t love_rank, sgp_cmat Xs, double *mean, double *var,
+                          sgp_ski_predict_info *info)
 {
   int code;
   sgp_ski_stats *st = NULL;

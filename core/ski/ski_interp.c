@@ -49,6 +49,27 @@ static void valid_range(sgp_ski_interpolation interp, int64_t m, double *tmin, d
   }
 }
 
+/* x lies outside the valid range of t = (x - lo)/h, with a rounding slack of t
+ * (a grid end point given as data stays inside). The one definition of
+ * "outside the grid" (the fronts ask sgp_ski_outside). */
+static int outside_1d(sgp_ski_interpolation interp, int64_t m, double lo, double h, double x)
+{
+  double tmin, tmax;
+  valid_range(interp, m, &tmin, &tmax);
+  const double t = (x - lo) / h;
+  const double slack = 8.0 * DBL_EPSILON * ((fabs(x) + fabs(lo)) / h + fabs(t) + 1.0);
+  return t < tmin - slack || t > tmax + slack;
+}
+
+int sgp_ski_outside(const sgp_ski_grid *g, sgp_ski_interpolation interp, const double *x,
+                    int64_t incx)
+{
+  for (int j = 0; j < g->d; j++)
+    if (!isfinite(x[j * incx]) || outside_1d(interp, g->m[j], g->lo[j], g->h[j], x[j * incx]))
+      return 1;
+  return 0;
+}
+
 /* One-dimensional taps: first tap index *base, weights w[0..R-1], ok[a] = tap
  * inside the grid. Returns an SGP_SKI_POINT_* status. */
 static int weights_1d(sgp_ski_interpolation interp, sgp_ski_bounds_policy policy, int64_t m,
@@ -59,10 +80,8 @@ static int weights_1d(sgp_ski_interpolation interp, sgp_ski_bounds_policy policy
   if (!isfinite(x)) return SGP_SKI_POINT_NONFINITE;
   valid_range(interp, m, &tmin, &tmax);
   double t = (x - lo) / h;
-  /* rounding slack of t (a grid end point given as data stays inside) */
-  const double slack = 8.0 * DBL_EPSILON * ((fabs(x) + fabs(lo)) / h + fabs(t) + 1.0);
   int truncate = 0;
-  if (t < tmin - slack || t > tmax + slack) {
+  if (outside_1d(interp, m, lo, h, x)) {
     switch (policy) {
     case SGP_SKI_BOUNDS_DROP: return SGP_SKI_POINT_DROPPED;
     case SGP_SKI_BOUNDS_CLAMP: break;

@@ -1,7 +1,7 @@
 /* ski_stats.c -- sufficient statistics of the ski_gsgp streaming pass (spec
  * §3): B = W'W in offset-stencil storage (STENCIL_FULL, §3.2), W'y, W'1, y'y,
- * sum y and n, accumulated chunk by chunk; and merge (the operator v -> B v is
- * in ski_bop.c).
+ * sum y and n, accumulated chunk by chunk (merge is in ski_merge.c, the operator
+ * v -> B v in ski_bop.c).
  *
  * Determinism: a chunk is split into blocks of points whose weights are
  * computed by sgp_ski_interp; the grid is cut into tiles (contiguous ranges of
@@ -561,28 +561,5 @@ int sgp_ski_stats_check_values(sgp_ctx *ctx, const sgp_ski_stats *st)
       return sgp_fail(ctx, SGP_EINVAL,
                       "y: the statistic Wty overflows a double (grid point %lld); rescale y",
                       (long long)g + 1);
-  return SGP_OK;
-}
-
-int sgp_ski_stats_merge(sgp_ctx *ctx, sgp_ski_stats *dst, const sgp_ski_stats *src)
-{
-  if (!dst || !src) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
-  const sgp_ski_grid *a = &dst->grid, *b = &src->grid;
-  int same = a->d == b->d && dst->interp == src->interp;
-  for (int j = 0; same && j < a->d; j++)
-    same = a->m[j] == b->m[j] && a->lo[j] == b->lo[j] && a->h[j] == b->h[j];
-  if (!same)
-    return sgp_fail(ctx, SGP_EINVAL,
-                    "stats: cannot merge statistics built on different grids or "
-                    "interpolations");
-  const int64_t m = dst->m, Sm = dst->S * m;
-  for (int64_t i = 0; i < Sm; i++) dst->D[i] += src->D[i];
-  for (int64_t i = 0; i < m; i++) {
-    dst->uy[i] += src->uy[i];
-    dst->u1[i] += src->u1[i];
-  }
-  dst->yy += src->yy;
-  dst->ysum += src->ysum;
-  dst->n += src->n;
   return SGP_OK;
 }

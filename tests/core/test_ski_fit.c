@@ -165,6 +165,27 @@ static void predict_rejects_damaged_fits(void **state)
   free(w); free(Ft); free(c0);
 }
 
+/* Under bounds_policy DROP a test point outside the grid has no taps: NaN mean
+ * and variance (the fronts no longer test "outside" themselves). */
+static void predict_drop_gives_nan_outside(void **state)
+{
+  (void)state;
+  double mean[NT], var[NT];
+  sgp_ski_fit_result res;
+  fit_and_predict(SGP_SKI_METHOD_GSGP, SGP_SKI_VARIANCE_LANCZOS, mean, var, &res);
+  sgp_ski_opts o = P.o;
+  o.variance = SGP_SKI_VARIANCE_LANCZOS;
+  o.bounds_policy = SGP_SKI_BOUNDS_DROP;
+  const double far = P.g.lo[0] + (double)(M + 5) * P.g.h[0];
+  const double xs[3] = {P.g.lo[0] - 1.0, P.Xt[0], far};
+  double m3[3], v3[3];
+  assert_int_equal(sgp_ski_predict(&P.ctx, &P.sd, &o, res.weights, res.love_Ft, res.love_c0,
+                                   res.love_rank, sgp_cmat_of(xs, 3, 1), m3, v3, NULL), SGP_OK);
+  assert_true(isnan(m3[0]) && isnan(v3[0]) && isnan(m3[2]) && isnan(v3[2]));
+  assert_true(fabs(m3[1] - mean[0]) <= 1e-14 * (1.0 + fabs(mean[0])));
+  assert_true(fabs(v3[1] - var[0]) <= 1e-14 * (1.0 + fabs(var[0])));
+}
+
 static void fit_matches_dense(void **state)
 {
   (void)state;
@@ -310,6 +331,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(fit_matches_dense),
     cmocka_unit_test(predict_rejects_damaged_fits),
+    cmocka_unit_test(predict_drop_gives_nan_outside),
     cmocka_unit_test(export_import_merge),
     cmocka_unit_test(import_rejects_bad_data),
     cmocka_unit_test(loglik_from_sketches),

@@ -222,6 +222,20 @@ test_that("bad inputs give errors naming the argument", {
                                                               interpolation = "linear"))),
                "'...1' was built on another grid")
   expect_error(ski_stats_merge(a, list(1)), "'b' must be a ski_stats object")
+  # the core's merge checks and messages, the same texts as Octave's (issue 12)
+  expect_error(ski_stats_merge(a, a, ski_stats(x, y, g1, probes = 2)),
+               "ski_stats_merge: '...1' has other probe sketches than 'a' (probes and seed must agree)",
+               fixed = TRUE)
+  big <- a
+  big$yty <- 1.5e308
+  expect_error(ski_stats_merge(big, big),
+               "ski_stats_merge: 'b' makes the merged 'yty' overflow (not finite); rescale y",
+               fixed = TRUE)
+  m3 <- ski_stats_merge(a, a, a)
+  expect_equal(m3$n, 3 * a$n)
+  expect_equal(m3$WtW, 3 * a$WtW, tolerance = 1e-14)
+  expect_identical(names(m3), names(a))
+  expect_equal(unclass(ski_stats_merge(a)), unclass(a))
   expect_error(ski_stats(x, y, list(size = 3)), "ski_stats: 'grid' must be a grid")
   expect_error(ski_stats(x, y, g1, verbose = NA), "ski_stats: 'verbose' must be TRUE or FALSE")
   # progress lines appear only on passes longer than a second

@@ -36,13 +36,12 @@ function pred = predict_ski_gsgp (fit, xnew, fname, xarg, varargin)
     arg_error (fname, "variance", "\"lanczos\" needs a fit made with \"variance\", \"lanczos\"");
   endif
   stats = fit.stats;
-  policies = {"error", "truncate", "clamp", "drop"};
   copt = struct ("kernel", fit.kernel, "lengthscale", fit.lengthscale,
                  "outputscale", fit.outputscale, "noise", fit.noise, "method", 0,
                  "tol", fit.tol, "max_iter", fit.max_iter,
                  "variance", find (strcmp (variance, {"none", "lanczos", "exact"})) - 1,
                  "rank", 0, "loglik", false, "slq_max_iter", 100,
-                 "bounds_policy", find (strcmp (fit.bounds_policy, policies)) - 1,
+                 "bounds_policy", find (strcmp (fit.bounds_policy, ski_bounds_policies ())) - 1,
                  "backend", backend);
   if (isempty (fit.love))
     Ft = zeros (0, 0);
@@ -58,36 +57,6 @@ function pred = predict_ski_gsgp (fit, xnew, fname, xarg, varargin)
              "%s: exact variances did not all reach tol (worst relative residual %.3g; %s)",
              fname, rr, ski_stop_words (ski_stop_reason (stop)));
   endif
-  if (strcmp (fit.bounds_policy, "drop"))
-    ## a dropped test point has no taps: NaN rather than the 0 of an empty row
-    out = ski_outside (xs, fit.grid);
-    m(out) = NaN;
-    if (! isempty (v))
-      v(out) = NaN;
-    endif
-  endif
+  ## (under bounds_policy "drop" the core gives NaN at points outside the grid)
   pred = struct ("mean", m, "var", v);
-endfunction
-
-## Rows of xs outside the valid interpolation range of the grid (the core's
-## test, ski_interp.c, with its rounding slack).
-function out = ski_outside (xs, grid)
-  out = false (rows (xs), 1);
-  for j = 1:numel (grid.size)
-    mj = grid.size(j);
-    lo = grid.bounds(j, 1);
-    if (mj > 1)
-      h = (grid.bounds(j, 2) - lo) / (mj - 1);
-    else
-      h = 1;
-    endif
-    t = (xs(:, j) - lo) / h;
-    slack = 8 * eps * ((abs (xs(:, j)) + abs (lo)) / h + abs (t) + 1);
-    if (strcmp (grid.interpolation, "cubic"))
-      tr = [1, mj - 2];
-    else
-      tr = [0, mj - 1];
-    endif
-    out = out | t < tr(1) - slack | t > tr(2) + slack;
-  endfor
 endfunction

@@ -62,7 +62,7 @@ function check_model (fit, d, fname)
   endif
   check_choice (fit.method, {"gsgp", "ski"}, fname, "fit.method");
   check_choice (fit.variance, {"none", "lanczos", "exact"}, fname, "fit.variance");
-  check_choice (fit.bounds_policy, {"error", "truncate", "clamp", "drop"}, fname, "fit.bounds_policy");
+  check_choice (fit.bounds_policy, ski_bounds_policies (), fname, "fit.bounds_policy");
   if (isfield (fit, "backend"))
     check_choice (fit.backend, {"auto", "cpu", "cuda"}, fname, "fit.backend");
   endif

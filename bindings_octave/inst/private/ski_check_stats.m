@@ -14,9 +14,7 @@ function s = ski_check_stats (s, fname, arg)
     arg_error (fname, arg, "must be a ski_stats struct (from ski_stats or ski_stats_merge)");
   endif
   s.grid = ski_check_grid (s.grid, fname, arg);
-  d = numel (s.grid.size);
-  m = prod (s.grid.size);
-  S = if_else (strcmp (s.grid.interpolation, "cubic"), 7, 3) ^ d;
+  [m, S] = __sgp_ski_shape__ (s.grid.size, s.grid.bounds, s.grid.interpolation, fname);
   if (! (isnumeric (s.WtW) && isequal (size (s.WtW), [m, S])))
     arg_error (fname, arg, "has a 'WtW' that is not the %d-by-%d stencil of its grid", m, S);
   endif

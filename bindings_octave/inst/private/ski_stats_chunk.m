@@ -8,7 +8,7 @@
 ## @end deftypefn
 
 function s = ski_stats_chunk (x, y, grid, opts, fname)
-  policies = {"error", "truncate", "clamp", "drop"};
+  policies = ski_bounds_policies ();
   grid = ski_check_grid (grid, fname, "grid");
   x = check_input_matrix (x, fname, "x");
   y = ski_check_y (y, rows (x), fname);

@@ -1,0 +1,34 @@
+// __sgp_ski_shape__.cc -- private oct-file behind ski_check_stats.m: the
+// sizes of statistics on a grid, from the core (the fronts compute none).
+#include "sgp_octave_ski.h"
+
+DEFUN_DLD (__sgp_ski_shape__, args, ,
+           "-*- texinfo -*-\n\
+@deftypefn {} {[@var{m}, @var{S}] =} __sgp_ski_shape__ (@var{size}, @var{bounds}, @var{interpolation}, @var{fname})\n\
+Private: grid points @var{m} and stencil offsets @var{S} of SKI statistics on\n\
+the grid (@var{size}, @var{bounds}) with @var{interpolation}.  Errors start\n\
+with @var{fname}.\n\
+@seealso{ski_stats}\n\
+@end deftypefn")
+{
+  if (args.length () != 4)
+    print_usage ();
+  const std::string fn = sgp_octave::string_arg (args(3), "__sgp_ski_shape__", "fname");
+  sgp_octave::context ctx (fn, 0);
+  const Matrix size = sgp_octave::matrix_arg (args(0), fn, "grid_size");
+  const Matrix bounds = sgp_octave::matrix_arg (args(1), fn, "grid_bounds");
+  const sgp_ski_interpolation interp
+    = sgp_octave::ski_interp_of (sgp_octave::string_arg (args(2), fn, "interpolation"));
+  sgp_ski_grid g;
+  int64_t m = 0, S = 0;
+  ctx.check (sgp_octave::ski_grid_of (ctx, size, bounds, interp, &g));
+  ctx.check (sgp_ski_stats_shape (ctx.get (), &g, interp, &m, &S));
+  return ovl (static_cast<double> (m), static_cast<double> (S));
+}
+
+/*
+%!test
+%! [m, S] = __sgp_ski_shape__ ([10 5], [0 1; 0 1], "cubic", "t");
+%! assert ([m, S], [50, 49]);
+%!error <Invalid call> __sgp_ski_shape__ (1)
+*/
