@@ -165,33 +165,16 @@ label_codes <- function(y, likelihood, fn) {
   list(y = as.double(y), levels = levels)
 }
 
-# Labels as doubles for the core (softmax 1..C), the class count and level names.
+# Labels as doubles with the checks (mlp_fit, which does not use the core's yet),
+# the class count and level names.
 laplace_labels <- function(y, likelihood, n, fn) {
-  levels <- NULL
-  if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
-  if (is.factor(y)) {
-    if (!likelihood %in% c("bernoulli", "softmax"))
-      stop_arg(fn, "y", "is a factor; likelihood = \"", likelihood, "\" needs numbers")
-    if (anyNA(y)) stop_arg(fn, "y", "contains NA")
-    levels <- levels(y)
-    if (likelihood == "bernoulli" && length(levels) != 2L)
-      stop_arg(fn, "y", "must have exactly 2 levels for likelihood = \"bernoulli\" (got ",
-               length(levels), ")")
-    y <- as.integer(y) - (likelihood == "bernoulli")
-  } else if (is.logical(y)) {
-    if (likelihood != "bernoulli")
-      stop_arg(fn, "y", "is logical; only likelihood = \"bernoulli\" takes TRUE/FALSE")
-    if (anyNA(y)) stop_arg(fn, "y", "contains NA")
-    levels <- c("FALSE", "TRUE")
-    y <- as.integer(y)
-  } else if (!is.numeric(y) || !is.null(dim(y))) {
-    stop_arg(fn, "y", "must be a numeric vector, a factor or a logical vector")
-  }
+  lab <- label_codes(y, likelihood, fn)
+  y <- lab$y
+  levels <- lab$levels
   if (length(y) != n)
     stop_arg(fn, "y", "has length ", length(y), " but 'x' has ", n, " rows")
   bad <- which(!is.finite(y))
   if (length(bad)) stop_arg(fn, "y", "contains NaN, NA or Inf (first at ", bad[1L], ")")
-  y <- as.double(y)
   whole <- all(y == round(y))
   n_class <- 1L
   switch(likelihood,
