@@ -107,10 +107,6 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
   if (!(o->prior_var > 0) || !isfinite(o->prior_var))
     return sgp_fail(ctx, SGP_EINVAL, "prior_var: must be positive and finite (got %g)", o->prior_var);
   if (!isfinite(o->noise)) return sgp_fail(ctx, SGP_EINVAL, "noise: must be finite (got %g)", o->noise);
-  if (o->noise > 0 && o->likelihood != SGP_LIK_GAUSSIAN)
-    return sgp_fail(ctx, SGP_EINVAL, "noise: is only used with likelihood = \"gaussian\"");
-  if (o->closed_form && o->method != SGP_VALLA_METHOD_VALLA)
-    return sgp_fail(ctx, SGP_EINVAL, "closed_form: is for method = \"valla\"");
   if (!(o->lr > 0) || !isfinite(o->lr))
     return sgp_fail(ctx, SGP_EINVAL, "lr: must be positive and finite (got %g)", o->lr);
   if (!(o->alpha >= 0 && o->alpha <= 1))

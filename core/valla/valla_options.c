@@ -4,9 +4,11 @@
  * here are what sgp_valla_opts_default stores; a test checks that they agree. */
 #include "sgp.h"
 #include "sgp_options.h"
+#include "sgp_internal.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define OFF(field) offsetof(sgp_valla_opts, field)
 #define MAX_WHOLE 9007199254740992.0 /* 2^53 */
@@ -83,3 +85,24 @@ static const sgp_opt_spec specs[] = {
 };
 
 const sgp_verb_table sgp_valla_table = {"valla", specs, (int)(sizeof specs / sizeof specs[0])};
+
+int sgp_valla_opts_check(sgp_ctx *ctx, const sgp_valla_opts *o)
+{
+  if (o->noise > 0 && o->likelihood != SGP_LIK_GAUSSIAN)
+    return sgp_fail(ctx, SGP_EINVAL, "noise: is only used with likelihood = \"gaussian\"");
+  if (o->closed_form && o->method != SGP_VALLA_METHOD_VALLA)
+    return sgp_fail(ctx, SGP_EINVAL, "closed_form: is for method = \"valla\"");
+  return SGP_OK;
+}
+
+int sgp_valla_stop_warning(sgp_valla_stop stop, int64_t diverged_at, char *buf, size_t size)
+{
+  const char *advice = sgp_valla_stop_advice(stop);
+  if (size > 0) buf[0] = '\0';
+  if (!advice[0]) return 0;
+  if (diverged_at > 0)
+    snprintf(buf, size, "%s (iteration %lld)", advice, (long long)diverged_at);
+  else
+    snprintf(buf, size, "%s", advice);
+  return 1;
+}
