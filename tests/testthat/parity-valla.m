@@ -44,6 +44,19 @@ emit_error (fid, "err_lr", @() valla (net, x, y, "inducing", 3, "lr", -1));
 emit_error (fid, "err_alpha", @() valla (net, x, y, "inducing", 3, "alpha", 2));
 emit_error (fid, "err_inducing", @() valla (net, x, y, "inducing", 100));
 emit_error (fid, "err_inducing_cf", @() valla (net, x, y, "inducing", 41, "closed_form", true));
+emit_error (fid, "err_learn", @() valla (net, x, y, "learn", {"A", "Z"}));
+emit_error (fid, "err_method", @() valla (net, x, y, "method", "laplace"));
+emit_error (fid, "err_likelihood", @() valla (net, x, y, "likelihood", "poisson"));
+emit_error (fid, "err_beta1", @() valla (net, x, y, "beta1", 1));
+emit_error (fid, "err_unknown", @() valla (net, x, y, "eval_evry", 3));
+emit_error (fid, "err_closed_form", @() valla (net, x, y, "inducing", 3, "method", "lla",
+                                              "closed_form", true));
+emit_error (fid, "err_iterations", @() valla (net, x, y, "inducing", 3, "iterations", 2.5));
+t = __sgp_options__ ("valla");
+emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
+lastwarn ("");
+valla (net, x, y, "inducing", 6, "iterations", 50, "lr", 1e3, "seed", 1);
+emit (fid, "warning", lastwarn ());
 [mn, loss] = mlp_fit (x, y, "hidden", [4 3], "activation", "sigmoid", "iterations", 20,
                       "seed", 4, "threads", 1);
 emit (fid, "mlp.W2", mn.W{2});
