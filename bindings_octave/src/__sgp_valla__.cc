@@ -12,6 +12,54 @@ namespace
   {
     void operator () (sgp_valla_fit_t *f) const { sgp_valla_fit_free (f); }
   };
+
+  // The fit as plain data, with `used`: the options it used and its warning.
+  octave_scalar_map
+  result_value (const sgp_valla_fit_t& fit, const sgp_valla_opts& o, uint64_t seed)
+  {
+    const int64_t M = fit.M, D = fit.D;
+    octave_scalar_map val, hist;   // as R's history: objective, validation (iteration, nll)
+    val.assign ("iteration", sgp_octave::column_copy (fit.n_eval, fit.trace_val_iter));
+    val.assign ("nll", sgp_octave::column_copy (fit.n_eval, fit.trace_val));
+    hist.assign ("objective", sgp_octave::column_copy (fit.iterations, fit.trace_obj));
+    hist.assign ("validation", val);
+    octave_scalar_map res;
+    res.assign ("model", sgp_valla_octave::net_value (fit.net));
+    res.assign ("inducing", sgp_octave::matrix_copy (M, D, M > 0 ? fit.Z : nullptr));
+    res.assign ("tags", M > 0 ? octave_value (sgp_octave::column_copy (M, fit.tags, 1.0))
+                              : octave_value (Matrix ()));
+    res.assign ("L", sgp_octave::matrix_copy (M, M, fit.L));
+    res.assign ("P1", sgp_octave::matrix_copy (M, M, fit.P1));
+    res.assign ("P2", sgp_octave::matrix_copy (M, M, fit.P2));
+    res.assign ("prior", fit.prior != 0);
+    res.assign ("closed_form", fit.closed_form != 0);
+    res.assign ("prior_var", sgp_valla_fit_prior_var (&fit));
+    res.assign ("noise", fit.likelihood == SGP_LIK_GAUSSIAN
+                         ? octave_value (sgp_valla_fit_noise (&fit)) : octave_value (Matrix ()));
+    res.assign ("y_mean", fit.y_mean);
+    res.assign ("y_sd", fit.y_sd);
+    res.assign ("history", hist);
+    res.assign ("iterations", static_cast<double> (fit.iterations));
+    res.assign ("best_iteration", static_cast<double> (fit.best_iteration));
+    res.assign ("clamps", static_cast<double> (fit.clamps));
+    res.assign ("stopped_early", fit.stopped_early != 0);
+    res.assign ("kernel_cache", fit.kernel_cache != 0);
+    res.assign ("n_train", static_cast<double> (fit.N));
+    res.assign ("stop_reason", sgp_valla_stop_name (fit.stop));
+    res.assign ("diverged_at", static_cast<double> (fit.diverged_at));
+    static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
+    static const char *met[] = {"valla", "lla", "ella"};
+    char warn[512];
+    sgp_valla_stop_warning (fit.stop, fit.diverged_at, warn, sizeof warn);
+    octave_scalar_map used;   // the options the fit used, as R's used list
+    used.assign ("likelihood", lik[o.likelihood]);
+    used.assign ("method", met[o.method]);
+    used.assign ("closed_form", o.closed_form != 0);
+    used.assign ("seed", static_cast<double> (seed));
+    used.assign ("warning", std::string (warn));
+    res.assign ("used", used);
+    return res;
+  }
 }
 
 DEFUN_DLD (__sgp_valla__, args, ,
@@ -88,48 +136,7 @@ Use @code{valla}, which shapes the data.\n\
 
   // ---- return results
   ctx.check (st);
-  const int64_t M = fit->M, D = fit->D;
-  octave_scalar_map val, hist;   // as R's history: objective, validation (iteration, nll)
-  val.assign ("iteration", sgp_octave::column_copy (fit->n_eval, fit->trace_val_iter));
-  val.assign ("nll", sgp_octave::column_copy (fit->n_eval, fit->trace_val));
-  hist.assign ("objective", sgp_octave::column_copy (fit->iterations, fit->trace_obj));
-  hist.assign ("validation", val);
-  octave_scalar_map res;
-  res.assign ("model", sgp_valla_octave::net_value (fit->net));
-  res.assign ("inducing", sgp_octave::matrix_copy (M, D, M > 0 ? fit->Z : nullptr));
-  res.assign ("tags", M > 0 ? octave_value (sgp_octave::column_copy (M, fit->tags, 1.0))
-                            : octave_value (Matrix ()));
-  res.assign ("L", sgp_octave::matrix_copy (M, M, fit->L));
-  res.assign ("P1", sgp_octave::matrix_copy (M, M, fit->P1));
-  res.assign ("P2", sgp_octave::matrix_copy (M, M, fit->P2));
-  res.assign ("prior", fit->prior != 0);
-  res.assign ("closed_form", fit->closed_form != 0);
-  res.assign ("prior_var", sgp_valla_fit_prior_var (fit.get ()));
-  res.assign ("noise", fit->likelihood == SGP_LIK_GAUSSIAN
-                       ? octave_value (sgp_valla_fit_noise (fit.get ())) : octave_value (Matrix ()));
-  res.assign ("y_mean", fit->y_mean);
-  res.assign ("y_sd", fit->y_sd);
-  res.assign ("history", hist);
-  res.assign ("iterations", static_cast<double> (fit->iterations));
-  res.assign ("best_iteration", static_cast<double> (fit->best_iteration));
-  res.assign ("clamps", static_cast<double> (fit->clamps));
-  res.assign ("stopped_early", fit->stopped_early != 0);
-  res.assign ("kernel_cache", fit->kernel_cache != 0);
-  res.assign ("n_train", static_cast<double> (fit->N));
-  res.assign ("stop_reason", sgp_valla_stop_name (fit->stop));
-  res.assign ("diverged_at", static_cast<double> (fit->diverged_at));
-  static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
-  static const char *met[] = {"valla", "lla", "ella"};
-  char warn[512];
-  sgp_valla_stop_warning (fit->stop, fit->diverged_at, warn, sizeof warn);
-  octave_scalar_map used;   // the options the fit used, as R's used list
-  used.assign ("likelihood", lik[o.likelihood]);
-  used.assign ("method", met[o.method]);
-  used.assign ("closed_form", o.closed_form != 0);
-  used.assign ("seed", static_cast<double> (ctx.get ()->seed));
-  used.assign ("warning", std::string (warn));
-  res.assign ("used", used);
-  return ovl (res);
+  return ovl (result_value (*fit, o, ctx.get ()->seed));
 }
 
 /*
