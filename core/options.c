@@ -10,10 +10,11 @@
 
 extern const sgp_verb_table sgp_laplace_table;
 extern const sgp_verb_table sgp_valla_table;
+extern const sgp_verb_table sgp_mlp_fit_table;
 extern const sgp_verb_table sgp_context_table;
 
 static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_laplace_table,
-                                               &sgp_valla_table};
+                                               &sgp_valla_table, &sgp_mlp_fit_table};
 
 const sgp_verb_table *sgp_verb_options(const char *verb)
 {

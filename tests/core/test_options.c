@@ -95,6 +95,16 @@ static void valla_defaults_agree(void **state)
   defaults_agree(t, &a, &b, sizeof a);
 }
 
+static void mlp_fit_defaults_agree(void **state)
+{
+  (void)state;
+  sgp_valla_mlp_fit_opts a, b;
+  sgp_valla_mlp_fit_opts_default(&a);
+  const sgp_verb_table *t = sgp_verb_options("mlp_fit");
+  assert_non_null(t);
+  defaults_agree(t, &a, &b, sizeof a);
+}
+
 /* valla: a subset of choices as a bitmask, choices not offered, open upper ends */
 static void valla_kinds(void **state)
 {
@@ -234,6 +244,7 @@ int main(void)
     cmocka_unit_test(laplace_defaults_agree),
     cmocka_unit_test(valla_defaults_agree),
     cmocka_unit_test(valla_kinds),
+    cmocka_unit_test(mlp_fit_defaults_agree),
     cmocka_unit_test(kinds_check_and_word_errors),
     cmocka_unit_test(user_message_form),
     cmocka_unit_test(context_options),
