@@ -299,49 +299,53 @@ SEXP sgp_valla_forward_r(SEXP model, SEXP x, SEXP threads)
   return G;
 }
 
-/* mlp_fit(): width = c(D, hidden..., C) as doubles; opts = c(iterations,
- * batch_size, lr, weight_decay). Returns list(model, loss, initial_loss,
- * iterations, stop_reason, advice, diverged_at). */
-SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP likelihood, SEXP opts,
-                   SEXP seed, SEXP verbose, SEXP threads)
+/* mlp_fit(): width = c(D, hidden..., C) as doubles; opts, the user's options by
+ * name (the core's table "mlp_fit" and the context's). Returns list(model, loss,
+ * initial_loss, iterations, stop_reason, advice, diverged_at, used), used =
+ * list(likelihood, seed, warning). */
+SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP opts)
 {
+  static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_valla_net net;
   sgp_valla_mlp_fit_opts o;
-  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
-  sgp_ctx_set_seed(&ctx, (uint64_t)Rf_asReal(seed));
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   sgp_valla_mlp_fit_opts_default(&o);
-  o.likelihood = likelihood_arg(likelihood);
-  o.iterations = (int64_t)REAL(opts)[0];
-  o.batch_size = (int64_t)REAL(opts)[1];
-  o.lr = REAL(opts)[2];
-  o.weight_decay = REAL(opts)[3];
+  int st = sgp_r_apply_options(&ctx, "mlp_fit", opts, &o);
+  if (st) sgp_r_fail("mlp_fit", &ctx, st);
   const int L = (int)XLENGTH(width) - 1;
   int64_t *w = (int64_t *)R_alloc((size_t)L + 1, sizeof(int64_t));
   for (int l = 0; l <= L; l++) w[l] = (int64_t)REAL(width)[l]; /* whole numbers <= 2^53 (R) */
   const int64_t n = Rf_nrows(x), nb = o.batch_size < n ? o.batch_size : n;
   sgp_activation act;
-  int st = activation_arg(&ctx, activation, "activation", &act);
+  st = activation_arg(&ctx, activation, "activation", &act);
   if (!st) st = sgp_valla_mlp_check_size(&ctx, L, w, 0, nb); /* before anything is allocated */
   if (!st) st = sgp_valla_net_new(&ctx, L, w, act, &net);
-  if (st) sgp_r_stop("mlp_fit", &ctx, st);
+  if (st) sgp_r_fail("mlp_fit", &ctx, st);
   sgp_valla_mlp_fit_info info;
   st = sgp_valla_mlp_fit(&ctx, &net, sgp_r_cmat(x), sgp_r_cmat(y), &o, &info);
   if (st) {
     sgp_valla_net_free(&net);
-    sgp_r_stop("mlp_fit", &ctx, st);
+    sgp_r_fail("mlp_fit", &ctx, st);
   }
   SEXP m = PROTECT(net_to_r(&net));
   sgp_valla_net_free(&net);
+  char warn[512];
+  sgp_valla_stop_warning(info.stop, info.diverged_at, warn, sizeof warn);
+  const char *un[] = {"likelihood", "seed", "warning"};
+  SEXP uv[] = {PROTECT(Rf_mkString(lik[o.likelihood])), PROTECT(Rf_ScalarReal((double)ctx.seed)),
+               PROTECT(Rf_mkString(warn))};
+  SEXP used = PROTECT(sgp_r_named_list(3, un, uv));
   const char *names[] = {"model", "loss", "initial_loss", "iterations", "stop_reason", "advice",
-                         "diverged_at"};
-  SEXP values[7] = {m, PROTECT(Rf_ScalarReal(info.final_loss)),
+                         "diverged_at", "used"};
+  SEXP values[8] = {m, PROTECT(Rf_ScalarReal(info.final_loss)),
                     PROTECT(Rf_ScalarReal(info.initial_loss)),
                     PROTECT(Rf_ScalarReal((double)info.iterations))};
   stop_fields(info.stop, info.diverged_at, &values[4], &values[5], &values[6]);
-  SEXP out = sgp_r_named_list(7, names, values);
-  UNPROTECT(7);
+  values[7] = used;
+  SEXP out = sgp_r_named_list(8, names, values);
+  UNPROTECT(11);
   return out;
 }
 
