@@ -93,4 +93,14 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
   same(mn$weights[[2]], oct$mlp.W2, "mlp_fit W2")
   same(mn$biases[[3]], oct$mlp.b3, "mlp_fit b3")
   same(mn$loss, oct$mlp.loss, "mlp_fit loss")
+  o <- scalegp_options("mlp_fit")
+  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$mlp.options)
+  expect_identical(err(mlp_fit(x, y, hidden = 3, lr = 0, verbose = FALSE)), oct$mlp.err_lr)
+  expect_identical(err(mlp_fit(x, y, hidden = 3, likelihood = "poisson", verbose = FALSE)),
+                   oct$mlp.err_likelihood)
+  expect_match(oct$mlp.err_lr, "^mlp_fit: 'lr' must be positive and finite \\(got 0\\)$")
+  w <- tryCatch(mlp_fit(x, sin(2 * x[, 1]), hidden = 16, iterations = 200, batch_size = 20,
+                        lr = 1e300, seed = 3, verbose = FALSE),
+                warning = function(w) conditionMessage(w))
+  expect_identical(w, oct$mlp.warning)
 })
