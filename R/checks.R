@@ -124,9 +124,10 @@ check_backend <- function(backend, fn) {
 # The options of a verb as the core defines them (name, kind, default, doc).
 #' Options of a scalegp function, as the compiled core defines them
 #'
-#' Every option of \code{gp_laplace} (more functions follow) is defined once in
-#' the core: its name, kind, default and one line of doc. R and Octave forward
-#' the options they are given by name; the core checks and stores them.
+#' Every option of \code{gp_laplace} and \code{valla} (more functions follow) is
+#' defined once in the core: its name, kind, default and one line of doc. R and
+#' Octave forward the options they are given by name; the core checks and stores
+#' them.
 #'
 #' @param fn the function's name, e.g. \code{"gp_laplace"}.
 #' @return A data frame with columns \code{name}, \code{kind}, \code{default}

@@ -12,17 +12,25 @@
 #' @param hidden widths of the hidden layers, e.g. \code{c(200, 200)}.
 #' @param activation hidden activation: \code{"tanh"}, \code{"sigmoid"},
 #'   \code{"relu"} or \code{"identity"}.
-#' @param likelihood \code{"gaussian"} (squared error, one output),
+#' @param ... options by name (see Options).
+#' @section Options:
+#' Checked by the core; \code{scalegp_options("mlp_fit")} lists each with its
+#' default.
+#' \describe{
+#'   \item{\code{likelihood}}{\code{"gaussian"} (squared error, one output),
 #'   \code{"softmax"} (cross-entropy, C outputs) or \code{"bernoulli"}
-#'   (cross-entropy on one logit).
-#' @param iterations Adam steps.
-#' @param batch_size minibatch size.
-#' @param lr Adam step size.
-#' @param weight_decay L2 penalty added as \code{weight_decay * theta} to
-#'   the gradient.
-#' @param seed whole number (\code{NULL}: drawn from R's RNG).
-#' @param verbose print progress.
-#' @param threads OpenMP threads.
+#'   (cross-entropy on one logit).}
+#'   \item{\code{iterations}}{Adam steps (2000).}
+#'   \item{\code{batch_size}}{minibatch size (100).}
+#'   \item{\code{lr}}{Adam step size (1e-3).}
+#'   \item{\code{weight_decay}}{L2 penalty added as \code{weight_decay * theta} to
+#'   the gradient (0).}
+#'   \item{\code{seed}}{whole number (\code{NULL}: drawn from R's RNG).}
+#'   \item{\code{verbose}}{print progress (default \code{interactive()}).}
+#'   \item{\code{threads}}{OpenMP threads (default
+#'   \code{getOption("scalegp.threads")}).}
+#'   \item{\code{backend}}{\code{"auto"}, \code{"cpu"} or \code{"cuda"} (CPU code).}
+#' }
 #' @return A generic MLP list of class \code{mlp}: \code{weights} (in-by-out
 #'   matrices), \code{biases}, \code{activation}, \code{output}
 #'   (\code{"identity"}), \code{likelihood}, \code{levels}, \code{loss} (the
@@ -41,13 +49,12 @@
 #' net$loss
 #' head(mlp_forward(net, x))
 #' @export
-mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", likelihood = "gaussian",
-                    iterations = 2000, batch_size = 100, lr = 1e-3, weight_decay = 0,
-                    seed = NULL, verbose = interactive(),
-                    threads = getOption("scalegp.threads")) {
+mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", ...) {
   fn <- "mlp_fit"
+  opts <- verb_options(fn, list(...))
   x <- as_input_matrix(x, fn, "x")
-  likelihood <- check_choice(likelihood, c("gaussian", "softmax", "bernoulli"), fn, "likelihood")
+  likelihood <- opts[["likelihood"]] %||% option_default(fn, "likelihood")
+  .Call(C_sgp_option_check_r, fn, "likelihood", likelihood)  # the core's choices and message
   activation <- check_choice(activation, c("tanh", "sigmoid", "relu", "identity"), fn,
                              "activation")
   if (!is.numeric(hidden) || any(!is.finite(hidden)) || any(hidden < 1) ||
@@ -62,21 +69,12 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", likelihood = 
     lab <- laplace_labels(y, likelihood, nrow(x), fn)
   }
   width <- as.double(c(ncol(x), hidden, C))  # the core checks the sizes
-  opts <- c(check_count(iterations, fn, "iterations"),
-            check_count(batch_size, fn, "batch_size", min = 1L),
-            check_positive(lr, fn, "lr"),
-            { if (!is.numeric(weight_decay) || length(weight_decay) != 1L ||
-                  !is.finite(weight_decay) || weight_decay < 0)
-                stop_arg(fn, "weight_decay", "must be one non-negative number")
-              weight_decay })
-  res <- .Call(C_sgp_mlp_fit_r, x, lab$y, width, activation, likelihood, as.double(opts),
-               check_seed(seed, fn), check_flag(verbose, fn, "verbose"),
-               check_threads(threads, fn))
+  res <- .Call(C_sgp_mlp_fit_r, x, lab$y, width, activation, opts)
   out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, loss = res$loss,
                            initial_loss = res$initial_loss, iterations = res$iterations,
                            stop_reason = res$stop_reason, diverged_at = res$diverged_at))
   class(out) <- "mlp"
-  warn_stop(fn, res)
+  if (nzchar(res$used$warning)) warning(fn, ": ", res$used$warning, call. = FALSE)
   out
 }
 
@@ -155,11 +153,3 @@ valla_metrics <- function(pred, y, var = NULL, bins = 15) {
   unlist(.Call(C_sgp_valla_metrics_r, y, NULL, NULL, prob, bins))
 }
 
-# The warning of a training that diverged or made the loss worse (the text is the
-# core's, sgp_valla_stop_advice); res has advice and diverged_at.
-warn_stop <- function(fn, res) {
-  if (nzchar(res$advice))
-    warning(sprintf("%s: %s%s", fn, res$advice,
-                    if (res$diverged_at > 0) sprintf(" (iteration %.0f)", res$diverged_at)
-                    else ""), call. = FALSE)
-}

@@ -36,55 +36,66 @@
 #' form uses the weight directions they span, from the SVD of their Jacobian,
 #' and needs no \code{jitter}).
 #'
-#' Additional options in \code{...} (same names in Octave): \code{eval_every}
-#' (100: iterations between validation checks, after iterations 1, 101, ...
-#' and the last), \code{patience} (1: checks without improvement before
-#' stopping), \code{restore_best} (TRUE: keep the checked state with the
-#' lowest validation NLL),
-#' \code{beta1}, \code{beta2}, \code{adam_eps} (Adam: 0.9, 0.999, 1e-8),
-#' \code{init_A} (\code{"identity"} or \code{"closed_form"}),
-#' \code{standardize_y} (TRUE), \code{kmeans_iter} (10), \code{kmeans_max}
-#' (50000 points used by k-means), \code{jitter} (1e-8: closed form with fewer
-#' inducing points than weights, K_ZZ + jitter mean(diag K_ZZ) I), \code{cache_max_bytes}
-#' (2^31: kernels cached while Z is fixed), \code{val_frac} (0.1 of x held out
-#' for early stopping when no \code{validation} is given), \code{val_max}
-#' (10000: validation points used per check, a seeded subsample so that the
-#' cost of a check does not grow with n; \code{Inf}: all), \code{layers} (logical, one
-#' per layer: which layers' parameters the linearization covers; default all),
-#' \code{lla_max} (5000), \code{ella_rank} (20), \code{inducing_tags} (output
-#' 1..C of each given inducing point; default cycling), \code{full_cov}
-#' (FALSE: C-by-C blocks in \code{test$cov}), \code{prob_method}
-#' (\code{"probit"} or \code{"mc"}), \code{mc_samples} (2048).
+#' @section Options:
+#' Given by name in \code{...} (the same names in Octave); the core checks them
+#' and \code{scalegp_options("valla")} lists each with its default.
+#' \describe{
+#'   \item{\code{likelihood}}{\code{"gaussian"}, \code{"softmax"} or
+#'   \code{"bernoulli"}; default from the nnet fit or \code{mlp_fit} network, else
+#'   gaussian for one output and softmax for more.}
+#'   \item{\code{method}}{\code{"valla"}, \code{"lla"} or \code{"ella"}.}
+#'   \item{\code{inducing}}{number of inducing points M (k-means on x, per class for
+#'   classification) or an M-by-d matrix of initial locations. \code{NULL} (default):
+#'   100, or all the rows of x k-means sees (those left after the \code{val_frac}
+#'   hold-out) when fewer; an explicit M larger than those rows is an error.}
+#'   \item{\code{inducing_tags}}{output 1..C of each row of a matrix \code{inducing}
+#'   (default cycling).}
+#'   \item{\code{prior_var}}{initial prior variance of the weights (sigma0^2), 1.}
+#'   \item{\code{noise}}{initial Gaussian noise variance (gaussian only; \code{NULL}:
+#'   exp(-5) times the variance of y).}
+#'   \item{\code{learn}}{what Adam optimizes: any of \code{"A"}, \code{"inducing"},
+#'   \code{"prior_var"}, \code{"noise"} (default all); \code{character(0)} freezes all.}
+#'   \item{\code{closed_form}}{set A to its optimum instead of learning it (FALSE).}
+#'   \item{\code{iterations}, \code{batch_size}, \code{lr}}{Adam iterations (20000),
+#'   minibatch size (100), step size (1e-3).}
+#'   \item{\code{alpha}}{the alpha of the objective (1: ELBO; gaussian allows [0, 1]).}
+#'   \item{\code{eval_every}}{100: iterations between validation checks, after
+#'   iterations 1, 101, ... and the last.}
+#'   \item{\code{patience}}{1: checks without improvement before stopping.}
+#'   \item{\code{restore_best}}{TRUE: keep the checked state with the lowest validation
+#'   NLL.}
+#'   \item{\code{beta1}, \code{beta2}, \code{adam_eps}}{Adam: 0.9, 0.999, 1e-8.}
+#'   \item{\code{init_A}}{\code{"identity"} or \code{"closed_form"}.}
+#'   \item{\code{standardize_y}}{TRUE.}
+#'   \item{\code{kmeans_iter}, \code{kmeans_max}}{10; 50000 points used by k-means.}
+#'   \item{\code{jitter}}{1e-8: closed form with fewer inducing points than weights,
+#'   K_ZZ + jitter mean(diag K_ZZ) I.}
+#'   \item{\code{cache_max_bytes}}{2^31: kernels cached while Z is fixed.}
+#'   \item{\code{val_frac}}{0.1 of x held out for early stopping when no
+#'   \code{validation} is given.}
+#'   \item{\code{val_max}}{10000: validation points used per check, a seeded subsample
+#'   so that the cost of a check does not grow with n; \code{Inf}: all.}
+#'   \item{\code{layers}}{logical, one per layer: which layers' parameters the
+#'   linearization covers; default all.}
+#'   \item{\code{lla_max}, \code{ella_rank}}{5000; 20.}
+#'   \item{\code{full_cov}, \code{prob_method}, \code{mc_samples}}{predictions at
+#'   \code{xtest}: FALSE (C-by-C blocks in \code{test$cov} when TRUE),
+#'   \code{"probit"} or \code{"mc"}, 2048.}
+#'   \item{\code{backend}}{\code{"auto"}, \code{"cpu"} or \code{"cuda"} (CPU code).}
+#'   \item{\code{seed}}{whole number for reproducible random choices (\code{NULL}:
+#'   drawn from R's RNG).}
+#'   \item{\code{verbose}}{print progress (default \code{interactive()}).}
+#'   \item{\code{threads}}{OpenMP threads (\code{NULL} or 0: default;
+#'   \code{getOption("scalegp.threads")}).}
+#' }
 #'
 #' @param model an \code{nnet} fit or a generic MLP list (see Details).
 #' @param x n-by-d matrix of training inputs (a vector is one column).
 #' @param y targets (gaussian) or labels (see Details), length n.
-#' @param likelihood \code{"gaussian"}, \code{"softmax"} or \code{"bernoulli"};
-#'   default from the nnet fit or \code{mlp_fit} network, else gaussian for
-#'   one output and softmax for more.
-#' @param inducing number of inducing points M (k-means on x, per class for
-#'   classification) or an M-by-d matrix of initial locations. \code{NULL}
-#'   (default): 100, or all the rows of x k-means sees (those left after the
-#'   \code{val_frac} hold-out) when fewer; an explicit M larger than those rows
-#'   is an error.
-#' @param prior_var initial prior variance of the weights (sigma0^2).
-#' @param noise initial Gaussian noise variance (gaussian only; \code{NULL}:
-#'   exp(-5) times the variance of y).
-#' @param learn what Adam optimizes: any of \code{"A"}, \code{"inducing"},
-#'   \code{"prior_var"}, \code{"noise"}; \code{character(0)} freezes all.
-#' @param closed_form set A to its optimum instead of learning it.
-#' @param iterations,batch_size,lr Adam iterations, minibatch size, step size.
+#' @param ... options by name (see Options).
+#' @param xtest optional test inputs: predictions go to \code{$test}.
 #' @param validation \code{list(x, y)} for early stopping (default: a
 #'   \code{val_frac} hold-out of x).
-#' @param alpha the alpha of the objective (1: ELBO; gaussian allows [0, 1]).
-#' @param method \code{"valla"}, \code{"lla"} or \code{"ella"}.
-#' @param xtest optional test inputs: predictions go to \code{$test}.
-#' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"} (CPU code).
-#' @param seed whole number for reproducible random choices (\code{NULL}:
-#'   drawn from R's RNG).
-#' @param verbose print progress.
-#' @param threads OpenMP threads (\code{NULL} or 0: default).
-#' @param ... additional options (see Details).
 #' @return An object of class \code{valla}, a plain list (it survives
 #'   \code{saveRDS}): \code{inducing} (Z, M-by-d), \code{tags} (the output
 #'   1..C of each inducing point), \code{L} (A = L L'), \code{prior_var},
@@ -125,47 +136,23 @@
 #'              prior_var = fit$prior_var, verbose = FALSE)
 #' predict(lla, matrix(c(-3, 0, 3)))$var
 #' @export
-valla <- function(model, x, y, likelihood = NULL, inducing = NULL, prior_var = 1, noise = NULL,
-                  learn = c("A", "inducing", "prior_var", "noise"), closed_form = FALSE,
-                  iterations = 20000, batch_size = 100, lr = 1e-3, validation = NULL,
-                  alpha = 1, method = "valla", xtest = NULL, backend = "auto", seed = NULL,
-                  verbose = interactive(), threads = getOption("scalegp.threads"), ...) {
+valla <- function(model, x, y, ..., xtest = NULL, validation = NULL) {
   fn <- "valla"
+  opts <- verb_options(fn, list(...))
   m <- valla_model_spec(model, fn)
   x <- as_input_matrix(x, fn, "x")
   if (ncol(x) != m$D)
     stop_arg(fn, "x", "has ", ncol(x), " columns but the network expects ", m$D, " inputs")
-  likelihood <- valla_likelihood(likelihood, m, fn)
-  lab <- valla_labels(y, likelihood, nrow(x), m, fn, "y")
-  method <- check_choice(method, c("valla", "lla", "ella"), fn, "method")
-  ex <- valla_extra_options(list(...), fn)
-  ind <- valla_inducing_arg(inducing, ex$inducing_tags, m, fn)
-  if (!is.null(noise)) {
-    if (likelihood != "gaussian")
-      stop_arg(fn, "noise", "is only used with likelihood = \"gaussian\"")
-    noise <- check_positive(noise, fn, "noise")
-  }
-  learn_bits <- valla_learn_bits(learn, fn)
-  closed_form <- check_flag(closed_form, fn, "closed_form")
-  if (closed_form && method != "valla")
-    stop_arg(fn, "closed_form", "is for method = \"valla\"")
-  data <- valla_data_args(validation, xtest, likelihood, m, fn)
-  layers <- valla_layers(ex$layers, m, fn)
-  # ranges of prior_var, lr, alpha and the count inducing: checked by the core
-  opts <- c(n_inducing = ind$M, prior_var = check_number(prior_var, fn, "prior_var"),
-            noise = if (is.null(noise)) -1 else noise, closed_form = closed_form,
-            iterations = check_count(iterations, fn, "iterations"),
-            batch_size = check_count(batch_size, fn, "batch_size", min = 1L),
-            lr = check_number(lr, fn, "lr"), alpha = check_number(alpha, fn, "alpha"), ex$num)
-  backend <- check_backend(backend, fn)
-  seed <- check_seed(seed, fn)
-  verbose <- check_flag(verbose, fn, "verbose")
-  res <- .Call(C_sgp_valla_fit_r, m$spec, x, lab$y, data$xval, data$yval, likelihood, method,
-               ind$Z, ind$tags, opts, learn_bits, layers, data$xtest, ex$pred, backend, seed,
-               verbose, check_threads(threads, fn), NULL)
-  fit <- valla_result(res, x, m, lab, likelihood, method, closed_form, seed)
-  warn_stop(fn, res)
-  if (verbose) print(fit)
+  front <- valla_front_options(opts, m, fn)
+  opts <- front$opts
+  opts$likelihood <- valla_likelihood(opts[["likelihood"]], m, fn)
+  lab <- valla_labels(y, opts$likelihood, nrow(x), m, fn, "y")
+  data <- valla_data_args(validation, xtest, opts$likelihood, m, fn)
+  res <- .Call(C_sgp_valla_fit_r, m$spec, x, lab$y, data$xval, data$yval, front$Z, front$tags,
+               front$layers, data$xtest, front$pred, opts, NULL)
+  fit <- valla_result(res$fit, x, m, lab, res$used)
+  if (nzchar(res$used$warning)) warning(fn, ": ", res$used$warning, call. = FALSE)
+  if (isTRUE(opts[["verbose"]])) print(fit)
   fit
 }
 
@@ -179,7 +166,7 @@ valla_likelihood <- function(likelihood, m, fn) {
                " (softmax needs C >= 2)" else " (it needs one)")
     return(m$likelihood)
   }
-  likelihood <- check_choice(likelihood, c("gaussian", "softmax", "bernoulli"), fn, "likelihood")
+  .Call(C_sgp_option_check_r, fn, "likelihood", likelihood)  # the core's choices and message
   if (!is.null(m$likelihood) && likelihood != m$likelihood)
     stop_arg(fn, "likelihood", "is \"", likelihood, "\" but the ",
              if (m$spec$kind == "nnet") "nnet fit" else "mlp_fit network", " implies \"",
@@ -239,18 +226,6 @@ valla_labels <- function(y, likelihood, n, m, fn, arg) {
   list(y = as.double(y) - 1, n_class = m$C, levels = if (is.null(levels)) m$levels else levels)
 }
 
-valla_learn_names <- c("A", "inducing", "prior_var", "noise")
-
-valla_learn_bits <- function(learn, fn) {
-  if (is.null(learn)) learn <- character(0)
-  if (!is.character(learn)) stop_arg(fn, "learn", "must be a character vector")
-  bad <- setdiff(learn, valla_learn_names)
-  if (length(bad))
-    stop_arg(fn, "learn", "has unknown entries ", paste0("\"", bad, "\"", collapse = ", "),
-             "; use any of ", paste0("\"", valla_learn_names, "\"", collapse = ", "))
-  as.integer(sum(2^(match(unique(learn), valla_learn_names) - 1L)))
-}
-
 valla_layers <- function(layers, m, fn) {
   if (is.null(layers)) return(NULL)
   L <- if (m$spec$kind == "nnet") if (m$spec$n[2L] > 0) 2L else 1L else length(m$spec$weights)
@@ -258,63 +233,6 @@ valla_layers <- function(layers, m, fn) {
   if (is.numeric(layers) && all(layers %in% seq_len(L)) && length(layers) > 0)
     return(as.integer(seq_len(L) %in% layers))
   stop_arg(fn, "layers", "must be ", L, " logical flags or layer numbers in 1..", L)
-}
-
-valla_extra_defaults <- list(eval_every = 100, patience = 1, restore_best = TRUE, beta1 = 0.9,
-                             beta2 = 0.999, adam_eps = 1e-8, init_A = "identity",
-                             standardize_y = TRUE, kmeans_iter = 10, kmeans_max = 50000,
-                             jitter = 1e-8, cache_max_bytes = 2^31, val_frac = 0.1,
-                             val_max = 10000, layers = NULL, lla_max = 5000, ella_rank = 20,
-                             inducing_tags = NULL, full_cov = FALSE, prob_method = "probit",
-                             mc_samples = 2048)
-
-# The additional options: checked, with their defaults; num = the numeric
-# vector for the core, pred = c(full_cov, mc, mc_samples).
-valla_extra_options <- function(dots, fn) {
-  if (length(dots) && (is.null(names(dots)) || any(names(dots) == "")))
-    stop_arg(fn, "...", "takes only named options")
-  bad <- setdiff(names(dots), names(valla_extra_defaults))
-  if (length(bad))
-    stop_arg(fn, bad[1L], "is not an argument or option of valla; options are ",
-             paste(names(valla_extra_defaults), collapse = ", "))
-  o <- utils::modifyList(valla_extra_defaults, dots)
-  count <- function(a, min = 0L) check_count(o[[a]], fn, a, min = min)
-  num01 <- function(a, hi_open = TRUE) {
-    v <- o[[a]]
-    if (!is.numeric(v) || length(v) != 1L || !is.finite(v) || v < 0 || (if (hi_open) v >= 1 else v > 1))
-      stop_arg(fn, a, "must be one number in [0, 1)")
-    as.double(v)
-  }
-  val_max <- o$val_max
-  if (!is.numeric(val_max) || length(val_max) != 1L || is.na(val_max) || val_max < 1)
-    stop_arg(fn, "val_max", "must be a whole number >= 1 or Inf")
-  num <- c(eval_every = count("eval_every", 1L), patience = count("patience", 1L),
-           restore_best = check_flag(o$restore_best, fn, "restore_best"),
-           beta1 = num01("beta1"), beta2 = num01("beta2"),
-           adam_eps = check_positive(o$adam_eps, fn, "adam_eps"),
-           init_A = match(check_choice(o$init_A, c("identity", "closed_form"), fn, "init_A"),
-                          c("identity", "closed_form")) - 1,
-           standardize_y = check_flag(o$standardize_y, fn, "standardize_y"),
-           kmeans_iter = count("kmeans_iter"), kmeans_max = count("kmeans_max", 1L),
-           jitter = {
-             if (!is.numeric(o$jitter) || length(o$jitter) != 1L || !is.finite(o$jitter) ||
-                 o$jitter < 0) stop_arg(fn, "jitter", "must be one non-negative finite number")
-             o$jitter
-           },
-           cache_max_bytes = {
-             if (!is.numeric(o$cache_max_bytes) || length(o$cache_max_bytes) != 1L ||
-                 is.na(o$cache_max_bytes) || o$cache_max_bytes < 0)
-               stop_arg(fn, "cache_max_bytes", "must be one non-negative number")
-             min(o$cache_max_bytes, 2^62)
-           },
-           val_frac = num01("val_frac"),
-           val_max = if (is.finite(val_max)) round(val_max) else -1,
-           lla_max = count("lla_max", 1L), ella_rank = count("ella_rank", 1L))
-  prob_method <- check_choice(o$prob_method, c("probit", "mc"), fn, "prob_method")
-  pred <- c(check_flag(o$full_cov, fn, "full_cov"), prob_method == "mc",
-            check_count(o$mc_samples, fn, "mc_samples", min = 1L))
-  list(num = vapply(num, as.double, 0), pred = as.double(pred), layers = o$layers,
-       inducing_tags = o$inducing_tags)
 }
 
 # The user-facing prediction list from the core's (mean, var, latent_var, prob, cov).

@@ -1,31 +1,36 @@
-# valla_args.R -- valla()'s inducing, validation and test arguments checked and
-# shaped for the core, and the fit list built from the core's result. The same
-# pieces as bindings_octave/inst/private/valla_*.m, so the two fronts agree.
+# valla_args.R -- valla()'s data (inducing locations, validation, xtest) and
+# prediction options shaped for the core, and the fit list built from the
+# core's result: the same pieces as bindings_octave/inst/private/valla_*.m.
 
-# inducing: NULL (M = 0: the core's default, sized to the data), a count (the
-# core checks it against the rows of x) or an M-by-d matrix with optional tags.
-valla_inducing_arg <- function(inducing, inducing_tags, m, fn) {
-  if (is.null(inducing)) {
-    if (!is.null(inducing_tags))
-      stop_arg(fn, "inducing_tags", "needs a matrix of inducing locations")
-    return(list(M = 0, Z = NULL, tags = NULL))
+# The options valla's front keeps (data and predictions at xtest), taken out of
+# the options by name; the rest go to the core's table. inducing: a count stays
+# an option (the core checks it), a matrix becomes data with optional tags.
+valla_front_options <- function(opts, m, fn) {
+  out <- list(Z = NULL, tags = NULL, layers = valla_layers(opts[["layers"]], m, fn))
+  ind <- opts[["inducing"]]
+  if (!is.null(ind) && !(is.numeric(ind) && length(ind) == 1L && is.null(dim(ind)))) {
+    out$Z <- as_input_matrix(ind, fn, "inducing")
+    if (ncol(out$Z) != m$D)
+      stop_arg(fn, "inducing", "has ", ncol(out$Z), " columns but 'x' has ", m$D)
+    opts$inducing <- NULL
   }
-  if (is.numeric(inducing) && length(inducing) == 1L && is.null(dim(inducing))) {
-    if (!is.null(inducing_tags))
-      stop_arg(fn, "inducing_tags", "needs a matrix of inducing locations")
-    return(list(M = check_count(inducing, fn, "inducing", min = 1L), Z = NULL, tags = NULL))
-  }
-  Z <- as_input_matrix(inducing, fn, "inducing")
-  if (ncol(Z) != m$D)
-    stop_arg(fn, "inducing", "has ", ncol(Z), " columns but 'x' has ", m$D)
-  tags <- NULL
-  if (!is.null(inducing_tags)) {
-    tg <- inducing_tags
-    if (!is.numeric(tg) || length(tg) != nrow(Z) || any(!tg %in% seq_len(m$C)))
+  tg <- opts[["inducing_tags"]]
+  if (!is.null(tg)) {
+    if (is.null(out$Z)) stop_arg(fn, "inducing_tags", "needs a matrix of inducing locations")
+    if (!is.numeric(tg) || length(tg) != nrow(out$Z) || any(!tg %in% seq_len(m$C)))
       stop_arg(fn, "inducing_tags", "must give one output 1..", m$C, " per inducing point")
-    tags <- as.integer(tg) - 1L
+    out$tags <- as.integer(tg) - 1L
   }
-  list(M = nrow(Z), Z = Z, tags = tags)
+  prob_method <- check_choice(opts[["prob_method"]] %||% "probit", c("probit", "mc"), fn,
+                              "prob_method")
+  out$pred <- as.double(c(check_flag(opts[["full_cov"]] %||% FALSE, fn, "full_cov"),
+                          prob_method == "mc",
+                          check_count(opts[["mc_samples"]] %||% 2048, fn, "mc_samples",
+                                      min = 1L)))
+  for (a in c("inducing_tags", "layers", "full_cov", "prob_method", "mc_samples"))
+    opts[[a]] <- NULL
+  out$opts <- opts
+  out
 }
 
 # validation = list(x, y) and xtest, checked against the network's d inputs.
@@ -53,9 +58,11 @@ valla_data_args <- function(validation, xtest, likelihood, m, fn) {
   out
 }
 
-# The valla fit from the core's result: the same fields as Octave's valla struct.
-valla_result <- function(res, x, m, lab, likelihood, method, closed_form, seed) {
+# The valla fit from the core's result and the options it used: the same
+# fields as Octave's valla struct.
+valla_result <- function(res, x, m, lab, used) {
   h <- res$history
+  likelihood <- used$likelihood
   fit <- list(inducing = res$inducing, tags = res$tags, L = res$L,
               prior_var = res$prior_var,
               noise = if (likelihood == "gaussian") res$noise else NULL,
@@ -66,10 +73,10 @@ valla_result <- function(res, x, m, lab, likelihood, method, closed_form, seed) 
               stopped_early = res$stopped_early, clamps = res$clamps,
               kernel_cache = res$kernel_cache, model = res$model,
               P1 = res$P1, P2 = res$P2, prior = res$prior, layers = res$layers,
-              y_mean = res$y_mean, y_sd = res$y_sd, likelihood = likelihood, method = method,
-              closed_form = closed_form, n_class = lab$n_class, levels = lab$levels,
-              n = nrow(x), n_train = res$n_train, d = m$D, C = m$C,
-              x_range = apply(x, 2L, range), seed = seed, stop_reason = res$stop_reason,
+              y_mean = res$y_mean, y_sd = res$y_sd, likelihood = likelihood,
+              method = used$method, closed_form = used$closed_form, n_class = lab$n_class,
+              levels = lab$levels, n = nrow(x), n_train = res$n_train, d = m$D, C = m$C,
+              x_range = apply(x, 2L, range), seed = used$seed, stop_reason = res$stop_reason,
               diverged_at = res$diverged_at)
   class(fit) <- "valla"
   if (!is.null(res$test)) fit$test <- valla_test_list(res$test, fit)

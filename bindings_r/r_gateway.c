@@ -11,7 +11,7 @@
  * in R_alloc memory freed when the .Call returns), doubles in place. */
 static sgp_value value_of(SEXP x)
 {
-  sgp_value v = {SGP_VAL_OTHER, 0, NULL, NULL};
+  sgp_value v = {SGP_VAL_OTHER, 0, NULL, NULL, NULL};
   if (Rf_isNull(x)) { v.type = SGP_VAL_NULL; return v; }
   if (Rf_isFactor(x)) return v;
   const R_xlen_t n = XLENGTH(x);
@@ -26,10 +26,15 @@ static sgp_value value_of(SEXP x)
     v.real = d;
     break;
   }
-  case STRSXP:
+  case STRSXP: {
+    const char **s = (const char **)R_alloc((size_t)(n > 0 ? n : 1), sizeof(const char *));
+    for (R_xlen_t i = 0; i < n; i++)
+      s[i] = STRING_ELT(x, i) != NA_STRING ? CHAR(STRING_ELT(x, i)) : "NA";
     v.type = SGP_VAL_STRING;
-    v.str = n > 0 && STRING_ELT(x, 0) != NA_STRING ? CHAR(STRING_ELT(x, 0)) : "NA";
+    v.str = n > 0 ? s[0] : "NA";
+    v.strs = s;
     break;
+  }
   default: break;
   }
   return v;
@@ -70,7 +75,8 @@ SEXP sgp_options_r(SEXP verb)
 {
   const sgp_verb_table *t = sgp_verb_options(CHAR(STRING_ELT(verb, 0)));
   if (!t) Rf_error("unknown verb");
-  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector"};
+  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector",
+                                "subset"};
   SEXP nm = PROTECT(Rf_allocVector(STRSXP, t->n)), kd = PROTECT(Rf_allocVector(STRSXP, t->n)),
        df = PROTECT(Rf_allocVector(STRSXP, t->n)), dc = PROTECT(Rf_allocVector(STRSXP, t->n));
   for (int i = 0; i < t->n; i++) {
@@ -84,4 +90,22 @@ SEXP sgp_options_r(SEXP verb)
   SEXP out = sgp_r_named_list(4, names, values);
   UNPROTECT(4);
   return out;
+}
+
+/* Checks one option of a verb as the core does (the value is not kept): for a
+ * front that needs an option before the call (e.g. a likelihood that decides how
+ * labels are coded). Returns NULL or raises the user's error. */
+SEXP sgp_option_check_r(SEXP verb, SEXP name, SEXP value)
+{
+  const char *fn = CHAR(STRING_ELT(verb, 0)), *nm = CHAR(STRING_ELT(name, 0));
+  const sgp_verb_table *t = sgp_verb_options(fn);
+  if (!t) Rf_error("unknown verb");
+  union { double d; int64_t i; void *p; char bytes[4096]; } scratch; /* any verb's struct */
+  memset(&scratch, 0, sizeof scratch);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const sgp_value v = value_of(value);
+  const int st = sgp_opts_set(&ctx, t, &scratch, nm, &v);
+  if (st) sgp_r_fail(fn, &ctx, st);
+  return R_NilValue;
 }

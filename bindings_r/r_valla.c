@@ -1,7 +1,7 @@
 /* r_valla.c -- .Call entry points of valla (fit, predict from a plain-data fit),
- * mlp_forward, mlp_fit and valla_metrics. The R front (R/valla*.R, R/mlp.R)
- * checks and normalizes every argument first; the checks here only guard the
- * shapes this file relies on. */
+ * mlp_forward, mlp_fit and valla_metrics. valla's options go by name to the
+ * core's table (r_gateway.c); the R front (R/valla*.R, R/mlp_fit.R) shapes the
+ * data; the checks here only guard the shapes this file relies on. */
 #include "r_shim.h"
 
 #include <math.h>
@@ -20,16 +20,6 @@ static int fail(sgp_ctx *ctx, int status, const char *fmt, ...)
   vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
   va_end(ap);
   return status;
-}
-
-/* One number of a named double vector of options (the R front supplies all). */
-static double opt(SEXP opts, const char *name)
-{
-  SEXP names = Rf_getAttrib(opts, R_NamesSymbol);
-  for (R_xlen_t i = 0; i < XLENGTH(opts); i++)
-    if (!strcmp(CHAR(STRING_ELT(names, i)), name)) return REAL(opts)[i];
-  Rf_error("internal: option '%s' missing", name);
-  return 0;
 }
 
 static sgp_likelihood likelihood_arg(SEXP s)
@@ -184,71 +174,69 @@ static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
   return out;
 }
 
-/* valla(): opts is a named double vector of every numeric option; learn the
- * SGP_VALLA_LEARN_* bits; inducing NULL (opts n_inducing) or an M x D matrix;
- * tags NULL or M integers 0..C-1; layers NULL or n_layers integers;
- * interrupt_after (tests): report an interrupt after that many polls. */
-SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP likelihood,
-                     SEXP method, SEXP inducing, SEXP tags, SEXP opts, SEXP learn, SEXP layers,
-                     SEXP xtest, SEXP pred, SEXP backend, SEXP seed, SEXP verbose, SEXP threads,
-                     SEXP interrupt_after)
+/* The options a valla fit used, echoed under their argument names (likelihood,
+ * method, closed_form, seed), and its warning ("" when nothing went wrong). */
+static SEXP used_list(const sgp_ctx *ctx, const sgp_valla_opts *o, const sgp_valla_fit_t *fit)
+{
+  static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
+  static const char *met[] = {"valla", "lla", "ella"};
+  char warn[512];
+  sgp_valla_stop_warning(fit->stop, fit->diverged_at, warn, sizeof warn);
+  const char *names[] = {"likelihood", "method", "closed_form", "seed", "warning"};
+  SEXP values[] = {PROTECT(Rf_mkString(lik[o->likelihood])), PROTECT(Rf_mkString(met[o->method])),
+                   PROTECT(Rf_ScalarLogical(o->closed_form != 0)),
+                   PROTECT(Rf_ScalarReal((double)ctx->seed)), PROTECT(Rf_mkString(warn))};
+  SEXP out = sgp_r_named_list(5, names, values);
+  UNPROTECT(5);
+  return out;
+}
+
+/* valla(): opts, the user's options by name (sgp_options.h: the core's table
+ * "valla" and the context's); the data: inducing NULL or an M x D matrix, tags
+ * NULL or M integers 0..C-1, layers NULL or n_layers integers, xtest (or NULL)
+ * with pred = c(full_cov, mc, mc_samples); interrupt_after (tests): report an
+ * interrupt after that many polls. Returns the fit as plain data with `used`. */
+SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP inducing, SEXP tags,
+                     SEXP layers, SEXP xtest, SEXP pred, SEXP opts, SEXP interrupt_after)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_valla_opts o;
   sgp_valla_net net;
   sgp_valla_fit_t *fit = NULL;
-  sgp_r_ctx(&ctx, &hooks, verbose, threads, interrupt_after);
-  sgp_ctx_set_seed(&ctx, (uint64_t)Rf_asReal(seed));
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, interrupt_after);
   sgp_valla_opts_default(&o);
-  o.likelihood = likelihood_arg(likelihood);
-  o.method = method_arg(method);
-  o.n_inducing = (int64_t)opt(opts, "n_inducing");
+  int st = sgp_r_apply_options(&ctx, "valla", opts, &o);
+  if (!st) st = sgp_valla_opts_check(&ctx, &o);
+  if (st) sgp_r_fail("valla", &ctx, st);
   if (!Rf_isNull(inducing)) o.inducing = sgp_r_cmat(inducing);
   if (!Rf_isNull(tags)) o.inducing_tags = INTEGER(tags);
-  o.prior_var = opt(opts, "prior_var");
-  o.noise = opt(opts, "noise");
-  o.learn = (unsigned)Rf_asInteger(learn);
-  o.closed_form = opt(opts, "closed_form") != 0;
-  o.iterations = (int64_t)opt(opts, "iterations");
-  o.batch_size = (int64_t)opt(opts, "batch_size");
-  o.lr = opt(opts, "lr");
-  o.alpha = opt(opts, "alpha");
-  o.eval_every = (int64_t)opt(opts, "eval_every");
-  o.patience = (int64_t)opt(opts, "patience");
-  o.restore_best = opt(opts, "restore_best") != 0;
-  o.beta1 = opt(opts, "beta1");
-  o.beta2 = opt(opts, "beta2");
-  o.adam_eps = opt(opts, "adam_eps");
-  o.init_A = (int)opt(opts, "init_A");
-  o.standardize_y = opt(opts, "standardize_y") != 0;
-  o.kmeans_iter = (int64_t)opt(opts, "kmeans_iter");
-  o.kmeans_max = (int64_t)opt(opts, "kmeans_max");
-  o.jitter = opt(opts, "jitter");
-  o.cache_max_bytes = (size_t)opt(opts, "cache_max_bytes");
-  o.val_frac = opt(opts, "val_frac");
-  o.val_max = (int64_t)opt(opts, "val_max");
-  o.lla_max = (int64_t)opt(opts, "lla_max");
-  o.ella_rank = (int64_t)opt(opts, "ella_rank");
   if (!Rf_isNull(layers)) o.layers = INTEGER(layers);
-  int st = sgp_r_backend(&ctx, backend);
-  if (!st) st = net_from_r(&ctx, model, &net);
-  if (st) sgp_r_stop("valla", &ctx, st);
+  st = net_from_r(&ctx, model, &net);
+  if (st) sgp_r_fail("valla", &ctx, st);
   st = sgp_valla_fit(&ctx, &net, sgp_r_cmat(x), sgp_r_cmat(y),
                      Rf_isNull(xval) ? NO_CMAT : sgp_r_cmat(xval),
                      Rf_isNull(yval) ? NO_CMAT : sgp_r_cmat(yval), &o, &fit);
   sgp_valla_net_free(&net);
-  if (st) sgp_r_stop("valla", &ctx, st);
+  if (st) sgp_r_fail("valla", &ctx, st);
   /* from here on the fit must be freed before any R error */
   SEXP test = PROTECT(Rf_isNull(xtest) ? R_NilValue : predict_list(&ctx, fit, xtest, pred, &st));
   if (st) {
     sgp_valla_fit_free(fit);
-    sgp_r_stop("valla", &ctx, st);
+    sgp_r_fail("valla", &ctx, st);
   }
   SEXP out = PROTECT(fit_to_r(fit, test));
+  SEXP used = PROTECT(used_list(&ctx, &o, fit));
   sgp_valla_fit_free(fit);
-  UNPROTECT(2);
-  return out;
+  SEXP res = PROTECT(Rf_allocVector(VECSXP, 2));
+  SET_VECTOR_ELT(res, 0, out);
+  SET_VECTOR_ELT(res, 1, used);
+  SEXP nm = PROTECT(Rf_allocVector(STRSXP, 2));
+  SET_STRING_ELT(nm, 0, Rf_mkChar("fit"));
+  SET_STRING_ELT(nm, 1, Rf_mkChar("used"));
+  Rf_setAttrib(res, R_NamesSymbol, nm);
+  UNPROTECT(5);
+  return res;
 }
 
 /* predict.valla(): predictions from the plain data of a fit. fit is the R list
@@ -311,49 +299,53 @@ SEXP sgp_valla_forward_r(SEXP model, SEXP x, SEXP threads)
   return G;
 }
 
-/* mlp_fit(): width = c(D, hidden..., C) as doubles; opts = c(iterations,
- * batch_size, lr, weight_decay). Returns list(model, loss, initial_loss,
- * iterations, stop_reason, advice, diverged_at). */
-SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP likelihood, SEXP opts,
-                   SEXP seed, SEXP verbose, SEXP threads)
+/* mlp_fit(): width = c(D, hidden..., C) as doubles; opts, the user's options by
+ * name (the core's table "mlp_fit" and the context's). Returns list(model, loss,
+ * initial_loss, iterations, stop_reason, advice, diverged_at, used), used =
+ * list(likelihood, seed, warning). */
+SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP opts)
 {
+  static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_valla_net net;
   sgp_valla_mlp_fit_opts o;
-  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
-  sgp_ctx_set_seed(&ctx, (uint64_t)Rf_asReal(seed));
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   sgp_valla_mlp_fit_opts_default(&o);
-  o.likelihood = likelihood_arg(likelihood);
-  o.iterations = (int64_t)REAL(opts)[0];
-  o.batch_size = (int64_t)REAL(opts)[1];
-  o.lr = REAL(opts)[2];
-  o.weight_decay = REAL(opts)[3];
+  int st = sgp_r_apply_options(&ctx, "mlp_fit", opts, &o);
+  if (st) sgp_r_fail("mlp_fit", &ctx, st);
   const int L = (int)XLENGTH(width) - 1;
   int64_t *w = (int64_t *)R_alloc((size_t)L + 1, sizeof(int64_t));
   for (int l = 0; l <= L; l++) w[l] = (int64_t)REAL(width)[l]; /* whole numbers <= 2^53 (R) */
   const int64_t n = Rf_nrows(x), nb = o.batch_size < n ? o.batch_size : n;
   sgp_activation act;
-  int st = activation_arg(&ctx, activation, "activation", &act);
+  st = activation_arg(&ctx, activation, "activation", &act);
   if (!st) st = sgp_valla_mlp_check_size(&ctx, L, w, 0, nb); /* before anything is allocated */
   if (!st) st = sgp_valla_net_new(&ctx, L, w, act, &net);
-  if (st) sgp_r_stop("mlp_fit", &ctx, st);
+  if (st) sgp_r_fail("mlp_fit", &ctx, st);
   sgp_valla_mlp_fit_info info;
   st = sgp_valla_mlp_fit(&ctx, &net, sgp_r_cmat(x), sgp_r_cmat(y), &o, &info);
   if (st) {
     sgp_valla_net_free(&net);
-    sgp_r_stop("mlp_fit", &ctx, st);
+    sgp_r_fail("mlp_fit", &ctx, st);
   }
   SEXP m = PROTECT(net_to_r(&net));
   sgp_valla_net_free(&net);
+  char warn[512];
+  sgp_valla_stop_warning(info.stop, info.diverged_at, warn, sizeof warn);
+  const char *un[] = {"likelihood", "seed", "warning"};
+  SEXP uv[] = {PROTECT(Rf_mkString(lik[o.likelihood])), PROTECT(Rf_ScalarReal((double)ctx.seed)),
+               PROTECT(Rf_mkString(warn))};
+  SEXP used = PROTECT(sgp_r_named_list(3, un, uv));
   const char *names[] = {"model", "loss", "initial_loss", "iterations", "stop_reason", "advice",
-                         "diverged_at"};
-  SEXP values[7] = {m, PROTECT(Rf_ScalarReal(info.final_loss)),
+                         "diverged_at", "used"};
+  SEXP values[8] = {m, PROTECT(Rf_ScalarReal(info.final_loss)),
                     PROTECT(Rf_ScalarReal(info.initial_loss)),
                     PROTECT(Rf_ScalarReal((double)info.iterations))};
   stop_fields(info.stop, info.diverged_at, &values[4], &values[5], &values[6]);
-  SEXP out = sgp_r_named_list(7, names, values);
-  UNPROTECT(7);
+  values[7] = used;
+  SEXP out = sgp_r_named_list(8, names, values);
+  UNPROTECT(11);
   return out;
 }
 

@@ -9,9 +9,12 @@
 #include <string.h>
 
 extern const sgp_verb_table sgp_laplace_table;
+extern const sgp_verb_table sgp_valla_table;
+extern const sgp_verb_table sgp_mlp_fit_table;
 extern const sgp_verb_table sgp_context_table;
 
-static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_laplace_table};
+static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_laplace_table,
+                                               &sgp_valla_table, &sgp_mlp_fit_table};
 
 const sgp_verb_table *sgp_verb_options(const char *verb)
 {
@@ -84,31 +87,42 @@ static int set_real(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_v
 {
   char what[96];
   const int inf = (s->flags & SGP_OPT_INF_NONE) != 0, open = (s->flags & SGP_OPT_LO_OPEN) != 0;
+  const int hi_open = (s->flags & SGP_OPT_HI_OPEN) != 0;
   if (open && s->lo == 0 && isinf(s->hi) && !inf)
     snprintf(what, sizeof what, "positive and finite");
   else if (isinf(s->hi))
     snprintf(what, sizeof what, "a number %s %.15g%s", open ? ">" : ">=", s->lo,
              inf ? " (Inf: none)" : " and finite");
   else
-    snprintf(what, sizeof what, "a number in %s%.15g, %.15g]", open ? "(" : "[", s->lo, s->hi);
+    snprintf(what, sizeof what, "a number in %s%.15g, %.15g%s", open ? "(" : "[", s->lo, s->hi,
+             hi_open ? ")" : "]");
   if (!is_one_number(v)) return bad(ctx, s, v, what);
   const double x = v->real[0];
   if (inf && x == INFINITY) { store_number(s, opts, -1.0); return SGP_OK; }
-  if (!isfinite(x) || x < s->lo || (open && x == s->lo) || x > s->hi) return bad(ctx, s, v, what);
+  if (!isfinite(x) || x < s->lo || (open && x == s->lo) || x > s->hi || (hi_open && x == s->hi))
+    return bad(ctx, s, v, what);
   store_number(s, opts, x);
   return SGP_OK;
+}
+
+/* "\"a\", \"b\"" (the offered choices: "" entries are left out) */
+static void list_choices(const sgp_opt_spec *s, char *buf, size_t size)
+{
+  int k = 0;
+  for (int i = 0; s->choices[i]; i++) {
+    if (!s->choices[i][0]) continue;
+    const size_t l = strlen(buf);
+    snprintf(buf + l, size - l, "%s\"%s\"", k++ ? ", " : "", s->choices[i]);
+  }
 }
 
 static int set_choice(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_value *v)
 {
   char what[256] = "one of ";
-  for (int i = 0; s->choices[i]; i++) {
-    const size_t l = strlen(what);
-    snprintf(what + l, sizeof what - l, "%s\"%s\"", i ? ", " : "", s->choices[i]);
-  }
+  list_choices(s, what, sizeof what);
   if (v->type != SGP_VAL_STRING || v->len != 1) return bad(ctx, s, v, what);
   for (int i = 0; s->choices[i]; i++)
-    if (!strcmp(v->str, s->choices[i])) {
+    if (s->choices[i][0] && !strcmp(v->str, s->choices[i])) {
       *(int *)((char *)opts + s->offset) = i;
       return SGP_OK;
     }
@@ -141,12 +155,45 @@ static int set_vector(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp
   return SGP_OK;
 }
 
+/* Strings out of the choices, each at most once in effect (repeats allowed);
+ * nothing (NULL, Octave [] or {}) is the empty set. */
+static int set_subset(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_value *v)
+{
+  char all[256] = "";
+  list_choices(s, all, sizeof all);
+  unsigned bits = 0;
+  if (v->type != SGP_VAL_NULL) {
+    char what[300];
+    snprintf(what, sizeof what, "strings out of %s", all);
+    if (v->type != SGP_VAL_STRING) return bad(ctx, s, v, what);
+    char unknown[200] = "";
+    int n_unknown = 0;
+    for (int64_t j = 0; j < v->len; j++) {
+      const char *e = v->strs ? v->strs[j] : v->str;
+      int i = 0;
+      while (s->choices[i] && strcmp(e, s->choices[i])) i++;
+      if (s->choices[i]) { bits |= 1u << i; continue; }
+      int seen = 0; /* each unknown entry named once */
+      for (int64_t k = 0; k < j && !seen; k++) seen = !strcmp(e, v->strs[k]);
+      const size_t l = strlen(unknown);
+      if (!seen)
+        snprintf(unknown + l, sizeof unknown - l, "%s\"%s\"", n_unknown++ ? ", " : "", e);
+    }
+    if (n_unknown)
+      return sgp_fail(ctx, SGP_EINVAL, "'%s' has unknown entries %s; use any of %s", s->name,
+                      unknown, all);
+  }
+  *(unsigned *)((char *)opts + s->offset) = bits;
+  return SGP_OK;
+}
+
 int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *name,
                  const sgp_value *v)
 {
   const sgp_opt_spec *s = sgp_opt_find(t, name);
   if (!s) return sgp_fail(ctx, SGP_EINVAL, "unknown option '%s'", name);
-  if (v->type == SGP_VAL_NULL && (s->flags & SGP_OPT_NULL_OK) && s->kind != SGP_OPT_VECTOR)
+  if (v->type == SGP_VAL_NULL && (s->flags & SGP_OPT_NULL_OK) && s->kind != SGP_OPT_VECTOR &&
+      s->kind != SGP_OPT_SUBSET)
     return SGP_OK;
   switch (s->kind) {
   case SGP_OPT_FLAG: /* a logical, or the number 0 or 1 (Octave's habit) */
@@ -160,6 +207,7 @@ int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *
   case SGP_OPT_CHOICE: return set_choice(ctx, s, opts, v);
   case SGP_OPT_POSITIVES: return set_positives(ctx, s, opts, v);
   case SGP_OPT_VECTOR: return set_vector(ctx, s, opts, v);
+  case SGP_OPT_SUBSET: return set_subset(ctx, s, opts, v);
   }
   return sgp_fail(ctx, SGP_EINVAL, "'%s': unknown kind", name);
 }

@@ -17,11 +17,11 @@ SEXP sgp_ski_stats_merge_r(SEXP, SEXP, SEXP);
 SEXP sgp_laplace_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_options_r(SEXP);
 SEXP sgp_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sgp_valla_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
-                     SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_valla_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_option_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_valla_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_valla_forward_r(SEXP, SEXP, SEXP);
-SEXP sgp_mlp_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_mlp_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_valla_metrics_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
@@ -38,10 +38,11 @@ static const R_CallMethodDef call_methods[] = {
   {"sgp_laplace_fit_r", (DL_FUNC)&sgp_laplace_fit_r, 6},
   {"sgp_options_r", (DL_FUNC)&sgp_options_r, 1},
   {"sgp_laplace_predict_r", (DL_FUNC)&sgp_laplace_predict_r, 11},
-  {"sgp_valla_fit_r", (DL_FUNC)&sgp_valla_fit_r, 19},
+  {"sgp_valla_fit_r", (DL_FUNC)&sgp_valla_fit_r, 12},
+  {"sgp_option_check_r", (DL_FUNC)&sgp_option_check_r, 3},
   {"sgp_valla_predict_r", (DL_FUNC)&sgp_valla_predict_r, 5},
   {"sgp_valla_forward_r", (DL_FUNC)&sgp_valla_forward_r, 3},
-  {"sgp_mlp_fit_r", (DL_FUNC)&sgp_mlp_fit_r, 9},
+  {"sgp_mlp_fit_r", (DL_FUNC)&sgp_mlp_fit_r, 5},
   {"sgp_valla_metrics_r", (DL_FUNC)&sgp_valla_metrics_r, 5},
   {NULL, NULL, 0}
 };

@@ -22,9 +22,11 @@
 ## name, as in R: @code{mlp_fit (x, y, "hidden", [20 20], "likelihood",
 ## "softmax")}; @var{hidden} defaults to @code{[50 50]}.
 ##
-## Options: @qcode{"iterations"} (2000), @qcode{"batch_size"} (100),
-## @qcode{"lr"} (1e-3), @qcode{"weight_decay"} (0), @qcode{"seed"},
-## @qcode{"threads"}.  Weights start Glorot-uniform from the seed.
+## Options (the core checks them; the same names and defaults as in R):
+## @qcode{"iterations"} (2000), @qcode{"batch_size"} (100), @qcode{"lr"}
+## (1e-3), @qcode{"weight_decay"} (0), @qcode{"seed"}, @qcode{"threads"},
+## @qcode{"verbose"}, @qcode{"backend"}.  Weights start Glorot-uniform from the
+## seed.
 ##
 ## Returns @var{model} with fields @code{W}, @code{b} (cell arrays, W@{l@}
 ## in-by-out), @code{activation}, @code{output} and @code{skip}, the final
@@ -47,40 +49,40 @@ function [model, loss, info] = mlp_fit (x, y, varargin)
     print_usage ();
   endif
   fname = "mlp_fit";
-  names = {"hidden", "activation", "likelihood", "iterations", "batch_size", "lr", ...
-           "weight_decay", "seed", "threads"};
+  t = __sgp_options__ (fname);
+  c = __sgp_options__ ("context");
+  names = [{"hidden", "activation"}, t.name(:)', c.name(:)'];
   ## hidden, activation, likelihood: positional (as before) or by name (as in R)
   positional = {};
   while (numel (varargin) >= 1 && numel (positional) < 3
-         && ! (ischar (varargin{1}) && any (strcmpi (varargin{1}, names))))
+         && ! (ischar (varargin{1}) && any (strcmp (varargin{1}, names))))
     if (isempty (positional) && ischar (varargin{1}))
       positional{end+1} = [];   # mlp_fit (x, y, activation, ...): the default hidden
     endif
     positional{end+1} = varargin{1};
     varargin(1) = [];
   endwhile
-  defaults = struct ("hidden", [50 50], "activation", "tanh", "likelihood", "gaussian",
-                     "iterations", 2000, "batch_size", 100, "lr", 1e-3, "weight_decay", 0,
-                     "seed", [], "threads", 0);
-  [opts, given] = parse_options (fname, defaults, varargin{:});
+  [front, opts] = split_options (fname, {"hidden", "activation"}, varargin{:});
   pos_names = {"hidden", "activation", "likelihood"};
   for k = 1:numel (positional)
-    if (given.(pos_names{k}))
+    if ((k < 3 && ! isempty (front.(pos_names{k})))
+        || (k == 3 && any (strcmp (opts(1:2:end), "likelihood"))))
       arg_error (fname, pos_names{k}, "is given both by position and by name");
     endif
-    if (k > 1 || ! isempty (positional{k}))
-      opts.(pos_names{k}) = positional{k};
+    if (k == 3)
+      opts(end+1:end+2) = {"likelihood", positional{k}};
+    elseif (k > 1 || ! isempty (positional{k}))
+      front.(pos_names{k}) = positional{k};
     endif
   endfor
-  hidden = opts.hidden;
-  activation = opts.activation;
-  likelihood = opts.likelihood;
+  hidden = if_else (isempty (front.hidden), [50 50], front.hidden);
+  activation = if_else (isempty (front.activation), "tanh", front.activation);
+  likelihood = option_value (fname, opts, "likelihood");
+  __sgp_options__ (fname, "likelihood", likelihood);   # the core's choices and message
 
   x = check_input_matrix (x, fname, "x");
   n = rows (x);
   activation = check_choice (activation, {"tanh", "sigmoid", "relu"}, fname, "activation");
-  likelihood = check_choice (likelihood, {"gaussian", "softmax", "bernoulli"}, fname,
-                             "likelihood");
   if (! (isnumeric (hidden) && isreal (hidden) && (isvector (hidden) || isempty (hidden))
          && all (hidden(:) >= 1 & hidden(:) == round (hidden(:)) & hidden(:) <= flintmax ())))
     arg_error (fname, "hidden", "must be a vector of positive whole layer widths");
@@ -108,21 +110,16 @@ function [model, loss, info] = mlp_fit (x, y, varargin)
         arg_error (fname, "y", "must be 0/1 for likelihood = \"bernoulli\"");
       endif
   endswitch
-  iterations = check_count (opts.iterations, fname, "iterations", 0);
-  batch_size = check_count (opts.batch_size, fname, "batch_size", 1);
-  lr = check_positive (opts.lr, fname, "lr", 1);
-  wd = opts.weight_decay;
-  if (! (isnumeric (wd) && isreal (wd) && isscalar (wd) && isfinite (wd) && wd >= 0))
-    arg_error (fname, "weight_decay", "must be one non-negative finite number");
+  if (isempty (option_value (fname, opts, "seed")))
+    opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
   endif
-  seed = check_seed (opts.seed, fname);
-  threads = check_threads (opts.threads, fname);
 
   [model, loss, res] = __sgp_mlp_fit__ (x, y, [columns(x), double(hidden(:))', C], activation,
-                                        likelihood, iterations, batch_size, lr, double (wd), [],
-                                        seed, threads);
-  warn_stop (fname, res);
-  info = rmfield (res, "advice");
+                                        [], opts{:});
+  if (! isempty (res.used.warning))
+    warning ("scalegp:diverged", "%s: %s", fname, res.used.warning);
+  endif
+  info = rmfield (res, "used");
 endfunction
 
 
@@ -195,6 +192,6 @@ endfunction
 %!          "batch_size", 20, "lr", 1e5, "seed", 3);
 
 ## hidden = 1e9 on one input: 3e9 weights, 3.3 TB with batch_size 100 (refused on any machine)
-%!error <hidden: a network of 3e\+09 parameters .* use fewer hidden units> mlp_fit ((1:200)', (1:200)', 1e9, "iterations", 1)
-%!error <hidden: a layer of 3000000000 units is wider> mlp_fit ((1:200)', (1:200)', 3e9, "iterations", 1)
+%!error <'hidden' a network of 3e\+09 parameters .* use fewer hidden units> mlp_fit ((1:200)', (1:200)', 1e9, "iterations", 1)
+%!error <'hidden' a layer of 3000000000 units is wider> mlp_fit ((1:200)', (1:200)', 3e9, "iterations", 1)
 %!error <'hidden' must be a vector of positive> mlp_fit ((1:5)', (1:5)', 2^60)

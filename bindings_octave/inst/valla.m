@@ -25,8 +25,9 @@
 ## regression targets (gaussian), class labels 1..C (softmax, C = the
 ## network's outputs) or 0/1 (bernoulli, one logit output).
 ##
-## Options, as name/value pairs (names are case-insensitive; the same names
-## as in R):
+## Options, as name/value pairs with the same names, defaults and checks as in
+## R (the core defines them; data such as @qcode{"inducing"} locations,
+## @qcode{"validation"} and @qcode{"xtest"} stay here):
 ##
 ## @table @asis
 ## @item @qcode{"likelihood"}
@@ -123,71 +124,50 @@ function fit = valla (model, x, y, varargin)
     print_usage ();
   endif
   fname = "valla";
-  defaults = struct ("likelihood", [], "method", "valla", "inducing", [],
-                     "inducing_tags", [], "prior_var", 1, "noise", [],
-                     "learn", {{"A", "inducing", "prior_var", "noise"}},
-                     "closed_form", false, "iterations", 20000, "batch_size", 100,
-                     "lr", 1e-3, "alpha", 1, "validation", [], "xtest", [],
-                     "backend", "auto", "seed", [], "verbose", false, "threads", 0,
-                     "eval_every", 100, "patience", 1, "restore_best", true,
-                     "beta1", 0.9, "beta2", 0.999, "adam_eps", 1e-8,
-                     "init_A", "identity", "standardize_y", true, "kmeans_iter", 10,
-                     "kmeans_max", 50000, "jitter", 1e-8, "cache_max_bytes", 2^31,
-                     "val_frac", 0.1, "val_max", 10000, "layers", [], "lla_max", 5000,
-                     "ella_rank", 20, "full_cov", false, "prob_method", "probit",
-                     "mc_samples", 2048, "interrupt_after", -1);
-  opts = parse_options (fname, defaults, varargin{:});
-
+  front_names = {"inducing", "inducing_tags", "layers", "validation", "xtest", "full_cov", ...
+                 "prob_method", "mc_samples", "interrupt_after"};
+  [front, opts] = split_options (fname, front_names, varargin{:});
   [model, D, C, L] = valla_check_model (model, fname);
   x = check_input_matrix (x, fname, "x");
   if (columns (x) != D)
     arg_error (fname, "x", "has %d columns but the network expects %d inputs (model.W{1})",
                columns (x), D);
   endif
-  if (isempty (opts.likelihood))   # as in R: from the number of network outputs
-    opts.likelihood = if_else (C == 1, "gaussian", "softmax");
-  endif
-  likelihood = check_choice (opts.likelihood, {"gaussian", "softmax", "bernoulli"}, fname,
-                             "likelihood");
-  if (strcmp (likelihood, "softmax") && C < 2)
-    arg_error (fname, "likelihood", "\"softmax\" needs a network with C >= 2 outputs (it has %d)", C);
-  elseif (! strcmp (likelihood, "softmax") && C != 1)
-    arg_error (fname, "likelihood", "\"%s\" needs a network with one output (it has %d); use \"softmax\"",
-               likelihood, C);
-  endif
+  likelihood = valla_likelihood (option_value (fname, opts, "likelihood"), C, fname);
+  opts(end+1:end+2) = {"likelihood", likelihood};
   ycode = valla_labels (y, likelihood, C, rows (x), fname, "y");
-  method = check_choice (opts.method, {"valla", "lla", "ella"}, fname, "method");
-  [n_inducing, inducing, tags] = valla_inducing_arg (opts.inducing, opts.inducing_tags, D, C,
-                                                     fname);
-  o = valla_core_opts (opts, likelihood, method, n_inducing, fname);
-  [xval, yval, xtest] = valla_data_args (opts.validation, opts.xtest, likelihood, D, C, fname);
-  layers = opts.layers;
-  if (! isempty (layers))
-    if (! ((islogical (layers) || isnumeric (layers)) && isvector (layers)
-           && numel (layers) == L && all (layers(:) == 0 | layers(:) == 1) && any (layers(:))))
-      arg_error (fname, "layers", "must be %d true/false flags, one per layer, at least one true", L);
-    endif
-    layers = double (layers(:));
+  [inducing, tags, opts] = valla_inducing_arg (front.inducing, front.inducing_tags, D, C,
+                                               opts, fname);
+  [xval, yval, xtest] = valla_data_args (front.validation, front.xtest, likelihood, D, C, fname);
+  layers = valla_layers (front.layers, L, fname);
+  full_cov = check_flag (if_else (isempty (front.full_cov), false, front.full_cov), fname,
+                         "full_cov");
+  prob_method = check_choice (if_else (isempty (front.prob_method), "probit",
+                                       front.prob_method), {"probit", "mc"}, fname, "prob_method");
+  mc_samples = check_count (if_else (isempty (front.mc_samples), 2048, front.mc_samples),
+                            fname, "mc_samples", 1);
+  if (isempty (option_value (fname, opts, "seed")))
+    opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
   endif
-  full_cov = check_flag (opts.full_cov, fname, "full_cov");
-  prob_method = check_choice (opts.prob_method, {"probit", "mc"}, fname, "prob_method");
-  mc_samples = check_count (opts.mc_samples, fname, "mc_samples", 1);
-  seed = check_seed (opts.seed, fname);
-  verbose = check_flag (opts.verbose, fname, "verbose");
-  threads = check_threads (opts.threads, fname);
 
-  res = __sgp_valla__ (model, x, ycode, o, xval, yval, inducing, tags, layers, seed,
-                       verbose, threads, opts.interrupt_after);
+  res = __sgp_valla__ (model, x, ycode, xval, yval, inducing, tags, layers,
+                       if_else (isempty (front.interrupt_after), -1, front.interrupt_after),
+                       opts{:});
 
-  warn_stop (fname, res);
-  fit = valla_result (res, x, likelihood, method, C, layers, seed);
+  used = res.used;
+  if (! isempty (used.warning))
+    warning ("scalegp:diverged", "%s: %s", fname, used.warning);
+  endif
+  fit = valla_result (rmfield (res, "used"), x, used, C, layers);
   if (! isempty (xtest))
     fit.test = predict_valla (fit, xtest, "full_cov", full_cov, "prob_method", prob_method,
-                              "mc_samples", mc_samples, "threads", threads);
+                              "mc_samples", mc_samples,
+                              "threads", option_value (fname, opts, "threads"));
   endif
-  if (verbose)
+  if (option_value (fname, opts, "verbose"))
     printf ("valla: %s, %s likelihood, n = %d, M = %d; %d iterations; prior_var %.4g",
-            method, likelihood, rows (x), rows (fit.inducing), fit.iterations, fit.prior_var);
+            fit.method, likelihood, rows (x), rows (fit.inducing), fit.iterations,
+            fit.prior_var);
     if (strcmp (likelihood, "gaussian"))
       printf (", noise %.4g", fit.noise);
     endif
@@ -346,9 +326,9 @@ endfunction
 %!error <'y' has 39 elements but 'x' has 40 rows> valla (net, x, y(1:39))
 %!error <'likelihood' "gaussian" needs a network with one output \(it has 3\)> valla (struct ("W", {{[1 2 3]}}, "b", {{[0 0 0]}}, "activation", "tanh"), x, ones (40, 1), "likelihood", "gaussian")
 %!error <'likelihood' "softmax" needs a network with C> valla (net, x, ones (40, 1), "likelihood", "softmax")
-%!error <valla: inducing: M = 41 inducing points exceed the n = 40 rows of x> valla (net, x, y, "inducing", 41, "closed_form", true)
-%!error <valla: inducing: M = 40 inducing points exceed the 36 rows of x left after the val_frac = 0.1 hold-out> valla (net, x, y, "inducing", 40)
-%!error <valla: inducing: M = 100 inducing points exceed the 36 rows> valla (net, x, y, "inducing", 100)
+%!error <valla: 'inducing' M = 41 inducing points exceed the n = 40 rows of x> valla (net, x, y, "inducing", 41, "closed_form", true)
+%!error <valla: 'inducing' M = 40 inducing points exceed the 36 rows of x left after the val_frac = 0.1 hold-out> valla (net, x, y, "inducing", 40)
+%!error <valla: 'inducing' M = 100 inducing points exceed the 36 rows> valla (net, x, y, "inducing", 100)
 %!test
 %! ## the default inducing = 100 on n = 40: all 36 rows left after the hold-out
 %! fit = valla (net, x, y, "iterations", 2, "seed", 1);
@@ -356,12 +336,12 @@ endfunction
 %!error <'inducing' must be a number M or an M-by-1> valla (net, x, y, "inducing", zeros (3, 2))
 %!error <'learn' has unknown entries "Z"; use any of "A"> valla (net, x, y, "learn", {"Z"})
 %!error <'noise' must be positive> valla (net, x, y, "noise", 0)
-%!error <valla: prior_var: must be positive and finite \(got -1\)> valla (net, x, y, "prior_var", -1)
-%!error <'method' is unknown: "laplace"> valla (net, x, y, "method", "laplace")
+%!error <valla: 'prior_var' must be positive and finite \(got -1\)> valla (net, x, y, "prior_var", -1)
+%!error <'method' must be one of "valla", "lla", "ella" \(got "laplace"\)> valla (net, x, y, "method", "laplace")
 %!error <'validation' must be a struct> valla (net, x, y, "validation", 1)
 %!error <'validation.x' has 2 columns> valla (net, x, y, "validation", struct ("x", [x x], "y", y))
 %!error <'xtest' has 2 columns> valla (net, x, y, "xtest", [1 2; 3 4])
-%!error <valla: alpha: must be one number in \[0, 1\] \(got 2\)> valla (net, x, y, "alpha", 2)
+%!error <valla: 'alpha' must be a number in \[0, 1\] \(got 2\)> valla (net, x, y, "alpha", 2)
 %!error <'layers' must be 2 true/false flags> valla (net, x, y, "layers", [1 0 1])
 %!error <unknown option 'inducng'> valla (net, x, y, "inducng", 3)
 %!error <'y' must be 0/1 for likelihood = "bernoulli"> valla (net, x, y, "likelihood", "bernoulli")

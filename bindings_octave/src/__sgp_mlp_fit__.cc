@@ -8,23 +8,30 @@
 
 DEFUN_DLD (__sgp_mlp_fit__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {[@var{model}, @var{loss}, @var{info}] =} __sgp_mlp_fit__ (@var{x}, @var{y}, @var{widths}, @var{activation}, @var{likelihood}, @var{iterations}, @var{batch_size}, @var{lr}, @var{weight_decay}, @var{init}, @var{seed}, @var{threads})\n\
+@deftypefn {} {[@var{model}, @var{loss}, @var{info}] =} __sgp_mlp_fit__ (@var{x}, @var{y}, @var{widths}, @var{activation}, @var{init}, @var{name}, @var{value}, @dots{})\n\
 Private: trains an MLP of layer widths @var{widths} (d, hidden@dots{}, C) by\n\
 Adam from Glorot-initialized weights, or from the network struct @var{init}\n\
-when it is not empty.  @var{y}: targets, or labels 0..C-1 as doubles.\n\
+when it is not empty.  @var{y}: targets, or labels 0..C-1 as doubles.  The\n\
+options follow as name/value pairs, checked and stored by the core's table\n\
+(@code{__sgp_options__ (\"mlp_fit\")}) and the context's (backend, seed,\n\
+verbose, threads).\n\
 Returns the network struct (W, b, activation, output, skip), the final\n\
 full-data mean loss and a struct with initial_loss, iterations, stop_reason,\n\
-advice (the core's warning text, \"\" when nothing went wrong) and diverged_at.\n\
+diverged_at and used (likelihood, seed and warning: the core's warning text,\n\
+\"\" when nothing went wrong).\n\
 @seealso{mlp_fit}\n\
 @end deftypefn")
 {
-  if (args.length () != 12)
+  if (args.length () < 5)
     print_usage ();
 
   // ---- get inputs
   const std::string fn = "mlp_fit";
-  const long nthreads = sgp_octave::integer_arg (args(11), fn, "threads", 0, INT_MAX);
-  sgp_octave::context ctx (fn, static_cast<int> (nthreads));
+  sgp_octave::context ctx (fn, 0);
+  sgp_valla_mlp_fit_opts o;
+  sgp_valla_mlp_fit_opts_default (&o);
+  sgp_octave::option_store keep;
+  sgp_octave::apply_options (ctx, "mlp_fit", args, 5, &o, keep);
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
   const Matrix y = sgp_octave::matrix_arg (args(1), fn, "y");
   const Matrix wd = sgp_octave::matrix_arg (args(2), fn, "widths");
@@ -32,19 +39,10 @@ advice (the core's warning text, \"\" when nothing went wrong) and diverged_at.\
   for (octave_idx_type i = 0; i < wd.numel (); i++)
     width.push_back (static_cast<int64_t> (wd(i)));
   const sgp_activation act = sgp_valla_octave::activation_arg (args(3), fn, "activation");
-  sgp_valla_mlp_fit_opts o;
-  sgp_valla_mlp_fit_opts_default (&o);
-  o.likelihood = sgp_valla_octave::likelihood_of (
-    sgp_octave::string_arg (args(4), fn, "likelihood"), fn);
-  o.iterations = sgp_octave::integer_arg (args(5), fn, "iterations", 0, LONG_MAX);
-  o.batch_size = sgp_octave::integer_arg (args(6), fn, "batch_size", 1, LONG_MAX);
-  o.lr = sgp_octave::scalar_arg (args(7), fn, "lr");
-  o.weight_decay = sgp_octave::scalar_arg (args(8), fn, "weight_decay");
-  const bool has_init = ! args(9).isempty ();
+  const bool has_init = ! args(4).isempty ();
   sgp_valla_octave::mlp_spec init;
   if (has_init)
-    sgp_valla_octave::mlp_arg (args(9), fn, init);
-  ctx.set_seed (args(10));
+    sgp_valla_octave::mlp_arg (args(4), fn, init);
   if (width.size () < 2)
     error ("%s: widths must have at least 2 entries", fn.c_str ());
 
@@ -73,21 +71,29 @@ advice (the core's warning text, \"\" when nothing went wrong) and diverged_at.\
   res.assign ("initial_loss", info.initial_loss);
   res.assign ("iterations", static_cast<double> (info.iterations));
   res.assign ("stop_reason", sgp_valla_stop_name (info.stop));
-  res.assign ("advice", sgp_valla_stop_advice (info.stop));
   res.assign ("diverged_at", static_cast<double> (info.diverged_at));
+  static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
+  char warn[512];
+  sgp_valla_stop_warning (info.stop, info.diverged_at, warn, sizeof warn);
+  octave_scalar_map used;
+  used.assign ("likelihood", lik[o.likelihood]);
+  used.assign ("seed", static_cast<double> (ctx.get ()->seed));
+  used.assign ("warning", std::string (warn));
+  res.assign ("used", used);
   return ovl (model, info.final_loss, res);
 }
 
 /*
 %!test
 %! x = linspace (-2, 2, 40)';
-%! [m, loss] = __sgp_mlp_fit__ (x, sin (x), [1 10 1], "tanh", "gaussian", 500, 20, 1e-2, 0, [], 1, 0);
+%! [m, loss] = __sgp_mlp_fit__ (x, sin (x), [1 10 1], "tanh", [], "iterations", 500, "batch_size", 20, "lr", 1e-2, "seed", 1);
 %! assert (size (m.W{1}), [1 10]);
 %! assert (size (m.W{2}), [10 1]);
 %! assert (m.activation, "tanh");
 %! assert (loss < 0.05);
-%! [m2, loss2] = __sgp_mlp_fit__ (x, sin (x), [1 10 1], "tanh", "gaussian", 500, 20, 1e-2, 0, [], 1, 0);
+%! [m2, loss2] = __sgp_mlp_fit__ (x, sin (x), [1 10 1], "tanh", [], "iterations", 500, "batch_size", 20, "lr", 1e-2, "seed", 1);
 %! assert (m2.W{1}, m.W{1});
-%!error <widths> __sgp_mlp_fit__ (1, 1, 1, "tanh", "gaussian", 5, 1, 1e-2, 0, [], 1, 0)
-%!error <unknown activation> __sgp_mlp_fit__ (1, 1, [1 1], "swish", "gaussian", 5, 1, 1e-2, 0, [], 1, 0)
+%!error <widths> __sgp_mlp_fit__ (1, 1, 1, "tanh", [], "iterations", 5)
+%!error <unknown activation> __sgp_mlp_fit__ (1, 1, [1 1], "swish", [])
+%!error <mlp_fit: 'lr' must be positive> __sgp_mlp_fit__ (1, 1, [1 1], "tanh", [], "lr", 0)
 */

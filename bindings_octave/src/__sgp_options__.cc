@@ -5,18 +5,30 @@
 DEFUN_DLD (__sgp_options__, args, ,
            "-*- texinfo -*-\n\
 @deftypefn {} {@var{t} =} __sgp_options__ (@var{verb})\n\
+@deftypefnx {} {} __sgp_options__ (@var{verb}, @var{name}, @var{value})\n\
 Private: the options of @var{verb} (e.g. @qcode{\"gp_laplace\"}) as a struct\n\
-of cellstr columns name, kind, default and doc.\n\
+of cellstr columns name, kind, default and doc.  With @var{name} and\n\
+@var{value}: checks that one option as the core does (an error in the\n\
+user's form \"verb: 'name' ...\").\n\
 @seealso{scalegp_options}\n\
 @end deftypefn")
 {
-  if (args.length () != 1 || ! args(0).is_string ())
+  if ((args.length () != 1 && args.length () != 3) || ! args(0).is_string ())
     print_usage ();
   const std::string verb = args(0).string_value ();
+  if (args.length () == 3)
+    {
+      if (! args(1).is_string ())
+        print_usage ();
+      sgp_octave::context ctx (verb, 0);
+      sgp_octave::check_option (ctx, verb.c_str (), args(1).string_value (), args(2));
+      return ovl ();
+    }
   const sgp_verb_table *t = sgp_verb_options (verb.c_str ());
   if (! t)
     error ("__sgp_options__: unknown verb '%s'", verb.c_str ());
-  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector"};
+  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector",
+                                "subset"};
   Cell name (t->n, 1), kind (t->n, 1), def (t->n, 1), doc (t->n, 1);
   for (int i = 0; i < t->n; i++)
     {
@@ -39,4 +51,8 @@ of cellstr columns name, kind, default and doc.\n\
 %! assert (any (strcmp (t.name, "max_iter")));
 %! assert (t.default{strcmp (t.name, "max_iter")}, "5");
 %!error <unknown verb> __sgp_options__ ("nonsense")
+%!test
+%! __sgp_options__ ("valla", "learn", {"A", "noise"});
+%!error <valla: 'learn' has unknown entries "x"> __sgp_options__ ("valla", "learn", {"A", "x"})
+%!error <valla: 'method' must be one of> __sgp_options__ ("valla", "method", "z")
 */

@@ -162,7 +162,24 @@ namespace sgp_octave
   static sgp_value
   value_of (const octave_value& v, option_store& keep)
   {
-    sgp_value out = {SGP_VAL_OTHER, 0, nullptr, nullptr};
+    sgp_value out = {SGP_VAL_OTHER, 0, nullptr, nullptr, nullptr};
+    if (v.iscellstr () || (v.iscell () && v.isempty ()))
+      {
+        // a cell array of strings (or {}): several strings
+        const Cell c = v.cell_value ();
+        keep.string_lists.emplace_back ();
+        std::vector<const char *>& ptrs = keep.string_lists.back ();
+        for (octave_idx_type i = 0; i < c.numel (); i++)
+          {
+            keep.strings.push_back (c(i).string_value ());
+            ptrs.push_back (keep.strings.back ().c_str ());
+          }
+        out.type = SGP_VAL_STRING;
+        out.len = c.numel ();
+        out.str = ptrs.empty () ? "" : ptrs[0];
+        out.strs = ptrs.data ();
+        return out;
+      }
     if (v.is_string ())
       {
         out.type = SGP_VAL_STRING;
@@ -212,6 +229,21 @@ namespace sgp_octave
         else
           ctx.check (sgp_opts_set (ctx.get (), t, opts, name.c_str (), &v));
       }
+  }
+
+  void
+  check_option (context& ctx, const char *verb, const std::string& name,
+                const octave_value& value)
+  {
+    const sgp_verb_table *t = sgp_verb_options (verb);
+    if (! t)
+      error ("%s: unknown verb '%s'", ctx.fname ().c_str (), verb);
+    ctx.use_user_form ();
+    option_store keep;
+    union { double d; int64_t i; void *p; char bytes[4096]; } scratch; // any verb's struct
+    std::memset (&scratch, 0, sizeof scratch);
+    const sgp_value v = value_of (value, keep);
+    ctx.check (sgp_opts_set (ctx.get (), t, &scratch, name.c_str (), &v));
   }
 
   // ------------------------------------------------------------ op_guard

@@ -103,6 +103,7 @@ namespace sgp_octave
   {
     std::deque<std::vector<double>> numbers;
     std::deque<std::string> strings;
+    std::deque<std::vector<const char *>> string_lists; // a cellstr's strings (into strings)
   };
 
   // Options by name: args(first), args(first+1), ... are name/value pairs, each
@@ -111,6 +112,11 @@ namespace sgp_octave
   // is raised through ctx.check with the core's message.
   void apply_options (context& ctx, const char *verb, const octave_value_list& args,
                       int first, void *opts, option_store& keep);
+
+  // Checks one option of `verb` as the core does (the value is not kept), for a
+  // front that needs an option before the call; errors as apply_options.
+  void check_option (context& ctx, const char *verb, const std::string& name,
+                     const octave_value& value);
 
   // A kernel whose lengthscale array lives as long as this object.
   struct kernel_spec

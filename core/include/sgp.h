@@ -659,6 +659,13 @@ typedef struct {
 } sgp_valla_opts;
 
 void sgp_valla_opts_default(sgp_valla_opts *o);
+/* The rules between the options of the user-facing valla (R, Octave), after
+ * they are set by name: noise only with likelihood gaussian, closed_form only
+ * with method valla (sgp_valla_fit itself ignores those fields instead). */
+int sgp_valla_opts_check(sgp_ctx *ctx, const sgp_valla_opts *o);
+/* The warning of a training stop (sgp_valla_stop_advice with the iteration it
+ * diverged at), "" when nothing went wrong; returns 1 when there is one. */
+int sgp_valla_stop_warning(sgp_valla_stop stop, int64_t diverged_at, char *buf, size_t size);
 
 /* Predictive latent covariance of every method in one form (spec §1.3, §1.4, §6):
  *   K*(x,x) = prior * K_xx - |P1 K_Zx|^2 + |P2 K_Zx|^2   (P1, P2: M x M or NULL)

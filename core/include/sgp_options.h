@@ -18,7 +18,8 @@ extern "C" {
 #endif
 
 /* A host value: numbers (integers, doubles; NA as NaN), logicals (0/1, NA as
- * NaN), one string, or nothing (R NULL, Octave []). */
+ * NaN), strings (an R character vector, an Octave string or cellstr), or nothing
+ * (R NULL, Octave []). */
 typedef enum {
   SGP_VAL_NULL, SGP_VAL_REAL, SGP_VAL_LOGICAL, SGP_VAL_STRING,
   SGP_VAL_OTHER  /* anything else (a list, a cell, a struct): always an error */
@@ -28,6 +29,7 @@ typedef struct {
   int64_t len;          /* REAL/LOGICAL: number of values; STRING: number of strings */
   const double *real;   /* REAL/LOGICAL values (host memory, valid during the call) */
   const char *str;      /* STRING: the first one */
+  const char *const *strs; /* STRING: all len of them (NULL: only str, len <= 1) */
 } sgp_value;
 
 typedef enum {
@@ -36,7 +38,9 @@ typedef enum {
   SGP_OPT_REAL,    /* one number in the range -> double */
   SGP_OPT_CHOICE,  /* one string out of choices -> int (its index) */
   SGP_OPT_POSITIVES, /* 1 or more positive finite numbers -> pointer + count (host memory) */
-  SGP_OPT_VECTOR   /* finite numbers or nothing -> sgp_cmat (len x 1, host memory) */
+  SGP_OPT_VECTOR,  /* finite numbers or nothing -> sgp_cmat (len x 1, host memory) */
+  SGP_OPT_SUBSET   /* 0 or more strings out of choices (nothing: none) -> unsigned bitmask,
+                      bit i for choices[i] */
 } sgp_opt_kind;
 
 typedef enum { SGP_STORE_INT, SGP_STORE_INT64, SGP_STORE_DOUBLE, SGP_STORE_SIZE } sgp_opt_store;
@@ -45,6 +49,7 @@ typedef enum { SGP_STORE_INT, SGP_STORE_INT64, SGP_STORE_DOUBLE, SGP_STORE_SIZE 
 #define SGP_OPT_INF_NONE 1u /* Inf accepted, meaning "none": stored as -1 */
 #define SGP_OPT_LO_OPEN  2u /* REAL: > lo instead of >= lo */
 #define SGP_OPT_NULL_OK  4u /* nothing (NULL / []) accepted: the default is kept */
+#define SGP_OPT_HI_OPEN  8u /* REAL: < hi instead of <= hi */
 
 typedef struct {
   const char *name;   /* the argument name in R and Octave */
@@ -52,7 +57,8 @@ typedef struct {
   const char *def;    /* the default as a user writes it ("5", "Inf", "\"cg\"", "TRUE") */
   double lo, hi;      /* COUNT / REAL range (inclusive unless LO_OPEN) */
   unsigned flags;
-  const char *const *choices; /* CHOICE: NULL-terminated names, index = stored value */
+  const char *const *choices; /* CHOICE, SUBSET: NULL-terminated names, index = stored value
+                                 (CHOICE: "" marks an index that is not offered) */
   size_t offset;      /* the field in the verb's options struct */
   sgp_opt_store store;/* COUNT / REAL: the field's type */
   size_t count_offset;/* POSITIVES: the int64 count field */

@@ -8,11 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The value a user writes as `def` ("5", "Inf", "\"cg\"", "TRUE", "NULL"). */
-static sgp_value parse_def(const char *def, double *num, char *str)
+/* The value a user writes as `def` ("5", "Inf", "\"cg\"", "TRUE", "NULL",
+ * "c(\"a\", \"b\")"); strings are copied into str (their pointers into ptrs). */
+static sgp_value parse_def(const char *def, double *num, char *str, const char **ptrs)
 {
-  sgp_value v = {SGP_VAL_NULL, 0, NULL, NULL};
+  sgp_value v = {SGP_VAL_NULL, 0, NULL, NULL, NULL};
   if (!strcmp(def, "NULL")) return v;
+  if (!strncmp(def, "c(", 2)) { /* c("a", "b", ...) */
+    strcpy(str, def + 2);
+    v.type = SGP_VAL_STRING;
+    for (char *p = strchr(str, '"'); p; p = strchr(p + 1, '"')) {
+      char *e = strchr(p + 1, '"');
+      *e = '\0';
+      ptrs[v.len++] = p + 1;
+      p = e;
+    }
+    v.str = ptrs[0];
+    v.strs = ptrs;
+    return v;
+  }
   if (def[0] == '"') {
     strcpy(str, def + 1);
     str[strlen(str) - 1] = '\0';
@@ -38,8 +52,9 @@ static void defaults_agree(const sgp_verb_table *t, void *dflt, void *set, size_
   for (int i = 0; i < t->n; i++) {
     const sgp_opt_spec *s = &t->opts[i];
     double num;
-    char str[64];
-    const sgp_value v = parse_def(s->def, &num, str);
+    char str[256];
+    const char *ptrs[16];
+    const sgp_value v = parse_def(s->def, &num, str, ptrs);
     if (sgp_opts_set(&ctx, t, set, s->name, &v)) fail_msg("%s: %s", s->name, ctx.errmsg);
     const char *a = (const char *)dflt + s->offset, *b = (const char *)set + s->offset;
     if (s->kind == SGP_OPT_POSITIVES) {
@@ -51,6 +66,7 @@ static void defaults_agree(const sgp_verb_table *t, void *dflt, void *set, size_
       assert_null(((const sgp_cmat *)b)->data);
     } else {
       const size_t w = s->kind == SGP_OPT_FLAG || s->kind == SGP_OPT_CHOICE ? sizeof(int)
+                       : s->kind == SGP_OPT_SUBSET ? sizeof(unsigned)
                        : s->store == SGP_STORE_INT ? sizeof(int)
                        : s->store == SGP_STORE_INT64 ? sizeof(int64_t)
                        : s->store == SGP_STORE_SIZE ? sizeof(size_t) : sizeof(double);
@@ -67,6 +83,73 @@ static void laplace_defaults_agree(void **state)
   const sgp_verb_table *t = sgp_verb_options("gp_laplace");
   assert_non_null(t);
   defaults_agree(t, &a, &b, sizeof a);
+}
+
+static void valla_defaults_agree(void **state)
+{
+  (void)state;
+  sgp_valla_opts a, b;
+  sgp_valla_opts_default(&a);
+  const sgp_verb_table *t = sgp_verb_options("valla");
+  assert_non_null(t);
+  defaults_agree(t, &a, &b, sizeof a);
+}
+
+static void mlp_fit_defaults_agree(void **state)
+{
+  (void)state;
+  sgp_valla_mlp_fit_opts a, b;
+  sgp_valla_mlp_fit_opts_default(&a);
+  const sgp_verb_table *t = sgp_verb_options("mlp_fit");
+  assert_non_null(t);
+  defaults_agree(t, &a, &b, sizeof a);
+}
+
+/* valla: a subset of choices as a bitmask, choices not offered, open upper ends */
+static void valla_kinds(void **state)
+{
+  (void)state;
+  const sgp_verb_table *t = sgp_verb_options("valla");
+  sgp_valla_opts o;
+  sgp_valla_opts_default(&o);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const char *two[] = {"noise", "A"}, *bad[] = {"A", "lengthscale", "x", "lengthscale"};
+  const sgp_value s2 = {SGP_VAL_STRING, 2, NULL, "noise", two},
+                  s0 = {SGP_VAL_STRING, 0, NULL, NULL, NULL},
+                  nul = {SGP_VAL_NULL, 0, NULL, NULL, NULL},
+                  sb = {SGP_VAL_STRING, 4, NULL, "A", bad};
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "learn", &s2), SGP_OK);
+  assert_int_equal(o.learn, SGP_VALLA_LEARN_NOISE | SGP_VALLA_LEARN_A);
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "learn", &s0), SGP_OK);
+  assert_int_equal(o.learn, 0);
+  o.learn = 3;
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "learn", &nul), SGP_OK);
+  assert_int_equal(o.learn, 0);
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "learn", &sb), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'learn' has unknown entries \"lengthscale\", \"x\"; use any "
+                      "of \"A\", \"inducing\", \"prior_var\", \"noise\"");
+  const double one = 1, pois = 0;
+  const sgp_value r1 = {SGP_VAL_REAL, 1, &one, NULL, NULL}, r0 = {SGP_VAL_REAL, 1, &pois, NULL, NULL};
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "learn", &r1), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'learn' must be strings out of \"A\", \"inducing\", "
+                      "\"prior_var\", \"noise\" (got 1)");
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "beta1", &r1), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'beta1' must be a number in [0, 1) (got 1)");
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "beta1", &r0), SGP_OK);
+  const sgp_value p = {SGP_VAL_STRING, 1, NULL, "poisson", NULL},
+                  sm = {SGP_VAL_STRING, 1, NULL, "softmax", NULL};
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "likelihood", &p), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'likelihood' must be one of \"gaussian\", \"bernoulli\", "
+                      "\"softmax\" (got \"poisson\")");
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "likelihood", &sm), SGP_OK);
+  assert_int_equal(o.likelihood, SGP_LIK_SOFTMAX);
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "likelihood", &nul), SGP_OK);
+  assert_int_equal(o.likelihood, SGP_LIK_SOFTMAX); /* NULL keeps it */
+  const double inf = INFINITY;
+  const sgp_value ri = {SGP_VAL_REAL, 1, &inf, NULL, NULL};
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "val_max", &ri), SGP_OK);
+  assert_true(o.val_max < 0);
 }
 
 static void expect_message(const sgp_verb_table *t, const char *name, sgp_value v,
@@ -159,6 +242,9 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(laplace_defaults_agree),
+    cmocka_unit_test(valla_defaults_agree),
+    cmocka_unit_test(valla_kinds),
+    cmocka_unit_test(mlp_fit_defaults_agree),
     cmocka_unit_test(kinds_check_and_word_errors),
     cmocka_unit_test(user_message_form),
     cmocka_unit_test(context_options),

@@ -18,7 +18,7 @@
 %!error <gp_laplace: 'threads' must be a whole number from 0> gp_laplace (x, y, "threads", 1e5)
 %!error <scalegp_predict: threads: must be a whole number from 0> scalegp_predict (fit, x, "threads", 1e6)
 %!error <ski_stats: threads: must be a whole number from 0> ski_stats (x, y, ski_grid (x, "grid_size", 10), "threads", 1e6)
-%!error <mlp_fit: threads: must be a whole number from 0> mlp_fit (x, y, 2, "iterations", 1, "threads", 1e6)
+%!error <mlp_fit: 'threads' must be a whole number from 0> mlp_fit (x, y, 2, "iterations", 1, "threads", 1e6)
 %!error <'threads' must be a whole number> gp_kernel (x, "threads", 0.5)
 %!assert (gp_kernel (x, "threads", 256), gp_kernel (x, "threads", 1), 1e-15)
 
@@ -125,13 +125,13 @@
 %! yv = sin (4 * xv(:, 1)) + 0.05 * cos (17 * i);
 %! net = mlp_fit (xv, yv, 4, "iterations", 50, "seed", 1);
 %! vfit = valla (net, xv, yv, "inducing", 5, "iterations", 20, "seed", 1);
-%!error <valla: x: .* is too large \(at most 1e\+100 in magnitude> valla (net, 1e300 * xv, yv, "inducing", 5, "iterations", 20)
-%!error <valla: y: .* is too large \(at most 1e\+100> valla (net, xv, 1e300 * yv, "inducing", 5, "iterations", 20)
-%!error <valla: inducing: .* is too large> valla (net, xv, yv, "inducing", 1e300 * xv(1:5, :), "iterations", 20)
+%!error <valla: 'x' .* is too large \(at most 1e\+100 in magnitude> valla (net, 1e300 * xv, yv, "inducing", 5, "iterations", 20)
+%!error <valla: 'y' .* is too large \(at most 1e\+100> valla (net, xv, 1e300 * yv, "inducing", 5, "iterations", 20)
+%!error <valla: 'inducing' .* is too large> valla (net, xv, yv, "inducing", 1e300 * xv(1:5, :), "iterations", 20)
 %!error <scalegp_predict: 'xnew' .* is too large \(at most 1e\+100> scalegp_predict (vfit, 1e300 * xv)
-%!error <mlp_fit: y: 1e\+300 at row 1, column 1 is too large> mlp_fit (xv, 1e300 * ones (30, 1), 3, "iterations", 20)
+%!error <mlp_fit: 'y' 1e\+300 at row 1, column 1 is too large> mlp_fit (xv, 1e300 * ones (30, 1), 3, "iterations", 20)
 %!error <valla_metrics: y: 1e\+300 at row 1, column 1 is too large> valla_metrics (struct ("mean", yv, "var", 0.1 * ones (30, 1)), 1e300 * ones (30, 1))
-%!error <valla: prior_var: 1e\+300 makes I \+ L'K_ZZ L \(M = 27 inducing points\) lose> valla (net, xv, yv, "prior_var", 1e300, "iterations", 20, "seed", 1)
+%!error <valla: 'prior_var' 1e\+300 makes I \+ L'K_ZZ L \(M = 27 inducing points\) lose> valla (net, xv, yv, "prior_var", 1e300, "iterations", 20, "seed", 1)
 %!error <scalegp_predict: fit field 'prior' must be true or false> scalegp_predict (setfield (vfit, "prior", "a"), xv)
 %!error <scalegp_predict: fit field 'closed_form' must be true or false> scalegp_predict (setfield (vfit, "closed_form", "a"), xv)
 %!error <scalegp_predict: fit field 'prior' must be true or false> scalegp_predict (setfield (vfit, "prior", 2), xv)

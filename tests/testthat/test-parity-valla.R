@@ -1,7 +1,8 @@
 # R and Octave fronts of valla, mlp_fit and valla_metrics agree (issue 12): the
 # same calls on one fixed data set give the same field names, the same numbers
 # (to 1e-10; both hosts run the same core with the same seed, one thread), the
-# same argument error texts and the same default inducing on n = 40.
+# same argument error texts, option table and warning, and the same default
+# inducing on n = 40.
 #
 # Octave runs in a child octave-cli on the oct-files built in the source tree
 # (make -C bindings_octave/src CORE_DIR=../../core, as `make fuzz-octave` does)
@@ -64,8 +65,27 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
   expect_identical(err(valla(net, x, y, inducing = 100, verbose = FALSE)), oct$err_inducing)
   expect_identical(err(valla(net, x, y, inducing = 41, closed_form = TRUE, verbose = FALSE)),
                    oct$err_inducing_cf)
-  expect_match(oct$err_prior_var, "^valla: prior_var: must be positive and finite \\(got 0\\)")
-  expect_match(oct$err_inducing, "^valla: inducing: M = 100 inducing points exceed the 36 rows")
+  expect_identical(err(valla(net, x, y, learn = c("A", "Z"), verbose = FALSE)), oct$err_learn)
+  expect_identical(err(valla(net, x, y, method = "laplace", verbose = FALSE)), oct$err_method)
+  expect_identical(err(valla(net, x, y, likelihood = "poisson", verbose = FALSE)),
+                   oct$err_likelihood)
+  expect_identical(err(valla(net, x, y, beta1 = 1, verbose = FALSE)), oct$err_beta1)
+  expect_identical(err(valla(net, x, y, eval_evry = 3, verbose = FALSE)), oct$err_unknown)
+  expect_identical(err(valla(net, x, y, inducing = 3, method = "lla", closed_form = TRUE,
+                             verbose = FALSE)), oct$err_closed_form)
+  expect_identical(err(valla(net, x, y, inducing = 3, iterations = 2.5, verbose = FALSE)),
+                   oct$err_iterations)
+  expect_match(oct$err_prior_var, "^valla: 'prior_var' must be positive and finite \\(got 0\\)")
+  expect_match(oct$err_inducing, "^valla: 'inducing' M = 100 inducing points exceed the 36 rows")
+  expect_match(oct$err_learn, "^valla: 'learn' has unknown entries \"Z\"; use any of \"A\"")
+
+  # one option table (the core's), and the core-worded warning
+  o <- scalegp_options("valla")
+  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$options)
+  w <- tryCatch(valla(net, x, y, inducing = 6, iterations = 50, lr = 1e3, seed = 1,
+                      verbose = FALSE), warning = function(w) conditionMessage(w))
+  expect_identical(w, oct$warning)
+  expect_match(w, "^valla: training diverged .* \\(iteration 1\\)$")
 
   # mlp_fit with hidden by name in both hosts
   mn <- mlp_fit(x, y, hidden = c(4, 3), activation = "sigmoid", iterations = 20, seed = 4,
@@ -73,4 +93,14 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
   same(mn$weights[[2]], oct$mlp.W2, "mlp_fit W2")
   same(mn$biases[[3]], oct$mlp.b3, "mlp_fit b3")
   same(mn$loss, oct$mlp.loss, "mlp_fit loss")
+  o <- scalegp_options("mlp_fit")
+  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$mlp.options)
+  expect_identical(err(mlp_fit(x, y, hidden = 3, lr = 0, verbose = FALSE)), oct$mlp.err_lr)
+  expect_identical(err(mlp_fit(x, y, hidden = 3, likelihood = "poisson", verbose = FALSE)),
+                   oct$mlp.err_likelihood)
+  expect_match(oct$mlp.err_lr, "^mlp_fit: 'lr' must be positive and finite \\(got 0\\)$")
+  w <- tryCatch(mlp_fit(x, sin(2 * x[, 1]), hidden = 16, iterations = 200, batch_size = 20,
+                        lr = 1e300, seed = 3, verbose = FALSE),
+                warning = function(w) conditionMessage(w))
+  expect_identical(w, oct$mlp.warning)
 })

@@ -18,15 +18,15 @@ vz <- local({
 
 test_that("values whose squares overflow are refused naming the input", {
   big <- "is too large \\(at most 1e\\+100 in magnitude"
-  expect_error(vz$q(vz$net, vz$x * 1e300, vz$y), paste0("valla: x:", " .* ", big))
-  expect_error(vz$q(vz$net, vz$x, vz$y * 1e300), paste0("valla: y:", " .* ", big))
+  expect_error(vz$q(vz$net, vz$x * 1e300, vz$y), paste0("valla: 'x'", " .* ", big))
+  expect_error(vz$q(vz$net, vz$x, vz$y * 1e300), paste0("valla: 'y'", " .* ", big))
   expect_error(valla(vz$net, vz$x, vz$y, inducing = vz$x[1:5, ] * 1e300, iterations = 20,
-                     verbose = FALSE), paste0("valla: inducing:", " .* ", big))
+                     verbose = FALSE), paste0("valla: 'inducing'", " .* ", big))
   expect_error(predict(vz$fit, vz$x * 1e300), paste0("predict.valla: newdata:", " .* ", big))
   expect_error(mlp_fit(vz$x, rep(1e300, vz$n), hidden = 3, iterations = 20, verbose = FALSE),
-               paste0("mlp_fit: y:", " .* ", big))
+               paste0("mlp_fit: 'y'", " .* ", big))
   expect_error(mlp_fit(vz$x * 1e300, vz$y, hidden = 3, iterations = 20, verbose = FALSE),
-               paste0("mlp_fit: x:", " .* ", big))
+               paste0("mlp_fit: 'x'", " .* ", big))
   expect_error(valla_metrics(list(mean = vz$y, var = rep(0.1, vz$n)), rep(1e300, vz$n)),
                paste0("valla_metrics: y:", " .* ", big))
   expect_error(valla_metrics(list(mean = rep(1e300, vz$n), var = rep(0.1, vz$n)), vz$y),
@@ -37,7 +37,7 @@ test_that("values whose squares overflow are refused naming the input", {
 test_that("a prior_var too large for the inducing kernel is an error naming prior_var", {
   expect_error(valla(vz$net, vz$x, vz$y, inducing = 27, iterations = 20, prior_var = 1e300,
                      seed = 1, verbose = FALSE),
-               "valla: prior_var: 1e\\+300 makes I \\+ L'K_ZZ L \\(M = 27 inducing points\\) lose")
+               "valla: 'prior_var' 1e\\+300 makes I \\+ L'K_ZZ L \\(M = 27 inducing points\\) lose")
 })
 
 test_that("predict.valla and plot.valla check type, prob_method and what by name", {

@@ -56,9 +56,9 @@ test_that("mlp_fit refuses a network that cannot fit in memory before allocating
   d <- stop_data()
   # hidden = 1e9 on one input: 3e9 weights, and 3.3 TB with batch_size 100
   expect_error(mlp_fit(d$x, d$y, hidden = 1e9, iterations = 1, verbose = FALSE),
-               "mlp_fit: hidden: a network of 3e\\+09 parameters .* use fewer hidden units")
+               "mlp_fit: 'hidden' a network of 3e\\+09 parameters .* use fewer hidden units")
   expect_error(mlp_fit(d$x, d$y, hidden = 3e9, iterations = 1, verbose = FALSE),
-               "hidden: a layer of 3000000000 units is wider")
+               "'hidden' a layer of 3000000000 units is wider")
   expect_error(mlp_fit(d$x, d$y, hidden = 2^60, iterations = 1, verbose = FALSE),
                "'hidden' must be positive whole numbers")
 })

@@ -346,24 +346,25 @@ test_that("bad input gives errors naming the argument", {
   expect_error(valla(net, cbind(x, 1), y), "valla: 'x' has 3 columns but the network expects 2")
   expect_error(valla(net, x, y[-1]), "valla: 'y' has length 9")
   expect_error(valla(net, x, y, inducing = 11, closed_form = TRUE),
-               "valla: inducing: M = 11 inducing points exceed the n = 10 rows of x")
+               "valla: 'inducing' M = 11 inducing points exceed the n = 10 rows of x")
   expect_error(valla(net, x, y, inducing = 10),
-               "valla: inducing: M = 10 inducing points exceed the 9 rows of x left after the val_frac = 0.1 hold-out")
+               "valla: 'inducing' M = 10 inducing points exceed the 9 rows of x left after the val_frac = 0.1 hold-out")
   # the default adapts to the 9 rows left after the hold-out
   expect_equal(nrow(valla(net, x, y, iterations = 2, seed = 1, verbose = FALSE)$inducing), 9L)
   expect_silent(valla(net, x, y, inducing = 10, val_frac = 0, iterations = 3, verbose = FALSE))
   xb <- x; xb[3, 2] <- NaN
   expect_error(valla(net, xb, y), "valla: 'x' contains NaN, NA or Inf \\(first at row 3")
-  expect_error(q(prior_var = 0), "valla: prior_var: must be positive and finite (got 0)", fixed = TRUE)
-  expect_error(q(prior_var = "a"), "valla: 'prior_var' must be one real number")
+  expect_error(q(prior_var = 0), "valla: 'prior_var' must be positive and finite (got 0)", fixed = TRUE)
+  expect_error(q(prior_var = "a"), "valla: 'prior_var' must be positive and finite (got \"a\")", fixed = TRUE)
   expect_error(q(noise = -1), "valla: 'noise' must be positive")
   expect_error(q(learn = c("A", "lengthscale")), "valla: 'learn' has unknown entries \"lengthscale\"")
-  expect_error(q(eval_evry = 3), "valla: 'eval_evry' is not an argument or option")
-  expect_error(q(method = "laplace"), "valla: 'method' is unknown")
+  expect_error(q(eval_evry = 3), "valla: unknown option 'eval_evry'")
+  expect_error(q(method = "laplace"), "valla: 'method' must be one of \"valla\", \"lla\", \"ella\" (got \"laplace\")",
+               fixed = TRUE)
   expect_error(q(likelihood = "softmax"), "valla: 'likelihood' \"softmax\" needs a network with C >= 2")
   expect_error(valla(net, x, y, inducing = matrix(0, 3, 3)), "valla: 'inducing' has 3 columns")
   expect_error(q(validation = list(x[, 1], y)), "valla: 'validation\\$x' has 1 columns")
-  expect_error(q(alpha = 2), "valla: alpha: must be one number in [0, 1] (got 2)", fixed = TRUE)
+  expect_error(q(alpha = 2), "valla: 'alpha' must be a number in [0, 1] (got 2)", fixed = TRUE)
   expect_error(q(layers = c(TRUE, FALSE, TRUE)), "valla: 'layers' must be 2 logical flags")
   bad <- net; bad$biases[[2]] <- c(1, 2)
   expect_error(valla(bad, x, y), "valla: 'model\\$biases\\[\\[2\\]\\]' must be numeric of length 1")
@@ -384,14 +385,14 @@ test_that("bad input gives errors naming the argument", {
   expect_error(predict(fit, matrix(0, 2, 3)), "predict.valla: 'newdata' has 3 columns but the fit has 2")
   expect_error(predict(fit, x, type = "class"), "predict.valla: 'type' \"class\" needs a classification fit")
   # the C layer stops on an interrupt (polled every iteration) and frees its state
-  opts <- c(n_inducing = 3, prior_var = 1, noise = -1, closed_form = 0, iterations = 1000,
-            batch_size = 5, lr = 0.01, alpha = 1, scalegp:::valla_extra_options(list(), "t")$num)
+  opts <- list(inducing = 3, iterations = 1000, batch_size = 5, lr = 0.01, backend = "cpu",
+               seed = 1, verbose = FALSE, threads = 0L)
   spec <- scalegp:::valla_model_spec(net, "t")$spec
-  expect_error(.Call(scalegp:::C_sgp_valla_fit_r, spec, x, y, NULL, NULL, "gaussian", "valla",
-                     NULL, NULL, opts, 15L, NULL, NULL, c(0, 0, 1), "cpu", 1, FALSE, 0L, 5L),
+  expect_error(.Call(scalegp:::C_sgp_valla_fit_r, spec, x, y, NULL, NULL, NULL, NULL, NULL,
+                     NULL, c(0, 0, 1), opts, 5L),
                "valla: interrupted")
-  expect_silent(.Call(scalegp:::C_sgp_valla_fit_r, spec, x, y, NULL, NULL, "gaussian", "valla",
-                      NULL, NULL, opts, 15L, NULL, NULL, c(0, 0, 1), "cpu", 1, FALSE, 0L, NULL))
+  expect_silent(.Call(scalegp:::C_sgp_valla_fit_r, spec, x, y, NULL, NULL, NULL, NULL, NULL,
+                      NULL, c(0, 0, 1), opts, NULL))
   skip_if_not_installed("nnet")
   nn <- nnet::nnet(x, y, size = 2, linout = TRUE, trace = FALSE, maxit = 5)
   expect_error(valla(nn, x, y, likelihood = "softmax"), "valla: 'likelihood' is \"softmax\" but the nnet fit implies \"gaussian\"")

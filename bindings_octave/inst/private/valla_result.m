@@ -3,17 +3,17 @@
 
 ## Private (valla): the fit struct from the core's result, with the same fields
 ## as R's valla list (levels is [] here: Octave labels have no level names).
-function fit = valla_result (res, x, likelihood, method, C, layers, seed)
-  fit = rmfield (res, "advice");
-  fit.likelihood = likelihood;
-  fit.method = method;
-  fit.n_class = if_else (strcmp (likelihood, "bernoulli"), 2, C);
+function fit = valla_result (res, x, used, C, layers)
+  fit = res;
+  fit.likelihood = used.likelihood;
+  fit.method = used.method;
+  fit.n_class = if_else (strcmp (used.likelihood, "bernoulli"), 2, C);
   fit.levels = [];
   fit.layers = layers;
   fit.n = rows (x);
   fit.d = columns (x);
   fit.C = C;
   fit.x_range = [min(x, [], 1); max(x, [], 1)];
-  fit.seed = seed;
+  fit.seed = used.seed;
   fit.class = "valla";
 endfunction
