@@ -173,10 +173,14 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
 /* The Newton step of a truncated inner solve (laplace_subspace.c): v maximizes
  * Psi = log p(y | m + K v) - 1/2 v'K v over span(U) (U, KU = K U: NC x k, both
  * overwritten), starting from the better of the columns jprev (v_prev) and jsolver
- * (the solver's v); writes v and Kv = K v (unchanged when span(U) is numerically
- * empty). *newton_iters: the damped Newton iterations it took. */
+ * (the solver's v, also the v and Kv given). v, Kv stay the solver's
+ * (*took_solver = 1) when its gain over v_prev is at least half the optimum's, or
+ * when span(U) is numerically empty; else they become the optimum and K times it
+ * (0), unless that does not ascend from v_prev after all (rounding in the basis:
+ * -1, v and Kv unchanged).
+ * *newton_iters: the damped Newton iterations it took. */
 int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m, int64_t k,
                               double *U, double *KU, int64_t jprev, int64_t jsolver,
-                              double *v, double *Kv, int *newton_iters);
+                              double *v, double *Kv, int *newton_iters, int *took_solver);
 
 #endif

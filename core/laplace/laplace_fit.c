@@ -754,8 +754,12 @@ static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const d
  * solver's v; g = K v_prev. The whole buffer was tried: no better on the mlbench
  * sets at small budgets, and slower. */
 #define SUBSPACE_ACTIONS 62
+static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const double *g,
+                        const double *vprev, double psi, double *v, double *Kv, double *ftry,
+                        double *ndtry);
+
 static int subspace_step(sgp_ctx *ctx, run_t *R, const double *m, const double *g,
-                         const double *vprev, double *v, double *Kv)
+                         const double *vprev, double psi, double *v, double *Kv)
 {
   const sgp_itergp *it = &R->it;
   const int64_t NC = it->NC;
@@ -775,8 +779,12 @@ static int subspace_step(sgp_ctx *ctx, run_t *R, const double *m, const double *
   memcpy(KU + kb * NC, g, (size_t)NC * sizeof(double));
   memcpy(U + (kb + 1) * NC, v, (size_t)NC * sizeof(double));
   memcpy(KU + (kb + 1) * NC, Kv, (size_t)NC * sizeof(double));
-  int iters = 0;
-  return sgp_laplace_subspace_step(ctx, R->lik, m, k, U, KU, kb, kb + 1, v, Kv, &iters);
+  int iters = 0, took_solver = 0;
+  const int st = sgp_laplace_subspace_step(ctx, R->lik, m, k, U, KU, kb, kb + 1, v, Kv, &iters,
+                                           &took_solver);
+  if (!st && took_solver < 0) /* no ascent found in the basis: backtrack along the step */
+    damped_step(R->lik, NC, m, g, vprev, psi, v, Kv, R->nv.ftry, R->nv.ndtry);
+  return st;
 }
 
 static int all_finite(int64_t n, const double *x)
@@ -1111,7 +1119,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
   }
   /* O8 damping (spec 3.8); a truncated solve: the best step in its subspace */
   if (o->damping && R->sub && *inner_reason != SGP_STOP_RESID) {
-    if ((st = subspace_step(ctx, R, m, N->g, N->vprev, N->v, N->Kv))) return st;
+    if ((st = subspace_step(ctx, R, m, N->g, N->vprev, psi, N->v, N->Kv))) return st;
   } else if (o->damping) {
     damped_step(R->lik, NC, m, N->g, N->vprev, psi, N->v, N->Kv, N->ftry, N->ndtry);
   }

@@ -1289,10 +1289,11 @@ static void subspace_step_case(sgp_likelihood kind, int64_t n, uint64_t seed)
   double *m = th_zeros(NC);
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  int iters = 0;
-  if (sgp_laplace_subspace_step(&ctx, &lik, m, k, U, KU, NC, NC + 1, v, Kv, &iters))
+  int iters = 0, took = 0;
+  if (sgp_laplace_subspace_step(&ctx, &lik, m, k, U, KU, NC, NC + 1, v, Kv, &iters, &took))
     fail_msg("subspace step: %s", ctx.errmsg);
   assert_true(iters >= 2);
+  assert_int_equal(took, 0); /* v = 0 gains nothing */
   const double psi = psi_dense(&p, K, v);
   const double tol = sqrt(1e-14 * (fabs(psi) + 1.0)) * sqrt((double)p.n * p.s2);
   assert_le(th_max_abs_diff(NC, Kv, fmap), tol);
@@ -1329,12 +1330,15 @@ static void subspace_step_is_stationary_in_its_span(void **state)
     for (int64_t i = 0; i < NC * k; i++) U[i] = sgp_rng_normal(&rng) * (i / NC == 3 ? 0.3 : 1.0);
     memcpy(U0, U, (size_t)(NC * k) * sizeof(double));
     th_matmul(NC, k, NC, K, U, KU);
+    /* the solver's v: column 4, a random direction far from the optimum (not kept) */
+    for (int64_t i = 0; i < NC; i++) { v[i] = U0[i + 4 * NC]; Kv[i] = KU[i + 4 * NC]; }
     const sgp_lik lik = lik_of(&p);
     sgp_ctx ctx;
     sgp_ctx_init(&ctx);
-    int iters = 0;
-    if (sgp_laplace_subspace_step(&ctx, &lik, m, k, U, KU, 3, 4, v, Kv, &iters))
+    int iters = 0, took = 0;
+    if (sgp_laplace_subspace_step(&ctx, &lik, m, k, U, KU, 3, 4, v, Kv, &iters, &took))
       fail_msg("subspace step: %s", ctx.errmsg);
+    assert_int_equal(took, 0);
     const double psi = psi_dense(&p, K, v);
     double *grad = th_zeros(NC), *nd = th_zeros(NC), *r = th_zeros(NC), *Kr = th_zeros(NC);
     sgp_lik_eval(&lik, Kv, NULL, grad, NULL, nd);
