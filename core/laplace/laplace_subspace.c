@@ -45,10 +45,10 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
   int st = SGP_OK;
   *newton_iters = 0;
   *took_solver = 0;
-  double *M = sgp_alloc(3 * k * k + 6 * k + 3 * NC + NC * k + lik->C);
+  double *M = sgp_alloc(3 * k * k + 7 * k + 3 * NC + NC * k + lik->C);
   if (!M) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   double *H = M + k * k, *P = H + k * k, *lam = P + k * k, *beta = lam + k, *gb = beta + k,
-         *db = gb + k, *bt = db + k, *ev = bt + k, *f = ev + k, *grad = f + NC, *nd = grad + NC,
+         *db = gb + k, *bt = db + k, *ev = bt + k, *dg = ev + k, *f = dg + k, *grad = f + NC, *nd = grad + NC,
          *Y = nd + NC, *pi = Y + NC * k;
   /* Psi at v_prev and at the solver's v themselves (the basis below may drop a
    * sliver of them) */
@@ -60,20 +60,27 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
     sgp_lik_eval(lik, f, &ll, NULL, NULL, nd);
     psi_true[s] = ll - 0.5 * quad;
   }
-  /* K-orthonormal basis of span(U): M = U'K U = V L V', Z = U V L^{-1/2} over the
-   * eigenvalues above 1e-8 lambda_max: Z's columns carry rounding of eps
-   * sqrt(lambda_max / lambda), so below that a direction would be computed to
-   * fewer than half the digits (and it adds at most 1e-8 of U's K-norm) */
+  /* K-orthonormal basis of span(U): with D = diag(U'K U) (the columns' K-norms
+   * differ by decades: v_prev against a small residual), D^{-1/2} U'K U D^{-1/2} =
+   * V L V' and Z = U D^{-1/2} V L^{-1/2} over the eigenvalues above 1e-8
+   * lambda_max: Z's columns carry rounding of eps sqrt(lambda_max / lambda), so
+   * below that a direction is numerically in the span of the others */
   if ((st = sgp_gemm(ctx, 'T', 'N', k, k, NC, 1.0, U, NC, KU, NC, 0.0, M, k))) goto done;
+  for (int64_t j = 0; j < k; j++) dg[j] = M[j + j * k] > 0 && isfinite(M[j + j * k]) ? M[j + j * k] : 0.0;
   for (int64_t j = 0; j < k; j++)
-    for (int64_t i = j + 1; i < k; i++) M[i + j * k] = M[j + i * k] = 0.5 * (M[i + j * k] + M[j + i * k]);
+    for (int64_t i = j; i < k; i++) {
+      const double mij = dg[i] > 0 && dg[j] > 0
+                         ? 0.5 * (M[i + j * k] + M[j + i * k]) / sqrt(dg[i] * dg[j]) : 0.0;
+      M[i + j * k] = M[j + i * k] = mij;
+    }
   if ((st = sgp_syev(ctx, k, M, k, ev))) goto done;
   const double lmax = ev[k - 1];
   int64_t p = 0;
   if (lmax > 0 && isfinite(lmax))
     for (int64_t l = k - 1; l >= 0 && ev[l] > 1e-8 * lmax; l--) {
       const double sc = 1.0 / sqrt(ev[l]);
-      for (int64_t i = 0; i < k; i++) P[i + p * k] = M[i + l * k] * sc;
+      for (int64_t i = 0; i < k; i++)
+        P[i + p * k] = dg[i] > 0 ? M[i + l * k] * sc / sqrt(dg[i]) : 0.0;
       lam[p++] = ev[l];
     }
   if (p == 0) goto done; /* nothing to optimize over: v, Kv unchanged */
@@ -82,11 +89,11 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
   if ((st = sgp_gemm(ctx, 'N', 'N', NC, p, k, 1.0, KU, NC, P, k, 0.0, Y, NC))) goto done;
   memcpy(KU, Y, (size_t)(NC * p) * sizeof(double)); /* KU <- K Z */
   /* start from the better of v_prev and the solver's v: column j of U is
-   * Z beta with beta_l = lam_l P[j, l] */
+   * Z beta with beta_l = lam_l P[j, l] D_j */
   double psi = -INFINITY;
   for (int s = 0; s < 2; s++) {
     const int64_t j = s ? jsolver : jprev;
-    for (int64_t l = 0; l < p; l++) bt[l] = lam[l] * P[j + l * k];
+    for (int64_t l = 0; l < p; l++) bt[l] = lam[l] * P[j + l * k] * dg[j];
     const double ps = psi_at(lik, m, NC, p, KU, bt, f, grad, nd);
     if (isfinite(ps) && ps > psi) { psi = ps; memcpy(beta, bt, (size_t)p * sizeof(double)); }
   }
