@@ -40,6 +40,7 @@ static void got(const sgp_value *v, char *buf, size_t size)
   else if (v->len != 1) snprintf(buf, size, "%lld values", (long long)v->len);
   else if (isnan(v->real[0])) snprintf(buf, size, "NA");
   else if (v->type == SGP_VAL_LOGICAL) snprintf(buf, size, "%s", v->real[0] ? "TRUE" : "FALSE");
+  else if (isinf(v->real[0])) snprintf(buf, size, "%s", v->real[0] > 0 ? "Inf" : "-Inf");
   else snprintf(buf, size, "%.15g", v->real[0]);
 }
 

@@ -174,14 +174,14 @@ static void kinds_check_and_word_errors(void **state)
                   s = {SGP_VAL_STRING, 1, NULL, "lanczos"}, nul = {SGP_VAL_NULL, 0, NULL, NULL};
   expect_message(t, "max_iter", r0, "'max_iter' must be a whole number >= 1 (got 0)");
   expect_message(t, "max_iter", rh, "'max_iter' must be a whole number >= 1 (got 2.5)");
-  expect_message(t, "max_iter", rinf, "'max_iter' must be a whole number >= 1 (got inf)");
+  expect_message(t, "max_iter", rinf, "'max_iter' must be a whole number >= 1 (got Inf)");
   expect_message(t, "max_iter", l0, "'max_iter' must be a whole number >= 1 (got FALSE)");
   expect_message(t, "rank", rh, "'rank' must be a whole number >= 0 or Inf (got 2.5)");
   expect_message(t, "recycle", lna, "'recycle' must be true or false (got NA)");
   expect_message(t, "recycle", rh, "'recycle' must be true or false (got 2.5)");
   expect_message(t, "policy", s, "'policy' must be one of \"cg\", \"cholesky\" (got \"lanczos\")");
   expect_message(t, "outputscale", r0, "'outputscale' must be positive and finite (got 0)");
-  expect_message(t, "tol", rinf, "'tol' must be a number >= 0 and finite (got inf)");
+  expect_message(t, "tol", rinf, "'tol' must be a number >= 0 and finite (got Inf)");
   expect_message(t, "lengthscale", r2, "'lengthscale' must be positive and finite (got 0)");
   expect_message(t, "max_newton", nul, "'max_newton' must be a whole number >= 1 (got nothing)");
   expect_message(t, "nonsense", r0, "unknown option 'nonsense'");
