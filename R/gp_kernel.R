@@ -17,12 +17,8 @@
 #' @param x n1-by-d numeric matrix of inputs (rows are points); a vector is
 #'   taken as n1 points in one dimension.
 #' @param x2 n2-by-d matrix of second inputs; defaults to \code{x}.
-#' @param kernel one of \code{"rbf"}, \code{"matern12"}, \code{"matern32"},
-#'   \code{"matern52"}.
-#' @param lengthscale one positive lengthscale, or d of them (ARD).
-#' @param outputscale positive signal variance \eqn{s^2}.
-#' @param threads number of OpenMP threads; \code{NULL} or 0 uses the default
-#'   (option \code{scalegp.threads}, else all cores).
+#' @param ... options by name (see Options).
+#' @eval rd_options("gp_kernel")
 #' @return The n1-by-n2 matrix \eqn{k(x_i, x2_j)}.
 #' @examples
 #' x <- matrix(seq(0, 1, length.out = 5))
@@ -31,18 +27,16 @@
 #' z <- cbind(runif(4), runif(4))
 #' gp_kernel(z, kernel = "rbf", lengthscale = c(0.2, 2), outputscale = 3)
 #' @export
-gp_kernel <- function(x, x2 = x, kernel = "rbf", lengthscale = 1, outputscale = 1,
-                      threads = getOption("scalegp.threads")) {
+gp_kernel <- function(x, x2 = x, ...) {
   fn <- "gp_kernel"
+  opts <- verb_options(fn, list(...), host = FALSE)  # no randomness, no output
+  if (is.null(opts[["threads"]]) && !is.null(getOption("scalegp.threads")))
+    opts$threads <- getOption("scalegp.threads")
   x <- as_input_matrix(x, fn, "x")
   x2 <- as_input_matrix(x2, fn, "x2", d = ncol(x))
   if (ncol(x2) != ncol(x))
     stop_arg(fn, "x2", "has ", ncol(x2), " columns but 'x' has ", ncol(x))
-  kernel <- check_kernel(kernel, fn)
-  lengthscale <- check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x)))
-  outputscale <- check_positive(outputscale, fn, "outputscale")
-  alloc_error_names(.Call(C_sgp_kernel_matrix_r, x, x2, kernel, lengthscale, outputscale,
-                          check_threads(threads, fn)),
+  alloc_error_names(.Call(C_sgp_kernel_matrix_r, x, x2, opts),
                     fn, "x2", sprintf("and 'x' give a %d x %d kernel matrix", nrow(x), nrow(x2)))
 }
 

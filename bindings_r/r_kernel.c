@@ -2,18 +2,21 @@
 #include "r_shim.h"
 
 /* gp_kernel(): the n1-by-n2 kernel matrix. */
-SEXP sgp_kernel_matrix_r(SEXP x, SEXP x2, SEXP kernel, SEXP lengthscale, SEXP outputscale,
-                         SEXP threads)
+/* gp_kernel(): opts, the user's options by name (the core's gp_kernel table and
+ * the context's threads). */
+SEXP sgp_kernel_matrix_r(SEXP x, SEXP x2, SEXP opts)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
-  sgp_kernel k;
-  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
+  sgp_kernel_opts o;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  sgp_kernel_opts_default(&o);
+  int st = sgp_r_apply_options(&ctx, "gp_kernel", opts, &o);
+  if (st) sgp_r_fail("gp_kernel", &ctx, st);
   const sgp_cmat X1 = sgp_r_cmat(x), X2 = sgp_r_cmat(x2);
   SEXP K = PROTECT(Rf_allocMatrix(REALSXP, (int)X1.rows, (int)X2.rows));
-  int st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &k);
-  if (!st) st = sgp_kernel_matrix(&ctx, &k, X1, X2, sgp_r_mat(K));
-  if (st) sgp_r_stop("gp_kernel", &ctx, st);
+  st = sgp_kernel_matrix(&ctx, &o.kernel, X1, X2, sgp_r_mat(K));
+  if (st) sgp_r_fail("gp_kernel", &ctx, st);
   UNPROTECT(1);
   return K;
 }

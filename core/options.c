@@ -7,13 +7,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 extern const sgp_verb_table sgp_laplace_table;
 extern const sgp_verb_table sgp_valla_table;
 extern const sgp_verb_table sgp_mlp_fit_table;
 extern const sgp_verb_table sgp_context_table;
+extern const sgp_verb_table sgp_kernel_table;
 
-static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_laplace_table,
+static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_kernel_table,
+                                               &sgp_laplace_table,
                                                &sgp_valla_table, &sgp_mlp_fit_table};
 
 const sgp_verb_table *sgp_verb_options(const char *verb)
@@ -38,7 +41,7 @@ static void got(const sgp_value *v, char *buf, size_t size)
   else if (v->type == SGP_VAL_STRING && v->len == 1) snprintf(buf, size, "\"%s\"", v->str);
   else if (v->type == SGP_VAL_STRING) snprintf(buf, size, "%lld strings", (long long)v->len);
   else if (v->len != 1) snprintf(buf, size, "%lld values", (long long)v->len);
-  else if (isnan(v->real[0])) snprintf(buf, size, "NA");
+  else if (isnan(v->real[0])) snprintf(buf, size, v->type == SGP_VAL_LOGICAL ? "NA" : "NaN");
   else if (v->type == SGP_VAL_LOGICAL) snprintf(buf, size, "%s", v->real[0] ? "TRUE" : "FALSE");
   else if (isinf(v->real[0])) snprintf(buf, size, "%s", v->real[0] > 0 ? "Inf" : "-Inf");
   else snprintf(buf, size, "%.15g", v->real[0]);
@@ -122,8 +125,8 @@ static int set_choice(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp
   char what[256] = "one of ";
   list_choices(s, what, sizeof what);
   if (v->type != SGP_VAL_STRING || v->len != 1) return bad(ctx, s, v, what);
-  for (int i = 0; s->choices[i]; i++)
-    if (s->choices[i][0] && !strcmp(v->str, s->choices[i])) {
+  for (int i = 0; s->choices[i]; i++) /* names in any case (Octave's habit) */
+    if (s->choices[i][0] && !strcasecmp(v->str, s->choices[i])) {
       *(int *)((char *)opts + s->offset) = i;
       return SGP_OK;
     }
@@ -135,7 +138,7 @@ static int set_positives(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const 
   if (v->type != SGP_VAL_REAL || v->len < 1) return bad(ctx, s, v, "positive and finite numbers");
   for (int64_t i = 0; i < v->len; i++)
     if (!(v->real[i] > 0) || !isfinite(v->real[i])) {
-      const sgp_value one = {SGP_VAL_REAL, 1, v->real + i, NULL};
+      const sgp_value one = {SGP_VAL_REAL, 1, v->real + i, NULL, NULL};
       return bad(ctx, s, &one, "positive and finite");
     }
   *(const double **)((char *)opts + s->offset) = v->real;
@@ -192,7 +195,16 @@ int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *
                  const sgp_value *v)
 {
   const sgp_opt_spec *s = sgp_opt_find(t, name);
-  if (!s) return sgp_fail(ctx, SGP_EINVAL, "unknown option '%s'", name);
+  if (!s) {
+    char list[1024] = "";
+    const sgp_verb_table *c = sgp_verb_options("context");
+    for (int i = 0; i < t->n + c->n; i++) {
+      const size_t l = strlen(list);
+      snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "",
+               i < t->n ? t->opts[i].name : c->opts[i - t->n].name);
+    }
+    return sgp_fail(ctx, SGP_EINVAL, "unknown option '%s'; valid options are %s", name, list);
+  }
   if (v->type == SGP_VAL_NULL && (s->flags & SGP_OPT_NULL_OK) && s->kind != SGP_OPT_VECTOR &&
       s->kind != SGP_OPT_SUBSET)
     return SGP_OK;

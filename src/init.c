@@ -4,7 +4,7 @@
 #include <Rinternals.h>
 #include <R_ext/Rdynload.h>
 
-SEXP sgp_kernel_matrix_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_kernel_matrix_r(SEXP, SEXP, SEXP);
 SEXP sgp_kernel_apply_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_info_r(void);
 SEXP sgp_check_threads_r(SEXP, SEXP);
@@ -25,7 +25,7 @@ SEXP sgp_mlp_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_valla_metrics_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
-  {"sgp_kernel_matrix_r", (DL_FUNC)&sgp_kernel_matrix_r, 6},
+  {"sgp_kernel_matrix_r", (DL_FUNC)&sgp_kernel_matrix_r, 3},
   {"sgp_kernel_apply_r", (DL_FUNC)&sgp_kernel_apply_r, 10},
   {"sgp_info_r", (DL_FUNC)&sgp_info_r, 0},
   {"sgp_check_threads_r", (DL_FUNC)&sgp_check_threads_r, 2},

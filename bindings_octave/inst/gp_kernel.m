@@ -17,11 +17,7 @@
 ## result @var{K} is the n1-by-n2 matrix with
 ## @code{@var{K}(i,j) = k (@var{x}(i,:), @var{x2}(j,:))}.
 ##
-## Options, as name/value pairs (names are case-insensitive):
-##
-## @table @asis
-## @item @qcode{"kernel"}
-## The covariance function (default @qcode{"rbf"}).  With the scaled distance
+## The kernels, with the scaled distance
 ## @tex
 ## $r = \| (x - x') / \ell \|$
 ## @end tex
@@ -44,18 +40,26 @@
 ## @code{s2 * (1 + sqrt (5) * r + 5 * r^2 / 3) * exp (-sqrt (5) * r)}
 ## @end table
 ##
+## Options, as name/value pairs with the same names as in R (every option's
+## name, default, range and check are defined once in the compiled core):
+##
+## @table @asis
+## @c options: generated from the core's table by tools/option_docs.R
+## @item @qcode{"kernel"}
+## "rbf", "matern12", "matern32" or "matern52" (default @qcode{"rbf"}).
 ## @item @qcode{"lengthscale"}
-## One positive lengthscale (isotropic), or d of them, one per column of
-## @var{x} (automatic relevance determination, ARD).  Default 1.
-##
+## one lengthscale, or one per column of x (ARD) (default @code{1}).
 ## @item @qcode{"outputscale"}
-## The signal variance @code{s2 > 0}, the value of the kernel at distance 0.
-## Default 1.
-##
+## kernel variance (default @code{1}).
+## @item @qcode{"backend"}
+## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}).
+## @item @qcode{"seed"}
+## whole number for reproducible random choices; [] draws one with rand (default @code{[]}).
+## @item @qcode{"verbose"}
+## print progress (default @code{false}).
 ## @item @qcode{"threads"}
-## Number of OpenMP threads; 0 or @code{[]} (default) uses the OpenMP default
-## (all cores, or the environment variable @env{OMP_NUM_THREADS}).  The result
-## does not depend on the thread count.
+## OpenMP threads (0: the OpenMP default) (default @code{0}).
+## @c end of the generated options
 ## @end table
 ##
 ## Every argument is checked before the computation starts; error messages
@@ -94,10 +98,7 @@ function K = gp_kernel (x, varargin)
     has_x2 = ! (isnumeric (x2) && isequal (size (x2), [0, 0]));
   endif
 
-  opts = parse_options (fname, struct ("kernel", "rbf", "lengthscale", 1,
-                                       "outputscale", 1, "threads", 0),
-                        varargin{:});
-
+  [~, opts] = split_options (fname, {}, varargin{:});
   x = check_input_matrix (x, fname, "x");
   if (has_x2)
     x2 = check_input_matrix (x2, fname, "x2", columns (x));
@@ -108,13 +109,9 @@ function K = gp_kernel (x, varargin)
   else
     x2 = x;
   endif
-  kernel = check_kernel (opts.kernel, fname);
-  lengthscale = check_positive (opts.lengthscale, fname, "lengthscale", [1, columns(x)]);
-  outputscale = check_positive (opts.outputscale, fname, "outputscale", 1);
-  threads = check_threads (opts.threads, fname);
 
   try
-    K = __sgp_kernel__ (x, x2, kernel, lengthscale, outputscale, threads);
+    K = __sgp_kernel__ (x, x2, opts{:});
   catch err
     if (isempty (strfind (err.message, "out of memory")))
       rethrow (err);
@@ -192,11 +189,11 @@ endfunction
 %!error <gp_kernel: 'lengthscale' must be positive> gp_kernel (1, "lengthscale", -1)
 %!error <'lengthscale' must be positive> gp_kernel (1, "lengthscale", 0)
 %!error <'lengthscale' must be positive> gp_kernel (1, "lengthscale", NaN)
-%!error <'lengthscale' must be real and numeric, a scalar or a vector of length 2> gp_kernel ([1 2; 3 4], "lengthscale", [1 2 3])
+%!error <'lengthscale' has 3 values; need 1 or ncol\(x\) = 2> gp_kernel ([1 2; 3 4], "lengthscale", [1 2 3])
 %!error <'lengthscale'> gp_kernel (1, "lengthscale", "a")
 %!error <'outputscale' must be positive> gp_kernel (1, "outputscale", 0)
 %!error <'outputscale' must be positive> gp_kernel (1, "outputscale", -2)
-%!error <'outputscale' must be real and numeric, a scalar> gp_kernel (1, "outputscale", [1 2])
+%!error <'outputscale' must be positive and finite \(got 2 values\)> gp_kernel (1, "outputscale", [1 2])
 %!error <'x' contains NaN or Inf \(first at row 2, column 1\)> gp_kernel ([1; NaN])
 %!error <'x' contains NaN or Inf> gp_kernel ([1 Inf])
 %!error <'x2' contains NaN or Inf> gp_kernel (1, [1; -Inf])
@@ -206,10 +203,10 @@ endfunction
 %!error <'x' must be a real numeric matrix or vector, not complex> gp_kernel ([1i; 2])
 %!error <'x' must be a matrix \(2 dimensions\)> gp_kernel (ones (2, 2, 2))
 %!error <'x2' has 1 columns but 'x' has 2> gp_kernel ([1 2; 3 4], [1; 2])
-%!error <'kernel' is unknown: "gauss"> gp_kernel (1, "kernel", "gauss")
-%!error <'kernel' must be a string> gp_kernel (1, "kernel", 3)
+%!error <'kernel' must be one of .* \(got "gauss"\)> gp_kernel (1, "kernel", "gauss")
+%!error <'kernel' must be one of .* \(got 3\)> gp_kernel (1, "kernel", 3)
 %!error <'threads' must be a whole number> gp_kernel (1, "threads", -1)
 %!error <'threads' must be a whole number> gp_kernel (1, "threads", 1.5)
 %!error <unknown option 'lenghtscale'> gp_kernel (1, "lenghtscale", 2)
 %!error <option 'kernel' has no value> gp_kernel (1, "kernel")
-%!error <expected an option name> gp_kernel (1, 2, 3, 4)
+%!error <options after the data must be given by name> gp_kernel (1, 2, 3, 4)

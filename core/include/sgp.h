@@ -82,7 +82,7 @@ typedef struct sgp_ctx {
   uint64_t seed;          /* seed given to sgp_ctx_init / sgp_ctx_set_seed */
   sgp_rng rng;            /* the only source of randomness in the core */
   sgp_backend backend;    /* requested backend (AUTO falls back to CPU) */
-  char errmsg[256];       /* detail of the last error */
+  char errmsg[1024];      /* detail of the last error */
 } sgp_ctx;
 
 /* Defaults: no hooks, silent, OpenMP default threads, seed 1, AUTO backend. */

@@ -91,6 +91,23 @@ int sgp_ctx_opt_set(sgp_ctx *ctx, const char *name, const sgp_value *v, int *ver
 /* Kernel names by sgp_kernel_kind ("rbf", ...; NULL-terminated). */
 extern const char *const sgp_kernel_names[];
 
+/* The three rows of a kernel (kernel, lengthscale, outputscale) for a table over
+ * the options struct TYPE whose sgp_kernel is MEMBER: every verb with a kernel
+ * uses these, so the kernel's options are written once. */
+#define SGP_KERNEL_OPTION_ROWS(TYPE, MEMBER)                                              \
+  {"kernel", SGP_OPT_CHOICE, "\"rbf\"", 0, 0, 0, sgp_kernel_names,                        \
+   offsetof(TYPE, MEMBER.kind), SGP_STORE_INT, 0,                                          \
+   "\"rbf\", \"matern12\", \"matern32\" or \"matern52\""},                                \
+  {"lengthscale", SGP_OPT_POSITIVES, "1", 0, 0, 0, NULL, offsetof(TYPE, MEMBER.lengthscale),  \
+   SGP_STORE_DOUBLE, offsetof(TYPE, MEMBER.n_lengthscale),                                 \
+   "one lengthscale, or one per column of x (ARD)"},                                       \
+  {"outputscale", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL,                   \
+   offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance"}
+
+/* gp_kernel's options: its kernel. */
+typedef struct { sgp_kernel kernel; } sgp_kernel_opts;
+void sgp_kernel_opts_default(sgp_kernel_opts *o);
+
 #ifdef __cplusplus
 }
 #endif

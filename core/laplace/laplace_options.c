@@ -9,19 +9,13 @@
 
 #define OFF(field) offsetof(sgp_laplace_opts, field)
 
-const char *const sgp_kernel_names[] = {"rbf", "matern12", "matern32", "matern52", NULL};
 static const char *const likelihood_names[] = {"gaussian", "bernoulli", "poisson", "softmax", NULL};
 static const char *const policy_names[] = {"cg", "cholesky", NULL};
 
 static const sgp_opt_spec specs[] = {
   {"likelihood", SGP_OPT_CHOICE, "\"bernoulli\"", 0, 0, 0, likelihood_names, OFF(likelihood),
    SGP_STORE_INT, 0, "\"bernoulli\" (logit), \"poisson\" (log link), \"softmax\" or \"gaussian\""},
-  {"kernel", SGP_OPT_CHOICE, "\"rbf\"", 0, 0, 0, sgp_kernel_names, OFF(kernel.kind),
-   SGP_STORE_INT, 0, "\"rbf\", \"matern12\", \"matern32\" or \"matern52\""},
-  {"lengthscale", SGP_OPT_POSITIVES, "1", 0, 0, 0, NULL, OFF(kernel.lengthscale), SGP_STORE_DOUBLE,
-   OFF(kernel.n_lengthscale), "one lengthscale, or one per column of x (ARD)"},
-  {"outputscale", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(kernel.outputscale),
-   SGP_STORE_DOUBLE, 0, "kernel variance"},
+  SGP_KERNEL_OPTION_ROWS(sgp_laplace_opts, kernel),
   {"noise", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(noise), SGP_STORE_DOUBLE, 0,
    "gaussian: noise variance, 1 or n values (none given: 1)"},
   {"offset", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(offset), SGP_STORE_DOUBLE, 0,

@@ -152,6 +152,16 @@ static void valla_kinds(void **state)
   assert_true(o.val_max < 0);
 }
 
+static void kernel_defaults_agree(void **state)
+{
+  (void)state;
+  sgp_kernel_opts a, b;
+  sgp_kernel_opts_default(&a);
+  const sgp_verb_table *t = sgp_verb_options("gp_kernel");
+  assert_non_null(t);
+  defaults_agree(t, &a, &b, sizeof a);
+}
+
 static void expect_message(const sgp_verb_table *t, const char *name, sgp_value v,
                            const char *want)
 {
@@ -168,10 +178,10 @@ static void kinds_check_and_word_errors(void **state)
   (void)state;
   const sgp_verb_table *t = sgp_verb_options("gp_laplace");
   const double zero = 0, half = 2.5, inf = INFINITY, nan = NAN, two[2] = {1, 0};
-  const sgp_value r0 = {SGP_VAL_REAL, 1, &zero, NULL}, rh = {SGP_VAL_REAL, 1, &half, NULL},
-                  rinf = {SGP_VAL_REAL, 1, &inf, NULL}, l0 = {SGP_VAL_LOGICAL, 1, &zero, NULL},
-                  lna = {SGP_VAL_LOGICAL, 1, &nan, NULL}, r2 = {SGP_VAL_REAL, 2, two, NULL},
-                  s = {SGP_VAL_STRING, 1, NULL, "lanczos"}, nul = {SGP_VAL_NULL, 0, NULL, NULL};
+  const sgp_value r0 = {SGP_VAL_REAL, 1, &zero, NULL, NULL}, rh = {SGP_VAL_REAL, 1, &half, NULL, NULL},
+                  rinf = {SGP_VAL_REAL, 1, &inf, NULL, NULL}, l0 = {SGP_VAL_LOGICAL, 1, &zero, NULL, NULL},
+                  lna = {SGP_VAL_LOGICAL, 1, &nan, NULL, NULL}, r2 = {SGP_VAL_REAL, 2, two, NULL, NULL},
+                  s = {SGP_VAL_STRING, 1, NULL, "lanczos", NULL}, nul = {SGP_VAL_NULL, 0, NULL, NULL, NULL};
   expect_message(t, "max_iter", r0, "'max_iter' must be a whole number >= 1 (got 0)");
   expect_message(t, "max_iter", rh, "'max_iter' must be a whole number >= 1 (got 2.5)");
   expect_message(t, "max_iter", rinf, "'max_iter' must be a whole number >= 1 (got Inf)");
@@ -184,7 +194,11 @@ static void kinds_check_and_word_errors(void **state)
   expect_message(t, "tol", rinf, "'tol' must be a number >= 0 and finite (got Inf)");
   expect_message(t, "lengthscale", r2, "'lengthscale' must be positive and finite (got 0)");
   expect_message(t, "max_newton", nul, "'max_newton' must be a whole number >= 1 (got nothing)");
-  expect_message(t, "nonsense", r0, "unknown option 'nonsense'");
+  expect_message(t, "nonsense", r0,
+                 "unknown option 'nonsense'; valid options are likelihood, kernel, lengthscale, "
+                 "outputscale, noise, offset, policy, max_newton, max_iter, rank, tol, n_class, "
+                 "recycle, damping, max_total_iter, random_order, time_limit, inner_atol, "
+                 "inner_rtol, noise_max, kernel_cache_bytes, backend, seed, verbose, threads");
   /* what is valid is stored; Inf means none */
   sgp_laplace_opts o;
   sgp_laplace_opts_default(&o);
@@ -193,10 +207,10 @@ static void kinds_check_and_word_errors(void **state)
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "rank", &rinf), SGP_OK);
   assert_true(o.rank == -1);
   const double twelve = 12;
-  const sgp_value r12 = {SGP_VAL_REAL, 1, &twelve, NULL};
+  const sgp_value r12 = {SGP_VAL_REAL, 1, &twelve, NULL, NULL};
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "rank", &r12), SGP_OK);
   assert_true(o.rank == 12);
-  const sgp_value ch = {SGP_VAL_STRING, 1, NULL, "cholesky"};
+  const sgp_value ch = {SGP_VAL_STRING, 1, NULL, "cholesky", NULL};
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "policy", &ch), SGP_OK);
   assert_int_equal(o.policy, SGP_POLICY_CHOLESKY);
 }
@@ -226,8 +240,8 @@ static void context_options(void **state)
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   const double seven = 7, big = 1e300, three = 3;
-  const sgp_value s7 = {SGP_VAL_REAL, 1, &seven, NULL}, sb = {SGP_VAL_REAL, 1, &big, NULL},
-                  t3 = {SGP_VAL_REAL, 1, &three, NULL}, cpu = {SGP_VAL_STRING, 1, NULL, "cpu"};
+  const sgp_value s7 = {SGP_VAL_REAL, 1, &seven, NULL, NULL}, sb = {SGP_VAL_REAL, 1, &big, NULL, NULL},
+                  t3 = {SGP_VAL_REAL, 1, &three, NULL, NULL}, cpu = {SGP_VAL_STRING, 1, NULL, "cpu", NULL};
   assert_int_equal(sgp_ctx_opt_set(&ctx, "seed", &s7, NULL), SGP_OK);
   assert_true(ctx.seed == 7);
   assert_int_equal(sgp_ctx_opt_set(&ctx, "seed", &sb, NULL), SGP_EINVAL);
@@ -242,6 +256,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(laplace_defaults_agree),
+    cmocka_unit_test(kernel_defaults_agree),
     cmocka_unit_test(valla_defaults_agree),
     cmocka_unit_test(valla_kinds),
     cmocka_unit_test(mlp_fit_defaults_agree),

@@ -12,9 +12,9 @@
 %! fit = gp_laplace (x, y, "seed", 1);
 
 ## threads: the core's rule (0..256), in every function taking it
-%!error <gp_kernel: threads: must be a whole number from 0 \(the OpenMP default\) to 256 \(got 1e\+06\)> gp_kernel (x, "threads", 1e6)
-%!error <gp_kernel: threads: must be a whole number from 0> gp_kernel (x, "threads", 5000)
-%!error <gp_kernel: threads: must be a whole number from 0> gp_kernel (x, "threads", 257)
+%!error <gp_kernel: 'threads' must be a whole number from 0 \(the OpenMP default\) to 256 \(got 1e\+06\)> gp_kernel (x, "threads", 1e6)
+%!error <gp_kernel: 'threads' must be a whole number from 0> gp_kernel (x, "threads", 5000)
+%!error <gp_kernel: 'threads' must be a whole number from 0> gp_kernel (x, "threads", 257)
 %!error <gp_laplace: 'threads' must be a whole number from 0> gp_laplace (x, y, "threads", 1e5)
 %!error <scalegp_predict: threads: must be a whole number from 0> scalegp_predict (fit, x, "threads", 1e6)
 %!error <ski_stats: threads: must be a whole number from 0> ski_stats (x, y, ski_grid (x, "grid_size", 10), "threads", 1e6)
@@ -68,7 +68,7 @@
 
 ## scales beyond double precision
 %!assert (all (isfinite (gp_kernel (x, "outputscale", 1e300)(:))))
-%!error <gp_kernel: x: divided by the lengthscale> gp_kernel (x, "lengthscale", 1e-300)
+%!error <gp_kernel: 'x' divided by the lengthscale> gp_kernel (x, "lengthscale", 1e-300)
 %!error <scalegp_predict: xnew: divided by the lengthscale> scalegp_predict (fit, 1e200 * x)
 %!error <gp_laplace: xtest: divided by the lengthscale> gp_laplace (x, y, "xtest", 1e200 * x)
 %!error <'offset' log exposures must lie in \[-700, 700\]> gp_laplace (x, floor (3 * x(:, 2)), "likelihood", "poisson", "offset", 1e300 * ones (20, 1))

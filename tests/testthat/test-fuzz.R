@@ -24,7 +24,8 @@ expect_error_no_warning <- function(expr, pattern) {
 test_that("threads above 256 are refused by the core's rule, naming threads", {
   msg <- "threads: must be a whole number from 0 \\(the OpenMP default\\) to 256"
   for (t in c(257, 5000, 1e5, 1e6, 2^31, 0.5, -1, NaN, Inf))
-    expect_error(gp_kernel(fz_x, threads = t), paste("gp_kernel:", msg))
+    expect_error(gp_kernel(fz_x, threads = t),
+                 "gp_kernel: 'threads' must be a whole number from 0 \\(the OpenMP default\\) to 256")
   expect_error(gp_kernel(fz_x, threads = "2"), "'threads' must be one whole number")
   expect_error(fz_fit(threads = 1e6), "gp_laplace: 'threads' must be a whole number from 0 \\(the OpenMP default\\) to 256")
   expect_error(predict(fz_fit(), fz_x, threads = 1e6), paste("predict.gp_laplace:", msg))
@@ -146,8 +147,8 @@ test_that("predict.valla reads d exactly (object$d partially matched datafit)", 
 test_that("scales beyond double precision are errors naming the input", {
   expect_true(all(is.finite(gp_kernel(fz_x, outputscale = 1e300))))
   expect_warning(fz_fit(outputscale = 1e300), "did not converge")  # honest, finite results
-  expect_error(gp_kernel(fz_x, lengthscale = 1e-300), "gp_kernel: x: divided by the lengthscale")
-  expect_error(gp_kernel(fz_x * 1e200), "x: divided by the lengthscale")
+  expect_error(gp_kernel(fz_x, lengthscale = 1e-300), "gp_kernel: 'x' divided by the lengthscale")
+  expect_error(gp_kernel(fz_x * 1e200), "'x' divided by the lengthscale")
   expect_error(predict(fz_fit(), fz_x * 1e200), "predict.gp_laplace: newdata: divided by the lengthscale")
   expect_error(fz_fit(xtest = fz_x * 1e200), "gp_laplace: 'xtest' divided by the lengthscale")
   for (k in c("matern12", "matern32", "matern52")) {  # far apart: 0, not Inf * 0

@@ -69,7 +69,7 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
 test_that("the option docs of R and Octave follow the core's table", {
   root <- parity_root()
   if (is.null(root)) skip("not run from the source tree")
-  for (fn in c("gp_laplace")) {
+  for (fn in c("gp_laplace", "gp_kernel")) {
     rd <- readLines(file.path(root, "man", paste0(fn, ".Rd")))
     t <- rbind(scalegp_options(fn), scalegp_options("context"))
     for (k in seq_len(nrow(t)))

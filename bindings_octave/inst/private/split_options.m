@@ -23,6 +23,7 @@ function [front, pairs] = split_options (fname, front_names, varargin)
     if (i == n)
       error ("scalegp:invalid-argument", "%s: option '%s' has no value", fname, name);
     endif
+    name = lower (name);  # Octave's habit: option names in any case
     if (any (strcmp (name, front_names)))
       front.(name) = varargin{i+1};
     else

@@ -1,0 +1,21 @@
+/* kernel_options.c -- gp_kernel's option table (sgp_options.h) and the kernel
+ * names every table with a kernel shares. */
+#include "sgp_options.h"
+
+#include <math.h>
+#include <stddef.h>
+
+const char *const sgp_kernel_names[] = {"rbf", "matern12", "matern32", "matern52", NULL};
+
+void sgp_kernel_opts_default(sgp_kernel_opts *o)
+{
+  static const double one = 1.0;
+  o->kernel.kind = SGP_KERNEL_RBF;
+  o->kernel.lengthscale = &one;
+  o->kernel.n_lengthscale = 1;
+  o->kernel.outputscale = 1.0;
+}
+
+static const sgp_opt_spec specs[] = {SGP_KERNEL_OPTION_ROWS(sgp_kernel_opts, kernel)};
+
+const sgp_verb_table sgp_kernel_table = {"gp_kernel", specs, 3};
