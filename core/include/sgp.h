@@ -395,6 +395,11 @@ typedef struct {
   int64_t slq_max_iter;             /* Krylov steps per probe; 100 */
   int64_t precond_rank;             /* method GSGP: rank q of the K_G preconditioner
                                        of the mean solve (spec §8.4); 0 = none (default) */
+  int64_t n_grid_size;              /* values given in grid_size: 0 (default) every entry
+                                       j < d as stored; 1: grid_size[0] for every
+                                       dimension; else it must be d */
+  int64_t n_grid_bounds;            /* numbers in grid_bounds: 0 (default) d-by-2 as
+                                       stored; else it must be 2 d */
 } sgp_ski_opts;
 
 void sgp_ski_opts_default(sgp_ski_opts *o);
@@ -533,6 +538,33 @@ int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski
                     const double *weights, const double *love_Ft, const double *love_c0,
                     int64_t love_rank, sgp_cmat Xs, double *mean, double *var,
                     sgp_ski_predict_info *info);
+
+/* ski_gsgp as one verb (its options by name: the table "ski_gsgp", sgp_options.h).
+ * The statistics a fit uses: those of X (n-by-d), y on the grid of the options
+ * (with o->probes sketches of seed o->seed when o->loglik), or the given
+ * `stats` (views), after the checks of the options against each other and the
+ * data (a grid fixed by stats, interpolation, dimensions, probe sketches,
+ * method "ski" needs x, y, precond_rank below the grid points).
+ * interpolation_given: the user set `interpolation` (it must then match the
+ * statistics'). X, y: data NULL when not given. Free with
+ * sgp_ski_gsgp_input_free (the views of given statistics stay the caller's). */
+typedef struct {
+  sgp_ski_stats_data stats; /* what the fit reads (and a host returns) */
+  int computed;             /* 1: computed from X, y (owned below) */
+  sgp_ski_stats *owned;
+  double *uz;
+} sgp_ski_gsgp_input;
+int sgp_ski_gsgp_prepare(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_given,
+                         sgp_cmat X, sgp_cmat y, const sgp_ski_stats_data *stats,
+                         sgp_ski_gsgp_input *out);
+void sgp_ski_gsgp_input_free(sgp_ski_gsgp_input *in);
+/* "tol", "max_iter", "accuracy", "breakdown" */
+const char *sgp_ski_stop_name(sgp_ski_stop stop);
+/* The warnings of a fit (both hosts print them): the mean solve that did not
+ * converge, in words that say why, and a rough log-likelihood; "" each when
+ * there is none. */
+void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+                      char *mean_warning, char *loglik_warning, size_t size);
 
 /* ---------------------------------------------------------------- valla ---- */
 /* VaLLA (spec shared/spec/valla.md): variational linearized Laplace for a

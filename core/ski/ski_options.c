@@ -1,0 +1,233 @@
+/* ski_options.c -- ski_gsgp's options (names, kinds, defaults, ranges, docs;
+ * sgp_options.h), the checks of the options against each other and the data,
+ * the statistics a fit reads, and the words of its warnings: defined once, for
+ * both hosts. The defaults here are what sgp_ski_opts_default stores; a test
+ * checks that the two agree. */
+#include "ski.h"
+#include "sgp_options.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OFF(field) offsetof(sgp_ski_opts, field)
+#define INTMAX 2147483647.0
+
+static const char *const interpolation_names[] = {"cubic", "linear", NULL};
+static const char *const method_names[] = {"gsgp", "ski", NULL};
+static const char *const variance_names[] = {"none", "lanczos", "exact", NULL};
+static const char *const bounds_names[] = {"error", "truncate", "clamp", "drop", NULL};
+
+static const sgp_opt_spec specs[] = {
+  {"grid_size", SGP_OPT_COUNTS, "NULL", 1, INTMAX, SGP_OPT_NULL_OK, NULL, OFF(grid_size),
+   SGP_STORE_INT64, OFF(n_grid_size),
+   "grid points per dimension, one value or d (NULL: from the lengthscale and the data range)"},
+  {"grid_bounds", SGP_OPT_VECTOR, "NULL", 0, 0, SGP_OPT_PTR, NULL, OFF(grid_bounds),
+   SGP_STORE_DOUBLE, OFF(n_grid_bounds),
+   "d-by-2 matrix of grid bounds, both grid points (NULL: the data range plus grid_pad cells)"},
+  {"grid_pad", SGP_OPT_COUNT, "NULL", 0, INTMAX, SGP_OPT_NULL_OK, NULL, OFF(grid_pad),
+   SGP_STORE_INT, 0, "cells of padding of the default bounds (NULL: 2 cubic, 1 linear)"},
+  {"kernel", SGP_OPT_CHOICE, "\"rbf\"", 0, 0, 0, sgp_kernel_names, OFF(kernel.kind),
+   SGP_STORE_INT, 0, "\"rbf\", \"matern12\", \"matern32\" or \"matern52\""},
+  {"lengthscale", SGP_OPT_POSITIVES, "1", 0, 0, 0, NULL, OFF(kernel.lengthscale),
+   SGP_STORE_DOUBLE, OFF(kernel.n_lengthscale), "one lengthscale, or one per dimension (ARD)"},
+  {"outputscale", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(kernel.outputscale),
+   SGP_STORE_DOUBLE, 0, "kernel variance"},
+  {"noise", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(noise), SGP_STORE_DOUBLE,
+   0, "Gaussian noise variance"},
+  {"interpolation", SGP_OPT_CHOICE, "\"cubic\"", 0, 0, 0, interpolation_names,
+   OFF(interpolation), SGP_STORE_INT, 0,
+   "\"cubic\" (4 taps per dimension) or \"linear\" (2); with stats: theirs"},
+  {"method", SGP_OPT_CHOICE, "\"gsgp\"", 0, 0, 0, method_names, OFF(method), SGP_STORE_INT, 0,
+   "\"gsgp\" (grid work per iteration) or \"ski\" (classic SKI on the n data; needs x, y)"},
+  {"tol", SGP_OPT_REAL, "0.01", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(tol), SGP_STORE_DOUBLE,
+   0, "relative residual of the solves"},
+  {"max_iter", SGP_OPT_COUNT, "1000", 1, INTMAX - 1, 0, NULL, OFF(max_iter), SGP_STORE_INT64, 0,
+   "solver iterations at most"},
+  {"variance", SGP_OPT_CHOICE, "\"none\"", 0, 0, 0, variance_names, OFF(variance),
+   SGP_STORE_INT, 0, "latent variances at xtest: \"none\", \"lanczos\" (LOVE) or \"exact\""},
+  {"rank", SGP_OPT_COUNT, "NULL", 1, INTMAX, SGP_OPT_NULL_OK, NULL, OFF(rank), SGP_STORE_INT64,
+   0, "Lanczos rank of variance \"lanczos\" (NULL: min(m, 256))"},
+  {"loglik", SGP_OPT_FLAG, "FALSE", 0, 0, 0, NULL, OFF(loglik), SGP_STORE_INT, 0,
+   "estimate the log marginal likelihood (stochastic Lanczos quadrature)"},
+  {"probes", SGP_OPT_COUNT, "30", 1, INTMAX, 0, NULL, OFF(probes), SGP_STORE_INT64, 0,
+   "random probes of the log-determinant estimate"},
+  {"bounds_policy", SGP_OPT_CHOICE, "\"error\"", 0, 0, 0, bounds_names, OFF(bounds_policy),
+   SGP_STORE_INT, 0,
+   "points outside the grid: \"error\", \"truncate\", \"clamp\" or \"drop\" (also at xtest)"},
+  {"slq_max_iter", SGP_OPT_COUNT, "100", 1, INTMAX, 0, NULL, OFF(slq_max_iter), SGP_STORE_INT64,
+   0, "Lanczos steps per probe of the log-determinant"},
+  {"precond_rank", SGP_OPT_COUNT, "0", 0, INTMAX, 0, NULL, OFF(precond_rank), SGP_STORE_INT64, 0,
+   "method \"gsgp\": rank of the K_G preconditioner of the mean solve (0: none)"},
+};
+
+const sgp_verb_table sgp_ski_gsgp_table = {"ski_gsgp", specs,
+                                           (int)(sizeof specs / sizeof specs[0])};
+
+const char *sgp_ski_stop_name(sgp_ski_stop stop)
+{
+  static const char *const names[] = {"tol", "max_iter", "accuracy", "breakdown"};
+  return (unsigned)stop < 4 ? names[stop] : "unknown";
+}
+
+static const char *stop_words(sgp_ski_stop stop)
+{
+  switch (stop) {
+  case SGP_SKI_STOP_TOL: return "converged";
+  case SGP_SKI_STOP_MAX_ITER: return "max_iter reached";
+  case SGP_SKI_STOP_ACCURACY:
+    return "rounding errors keep the residual from getting smaller: the attainable accuracy; "
+           "raise tol";
+  default: return "the system is not numerically positive definite";
+  }
+}
+
+void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+                      char *mean_warning, char *loglik_warning, size_t size)
+{
+  mean_warning[0] = loglik_warning[0] = '\0';
+  if (!res->converged && res->stop == SGP_SKI_STOP_MAX_ITER)
+    snprintf(mean_warning, size,
+             "%s: the mean solve did not converge in %lld iterations (relative residual %.3g "
+             "> tol %.3g)", fn, (long long)res->iterations, res->rel_residual, o->tol);
+  else if (!res->converged)
+    snprintf(mean_warning, size,
+             "%s: the mean solve stopped after %lld iterations at relative residual %.3g > tol "
+             "%.3g: %s", fn, (long long)res->iterations, res->rel_residual, o->tol,
+             stop_words(res->stop));
+  if (o->loglik && !res->loglik_converged)
+    snprintf(loglik_warning, size,
+             "%s: a log-likelihood solve did not reach tol (or probes were discarded); the "
+             "estimate is rough", fn);
+}
+
+/* The options against the grid's dimension d (lengthscale, grid_size). */
+static int check_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d, int given_stats)
+{
+  const int64_t nl = o->kernel.n_lengthscale;
+  if (o->kernel.lengthscale && nl != 1 && nl != d)
+    return d == 1 ? sgp_fail(ctx, SGP_EINVAL, "lengthscale: must be numeric of length 1 (got "
+                             "length %lld)", (long long)nl)
+                  : sgp_fail(ctx, SGP_EINVAL, "lengthscale: must be numeric of length 1 or %lld "
+                             "(got length %lld)", (long long)d, (long long)nl);
+  if (given_stats) return SGP_OK;
+  if (o->n_grid_size > 1 && o->n_grid_size != d)
+    return sgp_fail(ctx, SGP_EINVAL, "grid_size: must be one value or d = %lld (got %lld)",
+                    (long long)d, (long long)o->n_grid_size);
+  if (o->grid_bounds && o->n_grid_bounds && o->n_grid_bounds != 2 * d)
+    return sgp_fail(ctx, SGP_EINVAL, "grid_bounds: must be a %lld-by-2 matrix (got %lld numbers)",
+                    (long long)d, (long long)o->n_grid_bounds);
+  if (o->grid_pad >= 0 && !o->grid_bounds && o->bounds_policy == SGP_SKI_BOUNDS_ERROR) {
+    const int need = o->interpolation == SGP_SKI_LINEAR ? 0 : 1;
+    const char *in = interpolation_names[o->interpolation];
+    if (o->grid_pad < need)
+      return sgp_fail(ctx, SGP_EINVAL,
+                      "grid_pad: is %d: with fewer than %d cell of padding the data at the edges "
+                      "fall outside the valid range of %s interpolation (use grid_pad >= %d, or "
+                      "bounds_policy \"clamp\", \"truncate\" or \"drop\")",
+                      o->grid_pad, need, in, need);
+  }
+  return SGP_OK;
+}
+
+/* The checks of given statistics against the options and the data. */
+static int check_stats(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_given, sgp_cmat X,
+                       const sgp_ski_stats_data *s)
+{
+  if (o->n_grid_size || o->grid_bounds || o->grid_pad >= 0)
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "stats: fixes the grid: leave 'grid_size', 'grid_bounds' and 'grid_pad' unset");
+  if (interpolation_given && o->interpolation != s->interpolation)
+    return sgp_fail(ctx, SGP_EINVAL, "interpolation: differs from that of 'stats' (\"%s\")",
+                    interpolation_names[s->interpolation]);
+  if (X.data && X.cols != s->grid.d)
+    return sgp_fail(ctx, SGP_EINVAL, "x: has %lld columns but 'stats' has a %d-dimensional grid",
+                    (long long)X.cols, s->grid.d);
+  if (o->loglik && s->probes < 1)
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "stats: has no probe sketches for loglik = TRUE; make them with "
+                    "ski_stats(..., probes = %lld)", (long long)o->probes);
+  return check_dims(ctx, o, s->grid.d, 1);
+}
+
+/* The statistics of X, y on the options' grid (sketches with loglik). */
+static int compute_stats(sgp_ctx *ctx, const sgp_ski_opts *o, sgp_cmat X, sgp_cmat y,
+                         sgp_ski_gsgp_input *out)
+{
+  int code;
+  const int64_t n = X.rows, d = X.cols;
+  double range[2 * SGP_SKI_MAX_D];
+  for (int64_t j = 0; j < d; j++) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t i = 0; i < n; i++) {
+      const double v = X.data[i + X.ld * j];
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+    range[j] = lo;
+    range[d + j] = hi;
+  }
+  sgp_ski_grid g;
+  int64_t m = 0;
+  if ((code = sgp_ski_make_grid(ctx, sgp_cmat_of(range, d, 2), n, o, &g))) return code;
+  if ((code = sgp_ski_stats_shape(ctx, &g, o->interpolation, &m, NULL))) return code;
+  const int64_t np = o->loglik ? o->probes : 0;
+  double rhoz = 0.0;
+  if (np > 0 && !(out->uz = sgp_alloc(m * np)))
+    return sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for the sketches");
+  out->computed = 1;
+  code = sgp_ski_stats_compute(ctx, &g, o, X, y, 0, &out->owned, out->uz, &rhoz);
+  if (!code) code = sgp_ski_stats_export(ctx, out->owned, &out->stats);
+  if (code) return code;
+  out->stats.probes = np;
+  out->stats.probe_seed = np > 0 ? o->seed : 0;
+  out->stats.rhoz = rhoz;
+  out->stats.uz = out->uz;
+  return SGP_OK;
+}
+
+int sgp_ski_gsgp_prepare(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_given,
+                         sgp_cmat X, sgp_cmat y, const sgp_ski_stats_data *stats,
+                         sgp_ski_gsgp_input *out)
+{
+  int code;
+  memset(out, 0, sizeof *out);
+  if (o->precond_rank > 0 && o->method != SGP_SKI_METHOD_GSGP)
+    return sgp_fail(ctx, SGP_EINVAL, "precond_rank: applies to method = \"gsgp\" only");
+  const int has_data = X.data != NULL;
+  if (stats) {
+    if ((code = check_stats(ctx, o, interpolation_given, X, stats))) return code;
+    out->stats = *stats;
+  } else {
+    if (!has_data) return sgp_fail(ctx, SGP_EINVAL, "x: and 'y' are needed (or 'stats')");
+    if (X.cols > SGP_SKI_MAX_D)
+      return sgp_fail(ctx, SGP_EINVAL, "x: has %lld columns; the grid supports at most %d",
+                      (long long)X.cols, SGP_SKI_MAX_D);
+    if ((code = check_dims(ctx, o, X.cols, 0))) return code;
+    if ((code = compute_stats(ctx, o, X, y, out))) return code;
+  }
+  if (o->method == SGP_SKI_METHOD_SKI && !has_data)
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "x: and 'y' are needed by method = \"ski\" (the statistics are not enough)");
+  /* (with bounds_policy "drop" the statistics count the kept rows only; the fit
+   * compares those) */
+  if (o->method == SGP_SKI_METHOD_SKI && o->bounds_policy != SGP_SKI_BOUNDS_DROP &&
+      X.rows != out->stats.n)
+    return sgp_fail(ctx, SGP_EINVAL, "x: has %lld rows but 'stats' count %lld points",
+                    (long long)X.rows, (long long)out->stats.n);
+  if (o->precond_rank >= out->stats.m)
+    return sgp_fail(ctx, SGP_EINVAL, "precond_rank: must be less than the %lld grid points",
+                    (long long)out->stats.m);
+  return SGP_OK;
+}
+
+void sgp_ski_gsgp_input_free(sgp_ski_gsgp_input *in)
+{
+  if (!in) return;
+  sgp_ski_stats_free(in->owned);
+  free(in->uz);
+  in->owned = NULL;
+  in->uz = NULL;
+}
