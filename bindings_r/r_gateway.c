@@ -70,7 +70,8 @@ SEXP sgp_options_r(SEXP verb)
 {
   const sgp_verb_table *t = sgp_verb_options(CHAR(STRING_ELT(verb, 0)));
   if (!t) Rf_error("unknown verb");
-  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector"};
+  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector",
+                                "counts"};
   SEXP nm = PROTECT(Rf_allocVector(STRSXP, t->n)), kd = PROTECT(Rf_allocVector(STRSXP, t->n)),
        df = PROTECT(Rf_allocVector(STRSXP, t->n)), dc = PROTECT(Rf_allocVector(STRSXP, t->n));
   for (int i = 0; i < t->n; i++) {

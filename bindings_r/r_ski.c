@@ -1,10 +1,11 @@
 /* r_ski.c -- .Call entry points of ski_gsgp: the grid, the plain-data
  * sufficient statistics of a chunk, the fit from statistics, predictions.
- * R (R/ski_gsgp.R) validates the arguments and the structure of the lists;
- * the core validates values again and names `stats`, `x`, `xtest`, ... */
+ * ski_gsgp's options go by name to the core's table (sgp_options.h), which
+ * checks them; R checks the structure of the lists it passes (stats, fits). */
 #include "r_shim.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -188,22 +189,117 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation,
   return out;
 }
 
-/* ski_gsgp(): the fit from statistics (x, y only for method "ski"). */
-SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP threads)
+/* The statistics a fit used as an R ski_stats list (computed ones; given
+ * ones are returned by R as they were). */
+static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o)
+{
+  const int dim = d->grid.d;
+  if ((double)d->m * (double)d->S > 2147483647.0 || (double)d->m * (double)d->probes > 2147483647.0)
+    Rf_error("ski_gsgp: 'grid' is too large for R (%lld x %lld stencil)", (long long)d->m,
+             (long long)d->S);
+  SEXP size = PROTECT(Rf_allocVector(INTSXP, dim));
+  SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, dim, 2));
+  for (int j = 0; j < dim; j++) {
+    if (d->grid.m[j] > INT_MAX) /* the automatic size is capped; R's integers */
+      Rf_error("ski_gsgp: 'grid_size' %lld is beyond R's integers", (long long)d->grid.m[j]);
+    INTEGER(size)[j] = (int)d->grid.m[j];
+    /* user bounds are kept exactly (lo + (m - 1) h may round), so grids made
+     * from the same bounds compare identical in ski_stats_merge */
+    REAL(bounds)[j] = o->grid_bounds ? o->grid_bounds[j] : d->grid.lo[j];
+    REAL(bounds)[dim + j] = o->grid_bounds ? o->grid_bounds[dim + j]
+                            : d->grid.m[j] > 1 ? d->grid.lo[j] + (double)(d->grid.m[j] - 1) * d->grid.h[j]
+                                               : d->grid.lo[j];
+  }
+  const char *gn[] = {"size", "bounds", "interpolation"};
+  SEXP gv[] = {size, bounds,
+               PROTECT(Rf_mkString(d->interpolation == SGP_SKI_LINEAR ? "linear" : "cubic"))};
+  SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)d->m, (int)d->probes));
+  if (d->probes > 0) memcpy(REAL(Wtz), d->uz, sizeof(double) * (size_t)(d->m * d->probes));
+  const char *names[] = {"grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes",
+                         "probe_seed", "rhoz", "Wtz", "version"};
+  SEXP values[] = {PROTECT(sgp_r_named_list(3, gn, gv)), PROTECT(Rf_ScalarReal((double)d->n)),
+                   PROTECT(Rf_ScalarReal(d->yy)), PROTECT(Rf_ScalarReal(d->ysum)),
+                   PROTECT(sgp_r_real_copy(d->m, 1, d->uy, 0)),
+                   PROTECT(sgp_r_real_copy(d->m, 1, d->u1, 0)),
+                   PROTECT(sgp_r_real_copy(d->m, d->S, d->D, 1)),
+                   PROTECT(Rf_ScalarReal((double)d->probes)),
+                   PROTECT(Rf_ScalarReal((double)d->probe_seed)), PROTECT(Rf_ScalarReal(d->rhoz)),
+                   Wtz, PROTECT(Rf_ScalarInteger(1))};
+  SEXP out = sgp_r_named_list(12, names, values);
+  UNPROTECT(15);
+  return out;
+}
+
+/* The options a fit used, under their argument names, and its warnings. */
+static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_fit_result *res)
+{
+  static const char *meth[] = {"gsgp", "ski"}, *var[] = {"none", "lanczos", "exact"},
+                    *pol[] = {"error", "truncate", "clamp", "drop"},
+                    *be[] = {"auto", "cpu", "cuda"};
+  char w1[512], w2[512];
+  sgp_ski_warnings("ski_gsgp", res, o, w1, w2, sizeof w1);
+  const char *names[] = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance",
+                         "tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
+                         "precond_rank", "loglik", "warning", "loglik_warning"};
+  SEXP values[] = {PROTECT(Rf_mkString(sgp_kernel_names[o->kernel.kind])),
+                   PROTECT(sgp_r_real_copy(o->kernel.n_lengthscale, 1, o->kernel.lengthscale, 0)),
+                   PROTECT(Rf_ScalarReal(o->kernel.outputscale)), PROTECT(Rf_ScalarReal(o->noise)),
+                   PROTECT(Rf_mkString(meth[o->method])), PROTECT(Rf_mkString(var[o->variance])),
+                   PROTECT(Rf_ScalarReal(o->tol)), PROTECT(Rf_ScalarReal((double)o->max_iter)),
+                   PROTECT(Rf_mkString(pol[o->bounds_policy])),
+                   PROTECT(Rf_mkString(be[ctx->backend])),
+                   PROTECT(Rf_ScalarReal((double)ctx->seed)),
+                   PROTECT(Rf_ScalarReal((double)o->slq_max_iter)),
+                   PROTECT(Rf_ScalarReal((double)o->precond_rank)),
+                   PROTECT(Rf_ScalarLogical(o->loglik)), PROTECT(Rf_mkString(w1)),
+                   PROTECT(Rf_mkString(w2))};
+  SEXP out = sgp_r_named_list(16, names, values);
+  UNPROTECT(16);
+  return out;
+}
+
+static void input_finalizer(SEXP p)
+{
+  sgp_ski_gsgp_input *in = (sgp_ski_gsgp_input *)R_ExternalPtrAddr(p);
+  if (in) {
+    sgp_ski_gsgp_input_free(in);
+    free(in);
+  }
+  R_ClearExternalPtr(p);
+}
+
+/* ski_gsgp(): options by name to the core's table; the statistics of x, y (or
+ * the given stats list) and the fit. Returns the fit's arrays, `stats` (NULL
+ * when given), `used` (the options used, the warnings) and the seconds. */
+SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_ski_opts o;
-  sgp_ski_stats_data d;
+  sgp_ski_stats_data given;
   sgp_ski_fit_result res;
-  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
-  r_opts(opts, &o, &ctx, "ski_gsgp");
-  int code = r_stats(&ctx, stats, &d);
-  if (code) sgp_r_stop("ski_gsgp", &ctx, code);
-  const int64_t m = d.m;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  sgp_ski_opts_default(&o);
+  int code = sgp_r_apply_options(&ctx, "ski_gsgp", opts, &o);
+  if (code) sgp_r_fail("ski_gsgp", &ctx, code);
+  o.seed = ctx.seed; /* the probes' seed is the context's */
+  if (!Rf_isNull(stats) && (code = r_stats(&ctx, stats, &given))) sgp_r_fail("ski_gsgp", &ctx, code);
+  SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
+  R_RegisterCFinalizer(holder, input_finalizer);
+  sgp_ski_gsgp_input *in = (sgp_ski_gsgp_input *)calloc(1, sizeof *in);
+  if (!in) Rf_error("ski_gsgp: out of memory");
+  R_SetExternalPtrAddr(holder, in);
+  const sgp_cmat none = {0}, X = Rf_isNull(x) ? none : sgp_r_cmat(x),
+                 Y = Rf_isNull(y) ? none : sgp_r_cmat(y);
+  const double t0 = sgp_r_seconds();
+  code = sgp_ski_gsgp_prepare(&ctx, &o, !Rf_isNull(sgp_r_list_elt(opts, "interpolation")), X, Y,
+                              Rf_isNull(stats) ? NULL : &given, in);
+  if (code) sgp_r_fail("ski_gsgp", &ctx, code);
+  const double t1 = sgp_r_seconds();
+  const int64_t m = in->stats.m;
   const int64_t kmax = o.variance == SGP_SKI_VARIANCE_LANCZOS ? sgp_ski_love_rank_max(&o, m) : 0;
-  if ((double)kmax * (double)m > 2147483647.0 || o.max_iter > 2147483646)
-    Rf_error("ski_gsgp: 'rank' or 'max_iter' is too large");
+  if ((double)kmax * (double)m > 2147483647.0)
+    Rf_error("ski_gsgp: 'rank' is too large for R (rank x grid points)");
   SEXP weights = PROTECT(Rf_allocVector(REALSXP, m));
   SEXP hist = PROTECT(Rf_allocVector(REALSXP, o.max_iter + 1));
   SEXP Ft = PROTECT(Rf_allocVector(REALSXP, kmax * m));
@@ -213,20 +309,23 @@ SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP thr
   res.history = REAL(hist);
   res.love_Ft = kmax > 0 ? REAL(Ft) : NULL;
   res.love_c0 = kmax > 0 ? REAL(c0) : NULL;
-  sgp_cmat X = {0}, Y = {0};
-  if (!Rf_isNull(x)) {
-    X = sgp_r_cmat(x);
-    Y = sgp_r_cmat(y);
-  }
-  code = sgp_ski_fit(&ctx, &d, &o, X, Y, &res);
-  if (code) sgp_r_stop("ski_gsgp", &ctx, code);
+  code = sgp_ski_fit(&ctx, &in->stats, &o, o.method == SGP_SKI_METHOD_SKI ? X : none,
+                     o.method == SGP_SKI_METHOD_SKI ? Y : none, &res);
+  if (code) sgp_r_fail("ski_gsgp", &ctx, code);
+  const double t2 = sgp_r_seconds();
   SEXP history = PROTECT(Rf_lengthgets(hist, (R_xlen_t)res.iterations + 1));
   SEXP love = PROTECT(Rf_allocMatrix(REALSXP, (int)res.love_rank, (int)m));
   if (res.love_rank > 0)
     memcpy(REAL(love), REAL(Ft), (size_t)(res.love_rank * m) * sizeof(double));
+  SEXP st = PROTECT(in->computed ? stats_list(&in->stats, &o) : R_NilValue);
+  input_finalizer(holder);
   const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
                          "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
-                         "probes_used", "loglik_converged", "stop"};
+                         "probes_used", "loglik_converged", "stop", "stats", "used",
+                         "seconds"};
+  SEXP secs = PROTECT(Rf_allocVector(REALSXP, 2));
+  REAL(secs)[0] = t1 - t0;
+  REAL(secs)[1] = t2 - t1;
   SEXP values[] = {weights, PROTECT(Rf_ScalarReal((double)res.iterations)),
                    PROTECT(Rf_ScalarLogical(res.converged)),
                    PROTECT(Rf_ScalarReal(res.rel_residual)), history, love, c0,
@@ -234,9 +333,10 @@ SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP thr
                    PROTECT(Rf_ScalarReal(res.logdet_se)), PROTECT(Rf_ScalarReal(res.datafit)),
                    PROTECT(Rf_ScalarReal((double)res.probes_used)),
                    PROTECT(Rf_ScalarLogical(res.loglik_converged)),
-                   PROTECT(Rf_ScalarInteger((int)res.stop))};
-  SEXP out = sgp_r_named_list(14, names, values);
-  UNPROTECT(16);
+                   PROTECT(Rf_mkString(sgp_ski_stop_name(res.stop))), st,
+                   PROTECT(used_list(&ctx, &o, &res)), secs};
+  SEXP out = sgp_r_named_list(17, names, values);
+  UNPROTECT(20);
   return out;
 }
 

@@ -182,7 +182,7 @@ static int compute_stats(sgp_ctx *ctx, const sgp_ski_opts *o, sgp_cmat X, sgp_cm
   if (!code) code = sgp_ski_stats_export(ctx, out->owned, &out->stats);
   if (code) return code;
   out->stats.probes = np;
-  out->stats.probe_seed = np > 0 ? o->seed : 0;
+  out->stats.probe_seed = o->seed;
   out->stats.rhoz = rhoz;
   out->stats.uz = out->uz;
   return SGP_OK;
