@@ -16,7 +16,8 @@ of cellstr columns name, kind, default and doc.\n\
   const sgp_verb_table *t = sgp_verb_options (verb.c_str ());
   if (! t)
     error ("__sgp_options__: unknown verb '%s'", verb.c_str ());
-  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector"};
+  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector",
+                                "counts"};
   Cell name (t->n, 1), kind (t->n, 1), def (t->n, 1), doc (t->n, 1);
   for (int i = 0; i < t->n; i++)
     {
