@@ -82,7 +82,7 @@
 
 ## ski: y whose squares overflow (before: yty = Inf), merged statistics checked
 %!error <ski_stats: y: its sum of squares \(the statistic yty\) overflows> ski_stats (x, 1e300 * ones (20, 1), ski_grid (x, "grid_size", 10))
-%!error <ski_gsgp: y: > ski_gsgp (x, 1e300 * ones (20, 1), "grid_size", 10)
+%!error <ski_gsgp: 'y' > ski_gsgp (x, 1e300 * ones (20, 1), "grid_size", 10)
 %!shared x, s
 %! i = (1:20).';
 %! x = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
@@ -94,7 +94,7 @@
 ## ski_gsgp names its own arguments; scalegp_predict names xnew
 %!error <ski_gsgp: 'xtest' contains NaN> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x * NaN)
 %!error <ski_gsgp: xtest: row 1, column 1 .* is outside the grid> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x + 5)
-%!error <ski_gsgp: x: the range of column 1 .* gives no grid in doubles> ski_gsgp (0.5e300 * ones (20, 2), x(:, 2))
+%!error <ski_gsgp: 'x' the range of column 1 .* gives no grid in doubles> ski_gsgp (0.5e300 * ones (20, 2), x(:, 2))
 %!error <ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding> ski_gsgp (x, x(:, 2), "grid_pad", 0)
 %!error <ski_grid: 'grid_size' must be whole numbers> ski_grid (x, "grid_size", 1i)
 %!error <ski_grid: 'grid_bounds' must be a 2-by-2 matrix> ski_grid (x, "grid_size", 10, "grid_bounds", [0 1; 0 1] * 1i)
