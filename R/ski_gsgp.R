@@ -168,20 +168,13 @@ ski_predict_impl <- function(object, newdata, variance, threads, backend, fn, ar
   p <- .Call(C_sgp_ski_predict_r, stats, opts, as.double(object[["weights"]]),
              if (is.null(love)) matrix(0, 0, 0) else love$Ft,
              if (is.null(love)) numeric(0) else love$c0, xs, check_threads(threads, fn), fn, arg)
-  if (!p$converged)
-    warning(sprintf("%s: exact variances did not all reach tol (worst relative residual %.3g; %s)",
-                    fn, p$rel_residual, ski_stop_words[[ski_stop_reasons[p$stop + 1L]]]), call. = FALSE)
+  if (nzchar(p$warning)) warning(p$warning, call. = FALSE)  # worded by the core
   # (under bounds_policy "drop" the core gives NaN at points outside the grid)
   list(mean = p$mean, var = p$var)
 }
 
 # Why a solve stopped (sgp_ski_stop, sgp.h); only "tol" is convergence.
 ski_stop_reasons <- c("tol", "max_iter", "accuracy", "breakdown")
-ski_stop_words <- list(
-  tol = "converged",
-  max_iter = "max_iter reached",
-  accuracy = "rounding errors keep the residual from getting smaller: the attainable accuracy; raise tol",
-  breakdown = "the system is not numerically positive definite")
 
 #' @export
 print.ski_gsgp <- function(x, ...) {

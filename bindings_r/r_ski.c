@@ -384,12 +384,12 @@ SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP l
     rename_xtest(&ctx, arg);
     sgp_r_stop(fn, &ctx, code);
   }
-  const char *names[] = {"mean", "var", "converged", "rel_residual", "stop"};
-  SEXP values[] = {mean, var, PROTECT(Rf_ScalarLogical(info.converged)),
-                   PROTECT(Rf_ScalarReal(info.rel_residual)),
-                   PROTECT(Rf_ScalarInteger((int)info.stop))};
-  SEXP out = sgp_r_named_list(5, names, values);
-  UNPROTECT(5);
+  char warn[512];
+  sgp_ski_predict_warning(fn, &info, warn, sizeof warn);
+  const char *names[] = {"mean", "var", "warning"};
+  SEXP values[] = {mean, var, PROTECT(Rf_mkString(warn))};
+  SEXP out = sgp_r_named_list(3, names, values);
+  UNPROTECT(3);
   return out;
 }
 

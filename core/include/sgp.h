@@ -565,6 +565,10 @@ const char *sgp_ski_stop_name(sgp_ski_stop stop);
  * there is none. */
 void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
                       char *mean_warning, char *loglik_warning, size_t size);
+/* The warning of exact variances that did not all converge ("" when they did);
+ * fn: the user's function (ski_gsgp, predict). */
+void sgp_ski_predict_warning(const char *fn, const sgp_ski_predict_info *info, char *buf,
+                             size_t size);
 
 /* ---------------------------------------------------------------- valla ---- */
 /* VaLLA (spec shared/spec/valla.md): variational linearized Laplace for a

@@ -103,6 +103,16 @@ void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_s
              "estimate is rough", fn);
 }
 
+void sgp_ski_predict_warning(const char *fn, const sgp_ski_predict_info *info, char *buf,
+                             size_t size)
+{
+  buf[0] = '\0';
+  if (!info->converged)
+    snprintf(buf, size,
+             "%s: exact variances did not all reach tol (worst relative residual %.3g; %s)", fn,
+             info->rel_residual, stop_words(info->stop));
+}
+
 /* The options against the grid's dimension d (lengthscale, grid_size). */
 static int check_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d, int given_stats)
 {

@@ -73,4 +73,8 @@ emit (fid, "warning", lastwarn ());
 lastwarn ("");
 ski_gsgp (x1, y1, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000, o{:});
 emit (fid, "warning.accuracy", lastwarn ());
+lastwarn ("");
+ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-14, "max_iter", 3,
+          "variance", "exact", "xtest", xs1, o{:});
+emit (fid, "warning.xtest", lastwarn ());
 fclose (fid);

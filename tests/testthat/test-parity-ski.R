@@ -90,6 +90,16 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   expect_identical(words(wrn(x1, y1, grid_size = 30, noise = 1e-6, tol = 1e-15, max_iter = 5000)),
                    words(oct$warning.accuracy))
   expect_match(oct$warning.accuracy, "the attainable accuracy; raise tol$")
+  # the exact variances at xtest (the last of the warnings)
+  last <- NULL
+  withCallingHandlers(sk(x1, y1, lengthscale = 0.5, noise = 0.01, tol = 1e-14, max_iter = 3,
+                         variance = "exact", xtest = xs1),
+                      warning = function(w) {
+                        last <<- conditionMessage(w)
+                        invokeRestart("muffleWarning")
+                      })
+  expect_identical(last, oct$warning.xtest)
+  expect_match(last, "^ski_gsgp: exact variances did not all reach tol")
 })
 
 test_that("ski_gsgp's option docs in R follow the core's table", {
