@@ -145,14 +145,16 @@ option_default <- function(fn, name) {
 
 # The options given to a verb (every one by name), with R's own defaults for the
 # context: verbose = interactive(), a seed drawn from R's RNG (so set.seed()
-# makes a run reproducible), threads = getOption("scalegp.threads").
-verb_options <- function(fn, opts) {
+# makes a run reproducible), threads = getOption("scalegp.threads"); host =
+# FALSE: none of them (a verb without randomness, threads or output: ski_grid).
+verb_options <- function(fn, opts, host = TRUE) {
   nm <- names(opts)
   if (length(opts) && (is.null(nm) || any(!nzchar(nm))))
     stop(sprintf("%s: options after the data must be given by name (argument %d is not)", fn,
                  which(if (is.null(nm)) rep(TRUE, length(opts)) else !nzchar(nm))[1L]),
          call. = FALSE)
   if (anyDuplicated(nm)) stop_arg(fn, nm[anyDuplicated(nm)], "is given twice")
+  if (!host) return(opts)
   if (is.null(opts[["verbose"]])) opts$verbose <- interactive()
   if (is.null(opts[["seed"]])) opts$seed <- as.double(sample.int(.Machine$integer.max, 1L))
   if (is.null(opts[["threads"]]) && !is.null(getOption("scalegp.threads")))

@@ -101,43 +101,46 @@ static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
   o->bounds_policy = (sgp_ski_bounds_policy)(int)real_elt(opts, "bounds_policy");
 }
 
-/* ski_grid(): list(size, bounds) from the data range (d-by-2), n, the given
- * sizes (0 = automatic) and bounds (NULL = from the range). */
-SEXP sgp_ski_grid_r(SEXP range, SEXP n, SEXP grid_size, SEXP grid_bounds, SEXP interpolation,
-                    SEXP grid_pad, SEXP lengthscale, SEXP fn)
+/* A grid as R's list(size, bounds, interpolation); bounds given by the user
+ * (d-by-2) are kept exactly (lo + (m - 1) h may round), so grids made from the
+ * same bounds compare identical in ski_stats_merge. */
+static SEXP grid_list(const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                      const double *user_bounds, const char *fn)
+{
+  const int dim = g->d;
+  SEXP size = PROTECT(Rf_allocVector(INTSXP, dim));
+  SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, dim, 2));
+  for (int j = 0; j < dim; j++) {
+    if (g->m[j] > INT_MAX) /* the automatic size is capped; R's integers */
+      Rf_error("%s: 'grid_size' %lld is beyond R's integers", fn, (long long)g->m[j]);
+    INTEGER(size)[j] = (int)g->m[j];
+    REAL(bounds)[j] = user_bounds ? user_bounds[j] : g->lo[j];
+    REAL(bounds)[dim + j] = user_bounds ? user_bounds[dim + j]
+                            : g->m[j] > 1 ? g->lo[j] + (double)(g->m[j] - 1) * g->h[j] : g->lo[j];
+  }
+  const char *gn[] = {"size", "bounds", "interpolation"};
+  SEXP gv[] = {size, bounds, PROTECT(Rf_mkString(interp == SGP_SKI_LINEAR ? "linear" : "cubic"))};
+  SEXP out = sgp_r_named_list(3, gn, gv);
+  UNPROTECT(3);
+  return out;
+}
+
+/* ski_grid(): options by name to the core's table "ski_grid"; the grid of x
+ * (or of range, or of grid_bounds with grid_size). */
+SEXP sgp_ski_grid_r(SEXP x, SEXP range, SEXP opts)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
-  sgp_ski_opts o;
+  sgp_ski_grid_opts o;
   sgp_ski_grid g;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
-  sgp_ski_opts_default(&o);
-  const sgp_cmat rg = sgp_r_cmat(range);
-  const int d = (int)rg.rows;
-  for (int j = 0; j < d && j < SGP_SKI_MAX_D; j++) o.grid_size[j] = (int64_t)REAL(grid_size)[j];
-  o.grid_bounds = Rf_isNull(grid_bounds) ? NULL : REAL(grid_bounds);
-  o.interpolation = r_interp(interpolation);
-  o.grid_pad = Rf_asInteger(grid_pad);
-  o.kernel.lengthscale = Rf_isNull(lengthscale) ? NULL : REAL(lengthscale);
-  o.kernel.n_lengthscale = Rf_isNull(lengthscale) ? 0 : XLENGTH(lengthscale);
-  int st = sgp_ski_make_grid(&ctx, rg, (int64_t)Rf_asReal(n), &o, &g);
-  if (st) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, st);
-  SEXP size = PROTECT(Rf_allocVector(INTSXP, d));
-  SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, d, 2));
-  for (int j = 0; j < d; j++)
-    if (g.m[j] > INT_MAX) /* R checks grid_size; the automatic size is capped */
-      Rf_error("%s: 'grid_size' %lld is beyond R's integers", CHAR(STRING_ELT(fn, 0)),
-               (long long)g.m[j]);
-  for (int j = 0; j < d; j++) {
-    INTEGER(size)[j] = (int)g.m[j];
-    REAL(bounds)[j] = g.lo[j];
-    REAL(bounds)[d + j] = g.m[j] > 1 ? g.lo[j] + (double)(g.m[j] - 1) * g.h[j] : g.lo[j];
-  }
-  const char *names[] = {"size", "bounds"};
-  SEXP values[] = {size, bounds};
-  SEXP out = sgp_r_named_list(2, names, values);
-  UNPROTECT(2);
-  return out;
+  sgp_ski_grid_opts_default(&o);
+  int st = sgp_r_apply_options(&ctx, "ski_grid", opts, &o);
+  const sgp_cmat none = {0};
+  if (!st) st = sgp_ski_grid_make(&ctx, &o, Rf_isNull(x) ? none : sgp_r_cmat(x),
+                                  Rf_isNull(range) ? none : sgp_r_cmat(range), &g);
+  if (st) sgp_r_fail("ski_grid", &ctx, st);
+  return grid_list(&g, o.ski.interpolation, o.ski.grid_bounds, "ski_grid");
 }
 
 /* ski_stats(): the statistics of one chunk as plain arrays. */
@@ -193,31 +196,15 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation,
  * ones are returned by R as they were). */
 static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o)
 {
-  const int dim = d->grid.d;
   if ((double)d->m * (double)d->S > 2147483647.0 || (double)d->m * (double)d->probes > 2147483647.0)
     Rf_error("ski_gsgp: 'grid' is too large for R (%lld x %lld stencil)", (long long)d->m,
              (long long)d->S);
-  SEXP size = PROTECT(Rf_allocVector(INTSXP, dim));
-  SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, dim, 2));
-  for (int j = 0; j < dim; j++) {
-    if (d->grid.m[j] > INT_MAX) /* the automatic size is capped; R's integers */
-      Rf_error("ski_gsgp: 'grid_size' %lld is beyond R's integers", (long long)d->grid.m[j]);
-    INTEGER(size)[j] = (int)d->grid.m[j];
-    /* user bounds are kept exactly (lo + (m - 1) h may round), so grids made
-     * from the same bounds compare identical in ski_stats_merge */
-    REAL(bounds)[j] = o->grid_bounds ? o->grid_bounds[j] : d->grid.lo[j];
-    REAL(bounds)[dim + j] = o->grid_bounds ? o->grid_bounds[dim + j]
-                            : d->grid.m[j] > 1 ? d->grid.lo[j] + (double)(d->grid.m[j] - 1) * d->grid.h[j]
-                                               : d->grid.lo[j];
-  }
-  const char *gn[] = {"size", "bounds", "interpolation"};
-  SEXP gv[] = {size, bounds,
-               PROTECT(Rf_mkString(d->interpolation == SGP_SKI_LINEAR ? "linear" : "cubic"))};
+  SEXP grid = PROTECT(grid_list(&d->grid, d->interpolation, o->grid_bounds, "ski_gsgp"));
   SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)d->m, (int)d->probes));
   if (d->probes > 0) memcpy(REAL(Wtz), d->uz, sizeof(double) * (size_t)(d->m * d->probes));
   const char *names[] = {"grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes",
                          "probe_seed", "rhoz", "Wtz", "version"};
-  SEXP values[] = {PROTECT(sgp_r_named_list(3, gn, gv)), PROTECT(Rf_ScalarReal((double)d->n)),
+  SEXP values[] = {grid, PROTECT(Rf_ScalarReal((double)d->n)),
                    PROTECT(Rf_ScalarReal(d->yy)), PROTECT(Rf_ScalarReal(d->ysum)),
                    PROTECT(sgp_r_real_copy(d->m, 1, d->uy, 0)),
                    PROTECT(sgp_r_real_copy(d->m, 1, d->u1, 0)),
@@ -226,7 +213,7 @@ static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o)
                    PROTECT(Rf_ScalarReal((double)d->probe_seed)), PROTECT(Rf_ScalarReal(d->rhoz)),
                    Wtz, PROTECT(Rf_ScalarInteger(1))};
   SEXP out = sgp_r_named_list(12, names, values);
-  UNPROTECT(15);
+  UNPROTECT(12);
   return out;
 }
 

@@ -539,6 +539,19 @@ int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski
                     int64_t love_rank, sgp_cmat Xs, double *mean, double *var,
                     sgp_ski_predict_info *info);
 
+/* ski_grid as one verb (its options by name: the table "ski_grid"): the grid
+ * of x's range (n: x's rows unless given), of `range` (d-by-2 min, max; a
+ * 2-vector for d = 1; n 0 unless given) or of grid_bounds with grid_size.
+ * Errors name x, range, grid_size, grid_bounds, lengthscale, ... */
+typedef struct {
+  sgp_ski_opts ski;  /* grid_size, grid_bounds, grid_pad, interpolation, kernel.lengthscale
+                        (default NULL: the size from n) */
+  int64_t n;         /* data points for the automatic size; < 0 (default): as above */
+} sgp_ski_grid_opts;
+void sgp_ski_grid_opts_default(sgp_ski_grid_opts *o);
+int sgp_ski_grid_make(sgp_ctx *ctx, const sgp_ski_grid_opts *o, sgp_cmat X, sgp_cmat range,
+                      sgp_ski_grid *out);
+
 /* ski_gsgp as one verb (its options by name: the table "ski_gsgp", sgp_options.h).
  * The statistics a fit uses: those of X (n-by-d), y on the grid of the options
  * (with o->probes sketches of seed o->seed when o->loglik), or the given

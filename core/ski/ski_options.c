@@ -66,6 +66,37 @@ static const sgp_opt_spec specs[] = {
 const sgp_verb_table sgp_ski_gsgp_table = {"ski_gsgp", specs,
                                            (int)(sizeof specs / sizeof specs[0])};
 
+#define GOFF(field) offsetof(sgp_ski_grid_opts, field)
+
+static const sgp_opt_spec grid_specs[] = {
+  {"grid_size", SGP_OPT_COUNTS, "NULL", 1, INTMAX, SGP_OPT_NULL_OK, NULL, GOFF(ski.grid_size),
+   SGP_STORE_INT64, GOFF(ski.n_grid_size),
+   "grid points per dimension, one value or d (NULL: from the lengthscale or n and the range)"},
+  {"grid_bounds", SGP_OPT_VECTOR, "NULL", 0, 0, SGP_OPT_PTR, NULL, GOFF(ski.grid_bounds),
+   SGP_STORE_DOUBLE, GOFF(ski.n_grid_bounds),
+   "d-by-2 matrix of grid bounds, both grid points (NULL: the range plus grid_pad cells)"},
+  {"interpolation", SGP_OPT_CHOICE, "\"cubic\"", 0, 0, 0, interpolation_names,
+   GOFF(ski.interpolation), SGP_STORE_INT, 0, "\"cubic\" (4 taps per dimension) or \"linear\" (2)"},
+  {"lengthscale", SGP_OPT_POSITIVES, "NULL", 0, 0, SGP_OPT_NULL_OK, NULL,
+   GOFF(ski.kernel.lengthscale), SGP_STORE_DOUBLE, GOFF(ski.kernel.n_lengthscale),
+   "kernel lengthscale(s), one or d, for the default size (a third of it per cell)"},
+  {"n", SGP_OPT_COUNT, "NULL", 0, 9007199254740992.0, SGP_OPT_NULL_OK, NULL, GOFF(n),
+   SGP_STORE_INT64, 0, "data points, for the default size without lengthscale (NULL: nrow(x))"},
+  {"grid_pad", SGP_OPT_COUNT, "NULL", 0, INTMAX, SGP_OPT_NULL_OK, NULL, GOFF(ski.grid_pad),
+   SGP_STORE_INT, 0, "cells of padding of the default bounds (NULL: 2 cubic, 1 linear)"},
+};
+
+const sgp_verb_table sgp_ski_grid_table = {"ski_grid", grid_specs,
+                                           (int)(sizeof grid_specs / sizeof grid_specs[0])};
+
+void sgp_ski_grid_opts_default(sgp_ski_grid_opts *o)
+{
+  sgp_ski_opts_default(&o->ski);
+  o->ski.kernel.lengthscale = NULL;
+  o->ski.kernel.n_lengthscale = 0;
+  o->n = -1;
+}
+
 const char *sgp_ski_stop_name(sgp_ski_stop stop)
 {
   static const char *const names[] = {"tol", "max_iter", "accuracy", "breakdown"};
@@ -129,17 +160,21 @@ static int check_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d, int given_
   if (o->grid_bounds && o->n_grid_bounds && o->n_grid_bounds != 2 * d)
     return sgp_fail(ctx, SGP_EINVAL, "grid_bounds: must be a %lld-by-2 matrix (got %lld numbers)",
                     (long long)d, (long long)o->n_grid_bounds);
-  if (o->grid_pad >= 0 && !o->grid_bounds && o->bounds_policy == SGP_SKI_BOUNDS_ERROR) {
-    const int need = o->interpolation == SGP_SKI_LINEAR ? 0 : 1;
-    const char *in = interpolation_names[o->interpolation];
-    if (o->grid_pad < need)
-      return sgp_fail(ctx, SGP_EINVAL,
-                      "grid_pad: is %d: with fewer than %d cell of padding the data at the edges "
-                      "fall outside the valid range of %s interpolation (use grid_pad >= %d, or "
-                      "bounds_policy \"clamp\", \"truncate\" or \"drop\")",
-                      o->grid_pad, need, in, need);
-  }
   return SGP_OK;
+}
+
+/* A grid_pad that leaves the data at the edges outside the valid range. */
+static int check_pad(sgp_ctx *ctx, const sgp_ski_opts *o)
+{
+  const int need = o->interpolation == SGP_SKI_LINEAR ? 0 : 1;
+  if (o->grid_pad < 0 || o->grid_pad >= need || o->grid_bounds ||
+      o->bounds_policy != SGP_SKI_BOUNDS_ERROR)
+    return SGP_OK;
+  return sgp_fail(ctx, SGP_EINVAL,
+                  "grid_pad: is %d: with fewer than %d cell of padding the data at the edges "
+                  "fall outside the valid range of %s interpolation (use grid_pad >= %d, or "
+                  "bounds_policy \"clamp\", \"truncate\" or \"drop\")",
+                  o->grid_pad, need, interpolation_names[o->interpolation], need);
 }
 
 /* The checks of given statistics against the options and the data. */
@@ -162,6 +197,66 @@ static int check_stats(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_gi
   return check_dims(ctx, o, s->grid.d, 1);
 }
 
+/* min and max of each column of X (d <= SGP_SKI_MAX_D): range, d-by-2 */
+static void data_range(sgp_cmat X, double *range)
+{
+  for (int64_t j = 0; j < X.cols; j++) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t i = 0; i < X.rows; i++) {
+      const double v = X.data[i + X.ld * j];
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+    range[j] = lo;
+    range[X.cols + j] = hi;
+  }
+}
+
+int sgp_ski_grid_make(sgp_ctx *ctx, const sgp_ski_grid_opts *o, sgp_cmat X, sgp_cmat range,
+                      sgp_ski_grid *out)
+{
+  int code;
+  double rng[2 * SGP_SKI_MAX_D];
+  int64_t d, n = o->n;
+  if (X.data) {
+    d = X.cols;
+    if (d > SGP_SKI_MAX_D)
+      return sgp_fail(ctx, SGP_EINVAL, "x: has %lld columns; the grid supports at most %d",
+                      (long long)d, SGP_SKI_MAX_D);
+    data_range(X, rng);
+    if (n < 0) n = X.rows;
+  } else if (range.data) {
+    const int64_t len = range.rows * range.cols;
+    d = range.cols == 2 ? range.rows : len == 2 ? 1 : 0;
+    if (d < 1) return sgp_fail(ctx, SGP_EINVAL, "range: must be a d-by-2 matrix of (min, max) "
+                               "per dimension");
+    if (d > SGP_SKI_MAX_D)
+      return sgp_fail(ctx, SGP_EINVAL, "range: has %lld rows; the grid supports at most %d",
+                      (long long)d, SGP_SKI_MAX_D);
+    for (int64_t j = 0; j < d; j++) {
+      rng[j] = range.data[range.cols == 2 ? j : 0];
+      rng[d + j] = range.data[range.cols == 2 ? j + range.ld : range.rows == 2 ? 1 : range.ld];
+      if (!isfinite(rng[j]) || !isfinite(rng[d + j]))
+        return sgp_fail(ctx, SGP_EINVAL, "range: must be finite");
+      if (rng[d + j] < rng[j])
+        return sgp_fail(ctx, SGP_EINVAL, "range: must have min <= max in every row");
+    }
+    if (n < 0) n = 0;
+  } else if (o->ski.grid_bounds && o->ski.n_grid_size > 0) {
+    d = o->ski.n_grid_bounds / 2;
+    if (d < 1 || d > SGP_SKI_MAX_D || o->ski.n_grid_bounds != 2 * d)
+      return sgp_fail(ctx, SGP_EINVAL, "grid_bounds: must be a d-by-2 matrix, d <= %d (got %lld "
+                      "numbers)", SGP_SKI_MAX_D, (long long)o->ski.n_grid_bounds);
+    memcpy(rng, o->ski.grid_bounds, sizeof(double) * (size_t)(2 * d));
+    if (n < 0) n = 0;
+  } else {
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "x: is needed (or 'range', or both 'grid_size' and 'grid_bounds')");
+  }
+  if ((code = check_dims(ctx, &o->ski, d, 0))) return code;
+  return sgp_ski_make_grid(ctx, sgp_cmat_of(rng, d, 2), n, &o->ski, out);
+}
+
 /* The statistics of X, y on the options' grid (sketches with loglik). */
 static int compute_stats(sgp_ctx *ctx, const sgp_ski_opts *o, sgp_cmat X, sgp_cmat y,
                          sgp_ski_gsgp_input *out)
@@ -169,16 +264,7 @@ static int compute_stats(sgp_ctx *ctx, const sgp_ski_opts *o, sgp_cmat X, sgp_cm
   int code;
   const int64_t n = X.rows, d = X.cols;
   double range[2 * SGP_SKI_MAX_D];
-  for (int64_t j = 0; j < d; j++) {
-    double lo = INFINITY, hi = -INFINITY;
-    for (int64_t i = 0; i < n; i++) {
-      const double v = X.data[i + X.ld * j];
-      lo = v < lo ? v : lo;
-      hi = v > hi ? v : hi;
-    }
-    range[j] = lo;
-    range[d + j] = hi;
-  }
+  data_range(X, range);
   sgp_ski_grid g;
   int64_t m = 0;
   if ((code = sgp_ski_make_grid(ctx, sgp_cmat_of(range, d, 2), n, o, &g))) return code;
@@ -215,7 +301,7 @@ int sgp_ski_gsgp_prepare(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_
     if (X.cols > SGP_SKI_MAX_D)
       return sgp_fail(ctx, SGP_EINVAL, "x: has %lld columns; the grid supports at most %d",
                       (long long)X.cols, SGP_SKI_MAX_D);
-    if ((code = check_dims(ctx, o, X.cols, 0))) return code;
+    if ((code = check_dims(ctx, o, X.cols, 0)) || (code = check_pad(ctx, o))) return code;
     if ((code = compute_stats(ctx, o, X, y, out))) return code;
   }
   if (o->method == SGP_SKI_METHOD_SKI && !has_data)

@@ -42,7 +42,10 @@ static void defaults_agree(const sgp_verb_table *t, void *dflt, void *set, size_
     const sgp_value v = parse_def(s->def, &num, str);
     if (sgp_opts_set(&ctx, t, set, s->name, &v)) fail_msg("%s: %s", s->name, ctx.errmsg);
     const char *a = (const char *)dflt + s->offset, *b = (const char *)set + s->offset;
-    if (s->kind == SGP_OPT_POSITIVES) {
+    if (s->kind == SGP_OPT_POSITIVES && !strcmp(s->def, "NULL")) {
+      assert_null(*(const double *const *)a);
+      assert_null(*(const double *const *)b);
+    } else if (s->kind == SGP_OPT_POSITIVES) {
       const double *pa = *(const double *const *)a, *pb = *(const double *const *)b;
       assert_true(*(const int64_t *)((const char *)dflt + s->count_offset) == 1);
       assert_true(pa[0] == pb[0]);
@@ -185,6 +188,41 @@ static void ski_gsgp_vector_kinds(void **state)
   assert_string_equal(ctx.errmsg, "grid_size: must be one value or d = 2 (got 3)");
 }
 
+static void ski_grid_defaults_and_sources(void **state)
+{
+  (void)state;
+  sgp_ski_grid_opts a, b;
+  sgp_ski_grid_opts_default(&a);
+  const sgp_verb_table *t = sgp_verb_options("ski_grid");
+  assert_non_null(t);
+  defaults_agree(t, &a, &b, sizeof a);
+  assert_memory_equal(&a, &b, sizeof a);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_ski_grid g;
+  const double x[4] = {0, 1, 2, 3}, rng[2] = {0, 3}, bad[2] = {3, 0}, bounds[2] = {-1, 4},
+               sz = 11;
+  const sgp_cmat none = {0};
+  /* from x (n = 4 rows), from a range, from bounds and size; none: an error */
+  assert_int_equal(sgp_ski_grid_make(&ctx, &a, sgp_cmat_of(x, 4, 1), none, &g), SGP_OK);
+  assert_int_equal(g.d, 1);
+  sgp_ski_grid g2;
+  a.n = 4; /* (a range has no rows) */
+  assert_int_equal(sgp_ski_grid_make(&ctx, &a, none, sgp_cmat_of(rng, 1, 2), &g2), SGP_OK);
+  assert_true(g2.lo[0] == g.lo[0] && g2.h[0] == g.h[0] && g2.m[0] == g.m[0]);
+  a.n = -1;
+  assert_int_equal(sgp_ski_grid_make(&ctx, &a, none, sgp_cmat_of(bad, 2, 1), &g2), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "range: must have min <= max in every row");
+  assert_int_equal(sgp_ski_grid_make(&ctx, &a, none, none, &g2), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg,
+                      "x: is needed (or 'range', or both 'grid_size' and 'grid_bounds')");
+  const sgp_value vs = {SGP_VAL_REAL, 1, &sz, NULL}, vb = {SGP_VAL_REAL, 2, bounds, NULL};
+  assert_int_equal(sgp_opts_set(&ctx, t, &a, "grid_size", &vs), SGP_OK);
+  assert_int_equal(sgp_opts_set(&ctx, t, &a, "grid_bounds", &vb), SGP_OK);
+  assert_int_equal(sgp_ski_grid_make(&ctx, &a, none, none, &g2), SGP_OK);
+  assert_true(g2.m[0] == 11 && g2.lo[0] == -1 && g2.h[0] == 0.5);
+}
+
 /* The checks of ski_gsgp's options against each other and the data, worded once. */
 static void ski_gsgp_checks(void **state)
 {
@@ -293,6 +331,7 @@ int main(void)
     cmocka_unit_test(ski_gsgp_defaults_agree),
     cmocka_unit_test(ski_gsgp_vector_kinds),
     cmocka_unit_test(ski_gsgp_checks),
+    cmocka_unit_test(ski_grid_defaults_and_sources),
     cmocka_unit_test(kinds_check_and_word_errors),
     cmocka_unit_test(user_message_form),
     cmocka_unit_test(context_options),

@@ -200,7 +200,7 @@ test_that("ski_gsgp names its own arguments (xtest, x, grid_pad) and predict nam
   x300 <- matrix(0.5, 20, 2) * 1e300
   expect_error(ski_gsgp(x300, fz_x[, 2], verbose = FALSE),
                "ski_gsgp: 'x' the range of column 1 .* gives no grid in doubles")
-  expect_error(ski_grid(x300), "ski_grid: x: the range of column 1")
+  expect_error(ski_grid(x300), "ski_grid: 'x' the range of column 1")
   expect_error(ski_gsgp(c(-1e308, 1e308, 0), c(1, 2, 3), verbose = FALSE),
                "ski_gsgp: 'x' the range of column 1 .* overflow")
   expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, verbose = FALSE),

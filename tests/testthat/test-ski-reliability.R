@@ -44,14 +44,14 @@ test_that("oversized grids: an error naming grid_size, never a wrapped size or a
   # statistics that cannot fit in memory: (343 + 2) x 1e14 doubles = 2.8e17 bytes
   x3 <- matrix(runif(300), 100, 3)
   big <- c(1e5, 1e5, 1e4)
-  expect_error(ski_grid(x3, grid_size = big), "ski_grid: grid_size: .*GB for its statistics")
+  expect_error(ski_grid(x3, grid_size = big), "ski_grid: 'grid_size' .*GB for its statistics")
   expect_error(ski_gsgp(x3, x3[, 1], grid_size = big, verbose = FALSE),
                "ski_gsgp: 'grid_size' .*memory")
   g <- ski_grid(x3, grid_size = 10)
   g$size <- as.integer(big) # a grid edited by hand reaches ski_stats
   expect_error(ski_stats(x3, x3[, 1], g, verbose = FALSE), "ski_stats: grid_size: .*memory")
   # more than 2^50 points
-  expect_error(ski_grid(x3, grid_size = c(2e9, 2e9, 2e9)), "ski_grid: grid_size: .*2\\^50")
+  expect_error(ski_grid(x3, grid_size = c(2e9, 2e9, 2e9)), "ski_grid: 'grid_size' .*2\\^50")
 })
 
 test_that("convergence is reported honestly: the true residual, why a solve stopped, overflow", {
