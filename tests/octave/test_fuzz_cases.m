@@ -96,8 +96,8 @@
 %!error <ski_gsgp: xtest: row 1, column 1 .* is outside the grid> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x + 5)
 %!error <ski_gsgp: 'x' the range of column 1 .* gives no grid in doubles> ski_gsgp (0.5e300 * ones (20, 2), x(:, 2))
 %!error <ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding> ski_gsgp (x, x(:, 2), "grid_pad", 0)
-%!error <ski_grid: 'grid_size' must be whole numbers> ski_grid (x, "grid_size", 1i)
-%!error <ski_grid: 'grid_bounds' must be a 2-by-2 matrix> ski_grid (x, "grid_size", 10, "grid_bounds", [0 1; 0 1] * 1i)
+%!error <ski_grid: 'grid_size' must be 1 to 8 whole numbers> ski_grid (x, "grid_size", 1i)
+%!error <ski_grid: 'grid_bounds' must be numbers> ski_grid (x, "grid_size", 10, "grid_bounds", [0 1; 0 1] * 1i)
 %!test
 %! f = ski_gsgp (x, x(:, 2), "grid_pad", 0, "interpolation", "linear");
 %! assert (f.converged);

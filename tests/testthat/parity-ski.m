@@ -77,4 +77,27 @@ lastwarn ("");
 ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-14, "max_iter", 3,
           "variance", "exact", "xtest", xs1, o{:});
 emit (fid, "warning.xtest", lastwarn ());
+## ski_grid
+grids = {ski_grid(x2, "grid_size", [12 10]), ski_grid(x1, "lengthscale", 0.3), ...
+         ski_grid([], "range", [0 1; -2 2], "grid_size", [20 40], "interpolation", "linear"), ...
+         ski_grid([], "grid_size", 11, "grid_bounds", [0 1]), ski_grid([], "range", [0 3], "n", 500, "grid_pad", 1)};
+for k = 1:numel (grids)
+  g = grids{k};
+  t = sprintf ("grid%d", k);
+  emit (fid, [t ".fields"], strjoin (sort (fieldnames (g))(:)', ","));
+  emit (fid, [t ".size"], g.size);
+  emit (fid, [t ".bounds"], g.bounds);
+  emit (fid, [t ".interpolation"], g.interpolation);
+endfor
+t = __sgp_options__ ("ski_grid");
+emit (fid, "grid.options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
+emit_error (fid, "grid.err.none", @() ski_grid ([]));
+emit_error (fid, "grid.err.size", @() ski_grid ([], "range", [0 1], "grid_size", 2.5));
+emit_error (fid, "grid.err.interp", @() ski_grid ([], "range", [0 1], "interpolation", "spline"));
+emit_error (fid, "grid.err.range", @() ski_grid ([], "range", [1 0]));
+emit_error (fid, "grid.err.small", @() ski_grid ([], "range", [0 1], "grid_size", 3));
+emit_error (fid, "grid.err.lengthscale", @() ski_grid (x2, "lengthscale", [1 2 3]));
+emit_error (fid, "grid.err.n", @() ski_grid ([], "range", [0 1], "n", -1));
+emit_error (fid, "grid.err.unknown", @() ski_grid (x1, "nonsense", 1));
+emit_error (fid, "grid.err.big", @() ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [2e9 2e9 2e9]));
 fclose (fid);

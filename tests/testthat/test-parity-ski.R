@@ -102,12 +102,49 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   expect_match(last, "^ski_gsgp: exact variances did not all reach tol")
 })
 
-test_that("ski_gsgp's option docs in R follow the core's table", {
+test_that("ski_grid agrees between R and Octave: fields, numbers, options, messages", {
+  root <- parity_skip()
+  oct <- parity_run_octave(root, "parity-ski.m")
+  x1 <- (1:40) / 10
+  x2 <- cbind((1:50) %% 7 / 3, (1:50) %% 11 / 5)
+  grids <- list(ski_grid(x2, grid_size = c(12, 10)), ski_grid(x1, lengthscale = 0.3),
+                ski_grid(range = rbind(c(0, 1), c(-2, 2)), grid_size = c(20, 40),
+                         interpolation = "linear"),
+                ski_grid(grid_size = 11, grid_bounds = c(0, 1)),
+                ski_grid(range = c(0, 3), n = 500, grid_pad = 1))
+  for (k in seq_along(grids)) {
+    g <- grids[[k]]
+    t <- function(s) oct[[sprintf("grid%d.%s", k, s)]]
+    expect_identical(paste(sort(names(g)), collapse = ","), t("fields"))
+    expect_equal(as.double(g$size), t("size"), tolerance = 0)
+    expect_equal(as.vector(g$bounds), t("bounds"), tolerance = 1e-15)
+    expect_identical(g$interpolation, t("interpolation"))
+  }
+  o <- scalegp_options("ski_grid")
+  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$grid.options)
+  err <- function(expr) tryCatch({ expr; "no error" }, error = function(e) conditionMessage(e))
+  calls <- as.list(quote(list(
+    none = ski_grid(), size = ski_grid(range = c(0, 1), grid_size = 2.5),
+    interp = ski_grid(range = c(0, 1), interpolation = "spline"),
+    range = ski_grid(range = c(1, 0)), small = ski_grid(range = c(0, 1), grid_size = 3),
+    lengthscale = ski_grid(x2, lengthscale = 1:3), n = ski_grid(range = c(0, 1), n = -1),
+    unknown = ski_grid(x1, nonsense = 1),
+    big = ski_grid(range = rbind(c(0, 1), c(0, 1), c(0, 1)), grid_size = c(2e9, 2e9, 2e9)))))[-1]
+  for (name in names(calls)) {
+    r <- err(eval(calls[[name]]))
+    expect_identical(r, oct[[paste0("grid.err.", name)]], label = sprintf("R's ski_grid error %s", name))
+    expect_match(r, "^ski_grid: ", label = sprintf("ski_grid error %s in the one form", name))
+  }
+})
+
+test_that("ski_gsgp's and ski_grid's option docs in R follow the core's table", {
   root <- parity_root()
   if (is.null(root)) skip("not run from the source tree")
-  rd <- readLines(file.path(root, "man", "ski_gsgp.Rd"))
-  t <- rbind(scalegp_options("ski_gsgp"), scalegp_options("context"))
-  for (k in seq_len(nrow(t)))
-    expect_true(any(grepl(sprintf("\\item{\\code{%s} (default", t$name[k]), rd, fixed = TRUE)),
-                label = sprintf("ski_gsgp's Rd documents '%s'", t$name[k]))
+  for (fn in c("ski_gsgp", "ski_grid")) {
+    rd <- readLines(file.path(root, "man", paste0(fn, ".Rd")))
+    t <- rbind(scalegp_options(fn), scalegp_options("context"))
+    for (k in seq_len(nrow(t)))
+      expect_true(any(grepl(sprintf("\\item{\\code{%s} (default", t$name[k]), rd, fixed = TRUE)),
+                  label = sprintf("%s's Rd documents '%s'", fn, t$name[k]))
+  }
 })
