@@ -156,7 +156,9 @@ verb_options <- function(fn, opts, host = TRUE) {
   if (anyDuplicated(nm)) stop_arg(fn, nm[anyDuplicated(nm)], "is given twice")
   if (!host) return(opts)
   if (is.null(opts[["verbose"]])) opts$verbose <- interactive()
-  if (is.null(opts[["seed"]])) opts$seed <- as.double(sample.int(.Machine$integer.max, 1L))
+  # (a verb whose table has its own seed row keeps the core's default: ski_stats)
+  if (is.null(opts[["seed"]]) && !"seed" %in% scalegp_options(fn)$name)
+    opts$seed <- as.double(sample.int(.Machine$integer.max, 1L))
   if (is.null(opts[["threads"]]) && !is.null(getOption("scalegp.threads")))
     opts$threads <- getOption("scalegp.threads")
   opts

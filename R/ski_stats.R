@@ -113,18 +113,12 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #' @param y numeric vector of n responses.
 #' @param grid the grid: from \code{\link{ski_grid}}, or a \code{ski_stats}
 #'   or \code{ski_gsgp} object whose grid is reused.
-#' @param first_row global index (0-based) of the chunk's first row; it keys
-#'   the random probes of the log-likelihood, so give every chunk its own.
-#' @param bounds_policy what to do with points outside the grid:
-#'   \code{"error"} (default), \code{"clamp"} (moved to the nearest valid
-#'   position), \code{"drop"} (ignored), \code{"truncate"} (taps outside the
-#'   grid dropped).
-#' @param probes number of probe sketches for \code{ski_gsgp(loglik = TRUE)}
-#'   (default 0: none).
-#' @param seed seed of the probes; must be the same for all chunks.
-#' @param verbose report progress of the pass (shown on passes longer than a
-#'   second).
-#' @param threads OpenMP threads (\code{NULL}: default).
+#' @param ... options by name (see Options): \code{first_row} (give every
+#'   chunk its own; it keys the random probes), \code{bounds_policy},
+#'   \code{probes}, \code{seed} (the same for all chunks), \code{verbose}
+#'   (progress of passes longer than a second), \code{threads}; the core checks
+#'   each of them.
+#' @eval rd_options("ski_stats")
 #' @return A list of class \code{ski_stats}.
 #' @examples
 #' x <- runif(200); y <- sin(6 * x) + rnorm(200, sd = 0.1)
@@ -133,31 +127,17 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #'                      ski_stats(x[101:200], y[101:200], g, first_row = 100))
 #' s$n
 #' @export
-ski_stats <- function(x, y, grid, first_row = 0, bounds_policy = "error", probes = 0,
-                      seed = 1, verbose = interactive(), threads = getOption("scalegp.threads")) {
-  ski_stats_impl(x, y, grid, first_row, bounds_policy, probes, seed, verbose, threads,
-                 "ski_stats")
-}
-
-ski_stats_impl <- function(x, y, grid, first_row, bounds_policy, probes, seed, verbose, threads,
-                           fn) {
+ski_stats <- function(x, y, grid, ...) {
+  fn <- "ski_stats"
+  opts <- verb_options(fn, list(...))
   grid <- ski_as_grid(grid, fn)
   x <- as_input_matrix(x, fn, "x")
   y <- ski_check_y(y, nrow(x), fn)
   if (ncol(x) != length(grid$size))
     stop_arg(fn, "x", "has ", ncol(x), " columns but the grid has ", length(grid$size),
              " dimensions")
-  bounds_policy <- check_choice(bounds_policy, ski_bounds_policies, fn, "bounds_policy")
-  first_row <- check_count(first_row, fn, "first_row", max = max_whole)
-  probes <- check_count(probes, fn, "probes")
-  seed <- check_seed(seed, fn)
-  verbose <- check_flag(verbose, fn, "verbose")
-  s <- .Call(C_sgp_ski_stats_r, x, y, as.double(grid$size), grid$bounds, grid$interpolation,
-             match(bounds_policy, ski_bounds_policies) - 1L, as.double(first_row),
-             as.double(probes), seed, verbose, check_threads(threads, fn), fn)
-  structure(c(list(grid = unclass(grid)), s[c("n", "yty", "ysum", "Wty", "Wt1", "WtW")],
-              list(probes = probes, probe_seed = seed), s[c("rhoz", "Wtz")],
-              list(version = 1L)), class = "ski_stats")
+  # the core checks the options and computes the statistics in one pass
+  structure(.Call(C_sgp_ski_stats_r, x, y, grid, opts), class = "ski_stats")
 }
 
 ski_check_y <- function(y, n, fn) {

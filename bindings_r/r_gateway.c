@@ -46,7 +46,7 @@ int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o)
     const sgp_value v = value_of(VECTOR_ELT(opts, i));
     int st, verbose = ctx->verbose;
     if (!name[0]) Rf_error("internal: option %d has no name", (int)i + 1);
-    if (sgp_opt_find(sgp_verb_options("context"), name)) {
+    if (sgp_opt_find(sgp_verb_options("context"), name) && !sgp_opt_find(t, name)) {
       st = sgp_ctx_opt_set(ctx, name, &v, &verbose);
       ctx->verbose = verbose;
     } else {

@@ -143,63 +143,14 @@ SEXP sgp_ski_grid_r(SEXP x, SEXP range, SEXP opts)
   return grid_list(&g, o.ski.interpolation, o.ski.grid_bounds, "ski_grid");
 }
 
-/* ski_stats(): the statistics of one chunk as plain arrays. */
-SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation, SEXP policy,
-                     SEXP first_row, SEXP probes, SEXP probe_seed, SEXP verbose, SEXP threads,
-                     SEXP fn)
-{
-  sgp_ctx ctx;
-  sgp_r_hooks hooks;
-  sgp_ski_opts o;
-  sgp_ski_grid g;
-  sgp_ski_stats *st = NULL;
-  sgp_ski_stats_data d;
-  int64_t m = 0, S = 0;
-  double rhoz = 0.0;
-  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
-  sgp_ski_opts_default(&o);
-  o.interpolation = r_interp(interpolation);
-  o.bounds_policy = (sgp_ski_bounds_policy)Rf_asInteger(policy);
-  const int64_t np = (int64_t)Rf_asReal(probes);
-  o.probes = np;
-  o.seed = (uint64_t)Rf_asReal(probe_seed);
-  int code = r_grid(&ctx, size, bounds, o.interpolation, &g);
-  if (!code) code = sgp_ski_stats_shape(&ctx, &g, o.interpolation, &m, &S);
-  if (code) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
-  if ((double)m * (double)S > 2147483647.0 || (double)m * (double)np > 2147483647.0)
-    Rf_error("%s: 'grid' is too large for R (%lld x %lld stencil)", CHAR(STRING_ELT(fn, 0)), (long long)m,
-             (long long)S);
-  SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)np));
-  code = sgp_ski_stats_compute(&ctx, &g, &o, sgp_r_cmat(x), sgp_r_cmat(y),
-                               (int64_t)Rf_asReal(first_row), &st, np > 0 ? REAL(Wtz) : NULL,
-                               &rhoz);
-  if (!code) code = sgp_ski_stats_export(&ctx, st, &d);
-  if (code) {
-    sgp_ski_stats_free(st);
-    sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
-  }
-  SEXP Wty = PROTECT(sgp_r_real_copy(m, 1, d.uy, 0));
-  SEXP Wt1 = PROTECT(sgp_r_real_copy(m, 1, d.u1, 0));
-  SEXP WtW = PROTECT(sgp_r_real_copy(m, S, d.D, 1));
-  const double n = (double)d.n, yy = d.yy, ysum = d.ysum;
-  sgp_ski_stats_free(st);
-  const char *names[] = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"};
-  SEXP values[] = {PROTECT(Rf_ScalarReal(n)), PROTECT(Rf_ScalarReal(yy)),
-                   PROTECT(Rf_ScalarReal(ysum)), Wty, Wt1, WtW,
-                   PROTECT(Rf_ScalarReal(rhoz)), Wtz};
-  SEXP out = sgp_r_named_list(8, names, values);
-  UNPROTECT(8);
-  return out;
-}
-
 /* The statistics a fit used as an R ski_stats list (computed ones; given
  * ones are returned by R as they were). */
-static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o)
+static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o, const char *fn)
 {
   if ((double)d->m * (double)d->S > 2147483647.0 || (double)d->m * (double)d->probes > 2147483647.0)
-    Rf_error("ski_gsgp: 'grid' is too large for R (%lld x %lld stencil)", (long long)d->m,
+    Rf_error("%s: 'grid' is too large for R (%lld x %lld stencil)", fn, (long long)d->m,
              (long long)d->S);
-  SEXP grid = PROTECT(grid_list(&d->grid, d->interpolation, o->grid_bounds, "ski_gsgp"));
+  SEXP grid = PROTECT(grid_list(&d->grid, d->interpolation, o->grid_bounds, fn));
   SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)d->m, (int)d->probes));
   if (d->probes > 0) memcpy(REAL(Wtz), d->uz, sizeof(double) * (size_t)(d->m * d->probes));
   const char *names[] = {"grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes",
@@ -214,6 +165,55 @@ static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o)
                    Wtz, PROTECT(Rf_ScalarInteger(1))};
   SEXP out = sgp_r_named_list(12, names, values);
   UNPROTECT(12);
+  return out;
+}
+
+static void stats_finalizer(SEXP p)
+{
+  sgp_ski_stats_free((sgp_ski_stats *)R_ExternalPtrAddr(p));
+  R_ClearExternalPtr(p);
+}
+
+/* ski_stats(): options by name to the core's table "ski_stats"; the
+ * statistics of one chunk on `grid` (a checked R grid list) as an R list. */
+SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_stats_opts o;
+  sgp_ski_grid g;
+  sgp_ski_stats *st = NULL;
+  sgp_ski_stats_data d;
+  int64_t m = 0, S = 0;
+  double rhoz = 0.0;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  sgp_ski_stats_opts_default(&o);
+  int code = sgp_r_apply_options(&ctx, "ski_stats", opts, &o);
+  SEXP bounds = sgp_r_list_elt(grid, "bounds");
+  o.ski.interpolation = r_interp(sgp_r_list_elt(grid, "interpolation"));
+  o.ski.grid_bounds = REAL(bounds); /* kept exactly in the result's grid */
+  if (!code) code = r_grid(&ctx, sgp_r_list_elt(grid, "size"), bounds, o.ski.interpolation, &g);
+  if (!code) code = sgp_ski_stats_shape(&ctx, &g, o.ski.interpolation, &m, &S);
+  if (code) sgp_r_fail("ski_stats", &ctx, code);
+  const int64_t np = o.ski.probes;
+  if ((double)m * (double)S > 2147483647.0 || (double)m * (double)np > 2147483647.0)
+    Rf_error("ski_stats: 'grid' is too large for R (%lld x %lld stencil)", (long long)m,
+             (long long)S);
+  SEXP Wtz = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)(m * np)));
+  SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
+  R_RegisterCFinalizer(holder, stats_finalizer);
+  code = sgp_ski_stats_compute(&ctx, &g, &o.ski, sgp_r_cmat(x), sgp_r_cmat(y), o.first_row, &st,
+                               np > 0 ? REAL(Wtz) : NULL, &rhoz);
+  R_SetExternalPtrAddr(holder, st);
+  if (!code) code = sgp_ski_stats_export(&ctx, st, &d);
+  if (code) sgp_r_fail("ski_stats", &ctx, code);
+  d.probes = np;
+  d.probe_seed = o.ski.seed;
+  d.rhoz = rhoz;
+  d.uz = REAL(Wtz);
+  SEXP out = stats_list(&d, &o.ski, "ski_stats");
+  stats_finalizer(holder);
+  UNPROTECT(2);
   return out;
 }
 
@@ -304,7 +304,7 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
   SEXP love = PROTECT(Rf_allocMatrix(REALSXP, (int)res.love_rank, (int)m));
   if (res.love_rank > 0)
     memcpy(REAL(love), REAL(Ft), (size_t)(res.love_rank * m) * sizeof(double));
-  SEXP st = PROTECT(in->computed ? stats_list(&in->stats, &o) : R_NilValue);
+  SEXP st = PROTECT(in->computed ? stats_list(&in->stats, &o, "ski_gsgp") : R_NilValue);
   input_finalizer(holder);
   const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
                          "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",

@@ -12,9 +12,11 @@ extern const sgp_verb_table sgp_laplace_table;
 extern const sgp_verb_table sgp_context_table;
 extern const sgp_verb_table sgp_ski_gsgp_table;
 extern const sgp_verb_table sgp_ski_grid_table;
+extern const sgp_verb_table sgp_ski_stats_table;
 
 static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_laplace_table,
-                                               &sgp_ski_gsgp_table, &sgp_ski_grid_table};
+                                               &sgp_ski_gsgp_table, &sgp_ski_grid_table,
+                                               &sgp_ski_stats_table};
 
 const sgp_verb_table *sgp_verb_options(const char *verb)
 {

@@ -552,6 +552,15 @@ void sgp_ski_grid_opts_default(sgp_ski_grid_opts *o);
 int sgp_ski_grid_make(sgp_ctx *ctx, const sgp_ski_grid_opts *o, sgp_cmat X, sgp_cmat range,
                       sgp_ski_grid *out);
 
+/* ski_stats's options (the table "ski_stats"): bounds_policy, probes (default
+ * 0), seed of the probes (its own row, default 1: every chunk must use the
+ * same) in ski; first_row, the global index of x's first row (keys the probes). */
+typedef struct {
+  sgp_ski_opts ski;
+  int64_t first_row;
+} sgp_ski_stats_opts;
+void sgp_ski_stats_opts_default(sgp_ski_stats_opts *o);
+
 /* ski_gsgp as one verb (its options by name: the table "ski_gsgp", sgp_options.h).
  * The statistics a fit uses: those of X (n-by-d), y on the grid of the options
  * (with o->probes sketches of seed o->seed when o->loglik), or the given

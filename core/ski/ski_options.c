@@ -89,6 +89,30 @@ static const sgp_opt_spec grid_specs[] = {
 const sgp_verb_table sgp_ski_grid_table = {"ski_grid", grid_specs,
                                            (int)(sizeof grid_specs / sizeof grid_specs[0])};
 
+#define SOFF(field) offsetof(sgp_ski_stats_opts, field)
+
+static const sgp_opt_spec stats_specs[] = {
+  {"first_row", SGP_OPT_COUNT, "0", 0, 9007199254740992.0, 0, NULL, SOFF(first_row),
+   SGP_STORE_INT64, 0, "global index (0-based) of x's first row: keys the probes of the chunk"},
+  {"bounds_policy", SGP_OPT_CHOICE, "\"error\"", 0, 0, 0, bounds_names, SOFF(ski.bounds_policy),
+   SGP_STORE_INT, 0, "points outside the grid: \"error\", \"truncate\", \"clamp\" or \"drop\""},
+  {"probes", SGP_OPT_COUNT, "0", 0, INTMAX, 0, NULL, SOFF(ski.probes), SGP_STORE_INT64, 0,
+   "probe sketches for ski_gsgp(loglik = TRUE) (0: none)"},
+  /* the verb's own seed (a row here wins over the context's): the same for every chunk */
+  {"seed", SGP_OPT_COUNT, "1", 0, 9007199254740992.0, 0, NULL, SOFF(ski.seed), SGP_STORE_INT64,
+   0, "seed of the probes; the same for every chunk"},
+};
+
+const sgp_verb_table sgp_ski_stats_table = {"ski_stats", stats_specs,
+                                            (int)(sizeof stats_specs / sizeof stats_specs[0])};
+
+void sgp_ski_stats_opts_default(sgp_ski_stats_opts *o)
+{
+  sgp_ski_opts_default(&o->ski);
+  o->ski.probes = 0;
+  o->first_row = 0;
+}
+
 void sgp_ski_grid_opts_default(sgp_ski_grid_opts *o)
 {
   sgp_ski_opts_default(&o->ski);

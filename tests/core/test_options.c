@@ -223,6 +223,19 @@ static void ski_grid_defaults_and_sources(void **state)
   assert_true(g2.m[0] == 11 && g2.lo[0] == -1 && g2.h[0] == 0.5);
 }
 
+static void ski_stats_defaults_agree(void **state)
+{
+  (void)state;
+  sgp_ski_stats_opts a, b;
+  sgp_ski_stats_opts_default(&a);
+  const sgp_verb_table *t = sgp_verb_options("ski_stats");
+  assert_non_null(t);
+  defaults_agree(t, &a, &b, sizeof a);
+  b.ski.kernel.lengthscale = a.ski.kernel.lengthscale;
+  assert_memory_equal(&a, &b, sizeof a);
+  assert_true(a.ski.seed == 1 && a.ski.probes == 0);
+}
+
 /* The checks of ski_gsgp's options against each other and the data, worded once. */
 static void ski_gsgp_checks(void **state)
 {
@@ -332,6 +345,7 @@ int main(void)
     cmocka_unit_test(ski_gsgp_vector_kinds),
     cmocka_unit_test(ski_gsgp_checks),
     cmocka_unit_test(ski_grid_defaults_and_sources),
+    cmocka_unit_test(ski_stats_defaults_agree),
     cmocka_unit_test(kinds_check_and_word_errors),
     cmocka_unit_test(user_message_form),
     cmocka_unit_test(context_options),

@@ -49,7 +49,7 @@ test_that("oversized grids: an error naming grid_size, never a wrapped size or a
                "ski_gsgp: 'grid_size' .*memory")
   g <- ski_grid(x3, grid_size = 10)
   g$size <- as.integer(big) # a grid edited by hand reaches ski_stats
-  expect_error(ski_stats(x3, x3[, 1], g, verbose = FALSE), "ski_stats: grid_size: .*memory")
+  expect_error(ski_stats(x3, x3[, 1], g, verbose = FALSE), "ski_stats: 'grid_size' .*memory")
   # more than 2^50 points
   expect_error(ski_grid(x3, grid_size = c(2e9, 2e9, 2e9)), "ski_grid: 'grid_size' .*2\\^50")
 })

@@ -237,7 +237,7 @@ test_that("bad inputs give errors naming the argument", {
   expect_identical(names(m3), names(a))
   expect_equal(unclass(ski_stats_merge(a)), unclass(a))
   expect_error(ski_stats(x, y, list(size = 3)), "ski_stats: 'grid' must be a grid")
-  expect_error(ski_stats(x, y, g1, verbose = NA), "ski_stats: 'verbose' must be TRUE or FALSE")
+  expect_error(ski_stats(x, y, g1, verbose = NA), "ski_stats: 'verbose' must be true or false")
   # progress lines appear only on passes longer than a second
   expect_silent(ski_stats(x, y, g1, verbose = TRUE))
   expect_error(ski_stats(cbind(x, x), y, g1), "'x' has 2 columns but the grid has 1")
