@@ -17,7 +17,7 @@
 %!error <gp_kernel: threads: must be a whole number from 0> gp_kernel (x, "threads", 257)
 %!error <gp_laplace: 'threads' must be a whole number from 0> gp_laplace (x, y, "threads", 1e5)
 %!error <scalegp_predict: threads: must be a whole number from 0> scalegp_predict (fit, x, "threads", 1e6)
-%!error <ski_stats: threads: must be a whole number from 0> ski_stats (x, y, ski_grid (x, "grid_size", 10), "threads", 1e6)
+%!error <ski_stats: 'threads' must be a whole number from 0> ski_stats (x, y, ski_grid (x, "grid_size", 10), "threads", 1e6)
 %!error <mlp_fit: threads: must be a whole number from 0> mlp_fit (x, y, 2, "iterations", 1, "threads", 1e6)
 %!error <'threads' must be a whole number> gp_kernel (x, "threads", 0.5)
 %!assert (gp_kernel (x, "threads", 256), gp_kernel (x, "threads", 1), 1e-15)
@@ -81,7 +81,7 @@
 %!error <gp_kernel: 'x2' and 'x' give a 1000000 x 1000000 kernel matrix> gp_kernel (zeros (1e6, 1), zeros (1e6, 1))
 
 ## ski: y whose squares overflow (before: yty = Inf), merged statistics checked
-%!error <ski_stats: y: its sum of squares \(the statistic yty\) overflows> ski_stats (x, 1e300 * ones (20, 1), ski_grid (x, "grid_size", 10))
+%!error <ski_stats: 'y' its sum of squares \(the statistic yty\) overflows> ski_stats (x, 1e300 * ones (20, 1), ski_grid (x, "grid_size", 10))
 %!error <ski_gsgp: 'y' > ski_gsgp (x, 1e300 * ones (20, 1), "grid_size", 10)
 %!shared x, s
 %! i = (1:20).';

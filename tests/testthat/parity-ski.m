@@ -100,4 +100,25 @@ emit_error (fid, "grid.err.lengthscale", @() ski_grid (x2, "lengthscale", [1 2 3
 emit_error (fid, "grid.err.n", @() ski_grid ([], "range", [0 1], "n", -1));
 emit_error (fid, "grid.err.unknown", @() ski_grid (x1, "nonsense", 1));
 emit_error (fid, "grid.err.big", @() ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [2e9 2e9 2e9]));
+## ski_stats
+g1 = ski_grid (x1, "grid_size", 20);
+sts = {ski_stats(x1, y1, g1), ski_stats(x1(1:20), y1(1:20), g1, "probes", 3, "seed", 7, "first_row", 20), ...
+       ski_stats(x2, y2, ski_grid (x2, "grid_size", [9 8], "interpolation", "linear"), "bounds_policy", "clamp")};
+for k = 1:numel (sts)
+  s = sts{k};
+  t = sprintf ("st%d", k);
+  emit (fid, [t ".fields"], strjoin (sort (setdiff (fieldnames (s), {"class"}))(:)', ","));
+  for g = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"}
+    emit (fid, [t "." g{1}], s.(g{1}));
+  endfor
+endfor
+t = __sgp_options__ ("ski_stats");
+emit (fid, "stats.options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
+emit_error (fid, "stats.err.probes", @() ski_stats (x1, y1, g1, "probes", -1));
+emit_error (fid, "stats.err.policy", @() ski_stats (x1, y1, g1, "bounds_policy", "wrap"));
+emit_error (fid, "stats.err.first_row", @() ski_stats (x1, y1, g1, "first_row", 2^60));
+emit_error (fid, "stats.err.seed", @() ski_stats (x1, y1, g1, "seed", -1));
+emit_error (fid, "stats.err.threads", @() ski_stats (x1, y1, g1, "threads", 1e6));
+emit_error (fid, "stats.err.outside", @() ski_stats (x1 + 10, y1, g1));
+emit_error (fid, "stats.err.unknown", @() ski_stats (x1, y1, g1, "nonsense", 1));
 fclose (fid);

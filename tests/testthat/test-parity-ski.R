@@ -137,10 +137,47 @@ test_that("ski_grid agrees between R and Octave: fields, numbers, options, messa
   }
 })
 
-test_that("ski_gsgp's and ski_grid's option docs in R follow the core's table", {
+test_that("ski_stats agrees between R and Octave: fields, numbers, options, messages", {
+  root <- parity_skip()
+  oct <- parity_run_octave(root, "parity-ski.m")
+  x1 <- (1:40) / 10
+  y1 <- sin(2 * x1) + 0.1 * cos(7 * x1)
+  x2 <- cbind((1:50) %% 7 / 3, (1:50) %% 11 / 5)
+  y2 <- sin(x2[, 1]) + cos(x2[, 2])
+  g1 <- ski_grid(x1, grid_size = 20)
+  sts <- list(ski_stats(x1, y1, g1, verbose = FALSE),
+              ski_stats(x1[1:20], y1[1:20], g1, probes = 3, seed = 7, first_row = 20,
+                        verbose = FALSE),
+              ski_stats(x2, y2, ski_grid(x2, grid_size = c(9, 8), interpolation = "linear"),
+                        bounds_policy = "clamp", verbose = FALSE))
+  for (k in seq_along(sts)) {
+    s <- sts[[k]]
+    t <- function(f) oct[[sprintf("st%d.%s", k, f)]]
+    expect_identical(paste(sort(names(s)), collapse = ","), t("fields"))
+    for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"))
+      if (length(s[[f]])) expect_equal(as.vector(s[[f]]), t(f), tolerance = 1e-10,
+                                       label = sprintf("stats %d %s", k, f))
+  }
+  expect_identical(sts[[1]]$probe_seed, 1)  # the core's default, not a seed drawn by R
+  o <- scalegp_options("ski_stats")
+  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$stats.options)
+  err <- function(expr) tryCatch({ expr; "no error" }, error = function(e) conditionMessage(e))
+  calls <- as.list(quote(list(
+    probes = ski_stats(x1, y1, g1, probes = -1), policy = ski_stats(x1, y1, g1, bounds_policy = "wrap"),
+    first_row = ski_stats(x1, y1, g1, first_row = 2^60), seed = ski_stats(x1, y1, g1, seed = -1),
+    threads = ski_stats(x1, y1, g1, threads = 1e6), outside = ski_stats(x1 + 10, y1, g1),
+    unknown = ski_stats(x1, y1, g1, nonsense = 1))))[-1]
+  for (name in names(calls)) {
+    r <- err(eval(calls[[name]]))
+    expect_identical(r, oct[[paste0("stats.err.", name)]], label = sprintf("R's ski_stats error %s", name))
+    expect_match(r, "^ski_stats: ", label = sprintf("ski_stats error %s in the one form", name))
+  }
+})
+
+test_that("ski_gsgp's, ski_grid's and ski_stats' option docs in R follow the core's table", {
   root <- parity_root()
   if (is.null(root)) skip("not run from the source tree")
-  for (fn in c("ski_gsgp", "ski_grid")) {
+  for (fn in c("ski_gsgp", "ski_grid", "ski_stats")) {
     rd <- readLines(file.path(root, "man", paste0(fn, ".Rd")))
     t <- rbind(scalegp_options(fn), scalegp_options("context"))
     for (k in seq_len(nrow(t)))
