@@ -11,15 +11,24 @@ r_host_notes <- c(seed = "; NULL draws one from R's RNG, so set.seed() makes a r
 octave_host_notes <- c(seed = "; [] draws one with rand")
 
 verb_option_rows <- function(fn) {
-  rbind(scalegp_options(fn), scalegp_options("context"))
+  t <- scalegp_options(fn)
+  ctx <- scalegp_options("context")
+  ctx <- ctx[!ctx$name %in% t$name, ]  # a verb's own row (ski_stats' seed) wins
+  cbind(rbind(t, ctx), host = rep(c(FALSE, TRUE), c(nrow(t), nrow(ctx))))
+}
+
+# The host's default of a context row (R's or Octave's own), else the core's.
+host_value <- function(t, values) {
+  ifelse(t$host & t$name %in% names(values), values[t$name], "")
 }
 
 rd_escape <- function(s) gsub("([%{}\\\\])", "\\\\\\1", s)
 
 rd_options <- function(fn) {
   t <- verb_option_rows(fn)
-  def <- ifelse(t$name %in% names(r_host_defaults), r_host_defaults[t$name], t$default)
-  doc <- paste0(t$doc, ifelse(t$name %in% names(r_host_notes), r_host_notes[t$name], ""))
+  h <- host_value(t, r_host_defaults)
+  def <- ifelse(nzchar(h), h, t$default)
+  doc <- paste0(t$doc, host_value(t, r_host_notes))
   c("@section Options:",
     paste0("Given by name after the data. Every option's name, kind, default, range and the ",
            "check of its value are defined once in the compiled core (",
@@ -35,9 +44,10 @@ octave_options_block <- function(fn) {
   def <- t$default
   def <- ifelse(def == "TRUE", "true", ifelse(def == "FALSE", "false",
                 ifelse(def == "NULL", "[]", def)))
-  def <- ifelse(t$name %in% names(octave_host_defaults), octave_host_defaults[t$name], def)
+  h <- host_value(t, octave_host_defaults)
+  def <- ifelse(nzchar(h), h, def)
   def <- ifelse(grepl("^\"", def), sprintf("@qcode{%s}", def), sprintf("@code{%s}", def))
-  doc <- paste0(t$doc, ifelse(t$name %in% names(octave_host_notes), octave_host_notes[t$name], ""))
+  doc <- paste0(t$doc, host_value(t, octave_host_notes))
   doc <- gsub("([@{}])", "@\\1", doc)
   c(sprintf("## @item @qcode{\"%s\"}", t$name), sprintf("## %s (default %s).", doc, def))[
     order(rep(seq_len(nrow(t)), 2))]

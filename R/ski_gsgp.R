@@ -24,54 +24,23 @@
 #'
 #' @param x n-by-d matrix of inputs (d <= 8; a vector is one dimension).
 #' @param y numeric vector of n responses.
-#' @param grid_size grid points per dimension (one value or d); default from
-#'   the lengthscale (spacing at most a third of it) and the data range.
-#' @param grid_bounds d-by-2 matrix of grid bounds (both are grid points);
-#'   default the data range plus 2 cells (cubic) or 1 cell (linear).
-#' @param kernel \code{"rbf"}, \code{"matern12"}, \code{"matern32"} or
-#'   \code{"matern52"}.
-#' @param lengthscale one positive lengthscale or d of them (ARD).
-#' @param outputscale positive signal variance.
-#' @param noise positive Gaussian noise variance \eqn{\sigma^2}.
-#' @param interpolation \code{"cubic"} or \code{"linear"}.
-#' @param method \code{"gsgp"} (factorized, grid work per iteration) or
-#'   \code{"ski"} (classic SKI; needs \code{x} and \code{y}).
-#' @param tol relative residual \eqn{\|r\| \le tol \|y\|} of the solves (0.01).
-#' @param max_iter most solver iterations (1000).
-#' @param variance \code{"none"}, \code{"lanczos"} or \code{"exact"}.
-#' @param rank Lanczos rank of \code{variance = "lanczos"} (default
-#'   \code{min(m, 256)}).
-#' @param loglik estimate the log marginal likelihood.
-#' @param probes random probes of the log-determinant estimate (30).
 #' @param xtest optional test inputs; predictions are then in \code{test}.
 #' @param stats sufficient statistics (\code{\link{ski_stats}},
 #'   \code{\link{ski_stats_merge}}) instead of \code{x}, \code{y}; the grid
 #'   and interpolation are theirs. For \code{loglik = TRUE} they must carry
 #'   probe sketches (\code{ski_stats(..., probes = )}).
-#' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"}: the core's
-#'   backend (\code{"cuda"} is an error where no GPU build or device is
-#'   available; the SKI solvers themselves still run on the CPU).
-#' @param seed seed of the random probes (\code{NULL}: drawn from R's RNG).
-#' @param verbose print progress and a short summary.
-#' @param threads OpenMP threads (\code{NULL}: default).
-#' @param bounds_policy points outside the grid: \code{"error"} (default),
-#'   \code{"clamp"}, \code{"drop"} or \code{"truncate"} (see
-#'   \code{\link{ski_stats}}); also used for \code{xtest} and \code{predict},
-#'   where \code{"drop"} gives \code{NaN} mean and variance at such points.
-#' @param grid_pad cells of padding of the default bounds.
-#' @param slq_max_iter Lanczos steps per probe of the log-determinant (100).
-#' @param precond_rank rank \eqn{q} of an optional preconditioner for the
-#'   posterior-mean solve of \code{method = "gsgp"} (0 = none, the default; a
-#'   whole number below the number of grid points \eqn{m}):
-#'   \eqn{P = \sigma^2 I + W V \Lambda V^\top W^\top} with the top \eqn{q}
-#'   eigenpairs of \eqn{K_G}, computed once by subspace iteration (\eqn{O(q)}
-#'   batched grid products per sweep, from a fixed-seed random start, so
-#'   reproducible) and applied in
-#'   grid-size form. It cuts iterations when there are many points per grid
-#'   cell and little noise; \code{tol}, \code{rel_residual} and
-#'   \code{history} still measure the unpreconditioned residual. Variances
-#'   and the log-likelihood are not preconditioned.
-#' @param ... not used (an error when given).
+#' @param ... options by name (see Options): \code{grid_size},
+#'   \code{grid_bounds}, \code{kernel}, \code{lengthscale},
+#'   \code{outputscale}, \code{noise}, \code{interpolation}, \code{method},
+#'   \code{tol}, \code{max_iter}, \code{variance}, \code{rank},
+#'   \code{loglik}, \code{probes}, \code{bounds_policy} (also used for
+#'   \code{xtest} and \code{predict}, where \code{"drop"} gives \code{NaN}
+#'   mean and variance at points outside the grid), \code{precond_rank} (the
+#'   preconditioner \eqn{P = \sigma^2 I + W V \Lambda V^\top W^\top} with the
+#'   top eigenpairs of \eqn{K_G}; \code{tol}, \code{rel_residual} and
+#'   \code{history} still measure the unpreconditioned residual), ...; the
+#'   core checks each of them.
+#' @eval rd_options("ski_gsgp")
 #' @return A list of class \code{ski_gsgp}: \code{grid} (\code{size},
 #'   \code{bounds}, \code{interpolation}), \code{weights} (m grid weights,
 #'   first dimension fastest: \code{array(weights, grid$size)}),
@@ -106,146 +75,47 @@
 #' fit2 <- ski_gsgp(stats = s, lengthscale = 0.5, noise = 0.04)
 #' max(abs(fit2$weights - fit$weights))
 #' @export
-ski_gsgp <- function(x = NULL, y = NULL, grid_size = NULL, grid_bounds = NULL, kernel = "rbf",
-                     lengthscale = 1, outputscale = 1, noise = 1, interpolation = "cubic",
-                     method = "gsgp", tol = 0.01, max_iter = 1000, variance = "none",
-                     rank = NULL, loglik = FALSE, probes = 30, xtest = NULL, stats = NULL,
-                     backend = "auto", seed = NULL, verbose = interactive(),
-                     threads = getOption("scalegp.threads"), bounds_policy = "error",
-                     grid_pad = NULL, slq_max_iter = 100, precond_rank = 0, ...) {
+ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL) {
   fn <- "ski_gsgp"
-  extra <- list(...)
-  if (length(extra))
-    stop_arg(fn, if (is.null(names(extra)) || !nzchar(names(extra)[1])) "..." else names(extra)[1],
-             "is not an argument of ski_gsgp")
-  method <- check_choice(method, c("gsgp", "ski"), fn, "method")
-  variance <- check_choice(variance, c("none", "lanczos", "exact"), fn, "variance")
-  kernel <- check_kernel(kernel, fn)
-  outputscale <- check_positive(outputscale, fn, "outputscale")
-  noise <- check_positive(noise, fn, "noise")
-  tol <- check_positive(tol, fn, "tol")
-  max_iter <- check_count(max_iter, fn, "max_iter", min = 1L)
-  rank <- if (is.null(rank)) 0L else check_count(rank, fn, "rank", min = 1L)
-  loglik <- check_flag(loglik, fn, "loglik")
-  probes <- check_count(probes, fn, "probes", min = 1L)
-  slq_max_iter <- check_count(slq_max_iter, fn, "slq_max_iter", min = 1L)
-  precond_rank <- check_count(precond_rank, fn, "precond_rank", min = 0L)
-  if (precond_rank > 0L && method != "gsgp")
-    stop_arg(fn, "precond_rank", "applies to method = \"gsgp\" only")
-  bounds_policy <- check_choice(bounds_policy, ski_bounds_policies, fn, "bounds_policy")
-  backend <- check_backend(backend, fn)
-  seed <- check_seed(seed, fn)
-  verbose <- check_flag(verbose, fn, "verbose")
-  threads <- check_threads(threads, fn)
-  has_data <- !is.null(x) || !is.null(y)
-  if (has_data) {
+  opts <- verb_options(fn, list(...))
+  if (!is.null(x) || !is.null(y)) {
     if (is.null(x)) stop_arg(fn, "x", "is missing (y was given)")
     x <- as_input_matrix(x, fn, "x")
     if (is.null(y)) stop_arg(fn, "y", "is missing (x was given)")
     y <- ski_check_y(y, nrow(x), fn)
   }
-  o <- list(stats = stats, grid_size = grid_size, grid_bounds = grid_bounds, grid_pad = grid_pad,
-            interpolation = interpolation, interpolation_given = !missing(interpolation),
-            lengthscale = lengthscale, method = method, bounds_policy = bounds_policy,
-            loglik = loglik, probes = probes, seed = seed, verbose = verbose, threads = threads,
-            precond_rank = precond_rank)
-  t0 <- proc.time()[["elapsed"]]
-  st <- ski_gsgp_stats(x, y, has_data, o, fn)
-  stats <- st$stats
-  lengthscale <- st$lengthscale
-  t1 <- proc.time()[["elapsed"]]
-  opts <- list(kernel = kernel, lengthscale = lengthscale, outputscale = outputscale,
-               noise = noise, method = match(method, c("gsgp", "ski")) - 1,
-               tol = tol, max_iter = max_iter,
-               variance = match(variance, c("none", "lanczos", "exact")) - 1, rank = rank,
-               loglik = loglik, slq_max_iter = slq_max_iter, precond_rank = precond_rank,
-               bounds_policy = match(bounds_policy, ski_bounds_policies) - 1,
-               backend = backend)
-  r <- .Call(C_sgp_ski_fit_r, stats, opts, if (method == "ski") x else NULL,
-             if (method == "ski") y else NULL, verbose, threads)
-  t2 <- proc.time()[["elapsed"]]
-  fit <- list(grid = stats$grid, weights = r$weights, iterations = as.integer(r$iterations),
-              converged = r$converged, rel_residual = r$rel_residual,
-              history = data.frame(iteration = seq_along(r$history) - 1L,
-                                   rel_residual = r$history),
-              stats = stats, kernel = kernel, lengthscale = lengthscale,
-              outputscale = outputscale, noise = noise, method = method, variance = variance,
-              rank = if (variance == "lanczos") nrow(r$love_Ft) else NULL,
-              tol = tol, max_iter = max_iter, bounds_policy = bounds_policy, backend = backend,
-              seed = seed,
-              slq_max_iter = slq_max_iter, precond_rank = precond_rank,
-              love = if (variance == "lanczos") list(Ft = r$love_Ft, c0 = r$love_c0) else NULL)
-  if (loglik)
+  if (!is.null(stats)) stats <- structure(ski_check_stats(stats, fn), class = "ski_stats")
+  # the core checks the options (and against the data), makes the statistics, fits
+  r <- .Call(C_sgp_ski_gsgp_r, x, y, stats, opts)
+  if (!is.null(r$stats)) stats <- structure(r$stats, class = "ski_stats")
+  u <- r$used
+  lanczos <- u$variance == "lanczos"
+  fit <- c(list(grid = stats$grid, weights = r$weights, iterations = as.integer(r$iterations),
+                converged = r$converged, rel_residual = r$rel_residual,
+                history = data.frame(iteration = seq_along(r$history) - 1L,
+                                     rel_residual = r$history),
+                stats = stats),
+           u[c("kernel", "lengthscale", "outputscale", "noise", "method", "variance")],
+           list(rank = if (lanczos) nrow(r$love_Ft) else NULL),
+           u[c("tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
+               "precond_rank")],
+           list(love = if (lanczos) list(Ft = r$love_Ft, c0 = r$love_c0) else NULL))
+  if (u$loglik)
     fit[c("loglik", "logdet", "logdet_se", "datafit", "probes_used")] <-
       list(r$loglik, r$logdet, r$logdet_se, r$datafit, as.integer(r$probes_used))
-  fit$stop <- ski_stop_reasons[r$stop + 1L]
-  fit$timings <- c(preprocess = t1 - t0, solve = t2 - t1)
+  fit$stop <- r$stop
+  fit$timings <- c(preprocess = r$seconds[1], solve = r$seconds[2])
   class(fit) <- "ski_gsgp"
-  if (!fit$converged)
-    warning(ski_stop_message("ski_gsgp: the mean solve", fit$stop, fit$iterations,
-                             fit$rel_residual, tol), call. = FALSE)
-  if (loglik && !r$loglik_converged)
-    warning("ski_gsgp: a log-likelihood solve did not reach tol (or probes were discarded); ",
-            "the estimate is rough", call. = FALSE)
+  if (nzchar(u$warning)) warning(u$warning, call. = FALSE)
+  if (nzchar(u$loglik_warning)) warning(u$loglik_warning, call. = FALSE)
   if (!is.null(xtest)) {
-    fit$test <- ski_predict_impl(fit, xtest, variance, threads, backend, fn, "xtest")
+    t2 <- proc.time()[["elapsed"]]
+    fit$test <- ski_predict_impl(fit, xtest, u$variance, opts[["threads"]], u$backend, fn,
+                                 "xtest")
     fit$timings[["predict"]] <- proc.time()[["elapsed"]] - t2
   }
-  if (verbose) print(fit)
+  if (isTRUE(opts[["verbose"]])) print(fit)
   fit
-}
-
-# The statistics ski_gsgp fits from: those of x, y on a grid made from the
-# arguments, or the given stats (checked against the other arguments); and the
-# checked lengthscale. o: the checked arguments (as Octave's ski_gsgp_stats).
-ski_gsgp_stats <- function(x, y, has_data, o, fn) {
-  ski_gsgp_check_pad(o, fn)
-  if (is.null(o$stats)) {
-    if (!has_data) stop_arg(fn, "x", "and 'y' are needed (or 'stats')")
-    if (ncol(x) > 8L) stop_arg(fn, "x", "has ", ncol(x), " columns; the grid supports at most 8")
-    lengthscale <- check_positive(o$lengthscale, fn, "lengthscale", c(1L, ncol(x)))
-    grid <- ski_grid_impl(x, o$grid_size, o$grid_bounds, o$interpolation, lengthscale, NULL, NULL,
-                          o$grid_pad, fn)
-    stats <- ski_stats_impl(x, y, grid, 0, o$bounds_policy, if (o$loglik) o$probes else 0L,
-                            o$seed, o$verbose, o$threads, fn)
-  } else {
-    if (!is.null(o$grid_size) || !is.null(o$grid_bounds) || !is.null(o$grid_pad))
-      stop_arg(fn, "stats", "fixes the grid: leave 'grid_size', 'grid_bounds' and 'grid_pad' unset")
-    stats <- structure(ski_check_stats(o$stats, fn), class = "ski_stats")
-    if (o$interpolation_given && !identical(o$interpolation, stats$grid$interpolation))
-      stop_arg(fn, "interpolation", "differs from that of 'stats' (\"",
-               stats$grid$interpolation, "\")")
-    d <- length(stats$grid$size)
-    if (has_data && ncol(x) != d)
-      stop_arg(fn, "x", "has ", ncol(x), " columns but 'stats' has a ", d, "-dimensional grid")
-    lengthscale <- check_positive(o$lengthscale, fn, "lengthscale", c(1L, d))
-    if (o$loglik && stats$probes < 1)
-      stop_arg(fn, "stats", "has no probe sketches for loglik = TRUE; make them with ",
-               "ski_stats(..., probes = ", o$probes, ")")
-  }
-  if (o$method == "ski" && !has_data)
-    stop_arg(fn, "x", "and 'y' are needed by method = \"ski\" (the statistics are not enough)")
-  # (with bounds_policy = "drop" the statistics count the kept rows only; the
-  # core compares those)
-  if (o$method == "ski" && o$bounds_policy != "drop" && nrow(x) != stats$n)
-    stop_arg(fn, "x", "has ", nrow(x), " rows but 'stats' count ", stats$n, " points")
-  if (o$precond_rank >= prod(stats$grid$size))
-    stop_arg(fn, "precond_rank", "must be less than the ", prod(stats$grid$size),
-             " grid points")
-  list(stats = stats, lengthscale = lengthscale)
-}
-
-# A grid_pad that leaves the data at the edges outside the valid range.
-ski_gsgp_check_pad <- function(o, fn) {
-  if (is.null(o$grid_pad) || !is.null(o$grid_bounds) || !is.null(o$stats) ||
-      o$bounds_policy != "error") return(invisible())
-  need <- if (identical(o$interpolation, "linear")) 0 else 1
-  gp <- o$grid_pad
-  if (is.numeric(gp) && length(gp) == 1L && !is.na(gp) && gp < need)
-    stop_arg(fn, "grid_pad", "is ", gp, ": with fewer than ", need, " cell of padding ",
-             "the data at the edges fall outside the valid range of ", o$interpolation,
-             " interpolation (use grid_pad >= ", need, ", or bounds_policy \"clamp\", ",
-             "\"truncate\" or \"drop\")")
 }
 
 #' Predictions of a ski_gsgp fit
@@ -298,29 +168,13 @@ ski_predict_impl <- function(object, newdata, variance, threads, backend, fn, ar
   p <- .Call(C_sgp_ski_predict_r, stats, opts, as.double(object[["weights"]]),
              if (is.null(love)) matrix(0, 0, 0) else love$Ft,
              if (is.null(love)) numeric(0) else love$c0, xs, check_threads(threads, fn), fn, arg)
-  if (!p$converged)
-    warning(sprintf("%s: exact variances did not all reach tol (worst relative residual %.3g; %s)",
-                    fn, p$rel_residual, ski_stop_words[[ski_stop_reasons[p$stop + 1L]]]), call. = FALSE)
+  if (nzchar(p$warning)) warning(p$warning, call. = FALSE)  # worded by the core
   # (under bounds_policy "drop" the core gives NaN at points outside the grid)
   list(mean = p$mean, var = p$var)
 }
 
 # Why a solve stopped (sgp_ski_stop, sgp.h); only "tol" is convergence.
 ski_stop_reasons <- c("tol", "max_iter", "accuracy", "breakdown")
-ski_stop_words <- list(
-  tol = "converged",
-  max_iter = "max_iter reached",
-  accuracy = "rounding errors keep the residual from getting smaller: the attainable accuracy; raise tol",
-  breakdown = "the system is not numerically positive definite")
-
-# The warning of a solve that did not converge, in words that say why.
-ski_stop_message <- function(what, stop, iterations, rel_residual, tol) {
-  if (identical(stop, "max_iter"))
-    return(sprintf("%s did not converge in %d iterations (relative residual %.3g > tol %.3g)",
-                   what, iterations, rel_residual, tol))
-  sprintf("%s stopped after %d iterations at relative residual %.3g > tol %.3g: %s", what,
-          iterations, rel_residual, tol, ski_stop_words[[stop]])
-}
 
 #' @export
 print.ski_gsgp <- function(x, ...) {

@@ -21,18 +21,13 @@ ski_bounds_policies <- c("error", "truncate", "clamp", "drop")
 #'
 #' @param x n-by-d data matrix (a vector is one dimension); only its range
 #'   and row count are used. May be \code{NULL} when \code{range} is given.
-#' @param grid_size points per dimension (one value for all, or d values).
-#' @param grid_bounds d-by-2 matrix of lower and upper grid bounds (a length-2
-#'   vector when d = 1).
-#' @param interpolation \code{"cubic"} (Keys cubic convolution, 4^d taps per
-#'   point) or \code{"linear"} (2^d taps).
-#' @param lengthscale optional kernel lengthscale(s) for the default size.
+#' @param ... options by name (see Options): \code{grid_size} (one value
+#'   for all dimensions, or d), \code{grid_bounds} (d-by-2; a length-2 vector
+#'   when d = 1), \code{interpolation}, \code{lengthscale}, \code{n},
+#'   \code{grid_pad}; the core checks each of them.
 #' @param range d-by-2 matrix of the data range (min, max) instead of
 #'   \code{x}, e.g. known before the data is read chunk by chunk.
-#' @param n number of data points (for the default size without
-#'   \code{lengthscale}); default \code{nrow(x)}.
-#' @param grid_pad cells of padding of the default bounds (default 2 cubic,
-#'   1 linear).
+#' @eval rd_options("ski_grid")
 #' @return A list of class \code{ski_grid}: \code{size} (integer d),
 #'   \code{bounds} (d-by-2) and \code{interpolation}.
 #' @examples
@@ -40,56 +35,13 @@ ski_bounds_policies <- c("error", "truncate", "clamp", "drop")
 #' g$bounds
 #' ski_grid(range = rbind(c(0, 1), c(-2, 2)), grid_size = c(20, 40))$size
 #' @export
-ski_grid <- function(x = NULL, grid_size = NULL, grid_bounds = NULL, interpolation = "cubic",
-                     lengthscale = NULL, range = NULL, n = NULL, grid_pad = NULL) {
-  ski_grid_impl(x, grid_size, grid_bounds, interpolation, lengthscale, range, n, grid_pad,
-                "ski_grid")
-}
-
-# fn: the user-facing function named in errors (ski_gsgp calls this too).
-ski_grid_impl <- function(x, grid_size, grid_bounds, interpolation, lengthscale, range, n,
-                          grid_pad, fn) {
-  interpolation <- check_choice(interpolation, ski_interpolations, fn, "interpolation")
-  if (!is.null(x)) {
-    x <- as_input_matrix(x, fn, "x")
-    d <- ncol(x)
-    rng <- cbind(apply(x, 2, min), apply(x, 2, max))
-    if (is.null(n)) n <- nrow(x)
-  } else if (!is.null(range)) {
-    rng <- as_input_matrix(range, fn, "range")
-    if (ncol(rng) != 2L) {
-      if (nrow(rng) == 2L && ncol(rng) == 1L) rng <- t(rng) else
-        stop_arg(fn, "range", "must be a d-by-2 matrix of (min, max) per dimension")
-    }
-    if (any(rng[, 2] < rng[, 1])) stop_arg(fn, "range", "must have min <= max in every row")
-    d <- nrow(rng)
-    if (is.null(n)) n <- 0
-  } else if (!is.null(grid_bounds) && !is.null(grid_size)) {
-    rng <- ski_check_bounds(grid_bounds, NULL, fn)
-    d <- nrow(rng)
-    if (is.null(n)) n <- 0
-  } else {
-    stop_arg(fn, "x", "is needed (or 'range', or both 'grid_size' and 'grid_bounds')")
-  }
-  if (d > 8L) stop_arg(fn, "x", "has ", d, " columns; the grid supports at most 8")
-  size <- ski_check_size(grid_size, d, fn)
-  bounds <- if (is.null(grid_bounds)) NULL else ski_check_bounds(grid_bounds, d, fn)
-  if (!is.null(bounds)) {
-    flat <- size > 1L & bounds[, 2] <= bounds[, 1]
-    if (any(flat)) stop_arg(fn, "grid_bounds", "must have upper > lower (row ", which(flat)[1], ")")
-  }
-  ell <- if (is.null(lengthscale)) numeric(0) else
-    check_positive(lengthscale, fn, "lengthscale", c(1L, d))
-  pad <- if (is.null(grid_pad)) -1L else check_count(grid_pad, fn, "grid_pad")
-  n <- check_count(n, fn, "n", max = max_whole)
-  storage.mode(rng) <- "double"
-  g <- .Call(C_sgp_ski_grid_r, rng, as.double(n), as.double(size), bounds, interpolation,
-             pad, if (length(ell)) ell else NULL, fn)
-  # user bounds are kept exactly (lo + (m - 1) h may round), so grids made
-  # from the same bounds compare identical in ski_stats_merge
-  structure(list(size = g$size, bounds = if (is.null(bounds)) g$bounds else bounds,
-                 interpolation = interpolation),
-            class = "ski_grid")
+ski_grid <- function(x = NULL, ..., range = NULL) {
+  fn <- "ski_grid"
+  opts <- verb_options(fn, list(...), host = FALSE)
+  if (!is.null(x)) x <- as_input_matrix(x, fn, "x")
+  if (!is.null(range)) range <- as_input_matrix(range, fn, "range")
+  # the core checks the options and makes the grid (of x, range or grid_bounds)
+  structure(.Call(C_sgp_ski_grid_r, x, range, opts), class = "ski_grid")
 }
 
 ski_check_size <- function(grid_size, d, fn) {
@@ -161,18 +113,12 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #' @param y numeric vector of n responses.
 #' @param grid the grid: from \code{\link{ski_grid}}, or a \code{ski_stats}
 #'   or \code{ski_gsgp} object whose grid is reused.
-#' @param first_row global index (0-based) of the chunk's first row; it keys
-#'   the random probes of the log-likelihood, so give every chunk its own.
-#' @param bounds_policy what to do with points outside the grid:
-#'   \code{"error"} (default), \code{"clamp"} (moved to the nearest valid
-#'   position), \code{"drop"} (ignored), \code{"truncate"} (taps outside the
-#'   grid dropped).
-#' @param probes number of probe sketches for \code{ski_gsgp(loglik = TRUE)}
-#'   (default 0: none).
-#' @param seed seed of the probes; must be the same for all chunks.
-#' @param verbose report progress of the pass (shown on passes longer than a
-#'   second).
-#' @param threads OpenMP threads (\code{NULL}: default).
+#' @param ... options by name (see Options): \code{first_row} (give every
+#'   chunk its own; it keys the random probes), \code{bounds_policy},
+#'   \code{probes}, \code{seed} (the same for all chunks), \code{verbose}
+#'   (progress of passes longer than a second), \code{threads}; the core checks
+#'   each of them.
+#' @eval rd_options("ski_stats")
 #' @return A list of class \code{ski_stats}.
 #' @examples
 #' x <- runif(200); y <- sin(6 * x) + rnorm(200, sd = 0.1)
@@ -181,31 +127,17 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #'                      ski_stats(x[101:200], y[101:200], g, first_row = 100))
 #' s$n
 #' @export
-ski_stats <- function(x, y, grid, first_row = 0, bounds_policy = "error", probes = 0,
-                      seed = 1, verbose = interactive(), threads = getOption("scalegp.threads")) {
-  ski_stats_impl(x, y, grid, first_row, bounds_policy, probes, seed, verbose, threads,
-                 "ski_stats")
-}
-
-ski_stats_impl <- function(x, y, grid, first_row, bounds_policy, probes, seed, verbose, threads,
-                           fn) {
+ski_stats <- function(x, y, grid, ...) {
+  fn <- "ski_stats"
+  opts <- verb_options(fn, list(...))
   grid <- ski_as_grid(grid, fn)
   x <- as_input_matrix(x, fn, "x")
   y <- ski_check_y(y, nrow(x), fn)
   if (ncol(x) != length(grid$size))
     stop_arg(fn, "x", "has ", ncol(x), " columns but the grid has ", length(grid$size),
              " dimensions")
-  bounds_policy <- check_choice(bounds_policy, ski_bounds_policies, fn, "bounds_policy")
-  first_row <- check_count(first_row, fn, "first_row", max = max_whole)
-  probes <- check_count(probes, fn, "probes")
-  seed <- check_seed(seed, fn)
-  verbose <- check_flag(verbose, fn, "verbose")
-  s <- .Call(C_sgp_ski_stats_r, x, y, as.double(grid$size), grid$bounds, grid$interpolation,
-             match(bounds_policy, ski_bounds_policies) - 1L, as.double(first_row),
-             as.double(probes), seed, verbose, check_threads(threads, fn), fn)
-  structure(c(list(grid = unclass(grid)), s[c("n", "yty", "ysum", "Wty", "Wt1", "WtW")],
-              list(probes = probes, probe_seed = seed), s[c("rhoz", "Wtz")],
-              list(version = 1L)), class = "ski_stats")
+  # the core checks the options and computes the statistics in one pass
+  structure(.Call(C_sgp_ski_stats_r, x, y, grid, opts), class = "ski_stats")
 }
 
 ski_check_y <- function(y, n, fn) {

@@ -51,7 +51,7 @@ int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o)
     const sgp_value v = value_of(VECTOR_ELT(opts, i));
     int st, verbose = ctx->verbose;
     if (!name[0]) Rf_error("internal: option %d has no name", (int)i + 1);
-    if (sgp_opt_find(sgp_verb_options("context"), name)) {
+    if (sgp_opt_find(sgp_verb_options("context"), name) && !sgp_opt_find(t, name)) {
       st = sgp_ctx_opt_set(ctx, name, &v, &verbose);
       ctx->verbose = verbose;
     } else {
@@ -76,7 +76,7 @@ SEXP sgp_options_r(SEXP verb)
   const sgp_verb_table *t = sgp_verb_options(CHAR(STRING_ELT(verb, 0)));
   if (!t) Rf_error("unknown verb");
   static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector",
-                                "subset"};
+                                "subset", "counts"};
   SEXP nm = PROTECT(Rf_allocVector(STRSXP, t->n)), kd = PROTECT(Rf_allocVector(STRSXP, t->n)),
        df = PROTECT(Rf_allocVector(STRSXP, t->n)), dc = PROTECT(Rf_allocVector(STRSXP, t->n));
   for (int i = 0; i < t->n; i++) {

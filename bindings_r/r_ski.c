@@ -1,10 +1,11 @@
 /* r_ski.c -- .Call entry points of ski_gsgp: the grid, the plain-data
  * sufficient statistics of a chunk, the fit from statistics, predictions.
- * R (R/ski_gsgp.R) validates the arguments and the structure of the lists;
- * the core validates values again and names `stats`, `x`, `xtest`, ... */
+ * ski_gsgp's options go by name to the core's table (sgp_options.h), which
+ * checks them; R checks the structure of the lists it passes (stats, fits). */
 #include "r_shim.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,110 +101,192 @@ static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
   o->bounds_policy = (sgp_ski_bounds_policy)(int)real_elt(opts, "bounds_policy");
 }
 
-/* ski_grid(): list(size, bounds) from the data range (d-by-2), n, the given
- * sizes (0 = automatic) and bounds (NULL = from the range). */
-SEXP sgp_ski_grid_r(SEXP range, SEXP n, SEXP grid_size, SEXP grid_bounds, SEXP interpolation,
-                    SEXP grid_pad, SEXP lengthscale, SEXP fn)
+/* A grid as R's list(size, bounds, interpolation); bounds given by the user
+ * (d-by-2) are kept exactly (lo + (m - 1) h may round), so grids made from the
+ * same bounds compare identical in ski_stats_merge. */
+static SEXP grid_list(const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                      const double *user_bounds, const char *fn)
 {
-  sgp_ctx ctx;
-  sgp_r_hooks hooks;
-  sgp_ski_opts o;
-  sgp_ski_grid g;
-  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
-  sgp_ski_opts_default(&o);
-  const sgp_cmat rg = sgp_r_cmat(range);
-  const int d = (int)rg.rows;
-  for (int j = 0; j < d && j < SGP_SKI_MAX_D; j++) o.grid_size[j] = (int64_t)REAL(grid_size)[j];
-  o.grid_bounds = Rf_isNull(grid_bounds) ? NULL : REAL(grid_bounds);
-  o.interpolation = r_interp(interpolation);
-  o.grid_pad = Rf_asInteger(grid_pad);
-  o.kernel.lengthscale = Rf_isNull(lengthscale) ? NULL : REAL(lengthscale);
-  o.kernel.n_lengthscale = Rf_isNull(lengthscale) ? 0 : XLENGTH(lengthscale);
-  int st = sgp_ski_make_grid(&ctx, rg, (int64_t)Rf_asReal(n), &o, &g);
-  if (st) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, st);
-  SEXP size = PROTECT(Rf_allocVector(INTSXP, d));
-  SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, d, 2));
-  for (int j = 0; j < d; j++)
-    if (g.m[j] > INT_MAX) /* R checks grid_size; the automatic size is capped */
-      Rf_error("%s: 'grid_size' %lld is beyond R's integers", CHAR(STRING_ELT(fn, 0)),
-               (long long)g.m[j]);
-  for (int j = 0; j < d; j++) {
-    INTEGER(size)[j] = (int)g.m[j];
-    REAL(bounds)[j] = g.lo[j];
-    REAL(bounds)[d + j] = g.m[j] > 1 ? g.lo[j] + (double)(g.m[j] - 1) * g.h[j] : g.lo[j];
+  const int dim = g->d;
+  SEXP size = PROTECT(Rf_allocVector(INTSXP, dim));
+  SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, dim, 2));
+  for (int j = 0; j < dim; j++) {
+    if (g->m[j] > INT_MAX) /* the automatic size is capped; R's integers */
+      Rf_error("%s: 'grid_size' %lld is beyond R's integers", fn, (long long)g->m[j]);
+    INTEGER(size)[j] = (int)g->m[j];
+    REAL(bounds)[j] = user_bounds ? user_bounds[j] : g->lo[j];
+    REAL(bounds)[dim + j] = user_bounds ? user_bounds[dim + j]
+                            : g->m[j] > 1 ? g->lo[j] + (double)(g->m[j] - 1) * g->h[j] : g->lo[j];
   }
-  const char *names[] = {"size", "bounds"};
-  SEXP values[] = {size, bounds};
-  SEXP out = sgp_r_named_list(2, names, values);
-  UNPROTECT(2);
+  const char *gn[] = {"size", "bounds", "interpolation"};
+  SEXP gv[] = {size, bounds, PROTECT(Rf_mkString(interp == SGP_SKI_LINEAR ? "linear" : "cubic"))};
+  SEXP out = sgp_r_named_list(3, gn, gv);
+  UNPROTECT(3);
   return out;
 }
 
-/* ski_stats(): the statistics of one chunk as plain arrays. */
-SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP size, SEXP bounds, SEXP interpolation, SEXP policy,
-                     SEXP first_row, SEXP probes, SEXP probe_seed, SEXP verbose, SEXP threads,
-                     SEXP fn)
+/* ski_grid(): options by name to the core's table "ski_grid"; the grid of x
+ * (or of range, or of grid_bounds with grid_size). */
+SEXP sgp_ski_grid_r(SEXP x, SEXP range, SEXP opts)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
-  sgp_ski_opts o;
+  sgp_ski_grid_opts o;
+  sgp_ski_grid g;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  sgp_ski_grid_opts_default(&o);
+  int st = sgp_r_apply_options(&ctx, "ski_grid", opts, &o);
+  const sgp_cmat none = {0};
+  if (!st) st = sgp_ski_grid_make(&ctx, &o, Rf_isNull(x) ? none : sgp_r_cmat(x),
+                                  Rf_isNull(range) ? none : sgp_r_cmat(range), &g);
+  if (st) sgp_r_fail("ski_grid", &ctx, st);
+  return grid_list(&g, o.ski.interpolation, o.ski.grid_bounds, "ski_grid");
+}
+
+/* The statistics a fit used as an R ski_stats list (computed ones; given
+ * ones are returned by R as they were). */
+static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o, const char *fn)
+{
+  if ((double)d->m * (double)d->S > 2147483647.0 || (double)d->m * (double)d->probes > 2147483647.0)
+    Rf_error("%s: 'grid' is too large for R (%lld x %lld stencil)", fn, (long long)d->m,
+             (long long)d->S);
+  SEXP grid = PROTECT(grid_list(&d->grid, d->interpolation, o->grid_bounds, fn));
+  SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)d->m, (int)d->probes));
+  if (d->probes > 0) memcpy(REAL(Wtz), d->uz, sizeof(double) * (size_t)(d->m * d->probes));
+  const char *names[] = {"grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes",
+                         "probe_seed", "rhoz", "Wtz", "version"};
+  SEXP values[] = {grid, PROTECT(Rf_ScalarReal((double)d->n)),
+                   PROTECT(Rf_ScalarReal(d->yy)), PROTECT(Rf_ScalarReal(d->ysum)),
+                   PROTECT(sgp_r_real_copy(d->m, 1, d->uy, 0)),
+                   PROTECT(sgp_r_real_copy(d->m, 1, d->u1, 0)),
+                   PROTECT(sgp_r_real_copy(d->m, d->S, d->D, 1)),
+                   PROTECT(Rf_ScalarReal((double)d->probes)),
+                   PROTECT(Rf_ScalarReal((double)d->probe_seed)), PROTECT(Rf_ScalarReal(d->rhoz)),
+                   Wtz, PROTECT(Rf_ScalarInteger(1))};
+  SEXP out = sgp_r_named_list(12, names, values);
+  UNPROTECT(12);
+  return out;
+}
+
+static void stats_finalizer(SEXP p)
+{
+  sgp_ski_stats_free((sgp_ski_stats *)R_ExternalPtrAddr(p));
+  R_ClearExternalPtr(p);
+}
+
+/* ski_stats(): options by name to the core's table "ski_stats"; the
+ * statistics of one chunk on `grid` (a checked R grid list) as an R list. */
+SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_stats_opts o;
   sgp_ski_grid g;
   sgp_ski_stats *st = NULL;
   sgp_ski_stats_data d;
   int64_t m = 0, S = 0;
   double rhoz = 0.0;
-  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
-  sgp_ski_opts_default(&o);
-  o.interpolation = r_interp(interpolation);
-  o.bounds_policy = (sgp_ski_bounds_policy)Rf_asInteger(policy);
-  const int64_t np = (int64_t)Rf_asReal(probes);
-  o.probes = np;
-  o.seed = (uint64_t)Rf_asReal(probe_seed);
-  int code = r_grid(&ctx, size, bounds, o.interpolation, &g);
-  if (!code) code = sgp_ski_stats_shape(&ctx, &g, o.interpolation, &m, &S);
-  if (code) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  sgp_ski_stats_opts_default(&o);
+  int code = sgp_r_apply_options(&ctx, "ski_stats", opts, &o);
+  SEXP bounds = sgp_r_list_elt(grid, "bounds");
+  o.ski.interpolation = r_interp(sgp_r_list_elt(grid, "interpolation"));
+  o.ski.grid_bounds = REAL(bounds); /* kept exactly in the result's grid */
+  if (!code) code = r_grid(&ctx, sgp_r_list_elt(grid, "size"), bounds, o.ski.interpolation, &g);
+  if (!code) code = sgp_ski_stats_shape(&ctx, &g, o.ski.interpolation, &m, &S);
+  if (code) sgp_r_fail("ski_stats", &ctx, code);
+  const int64_t np = o.ski.probes;
   if ((double)m * (double)S > 2147483647.0 || (double)m * (double)np > 2147483647.0)
-    Rf_error("%s: 'grid' is too large for R (%lld x %lld stencil)", CHAR(STRING_ELT(fn, 0)), (long long)m,
+    Rf_error("ski_stats: 'grid' is too large for R (%lld x %lld stencil)", (long long)m,
              (long long)S);
-  SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)np));
-  code = sgp_ski_stats_compute(&ctx, &g, &o, sgp_r_cmat(x), sgp_r_cmat(y),
-                               (int64_t)Rf_asReal(first_row), &st, np > 0 ? REAL(Wtz) : NULL,
-                               &rhoz);
+  SEXP Wtz = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)(m * np)));
+  SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
+  R_RegisterCFinalizer(holder, stats_finalizer);
+  code = sgp_ski_stats_compute(&ctx, &g, &o.ski, sgp_r_cmat(x), sgp_r_cmat(y), o.first_row, &st,
+                               np > 0 ? REAL(Wtz) : NULL, &rhoz);
+  R_SetExternalPtrAddr(holder, st);
   if (!code) code = sgp_ski_stats_export(&ctx, st, &d);
-  if (code) {
-    sgp_ski_stats_free(st);
-    sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
-  }
-  SEXP Wty = PROTECT(sgp_r_real_copy(m, 1, d.uy, 0));
-  SEXP Wt1 = PROTECT(sgp_r_real_copy(m, 1, d.u1, 0));
-  SEXP WtW = PROTECT(sgp_r_real_copy(m, S, d.D, 1));
-  const double n = (double)d.n, yy = d.yy, ysum = d.ysum;
-  sgp_ski_stats_free(st);
-  const char *names[] = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"};
-  SEXP values[] = {PROTECT(Rf_ScalarReal(n)), PROTECT(Rf_ScalarReal(yy)),
-                   PROTECT(Rf_ScalarReal(ysum)), Wty, Wt1, WtW,
-                   PROTECT(Rf_ScalarReal(rhoz)), Wtz};
-  SEXP out = sgp_r_named_list(8, names, values);
-  UNPROTECT(8);
+  if (code) sgp_r_fail("ski_stats", &ctx, code);
+  d.probes = np;
+  d.probe_seed = o.ski.seed;
+  d.rhoz = rhoz;
+  d.uz = REAL(Wtz);
+  SEXP out = stats_list(&d, &o.ski, "ski_stats");
+  stats_finalizer(holder);
+  UNPROTECT(2);
   return out;
 }
 
-/* ski_gsgp(): the fit from statistics (x, y only for method "ski"). */
-SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP threads)
+/* The options a fit used, under their argument names, and its warnings. */
+static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_fit_result *res)
+{
+  static const char *meth[] = {"gsgp", "ski"}, *var[] = {"none", "lanczos", "exact"},
+                    *pol[] = {"error", "truncate", "clamp", "drop"},
+                    *be[] = {"auto", "cpu", "cuda"};
+  char w1[512], w2[512];
+  sgp_ski_warnings("ski_gsgp", res, o, w1, w2, sizeof w1);
+  const char *names[] = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance",
+                         "tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
+                         "precond_rank", "loglik", "warning", "loglik_warning"};
+  SEXP values[] = {PROTECT(Rf_mkString(sgp_kernel_names[o->kernel.kind])),
+                   PROTECT(sgp_r_real_copy(o->kernel.n_lengthscale, 1, o->kernel.lengthscale, 0)),
+                   PROTECT(Rf_ScalarReal(o->kernel.outputscale)), PROTECT(Rf_ScalarReal(o->noise)),
+                   PROTECT(Rf_mkString(meth[o->method])), PROTECT(Rf_mkString(var[o->variance])),
+                   PROTECT(Rf_ScalarReal(o->tol)), PROTECT(Rf_ScalarReal((double)o->max_iter)),
+                   PROTECT(Rf_mkString(pol[o->bounds_policy])),
+                   PROTECT(Rf_mkString(be[ctx->backend])),
+                   PROTECT(Rf_ScalarReal((double)ctx->seed)),
+                   PROTECT(Rf_ScalarReal((double)o->slq_max_iter)),
+                   PROTECT(Rf_ScalarReal((double)o->precond_rank)),
+                   PROTECT(Rf_ScalarLogical(o->loglik)), PROTECT(Rf_mkString(w1)),
+                   PROTECT(Rf_mkString(w2))};
+  SEXP out = sgp_r_named_list(16, names, values);
+  UNPROTECT(16);
+  return out;
+}
+
+static void input_finalizer(SEXP p)
+{
+  sgp_ski_gsgp_input *in = (sgp_ski_gsgp_input *)R_ExternalPtrAddr(p);
+  if (in) {
+    sgp_ski_gsgp_input_free(in);
+    free(in);
+  }
+  R_ClearExternalPtr(p);
+}
+
+/* ski_gsgp(): options by name to the core's table; the statistics of x, y (or
+ * the given stats list) and the fit. Returns the fit's arrays, `stats` (NULL
+ * when given), `used` (the options used, the warnings) and the seconds. */
+SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_ski_opts o;
-  sgp_ski_stats_data d;
+  sgp_ski_stats_data given;
   sgp_ski_fit_result res;
-  sgp_r_ctx(&ctx, &hooks, verbose, threads, R_NilValue);
-  r_opts(opts, &o, &ctx, "ski_gsgp");
-  int code = r_stats(&ctx, stats, &d);
-  if (code) sgp_r_stop("ski_gsgp", &ctx, code);
-  const int64_t m = d.m;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  sgp_ski_opts_default(&o);
+  int code = sgp_r_apply_options(&ctx, "ski_gsgp", opts, &o);
+  if (code) sgp_r_fail("ski_gsgp", &ctx, code);
+  o.seed = ctx.seed; /* the probes' seed is the context's */
+  if (!Rf_isNull(stats) && (code = r_stats(&ctx, stats, &given))) sgp_r_fail("ski_gsgp", &ctx, code);
+  SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
+  R_RegisterCFinalizer(holder, input_finalizer);
+  sgp_ski_gsgp_input *in = (sgp_ski_gsgp_input *)calloc(1, sizeof *in);
+  if (!in) Rf_error("ski_gsgp: out of memory");
+  R_SetExternalPtrAddr(holder, in);
+  const sgp_cmat none = {0}, X = Rf_isNull(x) ? none : sgp_r_cmat(x),
+                 Y = Rf_isNull(y) ? none : sgp_r_cmat(y);
+  const double t0 = sgp_r_seconds();
+  code = sgp_ski_gsgp_prepare(&ctx, &o, !Rf_isNull(sgp_r_list_elt(opts, "interpolation")), X, Y,
+                              Rf_isNull(stats) ? NULL : &given, in);
+  if (code) sgp_r_fail("ski_gsgp", &ctx, code);
+  const double t1 = sgp_r_seconds();
+  const int64_t m = in->stats.m;
   const int64_t kmax = o.variance == SGP_SKI_VARIANCE_LANCZOS ? sgp_ski_love_rank_max(&o, m) : 0;
-  if ((double)kmax * (double)m > 2147483647.0 || o.max_iter > 2147483646)
-    Rf_error("ski_gsgp: 'rank' or 'max_iter' is too large");
+  if ((double)kmax * (double)m > 2147483647.0)
+    Rf_error("ski_gsgp: 'rank' is too large for R (rank x grid points)");
   SEXP weights = PROTECT(Rf_allocVector(REALSXP, m));
   SEXP hist = PROTECT(Rf_allocVector(REALSXP, o.max_iter + 1));
   SEXP Ft = PROTECT(Rf_allocVector(REALSXP, kmax * m));
@@ -213,20 +296,23 @@ SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP thr
   res.history = REAL(hist);
   res.love_Ft = kmax > 0 ? REAL(Ft) : NULL;
   res.love_c0 = kmax > 0 ? REAL(c0) : NULL;
-  sgp_cmat X = {0}, Y = {0};
-  if (!Rf_isNull(x)) {
-    X = sgp_r_cmat(x);
-    Y = sgp_r_cmat(y);
-  }
-  code = sgp_ski_fit(&ctx, &d, &o, X, Y, &res);
-  if (code) sgp_r_stop("ski_gsgp", &ctx, code);
+  code = sgp_ski_fit(&ctx, &in->stats, &o, o.method == SGP_SKI_METHOD_SKI ? X : none,
+                     o.method == SGP_SKI_METHOD_SKI ? Y : none, &res);
+  if (code) sgp_r_fail("ski_gsgp", &ctx, code);
+  const double t2 = sgp_r_seconds();
   SEXP history = PROTECT(Rf_lengthgets(hist, (R_xlen_t)res.iterations + 1));
   SEXP love = PROTECT(Rf_allocMatrix(REALSXP, (int)res.love_rank, (int)m));
   if (res.love_rank > 0)
     memcpy(REAL(love), REAL(Ft), (size_t)(res.love_rank * m) * sizeof(double));
+  SEXP st = PROTECT(in->computed ? stats_list(&in->stats, &o, "ski_gsgp") : R_NilValue);
+  input_finalizer(holder);
   const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
                          "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
-                         "probes_used", "loglik_converged", "stop"};
+                         "probes_used", "loglik_converged", "stop", "stats", "used",
+                         "seconds"};
+  SEXP secs = PROTECT(Rf_allocVector(REALSXP, 2));
+  REAL(secs)[0] = t1 - t0;
+  REAL(secs)[1] = t2 - t1;
   SEXP values[] = {weights, PROTECT(Rf_ScalarReal((double)res.iterations)),
                    PROTECT(Rf_ScalarLogical(res.converged)),
                    PROTECT(Rf_ScalarReal(res.rel_residual)), history, love, c0,
@@ -234,9 +320,10 @@ SEXP sgp_ski_fit_r(SEXP stats, SEXP opts, SEXP x, SEXP y, SEXP verbose, SEXP thr
                    PROTECT(Rf_ScalarReal(res.logdet_se)), PROTECT(Rf_ScalarReal(res.datafit)),
                    PROTECT(Rf_ScalarReal((double)res.probes_used)),
                    PROTECT(Rf_ScalarLogical(res.loglik_converged)),
-                   PROTECT(Rf_ScalarInteger((int)res.stop))};
-  SEXP out = sgp_r_named_list(14, names, values);
-  UNPROTECT(16);
+                   PROTECT(Rf_mkString(sgp_ski_stop_name(res.stop))), st,
+                   PROTECT(used_list(&ctx, &o, &res)), secs};
+  SEXP out = sgp_r_named_list(17, names, values);
+  UNPROTECT(20);
   return out;
 }
 
@@ -284,12 +371,12 @@ SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP l
     rename_xtest(&ctx, arg);
     sgp_r_stop(fn, &ctx, code);
   }
-  const char *names[] = {"mean", "var", "converged", "rel_residual", "stop"};
-  SEXP values[] = {mean, var, PROTECT(Rf_ScalarLogical(info.converged)),
-                   PROTECT(Rf_ScalarReal(info.rel_residual)),
-                   PROTECT(Rf_ScalarInteger((int)info.stop))};
-  SEXP out = sgp_r_named_list(5, names, values);
-  UNPROTECT(5);
+  char warn[512];
+  sgp_ski_predict_warning(fn, &info, warn, sizeof warn);
+  const char *names[] = {"mean", "var", "warning"};
+  SEXP values[] = {mean, var, PROTECT(Rf_mkString(warn))};
+  SEXP out = sgp_r_named_list(3, names, values);
+  UNPROTECT(3);
   return out;
 }
 

@@ -14,10 +14,14 @@ extern const sgp_verb_table sgp_valla_table;
 extern const sgp_verb_table sgp_mlp_fit_table;
 extern const sgp_verb_table sgp_context_table;
 extern const sgp_verb_table sgp_kernel_table;
+extern const sgp_verb_table sgp_ski_gsgp_table;
+extern const sgp_verb_table sgp_ski_grid_table;
+extern const sgp_verb_table sgp_ski_stats_table;
 
 static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_kernel_table,
-                                               &sgp_laplace_table,
-                                               &sgp_valla_table, &sgp_mlp_fit_table};
+                                               &sgp_laplace_table, &sgp_valla_table,
+                                               &sgp_mlp_fit_table, &sgp_ski_gsgp_table,
+                                               &sgp_ski_grid_table, &sgp_ski_stats_table};
 
 const sgp_verb_table *sgp_verb_options(const char *verb)
 {
@@ -149,13 +153,43 @@ static int set_positives(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const 
 static int set_vector(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_value *v)
 {
   sgp_cmat *m = (sgp_cmat *)((char *)opts + s->offset);
-  if (v->type == SGP_VAL_NULL) { *m = sgp_cmat_of(NULL, 0, 0); return SGP_OK; }
+  const double **p = (const double **)((char *)opts + s->offset);
+  int64_t *count = (int64_t *)((char *)opts + s->count_offset);
+  const int ptr = (s->flags & SGP_OPT_PTR) != 0;
+  if (v->type == SGP_VAL_NULL) {
+    if (ptr) { *p = NULL; *count = 0; }
+    else *m = sgp_cmat_of(NULL, 0, 0);
+    return SGP_OK;
+  }
   if (v->type != SGP_VAL_REAL || v->len < 1) return bad(ctx, s, v, "numbers");
   for (int64_t i = 0; i < v->len; i++)
     if (!isfinite(v->real[i]))
       return sgp_fail(ctx, SGP_EINVAL, "'%s' contains NaN, NA or Inf (first at %lld)", s->name,
                       (long long)i + 1);
-  *m = sgp_cmat_of(v->real, v->len, 1);
+  if (ptr) { *p = v->real; *count = v->len; }
+  else *m = sgp_cmat_of(v->real, v->len, 1);
+  return SGP_OK;
+}
+
+/* COUNTS: 1 to SGP_OPT_MAX_COUNTS whole numbers in [lo, hi], copied */
+static int set_counts(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_value *v)
+{
+  char what[128];
+  snprintf(what, sizeof what, "1 to %d whole numbers >= %.17g", SGP_OPT_MAX_COUNTS, s->lo);
+  if (v->type != SGP_VAL_REAL || v->len < 1 || v->len > SGP_OPT_MAX_COUNTS)
+    return bad(ctx, s, v, what);
+  for (int64_t i = 0; i < v->len; i++) {
+    const double x = v->real[i];
+    const sgp_value one = {SGP_VAL_REAL, 1, v->real + i, NULL, NULL};
+    if (isnan(x) || !isfinite(x) || x != floor(x) || x < s->lo) return bad(ctx, s, &one, what);
+    if (x > s->hi) {
+      snprintf(what, sizeof what, "at most %.17g", s->hi);
+      return bad(ctx, s, &one, what);
+    }
+  }
+  int64_t *a = (int64_t *)((char *)opts + s->offset);
+  for (int64_t i = 0; i < v->len; i++) a[i] = (int64_t)v->real[i];
+  *(int64_t *)((char *)opts + s->count_offset) = v->len;
   return SGP_OK;
 }
 
@@ -221,6 +255,7 @@ int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *
   case SGP_OPT_POSITIVES: return set_positives(ctx, s, opts, v);
   case SGP_OPT_VECTOR: return set_vector(ctx, s, opts, v);
   case SGP_OPT_SUBSET: return set_subset(ctx, s, opts, v);
+  case SGP_OPT_COUNTS: return set_counts(ctx, s, opts, v);
   }
   return sgp_fail(ctx, SGP_EINVAL, "'%s': unknown kind", name);
 }

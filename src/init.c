@@ -8,9 +8,9 @@ SEXP sgp_kernel_matrix_r(SEXP, SEXP, SEXP);
 SEXP sgp_kernel_apply_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_info_r(void);
 SEXP sgp_check_threads_r(SEXP, SEXP);
-SEXP sgp_ski_grid_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sgp_ski_stats_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sgp_ski_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_ski_grid_r(SEXP, SEXP, SEXP);
+SEXP sgp_ski_stats_r(SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_ski_gsgp_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_shape_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_stats_merge_r(SEXP, SEXP, SEXP);
@@ -29,9 +29,9 @@ static const R_CallMethodDef call_methods[] = {
   {"sgp_kernel_apply_r", (DL_FUNC)&sgp_kernel_apply_r, 10},
   {"sgp_info_r", (DL_FUNC)&sgp_info_r, 0},
   {"sgp_check_threads_r", (DL_FUNC)&sgp_check_threads_r, 2},
-  {"sgp_ski_grid_r", (DL_FUNC)&sgp_ski_grid_r, 8},
-  {"sgp_ski_stats_r", (DL_FUNC)&sgp_ski_stats_r, 12},
-  {"sgp_ski_fit_r", (DL_FUNC)&sgp_ski_fit_r, 6},
+  {"sgp_ski_grid_r", (DL_FUNC)&sgp_ski_grid_r, 3},
+  {"sgp_ski_stats_r", (DL_FUNC)&sgp_ski_stats_r, 4},
+  {"sgp_ski_gsgp_r", (DL_FUNC)&sgp_ski_gsgp_r, 4},
   {"sgp_ski_predict_r", (DL_FUNC)&sgp_ski_predict_r, 9},
   {"sgp_ski_shape_r", (DL_FUNC)&sgp_ski_shape_r, 4},
   {"sgp_ski_stats_merge_r", (DL_FUNC)&sgp_ski_stats_merge_r, 3},

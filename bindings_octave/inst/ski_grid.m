@@ -14,25 +14,37 @@
 ## range) and pass it to every @code{ski_stats} call.
 ##
 ## @var{x} is an n-by-d data matrix (only its range and row count are used)
-## or @code{[]} with the option @qcode{"range"}.  Options:
+## or @code{[]} with the option @qcode{"range"} (the d-by-2 data range, min and
+## max, instead of @var{x}) or with both @qcode{"grid_size"} and
+## @qcode{"grid_bounds"}.  Options, as name/value pairs with the same names as
+## in R (every option's name, default, range and check are defined once in the
+## compiled core):
 ##
 ## @table @asis
+## @item @qcode{"range"}
+## The d-by-2 data range (min, max) instead of @var{x}.
+## @c options: generated from the core's table by tools/option_docs.R
 ## @item @qcode{"grid_size"}
-## Points per dimension (one value or d).  Default: a spacing of at most a third
-## of @qcode{"lengthscale"} when that is given, else about n^(1/d) points per
-## dimension, plus the padding.
-##
+## grid points per dimension, one value or d (NULL: from the lengthscale or n and the range) (default @code{[]}).
 ## @item @qcode{"grid_bounds"}
-## d-by-2 lower and upper bounds (both are grid points).  Default: the data
-## range plus @qcode{"grid_pad"} cells on each side.
-##
+## d-by-2 matrix of grid bounds, both grid points (NULL: the range plus grid_pad cells) (default @code{[]}).
 ## @item @qcode{"interpolation"}
-## @qcode{"cubic"} (default) or @qcode{"linear"}.
-##
-## @item @qcode{"lengthscale"}, @qcode{"range"}, @qcode{"n"}, @qcode{"grid_pad"}
-## Kernel lengthscale(s) for the default size; the d-by-2 data range (min,
-## max) instead of @var{x}; the number of points (default rows of @var{x});
-## the padding in cells (default 2 cubic, 1 linear).
+## "cubic" (4 taps per dimension) or "linear" (2) (default @qcode{"cubic"}).
+## @item @qcode{"lengthscale"}
+## kernel lengthscale(s), one or d, for the default size (a third of it per cell) (default @code{[]}).
+## @item @qcode{"n"}
+## data points, for the default size without lengthscale (NULL: nrow(x)) (default @code{[]}).
+## @item @qcode{"grid_pad"}
+## cells of padding of the default bounds (NULL: 2 cubic, 1 linear) (default @code{[]}).
+## @item @qcode{"backend"}
+## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}).
+## @item @qcode{"seed"}
+## whole number for reproducible random choices; [] draws one with rand (default @code{[]}).
+## @item @qcode{"verbose"}
+## print progress (default @code{false}).
+## @item @qcode{"threads"}
+## OpenMP threads (0: the OpenMP default) (default @code{0}).
+## @c end of the generated options
 ## @end table
 ##
 ## Returns a struct with fields @code{size} (1-by-d), @code{bounds} (d-by-2)
@@ -53,40 +65,12 @@ function grid = ski_grid (x, varargin)
     print_usage ();
   endif
   fname = "ski_grid";
-  opts = parse_options (fname, struct ("grid_size", [], "grid_bounds", [],
-                                       "interpolation", "cubic", "lengthscale", [],
-                                       "range", [], "n", [], "grid_pad", []), varargin{:});
+  [front, opts] = split_options (fname, {"range"}, varargin{:});
   if (! isempty (x))
     x = check_input_matrix (x, fname, "x");
-    range = [min(x, [], 1).', max(x, [], 1).'];
-    n = rows (x);
-  elseif (! isempty (opts.range))
-    range = opts.range;
-    if (isvector (range) && numel (range) == 2)
-      range = range(:).';
-    endif
-    if (! (isnumeric (range) && columns (range) == 2 && all (isfinite (range(:)))
-           && all (range(:, 2) >= range(:, 1))))
-      arg_error (fname, "range", "must be a finite d-by-2 matrix of (min, max) per dimension");
-    endif
-    n = 0;
-  elseif (! isempty (opts.grid_bounds) && ! isempty (opts.grid_size))
-    range = opts.grid_bounds;
-    if (isvector (range) && numel (range) == 2)
-      range = range(:).';
-    endif
-    if (! (isnumeric (range) && columns (range) == 2))
-      arg_error (fname, "grid_bounds", "must be a d-by-2 matrix");
-    endif
-    n = 0;
-  else
-    arg_error (fname, "x", "is needed (or \"range\", or both \"grid_size\" and \"grid_bounds\")");
   endif
-  if (! isempty (opts.n))
-    n = check_count (opts.n, fname, "n", 0);
-  endif
-  grid = ski_make_grid (range, n, opts.grid_size, opts.grid_bounds, opts.interpolation,
-                        opts.lengthscale, opts.grid_pad, fname);
+  ## the core checks the options and makes the grid (of x, range or grid_bounds)
+  grid = __sgp_ski_grid__ (x, front.range, opts{:});
 endfunction
 
 %!test
@@ -104,12 +88,12 @@ endfunction
 %! assert (diff (g.bounds) / (g.size - 1) <= 0.1 + 1e-12);
 %!error <'x' is needed> ski_grid ([])
 %!error <grid_size> ski_grid ([], "range", [0 1], "grid_size", 3)
-%!error <'grid_size' must be whole> ski_grid ([], "range", [0 1], "grid_size", 2.5)
-%!error <'interpolation' is unknown> ski_grid ([], "range", [0 1], "interpolation", "spline")
-%!error <'range' must be> ski_grid ([], "range", [1 0])
+%!error <ski_grid: 'grid_size' must be 1 to 8 whole numbers> ski_grid ([], "range", [0 1], "grid_size", 2.5)
+%!error <ski_grid: 'interpolation' must be one of> ski_grid ([], "range", [0 1], "interpolation", "spline")
+%!error <ski_grid: 'range' must have min <= max> ski_grid ([], "range", [1 0])
 %!## oversized grids (issue 11): beyond the int32 sizes of R, and statistics that
 %!## cannot fit in memory ((343 + 2) x 1e14 doubles), name grid_size
 %!error <'grid_size' must be at most 2147483647> ski_grid ([], "range", [0 1], "grid_size", 1e10)
 %!error <'grid_size' must be at most> ski_grid ([], "range", [0 1], "grid_size", 3e9)
-%!error <grid_size: .*GB for its statistics> ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [1e5 1e5 1e4])
-%!error <grid_size: .*2\^50> ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [2e9 2e9 2e9])
+%!error <ski_grid: 'grid_size' .*GB for its statistics> ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [1e5 1e5 1e4])
+%!error <ski_grid: 'grid_size' .*2\^50> ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [2e9 2e9 2e9])

@@ -18,55 +18,67 @@
 ## gradients on the n data for comparison; both give the same posterior.
 ##
 ## @var{x} is n-by-d (d <= 8; a vector is one dimension), @var{y} has n
-## values.  Options (name/value, case-insensitive):
+## values.  Options, as name/value pairs with the same names as in R (every
+## option's name, default, range and check are defined once in the compiled
+## core; @qcode{"precond_rank"}: P = noise I + W V L V' W' with the top
+## eigenpairs of K_G; @qcode{"tol"}, @code{fit.rel_residual} and
+## @code{fit.history} still measure the unpreconditioned residual; variances
+## are those of the latent function, add @code{fit.noise} for a new
+## observation):
 ##
 ## @table @asis
-## @item @qcode{"grid_size"}, @qcode{"grid_bounds"}, @qcode{"grid_pad"}
-## Grid points per dimension (default: a spacing of at most a third of the
-## lengthscale), d-by-2 bounds (both are grid points; default the data range
-## plus 2 cells cubic / 1 linear) and that padding.
-## @item @qcode{"kernel"}, @qcode{"lengthscale"}, @qcode{"outputscale"}, @qcode{"noise"}
-## Kernel (@qcode{"rbf"} default, @qcode{"matern12"}, @qcode{"matern32"},
-## @qcode{"matern52"}), one or d lengthscales (1), signal variance (1),
-## Gaussian noise variance (1).
-## @item @qcode{"interpolation"}
-## @qcode{"cubic"} (default) or @qcode{"linear"}.
-## @item @qcode{"method"}
-## @qcode{"gsgp"} (default) or @qcode{"ski"} (needs @var{x}, @var{y}).
-## @item @qcode{"tol"}, @qcode{"max_iter"}
-## Relative residual of the solves (0.01) and most iterations (1000).
-## @item @qcode{"variance"}, @qcode{"rank"}
-## @qcode{"none"} (default), @qcode{"lanczos"} (a LOVE cache of rank
-## @qcode{"rank"}, default min(m, 256); never negative, at most the prior) or
-## @qcode{"exact"} (one grid-size solve per test point).  Variances are those
-## of the latent function (add @code{fit.noise} for a new observation).
-## @item @qcode{"loglik"}, @qcode{"probes"}, @qcode{"slq_max_iter"}
-## Estimate the log marginal likelihood by stochastic Lanczos quadrature with
-## that many probes (30) and Lanczos steps per probe (100).
-## @item @qcode{"precond_rank"}
-## Rank q of an optional preconditioner for the posterior-mean solve of
-## method @qcode{"gsgp"} (0 = none, the default; a whole number below the
-## number of grid points m): P = noise I + W V L V' W' with the top q
-## eigenpairs of K_G (subspace iteration from a fixed-seed random start),
-## applied in grid-size form.  It cuts iterations when there are many points
-## per grid cell and little noise; @qcode{"tol"}, @code{fit.rel_residual} and
-## @code{fit.history} still measure the unpreconditioned residual.  Variances
-## and the log-likelihood are not preconditioned.
 ## @item @qcode{"xtest"}
 ## Test inputs; predictions are then in @code{fit.test.mean},
 ## @code{fit.test.var}.
 ## @item @qcode{"stats"}
 ## Statistics from @code{ski_stats}/@code{ski_stats_merge} instead of @var{x},
 ## @var{y} (their grid is used; for @qcode{"loglik"} they need probe sketches).
+## @c options: generated from the core's table by tools/option_docs.R
+## @item @qcode{"grid_size"}
+## grid points per dimension, one value or d (NULL: from the lengthscale and the data range) (default @code{[]}).
+## @item @qcode{"grid_bounds"}
+## d-by-2 matrix of grid bounds, both grid points (NULL: the data range plus grid_pad cells) (default @code{[]}).
+## @item @qcode{"grid_pad"}
+## cells of padding of the default bounds (NULL: 2 cubic, 1 linear) (default @code{[]}).
+## @item @qcode{"kernel"}
+## "rbf", "matern12", "matern32" or "matern52" (default @qcode{"rbf"}).
+## @item @qcode{"lengthscale"}
+## one lengthscale, or one per dimension (ARD) (default @code{1}).
+## @item @qcode{"outputscale"}
+## kernel variance (default @code{1}).
+## @item @qcode{"noise"}
+## Gaussian noise variance (default @code{1}).
+## @item @qcode{"interpolation"}
+## "cubic" (4 taps per dimension) or "linear" (2); with stats: theirs (default @qcode{"cubic"}).
+## @item @qcode{"method"}
+## "gsgp" (grid work per iteration) or "ski" (classic SKI on the n data; needs x, y) (default @qcode{"gsgp"}).
+## @item @qcode{"tol"}
+## relative residual of the solves (default @code{0.01}).
+## @item @qcode{"max_iter"}
+## solver iterations at most (default @code{1000}).
+## @item @qcode{"variance"}
+## latent variances at xtest: "none", "lanczos" (LOVE) or "exact" (default @qcode{"none"}).
+## @item @qcode{"rank"}
+## Lanczos rank of variance "lanczos" (NULL: min(m, 256)) (default @code{[]}).
+## @item @qcode{"loglik"}
+## estimate the log marginal likelihood (stochastic Lanczos quadrature) (default @code{false}).
+## @item @qcode{"probes"}
+## random probes of the log-determinant estimate (default @code{30}).
 ## @item @qcode{"bounds_policy"}
-## Points outside the grid (data and @qcode{"xtest"}): @qcode{"error"}
-## (default), @qcode{"clamp"}, @qcode{"drop"}, @qcode{"truncate"}; dropped
-## test points get NaN mean and variance.
-## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
-## @qcode{"auto"}, @qcode{"cpu"} or @qcode{"cuda"} (the core's backend;
-## @qcode{"cuda"} is an error where no GPU build or device is available; the
-## SKI solvers still run on the CPU); seed of the probes; progress output;
-## OpenMP threads.
+## points outside the grid: "error", "truncate", "clamp" or "drop" (also at xtest) (default @qcode{"error"}).
+## @item @qcode{"slq_max_iter"}
+## Lanczos steps per probe of the log-determinant (default @code{100}).
+## @item @qcode{"precond_rank"}
+## method "gsgp": rank of the K_G preconditioner of the mean solve (0: none) (default @code{0}).
+## @item @qcode{"backend"}
+## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}).
+## @item @qcode{"seed"}
+## whole number for reproducible random choices; [] draws one with rand (default @code{[]}).
+## @item @qcode{"verbose"}
+## print progress (default @code{false}).
+## @item @qcode{"threads"}
+## OpenMP threads (0: the OpenMP default) (default @code{0}).
+## @c end of the generated options
 ## @end table
 ##
 ## The result is a struct with @code{class = "ski_gsgp"} and the fields of the
@@ -97,10 +109,13 @@
 
 function fit = ski_gsgp (varargin)
   fname = "ski_gsgp";
+  if (nargin < 1)
+    print_usage ();
+  endif
   x = [];
   y = [];
   args = varargin;
-  if (numel (args) >= 1 && ! ischar (args{1}))
+  if (! ischar (args{1}))
     x = args{1};
     args(1) = [];
     if (isempty (args) || ischar (args{1}))
@@ -109,57 +124,45 @@ function fit = ski_gsgp (varargin)
     y = args{1};
     args(1) = [];
   endif
-  if (nargin < 1)
-    print_usage ();
-  endif
-  defaults = struct ("grid_size", [], "grid_bounds", [], "grid_pad", [], "kernel", "rbf",
-                     "lengthscale", 1, "outputscale", 1, "noise", 1,
-                     "interpolation", "cubic", "method", "gsgp", "tol", 0.01,
-                     "max_iter", 1000, "variance", "none", "rank", [], "loglik", false,
-                     "probes", 30, "slq_max_iter", 100, "precond_rank", 0, "xtest", [], "stats", [],
-                     "bounds_policy", "error", "backend", "auto", "seed", [],
-                     "verbose", false, "threads", []);
-  [opts, given] = parse_options (fname, defaults, args{:});
-  o = ski_gsgp_options (opts, fname);
-  has_data = ! (isempty (x) && isempty (y));
-  if (has_data)
+  [front, opts] = split_options (fname, {"xtest", "stats"}, args{:});
+  if (! (isempty (x) && isempty (y)))
     x = check_input_matrix (x, fname, "x");
     y = ski_check_y (y, rows (x), fname);
   endif
+  stats = front.stats;
+  if (! isempty (stats))
+    stats = ski_check_stats (stats, fname, "stats");
+    stats.class = "ski_stats";
+  endif
+  if (isempty (option_value (fname, opts, "seed")))
+    opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
+  endif
 
-  t0 = tic ();
-  [stats, o.lengthscale] = ski_gsgp_stats (x, y, has_data, opts, given, o, fname);
-  t1 = toc (t0);
-  if (strcmp (o.method, "ski"))
-    r = __sgp_ski_fit__ (stats, ski_gsgp_core_opts (o), x, y, o.verbose, o.threads);
-  else
-    r = __sgp_ski_fit__ (stats, ski_gsgp_core_opts (o), [], [], o.verbose, o.threads);
-  endif
-  t2 = toc (t0);
+  ## the core checks the options (and against the data), makes the statistics, fits
+  r = __sgp_ski_gsgp__ (x, y, stats, opts{:});
 
-  fit = ski_gsgp_result (r, stats, o);
-  fit.timings = struct ("preprocess", t1, "solve", t2 - t1);
-  if (! fit.converged)
-    warning ("scalegp:not-converged", "%s",
-             ski_stop_message ("ski_gsgp: the mean solve", fit.stop, fit.iterations,
-                               fit.rel_residual, o.tol));
+  if (! isempty (r.stats))
+    stats = r.stats;
   endif
-  if (o.loglik && ! r.loglik_converged)
-    warning ("scalegp:not-converged",
-             "ski_gsgp: a log-likelihood solve did not reach tol (or probes were discarded); the estimate is rough");
+  fit = ski_gsgp_result (r, stats);
+  if (! isempty (r.used.warning))
+    warning ("scalegp:not-converged", "%s", r.used.warning);
   endif
-  if (! isempty (opts.xtest))
-    fit.test = predict_ski_gsgp (fit, opts.xtest, fname, "xtest", "threads", o.threads,
-                                "backend", o.backend);
-    fit.timings.predict = toc (t0) - t2;
+  if (! isempty (r.used.loglik_warning))
+    warning ("scalegp:not-converged", "%s", r.used.loglik_warning);
   endif
-  if (o.verbose)
+  if (! isempty (front.xtest))
+    t0 = tic ();
+    fit.test = predict_ski_gsgp (fit, front.xtest, fname, "xtest", "threads",
+                                 option_value (fname, opts, "threads"), "backend", fit.backend);
+    fit.timings.predict = toc (t0);
+  endif
+  if (r.used.verbose)
     printf ("ski_gsgp: %s, %d points, %s grid, %d iterations, relative residual %.3g\n",
-            o.method, stats.n, strjoin (arrayfun (@num2str, fit.grid.size, "uniformoutput", false), " x "),
+            fit.method, stats.n, strjoin (arrayfun (@num2str, fit.grid.size, "uniformoutput", false), " x "),
             fit.iterations, fit.rel_residual);
   endif
 endfunction
-
 
 %!shared x, y
 %! x = linspace (0, 3, 60)';
@@ -240,7 +243,7 @@ endfunction
 %! assert (f.stop, "tol");
 %! assert (f.rel_residual <= 1e-8);
 %!warning <attainable accuracy; raise tol> ski_gsgp (x, y, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000);
-%!error <outputscale: the mean solve met a non-finite value> ski_gsgp (x, y, "grid_size", 30, "outputscale", 1e307);
+%!error <ski_gsgp: 'outputscale' the mean solve met a non-finite value> ski_gsgp (x, y, "grid_size", 30, "outputscale", 1e307);
 
 %!function expect_error_like (f, pattern)
 %!  try
@@ -290,10 +293,10 @@ endfunction
 %!error <'noise' must be positive> ski_gsgp (x, y, "noise", -1)
 %!error <'outputscale' must be positive> ski_gsgp (x, y, "outputscale", NaN)
 %!error <grid_size> ski_gsgp (x, y, "grid_size", 3)
-%!error <x: row 1, column 1 .* outside> ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20)
-%!error <'method' is unknown> ski_gsgp (x, y, "method", "exact")
-%!error <'variance' is unknown> ski_gsgp (x, y, "variance", "full")
-%!error <'backend' is unknown> ski_gsgp (x, y, "backend", "gpu")
+%!error <ski_gsgp: 'x' row 1, column 1 .* outside> ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20)
+%!error <ski_gsgp: 'method' must be one of> ski_gsgp (x, y, "method", "exact")
+%!error <ski_gsgp: 'variance' must be one of> ski_gsgp (x, y, "variance", "full")
+%!error <ski_gsgp: 'backend' must be one of> ski_gsgp (x, y, "backend", "gpu")
 %!test
 %! ## backend reaches the core context: "cpu" and "auto" give the same fit;
 %! ## "cuda" is an error naming backend where it is not available
@@ -306,7 +309,7 @@ endfunction
 %!     ski_gsgp (x, y, "backend", "cuda");
 %!     error ("no error");
 %!   catch err
-%!     assert (! isempty (strfind (err.message, "ski_gsgp: backend: \"cuda\" is not available")));
+%!     assert (! isempty (strfind (err.message, "ski_gsgp: 'backend' \"cuda\" is not available")));
 %!   end_try_catch
 %! else
 %!   ## accepted; the SKI solvers still run on the CPU, so the fit is the same
@@ -322,9 +325,9 @@ endfunction
 %!error <'rank' must be a whole number> ski_gsgp (x, y, "variance", "lanczos", "rank", -1)
 %!error <'probes' must be a whole number> ski_gsgp (x, y, "loglik", true, "probes", 0)
 %!error <'lengthscale' must be> ski_gsgp (x, y, "lengthscale", [1 2])
-%!error <'interpolation' is unknown> ski_gsgp (x, y, "interpolation", "quintic")
+%!error <ski_gsgp: 'interpolation' must be one of> ski_gsgp (x, y, "interpolation", "quintic")
 %!error <'tol' must be positive> ski_gsgp (x, y, "tol", 0)
 %!error <'max_iter' must be a whole number> ski_gsgp (x, y, "max_iter", 0)
 %!error <xtest> ski_gsgp (x, y, "xtest", 10)
 %!error <'x' and 'y' are needed> ski_gsgp ("noise", 1)
-%!error <unknown option 'foo'> ski_gsgp (x, y, "foo", 1)
+%!error <ski_gsgp: unknown option 'foo'> ski_gsgp (x, y, "foo", 1)

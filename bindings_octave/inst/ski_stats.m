@@ -23,22 +23,26 @@
 ## @code{WtW(g, s)} is B(g, g + o_s) for the stencil offset o_s (offsets in
 ## @{-R..R@}^d, first dimension fastest, R = 3 cubic, 1 linear).
 ##
-## Options:
+## Options, as name/value pairs with the same names as in R (every option's
+## name, default, range and check are defined once in the compiled core; give
+## every chunk its own @qcode{"first_row"} and the same @qcode{"seed"}):
 ## @table @asis
+## @c options: generated from the core's table by tools/option_docs.R
 ## @item @qcode{"first_row"}
-## Global index (0-based) of the chunk's first row; keys the random probes of
-## the log-likelihood, so give every chunk its own (default 0).
+## global index (0-based) of x's first row: keys the probes of the chunk (default @code{0}).
 ## @item @qcode{"bounds_policy"}
-## Points outside the grid: @qcode{"error"} (default), @qcode{"clamp"},
-## @qcode{"drop"}, @qcode{"truncate"}.
-## @item @qcode{"probes"}, @qcode{"seed"}
-## Probe sketches for @code{ski_gsgp (@dots{}, "loglik", true)} (default 0:
-## none) and their seed (default 1; the same for all chunks).
+## points outside the grid: "error", "truncate", "clamp" or "drop" (default @qcode{"error"}).
+## @item @qcode{"probes"}
+## probe sketches for ski_gsgp(loglik = TRUE) (0: none) (default @code{0}).
+## @item @qcode{"seed"}
+## seed of the probes; the same for every chunk (default @code{1}).
+## @item @qcode{"backend"}
+## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}).
 ## @item @qcode{"verbose"}
-## Report progress of the pass (shown on passes longer than a second; default
-## false).
+## print progress (default @code{false}).
 ## @item @qcode{"threads"}
-## OpenMP threads (default: all).
+## OpenMP threads (0: the OpenMP default) (default @code{0}).
+## @c end of the generated options
 ## @end table
 ##
 ## @example
@@ -59,10 +63,15 @@ function s = ski_stats (x, y, grid, varargin)
     print_usage ();
   endif
   fname = "ski_stats";
-  opts = parse_options (fname, struct ("first_row", 0, "bounds_policy", "error",
-                                       "probes", 0, "seed", 1, "verbose", false,
-                                       "threads", []), varargin{:});
-  s = ski_stats_chunk (x, y, grid, opts, fname);
+  grid = ski_check_grid (grid, fname, "grid");
+  x = check_input_matrix (x, fname, "x");
+  y = ski_check_y (y, rows (x), fname);
+  if (columns (x) != numel (grid.size))
+    arg_error (fname, "x", "has %d columns but the grid has %d dimensions", columns (x),
+               numel (grid.size));
+  endif
+  ## the core checks the options (name/value pairs) and computes the statistics
+  s = __sgp_ski_stats__ (x, y, grid, varargin{:});
 endfunction
 
 %!shared g, x, y
@@ -70,7 +79,7 @@ endfunction
 %! x = (0:0.05:1)';
 %! y = x .^ 2;
 
-%!error <grid_size: .*memory> ski_stats (rand (5, 3), rand (5, 1), struct ("size", [1e5 1e5 1e4], "bounds", [0 1; 0 1; 0 1], "interpolation", "cubic"))
+%!error <ski_stats: 'grid_size' .*memory> ski_stats (rand (5, 3), rand (5, 1), struct ("size", [1e5 1e5 1e4], "bounds", [0 1; 0 1; 0 1], "interpolation", "cubic"))
 
 %!test
 %! s = ski_stats (x, y, g);
@@ -97,5 +106,5 @@ endfunction
 %!error <'grid' must be a grid> ski_stats (x, y, 3)
 %!error <'x' has 2 columns but the grid has 1> ski_stats ([x x], y, g)
 %!error <outside> ski_stats (x + 1, y, g)
-%!error <'bounds_policy' is unknown> ski_stats (x, y, g, "bounds_policy", "wrap")
+%!error <ski_stats: 'bounds_policy' must be one of> ski_stats (x, y, g, "bounds_policy", "wrap")
 %!error <'verbose' must be> ski_stats (x, y, g, "verbose", "yes")

@@ -28,7 +28,7 @@ user's form \"verb: 'name' ...\").\n\
   if (! t)
     error ("__sgp_options__: unknown verb '%s'", verb.c_str ());
   static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector",
-                                "subset"};
+                                "subset", "counts"};
   Cell name (t->n, 1), kind (t->n, 1), def (t->n, 1), doc (t->n, 1);
   for (int i = 0; i < t->n; i++)
     {

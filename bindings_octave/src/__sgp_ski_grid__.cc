@@ -1,73 +1,65 @@
-// __sgp_ski_grid__.cc -- private oct-file behind ski_grid.m: the grid of a
-// ski_gsgp model (automatic sizes and bounds of the core).
+// __sgp_ski_grid__.cc -- private oct-file behind ski_grid.m: the options by
+// name to the core's table "ski_grid" and the grid of x, of a range or of
+// grid_bounds with grid_size (automatic sizes and bounds of the core).
 #include "sgp_octave_ski.h"
 
 DEFUN_DLD (__sgp_ski_grid__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {[@var{size}, @var{bounds}] =} __sgp_ski_grid__ (@var{range}, @var{n}, @var{grid_size}, @var{grid_bounds}, @var{interpolation}, @var{grid_pad}, @var{lengthscale}, @var{fname})\n\
+@deftypefn {} {@var{grid} =} __sgp_ski_grid__ (@var{x}, @var{range}, @var{name}, @var{value}, @dots{})\n\
 Private: the grid of scalegp's ski_gsgp core.\n\
 \n\
-@var{range} is d-by-2 (min, max per dimension), @var{n} the number of data\n\
-points, @var{grid_size} d values (0 = automatic), @var{grid_bounds} d-by-2 or\n\
-empty (from @var{range} plus @var{grid_pad} cells; -1 = default pad),\n\
-@var{lengthscale} empty or 1 or d values (for the automatic size).  Errors\n\
-start with @var{fname}.  Use @code{ski_grid}.\n\
+@var{x}: n-by-d data (or []); @var{range}: d-by-2 (min, max per dimension;\n\
+or []).  The options come as name/value pairs and go to the core's option\n\
+table, which checks them.  Returns a struct with fields size (1-by-d),\n\
+bounds (d-by-2; given bounds are kept exactly) and interpolation.  Use\n\
+@code{ski_grid}.\n\
 @seealso{ski_grid}\n\
 @end deftypefn")
 {
-  if (args.length () != 8)
+  if (args.length () < 2)
     print_usage ();
-  const std::string fn = sgp_octave::string_arg (args(7), "__sgp_ski_grid__", "fname");
+  const std::string fn = "ski_grid";
   sgp_octave::context ctx (fn, 0);
-  const Matrix range = sgp_octave::matrix_arg (args(0), fn, "range");
-  const double n = sgp_octave::scalar_arg (args(1), fn, "n");
-  const Matrix size = sgp_octave::matrix_arg (args(2), fn, "grid_size");
-  const Matrix bounds = sgp_octave::matrix_arg (args(3), fn, "grid_bounds");
-  const std::string interp = sgp_octave::string_arg (args(4), fn, "interpolation");
-  const long pad = sgp_octave::integer_arg (args(5), fn, "grid_pad", -1, 1000000);
-  const Matrix ell = sgp_octave::matrix_arg (args(6), fn, "lengthscale");
-  const octave_idx_type d = range.rows ();
-  if (range.cols () != 2 || d < 1 || d > SGP_SKI_MAX_D || size.numel () != d)
-    error ("%s: the grid needs 1 to %d dimensions", fn.c_str (), SGP_SKI_MAX_D);
-
-  sgp_ski_opts o;
+  sgp_ski_grid_opts o;
+  sgp_ski_grid_opts_default (&o);
+  sgp_octave::option_store keep;
+  sgp_octave::apply_options (ctx, "ski_grid", args, 2, &o, keep);
+  const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
+  const Matrix range = sgp_octave::matrix_arg (args(1), fn, "range");
+  const sgp_cmat none = {nullptr, 0, 0, 1};
   sgp_ski_grid g;
-  sgp_ski_opts_default (&o);
-  for (octave_idx_type j = 0; j < d; j++)
-    {
-      if (! (size(j) >= 0 && size(j) <= INT_MAX)) // 0: automatic
-        error ("%s: 'grid_size' must be whole numbers in 1..%d", fn.c_str (), INT_MAX);
-      o.grid_size[j] = static_cast<int64_t> (size(j));
-    }
-  o.grid_bounds = bounds.isempty () ? nullptr : bounds.data ();
-  o.interpolation = sgp_octave::ski_interp_of (interp);
-  o.grid_pad = static_cast<int> (pad);
-  o.kernel.lengthscale = ell.isempty () ? nullptr : ell.data ();
-  o.kernel.n_lengthscale = ell.numel ();
-  const int st = sgp_ski_make_grid (ctx.get (), sgp_octave::cview (range),
-                                    static_cast<int64_t> (n), &o, &g);
-  ctx.check (st);
+  ctx.check (sgp_ski_grid_make (ctx.get (), &o, x.isempty () ? none : sgp_octave::cview (x),
+                                range.isempty () ? none : sgp_octave::cview (range), &g));
 
-  Matrix gsize (1, d), gb (d, 2);
-  for (octave_idx_type j = 0; j < d; j++)
+  const int d = g.d;
+  const double *ub = o.ski.grid_bounds;  // given bounds are kept exactly
+  Matrix size (1, d), bounds (d, 2);
+  for (int j = 0; j < d; j++)
     {
-      gsize(j) = static_cast<double> (g.m[j]);
-      gb(j, 0) = g.lo[j];
-      gb(j, 1) = g.m[j] > 1 ? g.lo[j] + static_cast<double> (g.m[j] - 1) * g.h[j] : g.lo[j];
+      size(j) = static_cast<double> (g.m[j]);
+      bounds(j, 0) = ub ? ub[j] : g.lo[j];
+      bounds(j, 1) = ub ? ub[d + j]
+                     : g.m[j] > 1 ? g.lo[j] + static_cast<double> (g.m[j] - 1) * g.h[j] : g.lo[j];
     }
-  return ovl (gsize, gb);
+  octave_scalar_map out;
+  out.assign ("size", size);
+  out.assign ("bounds", bounds);
+  out.assign ("interpolation", std::string (o.ski.interpolation == SGP_SKI_LINEAR ? "linear"
+                                                                                  : "cubic"));
+  return ovl (out);
 }
 
 /*
 %!test
-%! [s, b] = __sgp_ski_grid__ ([0 1], 10, 11, [0 1], "cubic", -1, [], "t");
-%! assert (s, 11);
-%! assert (b, [0 1], 1e-15);
+%! g = __sgp_ski_grid__ ([], [], "grid_size", 11, "grid_bounds", [0 1]);
+%! assert (g.size, 11);
+%! assert (g.bounds, [0 1]);
 %!test
-%! [s, b] = __sgp_ski_grid__ ([0 1], 10, 9, [], "cubic", -1, [], "t");
-%! assert (s, 9);
+%! g = __sgp_ski_grid__ ([], [0 1], "grid_size", 9);
+%! assert (g.size, 9);
 %! h = 1 / (9 - 1 - 4);
-%! assert (b, [-2*h, 1 + 2*h], 1e-14);
-%!error <grid_size> __sgp_ski_grid__ ([0 1], 10, 3, [], "cubic", -1, [], "t")
+%! assert (g.bounds, [-2*h, 1 + 2*h], 1e-14);
+%!error <ski_grid: 'grid_size'> __sgp_ski_grid__ ([], [0 1], "grid_size", 3)
+%!error <ski_grid: 'x' is needed> __sgp_ski_grid__ ([], [])
 %!error <Invalid call> __sgp_ski_grid__ (1)
 */

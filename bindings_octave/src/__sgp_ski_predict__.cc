@@ -8,9 +8,10 @@
 
 DEFUN_DLD (__sgp_ski_predict__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {[@var{mean}, @var{var}, @var{converged}, @var{rel_residual}, @var{stop}] =} __sgp_ski_predict__ (@var{stats}, @var{opts}, @var{weights}, @var{love_Ft}, @var{love_c0}, @var{xtest}, @var{nthreads}, @var{fname}, @var{argname})\n\
+@deftypefn {} {[@var{mean}, @var{var}, @var{warning}] =} __sgp_ski_predict__ (@var{stats}, @var{opts}, @var{weights}, @var{love_Ft}, @var{love_c0}, @var{xtest}, @var{nthreads}, @var{fname}, @var{argname})\n\
 Private: predictions of a ski_gsgp fit from its plain data.  @var{var} is\n\
-empty when @code{@var{opts}.variance} is 0 (none).  Errors name the\n\
+empty when @code{@var{opts}.variance} is 0 (none); @var{warning} is the\n\
+core's words when exact variances did not all converge (else empty).  Errors name the\n\
 function @var{fname} and the test inputs @var{argname} (optional;\n\
 default ski_gsgp's xtest).\n\
 @seealso{ski_gsgp, scalegp_predict}\n\
@@ -56,8 +57,9 @@ default ski_gsgp's xtest).\n\
       std::snprintf (msg, sizeof ctx.get ()->errmsg, "%s:%s", xarg.c_str (), rest.c_str ());
     }
   ctx.check (st);
-  return ovl (mean, var, info.converged != 0, info.rel_residual,
-              static_cast<double> (info.stop));
+  char warn[512];
+  sgp_ski_predict_warning (fn.c_str (), &info, warn, sizeof warn);
+  return ovl (mean, var, std::string (warn));
 }
 
 /*

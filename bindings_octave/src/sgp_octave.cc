@@ -221,7 +221,7 @@ namespace sgp_octave
         const std::string name = args(i).string_value ();
         const sgp_value v = value_of (args(i + 1), keep);
         int verbose = ctx.get ()->verbose;
-        if (sgp_opt_find (c, name.c_str ()))
+        if (sgp_opt_find (c, name.c_str ()) && ! sgp_opt_find (t, name.c_str ()))
           {
             ctx.check (sgp_ctx_opt_set (ctx.get (), name.c_str (), &v, &verbose));
             ctx.get ()->verbose = verbose;

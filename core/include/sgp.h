@@ -395,6 +395,11 @@ typedef struct {
   int64_t slq_max_iter;             /* Krylov steps per probe; 100 */
   int64_t precond_rank;             /* method GSGP: rank q of the K_G preconditioner
                                        of the mean solve (spec §8.4); 0 = none (default) */
+  int64_t n_grid_size;              /* values given in grid_size: 0 (default) every entry
+                                       j < d as stored; 1: grid_size[0] for every
+                                       dimension; else it must be d */
+  int64_t n_grid_bounds;            /* numbers in grid_bounds: 0 (default) d-by-2 as
+                                       stored; else it must be 2 d */
 } sgp_ski_opts;
 
 void sgp_ski_opts_default(sgp_ski_opts *o);
@@ -533,6 +538,59 @@ int sgp_ski_predict(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski
                     const double *weights, const double *love_Ft, const double *love_c0,
                     int64_t love_rank, sgp_cmat Xs, double *mean, double *var,
                     sgp_ski_predict_info *info);
+
+/* ski_grid as one verb (its options by name: the table "ski_grid"): the grid
+ * of x's range (n: x's rows unless given), of `range` (d-by-2 min, max; a
+ * 2-vector for d = 1; n 0 unless given) or of grid_bounds with grid_size.
+ * Errors name x, range, grid_size, grid_bounds, lengthscale, ... */
+typedef struct {
+  sgp_ski_opts ski;  /* grid_size, grid_bounds, grid_pad, interpolation, kernel.lengthscale
+                        (default NULL: the size from n) */
+  int64_t n;         /* data points for the automatic size; < 0 (default): as above */
+} sgp_ski_grid_opts;
+void sgp_ski_grid_opts_default(sgp_ski_grid_opts *o);
+int sgp_ski_grid_make(sgp_ctx *ctx, const sgp_ski_grid_opts *o, sgp_cmat X, sgp_cmat range,
+                      sgp_ski_grid *out);
+
+/* ski_stats's options (the table "ski_stats"): bounds_policy, probes (default
+ * 0), seed of the probes (its own row, default 1: every chunk must use the
+ * same) in ski; first_row, the global index of x's first row (keys the probes). */
+typedef struct {
+  sgp_ski_opts ski;
+  int64_t first_row;
+} sgp_ski_stats_opts;
+void sgp_ski_stats_opts_default(sgp_ski_stats_opts *o);
+
+/* ski_gsgp as one verb (its options by name: the table "ski_gsgp", sgp_options.h).
+ * The statistics a fit uses: those of X (n-by-d), y on the grid of the options
+ * (with o->probes sketches of seed o->seed when o->loglik), or the given
+ * `stats` (views), after the checks of the options against each other and the
+ * data (a grid fixed by stats, interpolation, dimensions, probe sketches,
+ * method "ski" needs x, y, precond_rank below the grid points).
+ * interpolation_given: the user set `interpolation` (it must then match the
+ * statistics'). X, y: data NULL when not given. Free with
+ * sgp_ski_gsgp_input_free (the views of given statistics stay the caller's). */
+typedef struct {
+  sgp_ski_stats_data stats; /* what the fit reads (and a host returns) */
+  int computed;             /* 1: computed from X, y (owned below) */
+  sgp_ski_stats *owned;
+  double *uz;
+} sgp_ski_gsgp_input;
+int sgp_ski_gsgp_prepare(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_given,
+                         sgp_cmat X, sgp_cmat y, const sgp_ski_stats_data *stats,
+                         sgp_ski_gsgp_input *out);
+void sgp_ski_gsgp_input_free(sgp_ski_gsgp_input *in);
+/* "tol", "max_iter", "accuracy", "breakdown" */
+const char *sgp_ski_stop_name(sgp_ski_stop stop);
+/* The warnings of a fit (both hosts print them): the mean solve that did not
+ * converge, in words that say why, and a rough log-likelihood; "" each when
+ * there is none. */
+void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+                      char *mean_warning, char *loglik_warning, size_t size);
+/* The warning of exact variances that did not all converge ("" when they did);
+ * fn: the user's function (ski_gsgp, predict). */
+void sgp_ski_predict_warning(const char *fn, const sgp_ski_predict_info *info, char *buf,
+                             size_t size);
 
 /* ---------------------------------------------------------------- valla ---- */
 /* VaLLA (spec shared/spec/valla.md): variational linearized Laplace for a

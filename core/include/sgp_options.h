@@ -38,10 +38,15 @@ typedef enum {
   SGP_OPT_REAL,    /* one number in the range -> double */
   SGP_OPT_CHOICE,  /* one string out of choices -> int (its index) */
   SGP_OPT_POSITIVES, /* 1 or more positive finite numbers -> pointer + count (host memory) */
-  SGP_OPT_VECTOR,  /* finite numbers or nothing -> sgp_cmat (len x 1, host memory) */
-  SGP_OPT_SUBSET   /* 0 or more strings out of choices (nothing: none) -> unsigned bitmask,
+  SGP_OPT_VECTOR,  /* finite numbers or nothing -> sgp_cmat (len x 1, host memory);
+                      with SGP_OPT_PTR: const double * + int64 count (count_offset) */
+  SGP_OPT_SUBSET,  /* 0 or more strings out of choices (nothing: none) -> unsigned bitmask,
                       bit i for choices[i] */
+  SGP_OPT_COUNTS   /* 1 to SGP_OPT_MAX_COUNTS whole numbers in [lo, hi] (one per dimension)
+                      -> int64 array (copied) + int64 count (count_offset) */
 } sgp_opt_kind;
+
+#define SGP_OPT_MAX_COUNTS 8
 
 typedef enum { SGP_STORE_INT, SGP_STORE_INT64, SGP_STORE_DOUBLE, SGP_STORE_SIZE } sgp_opt_store;
 
@@ -50,6 +55,7 @@ typedef enum { SGP_STORE_INT, SGP_STORE_INT64, SGP_STORE_DOUBLE, SGP_STORE_SIZE 
 #define SGP_OPT_LO_OPEN  2u /* REAL: > lo instead of >= lo */
 #define SGP_OPT_NULL_OK  4u /* nothing (NULL / []) accepted: the default is kept */
 #define SGP_OPT_HI_OPEN  8u /* REAL: < hi instead of <= hi */
+#define SGP_OPT_PTR     16u /* VECTOR: stored as a pointer and a count (see the kind) */
 
 typedef struct {
   const char *name;   /* the argument name in R and Octave */
@@ -61,7 +67,7 @@ typedef struct {
                                  (CHOICE: "" marks an index that is not offered) */
   size_t offset;      /* the field in the verb's options struct */
   sgp_opt_store store;/* COUNT / REAL: the field's type */
-  size_t count_offset;/* POSITIVES: the int64 count field */
+  size_t count_offset;/* POSITIVES, COUNTS, VECTOR with PTR: the int64 count field */
   const char *doc;    /* one line */
 } sgp_opt_spec;
 

@@ -39,6 +39,18 @@ int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_sk
   if (d < 1 || d > SGP_SKI_MAX_D || data_range.cols != 2)
     return sgp_fail(ctx, SGP_EDIM, "x: the grid needs 1 to %d columns (got %lld)",
                     SGP_SKI_MAX_D, (long long)d);
+  if (o->n_grid_size > 1 && o->n_grid_size != d)
+    return sgp_fail(ctx, SGP_EINVAL, "grid_size: must be one value or d = %lld (got %lld)",
+                    (long long)d, (long long)o->n_grid_size);
+  if (o->grid_bounds && o->n_grid_bounds && o->n_grid_bounds != 2 * d)
+    return sgp_fail(ctx, SGP_EINVAL, "grid_bounds: must be a %lld-by-2 matrix (got %lld numbers)",
+                    (long long)d, (long long)o->n_grid_bounds);
+  sgp_ski_opts one;
+  if (o->n_grid_size == 1) { /* one size for every dimension */
+    one = *o;
+    for (int64_t j = 1; j < d; j++) one.grid_size[j] = o->grid_size[0];
+    o = &one;
+  }
   int any_auto = 0;
   for (int64_t j = 0; j < d; j++) {
     if (o->grid_size[j] < 0)

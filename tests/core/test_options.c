@@ -57,10 +57,17 @@ static void defaults_agree(const sgp_verb_table *t, void *dflt, void *set, size_
     const sgp_value v = parse_def(s->def, &num, str, ptrs);
     if (sgp_opts_set(&ctx, t, set, s->name, &v)) fail_msg("%s: %s", s->name, ctx.errmsg);
     const char *a = (const char *)dflt + s->offset, *b = (const char *)set + s->offset;
-    if (s->kind == SGP_OPT_POSITIVES) {
+    if (s->kind == SGP_OPT_POSITIVES && !strcmp(s->def, "NULL")) {
+      assert_null(*(const double *const *)a);
+      assert_null(*(const double *const *)b);
+    } else if (s->kind == SGP_OPT_POSITIVES) {
       const double *pa = *(const double *const *)a, *pb = *(const double *const *)b;
       assert_true(*(const int64_t *)((const char *)dflt + s->count_offset) == 1);
       assert_true(pa[0] == pb[0]);
+    } else if (s->kind == SGP_OPT_VECTOR && (s->flags & SGP_OPT_PTR)) {
+      assert_null(*(const double *const *)a);
+      assert_null(*(const double *const *)b);
+      assert_true(*(const int64_t *)((const char *)set + s->count_offset) == 0);
     } else if (s->kind == SGP_OPT_VECTOR) {
       assert_null(((const sgp_cmat *)a)->data);
       assert_null(((const sgp_cmat *)b)->data);
@@ -215,6 +222,181 @@ static void kinds_check_and_word_errors(void **state)
   assert_int_equal(o.policy, SGP_POLICY_CHOLESKY);
 }
 
+static void ski_gsgp_defaults_agree(void **state)
+{
+  (void)state;
+  sgp_ski_opts a, b;
+  sgp_ski_opts_default(&a);
+  const sgp_verb_table *t = sgp_verb_options("ski_gsgp");
+  assert_non_null(t);
+  defaults_agree(t, &a, &b, sizeof a);
+  b.kernel.lengthscale = a.kernel.lengthscale; /* the same value 1, compared above */
+  assert_memory_equal(&a, &b, sizeof a);       /* every default, the NULLs included */
+}
+
+/* The per-dimension kinds: COUNTS (grid_size) copies 1..8 whole numbers and
+ * their count; VECTOR with PTR (grid_bounds) keeps a pointer and a count. */
+static void ski_gsgp_vector_kinds(void **state)
+{
+  (void)state;
+  const sgp_verb_table *t = sgp_verb_options("ski_gsgp");
+  sgp_ski_opts o;
+  sgp_ski_opts_default(&o);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const double sz[3] = {10, 20, 30}, bad_sz[2] = {10, 2.5}, zero = 0, nine[9] = {1, 1, 1, 1, 1,
+                                                                                  1, 1, 1, 1};
+  const double bounds[4] = {0, -1, 1, 2}, nanb[2] = {0, NAN};
+  const sgp_value v3 = {SGP_VAL_REAL, 3, sz, NULL, NULL}, vbad = {SGP_VAL_REAL, 2, bad_sz, NULL, NULL},
+                  v0 = {SGP_VAL_REAL, 1, &zero, NULL, NULL}, v9 = {SGP_VAL_REAL, 9, nine, NULL, NULL},
+                  vb = {SGP_VAL_REAL, 4, bounds, NULL, NULL}, vnan = {SGP_VAL_REAL, 2, nanb, NULL, NULL},
+                  str = {SGP_VAL_STRING, 1, NULL, "big", NULL}, nul = {SGP_VAL_NULL, 0, NULL, NULL, NULL};
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &v3), SGP_OK);
+  assert_true(o.n_grid_size == 3 && o.grid_size[0] == 10 && o.grid_size[2] == 30);
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &vbad), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'grid_size' must be 1 to 8 whole numbers >= 1 (got 2.5)");
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &v0), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'grid_size' must be 1 to 8 whole numbers >= 1 (got 0)");
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &v9), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'grid_size' must be 1 to 8 whole numbers >= 1 (got 9 values)");
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &str), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'grid_size' must be 1 to 8 whole numbers >= 1 (got \"big\")");
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &nul), SGP_OK); /* kept */
+  assert_true(o.n_grid_size == 3);
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_bounds", &vb), SGP_OK);
+  assert_true(o.grid_bounds == bounds && o.n_grid_bounds == 4);
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_bounds", &vnan), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'grid_bounds' contains NaN, NA or Inf (first at 2)");
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_bounds", &nul), SGP_OK);
+  assert_true(o.grid_bounds == NULL && o.n_grid_bounds == 0);
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "bounds_policy", &str), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'bounds_policy' must be one of \"error\", \"truncate\", "
+                                  "\"clamp\", \"drop\" (got \"big\")");
+  /* one grid size for every dimension; a count that is neither 1 nor d */
+  const double rng[4] = {0, 0, 1, 1}, one = 12;
+  const sgp_value v1 = {SGP_VAL_REAL, 1, &one, NULL, NULL};
+  sgp_ski_grid g;
+  sgp_ski_opts_default(&o);
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &v1), SGP_OK);
+  assert_int_equal(sgp_ski_make_grid(&ctx, sgp_cmat_of(rng, 2, 2), 10, &o, &g), SGP_OK);
+  assert_true(g.m[0] == 12 && g.m[1] == 12);
+  assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &v3), SGP_OK);
+  assert_int_equal(sgp_ski_make_grid(&ctx, sgp_cmat_of(rng, 2, 2), 10, &o, &g), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "grid_size: must be one value or d = 2 (got 3)");
+}
+
+static void ski_grid_defaults_and_sources(void **state)
+{
+  (void)state;
+  sgp_ski_grid_opts a, b;
+  sgp_ski_grid_opts_default(&a);
+  const sgp_verb_table *t = sgp_verb_options("ski_grid");
+  assert_non_null(t);
+  defaults_agree(t, &a, &b, sizeof a);
+  assert_memory_equal(&a, &b, sizeof a);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_ski_grid g;
+  const double x[4] = {0, 1, 2, 3}, rng[2] = {0, 3}, bad[2] = {3, 0}, bounds[2] = {-1, 4},
+               sz = 11;
+  const sgp_cmat none = {0};
+  /* from x (n = 4 rows), from a range, from bounds and size; none: an error */
+  assert_int_equal(sgp_ski_grid_make(&ctx, &a, sgp_cmat_of(x, 4, 1), none, &g), SGP_OK);
+  assert_int_equal(g.d, 1);
+  sgp_ski_grid g2;
+  a.n = 4; /* (a range has no rows) */
+  assert_int_equal(sgp_ski_grid_make(&ctx, &a, none, sgp_cmat_of(rng, 1, 2), &g2), SGP_OK);
+  assert_true(g2.lo[0] == g.lo[0] && g2.h[0] == g.h[0] && g2.m[0] == g.m[0]);
+  a.n = -1;
+  assert_int_equal(sgp_ski_grid_make(&ctx, &a, none, sgp_cmat_of(bad, 2, 1), &g2), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "range: must have min <= max in every row");
+  assert_int_equal(sgp_ski_grid_make(&ctx, &a, none, none, &g2), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg,
+                      "x: is needed (or 'range', or both 'grid_size' and 'grid_bounds')");
+  const sgp_value vs = {SGP_VAL_REAL, 1, &sz, NULL, NULL}, vb = {SGP_VAL_REAL, 2, bounds, NULL, NULL};
+  assert_int_equal(sgp_opts_set(&ctx, t, &a, "grid_size", &vs), SGP_OK);
+  assert_int_equal(sgp_opts_set(&ctx, t, &a, "grid_bounds", &vb), SGP_OK);
+  assert_int_equal(sgp_ski_grid_make(&ctx, &a, none, none, &g2), SGP_OK);
+  assert_true(g2.m[0] == 11 && g2.lo[0] == -1 && g2.h[0] == 0.5);
+}
+
+static void ski_stats_defaults_agree(void **state)
+{
+  (void)state;
+  sgp_ski_stats_opts a, b;
+  sgp_ski_stats_opts_default(&a);
+  const sgp_verb_table *t = sgp_verb_options("ski_stats");
+  assert_non_null(t);
+  defaults_agree(t, &a, &b, sizeof a);
+  b.ski.kernel.lengthscale = a.ski.kernel.lengthscale;
+  assert_memory_equal(&a, &b, sizeof a);
+  assert_true(a.ski.seed == 1 && a.ski.probes == 0);
+}
+
+/* The checks of ski_gsgp's options against each other and the data, worded once. */
+static void ski_gsgp_checks(void **state)
+{
+  (void)state;
+  sgp_ski_opts o;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_ski_gsgp_input in;
+  double x[20], y[20];
+  for (int i = 0; i < 20; i++) { x[i] = i / 19.0; y[i] = x[i] * x[i]; }
+  const sgp_cmat X = sgp_cmat_of(x, 20, 1), Y = sgp_cmat_of(y, 20, 1), none = {0};
+  sgp_ski_opts_default(&o);
+  o.precond_rank = 2;
+  o.method = SGP_SKI_METHOD_SKI;
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, X, Y, NULL, &in), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "precond_rank: applies to method = \"gsgp\" only");
+  sgp_ski_opts_default(&o);
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, none, none, NULL, &in), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "x: and 'y' are needed (or 'stats')");
+  o.grid_pad = 0;
+  o.kernel.lengthscale = NULL;
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, X, Y, NULL, &in), SGP_EINVAL);
+  assert_true(strstr(ctx.errmsg, "grid_pad: is 0: with fewer than 1 cell") == ctx.errmsg);
+  sgp_ski_opts_default(&o);
+  o.loglik = 1;
+  o.probes = 4;
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, X, Y, NULL, &in), SGP_OK);
+  assert_true(in.computed && in.stats.n == 20 && in.stats.probes == 4 && in.stats.uz);
+  sgp_ski_stats_data s = in.stats;
+  s.probes = 0;
+  sgp_ski_gsgp_input in2;
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, none, none, &s, &in2), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "stats: has no probe sketches for loglik = TRUE; make them "
+                                  "with ski_stats(..., probes = 4)");
+  o.interpolation = SGP_SKI_LINEAR;
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 1, none, none, &in.stats, &in2), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "interpolation: differs from that of 'stats' (\"cubic\")");
+  o.interpolation = SGP_SKI_CUBIC;
+  o.precond_rank = in.stats.m;
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 1, none, none, &in.stats, &in2), SGP_EINVAL);
+  assert_true(strstr(ctx.errmsg, "precond_rank: must be less than the ") == ctx.errmsg);
+  o.precond_rank = 0;
+  o.method = SGP_SKI_METHOD_SKI;
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, none, none, &in.stats, &in2), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "x: and 'y' are needed by method = \"ski\" (the statistics "
+                                  "are not enough)");
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, X, Y, &in.stats, &in2), SGP_OK);
+  assert_false(in2.computed);
+  sgp_ski_gsgp_input_free(&in2);
+  sgp_ski_gsgp_input_free(&in);
+  /* the warnings' words */
+  sgp_ski_fit_result r = {0};
+  char w1[256], w2[256];
+  r.iterations = 5;
+  r.rel_residual = 0.5;
+  r.stop = SGP_SKI_STOP_MAX_ITER;
+  o.loglik = 1;
+  sgp_ski_warnings("ski_gsgp", &r, &o, w1, w2, sizeof w1);
+  assert_string_equal(w1, "ski_gsgp: the mean solve did not converge in 5 iterations "
+                          "(relative residual 0.5 > tol 0.01)");
+  assert_true(strstr(w2, "ski_gsgp: a log-likelihood solve did not reach tol") == w2);
+  assert_string_equal(sgp_ski_stop_name(SGP_SKI_STOP_ACCURACY), "accuracy");
+}
+
 static void user_message_form(void **state)
 {
   (void)state;
@@ -260,6 +442,11 @@ int main(void)
     cmocka_unit_test(valla_defaults_agree),
     cmocka_unit_test(valla_kinds),
     cmocka_unit_test(mlp_fit_defaults_agree),
+    cmocka_unit_test(ski_gsgp_defaults_agree),
+    cmocka_unit_test(ski_gsgp_vector_kinds),
+    cmocka_unit_test(ski_gsgp_checks),
+    cmocka_unit_test(ski_grid_defaults_and_sources),
+    cmocka_unit_test(ski_stats_defaults_agree),
     cmocka_unit_test(kinds_check_and_word_errors),
     cmocka_unit_test(user_message_form),
     cmocka_unit_test(context_options),

@@ -17,7 +17,7 @@
 %!error <gp_kernel: 'threads' must be a whole number from 0> gp_kernel (x, "threads", 257)
 %!error <gp_laplace: 'threads' must be a whole number from 0> gp_laplace (x, y, "threads", 1e5)
 %!error <scalegp_predict: threads: must be a whole number from 0> scalegp_predict (fit, x, "threads", 1e6)
-%!error <ski_stats: threads: must be a whole number from 0> ski_stats (x, y, ski_grid (x, "grid_size", 10), "threads", 1e6)
+%!error <ski_stats: 'threads' must be a whole number from 0> ski_stats (x, y, ski_grid (x, "grid_size", 10), "threads", 1e6)
 %!error <mlp_fit: 'threads' must be a whole number from 0> mlp_fit (x, y, 2, "iterations", 1, "threads", 1e6)
 %!error <'threads' must be a whole number> gp_kernel (x, "threads", 0.5)
 %!assert (gp_kernel (x, "threads", 256), gp_kernel (x, "threads", 1), 1e-15)
@@ -81,8 +81,8 @@
 %!error <gp_kernel: 'x2' and 'x' give a 1000000 x 1000000 kernel matrix> gp_kernel (zeros (1e6, 1), zeros (1e6, 1))
 
 ## ski: y whose squares overflow (before: yty = Inf), merged statistics checked
-%!error <ski_stats: y: its sum of squares \(the statistic yty\) overflows> ski_stats (x, 1e300 * ones (20, 1), ski_grid (x, "grid_size", 10))
-%!error <ski_gsgp: y: > ski_gsgp (x, 1e300 * ones (20, 1), "grid_size", 10)
+%!error <ski_stats: 'y' its sum of squares \(the statistic yty\) overflows> ski_stats (x, 1e300 * ones (20, 1), ski_grid (x, "grid_size", 10))
+%!error <ski_gsgp: 'y' > ski_gsgp (x, 1e300 * ones (20, 1), "grid_size", 10)
 %!shared x, s
 %! i = (1:20).';
 %! x = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
@@ -94,10 +94,10 @@
 ## ski_gsgp names its own arguments; scalegp_predict names xnew
 %!error <ski_gsgp: 'xtest' contains NaN> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x * NaN)
 %!error <ski_gsgp: xtest: row 1, column 1 .* is outside the grid> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x + 5)
-%!error <ski_gsgp: x: the range of column 1 .* gives no grid in doubles> ski_gsgp (0.5e300 * ones (20, 2), x(:, 2))
+%!error <ski_gsgp: 'x' the range of column 1 .* gives no grid in doubles> ski_gsgp (0.5e300 * ones (20, 2), x(:, 2))
 %!error <ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding> ski_gsgp (x, x(:, 2), "grid_pad", 0)
-%!error <ski_grid: 'grid_size' must be whole numbers> ski_grid (x, "grid_size", 1i)
-%!error <ski_grid: 'grid_bounds' must be a 2-by-2 matrix> ski_grid (x, "grid_size", 10, "grid_bounds", [0 1; 0 1] * 1i)
+%!error <ski_grid: 'grid_size' must be 1 to 8 whole numbers> ski_grid (x, "grid_size", 1i)
+%!error <ski_grid: 'grid_bounds' must be numbers> ski_grid (x, "grid_size", 10, "grid_bounds", [0 1; 0 1] * 1i)
 %!test
 %! f = ski_gsgp (x, x(:, 2), "grid_pad", 0, "interpolation", "linear");
 %! assert (f.converged);

@@ -182,7 +182,7 @@
 %! out = evalc ("run (fullfile (root, 'examples', 'ski_chunks.m'))");
 %! assert (! isempty (strfind (out, "largest relative difference")));
 
-%!error <ski_gsgp: stats: 'WtW'> 
+%!error <ski_gsgp: 'stats' 'WtW'> 
 %! c = ski_case ("1d");
 %! s = ski_stats (c.x, c.y, ski_grid ([], "grid_size", c.grid_size, "grid_bounds", c.grid_bounds));
 %! s.WtW(1, 1) = 1;
@@ -197,7 +197,7 @@
 %!error <'stats' fixes the grid>
 %! s = ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
 %! ski_gsgp ("stats", s, "grid_size", 12);
-%!error <needed by method "ski">
+%!error <needed by method = "ski">
 %! s = ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
 %! ski_gsgp ("stats", s, "method", "ski");
 %!error <'stats' must be a ski_stats struct> ski_gsgp ("stats", struct ("a", 1))

@@ -43,4 +43,4 @@
 %!error <ski_gsgp: 'precond_rank' must be a whole number> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", 1.5)
 %!error <ski_gsgp: 'precond_rank' must be a whole number> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", "a")
 %!error <'precond_rank' must be less than the 64 grid points> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", 64)
-%!error <'precond_rank' applies to method "gsgp" only> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "method", "ski", "precond_rank", 4)
+%!error <'precond_rank' applies to method = "gsgp" only> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "method", "ski", "precond_rank", 4)

@@ -44,14 +44,14 @@ test_that("oversized grids: an error naming grid_size, never a wrapped size or a
   # statistics that cannot fit in memory: (343 + 2) x 1e14 doubles = 2.8e17 bytes
   x3 <- matrix(runif(300), 100, 3)
   big <- c(1e5, 1e5, 1e4)
-  expect_error(ski_grid(x3, grid_size = big), "ski_grid: grid_size: .*GB for its statistics")
+  expect_error(ski_grid(x3, grid_size = big), "ski_grid: 'grid_size' .*GB for its statistics")
   expect_error(ski_gsgp(x3, x3[, 1], grid_size = big, verbose = FALSE),
-               "ski_gsgp: grid_size: .*memory")
+               "ski_gsgp: 'grid_size' .*memory")
   g <- ski_grid(x3, grid_size = 10)
   g$size <- as.integer(big) # a grid edited by hand reaches ski_stats
-  expect_error(ski_stats(x3, x3[, 1], g, verbose = FALSE), "ski_stats: grid_size: .*memory")
+  expect_error(ski_stats(x3, x3[, 1], g, verbose = FALSE), "ski_stats: 'grid_size' .*memory")
   # more than 2^50 points
-  expect_error(ski_grid(x3, grid_size = c(2e9, 2e9, 2e9)), "ski_grid: grid_size: .*2\\^50")
+  expect_error(ski_grid(x3, grid_size = c(2e9, 2e9, 2e9)), "ski_grid: 'grid_size' .*2\\^50")
 })
 
 test_that("convergence is reported honestly: the true residual, why a solve stopped, overflow", {
@@ -82,9 +82,9 @@ test_that("convergence is reported honestly: the true residual, why a solve stop
   # an overflowing solve is an error naming outputscale, not NaN weights with a
   # "did not converge in 5 iterations" (of max_iter 1000) warning
   expect_error(ski_gsgp(x, y, grid_size = 30, outputscale = 1e300, verbose = FALSE),
-               "outputscale: the mean solve met a non-finite value")
+               "ski_gsgp: 'outputscale' the mean solve met a non-finite value")
   expect_error(ski_gsgp(x, y, grid_size = 30, outputscale = 1e307, variance = "lanczos",
-                        loglik = TRUE, verbose = FALSE), "outputscale: .*non-finite")
+                        loglik = TRUE, verbose = FALSE), "ski_gsgp: 'outputscale' .*non-finite")
   # exact variances: the warning says why
   f$max_iter <- 1
   f$tol <- 1e-14

@@ -172,14 +172,14 @@ test_that("bad inputs give errors naming the argument", {
   expect_error(ski_gsgp(x, y, noise = -1, verbose = FALSE), "'noise' must be positive")
   expect_error(ski_gsgp(x, y, outputscale = NaN, verbose = FALSE), "'outputscale' must be positive")
   expect_error(ski_gsgp(x, y, grid_size = 3, verbose = FALSE), "grid_size")
-  expect_error(ski_gsgp(x, y, grid_size = 2.5, verbose = FALSE), "'grid_size' must be whole")
+  expect_error(ski_gsgp(x, y, grid_size = 2.5, verbose = FALSE), "'grid_size' must be 1 to 8 whole numbers")
   expect_error(ski_gsgp(x, y, grid_bounds = c(0.5, 2), grid_size = 20, verbose = FALSE),
-               "x: .*outside", ignore.case = TRUE)
+               "ski_gsgp: 'x' .*outside", ignore.case = TRUE)
   expect_error(ski_gsgp(x, y, grid_bounds = matrix(1:4, 2), verbose = FALSE), "'grid_bounds' must be a 1-by-2")
-  expect_error(ski_gsgp(x, y, method = "exact", verbose = FALSE), "'method' is unknown")
-  expect_error(ski_gsgp(x, y, variance = "full", verbose = FALSE), "'variance' is unknown")
-  expect_error(ski_gsgp(x, y, interpolation = "quintic", verbose = FALSE), "'interpolation' is unknown")
-  expect_error(ski_gsgp(x, y, backend = "gpu", verbose = FALSE), "'backend' is unknown")
+  expect_error(ski_gsgp(x, y, method = "exact", verbose = FALSE), "ski_gsgp: 'method' must be one of")
+  expect_error(ski_gsgp(x, y, variance = "full", verbose = FALSE), "ski_gsgp: 'variance' must be one of")
+  expect_error(ski_gsgp(x, y, interpolation = "quintic", verbose = FALSE), "ski_gsgp: 'interpolation' must be one of")
+  expect_error(ski_gsgp(x, y, backend = "gpu", verbose = FALSE), "ski_gsgp: 'backend' must be one of")
   expect_error(ski_gsgp(rbind(x, Inf), c(y, 1), verbose = FALSE), "'x' contains .*Inf")
   expect_error(ski_gsgp(x, replace(y, 3, -Inf), verbose = FALSE), "'y' contains .*Inf")
   expect_error(ski_gsgp(x, y, variance = "lanczos", rank = -1, verbose = FALSE),
@@ -190,13 +190,13 @@ test_that("bad inputs give errors naming the argument", {
                "'lengthscale' must be numeric of length 1 or 2")
   expect_error(ski_gsgp(x, y, grid_size = c(10, 10), verbose = FALSE), "'grid_size'")
   expect_error(ski_gsgp(x, y, grid_bounds = c(2, 0.5), grid_size = 20, verbose = FALSE),
-               "'grid_bounds' must have upper > lower")
-  expect_error(ski_gsgp(x, y, bounds_policy = "wrap", verbose = FALSE), "'bounds_policy' is unknown")
+               "ski_gsgp: 'grid_bounds' row 1 needs upper > lower")
+  expect_error(ski_gsgp(x, y, bounds_policy = "wrap", verbose = FALSE), "ski_gsgp: 'bounds_policy' must be one of")
   expect_error(ski_stats(x, y, ski_grid(grid_size = 20, grid_bounds = c(-1, 4)), probes = -1),
                "ski_stats: 'probes' must be a whole number")
   expect_error(ski_gsgp(x, y, tol = 0, verbose = FALSE), "'tol' must be positive")
   expect_error(ski_gsgp(x, y, max_iter = 0, verbose = FALSE), "'max_iter' must be a whole number >= 1")
-  expect_error(ski_gsgp(x, y, foo = 1, verbose = FALSE), "'foo' is not an argument")
+  expect_error(ski_gsgp(x, y, foo = 1, verbose = FALSE), "ski_gsgp: unknown option 'foo'")
   expect_error(ski_gsgp(verbose = FALSE), "'x' and 'y' are needed")
   expect_error(ski_gsgp(x, y, xtest = 10, verbose = FALSE, grid_size = 20), "xtest")
   # points outside the grid: clamp and drop are options
@@ -237,12 +237,12 @@ test_that("bad inputs give errors naming the argument", {
   expect_identical(names(m3), names(a))
   expect_equal(unclass(ski_stats_merge(a)), unclass(a))
   expect_error(ski_stats(x, y, list(size = 3)), "ski_stats: 'grid' must be a grid")
-  expect_error(ski_stats(x, y, g1, verbose = NA), "ski_stats: 'verbose' must be TRUE or FALSE")
+  expect_error(ski_stats(x, y, g1, verbose = NA), "ski_stats: 'verbose' must be true or false")
   # progress lines appear only on passes longer than a second
   expect_silent(ski_stats(x, y, g1, verbose = TRUE))
   expect_error(ski_stats(cbind(x, x), y, g1), "'x' has 2 columns but the grid has 1")
   bad <- a; bad$WtW[1, 1] <- 1
-  expect_error(ski_gsgp(stats = bad, verbose = FALSE), "ski_gsgp: stats: 'WtW' .the stencil of W'W. has a non-zero entry")
+  expect_error(ski_gsgp(stats = bad, verbose = FALSE), "ski_gsgp: 'stats' 'WtW' .the stencil of W'W. has a non-zero entry")
   bad <- a; bad$Wty[2] <- NaN
   expect_error(ski_gsgp(stats = bad, verbose = FALSE), "'stats' must have finite 'Wty'")
   bad <- a; bad$WtW <- bad$WtW[, -1]
@@ -266,7 +266,7 @@ test_that("backend reaches the core context and verbose reports progress", {
   expect_identical(predict(a, cs$xtest, backend = "auto"), predict(a, cs$xtest))
   if (!scalegp_info()$cuda_devices) {
     expect_error(ski_fit_case(cs, backend = "cuda"),
-                 "ski_gsgp: backend: \"cuda\" is not available")
+                 "ski_gsgp: 'backend' \"cuda\" is not available")
     expect_error(predict(a, cs$xtest, backend = "cuda"),
                  "predict.ski_gsgp: backend: \"cuda\" is not available")
   } else {

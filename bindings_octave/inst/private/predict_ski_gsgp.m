@@ -50,12 +50,10 @@ function pred = predict_ski_gsgp (fit, xnew, fname, xarg, varargin)
     Ft = fit.love.Ft;
     c0 = fit.love.c0;
   endif
-  [m, v, conv, rr, stop] = __sgp_ski_predict__ (stats, copt, fit.weights, Ft, c0, xs,
-                                                check_threads (opts.threads, fname), fname, xarg);
-  if (! conv)
-    warning ("scalegp:not-converged",
-             "%s: exact variances did not all reach tol (worst relative residual %.3g; %s)",
-             fname, rr, ski_stop_words (ski_stop_reason (stop)));
+  [m, v, warn] = __sgp_ski_predict__ (stats, copt, fit.weights, Ft, c0, xs,
+                                      check_threads (opts.threads, fname), fname, xarg);
+  if (! isempty (warn))
+    warning ("scalegp:not-converged", "%s", warn);  # worded by the core
   endif
   ## (under bounds_policy "drop" the core gives NaN at points outside the grid)
   pred = struct ("mean", m, "var", v);

@@ -1,0 +1,193 @@
+// __sgp_ski_gsgp__.cc -- private oct-file behind ski_gsgp.m: the options by
+// name to the core's table, the statistics of x, y (or the given ones) and the
+// fit of the posterior mean (LOVE cache, log-likelihood).
+#include "sgp_octave_ski.h"
+
+#include <chrono>
+#include <climits>
+
+namespace
+{
+  double seconds (void)
+  {
+    using clock = std::chrono::steady_clock;
+    return std::chrono::duration<double> (clock::now ().time_since_epoch ()).count ();
+  }
+
+  // The statistics a fit computed, as the struct of ski_stats.
+  octave_scalar_map
+  stats_map (const sgp_ski_stats_data& d, const sgp_ski_opts& o)
+  {
+    const int dim = d.grid.d;
+    Matrix size (1, dim), bounds (dim, 2);
+    for (int j = 0; j < dim; j++)
+      {
+        size(j) = static_cast<double> (d.grid.m[j]);
+        // user bounds are kept exactly, so grids from the same bounds compare equal
+        bounds(j, 0) = o.grid_bounds ? o.grid_bounds[j] : d.grid.lo[j];
+        bounds(j, 1) = o.grid_bounds ? o.grid_bounds[dim + j]
+                       : d.grid.m[j] > 1 ? d.grid.lo[j] + (d.grid.m[j] - 1) * d.grid.h[j]
+                                         : d.grid.lo[j];
+      }
+    octave_scalar_map g;
+    g.assign ("size", size);
+    g.assign ("bounds", bounds);
+    g.assign ("interpolation", std::string (d.interpolation == SGP_SKI_LINEAR ? "linear"
+                                                                               : "cubic"));
+    octave_scalar_map s;
+    s.assign ("class", std::string ("ski_stats"));
+    s.assign ("grid", g);
+    s.assign ("n", static_cast<double> (d.n));
+    s.assign ("yty", d.yy);
+    s.assign ("ysum", d.ysum);
+    s.assign ("Wty", sgp_octave::matrix_copy (d.m, 1, d.uy));
+    s.assign ("Wt1", sgp_octave::matrix_copy (d.m, 1, d.u1));
+    s.assign ("WtW", sgp_octave::matrix_copy (d.m, d.S, d.D));
+    s.assign ("probes", static_cast<double> (d.probes));
+    s.assign ("probe_seed", static_cast<double> (d.probe_seed));
+    s.assign ("rhoz", d.rhoz);
+    s.assign ("Wtz", d.probes > 0 ? sgp_octave::matrix_copy (d.m, d.probes, d.uz)
+                                  : Matrix (d.m, 0));
+    s.assign ("version", 1.0);
+    return s;
+  }
+
+  // The options a fit used, under their argument names, and its warnings.
+  octave_scalar_map
+  used_map (sgp_ctx *ctx, const sgp_ski_opts& o, const sgp_ski_fit_result& res)
+  {
+    static const char *meth[] = {"gsgp", "ski"}, *var[] = {"none", "lanczos", "exact"},
+                      *pol[] = {"error", "truncate", "clamp", "drop"},
+                      *be[] = {"auto", "cpu", "cuda"};
+    char w1[512], w2[512];
+    sgp_ski_warnings ("ski_gsgp", &res, &o, w1, w2, sizeof w1);
+    octave_scalar_map u;
+    u.assign ("kernel", std::string (sgp_kernel_names[o.kernel.kind]));
+    u.assign ("lengthscale", sgp_octave::matrix_copy (1, o.kernel.n_lengthscale,
+                                                      o.kernel.lengthscale));
+    u.assign ("outputscale", o.kernel.outputscale);
+    u.assign ("noise", o.noise);
+    u.assign ("method", std::string (meth[o.method]));
+    u.assign ("variance", std::string (var[o.variance]));
+    u.assign ("tol", o.tol);
+    u.assign ("max_iter", static_cast<double> (o.max_iter));
+    u.assign ("bounds_policy", std::string (pol[o.bounds_policy]));
+    u.assign ("backend", std::string (be[ctx->backend]));
+    u.assign ("seed", static_cast<double> (ctx->seed));
+    u.assign ("slq_max_iter", static_cast<double> (o.slq_max_iter));
+    u.assign ("precond_rank", static_cast<double> (o.precond_rank));
+    u.assign ("loglik", o.loglik != 0);
+    u.assign ("verbose", ctx->verbose != 0);
+    u.assign ("warning", std::string (w1));
+    u.assign ("loglik_warning", std::string (w2));
+    return u;
+  }
+
+  struct input_guard
+  {
+    sgp_ski_gsgp_input in;
+    input_guard (void) { std::memset (&in, 0, sizeof in); }
+    ~input_guard (void) { sgp_ski_gsgp_input_free (&in); }
+  };
+}
+
+DEFUN_DLD (__sgp_ski_gsgp__, args, ,
+           "-*- texinfo -*-\n\
+@deftypefn {} {@var{r} =} __sgp_ski_gsgp__ (@var{x}, @var{y}, @var{stats}, @var{name}, @var{value}, @dots{})\n\
+Private: the ski_gsgp fit of scalegp's C core.  @var{x}, @var{y}: the data\n\
+(or []); @var{stats}: a ski_stats struct (or []).  The options come as\n\
+name/value pairs and go to the core's option table, which checks them (its\n\
+defaults apply to the others).  Returns a struct with weights, iterations,\n\
+converged, rel_residual, history, love_Ft, love_c0, loglik, logdet,\n\
+logdet_se, datafit, probes_used, loglik_converged, stop, stats (the computed\n\
+statistics, [] when given), used (the options used and the warnings) and\n\
+seconds.\n\
+@seealso{ski_gsgp}\n\
+@end deftypefn")
+{
+  if (args.length () < 3)
+    print_usage ();
+  const std::string fn = "ski_gsgp";
+  sgp_octave::context ctx (fn, 0, false);
+  sgp_ski_opts o;
+  sgp_ski_opts_default (&o);
+  sgp_octave::option_store keep;
+  sgp_octave::apply_options (ctx, "ski_gsgp", args, 3, &o, keep);
+  o.seed = ctx.get ()->seed;  // the probes' seed is the context's
+  bool interp_given = false;
+  for (int i = 3; i + 1 < args.length (); i += 2)
+    interp_given = interp_given || args(i).string_value () == "interpolation";
+  sgp_octave::ski_stats_view sv;
+  const bool has_stats = ! args(2).isempty ();
+  if (has_stats)
+    sgp_octave::ski_stats_arg (ctx, args(2), sv);
+  const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
+  const Matrix y = sgp_octave::matrix_arg (args(1), fn, "y");
+  const sgp_cmat none = {nullptr, 0, 0, 1};
+  const sgp_cmat X = x.isempty () ? none : sgp_octave::cview (x);
+  const sgp_cmat Y = x.isempty () ? none : sgp_octave::cview (y);
+
+  // ---- compute (no Octave error inside)
+  input_guard g;
+  const double t0 = seconds ();
+  ctx.check (sgp_ski_gsgp_prepare (ctx.get (), &o, interp_given, X, Y,
+                                   has_stats ? &sv.d : nullptr, &g.in));
+  const double t1 = seconds ();
+  const int64_t m = g.in.stats.m;
+  const int64_t kmax = o.variance == SGP_SKI_VARIANCE_LANCZOS ? sgp_ski_love_rank_max (&o, m) : 0;
+  Matrix weights (m, 1), hist (o.max_iter + 1, 1), Ft (kmax, m), c0 (kmax > 0 ? m : 0, 1);
+  sgp_ski_fit_result res;
+  std::memset (&res, 0, sizeof res);
+  res.weights = weights.fortran_vec ();
+  res.history = hist.fortran_vec ();
+  res.love_Ft = kmax > 0 ? Ft.fortran_vec () : nullptr;
+  res.love_c0 = kmax > 0 ? c0.fortran_vec () : nullptr;
+  const bool ski = o.method == SGP_SKI_METHOD_SKI;
+  ctx.check (sgp_ski_fit (ctx.get (), &g.in.stats, &o, ski ? X : none, ski ? Y : none, &res));
+  const double t2 = seconds ();
+
+  // ---- return results
+  Matrix history (res.iterations + 1, 1);
+  for (int64_t i = 0; i <= res.iterations; i++)
+    history(i) = hist(i);
+  Matrix love (res.love_rank, m);
+  if (res.love_rank > 0)
+    for (int64_t j = 0; j < m; j++)
+      for (int64_t i = 0; i < res.love_rank; i++)
+        love(i, j) = Ft(i + j * res.love_rank);  // Ft is packed rank-by-m
+  octave_scalar_map out;
+  out.assign ("weights", weights);
+  out.assign ("iterations", static_cast<double> (res.iterations));
+  out.assign ("converged", res.converged != 0);
+  out.assign ("rel_residual", res.rel_residual);
+  out.assign ("history", history);
+  out.assign ("love_Ft", love);
+  out.assign ("love_c0", c0);
+  out.assign ("loglik", res.loglik);
+  out.assign ("logdet", res.logdet);
+  out.assign ("logdet_se", res.logdet_se);
+  out.assign ("datafit", res.datafit);
+  out.assign ("probes_used", static_cast<double> (res.probes_used));
+  out.assign ("loglik_converged", res.loglik_converged != 0);
+  out.assign ("stop", std::string (sgp_ski_stop_name (res.stop)));
+  out.assign ("stats", g.in.computed ? octave_value (stats_map (g.in.stats, o)) : Matrix ());
+  out.assign ("used", used_map (ctx.get (), o, res));
+  Matrix secs (1, 2);
+  secs(0) = t1 - t0;
+  secs(1) = t2 - t1;
+  out.assign ("seconds", secs);
+  return ovl (out);
+}
+
+/*
+%!test
+%! x = (0:0.05:1)';
+%! r = __sgp_ski_gsgp__ (x, sin (3 * x), [], "grid_size", 30, "lengthscale", 0.3, "noise", 0.01);
+%! assert (r.converged);
+%! assert (numel (r.weights), 30);
+%! assert (r.stats.n, 21);
+%! assert (r.used.kernel, "rbf");
+%!error <Invalid call> __sgp_ski_gsgp__ (1)
+%!error <ski_gsgp: 'method' must be one of> __sgp_ski_gsgp__ ((1:5)', (1:5)', [], "method", "x")
+%!error <ski_gsgp: 'x' and 'y' are needed> __sgp_ski_gsgp__ ([], [], [])
+*/

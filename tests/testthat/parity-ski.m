@@ -1,0 +1,124 @@
+## The Octave side of test-parity-ski.R: the same ski_gsgp calls as the R side
+## on the same doubles, one thread; emit/emit_error from parity-emit.m.
+fid = fopen (OUT, "w");
+x1 = (1:40)' / 10;
+y1 = sin (2 * x1) + 0.1 * cos (7 * x1);
+x2 = [mod((1:50)', 7) / 3, mod((1:50)', 11) / 5];
+y2 = sin (x2(:, 1)) + cos (x2(:, 2));
+xs1 = [0.5; 1.5; 3.2];
+xs2 = [1 1; 0.5 1.2];
+o = {"seed", 1, "threads", 1};
+f1 = ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-10, "variance", "exact",
+               "xtest", xs1, o{:});
+f2 = ski_gsgp (x2, y2, "grid_size", [12 10], "lengthscale", [0.8 1], "noise", 0.05,
+               "tol", 1e-10, "variance", "lanczos", "rank", 5, "loglik", true, "probes", 4,
+               "xtest", xs2, o{:});
+f3 = ski_gsgp ("stats", f1.stats, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-10, o{:});
+f4 = ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-10, "method", "ski",
+               "interpolation", "linear", "grid_size", 30, o{:});
+fits = {f1, f2, f3, f4};
+for k = 1:numel (fits)
+  f = fits{k};
+  t = sprintf ("fit%d", k);
+  emit (fid, [t ".fields"], strjoin (sort (setdiff (fieldnames (f), {"class"}))(:)', ","));
+  emit (fid, [t ".stats"], strjoin (sort (setdiff (fieldnames (f.stats), {"class"}))(:)', ","));
+  for g = {"weights", "iterations", "rel_residual", "noise", "outputscale", "lengthscale", ...
+           "tol", "max_iter", "seed", "slq_max_iter", "precond_rank"}
+    emit (fid, [t "." g{1}], f.(g{1}));
+  endfor
+  for g = {"kernel", "method", "variance", "bounds_policy", "backend", "stop"}
+    emit (fid, [t "." g{1}], f.(g{1}));
+  endfor
+  emit (fid, [t ".converged"], double (f.converged));
+  emit (fid, [t ".history"], f.history.rel_residual);
+  emit (fid, [t ".grid.size"], f.grid.size);
+  emit (fid, [t ".grid.bounds"], f.grid.bounds);
+  emit (fid, [t ".grid.interpolation"], f.grid.interpolation);
+  for g = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"}
+    emit (fid, [t ".stats." g{1}], f.stats.(g{1}));
+  endfor
+  if (isfield (f, "test"))
+    emit (fid, [t ".test.mean"], f.test.mean);
+    emit (fid, [t ".test.var"], f.test.var);
+  endif
+endfor
+emit (fid, "fit2.loglik", [f2.loglik, f2.logdet, f2.logdet_se, f2.datafit, f2.probes_used]);
+emit (fid, "fit2.love", [f2.love.Ft(:); f2.love.c0(:)]);
+t = __sgp_options__ ("ski_gsgp");
+emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
+emit (fid, "kinds", strjoin (t.kind(:)', ","));
+s0 = ski_stats (x1, y1, ski_grid (x1, "grid_size", 20));
+emit_error (fid, "err.max_iter", @() ski_gsgp (x1, y1, "max_iter", 0));
+emit_error (fid, "err.method", @() ski_gsgp (x1, y1, "method", "exact"));
+emit_error (fid, "err.grid_size", @() ski_gsgp (x1, y1, "grid_size", 2.5));
+emit_error (fid, "err.grid_size_d", @() ski_gsgp (x2, y2, "grid_size", [10 10 10]));
+emit_error (fid, "err.grid_bounds", @() ski_gsgp (x1, y1, "grid_bounds", [0 1 2 3]));
+emit_error (fid, "err.outside", @() ski_gsgp (x1, y1, "grid_bounds", [0.5 2], "grid_size", 20));
+emit_error (fid, "err.unknown", @() ski_gsgp (x1, y1, "nonsense", 1));
+emit_error (fid, "err.lengthscale", @() ski_gsgp (x2, y2, "lengthscale", [1 2 3]));
+emit_error (fid, "err.fixes", @() ski_gsgp ("stats", s0, "grid_size", 10));
+emit_error (fid, "err.interp", @() ski_gsgp ("stats", s0, "interpolation", "linear"));
+emit_error (fid, "err.probes", @() ski_gsgp ("stats", s0, "loglik", true));
+emit_error (fid, "err.ski_data", @() ski_gsgp ("stats", s0, "method", "ski"));
+emit_error (fid, "err.precond", @() ski_gsgp (x1, y1, "precond_rank", 2, "method", "ski"));
+emit_error (fid, "err.precond_m", @() ski_gsgp (x1, y1, "grid_size", 10, "precond_rank", 10));
+emit_error (fid, "err.grid_pad", @() ski_gsgp (x1, y1, "grid_pad", 0));
+emit_error (fid, "err.threads", @() ski_gsgp (x1, y1, "threads", 1e6));
+emit_error (fid, "err.backend", @() ski_gsgp (x1, y1, "backend", "gpu"));
+emit_error (fid, "err.overflow", @() ski_gsgp (x1, y1, "grid_size", 30, "outputscale", 1e307));
+emit_error (fid, "err.none", @() ski_gsgp ("noise", 1));
+lastwarn ("");
+ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2, o{:});
+emit (fid, "warning", lastwarn ());
+lastwarn ("");
+ski_gsgp (x1, y1, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000, o{:});
+emit (fid, "warning.accuracy", lastwarn ());
+lastwarn ("");
+ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-14, "max_iter", 3,
+          "variance", "exact", "xtest", xs1, o{:});
+emit (fid, "warning.xtest", lastwarn ());
+## ski_grid
+grids = {ski_grid(x2, "grid_size", [12 10]), ski_grid(x1, "lengthscale", 0.3), ...
+         ski_grid([], "range", [0 1; -2 2], "grid_size", [20 40], "interpolation", "linear"), ...
+         ski_grid([], "grid_size", 11, "grid_bounds", [0 1]), ski_grid([], "range", [0 3], "n", 500, "grid_pad", 1)};
+for k = 1:numel (grids)
+  g = grids{k};
+  t = sprintf ("grid%d", k);
+  emit (fid, [t ".fields"], strjoin (sort (fieldnames (g))(:)', ","));
+  emit (fid, [t ".size"], g.size);
+  emit (fid, [t ".bounds"], g.bounds);
+  emit (fid, [t ".interpolation"], g.interpolation);
+endfor
+t = __sgp_options__ ("ski_grid");
+emit (fid, "grid.options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
+emit_error (fid, "grid.err.none", @() ski_grid ([]));
+emit_error (fid, "grid.err.size", @() ski_grid ([], "range", [0 1], "grid_size", 2.5));
+emit_error (fid, "grid.err.interp", @() ski_grid ([], "range", [0 1], "interpolation", "spline"));
+emit_error (fid, "grid.err.range", @() ski_grid ([], "range", [1 0]));
+emit_error (fid, "grid.err.small", @() ski_grid ([], "range", [0 1], "grid_size", 3));
+emit_error (fid, "grid.err.lengthscale", @() ski_grid (x2, "lengthscale", [1 2 3]));
+emit_error (fid, "grid.err.n", @() ski_grid ([], "range", [0 1], "n", -1));
+emit_error (fid, "grid.err.unknown", @() ski_grid (x1, "nonsense", 1));
+emit_error (fid, "grid.err.big", @() ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [2e9 2e9 2e9]));
+## ski_stats
+g1 = ski_grid (x1, "grid_size", 20);
+sts = {ski_stats(x1, y1, g1), ski_stats(x1(1:20), y1(1:20), g1, "probes", 3, "seed", 7, "first_row", 20), ...
+       ski_stats(x2, y2, ski_grid (x2, "grid_size", [9 8], "interpolation", "linear"), "bounds_policy", "clamp")};
+for k = 1:numel (sts)
+  s = sts{k};
+  t = sprintf ("st%d", k);
+  emit (fid, [t ".fields"], strjoin (sort (setdiff (fieldnames (s), {"class"}))(:)', ","));
+  for g = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"}
+    emit (fid, [t "." g{1}], s.(g{1}));
+  endfor
+endfor
+t = __sgp_options__ ("ski_stats");
+emit (fid, "stats.options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
+emit_error (fid, "stats.err.probes", @() ski_stats (x1, y1, g1, "probes", -1));
+emit_error (fid, "stats.err.policy", @() ski_stats (x1, y1, g1, "bounds_policy", "wrap"));
+emit_error (fid, "stats.err.first_row", @() ski_stats (x1, y1, g1, "first_row", 2^60));
+emit_error (fid, "stats.err.seed", @() ski_stats (x1, y1, g1, "seed", -1));
+emit_error (fid, "stats.err.threads", @() ski_stats (x1, y1, g1, "threads", 1e6));
+emit_error (fid, "stats.err.outside", @() ski_stats (x1 + 10, y1, g1));
+emit_error (fid, "stats.err.unknown", @() ski_stats (x1, y1, g1, "nonsense", 1));
+fclose (fid);

@@ -1,0 +1,187 @@
+# R and Octave fronts of ski_gsgp agree (issue 12): the same calls on the same
+# doubles give the same field sets, the same numbers, the same option table and
+# the same error and warning texts (helper-parity.R runs the Octave side,
+# parity-ski.m). The statistics and the grid (one pass, one thread) agree to
+# 1e-10; the solver's outputs to 1e-6: CG's iterates carry the rounding of the
+# FFTs, whose plans FFTW picks at run time in each process, amplified over the
+# iterations (fits 1e-9 apart, an iteration more or less), well inside tol.
+
+test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messages", {
+  root <- parity_skip()
+  oct <- parity_run_octave(root, "parity-ski.m")
+  x1 <- (1:40) / 10
+  y1 <- sin(2 * x1) + 0.1 * cos(7 * x1)
+  x2 <- cbind((1:50) %% 7 / 3, (1:50) %% 11 / 5)
+  y2 <- sin(x2[, 1]) + cos(x2[, 2])
+  xs1 <- c(0.5, 1.5, 3.2)
+  xs2 <- rbind(c(1, 1), c(0.5, 1.2))
+  sk <- function(...) ski_gsgp(..., seed = 1, threads = 1, verbose = FALSE)
+  f1 <- sk(x1, y1, lengthscale = 0.5, noise = 0.01, tol = 1e-10, variance = "exact", xtest = xs1)
+  f2 <- sk(x2, y2, grid_size = c(12, 10), lengthscale = c(0.8, 1), noise = 0.05, tol = 1e-10,
+           variance = "lanczos", rank = 5, loglik = TRUE, probes = 4, xtest = xs2)
+  f3 <- sk(stats = f1$stats, lengthscale = 0.5, noise = 0.01, tol = 1e-10)
+  f4 <- sk(x1, y1, lengthscale = 0.5, noise = 0.01, tol = 1e-10, method = "ski",
+           interpolation = "linear", grid_size = 30)
+  fits <- list(f1, f2, f3, f4)
+  same <- function(r, o, what, tol = 1e-10)
+    expect_equal(as.vector(r), o, tolerance = tol, label = what)
+  solved <- function(r, o, what) same(r, o, what, 1e-6)
+  for (k in seq_along(fits)) {
+    f <- fits[[k]]
+    t <- function(s) oct[[sprintf("fit%d.%s", k, s)]]
+    expect_identical(paste(sort(names(f)), collapse = ","), t("fields"))
+    expect_identical(paste(sort(names(f$stats)), collapse = ","), t("stats"))
+    for (g in c("noise", "outputscale", "lengthscale", "tol", "max_iter", "seed",
+                "slq_max_iter", "precond_rank"))
+      same(f[[g]], t(g), sprintf("fit %d %s", k, g))
+    solved(f$weights, t("weights"), sprintf("fit %d weights", k))
+    expect_lte(abs(f$iterations - t("iterations")), 2)
+    expect_true(f$rel_residual <= f$tol && t("rel_residual") <= f$tol)
+    for (g in c("kernel", "method", "variance", "bounds_policy", "backend", "stop"))
+      expect_identical(f[[g]], t(g), label = sprintf("fit %d %s", k, g))
+    same(as.double(f$converged), t("converged"), sprintf("fit %d converged", k))
+    solved(f$history$rel_residual[1:5], t("history")[1:5], sprintf("fit %d history", k))
+    same(f$grid$size, t("grid.size"), sprintf("fit %d grid size", k))
+    same(f$grid$bounds, t("grid.bounds"), sprintf("fit %d grid bounds", k))
+    expect_identical(f$grid$interpolation, t("grid.interpolation"))
+    for (g in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"))
+      if (length(f$stats[[g]])) same(f$stats[[g]], t(paste0("stats.", g)), sprintf("fit %d stats %s", k, g))
+    if (!is.null(f$test)) {
+      solved(f$test$mean, t("test.mean"), sprintf("fit %d test mean", k))
+      solved(f$test$var, t("test.var"), sprintf("fit %d test var", k))
+    }
+  }
+  solved(c(f2$loglik, f2$logdet, f2$logdet_se, f2$datafit, f2$probes_used), oct$fit2.loglik,
+         "fit 2 log-likelihood")
+  # the LOVE factor's rows are Lanczos vectors (signs and rounding follow the
+  # iterates); what it gives, the variances at xtest, is compared above
+  expect_identical(length(c(f2$love$Ft, f2$love$c0)), length(oct$fit2.love))
+  o <- scalegp_options("ski_gsgp")
+  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$options)
+  expect_identical(paste(o$kind, collapse = ","), oct$kinds)
+  err <- function(expr) tryCatch({ expr; "no error" }, error = function(e) conditionMessage(e))
+  s0 <- ski_stats(x1, y1, ski_grid(x1, grid_size = 20))
+  calls <- as.list(quote(list(
+    max_iter = sk(x1, y1, max_iter = 0), method = sk(x1, y1, method = "exact"),
+    grid_size = sk(x1, y1, grid_size = 2.5), grid_size_d = sk(x2, y2, grid_size = c(10, 10, 10)),
+    grid_bounds = sk(x1, y1, grid_bounds = c(0, 1, 2, 3)),
+    outside = sk(x1, y1, grid_bounds = c(0.5, 2), grid_size = 20),
+    unknown = sk(x1, y1, nonsense = 1), lengthscale = sk(x2, y2, lengthscale = 1:3),
+    fixes = sk(stats = s0, grid_size = 10), interp = sk(stats = s0, interpolation = "linear"),
+    probes = sk(stats = s0, loglik = TRUE), ski_data = sk(stats = s0, method = "ski"),
+    precond = sk(x1, y1, precond_rank = 2, method = "ski"),
+    precond_m = sk(x1, y1, grid_size = 10, precond_rank = 10),
+    grid_pad = sk(x1, y1, grid_pad = 0),
+    threads = ski_gsgp(x1, y1, threads = 1e6, verbose = FALSE),
+    backend = sk(x1, y1, backend = "gpu"),
+    overflow = sk(x1, y1, grid_size = 30, outputscale = 1e307),
+    none = ski_gsgp(noise = 1, verbose = FALSE))))[-1]
+  for (name in names(calls)) {
+    r <- err(eval(calls[[name]]))
+    expect_identical(r, oct[[paste0("err.", name)]], label = sprintf("R's error %s", name))
+    expect_match(r, "^ski_gsgp: ", label = sprintf("error %s in the one form", name))
+  }
+  expect_match(oct$err.max_iter, "^ski_gsgp: 'max_iter' must be a whole number >= 1 \\(got 0\\)$")
+  wrn <- function(...) tryCatch({ sk(...); "no warning" }, warning = function(w) conditionMessage(w))
+  expect_identical(wrn(x1, y1, lengthscale = 0.5, noise = 0.01, tol = 1e-12, max_iter = 2),
+                   oct$warning)
+  # (where rounding stops the solve, the count and residual are the hosts' own)
+  words <- function(w) gsub("[0-9.e+-]+ iterations at relative residual [0-9.e+-]+", "#", w)
+  expect_identical(words(wrn(x1, y1, grid_size = 30, noise = 1e-6, tol = 1e-15, max_iter = 5000)),
+                   words(oct$warning.accuracy))
+  expect_match(oct$warning.accuracy, "the attainable accuracy; raise tol$")
+  # the exact variances at xtest (the last of the warnings)
+  last <- NULL
+  withCallingHandlers(sk(x1, y1, lengthscale = 0.5, noise = 0.01, tol = 1e-14, max_iter = 3,
+                         variance = "exact", xtest = xs1),
+                      warning = function(w) {
+                        last <<- conditionMessage(w)
+                        invokeRestart("muffleWarning")
+                      })
+  expect_identical(last, oct$warning.xtest)
+  expect_match(last, "^ski_gsgp: exact variances did not all reach tol")
+})
+
+test_that("ski_grid agrees between R and Octave: fields, numbers, options, messages", {
+  root <- parity_skip()
+  oct <- parity_run_octave(root, "parity-ski.m")
+  x1 <- (1:40) / 10
+  x2 <- cbind((1:50) %% 7 / 3, (1:50) %% 11 / 5)
+  grids <- list(ski_grid(x2, grid_size = c(12, 10)), ski_grid(x1, lengthscale = 0.3),
+                ski_grid(range = rbind(c(0, 1), c(-2, 2)), grid_size = c(20, 40),
+                         interpolation = "linear"),
+                ski_grid(grid_size = 11, grid_bounds = c(0, 1)),
+                ski_grid(range = c(0, 3), n = 500, grid_pad = 1))
+  for (k in seq_along(grids)) {
+    g <- grids[[k]]
+    t <- function(s) oct[[sprintf("grid%d.%s", k, s)]]
+    expect_identical(paste(sort(names(g)), collapse = ","), t("fields"))
+    expect_equal(as.double(g$size), t("size"), tolerance = 0)
+    expect_equal(as.vector(g$bounds), t("bounds"), tolerance = 1e-15)
+    expect_identical(g$interpolation, t("interpolation"))
+  }
+  o <- scalegp_options("ski_grid")
+  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$grid.options)
+  err <- function(expr) tryCatch({ expr; "no error" }, error = function(e) conditionMessage(e))
+  calls <- as.list(quote(list(
+    none = ski_grid(), size = ski_grid(range = c(0, 1), grid_size = 2.5),
+    interp = ski_grid(range = c(0, 1), interpolation = "spline"),
+    range = ski_grid(range = c(1, 0)), small = ski_grid(range = c(0, 1), grid_size = 3),
+    lengthscale = ski_grid(x2, lengthscale = 1:3), n = ski_grid(range = c(0, 1), n = -1),
+    unknown = ski_grid(x1, nonsense = 1),
+    big = ski_grid(range = rbind(c(0, 1), c(0, 1), c(0, 1)), grid_size = c(2e9, 2e9, 2e9)))))[-1]
+  for (name in names(calls)) {
+    r <- err(eval(calls[[name]]))
+    expect_identical(r, oct[[paste0("grid.err.", name)]], label = sprintf("R's ski_grid error %s", name))
+    expect_match(r, "^ski_grid: ", label = sprintf("ski_grid error %s in the one form", name))
+  }
+})
+
+test_that("ski_stats agrees between R and Octave: fields, numbers, options, messages", {
+  root <- parity_skip()
+  oct <- parity_run_octave(root, "parity-ski.m")
+  x1 <- (1:40) / 10
+  y1 <- sin(2 * x1) + 0.1 * cos(7 * x1)
+  x2 <- cbind((1:50) %% 7 / 3, (1:50) %% 11 / 5)
+  y2 <- sin(x2[, 1]) + cos(x2[, 2])
+  g1 <- ski_grid(x1, grid_size = 20)
+  sts <- list(ski_stats(x1, y1, g1, verbose = FALSE),
+              ski_stats(x1[1:20], y1[1:20], g1, probes = 3, seed = 7, first_row = 20,
+                        verbose = FALSE),
+              ski_stats(x2, y2, ski_grid(x2, grid_size = c(9, 8), interpolation = "linear"),
+                        bounds_policy = "clamp", verbose = FALSE))
+  for (k in seq_along(sts)) {
+    s <- sts[[k]]
+    t <- function(f) oct[[sprintf("st%d.%s", k, f)]]
+    expect_identical(paste(sort(names(s)), collapse = ","), t("fields"))
+    for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"))
+      if (length(s[[f]])) expect_equal(as.vector(s[[f]]), t(f), tolerance = 1e-10,
+                                       label = sprintf("stats %d %s", k, f))
+  }
+  expect_identical(sts[[1]]$probe_seed, 1)  # the core's default, not a seed drawn by R
+  o <- scalegp_options("ski_stats")
+  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$stats.options)
+  err <- function(expr) tryCatch({ expr; "no error" }, error = function(e) conditionMessage(e))
+  calls <- as.list(quote(list(
+    probes = ski_stats(x1, y1, g1, probes = -1), policy = ski_stats(x1, y1, g1, bounds_policy = "wrap"),
+    first_row = ski_stats(x1, y1, g1, first_row = 2^60), seed = ski_stats(x1, y1, g1, seed = -1),
+    threads = ski_stats(x1, y1, g1, threads = 1e6), outside = ski_stats(x1 + 10, y1, g1),
+    unknown = ski_stats(x1, y1, g1, nonsense = 1))))[-1]
+  for (name in names(calls)) {
+    r <- err(eval(calls[[name]]))
+    expect_identical(r, oct[[paste0("stats.err.", name)]], label = sprintf("R's ski_stats error %s", name))
+    expect_match(r, "^ski_stats: ", label = sprintf("ski_stats error %s in the one form", name))
+  }
+})
+
+test_that("ski_gsgp's, ski_grid's and ski_stats' option docs in R follow the core's table", {
+  root <- parity_root()
+  if (is.null(root)) skip("not run from the source tree")
+  for (fn in c("ski_gsgp", "ski_grid", "ski_stats")) {
+    rd <- readLines(file.path(root, "man", paste0(fn, ".Rd")))
+    t <- rbind(scalegp_options(fn), scalegp_options("context"))
+    for (k in seq_len(nrow(t)))
+      expect_true(any(grepl(sprintf("\\item{\\code{%s} (default", t$name[k]), rd, fixed = TRUE)),
+                  label = sprintf("%s's Rd documents '%s'", fn, t$name[k]))
+  }
+})
