@@ -41,14 +41,16 @@ rd_options <- function(fn) {
 
 octave_options_block <- function(fn) {
   t <- verb_option_rows(fn)
-  def <- t$default
-  def <- ifelse(def == "TRUE", "true", ifelse(def == "FALSE", "false",
-                ifelse(def == "NULL", "[]", def)))
   h <- host_value(t, octave_host_defaults)
+  def <- ifelse(t$default == "TRUE", "true", ifelse(t$default == "FALSE", "false",
+                ifelse(t$default == "NULL", "[]", t$default)))
   def <- ifelse(nzchar(h), h, def)
   def <- ifelse(grepl("^\"", def), sprintf("@qcode{%s}", def), sprintf("@code{%s}", def))
-  doc <- paste0(t$doc, host_value(t, octave_host_notes))
-  doc <- gsub("([@{}])", "@\\1", doc)
-  c(sprintf("## @item @qcode{\"%s\"}", t$name), sprintf("## %s (default %s).", doc, def))[
-    order(rep(seq_len(nrow(t)), 2))]
+  doc <- gsub("([@{}])", "@\\1", paste0(t$doc, host_value(t, octave_host_notes)))
+  own <- !t$host
+  rows <- c(sprintf("## @item @qcode{\"%s\"}", t$name[own]),
+            sprintf("## %s (default %s).", doc[own], def[own]))[order(rep(seq_len(sum(own)), 2))]
+  # the context's options in one item (the same in every function's help)
+  c(rows, paste0("## @item ", paste(sprintf("@qcode{\"%s\"}", t$name[!own]), collapse = ", ")),
+    paste0("## ", paste(sprintf("%s (default %s)", doc[!own], def[!own]), collapse = "; "), "."))
 }

@@ -51,14 +51,8 @@
 ## one lengthscale, or one per column of x (ARD) (default @code{1}).
 ## @item @qcode{"outputscale"}
 ## kernel variance (default @code{1}).
-## @item @qcode{"backend"}
-## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}).
-## @item @qcode{"seed"}
-## whole number for reproducible random choices; [] draws one with rand (default @code{[]}).
-## @item @qcode{"verbose"}
-## print progress (default @code{false}).
-## @item @qcode{"threads"}
-## OpenMP threads (0: the OpenMP default) (default @code{0}).
+## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
+## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}); whole number for reproducible random choices; [] draws one with rand (default @code{[]}); print progress (default @code{false}); OpenMP threads (0: the OpenMP default) (default @code{0}).
 ## @c end of the generated options
 ## @end table
 ##

@@ -72,14 +72,8 @@
 ## cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points (default @code{1e+12}).
 ## @item @qcode{"kernel_cache_bytes"}
 ## keep the kernel matrix when its 8 n^2 bytes fit (else matrix-free) (default @code{2147483648}).
-## @item @qcode{"backend"}
-## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}).
-## @item @qcode{"seed"}
-## whole number for reproducible random choices; [] draws one with rand (default @code{[]}).
-## @item @qcode{"verbose"}
-## print progress (default @code{false}).
-## @item @qcode{"threads"}
-## OpenMP threads (0: the OpenMP default) (default @code{0}).
+## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
+## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}); whole number for reproducible random choices; [] draws one with rand (default @code{[]}); print progress (default @code{false}); OpenMP threads (0: the OpenMP default) (default @code{0}).
 ## @c end of the generated options
 ## @end table
 ##

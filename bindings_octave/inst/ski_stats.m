@@ -36,12 +36,8 @@
 ## probe sketches for ski_gsgp(loglik = TRUE) (0: none) (default @code{0}).
 ## @item @qcode{"seed"}
 ## seed of the probes; the same for every chunk (default @code{1}).
-## @item @qcode{"backend"}
-## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}).
-## @item @qcode{"verbose"}
-## print progress (default @code{false}).
-## @item @qcode{"threads"}
-## OpenMP threads (0: the OpenMP default) (default @code{0}).
+## @item @qcode{"backend"}, @qcode{"verbose"}, @qcode{"threads"}
+## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}); print progress (default @code{false}); OpenMP threads (0: the OpenMP default) (default @code{0}).
 ## @c end of the generated options
 ## @end table
 ##

@@ -16,18 +16,9 @@
 set.seed(20261123)
 kernels <- c("rbf", "matern12", "matern32", "matern52")
 
-kern <- function(a, b, kernel, ell, s2) {
-  a <- as.matrix(a); b <- as.matrix(b)
-  ell <- rep_len(ell, ncol(a))
-  r2 <- matrix(0, nrow(a), nrow(b))
-  for (l in seq_len(ncol(a))) r2 <- r2 + outer(a[, l] / ell[l], b[, l] / ell[l], "-")^2
-  r <- sqrt(r2)
-  switch(kernel,
-         rbf = s2 * exp(-r2 / 2),
-         matern12 = s2 * exp(-r),
-         matern32 = s2 * (1 + sqrt(3) * r) * exp(-sqrt(3) * r),
-         matern52 = s2 * (1 + sqrt(5) * r + 5 * r2 / 3) * exp(-sqrt(5) * r))
-}
+# the tests' independent dense kernel (plain R), so that both use one definition
+source("tests/testthat/helper-fixtures.R")
+kern <- dense_kernel
 
 # Likelihood pieces on the stacked latent vector f (length nC, entry n + N c):
 # gradient, W (dense nC x nC) and the noise matrix W^-1 (W^dagger for softmax).
