@@ -11,9 +11,10 @@
  * optimum (then the mean and the variance come from the same IterGP state, as
  * in the paper); measured on the mlbench sets, this also gave the better
  * variances at larger budgets (Satellite, max_iter 20: log loss 0.390, not 0.421).
- * It contains the line search's segment (so it is never worse than damping along
- * the solver's step), it ascends from v_prev, and as span(U) grows to R^{NC} it is
- * the exact Newton iteration's limit, the mode. Cost per iteration O(NC k^2), no
+ * The optimum contains the line search's segment (the step taken gains at least
+ * half of what any damping along the solver's step could), it ascends from
+ * v_prev, and as span(U) grows to R^{NC} it is the exact Newton iteration's limit,
+ * the mode. Cost per iteration O(NC k^2), no
  * kernel products (K U = [T, K v_prev, K v_solver] is known). */
 #include "laplace.h"
 
@@ -48,8 +49,8 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
   double *M = sgp_alloc(3 * k * k + 7 * k + 3 * NC + NC * k + lik->C);
   if (!M) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   double *H = M + k * k, *P = H + k * k, *lam = P + k * k, *beta = lam + k, *gb = beta + k,
-         *db = gb + k, *bt = db + k, *ev = bt + k, *dg = ev + k, *f = dg + k, *grad = f + NC, *nd = grad + NC,
-         *Y = nd + NC, *pi = Y + NC * k;
+         *db = gb + k, *bt = db + k, *ev = bt + k, *dg = ev + k, *f = dg + k, *grad = f + NC,
+         *nd = grad + NC, *Y = nd + NC, *pi = Y + NC * k;
   /* Psi at v_prev and at the solver's v themselves (the basis below may drop a
    * sliver of them) */
   double psi_true[2];
@@ -83,7 +84,7 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
         P[i + p * k] = dg[i] > 0 ? M[i + l * k] * sc / sqrt(dg[i]) : 0.0;
       lam[p++] = ev[l];
     }
-  if (p == 0) goto done; /* nothing to optimize over: v, Kv unchanged */
+  if (p == 0) { *took_solver = 1; goto done; } /* nothing to optimize over */
   if ((st = sgp_gemm(ctx, 'N', 'N', NC, p, k, 1.0, U, NC, P, k, 0.0, Y, NC))) goto done;
   memcpy(U, Y, (size_t)(NC * p) * sizeof(double)); /* U <- Z */
   if ((st = sgp_gemm(ctx, 'N', 'N', NC, p, k, 1.0, KU, NC, P, k, 0.0, Y, NC))) goto done;
@@ -97,7 +98,7 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
     const double ps = psi_at(lik, m, NC, p, KU, bt, f, grad, nd);
     if (isfinite(ps) && ps > psi) { psi = ps; memcpy(beta, bt, (size_t)p * sizeof(double)); }
   }
-  if (!isfinite(psi)) goto done;
+  if (!isfinite(psi)) { *took_solver = -1; goto done; } /* backtrack instead */
   for (int it = 0; it < 100; it++) {
     if ((st = sgp_poll_interrupt(ctx))) goto done;
     psi = psi_at(lik, m, NC, p, KU, beta, f, grad, nd);
