@@ -82,6 +82,12 @@ function [model, loss, info] = mlp_fit (x, y, varargin)
 
   x = check_input_matrix (x, fname, "x");
   n = rows (x);
+  if (! isempty (positional) && isempty (positional{1}) && ischar (activation)
+      && ! any (strcmp (activation, {"tanh", "sigmoid", "relu"})))
+    ## mlp_fit (x, y, "name"): a string in hidden's place is read as the activation
+    arg_error (fname, "hidden", "must be numbers (layer widths); a string there is read as the activation, and \"%s\" is none of \"tanh\", \"sigmoid\", \"relu\"",
+               activation);
+  endif
   activation = check_choice (activation, {"tanh", "sigmoid", "relu"}, fname, "activation");
   if (! (isnumeric (hidden) && isreal (hidden) && (isvector (hidden) || isempty (hidden))
          && all (hidden(:) >= 1 & hidden(:) == round (hidden(:)) & hidden(:) <= flintmax ())))
@@ -148,6 +154,7 @@ endfunction
 %! assert (size (net.W{2}), [8 3]);
 %! assert (loss < log (3));
 
+%!error <mlp_fit: 'hidden' must be numbers> mlp_fit ([1; 2; 3], [1; 2; 3], "a")
 %!error <Invalid call> mlp_fit (1)
 %!error <'hidden' is given both by position and by name> mlp_fit ((1:5)', (1:5)', 3, "hidden", 4)
 %!error <'hidden' must be a vector of positive> mlp_fit ((1:5)', (1:5)', "hidden", 0)
