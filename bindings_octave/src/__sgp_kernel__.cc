@@ -24,9 +24,8 @@ Returns the n1-by-n2 matrix @var{K}.\n\
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
   const Matrix x2 = sgp_octave::matrix_arg (args(1), fn, "x2");
   sgp_kernel_opts o;
-  sgp_kernel_opts_default (&o);
   sgp_octave::option_store keep;
-  sgp_octave::apply_options (ctx, "gp_kernel", args, 2, &o, keep);
+  sgp_octave::verb_options (ctx, "gp_kernel", sgp_kernel_opts_default, args, 2, o, keep);
 
   // ---- compute (no Octave error inside)
   Matrix K (x.rows (), x2.rows ());

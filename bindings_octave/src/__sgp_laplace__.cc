@@ -67,9 +67,8 @@ stop_reason, inner_stop_reason, kernel_products, history, steps and used\n\
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
   const Matrix y = sgp_octave::matrix_arg (args(1), fn, "y");
   sgp_laplace_opts o;
-  sgp_laplace_opts_default (&o);
   sgp_octave::option_store keep;
-  sgp_octave::apply_options (ctx, "gp_laplace", args, 3, &o, keep);
+  sgp_octave::verb_options (ctx, "gp_laplace", sgp_laplace_opts_default, args, 3, o, keep);
 
   // ---- compute (no Octave error inside)
   sgp_laplace_fit_t *raw = nullptr;

@@ -29,9 +29,8 @@ diverged_at and used (likelihood, seed and warning: the core's warning text,\n\
   const std::string fn = "mlp_fit";
   sgp_octave::context ctx (fn, 0);
   sgp_valla_mlp_fit_opts o;
-  sgp_valla_mlp_fit_opts_default (&o);
   sgp_octave::option_store keep;
-  sgp_octave::apply_options (ctx, "mlp_fit", args, 5, &o, keep);
+  sgp_octave::verb_options (ctx, "mlp_fit", sgp_valla_mlp_fit_opts_default, args, 5, o, keep);
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
   const Matrix y = sgp_octave::matrix_arg (args(1), fn, "y");
   const Matrix wd = sgp_octave::matrix_arg (args(2), fn, "widths");

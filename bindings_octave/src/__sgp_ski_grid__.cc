@@ -21,9 +21,8 @@ bounds (d-by-2; given bounds are kept exactly) and interpolation.  Use\n\
   const std::string fn = "ski_grid";
   sgp_octave::context ctx (fn, 0);
   sgp_ski_grid_opts o;
-  sgp_ski_grid_opts_default (&o);
   sgp_octave::option_store keep;
-  sgp_octave::apply_options (ctx, "ski_grid", args, 2, &o, keep);
+  sgp_octave::verb_options (ctx, "ski_grid", sgp_ski_grid_opts_default, args, 2, o, keep);
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
   const Matrix range = sgp_octave::matrix_arg (args(1), fn, "range");
   const sgp_cmat none = {nullptr, 0, 0, 1};

@@ -110,9 +110,8 @@ seconds.\n\
   const std::string fn = "ski_gsgp";
   sgp_octave::context ctx (fn, 0, false);
   sgp_ski_opts o;
-  sgp_ski_opts_default (&o);
   sgp_octave::option_store keep;
-  sgp_octave::apply_options (ctx, "ski_gsgp", args, 3, &o, keep);
+  sgp_octave::verb_options (ctx, "ski_gsgp", sgp_ski_opts_default, args, 3, o, keep);
   o.seed = ctx.get ()->seed;  // the probes' seed is the context's
   bool interp_given = false;
   for (int i = 3; i + 1 < args.length (); i += 2)

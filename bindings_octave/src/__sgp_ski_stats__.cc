@@ -29,9 +29,8 @@ n, yty, ysum, Wty, Wt1, WtW, probes, probe_seed, rhoz, Wtz, version).  Use\n\
   const std::string fn = "ski_stats";
   sgp_octave::context ctx (fn, 0);
   sgp_ski_stats_opts o;
-  sgp_ski_stats_opts_default (&o);
   sgp_octave::option_store keep;
-  sgp_octave::apply_options (ctx, "ski_stats", args, 3, &o, keep);
+  sgp_octave::verb_options (ctx, "ski_stats", sgp_ski_stats_opts_default, args, 3, o, keep);
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
   const Matrix y = sgp_octave::matrix_arg (args(1), fn, "y");
   const octave_scalar_map grid = args(2).scalar_map_value ();

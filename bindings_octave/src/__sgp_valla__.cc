@@ -93,9 +93,8 @@ Use @code{valla}, which shapes the data.\n\
     = sgp_octave::integer_arg (args(8), fn, "interrupt_after", -1, LONG_MAX);
   sgp_octave::context ctx (fn, 0, false, interrupt_after);
   sgp_valla_opts o;
-  sgp_valla_opts_default (&o);
   sgp_octave::option_store keep;
-  sgp_octave::apply_options (ctx, "valla", args, 9, &o, keep);
+  sgp_octave::verb_options (ctx, "valla", sgp_valla_opts_default, args, 9, o, keep);
   ctx.check (sgp_valla_opts_check (ctx.get (), &o));
   sgp_valla_octave::mlp_spec spec;
   sgp_valla_octave::mlp_arg (args(0), fn, spec);

@@ -113,6 +113,17 @@ namespace sgp_octave
   void apply_options (context& ctx, const char *verb, const octave_value_list& args,
                       int first, void *opts, option_store& keep);
 
+  // A verb's options struct: its defaults, then the name/value pairs from
+  // args(first) on (apply_options); keep holds the values it points into.
+  template <typename O>
+  void
+  verb_options (context& ctx, const char *verb, void (*defaults) (O *),
+                const octave_value_list& args, int first, O& o, option_store& keep)
+  {
+    defaults (&o);
+    apply_options (ctx, verb, args, first, &o, keep);
+  }
+
   // Checks one option of `verb` as the core does (the value is not kept), for a
   // front that needs an option before the call; errors as apply_options.
   void check_option (context& ctx, const char *verb, const std::string& name,
