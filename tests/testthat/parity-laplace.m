@@ -44,4 +44,13 @@ emit_error (fid, "err.softmax_big", @() gp_laplace (x, 40 * ones (30, 1), "likel
 lastwarn ("");
 gp_laplace (x, ys, "likelihood", "softmax", "max_iter", 1, "max_newton", 2, "seed", 1);
 emit (fid, "warning", lastwarn ());
+## gp_kernel
+emit (fid, "kernel.m32", gp_kernel (x, xs, "kernel", "matern32", "lengthscale", [0.7 1.3], "outputscale", 2));
+emit (fid, "kernel.rbf", gp_kernel (x(1:5, :)));
+t = __sgp_options__ ("gp_kernel");
+emit (fid, "kernel.options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
+emit_error (fid, "kernel.err.kernel", @() gp_kernel (x, "kernel", "gauss"));
+emit_error (fid, "kernel.err.lengthscale", @() gp_kernel (x, "lengthscale", [1 2 3]));
+emit_error (fid, "kernel.err.outputscale", @() gp_kernel (x, "outputscale", 0));
+emit_error (fid, "kernel.err.unknown", @() gp_kernel (x, "sigma", 1));
 fclose (fid);

@@ -64,6 +64,16 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
   w <- tryCatch(g0(ys, likelihood = "softmax", max_iter = 1, max_newton = 2, seed = 1),
                 warning = function(w) conditionMessage(w))
   expect_identical(w, oct$warning)
+  # gp_kernel: the same matrices (one core, direct sums: to rounding), table and errors
+  same(gp_kernel(x, xs, kernel = "matern32", lengthscale = c(0.7, 1.3), outputscale = 2),
+       oct$kernel.m32, "gp_kernel matern32")
+  same(gp_kernel(x[1:5, ]), oct$kernel.rbf, "gp_kernel rbf")
+  k <- scalegp_options("gp_kernel")
+  expect_identical(paste(paste0(k$name, "=", k$default), collapse = ";"), oct$kernel.options)
+  expect_identical(err(gp_kernel(x, kernel = "gauss")), oct$kernel.err.kernel)
+  expect_identical(err(gp_kernel(x, lengthscale = 1:3)), oct$kernel.err.lengthscale)
+  expect_identical(err(gp_kernel(x, outputscale = 0)), oct$kernel.err.outputscale)
+  expect_identical(err(gp_kernel(x, sigma = 1)), oct$kernel.err.unknown)
 })
 
 test_that("the option docs of R and Octave follow the core's table", {
