@@ -517,6 +517,13 @@ int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st)
       for (int64_t g = g0; g < g1; g++) Ds[g] += L[g * S + s];
     }
   }
+  /* W'W's diagonal is a sum of squared weights, >= 0; the moments reach it by
+   * cancellation, which leaves rounding of ~eps x the terms (observed -1.6e-18)
+   * below zero where it is ~0. Zero those; a larger negative stays and is
+   * reported by the import check. */
+  double *Dd = st->D + c0 * m, dmax = 0.0;
+  for (int64_t g = 0; g < m; g++) if (Dd[g] > dmax) dmax = Dd[g];
+  for (int64_t g = 0; g < m; g++) if (Dd[g] < 0.0 && Dd[g] >= -1e-12 * dmax) Dd[g] = 0.0;
   free(L);
   free(work);
   free(vmap);
