@@ -174,3 +174,12 @@ check_number <- function(v, fn, arg) {
     stop_arg(fn, arg, "must be one real number")
   as.double(v)
 }
+
+# A base-graphics call whose arguments the user's ... override: plot(fit, main =
+# "...", xlab = ..., ylim = ...) replaces the method's own defaults.
+plot_call <- function(fun, ..., .user = list()) {
+  args <- list(...)
+  nm <- names(args)
+  keep <- if (is.null(nm)) rep(TRUE, length(args)) else !nzchar(nm) | !nm %in% names(.user)
+  do.call(fun, c(args[keep], .user))
+}

@@ -378,13 +378,13 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
     if (!nrow(h)) stop_arg("plot.gp_laplace", "x", "has an empty history")
     op <- graphics::par(mfrow = c(1, 2))
     on.exit(graphics::par(op))
-    graphics::plot(h$total, h$residual, type = "b", log = "y", pch = 20,
-                   xlab = "solver iteration", ylab = "residual norm",
-                   main = "residual", ...)
+    plot_call(graphics::plot, h$total, h$residual, type = "b", log = "y", pch = 20,
+              xlab = "solver iteration", ylab = "residual norm",
+              main = "residual", .user = list(...))
     starts <- h$total[!duplicated(h$newton)]
     graphics::abline(v = starts - 0.5, lty = 3, col = "grey50")
-    graphics::plot(h$total, h$trace, type = "b", pch = 20, xlab = "solver iteration",
-                   ylab = "sum of latent variances", main = "variance trace", ...)
+    plot_call(graphics::plot, h$total, h$trace, type = "b", pch = 20, xlab = "solver iteration",
+              ylab = "sum of latent variances", main = "variance trace", .user = list(...))
     graphics::abline(v = starts - 0.5, lty = 3, col = "grey50")
     return(invisible(x))
   }
@@ -396,9 +396,9 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
     m <- as.matrix(p$mean)[, c1]
     s <- sqrt(as.matrix(p$var)[, c1])
     yl <- range(m - 2 * s, m + 2 * s)
-    graphics::plot(g[, 1], m, type = "n", ylim = yl, xlab = "x",
-                   ylab = sprintf("latent f%s", if (fit$n_class > 1) c1 else ""),
-                   main = sprintf("gp_laplace (%s)", fit$likelihood), ...)
+    plot_call(graphics::plot, g[, 1], m, type = "n", ylim = yl, xlab = "x",
+              ylab = sprintf("latent f%s", if (fit$n_class > 1) c1 else ""),
+              main = sprintf("gp_laplace (%s)", fit$likelihood), .user = list(...))
     graphics::polygon(c(g[, 1], rev(g[, 1])), c(m - 2 * s, rev(m + 2 * s)),
                       col = grDevices::adjustcolor("steelblue", 0.3), border = NA)
     graphics::lines(g[, 1], m, col = "steelblue4", lwd = 2)
@@ -419,10 +419,10 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
     c1 <- if (is.null(class)) fit$n_class else class
     z <- if (!is.null(p$prob)) as.matrix(p$prob)[, c1] else as.matrix(p$mean)[, c1]
     z <- matrix(z, n_grid, n_grid)
-    graphics::image(g1, g2, z, col = grDevices::hcl.colors(50, "Blue-Red 3"), xlab = "x1",
-                    ylab = "x2", main = sprintf("gp_laplace (%s): %s", fit$likelihood,
-                                                if (!is.null(p$prob)) "probability" else "latent mean"),
-                    ...)
+    what <- if (!is.null(p$prob)) "probability" else "latent mean"
+    plot_call(graphics::image, g1, g2, z, col = grDevices::hcl.colors(50, "Blue-Red 3"),
+              xlab = "x1", ylab = "x2",
+              main = sprintf("gp_laplace (%s): %s", fit$likelihood, what), .user = list(...))
     graphics::contour(g1, g2, z, add = TRUE, nlevels = 8)
     graphics::points(fit$x, pch = 21, bg = if (fit$n_class > 1 || fit$likelihood == "bernoulli")
       as.integer(fit$y) + 1L else "white")

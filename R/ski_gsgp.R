@@ -252,7 +252,8 @@ plot.ski_gsgp <- function(x, n = 200, noise = FALSE, ...) {
     sd <- sqrt(p$var + if (noise) x$noise else 0)
     lo <- p$mean - 2 * sd
     hi <- p$mean + 2 * sd
-    graphics::plot(t, p$mean, type = "n", ylim = range(lo, hi), xlab = "x", ylab = "f(x)", ...)
+    plot_call(graphics::plot, t, p$mean, type = "n", ylim = range(lo, hi), xlab = "x",
+              ylab = "f(x)", .user = list(...))
     graphics::polygon(c(t, rev(t)), c(lo, rev(hi)), col = grDevices::adjustcolor("steelblue", 0.3),
                       border = NA)
     graphics::lines(t, p$mean, lwd = 2, col = "steelblue4")
@@ -262,7 +263,8 @@ plot.ski_gsgp <- function(x, n = 200, noise = FALSE, ...) {
     t2 <- seq(b[2, 1] + pad[2], b[2, 2] - pad[2], length.out = n)
     p <- predict(x, as.matrix(expand.grid(t1, t2)), variance = "none")
     z <- matrix(p$mean, n, n)
-    graphics::image(t1, t2, z, xlab = "x1", ylab = "x2", col = grDevices::hcl.colors(64), ...)
+    plot_call(graphics::image, t1, t2, z, xlab = "x1", ylab = "x2",
+              col = grDevices::hcl.colors(64), .user = list(...))
     graphics::contour(t1, t2, z, add = TRUE)
   } else {
     stop_arg("plot.ski_gsgp", "x", "has ", d, " dimensions; plot shows 1 or 2")

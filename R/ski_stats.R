@@ -195,7 +195,9 @@ ski_check_stats <- function(s, fn, arg = "stats") {
 #' @export
 ski_stats_merge <- function(a, b, ...) {
   fn <- "ski_stats_merge"
-  parts <- c(list(a), if (!missing(b)) list(b), list(...))
+  # do.call(ski_stats_merge, <list named otherwise>): the chunks all arrive in ...
+  parts <- c(if (!missing(a)) list(a), if (!missing(b)) list(b), list(...))
+  if (!length(parts)) stop_arg(fn, "a", "is missing: give one or more ski_stats objects")
   labels <- c("a", "b", sprintf("...%d", seq_len(max(0L, length(parts) - 2L))))[seq_along(parts)]
   parts <- Map(function(s, arg) ski_check_stats(s, fn, arg), parts, labels)
   # the core checks that grids and probe sketches agree, adds, and names the argument

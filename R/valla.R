@@ -422,8 +422,8 @@ plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n
     }
     op <- graphics::par(mfrow = c(1L, if (nrow(v)) 2L else 1L))
     on.exit(graphics::par(op))
-    if (length(obj)) graphics::plot(seq_along(obj), obj, type = "l", xlab = "iteration",
-                                    ylab = "objective", main = "training objective", ...)
+    if (length(obj)) plot_call(graphics::plot, seq_along(obj), obj, type = "l", xlab = "iteration",
+                               ylab = "objective", main = "training objective", .user = list(...))
     if (nrow(v)) {
       graphics::plot(v$iteration, v$nll, type = "b", xlab = "iteration",
                      ylab = "validation NLL", main = "validation")
@@ -439,7 +439,8 @@ plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n
   if (fit$likelihood == "gaussian") {
     sd <- sqrt(p$var); lsd <- sqrt(p$latent_var)
     ylim <- range(p$mean - 2 * sd, p$mean + 2 * sd, if (!is.null(data)) data[[2L]])
-    graphics::plot(g, p$mean, type = "n", ylim = ylim, xlab = "x", ylab = "y", ...)
+    plot_call(graphics::plot, g, p$mean, type = "n", ylim = ylim, xlab = "x", ylab = "y",
+              .user = list(...))
     graphics::polygon(c(g, rev(g)), c(p$mean - 2 * sd, rev(p$mean + 2 * sd)),
                       col = grDevices::adjustcolor("steelblue", 0.25), border = NA)
     graphics::polygon(c(g, rev(g)), c(p$mean - 2 * lsd, rev(p$mean + 2 * lsd)),
@@ -452,8 +453,9 @@ plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n
     band <- function(z) if (fit$likelihood == "bernoulli") stats::plogis(z) else {
       e <- exp(f - apply(f, 1, max)); e[, k] <- exp(z - apply(f, 1, max)); e[, k] / rowSums(e)
     }
-    graphics::plot(g, pr, type = "n", ylim = c(0, 1), xlab = "x",
-                   ylab = sprintf("P(class %s)", if (is.null(fit$levels)) k else fit$levels[k + (fit$likelihood == "bernoulli")]), ...)
+    lev <- if (is.null(fit$levels)) k else fit$levels[k + (fit$likelihood == "bernoulli")]
+    plot_call(graphics::plot, g, pr, type = "n", ylim = c(0, 1), xlab = "x",
+              ylab = sprintf("P(class %s)", lev), .user = list(...))
     graphics::polygon(c(g, rev(g)), c(band(f[, k] - 2 * s[, k]), rev(band(f[, k] + 2 * s[, k]))),
                       col = grDevices::adjustcolor("steelblue", 0.3), border = NA)
     graphics::lines(g, pr, lwd = 2, col = "steelblue4")

@@ -146,10 +146,12 @@ test_that("print, summary, plot and the default grid work", {
   pdf(NULL)
   on.exit(dev.off())
   expect_silent(plot(fit))
+  expect_silent(plot(fit, main = "m", xlab = "t", ylim = c(-3, 3)))  # the user's arguments win
   x2 <- cbind(runif(200), runif(200))
   fit2 <- ski_gsgp(x2, x2[, 1] - x2[, 2], lengthscale = 0.5, noise = 0.01, grid_size = 15,
                    verbose = FALSE)
   expect_silent(plot(fit2, n = 30))
+  expect_silent(plot(fit2, n = 30, xlab = "a", main = "m"))
   expect_output(print(fit$stats), "ski_stats")
 })
 
@@ -222,6 +224,10 @@ test_that("bad inputs give errors naming the argument", {
                                                               interpolation = "linear"))),
                "'...1' was built on another grid")
   expect_error(ski_stats_merge(a, list(1)), "'b' must be a ski_stats object")
+  # do.call with a list of chunks named anyhow (issue 17); nothing at all is an error
+  expect_equal(do.call(ski_stats_merge, list(p1 = a, p2 = a))$n, 2 * a$n)
+  expect_equal(do.call(ski_stats_merge, list(a, a, a))$n, 3 * a$n)
+  expect_error(ski_stats_merge(), "ski_stats_merge: 'a' is missing")
   # the core's merge checks and messages, the same texts as Octave's (issue 12)
   expect_error(ski_stats_merge(a, a, ski_stats(x, y, g1, probes = 2)),
                "ski_stats_merge: '...1' has other probe sketches than 'a' (probes and seed must agree)",

@@ -266,6 +266,7 @@ test_that("0 <= var <= prior kappa(x, x); seeds reproduce; save/reload predicts 
   pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   expect_silent(plot(fit, what = "history"))
+  expect_silent(plot(fit, what = "history", main = "m", xlab = "it"))  # the user's arguments win
 })
 
 test_that("classification fits: probabilities, classes, MC, validation set, plot", {
