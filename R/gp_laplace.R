@@ -148,10 +148,14 @@ label_codes <- function(y, likelihood, fn) {
     if (!likelihood %in% c("bernoulli", "softmax"))
       stop_arg(fn, "y", "is a factor; likelihood = \"", likelihood, "\" needs numbers")
     if (anyNA(y)) stop_arg(fn, "y", "contains NA")
+    # bernoulli: the two levels that occur (a factor can carry unused ones)
+    if (likelihood == "bernoulli" && nlevels(y) > 2L && nlevels(droplevels(y)) == 2L)
+      y <- droplevels(y)
     levels <- levels(y)
     if (likelihood == "bernoulli" && length(levels) != 2L)
       stop_arg(fn, "y", "must have exactly 2 levels for likelihood = \"bernoulli\" (got ",
-               length(levels), ")")
+               length(levels),
+               if (length(levels) > 2L) "; for more classes use likelihood = \"softmax\"", ")")
     y <- as.integer(y) - (likelihood == "bernoulli")
   } else if (is.logical(y)) {
     if (likelihood != "bernoulli")

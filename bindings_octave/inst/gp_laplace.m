@@ -192,8 +192,9 @@ function [ycode, levels] = label_codes (y, likelihood, fname)
     [levels, ~, code] = unique (y(:));
     levels = levels.';
     if (strcmp (likelihood, "bernoulli") && numel (levels) != 2)
-      arg_error (fname, "y", "must have exactly 2 classes for likelihood = \"bernoulli\" (got %d)",
-                 numel (levels));
+      arg_error (fname, "y", "must have exactly 2 classes for likelihood = \"bernoulli\" (got %d%s)",
+                 numel (levels), if_else (numel (levels) > 2,
+                                          "; for more classes use likelihood = \"softmax\"", ""));
     endif
     y = code - strcmp (likelihood, "bernoulli");
   elseif (islogical (y))

@@ -174,3 +174,4 @@
 %! b = gp_laplace (x, y, "outputscale", 25, "lengthscale", 0.3, "noise_max", 2, "seed", 1);
 %! assert (max (abs (a.f - b.f)) > 1e-3);
 %!error <gp_laplace: 'noise_max' must be positive and finite \(got 0\)> gp_laplace ((1:3)', [0; 1; 0], "noise_max", 0)
+%!error <for more classes use likelihood = "softmax"> gp_laplace ((1:6)', {"a"; "b"; "c"; "a"; "b"; "c"})

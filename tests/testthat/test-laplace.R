@@ -323,3 +323,13 @@ test_that("noise_max (added in the core's option table only) reaches the fit", {
   expect_error(gp_laplace(x, y, noise_max = 0, verbose = FALSE),
                "gp_laplace: 'noise_max' must be positive and finite \\(got 0\\)")
 })
+
+test_that("factor labels: unused levels are dropped for bernoulli, 3 classes point to softmax", {
+  x <- matrix(seq(-1, 1, length.out = 12))
+  y2 <- factor(rep(c("a", "c"), 6), levels = c("a", "b", "c"))
+  fit <- gp_laplace(x, y2, verbose = FALSE, seed = 1)
+  expect_identical(fit$levels, c("a", "c"))
+  expect_identical(levels(predict(fit, x, type = "class")), c("a", "c"))
+  expect_error(gp_laplace(x, factor(rep(c("a", "b", "c"), 4)), verbose = FALSE),
+               "'y' must have exactly 2 levels .* \\(got 3; for more classes use likelihood = \"softmax\"\\)")
+})
