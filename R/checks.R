@@ -183,3 +183,22 @@ plot_call <- function(fun, ..., .user = list()) {
   keep <- if (is.null(nm)) rep(TRUE, length(args)) else !nzchar(nm) | !nm %in% names(.user)
   do.call(fun, c(args[keep], .user))
 }
+
+# Column names of a matrix or data frame input (NULL when it has none).
+input_colnames <- function(x) {
+  cn <- if (is.data.frame(x)) names(x) else colnames(x)
+  if (is.null(cn) || anyNA(cn) || !all(nzchar(cn))) NULL else cn
+}
+
+# New data's columns in the order of the fit's names (when both have names): a
+# reordered data frame or matrix gives the same predictions; other names are an
+# error instead of a silently different answer.
+match_columns <- function(newdata, names_fit, fn, arg) {
+  cn <- input_colnames(newdata)
+  if (is.null(names_fit) || is.null(cn)) return(newdata)
+  miss <- setdiff(names_fit, cn)
+  if (length(miss))
+    stop_arg(fn, arg, "lacks the column", if (length(miss) > 1L) "s", " ",
+             paste0("'", miss, "'", collapse = ", "), " of the fit's inputs")
+  newdata[, names_fit, drop = FALSE]
+}

@@ -100,7 +100,9 @@
 gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL) {
   fn <- "gp_laplace"
   opts <- verb_options(fn, list(...))
+  cn <- input_colnames(x)
   x <- as_input_matrix(x, fn, "x")
+  if (!is.null(cn)) colnames(x) <- cn  # predict matches new data's columns by name
   lab <- label_codes(y, opts[["likelihood"]] %||% option_default(fn, "likelihood"), fn)
   if (length(lab$levels) >= 2L && identical(opts[["likelihood"]], "softmax"))
     opts$n_class <- length(lab$levels)  # levels that never occur are classes too
@@ -255,6 +257,7 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
     newdata <- fit$x
     if (is.null(offset)) offset <- fit$offset  # the training exposure
   }
+  newdata <- match_columns(newdata, colnames(fit$x), fn, "newdata")
   newdata <- as_input_matrix(newdata, fn, "newdata", d = ncol(fit$x))
   if (ncol(newdata) != ncol(fit$x))
     stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", ncol(fit$x))

@@ -333,3 +333,16 @@ test_that("factor labels: unused levels are dropped for bernoulli, 3 classes poi
   expect_error(gp_laplace(x, factor(rep(c("a", "b", "c"), 4)), verbose = FALSE),
                "'y' must have exactly 2 levels .* \\(got 3; for more classes use likelihood = \"softmax\"\\)")
 })
+
+test_that("predict matches new data's columns by name when the fit has names", {
+  set.seed(2)
+  d <- data.frame(a = runif(40), b = runif(40))
+  y <- as.integer(d$a > 0.5)
+  fit <- gp_laplace(d, y, verbose = FALSE, seed = 1)
+  nd <- data.frame(b = c(0.2, 0.9), a = c(0.1, 0.8))  # reordered
+  expect_equal(predict(fit, nd)$mean, predict(fit, nd[, c("a", "b")])$mean, tolerance = 0)
+  expect_equal(predict(fit, as.matrix(nd))$mean, predict(fit, nd[, c("a", "b")])$mean, tolerance = 0)
+  expect_error(predict(fit, data.frame(a = 1, c = 2)), "'newdata' lacks the column 'b'")
+  expect_equal(predict(fit, unname(as.matrix(nd[, c("a", "b")])))$mean,
+               predict(fit, nd[, c("a", "b")])$mean, tolerance = 0)  # no names: by position
+})
