@@ -169,9 +169,12 @@ function fit = gp_laplace (x, y, varargin)
                                    "offset", front.xtest_offset,
                                    "threads", option_value (fname, opts, "threads"));
   endif
-  if (! isempty (used.warning))
-    warning ("scalegp:not-converged", "%s", used.warning);
-  endif
+  for w = strsplit (used.warning, "\n")
+    if (! isempty (w{1}))
+      warning (if_else (strncmp (w{1}, "gp_laplace: did not converge", 28),
+                        "scalegp:not-converged", "scalegp:empty-class"), "%s", w{1});
+    endif
+  endfor
   if (option_value (fname, opts, "verbose"))
     printf ("gp_laplace: %s likelihood, %s kernel, n = %d; %d Newton steps, %d solver iterations; %s (%s)\n",
             fit.likelihood, fit.kernel.kernel, rows (x), fit.newton_steps, fit.iterations,

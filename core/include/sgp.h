@@ -297,14 +297,15 @@ typedef struct sgp_laplace_fit {
   int converged;
   int stop_reason, inner_stop_reason;
   int64_t kernel_products;
+  int64_t empty_class;     /* softmax: the first class in 1..C no training point has, else 0 */
   sgp_laplace_history history;
 } sgp_laplace_fit_t;
 
 /* y: N x 1 (softmax labels 1..C as doubles); prior_mean: N x C or empty (= 0). */
 int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                     const sgp_laplace_opts *o, sgp_laplace_fit_t **out);
-/* The warning of a fit that did not converge (buf: "" and 0 when it did), one
- * wording for both hosts. */
+/* The warnings of a fit, one wording for both hosts: it did not converge, or a
+ * softmax class has no training point (buf: "" and 0 when none). */
 int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o, char *buf,
                         size_t size);
 void sgp_laplace_fit_free(sgp_laplace_fit_t *fit);

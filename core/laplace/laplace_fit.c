@@ -1019,6 +1019,21 @@ static void run_free(run_t *R)
   free(R->ycopy);
 }
 
+/* Softmax: the first class in 1..C that no label names (0: every class has
+ * points); its latent keeps the prior, and a user with gaps in the labels should
+ * hear of it. */
+static int64_t empty_class(const sgp_lik *lik)
+{
+  if (lik->kind != SGP_LIK_SOFTMAX) return 0;
+  unsigned char *seen = (unsigned char *)calloc((size_t)lik->C, 1);
+  if (!seen) return 0;
+  for (int64_t i = 0; i < lik->n; i++) seen[(int64_t)lik->y[i] - 1] = 1;
+  int64_t first = 0;
+  for (int64_t c = 0; c < lik->C && !first; c++) if (!seen[c]) first = c + 1;
+  free(seen);
+  return first;
+}
+
 /* A fit with its arrays allocated, the kernel copied and the prior mean set. */
 static int fit_new(sgp_ctx *ctx, const run_t *R, int64_t n, int64_t d, sgp_cmat prior_mean,
                    sgp_laplace_fit_t **out)
@@ -1219,6 +1234,7 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   if ((st = lik_setup(ctx, &R, y, C))) goto cleanup;
   if ((st = run_setup(ctx, &R, X, C, unit_block))) goto cleanup;
   if ((st = fit_new(ctx, &R, X.rows, X.cols, prior_mean, &fit))) goto cleanup;
+  fit->empty_class = empty_class(R.lik);
   R.h = &fit->history;
   R.t0 = now_s();
   /* O1 */

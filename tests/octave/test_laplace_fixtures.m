@@ -175,3 +175,4 @@
 %! assert (max (abs (a.f - b.f)) > 1e-3);
 %!error <gp_laplace: 'noise_max' must be positive and finite \(got 0\)> gp_laplace ((1:3)', [0; 1; 0], "noise_max", 0)
 %!error <for more classes use likelihood = "softmax"> gp_laplace ((1:6)', {"a"; "b"; "c"; "a"; "b"; "c"})
+%!warning <class 4 of 5 has no training point> gp_laplace ([1:10]', [1 2 3 5 1 2 3 5 1 2]', "likelihood", "softmax", "max_iter", 40, "seed", 1);

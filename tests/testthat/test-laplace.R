@@ -163,9 +163,10 @@ test_that("labels: 0/1, logical and 2-level factors give the same fit; levels ar
   expect_identical(unname(sf$test$prob), unname(si$test$prob))
   expect_equal(colnames(sf$test$prob), c("a", "b", "c"))
   expect_equal(sf$n_class, 3L)
-  # an unused level still counts as a class
-  s4 <- gp_laplace(fx$x, factor(c("a", "b", "c")[yi], levels = c("a", "b", "c", "d")),
-                   likelihood = "softmax", seed = 1, verbose = FALSE)
+  # an unused level still counts as a class (and the fit says it has no points)
+  expect_warning(s4 <- gp_laplace(fx$x, factor(c("a", "b", "c")[yi], levels = c("a", "b", "c", "d")),
+                                  likelihood = "softmax", seed = 1, verbose = FALSE),
+                 "class 4 of 4 has no training point")
   expect_equal(dim(s4$f), c(fx$n, 4L))
 })
 
@@ -345,4 +346,15 @@ test_that("predict matches new data's columns by name when the fit has names", {
   expect_error(predict(fit, data.frame(a = 1, c = 2)), "'newdata' lacks the column 'b'")
   expect_equal(predict(fit, unname(as.matrix(nd[, c("a", "b")])))$mean,
                predict(fit, nd[, c("a", "b")])$mean, tolerance = 0)  # no names: by position
+})
+
+test_that("softmax labels with a gap warn that the missing class has no training point", {
+  x <- matrix(1:10)
+  expect_warning(gp_laplace(x, c(1, 2, 3, 5, 1, 2, 3, 5, 1, 2), likelihood = "softmax",
+                            max_iter = 40, verbose = FALSE, seed = 1),
+                 "class 4 of 5 has no training point")
+  # a factor's unused level is a class without points too
+  expect_warning(gp_laplace(x, factor(rep(c("a", "c"), 5), levels = c("a", "b", "c")),
+                            likelihood = "softmax", max_iter = 40, verbose = FALSE, seed = 1),
+                 "class 2 of 3 has no training point")
 })
