@@ -13,24 +13,7 @@
 #' @param activation hidden activation: \code{"tanh"}, \code{"sigmoid"},
 #'   \code{"relu"} or \code{"identity"}.
 #' @param ... options by name (see Options).
-#' @section Options:
-#' Checked by the core; \code{scalegp_options("mlp_fit")} lists each with its
-#' default.
-#' \describe{
-#'   \item{\code{likelihood}}{\code{"gaussian"} (squared error, one output),
-#'   \code{"softmax"} (cross-entropy, C outputs) or \code{"bernoulli"}
-#'   (cross-entropy on one logit).}
-#'   \item{\code{iterations}}{Adam steps (2000).}
-#'   \item{\code{batch_size}}{minibatch size (100).}
-#'   \item{\code{lr}}{Adam step size (1e-3).}
-#'   \item{\code{weight_decay}}{L2 penalty added as \code{weight_decay * theta} to
-#'   the gradient (0).}
-#'   \item{\code{seed}}{whole number (\code{NULL}: drawn from R's RNG).}
-#'   \item{\code{verbose}}{print progress (default \code{interactive()}).}
-#'   \item{\code{threads}}{OpenMP threads (default
-#'   \code{getOption("scalegp.threads")}).}
-#'   \item{\code{backend}}{\code{"auto"}, \code{"cpu"} or \code{"cuda"} (CPU code).}
-#' }
+#' @eval rd_options("mlp_fit")
 #' @return A generic MLP list of class \code{mlp}: \code{weights} (in-by-out
 #'   matrices), \code{biases}, \code{activation}, \code{output}
 #'   (\code{"identity"}), \code{likelihood}, \code{levels}, \code{loss} (the

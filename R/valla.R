@@ -36,59 +36,14 @@
 #' form uses the weight directions they span, from the SVD of their Jacobian,
 #' and needs no \code{jitter}).
 #'
-#' @section Options:
-#' Given by name in \code{...} (the same names in Octave); the core checks them
-#' and \code{scalegp_options("valla")} lists each with its default.
-#' \describe{
-#'   \item{\code{likelihood}}{\code{"gaussian"}, \code{"softmax"} or
-#'   \code{"bernoulli"}; default from the nnet fit or \code{mlp_fit} network, else
-#'   gaussian for one output and softmax for more.}
-#'   \item{\code{method}}{\code{"valla"}, \code{"lla"} or \code{"ella"}.}
-#'   \item{\code{inducing}}{number of inducing points M (k-means on x, per class for
-#'   classification) or an M-by-d matrix of initial locations. \code{NULL} (default):
-#'   100, or all the rows of x k-means sees (those left after the \code{val_frac}
-#'   hold-out) when fewer; an explicit M larger than those rows is an error.}
-#'   \item{\code{inducing_tags}}{output 1..C of each row of a matrix \code{inducing}
-#'   (default cycling).}
-#'   \item{\code{prior_var}}{initial prior variance of the weights (sigma0^2), 1.}
-#'   \item{\code{noise}}{initial Gaussian noise variance (gaussian only; \code{NULL}:
-#'   exp(-5) times the variance of y).}
-#'   \item{\code{learn}}{what Adam optimizes: any of \code{"A"}, \code{"inducing"},
-#'   \code{"prior_var"}, \code{"noise"} (default all); \code{character(0)} freezes all.}
-#'   \item{\code{closed_form}}{set A to its optimum instead of learning it (FALSE).}
-#'   \item{\code{iterations}, \code{batch_size}, \code{lr}}{Adam iterations (20000),
-#'   minibatch size (100), step size (1e-3).}
-#'   \item{\code{alpha}}{the alpha of the objective (1: ELBO; gaussian allows [0, 1]).}
-#'   \item{\code{eval_every}}{100: iterations between validation checks, after
-#'   iterations 1, 101, ... and the last.}
-#'   \item{\code{patience}}{1: checks without improvement before stopping.}
-#'   \item{\code{restore_best}}{TRUE: keep the checked state with the lowest validation
-#'   NLL.}
-#'   \item{\code{beta1}, \code{beta2}, \code{adam_eps}}{Adam: 0.9, 0.999, 1e-8.}
-#'   \item{\code{init_A}}{\code{"identity"} or \code{"closed_form"}.}
-#'   \item{\code{standardize_y}}{TRUE.}
-#'   \item{\code{kmeans_iter}, \code{kmeans_max}}{10; 50000 points used by k-means.}
-#'   \item{\code{jitter}}{1e-8: closed form with fewer inducing points than weights,
-#'   K_ZZ + jitter mean(diag K_ZZ) I.}
-#'   \item{\code{cache_max_bytes}}{2^31: kernels cached while Z is fixed.}
-#'   \item{\code{val_frac}}{0.1 of x held out for early stopping when no
-#'   \code{validation} is given.}
-#'   \item{\code{val_max}}{10000: validation points used per check, a seeded subsample
-#'   so that the cost of a check does not grow with n; \code{Inf}: all.}
-#'   \item{\code{layers}}{logical, one per layer: which layers' parameters the
-#'   linearization covers; default all.}
-#'   \item{\code{lla_max}, \code{ella_rank}}{5000; 20.}
-#'   \item{\code{full_cov}, \code{prob_method}, \code{mc_samples}}{predictions at
-#'   \code{xtest}: FALSE (C-by-C blocks in \code{test$cov} when TRUE),
-#'   \code{"probit"} or \code{"mc"}, 2048.}
-#'   \item{\code{backend}}{\code{"auto"}, \code{"cpu"} or \code{"cuda"} (CPU code).}
-#'   \item{\code{seed}}{whole number for reproducible random choices (\code{NULL}:
-#'   drawn from R's RNG).}
-#'   \item{\code{verbose}}{print progress (default \code{interactive()}).}
-#'   \item{\code{threads}}{OpenMP threads (\code{NULL} or 0: default;
-#'   \code{getOption("scalegp.threads")}).}
-#' }
-#'
+#' @details Options that shape the data rather than the fit are handled by the
+#' front: \code{inducing} may also be an M-by-d matrix of initial locations, with
+#' \code{inducing_tags} (output 1..C of each row, default cycling); \code{layers}
+#' (logical, one per layer: which layers' parameters the linearization covers,
+#' default all); and the predictions at \code{xtest}: \code{full_cov} (FALSE;
+#' C-by-C blocks in \code{test$cov} when TRUE), \code{prob_method}
+#' (\code{"probit"} or \code{"mc"}) and \code{mc_samples} (2048).
+#' @eval rd_options("valla")
 #' @param model an \code{nnet} fit or a generic MLP list (see Details).
 #' @param x n-by-d matrix of training inputs (a vector is one column).
 #' @param y targets (gaussian) or labels (see Details), length n.

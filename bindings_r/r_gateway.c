@@ -75,13 +75,11 @@ SEXP sgp_options_r(SEXP verb)
 {
   const sgp_verb_table *t = sgp_verb_options(CHAR(STRING_ELT(verb, 0)));
   if (!t) Rf_error("unknown verb");
-  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector",
-                                "subset", "counts"};
   SEXP nm = PROTECT(Rf_allocVector(STRSXP, t->n)), kd = PROTECT(Rf_allocVector(STRSXP, t->n)),
        df = PROTECT(Rf_allocVector(STRSXP, t->n)), dc = PROTECT(Rf_allocVector(STRSXP, t->n));
   for (int i = 0; i < t->n; i++) {
     SET_STRING_ELT(nm, i, Rf_mkChar(t->opts[i].name));
-    SET_STRING_ELT(kd, i, Rf_mkChar(kinds[t->opts[i].kind]));
+    SET_STRING_ELT(kd, i, Rf_mkChar(sgp_opt_kind_name(t->opts[i].kind)));
     SET_STRING_ELT(df, i, Rf_mkChar(t->opts[i].def));
     SET_STRING_ELT(dc, i, Rf_mkChar(t->opts[i].doc));
   }

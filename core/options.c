@@ -30,6 +30,13 @@ const sgp_verb_table *sgp_verb_options(const char *verb)
   return NULL;
 }
 
+const char *sgp_opt_kind_name(sgp_opt_kind kind)
+{
+  static const char *const names[] = {"flag", "count", "real", "choice", "positives", "vector",
+                                      "subset", "counts"};
+  return kind >= 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+}
+
 const sgp_opt_spec *sgp_opt_find(const sgp_verb_table *t, const char *name)
 {
   for (int i = 0; i < t->n; i++)

@@ -27,13 +27,11 @@ user's form \"verb: 'name' ...\").\n\
   const sgp_verb_table *t = sgp_verb_options (verb.c_str ());
   if (! t)
     error ("__sgp_options__: unknown verb '%s'", verb.c_str ());
-  static const char *kinds[] = {"flag", "count", "real", "choice", "positives", "vector",
-                                "subset", "counts"};
   Cell name (t->n, 1), kind (t->n, 1), def (t->n, 1), doc (t->n, 1);
   for (int i = 0; i < t->n; i++)
     {
       name(i) = std::string (t->opts[i].name);
-      kind(i) = std::string (kinds[t->opts[i].kind]);
+      kind(i) = std::string (sgp_opt_kind_name (t->opts[i].kind));
       def(i) = std::string (t->opts[i].def);
       doc(i) = std::string (t->opts[i].doc);
     }

@@ -80,6 +80,8 @@ typedef struct {
 /* The table of a verb ("gp_laplace", ...) or of the context options ("context":
  * backend, seed, verbose, threads); NULL when unknown. */
 const sgp_verb_table *sgp_verb_options(const char *verb);
+/* The name of a kind ("flag", "count", ...) for the hosts' option listings. */
+const char *sgp_opt_kind_name(sgp_opt_kind kind);
 /* The spec of option `name` in t, or NULL. */
 const sgp_opt_spec *sgp_opt_find(const sgp_verb_table *t, const char *name);
 /* Validates v for option `name` of t and stores it into opts. Errors:

@@ -582,4 +582,7 @@ int sgp_ski_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doub
                    const double *uz, double rhoz, int64_t probes, const sgp_ski_loglik_opts *o,
                    double *weights, sgp_ski_loglik_result *res);
 
+/* grid_size (1 or d values) and grid_bounds (d x 2) against the data's d. */
+int sgp_ski_check_grid_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d);
+
 #endif

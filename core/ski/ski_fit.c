@@ -29,6 +29,17 @@ void sgp_ski_opts_default(sgp_ski_opts *o)
   o->seed = 1;
 }
 
+int sgp_ski_check_grid_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d)
+{
+  if (o->n_grid_size > 1 && o->n_grid_size != d)
+    return sgp_fail(ctx, SGP_EINVAL, "grid_size: must be one value or d = %lld (got %lld)",
+                    (long long)d, (long long)o->n_grid_size);
+  if (o->grid_bounds && o->n_grid_bounds && o->n_grid_bounds != 2 * d)
+    return sgp_fail(ctx, SGP_EINVAL, "grid_bounds: must be a %lld-by-2 matrix (got %lld numbers)",
+                    (long long)d, (long long)o->n_grid_bounds);
+  return SGP_OK;
+}
+
 int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,
                       sgp_ski_grid *out)
 {
@@ -39,12 +50,7 @@ int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_sk
   if (d < 1 || d > SGP_SKI_MAX_D || data_range.cols != 2)
     return sgp_fail(ctx, SGP_EDIM, "x: the grid needs 1 to %d columns (got %lld)",
                     SGP_SKI_MAX_D, (long long)d);
-  if (o->n_grid_size > 1 && o->n_grid_size != d)
-    return sgp_fail(ctx, SGP_EINVAL, "grid_size: must be one value or d = %lld (got %lld)",
-                    (long long)d, (long long)o->n_grid_size);
-  if (o->grid_bounds && o->n_grid_bounds && o->n_grid_bounds != 2 * d)
-    return sgp_fail(ctx, SGP_EINVAL, "grid_bounds: must be a %lld-by-2 matrix (got %lld numbers)",
-                    (long long)d, (long long)o->n_grid_bounds);
+  if ((code = sgp_ski_check_grid_dims(ctx, o, d))) return code;
   sgp_ski_opts one;
   if (o->n_grid_size == 1) { /* one size for every dimension */
     one = *o;

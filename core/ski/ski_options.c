@@ -177,14 +177,7 @@ static int check_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d, int given_
                              "length %lld)", (long long)nl)
                   : sgp_fail(ctx, SGP_EINVAL, "lengthscale: must be numeric of length 1 or %lld "
                              "(got length %lld)", (long long)d, (long long)nl);
-  if (given_stats) return SGP_OK;
-  if (o->n_grid_size > 1 && o->n_grid_size != d)
-    return sgp_fail(ctx, SGP_EINVAL, "grid_size: must be one value or d = %lld (got %lld)",
-                    (long long)d, (long long)o->n_grid_size);
-  if (o->grid_bounds && o->n_grid_bounds && o->n_grid_bounds != 2 * d)
-    return sgp_fail(ctx, SGP_EINVAL, "grid_bounds: must be a %lld-by-2 matrix (got %lld numbers)",
-                    (long long)d, (long long)o->n_grid_bounds);
-  return SGP_OK;
+  return given_stats ? SGP_OK : sgp_ski_check_grid_dims(ctx, o, d);
 }
 
 /* A grid_pad that leaves the data at the edges outside the valid range. */

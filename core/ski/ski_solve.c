@@ -242,17 +242,28 @@ static int efcg_verify(void *sv, sgp_ctx *ctx, int replace, double *g2)
   return SGP_OK;
 }
 
+/* The new search direction of both factorized CGs: p = r + b p, with its images
+ * s = B p and z = K_G B p + noise p updated alike (b = 0 at a restart). */
+static double next_direction(int64_t m, double g2, int restart, double *gamma, const double *rh,
+                             const double *uh, const double *vh, double *ph, double *sh,
+                             double *zh)
+{
+  const double b = restart ? 0.0 : g2 / *gamma;
+  for (int64_t i = 0; i < m; i++) {
+    ph[i] = rh[i] + b * ph[i];
+    sh[i] = uh[i] + b * sh[i];
+    zh[i] = vh[i] + b * zh[i];
+  }
+  *gamma = g2;
+  return b;
+}
+
 static double efcg_direct(void *sv, double g2, int restart)
 {
   efcg_state *e = (efcg_state *)sv;
-  const double b = restart ? 0.0 : g2 / e->gamma;
-  for (int64_t i = 0; i < e->m; i++) {
-    e->ph[i] = e->rh[i] + b * e->ph[i];
-    e->sh[i] = e->uh[i] + b * e->sh[i];
-    e->zh[i] = e->vh[i] + b * e->zh[i];
-  }
+  const double b = next_direction(e->m, g2, restart, &e->gamma, e->rh, e->uh, e->vh, e->ph,
+                                  e->sh, e->zh);
   e->cp = e->cr + b * e->cp;
-  e->gamma = g2;
   return b;
 }
 
@@ -361,14 +372,7 @@ static int sefcg_verify(void *sv, sgp_ctx *ctx, int replace, double *g2)
 static double sefcg_direct(void *sv, double g2, int restart)
 {
   sefcg_state *e = (sefcg_state *)sv;
-  const double b = restart ? 0.0 : g2 / e->gamma;
-  for (int64_t i = 0; i < e->m; i++) {
-    e->sh[i] = e->uh[i] + b * e->sh[i];
-    e->zh[i] = e->vh[i] + b * e->zh[i];
-    e->ph[i] = e->rh[i] + b * e->ph[i];
-  }
-  e->gamma = g2;
-  return b;
+  return next_direction(e->m, g2, restart, &e->gamma, e->rh, e->uh, e->vh, e->ph, e->sh, e->zh);
 }
 
 int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,

@@ -42,3 +42,21 @@ parity_run_octave <- function(root, script_name) {
   stats::setNames(val, key)
 }
 
+
+# R's option table of fn as the Octave side prints it ("name=default;...").
+parity_option_line <- function(fn) {
+  o <- scalegp_options(fn)
+  paste(paste0(o$name, "=", o$default), collapse = ";")
+}
+
+# Each call's error text in R equals Octave's (oct[[paste0(key, name)]]) and has
+# the one form "fn: ...".
+parity_expect_errors <- function(calls, oct, key, fn) {
+  env <- parent.frame()
+  for (name in names(calls)) {
+    r <- tryCatch({ eval(calls[[name]], env); "no error" },
+                  error = function(e) conditionMessage(e))
+    expect_identical(r, oct[[paste0(key, name)]], label = sprintf("R's %s error %s", fn, name))
+    expect_match(r, paste0("^", fn, ": "), label = sprintf("%s error %s in the one form", fn, name))
+  }
+}

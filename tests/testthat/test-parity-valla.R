@@ -80,8 +80,7 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
   expect_match(oct$err_learn, "^valla: 'learn' has unknown entries \"Z\"; use any of \"A\"")
 
   # one option table (the core's), and the core-worded warning
-  o <- scalegp_options("valla")
-  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$options)
+  expect_identical(parity_option_line("valla"), oct$options)
   w <- tryCatch(valla(net, x, y, inducing = 6, iterations = 50, lr = 1e3, seed = 1,
                       verbose = FALSE), warning = function(w) conditionMessage(w))
   expect_identical(w, oct$warning)
@@ -93,8 +92,7 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
   same(mn$weights[[2]], oct$mlp.W2, "mlp_fit W2")
   same(mn$biases[[3]], oct$mlp.b3, "mlp_fit b3")
   same(mn$loss, oct$mlp.loss, "mlp_fit loss")
-  o <- scalegp_options("mlp_fit")
-  expect_identical(paste(paste0(o$name, "=", o$default), collapse = ";"), oct$mlp.options)
+  expect_identical(parity_option_line("mlp_fit"), oct$mlp.options)
   expect_identical(err(mlp_fit(x, y, hidden = 3, lr = 0, verbose = FALSE)), oct$mlp.err_lr)
   expect_identical(err(mlp_fit(x, y, hidden = 3, likelihood = "poisson", verbose = FALSE)),
                    oct$mlp.err_likelihood)
