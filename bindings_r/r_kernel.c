@@ -51,7 +51,7 @@ SEXP sgp_kernel_apply_r(SEXP x, SEXP v, SEXP kernel, SEXP lengthscale, SEXP outp
     REAL(secs)[r] = sgp_r_seconds() - t0;
   }
   sgp_op_destroy(&op);
-  if (st) sgp_r_stop("kernel_apply", &ctx, st);
+  if (st) sgp_r_fail("kernel_apply", &ctx, st);
   const char *names[] = {"y", "cached", "setup_seconds", "seconds"};
   SEXP values[] = {Y, PROTECT(Rf_ScalarLogical(cached)), PROTECT(Rf_ScalarReal(setup)), secs};
   SEXP out = sgp_r_named_list(4, names, values);

@@ -202,10 +202,10 @@ SEXP sgp_laplace_predict_r(SEXP x, SEXP weights, SEXP root, SEXP likelihood, SEX
   if (!st) st = sgp_laplace_fit_view(&ctx, &view, sgp_r_cmat(x), sgp_r_cmat(weights),
                                      sgp_r_cmat(root), &k, likelihood_arg(likelihood),
                                      Rf_asReal(noise));
-  if (st) sgp_r_stop("predict.gp_laplace", &ctx, st);
+  if (st) sgp_r_fail("predict.gp_laplace", &ctx, st);
   SEXP out = PROTECT(predict_list(&ctx, &view, xnew, offset_new, &st));
   sgp_ctx_rename_arg(&ctx, "xtest", "newdata");
-  if (st) sgp_r_stop("predict.gp_laplace", &ctx, st);
+  if (st) sgp_r_fail("predict.gp_laplace", &ctx, st);
   UNPROTECT(1);
   return out;
 }

@@ -74,15 +74,10 @@ SEXP sgp_check_threads_r(SEXP threads, SEXP fn)
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   if (sgp_ctx_set_threads(&ctx, Rf_asReal(threads)))
-    Rf_errorcall(R_NilValue, "%s: %s", CHAR(STRING_ELT(fn, 0)), ctx.errmsg);
+    sgp_r_fail(CHAR(STRING_ELT(fn, 0)), &ctx, SGP_EINVAL);
   return Rf_ScalarInteger(ctx.nthreads);
 }
 
-void sgp_r_stop(const char *fn, sgp_ctx *ctx, int status)
-{
-  if (status == SGP_EINTERRUPT) Rf_error("%s: interrupted", fn);
-  Rf_error("%s: %s", fn, ctx->errmsg[0] ? ctx->errmsg : sgp_strerror(status));
-}
 
 static void dims(SEXP x, int64_t *rows, int64_t *cols)
 {

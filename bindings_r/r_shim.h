@@ -21,8 +21,6 @@ typedef struct {
  * longjmp can cross the core), throttled progress lines. */
 void sgp_r_ctx(sgp_ctx *ctx, sgp_r_hooks *hooks, SEXP verbose, SEXP threads,
                SEXP interrupt_after);
-/* Raises the R error for a failed core call (never returns). */
-void sgp_r_stop(const char *fn, sgp_ctx *ctx, int status);
 
 /* Monotonic wall-clock seconds. */
 double sgp_r_seconds(void);

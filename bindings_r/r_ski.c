@@ -78,7 +78,7 @@ static void r_backend(SEXP opts, sgp_ctx *ctx, const char *fn)
   SEXP b = sgp_r_list_elt(opts, "backend");
   if (Rf_isNull(b)) return;
   const int st = sgp_r_backend(ctx, b);
-  if (st) sgp_r_stop(fn, ctx, st);
+  if (st) sgp_r_fail(fn, ctx, st);
 }
 
 static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
@@ -87,7 +87,7 @@ static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
   sgp_ski_opts_default(o);
   int st = sgp_r_kernel(ctx, sgp_r_list_elt(opts, "kernel"), sgp_r_list_elt(opts, "lengthscale"),
                         sgp_r_list_elt(opts, "outputscale"), &o->kernel);
-  if (st) sgp_r_stop(fn, ctx, st);
+  if (st) sgp_r_fail(fn, ctx, st);
   o->noise = real_elt(opts, "noise");
   o->method = (sgp_ski_method)(int)real_elt(opts, "method");
   o->tol = real_elt(opts, "tol");
@@ -351,7 +351,7 @@ SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP l
   sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
   r_opts(opts, &o, &ctx, fn);
   int code = r_stats(&ctx, stats, &d);
-  if (code) sgp_r_stop(fn, &ctx, code);
+  if (code) sgp_r_fail(fn, &ctx, code);
   if (XLENGTH(weights) != d.m) Rf_error("%s: 'weights' do not match the grid", fn);
   const sgp_cmat Xs = sgp_r_cmat(xtest);
   const int want_var = o.variance != SGP_SKI_VARIANCE_NONE;
@@ -369,7 +369,7 @@ SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP l
                          REAL(mean), want_var ? REAL(var) : NULL, &info);
   if (code) {
     rename_xtest(&ctx, arg);
-    sgp_r_stop(fn, &ctx, code);
+    sgp_r_fail(fn, &ctx, code);
   }
   char warn[512];
   sgp_ski_predict_warning(fn, &info, warn, sizeof warn);
@@ -392,7 +392,7 @@ SEXP sgp_ski_shape_r(SEXP size, SEXP bounds, SEXP interpolation, SEXP fn)
   const sgp_ski_interpolation interp = r_interp(interpolation);
   int code = r_grid(&ctx, size, bounds, interp, &g);
   if (!code) code = sgp_ski_stats_shape(&ctx, &g, interp, &m, &S);
-  if (code) sgp_r_stop(CHAR(STRING_ELT(fn, 0)), &ctx, code);
+  if (code) sgp_r_fail(CHAR(STRING_ELT(fn, 0)), &ctx, code);
   SEXP out = PROTECT(Rf_allocVector(REALSXP, 2));
   REAL(out)[0] = (double)m;
   REAL(out)[1] = (double)S;
@@ -417,7 +417,7 @@ SEXP sgp_ski_stats_merge_r(SEXP stats, SEXP labels, SEXP fn_)
   for (R_xlen_t i = 0; i < k; i++) {
     label[i] = CHAR(STRING_ELT(labels, i));
     const int code = r_stats(&ctx, VECTOR_ELT(stats, i), &in[i]);
-    if (code) sgp_r_stop(fn, &ctx, code);
+    if (code) sgp_r_fail(fn, &ctx, code);
   }
   const int64_t m = in[0].m, S = in[0].S, np = in[0].probes;
   SEXP Wty = PROTECT(Rf_allocVector(REALSXP, m));
@@ -430,7 +430,7 @@ SEXP sgp_ski_stats_merge_r(SEXP stats, SEXP labels, SEXP fn_)
   sum.D = REAL(WtW);
   sum.uz = np > 0 ? REAL(Wtz) : NULL;
   const int code = sgp_ski_stats_merge_data(&ctx, (int64_t)k, in, label, &sum);
-  if (code) sgp_r_stop(fn, &ctx, code);
+  if (code) sgp_r_fail(fn, &ctx, code);
   const char *names[] = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"};
   SEXP values[] = {PROTECT(Rf_ScalarReal((double)sum.n)), PROTECT(Rf_ScalarReal(sum.yy)),
                    PROTECT(Rf_ScalarReal(sum.ysum)), Wty, Wt1, WtW,

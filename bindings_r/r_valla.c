@@ -273,10 +273,10 @@ SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP pred, SEXP seed, SEXP thread
   if (!st && d.layers && XLENGTH(ly) != mlp.n_layers)
     st = fail(&ctx, SGP_EINVAL, "layers must have one flag per layer");
   if (!st) st = sgp_valla_fit_from_data(&ctx, &mlp, &d, &fit);
-  if (st) sgp_r_stop("predict.valla", &ctx, st);
+  if (st) sgp_r_fail("predict.valla", &ctx, st);
   SEXP out = PROTECT(predict_list(&ctx, fit, xnew, pred, &st));
   sgp_valla_fit_free(fit);
-  if (st) sgp_r_stop("predict.valla", &ctx, st);
+  if (st) sgp_r_fail("predict.valla", &ctx, st);
   UNPROTECT(1);
   return out;
 }
@@ -289,12 +289,12 @@ SEXP sgp_valla_forward_r(SEXP model, SEXP x, SEXP threads)
   sgp_valla_net net;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
   int st = net_from_r(&ctx, model, &net);
-  if (st) sgp_r_stop("mlp_forward", &ctx, st);
+  if (st) sgp_r_fail("mlp_forward", &ctx, st);
   const sgp_cmat X = sgp_r_cmat(x);
   SEXP G = PROTECT(Rf_allocMatrix(REALSXP, (int)X.rows, (int)net.width[net.n_layers]));
   st = sgp_valla_forward(&ctx, &net, X, sgp_r_mat(G));
   sgp_valla_net_free(&net);
-  if (st) sgp_r_stop("mlp_forward", &ctx, st);
+  if (st) sgp_r_fail("mlp_forward", &ctx, st);
   UNPROTECT(1);
   return G;
 }
@@ -364,7 +364,7 @@ SEXP sgp_valla_metrics_r(SEXP y, SEXP mu, SEXP var, SEXP prob, SEXP bins)
                              Rf_isNull(var) ? none : sgp_r_cmat(var),
                              Rf_isNull(prob) ? none : sgp_r_cmat(prob), (int64_t)Rf_asReal(bins),
                              out, &count);
-  if (st) sgp_r_stop("valla_metrics", &ctx, st);
+  if (st) sgp_r_fail("valla_metrics", &ctx, st);
   const char *reg[] = {"nll", "crps", "cqm"}, *cls[] = {"accuracy", "nll", "ece", "brier", "auc"};
   SEXP v[5];
   for (int k = 0; k < count; k++) v[k] = PROTECT(Rf_ScalarReal(isnan(out[k]) ? NA_REAL : out[k]));

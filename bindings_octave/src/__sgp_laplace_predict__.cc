@@ -80,6 +80,6 @@ Errors name the function @var{fname} and the test inputs @var{xname}\n\
 %! assert (p.resp_mean, 1 ./ (1 + exp (-p.mean ./ sqrt (1 + pi * 2 / 8))), 1e-14);
 %!error <weights> __sgp_laplace_predict__ ([0; 1], [1; -1; 0], [], "bernoulli", "rbf", 1, 1, 0, 0, [], 0)
 %!error <root> __sgp_laplace_predict__ ([0; 1], [1; -1], ones (3, 1), "bernoulli", "rbf", 1, 1, 0, 0, [], 0)
-%!error <xnew: has 2 columns> __sgp_laplace_predict__ ([0; 1], [1; -1], [], "bernoulli", "rbf", 1, 1, 0, [0 0], [], 0)
+%!error <'xnew' has 2 columns> __sgp_laplace_predict__ ([0; 1], [1; -1], [], "bernoulli", "rbf", 1, 1, 0, [0 0], [], 0)
 %!error <likelihood> __sgp_laplace_predict__ ([0; 1], [1; -1], [], "probit", "rbf", 1, 1, 0, 0, [], 0)
 */

@@ -55,7 +55,7 @@ struct.  The core checks every value; its messages name y, pred, var, bins.\n\
 %! m = __sgp_valla_metrics__ ([0.1; -0.3], [0; 0], [0.5; 1], [], 15);
 %! assert (fieldnames (m)', {"nll", "crps", "cqm"});
 %! assert (m.nll, mean (0.5 * log (2 * pi * [0.5; 1]) + [0.1; -0.3] .^ 2 ./ (2 * [0.5; 1])), 1e-14);
-%!error <y: is empty> __sgp_valla_metrics__ (zeros (0, 1), [], [], [], 15)
-%!error <pred: contains NaN> __sgp_valla_metrics__ ([0; 1], [0; NA], [1; 1], [], 15)
-%!error <bins: must be at least 1> __sgp_valla_metrics__ ([0; 1], [0; 0], [1; 1], [], 0)
+%!error <'y' is empty> __sgp_valla_metrics__ (zeros (0, 1), [], [], [], 15)
+%!error <'pred' contains NaN> __sgp_valla_metrics__ ([0; 1], [0; NA], [1; 1], [], 15)
+%!error <'bins' must be at least 1> __sgp_valla_metrics__ ([0; 1], [0; 0], [1; 1], [], 0)
 */

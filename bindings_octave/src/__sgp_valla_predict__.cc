@@ -169,5 +169,5 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
 %!error <prob_method> __sgp_valla_predict__ (model, fit, 0, false, "laplace", 10, 1, 0)
 %!error <fit has no field 'closed_form'> __sgp_valla_predict__ (model, rmfield (fit, "closed_form"), 0, false, "probit", 10, 1, 0)
 %!error <field 'prior' must be true or false> __sgp_valla_predict__ (model, setfield (fit, "prior", "yes"), 0, false, "probit", 10, 1, 0)
-%!error <prior: a fit without inducing points has prior = true> __sgp_valla_predict__ (model, setfield (fit, "prior", false), 0, false, "probit", 10, 1, 0)
+%!error <'prior' a fit without inducing points has prior = true> __sgp_valla_predict__ (model, setfield (fit, "prior", false), 0, false, "probit", 10, 1, 0)
 */

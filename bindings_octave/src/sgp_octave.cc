@@ -145,14 +145,9 @@ namespace sgp_octave
           octave_quit ();
         error_with_id (error_id (status), "%s: interrupted", m_fname.c_str ());
       }
-    if (m_user_form)
-      {
-        char msg[sizeof m_ctx.errmsg + 64];
-        sgp_user_message (m_fname.c_str (), &m_ctx, status, msg, sizeof msg);
-        error_with_id (error_id (status), "%s", msg);
-      }
-    const char *detail = m_ctx.errmsg[0] ? m_ctx.errmsg : sgp_strerror (status);
-    error_with_id (error_id (status), "%s: %s", m_fname.c_str (), detail);
+    char msg[sizeof m_ctx.errmsg + 64];
+    sgp_user_message (m_fname.c_str (), &m_ctx, status, msg, sizeof msg);
+    error_with_id (error_id (status), "%s", msg);
   }
 
   // ------------------------------------------------------------ options
@@ -210,7 +205,6 @@ namespace sgp_octave
   {
     const sgp_verb_table *t = sgp_verb_options (verb);
     const sgp_verb_table *c = sgp_verb_options ("context");
-    ctx.use_user_form ();
     if ((args.length () - first) % 2)
       error ("%s: options must come in name/value pairs", ctx.fname ().c_str ());
     for (int i = first; i < args.length (); i += 2)
@@ -238,7 +232,6 @@ namespace sgp_octave
     const sgp_verb_table *t = sgp_verb_options (verb);
     if (! t)
       error ("%s: unknown verb '%s'", ctx.fname ().c_str (), verb);
-    ctx.use_user_form ();
     option_store keep;
     union { double d; int64_t i; void *p; char bytes[4096]; } scratch; // any verb's struct
     std::memset (&scratch, 0, sizeof scratch);

@@ -60,11 +60,6 @@ namespace sgp_octave
 
     long polls (void) const { return m_polls; }
 
-    // Errors in the one form of options by name ("<fname>: 'arg' <detail>"):
-    // verbs whose options go through the core's table (apply_options) use it;
-    // the others still show "<fname>: arg: <detail>" until they move over.
-    void use_user_form (void) { m_user_form = true; }
-
     // Seeds the core's RNG from a non-negative whole number (error otherwise).
     void set_seed (const octave_value& seed);
     // Backend "cuda", "cpu" or anything else for auto; "cuda" without the
@@ -83,7 +78,6 @@ namespace sgp_octave
     bool m_simulated;        // the last interrupt came from interrupt_after
     bool m_progress_shown;   // a progress line of the current task was printed
     double m_last_progress;  // wall seconds of the last progress line (or start)
-    bool m_user_form = false;
   };
 
   // Owns an operator built by the core; destroyed on every path.

@@ -16,7 +16,7 @@
 %!error <gp_kernel: 'threads' must be a whole number from 0> gp_kernel (x, "threads", 5000)
 %!error <gp_kernel: 'threads' must be a whole number from 0> gp_kernel (x, "threads", 257)
 %!error <gp_laplace: 'threads' must be a whole number from 0> gp_laplace (x, y, "threads", 1e5)
-%!error <scalegp_predict: threads: must be a whole number from 0> scalegp_predict (fit, x, "threads", 1e6)
+%!error <scalegp_predict: 'threads' must be a whole number from 0> scalegp_predict (fit, x, "threads", 1e6)
 %!error <ski_stats: 'threads' must be a whole number from 0> ski_stats (x, y, ski_grid (x, "grid_size", 10), "threads", 1e6)
 %!error <mlp_fit: 'threads' must be a whole number from 0> mlp_fit (x, y, 2, "iterations", 1, "threads", 1e6)
 %!error <'threads' must be a whole number> gp_kernel (x, "threads", 0.5)
@@ -69,8 +69,8 @@
 ## scales beyond double precision
 %!assert (all (isfinite (gp_kernel (x, "outputscale", 1e300)(:))))
 %!error <gp_kernel: 'x' divided by the lengthscale> gp_kernel (x, "lengthscale", 1e-300)
-%!error <scalegp_predict: xnew: divided by the lengthscale> scalegp_predict (fit, 1e200 * x)
-%!error <gp_laplace: xtest: divided by the lengthscale> gp_laplace (x, y, "xtest", 1e200 * x)
+%!error <scalegp_predict: 'xnew' divided by the lengthscale> scalegp_predict (fit, 1e200 * x)
+%!error <gp_laplace: 'xtest' divided by the lengthscale> gp_laplace (x, y, "xtest", 1e200 * x)
 %!error <'offset' log exposures must lie in \[-700, 700\]> gp_laplace (x, floor (3 * x(:, 2)), "likelihood", "poisson", "offset", 1e300 * ones (20, 1))
 %!test  # far apart points: 0 covariance, not Inf * 0
 %! for k = {"matern12", "matern32", "matern52"}
@@ -93,7 +93,7 @@
 
 ## ski_gsgp names its own arguments; scalegp_predict names xnew
 %!error <ski_gsgp: 'xtest' contains NaN> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x * NaN)
-%!error <ski_gsgp: xtest: row 1, column 1 .* is outside the grid> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x + 5)
+%!error <ski_gsgp: 'xtest' row 1, column 1 .* is outside the grid> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x + 5)
 %!error <ski_gsgp: 'x' the range of column 1 .* gives no grid in doubles> ski_gsgp (0.5e300 * ones (20, 2), x(:, 2))
 %!error <ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding> ski_gsgp (x, x(:, 2), "grid_pad", 0)
 %!error <ski_grid: 'grid_size' must be 1 to 8 whole numbers> ski_grid (x, "grid_size", 1i)
@@ -107,7 +107,7 @@
 %! i = (1:20).';
 %! x = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
 %! f = ski_gsgp (x, x(:, 2), "grid_size", 10, "loglik", true, "probes", 2, "seed", 1);
-%!error <scalegp_predict: xnew: row 1, column 1 .* outside the grid> scalegp_predict (f, 1e300 * x)
+%!error <scalegp_predict: 'xnew' row 1, column 1 .* outside the grid> scalegp_predict (f, 1e300 * x)
 %!error <scalegp_predict: 'xnew' contains NaN> scalegp_predict (f, x * NaN)
 %!error <'fit.rel_residual' must be one finite number> scalegp_predict (setfield (f, "rel_residual", Inf), x)
 %!error <'fit.loglik' must be one finite number> scalegp_predict (setfield (f, "loglik", Inf), x)
@@ -130,7 +130,7 @@
 %!error <valla: 'inducing' .* is too large> valla (net, xv, yv, "inducing", 1e300 * xv(1:5, :), "iterations", 20)
 %!error <scalegp_predict: 'xnew' .* is too large \(at most 1e\+100> scalegp_predict (vfit, 1e300 * xv)
 %!error <mlp_fit: 'y' 1e\+300 at row 1, column 1 is too large> mlp_fit (xv, 1e300 * ones (30, 1), 3, "iterations", 20)
-%!error <valla_metrics: y: 1e\+300 at row 1, column 1 is too large> valla_metrics (struct ("mean", yv, "var", 0.1 * ones (30, 1)), 1e300 * ones (30, 1))
+%!error <valla_metrics: 'y' 1e\+300 at row 1, column 1 is too large> valla_metrics (struct ("mean", yv, "var", 0.1 * ones (30, 1)), 1e300 * ones (30, 1))
 %!error <valla: 'prior_var' 1e\+300 makes I \+ L'K_ZZ L \(M = 27 inducing points\) lose> valla (net, xv, yv, "prior_var", 1e300, "iterations", 20, "seed", 1)
 %!error <scalegp_predict: fit field 'prior' must be true or false> scalegp_predict (setfield (vfit, "prior", "a"), xv)
 %!error <scalegp_predict: fit field 'closed_form' must be true or false> scalegp_predict (setfield (vfit, "closed_form", "a"), xv)

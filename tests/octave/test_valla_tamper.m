@@ -31,14 +31,14 @@
 %!error <'fit.likelihood' is unknown> scalegp_predict (setfield (tr, "likelihood", "poisson"), x)
 
 ## values and shapes (the core)
-%!error <P1: contains NaN or Inf> scalegp_predict (setfield (tr, "P1", NaN (5)), x)
+%!error <'P1' contains NaN or Inf> scalegp_predict (setfield (tr, "P1", NaN (5)), x)
 %!error <P1 must be 5 x 5> scalegp_predict (setfield (tr, "P1", tr.P1(2:end, :)), x)
 %!error <prior_var must be positive> scalegp_predict (setfield (tr, "prior_var", -1), x)
 
 ## P1 / P2 / prior that no method leaves
-%!error <P1: is missing although prior = true; the fit is damaged> scalegp_predict (setfield (tr, "P1", []), x)
-%!error <P2: a fit with prior = false has P2 and no P1> scalegp_predict (setfield (tr, "prior", false), x)
-%!error <closed_form: a valla fit with a trained A> scalegp_predict (setfield (tr, "P2", tr.P1), x)
-%!error <P2: is missing from a closed-form fit> scalegp_predict (setfield (cf, "P2", []), x)
-%!error <method: an exact LLA fit has P1, prior = true and no P2> scalegp_predict (setfield (lla, "P2", lla.P1), x)
-%!error <P1: is missing although prior = true> scalegp_predict (setfield (ella, "prior", true), x)
+%!error <'P1' is missing although prior = true; the fit is damaged> scalegp_predict (setfield (tr, "P1", []), x)
+%!error <'P2' a fit with prior = false has P2 and no P1> scalegp_predict (setfield (tr, "prior", false), x)
+%!error <'closed_form' a valla fit with a trained A> scalegp_predict (setfield (tr, "P2", tr.P1), x)
+%!error <'P2' is missing from a closed-form fit> scalegp_predict (setfield (cf, "P2", []), x)
+%!error <'method' an exact LLA fit has P1, prior = true and no P2> scalegp_predict (setfield (lla, "P2", lla.P1), x)
+%!error <'P1' is missing although prior = true> scalegp_predict (setfield (ella, "prior", true), x)

@@ -22,7 +22,7 @@ expect_error_no_warning <- function(expr, pattern) {
 }
 
 test_that("threads above 256 are refused by the core's rule, naming threads", {
-  msg <- "threads: must be a whole number from 0 \\(the OpenMP default\\) to 256"
+  msg <- "'threads' must be a whole number from 0 \\(the OpenMP default\\) to 256"
   for (t in c(257, 5000, 1e5, 1e6, 2^31, 0.5, -1, NaN, Inf))
     expect_error(gp_kernel(fz_x, threads = t),
                  "gp_kernel: 'threads' must be a whole number from 0 \\(the OpenMP default\\) to 256")
@@ -150,7 +150,7 @@ test_that("scales beyond double precision are errors naming the input", {
   expect_warning(fz_fit(outputscale = 1e300), "did not converge")  # honest, finite results
   expect_error(gp_kernel(fz_x, lengthscale = 1e-300), "gp_kernel: 'x' divided by the lengthscale")
   expect_error(gp_kernel(fz_x * 1e200), "'x' divided by the lengthscale")
-  expect_error(predict(fz_fit(), fz_x * 1e200), "predict.gp_laplace: newdata: divided by the lengthscale")
+  expect_error(predict(fz_fit(), fz_x * 1e200), "predict.gp_laplace: 'newdata' divided by the lengthscale")
   expect_error(fz_fit(xtest = fz_x * 1e200), "gp_laplace: 'xtest' divided by the lengthscale")
   for (k in c("matern12", "matern32", "matern52")) {  # far apart: 0, not Inf * 0
     K <- gp_kernel(fz_x, kernel = k, lengthscale = 1e-60)
@@ -194,10 +194,10 @@ test_that("ski_gsgp names its own arguments (xtest, x, grid_pad) and predict nam
   expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = fz_x * NaN, verbose = FALSE),
                "ski_gsgp: 'xtest' contains NaN")
   expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = fz_x + 5, verbose = FALSE),
-               "ski_gsgp: xtest: row 1, column 1 .* is outside the grid")
+               "ski_gsgp: 'xtest' row 1, column 1 .* is outside the grid")
   expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = cbind(1, 2, 3), verbose = FALSE),
                "ski_gsgp: 'xtest' has 3 columns")
-  expect_error(predict(fit, fz_x * 1e300), "predict.ski_gsgp: newdata: row 1, column 1 .* outside")
+  expect_error(predict(fit, fz_x * 1e300), "predict.ski_gsgp: 'newdata' row 1, column 1 .* outside")
   expect_error(predict(fit, fz_x * NaN), "predict.ski_gsgp: 'newdata' contains NaN")
   x300 <- matrix(0.5, 20, 2) * 1e300
   expect_error(ski_gsgp(x300, fz_x[, 2], verbose = FALSE),

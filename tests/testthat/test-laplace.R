@@ -304,11 +304,11 @@ test_that("every bad argument is an error naming it", {
   c_predict <- function(f)
     .Call(scalegp:::C_sgp_laplace_predict_r, f$x, f$weights, f$root, "bernoulli", "rbf", 1, 1,
           0, x, NULL, 0L)
-  expect_error(c_predict(bad), "predict.gp_laplace: weights: is 9 x 1")
+  expect_error(c_predict(bad), "predict.gp_laplace: 'weights' is 9 x 1")
   bad <- fit
   bad$root <- bad$root[-1, , drop = FALSE]
   expect_error(predict(bad, x), "'object\\$root' is 9 x [0-9]+; need 10 x any")
-  expect_error(c_predict(bad), "predict.gp_laplace: root: has 9 rows")
+  expect_error(c_predict(bad), "predict.gp_laplace: 'root' has 9 rows")
 })
 
 test_that("noise_max (added in the core's option table only) reaches the fit", {

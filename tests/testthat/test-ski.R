@@ -274,7 +274,7 @@ test_that("backend reaches the core context and verbose reports progress", {
     expect_error(ski_fit_case(cs, backend = "cuda"),
                  "ski_gsgp: 'backend' \"cuda\" is not available")
     expect_error(predict(a, cs$xtest, backend = "cuda"),
-                 "predict.ski_gsgp: backend: \"cuda\" is not available")
+                 "predict.ski_gsgp: 'backend' \"cuda\" is not available")
   } else {
     # accepted; the SKI solvers still run on the CPU, so the fit is the same
     expect_identical(ski_fit_case(cs, backend = "cuda")$weights, a$weights)

@@ -22,15 +22,15 @@ test_that("values whose squares overflow are refused naming the input", {
   expect_error(vz$q(vz$net, vz$x, vz$y * 1e300), paste0("valla: 'y'", " .* ", big))
   expect_error(valla(vz$net, vz$x, vz$y, inducing = vz$x[1:5, ] * 1e300, iterations = 20,
                      verbose = FALSE), paste0("valla: 'inducing'", " .* ", big))
-  expect_error(predict(vz$fit, vz$x * 1e300), paste0("predict.valla: newdata:", " .* ", big))
+  expect_error(predict(vz$fit, vz$x * 1e300), paste0("predict.valla: 'newdata'", " .* ", big))
   expect_error(mlp_fit(vz$x, rep(1e300, vz$n), hidden = 3, iterations = 20, verbose = FALSE),
                paste0("mlp_fit: 'y'", " .* ", big))
   expect_error(mlp_fit(vz$x * 1e300, vz$y, hidden = 3, iterations = 20, verbose = FALSE),
                paste0("mlp_fit: 'x'", " .* ", big))
   expect_error(valla_metrics(list(mean = vz$y, var = rep(0.1, vz$n)), rep(1e300, vz$n)),
-               paste0("valla_metrics: y:", " .* ", big))
+               paste0("valla_metrics: 'y'", " .* ", big))
   expect_error(valla_metrics(list(mean = rep(1e300, vz$n), var = rep(0.1, vz$n)), vz$y),
-               paste0("valla_metrics: pred:", " .* ", big))
+               paste0("valla_metrics: 'pred'", " .* ", big))
   expect_true(all(is.finite(predict(vz$fit, vz$x * 1e50)$mean)))  # large but fine
 })
 

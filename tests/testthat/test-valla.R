@@ -257,7 +257,7 @@ test_that("0 <= var <= prior kappa(x, x); seeds reproduce; save/reload predicts 
   expect_error(predict(odd, xs), "predict.valla: 'object\\$tags' must give one output per inducing point")
   odd <- back
   odd$P1[1, 1] <- NaN
-  expect_error(predict(odd, xs), "predict.valla: P1: contains NaN or Inf \\(row 1, column 1\\)")
+  expect_error(predict(odd, xs), "predict.valla: 'P1' contains NaN or Inf \\(row 1, column 1\\)")
   expect_lt(max(abs(p$var - fit$test$var) / fit$test$var), 1e-12)
   expect_length(fit$history$objective, fit$iterations)
   expect_true(nrow(fit$history$validation) >= 1)
@@ -337,7 +337,7 @@ test_that("valla_metrics equals direct formulas", {
   pb <- runif(40); yb <- rbinom(40, 1, pb)
   mb <- valla_metrics(pb, yb)
   expect_equal(mb[["auc"]], mean(outer(pb[yb == 1], pb[yb == 0], ">")), tolerance = 1e-12)
-  expect_error(valla_metrics(P, c(lab[-1], 4)), "y: the label at row 50 is not one of the 3 classes")
+  expect_error(valla_metrics(P, c(lab[-1], 4)), "'y' the label at row 50 is not one of the 3 classes")
 })
 
 test_that("bad input gives errors naming the argument", {
