@@ -47,4 +47,10 @@ int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
 int sgp_kernel_apply_symmetric(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a,
                                sgp_cmat V, sgp_mat Y, int tile);
 
+/* grad[0..n_lengthscale] = sum_ik G_ik dK_ik/dtheta over theta = (log lengthscale(s),
+ * log outputscale), K = k(X, X); G symmetric n x n (ld ldg, lower triangle read).
+ * One pass over the pairs; the same bitwise for every thread count (kernel_grad.c). */
+int sgp_kernel_grad_dense(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *G,
+                          int64_t ldg, double *grad);
+
 #endif

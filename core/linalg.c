@@ -15,6 +15,9 @@ extern void dgemm_(const char *ta, const char *tb, const int *m, const int *n, c
                    const double *alpha, const double *a, const int *lda, const double *b,
                    const int *ldb, const double *beta, double *c, const int *ldc,
                    fc_len lta, fc_len ltb);
+extern void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k,
+                   const double *alpha, const double *a, const int *lda, const double *beta,
+                   double *c, const int *ldc, fc_len luplo, fc_len ltrans);
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
                     fc_len luplo);
 extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a,
@@ -63,6 +66,19 @@ int sgp_gemm(sgp_ctx *ctx, char transa, char transb, int64_t m, int64_t n, int64
   if (m == 0 || n == 0) return SGP_OK;
   int im = (int)m, in = (int)n, ik = (int)k, ila = (int)lda, ilb = (int)ldb, ilc = (int)ldc;
   dgemm_(&transa, &transb, &im, &in, &ik, &alpha, A, &ila, B, &ilb, &beta, C, &ilc, 1, 1);
+  return SGP_OK;
+}
+
+int sgp_syrk(sgp_ctx *ctx, char trans, int64_t n, int64_t k, double alpha, const double *A,
+             int64_t lda, double beta, double *C, int64_t ldc)
+{
+  static const char routine[] = "dsyrk";
+  FITS(n); FITS(k); FITS(lda); FITS(ldc);
+  if (n == 0) return SGP_OK;
+  int in = (int)n, ik = (int)k, ila = (int)lda, ilc = (int)ldc;
+  dsyrk_("L", &trans, &in, &ik, &alpha, A, &ila, &beta, C, &ilc, 1, 1);
+  for (int64_t j = 1; j < n; j++) /* mirror: callers read both triangles */
+    for (int64_t i = 0; i < j; i++) C[i + j * ldc] = C[j + i * ldc];
   return SGP_OK;
 }
 

@@ -68,6 +68,10 @@ void sgp_blas_serial_end(int saved);
 int sgp_gemm(sgp_ctx *ctx, char transa, char transb, int64_t m, int64_t n, int64_t k,
              double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
              double beta, double *C, int64_t ldc);
+/* C = alpha op(A)' op(A) + beta C (n-by-n, both triangles filled): trans 'T' gives
+ * A'A for a k-by-n A, 'N' gives A A' for an n-by-k A. */
+int sgp_syrk(sgp_ctx *ctx, char trans, int64_t n, int64_t k, double alpha, const double *A,
+             int64_t lda, double beta, double *C, int64_t ldc);
 /* Cholesky A = L L' in place (lower); SGP_ENOTPD when not positive definite. */
 int sgp_potrf(sgp_ctx *ctx, int64_t n, double *A, int64_t lda);
 /* Solves (L L') X = B in place given the lower Cholesky factor. */

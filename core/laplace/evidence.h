@@ -1,0 +1,85 @@
+/* evidence.h -- gp_laplace's exact Laplace evidence log q(y | theta) and its
+ * gradient (spec shared/spec/model_selection.md §2; core-internal). Dense: the
+ * kernel matrix and the factors are n x n, so this is the exact mode's
+ * estimator, O(n^3) per evaluation. */
+#ifndef SGP_EVIDENCE_H
+#define SGP_EVIDENCE_H
+
+#include "laplace.h"
+
+/* The coordinates of spec §1, in this order: log lengthscale (n_ls values), log
+ * outputscale, the prior mean (n_mean: 1, or C for softmax), log noise variance
+ * (gaussian only, one value). */
+typedef struct { int64_t n_ls, n_mean, has_noise; } sgp_ev_layout;
+static inline int64_t sgp_ev_size(const sgp_ev_layout *l)
+{ return l->n_ls + 1 + l->n_mean + (l->has_noise ? 1 : 0); }
+
+/* B = I + W^1/2 K W^1/2 at a point f. Diagonal W (bernoulli, poisson, gaussian):
+ * one Cholesky L. Softmax (W = D - Pi Pi'): per class V_c = L_c^-1 D_c^1/2 and
+ * E_c = V_c' V_c with L_c L_c' = I + D_c^1/2 K D_c^1/2, and M M' = sum_c E_c
+ * (R&W Alg. 3.3). R = W^1/2 B^-1 W^1/2 = (W^-1 + K)^-1 in both cases. */
+typedef struct {
+  int64_t n, C;
+  int softmax;
+  double *sw;          /* diagonal: W^1/2 (n) */
+  double *L;           /* diagonal: the Cholesky factor of B (n x n) */
+  double *V, *E;       /* softmax: C blocks of n x n each */
+  double *M;           /* softmax: n x n */
+  double *pi;          /* softmax: n x C */
+  double half_logdet;  /* 1/2 log |B| */
+} sgp_ev_factor;
+
+typedef struct {
+  sgp_lik lik;          /* y, offset; gaussian: its noise */
+  sgp_cmat X;
+  sgp_kernel kernel;
+  const double *mean;   /* layout.n_mean values */
+  sgp_ev_layout layout;
+} sgp_ev_problem;
+
+/* Kept across evaluations: the mode of the last one is the next warm start. */
+typedef struct {
+  int64_t n, C;
+  double *K;            /* n x n */
+  double *f, *a;        /* n x C: the mode and a = K^-1 (f - m) */
+  double *w, *g, *d3;   /* n x C at f: W (diagonal) or pi (softmax), grad log p, and
+                           the third derivative (diagonal) */
+  double *b, *kb, *da, *kda, *ft, *at; /* n x C scratch */
+  int warm;
+  int newton_steps;     /* of the last evaluation */
+  double psi;           /* Psi at the mode */
+  sgp_ev_factor fac;
+} sgp_ev_ws;
+
+int  sgp_ev_ws_init(sgp_ctx *ctx, sgp_ev_ws *ws, int64_t n, int64_t C);
+void sgp_ev_ws_free(sgp_ev_ws *ws);
+
+/* log q(y | theta) at the problem's hyperparameters and, when grad is not NULL,
+ * its gradient in the layout's coordinates. Fails (SGP_ENOTPD, message says why)
+ * when the mode is not found to full accuracy: an evidence away from the mode is
+ * not the evidence. */
+int sgp_evidence(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_ev_ws *ws, double *loglik,
+                 double *grad);
+
+/* ---- evidence_factor.c */
+/* Factorizes B at f; ws->w holds W (diagonal) or pi (softmax) at f. */
+int  sgp_ev_factorize(sgp_ctx *ctx, sgp_ev_factor *fac, const double *K, const double *w);
+/* out = R Z for an n x C block Z (out may not alias Z). */
+int  sgp_ev_apply_r(sgp_ctx *ctx, const sgp_ev_factor *fac, const double *Z, double *out);
+/* Q = sum_c R_cc (n x n, the trace weight of tr(R (I_C x dK))) and the per-point
+ * posterior covariance blocks S (n x C x C, S[i + n (c + C c')] = Sigma_i[c, c'];
+ * diagonal W: n values Sigma_ii). Q may hold scratch space of n x n on entry. */
+int  sgp_ev_cov_parts(sgp_ctx *ctx, const sgp_ev_factor *fac, const double *K, double *Q,
+                      double *S);
+void sgp_ev_factor_free(sgp_ev_factor *fac);
+
+/* ---- evidence_mode.c */
+/* Per point: log p summed, its gradient g (n x C), and W (diagonal: n, with the
+ * third derivative d3, n) or pi (softmax: n x C; d3 unused). */
+double sgp_ev_lik(const sgp_lik *lik, const double *f, double *g, double *w, double *d3);
+/* Newton iterations to the mode at mean m (n x C), warm-started from ws->a;
+ * leaves ws->f, ws->a, ws->w and ws->fac at the mode. */
+int  sgp_ev_mode(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws,
+                 double *logp);
+
+#endif
