@@ -256,7 +256,46 @@ typedef struct {
   int random_order;          /* unit policy: seeded random permutation (default 0) */
   size_t kernel_cache_bytes; /* materialize K_x when 8 N^2 bytes fit; default 2 GiB */
   int tile;                  /* kernel tile size; default 512 */
+  /* model selection (spec shared/spec/model_selection.md). Not given: the kernel's
+   * lengthscale NULL, its outputscale NaN, mean NULL, noise empty. */
+  const double *mean;        /* constant prior mean: 1 value, or C (softmax); added to
+                              * sgp_laplace_fit's prior_mean */
+  int64_t n_mean;
+  unsigned learn;            /* SGP_LEARN_* bits; default SGP_LEARN_AUTO */
+  int optim_max_iter;        /* evidence evaluations of the optimizer at most; 100 */
+  int restarts;              /* extra seeded starts of the optimizer; 0 */
 } sgp_laplace_opts;
+
+/* What is learned by maximizing the evidence; AUTO: every hyperparameter not given. */
+enum {
+  SGP_LEARN_LENGTHSCALE = 1u, SGP_LEARN_OUTPUTSCALE = 2u, SGP_LEARN_MEAN = 4u,
+  SGP_LEARN_NOISE = 8u, SGP_LEARN_AUTO = 16u
+};
+
+/* The hyperparameters a fit used, and its model selection (spec model_selection.md
+ * §6): the evidence and its gradient in the coordinates theta = (log lengthscale(s),
+ * log outputscale, mean(s), log noise), and the optimizer's trace. */
+typedef struct {
+  double *lengthscale;     /* n_lengthscale */
+  int64_t n_lengthscale;
+  double outputscale;
+  double *mean;            /* n_mean: 1, or C (softmax) */
+  int64_t n_mean;
+  double noise;            /* gaussian with one noise value (NaN otherwise) */
+  unsigned learned;        /* SGP_LEARN_* bits that were optimized */
+  int64_t n_theta;         /* coordinates of grad */
+  double loglik;           /* the exact Laplace evidence; NaN when not computed (note says why) */
+  double *grad;            /* n_theta, or NULL with loglik */
+  int64_t n_eval;          /* optimizer evaluations (rows of the trace) */
+  double *tr_loglik, *tr_gradnorm, *tr_seconds; /* n_eval each */
+  double *tr_theta;        /* n_eval x n_theta (ld n_eval) */
+  int optim_converged, optim_interrupted;
+  char optim_message[256];
+  char note[256];          /* "" or why the hyperparameters were not learned / loglik is NaN */
+} sgp_laplace_hyper;
+/* The name of coordinate k of theta ("lengthscale" or "lengthscale1".., "outputscale",
+ * "mean" or "mean1".., "noise"). */
+void sgp_laplace_theta_name(const sgp_laplace_hyper *h, int64_t k, char *buf, size_t size);
 
 void sgp_laplace_opts_default(sgp_laplace_opts *o);
 
@@ -298,6 +337,7 @@ typedef struct sgp_laplace_fit {
   int stop_reason, inner_stop_reason;
   int64_t kernel_products;
   int64_t empty_class;     /* softmax: the first class in 1..C no training point has, else 0 */
+  sgp_laplace_hyper hyper; /* the hyperparameters used and their selection */
   sgp_laplace_history history;
 } sgp_laplace_fit_t;
 
@@ -309,8 +349,8 @@ int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
 int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o, char *buf,
                         size_t size);
 void sgp_laplace_fit_free(sgp_laplace_fit_t *fit);
-/* Latent mean / variance (Ns x C each; var may have data NULL) at Xs (zero prior
- * mean at Xs), and the response (optional, data NULL to skip), Ns x C each:
+/* Latent mean / variance (Ns x C each; var may have data NULL) at Xs (with the
+ * fit's constant prior mean), and the response (optional, data NULL to skip), Ns x C each:
  * bernoulli P(y=1) by the probit approximation and its Bernoulli variance;
  * softmax probabilities softmax(mu_c kappa(s2_c)) and p(1-p); poisson rate mean
  * exp(mu+o+s2/2) and variance (e^{s2}-1) e^{2(mu+o)+s2}; gaussian mu and s2+noise.
@@ -322,12 +362,13 @@ int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
 /* A non-owning fit for predictions from plain data (a fit reloaded from R or
  * Octave): fills *fit with pointers to X (n x d), weights (n x C) and root
  * (nC x r, r may be 0), the kernel (its lengthscale array is referenced), the
- * likelihood, C and the gaussian noise. Checks shapes and finiteness; messages
+ * likelihood, C, the gaussian noise and the constant prior mean (1 or C values, or
+ * empty = 0; referenced). Checks shapes and finiteness; messages
  * name the field ("x", "weights", "root", ...). Never pass the view to
  * sgp_laplace_fit_free. */
 int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_cmat weights,
                          sgp_cmat root, const sgp_kernel *kernel, sgp_likelihood likelihood,
-                         double noise);
+                         double noise, sgp_cmat mean);
 
 /* ---- ski_gsgp ---- */
 /* Structured kernel interpolation on a regular grid (spec shared/spec/ski_gsgp.md).

@@ -103,14 +103,20 @@ extern const char *const sgp_kernel_names[];
  * the options struct TYPE whose sgp_kernel is MEMBER: every verb with a kernel
  * uses these, so the kernel's options are written once. */
 #define SGP_KERNEL_OPTION_ROWS(TYPE, MEMBER)                                              \
+  SGP_KERNEL_OPTION_ROWS_AS(TYPE, MEMBER, "1", "1", 0, "")
+/* The kernel rows with the defaults as written (LS_DEF, OS_DEF), extra flags on the
+ * lengthscale and outputscale (SGP_OPT_NULL_OK where "not given" means learned) and a
+ * doc suffix. */
+#define SGP_KERNEL_OPTION_ROWS_AS(TYPE, MEMBER, LS_DEF, OS_DEF, OS_FLAGS, DOC)              \
   {"kernel", SGP_OPT_CHOICE, "\"rbf\"", 0, 0, 0, sgp_kernel_names,                        \
    offsetof(TYPE, MEMBER.kind), SGP_STORE_INT, 0,                                          \
    "\"rbf\", \"matern12\", \"matern32\" or \"matern52\""},                                \
-  {"lengthscale", SGP_OPT_POSITIVES, "1", 0, 0, 0, NULL, offsetof(TYPE, MEMBER.lengthscale),  \
+  {"lengthscale", SGP_OPT_POSITIVES, LS_DEF, 0, 0, (OS_FLAGS), NULL,                      \
+   offsetof(TYPE, MEMBER.lengthscale),                                                     \
    SGP_STORE_DOUBLE, offsetof(TYPE, MEMBER.n_lengthscale),                                 \
-   "one lengthscale, or one per column of x (ARD)"},                                       \
-  {"outputscale", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL,                   \
-   offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance"}
+   "one lengthscale, or one per column of x (ARD)" DOC},                                   \
+  {"outputscale", SGP_OPT_REAL, OS_DEF, 0, INFINITY, SGP_OPT_LO_OPEN | (OS_FLAGS), NULL,    \
+   offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance" DOC}
 
 /* gp_kernel's options: its kernel. */
 typedef struct { sgp_kernel kernel; } sgp_kernel_opts;

@@ -44,6 +44,22 @@ void sgp_lik_w_apply(const sgp_lik *lik, const double *f, int64_t b, const doubl
 void sgp_softmax_pinv_apply(int64_t C, const double *inv_pi, int64_t stride,
                             const double *u, int64_t su, double *out, int64_t so);
 
+/* ------------------------------------------------------------ internal: model selection */
+
+/* Most coordinates of theta (lengthscales + outputscale + means + noise). */
+#define SGP_OPT_MAX_THETA 256
+/* Data-based initial values (spec model_selection.md §5): lengthscale(s) when
+ * want_ls (n_ls values: per dimension or one), outputscale s, mean (1, or C for
+ * softmax) and the gaussian noise (NaN otherwise). */
+int sgp_laplace_initial(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, int want_ls, double *ls,
+                        double *s, double *mean, double *noise);
+/* The hyperparameters of a fit into h (the user's, initial or learned values, the
+ * evidence and its gradient), and ro = o with them; lik's one gaussian noise value
+ * is set to the one used. */
+int  sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
+                        sgp_laplace_opts *ro, sgp_laplace_hyper *h);
+void sgp_laplace_hyper_free(sgp_laplace_hyper *h);
+
 /* ------------------------------------------------------------ internal: IterGP */
 
 typedef struct {

@@ -11,15 +11,14 @@
 
 void sgp_laplace_opts_default(sgp_laplace_opts *o)
 {
-  static const double one = 1.0;
   memset(o, 0, sizeof *o);
   o->likelihood = SGP_LIK_BERNOULLI;
   o->noise = sgp_cmat_of(NULL, 0, 0); /* gaussian: 1 */
   o->offset = sgp_cmat_of(NULL, 0, 0);
   o->kernel.kind = SGP_KERNEL_RBF;
-  o->kernel.lengthscale = &one;
-  o->kernel.n_lengthscale = 1;
-  o->kernel.outputscale = 1.0;
+  o->kernel.lengthscale = NULL;  /* not given: learned (model selection) */
+  o->kernel.n_lengthscale = 0;
+  o->kernel.outputscale = NAN;
   o->policy = SGP_POLICY_CG;
   o->max_newton = 20;
   o->max_iter = 5;
@@ -39,6 +38,11 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->damping = 1;
   o->random_order = 0;
   o->kernel_cache_bytes = (size_t)2 << 30;
+  o->mean = NULL;
+  o->n_mean = 0;
+  o->learn = SGP_LEARN_AUTO;
+  o->optim_max_iter = 100;
+  o->restarts = 0;
   o->tile = SGP_DEFAULT_TILE;
 }
 
@@ -105,6 +109,7 @@ void sgp_laplace_fit_free(sgp_laplace_fit_t *fit)
   free(fit->lengthscale); free(fit->X); free(fit->m); free(fit->f); free(fit->var);
   free(fit->weights); free(fit->root); free(fit->flin); free(fit->noise_data);
   history_free(&fit->history);
+  sgp_laplace_hyper_free(&fit->hyper);
   free(fit);
 }
 
@@ -848,7 +853,12 @@ static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_m
   if (y.rows != n || y.cols != 1)
     return sgp_fail(ctx, SGP_EDIM, "y: is %lld x %lld; need %lld x 1", (long long)y.rows,
                     (long long)y.cols, (long long)n);
-  if ((st = sgp_kernel_check(ctx, &o->kernel, d))) return st;
+  /* a kernel not given is resolved by model selection, and checked after it */
+  sgp_kernel k = o->kernel;
+  static const double one = 1.0;
+  if (!k.lengthscale) { k.lengthscale = &one; k.n_lengthscale = 1; }
+  if (isnan(k.outputscale)) k.outputscale = 1.0;
+  if ((st = sgp_kernel_check(ctx, &k, d))) return st;
   if (o->likelihood < SGP_LIK_GAUSSIAN || o->likelihood > SGP_LIK_SOFTMAX)
     return sgp_fail(ctx, SGP_EINVAL, "likelihood: unknown value %d", (int)o->likelihood);
   if (o->policy != SGP_POLICY_CG && o->policy != SGP_POLICY_CHOLESKY)
@@ -1055,9 +1065,10 @@ static int fit_new(sgp_ctx *ctx, const run_t *R, int64_t n, int64_t d, sgp_cmat 
          (size_t)o->kernel.n_lengthscale * sizeof(double));
   fit->kernel.lengthscale = fit->lengthscale;
   fit->noise = o->likelihood == SGP_LIK_GAUSSIAN ? R->lik->noise[0] : 0.0;
-  if (prior_mean.data)
-    for (int64_t c = 0; c < C; c++)
-      for (int64_t i = 0; i < n; i++) fit->m[i + c * n] = prior_mean.data[i + c * prior_mean.ld];
+  for (int64_t c = 0; c < C; c++) /* the given prior mean plus the constant one */
+    for (int64_t i = 0; i < n; i++)
+      fit->m[i + c * n] = (prior_mean.data ? prior_mean.data[i + c * prior_mean.ld] : 0.0) +
+                          (o->mean ? o->mean[o->n_mean == 1 ? 0 : c] : 0.0);
   return SGP_OK;
 }
 
@@ -1231,9 +1242,17 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   run_t R;
   memset(&R, 0, sizeof R);
   R.o = o;
+  sgp_laplace_opts ro;
+  sgp_laplace_hyper hyper;
+  memset(&hyper, 0, sizeof hyper);
   if ((st = lik_setup(ctx, &R, y, C))) goto cleanup;
+  if ((st = sgp_laplace_select(ctx, X, &R.lik_own, o, &ro, &hyper))) goto cleanup;
+  R.o = o = &ro;
+  if ((st = sgp_kernel_check(ctx, &o->kernel, X.cols))) goto cleanup;
   if ((st = run_setup(ctx, &R, X, C, unit_block))) goto cleanup;
   if ((st = fit_new(ctx, &R, X.rows, X.cols, prior_mean, &fit))) goto cleanup;
+  fit->hyper = hyper; /* the fit owns it now */
+  memset(&hyper, 0, sizeof hyper);
   fit->empty_class = empty_class(R.lik);
   R.h = &fit->history;
   R.t0 = now_s();
@@ -1253,6 +1272,7 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   fit = NULL;
 cleanup:
   sgp_laplace_fit_free(fit);
+  sgp_laplace_hyper_free(&hyper);
   run_free(&R);
   return st;
 }

@@ -11,13 +11,26 @@
 
 static const char *const likelihood_names[] = {"gaussian", "bernoulli", "poisson", "softmax", NULL};
 static const char *const policy_names[] = {"cg", "cholesky", NULL};
+/* bit i of sgp_laplace_opts.learn (SGP_LEARN_*) */
+static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", "noise", "auto",
+                                          NULL};
 
 static const sgp_opt_spec specs[] = {
   {"likelihood", SGP_OPT_CHOICE, "\"bernoulli\"", 0, 0, 0, likelihood_names, OFF(likelihood),
    SGP_STORE_INT, 0, "\"bernoulli\" (logit), \"poisson\" (log link), \"softmax\" or \"gaussian\""},
-  SGP_KERNEL_OPTION_ROWS(sgp_laplace_opts, kernel),
+  SGP_KERNEL_OPTION_ROWS_AS(sgp_laplace_opts, kernel, "NULL", "NULL", SGP_OPT_NULL_OK,
+                            "; not given: learned"),
+  {"mean", SGP_OPT_VECTOR, "NULL", 0, 0, SGP_OPT_PTR, NULL, OFF(mean), SGP_STORE_DOUBLE, OFF(n_mean),
+   "constant prior mean: 1 value, or one per class (softmax); not given: learned"},
   {"noise", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(noise), SGP_STORE_DOUBLE, 0,
-   "gaussian: noise variance, 1 or n values (none given: 1)"},
+   "gaussian: noise variance, 1 or n values; not given: learned"},
+  {"learn", SGP_OPT_SUBSET, "\"auto\"", 0, 0, 0, learn_names, OFF(learn), SGP_STORE_INT, 0,
+   "maximize the evidence over these of \"lengthscale\", \"outputscale\", \"mean\", \"noise\" "
+   "(\"auto\": those not given; character(0): none)"},
+  {"optim_max_iter", SGP_OPT_COUNT, "100", 1, 2147483647.0, 0, NULL, OFF(optim_max_iter),
+   SGP_STORE_INT, 0, "evidence evaluations of the optimizer at most"},
+  {"restarts", SGP_OPT_COUNT, "0", 0, 1000, 0, NULL, OFF(restarts), SGP_STORE_INT, 0,
+   "extra optimizer starts from seeded random values"},
   {"offset", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(offset), SGP_STORE_DOUBLE, 0,
    "poisson: log exposure per point (none given: 0)"},
   {"policy", SGP_OPT_CHOICE, "\"cg\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,

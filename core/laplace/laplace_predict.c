@@ -1,5 +1,5 @@
 /* laplace_predict.c -- latent predictive of gp_laplace at test inputs (spec 4.2):
- * mean K(X*, X) v, variance k(x*, x*) - ||K(x*, X) Q||^2 (incl. computational
+ * mean m + K(X*, X) v (m the constant prior mean), variance k(x*, x*) - ||K(x*, X) Q||^2 (incl. computational
  * uncertainty), and the response (spec 4.3). */
 #include "laplace.h"
 
@@ -56,6 +56,10 @@ int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
     for (int64_t c = 0; c < C; c++)
       for (int64_t i = 0; i < ns; i++) mean.data[i + c * mean.ld] = A[i + c * ns];
   }
+  if (fit->hyper.mean) /* the constant prior mean */
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t i = 0; i < ns; i++)
+        mean.data[i + c * mean.ld] += fit->hyper.mean[fit->hyper.n_mean == 1 ? 0 : c];
   if (need_var) {
     /* mu holds the variances */
     for (int64_t q = 0; q < ns * C; q++) mu[q] = fit->kernel.outputscale;

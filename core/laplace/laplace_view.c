@@ -6,7 +6,7 @@
 
 int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_cmat weights,
                          sgp_cmat root, const sgp_kernel *kernel, sgp_likelihood likelihood,
-                         double noise)
+                         double noise, sgp_cmat mean)
 {
   int st;
   if (!fit || !kernel) return sgp_fail(ctx, SGP_EINVAL, "fit: must not be NULL");
@@ -31,6 +31,13 @@ int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_c
     return sgp_fail(ctx, SGP_EDIM, "x: views must be contiguous (ld = rows)");
   if (likelihood == SGP_LIK_GAUSSIAN && !(noise > 0.0))
     return sgp_fail(ctx, SGP_EINVAL, "noise: must be positive (got %g)", noise);
+  const int64_t nm = mean.data ? mean.rows * mean.cols : 0;
+  if (nm && nm != 1 && nm != C)
+    return sgp_fail(ctx, SGP_EDIM, "mean: has %lld values; need 1 or %lld", (long long)nm,
+                    (long long)C);
+  if (nm && (st = sgp_check_finite(ctx, "mean", mean))) return st;
+  fit->hyper.mean = nm ? (double *)mean.data : NULL;
+  fit->hyper.n_mean = nm;
   fit->n = n;
   fit->d = X.cols;
   fit->C = C;

@@ -53,7 +53,8 @@ static void view_predicts_like_the_fit_case(sgp_likelihood kind, int C)
   k.lengthscale = &ell;
   assert_int_equal(sgp_laplace_fit_view(&ctx, &view, sgp_cmat_of(Xc, n, 2),
                                         sgp_cmat_of(wc, n, fit->C),
-                                        sgp_cmat_of(rc, NC, fit->r), &k, kind, fit->noise),
+                                        sgp_cmat_of(rc, NC, fit->r), &k, kind, fit->noise,
+                                        sgp_cmat_of(NULL, 0, 0)),
                    SGP_OK);
   const int64_t q = ns * fit->C;
   double *m1 = th_zeros(4 * q), *m2 = th_zeros(4 * q);
@@ -93,37 +94,37 @@ static void view_rejects_bad_fields(void **state)
   sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0};
   const sgp_cmat Xv = sgp_cmat_of(X, 3, 2), wv = sgp_cmat_of(w, 3, 1);
   const sgp_cmat Rv = sgp_cmat_of(R, 3, 2), none = sgp_cmat_of(NULL, 0, 0);
-  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_BERNOULLI, 0),
+  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_BERNOULLI, 0, sgp_cmat_of(NULL, 0, 0)),
                    SGP_OK);
   assert_int_equal(view.r, 2);
-  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, none, &k, SGP_LIK_POISSON, 0),
+  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, none, &k, SGP_LIK_POISSON, 0, sgp_cmat_of(NULL, 0, 0)),
                    SGP_OK);
   assert_int_equal(view.r, 0);
   assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, sgp_cmat_of(w, 2, 1), Rv, &k,
-                                        SGP_LIK_BERNOULLI, 0), SGP_EDIM);
+                                        SGP_LIK_BERNOULLI, 0, sgp_cmat_of(NULL, 0, 0)), SGP_EDIM);
   assert_contains(ctx.errmsg, "weights");
   assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, sgp_cmat_of(w, 3, 2), Rv, &k,
-                                        SGP_LIK_BERNOULLI, 0), SGP_EDIM);
+                                        SGP_LIK_BERNOULLI, 0, sgp_cmat_of(NULL, 0, 0)), SGP_EDIM);
   assert_contains(ctx.errmsg, "weights");
-  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_SOFTMAX, 0),
+  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_SOFTMAX, 0, sgp_cmat_of(NULL, 0, 0)),
                    SGP_EDIM);
   assert_contains(ctx.errmsg, "weights");
   assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, sgp_cmat_of(R, 2, 3), &k,
-                                        SGP_LIK_BERNOULLI, 0), SGP_EDIM);
+                                        SGP_LIK_BERNOULLI, 0, sgp_cmat_of(NULL, 0, 0)), SGP_EDIM);
   assert_contains(ctx.errmsg, "root");
-  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_GAUSSIAN, 0),
+  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_GAUSSIAN, 0, sgp_cmat_of(NULL, 0, 0)),
                    SGP_EINVAL);
   assert_contains(ctx.errmsg, "noise");
-  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, (sgp_likelihood)9, 0),
+  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, (sgp_likelihood)9, 0, sgp_cmat_of(NULL, 0, 0)),
                    SGP_EINVAL);
   assert_contains(ctx.errmsg, "likelihood");
   k.lengthscale = &bad_ell;
-  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_BERNOULLI, 0),
+  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_BERNOULLI, 0, sgp_cmat_of(NULL, 0, 0)),
                    SGP_EINVAL);
   assert_contains(ctx.errmsg, "lengthscale");
   k.lengthscale = &ell;
   w[1] = NAN;
-  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_BERNOULLI, 0),
+  assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_BERNOULLI, 0, sgp_cmat_of(NULL, 0, 0)),
                    SGP_EINVAL);
   assert_contains(ctx.errmsg, "weights");
 }
@@ -144,13 +145,13 @@ static void predictions_that_overflow_are_errors(void **state)
   const sgp_mat M = sgp_mat_of(m, 2, 1), V = sgp_mat_of(v, 2, 1);
   const sgp_mat PM = sgp_mat_of(pm, 2, 1), PV = sgp_mat_of(pv, 2, 1);
   assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, sgp_cmat_of(w, 3, 1), none, &k,
-                                        SGP_LIK_BERNOULLI, 0), SGP_OK);
+                                        SGP_LIK_BERNOULLI, 0, sgp_cmat_of(NULL, 0, 0)), SGP_OK);
   assert_int_equal(sgp_laplace_predict(&ctx, &view, sgp_cmat_of(Xs, 2, 1), none, M, V, PM, PV),
                    SGP_EINVAL);
   assert_contains(ctx.errmsg, "fit: the prediction overflowed double precision");
   w[0] = w[1] = w[2] = 100.0;
   assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, sgp_cmat_of(w, 3, 1), none, &k,
-                                        SGP_LIK_POISSON, 0), SGP_OK);
+                                        SGP_LIK_POISSON, 0, sgp_cmat_of(NULL, 0, 0)), SGP_OK);
   assert_int_equal(sgp_laplace_predict(&ctx, &view, sgp_cmat_of(Xs, 2, 1), sgp_cmat_of(off, 2, 1),
                                        M, V, PM, PV), SGP_EINVAL);
   assert_contains(ctx.errmsg, "offset: the prediction overflowed double precision");

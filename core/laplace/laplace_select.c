@@ -1,0 +1,274 @@
+/* laplace_select.c -- gp_laplace's model selection (spec model_selection.md §5,
+ * §6): the hyperparameters a fit uses are the user's values, data-based initial
+ * values for the others, and, for those in `learn` (default: every one not
+ * given), the maximizer of the exact Laplace evidence (L-BFGS, optim.c). The
+ * evidence and its gradient are reported at the values used, learned or not. */
+#include "evidence.h"
+#include "optim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The exact evidence keeps K and the factors: about (5 + 3C) n^2 doubles. */
+#define EV_MEMORY_SHARE 0.25
+
+typedef struct {
+  sgp_ev_problem p;
+  sgp_ev_ws ws;
+  double *theta;       /* full theta (spec §1) */
+  const int64_t *free_idx;
+  int64_t n_free;
+  double *grad_full;
+} select_t;
+
+/* theta -> the problem's hyperparameters */
+static void set_theta(select_t *s, sgp_laplace_hyper *h, const double *theta)
+{
+  const sgp_ev_layout *l = &s->p.layout;
+  for (int64_t j = 0; j < l->n_ls; j++) h->lengthscale[j] = exp(theta[j]);
+  h->outputscale = s->p.kernel.outputscale = exp(theta[l->n_ls]);
+  for (int64_t c = 0; c < l->n_mean; c++) h->mean[c] = theta[l->n_ls + 1 + c];
+  if (l->has_noise) h->noise = exp(theta[l->n_ls + 1 + l->n_mean]);
+}
+
+static void get_theta(const sgp_ev_layout *l, const sgp_laplace_hyper *h, double *theta)
+{
+  for (int64_t j = 0; j < l->n_ls; j++) theta[j] = log(h->lengthscale[j]);
+  theta[l->n_ls] = log(h->outputscale);
+  for (int64_t c = 0; c < l->n_mean; c++) theta[l->n_ls + 1 + c] = h->mean[c];
+  if (l->has_noise) theta[l->n_ls + 1 + l->n_mean] = log(h->noise);
+}
+
+typedef struct { select_t *s; sgp_laplace_hyper *h; } objective_data;
+
+static int objective(sgp_ctx *ctx, const double *x, double *value, double *grad, void *data)
+{
+  objective_data *od = (objective_data *)data;
+  select_t *s = od->s;
+  for (int64_t k = 0; k < s->n_free; k++) s->theta[s->free_idx[k]] = x[k];
+  set_theta(s, od->h, s->theta);
+  int st = sgp_evidence(ctx, &s->p, &s->ws, value, s->grad_full);
+  if (st) return st;
+  for (int64_t k = 0; k < s->n_free; k++) grad[k] = s->grad_full[s->free_idx[k]];
+  return SGP_OK;
+}
+
+void sgp_laplace_theta_name(const sgp_laplace_hyper *h, int64_t k, char *buf, size_t size)
+{
+  const int64_t nl = h->n_lengthscale, nm = h->n_mean;
+  if (k < nl) snprintf(buf, size, nl == 1 ? "lengthscale" : "lengthscale%lld", (long long)k + 1);
+  else if (k == nl) snprintf(buf, size, "outputscale");
+  else if (k < nl + 1 + nm)
+    snprintf(buf, size, nm == 1 ? "mean" : "mean%lld", (long long)(k - nl));
+  else snprintf(buf, size, "noise");
+}
+
+void sgp_laplace_hyper_free(sgp_laplace_hyper *h)
+{
+  free(h->lengthscale); free(h->mean); free(h->grad);
+  free(h->tr_loglik); free(h->tr_gradnorm); free(h->tr_seconds); free(h->tr_theta);
+  memset(h, 0, sizeof *h);
+}
+
+/* The optimizer's trace and verdict into h. */
+static int keep_trace(sgp_ctx *ctx, const sgp_optim_result *r, sgp_laplace_hyper *h,
+                      const int64_t *free_idx, int64_t n_free, const double *theta0)
+{
+  const int64_t ne = r->n_eval, nt = h->n_theta;
+  h->n_eval = ne;
+  h->tr_loglik = sgp_alloc(ne); h->tr_gradnorm = sgp_alloc(ne); h->tr_seconds = sgp_alloc(ne);
+  h->tr_theta = sgp_alloc(ne * nt);
+  if (!h->tr_loglik || !h->tr_gradnorm || !h->tr_seconds || !h->tr_theta)
+    return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  memcpy(h->tr_loglik, r->trace_value, (size_t)ne * sizeof(double));
+  memcpy(h->tr_gradnorm, r->trace_gradnorm, (size_t)ne * sizeof(double));
+  memcpy(h->tr_seconds, r->trace_seconds, (size_t)ne * sizeof(double));
+  for (int64_t k = 0; k < nt; k++)
+    for (int64_t e = 0; e < ne; e++) h->tr_theta[e + k * ne] = theta0[k];
+  for (int64_t k = 0; k < n_free; k++)
+    memcpy(h->tr_theta + free_idx[k] * ne, r->trace_x + k * ne, (size_t)ne * sizeof(double));
+  h->optim_converged = r->converged;
+  h->optim_interrupted = r->interrupted;
+  snprintf(h->optim_message, sizeof h->optim_message, "%s", r->message);
+  return SGP_OK;
+}
+
+/* Bounds on the coordinates, around the starting point (log scale: factors). */
+static void bounds(const sgp_ev_layout *l, const double *theta, int64_t k, double *lo, double *hi)
+{
+  const double span = k < l->n_ls ? log(1e3) : k == l->n_ls ? log(1e4)
+                      : k < l->n_ls + 1 + l->n_mean ? INFINITY : log(1e6);
+  *lo = theta[k] - span;
+  *hi = theta[k] + span;
+}
+
+static int learn(sgp_ctx *ctx, select_t *s, sgp_laplace_hyper *h, const sgp_laplace_opts *o,
+                 unsigned bits)
+{
+  const sgp_ev_layout *l = &s->p.layout;
+  const int64_t nt = h->n_theta;
+  int64_t idx[SGP_OPT_MAX_THETA];
+  double x0[SGP_OPT_MAX_THETA], lo[SGP_OPT_MAX_THETA], hi[SGP_OPT_MAX_THETA];
+  int64_t nf = 0;
+  for (int64_t k = 0; k < nt; k++) {
+    const unsigned bit = k < l->n_ls ? SGP_LEARN_LENGTHSCALE : k == l->n_ls ? SGP_LEARN_OUTPUTSCALE
+                         : k < l->n_ls + 1 + l->n_mean ? SGP_LEARN_MEAN : SGP_LEARN_NOISE;
+    if (!(bits & bit)) continue;
+    idx[nf] = k;
+    x0[nf] = s->theta[k];
+    bounds(l, s->theta, k, lo + nf, hi + nf);
+    nf++;
+  }
+  s->free_idx = idx;
+  s->n_free = nf;
+  double theta0[SGP_OPT_MAX_THETA];
+  memcpy(theta0, s->theta, (size_t)nt * sizeof(double));
+  sgp_optim_opts oo;
+  sgp_optim_opts_default(&oo);
+  oo.max_eval = o->optim_max_iter;
+  oo.restarts = o->restarts;
+  oo.seed = ctx->seed;
+  oo.task = "gp_laplace: learning";
+  char names[SGP_OPT_MAX_THETA][32];
+  const char *np[SGP_OPT_MAX_THETA];
+  for (int64_t k = 0; k < nf; k++) {
+    sgp_laplace_theta_name(h, idx[k], names[k], sizeof names[k]);
+    np[k] = names[k];
+  }
+  oo.names = np;
+  sgp_optim_result r;
+  memset(&r, 0, sizeof r);
+  objective_data od = {s, h};
+  int st = sgp_optim_maximize(ctx, (int)nf, x0, lo, hi, objective, &od, &oo, &r);
+  if (!st) {
+    for (int64_t k = 0; k < nf; k++) s->theta[idx[k]] = r.x[k];
+    st = keep_trace(ctx, &r, h, idx, nf, theta0);
+  }
+  sgp_optim_result_free(&r);
+  set_theta(s, h, s->theta);
+  h->learned = bits;
+  return st;
+}
+
+/* The exact evidence fits: K and its factors take (5 + 3C) n^2 doubles. */
+static int exact_fits(int64_t n, int64_t C, char *note, size_t size)
+{
+  const double need = 8.0 * (double)n * (double)n * (double)(5 + 3 * (C > 1 ? C : 0));
+  const double have = EV_MEMORY_SHARE * sgp_phys_mem_bytes();
+  if (need <= have) return 1;
+  snprintf(note, size, "the exact evidence needs %.3g GB for n = %lld (a quarter of the memory "
+           "is %.3g GB); the matrix-free estimator is not available yet", need / 1e9,
+           (long long)n, have / 1e9);
+  return 0;
+}
+
+/* Which coordinates to learn: o->learn, with AUTO for each one not given. */
+static int learn_bits(sgp_ctx *ctx, const sgp_laplace_opts *o, const sgp_ev_layout *l,
+                      unsigned *bits)
+{
+  unsigned b = o->learn & ~(unsigned)SGP_LEARN_AUTO;
+  if (o->learn & SGP_LEARN_AUTO) {
+    if (!o->kernel.lengthscale) b |= SGP_LEARN_LENGTHSCALE;
+    if (isnan(o->kernel.outputscale)) b |= SGP_LEARN_OUTPUTSCALE;
+    if (!o->mean) b |= SGP_LEARN_MEAN;
+    if (!o->noise.data && l->has_noise) b |= SGP_LEARN_NOISE;
+  }
+  if ((b & SGP_LEARN_NOISE) && !l->has_noise)
+    return sgp_fail(ctx, SGP_EINVAL, o->likelihood == SGP_LIK_GAUSSIAN
+                    ? "learn: names \"noise\", which is learned as one value; 'noise' has one per point"
+                    : "learn: names \"noise\", which only likelihood = \"gaussian\" has");
+  *bits = b;
+  return SGP_OK;
+}
+
+/* h's values: the user's where given, else the data-based initial values. */
+static int start_values(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const sgp_laplace_opts *o,
+                        sgp_laplace_hyper *h)
+{
+  const int64_t C = lik->C, nl = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
+  h->n_lengthscale = nl;
+  h->n_mean = lik->kind == SGP_LIK_SOFTMAX ? C : 1;
+  h->lengthscale = sgp_alloc(nl);
+  h->mean = sgp_alloc(h->n_mean > 1 ? h->n_mean : 1);
+  if (!h->lengthscale || !h->mean) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  if (o->mean && o->n_mean != 1 && o->n_mean != h->n_mean)
+    return sgp_fail(ctx, SGP_EDIM, "mean: has %lld values; need 1%s", (long long)o->n_mean,
+                    h->n_mean > 1 ? " or one per class" : "");
+  int st = sgp_laplace_initial(ctx, X, lik, !o->kernel.lengthscale, h->lengthscale,
+                               &h->outputscale, h->mean, &h->noise);
+  if (st) return st;
+  if (o->kernel.lengthscale) memcpy(h->lengthscale, o->kernel.lengthscale, (size_t)nl * sizeof(double));
+  if (!isnan(o->kernel.outputscale)) h->outputscale = o->kernel.outputscale;
+  for (int64_t c = 0; o->mean && c < h->n_mean; c++) h->mean[c] = o->mean[o->n_mean == 1 ? 0 : c];
+  if (lik->kind == SGP_LIK_GAUSSIAN && lik->n_noise == 1 && o->noise.data) h->noise = lik->noise[0];
+  if (lik->kind != SGP_LIK_GAUSSIAN || lik->n_noise != 1) h->noise = NAN;
+  return SGP_OK;
+}
+
+/* The evidence at the values used, learned first when asked. */
+static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
+                              unsigned bits, sgp_laplace_hyper *h)
+{
+  select_t s;
+  memset(&s, 0, sizeof s);
+  s.p.lik = *lik;
+  if (!isnan(h->noise)) s.p.lik.noise = &h->noise;
+  s.p.X = X;
+  s.p.kernel = o->kernel;
+  s.p.kernel.lengthscale = h->lengthscale;
+  s.p.kernel.n_lengthscale = h->n_lengthscale;
+  s.p.mean = h->mean;
+  s.p.layout.n_ls = h->n_lengthscale;
+  s.p.layout.n_mean = h->n_mean;
+  s.p.layout.has_noise = !isnan(h->noise);
+  const int64_t nt = h->n_theta = sgp_ev_size(&s.p.layout);
+  double theta[SGP_OPT_MAX_THETA], gfull[SGP_OPT_MAX_THETA];
+  s.theta = theta;
+  s.grad_full = gfull;
+  get_theta(&s.p.layout, h, theta);
+  int st = sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C);
+  if (!st && bits) st = learn(ctx, &s, h, o, bits);
+  if (!st) {
+    h->grad = sgp_alloc(nt);
+    if (!h->grad) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  }
+  if (!st && (st = sgp_evidence(ctx, &s.p, &s.ws, &h->loglik, h->grad)) != SGP_EINTERRUPT && st) {
+    snprintf(h->note, sizeof h->note, "the evidence failed at these values: %s", ctx->errmsg);
+    h->loglik = NAN;
+    free(h->grad);
+    h->grad = NULL;
+    st = SGP_OK;
+  }
+  sgp_ev_ws_free(&s.ws);
+  return st;
+}
+
+int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
+                       sgp_laplace_opts *ro, sgp_laplace_hyper *h)
+{
+  memset(h, 0, sizeof *h);
+  h->loglik = NAN;
+  int st = start_values(ctx, X, lik, o, h);
+  if (st) return st;
+  sgp_ev_layout l = {h->n_lengthscale, h->n_mean, !isnan(h->noise)};
+  unsigned bits;
+  if ((st = learn_bits(ctx, o, &l, &bits))) return st;
+  if (sgp_ev_size(&l) > SGP_OPT_MAX_THETA)
+    return sgp_fail(ctx, SGP_EDIM, "lengthscale: model selection takes at most %d "
+                    "hyperparameters", SGP_OPT_MAX_THETA);
+  if (exact_fits(lik->n, lik->C, h->note, sizeof h->note))
+    st = evidence_and_learn(ctx, X, lik, o, bits, h);
+  else
+    h->n_theta = sgp_ev_size(&l);
+  if (st) return st;
+  *ro = *o;
+  ro->kernel.lengthscale = h->lengthscale;
+  ro->kernel.n_lengthscale = h->n_lengthscale;
+  ro->kernel.outputscale = h->outputscale;
+  ro->mean = h->mean;
+  ro->n_mean = h->n_mean;
+  if (!isnan(h->noise)) lik->noise[0] = h->noise; /* lik owns its copy of the noise */
+  return SGP_OK;
+}
