@@ -1,0 +1,504 @@
+/* optim.c -- bounded L-BFGS maximizer on NLopt (NLOPT_LD_LBFGS) with seeded
+ * restarts, failed evaluations turned into penalties (see optim.h), a trace of
+ * every evaluation and the host's interrupt polled before each one. */
+#define _POSIX_C_SOURCE 200809L
+#include "optim.h"
+
+#include <math.h>
+#include <nlopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { STOP_NONE = 0, STOP_MAXEVAL, STOP_INTERRUPT, STOP_FIRST_FAILED, STOP_NOMEM };
+
+/* One call of sgp_optim_maximize. Values inside are in the maximization sense;
+ * only nlopt_objective() negates for NLopt. */
+typedef struct {
+  sgp_ctx *ctx;
+  int n;
+  sgp_objective f;
+  void *data;
+  const sgp_optim_opts *o;
+  const double *lb, *ub;       /* n each, -+INFINITY where unbounded */
+  sgp_optim_result *r;         /* trace arrays grow in place; trace_x row-major here */
+  int64_t cap;                 /* rows allocated in the trace */
+  double t0;
+  nlopt_opt opt;               /* of the current start */
+  double *xe, *g;              /* the evaluated point and its gradient */
+  double *sx, *sg;             /* best point of the current start and its gradient */
+  double sval;                 /* its value */
+  int s_have, start, stop;
+  int64_t s_evals, s_failed;   /* evaluations and failures of the current start */
+  int last_status;             /* status of the last failed evaluation */
+  char failure[512];           /* first failure of the start (when it ends the start) */
+  int have_best;
+  int nomem;                   /* the trace could not grow */
+  double fx;                   /* value of the last successful evaluation */
+} optim_run;
+
+void sgp_optim_opts_default(sgp_optim_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->max_eval = 100;
+  o->ftol_rel = 1e-6;
+  o->restarts = 0;
+  o->restart_sd = 1.0;
+  o->seed = 1;
+  o->task = "optim";
+  o->names = NULL;
+  o->memory = 10;
+}
+
+void sgp_optim_result_free(sgp_optim_result *r)
+{
+  if (!r) return;
+  free(r->x); free(r->grad);
+  free(r->trace_value); free(r->trace_gradnorm); free(r->trace_seconds);
+  free(r->trace_start); free(r->trace_x);
+  r->x = r->grad = r->trace_value = r->trace_gradnorm = r->trace_seconds = r->trace_x = NULL;
+  r->trace_start = NULL;
+}
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Truncating copy (a failure's text may be longer than the field keeping it). */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+  const size_t len = strlen(src) < size - 1 ? strlen(src) : size - 1;
+  memcpy(dst, src, len);
+  dst[len] = '\0';
+}
+
+/* ------------------------------------------------------------ arguments */
+
+static void coord_name(const sgp_optim_opts *o, int i, char *buf, size_t size)
+{
+  if (o->names && o->names[i]) snprintf(buf, size, "'%s'", o->names[i]);
+  else snprintf(buf, size, "coordinate %d", i + 1);
+}
+
+static int check_opts(sgp_ctx *ctx, const sgp_optim_opts *o)
+{
+  if (o->max_eval < 1)
+    return sgp_fail(ctx, SGP_EINVAL, "max_eval: must be a whole number >= 1 (got %d)", o->max_eval);
+  if (!(o->ftol_rel >= 0.0 && o->ftol_rel < 1.0))
+    return sgp_fail(ctx, SGP_EINVAL, "ftol_rel: must be in [0, 1) (got %g)", o->ftol_rel);
+  if (o->restarts < 0)
+    return sgp_fail(ctx, SGP_EINVAL, "restarts: must be a whole number >= 0 (got %d)", o->restarts);
+  if (!(o->restart_sd >= 0.0 && isfinite(o->restart_sd)))
+    return sgp_fail(ctx, SGP_EINVAL, "restart_sd: must be finite and >= 0 (got %g)", o->restart_sd);
+  if (o->memory < 1)
+    return sgp_fail(ctx, SGP_EINVAL, "memory: must be a whole number >= 1 (got %d)", o->memory);
+  return SGP_OK;
+}
+
+static int check_point(sgp_ctx *ctx, int n, const double *x0, const double *lb, const double *ub,
+                       const sgp_optim_opts *o)
+{
+  char name[128];
+  for (int i = 0; i < n; i++) {
+    const double l = lb ? lb[i] : -INFINITY, u = ub ? ub[i] : INFINITY;
+    coord_name(o, i, name, sizeof name);
+    if (isnan(l) || l == INFINITY)
+      return sgp_fail(ctx, SGP_EINVAL, "lb: the bound of %s must be a number < Inf (got %g)", name, l);
+    if (isnan(u) || u == -INFINITY)
+      return sgp_fail(ctx, SGP_EINVAL, "ub: the bound of %s must be a number > -Inf (got %g)", name, u);
+    if (l > u)
+      return sgp_fail(ctx, SGP_EINVAL, "lb: the bound of %s is above ub (%g > %g)", name, l, u);
+    if (!isfinite(x0[i]))
+      return sgp_fail(ctx, SGP_EINVAL, "x0: %s must be finite (got %g)", name, x0[i]);
+    if (x0[i] < l || x0[i] > u)
+      return sgp_fail(ctx, SGP_EINVAL, "x0: %s = %g is outside its bounds [%g, %g]", name, x0[i], l, u);
+  }
+  return SGP_OK;
+}
+
+/* ------------------------------------------------------------ trace */
+
+static int trace_grow(optim_run *R)
+{
+  sgp_optim_result *r = R->r;
+  const int64_t cap = R->cap ? 2 * R->cap : 64, n = R->n;
+  double *v = realloc(r->trace_value, (size_t)cap * sizeof *v);
+  if (v) r->trace_value = v;
+  double *gn = realloc(r->trace_gradnorm, (size_t)cap * sizeof *gn);
+  if (gn) r->trace_gradnorm = gn;
+  double *t = realloc(r->trace_seconds, (size_t)cap * sizeof *t);
+  if (t) r->trace_seconds = t;
+  int *s = realloc(r->trace_start, (size_t)cap * sizeof *s);
+  if (s) r->trace_start = s;
+  double *x = realloc(r->trace_x, (size_t)(cap * n) * sizeof *x);
+  if (x) r->trace_x = x;
+  if (!v || !gn || !t || !s || !x) return SGP_ENOMEM;
+  R->cap = cap;
+  return SGP_OK;
+}
+
+/* Appends one evaluation (value NaN when it failed). */
+static int trace_push(optim_run *R, const double *x, double value, double gradnorm)
+{
+  sgp_optim_result *r = R->r;
+  if (r->n_eval == R->cap && trace_grow(R) != SGP_OK) return SGP_ENOMEM;
+  const int64_t k = r->n_eval++;
+  r->trace_value[k] = value;
+  r->trace_gradnorm[k] = gradnorm;
+  r->trace_seconds[k] = now_s() - R->t0;
+  r->trace_start[k] = R->start;
+  memcpy(r->trace_x + k * R->n, x, (size_t)R->n * sizeof *x);
+  return SGP_OK;
+}
+
+/* Row-major rows (as recorded) to column-major with ld = n_eval, in place of trace_x. */
+static int trace_finish(optim_run *R)
+{
+  sgp_optim_result *r = R->r;
+  const int64_t m = r->n_eval, n = R->n;
+  double *cm = sgp_alloc(m * n);
+  if (!cm) return SGP_ENOMEM;
+  for (int64_t k = 0; k < m; k++)
+    for (int64_t j = 0; j < n; j++) cm[k + j * m] = r->trace_x[k * n + j];
+  free(r->trace_x);
+  r->trace_x = cm;
+  return SGP_OK;
+}
+
+/* One progress line per evaluation (only built when it will be printed). */
+static void say_eval(optim_run *R, int status, double value, double gradnorm)
+{
+  if (!R->ctx->verbose || !R->ctx->print) return;
+  char line[512];
+  size_t len = (size_t)snprintf(line, sizeof line, "%s: evaluation %lld (start %d): ",
+                                R->o->task, (long long)R->r->n_eval, R->start);
+  if (status == SGP_OK)
+    len += (size_t)snprintf(line + len, sizeof line - len, "value %.10g, |grad| %.3g",
+                            value, gradnorm);
+  else
+    len += (size_t)snprintf(line + len, sizeof line - len, "failed (%s)", R->r->last_failure);
+  for (int i = 0; i < R->n && len < sizeof line; i++) {
+    if (R->o->names && R->o->names[i])
+      len += (size_t)snprintf(line + len, sizeof line - len, ", %s %.6g", R->o->names[i], R->xe[i]);
+    else
+      len += (size_t)snprintf(line + len, sizeof line - len, ", x%d %.6g", i + 1, R->xe[i]);
+  }
+  sgp_say(R->ctx, "%s", line);
+}
+
+/* ------------------------------------------------------------ evaluation */
+
+/* Calls f at xe; a non-finite value or gradient is a failed evaluation (its text
+ * goes to ctx->errmsg). Returns f's status or SGP_EINVAL for non-finite output. */
+static int call_objective(optim_run *R, double *value, double *gradnorm)
+{
+  sgp_ctx *ctx = R->ctx;
+  for (int i = 0; i < R->n; i++)
+    if (!isfinite(R->xe[i]))
+      return sgp_fail(ctx, SGP_EINVAL, "x: the optimizer proposed a non-finite point (%g)", R->xe[i]);
+  ctx->errmsg[0] = '\0';
+  int st = R->f(ctx, R->xe, value, R->g, R->data);
+  if (st == SGP_EINTERRUPT) return st;
+  if (st != SGP_OK) {
+    if (ctx->errmsg[0] == '\0')
+      sgp_fail(ctx, st, "f: failed with status %d (%s)", st, sgp_strerror(st));
+    return st < 0 ? st : SGP_EINVAL;
+  }
+  if (!isfinite(*value))
+    return sgp_fail(ctx, SGP_EINVAL, "f: the value is %g at evaluation %lld", *value,
+                    (long long)R->r->n_eval + 1);
+  double s = 0.0;
+  for (int i = 0; i < R->n; i++) {
+    if (!isfinite(R->g[i]))
+      return sgp_fail(ctx, SGP_EINVAL, "f: gradient entry %d is %g at evaluation %lld", i + 1,
+                      R->g[i], (long long)R->r->n_eval + 1);
+    s += R->g[i] * R->g[i];
+  }
+  *gradnorm = sqrt(s);
+  return SGP_OK;
+}
+
+/* Evaluates f at x clamped to the box, records the row and updates the bests.
+ * Returns SGP_OK, SGP_EINTERRUPT, SGP_ENOMEM (trace) or the failure's status. */
+static int evaluate(optim_run *R, const double *x)
+{
+  const int n = R->n;
+  sgp_optim_result *r = R->r;
+  for (int i = 0; i < n; i++) R->xe[i] = fmin(fmax(x[i], R->lb[i]), R->ub[i]);
+  double value = NAN, gradnorm = NAN;
+  const int st = call_objective(R, &value, &gradnorm);
+  if (st == SGP_EINTERRUPT) return st;
+  if (trace_push(R, R->xe, st == SGP_OK ? value : NAN, st == SGP_OK ? gradnorm : NAN) != SGP_OK) {
+    R->nomem = 1;
+    return SGP_ENOMEM;
+  }
+  R->fx = value;
+  R->s_evals++;
+  if (st != SGP_OK) {
+    r->n_failed++;
+    R->s_failed++;
+    R->last_status = st;
+    copy_text(r->last_failure, sizeof r->last_failure, R->ctx->errmsg);
+  } else {
+    if (!R->s_have || value > R->sval) {
+      R->s_have = 1;
+      R->sval = value;
+      memcpy(R->sx, R->xe, (size_t)n * sizeof *R->sx);
+      memcpy(R->sg, R->g, (size_t)n * sizeof *R->sg);
+    }
+    if (!R->have_best || value > r->value) {
+      R->have_best = 1;
+      r->value = value;
+      r->best_start = R->start;
+      r->best_eval = r->n_eval - 1;
+      memcpy(r->x, R->xe, (size_t)n * sizeof *r->x);
+      memcpy(r->grad, R->g, (size_t)n * sizeof *r->grad);
+    }
+  }
+  say_eval(R, st, value, gradnorm);
+  sgp_progress(R->ctx, R->o->task,
+               (double)r->n_eval / ((double)R->o->max_eval * (1.0 + R->o->restarts)));
+  return st;
+}
+
+/* What NLopt (minimizing -f) sees at a point that was not evaluated or failed:
+ * the start's best -f plus a margin D far beyond any decrease its line search
+ * expects (D >= 1e3 |g|.|x - xbest| >= 1e3 |directional derivative| * step), so the
+ * Armijo test fails and the cubic interpolation cuts the step to its safeguard
+ * (1/100 of the interval), and a gradient D (x - xbest) / |x - xbest|^2 whose
+ * directional derivative is positive along the step: back to the best point. */
+static double penalty(optim_run *R, const double *x, double *grad)
+{
+  const int n = R->n;
+  if (!R->s_have) { /* nothing to go back to: the start ends (stop is set) */
+    if (grad) memset(grad, 0, (size_t)n * sizeof *grad);
+    return 1e30;
+  }
+  double d2 = 0.0, g2 = 0.0;
+  for (int i = 0; i < n; i++) {
+    const double d = x[i] - R->sx[i];
+    d2 += d * d;
+    g2 += R->sg[i] * R->sg[i];
+  }
+  const double D = 1e3 * (1.0 + fabs(R->sval) + sqrt(g2) * sqrt(d2));
+  const double scale = d2 > 0.0 ? D / d2 : 0.0;
+  if (grad) {
+    const int ok = isfinite(scale) && isfinite(d2);
+    for (int i = 0; i < n; i++) grad[i] = ok ? scale * (x[i] - R->sx[i]) : 0.0;
+  }
+  return -R->sval + (isfinite(D) ? D : 1e30);
+}
+
+static void stop_start(optim_run *R, int why)
+{
+  R->stop = why;
+  nlopt_force_stop(R->opt);
+}
+
+/* The objective NLopt minimizes: -f, or the penalty. Once the start is stopping,
+ * nothing more is evaluated (Luksan's line search only checks the forced stop
+ * between iterations, and may ask for a few more points). */
+static double nlopt_objective(unsigned n, const double *x, double *grad, void *data)
+{
+  optim_run *R = data;
+  (void)n;
+  if (R->stop) return penalty(R, x, grad);
+  if (R->s_evals >= R->o->max_eval) { stop_start(R, STOP_MAXEVAL); return penalty(R, x, grad); }
+  if (sgp_poll_interrupt(R->ctx) != SGP_OK) { stop_start(R, STOP_INTERRUPT); return penalty(R, x, grad); }
+  const int st = evaluate(R, x);
+  if (st == SGP_OK) {
+    if (grad) for (int i = 0; i < R->n; i++) grad[i] = -R->g[i];
+    return -R->fx;
+  }
+  if (st == SGP_EINTERRUPT) stop_start(R, STOP_INTERRUPT);
+  else if (R->nomem) stop_start(R, STOP_NOMEM);
+  else if (!R->s_have) {
+    copy_text(R->failure, sizeof R->failure, R->r->last_failure);
+    stop_start(R, STOP_FIRST_FAILED);
+  }
+  return penalty(R, x, grad);
+}
+
+/* ------------------------------------------------------------ starts */
+
+/* Why the start stopped, in words; *converged when by a tolerance. Errors only
+ * for NLopt rejecting its arguments or running out of memory. */
+static int describe_stop(optim_run *R, nlopt_result res, char *msg, size_t size, int *converged)
+{
+  const sgp_optim_opts *o = R->o;
+  *converged = 0;
+  if (R->nomem)
+    return sgp_fail(R->ctx, SGP_ENOMEM, "optim: out of memory for the trace (%lld evaluations)",
+                    (long long)R->r->n_eval);
+  switch (R->stop) {
+  case STOP_INTERRUPT: snprintf(msg, size, "interrupted"); return SGP_OK;
+  case STOP_MAXEVAL: snprintf(msg, size, "max_eval (%d) evaluations reached", o->max_eval); return SGP_OK;
+  case STOP_FIRST_FAILED: snprintf(msg, size, "the starting point failed: %s", R->failure); return SGP_OK;
+  default: break;
+  }
+  switch (res) {
+  case NLOPT_FTOL_REACHED:
+    *converged = 1;
+    snprintf(msg, size, "relative change of the objective below %g", o->ftol_rel);
+    break;
+  case NLOPT_XTOL_REACHED:
+    *converged = 1;
+    snprintf(msg, size, "relative change of the parameters below its tolerance");
+    break;
+  case NLOPT_SUCCESS: /* Luksan's test max |projected gradient| <= 1e-8 */
+    *converged = 1;
+    snprintf(msg, size, "projected gradient below 1e-08");
+    break;
+  case NLOPT_MAXEVAL_REACHED:
+    snprintf(msg, size, "max_eval (%d) evaluations reached", o->max_eval);
+    break;
+  case NLOPT_ROUNDOFF_LIMITED:
+    snprintf(msg, size, "roundoff errors limited the progress (NLopt); the best point is kept");
+    break;
+  case NLOPT_FAILURE:
+    if (R->s_failed > 0)
+      snprintf(msg, size, "the line search failed after %lld failed evaluations in this start; "
+               "the best point is kept", (long long)R->s_failed);
+    else
+      snprintf(msg, size, "the line search could not improve the objective (roundoff near "
+               "an optimum, or an inexact gradient); the best point is kept");
+    break;
+  case NLOPT_INVALID_ARGS:
+    return sgp_fail(R->ctx, SGP_EINVAL, "optim: NLopt rejected its arguments (n = %d)", R->n);
+  case NLOPT_OUT_OF_MEMORY:
+    return sgp_fail(R->ctx, SGP_ENOMEM, "optim: NLopt ran out of memory (n = %d, memory = %d)",
+                    R->n, o->memory);
+  default:
+    snprintf(msg, size, "NLopt stopped (result code %d); the best point is kept", (int)res);
+    break;
+  }
+  return SGP_OK;
+}
+
+/* One L-BFGS run from xs (overwritten by NLopt). */
+static int run_start(optim_run *R, double *xs, char *msg, size_t size, int *converged)
+{
+  const sgp_optim_opts *o = R->o;
+  R->opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)R->n);
+  if (!R->opt) return sgp_fail(R->ctx, SGP_ENOMEM, "optim: NLopt could not create its optimizer");
+  const int set_ok = nlopt_set_lower_bounds(R->opt, R->lb) > 0
+    && nlopt_set_upper_bounds(R->opt, R->ub) > 0
+    && nlopt_set_min_objective(R->opt, nlopt_objective, R) > 0
+    && nlopt_set_ftol_rel(R->opt, o->ftol_rel) > 0
+    && nlopt_set_maxeval(R->opt, o->max_eval) > 0
+    && nlopt_set_vector_storage(R->opt, (unsigned)o->memory) > 0;
+  if (!set_ok) {
+    nlopt_destroy(R->opt);
+    R->opt = NULL;
+    return sgp_fail(R->ctx, SGP_EINVAL, "optim: NLopt rejected the settings (n = %d)", R->n);
+  }
+  R->s_have = 0;
+  R->stop = STOP_NONE;
+  R->s_evals = R->s_failed = 0;
+  R->failure[0] = '\0';
+  double fmin = 0.0;
+  const nlopt_result res = nlopt_optimize(R->opt, xs, &fmin);
+  nlopt_destroy(R->opt);
+  R->opt = NULL;
+  return describe_stop(R, res, msg, size, converged);
+}
+
+/* Start s: x0, or x0 + restart_sd N(0,1) clamped to the box. The draws do not
+ * depend on the evaluations, so every start point is fixed by the seed. */
+static void start_point(optim_run *R, sgp_rng *rng, const double *x0, int s, double *xs)
+{
+  for (int i = 0; i < R->n; i++) {
+    double v = x0[i];
+    if (s > 0) v += R->o->restart_sd * sgp_rng_normal(rng);
+    xs[i] = fmin(fmax(v, R->lb[i]), R->ub[i]);
+  }
+}
+
+/* After all starts: an error when nothing succeeded, else the trace's final layout. */
+static int finish(optim_run *R, int interrupted_at)
+{
+  sgp_optim_result *r = R->r;
+  if (!R->have_best) {
+    if (r->interrupted) {
+      if (R->ctx->errmsg[0] == '\0') sgp_fail(R->ctx, SGP_EINTERRUPT, "interrupted by the user");
+      return SGP_EINTERRUPT;
+    }
+    return sgp_fail(R->ctx, R->last_status < 0 ? R->last_status : SGP_EINVAL,
+                    "%s", r->last_failure);
+  }
+  if (trace_finish(R) != SGP_OK)
+    return sgp_fail(R->ctx, SGP_ENOMEM, "optim: out of memory for the trace (%lld evaluations)",
+                    (long long)r->n_eval);
+  if (r->interrupted && interrupted_at != r->best_start) {
+    const size_t len = strlen(r->message);
+    snprintf(r->message + len, sizeof r->message - len, "; interrupted during start %d",
+             interrupted_at);
+  }
+  return SGP_OK;
+}
+
+int sgp_optim_maximize(sgp_ctx *ctx, int n, const double *x0, const double *lb, const double *ub,
+                       sgp_objective f, void *data, const sgp_optim_opts *o, sgp_optim_result *r)
+{
+  if (!r) return sgp_fail(ctx, SGP_EINVAL, "r: the result must not be NULL");
+  memset(r, 0, sizeof *r);
+  sgp_optim_opts od;
+  if (!o) { sgp_optim_opts_default(&od); o = &od; }
+  if (n < 1) return sgp_fail(ctx, SGP_EINVAL, "n: must be >= 1 (got %d)", n);
+  if (!x0) return sgp_fail(ctx, SGP_EINVAL, "x0: must not be NULL");
+  if (!f) return sgp_fail(ctx, SGP_EINVAL, "f: the objective must not be NULL");
+  int st = check_opts(ctx, o);
+  if (st == SGP_OK) st = check_point(ctx, n, x0, lb, ub, o);
+  if (st != SGP_OK) return st;
+
+  optim_run R;
+  memset(&R, 0, sizeof R);
+  R.ctx = ctx; R.n = n; R.f = f; R.data = data; R.o = o; R.r = r;
+  double *work = sgp_alloc(7 * (int64_t)n);
+  r->x = sgp_alloc(n);
+  r->grad = sgp_alloc(n);
+  if (!work || !r->x || !r->grad) {
+    free(work);
+    sgp_optim_result_free(r);
+    return sgp_fail(ctx, SGP_ENOMEM, "optim: out of memory (n = %d)", n);
+  }
+  double *lbv = work, *ubv = work + n, *xs = work + 6 * n;
+  R.xe = work + 2 * n; R.g = work + 3 * n; R.sx = work + 4 * n; R.sg = work + 5 * n;
+  for (int i = 0; i < n; i++) {
+    lbv[i] = lb ? lb[i] : -INFINITY;
+    ubv[i] = ub ? ub[i] : INFINITY;
+  }
+  R.lb = lbv; R.ub = ubv;
+  r->n = n;
+  r->value = NAN;
+
+  sgp_rng rng;
+  sgp_rng_seed(&rng, o->seed);
+  R.t0 = now_s();
+  int interrupted_at = -1;
+  for (int s = 0; s <= o->restarts && st == SGP_OK; s++) {
+    char msg[256];
+    int conv = 0;
+    R.start = s;
+    start_point(&R, &rng, x0, s, xs);
+    st = run_start(&R, xs, msg, sizeof msg, &conv);
+    if (st != SGP_OK) break;
+    if (R.have_best && r->best_start == s) {
+      snprintf(r->message, sizeof r->message, "%s", msg);
+      r->converged = conv;
+    }
+    if (R.stop == STOP_INTERRUPT) {
+      r->interrupted = 1;
+      interrupted_at = s;
+      break;
+    }
+  }
+  if (st == SGP_OK) st = finish(&R, interrupted_at);
+  free(work);
+  if (st != SGP_OK) sgp_optim_result_free(r);
+  return st;
+}

@@ -1,0 +1,505 @@
+/* test_optim.c -- the bounded L-BFGS maximizer (core/optim.c): known optima of
+ * Rosenbrock and concave quadratics (free and on a bound), failed and non-finite
+ * evaluations, the interrupt, seeded restarts, max_eval, the trace and bad arguments.
+ *
+ * Tolerances. NLopt's L-BFGS stops by ftol_rel (two iterations whose change of f is
+ * at most ftol_rel |f|), by its gradient test (max |projected gradient| <= 1e-8) or
+ * when its line search cannot improve f (roundoff). For a concave quadratic
+ * f = f* - sum a_i d_i^2 with smallest curvature lam = min a_i, a gap f* - f <= df
+ * means |d| <= sqrt(df / lam); L-BFGS converges superlinearly, so the gap at an
+ * ftol stop is below the last change, taken here with a factor 100:
+ * df = 100 ftol_rel |f*|. The gradient test gives |d| <= 1e-8 / (2 lam), far inside. */
+#include "test_helpers.h"
+#include "optim.h"
+
+#include <stdio.h>
+
+static double quad_xtol(double ftol_rel, double fstar, double lam)
+{
+  return sqrt(100.0 * ftol_rel * fabs(fstar) / lam);
+}
+
+/* ------------------------------------------------------------ objectives */
+
+static int neg_rosenbrock(sgp_ctx *ctx, const double *x, double *v, double *g, void *data)
+{
+  (void)ctx;
+  if (data) ++*(int *)data;
+  const double a = x[1] - x[0] * x[0], b = 1.0 - x[0];
+  *v = -(100.0 * a * a + b * b);
+  g[0] = 400.0 * a * x[0] + 2.0 * b;
+  g[1] = -200.0 * a;
+  return SGP_OK;
+}
+
+enum { FAIL_NONE, FAIL_NOTPD, FAIL_NAN_VALUE, FAIL_INF_GRAD, FAIL_EINTERRUPT };
+
+/* f = f0 - sum a_i (x_i - c_i)^2, failing as `mode` says where x_1 > fail_above
+ * (FAIL_EINTERRUPT: from call interrupt_after + 1 on). */
+typedef struct {
+  int n;
+  double a[3], c[3], f0;
+  int mode;
+  double fail_above;
+  int calls, interrupt_after;
+} quad;
+
+static int quad_eval(sgp_ctx *ctx, const double *x, double *v, double *g, void *data)
+{
+  quad *q = data;
+  q->calls++;
+  if (q->mode == FAIL_EINTERRUPT && q->calls > q->interrupt_after) return SGP_EINTERRUPT;
+  if (q->mode == FAIL_NOTPD && x[0] > q->fail_above)
+    return sgp_fail(ctx, SGP_ENOTPD, "K: not positive definite at x1 = %g", x[0]);
+  double s = q->f0;
+  for (int i = 0; i < q->n; i++) {
+    const double d = x[i] - q->c[i];
+    s -= q->a[i] * d * d;
+    g[i] = -2.0 * q->a[i] * d;
+  }
+  *v = s;
+  if (q->mode == FAIL_NAN_VALUE && x[0] > q->fail_above) *v = NAN;
+  if (q->mode == FAIL_INF_GRAD && x[0] > q->fail_above) g[1] = INFINITY;
+  return SGP_OK;
+}
+
+/* The quadratic of the failure tests: optimum (1, 2), f* = 3, lam = 1; from (0, 0)
+ * the first trial step (the unit step along the gradient, (2, 8)) lands in x1 > 1.5. */
+static quad failing_quad(int mode)
+{
+  quad q = {2, {1.0, 2.0, 0.0}, {1.0, 2.0, 0.0}, 3.0, mode, 1.5, 0, 0};
+  return q;
+}
+
+/* f = -(x^2 - 4)^2 - x: a local maximum near x = 1.97 (f ~ -1.97) and the global
+ * one near x = -2.03 (f > f(-2) = 2); the basins meet near x = 0.06. */
+static int bimodal(sgp_ctx *ctx, const double *x, double *v, double *g, void *data)
+{
+  (void)ctx; (void)data;
+  const double u = x[0] * x[0] - 4.0;
+  *v = -u * u - x[0];
+  g[0] = -4.0 * x[0] * u - 1.0;
+  return SGP_OK;
+}
+
+typedef struct { int polls, fire_after; } interrupt_state;
+
+static int interrupt_hook(void *user_data)
+{
+  interrupt_state *s = user_data;
+  return s->polls++ >= s->fire_after;
+}
+
+/* ------------------------------------------------------------ checks */
+
+/* The trace agrees with the result: the best row holds value and x, failed rows
+ * (NaN) count n_failed, starts and times do not decrease. */
+static void assert_trace_consistent(const sgp_optim_result *r)
+{
+  const int64_t m = r->n_eval;
+  assert_true(m >= 1);
+  assert_true(r->best_eval >= 0 && r->best_eval < m);
+  assert_memory_equal(&r->trace_value[r->best_eval], &r->value, sizeof(double));
+  assert_int_equal(r->trace_start[r->best_eval], r->best_start);
+  for (int j = 0; j < r->n; j++)
+    assert_memory_equal(&r->trace_x[r->best_eval + j * m], &r->x[j], sizeof(double));
+  assert_close(r->trace_gradnorm[r->best_eval], sgp_nrm2(r->n, r->grad),
+               1e-14 * r->trace_gradnorm[r->best_eval] + 1e-300);
+  int64_t failed = 0;
+  for (int64_t k = 0; k < m; k++) {
+    if (isnan(r->trace_value[k])) { failed++; assert_true(isnan(r->trace_gradnorm[k])); continue; }
+    assert_true(r->trace_value[k] <= r->value);
+    if (k > 0) {
+      assert_true(r->trace_start[k] >= r->trace_start[k - 1]);
+      assert_true(r->trace_seconds[k] >= r->trace_seconds[k - 1]);
+    }
+  }
+  assert_int_equal(failed, r->n_failed);
+}
+
+/* ------------------------------------------------------------ optima */
+
+static void rosenbrock_unbounded_reaches_one_one(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.max_eval = 1000;
+  o.ftol_rel = 1e-15;
+  const double x0[2] = {-1.2, 1.0};
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &r), SGP_OK);
+  /* Near (1, 1) the Hessian of Rosenbrock has eigenvalues 1001.6 and 0.3994: the
+   * gradient test (1e-8 per entry) leaves |d| <= sqrt(2) 1e-8 / 0.3994 = 3.5e-8, and
+   * ftol_rel = 1e-15 cannot stop it earlier while f -> 0 superlinearly. */
+  assert_close(r.x[0], 1.0, 1e-6);
+  assert_close(r.x[1], 1.0, 1e-6);
+  assert_true(r.value <= 0.0 && r.value > -1e-12);
+  assert_int_equal(r.interrupted, 0);
+  assert_int_equal(r.n_failed, 0);
+  assert_string_equal(r.last_failure, "");
+  assert_true(strlen(r.message) > 0);
+  assert_true(r.n_eval <= o.max_eval);
+  assert_trace_consistent(&r);
+  sgp_optim_result_free(&r);
+}
+
+static void quadratic_with_active_bounds_ends_on_them(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.ftol_rel = 1e-12;
+  /* Box [0, 1]^3; the unconstrained optimum (2, -1, 0.5) is outside in x1 and x2:
+   * the solution is (1, 0, 0.5), f* = 10 - 1 - 4 = 5. */
+  quad q = {3, {1.0, 4.0, 1.0}, {2.0, -1.0, 0.5}, 10.0, FAIL_NONE, 0.0, 0, 0};
+  const double x0[3] = {0.3, 0.7, 0.9}, lb[3] = {0, 0, 0}, ub[3] = {1, 1, 1};
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 3, x0, lb, ub, quad_eval, &q, &o, &r), SGP_OK);
+  /* Bounds: Luksan's L-BFGS puts a coordinate within 1e-8 max(|bound|, 1) of its
+   * bound on it, and the objective pushes it there. */
+  assert_close(r.x[0], 1.0, 1e-8);
+  assert_close(r.x[1], 0.0, 1e-8);
+  assert_close(r.x[2], 0.5, quad_xtol(o.ftol_rel, 5.0, 1.0));
+  assert_close(r.value, 5.0, 100.0 * o.ftol_rel * 5.0 + 2e-8 * 8.0);
+  assert_int_equal(r.converged, 1);
+  for (int64_t k = 0; k < r.n_eval; k++)
+    for (int j = 0; j < 3; j++) {
+      assert_true(r.trace_x[k + j * r.n_eval] >= lb[j]);
+      assert_true(r.trace_x[k + j * r.n_eval] <= ub[j]);
+    }
+  assert_trace_consistent(&r);
+  sgp_optim_result_free(&r);
+}
+
+/* ------------------------------------------------------------ failures */
+
+static void failing_region_is_backed_out_of(int mode, const char *expected_text)
+{
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.ftol_rel = 1e-12;
+  quad q = failing_quad(mode);
+  const double x0[2] = {0.0, 0.0};
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, quad_eval, &q, &o, &r), SGP_OK);
+  const double tol = quad_xtol(o.ftol_rel, 3.0, 1.0);
+  assert_close(r.x[0], 1.0, tol);
+  assert_close(r.x[1], 2.0, tol);
+  assert_true(r.n_failed > 0);
+  assert_contains(r.last_failure, expected_text);
+  assert_int_equal(r.interrupted, 0);
+  assert_trace_consistent(&r);
+  for (int64_t k = 0; k < r.n_eval; k++) /* only points in the region failed */
+    assert_int_equal(!!isnan(r.trace_value[k]), r.trace_x[k] > q.fail_above);
+  sgp_optim_result_free(&r);
+}
+
+static void failed_evaluations_backtrack_to_the_optimum(void **state)
+{
+  (void)state;
+  failing_region_is_backed_out_of(FAIL_NOTPD, "K: not positive definite at x1 = ");
+}
+
+static void nan_value_backtracks_to_the_optimum(void **state)
+{
+  (void)state;
+  failing_region_is_backed_out_of(FAIL_NAN_VALUE, "f: the value is nan");
+}
+
+static void infinite_gradient_backtracks_to_the_optimum(void **state)
+{
+  (void)state;
+  failing_region_is_backed_out_of(FAIL_INF_GRAD, "f: gradient entry 2 is inf");
+}
+
+static void no_successful_evaluation_is_an_error(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.restarts = 2;
+  quad q = failing_quad(FAIL_NOTPD);
+  q.fail_above = -1e300; /* fails everywhere */
+  const double x0[2] = {0.0, 0.0};
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, quad_eval, &q, &o, &r), SGP_ENOTPD);
+  assert_contains(ctx.errmsg, "K: not positive definite at x1 = ");
+  assert_int_equal(r.n_eval, 3); /* each start ends at its failed first point */
+  assert_int_equal(r.n_failed, 3);
+  assert_null(r.x);
+  assert_null(r.trace_value);
+  sgp_optim_result_free(&r);
+}
+
+/* ------------------------------------------------------------ interrupt */
+
+static void interrupt_hook_returns_the_best_so_far(void **state)
+{
+  (void)state;
+  for (int k = 1; k <= 9; k += 4) {
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    interrupt_state is = {0, k};
+    ctx.interrupt = interrupt_hook;
+    ctx.user_data = &is;
+    sgp_optim_opts o;
+    sgp_optim_opts_default(&o);
+    o.restarts = 2;
+    int calls = 0;
+    const double x0[2] = {-1.2, 1.0};
+    sgp_optim_result r;
+    assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, &calls, &o, &r),
+                     SGP_OK);
+    assert_int_equal(r.interrupted, 1);
+    assert_int_equal(r.converged, 0);
+    assert_int_equal(r.n_eval, k);
+    assert_int_equal(calls, k);
+    assert_int_equal(r.trace_start[k - 1], 0); /* no further start */
+    double best = -INFINITY;
+    for (int64_t i = 0; i < r.n_eval; i++) best = fmax(best, r.trace_value[i]);
+    assert_memory_equal(&best, &r.value, sizeof best);
+    assert_string_equal(r.message, "interrupted");
+    assert_trace_consistent(&r);
+    sgp_optim_result_free(&r);
+  }
+}
+
+static void objective_interrupt_returns_the_best_so_far(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  quad q = failing_quad(FAIL_EINTERRUPT);
+  q.interrupt_after = 4;
+  const double x0[2] = {0.0, 0.0};
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, quad_eval, &q, &o, &r), SGP_OK);
+  assert_int_equal(r.interrupted, 1);
+  assert_int_equal(r.n_eval, 4); /* the interrupted call is no evaluation */
+  assert_int_equal(q.calls, 5);
+  assert_trace_consistent(&r);
+  sgp_optim_result_free(&r);
+}
+
+static void interrupt_before_any_evaluation_is_an_error(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  interrupt_state is = {0, 0};
+  ctx.interrupt = interrupt_hook;
+  ctx.user_data = &is;
+  const double x0[2] = {-1.2, 1.0};
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, NULL, &r),
+                   SGP_EINTERRUPT);
+  assert_int_equal(r.n_eval, 0);
+  assert_null(r.x);
+  sgp_optim_result_free(&r);
+}
+
+/* ------------------------------------------------------------ restarts, max_eval */
+
+static void run_bimodal(uint64_t seed, sgp_optim_result *r)
+{
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.restarts = 8;
+  o.restart_sd = 3.0;
+  o.seed = seed;
+  const double x0 = 2.0;
+  assert_int_equal(sgp_optim_maximize(&ctx, 1, &x0, NULL, NULL, bimodal, NULL, &o, r), SGP_OK);
+}
+
+static void restarts_are_reproducible_and_the_best_start_wins(void **state)
+{
+  (void)state;
+  sgp_optim_result a, b, c;
+  run_bimodal(7, &a);
+  run_bimodal(7, &b);
+  run_bimodal(8, &c);
+  assert_int_equal(a.n_eval, b.n_eval);
+  const size_t m = (size_t)a.n_eval;
+  assert_memory_equal(a.trace_x, b.trace_x, m * sizeof(double));
+  assert_memory_equal(a.trace_value, b.trace_value, m * sizeof(double));
+  assert_memory_equal(a.trace_start, b.trace_start, m * sizeof(int));
+  assert_memory_equal(a.x, b.x, sizeof(double));
+  assert_memory_equal(&a.value, &b.value, sizeof(double));
+  assert_true(c.n_eval != a.n_eval || memcmp(c.trace_x, a.trace_x, m * sizeof(double)) != 0);
+  /* The first start (x0 = 2) climbs to the local maximum (f < -1.9); with seed 7
+   * some start begins left of the basins' border (0.06), whose climb reaches the
+   * global maximum, f > 2 = f(-2). */
+  int left = 0;
+  double first_local = -INFINITY;
+  for (int64_t k = 0; k < a.n_eval; k++) {
+    if (a.trace_start[k] == 0) first_local = fmax(first_local, a.trace_value[k]);
+    if (k > 0 && a.trace_start[k] != a.trace_start[k - 1] && a.trace_x[k] < 0.0) left = 1;
+  }
+  assert_true(left);
+  assert_true(first_local < -1.9);
+  assert_true(a.value > 2.0);
+  assert_true(a.x[0] < -2.0 && a.x[0] > -2.1);
+  assert_true(a.best_start > 0);
+  assert_int_equal(a.trace_start[a.n_eval - 1], 8);
+  assert_trace_consistent(&a);
+  assert_trace_consistent(&c);
+  sgp_optim_result_free(&a);
+  sgp_optim_result_free(&b);
+  sgp_optim_result_free(&c);
+}
+
+static void max_eval_is_respected_per_start(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.max_eval = 5;
+  o.restarts = 3;
+  o.restart_sd = 0.5;
+  const double x0[2] = {-1.2, 1.0};
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &r), SGP_OK);
+  assert_true(r.n_eval <= (int64_t)o.max_eval * (1 + o.restarts));
+  int per_start[4] = {0, 0, 0, 0};
+  for (int64_t k = 0; k < r.n_eval; k++) per_start[r.trace_start[k]]++;
+  for (int s = 0; s < 4; s++) assert_true(per_start[s] >= 1 && per_start[s] <= o.max_eval);
+  assert_int_equal(r.converged, 0);
+  assert_string_equal(r.message, "max_eval (5) evaluations reached");
+  assert_trace_consistent(&r);
+  sgp_optim_result_free(&r);
+}
+
+/* ------------------------------------------------------------ progress, arguments */
+
+typedef struct { int lines; char first[512]; } printed;
+
+static void print_hook(void *user_data, const char *msg)
+{
+  printed *p = user_data;
+  if (p->lines++ == 0) snprintf(p->first, sizeof p->first, "%s", msg);
+}
+
+static void verbose_prints_one_line_per_evaluation(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  printed p = {0, ""};
+  ctx.verbose = 1;
+  ctx.print = print_hook;
+  ctx.user_data = &p;
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  const char *const names[2] = {"log_ell", "log_s2"};
+  o.names = names;
+  o.task = "test: learning";
+  const double x0[2] = {-1.2, 1.0};
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &r), SGP_OK);
+  assert_int_equal(p.lines, r.n_eval);
+  assert_contains(p.first, "test: learning: evaluation 1 (start 0): value -24.2");
+  assert_contains(p.first, "log_ell -1.2, log_s2 1");
+  sgp_optim_result_free(&r);
+}
+
+static void expect_einval(int n, const double *x0, const double *lb, const double *ub,
+                          sgp_objective f, const sgp_optim_opts *o, const char *text)
+{
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_result r;
+  memset(&r, 0x5A, sizeof r);
+  assert_int_equal(sgp_optim_maximize(&ctx, n, x0, lb, ub, f, NULL, o, &r), SGP_EINVAL);
+  assert_contains(ctx.errmsg, text);
+  assert_null(r.x);
+  assert_int_equal(r.n_eval, 0);
+  sgp_optim_result_free(&r);
+}
+
+static void bad_arguments_are_einval(void **state)
+{
+  (void)state;
+  const double x0[2] = {0.5, 0.5}, lb[2] = {0, 0}, ub[2] = {1, 1};
+  const double out[2] = {0.5, 1.5}, nan_x[2] = {NAN, 0.0}, lb_high[2] = {0, 2};
+  expect_einval(0, x0, NULL, NULL, neg_rosenbrock, NULL, "n: must be >= 1 (got 0)");
+  expect_einval(2, NULL, NULL, NULL, neg_rosenbrock, NULL, "x0:");
+  expect_einval(2, x0, NULL, NULL, NULL, NULL, "f:");
+  expect_einval(2, out, lb, ub, neg_rosenbrock, NULL, "x0: coordinate 2 = 1.5 is outside its bounds [0, 1]");
+  expect_einval(2, nan_x, NULL, NULL, neg_rosenbrock, NULL, "x0: coordinate 1 must be finite");
+  expect_einval(2, x0, lb_high, ub, neg_rosenbrock, NULL, "lb: the bound of coordinate 2 is above ub");
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  const char *const names[2] = {"ell", "s2"};
+  o.names = names;
+  expect_einval(2, out, lb, ub, neg_rosenbrock, &o, "x0: 's2' = 1.5 is outside its bounds");
+  o.max_eval = 0;
+  expect_einval(2, x0, NULL, NULL, neg_rosenbrock, &o, "max_eval:");
+  sgp_optim_opts_default(&o);
+  o.restart_sd = -1.0;
+  expect_einval(2, x0, NULL, NULL, neg_rosenbrock, &o, "restart_sd:");
+  sgp_optim_opts_default(&o);
+  o.ftol_rel = NAN;
+  expect_einval(2, x0, NULL, NULL, neg_rosenbrock, &o, "ftol_rel:");
+  sgp_optim_opts_default(&o);
+  o.restarts = -1;
+  expect_einval(2, x0, NULL, NULL, neg_rosenbrock, &o, "restarts:");
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, NULL, NULL),
+                   SGP_EINVAL);
+  assert_contains(ctx.errmsg, "r:");
+  sgp_optim_result zero;
+  memset(&zero, 0, sizeof zero);
+  sgp_optim_result_free(&zero); /* safe on a zeroed result */
+}
+
+static void defaults_are_documented(void **state)
+{
+  (void)state;
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  assert_int_equal(o.max_eval, 100);
+  assert_true(o.ftol_rel == 1e-6);
+  assert_int_equal(o.restarts, 0);
+  assert_true(o.restart_sd == 1.0);
+  assert_int_equal(o.seed, 1);
+  assert_string_equal(o.task, "optim");
+  assert_null(o.names);
+  assert_int_equal(o.memory, 10);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(defaults_are_documented),
+    cmocka_unit_test(rosenbrock_unbounded_reaches_one_one),
+    cmocka_unit_test(quadratic_with_active_bounds_ends_on_them),
+    cmocka_unit_test(failed_evaluations_backtrack_to_the_optimum),
+    cmocka_unit_test(nan_value_backtracks_to_the_optimum),
+    cmocka_unit_test(infinite_gradient_backtracks_to_the_optimum),
+    cmocka_unit_test(no_successful_evaluation_is_an_error),
+    cmocka_unit_test(interrupt_hook_returns_the_best_so_far),
+    cmocka_unit_test(objective_interrupt_returns_the_best_so_far),
+    cmocka_unit_test(interrupt_before_any_evaluation_is_an_error),
+    cmocka_unit_test(restarts_are_reproducible_and_the_best_start_wins),
+    cmocka_unit_test(max_eval_is_respected_per_start),
+    cmocka_unit_test(verbose_prints_one_line_per_evaluation),
+    cmocka_unit_test(bad_arguments_are_einval),
+  };
+  return cmocka_run_group_tests_name("optim", tests, NULL, NULL);
+}
