@@ -120,12 +120,19 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL) {
                 steps = as.data.frame(res$history$steps),
                 kernel = used$kernel, likelihood = used$likelihood, n_class = used$n_class,
                 levels = lab$levels, policy = used$policy, x = x, y = lab$y,
-                offset = used$offset, noise = used$noise, seed = used$seed))
+                offset = used$offset, noise = used$noise, seed = used$seed),
+           laplace_selection(res$selection))
   if (!is.null(xtest)) fit$test <- laplace_test_list(res$test, fit)
   class(fit) <- "gp_laplace"
   if (nzchar(used$warning)) warning(used$warning, call. = FALSE)
   if (isTRUE(opts[["verbose"]])) print(fit)
   fit
+}
+
+# The model selection's fields of a fit: hyper, loglik, loglik_grad, learned, optim.
+laplace_selection <- function(s) {
+  list(hyper = s$hyper, loglik = s$loglik, loglik_grad = s$loglik_grad, learned = s$learned,
+       optim = as.data.frame(s$optim))
 }
 
 laplace_likelihoods <- c("bernoulli", "poisson", "softmax", "gaussian")
@@ -267,7 +274,7 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
   p <- .Call(C_sgp_laplace_predict_r, fit$x, fit$weights, fit$root,
              fit$likelihood, fit$kernel$kernel, fit$kernel$lengthscale,
              fit$kernel$outputscale, if (is.null(fit$noise)) 0 else fit$noise[1L],
-             newdata, offset, check_threads(threads, fn))
+             newdata, offset, check_threads(threads, fn), fit$hyper$mean)
   out <- laplace_test_list(p, fit)
   switch(type,
     list = out,
@@ -291,9 +298,22 @@ print.gp_laplace <- function(x, ...) {
   cat(sprintf("  %d Newton steps, %s solver iterations (%s policy), rank %d; %s (%s)\n",
               x$newton_steps, format(x$iterations), x$policy, ncol(x$root),
               if (x$converged) "converged" else "NOT converged", x$stop_reason))
+  cat(laplace_hyper_line(x), "\n", sep = "")
   if (is.list(x$test)) cat(sprintf("  predictions at %d test inputs in $test\n",
                                    NROW(x$test[["mean", exact = TRUE]])))
   invisible(obj)
+}
+
+# "  lengthscale .., outputscale .., mean .., noise ..; log evidence ..; learned: .."
+laplace_hyper_line <- function(x) {
+  h <- x$hyper
+  if (is.null(h)) return("")
+  num <- function(v) paste(format(v, digits = 4), collapse = " ")
+  sprintf("  lengthscale %s, outputscale %s, mean %s%s; log evidence %s; %s", num(h$lengthscale),
+          num(h$outputscale), num(h$mean), if (is.null(h$noise)) "" else
+          paste0(", noise ", num(h$noise)), format(x$loglik, digits = 6),
+          if (length(x$learned)) paste("learned:", paste(x$learned, collapse = ", "))
+          else "nothing learned")
 }
 
 #' Summary of a gp_laplace fit
@@ -329,7 +349,8 @@ summary.gp_laplace <- function(object, ...) {
             newton_steps = object$newton_steps, iterations = object$iterations,
             rank = ncol(object$root), converged = object$converged,
             stop_reason = object$stop_reason, loglik = ll, accuracy = acc,
-            last_delta = utils::tail(object$steps$delta, 1L))
+            last_delta = utils::tail(object$steps$delta, 1L),
+            hyper_line = laplace_hyper_line(object))
   class(s) <- "summary.gp_laplace"
   s
 }
@@ -341,6 +362,7 @@ print.summary.gp_laplace <- function(x, ...) {
   cat(sprintf("  kernel       %s, lengthscale %s, outputscale %s\n", k$kernel,
               paste(format(k$lengthscale, digits = 4), collapse = " "),
               format(k$outputscale, digits = 4)))
+  if (nzchar(x$hyper_line %||% "")) cat(x$hyper_line, "\n", sep = "")
   cat(sprintf("  data         n = %d, d = %d, C = %d\n", x$n, x$d, x$C))
   cat(sprintf("  solver       %s policy: %d Newton steps, %s iterations, rank %d\n",
               x$policy, x$newton_steps, format(x$iterations), x$rank))

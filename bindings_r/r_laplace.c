@@ -110,22 +110,84 @@ static SEXP used_list(const sgp_ctx *ctx, const sgp_laplace_opts *o,
   char warn[512];
   sgp_laplace_warning(fit, o, warn, sizeof warn);
   const char *kn[] = {"kernel", "lengthscale", "outputscale"};
-  SEXP kv[] = {PROTECT(Rf_mkString(sgp_kernel_names[o->kernel.kind])),
-               PROTECT(sgp_r_real_copy(o->kernel.n_lengthscale, 1, o->kernel.lengthscale, 0)),
-               PROTECT(Rf_ScalarReal(o->kernel.outputscale))};
-  const sgp_cmat noise = o->noise, off = o->offset;
+  SEXP kv[] = {PROTECT(Rf_mkString(sgp_kernel_names[fit->kernel.kind])),
+               PROTECT(sgp_r_real_copy(fit->kernel.n_lengthscale, 1, fit->kernel.lengthscale, 0)),
+               PROTECT(Rf_ScalarReal(fit->kernel.outputscale))};
+  const double noise1 = fit->noise; /* the one noise value used (given or learned) */
+  const sgp_cmat noise = o->noise.data && o->noise.rows * o->noise.cols > 1
+                             ? o->noise : sgp_cmat_of(&noise1, 1, 1),
+                 off = o->offset;
   const char *un[] = {"kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
                       "warning"};
   SEXP uv[] = {PROTECT(sgp_r_named_list(3, kn, kv)), PROTECT(Rf_mkString(lik[o->likelihood])),
                PROTECT(Rf_mkString(pol[o->policy])), PROTECT(Rf_ScalarInteger((int)fit->C)),
                o->likelihood != SGP_LIK_GAUSSIAN ? R_NilValue
-               : noise.data ? PROTECT(sgp_r_real_copy(noise.rows, 1, noise.data, 0))
-                            : PROTECT(Rf_ScalarReal(1.0)),
+               : PROTECT(sgp_r_real_copy(noise.rows, 1, noise.data, 0)),
                off.data ? PROTECT(sgp_r_real_copy(off.rows, 1, off.data, 0)) : R_NilValue,
                PROTECT(Rf_ScalarReal((double)ctx->seed)), PROTECT(Rf_mkString(warn))};
   const int nprot = 9 + (o->likelihood == SGP_LIK_GAUSSIAN) + (off.data != NULL);
   SEXP out = sgp_r_named_list(8, un, uv);
   UNPROTECT(nprot);
+  return out;
+}
+
+/* SGP_LEARN_* bits as names. */
+static SEXP learn_names(unsigned bits)
+{
+  static const char *nm[] = {"lengthscale", "outputscale", "mean", "noise"};
+  int k = 0;
+  for (int i = 0; i < 4; i++) k += (bits >> i) & 1u;
+  SEXP v = PROTECT(Rf_allocVector(STRSXP, k));
+  for (int i = 0, j = 0; i < 4; i++) if ((bits >> i) & 1u) SET_STRING_ELT(v, j++, Rf_mkChar(nm[i]));
+  UNPROTECT(1);
+  return v;
+}
+
+/* The model selection of a fit (spec model_selection.md §6): hyper, loglik,
+ * loglik_grad (named by theta's coordinates), learned, and the optimizer's trace
+ * with its verdict. */
+static SEXP selection_list(const sgp_laplace_hyper *h)
+{
+  const int64_t nt = h->n_theta, ne = h->n_eval;
+  SEXP grad = PROTECT(h->grad ? sgp_r_real_copy(nt, 1, h->grad, 0) : Rf_allocVector(REALSXP, 0));
+  SEXP gnames = PROTECT(Rf_allocVector(STRSXP, h->grad ? nt : 0));
+  SEXP tcols = PROTECT(Rf_allocVector(VECSXP, 4 + nt));
+  SEXP tnames = PROTECT(Rf_allocVector(STRSXP, 4 + nt));
+  const char *fixed[] = {"evaluation", "loglik", "grad_norm", "seconds"};
+  const double *fcol[] = {NULL, h->tr_loglik, h->tr_gradnorm, h->tr_seconds};
+  for (int i = 0; i < 4; i++) {
+    SEXP c = Rf_allocVector(REALSXP, (R_xlen_t)ne);
+    SET_VECTOR_ELT(tcols, i, c);
+    for (int64_t e = 0; e < ne; e++) REAL(c)[e] = fcol[i] ? fcol[i][e] : (double)(e + 1);
+    SET_STRING_ELT(tnames, i, Rf_mkChar(fixed[i]));
+  }
+  for (int64_t k = 0; k < nt; k++) {
+    char name[32];
+    sgp_laplace_theta_name(h, k, name, sizeof name);
+    if (h->grad) SET_STRING_ELT(gnames, k, Rf_mkChar(name));
+    SET_STRING_ELT(tnames, 4 + k, Rf_mkChar(name));
+    SEXP c = Rf_allocVector(REALSXP, (R_xlen_t)ne);
+    SET_VECTOR_ELT(tcols, 4 + k, c);
+    const int is_mean = k > h->n_lengthscale && k <= h->n_lengthscale + h->n_mean;
+    for (int64_t e = 0; e < ne; e++) /* on the user's scale */
+      REAL(c)[e] = is_mean ? h->tr_theta[e + k * ne] : exp(h->tr_theta[e + k * ne]);
+  }
+  Rf_setAttrib(grad, R_NamesSymbol, gnames);
+  Rf_setAttrib(tcols, R_NamesSymbol, tnames);
+  const char *hn[] = {"lengthscale", "outputscale", "mean", "noise"};
+  SEXP hv[] = {PROTECT(sgp_r_real_copy(h->n_lengthscale, 1, h->lengthscale, 0)),
+               PROTECT(Rf_ScalarReal(h->outputscale)),
+               PROTECT(sgp_r_real_copy(h->n_mean, 1, h->mean, 0)),
+               isnan(h->noise) ? R_NilValue : PROTECT(Rf_ScalarReal(h->noise))};
+  const int nh = 3 + !isnan(h->noise);
+  const char *sn[] = {"hyper", "loglik", "loglik_grad", "learned", "optim", "optim_converged",
+                      "optim_message", "note"};
+  SEXP sv[] = {PROTECT(sgp_r_named_list(4, hn, hv)), PROTECT(Rf_ScalarReal(h->loglik)), grad,
+               PROTECT(learn_names(h->learned)), tcols,
+               PROTECT(Rf_ScalarLogical(h->learned ? h->optim_converged : NA_LOGICAL)),
+               PROTECT(Rf_mkString(h->optim_message)), PROTECT(Rf_mkString(h->note))};
+  SEXP out = sgp_r_named_list(8, sn, sv);
+  UNPROTECT(4 + nh + 6);
   return out;
 }
 
@@ -172,7 +234,7 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
   if (r > 0) memcpy(REAL(root), fit->root, sizeof(double) * (size_t)n * C * r);
   const char *names[] = {"f", "var", "weights", "root", "newton_steps", "iterations",
                          "converged", "stop_reason", "inner_stop_reason", "kernel_products",
-                         "history", "test", "used"};
+                         "history", "test", "used", "selection"};
   SEXP values[] = {f, var, w, root, PROTECT(Rf_ScalarInteger(fit->newton_steps)),
                    PROTECT(Rf_ScalarReal((double)fit->iterations)),
                    PROTECT(Rf_ScalarLogical(fit->converged)),
@@ -180,10 +242,10 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
                    PROTECT(Rf_mkString(sgp_laplace_stop_name(fit->inner_stop_reason))),
                    PROTECT(Rf_ScalarReal((double)fit->kernel_products)),
                    PROTECT(history_list(&fit->history)), test,
-                   PROTECT(used_list(&ctx, &o, fit))};
-  nprot += 8;
+                   PROTECT(used_list(&ctx, &o, fit)), PROTECT(selection_list(&fit->hyper))};
+  nprot += 9;
   fit_finalizer(holder);
-  SEXP out = sgp_r_named_list(13, names, values);
+  SEXP out = sgp_r_named_list(14, names, values);
   UNPROTECT(nprot);
   return out;
 }
@@ -191,7 +253,7 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
 /* predict.gp_laplace(): predictions from the plain data of a fit. */
 SEXP sgp_laplace_predict_r(SEXP x, SEXP weights, SEXP root, SEXP likelihood, SEXP kernel,
                            SEXP lengthscale, SEXP outputscale, SEXP noise, SEXP xnew,
-                           SEXP offset_new, SEXP threads)
+                           SEXP offset_new, SEXP threads, SEXP mean)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
@@ -201,7 +263,8 @@ SEXP sgp_laplace_predict_r(SEXP x, SEXP weights, SEXP root, SEXP likelihood, SEX
   int st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &k);
   if (!st) st = sgp_laplace_fit_view(&ctx, &view, sgp_r_cmat(x), sgp_r_cmat(weights),
                                      sgp_r_cmat(root), &k, likelihood_arg(likelihood),
-                                     Rf_asReal(noise));
+                                     Rf_asReal(noise),
+                                     Rf_isNull(mean) ? sgp_cmat_of(NULL, 0, 0) : sgp_r_cmat(mean));
   if (st) sgp_r_fail("predict.gp_laplace", &ctx, st);
   SEXP out = PROTECT(predict_list(&ctx, &view, xnew, offset_new, &st));
   sgp_ctx_rename_arg(&ctx, "xtest", "newdata");

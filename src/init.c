@@ -16,7 +16,7 @@ SEXP sgp_ski_shape_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_stats_merge_r(SEXP, SEXP, SEXP);
 SEXP sgp_laplace_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_options_r(SEXP);
-SEXP sgp_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_valla_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_option_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_valla_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -37,7 +37,7 @@ static const R_CallMethodDef call_methods[] = {
   {"sgp_ski_stats_merge_r", (DL_FUNC)&sgp_ski_stats_merge_r, 3},
   {"sgp_laplace_fit_r", (DL_FUNC)&sgp_laplace_fit_r, 6},
   {"sgp_options_r", (DL_FUNC)&sgp_options_r, 1},
-  {"sgp_laplace_predict_r", (DL_FUNC)&sgp_laplace_predict_r, 11},
+  {"sgp_laplace_predict_r", (DL_FUNC)&sgp_laplace_predict_r, 12},
   {"sgp_valla_fit_r", (DL_FUNC)&sgp_valla_fit_r, 12},
   {"sgp_option_check_r", (DL_FUNC)&sgp_option_check_r, 3},
   {"sgp_valla_predict_r", (DL_FUNC)&sgp_valla_predict_r, 5},

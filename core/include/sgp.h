@@ -282,6 +282,7 @@ typedef struct {
   double *mean;            /* n_mean: 1, or C (softmax) */
   int64_t n_mean;
   double noise;            /* gaussian with one noise value (NaN otherwise) */
+  unsigned requested;      /* SGP_LEARN_* bits asked for (learn, AUTO resolved) */
   unsigned learned;        /* SGP_LEARN_* bits that were optimized */
   int64_t n_theta;         /* coordinates of grad */
   double loglik;           /* the exact Laplace evidence; NaN when not computed (note says why) */

@@ -17,7 +17,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->offset = sgp_cmat_of(NULL, 0, 0);
   o->kernel.kind = SGP_KERNEL_RBF;
   o->kernel.lengthscale = NULL;  /* not given: learned (model selection) */
-  o->kernel.n_lengthscale = 0;
+  o->kernel.n_lengthscale = 1;  /* when a lengthscale pointer is set */
   o->kernel.outputscale = NAN;
   o->policy = SGP_POLICY_CG;
   o->max_newton = 20;

@@ -235,7 +235,7 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
     if (!h->grad) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   }
   if (!st && (st = sgp_evidence(ctx, &s.p, &s.ws, &h->loglik, h->grad)) != SGP_EINTERRUPT && st) {
-    snprintf(h->note, sizeof h->note, "the evidence failed at these values: %s", ctx->errmsg);
+    snprintf(h->note, sizeof h->note, "the evidence failed at these values: %.200s", ctx->errmsg);
     h->loglik = NAN;
     free(h->grad);
     h->grad = NULL;
@@ -253,8 +253,9 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
   int st = start_values(ctx, X, lik, o, h);
   if (st) return st;
   sgp_ev_layout l = {h->n_lengthscale, h->n_mean, !isnan(h->noise)};
-  unsigned bits;
+  unsigned bits = 0;
   if ((st = learn_bits(ctx, o, &l, &bits))) return st;
+  h->requested = bits;
   if (sgp_ev_size(&l) > SGP_OPT_MAX_THETA)
     return sgp_fail(ctx, SGP_EDIM, "lengthscale: model selection takes at most %d "
                     "hyperparameters", SGP_OPT_MAX_THETA);
@@ -269,6 +270,7 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
   ro->kernel.outputscale = h->outputscale;
   ro->mean = h->mean;
   ro->n_mean = h->n_mean;
-  if (!isnan(h->noise)) lik->noise[0] = h->noise; /* lik owns its copy of the noise */
+  if (!isnan(h->noise)) /* the fit's lik owns its copy of the noise */
+    *(double *)lik->noise = h->noise;
   return SGP_OK;
 }

@@ -77,6 +77,11 @@ static void opts_for(const problem *p, sgp_laplace_opts *o)
   o->kernel.outputscale = p->s2;
   o->n_class = (int)p->C;
   o->tile = 16; /* tiles smaller than N that do not divide it */
+  /* the oracles here have a zero prior mean and fixed hyperparameters */
+  static const double zero = 0.0;
+  o->mean = &zero;
+  o->n_mean = 1;
+  o->learn = 0;
 }
 
 /* ------------------------------------------------------------ dense oracles */

@@ -25,6 +25,10 @@ static void fit_problem(sgp_ctx *ctx, sgp_likelihood kind, int64_t n, int C,
   o.kernel.lengthscale = &ell;
   o.n_class = C;
   o.max_iter = 4;
+  o.learn = 0; /* the view below has no prior mean: keep it 0 */
+  static const double zero = 0.0;
+  o.mean = &zero;
+  o.n_mean = 1;
   if (kind == SGP_LIK_GAUSSIAN) o.noise = sgp_cmat_of(&noise, 1, 1);
   assert_int_equal(sgp_laplace_fit(ctx, sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1),
                                    sgp_cmat_of(NULL, 0, 0), &o, fit), SGP_OK);

@@ -303,7 +303,7 @@ test_that("every bad argument is an error naming it", {
   expect_error(predict(bad, x), "predict.gp_laplace: 'object\\$weights' is 9 x 1; need 10 x 1")
   c_predict <- function(f)
     .Call(scalegp:::C_sgp_laplace_predict_r, f$x, f$weights, f$root, "bernoulli", "rbf", 1, 1,
-          0, x, NULL, 0L)
+          0, x, NULL, 0L, NULL)
   expect_error(c_predict(bad), "predict.gp_laplace: 'weights' is 9 x 1")
   bad <- fit
   bad$root <- bad$root[-1, , drop = FALSE]
