@@ -5,7 +5,7 @@ RSCRIPT ?= Rscript
 RLIB := build/Rlib
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
-  r-cran-nnet r-cran-mass octave liboctave-dev libfftw3-dev libopenblas-dev libcmocka-dev
+  r-cran-nnet r-cran-mass octave liboctave-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
   octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
@@ -80,7 +80,7 @@ bench-laplace-core:
 	@mkdir -p build
 	$(CC) -std=c99 -O2 -fopenmp -fno-math-errno -fno-trapping-math -Icore/include -Icore \
 	  inst/bench/laplace_core_bench.c $$(find core -name '*.c') \
-	  -o build/laplace_core_bench $$(pkg-config --libs fftw3) -llapack -lblas -lm
+	  -o build/laplace_core_bench $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
 	OPENBLAS_NUM_THREADS=2 build/laplace_core_bench $(ARGS)
 
 # R CMD build + R CMD check on the tarball (acceptance of the R package).
@@ -126,7 +126,7 @@ $(VALLA_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h inst/ben
 	$(CC) $(VALLA_BENCH_CFLAGS) -c $< -o $@
 $(VALLA_BENCH)/core/kernels.o: VALLA_BENCH_CFLAGS += -fno-math-errno -fno-trapping-math
 $(VALLA_BENCH)/bench_valla: $(VALLA_BENCH_OBJ)
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3) -llapack -lblas -lm
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
 .PHONY: bench-valla
 bench-valla: deps $(VALLA_BENCH)/bench_valla
 	@dpkg -s dataset-fashion-mnist >/dev/null 2>&1 || sh tools/deps.sh dataset-fashion-mnist
@@ -148,14 +148,14 @@ $(SKI_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h)
 	$(CC) $(SKI_BENCH_CFLAGS) -c $< -o $@
 $(SKI_BENCH)/core/kernels.o: SKI_BENCH_CFLAGS += -fno-math-errno -fno-trapping-math
 $(SKI_BENCH)/bench_ski: $(SKI_BENCH_OBJ)
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3) -llapack -lblas -lm
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
 # Passive OpenMP waits: on a shared, oversubscribed machine spinning threads
 # steal the cores the working ones need (it only makes small products slower).
 bench-ski: $(SKI_BENCH)/bench_ski
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski all
 # The crossover of the statistics pass (tap vs moments, ski_stats_pass.c).
 $(SKI_BENCH)/bench_ski_pass: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_pass.o
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3) -llapack -lblas -lm
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
 bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
 	@uptime
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_pass
