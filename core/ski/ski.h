@@ -635,8 +635,10 @@ typedef struct {
  * (o->mean_tol, o->max_iter). dA/dtheta is W (dK_G) W' with dK_G = K_G for
  * log outputscale and sgp_ski_grid_op_deriv for each log ell (an isotropic
  * ell on the Kronecker path: the sum of the d one-factor derivatives), and
- * noise I for log noise. Work beyond the solves: one B product, L + 1 block
- * products of m-by-(probes + 1) (the K_G one reuses the SLQ's first). Only K_G
+ * noise I for log noise. Work beyond the solves: one B product and one
+ * derivative product of an m-by-(probes + 1) block per lengthscale (d of them
+ * for an isotropic one on the Kronecker path); log outputscale reuses the
+ * SLQ's first product K_G u_zj and the mean cache. Only K_G
  * and its derivatives are rebuilt per call (kgo: NULL for defaults; its
  * expected_products sizes FFTW's planning of K_G), so an optimizer calls this
  * once per evaluation with fixed st, uz (common random numbers): the

@@ -3,7 +3,9 @@
  *  - probe sketches W' z_j accumulated chunk by chunk (§3.3);
  *  - stochastic Lanczos quadrature of logdet A: batched efficiently factorized
  *    CG (Alg. A3, general start r0 = z_j, x0 = 0) on all probes at once, with
- *    the Lanczos tridiagonal rebuilt from the CG coefficients (§5.5);
+ *    the Lanczos tridiagonal rebuilt from the CG coefficients (§5.5), and on
+ *    request the probe solves A^{-1} z_j of the same iterates (the gradient's
+ *    Hutchinson traces, ski_loglik_grad.c);
  *  - the data fit y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve. */
 #include "ski.h"
 
