@@ -33,6 +33,10 @@ int sgp_kernel_apply_named(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, const
                            sgp_cmat X2, const char *name2, sgp_cmat V, sgp_mat Y, int tile);
 /* One kernel value from a squared scaled distance (same arithmetic as the tiles). */
 double sgp_kernel_value_r2(sgp_kernel_kind kind, double s2, double r2);
+/* Derivative of that value with respect to the log of the lengthscale(s) of
+ * some dimensions, q2 = their part of r2 (r2 = sum_j (delta_j/ell_j)^2):
+ * d k / d log ell = -2 (dk/dr2) q2 (0 when q2 = 0). */
+double sgp_kernel_dlogell_r2(sgp_kernel_kind kind, double s2, double r2, double q2);
 
 /* Y = k(a, b) V, tiled and threaded over row tiles; polls interrupts between row blocks. */
 int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a,

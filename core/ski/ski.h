@@ -180,6 +180,17 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
                     const sgp_ski_kg_opts *o, sgp_op *op);
 /* The path an operator from sgp_ski_grid_op uses (KRONECKER or CIRCULANT). */
 sgp_ski_kg_path sgp_ski_grid_op_path(const sgp_op *op);
+/* Operator v -> (d K_G / d log ell) v for the lengthscale shared by the
+ * dimensions in mask (bit j: dimension j; an ARD ell_j is 1u << j, an
+ * isotropic ell all d bits): K_G with the generating values k(delta)
+ * replaced by -2 (dk/dr2) sum_{j in mask} (delta_j/ell_j)^2 (kernels.h), so
+ * it is multilevel Toeplitz like K_G and built the same way. The Kronecker
+ * path differentiates one factor and takes one bit only (SGP_EINVAL naming
+ * `path` otherwise; AUTO then takes the circulant path); a dimension with
+ * m_j = 1 in the mask gives the zero operator. diag gives 0. mask 0 or bits
+ * beyond d: SGP_EINVAL naming `lengthscale`. */
+int sgp_ski_grid_op_deriv(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                          const sgp_ski_kg_opts *o, unsigned mask, sgp_op *op);
 /* The circulant embedding of a CIRCULANT-path operator, for other backends:
  * K_G v = the first m_j entries per dimension of IFFT(lambda .* FFT(v padded
  * into the L-array)), r2c along dimension 1 (the fastest), lambda already
@@ -575,12 +586,73 @@ void sgp_ski_loglik_opts_default(sgp_ski_loglik_opts *o);
 int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                        const double *uz, double rhoz, int64_t probes,
                        const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res);
+/* The probe solves of the SLQ's batched EFCG (the mBCG idea, spec §8.1):
+ * x_j = A^{-1} z_j (to the SLQ tolerance) = W xh_j + c_j z_j, reported as
+ * wx (m-by-probes) = W'x_j = B xh_j + c_j u_zj, xz (probes) = x_j'z_j =
+ * xh_j'u_zj + c_j rho_z, kz (m-by-probes, may be NULL) = K_G u_zj (the
+ * solve's first product) and kept (probes): 1 when the probe entered the
+ * log-determinant (positive Ritz values). All caller-allocated. */
+typedef struct {
+  double *wx, *xz, *kz;
+  char *kept;
+} sgp_ski_slq_solves;
+/* sgp_ski_logdet_slq, and the probe solves when sol is not NULL (two more
+ * m-by-probes work arrays and two axpys per iteration; the same iterates). */
+int sgp_ski_logdet_slq_solves(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg,
+                              double noise, const double *uz, double rhoz, int64_t probes,
+                              const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res,
+                              sgp_ski_slq_solves *sol);
 /* Log marginal likelihood (spec §4.5): SLQ log-determinant plus the data fit
  * y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve; weights (m, may
  * be NULL) receives the mean cache of that solve. */
 int sgp_ski_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                    const double *uz, double rhoz, int64_t probes, const sgp_ski_loglik_opts *o,
                    double *weights, sgp_ski_loglik_result *res);
+
+/* ------------------------------------------------------------ ski_loglik_grad.c */
+
+/* theta = (log ell_1..log ell_L, log outputscale, log noise), L = the kernel's
+ * n_lengthscale (1: isotropic, d: ARD). */
+#define SGP_SKI_NTHETA_MAX (SGP_SKI_MAX_D + 2)
+
+typedef struct {
+  sgp_ski_loglik_result value; /* as sgp_ski_loglik, from the same solves */
+  int64_t ntheta;              /* L + 2 */
+  double grad[SGP_SKI_NTHETA_MAX];    /* dL/dtheta = quad - trace */
+  double grad_se[SGP_SKI_NTHETA_MAX]; /* standard error of the Hutchinson part:
+                                         1/2 sd_j(tr_j) / sqrt(probes used) */
+  double quad[SGP_SKI_NTHETA_MAX];    /* 1/2 z'(dA/dtheta)z, z = A^{-1}y of the mean
+                                         solve (mean_tol; no probe noise) */
+  double trace[SGP_SKI_NTHETA_MAX];   /* 1/2 tr(A^{-1} dA/dtheta) by Hutchinson:
+                                         1/2 mean_j x_j'(dA) z_j over the kept probes */
+} sgp_ski_loglik_grad_result;
+
+/* Log marginal likelihood and its gradient in theta (spec §8.1) at the kernel
+ * k and noise variance noise, from the statistics st and the probe sketches
+ * uz (m-by-probes), rhoz of sgp_ski_probe_sketch: no data pass. One batched
+ * EFCG over the probes gives the SLQ tridiagonals and the solves x_j =
+ * A^{-1} z_j (o->tol, o->slq_max_iter); one EFCG mean solve gives z
+ * (o->mean_tol, o->max_iter). dA/dtheta is W (dK_G) W' with dK_G = K_G for
+ * log outputscale and sgp_ski_grid_op_deriv for each log ell (an isotropic
+ * ell on the Kronecker path: the sum of the d one-factor derivatives), and
+ * noise I for log noise. Work beyond the solves: one B product and one
+ * derivative product of an m-by-(probes + 1) block per lengthscale (d of them
+ * for an isotropic one on the Kronecker path); log outputscale reuses the
+ * SLQ's first product K_G u_zj and the mean cache. Only K_G
+ * and its derivatives are rebuilt per call (kgo: NULL for defaults; its
+ * expected_products sizes FFTW's planning of K_G), so an optimizer calls this
+ * once per evaluation with fixed st, uz (common random numbers): the
+ * stochastic objective is then a smooth function of theta. Its exact
+ * derivative is not grad: the Hutchinson trace x_j'(dA)z_j is an unbiased
+ * estimate of tr(A^{-1} dA), while the derivative of the SLQ quadrature of
+ * z_j' log(A) z_j equals it only in expectation (or when A and dA commute).
+ * weights (m, may be NULL): the mean cache. Errors name `stats`, `kernel`,
+ * `lengthscale`, `outputscale`, `noise`, `probes`, `tol`, `max_iter`,
+ * `slq_max_iter`. */
+int sgp_ski_loglik_grad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
+                        double noise, const sgp_ski_kg_opts *kgo, const double *uz, double rhoz,
+                        int64_t probes, const sgp_ski_loglik_opts *o, double *weights,
+                        sgp_ski_loglik_grad_result *res);
 
 /* grid_size (1 or d values) and grid_bounds (d x 2) against the data's d. */
 int sgp_ski_check_grid_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d);

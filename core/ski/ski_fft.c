@@ -284,8 +284,10 @@ cleanup:
 
 /* ------------------------------------------------------------ creation */
 
+/* mask (as in sgp_ski_grid_op_deriv): 0 for K_G, else the generating array
+ * of d K_G / d log ell for the lengthscale shared by the dimensions in mask. */
 static int setup_circulant(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
-                           const sgp_ski_kg_opts *o, kg_state *s)
+                           const sgp_ski_kg_opts *o, unsigned mask, kg_state *s)
 {
   const int d = g->d;
   double *q2[SGP_SKI_MAX_D] = {0}; /* squared scaled lag per index, < 0 where unused */
@@ -325,14 +327,17 @@ static int setup_circulant(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
   {
     int64_t sub[SGP_SKI_MAX_D] = {0};
     for (int64_t idx = 0; idx < s->Ltot; idx++) {
-      double r2 = 0.0;
+      double r2 = 0.0, qm = 0.0;
       int used = 1;
       for (int j = 0; j < d; j++) {
         const double v = q2[j][sub[j]];
         if (v < 0) { used = 0; break; }
         r2 += v;
+        if (mask >> j & 1u) qm += v;
       }
-      c[idx] = used ? sgp_kernel_value_r2(k->kind, k->outputscale, r2) : 0.0;
+      c[idx] = !used ? 0.0
+               : mask ? sgp_kernel_dlogell_r2(k->kind, k->outputscale, r2, qm)
+                      : sgp_kernel_value_r2(k->kind, k->outputscale, r2);
       for (int j = 0; j < d; j++) { /* next subscript, first dimension fastest */
         if (++sub[j] < s->L[j]) break;
         sub[j] = 0;
@@ -346,17 +351,20 @@ cleanup:
   return st;
 }
 
+/* mask: 0 or one dimension j (d K_G / d log ell_j: factor j differentiated;
+ * zero when m_j = 1, where the only lag is 0). */
 static int setup_kronecker(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
-                           const sgp_ski_kg_opts *o, kg_state *s)
+                           const sgp_ski_kg_opts *o, unsigned mask, kg_state *s)
 {
   double *t = NULL, *c = NULL;
-  int st = SGP_OK, scaled = 0;
+  int st = SGP_OK, scaled = 0, zero = 0;
   s->scale = 1.0;
   for (int j = 0; j < g->d; j++) {
     kron_dim *kd = &s->dim[j];
     const int64_t m = g->m[j];
+    const int dj = mask >> j & 1u;
     kd->m = m;
-    if (m == 1) { kd->mode = MODE_SKIP; continue; }
+    if (m == 1) { kd->mode = MODE_SKIP; zero |= dj; continue; }
     const double ell = k->lengthscale[k->n_lengthscale == 1 ? 0 : j];
     /* the factor's scale: outputscale in the first non-trivial dimension only */
     const double f = scaled ? 1.0 : k->outputscale;
@@ -365,7 +373,8 @@ static int setup_kronecker(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
     if (!t) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
     for (int64_t i = 0; i < m; i++) {
       const double z = (double)i * g->h[j] / ell;
-      t[i] = sgp_kernel_value_r2(k->kind, 1.0, z * z);
+      t[i] = dj ? sgp_kernel_dlogell_r2(k->kind, 1.0, z * z, z * z)
+                : sgp_kernel_value_r2(k->kind, 1.0, z * z);
     }
     if (m <= o->dense_max) {
       kd->mode = MODE_DENSE;
@@ -402,6 +411,7 @@ static int setup_kronecker(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
     t = NULL;
   }
   if (!scaled) s->scale = k->outputscale;
+  if (zero) s->scale = 0.0;
 cleanup:
   free(t);
   fftw_free(c);
@@ -684,8 +694,8 @@ static int plan_effort(sgp_ctx *ctx, const sgp_ski_kg_opts *o, const sgp_op *op)
 
 /* ------------------------------------------------------------ creation (public) */
 
-int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
-                    const sgp_ski_kg_opts *opts, sgp_op *op)
+static int grid_op_make(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                        const sgp_ski_kg_opts *opts, unsigned mask, sgp_op *op)
 {
   sgp_ski_kg_opts o;
   kg_state *s = NULL;
@@ -709,6 +719,13 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   int nontrivial = 0;
   for (int j = 0; j < g->d; j++) nontrivial += g->m[j] > 1;
   const int separable = k->kind == SGP_KERNEL_RBF || nontrivial <= 1;
+  if (mask >> g->d)
+    return sgp_fail(ctx, SGP_EINVAL, "lengthscale: derivative mask 0x%x names dimensions "
+                    "beyond d = %d", mask, g->d);
+  const int multi = (mask & (mask - 1u)) != 0; /* a lengthscale of several dimensions */
+  if (o.path == SGP_SKI_KG_KRONECKER && multi)
+    return sgp_fail(ctx, SGP_EINVAL, "path: the Kronecker path differentiates one "
+                    "dimension's lengthscale at a time");
   if (o.path == SGP_SKI_KG_KRONECKER && !separable)
     return sgp_fail(ctx, SGP_EINVAL,
                     "path: the Kronecker path needs a separable kernel (rbf); %s is not "
@@ -723,16 +740,17 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   s = (kg_state *)calloc(1, sizeof *s);
   if (!s) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   s->path = o.path == SGP_SKI_KG_AUTO
-                ? (separable ? SGP_SKI_KG_KRONECKER : SGP_SKI_KG_CIRCULANT) : o.path;
+                ? (separable && !multi ? SGP_SKI_KG_KRONECKER : SGP_SKI_KG_CIRCULANT) : o.path;
   s->d = g->d;
   s->mtot = sgp_ski_grid_npoints(g);
   for (int j = 0; j < g->d; j++) s->m[j] = g->m[j];
-  s->outputscale = sgp_kernel_value_r2(k->kind, k->outputscale, 0.0);
+  /* the diagonal: k(0), or 0 for a lengthscale derivative (lag 0) */
+  s->outputscale = mask ? 0.0 : sgp_kernel_value_r2(k->kind, k->outputscale, 0.0);
   s->scale = 1.0;
   s->nthreads = sgp_ctx_threads(ctx);
   if (s->nthreads < 1) s->nthreads = 1;
-  st = s->path == SGP_SKI_KG_KRONECKER ? setup_kronecker(ctx, k, g, &o, s)
-                                       : setup_circulant(ctx, k, g, &o, s);
+  st = s->path == SGP_SKI_KG_KRONECKER ? setup_kronecker(ctx, k, g, &o, mask, s)
+                                       : setup_circulant(ctx, k, g, &o, mask, s);
   if (!st) st = work_setup(ctx, s);
   if (st) goto cleanup;
   op->n = s->mtot;
@@ -754,6 +772,22 @@ int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
 cleanup:
   kg_free(s);
   return st;
+}
+
+int sgp_ski_grid_op(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                    const sgp_ski_kg_opts *o, sgp_op *op)
+{
+  return grid_op_make(ctx, k, g, o, 0u, op);
+}
+
+int sgp_ski_grid_op_deriv(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                          const sgp_ski_kg_opts *o, unsigned mask, sgp_op *op)
+{
+  if (mask == 0u) {
+    memset(op, 0, sizeof *op);
+    return sgp_fail(ctx, SGP_EINVAL, "lengthscale: empty derivative mask");
+  }
+  return grid_op_make(ctx, k, g, o, mask, op);
 }
 
 int sgp_ski_grid_op_circulant(const sgp_op *op, sgp_ski_circulant *c)

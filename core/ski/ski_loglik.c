@@ -3,7 +3,9 @@
  *  - probe sketches W' z_j accumulated chunk by chunk (§3.3);
  *  - stochastic Lanczos quadrature of logdet A: batched efficiently factorized
  *    CG (Alg. A3, general start r0 = z_j, x0 = 0) on all probes at once, with
- *    the Lanczos tridiagonal rebuilt from the CG coefficients (§5.5);
+ *    the Lanczos tridiagonal rebuilt from the CG coefficients (§5.5), and on
+ *    request the probe solves A^{-1} z_j of the same iterates (the gradient's
+ *    Hutchinson traces, ski_loglik_grad.c);
  *  - the data fit y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve. */
 #include "ski.h"
 
@@ -151,21 +153,36 @@ static int check_slq_args(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *k
 
 /* Batched CG of the t probes: k0 r p u v s z (m-by-t each); per probe the
  * scalars c_r, c_p, gamma, kappa0, the CG coefficients alpha, beta (K each),
- * the step count and whether it still runs. */
+ * the step count and whether it still runs; with solves, also the iterates
+ * x_j = W xh_j + c_x z_j and xd = B xh (m-by-t each), and which probes the
+ * quadrature kept. */
 typedef struct {
   int64_t m, t, K;
   double s2, rho0, nb;
-  double *buf, *sc, *coef, *tri, *gam;
+  double *buf, *sc, *coef, *tri, *gam, *xbuf;
   int64_t *its;
-  char *live;
-  double *k0, *rh, *ph, *uh, *vh, *sh, *zh;
+  char *live, *kept;
+  double *k0, *rh, *ph, *uh, *vh, *sh, *zh, *xh, *xd, *cx;
   double *cr, *cp, *gamma, *kappa0, *alpha, *beta;
 } slq_work;
 
 static void slq_free(slq_work *w)
 {
   free(w->buf); free(w->sc); free(w->coef); free(w->tri); free(w->gam); free(w->its);
-  free(w->live);
+  free(w->live); free(w->kept); free(w->xbuf);
+}
+
+/* The iterates' storage, when the caller wants the probe solves. */
+static int slq_alloc_solves(sgp_ctx *ctx, slq_work *w)
+{
+  const int64_t m = w->m, t = w->t;
+  w->xbuf = sgp_calloc(2 * m * t + t);
+  w->kept = (char *)calloc((size_t)t, 1);
+  if (!w->xbuf || !w->kept)
+    return sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for %lld probe solves (m = %lld)",
+                    (long long)t, (long long)m);
+  w->xh = w->xbuf; w->xd = w->xbuf + m * t; w->cx = w->xbuf + 2 * m * t;
+  return SGP_OK;
 }
 
 static int slq_alloc(sgp_ctx *ctx, slq_work *w)
@@ -227,6 +244,14 @@ static int slq_alpha_step(sgp_ctx *ctx, const double *uz, int64_t k, slq_work *w
     const double a = w->gamma[j] / delta;
     for (int64_t i = 0; i < m; i++) r[i] -= a * (z[i] + c * kj[i]);
     w->cr[j] -= a * s2 * c;
+    if (w->xh) { /* x += a p, kept as xh, B xh (s = B p) and c_x */
+      double *xh = w->xh + j * m, *xd = w->xd + j * m;
+      for (int64_t i = 0; i < m; i++) {
+        xh[i] += a * p[i];
+        xd[i] += a * s[i];
+      }
+      w->cx[j] += a * c;
+    }
     w->alpha[w->its[j] + j * K] = a;
   }
   return SGP_OK;
@@ -314,14 +339,38 @@ static int slq_quadrature(sgp_ctx *ctx, slq_work *w, sgp_ski_loglik_result *res,
       else gsum += V[i * kj] * V[i * kj] * log(ev[i]);
     }
     if (!ok) { res->probes_discarded++; continue; }
+    if (w->kept) w->kept[j] = 1;
     w->gam[(*used)++] = w->rho0 * gsum;
   }
   return SGP_OK;
 }
 
+/* The probe solves for sgp_ski_slq_solves (x_j = W xh_j + c_j z_j). */
+static void slq_export(const slq_work *w, const double *uz, sgp_ski_slq_solves *sol)
+{
+  const int64_t m = w->m;
+  for (int64_t j = 0; j < w->t; j++) {
+    const double *u0 = uz + j * m, *xh = w->xh + j * m, *xd = w->xd + j * m;
+    const double c = w->cx[j];
+    double *wx = sol->wx + j * m;
+    for (int64_t i = 0; i < m; i++) wx[i] = xd[i] + c * u0[i];
+    sol->xz[j] = dot(m, xh, u0) + c * w->rho0;
+    sol->kept[j] = w->kept[j];
+  }
+  if (sol->kz) memcpy(sol->kz, w->k0, (size_t)(m * w->t) * sizeof(double));
+}
+
 int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                        const double *uz, double rhoz, int64_t probes,
                        const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res)
+{
+  return sgp_ski_logdet_slq_solves(ctx, st, kg, noise, uz, rhoz, probes, o, res, NULL);
+}
+
+int sgp_ski_logdet_slq_solves(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg,
+                              double noise, const double *uz, double rhoz, int64_t probes,
+                              const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res,
+                              sgp_ski_slq_solves *sol)
 {
   int code;
   sgp_op B;
@@ -334,15 +383,28 @@ int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   res->probes_used = res->probes_discarded = 0;
   res->slq_iterations = 0;
   res->converged = 1;
-  if (rhoz == 0.0) { res->probes_used = probes; return SGP_OK; } /* n = 0: logdet of 0x0 is 0 */
+  if (sol && (!sol->wx || !sol->xz || !sol->kept))
+    return sgp_fail(ctx, SGP_EINVAL, "probes: room for the probe solves missing");
+  if (rhoz == 0.0) { /* n = 0: logdet of 0x0 is 0; x_j = 0 */
+    res->probes_used = probes;
+    if (sol) {
+      memset(sol->wx, 0, (size_t)(st->m * probes) * sizeof(double));
+      memset(sol->xz, 0, (size_t)probes * sizeof(double));
+      memset(sol->kept, 1, (size_t)probes);
+      if (sol->kz) memset(sol->kz, 0, (size_t)(st->m * probes) * sizeof(double));
+    }
+    return SGP_OK;
+  }
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
   w.m = st->m; w.t = probes; w.K = o->slq_max_iter;
   w.s2 = noise; w.rho0 = rhoz; w.nb = sqrt(rhoz);
   int64_t used = 0;
   if ((code = slq_alloc(ctx, &w))) goto cleanup;
+  if (sol && (code = slq_alloc_solves(ctx, &w))) goto cleanup;
   if ((code = slq_start(ctx, kg, uz, &w))) goto cleanup;
   if ((code = slq_run(ctx, kg, &B, uz, o->tol, &w, res))) goto cleanup;
   if ((code = slq_quadrature(ctx, &w, res, &used))) goto cleanup;
+  if (sol) slq_export(&w, uz, sol);
   res->probes_used = used;
   if (res->probes_discarded > 0) res->converged = 0; /* fewer probes than asked for */
   if (used > 0) {
