@@ -261,7 +261,7 @@ typedef struct {
   const double *mean;        /* constant prior mean: 1 value, or C (softmax); added to
                               * sgp_laplace_fit's prior_mean */
   int64_t n_mean;
-  unsigned learn;            /* SGP_LEARN_* bits; default SGP_LEARN_AUTO */
+  unsigned learn;            /* SGP_LEARN_* bits; default 0 (none; AUTO: those not given) */
   int optim_max_iter;        /* evidence evaluations of the optimizer at most; 100 */
   int restarts;              /* extra seeded starts of the optimizer; 0 */
 } sgp_laplace_opts;

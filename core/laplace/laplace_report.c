@@ -37,7 +37,7 @@ int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
     snprintf(msg, sizeof msg, "learning the hyperparameters did not converge (%s); raise "
              "optim_max_iter", hy->optim_message);
     why = msg;
-  } else if (hy->note[0] && hy->requested && !hy->learned) {
+  } else if (hy->note[0] && hy->requested) {
     snprintf(msg, sizeof msg, "%s", hy->note);
     why = msg;
   }

@@ -13,6 +13,9 @@
 
 /* The exact evidence keeps K and the factors: about (5 + 3C) n^2 doubles. */
 #define EV_MEMORY_SHARE 0.25
+/* Up to this n a fit reports its evidence even when nothing is learned (about a
+ * second of O(n^3) work); beyond it only when asked to learn. */
+#define SGP_EVIDENCE_UNASKED_MAX_N 3000
 
 typedef struct {
   sgp_ev_problem p;
@@ -142,6 +145,15 @@ static int learn(sgp_ctx *ctx, select_t *s, sgp_laplace_hyper *h, const sgp_lapl
   memset(&r, 0, sizeof r);
   objective_data od = {s, h};
   int st = sgp_optim_maximize(ctx, (int)nf, x0, lo, hi, objective, &od, &oo, &r);
+  if (st && st != SGP_EINTERRUPT && st != SGP_ENOMEM) {
+    /* no evaluation succeeded: the fit goes on from the start values and says so */
+    snprintf(h->note, sizeof h->note, "learning failed, the start values are used: %.200s",
+             ctx->errmsg);
+    memcpy(s->theta, theta0, (size_t)nt * sizeof(double));
+    sgp_optim_result_free(&r);
+    set_theta(s, h, s->theta);
+    return SGP_OK;
+  }
   if (!st) {
     for (int64_t k = 0; k < nf; k++) s->theta[idx[k]] = r.x[k];
     st = keep_trace(ctx, &r, h, idx, nf, theta0);
@@ -183,22 +195,26 @@ static int learn_bits(sgp_ctx *ctx, const sgp_laplace_opts *o, const sgp_ev_layo
   return SGP_OK;
 }
 
-/* h's values: the user's where given, else the data-based initial values. */
+/* h's values: the user's where given; else the data-based initial values for what
+ * is learned, and the fixed defaults (lengthscale 1, outputscale 1, mean 0, noise 1)
+ * for what is not. */
 static int start_values(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const sgp_laplace_opts *o,
-                        sgp_laplace_hyper *h)
+                        unsigned bits, sgp_laplace_hyper *h)
 {
   const int64_t C = lik->C, nl = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
-  h->n_lengthscale = nl;
-  h->n_mean = lik->kind == SGP_LIK_SOFTMAX ? C : 1;
   h->lengthscale = sgp_alloc(nl);
   h->mean = sgp_alloc(h->n_mean > 1 ? h->n_mean : 1);
   if (!h->lengthscale || !h->mean) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   if (o->mean && o->n_mean != 1 && o->n_mean != h->n_mean)
     return sgp_fail(ctx, SGP_EDIM, "mean: has %lld values; need 1%s", (long long)o->n_mean,
                     h->n_mean > 1 ? " or one per class" : "");
-  int st = sgp_laplace_initial(ctx, X, lik, !o->kernel.lengthscale, h->lengthscale,
-                               &h->outputscale, h->mean, &h->noise);
+  int st = sgp_laplace_initial(ctx, X, lik, !o->kernel.lengthscale && (bits & SGP_LEARN_LENGTHSCALE),
+                               h->lengthscale, &h->outputscale, h->mean, &h->noise);
   if (st) return st;
+  if (!(bits & SGP_LEARN_LENGTHSCALE)) h->lengthscale[0] = 1.0;
+  if (!(bits & SGP_LEARN_OUTPUTSCALE)) h->outputscale = 1.0;
+  for (int64_t c = 0; !(bits & SGP_LEARN_MEAN) && c < h->n_mean; c++) h->mean[c] = 0.0;
+  if (!(bits & SGP_LEARN_NOISE)) h->noise = 1.0;
   if (o->kernel.lengthscale) memcpy(h->lengthscale, o->kernel.lengthscale, (size_t)nl * sizeof(double));
   if (!isnan(o->kernel.outputscale)) h->outputscale = o->kernel.outputscale;
   for (int64_t c = 0; o->mean && c < h->n_mean; c++) h->mean[c] = o->mean[o->n_mean == 1 ? 0 : c];
@@ -219,6 +235,7 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
   s.p.kernel = o->kernel;
   s.p.kernel.lengthscale = h->lengthscale;
   s.p.kernel.n_lengthscale = h->n_lengthscale;
+  s.p.kernel.outputscale = h->outputscale;
   s.p.mean = h->mean;
   s.p.layout.n_ls = h->n_lengthscale;
   s.p.layout.n_mean = h->n_mean;
@@ -250,16 +267,21 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
 {
   memset(h, 0, sizeof *h);
   h->loglik = NAN;
-  int st = start_values(ctx, X, lik, o, h);
-  if (st) return st;
-  sgp_ev_layout l = {h->n_lengthscale, h->n_mean, !isnan(h->noise)};
+  h->n_lengthscale = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
+  h->n_mean = lik->kind == SGP_LIK_SOFTMAX ? lik->C : 1;
+  sgp_ev_layout l = {h->n_lengthscale, h->n_mean,
+                     lik->kind == SGP_LIK_GAUSSIAN && lik->n_noise == 1};
   unsigned bits = 0;
-  if ((st = learn_bits(ctx, o, &l, &bits))) return st;
+  int st = learn_bits(ctx, o, &l, &bits);
+  if (st || (st = start_values(ctx, X, lik, o, bits, h))) return st;
   h->requested = bits;
   if (sgp_ev_size(&l) > SGP_OPT_MAX_THETA)
     return sgp_fail(ctx, SGP_EDIM, "lengthscale: model selection takes at most %d "
                     "hyperparameters", SGP_OPT_MAX_THETA);
-  if (exact_fits(lik->n, lik->C, h->note, sizeof h->note))
+  if (!bits && lik->n > SGP_EVIDENCE_UNASKED_MAX_N)
+    snprintf(h->note, sizeof h->note, "not computed: nothing is learned and n > %d (the exact "
+             "evidence costs O(n^3))", SGP_EVIDENCE_UNASKED_MAX_N);
+  if (!h->note[0] && exact_fits(lik->n, lik->C, h->note, sizeof h->note))
     st = evidence_and_learn(ctx, X, lik, o, bits, h);
   else
     h->n_theta = sgp_ev_size(&l);
