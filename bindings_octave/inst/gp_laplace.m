@@ -35,11 +35,19 @@
 ## @item @qcode{"kernel"}
 ## "rbf", "matern12", "matern32" or "matern52" (default @qcode{"rbf"}).
 ## @item @qcode{"lengthscale"}
-## one lengthscale, or one per column of x (ARD) (default @code{1}).
+## one lengthscale, or one per column of x (ARD); not given: 1, or learned (default @code{[]}).
 ## @item @qcode{"outputscale"}
-## kernel variance (default @code{1}).
+## kernel variance; not given: 1, or learned (default @code{[]}).
+## @item @qcode{"mean"}
+## constant prior mean: 1 value, or one per class (softmax); not given: 0, or learned (default @code{[]}).
 ## @item @qcode{"noise"}
-## gaussian: noise variance, 1 or n values (none given: 1) (default @code{[]}).
+## gaussian: noise variance, 1 or n values; not given: 1, or learned (default @code{[]}).
+## @item @qcode{"learn"}
+## maximize the evidence over these of "lengthscale", "outputscale", "mean", "noise" ("auto": those not given; none by default) (default @code{[]}).
+## @item @qcode{"optim_max_iter"}
+## evidence evaluations of the optimizer at most (default @code{100}).
+## @item @qcode{"restarts"}
+## extra optimizer starts from seeded random values (default @code{0}).
 ## @item @qcode{"offset"}
 ## poisson: log exposure per point (none given: 0) (default @code{[]}).
 ## @item @qcode{"policy"}
@@ -152,7 +160,8 @@ function fit = gp_laplace (x, y, varargin)
                                             front.interrupt_after), opts{:});
 
   used = res.used;
-  fit = rmfield (res, "used");
+  sel = res.selection;
+  fit = rmfield (res, {"used", "selection"});
   fit.kernel = used.kernel;
   fit.likelihood = used.likelihood;
   fit.n_class = used.n_class;
@@ -163,6 +172,9 @@ function fit = gp_laplace (x, y, varargin)
   fit.offset = used.offset;
   fit.noise = used.noise;
   fit.seed = used.seed;
+  for name = {"hyper", "loglik", "loglik_grad", "learned", "optim"}
+    fit.(name{1}) = sel.(name{1});
+  endfor
   fit.class = "gp_laplace";
   if (has_test)
     fit.test = predict_gp_laplace (fit, xtest, {fname, "xtest", "xtest_offset"},
@@ -171,8 +183,14 @@ function fit = gp_laplace (x, y, varargin)
   endif
   for w = strsplit (used.warning, "\n")
     if (! isempty (w{1}))
-      warning (if_else (strncmp (w{1}, "gp_laplace: did not converge", 28),
-                        "scalegp:not-converged", "scalegp:empty-class"), "%s", w{1});
+      if (strncmp (w{1}, "gp_laplace: did not converge", 28))
+        id = "scalegp:not-converged";
+      elseif (! isempty (strfind (w{1}, "has no training point")))
+        id = "scalegp:empty-class";
+      else
+        id = "scalegp:model-selection";
+      endif
+      warning (id, "%s", w{1});
     endif
   endfor
   if (option_value (fname, opts, "verbose"))

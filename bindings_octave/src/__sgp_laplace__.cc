@@ -22,23 +22,72 @@ namespace
     char warn[512];
     sgp_laplace_warning (&fit, &o, warn, sizeof warn);
     octave_scalar_map kernel;
-    kernel.assign ("kernel", std::string (sgp_kernel_names[o.kernel.kind]));
-    kernel.assign ("lengthscale", sgp_octave::matrix_copy (1, o.kernel.n_lengthscale,
-                                                           o.kernel.lengthscale));
-    kernel.assign ("outputscale", o.kernel.outputscale);
+    kernel.assign ("kernel", std::string (sgp_kernel_names[fit.kernel.kind]));
+    kernel.assign ("lengthscale", sgp_octave::matrix_copy (1, fit.kernel.n_lengthscale,
+                                                           fit.kernel.lengthscale));
+    kernel.assign ("outputscale", fit.kernel.outputscale);
     octave_scalar_map u;
     u.assign ("kernel", kernel);
     u.assign ("likelihood", std::string (lik[o.likelihood]));
     u.assign ("policy", std::string (pol[o.policy]));
     u.assign ("n_class", static_cast<double> (fit.C));
+    // the one noise value used (given or learned), or the user's per-point values
+    const bool per_point = o.noise.data && o.noise.rows * o.noise.cols > 1;
     u.assign ("noise", o.likelihood != SGP_LIK_GAUSSIAN ? Matrix ()
-                       : o.noise.data ? sgp_octave::matrix_copy (o.noise.rows, 1, o.noise.data)
-                                      : Matrix (1, 1, 1.0));
+                       : per_point ? sgp_octave::matrix_copy (o.noise.rows, 1, o.noise.data)
+                                   : Matrix (1, 1, fit.noise));
     u.assign ("offset", o.offset.data ? sgp_octave::matrix_copy (o.offset.rows, 1, o.offset.data)
                                       : Matrix ());
     u.assign ("seed", static_cast<double> (ctx->seed));
     u.assign ("warning", std::string (warn));
     return u;
+  }
+
+  // The model selection (spec model_selection.md §6): hyper, loglik, loglik_grad (a
+  // struct by coordinate name), learned (cellstr) and optim (a struct of columns).
+  octave_scalar_map
+  selection_map (const sgp_laplace_hyper& h)
+  {
+    static const char *bits[] = {"lengthscale", "outputscale", "mean", "noise"};
+    octave_scalar_map hy, grad, optim;
+    hy.assign ("lengthscale", sgp_octave::matrix_copy (h.n_lengthscale, 1, h.lengthscale));
+    hy.assign ("outputscale", h.outputscale);
+    hy.assign ("mean", sgp_octave::matrix_copy (h.n_mean, 1, h.mean));
+    hy.assign ("noise", std::isnan (h.noise) ? Matrix () : Matrix (1, 1, h.noise));
+    const int64_t ne = h.n_eval;
+    ColumnVector ev (ne);
+    for (int64_t e = 0; e < ne; e++)
+      ev(e) = static_cast<double> (e + 1);
+    optim.assign ("evaluation", ev);
+    optim.assign ("loglik", sgp_octave::column_copy (ne, h.tr_loglik));
+    optim.assign ("grad_norm", sgp_octave::column_copy (ne, h.tr_gradnorm));
+    optim.assign ("seconds", sgp_octave::column_copy (ne, h.tr_seconds));
+    for (int64_t k = 0; k < h.n_theta; k++)
+      {
+        char name[32];
+        sgp_laplace_theta_name (&h, k, name, sizeof name);
+        if (h.grad)
+          grad.assign (name, h.grad[k]);
+        const bool is_mean = k > h.n_lengthscale && k <= h.n_lengthscale + h.n_mean;
+        ColumnVector v (ne);
+        for (int64_t e = 0; e < ne; e++)  // on the user's scale
+          v(e) = is_mean ? h.tr_theta[e + k * ne] : std::exp (h.tr_theta[e + k * ne]);
+        optim.assign (name, v);
+      }
+    Cell learned (1, 0);
+    for (int i = 0; i < 4; i++)
+      if ((h.learned >> i) & 1u)
+        {
+          learned.resize (dim_vector (1, learned.numel () + 1));
+          learned(learned.numel () - 1) = std::string (bits[i]);
+        }
+    octave_scalar_map sel;
+    sel.assign ("hyper", hy);
+    sel.assign ("loglik", h.loglik);
+    sel.assign ("loglik_grad", grad);
+    sel.assign ("learned", learned);
+    sel.assign ("optim", optim);
+    return sel;
   }
 }
 
@@ -117,6 +166,7 @@ stop_reason, inner_stop_reason, kernel_products, history, steps and used\n\
   res.assign ("history", hist);
   res.assign ("steps", steps);
   res.assign ("used", used_map (ctx.get (), o, *fit));
+  res.assign ("selection", selection_map (fit->hyper));
   return ovl (res);
 }
 

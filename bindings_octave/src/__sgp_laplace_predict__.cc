@@ -6,7 +6,7 @@
 
 DEFUN_DLD (__sgp_laplace_predict__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {@var{p} =} __sgp_laplace_predict__ (@var{x}, @var{weights}, @var{root}, @var{likelihood}, @var{kernel}, @var{lengthscale}, @var{outputscale}, @var{noise}, @var{xnew}, @var{offset}, @var{nthreads}, @var{fname}, @var{xname})\n\
+@deftypefn {} {@var{p} =} __sgp_laplace_predict__ (@var{x}, @var{weights}, @var{root}, @var{likelihood}, @var{kernel}, @var{lengthscale}, @var{outputscale}, @var{noise}, @var{xnew}, @var{offset}, @var{nthreads}, @var{fname}, @var{xname}, @var{mean})\n\
 Private: gp_laplace predictions at @var{xnew} from the training inputs\n\
 @var{x} (n-by-d), representer weights (n-by-C) and root (nC-by-r) of a fit.\n\
 @var{offset} is the Poisson log exposure at @var{xnew} or empty.  Returns a\n\
@@ -17,13 +17,15 @@ Errors name the function @var{fname} and the test inputs @var{xname}\n\
 @seealso{scalegp_predict, gp_laplace}\n\
 @end deftypefn")
 {
-  if (args.length () != 11 && args.length () != 13)
+  if (args.length () != 11 && args.length () != 13 && args.length () != 14)
     print_usage ();
 
   // ---- get inputs
-  const bool named = args.length () == 13;
+  const bool named = args.length () >= 13;
   const std::string fn = named ? args(11).string_value () : "scalegp_predict";
   const std::string xname = named ? args(12).string_value () : "xnew";
+  const Matrix prior_mean = args.length () == 14
+                              ? sgp_octave::matrix_arg (args(13), fn, "mean") : Matrix ();
   const long nthreads = sgp_octave::integer_arg (args(10), fn, "threads", 0, INT_MAX);
   sgp_octave::context ctx (fn, static_cast<int> (nthreads));
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
@@ -49,7 +51,9 @@ Errors name the function @var{fname} and the test inputs @var{xname}\n\
                                  sgp_octave::cview (w),
                                  root.isempty () ? sgp_cmat_of (nullptr, 0, 0)
                                                  : sgp_octave::cview (root),
-                                 &ks.k, static_cast<sgp_likelihood> (lik), noise);
+                                 &ks.k, static_cast<sgp_likelihood> (lik), noise,
+                                 prior_mean.isempty () ? sgp_cmat_of (nullptr, 0, 0)
+                                                       : sgp_octave::cview (prior_mean));
   ctx.check (st);
   const octave_idx_type m = xnew.rows (), C = w.cols ();
   Matrix mean (m, C), var (m, C), rm (m, C), rv (m, C);

@@ -52,10 +52,14 @@ function pred = predict_gp_laplace (fit, xnew, names, varargin)
     noise = fit.noise(1);
   endif
 
+  prior_mean = [];  # the constant prior mean (absent from fits saved before it existed)
+  if (isfield (fit, "hyper") && isstruct (fit.hyper) && isfield (fit.hyper, "mean"))
+    prior_mean = fit.hyper.mean;
+  endif
   p = __sgp_laplace_predict__ (fit.x, fit.weights, fit.root, fit.likelihood,
                                fit.kernel.kernel, fit.kernel.lengthscale,
                                fit.kernel.outputscale, noise, xnew, offset, threads,
-                               fname, xname);
+                               fname, xname, prior_mean);
 
   pred = struct ("mean", p.mean, "var", p.var);
   switch (fit.likelihood)
