@@ -177,7 +177,8 @@ static void say_eval(optim_run *R, int status, double value, double gradnorm)
   if (!R->ctx->verbose || !R->ctx->print) return;
   char line[512];
   size_t len = (size_t)snprintf(line, sizeof line, "%s: evaluation %lld (start %d): ",
-                                R->o->task, (long long)R->r->n_eval, R->start);
+                                R->o->task ? R->o->task : "optim", (long long)R->r->n_eval,
+                                R->start);
   if (status == SGP_OK)
     len += (size_t)snprintf(line + len, sizeof line - len, "value %.10g, |grad| %.3g",
                             value, gradnorm);
@@ -265,7 +266,7 @@ static int evaluate(optim_run *R, const double *x)
     }
   }
   say_eval(R, st, value, gradnorm);
-  sgp_progress(R->ctx, R->o->task,
+  sgp_progress(R->ctx, R->o->task ? R->o->task : "optim",
                (double)r->n_eval / ((double)R->o->max_eval * (1.0 + R->o->restarts)));
   return st;
 }
