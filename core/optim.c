@@ -464,6 +464,7 @@ static int finish(optim_run *R, int interrupted_at)
 int sgp_optim_maximize(sgp_ctx *ctx, int n, const double *x0, const double *lb, const double *ub,
                        sgp_objective f, void *data, const sgp_optim_opts *o, sgp_optim_result *r)
 {
+  const double t0 = now_s(); /* the trace's clock */
   if (!r) return sgp_fail(ctx, SGP_EINVAL, "r: the result must not be NULL");
   memset(r, 0, sizeof *r);
   sgp_optim_opts od;
@@ -498,7 +499,7 @@ int sgp_optim_maximize(sgp_ctx *ctx, int n, const double *x0, const double *lb, 
 
   sgp_rng rng;
   sgp_rng_seed(&rng, o->seed);
-  R.t0 = now_s();
+  R.t0 = t0;
   int interrupted_at = -1;
   for (int s = 0; s <= o->restarts && st == SGP_OK; s++) {
     char msg[256];
