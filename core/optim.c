@@ -29,8 +29,10 @@ typedef struct {
   double *xe, *g;              /* the evaluated point and its gradient */
   double *sx, *sg;             /* best point of the current start and its gradient */
   double sval;                 /* its value */
+  double sfirst;               /* value at the start's first point */
   int s_have, start, stop;
   int64_t s_evals, s_failed;   /* evaluations and failures of the current start */
+  int s_consec_failed;         /* failures since its last success */
   int last_status;             /* status of the last failed evaluation */
   char failure[512];           /* first failure of the start (when it ends the start) */
   int have_best;
@@ -175,7 +177,8 @@ static void say_eval(optim_run *R, int status, double value, double gradnorm)
   if (!R->ctx->verbose || !R->ctx->print) return;
   char line[512];
   size_t len = (size_t)snprintf(line, sizeof line, "%s: evaluation %lld (start %d): ",
-                                R->o->task, (long long)R->r->n_eval, R->start);
+                                R->o->task ? R->o->task : "optim", (long long)R->r->n_eval,
+                                R->start);
   if (status == SGP_OK)
     len += (size_t)snprintf(line + len, sizeof line - len, "value %.10g, |grad| %.3g",
                             value, gradnorm);
@@ -241,9 +244,12 @@ static int evaluate(optim_run *R, const double *x)
   if (st != SGP_OK) {
     r->n_failed++;
     R->s_failed++;
+    R->s_consec_failed++;
     R->last_status = st;
     copy_text(r->last_failure, sizeof r->last_failure, R->ctx->errmsg);
   } else {
+    R->s_consec_failed = 0;
+    if (!R->s_have) R->sfirst = value;
     if (!R->s_have || value > R->sval) {
       R->s_have = 1;
       R->sval = value;
@@ -260,37 +266,50 @@ static int evaluate(optim_run *R, const double *x)
     }
   }
   say_eval(R, st, value, gradnorm);
-  sgp_progress(R->ctx, R->o->task,
+  sgp_progress(R->ctx, R->o->task ? R->o->task : "optim",
                (double)r->n_eval / ((double)R->o->max_eval * (1.0 + R->o->restarts)));
   return st;
 }
 
-/* What NLopt (minimizing -f) sees at a point that was not evaluated or failed:
- * the start's best -f plus a margin D far beyond any decrease its line search
- * expects (D >= 1e3 |g|.|x - xbest| >= 1e3 |directional derivative| * step), so the
- * Armijo test fails and the cubic interpolation cuts the step to its safeguard
- * (1/100 of the interval), and a gradient D (x - xbest) / |x - xbest|^2 whose
- * directional derivative is positive along the step: back to the best point. */
+/* What NLopt (minimizing F = -f) sees at a point x that failed or was not
+ * evaluated. Luksan's line search from a base (value F0, slope p0 < 0) fits a cubic
+ * to the base and the trial (value F1, slope p1) and moves to its minimizer, kept
+ * within [1/100, 9/10] of the interval (1/10 once its left end has moved). With the
+ * start's best point (value Fa, f-gradient ga) as the base (the rule: the base is
+ * the best point of the start but for a rare accepted step that is worse than an
+ * earlier trial), d = ga.(x - xa) = -p0 * step, and F1 = Fa + A d, p1 = b p0 put the
+ * cubic's minimizer at step / T when b = u - 3A - 2, u = (T^2 - 3A - 3) / (2T - 3).
+ *  - F1 stays above the start's first value, hence above every base (the bases only
+ *    decrease): the Armijo test fails and the penalty never becomes an iterate, nor
+ *    enters the L-BFGS memory. F1 stays below 1e19 where it can (A <= 0.25 else),
+ *    for from 1e20 on the line search only bisects.
+ *  - T = 2 for the first 3 failures in a row (halving towards the border of a
+ *    failing region), then 10, then 100: an overlong step along a steep gradient,
+ *    even 1e11 times too long, is cut back within Luksan's 10 reductions.
+ * Where d is not positive or A would be huge (a stale base), the gradient is
+ * 100 ga instead: b = 100, and any A > 0 gives a cut by about 1/100. */
 static double penalty(optim_run *R, const double *x, double *grad)
 {
   const int n = R->n;
   if (!R->s_have) { /* nothing to go back to: the start ends (stop is set) */
     if (grad) memset(grad, 0, (size_t)n * sizeof *grad);
-    return 1e30;
+    return 1e19;
   }
-  double d2 = 0.0, g2 = 0.0;
-  for (int i = 0; i < n; i++) {
-    const double d = x[i] - R->sx[i];
-    d2 += d * d;
-    g2 += R->sg[i] * R->sg[i];
+  const double Fa = -R->sval, Ff = -R->sfirst;
+  const double floor_ = fmax(Ff, Fa) + 1e-6 * (fabs(Ff) + 1.0);
+  double d = 0.0;
+  for (int i = 0; i < n; i++) d += R->sg[i] * (x[i] - R->sx[i]);
+  double A = (floor_ - Fa) / d;
+  if (!(d > 0.0 && isfinite(A) && A <= 1e6)) { /* the strong cut */
+    if (grad) for (int i = 0; i < n; i++) grad[i] = -100.0 * R->sg[i];
+    return floor_;
   }
-  const double D = 1e3 * (1.0 + fabs(R->sval) + sqrt(g2) * sqrt(d2));
-  const double scale = d2 > 0.0 ? D / d2 : 0.0;
-  if (grad) {
-    const int ok = isfinite(scale) && isfinite(d2);
-    for (int i = 0; i < n; i++) grad[i] = ok ? scale * (x[i] - R->sx[i]) : 0.0;
-  }
-  return -R->sval + (isfinite(D) ? D : 1e30);
+  A = fmax(A, fmin(0.25, (1e19 - Fa) / d));
+  const int k = R->s_consec_failed;
+  const double T = k <= 3 ? 2.0 : k == 4 ? 10.0 : 100.0;
+  const double b = (T * T - 3.0 * A - 3.0) / (2.0 * T - 3.0) - 3.0 * A - 2.0;
+  if (grad) for (int i = 0; i < n; i++) grad[i] = -b * R->sg[i]; /* b times F's gradient */
+  return Fa + A * d;
 }
 
 static void stop_start(optim_run *R, int why)
@@ -399,6 +418,7 @@ static int run_start(optim_run *R, double *xs, char *msg, size_t size, int *conv
   R->s_have = 0;
   R->stop = STOP_NONE;
   R->s_evals = R->s_failed = 0;
+  R->s_consec_failed = 0;
   R->failure[0] = '\0';
   double fmin = 0.0;
   const nlopt_result res = nlopt_optimize(R->opt, xs, &fmin);
@@ -444,6 +464,7 @@ static int finish(optim_run *R, int interrupted_at)
 int sgp_optim_maximize(sgp_ctx *ctx, int n, const double *x0, const double *lb, const double *ub,
                        sgp_objective f, void *data, const sgp_optim_opts *o, sgp_optim_result *r)
 {
+  const double t0 = now_s(); /* the trace's clock */
   if (!r) return sgp_fail(ctx, SGP_EINVAL, "r: the result must not be NULL");
   memset(r, 0, sizeof *r);
   sgp_optim_opts od;
@@ -478,7 +499,7 @@ int sgp_optim_maximize(sgp_ctx *ctx, int n, const double *x0, const double *lb, 
 
   sgp_rng rng;
   sgp_rng_seed(&rng, o->seed);
-  R.t0 = now_s();
+  R.t0 = t0;
   int interrupted_at = -1;
   for (int s = 0; s <= o->restarts && st == SGP_OK; s++) {
     char msg[256];

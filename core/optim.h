@@ -3,14 +3,15 @@
  * not part of the public header.
  *
  * Failed evaluations. NLopt's L-BFGS (Luksan's PLIS) cannot take NaN, so a failed
- * or non-finite evaluation is handed to it as a finite penalty: (in NLopt's
- * minimization sense) the best value of the current start plus a margin far larger
- * than any decrease the line search expects, with a gradient pointing back to that
- * best point. Such a point never passes the Armijo test, so the line search
- * interpolates back towards the best point (each step shrinks by up to 100x) and
- * the penalty never enters the L-BFGS memory. When a line search fails twice NLopt
- * ends the start (NLOPT_FAILURE); the best point is kept and the message says so.
- * A start whose first point fails ends at once (the next start may still succeed).
+ * or non-finite evaluation is handed to it as a finite penalty: a value above every
+ * base of its line searches (so the Armijo test fails and the point never becomes
+ * an iterate nor enters the L-BFGS memory) and a gradient that, with that value,
+ * puts the minimizer of the line search's cubic at 1/2 of the step for the first 3
+ * failures in a row, then 1/10, then 1/100 (the penalty() comment in optim.c
+ * derives it). Halving approaches the border of a failing region; the larger
+ * cuts undo overlong steps along steep gradients. When a line search fails twice
+ * NLopt ends the start (NLOPT_FAILURE): the best point is kept and the message
+ * says so. A start whose first point fails ends at once; the next may succeed.
  *
  * Initial step: Luksan's L-BFGS ignores nlopt_set_initial_step (its first trial
  * step is the unit step along the scaled L-BFGS direction); an overlong step lands

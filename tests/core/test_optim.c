@@ -133,7 +133,8 @@ static void rosenbrock_unbounded_reaches_one_one(void **state)
   assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &r), SGP_OK);
   /* Near (1, 1) the Hessian of Rosenbrock has eigenvalues 1001.6 and 0.3994: the
    * gradient test (1e-8 per entry) leaves |d| <= sqrt(2) 1e-8 / 0.3994 = 3.5e-8, and
-   * ftol_rel = 1e-15 cannot stop it earlier while f -> 0 superlinearly. */
+   * ftol_rel = 1e-15 cannot stop it earlier while f -> 0 superlinearly; there
+   * -f <= lambda_max |d|^2 / 2 = 1001.6 (3.5e-8)^2 / 2 = 6.1e-13. */
   assert_close(r.x[0], 1.0, 1e-6);
   assert_close(r.x[1], 1.0, 1e-6);
   assert_true(r.value <= 0.0 && r.value > -1e-12);
@@ -165,7 +166,9 @@ static void quadratic_with_active_bounds_ends_on_them(void **state)
   assert_close(r.x[0], 1.0, 1e-8);
   assert_close(r.x[1], 0.0, 1e-8);
   assert_close(r.x[2], 0.5, quad_xtol(o.ftol_rel, 5.0, 1.0));
-  assert_close(r.value, 5.0, 100.0 * o.ftol_rel * 5.0 + 2e-8 * 8.0);
+  /* The value: the free coordinate's gap (df above) plus the bound coordinates'
+   * 1e-8 times their slopes there, 2 and 8. */
+  assert_close(r.value, 5.0, 100.0 * o.ftol_rel * 5.0 + (2.0 + 8.0) * 1e-8);
   assert_int_equal(r.converged, 1);
   for (int64_t k = 0; k < r.n_eval; k++)
     for (int j = 0; j < 3; j++) {
@@ -217,6 +220,88 @@ static void infinite_gradient_backtracks_to_the_optimum(void **state)
 {
   (void)state;
   failing_region_is_backed_out_of(FAIL_INF_GRAD, "f: gradient entry 2 is inf");
+}
+
+/* f = 3 - 1e11 (x - 1)^2 failing for x > 10: the first trial step (the unit step
+ * along the gradient 2e11) lands at 2e11, ten orders beyond the failing border,
+ * where a penalty of 1e20 or more would leave Luksan's line search only bisecting
+ * (10 halvings per line search). */
+static void steep_gradient_into_a_failing_region_is_cut_back(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.ftol_rel = 1e-12;
+  quad q = {1, {1e11, 0, 0}, {1.0, 0, 0}, 3.0, FAIL_NOTPD, 10.0, 0, 0};
+  const double x0 = 0.0;
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 1, &x0, NULL, NULL, quad_eval, &q, &o, &r), SGP_OK);
+  assert_close(r.x[0], 1.0, quad_xtol(o.ftol_rel, 3.0, 1e11));
+  assert_true(r.n_failed > 0);
+  /* The penalty's cuts (optim.c): the first trial 2e11 (the unit step along the
+   * gradient 2e11), then 1/2, 1/2, 1/2 of it, then 1/10 and 1/100 of the last
+   * trial, each exact for the cubic up to roundoff of its coefficients. */
+  const double expect[7] = {0.0, 2e11, 1e11, 5e10, 2.5e10, 2.5e9, 2.5e7};
+  for (int k = 0; k < 7; k++) assert_close(r.trace_x[k], expect[k], 1e-10 * expect[k]);
+  assert_int_equal(r.converged, 1);
+  assert_trace_consistent(&r);
+  sgp_optim_result_free(&r);
+}
+
+/* f = 3 - (x - 1)^2 failing for x > 0.9: the supremum lies on the failing border,
+ * so the line search eventually fails (NLOPT_FAILURE); the best point is kept. */
+static void optimum_beyond_a_failing_border_keeps_the_best_point(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.ftol_rel = 0.0;
+  o.max_eval = 500;
+  quad q = {1, {1.0, 0, 0}, {1.0, 0, 0}, 3.0, FAIL_NOTPD, 0.9, 0, 0};
+  const double x0 = 0.0;
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 1, &x0, NULL, NULL, quad_eval, &q, &o, &r), SGP_OK);
+  assert_int_equal(r.converged, 0);
+  assert_true(r.n_failed > 0);
+  assert_true(r.x[0] <= 0.9 && r.x[0] >= 0.5);
+  /* The first line search: the unit step along the gradient 2 to x = 2, then
+   * halved twice (optim.c's penalty) to 1 and 0.5, which succeeds. */
+  assert_close(r.trace_x[1], 2.0, 1e-12);
+  assert_close(r.trace_x[2], 1.0, 1e-12);
+  assert_close(r.trace_x[3], 0.5, 1e-12);
+  assert_false(isnan(r.trace_value[3]));
+  assert_true(strstr(r.message, "line search") || strstr(r.message, "max_eval"));
+  assert_trace_consistent(&r);
+  sgp_optim_result_free(&r);
+}
+
+/* x0 in the failing region: the first start ends at its first point, a random
+ * start outside the region finds the optimum. */
+static void failing_first_start_leaves_the_restarts(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.ftol_rel = 1e-12;
+  o.restarts = 4;
+  quad q = failing_quad(FAIL_NOTPD);
+  const double x0[2] = {2.0, 0.0};
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, quad_eval, &q, &o, &r), SGP_OK);
+  assert_true(isnan(r.trace_value[0]));
+  assert_int_equal(r.trace_start[1], 1); /* start 0 made one (failed) evaluation */
+  assert_true(r.best_start > 0);
+  const double tol = quad_xtol(o.ftol_rel, 3.0, 1.0);
+  assert_close(r.x[0], 1.0, tol);
+  assert_close(r.x[1], 2.0, tol);
+  assert_trace_consistent(&r);
+  sgp_optim_result_free(&r);
 }
 
 static void no_successful_evaluation_is_an_error(void **state)
@@ -288,6 +373,32 @@ static void objective_interrupt_returns_the_best_so_far(void **state)
   assert_int_equal(r.interrupted, 1);
   assert_int_equal(r.n_eval, 4); /* the interrupted call is no evaluation */
   assert_int_equal(q.calls, 5);
+  assert_trace_consistent(&r);
+  sgp_optim_result_free(&r);
+}
+
+/* Interrupted in start 1 after start 0 used its 5 evaluations: the message of the
+ * best start says where the interrupt came. */
+static void interrupt_in_a_later_start_is_reported(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  interrupt_state is = {0, 7};
+  ctx.interrupt = interrupt_hook;
+  ctx.user_data = &is;
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.max_eval = 5;
+  o.restarts = 3;
+  quad q = failing_quad(FAIL_NONE);
+  const double x0[2] = {0.0, 0.0};
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, quad_eval, &q, &o, &r), SGP_OK);
+  assert_int_equal(r.interrupted, 1);
+  assert_int_equal(r.n_eval, 7);
+  assert_int_equal(r.trace_start[6], 1);
+  assert_contains(r.message, "interrupted");
   assert_trace_consistent(&r);
   sgp_optim_result_free(&r);
 }
@@ -492,9 +603,13 @@ int main(void)
     cmocka_unit_test(failed_evaluations_backtrack_to_the_optimum),
     cmocka_unit_test(nan_value_backtracks_to_the_optimum),
     cmocka_unit_test(infinite_gradient_backtracks_to_the_optimum),
+    cmocka_unit_test(steep_gradient_into_a_failing_region_is_cut_back),
+    cmocka_unit_test(optimum_beyond_a_failing_border_keeps_the_best_point),
+    cmocka_unit_test(failing_first_start_leaves_the_restarts),
     cmocka_unit_test(no_successful_evaluation_is_an_error),
     cmocka_unit_test(interrupt_hook_returns_the_best_so_far),
     cmocka_unit_test(objective_interrupt_returns_the_best_so_far),
+    cmocka_unit_test(interrupt_in_a_later_start_is_reported),
     cmocka_unit_test(interrupt_before_any_evaluation_is_an_error),
     cmocka_unit_test(restarts_are_reproducible_and_the_best_start_wins),
     cmocka_unit_test(max_eval_is_respected_per_start),
