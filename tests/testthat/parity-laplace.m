@@ -29,6 +29,12 @@ for k = 1:numel (fits)
   emit (fid, [t ".test.mean"], f.test.mean);
   emit (fid, [t ".test.var"], f.test.var);
 endfor
+fl = gp_laplace (x, yp, "likelihood", "poisson", "offset", 0.1 * ones (30, 1), "learn", "auto", "policy", "cholesky", "max_iter", 30, "seed", 1, "threads", 1);
+emit (fid, "learn.hyper", [fl.hyper.lengthscale; fl.hyper.outputscale; fl.hyper.mean]);
+emit (fid, "learn.loglik", fl.loglik);
+emit (fid, "learn.learned", strjoin (fl.learned, ","));
+emit (fid, "learn.grad_names", strjoin (fieldnames (fl.loglik_grad)(:)', ","));
+emit (fid, "learn.optim", strjoin (fieldnames (fl.optim)(:)', ","));
 t = __sgp_options__ ("gp_laplace");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit_error (fid, "err.max_iter", @() gp_laplace (x, yb, "max_iter", 0));
