@@ -42,10 +42,7 @@ double sgp_ev_lik(const sgp_lik *lik, const double *f, double *g, double *w, dou
     }
     case SGP_LIK_SOFTMAX: {
       const int64_t yc = (int64_t)y - 1;
-      double fmax = f[i], z = 0.0;
-      for (int64_t c = 1; c < C; c++) if (f[i + c * n] > fmax) fmax = f[i + c * n];
-      for (int64_t c = 0; c < C; c++) z += exp(f[i + c * n] - fmax);
-      const double lse = fmax + log(z);
+      const double lse = sgp_softmax_lse(f + i, n, C);
       lp += f[i + yc * n] - lse;
       for (int64_t c = 0; c < C; c++) {
         w[i + c * n] = exp(f[i + c * n] - lse);

@@ -40,6 +40,8 @@ void sgp_lik_winv_add(const sgp_lik *lik, const double *nd, int64_t b, const dou
  * scratch. */
 void sgp_lik_w_apply(const sgp_lik *lik, const double *f, int64_t b, const double *V,
                      int64_t ldv, double *Y, int64_t ldy, double *pi);
+/* log sum_c exp f[c * stride] for one point's C latents, without overflow. */
+double sgp_softmax_lse(const double *f, int64_t stride, int64_t C);
 /* Softmax per point: out = W_n^dagger u for a C-vector u given inv_pi = 1/pi. */
 void sgp_softmax_pinv_apply(int64_t C, const double *inv_pi, int64_t stride,
                             const double *u, int64_t su, double *out, int64_t so);

@@ -78,6 +78,14 @@ void sgp_softmax_pinv_apply(int64_t C, const double *inv_pi, int64_t stride, con
   for (int64_t c = 0; c < C; c++) out[c * so] -= mw;
 }
 
+double sgp_softmax_lse(const double *f, int64_t stride, int64_t C)
+{
+  double fmax = f[0], z = 0.0;
+  for (int64_t c = 1; c < C; c++) if (f[c * stride] > fmax) fmax = f[c * stride];
+  for (int64_t c = 0; c < C; c++) z += exp(f[c * stride] - fmax);
+  return fmax + log(z);
+}
+
 void sgp_lik_eval(const sgp_lik *lik, const double *f, double *loglik, double *grad,
                   double *delta, double *nd)
 {
@@ -118,10 +126,7 @@ void sgp_lik_eval(const sgp_lik *lik, const double *f, double *loglik, double *g
     }
     case SGP_LIK_SOFTMAX: {
       const int64_t yc = (int64_t)y - 1;
-      double fmax = f[i], z = 0.0;
-      for (int64_t c = 1; c < C; c++) if (f[i + c * n] > fmax) fmax = f[i + c * n];
-      for (int64_t c = 0; c < C; c++) z += exp(f[i + c * n] - fmax);
-      const double lse = fmax + log(z);
+      const double lse = sgp_softmax_lse(f + i, n, C);
       ll += f[i + yc * n] - lse;
       for (int64_t c = 0; c < C; c++) {
         const double p = exp(f[i + c * n] - lse);

@@ -201,7 +201,7 @@ static int learn_bits(sgp_ctx *ctx, const sgp_laplace_opts *o, const sgp_ev_layo
 static int start_values(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const sgp_laplace_opts *o,
                         unsigned bits, sgp_laplace_hyper *h)
 {
-  const int64_t C = lik->C, nl = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
+  const int64_t nl = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
   h->lengthscale = sgp_alloc(nl);
   h->mean = sgp_alloc(h->n_mean > 1 ? h->n_mean : 1);
   if (!h->lengthscale || !h->mean) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
