@@ -269,22 +269,24 @@ double sgp_kernel_value_r2(sgp_kernel_kind kind, double s2, double r2)
   return v;
 }
 
-double sgp_kernel_dlogell_r2(sgp_kernel_kind kind, double s2, double r2, double q2)
+double sgp_kernel_psi(sgp_kernel_kind kind, double kval, double r2)
 {
-  if (!(q2 > 0)) return 0.0; /* no distance along the differentiated lengthscales */
-  /* d k / d log ell = -2 (dk/dr2) q2, written per kernel without the 1/r of
-   * matern12's dk/dr2 at the origin (q2 / r <= r there) */
+  /* -2 dk/dr2 as a multiple of k itself, so no exp is evaluated again */
   switch (kind) {
-  case SGP_KERNEL_RBF: return s2 * exp(-0.5 * r2) * q2;
-  case SGP_KERNEL_MATERN12: {
-    const double r = sqrt(r2);
-    return s2 * exp(-r) * (q2 / r);
-  }
-  case SGP_KERNEL_MATERN32: return 3.0 * s2 * exp(-sqrt(3.0 * r2)) * q2;
+  case SGP_KERNEL_RBF: return kval;
+  case SGP_KERNEL_MATERN12: return r2 > 0 ? kval / sqrt(r2) : 0.0;
+  case SGP_KERNEL_MATERN32: return 3.0 * kval / (1.0 + sqrt(3.0 * r2));
   case SGP_KERNEL_MATERN52: {
     const double a = sqrt(5.0 * r2);
-    return (5.0 / 3.0) * s2 * (1.0 + a) * exp(-a) * q2;
+    return (5.0 / 3.0) * (1.0 + a) * kval / (1.0 + a + a * a / 3.0);
   }
   }
   return NAN;
+}
+
+double sgp_kernel_dlogell_r2(sgp_kernel_kind kind, double s2, double r2, double q2)
+{
+  if (!(q2 > 0)) return 0.0; /* no distance along the differentiated lengthscales */
+  /* matern12's psi has 1/r, but q2 / r <= r: the product vanishes at the origin */
+  return sgp_kernel_psi(kind, sgp_kernel_value_r2(kind, s2, r2), r2) * q2;
 }

@@ -33,6 +33,10 @@ int sgp_kernel_apply_named(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, const
                            sgp_cmat X2, const char *name2, sgp_cmat V, sgp_mat Y, int tile);
 /* One kernel value from a squared scaled distance (same arithmetic as the tiles). */
 double sgp_kernel_value_r2(sgp_kernel_kind kind, double s2, double r2);
+/* psi = -2 dk/d(r2) from the kernel's value kval = k(r2), so that
+ * dk/dlog ell_j = psi (delta_j / ell_j)^2 (0 at r2 = 0 for matern12, whose
+ * factor (delta_j / ell_j)^2 <= r2 vanishes there). */
+double sgp_kernel_psi(sgp_kernel_kind kind, double kval, double r2);
 /* Derivative of that value with respect to the log of the lengthscale(s) of
  * some dimensions, q2 = their part of r2 (r2 = sum_j (delta_j/ell_j)^2):
  * d k / d log ell = -2 (dk/dr2) q2 (0 when q2 = 0). */
@@ -52,9 +56,10 @@ int sgp_kernel_apply_symmetric(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kpre
                                sgp_cmat V, sgp_mat Y, int tile);
 
 /* grad[0..n_lengthscale] = sum_ik G_ik dK_ik/dtheta over theta = (log lengthscale(s),
- * log outputscale), K = k(X, X); G symmetric n x n (ld ldg, lower triangle read).
- * One pass over the pairs; the same bitwise for every thread count (kernel_grad.c). */
-int sgp_kernel_grad_dense(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *G,
-                          int64_t ldg, double *grad);
+ * log outputscale), given K = k(X, X) (n x n, ld n: its values are reused, no
+ * kernel is evaluated again) and G symmetric n x n (ld ldg; both lower triangles
+ * read). One pass over the pairs; the same bitwise for every thread count. */
+int sgp_kernel_grad_dense(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *K,
+                          const double *G, int64_t ldg, double *grad);
 
 #endif

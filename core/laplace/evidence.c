@@ -96,7 +96,7 @@ static int evidence_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_ev_ws *ws, d
       }
       G[i + j * n] = s - 0.5 * G[i + j * n];
     }
-  if ((st = sgp_kernel_grad_dense(ctx, &p->kernel, p->X, G, n, grad))) goto done;
+  if ((st = sgp_kernel_grad_dense(ctx, &p->kernel, p->X, ws->K, G, n, grad))) goto done;
   double *gm = grad + l->n_ls + 1;
   for (int64_t c = 0; c < l->n_mean; c++) gm[c] = 0.0;
   for (int64_t c = 0; c < C; c++)
