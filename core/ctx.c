@@ -156,6 +156,15 @@ double sgp_rng_normal(sgp_rng *rng)
   return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
 }
 
+void sgp_rng_sample_prefix(sgp_rng *rng, int64_t *idx, int64_t n, int64_t k)
+{
+  for (int64_t i = 0; i < k && i < n; i++) { /* partial Fisher-Yates */
+    int64_t j = i + (int64_t)(sgp_rng_uniform(rng) * (double)(n - i));
+    if (j >= n) j = n - 1; /* uniform() < 1, but (n - i) u may round up to n - i */
+    const int64_t t = idx[i]; idx[i] = idx[j]; idx[j] = t;
+  }
+}
+
 void sgp_rng_jump(sgp_rng *rng)
 {
   static const uint64_t JUMP[] = {0x180ec6d33cfd0abaULL, 0xd5a61266f0c9392cULL,

@@ -48,6 +48,10 @@ void sgp_progress(sgp_ctx *ctx, const char *task, double fraction);
 /* SGP_EINTERRUPT (with message) when the host asks to stop, else SGP_OK. */
 int sgp_poll_interrupt(sgp_ctx *ctx);
 
+/* The first k entries of idx (n of them) become a uniform random k-subset of all
+ * n, in random order (partial Fisher-Yates). */
+void sgp_rng_sample_prefix(sgp_rng *rng, int64_t *idx, int64_t n, int64_t k);
+
 /* malloc of n doubles (n may be 0); NULL only on failure. */
 double *sgp_alloc(int64_t n);
 /* Same, zero-filled. */

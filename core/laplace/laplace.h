@@ -50,9 +50,9 @@ void sgp_softmax_pinv_apply(int64_t C, const double *inv_pi, int64_t stride,
 
 /* Most coordinates of theta (lengthscales + outputscale + means + noise). */
 #define SGP_OPT_MAX_THETA 256
-/* Data-based initial values (spec model_selection.md §5): lengthscale(s) when
- * want_ls (n_ls values: per dimension or one), outputscale s, mean (1, or C for
- * softmax) and the gaussian noise (NaN otherwise). */
+/* Data-based initial values (spec model_selection.md §5): one lengthscale when
+ * want_ls, outputscale s, mean (1, or C for softmax) and the gaussian noise (NaN
+ * otherwise). */
 int sgp_laplace_initial(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, int want_ls, double *ls,
                         double *s, double *mean, double *noise);
 /* The hyperparameters of a fit into h (the user's, initial or learned values, the

@@ -27,42 +27,31 @@ static double positive_median(double *v, int64_t m)
   return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
-/* Lengthscales: the median pairwise distance along each dimension (ARD), or the
- * median Euclidean distance (one lengthscale), on a seeded subsample. */
-static int init_lengthscale(sgp_ctx *ctx, sgp_cmat X, int64_t n_ls, double *ls)
+/* The lengthscale: the median Euclidean distance between the points of a seeded
+ * subsample (one lengthscale: a lengthscale not given is isotropic; ARD starts
+ * from the values the user gives). */
+static int init_lengthscale(sgp_ctx *ctx, sgp_cmat X, double *ls)
 {
   const int64_t n = X.rows, d = X.cols, m = n < INIT_SUBSAMPLE ? n : INIT_SUBSAMPLE;
   const int64_t pairs = m * (m - 1) / 2;
-  int64_t *rows = malloc((size_t)m * sizeof(int64_t));
+  int64_t *rows = malloc((size_t)n * sizeof(int64_t));
   double *dist = sgp_alloc(pairs > 0 ? pairs : 1);
   if (!rows || !dist) { free(rows); free(dist); return sgp_fail(ctx, SGP_ENOMEM, "out of memory"); }
   sgp_rng rng;
   sgp_rng_seed(&rng, ctx->seed ^ INIT_SEED_SALT);
-  for (int64_t i = 0; i < m; i++) rows[i] = i; /* partial Fisher-Yates over 0..n-1 */
-  if (m < n) {
-    int64_t *all = malloc((size_t)n * sizeof(int64_t));
-    if (!all) { free(rows); free(dist); return sgp_fail(ctx, SGP_ENOMEM, "out of memory"); }
-    for (int64_t i = 0; i < n; i++) all[i] = i;
-    for (int64_t i = 0; i < m; i++) {
-      const int64_t j = i + (int64_t)(sgp_rng_uniform(&rng) * (double)(n - i));
-      const int64_t t = all[i]; all[i] = all[j < n ? j : n - 1]; all[j < n ? j : n - 1] = t;
-      rows[i] = all[i];
-    }
-    free(all);
-  }
-  for (int64_t l = 0; l < n_ls; l++) {
-    int64_t k = 0;
-    for (int64_t a = 0; a < m; a++)
-      for (int64_t b = a + 1; b < m; b++) {
-        double s = 0.0;
-        for (int64_t j = (n_ls == 1 ? 0 : l); j < (n_ls == 1 ? d : l + 1); j++) {
-          const double t = X.data[rows[a] + j * X.ld] - X.data[rows[b] + j * X.ld];
-          s += t * t;
-        }
-        dist[k++] = sqrt(s);
+  for (int64_t i = 0; i < n; i++) rows[i] = i;
+  if (m < n) sgp_rng_sample_prefix(&rng, rows, n, m);
+  int64_t k = 0;
+  for (int64_t a = 0; a < m; a++)
+    for (int64_t b = a + 1; b < m; b++) {
+      double s = 0.0;
+      for (int64_t j = 0; j < d; j++) {
+        const double t = X.data[rows[a] + j * X.ld] - X.data[rows[b] + j * X.ld];
+        s += t * t;
       }
-    ls[l] = positive_median(dist, k);
-  }
+      dist[k++] = sqrt(s);
+    }
+  *ls = positive_median(dist, k);
   free(rows);
   free(dist);
   return SGP_OK;
@@ -83,7 +72,7 @@ int sgp_laplace_initial(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, int want_l
                         double *s, double *mean, double *noise)
 {
   const int64_t n = lik->n, C = lik->C;
-  int st = want_ls ? init_lengthscale(ctx, X, 1, ls) : SGP_OK;
+  int st = want_ls ? init_lengthscale(ctx, X, ls) : SGP_OK;
   if (st) return st;
   double ysum = 0.0;
   for (int64_t i = 0; i < n; i++) ysum += lik->y[i];

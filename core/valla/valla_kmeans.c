@@ -6,15 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* First k entries of idx become a uniform random k-subset (partial Fisher-Yates). */
-static void sample_prefix(sgp_rng *rng, int64_t *idx, int64_t n, int64_t k)
-{
-  for (int64_t i = 0; i < k && i < n; i++) {
-    const int64_t j = i + (int64_t)(sgp_rng_uniform(rng) * (double)(n - i));
-    const int64_t t = idx[i]; idx[i] = idx[j < n ? j : n - 1]; idx[j < n ? j : n - 1] = t;
-  }
-}
-
 int valla_kmeans(sgp_ctx *ctx, sgp_cmat X, const int64_t *rows, int64_t nrows, int64_t k,
                  int iters, int64_t max_points, double *centres, int64_t ldc)
 {
@@ -34,7 +25,7 @@ int valla_kmeans(sgp_ctx *ctx, sgp_cmat X, const int64_t *rows, int64_t nrows, i
     return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in k-means");
   }
   for (int64_t i = 0; i < nrows; i++) idx[i] = rows ? rows[i] : i;
-  if (n < nrows) sample_prefix(&ctx->rng, idx, nrows, n);
+  if (n < nrows) sgp_rng_sample_prefix(&ctx->rng, idx, nrows, n);
   for (int64_t j = 0; j < D; j++) {
     for (int64_t i = 0; i < n; i++) { P[i + n * j] = X.data[idx[i] + X.ld * j]; mu[j] += P[i + n * j]; }
     mu[j] /= (double)n;
@@ -45,7 +36,7 @@ int valla_kmeans(sgp_ctx *ctx, sgp_cmat X, const int64_t *rows, int64_t nrows, i
   }
   /* initial centres: k distinct points */
   for (int64_t i = 0; i < n; i++) idx[i] = i;
-  sample_prefix(&ctx->rng, idx, n, k);
+  sgp_rng_sample_prefix(&ctx->rng, idx, n, k);
   for (int64_t c = 0; c < k; c++)
     for (int64_t j = 0; j < D; j++) Cn[c + k * j] = P[idx[c] + n * j];
   int st = SGP_OK;
