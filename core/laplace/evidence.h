@@ -74,9 +74,6 @@ int  sgp_ev_cov_parts(sgp_ctx *ctx, const sgp_ev_factor *fac, const double *K, d
 void sgp_ev_factor_free(sgp_ev_factor *fac);
 
 /* ---- evidence_mode.c */
-/* Per point: log p summed, its gradient g (n x C), and W (diagonal: n, with the
- * third derivative d3, n) or pi (softmax: n x C; d3 unused). */
-double sgp_ev_lik(const sgp_lik *lik, const double *f, double *g, double *w, double *d3);
 /* Newton iterations to the mode at mean m (n x C), warm-started from ws->a;
  * leaves ws->f, ws->a, ws->w and ws->fac at the mode. */
 int  sgp_ev_mode(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws,

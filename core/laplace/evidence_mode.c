@@ -13,45 +13,32 @@
  * about its square: the mode to rounding. */
 #define MODE_STEP_TOL 1e-9
 
-static double log1pexp(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
-
-double sgp_ev_lik(const sgp_lik *lik, const double *f, double *g, double *w, double *d3)
+/* log p summed and its gradient g (the fit's sgp_lik_eval), with W (diagonal: n,
+ * and the third derivative d3) or pi (softmax: n x C) at f, uncapped. */
+static double lik_derivs(const sgp_lik *lik, const double *f, double *g, double *w, double *d3)
 {
   const int64_t n = lik->n, C = lik->C;
-  double lp = 0.0;
-  for (int64_t i = 0; i < n; i++) {
-    const double y = lik->y[i];
+  double lp;
+  sgp_lik_eval(lik, f, &lp, g, NULL, w); /* w: scratch for the capped W^-1 */
+  for (int64_t i = 0; i < n; i++)
     switch (lik->kind) {
     case SGP_LIK_BERNOULLI: {
       const double p = f[i] >= 0 ? 1.0 / (1.0 + exp(-f[i])) : exp(f[i]) / (1.0 + exp(f[i]));
-      lp += y * f[i] - log1pexp(f[i]);
-      g[i] = y - p; w[i] = p * (1.0 - p); d3[i] = -w[i] * (1.0 - 2.0 * p);
+      w[i] = p * (1.0 - p); d3[i] = -w[i] * (1.0 - 2.0 * p);
       break;
     }
-    case SGP_LIK_POISSON: {
-      const double eta = f[i] + (lik->offset ? lik->offset[i] : 0.0), lam = exp(eta);
-      lp += y * eta - lam - lgamma(y + 1.0);
-      g[i] = y - lam; w[i] = lam; d3[i] = -lam;
+    case SGP_LIK_POISSON:
+      w[i] = exp(f[i] + (lik->offset ? lik->offset[i] : 0.0)); d3[i] = -w[i];
       break;
-    }
-    case SGP_LIK_GAUSSIAN: {
-      const double s2 = lik->noise[lik->n_noise == 1 ? 0 : i], r = y - f[i];
-      lp += -0.5 * r * r / s2 - 0.5 * log(6.283185307179586476925 * s2);
-      g[i] = r / s2; w[i] = 1.0 / s2; d3[i] = 0.0;
+    case SGP_LIK_GAUSSIAN:
+      w[i] = 1.0 / lik->noise[lik->n_noise == 1 ? 0 : i]; d3[i] = 0.0;
       break;
-    }
     case SGP_LIK_SOFTMAX: {
-      const int64_t yc = (int64_t)y - 1;
       const double lse = sgp_softmax_lse(f + i, n, C);
-      lp += f[i + yc * n] - lse;
-      for (int64_t c = 0; c < C; c++) {
-        w[i + c * n] = exp(f[i + c * n] - lse);
-        g[i + c * n] = (c == yc) - w[i + c * n];
-      }
+      for (int64_t c = 0; c < C; c++) w[i + c * n] = exp(f[i + c * n] - lse);
       break;
     }
     }
-  }
   return lp;
 }
 
@@ -74,7 +61,7 @@ static double psi_at(const sgp_lik *lik, const double *m, const double *a, const
   const int64_t nc = ws->n * ws->C;
   double q = 0.0;
   for (int64_t k = 0; k < nc; k++) q += a[k] * (f[k] - m[k]);
-  *logp = sgp_ev_lik(lik, f, ws->g, ws->w, ws->d3);
+  *logp = lik_derivs(lik, f, ws->g, ws->w, ws->d3);
   return -0.5 * q + *logp;
 }
 
@@ -143,7 +130,7 @@ int sgp_ev_mode(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws
   if (!isfinite(psi))
     return sgp_fail(ctx, SGP_ENOTPD, "evidence: the log-likelihood is not finite at the prior mean");
   for (ws->newton_steps = 0; ws->newton_steps < MODE_MAX_STEPS; ws->newton_steps++) {
-    *logp = sgp_ev_lik(lik, ws->f, ws->g, ws->w, ws->d3);
+    *logp = lik_derivs(lik, ws->f, ws->g, ws->w, ws->d3);
     if ((st = sgp_ev_factorize(ctx, &ws->fac, ws->K, ws->w))) return st;
     if ((st = sgp_poll_interrupt(ctx))) return st;
     if ((st = newton_direction(ctx, lik, m, ws))) return st;
