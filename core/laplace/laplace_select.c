@@ -24,6 +24,9 @@ typedef struct {
   const int64_t *free_idx;
   int64_t n_free;
   double *grad_full;
+  double best_value;   /* the best evaluation so far and its full gradient: the */
+  double *best_grad;   /* reported evidence after learning, not evaluated again */
+  int have_best;
 } select_t;
 
 /* theta -> the problem's hyperparameters */
@@ -55,6 +58,11 @@ static int objective(sgp_ctx *ctx, const double *x, double *value, double *grad,
   int st = sgp_evidence(ctx, &s->p, &s->ws, value, s->grad_full);
   if (st) return st;
   for (int64_t k = 0; k < s->n_free; k++) grad[k] = s->grad_full[s->free_idx[k]];
+  if (!s->have_best || *value > s->best_value) {
+    s->have_best = 1;
+    s->best_value = *value;
+    memcpy(s->best_grad, s->grad_full, (size_t)od->h->n_theta * sizeof(double));
+  }
   return SGP_OK;
 }
 
@@ -156,6 +164,7 @@ static int learn(sgp_ctx *ctx, select_t *s, sgp_laplace_hyper *h, const sgp_lapl
   }
   if (!st) {
     for (int64_t k = 0; k < nf; k++) s->theta[idx[k]] = r.x[k];
+    h->loglik = r.value;
     st = keep_trace(ctx, &r, h, idx, nf, theta0);
   }
   sgp_optim_result_free(&r);
@@ -225,7 +234,7 @@ static int start_values(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const sgp_
 
 /* The evidence at the values used, learned first when asked. */
 static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
-                              unsigned bits, sgp_laplace_hyper *h)
+                              const sgp_ev_layout *l, unsigned bits, sgp_laplace_hyper *h)
 {
   select_t s;
   memset(&s, 0, sizeof s);
@@ -237,21 +246,19 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
   s.p.kernel.n_lengthscale = h->n_lengthscale;
   s.p.kernel.outputscale = h->outputscale;
   s.p.mean = h->mean;
-  s.p.layout.n_ls = h->n_lengthscale;
-  s.p.layout.n_mean = h->n_mean;
-  s.p.layout.has_noise = !isnan(h->noise);
-  const int64_t nt = h->n_theta = sgp_ev_size(&s.p.layout);
+  s.p.layout = *l;
   double theta[SGP_OPT_MAX_THETA], gfull[SGP_OPT_MAX_THETA];
   s.theta = theta;
   s.grad_full = gfull;
-  get_theta(&s.p.layout, h, theta);
-  int st = sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C);
+  get_theta(l, h, theta);
+  h->grad = s.best_grad = sgp_alloc(h->n_theta);
+  int st = h->grad ? sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C)
+                   : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   if (!st && bits) st = learn(ctx, &s, h, o, bits);
-  if (!st) {
-    h->grad = sgp_alloc(nt);
-    if (!h->grad) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-  }
-  if (!st && (st = sgp_evidence(ctx, &s.p, &s.ws, &h->loglik, h->grad)) != SGP_EINTERRUPT && st) {
+  /* after learning, h holds the best point evaluated and best_grad its gradient */
+  const int evaluated = !st && s.have_best && s.best_value == h->loglik;
+  if (!st && !evaluated && (st = sgp_evidence(ctx, &s.p, &s.ws, &h->loglik, h->grad)) &&
+      st != SGP_EINTERRUPT) {
     snprintf(h->note, sizeof h->note, "the evidence failed at these values: %.200s", ctx->errmsg);
     h->loglik = NAN;
     free(h->grad);
@@ -281,10 +288,9 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
   if (!bits && lik->n > SGP_EVIDENCE_UNASKED_MAX_N)
     snprintf(h->note, sizeof h->note, "not computed: nothing is learned and n > %d (the exact "
              "evidence costs O(n^3))", SGP_EVIDENCE_UNASKED_MAX_N);
+  h->n_theta = sgp_ev_size(&l);
   if (!h->note[0] && exact_fits(lik->n, lik->C, h->note, sizeof h->note))
-    st = evidence_and_learn(ctx, X, lik, o, bits, h);
-  else
-    h->n_theta = sgp_ev_size(&l);
+    st = evidence_and_learn(ctx, X, lik, o, &l, bits, h);
   if (st) return st;
   *ro = *o;
   ro->kernel.lengthscale = h->lengthscale;
