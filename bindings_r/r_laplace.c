@@ -131,14 +131,14 @@ static SEXP used_list(const sgp_ctx *ctx, const sgp_laplace_opts *o,
   return out;
 }
 
-/* SGP_LEARN_* bits as names. */
+/* SGP_LEARN_* bits as the names of the option table's `learn` choices. */
 static SEXP learn_names(unsigned bits)
 {
-  static const char *nm[] = {"lengthscale", "outputscale", "mean", "noise"};
+  const char *const *nm = sgp_opt_find(sgp_verb_options("gp_laplace"), "learn")->choices;
   int k = 0;
-  for (int i = 0; i < 4; i++) k += (bits >> i) & 1u;
+  for (int i = 0; nm[i]; i++) k += (bits >> i) & 1u;
   SEXP v = PROTECT(Rf_allocVector(STRSXP, k));
-  for (int i = 0, j = 0; i < 4; i++) if ((bits >> i) & 1u) SET_STRING_ELT(v, j++, Rf_mkChar(nm[i]));
+  for (int i = 0, j = 0; nm[i]; i++) if ((bits >> i) & 1u) SET_STRING_ELT(v, j++, Rf_mkChar(nm[i]));
   UNPROTECT(1);
   return v;
 }
@@ -166,11 +166,7 @@ static SEXP selection_list(const sgp_laplace_hyper *h)
     sgp_laplace_theta_name(h, k, name, sizeof name);
     if (h->grad) SET_STRING_ELT(gnames, k, Rf_mkChar(name));
     SET_STRING_ELT(tnames, 4 + k, Rf_mkChar(name));
-    SEXP c = Rf_allocVector(REALSXP, (R_xlen_t)ne);
-    SET_VECTOR_ELT(tcols, 4 + k, c);
-    const int is_mean = k > h->n_lengthscale && k <= h->n_lengthscale + h->n_mean;
-    for (int64_t e = 0; e < ne; e++) /* on the user's scale */
-      REAL(c)[e] = is_mean ? h->tr_theta[e + k * ne] : exp(h->tr_theta[e + k * ne]);
+    SET_VECTOR_ELT(tcols, 4 + k, sgp_r_real_copy(ne, 1, h->tr_theta + k * ne, 0));
   }
   Rf_setAttrib(grad, R_NamesSymbol, gnames);
   Rf_setAttrib(tcols, R_NamesSymbol, tnames);

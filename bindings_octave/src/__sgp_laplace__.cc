@@ -48,7 +48,7 @@ namespace
   octave_scalar_map
   selection_map (const sgp_laplace_hyper& h)
   {
-    static const char *bits[] = {"lengthscale", "outputscale", "mean", "noise"};
+    const char *const *bits = sgp_opt_find (sgp_verb_options ("gp_laplace"), "learn")->choices;
     octave_scalar_map hy, grad, optim;
     hy.assign ("lengthscale", sgp_octave::matrix_copy (h.n_lengthscale, 1, h.lengthscale));
     hy.assign ("outputscale", h.outputscale);
@@ -68,14 +68,10 @@ namespace
         sgp_laplace_theta_name (&h, k, name, sizeof name);
         if (h.grad)
           grad.assign (name, h.grad[k]);
-        const bool is_mean = k > h.n_lengthscale && k <= h.n_lengthscale + h.n_mean;
-        ColumnVector v (ne);
-        for (int64_t e = 0; e < ne; e++)  // on the user's scale
-          v(e) = is_mean ? h.tr_theta[e + k * ne] : std::exp (h.tr_theta[e + k * ne]);
-        optim.assign (name, v);
+        optim.assign (name, sgp_octave::column_copy (ne, h.tr_theta + k * ne));
       }
     Cell learned (1, 0);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; bits[i]; i++)
       if ((h.learned >> i) & 1u)
         {
           learned.resize (dim_vector (1, learned.numel () + 1));

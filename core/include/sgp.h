@@ -289,7 +289,8 @@ typedef struct {
   double *grad;            /* n_theta, or NULL with loglik */
   int64_t n_eval;          /* optimizer evaluations (rows of the trace) */
   double *tr_loglik, *tr_gradnorm, *tr_seconds; /* n_eval each */
-  double *tr_theta;        /* n_eval x n_theta (ld n_eval) */
+  double *tr_theta;        /* n_eval x n_theta (ld n_eval): the values evaluated, on the
+                            * user's scale (lengthscale, outputscale, mean, noise) */
   int optim_converged, optim_interrupted;
   char optim_message[256];
   char note[256];          /* "" or why the hyperparameters were not learned / loglik is NaN */

@@ -100,6 +100,9 @@ static int keep_trace(sgp_ctx *ctx, const sgp_optim_result *r, sgp_laplace_hyper
     for (int64_t e = 0; e < ne; e++) h->tr_theta[e + k * ne] = theta0[k];
   for (int64_t k = 0; k < n_free; k++)
     memcpy(h->tr_theta + free_idx[k] * ne, r->trace_x + k * ne, (size_t)ne * sizeof(double));
+  for (int64_t k = 0; k < nt; k++) /* the values on the user's scale */
+    if (k <= h->n_lengthscale || k > h->n_lengthscale + h->n_mean)
+      for (int64_t e = 0; e < ne; e++) h->tr_theta[e + k * ne] = exp(h->tr_theta[e + k * ne]);
   h->optim_converged = r->converged;
   h->optim_interrupted = r->interrupted;
   snprintf(h->optim_message, sizeof h->optim_message, "%s", r->message);
