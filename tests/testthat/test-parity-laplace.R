@@ -22,14 +22,16 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
                   max_iter = 30, xtest = xs),
                gl(x, yg, likelihood = "gaussian", noise = 0.1, max_iter = 30, xtest = xs))
   same <- function(r, o, what) expect_equal(as.vector(r), o, tolerance = 1e-10, label = what)
-  # learned hyperparameters: the same core optimizer on the same evidence; its
-  # iterates differ only by the hosts' BLAS rounding, which the converged optimum
-  # (relative change of the evidence 1e-6, gradient ~1e-5) absorbs far below 1e-8
-  # in the evidence and 1e-6 in the values
+  # learned hyperparameters (spec model_selection.md §7, acceptance 5: 1e-8): the same
+  # core optimizer on the same evidence, one thread, and both hosts link the
+  # system's one BLAS/LAPACK (the README installs both from Debian), so an
+  # evaluation differs between them at most by the BLAS's rounding, n eps cond(B)
+  # ~ 1e-12 relative here; the optimizer's line-search decisions have margins far
+  # above that, so the iterates and the optimum agree to that level, 1e4 below 1e-8
   fl <- gl(x, yp, likelihood = "poisson", offset = rep(0.1, 30), learn = "auto",
            policy = "cholesky", max_iter = 30)
   h <- fl$hyper
-  expect_equal(c(h$lengthscale, h$outputscale, h$mean), oct[["learn.hyper"]], tolerance = 1e-6)
+  expect_equal(c(h$lengthscale, h$outputscale, h$mean), oct[["learn.hyper"]], tolerance = 1e-8)
   expect_equal(fl$loglik, oct[["learn.loglik"]], tolerance = 1e-8)
   expect_identical(paste(fl$learned, collapse = ","), oct[["learn.learned"]])
   expect_identical(paste(names(fl$loglik_grad), collapse = ","), oct[["learn.grad_names"]])
