@@ -5,20 +5,12 @@
 #include <math.h>
 #include <string.h>
 
-static int likelihood_of(const char *name, sgp_likelihood *lik)
-{
-  static const char *names[] = {"gaussian", "bernoulli", "poisson", "softmax"};
-  for (int i = 0; i < 4; i++)
-    if (!strcmp(name, names[i])) { *lik = (sgp_likelihood)i; return 0; }
-  return -1;
-}
-
 static sgp_likelihood likelihood_arg(SEXP s)
 {
-  sgp_likelihood lik;
-  if (!Rf_isString(s) || XLENGTH(s) != 1 || likelihood_of(CHAR(STRING_ELT(s, 0)), &lik))
-    Rf_error("gp_laplace: likelihood: unknown value");
-  return lik;
+  const int lik = Rf_isString(s) && XLENGTH(s) == 1
+                  ? sgp_opt_choice_index("gp_laplace", "likelihood", CHAR(STRING_ELT(s, 0))) : -1;
+  if (lik < 0) Rf_error("gp_laplace: likelihood: unknown value");
+  return (sgp_likelihood)lik;
 }
 
 static SEXP int64_vec(int64_t n, const int64_t *x)
@@ -105,8 +97,6 @@ static void fit_finalizer(SEXP p)
 static SEXP used_list(const sgp_ctx *ctx, const sgp_laplace_opts *o,
                       const sgp_laplace_fit_t *fit)
 {
-  static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
-  static const char *pol[] = {"cg", "cholesky"};
   char warn[512];
   sgp_laplace_warning(fit, o, warn, sizeof warn);
   const char *kn[] = {"kernel", "lengthscale", "outputscale"};
@@ -119,8 +109,8 @@ static SEXP used_list(const sgp_ctx *ctx, const sgp_laplace_opts *o,
                  off = o->offset;
   const char *un[] = {"kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
                       "warning"};
-  SEXP uv[] = {PROTECT(sgp_r_named_list(3, kn, kv)), PROTECT(Rf_mkString(lik[o->likelihood])),
-               PROTECT(Rf_mkString(pol[o->policy])), PROTECT(Rf_ScalarInteger((int)fit->C)),
+  SEXP uv[] = {PROTECT(sgp_r_named_list(3, kn, kv)), PROTECT(Rf_mkString(sgp_opt_choice_name("gp_laplace", "likelihood", o->likelihood))),
+               PROTECT(Rf_mkString(sgp_opt_choice_name("gp_laplace", "policy", o->policy))), PROTECT(Rf_ScalarInteger((int)fit->C)),
                o->likelihood != SGP_LIK_GAUSSIAN ? R_NilValue
                : PROTECT(sgp_r_real_copy(noise.rows, 1, noise.data, 0)),
                off.data ? PROTECT(sgp_r_real_copy(off.rows, 1, off.data, 0)) : R_NilValue,

@@ -220,9 +220,6 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
 /* The options a fit used, under their argument names, and its warnings. */
 static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_fit_result *res)
 {
-  static const char *meth[] = {"gsgp", "ski"}, *var[] = {"none", "lanczos", "exact"},
-                    *pol[] = {"error", "truncate", "clamp", "drop"},
-                    *be[] = {"auto", "cpu", "cuda"};
   char w1[512], w2[512];
   sgp_ski_warnings("ski_gsgp", res, o, w1, w2, sizeof w1);
   const char *names[] = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance",
@@ -231,10 +228,10 @@ static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_f
   SEXP values[] = {PROTECT(Rf_mkString(sgp_kernel_names[o->kernel.kind])),
                    PROTECT(sgp_r_real_copy(o->kernel.n_lengthscale, 1, o->kernel.lengthscale, 0)),
                    PROTECT(Rf_ScalarReal(o->kernel.outputscale)), PROTECT(Rf_ScalarReal(o->noise)),
-                   PROTECT(Rf_mkString(meth[o->method])), PROTECT(Rf_mkString(var[o->variance])),
+                   PROTECT(Rf_mkString(sgp_opt_choice_name("ski_gsgp", "method", o->method))), PROTECT(Rf_mkString(sgp_opt_choice_name("ski_gsgp", "variance", o->variance))),
                    PROTECT(Rf_ScalarReal(o->tol)), PROTECT(Rf_ScalarReal((double)o->max_iter)),
-                   PROTECT(Rf_mkString(pol[o->bounds_policy])),
-                   PROTECT(Rf_mkString(be[ctx->backend])),
+                   PROTECT(Rf_mkString(sgp_opt_choice_name("ski_gsgp", "bounds_policy", o->bounds_policy))),
+                   PROTECT(Rf_mkString(sgp_opt_choice_name("context", "backend", ctx->backend))),
                    PROTECT(Rf_ScalarReal((double)ctx->seed)),
                    PROTECT(Rf_ScalarReal((double)o->slq_max_iter)),
                    PROTECT(Rf_ScalarReal((double)o->precond_rank)),

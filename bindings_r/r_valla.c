@@ -178,12 +178,10 @@ static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
  * method, closed_form, seed), and its warning ("" when nothing went wrong). */
 static SEXP used_list(const sgp_ctx *ctx, const sgp_valla_opts *o, const sgp_valla_fit_t *fit)
 {
-  static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
-  static const char *met[] = {"valla", "lla", "ella"};
   char warn[512];
   sgp_valla_stop_warning(fit->stop, fit->diverged_at, warn, sizeof warn);
   const char *names[] = {"likelihood", "method", "closed_form", "seed", "warning"};
-  SEXP values[] = {PROTECT(Rf_mkString(lik[o->likelihood])), PROTECT(Rf_mkString(met[o->method])),
+  SEXP values[] = {PROTECT(Rf_mkString(sgp_opt_choice_name("gp_laplace", "likelihood", o->likelihood))), PROTECT(Rf_mkString(sgp_opt_choice_name("valla", "method", o->method))),
                    PROTECT(Rf_ScalarLogical(o->closed_form != 0)),
                    PROTECT(Rf_ScalarReal((double)ctx->seed)), PROTECT(Rf_mkString(warn))};
   SEXP out = sgp_r_named_list(5, names, values);
@@ -305,7 +303,6 @@ SEXP sgp_valla_forward_r(SEXP model, SEXP x, SEXP threads)
  * list(likelihood, seed, warning). */
 SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP opts)
 {
-  static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_valla_net net;
@@ -334,7 +331,7 @@ SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP opts)
   char warn[512];
   sgp_valla_stop_warning(info.stop, info.diverged_at, warn, sizeof warn);
   const char *un[] = {"likelihood", "seed", "warning"};
-  SEXP uv[] = {PROTECT(Rf_mkString(lik[o.likelihood])), PROTECT(Rf_ScalarReal((double)ctx.seed)),
+  SEXP uv[] = {PROTECT(Rf_mkString(sgp_opt_choice_name("gp_laplace", "likelihood", o.likelihood))), PROTECT(Rf_ScalarReal((double)ctx.seed)),
                PROTECT(Rf_mkString(warn))};
   SEXP used = PROTECT(sgp_r_named_list(3, un, uv));
   const char *names[] = {"model", "loss", "initial_loss", "iterations", "stop_reason", "advice",

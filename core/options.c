@@ -232,6 +232,32 @@ static int set_subset(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp
   return SGP_OK;
 }
 
+static const char *const *choices_of(const char *verb, const char *option, int *n)
+{
+  const sgp_verb_table *t = sgp_verb_options(verb);
+  const sgp_opt_spec *s = t ? sgp_opt_find(t, option) : NULL;
+  *n = 0;
+  if (!s || !s->choices) return NULL;
+  while (s->choices[*n]) (*n)++;
+  return s->choices;
+}
+
+const char *sgp_opt_choice_name(const char *verb, const char *option, int index)
+{
+  int n;
+  const char *const *c = choices_of(verb, option, &n);
+  return c && index >= 0 && index < n ? c[index] : "";
+}
+
+int sgp_opt_choice_index(const char *verb, const char *option, const char *name)
+{
+  int n;
+  const char *const *c = choices_of(verb, option, &n);
+  for (int i = 0; name && i < n; i++)
+    if (c[i][0] && !strcmp(name, c[i])) return i;
+  return -1;
+}
+
 int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *name,
                  const sgp_value *v)
 {

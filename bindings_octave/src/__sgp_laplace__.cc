@@ -17,8 +17,6 @@ namespace
   octave_scalar_map
   used_map (const sgp_ctx *ctx, const sgp_laplace_opts& o, const sgp_laplace_fit_t& fit)
   {
-    static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
-    static const char *pol[] = {"cg", "cholesky"};
     char warn[512];
     sgp_laplace_warning (&fit, &o, warn, sizeof warn);
     octave_scalar_map kernel;
@@ -28,8 +26,8 @@ namespace
     kernel.assign ("outputscale", fit.kernel.outputscale);
     octave_scalar_map u;
     u.assign ("kernel", kernel);
-    u.assign ("likelihood", std::string (lik[o.likelihood]));
-    u.assign ("policy", std::string (pol[o.policy]));
+    u.assign ("likelihood", std::string (sgp_opt_choice_name ("gp_laplace", "likelihood", o.likelihood)));
+    u.assign ("policy", std::string (sgp_opt_choice_name ("gp_laplace", "policy", o.policy)));
     u.assign ("n_class", static_cast<double> (fit.C));
     // the one noise value used (given or learned), or the user's per-point values
     const bool per_point = o.noise.data && o.noise.rows * o.noise.cols > 1;

@@ -37,11 +37,7 @@ Errors name the function @var{fname} and the test inputs @var{xname}\n\
   const double noise = sgp_octave::scalar_arg (args(7), fn, "noise");
   const Matrix xnew = sgp_octave::matrix_arg (args(8), fn, "xnew");
   const Matrix offset = sgp_octave::matrix_arg (args(9), fn, "offset");
-  static const char *names[] = {"gaussian", "bernoulli", "poisson", "softmax"};
-  int lik = -1;
-  for (int i = 0; i < 4; i++)
-    if (lname == names[i])
-      lik = i;
+  const int lik = sgp_opt_choice_index ("gp_laplace", "likelihood", lname.c_str ());
   if (lik < 0)
     error ("%s: likelihood: unknown value \"%s\"", fn.c_str (), lname.c_str ());
 

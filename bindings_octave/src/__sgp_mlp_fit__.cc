@@ -71,11 +71,10 @@ diverged_at and used (likelihood, seed and warning: the core's warning text,\n\
   res.assign ("iterations", static_cast<double> (info.iterations));
   res.assign ("stop_reason", sgp_valla_stop_name (info.stop));
   res.assign ("diverged_at", static_cast<double> (info.diverged_at));
-  static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
   char warn[512];
   sgp_valla_stop_warning (info.stop, info.diverged_at, warn, sizeof warn);
   octave_scalar_map used;
-  used.assign ("likelihood", lik[o.likelihood]);
+  used.assign ("likelihood", std::string (sgp_opt_choice_name ("gp_laplace", "likelihood", o.likelihood)));
   used.assign ("seed", static_cast<double> (ctx.get ()->seed));
   used.assign ("warning", std::string (warn));
   res.assign ("used", used);

@@ -56,9 +56,6 @@ namespace
   octave_scalar_map
   used_map (sgp_ctx *ctx, const sgp_ski_opts& o, const sgp_ski_fit_result& res)
   {
-    static const char *meth[] = {"gsgp", "ski"}, *var[] = {"none", "lanczos", "exact"},
-                      *pol[] = {"error", "truncate", "clamp", "drop"},
-                      *be[] = {"auto", "cpu", "cuda"};
     char w1[512], w2[512];
     sgp_ski_warnings ("ski_gsgp", &res, &o, w1, w2, sizeof w1);
     octave_scalar_map u;
@@ -67,12 +64,12 @@ namespace
                                                       o.kernel.lengthscale));
     u.assign ("outputscale", o.kernel.outputscale);
     u.assign ("noise", o.noise);
-    u.assign ("method", std::string (meth[o.method]));
-    u.assign ("variance", std::string (var[o.variance]));
+    u.assign ("method", std::string (sgp_opt_choice_name ("ski_gsgp", "method", o.method)));
+    u.assign ("variance", std::string (sgp_opt_choice_name ("ski_gsgp", "variance", o.variance)));
     u.assign ("tol", o.tol);
     u.assign ("max_iter", static_cast<double> (o.max_iter));
-    u.assign ("bounds_policy", std::string (pol[o.bounds_policy]));
-    u.assign ("backend", std::string (be[ctx->backend]));
+    u.assign ("bounds_policy", std::string (sgp_opt_choice_name ("ski_gsgp", "bounds_policy", o.bounds_policy)));
+    u.assign ("backend", std::string (sgp_opt_choice_name ("context", "backend", ctx->backend)));
     u.assign ("seed", static_cast<double> (ctx->seed));
     u.assign ("slq_max_iter", static_cast<double> (o.slq_max_iter));
     u.assign ("precond_rank", static_cast<double> (o.precond_rank));

@@ -47,13 +47,11 @@ namespace
     res.assign ("n_train", static_cast<double> (fit.N));
     res.assign ("stop_reason", sgp_valla_stop_name (fit.stop));
     res.assign ("diverged_at", static_cast<double> (fit.diverged_at));
-    static const char *lik[] = {"gaussian", "bernoulli", "poisson", "softmax"};
-    static const char *met[] = {"valla", "lla", "ella"};
     char warn[512];
     sgp_valla_stop_warning (fit.stop, fit.diverged_at, warn, sizeof warn);
     octave_scalar_map used;   // the options the fit used, as R's used list
-    used.assign ("likelihood", lik[o.likelihood]);
-    used.assign ("method", met[o.method]);
+    used.assign ("likelihood", std::string (sgp_opt_choice_name ("gp_laplace", "likelihood", o.likelihood)));
+    used.assign ("method", std::string (sgp_opt_choice_name ("valla", "method", o.method)));
     used.assign ("closed_form", o.closed_form != 0);
     used.assign ("seed", static_cast<double> (seed));
     used.assign ("warning", std::string (warn));

@@ -110,18 +110,18 @@ namespace sgp_valla_octave
   inline sgp_likelihood
   likelihood_of (const std::string& name, const std::string& fn)
   {
-    if (name == "gaussian") return SGP_LIK_GAUSSIAN;
-    if (name == "softmax") return SGP_LIK_SOFTMAX;
-    if (name == "bernoulli") return SGP_LIK_BERNOULLI;
+    const int i = sgp_opt_choice_index ("valla", "likelihood", name.c_str ());
+    if (i >= 0)
+      return static_cast<sgp_likelihood> (i);
     error ("%s: likelihood: unknown value \"%s\"", fn.c_str (), name.c_str ());
   }
 
   inline sgp_valla_method
   method_of (const std::string& name, const std::string& fn)
   {
-    if (name == "valla") return SGP_VALLA_METHOD_VALLA;
-    if (name == "lla") return SGP_VALLA_METHOD_LLA;
-    if (name == "ella") return SGP_VALLA_METHOD_ELLA;
+    const int i = sgp_opt_choice_index ("valla", "method", name.c_str ());
+    if (i >= 0)
+      return static_cast<sgp_valla_method> (i);
     error ("%s: method: unknown value \"%s\"", fn.c_str (), name.c_str ());
   }
 

@@ -84,6 +84,12 @@ const sgp_verb_table *sgp_verb_options(const char *verb);
 const char *sgp_opt_kind_name(sgp_opt_kind kind);
 /* The spec of option `name` in t, or NULL. */
 const sgp_opt_spec *sgp_opt_find(const sgp_verb_table *t, const char *name);
+/* The hosts' names of a CHOICE option's stored values, from the table: the name of
+ * value `index` of option `option` of `verb` ("" when there is none), and the value
+ * of a name (-1 when it is not one of the choices). E.g. ("gp_laplace",
+ * "likelihood", 1) -> "bernoulli". */
+const char *sgp_opt_choice_name(const char *verb, const char *option, int index);
+int sgp_opt_choice_index(const char *verb, const char *option, const char *name);
 /* Validates v for option `name` of t and stores it into opts. Errors:
  * SGP_EINVAL "'name' must be ..." (or "unknown option 'name'"). */
 int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *name,

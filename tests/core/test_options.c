@@ -434,9 +434,26 @@ static void context_options(void **state)
   assert_int_equal(ctx.backend, SGP_BACKEND_CPU);
 }
 
+/* The hosts' names of stored choices come from the tables, both ways. */
+static void choice_names_follow_the_tables(void **state)
+{
+  (void)state;
+  assert_string_equal(sgp_opt_choice_name("gp_laplace", "likelihood", SGP_LIK_SOFTMAX), "softmax");
+  assert_string_equal(sgp_opt_choice_name("gp_laplace", "policy", SGP_POLICY_CHOLESKY), "cholesky");
+  assert_string_equal(sgp_opt_choice_name("context", "backend", SGP_BACKEND_CUDA), "cuda");
+  assert_string_equal(sgp_opt_choice_name("gp_laplace", "likelihood", 4), "");
+  assert_string_equal(sgp_opt_choice_name("gp_laplace", "nonsense", 0), "");
+  assert_int_equal(sgp_opt_choice_index("gp_laplace", "likelihood", "poisson"), SGP_LIK_POISSON);
+  assert_int_equal(sgp_opt_choice_index("valla", "likelihood", "poisson"), -1); /* not offered */
+  assert_int_equal(sgp_opt_choice_index("valla", "likelihood", ""), -1);
+  assert_int_equal(sgp_opt_choice_index("valla", "method", "ella"), SGP_VALLA_METHOD_ELLA);
+  assert_int_equal(sgp_opt_choice_index("ski_gsgp", "variance", "exact"), SGP_SKI_VARIANCE_EXACT);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(choice_names_follow_the_tables),
     cmocka_unit_test(laplace_defaults_agree),
     cmocka_unit_test(kernel_defaults_agree),
     cmocka_unit_test(valla_defaults_agree),
