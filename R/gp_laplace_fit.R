@@ -112,15 +112,11 @@ laplace_fit_run <- function(fld, fit) {
   laplace_fit_selection(fld, fit)
 }
 
-# The model selection's fields; hyper$mean (the constant prior mean) is what
-# predictions use, so it is checked (NULL: a fit saved before it existed, mean 0).
+# The model selection's fields (NULL in a fit saved before they existed). The core
+# checks hyper$mean, the constant prior mean, when it predicts.
 laplace_fit_selection <- function(fld, fit) {
   h <- fld$get("hyper")
-  if (!is.null(h)) {
-    m <- h$mean
-    if (!is.list(h) || !is.numeric(m) || !length(m) %in% c(1L, fit$n_class) || any(!is.finite(m)))
-      fld$bad("hyper", "must be a list whose mean has 1 or ", fit$n_class, " finite values")
-  }
+  if (!is.null(h) && !is.list(h)) fld$bad("hyper", "must be a list")
   fit$hyper <- h
   for (name in c("loglik", "loglik_grad", "learned", "optim")) fit[[name]] <- fld$get(name)
   fit

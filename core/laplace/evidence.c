@@ -30,7 +30,7 @@ int sgp_ev_ws_init(sgp_ctx *ctx, sgp_ev_ws *ws, int64_t n, int64_t C)
   ok &= (fac->sw = sgp_alloc(n)) != NULL;
   if (soft) {
     ok &= (fac->V = sgp_alloc(C * nn)) != NULL && (fac->E = sgp_alloc(C * nn)) != NULL;
-    ok &= (fac->M = sgp_alloc(nn)) != NULL && (fac->pi = sgp_alloc(nc)) != NULL;
+    ok &= (fac->M = sgp_alloc(nn)) != NULL;
   } else {
     ok &= (fac->L = sgp_alloc(nn)) != NULL;
   }

@@ -25,7 +25,6 @@ typedef struct {
   double *L;           /* diagonal: the Cholesky factor of B (n x n) */
   double *V, *E;       /* softmax: C blocks of n x n each */
   double *M;           /* softmax: n x n */
-  double *pi;          /* softmax: n x C */
   double half_logdet;  /* 1/2 log |B| */
 } sgp_ev_factor;
 
@@ -46,8 +45,6 @@ typedef struct {
                            the third derivative (diagonal) */
   double *b, *kb, *da, *kda, *ft, *at; /* n x C scratch */
   int warm;
-  int newton_steps;     /* of the last evaluation */
-  double psi;           /* Psi at the mode */
   sgp_ev_factor fac;
 } sgp_ev_ws;
 

@@ -9,7 +9,7 @@
 
 void sgp_ev_factor_free(sgp_ev_factor *fac)
 {
-  free(fac->sw); free(fac->L); free(fac->V); free(fac->E); free(fac->M); free(fac->pi);
+  free(fac->sw); free(fac->L); free(fac->V); free(fac->E); free(fac->M);
   memset(fac, 0, sizeof *fac);
 }
 
@@ -48,7 +48,6 @@ int sgp_ev_factorize(sgp_ctx *ctx, sgp_ev_factor *fac, const double *K, const do
     return chol_scaled(ctx, n, K, fac->sw, fac->L, &fac->half_logdet);
   }
   /* softmax: |B| = prod_c |B_c| * |sum_c E_c| (R&W §3.4.2, matrix determinant lemma) */
-  memcpy(fac->pi, w, (size_t)(n * C) * sizeof(double));
   double *Lc = fac->M, *sq = fac->sw; /* M and sw double as scratch until the end */
   for (int64_t c = 0; c < C; c++) {
     double *V = fac->V + c * n * n, *E = fac->E + c * n * n;

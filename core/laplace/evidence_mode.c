@@ -129,7 +129,8 @@ int sgp_ev_mode(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws
   if (st) return st;
   if (!isfinite(psi))
     return sgp_fail(ctx, SGP_ENOTPD, "evidence: the log-likelihood is not finite at the prior mean");
-  for (ws->newton_steps = 0; ws->newton_steps < MODE_MAX_STEPS; ws->newton_steps++) {
+  int step;
+  for (step = 0; step < MODE_MAX_STEPS; step++) {
     *logp = lik_derivs(lik, ws->f, ws->g, ws->w, ws->d3);
     if ((st = sgp_ev_factorize(ctx, &ws->fac, ws->K, ws->w))) return st;
     if ((st = sgp_poll_interrupt(ctx))) return st;
@@ -142,7 +143,7 @@ int sgp_ev_mode(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws
     if (dmax <= MODE_STEP_TOL * (1.0 + fmax)) {
       /* take this last step too: the evidence is then off by its square only */
       for (int64_t k = 0; k < nc; k++) { ws->a[k] += ws->da[k]; ws->f[k] += ws->kda[k]; }
-      ws->psi = psi_at(lik, m, ws->a, ws->f, ws, logp); /* w, g, d3 at f */
+      psi_at(lik, m, ws->a, ws->f, ws, logp); /* logp, w, g, d3 at f */
       if ((st = sgp_ev_factorize(ctx, &ws->fac, ws->K, ws->w))) return st;
       ws->warm = 1;
       return SGP_OK;
@@ -151,5 +152,6 @@ int sgp_ev_mode(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws
   }
   ws->warm = 0;
   return sgp_fail(ctx, SGP_ENOTPD, "evidence: the Laplace mode was not found to full accuracy "
-                  "in %d Newton steps", ws->newton_steps);
+                  "(%s after %d Newton steps)", step < MODE_MAX_STEPS
+                  ? "no step along the Newton direction raised Psi" : "the step limit", step);
 }

@@ -47,6 +47,13 @@ static void get_theta(const sgp_ev_layout *l, const sgp_laplace_hyper *h, double
   if (l->has_noise) theta[l->n_ls + 1 + l->n_mean] = log(h->noise);
 }
 
+/* Which hyperparameter coordinate k of theta belongs to (an SGP_LEARN_* bit). */
+static unsigned coordinate(int64_t n_ls, int64_t n_mean, int64_t k)
+{
+  return k < n_ls ? SGP_LEARN_LENGTHSCALE : k == n_ls ? SGP_LEARN_OUTPUTSCALE
+         : k < n_ls + 1 + n_mean ? SGP_LEARN_MEAN : SGP_LEARN_NOISE;
+}
+
 typedef struct { select_t *s; sgp_laplace_hyper *h; } objective_data;
 
 static int objective(sgp_ctx *ctx, const double *x, double *value, double *grad, void *data)
@@ -69,11 +76,13 @@ static int objective(sgp_ctx *ctx, const double *x, double *value, double *grad,
 void sgp_laplace_theta_name(const sgp_laplace_hyper *h, int64_t k, char *buf, size_t size)
 {
   const int64_t nl = h->n_lengthscale, nm = h->n_mean;
-  if (k < nl) snprintf(buf, size, nl == 1 ? "lengthscale" : "lengthscale%lld", (long long)k + 1);
-  else if (k == nl) snprintf(buf, size, "outputscale");
-  else if (k < nl + 1 + nm)
-    snprintf(buf, size, nm == 1 ? "mean" : "mean%lld", (long long)(k - nl));
-  else snprintf(buf, size, "noise");
+  switch (coordinate(nl, nm, k)) {
+  case SGP_LEARN_LENGTHSCALE:
+    snprintf(buf, size, nl == 1 ? "lengthscale" : "lengthscale%lld", (long long)k + 1); break;
+  case SGP_LEARN_OUTPUTSCALE: snprintf(buf, size, "outputscale"); break;
+  case SGP_LEARN_MEAN: snprintf(buf, size, nm == 1 ? "mean" : "mean%lld", (long long)(k - nl)); break;
+  default: snprintf(buf, size, "noise");
+  }
 }
 
 void sgp_laplace_hyper_free(sgp_laplace_hyper *h)
@@ -101,7 +110,7 @@ static int keep_trace(sgp_ctx *ctx, const sgp_optim_result *r, sgp_laplace_hyper
   for (int64_t k = 0; k < n_free; k++)
     memcpy(h->tr_theta + free_idx[k] * ne, r->trace_x + k * ne, (size_t)ne * sizeof(double));
   for (int64_t k = 0; k < nt; k++) /* the values on the user's scale */
-    if (k <= h->n_lengthscale || k > h->n_lengthscale + h->n_mean)
+    if (coordinate(h->n_lengthscale, h->n_mean, k) != SGP_LEARN_MEAN)
       for (int64_t e = 0; e < ne; e++) h->tr_theta[e + k * ne] = exp(h->tr_theta[e + k * ne]);
   h->optim_converged = r->converged;
   h->optim_interrupted = r->interrupted;
@@ -109,13 +118,15 @@ static int keep_trace(sgp_ctx *ctx, const sgp_optim_result *r, sgp_laplace_hyper
   return SGP_OK;
 }
 
-/* Bounds on the coordinates, around the starting point (log scale: factors). */
-static void bounds(const sgp_ev_layout *l, const double *theta, int64_t k, double *lo, double *hi)
+/* Bounds around the starting value: factors 1e3 (lengthscale), 1e4 (outputscale),
+ * 1e6 (noise) either way on the log scale; the mean is free. */
+static void bounds(unsigned what, double start, double *lo, double *hi)
 {
-  const double span = k < l->n_ls ? log(1e3) : k == l->n_ls ? log(1e4)
-                      : k < l->n_ls + 1 + l->n_mean ? INFINITY : log(1e6);
-  *lo = theta[k] - span;
-  *hi = theta[k] + span;
+  const double span = what == SGP_LEARN_LENGTHSCALE ? log(1e3)
+                      : what == SGP_LEARN_OUTPUTSCALE ? log(1e4)
+                      : what == SGP_LEARN_MEAN ? INFINITY : log(1e6);
+  *lo = start - span;
+  *hi = start + span;
 }
 
 static int learn(sgp_ctx *ctx, select_t *s, sgp_laplace_hyper *h, const sgp_laplace_opts *o,
@@ -127,12 +138,11 @@ static int learn(sgp_ctx *ctx, select_t *s, sgp_laplace_hyper *h, const sgp_lapl
   double x0[SGP_OPT_MAX_THETA], lo[SGP_OPT_MAX_THETA], hi[SGP_OPT_MAX_THETA];
   int64_t nf = 0;
   for (int64_t k = 0; k < nt; k++) {
-    const unsigned bit = k < l->n_ls ? SGP_LEARN_LENGTHSCALE : k == l->n_ls ? SGP_LEARN_OUTPUTSCALE
-                         : k < l->n_ls + 1 + l->n_mean ? SGP_LEARN_MEAN : SGP_LEARN_NOISE;
-    if (!(bits & bit)) continue;
+    const unsigned what = coordinate(l->n_ls, l->n_mean, k);
+    if (!(bits & what)) continue;
     idx[nf] = k;
     x0[nf] = s->theta[k];
-    bounds(l, s->theta, k, lo + nf, hi + nf);
+    bounds(what, s->theta[k], lo + nf, hi + nf);
     nf++;
   }
   s->free_idx = idx;

@@ -33,7 +33,8 @@ int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_c
     return sgp_fail(ctx, SGP_EINVAL, "noise: must be positive (got %g)", noise);
   const int64_t nm = mean.data ? mean.rows * mean.cols : 0;
   if (nm && nm != 1 && nm != C)
-    return sgp_fail(ctx, SGP_EDIM, "mean: has %lld values; need 1 or %lld", (long long)nm,
+    return sgp_fail(ctx, SGP_EDIM, C > 1 ? "mean: has %lld values; need 1 or %lld"
+                                         : "mean: has %lld values; need 1", (long long)nm,
                     (long long)C);
   if (nm && (st = sgp_check_finite(ctx, "mean", mean))) return st;
   fit->hyper.mean = nm ? (double *)mean.data : NULL;

@@ -93,6 +93,13 @@ test_that("predictions use the learned constant mean, also from a saved fit", {
   fit <- sel_fit(d, "poisson", learn = "auto", xtest = d$x[1:5, ], xtest_offset = rep(0, 5))
   p <- scalegp:::predict.gp_laplace(unclass(fit), d$x[1:5, ], offset = rep(0, 5))
   expect_equal(p$mean, fit$test$mean, tolerance = 1e-12)
+  bad <- unclass(fit)
+  bad$hyper$mean <- c(1, 2)
+  expect_error(scalegp:::predict.gp_laplace(bad, d$x[1:2, ], offset = c(0, 0)),
+               "predict.gp_laplace: 'mean' has 2 values; need 1")
+  bad$hyper$mean <- NaN
+  expect_error(scalegp:::predict.gp_laplace(bad, d$x[1:2, ], offset = c(0, 0)),
+               "predict.gp_laplace: 'mean' contains NaN")
   far <- predict(fit, matrix(100, 1, 2), offset = 0)  # far from the data: the prior mean
   expect_equal(far$mean, fit$hyper$mean, tolerance = 1e-10)
 })
