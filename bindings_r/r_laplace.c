@@ -97,8 +97,8 @@ static void fit_finalizer(SEXP p)
 static SEXP used_list(const sgp_ctx *ctx, const sgp_laplace_opts *o,
                       const sgp_laplace_fit_t *fit)
 {
-  char warn[512];
-  sgp_laplace_warning(fit, o, warn, sizeof warn);
+  char warn[SGP_LAPLACE_WARNING_SIZE];
+  sgp_laplace_warning(fit, o, warn, sizeof warn, NULL, 0);
   const char *kn[] = {"kernel", "lengthscale", "outputscale"};
   SEXP kv[] = {PROTECT(Rf_mkString(sgp_kernel_names[fit->kernel.kind])),
                PROTECT(sgp_r_real_copy(fit->kernel.n_lengthscale, 1, fit->kernel.lengthscale, 0)),

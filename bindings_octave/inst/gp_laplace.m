@@ -181,18 +181,13 @@ function fit = gp_laplace (x, y, varargin)
                                    "offset", front.xtest_offset,
                                    "threads", option_value (fname, opts, "threads"));
   endif
-  for w = strsplit (used.warning, "\n")
-    if (! isempty (w{1}))
-      if (strncmp (w{1}, "gp_laplace: did not converge", 28))
-        id = "scalegp:not-converged";
-      elseif (! isempty (strfind (w{1}, "has no training point")))
-        id = "scalegp:empty-class";
-      else
-        id = "scalegp:model-selection";
-      endif
-      warning (id, "%s", w{1});
-    endif
-  endfor
+  if (! isempty (used.warning))
+    msgs = strsplit (used.warning, "\n");
+    ids = strsplit (used.warning_id, "\n");
+    for i = 1:numel (msgs)
+      warning (["scalegp:" ids{i}], "%s", msgs{i});
+    endfor
+  endif
   if (option_value (fname, opts, "verbose"))
     printf ("gp_laplace: %s likelihood, %s kernel, n = %d; %d Newton steps, %d solver iterations; %s (%s)\n",
             fit.likelihood, fit.kernel.kernel, rows (x), fit.newton_steps, fit.iterations,

@@ -17,8 +17,8 @@ namespace
   octave_scalar_map
   used_map (const sgp_ctx *ctx, const sgp_laplace_opts& o, const sgp_laplace_fit_t& fit)
   {
-    char warn[512];
-    sgp_laplace_warning (&fit, &o, warn, sizeof warn);
+    char warn[SGP_LAPLACE_WARNING_SIZE], ids[128];
+    sgp_laplace_warning (&fit, &o, warn, sizeof warn, ids, sizeof ids);
     octave_scalar_map kernel;
     kernel.assign ("kernel", std::string (sgp_kernel_names[fit.kernel.kind]));
     kernel.assign ("lengthscale", sgp_octave::matrix_copy (1, fit.kernel.n_lengthscale,
@@ -38,6 +38,7 @@ namespace
                                       : Matrix ());
     u.assign ("seed", static_cast<double> (ctx->seed));
     u.assign ("warning", std::string (warn));
+    u.assign ("warning_id", std::string (ids));
     return u;
   }
 

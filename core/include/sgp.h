@@ -346,10 +346,13 @@ typedef struct sgp_laplace_fit {
 /* y: N x 1 (softmax labels 1..C as doubles); prior_mean: N x C or empty (= 0). */
 int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                     const sgp_laplace_opts *o, sgp_laplace_fit_t **out);
-/* The warnings of a fit, one wording for both hosts: it did not converge, or a
- * softmax class has no training point (buf: "" and 0 when none). */
+/* The warnings of a fit, one wording for both hosts, one per line of buf ("" and 0
+ * when none): it did not converge, a softmax class has no training point, model
+ * selection fell short. ids (may be NULL) gets each line's identifier ("not-converged",
+ * "empty-class", "model-selection"), one per line. Returns the count. */
+#define SGP_LAPLACE_WARNING_SIZE 2048
 int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o, char *buf,
-                        size_t size);
+                        size_t size, char *ids, size_t ids_size);
 void sgp_laplace_fit_free(sgp_laplace_fit_t *fit);
 /* Latent mean / variance (Ns x C each; var may have data NULL) at Xs (with the
  * fit's constant prior mean), and the response (optional, data NULL to skip), Ns x C each:

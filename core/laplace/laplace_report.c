@@ -1,50 +1,58 @@
 /* laplace_report.c -- what a fit tells its user beyond its numbers: the warnings
- * (no convergence, an empty class, model selection that fell short), worded once for both hosts. */
+ * (no convergence, an empty class, model selection that fell short), worded once
+ * for both hosts, each with its identifier. */
 #include "laplace.h"
 
 #include <stdio.h>
 #include <string.h>
 
-int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o, char *buf,
-                        size_t size)
+/* Appends one warning line to buf and its identifier to ids (both "\n"-separated). */
+static void add(char *buf, size_t size, char *ids, size_t ids_size, int *k, const char *id,
+                const char *text)
 {
-  if (size > 0) buf[0] = '\0';
+  size_t l = strlen(buf);
+  snprintf(buf + l, size - l, "%sgp_laplace: %s", *k ? "\n" : "", text);
+  if (ids) {
+    l = strlen(ids);
+    snprintf(ids + l, ids_size - l, "%s%s", *k ? "\n" : "", id);
+  }
+  (*k)++;
+}
+
+int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o, char *buf,
+                        size_t size, char *ids, size_t ids_size)
+{
+  char msg[600];
   int k = 0;
+  if (size > 0) buf[0] = '\0';
+  if (ids && ids_size > 0) ids[0] = '\0';
   if (!fit->converged) {
     const sgp_laplace_history *h = &fit->history;
     const double err = h->n_step > 0 ? h->st_mode_err[h->n_step - 1] : 0.0;
-    snprintf(buf, size,
-             "gp_laplace: did not converge (stop reason \"%s\" after %d Newton steps, %lld solver "
+    snprintf(msg, sizeof msg,
+             "did not converge (stop reason \"%s\" after %d Newton steps, %lld solver "
              "iterations; the mode is within %.3g, tol %g); raise max_iter or max_newton%s",
              sgp_laplace_stop_name(fit->stop_reason), fit->newton_steps,
              (long long)fit->iterations, err, o->tol, o->damping ? "" : ", or use damping = TRUE");
-    k++;
+    add(buf, size, ids, ids_size, &k, "not-converged", msg);
   }
   if (fit->empty_class > 0) {
-    const size_t l = strlen(buf);
-    snprintf(buf + l, size - l,
-             "%sgp_laplace: class %lld of %lld has no training point (softmax classes are the "
-             "labels 1..C); it keeps its prior probability: recode y as 1..C without gaps",
-             k ? "\n" : "", (long long)fit->empty_class, (long long)fit->C);
-    k++;
+    snprintf(msg, sizeof msg,
+             "class %lld of %lld has no training point (softmax classes are the labels 1..C); "
+             "it keeps its prior probability: recode y as 1..C without gaps",
+             (long long)fit->empty_class, (long long)fit->C);
+    add(buf, size, ids, ids_size, &k, "empty-class", msg);
   }
   const sgp_laplace_hyper *hy = &fit->hyper;
-  const char *why = NULL;
-  char msg[600];
   if (hy->learned && hy->optim_interrupted)
-    why = "interrupted: the fit uses the best hyperparameters found so far";
+    add(buf, size, ids, ids_size, &k, "model-selection",
+        "interrupted: the fit uses the best hyperparameters found so far");
   else if (hy->learned && !hy->optim_converged) {
     snprintf(msg, sizeof msg, "learning the hyperparameters did not converge (%s); raise "
              "optim_max_iter", hy->optim_message);
-    why = msg;
+    add(buf, size, ids, ids_size, &k, "model-selection", msg);
   } else if (hy->note[0] && hy->requested) {
-    snprintf(msg, sizeof msg, "%s", hy->note);
-    why = msg;
-  }
-  if (why) {
-    const size_t l = strlen(buf);
-    snprintf(buf + l, size - l, "%sgp_laplace: %s", k ? "\n" : "", why);
-    k++;
+    add(buf, size, ids, ids_size, &k, "model-selection", hy->note);
   }
   return k;
 }
