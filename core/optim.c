@@ -50,6 +50,7 @@ void sgp_optim_opts_default(sgp_optim_opts *o)
   o->seed = 1;
   o->task = "optim";
   o->names = NULL;
+  o->log_scale = NULL;
   o->memory = 10;
 }
 
@@ -185,10 +186,11 @@ static void say_eval(optim_run *R, int status, double value, double gradnorm)
   else
     len += (size_t)snprintf(line + len, sizeof line - len, "failed (%s)", R->r->last_failure);
   for (int i = 0; i < R->n && len < sizeof line; i++) {
+    const double v = R->o->log_scale && R->o->log_scale[i] ? exp(R->xe[i]) : R->xe[i];
     if (R->o->names && R->o->names[i])
-      len += (size_t)snprintf(line + len, sizeof line - len, ", %s %.6g", R->o->names[i], R->xe[i]);
+      len += (size_t)snprintf(line + len, sizeof line - len, ", %s %.6g", R->o->names[i], v);
     else
-      len += (size_t)snprintf(line + len, sizeof line - len, ", x%d %.6g", i + 1, R->xe[i]);
+      len += (size_t)snprintf(line + len, sizeof line - len, ", x%d %.6g", i + 1, v);
   }
   sgp_say(R->ctx, "%s", line);
 }

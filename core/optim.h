@@ -37,6 +37,7 @@ typedef struct {
   uint64_t seed;       /* seed of the random starts; default 1 */
   const char *task;    /* label of progress lines, e.g. "gp_laplace: learning"; default "optim" */
   const char *const *names; /* n coordinate names for progress lines (may be NULL) */
+  const unsigned char *log_scale; /* n flags (may be NULL): progress lines show exp(x_i), the user's scale */
   int memory;          /* L-BFGS memory (nlopt_set_vector_storage); default 10 */
 } sgp_optim_opts;
 

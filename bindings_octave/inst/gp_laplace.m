@@ -35,15 +35,15 @@
 ## @item @qcode{"kernel"}
 ## "rbf", "matern12", "matern32" or "matern52" (default @qcode{"rbf"}).
 ## @item @qcode{"lengthscale"}
-## one lengthscale, or one per column of x (ARD); not given: 1, or learned (default @code{[]}).
+## one lengthscale, or one per column of x (ARD); not given: learned (1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"outputscale"}
-## kernel variance; not given: 1, or learned (default @code{[]}).
+## kernel variance; not given: learned (1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"mean"}
-## constant prior mean: 1 value, or one per class (softmax); not given: 0, or learned (default @code{[]}).
+## constant prior mean: 1 value, or one per class (softmax); not given: learned (0 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"noise"}
-## gaussian: noise variance, 1 or n values; not given: 1, or learned (default @code{[]}).
+## gaussian: noise variance, 1 or n values; not given: learned (1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"learn"}
-## maximize the evidence over these of "lengthscale", "outputscale", "mean", "noise" ("auto": those not given; none by default) (default @code{[]}).
+## maximize the evidence over these of "lengthscale", "outputscale", "mean", "noise" ("auto": those not given; character(0) / @{@}: none) (default @qcode{"auto"}).
 ## @item @qcode{"optim_max_iter"}
 ## evidence evaluations of the optimizer at most (default @code{100}).
 ## @item @qcode{"restarts"}
@@ -289,7 +289,13 @@ endfunction
 %!test
 %! out = evalc ('gp_laplace (x, y, "verbose", true, "seed", 1);');
 %! assert (! isempty (strfind (out, "Newton step 1")));
-%! out = evalc ('gp_laplace (x, y, "seed", 1);');
+%! out = evalc ('gp_laplace (x, y, "seed", 1, "learn", {});');
+%! assert (isempty (out));
+%! ## learning prints nothing either (5 flipped labels: the evidence has a maximum;
+%! ## separable labels drive the outputscale up, with a warning)
+%! yn = y;
+%! yn([3 10 17 24 28]) = 1 - yn([3 10 17 24 28]);
+%! out = evalc ('gp_laplace (x, yn, "seed", 1);');
 %! assert (isempty (out));
 
 %!error <Invalid call> gp_laplace (1)

@@ -51,8 +51,8 @@ int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
     snprintf(msg, sizeof msg, "learning the hyperparameters did not converge (%s); raise "
              "optim_max_iter", hy->optim_message);
     add(buf, size, ids, ids_size, &k, "model-selection", msg);
-  } else if (hy->note[0] && hy->requested) {
-    add(buf, size, ids, ids_size, &k, "model-selection", hy->note);
   }
+  if (hy->note[0] && hy->requested)
+    add(buf, size, ids, ids_size, &k, "model-selection", hy->note);
   return k;
 }

@@ -129,6 +129,26 @@ static void bounds(unsigned what, double start, double *lo, double *hi)
   *hi = start + span;
 }
 
+/* A learned value at its bound is not a maximum of the evidence, which still
+ * rises there (an outputscale growing without end: separable classes; a noise
+ * shrinking to nothing: an interpolating fit). The fit says which. */
+static void note_bound(sgp_laplace_hyper *h, const int64_t *idx, int64_t nf, const double *x,
+                       const double *lo, const double *hi)
+{
+  for (int64_t k = 0; k < nf; k++) {
+    const int at_hi = x[k] >= hi[k] - 1e-6, at_lo = x[k] <= lo[k] + 1e-6;
+    if (!at_hi && !at_lo) continue;
+    char name[32];
+    sgp_laplace_theta_name(h, idx[k], name, sizeof name);
+    snprintf(h->note, sizeof h->note, "%s stopped at its %s bound %.3g (the evidence still "
+             "rises there%s); give %s a value, or check the data",
+             name, at_hi ? "upper" : "lower", exp(at_hi ? hi[k] : lo[k]),
+             at_hi && idx[k] == h->n_lengthscale ? ": for classes, the data may be separable" : "",
+             name);
+    return;
+  }
+}
+
 static int learn(sgp_ctx *ctx, select_t *s, sgp_laplace_hyper *h, const sgp_laplace_opts *o,
                  unsigned bits)
 {
@@ -157,11 +177,14 @@ static int learn(sgp_ctx *ctx, select_t *s, sgp_laplace_hyper *h, const sgp_lapl
   oo.task = "gp_laplace: learning";
   char names[SGP_OPT_MAX_THETA][32];
   const char *np[SGP_OPT_MAX_THETA];
+  unsigned char on_log[SGP_OPT_MAX_THETA];
   for (int64_t k = 0; k < nf; k++) {
     sgp_laplace_theta_name(h, idx[k], names[k], sizeof names[k]);
     np[k] = names[k];
+    on_log[k] = coordinate(l->n_ls, l->n_mean, idx[k]) != SGP_LEARN_MEAN;
   }
   oo.names = np;
+  oo.log_scale = on_log;
   sgp_optim_result r;
   memset(&r, 0, sizeof r);
   objective_data od = {s, h};
@@ -179,6 +202,7 @@ static int learn(sgp_ctx *ctx, select_t *s, sgp_laplace_hyper *h, const sgp_lapl
     for (int64_t k = 0; k < nf; k++) s->theta[idx[k]] = r.x[k];
     h->loglik = r.value;
     st = keep_trace(ctx, &r, h, idx, nf, theta0);
+    note_bound(h, idx, nf, r.x, lo, hi);
   }
   sgp_optim_result_free(&r);
   set_theta(s, h, s->theta);

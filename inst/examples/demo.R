@@ -1,9 +1,11 @@
 # scalegp demo: small real analyses, one panel each in one PNG.
 #  1. Lake Huron levels (datasets::LakeHuron, 1875-1972): GP regression with a
-#     Matern-3/2 kernel from gp_kernel(), hyperparameters by marginal likelihood,
-#     95% bands and a 10-year extrapolation.
+#     Matern-3/2 kernel (gp_laplace, gaussian likelihood), lengthscale,
+#     outputscale, mean and noise learned by marginal likelihood, 95% bands and
+#     a 10-year extrapolation.
 #  2. Earthquakes off Fiji (datasets::quakes): event counts in 0.5-degree cells,
-#     a Poisson GP (log link) fitted by gp_laplace() -> intensity map.
+#     a Poisson GP (log link) fitted by gp_laplace() with its lengthscale and
+#     mean log intensity learned -> intensity map.
 #  3. Old Faithful (datasets::faithful): a small tanh network (mlp_fit) predicts
 #     eruption length from the waiting time; valla() adds error bars from its
 #     linearized-Laplace GP (M = 20 inducing points), wide between the clusters.
@@ -19,44 +21,32 @@ dir.create(dirname(out), showWarnings = FALSE, recursive = TRUE)
 png(out, width = 1400, height = 1100)
 par(mfrow = c(2, 2))
 
-## ---- 1. Lake Huron: exact GP regression with gp_kernel() ----
-
+## ---- 1. Lake Huron: exact GP regression, hyperparameters learned ----
+# gp_laplace() with a gaussian likelihood is exact GP regression; nothing but the
+# kernel is given, so the lengthscale, outputscale, prior mean and noise are
+# learned by maximizing the marginal likelihood (L-BFGS in the core).
 year <- as.numeric(time(LakeHuron))
 level <- as.numeric(LakeHuron)
 x <- matrix((year - mean(year)) / 10)            # decades, centred
-y <- level - mean(level)
-
-neg_log_marglik <- function(par) {
-  ell <- exp(par[1]); s2 <- exp(par[2]); noise <- exp(par[3])
-  K <- gp_kernel(x, kernel = "matern32", lengthscale = ell, outputscale = s2)
-  L <- chol(K + diag(noise, nrow(K)))
-  alpha <- backsolve(L, forwardsolve(t(L), y))
-  0.5 * sum(y * alpha) + sum(log(diag(L))) + 0.5 * length(y) * log(2 * pi)
-}
-fit <- optim(c(log(1), log(var(y)), log(0.1 * var(y))), neg_log_marglik)
-ell <- exp(fit$par[1]); s2 <- exp(fit$par[2]); noise <- exp(fit$par[3])
-
 xs <- matrix(seq(min(x), max(x) + 1, length.out = 400))
-K <- gp_kernel(x, kernel = "matern32", lengthscale = ell, outputscale = s2)
-Ks <- gp_kernel(xs, x, kernel = "matern32", lengthscale = ell, outputscale = s2)
-L <- chol(K + diag(noise, nrow(K)))
-mean_s <- Ks %*% backsolve(L, forwardsolve(t(L), y))
-V <- forwardsolve(t(L), t(Ks))
-var_s <- pmax(s2 - colSums(V^2), 0)
+hfit <- gp_laplace(x, level, likelihood = "gaussian", kernel = "matern32", xtest = xs,
+                   policy = "cholesky", max_iter = length(level), seed = 1, verbose = FALSE)
+h <- hfit$hyper
+mean_s <- hfit$test$mean
+band <- 1.96 * sqrt(hfit$test$y_var)             # latent variance + noise
 
-cat(sprintf("LakeHuron GP (n = %d): lengthscale %.2f years, outputscale %.3f ft^2, noise %.3f ft^2\n",
-            length(y), 10 * ell, s2, noise))
-cat(sprintf("log marginal likelihood %.2f; forecast for 1982: %.2f ft (95%% band +/- %.2f)\n",
-            -fit$value, tail(mean_s, 1) + mean(level), 1.96 * sqrt(tail(var_s, 1) + noise)))
+cat(sprintf("LakeHuron GP (n = %d): learned lengthscale %.2f years, outputscale %.3f ft^2, mean %.2f ft, noise %.3f ft^2\n",
+            length(level), 10 * h$lengthscale, h$outputscale, h$mean, h$noise))
+cat(sprintf("log marginal likelihood %.2f (%d evaluations); forecast for 1982: %.2f ft (95%% band +/- %.2f)\n",
+            hfit$loglik, nrow(hfit$optim), tail(mean_s, 1), tail(band, 1)))
 
 yr_s <- xs[, 1] * 10 + mean(year)
-band <- 1.96 * sqrt(var_s + noise)
-plot(year, level, pch = 19, cex = 0.6, ylim = range(level, mean_s + mean(level) + band,
-     mean_s + mean(level) - band), xlim = range(yr_s), xlab = "year", ylab = "level (ft)",
-     main = "Lake Huron: GP regression, Matern-3/2 (gp_kernel)")
-polygon(c(yr_s, rev(yr_s)), c(mean_s + mean(level) + band, rev(mean_s + mean(level) - band)),
+plot(year, level, pch = 19, cex = 0.6, ylim = range(level, mean_s + band, mean_s - band),
+     xlim = range(yr_s), xlab = "year", ylab = "level (ft)",
+     main = "Lake Huron: GP regression, Matern-3/2, learned hyperparameters (gp_laplace)")
+polygon(c(yr_s, rev(yr_s)), c(mean_s + band, rev(mean_s - band)),
         col = adjustcolor("steelblue", 0.25), border = NA)
-lines(yr_s, mean_s + mean(level), col = "steelblue4", lwd = 2)
+lines(yr_s, mean_s, col = "steelblue4", lwd = 2)
 legend("topright", c("observed", "posterior mean", "95% predictive band"),
        pch = c(19, NA, 15), lty = c(NA, 1, NA), col = c("black", "steelblue4",
        adjustcolor("steelblue", 0.4)), bty = "n")
@@ -64,11 +54,11 @@ legend("topright", c("observed", "posterior mean", "95% predictive band"),
 ## ---- 2. Earthquakes off Fiji: Poisson GP intensity with gp_laplace() ----
 # 1000 events binned in 0.5 x 0.5 degree cells (2900 cells); the latent log
 # intensity is a GP over (longitude, latitude); offset = log cell area (deg^2).
-# Kernel hyperparameters are fixed by hand (lengthscale 1.5 deg, outputscale 2).
-# At 2900 cells the exact Laplace approximation (a full budget of unit-vector
-# actions: one dense Cholesky per Newton step) finds the mode in a few seconds;
-# cg with max_iter = 50 does not reach it within 20 Newton steps (mode bound
-# ~2e-3, 40 s), and says so.
+# The outputscale is given (2); the lengthscale and the prior mean (the log
+# intensity away from the events) are learned by maximizing the exact Laplace
+# evidence, then the exact Laplace approximation (a full budget of unit-vector
+# actions: one dense Cholesky per Newton step) gives the posterior. cg with
+# max_iter = 50 does not reach the mode within 20 Newton steps, and says so.
 breaks_lon <- seq(164, 189, by = 0.5)
 breaks_lat <- seq(-39, -10, by = 0.5)
 lon <- head(breaks_lon, -1) + 0.25
@@ -77,13 +67,15 @@ counts <- as.vector(table(cut(quakes$long, breaks_lon), cut(quakes$lat, breaks_l
 cells <- as.matrix(expand.grid(lon = lon, lat = lat))
 t0 <- proc.time()[["elapsed"]]
 qfit <- gp_laplace(cells, counts, likelihood = "poisson", kernel = "matern32",
-                   lengthscale = 1.5, outputscale = 2, offset = rep(log(0.25), length(counts)),
+                   outputscale = 2, offset = rep(log(0.25), length(counts)),
                    policy = "cholesky", max_iter = length(counts), seed = 1, verbose = FALSE)
 secs <- proc.time()[["elapsed"]] - t0
 rate <- exp(qfit$f + qfit$var / 2)                  # posterior mean events per deg^2
-cat(sprintf("quakes Poisson GP (%d cells, %d events): %d Newton steps, %d solver iterations, %.1f s; %s\n",
+cat(sprintf("quakes Poisson GP (%d cells, %d events): %d Newton steps, %d solver iterations, %.1f s with learning; %s\n",
             length(counts), sum(counts), qfit$newton_steps, qfit$iterations, secs,
             if (qfit$converged) "converged" else "NOT converged"))
+cat(sprintf("  learned lengthscale %.2f deg, mean log intensity %.2f (%d evaluations); log evidence %.2f\n",
+            qfit$hyper$lengthscale, qfit$hyper$mean, nrow(qfit$optim), qfit$loglik))
 cat(sprintf("  peak intensity %.1f events per deg^2 at (%.2f E, %.2f S); latent sd %.2f..%.2f\n",
             max(rate), cells[which.max(rate), 1], -cells[which.max(rate), 2],
             min(sqrt(qfit$var)), max(sqrt(qfit$var))))

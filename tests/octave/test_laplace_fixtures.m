@@ -30,7 +30,7 @@
 %!  endif
 %!  fit = gp_laplace (fx.x, fx.y, "likelihood", fx.name, "kernel", fx.kernel,
 %!                    "lengthscale", fx.lengthscale, "outputscale", fx.outputscale,
-%!                    "xtest", fx.xs, "seed", 1, extra{:}, varargin{:});
+%!                    "mean", 0, "xtest", fx.xs, "seed", 1, extra{:}, varargin{:});
 %!endfunction
 
 %!function e = rel (a, b)
@@ -175,4 +175,4 @@
 %! assert (max (abs (a.f - b.f)) > 1e-3);
 %!error <gp_laplace: 'noise_max' must be positive and finite \(got 0\)> gp_laplace ((1:3)', [0; 1; 0], "noise_max", 0)
 %!error <for more classes use likelihood = "softmax"> gp_laplace ((1:6)', {"a"; "b"; "c"; "a"; "b"; "c"})
-%!warning <class 4 of 5 has no training point> gp_laplace ([1:10]', [1 2 3 5 1 2 3 5 1 2]', "likelihood", "softmax", "max_iter", 40, "seed", 1);
+%!warning <class 4 of 5 has no training point> gp_laplace ([1:10]', [1 2 3 5 1 2 3 5 1 2]', "likelihood", "softmax", "max_iter", 40, "seed", 1, "learn", {});

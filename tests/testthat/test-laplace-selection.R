@@ -67,7 +67,8 @@ test_that("what is given is fixed, learn names what is learned, and bad values a
   a <- sel_fit(d, "bernoulli", lengthscale = 0.7, learn = "auto")
   expect_equal(a$hyper$lengthscale, 0.7)
   expect_setequal(a$learned, c("outputscale", "mean"))
-  z <- sel_fit(d, "bernoulli")  # nothing learned by default: lengthscale 1, outputscale 1, mean 0
+  expect_setequal(sel_fit(d, "bernoulli")$learned, c("lengthscale", "outputscale", "mean"))
+  z <- sel_fit(d, "bernoulli", learn = character(0))  # all fixed: 1, 1, 0 where not given
   expect_equal(z$hyper[c("lengthscale", "outputscale", "mean")],
                list(lengthscale = 1, outputscale = 1, mean = 0))
   expect_length(z$learned, 0)
@@ -102,4 +103,14 @@ test_that("predictions use the learned constant mean, also from a saved fit", {
                "predict.gp_laplace: 'mean' contains NaN")
   far <- predict(fit, matrix(100, 1, 2), offset = 0)  # far from the data: the prior mean
   expect_equal(far$mean, fit$hyper$mean, tolerance = 1e-10)
+})
+
+test_that("a learned value stopped at its bound is a warning naming it, not a silent optimum", {
+  # alternating labels at lengthscale 3: no signal, the evidence rises as the
+  # outputscale falls, to the bound 1e-4 x its start (1 for bernoulli, spec §5)
+  x <- matrix(1:20); y <- rep(0:1, 10)
+  expect_warning(f <- gp_laplace(x, y, lengthscale = 3, seed = 1, verbose = FALSE),
+                 "outputscale stopped at its lower bound 0.0001 \\(the evidence still rises there\\)")
+  expect_equal(f$hyper$outputscale, 1e-4, tolerance = 1e-6)
+  expect_true("outputscale" %in% f$learned)
 })

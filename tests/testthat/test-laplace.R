@@ -20,7 +20,7 @@ laplace_fixture <- function(case) {
 fit_fixture <- function(fx, ...) {
   args <- utils::modifyList(list(fx$x, fx$y, likelihood = fx$case, kernel = fx$kernel,
                                  lengthscale = fx$lengthscale, outputscale = fx$outputscale,
-                                 xtest = fx$xs, verbose = FALSE, seed = 1), list(...))
+                                 mean = 0, xtest = fx$xs, verbose = FALSE, seed = 1), list(...))
   if (fx$case == "gaussian") args$noise <- fx$noise
   if (fx$case == "poisson") {
     args$offset <- fx$offset
