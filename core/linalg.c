@@ -26,6 +26,8 @@ extern void dstev_(const char *jobz, const int *n, double *d, double *e, double 
                    const int *ldz, double *work, int *info, fc_len ljobz);
 extern void dtrtri_(const char *uplo, const char *diag, const int *n, double *a, const int *lda,
                     int *info, fc_len l1, fc_len l2);
+extern void dpotri_(const char *uplo, const int *n, double *a, const int *lda, int *info,
+                    size_t luplo);
 extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a,
                     const int *lda, double *w, double *work, const int *lwork, int *iwork,
                     const int *liwork, int *info, fc_len ljobz, fc_len luplo);
@@ -154,6 +156,18 @@ int sgp_trtri(sgp_ctx *ctx, char uplo, int64_t n, double *A, int64_t lda)
   dtrtri_(&uplo, "N", &in, A, &ila, &info, 1, 1);
   if (info > 0) return sgp_fail(ctx, SGP_ENOTPD, "dtrtri: singular triangular factor (%d)", info);
   if (info < 0) return sgp_fail(ctx, SGP_ELAPACK, "dtrtri: argument %d invalid", -info);
+  return SGP_OK;
+}
+
+int sgp_potri(sgp_ctx *ctx, int64_t n, double *A, int64_t lda)
+{
+  static const char routine[] = "dpotri";
+  FITS(n); FITS(lda);
+  if (n == 0) return SGP_OK;
+  int in = (int)n, ila = (int)lda, info = 0;
+  dpotri_("L", &in, A, &ila, &info, 1);
+  if (info > 0) return sgp_fail(ctx, SGP_ENOTPD, "dpotri: singular Cholesky factor (%d)", info);
+  if (info < 0) return sgp_fail(ctx, SGP_ELAPACK, "dpotri: argument %d invalid", -info);
   return SGP_OK;
 }
 

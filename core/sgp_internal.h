@@ -91,6 +91,9 @@ int sgp_syev(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, double *w);
 /* Triangular factors (gp_laplace's blocked unit-vector actions; sgp_trmm below).
  * Inverse of a triangular matrix in place (LAPACK dtrtri, non-unit diagonal). */
 int sgp_trtri(sgp_ctx *ctx, char uplo, int64_t n, double *A, int64_t lda);
+/* The inverse of L L' from its lower Cholesky factor, in place (LAPACK dpotri):
+ * only the lower triangle of the inverse is written. */
+int sgp_potri(sgp_ctx *ctx, int64_t n, double *A, int64_t lda);
 /* Cholesky (lower) in place that reports failure instead of raising it: *minor is 0
  * on success, else the 1-based order of the first non-positive leading minor. */
 int sgp_potrf_minor(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, int64_t *minor);

@@ -1,7 +1,7 @@
 /* evidence_mode.c -- the Laplace mode for the exact evidence: damped Newton on
  * Psi(a) = -1/2 a'K a + log p(y | m + K a) in the stable B form of R&W Alg. 3.1
  * (diagonal W) and Alg. 3.3 (softmax), warm-started from the previous
- * evaluation's a and run to full accuracy (the evidence and its gradient assume
+ * evaluation's mode and run to full accuracy (the evidence and its gradient assume
  * grad Psi = 0). */
 #include "evidence.h"
 
@@ -79,19 +79,30 @@ static int newton_direction(sgp_ctx *ctx, const sgp_lik *lik, const double *m, s
   return sgp_gemm(ctx, 'N', 'N', n, C, n, 1.0, ws->K, n, ws->da, n, 0.0, ws->kda, n);
 }
 
-/* Start at the warm a when it beats the prior mean (a = 0). */
+/* The start: one full Newton step from the previous evaluation's mode f (the
+ * latent values move far less than a = K^-1 (f - m) when the kernel changes, so
+ * this lands near the new mode), kept when it beats the prior mean (a = 0). */
 static int start(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws, double *psi)
 {
-  const int64_t n = ws->n, C = ws->C, nc = n * C;
+  const int64_t nc = ws->n * ws->C;
   double lp;
   memset(ws->at, 0, (size_t)nc * sizeof(double));
   const double psi0 = psi_at(lik, m, ws->at, m, ws, &lp);
   if (ws->warm) {
-    memcpy(ws->f, m, (size_t)nc * sizeof(double));
-    int st = sgp_gemm(ctx, 'N', 'N', n, C, n, 1.0, ws->K, n, ws->a, n, 1.0, ws->f, n);
-    if (st) return st;
-    *psi = psi_at(lik, m, ws->a, ws->f, ws, &lp);
-    if (isfinite(*psi) && !(*psi < psi0)) return SGP_OK;
+    lik_derivs(lik, ws->f, ws->g, ws->w, ws->d3);
+    memset(ws->a, 0, (size_t)nc * sizeof(double));
+    int st = sgp_ev_factorize(ctx, &ws->fac, ws->K, ws->w);
+    if (!st) st = newton_direction(ctx, lik, m, ws); /* with a = 0: da = a_new, kda = K a_new */
+    if (st == SGP_EINTERRUPT || st == SGP_ENOMEM) return st;
+    if (!st) {
+      for (int64_t k = 0; k < nc; k++) { ws->at[k] = ws->da[k]; ws->ft[k] = m[k] + ws->kda[k]; }
+      *psi = psi_at(lik, m, ws->at, ws->ft, ws, &lp);
+      if (isfinite(*psi) && !(*psi < psi0)) {
+        memcpy(ws->a, ws->at, (size_t)nc * sizeof(double));
+        memcpy(ws->f, ws->ft, (size_t)nc * sizeof(double));
+        return SGP_OK;
+      }
+    }
   }
   memset(ws->a, 0, (size_t)nc * sizeof(double));
   memcpy(ws->f, m, (size_t)nc * sizeof(double));
