@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet r-cran-mass octave liboctave-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-ski bench-ski-pass bench-ski-precond bench-valla
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-select bench-ski bench-ski-pass bench-ski-precond bench-valla
 
 all: install
 
@@ -53,6 +53,7 @@ bench: install
 	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_kernel.R
 	$(MAKE) bench-laplace
 	$(MAKE) bench-laplace-budget
+	$(MAKE) bench-select
 	$(MAKE) bench-ski
 	$(MAKE) bench-valla
 	$(MAKE) bench-cuda
@@ -74,6 +75,14 @@ bench-laplace: install
 bench-laplace-budget: install
 	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_budget.R $(BENCH_ARGS)
+
+# Model selection in the exact mode on real data (issue 13): learning time and
+# held-out log loss, learned ARD hyperparameters against the fixed defaults
+# (mlbench, MASS, spatstat.data). BENCH_ARGS picks sets: pima biopsy bei letters.
+SELECT_DEB_PACKAGES := r-cran-mlbench r-cran-mass r-cran-spatstat.data
+bench-select: install
+	@sh tools/deps.sh $(SELECT_DEB_PACKAGES)
+	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_model_selection.R $(BENCH_ARGS)
 
 # CPU-only build of the whole core into one binary (no CUDA objects to link).
 bench-laplace-core:

@@ -137,7 +137,9 @@ static void note_bound(sgp_laplace_hyper *h, const int64_t *idx, int64_t nf, con
 {
   for (int64_t k = 0; k < nf; k++) {
     const int at_hi = x[k] >= hi[k] - 1e-6, at_lo = x[k] <= lo[k] + 1e-6;
-    if (!at_hi && !at_lo) continue;
+    /* an ARD lengthscale at its upper bound switches an input off: the method working */
+    const int ard_off = at_hi && h->n_lengthscale > 1 && idx[k] < h->n_lengthscale;
+    if ((!at_hi && !at_lo) || ard_off) continue;
     char name[32];
     sgp_laplace_theta_name(h, idx[k], name, sizeof name);
     snprintf(h->note, sizeof h->note, "%s stopped at its %s bound %.3g (the evidence still "
