@@ -23,11 +23,17 @@
 #' \code{random_order = TRUE}), which equals a partial Cholesky factorization;
 #' with \code{max_iter >= n C} both reproduce the exact Laplace approximation.
 #'
-#' @param x n-by-d numeric matrix of training inputs (a vector is one column).
-#' @param y labels or responses (see Details), length n.
-#' @param xtest optional test inputs (d columns): predictions go to
-#'   \code{$test}.
+#' @param x n-by-d numeric matrix of training inputs (a vector is one column;
+#'   a data frame's columns must be numeric), or a formula (see Formulas).
+#' @param y labels or responses (see Details), length n; with a formula \code{x}
+#'   the response comes from the formula (a data frame given here is
+#'   \code{data}).
+#' @param xtest optional test inputs (d columns; for a formula fit also a data
+#'   frame): predictions go to \code{$test}.
 #' @param xtest_offset Poisson log exposure at \code{xtest} (default 0).
+#' @param data,subset,na.action with a formula \code{x}: where its variables
+#'   are, which rows to use and what to do with rows holding NA, as in
+#'   \code{\link[stats]{lm}} (see Formulas).
 #' @param ... options by name (see Options); every option, its default, range
 #'   and the check of its value are defined once in the compiled core
 #'   (\code{scalegp_options("gp_laplace")} lists them).
@@ -65,6 +71,24 @@
 #' \eqn{8 n^2} bytes fit \code{kernel_cache_bytes}; only its lower triangle is
 #' computed and touched, so about half of that becomes resident memory. Otherwise
 #' every product evaluates the kernel tile by tile (matrix-free, O(n) memory).
+#'
+#' @section Formulas:
+#' \code{gp_laplace(y ~ x1 + x2, data = df, ...)} or \code{y ~ .} fits on the
+#' columns \code{\link[stats]{model.matrix}} makes, without its intercept column
+#' (a GP's constant level is its prior \code{mean}): factor, ordered,
+#' character and logical predictors become contrast columns (treatment
+#' contrasts: a factor with k levels gives k - 1 indicator columns; write
+#' \code{y ~ 0 + f + ...} for k columns, which puts all levels at the same
+#' distance). The response may be a factor (see Labels). \code{na.action}
+#' defaults to \code{getOption("na.action")} (\code{na.omit});
+#' with \code{na.exclude}, \code{predict(fit)} pads the rows left out with NA.
+#' An \code{offset(log(exposure))} term is the poisson \code{offset}.
+#' \code{weights} are not supported. The fit keeps \code{terms},
+#' \code{xlevels}, \code{contrasts} and \code{na.action} as \code{lm} does, so
+#' \code{predict(fit, newdata = df2)} builds the same columns from a data frame
+#' (its column order does not matter; a variable it lacks or a factor level the
+#' fit has not seen is an error naming it). The fit's \code{terms} keep the
+#' formula's environment, as \code{lm}'s do.
 #' @return An object of class \code{gp_laplace}, a plain list: \code{f},
 #'   \code{var}, \code{weights} (n-by-C latent mode, latent marginal variances
 #'   incl. computational uncertainty, representer weights), \code{root}
@@ -96,9 +120,17 @@
 #' pois <- gp_laplace(x, cnt, likelihood = "poisson", offset = rep(0.1, 60),
 #'                    policy = "cholesky", max_iter = 60, seed = 1)
 #' summary(pois)
+#' # a formula on a data frame: factors are coded as model.matrix does
+#' df <- data.frame(x = x[, 1], g = factor(rep(c("a", "b", "c"), 20)), y = y)
+#' ff <- gp_laplace(y ~ x + g, data = df, lengthscale = 1, outputscale = 4,
+#'                  learn = character(0), seed = 1)
+#' predict(ff, newdata = data.frame(g = c("b", "a"), x = c(0, 1)))$prob
 #' @export
-gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL) {
+gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL,
+                       subset = NULL, na.action = NULL) {
   fn <- "gp_laplace"
+  if (inherits(x, "formula")) return(formula_fit(match.call(), parent.frame(), fn))
+  if (!missing(data) || !missing(subset) || !missing(na.action)) formula_only(fn)
   opts <- verb_options(fn, list(...))
   cn <- input_colnames(x)
   x <- as_input_matrix(x, fn, "x")
@@ -234,9 +266,13 @@ laplace_test_list <- function(p, fit) {
 #' Works on a fit reloaded with \code{readRDS} (the fit is plain data).
 #'
 #' @param object a \code{gp_laplace} fit.
-#' @param newdata m-by-d matrix of new inputs (default: the training inputs).
-#' @param offset Poisson log exposure at \code{newdata} (length m, default 0;
-#'   the training offset when \code{newdata} is not given).
+#' @param newdata m-by-d matrix of new inputs (default: the training inputs,
+#'   padded with NA at the rows \code{na.exclude} left out); for a fit made
+#'   from a formula also a data frame with the formula's variables (rows with
+#'   NA in them give NA).
+#' @param offset Poisson log exposure at \code{newdata} (length m, default 0,
+#'   or the formula's offset term; the training offset when \code{newdata} is
+#'   not given).
 #' @param type \code{"list"} (default): \code{list(mean, var, prob)} with the
 #'   latent mean and variance (m-by-C, a vector when C = 1) and, for
 #'   classification, the class probabilities (probit approximation; bernoulli:
@@ -260,10 +296,15 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
   type <- check_choice(if (missing(type)) "list" else type, c("list", "response", "class"),
                        fn, "type")
   fit <- laplace_fit_check(object, fn)
+  omit <- object[["na.action", exact = TRUE]]  # fitted values: na.exclude pads them
   if (is.null(newdata)) {
     newdata <- fit$x
     if (is.null(offset)) offset <- fit$offset  # the training exposure
-  }
+  } else if (!is.null(fd <- formula_newdata(object, newdata, fn, "newdata"))) {
+    newdata <- fd$x
+    offset <- offset %||% fd$offset
+    omit <- fd$na.action
+  } else omit <- NULL
   newdata <- match_columns(newdata, colnames(fit$x), fn, "newdata")
   newdata <- as_input_matrix(newdata, fn, "newdata", d = ncol(fit$x))
   if (ncol(newdata) != ncol(fit$x))
@@ -276,7 +317,7 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
              fit$kernel$outputscale, if (is.null(fit$noise)) 0 else fit$noise[1L],
              newdata, offset, check_threads(threads, fn), fit$hyper$mean)
   out <- laplace_test_list(p, fit)
-  switch(type,
+  formula_pad(switch(type,
     list = out,
     response = switch(fit$likelihood, bernoulli = , softmax = out$prob,
                       poisson = out$rate_mean, gaussian = out$mean),
@@ -285,7 +326,7 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
            else max.col(out$prob, ties.method = "first")
       if (!is.null(fit$levels)) factor(fit$levels[k], levels = fit$levels)
       else if (fit$likelihood == "bernoulli") k - 1L else k
-    })
+    }), omit)
 }
 
 #' @export

@@ -1,0 +1,99 @@
+# The formula / data-frame interface (R/formula.R): a formula fit is the matrix
+# fit on model.matrix's columns without the intercept, and predict rebuilds them.
+
+formula_df <- function(n = 30) {
+  set.seed(3)
+  data.frame(x1 = runif(n, -2, 2), x2 = runif(n), g = factor(rep(c("a", "b", "c"), length.out = n)),
+             h = rep(c("u", "v"), length.out = n), ok = rep(c(TRUE, FALSE, FALSE), length.out = n),
+             yb = rbinom(n, 1, 0.5), cnt = rpois(n, 2), expo = runif(n, 1, 2),
+             stringsAsFactors = FALSE)
+}
+
+laplace_fixed <- function(...) {
+  gp_laplace(..., lengthscale = 1, outputscale = 2, learn = character(0), seed = 1,
+             verbose = FALSE)
+}
+
+test_that("a formula fit equals the matrix fit on model.matrix's columns", {
+  df <- formula_df()
+  fit <- laplace_fixed(yb ~ x1 + g + h + ok, data = df)
+  mm <- model.matrix(~ x1 + g + h + ok, df)[, -1]
+  ref <- laplace_fixed(mm, df$yb)
+  expect_identical(unname(fit$x), unname(mm))
+  expect_identical(colnames(fit$x), colnames(mm))
+  expect_identical(fit$f, ref$f)
+  expect_identical(fit$var, ref$var)
+  expect_identical(predict(fit)$prob, predict(ref)$prob)
+  expect_identical(fit$xlevels, list(g = c("a", "b", "c"), h = c("u", "v")))
+  expect_s3_class(fit$terms, "terms")
+  # y ~ . takes every other column; the data frame may come second, as in lm
+  dot <- laplace_fixed(yb ~ ., df[c("yb", "x1", "g", "h")])
+  expect_identical(dot$f, laplace_fixed(model.matrix(~ x1 + g + h, df)[, -1], df$yb)$f)
+})
+
+test_that("a factor response keeps its levels and subset picks rows", {
+  df <- formula_df()
+  df$cls <- factor(ifelse(df$yb == 1, "yes", "no"))
+  fit <- laplace_fixed(cls ~ x1 + x2, data = df, subset = x1 > -1.5)
+  keep <- df$x1 > -1.5
+  ref <- laplace_fixed(as.matrix(df[keep, c("x1", "x2")]), df$cls[keep])
+  expect_identical(fit$f, ref$f)
+  expect_identical(fit$levels, c("no", "yes"))
+  expect_s3_class(predict(fit, df[1:3, ], type = "class"), "factor")
+})
+
+test_that("an offset() term is the poisson offset, at fit and predict", {
+  df <- formula_df()
+  fit <- laplace_fixed(cnt ~ x1 + offset(log(expo)), data = df, likelihood = "poisson")
+  ref <- laplace_fixed(matrix(df$x1, dimnames = list(NULL, "x1")), df$cnt,
+                       likelihood = "poisson", offset = log(df$expo))
+  expect_identical(fit$f, ref$f)
+  expect_identical(predict(fit, df[1:4, ])$rate_mean,
+                   predict(ref, ref$x[1:4, , drop = FALSE], offset = log(df$expo[1:4]))$rate_mean)
+  expect_error(laplace_fixed(cnt ~ x1 + offset(log(expo)), data = df, likelihood = "poisson",
+                             offset = rep(0, 30)), "offset")
+})
+
+test_that("na.omit drops rows with NA; na.exclude pads the fitted values with NA", {
+  df <- formula_df()
+  df$x2[c(2, 5)] <- NA
+  om <- laplace_fixed(yb ~ x1 + x2, data = df)
+  ref <- laplace_fixed(as.matrix(df[-c(2, 5), c("x1", "x2")]), df$yb[-c(2, 5)])
+  expect_identical(om$f, ref$f)
+  expect_length(predict(om)$prob, 28)
+  ex <- laplace_fixed(yb ~ x1 + x2, data = df, na.action = na.exclude)
+  p <- predict(ex)
+  expect_length(p$prob, 30)
+  expect_true(all(is.na(p$prob[c(2, 5)])))
+  expect_identical(p$prob[-c(2, 5)], predict(ref)$prob)
+  # NA in new data gives NA there
+  pn <- predict(om, df[1:3, ])
+  expect_true(is.na(pn$mean[2]) && !anyNA(pn$mean[-2]))
+  expect_error(laplace_fixed(yb ~ x1 + x2, data = df, na.action = na.fail), "missing values")
+})
+
+test_that("predict on a reordered data frame gives identical answers; missing names and new levels are errors", {
+  df <- formula_df()
+  fit <- laplace_fixed(yb ~ x1 + g + h, data = df)
+  nd <- df[1:5, c("x1", "g", "h")]
+  p <- predict(fit, nd)
+  expect_identical(predict(fit, nd[5:1, c("h", "x1", "g")])$mean, rev(p$mean))
+  expect_identical(predict(fit, nd[, c("h", "g", "x1")]), p)
+  nd$g <- as.character(nd$g)  # character where the fit had a factor: same levels
+  expect_identical(predict(fit, nd)$mean, p$mean)
+  expect_error(predict(fit, df[1:3, c("x1", "h")]), "lacks the variable 'g'")
+  expect_error(predict(fit, df[1:3, "x1", drop = FALSE]), "variables 'g', 'h'")
+  bad <- df[1:3, ]
+  bad$g <- c("a", "z", "a")
+  expect_error(predict(fit, bad), "new level 'z' of factor 'g'")
+  # xtest as a data frame goes through the same terms
+  fx <- laplace_fixed(yb ~ x1 + g + h, data = df, xtest = df[1:5, c("h", "g", "x1")])
+  expect_identical(fx$test$mean, p$mean)
+})
+
+test_that("data, subset, na.action without a formula and weights with one are errors", {
+  df <- formula_df()
+  expect_error(laplace_fixed(as.matrix(df[, 1:2]), df$yb, data = df), "only when 'x' is a formula")
+  expect_error(laplace_fixed(yb ~ x1, data = df, weights = rep(1, 30)), "'weights' is not supported")
+  expect_error(laplace_fixed(~ x1, data = df), "without a response")
+})
