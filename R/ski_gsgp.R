@@ -22,9 +22,20 @@
 #' prior variance). With \code{loglik = TRUE} the log marginal likelihood is
 #' estimated by stochastic Lanczos quadrature with \code{probes} random probes.
 #'
-#' @param x n-by-d matrix of inputs (d <= 8; a vector is one dimension).
-#' @param y numeric vector of n responses.
-#' @param xtest optional test inputs; predictions are then in \code{test}.
+#' @param x n-by-d matrix of inputs (d <= 8; a vector is one dimension), or a
+#'   formula \code{y ~ x1 + x2} (or \code{y ~ .}) on \code{data}: the inputs
+#'   are its model matrix without the intercept column, and every predictor
+#'   must be numeric (a factor, character or logical one is an error naming it:
+#'   the inputs span a grid). The fit keeps \code{terms} (as \code{lm} does),
+#'   so \code{predict(fit, newdata = df)} takes a data frame with those
+#'   variables in any order (rows with NA in them predict NA).
+#' @param y numeric vector of n responses (with a formula \code{x}: the
+#'   response comes from the formula; a data frame here is \code{data}).
+#' @param xtest optional test inputs (for a formula fit also a data frame);
+#'   predictions are then in \code{test}.
+#' @param data,subset,na.action with a formula \code{x}: where its variables
+#'   are, which rows to use and what to do with NA (default
+#'   \code{getOption("na.action")}), as in \code{\link[stats]{lm}}.
 #' @param stats sufficient statistics (\code{\link{ski_stats}},
 #'   \code{\link{ski_stats_merge}}) instead of \code{x}, \code{y}; the grid
 #'   and interpolation are theirs. For \code{loglik = TRUE} they must carry
@@ -74,9 +85,17 @@
 #'                      ski_stats(x[251:500], y[251:500], fit, first_row = 250))
 #' fit2 <- ski_gsgp(stats = s, lengthscale = 0.5, noise = 0.04)
 #' max(abs(fit2$weights - fit$weights))
+#' # a formula on a data frame
+#' df <- data.frame(x = x, y = y)
+#' ff <- ski_gsgp(y ~ x, data = df, lengthscale = 0.5, noise = 0.04)
+#' predict(ff, data.frame(x = c(1, 2)))$mean
 #' @export
-ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL) {
+ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data = NULL,
+                     subset = NULL, na.action = NULL) {
   fn <- "ski_gsgp"
+  if (inherits(x, "formula"))
+    return(formula_fit(match.call(), parent.frame(), fn, numeric_only = TRUE))
+  if (!missing(data) || !missing(subset) || !missing(na.action)) formula_only(fn)
   opts <- verb_options(fn, list(...))
   if (!is.null(x) || !is.null(y)) {
     if (is.null(x)) stop_arg(fn, "x", "is missing (y was given)")
@@ -121,7 +140,8 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL) {
 #' Predictions of a ski_gsgp fit
 #'
 #' @param object a \code{ski_gsgp} fit (also after \code{saveRDS}/\code{readRDS}).
-#' @param newdata matrix of test inputs (d columns).
+#' @param newdata matrix of test inputs (d columns); for a fit made from a
+#'   formula also a data frame with its variables (rows with NA predict NA).
 #' @param variance \code{"none"}, \code{"lanczos"} (needs a fit with
 #'   \code{variance = "lanczos"}) or \code{"exact"}; default the fit's.
 #' @param threads OpenMP threads.
@@ -139,7 +159,10 @@ predict.ski_gsgp <- function(object, newdata, variance = object$variance,
                              threads = getOption("scalegp.threads"),
                              backend = if (is.null(object$backend)) "auto" else object$backend,
                              ...) {
-  ski_predict_impl(object, newdata, variance, threads, backend, "predict.ski_gsgp", "newdata")
+  fn <- "predict.ski_gsgp"
+  fd <- formula_newdata(object, newdata, fn, "newdata")
+  formula_pad(ski_predict_impl(object, if (is.null(fd)) newdata else fd$x, variance, threads,
+                               backend, fn, "newdata"), fd$na.action)
 }
 
 # fn, arg: the user's function and its argument of the test inputs (ski_gsgp's

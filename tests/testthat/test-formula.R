@@ -97,3 +97,25 @@ test_that("data, subset, na.action without a formula and weights with one are er
   expect_error(laplace_fixed(yb ~ x1, data = df, weights = rep(1, 30)), "'weights' is not supported")
   expect_error(laplace_fixed(~ x1, data = df), "without a response")
 })
+
+test_that("ski_gsgp: a formula fit equals its matrix call; a factor predictor is an error naming it", {
+  set.seed(4)
+  df <- data.frame(b = runif(80), a = runif(80), g = factor(rep(c("p", "q"), 40)))
+  df$y <- sin(3 * df$a) + df$b + rnorm(80, sd = 0.1)
+  df$a[7] <- NA
+  args <- list(lengthscale = 0.4, noise = 0.01, grid_size = 12, variance = "exact", seed = 1,
+               verbose = FALSE)
+  fit <- do.call(ski_gsgp, c(list(y ~ a + b, data = df), args))
+  ok <- !is.na(df$a)
+  ref <- do.call(ski_gsgp, c(list(cbind(a = df$a, b = df$b)[ok, ], df$y[ok]), args))
+  expect_identical(fit$weights, ref$weights)
+  nd <- df[1:8, c("b", "a")]
+  p <- predict(fit, nd)
+  expect_identical(p$mean[-7], predict(ref, as.matrix(nd[-7, c("a", "b")]))$mean)
+  expect_true(is.na(p$mean[7]) && is.na(p$var[7]))
+  expect_error(predict(fit, df[1:3, "b", drop = FALSE]), "lacks the variable 'a'")
+  expect_error(ski_gsgp(y ~ a + g, data = df, lengthscale = 0.4, noise = 0.01),
+               "ski_gsgp: 'x' has the factor predictor 'g'")
+  expect_error(ski_gsgp(y ~ a + offset(b), data = df, lengthscale = 0.4, noise = 0.01),
+               "has an offset\\(\\) term; only gp_laplace \\(poisson\\) takes one")
+})
