@@ -5,10 +5,12 @@
 # xlevels and contrasts so predict() rebuilds the same columns from a data frame.
 
 # The verb's call with x a formula -> the verb's fit on the model matrix.
-# numeric_only: every predictor must be numeric (a grid: ski_gsgp). xlev: factor
-# levels to code with (valla: the network's). The intercept column is dropped: a
-# GP's constant is its prior mean (and a network's its output bias).
-formula_fit <- function(cl, env, fn, numeric_only = FALSE, xlev = NULL) {
+# numeric_only: every predictor must be numeric (a grid: ski_gsgp). like: a fit
+# whose xlevels and contrasts code the factors (valla: the network's, so that
+# its inputs are the columns it was trained on). The intercept column is
+# dropped: a GP's constant is its prior mean (and a network's its output bias).
+formula_fit <- function(cl, env, fn, numeric_only = FALSE, like = NULL) {
+  xlev <- if (is.list(like)) like[["xlevels", exact = TRUE]]
   nm <- names(cl)
   if ("weights" %in% nm)
     stop_arg(fn, "weights", "is not supported: every observation counts once")
@@ -22,16 +24,20 @@ formula_fit <- function(cl, env, fn, numeric_only = FALSE, xlev = NULL) {
     k <- as.integer(substring(as.character(sub), 3L))
     cl$subset <- eval(quote(substitute(list(...))), env)[[k + 1L]]
   }
+  if (length(xlev)) {  # only the levels of this formula's variables (else a warning)
+    tt <- stats::terms(eval(cl$x, env), data = eval(cl$data, env))
+    xlev <- xlev[names(xlev) %in% vapply(as.list(attr(tt, "variables"))[-1L], deparse1, "")]
+  }
   mf <- cl[c(1L, match(c("x", "data", "subset", "na.action"), names(cl), 0L))]
   names(mf)[names(mf) == "x"] <- "formula"
-  mf$drop.unused.levels <- TRUE
+  mf$drop.unused.levels <- is.null(xlev)  # (the network's levels are all its columns)
   mf$xlev <- xlev
   mf[[1L]] <- quote(stats::model.frame)
   mf <- eval(mf, env)
   mt <- attr(mf, "terms")
   if (!attr(mt, "response")) stop_arg(fn, "x", "is a formula without a response (y ~ ...)")
   if (numeric_only) formula_numeric(mt, fn)
-  des <- formula_design(mt, mf, NULL, fn, "x")
+  des <- formula_design(mt, mf, if (is.list(like)) like[["contrasts", exact = TRUE]], fn, "x")
   info <- list(terms = mt, xlevels = stats::.getXlevels(mt, mf), contrasts = des$contrasts,
                na.action = attr(mf, "na.action"))
   cl <- cl[!names(cl) %in% c("data", "subset", "na.action")]
@@ -76,7 +82,9 @@ formula_test_args <- function(cl, env, info, fn) {
 # The model matrix without its intercept column, the formula's offset and the
 # contrasts used.
 formula_design <- function(mt, mf, contrasts, fn, arg) {
-  x <- stats::model.matrix(mt, mf, contrasts.arg = contrasts)
+  # (contrasts of variables this frame lacks would only draw warnings)
+  contrasts <- contrasts[names(contrasts) %in% names(mf)[!vapply(mf, is.numeric, NA)]]
+  x <- stats::model.matrix(mt, mf, contrasts.arg = if (length(contrasts)) contrasts)
   ctr <- attr(x, "contrasts")
   x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
   if (!ncol(x)) stop_arg(fn, arg, "gives no predictor columns")

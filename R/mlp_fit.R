@@ -6,9 +6,20 @@
 #' regression and 2 x 200 tanh classification networks). Weights start
 #' Glorot-uniform, biases at 0.
 #'
-#' @param x n-by-d matrix of inputs.
+#' @param x n-by-d matrix of inputs (its column names are kept as
+#'   \code{coefnames}), or a formula \code{y ~ x1 + f} (or \code{y ~ .}) on
+#'   \code{data}: the inputs are its model matrix without the intercept column
+#'   (the output bias plays its part), factors coded as
+#'   \code{\link[stats]{model.matrix}} does, as \code{nnet}'s formula method
+#'   does. The network then keeps \code{terms}, \code{xlevels},
+#'   \code{contrasts} and \code{na.action}, and \code{\link{valla}} and
+#'   \code{\link{mlp_forward}} take a data frame (see there).
 #' @param y targets (gaussian), labels 1..C or a factor (softmax), or 0/1,
-#'   logical or a 2-level factor (bernoulli).
+#'   logical or a 2-level factor (bernoulli); with a formula \code{x} the
+#'   response comes from the formula (a data frame here is \code{data}).
+#' @param data,subset,na.action with a formula \code{x}: where its variables
+#'   are, which rows to use and what to do with NA (default
+#'   \code{getOption("na.action")}), as in \code{\link[stats]{lm}}.
 #' @param hidden widths of the hidden layers, e.g. \code{c(200, 200)}.
 #' @param activation hidden activation: \code{"tanh"}, \code{"sigmoid"},
 #'   \code{"relu"} or \code{"identity"}.
@@ -24,7 +35,9 @@
 #'   weights, \code{diverged_at} giving the iteration; \code{"loss_rose"} when
 #'   the final loss exceeds the initial one; both warn and usually mean that
 #'   \code{lr} is too large), usable by \code{\link{valla}} and
-#'   \code{\link{mlp_forward}}.
+#'   \code{\link{mlp_forward}}; \code{coefnames} (the input columns' names,
+#'   \code{NULL} without names) and, for a formula, \code{terms},
+#'   \code{xlevels}, \code{contrasts}, \code{na.action}.
 #' @examples
 #' x <- matrix(seq(-2, 2, length.out = 100))
 #' net <- mlp_fit(x, sin(2 * x[, 1]), hidden = c(20, 20), iterations = 1000,
@@ -32,9 +45,13 @@
 #' net$loss
 #' head(mlp_forward(net, x))
 #' @export
-mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", ...) {
+mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", ..., data = NULL,
+                    subset = NULL, na.action = NULL) {
   fn <- "mlp_fit"
+  if (inherits(x, "formula")) return(formula_fit(match.call(), parent.frame(), fn))
+  if (!missing(data) || !missing(subset) || !missing(na.action)) formula_only(fn)
   opts <- verb_options(fn, list(...))
+  cn <- input_colnames(x)  # valla and mlp_forward match columns by these names
   x <- as_input_matrix(x, fn, "x")
   likelihood <- opts[["likelihood"]] %||% option_default(fn, "likelihood")
   .Call(C_sgp_option_check_r, fn, "likelihood", likelihood)  # the core's choices and message
@@ -53,7 +70,8 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", ...) {
   }
   width <- as.double(c(ncol(x), hidden, C))  # the core checks the sizes
   res <- .Call(C_sgp_mlp_fit_r, x, lab$y, width, activation, opts)
-  out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, loss = res$loss,
+  out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, coefnames = cn,
+                           loss = res$loss,
                            initial_loss = res$initial_loss, iterations = res$iterations,
                            stop_reason = res$stop_reason, diverged_at = res$diverged_at))
   class(out) <- "mlp"

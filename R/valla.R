@@ -17,8 +17,23 @@
 #' (layer l maps \code{a \%*\% Wl + bl}; the last layer is linear; optional
 #' elements \code{output}, \code{skip}, \code{transpose} as in
 #' \code{\link{mlp_forward}}), e.g. from \code{\link{mlp_fit}}. \code{x}
-#' must be the numeric matrix the network sees (for an nnet fit made with a
-#' formula: its model matrix without the intercept column).
+#' is the numeric matrix the network sees, or a formula (see Formulas).
+#'
+#' @section Formulas:
+#' A network trained from a formula (\code{mlp_fit(y ~ ., data = df)} or
+#' \code{nnet(y ~ ., data = df)}) saw the model matrix of its data without the
+#' intercept column. \code{valla(net, y ~ ., data = df)} builds that matrix
+#' again with the formula it is given and the network's factor levels and
+#' contrasts (\code{net$xlevels}, \code{net$contrasts}); its columns are
+#' matched to the network's input names (\code{net$coefnames}), so a
+#' different formula is an error naming the missing column rather than a
+#' silently different input. \code{subset} and \code{na.action} (default
+#' \code{getOption("na.action")}) work as in \code{lm}; \code{xtest} and
+#' \code{validation} may be data frames, and the fit keeps \code{terms},
+#' \code{xlevels} and \code{contrasts} so that \code{predict(fit, newdata =
+#' df2)} takes a data frame (rows with NA in the predictors predict NA). A
+#' named matrix or data frame \code{x} is matched by name to
+#' \code{net$coefnames} too.
 #'
 #' Labels: softmax takes 1..C or a factor (C = the number of network
 #' outputs); bernoulli 0/1, logical or a 2-level factor (P(second level)).
@@ -45,12 +60,18 @@
 #' (\code{"probit"} or \code{"mc"}) and \code{mc_samples} (2048).
 #' @eval rd_options("valla")
 #' @param model an \code{nnet} fit or a generic MLP list (see Details).
-#' @param x n-by-d matrix of training inputs (a vector is one column).
-#' @param y targets (gaussian) or labels (see Details), length n.
+#' @param x n-by-d matrix of training inputs (a vector is one column), or a
+#'   formula (see Formulas).
+#' @param y targets (gaussian) or labels (see Details), length n; with a
+#'   formula \code{x} the response comes from the formula.
+#' @param data,subset,na.action with a formula \code{x}: where its variables
+#'   are, which rows to use and what to do with NA, as in
+#'   \code{\link[stats]{lm}}.
 #' @param ... options by name (see Options).
 #' @param xtest optional test inputs: predictions go to \code{$test}.
 #' @param validation \code{list(x, y)} for early stopping (default: a
-#'   \code{val_frac} hold-out of x).
+#'   \code{val_frac} hold-out of x); with a formula \code{x} also a data
+#'   frame.
 #' @return An object of class \code{valla}, a plain list (it survives
 #'   \code{saveRDS}): \code{inducing} (Z, M-by-d), \code{tags} (the output
 #'   1..C of each inducing point), \code{L} (A = L L'), \code{prior_var},
@@ -91,10 +112,16 @@
 #'              prior_var = fit$prior_var, verbose = FALSE)
 #' predict(lla, matrix(c(-3, 0, 3)))$var
 #' @export
-valla <- function(model, x, y, ..., xtest = NULL, validation = NULL) {
+valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, data = NULL,
+                  subset = NULL, na.action = NULL) {
   fn <- "valla"
+  if (inherits(x, "formula"))  # coded with the network's factor levels and contrasts
+    return(formula_fit(match.call(), parent.frame(), fn, like = model))
+  if (!missing(data) || !missing(subset) || !missing(na.action)) formula_only(fn)
   opts <- verb_options(fn, list(...))
   m <- valla_model_spec(model, fn)
+  # named inputs meet the network's input names (nnet's or mlp_fit's coefnames)
+  x <- match_columns(x, if (is.list(model)) model[["coefnames", exact = TRUE]], fn, "x")
   x <- as_input_matrix(x, fn, "x")
   if (ncol(x) != m$D)
     stop_arg(fn, "x", "has ", ncol(x), " columns but the network expects ", m$D, " inputs")
@@ -210,7 +237,8 @@ valla_test_list <- function(p, fit) {
 #' Works on a fit reloaded with \code{readRDS} (the fit is plain data).
 #'
 #' @param object a \code{valla} fit.
-#' @param newdata m-by-d matrix of new inputs.
+#' @param newdata m-by-d matrix of new inputs; for a fit made from a formula
+#'   also a data frame with its variables (rows with NA predict NA).
 #' @param type \code{"list"} (default): \code{list(mean, var, prob)} as in
 #'   \code{valla}'s \code{$test} (regression adds \code{latent_var});
 #'   \code{"response"}: the predictive mean (regression) or the class
@@ -243,6 +271,8 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
   prob_method <- check_choice(if (missing(prob_method)) "probit" else prob_method,
                               c("probit", "mc"), fn, "prob_method")
   valla_check_fit(object, fn)
+  fd <- formula_newdata(object, newdata, fn, "newdata")
+  if (!is.null(fd)) newdata <- fd$x
   newdata <- as_input_matrix(newdata, fn, "newdata", d = object$d)
   if (ncol(newdata) != object$d)
     stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", object$d)
@@ -255,7 +285,7 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
   p <- .Call(C_sgp_valla_predict_r, valla_plain_fit(object, fn), newdata, pred,
              check_seed(seed, fn), check_threads(threads, fn))
   out <- valla_test_list(p, object)
-  switch(type,
+  formula_pad(switch(type,
     list = out,
     response = if (object$likelihood == "gaussian") out$mean else out$prob,
     class = {
@@ -263,7 +293,7 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
            else max.col(out$prob, ties.method = "first")
       if (!is.null(object$levels)) factor(object$levels[k], levels = object$levels)
       else if (object$likelihood == "bernoulli") k - 1L else k
-    })
+    }), fd$na.action)
 }
 
 #' @export

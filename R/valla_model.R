@@ -131,7 +131,9 @@ valla_model_spec <- function(model, fn, arg = "model", forward = FALSE) {
 #'   \code{skip}, a d-by-C matrix added to the last layer, \code{transpose =
 #'   TRUE} for out-by-in matrices), an \code{\link{mlp_fit}} result or a
 #'   \code{valla} fit.
-#' @param x n-by-d matrix of inputs.
+#' @param x n-by-d matrix of inputs; for a network trained from a formula
+#'   (\code{mlp_fit} or \code{nnet}) also a data frame with its variables
+#'   (rows with NA give NA).
 #' @param threads OpenMP threads.
 #' @return n-by-C matrix of outputs.
 #' @examples
@@ -142,8 +144,10 @@ valla_model_spec <- function(model, fn, arg = "model", forward = FALSE) {
 mlp_forward <- function(model, x, threads = getOption("scalegp.threads")) {
   fn <- "mlp_forward"
   m <- valla_model_spec(model, fn, forward = TRUE)
-  x <- as_input_matrix(x, fn, "x")
+  fd <- formula_newdata(model, x, fn, "x")
+  x <- as_input_matrix(if (is.null(fd)) x else fd$x, fn, "x")
   if (ncol(x) != m$D)
     stop_arg(fn, "x", "has ", ncol(x), " columns but the network expects ", m$D, " inputs")
-  .Call(C_sgp_valla_forward_r, m$spec, x, check_threads(threads, fn))
+  formula_pad(.Call(C_sgp_valla_forward_r, m$spec, x, check_threads(threads, fn)),
+              fd$na.action)
 }

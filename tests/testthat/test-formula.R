@@ -119,3 +119,45 @@ test_that("ski_gsgp: a formula fit equals its matrix call; a factor predictor is
   expect_error(ski_gsgp(y ~ a + offset(b), data = df, lengthscale = 0.4, noise = 0.01),
                "has an offset\\(\\) term; only gp_laplace \\(poisson\\) takes one")
 })
+
+test_that("mlp_fit and valla: the network's formula builds its inputs; predict takes data frames", {
+  set.seed(5)
+  df <- data.frame(a = runif(40, -1, 1), g = factor(rep(c("p", "q", "r"), length.out = 40)))
+  df$y <- sin(2 * df$a) + as.integer(df$g) / 3 + rnorm(40, sd = 0.1)
+  mm <- model.matrix(~ a + g, df)[, -1]
+  tr <- list(hidden = 6, iterations = 50, lr = 0.01, seed = 1)
+  net <- do.call(mlp_fit, c(list(y ~ ., data = df), tr))
+  ref <- do.call(mlp_fit, c(list(mm, df$y), tr))
+  expect_identical(net$weights, ref$weights)
+  expect_identical(net$coefnames, colnames(mm))
+  expect_identical(mlp_forward(net, df[5:1, c("g", "a")]), mlp_forward(ref, mm[5:1, ]))
+  lla <- list(method = "lla", prior_var = 1, noise = 0.05, seed = 1, verbose = FALSE)
+  fit <- do.call(valla, c(list(net, y ~ ., data = df, xtest = df[1:4, ]), lla))
+  vref <- do.call(valla, c(list(ref, mm, df$y, xtest = mm[1:4, ]), lla))
+  expect_identical(fit$test, vref$test)
+  nd <- df[1:4, c("g", "a")]
+  nd$a[2] <- NA
+  p <- predict(fit, nd)
+  expect_identical(p$var[-2], predict(vref, mm[c(1, 3, 4), ])$var)
+  expect_true(is.na(p$mean[2]))
+  # a formula that is not the network's: the missing input column is named
+  expect_error(do.call(valla, c(list(net, y ~ a, data = df), lla)),
+               "lacks the columns 'gq', 'gr'")
+  # a network's factor levels code the data even when a level is absent from it
+  sub <- do.call(valla, c(list(net, y ~ ., data = df[df$g != "r", ]), lla))
+  expect_identical(sub$d, 3L)
+})
+
+test_that("valla takes an nnet formula fit with a formula on the same data", {
+  skip_if_not_installed("nnet")
+  set.seed(6)
+  df <- data.frame(a = runif(30), g = factor(rep(c("p", "q"), 15)))
+  df$y <- df$a + as.integer(df$g) + rnorm(30, sd = 0.1)
+  nn <- nnet::nnet(y ~ ., data = df, size = 3, linout = TRUE, trace = FALSE)
+  lla <- list(method = "lla", prior_var = 1, noise = 0.05, seed = 1, verbose = FALSE)
+  fit <- do.call(valla, c(list(nn, y ~ ., data = df), lla))
+  mm <- model.matrix(~ a + g, df)[, -1]
+  ref <- do.call(valla, c(list(nn, mm, df$y), lla))
+  expect_identical(predict(fit, df[, c("g", "a")])$var, predict(ref, mm)$var)
+  expect_identical(mlp_forward(nn, df[1:3, ]), mlp_forward(nn, mm[1:3, ]))
+})
