@@ -329,6 +329,21 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
     }), omit)
 }
 
+#' Fitted values of a gp_laplace fit
+#'
+#' The expected response at the training inputs: \code{predict(object, type =
+#' "response")}, padded with NA at the rows a formula fit's \code{na.exclude}
+#' left out (as \code{fitted.lm} is).
+#'
+#' @param object a \code{gp_laplace} fit.
+#' @param ... unused.
+#' @return Probabilities (bernoulli: a vector, softmax: a matrix), rates or means.
+#' @importFrom stats fitted
+#' @export
+fitted.gp_laplace <- function(object, ...) {
+  stats::predict(object, type = "response")
+}
+
 #' @export
 print.gp_laplace <- function(x, ...) {
   obj <- x

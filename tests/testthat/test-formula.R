@@ -66,6 +66,8 @@ test_that("na.omit drops rows with NA; na.exclude pads the fitted values with NA
   expect_length(p$prob, 30)
   expect_true(all(is.na(p$prob[c(2, 5)])))
   expect_identical(p$prob[-c(2, 5)], predict(ref)$prob)
+  expect_identical(fitted(ex), p$prob)
+  expect_length(fitted(om), 28)
   # NA in new data gives NA there
   pn <- predict(om, df[1:3, ])
   expect_true(is.na(pn$mean[2]) && !anyNA(pn$mean[-2]))
