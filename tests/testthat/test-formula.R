@@ -148,6 +148,15 @@ test_that("mlp_fit and valla: the network's formula builds its inputs; predict t
   # a network's factor levels code the data even when a level is absent from it
   sub <- do.call(valla, c(list(net, y ~ ., data = df[df$g != "r", ]), lla))
   expect_identical(sub$d, 3L)
+  # a named matrix meets the network's input names (reordered columns: same fit)
+  expect_identical(do.call(valla, c(list(ref, mm[, 3:1], df$y, xtest = mm[1:4, ]), lla))$test,
+                   vref$test)
+  # validation as a data frame goes through the same terms
+  tv <- list(inducing = 5, iterations = 20, seed = 1, verbose = FALSE)
+  v <- do.call(valla, c(list(net, y ~ ., df[1:30, ], validation = df[31:40, ]), tv))
+  v2 <- do.call(valla, c(list(ref, mm[1:30, ], df$y[1:30],
+                              validation = list(mm[31:40, ], df$y[31:40])), tv))
+  expect_identical(v$L, v2$L)
 })
 
 test_that("valla takes an nnet formula fit with a formula on the same data", {
