@@ -76,12 +76,14 @@
 #' \code{gp_laplace(y ~ x1 + x2, data = df, ...)} or \code{y ~ .} fits on the
 #' columns \code{\link[stats]{model.matrix}} makes, without its intercept column
 #' (a GP's constant level is its prior \code{mean}): factor, ordered,
-#' character and logical predictors become contrast columns (treatment
-#' contrasts: a factor with k levels gives k - 1 indicator columns; write
-#' \code{y ~ 0 + f + ...} for k columns, which puts all levels at the same
-#' distance). The response may be a factor (see Labels). \code{na.action}
-#' defaults to \code{getOption("na.action")} (\code{na.omit});
-#' with \code{na.exclude}, \code{predict(fit)} pads the rows left out with NA.
+#' character and logical predictors become contrast columns by
+#' \code{getOption("contrasts")} (by default a factor with k levels gives k - 1
+#' indicator columns, an ordered one polynomial contrasts; write
+#' \code{y ~ 0 + f + ...} for k indicator columns of the first factor, which
+#' puts all its levels at the same distance). The response may be a factor (see
+#' Labels above). \code{na.action} defaults to \code{getOption("na.action")}
+#' (\code{na.omit}); with \code{na.exclude}, \code{predict(fit)} and
+#' \code{fitted(fit)} pad the rows left out with NA.
 #' An \code{offset(log(exposure))} term is the poisson \code{offset}.
 #' \code{weights} are not supported. The fit keeps \code{terms},
 #' \code{xlevels}, \code{contrasts} and \code{na.action} as \code{lm} does, so
