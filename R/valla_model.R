@@ -131,9 +131,10 @@ valla_model_spec <- function(model, fn, arg = "model", forward = FALSE) {
 #'   \code{skip}, a d-by-C matrix added to the last layer, \code{transpose =
 #'   TRUE} for out-by-in matrices), an \code{\link{mlp_fit}} result or a
 #'   \code{valla} fit.
-#' @param x n-by-d matrix of inputs; for a network trained from a formula
-#'   (\code{mlp_fit} or \code{nnet}) also a data frame with its variables
-#'   (rows with NA give NA).
+#' @param x n-by-d matrix of inputs (named columns are matched to the
+#'   network's input names \code{coefnames} when it has them); for a network
+#'   trained from a formula (\code{mlp_fit} or \code{nnet}) also a data frame
+#'   with its variables (rows with NA give NA).
 #' @param threads OpenMP threads.
 #' @return n-by-C matrix of outputs.
 #' @examples
@@ -145,7 +146,8 @@ mlp_forward <- function(model, x, threads = getOption("scalegp.threads")) {
   fn <- "mlp_forward"
   m <- valla_model_spec(model, fn, forward = TRUE)
   fd <- formula_newdata(model, x, fn, "x")
-  x <- as_input_matrix(if (is.null(fd)) x else fd$x, fn, "x")
+  x <- if (is.null(fd)) match_columns(x, model[["coefnames", exact = TRUE]], fn, "x") else fd$x
+  x <- as_input_matrix(x, fn, "x")
   if (ncol(x) != m$D)
     stop_arg(fn, "x", "has ", ncol(x), " columns but the network expects ", m$D, " inputs")
   formula_pad(.Call(C_sgp_valla_forward_r, m$spec, x, check_threads(threads, fn)),

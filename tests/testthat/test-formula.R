@@ -133,6 +133,8 @@ test_that("mlp_fit and valla: the network's formula builds its inputs; predict t
   expect_identical(net$weights, ref$weights)
   expect_identical(net$coefnames, colnames(mm))
   expect_identical(mlp_forward(net, df[5:1, c("g", "a")]), mlp_forward(ref, mm[5:1, ]))
+  expect_identical(mlp_forward(ref, mm[5:1, 3:1]), mlp_forward(ref, mm[5:1, ]))
+  expect_error(mlp_forward(ref, mm[, 1:2]), "lacks the column 'gr'")
   lla <- list(method = "lla", prior_var = 1, noise = 0.05, seed = 1, verbose = FALSE)
   fit <- do.call(valla, c(list(net, y ~ ., data = df, xtest = df[1:4, ]), lla))
   vref <- do.call(valla, c(list(ref, mm, df$y, xtest = mm[1:4, ]), lla))
