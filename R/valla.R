@@ -111,6 +111,13 @@
 #' lla <- valla(net, x, y, method = "lla", noise = fit$noise,
 #'              prior_var = fit$prior_var, verbose = FALSE)
 #' predict(lla, matrix(c(-3, 0, 3)))$var
+#' # a network trained from a formula; valla builds its inputs the same way
+#' df <- data.frame(x = x[, 1], g = factor(rep(c("a", "b"), 100)), y = y)
+#' fnet <- mlp_fit(y ~ ., data = df, hidden = 10, iterations = 300, lr = 0.01,
+#'                 seed = 1)
+#' ffit <- valla(fnet, y ~ ., data = df, method = "lla", noise = 0.01,
+#'               prior_var = 1, verbose = FALSE)
+#' predict(ffit, data.frame(g = c("b", "a"), x = c(0, 3)))$var
 #' @export
 valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, data = NULL,
                   subset = NULL, na.action = NULL) {

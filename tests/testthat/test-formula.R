@@ -5,6 +5,7 @@ formula_df <- function(n = 30) {
   set.seed(3)
   data.frame(x1 = runif(n, -2, 2), x2 = runif(n), g = factor(rep(c("a", "b", "c"), length.out = n)),
              h = rep(c("u", "v"), length.out = n), ok = rep(c(TRUE, FALSE, FALSE), length.out = n),
+             o = ordered(rep(c("lo", "mid", "hi"), length.out = n), c("lo", "mid", "hi")),
              yb = rbinom(n, 1, 0.5), cnt = rpois(n, 2), expo = runif(n, 1, 2),
              stringsAsFactors = FALSE)
 }
@@ -16,15 +17,17 @@ laplace_fixed <- function(...) {
 
 test_that("a formula fit equals the matrix fit on model.matrix's columns", {
   df <- formula_df()
-  fit <- laplace_fixed(yb ~ x1 + g + h + ok, data = df)
-  mm <- model.matrix(~ x1 + g + h + ok, df)[, -1]
+  fit <- laplace_fixed(yb ~ x1 + g + h + ok + o, data = df)
+  mm <- model.matrix(~ x1 + g + h + ok + o, df)[, -1]
   ref <- laplace_fixed(mm, df$yb)
   expect_identical(unname(fit$x), unname(mm))
   expect_identical(colnames(fit$x), colnames(mm))
   expect_identical(fit$f, ref$f)
   expect_identical(fit$var, ref$var)
   expect_identical(predict(fit)$prob, predict(ref)$prob)
-  expect_identical(fit$xlevels, list(g = c("a", "b", "c"), h = c("u", "v")))
+  expect_identical(fit$xlevels, list(g = c("a", "b", "c"), h = c("u", "v"),
+                                     o = c("lo", "mid", "hi")))
+  expect_identical(fit$contrasts$o, "contr.poly")
   expect_s3_class(fit$terms, "terms")
   # y ~ . takes every other column; the data frame may come second, as in lm
   dot <- laplace_fixed(yb ~ ., df[c("yb", "x1", "g", "h")])
