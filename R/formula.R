@@ -63,14 +63,15 @@ formula_only <- function(fn) {
 }
 
 # A data frame for xtest (or valla's validation) becomes the design matrix too.
+# (Their values replace their expressions: each is evaluated once.)
 formula_test_args <- function(cl, env, info, fn) {
-  xt <- if (!is.null(cl$xtest)) eval(cl$xtest, env)
+  xt <- if (!is.null(cl$xtest)) cl$xtest <- eval(cl$xtest, env)
   if (is.data.frame(xt)) {
     d <- formula_newdata(info, xt, fn, "xtest", pad = FALSE)
     cl$xtest <- d$x
     if (!is.null(d$offset) && is.null(cl$xtest_offset)) cl$xtest_offset <- d$offset
   }
-  val <- if (!is.null(cl$validation)) eval(cl$validation, env)
+  val <- if (!is.null(cl$validation)) cl$validation <- eval(cl$validation, env)
   if (is.data.frame(val)) {
     mf <- stats::model.frame(info$terms, val, xlev = info$xlevels, na.action = stats::na.fail)
     cl$validation <- list(formula_design(info$terms, mf, info$contrasts, fn, "validation")$x,
