@@ -265,7 +265,7 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
   s.grad_full = gfull;
   get_theta(l, h, theta);
   h->grad = s.best_grad = sgp_alloc(h->n_theta);
-  int st = h->grad ? sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C)
+  int st = h->grad ? sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C, 1)
                    : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   if (!st && bits) st = learn(ctx, &s, h, o, bits);
   /* after learning, h holds the best point evaluated and best_grad its gradient */
