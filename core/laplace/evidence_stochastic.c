@@ -5,8 +5,12 @@
  *   log|B|: stochastic Lanczos quadrature, z_p' log(B) z_p ~ n e1' log(T_p) e1 with
  *           T_p rebuilt from the CG coefficients of the solve x_p = B^-1 z_p;
  *   tr(R C_j) ~ (1/t) sum_p (S x_p)' C_j (S z_p), the same solves;
- *   diag(Sigma) = s - diag(K R K) ~ s - (1/t) sum_p (K S x_p) o (K S z_p): unbiased
- *           for exact solves, since E[B^-1 z z'] = B^-1 (one product of 2t columns);
+ *   diag(Sigma), per point by one of two unbiased forms (E[B^-1 z z'] = B^-1 for
+ *           exact solves), the one whose noise is scaled down:
+ *           s - diag(K R K) ~ s - (1/t) sum_p (K S x_p) o (K S z_p)  where W_i s <= 1
+ *           (one product of 2t columns), and, since Sigma = S^-1 (I - B^-1) S^-1,
+ *           (1 - (1/t) sum_p x_p o z_p) / W_i  where W_i s > 1 (no product; the
+ *           first form's error, of the order of s, would swamp a Sigma_ii <= 1/W_i);
  *   s2 = 1/2 diag(Sigma) o d3, u = (I + W K)^-1 s2 = s2 - R K s2 (one adjoint solve);
  *   every kernel coordinate: 1/2 a'C a + u'C a - (1/2t) sum_p (S x_p)'C (S z_p), the
  *           contraction of dK with G = U V' of rank t + 2 in one pass over the tiles
@@ -181,12 +185,21 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
   int any_d3 = 0;
   for (int64_t i = 0; i < n; i++) any_d3 |= ws->ev.d3[i] != 0.0;
   memset(u, 0, (size_t)n * sizeof(double));
+  const double sk = p->kernel.outputscale;
+  int any_small_w = 0;
+  for (int64_t i = 0; i < n; i++) any_small_w |= ws->ev.w[i] * sk <= 1.0;
   if (any_d3) { /* gaussian: no implicit term */
-    if ((st = m->K.apply(&m->K, sgp_cmat_of(P, n, 2 * t), sgp_mat_of(Y, n, 2 * t), ctx))) goto done;
+    if (any_small_w &&
+        (st = m->K.apply(&m->K, sgp_cmat_of(P, n, 2 * t), sgp_mat_of(Y, n, 2 * t), ctx))) goto done;
     for (int64_t i = 0; i < n; i++) {
-      double kk = 0.0; /* diag(K R K)_i */
-      for (int64_t j = 0; j < t; j++) kk += Y[i + j * n] * Y[i + (t + j) * n];
-      s2[i] = 0.5 * (p->kernel.outputscale - kk / (double)t) * ws->ev.d3[i];
+      double kk = 0.0, bi = 0.0; /* diag(K R K)_i and diag(B^-1)_i */
+      for (int64_t j = 0; j < t; j++) {
+        kk += Y[i + j * n] * Y[i + (t + j) * n];
+        bi += X[i + j * n] * ws->Z[i + j * n];
+      }
+      const double w = ws->ev.w[i];
+      const double sig = w * sk > 1.0 ? (1.0 - bi / (double)t) / w : sk - kk / (double)t;
+      s2[i] = 0.5 * sig * ws->ev.d3[i];
     }
     if ((st = mf_apply_k(ctx, m, s2, ks2)) || (st = mf_apply_r(ctx, m, ks2, u))) goto done;
     for (int64_t i = 0; i < n; i++) u[i] = s2[i] - u[i];
