@@ -172,7 +172,7 @@ function fit = gp_laplace (x, y, varargin)
   fit.offset = used.offset;
   fit.noise = used.noise;
   fit.seed = used.seed;
-  for name = {"hyper", "loglik", "loglik_grad", "learned", "optim"}
+  for name = {"hyper", "loglik", "loglik_se", "loglik_grad", "learned", "optim"}
     fit.(name{1}) = sel.(name{1});
   endfor
   fit.class = "gp_laplace";

@@ -96,8 +96,6 @@ double sgp_ev_lik_derivs(const sgp_lik *lik, const double *f, double *g, double 
  * cache_bytes allows, as in the fit), the mode is found by Newton with CG solves
  * on B, log|B| by stochastic Lanczos quadrature from the CG coefficients of t
  * Rademacher probes kept for the whole optimization (common random numbers). */
-/* The default number of probes (the option `probes`): see laplace_options.c. */
-#define SGP_EVIDENCE_PROBES 32
 typedef struct {
   sgp_ev_ws ev;          /* the mode's vectors (C = 1) and its warm start */
   int64_t n;

@@ -26,10 +26,10 @@
 /* Newton's solves: CG to this relative residual. In the gradient form of the step
  * (evidence_mode.c) the error is relative to the step itself, so Newton still
  * converges (linearly at rate ~ rtol cond(B)) to the exact mode's step tolerance. */
-#define MF_NEWTON_RTOL 1e-8
+#define MF_NEWTON_RTOL 1e-4
 /* The probes' solves (tr(R C_j), diag(Sigma) and the Lanczos quadrature); far
  * below the probes' own standard error. */
-#define MF_PROBE_RTOL 1e-7
+#define MF_PROBE_RTOL 1e-5
 /* Lanczos steps kept per probe at most (the CG coefficients' storage). */
 #define MF_MAX_CG 4000
 
@@ -44,8 +44,9 @@ int sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_
     sgp_evs_ws_free(ws);
     return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for %d probes", probes);
   }
-  sgp_rng rng; /* its own stream: the probes depend on the seed only */
-  sgp_rng_seed(&rng, seed);
+  sgp_rng rng; /* its own stream: the probes depend on the seed only, and differ from
+                * the optimizer's restarts drawn from the same seed */
+  sgp_rng_seed(&rng, seed ^ 0x5eed9b0be5ull);
   for (int64_t k = 0; k < n * probes; k++) ws->Z[k] = (sgp_rng_next(&rng) >> 63) ? 1.0 : -1.0;
   return SGP_OK;
 }

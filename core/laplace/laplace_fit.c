@@ -43,6 +43,8 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->learn = 0; /* opt-in for now: "auto" learns what is not given */
   o->optim_max_iter = 100;
   o->restarts = 0;
+  o->evidence = SGP_EVIDENCE_AUTO;
+  o->probes = 32;
   o->tile = SGP_DEFAULT_TILE;
 }
 
