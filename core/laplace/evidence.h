@@ -109,6 +109,20 @@ typedef struct {
 int  sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_t seed,
                      size_t cache_bytes, int tile);
 void sgp_evs_ws_free(sgp_evs_ws *ws);
+/* evidence_precond.c: P = I + S F F' S ~ B for the single solves, F F' a rank-k
+ * pivoted Cholesky of K (built once per evaluation, refactorized per W). */
+typedef struct {
+  int64_t n, k;
+  double *F, *SF;        /* n x k: F, and S F at the last factorization */
+  double *M;             /* k x k: the Cholesky factor of I + F' W F */
+} sgp_evs_precond;
+int  sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int rank,
+                           sgp_evs_precond *pc);
+int  sgp_evs_precond_factorize(sgp_ctx *ctx, sgp_evs_precond *pc, const double *sw);
+/* Y = P^-1 V (an sgp_op apply; op->state is the sgp_evs_precond) */
+int  sgp_evs_precond_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx);
+void sgp_evs_precond_free(sgp_evs_precond *pc);
+
 /* The estimate of log q(y | theta), its standard error (that of -1/2 log|B| over
  * the probes) and, when grad is not NULL, the estimated gradient. Fails like
  * sgp_evidence when the mode or a solve does not converge. */

@@ -1,7 +1,8 @@
 /* evidence_stochastic.c -- the matrix-free Laplace evidence (spec
  * model_selection.md §3) for a diagonal W (bernoulli, poisson, gaussian). With
  * S = W^1/2, B = I + S K S, R = S B^-1 S, Sigma = K - K R K:
- *   mode:   Newton (evidence_mode.c) with R z by CG on B, K by the kernel operator;
+ *   mode:   Newton (evidence_mode.c) with R z by CG on B, K by the kernel operator,
+ *           the CG preconditioned by a pivoted Cholesky of K (evidence_precond.c);
  *   log|B|: stochastic Lanczos quadrature, z_p' log(B) z_p ~ n e1' log(T_p) e1 with
  *           T_p rebuilt from the CG coefficients of the solve x_p = B^-1 z_p;
  *   tr(R C_j) ~ (1/t) sum_p (S x_p)' C_j (S z_p), the same solves;
@@ -30,6 +31,9 @@
 /* The probes' solves (tr(R C_j), diag(Sigma) and the Lanczos quadrature); far
  * below the probes' own standard error. */
 #define MF_PROBE_RTOL 1e-5
+/* Rank of the preconditioner of the single solves (evidence_precond.c): k kernel
+ * columns and O(n k^2) flops per Newton step, small beside one kernel pass. */
+#define MF_PRECOND_RANK 100
 /* Lanczos steps kept per probe at most (the CG coefficients' storage). */
 #define MF_MAX_CG 4000
 
@@ -61,7 +65,8 @@ void sgp_evs_ws_free(sgp_evs_ws *ws)
 /* ------------------------------------------------------ B = I + S K S */
 
 typedef struct {
-  sgp_op K, B;
+  sgp_op K, B, P;    /* P: the preconditioner's op (state: pc) */
+  sgp_evs_precond pc;
   double *sw;        /* S = W^1/2 at the current point */
   int64_t iterations;
 } mf_t;
@@ -90,14 +95,16 @@ static int b_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
   return SGP_OK;
 }
 
-/* X = B^-1 Rhs (n x nb) from a zero start; alpha/beta as in sgp_cg. */
+/* X = B^-1 Rhs (n x nb) from a zero start, preconditioned or not; alpha/beta as
+ * in sgp_cg (the Lanczos coefficients of B itself only without a preconditioner). */
 static int b_solve(sgp_ctx *ctx, mf_t *m, const double *rhs, int64_t nb, double *X, double rtol,
-                   double *alpha, double *beta, int max_iter)
+                   const sgp_op *precond, double *alpha, double *beta, int max_iter)
 {
   const int64_t n = m->B.n;
   sgp_cg_opts o;
   sgp_cg_opts_default(&o);
   o.tol = rtol;
+  o.precond = precond;
   o.max_iter = max_iter;
   sgp_cg_info info;
   memset(X, 0, (size_t)(n * nb) * sizeof(double));
@@ -119,10 +126,9 @@ static int mf_apply_k(sgp_ctx *ctx, void *data, const double *v, double *out)
 
 static int mf_factorize(sgp_ctx *ctx, void *data, const double *w)
 {
-  (void)ctx;
   mf_t *m = (mf_t *)data;
   for (int64_t i = 0; i < m->K.n; i++) m->sw[i] = sqrt(w[i]);
-  return SGP_OK;
+  return sgp_evs_precond_factorize(ctx, &m->pc, m->sw);
 }
 
 /* out = S B^-1 S z */
@@ -133,7 +139,7 @@ static int mf_apply_r(sgp_ctx *ctx, void *data, const double *z, double *out)
   double *sz = sgp_alloc(n);
   if (!sz) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
   for (int64_t i = 0; i < n; i++) sz[i] = m->sw[i] * z[i];
-  int st = b_solve(ctx, m, sz, 1, out, MF_NEWTON_RTOL, NULL, NULL, 0);
+  int st = b_solve(ctx, m, sz, 1, out, MF_NEWTON_RTOL, &m->P, NULL, NULL, 0);
   for (int64_t i = 0; !st && i < n; i++) out[i] *= m->sw[i];
   free(sz);
   return st;
@@ -256,12 +262,16 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   m.B.n = n;
   m.B.state = &m;
   m.B.apply = b_apply;
+  if ((st = sgp_evs_precond_build(ctx, &p->kernel, p->X, MF_PRECOND_RANK, &m.pc))) goto done;
+  m.P.n = n;
+  m.P.state = &m.pc;
+  m.P.apply = sgp_evs_precond_apply;
   for (int64_t i = 0; i < n; i++) mean[i] = p->mean[0];
   const sgp_ev_ops ops = {mf_apply_k, mf_factorize, mf_apply_r, &m};
   double logp;
   if ((st = sgp_ev_mode(ctx, &ops, &p->lik, mean, &ws->ev, &logp))) goto done;
   /* the probes: B^-1 Z and the tridiagonals in one block CG */
-  if ((st = b_solve(ctx, &m, ws->Z, t, X, MF_PROBE_RTOL, al, be, max_iter))) goto done;
+  if ((st = b_solve(ctx, &m, ws->Z, t, X, MF_PROBE_RTOL, NULL, al, be, max_iter))) goto done;
   if ((st = slq(ctx, (int)t, n, max_iter, al, be, phi))) goto done;
   double ld = 0.0, var = 0.0;
   for (int64_t j = 0; j < t; j++) ld += phi[j];
@@ -280,6 +290,7 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
 done:
   ws->cg_iterations = m.iterations;
   sgp_op_destroy(&m.K);
+  sgp_evs_precond_free(&m.pc);
   free(X); free(al); free(be); free(mean); free(phi); free(m.sw);
   return st;
 }

@@ -44,7 +44,7 @@ learn_fit <- function(x, y, evidence) {
   secs <- proc.time()[["elapsed"]] - t0
   acc <- mean((fit$test$prob > 0.5) == (te$y == 1))
   ev <- nrow(fit$optim)
-  sel <- sum(fit$optim$seconds)
+  sel <- max(c(0, fit$optim$seconds)) # cumulative seconds of the optimizer
   cat(sprintf(paste("BENCH learn_mf evidence=%s n=%d d=%d threads=%d probes=%d cache_gb=%g",
                     "total_s=%.1f select_s=%.1f evaluations=%d s_per_eval=%.2f accuracy=%.4f",
                     "loglik=%.3f loglik_se=%s lengthscale=%.4g outputscale=%.4g mean=%.4g",
