@@ -105,6 +105,21 @@ static int default_probes(void)
   return o.probes;
 }
 
+/* The problem, its exact evidence q, gradient g and mode f (NULL: not kept); the
+ * number of coordinates. */
+static int64_t exact_evidence(sgp_likelihood lik, int64_t n, prob *e, sgp_ctx *ctx, double *q,
+                              double *g, double *f)
+{
+  make_prob(lik, n, e);
+  sgp_ctx_init(ctx);
+  sgp_ev_ws ws;
+  assert_int_equal(sgp_ev_ws_init(ctx, &ws, n, 1, 1), SGP_OK);
+  if (sgp_evidence(ctx, &e->p, &ws, q, g)) fail_msg("%s", ctx->errmsg);
+  if (f) memcpy(f, ws.f, (size_t)n * sizeof(double));
+  sgp_ev_ws_free(&ws);
+  return sgp_ev_size(&e->p.layout);
+}
+
 #define SEEDS 50
 
 /* Oracle 3 at n = 300: over 50 probe seeds, the mean estimate is within 3 of its
@@ -113,20 +128,18 @@ static int default_probes(void)
  * included: its bias would show here). Each seed's reported standard error agrees
  * with the spread across seeds (within a factor 2: the sd of 50 draws is known to
  * about 10%, each reported one from 16+ probes to about 18%). The mode equals the
- * exact mode to the Newton tolerance: an accepted step moves f by at most 1e-7
- * (1 + max|f - m|), and what is left after it is smaller. */
+ * exact mode to the Newton tolerance: both stop after taking a full step of at most
+ * SGP_EV_MODE_STEP_TOL (1 + max|f - m|) (1e-9), which leaves the exact mode's
+ * error at its square and the CG one's at the step times the solver's relative
+ * tolerance (1e-4) and the preconditioned system's conditioning: 10 times the step
+ * tolerance has a wide margin. */
 static void matches_exact(sgp_likelihood lik)
 {
   const int64_t n = 300;
   prob e;
-  make_prob(lik, n, &e);
   sgp_ctx ctx;
-  sgp_ctx_init(&ctx);
-  sgp_ev_ws ws;
-  assert_int_equal(sgp_ev_ws_init(&ctx, &ws, n, 1, 1), SGP_OK);
-  const int64_t np = sgp_ev_size(&e.p.layout);
-  double q, g[6];
-  if (sgp_evidence(&ctx, &e.p, &ws, &q, g)) fail_msg("%s", ctx.errmsg);
+  double q, g[6], fex[300];
+  const int64_t np = exact_evidence(lik, n, &e, &ctx, &q, g, fex);
   double qs[SEEDS], gs[SEEDS][6], se_mean = 0.0;
   for (int s = 0; s < SEEDS; s++) {
     sgp_evs_ws mw;
@@ -136,9 +149,12 @@ static void matches_exact(sgp_likelihood lik)
     se_mean += se / SEEDS;
     if (s == 0) {
       double fmax = 0.0;
-      for (int64_t i = 0; i < n; i++) fmax = fmax > fabs(ws.f[i] - e.mean) ? fmax : fabs(ws.f[i] - e.mean);
-      const double df = th_max_abs_diff(n, mw.ev.f, ws.f);
-      if (!(df <= 1e-7 * (1.0 + fmax))) fail_msg("mode off by %.3g (scale %.3g)", df, fmax);
+      for (int64_t i = 0; i < n; i++) fmax = fmax > fabs(fex[i] - e.mean) ? fmax : fabs(fex[i] - e.mean);
+      const double df = th_max_abs_diff(n, mw.ev.f, fex);
+      print_message("likelihood %d: the mode differs from the exact one by %.3g (scale %.3g)\n",
+                    (int)lik, df, fmax);
+      if (!(df <= 10 * SGP_EV_MODE_STEP_TOL * (1.0 + fmax)))
+        fail_msg("mode off by %.3g (scale %.3g)", df, fmax);
     }
     sgp_evs_ws_free(&mw);
   }
@@ -164,7 +180,6 @@ static void matches_exact(sgp_likelihood lik)
       fail_msg("coordinate %lld: mean %.8g vs exact %.8g (se %.3g)", (long long)k, gm, g[k],
                sqrt(gv / SEEDS));
   }
-  sgp_ev_ws_free(&ws);
   free_prob(&e);
 }
 
@@ -184,15 +199,9 @@ static void gradient_cosine(void **state)
   const sgp_likelihood liks[] = {SGP_LIK_BERNOULLI, SGP_LIK_POISSON};
   for (int l = 0; l < 2; l++) {
     prob e;
-    make_prob(liks[l], n, &e);
     sgp_ctx ctx;
-    sgp_ctx_init(&ctx);
-    sgp_ev_ws ws;
-    assert_int_equal(sgp_ev_ws_init(&ctx, &ws, n, 1, 1), SGP_OK);
-    const int64_t np = sgp_ev_size(&e.p.layout);
     double q, g[6];
-    if (sgp_evidence(&ctx, &e.p, &ws, &q, g)) fail_msg("%s", ctx.errmsg);
-    sgp_ev_ws_free(&ws);
+    const int64_t np = exact_evidence(liks[l], n, &e, &ctx, &q, g, NULL);
     for (int s = 0; s < 3; s++) {
       sgp_evs_ws mw;
       assert_int_equal(sgp_evs_ws_init(&ctx, &mw, n, default_probes(), 77 + s, 0, 0), SGP_OK);
