@@ -163,9 +163,10 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
   fit
 }
 
-# The model selection's fields of a fit: hyper, loglik, loglik_grad, learned, optim.
+# The model selection's fields of a fit: hyper, loglik, loglik_se, loglik_grad, learned, optim.
 laplace_selection <- function(s) {
-  list(hyper = s$hyper, loglik = s$loglik, loglik_grad = s$loglik_grad, learned = s$learned,
+  list(hyper = s$hyper, loglik = s$loglik, loglik_se = s$loglik_se, loglik_grad = s$loglik_grad,
+       learned = s$learned,
        optim = as.data.frame(s$optim))
 }
 
@@ -369,7 +370,9 @@ laplace_hyper_line <- function(x) {
   num <- function(v) paste(format(v, digits = 4), collapse = " ")
   sprintf("  lengthscale %s, outputscale %s, mean %s%s; log evidence %s; %s", num(h$lengthscale),
           num(h$outputscale), num(h$mean), if (is.null(h$noise)) "" else
-          paste0(", noise ", num(h$noise)), format(x$loglik, digits = 6),
+          paste0(", noise ", num(h$noise)),
+          paste0(format(x$loglik, digits = 6), if (isTRUE(is.finite(x$loglik_se)))
+            paste0(" (se ", format(x$loglik_se, digits = 2), ")") else ""),
           if (length(x$learned)) paste("learned:", paste(x$learned, collapse = ", "))
           else "nothing learned")
 }

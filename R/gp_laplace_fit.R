@@ -118,7 +118,7 @@ laplace_fit_selection <- function(fld, fit) {
   h <- fld$get("hyper")
   if (!is.null(h) && !is.list(h)) fld$bad("hyper", "must be a list")
   fit$hyper <- h
-  for (name in c("loglik", "loglik_grad", "learned", "optim")) fit[[name]] <- fld$get(name)
+  for (name in c("loglik", "loglik_se", "loglik_grad", "learned", "optim")) fit[[name]] <- fld$get(name)
   fit
 }
 

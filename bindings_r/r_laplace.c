@@ -134,7 +134,7 @@ static SEXP learn_names(unsigned bits)
 }
 
 /* The model selection of a fit (spec model_selection.md §6): hyper, loglik,
- * loglik_grad (named by theta's coordinates), learned, and the optimizer's trace
+ * loglik_se (NaN when exact), loglik_grad (named by theta's coordinates), learned, and the optimizer's trace
  * with its verdict. */
 static SEXP selection_list(const sgp_laplace_hyper *h)
 {
@@ -166,14 +166,15 @@ static SEXP selection_list(const sgp_laplace_hyper *h)
                PROTECT(sgp_r_real_copy(h->n_mean, 1, h->mean, 0)),
                isnan(h->noise) ? R_NilValue : PROTECT(Rf_ScalarReal(h->noise))};
   const int nh = 3 + !isnan(h->noise);
-  const char *sn[] = {"hyper", "loglik", "loglik_grad", "learned", "optim", "optim_converged",
-                      "optim_message", "note"};
-  SEXP sv[] = {PROTECT(sgp_r_named_list(4, hn, hv)), PROTECT(Rf_ScalarReal(h->loglik)), grad,
+  const char *sn[] = {"hyper", "loglik", "loglik_se", "loglik_grad", "learned", "optim",
+                      "optim_converged", "optim_message", "note"};
+  SEXP sv[] = {PROTECT(sgp_r_named_list(4, hn, hv)), PROTECT(Rf_ScalarReal(h->loglik)),
+               PROTECT(Rf_ScalarReal(h->loglik_se)), grad,
                PROTECT(learn_names(h->learned)), tcols,
                PROTECT(Rf_ScalarLogical(h->learned ? h->optim_converged : NA_LOGICAL)),
                PROTECT(Rf_mkString(h->optim_message)), PROTECT(Rf_mkString(h->note))};
-  SEXP out = sgp_r_named_list(8, sn, sv);
-  UNPROTECT(4 + nh + 6);
+  SEXP out = sgp_r_named_list(9, sn, sv);
+  UNPROTECT(4 + nh + 7);
   return out;
 }
 

@@ -61,5 +61,11 @@ int sgp_kernel_apply_symmetric(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kpre
  * read). One pass over the pairs; the same bitwise for every thread count. */
 int sgp_kernel_grad_dense(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *K,
                           const double *G, int64_t ldg, double *grad);
+/* The same for G = U V' (U, V n x r, not symmetric: only G + G' counts), with the
+ * kernel evaluated on the fly: one pass over tile x tile blocks on and below the
+ * diagonal, each block of G formed by BLAS-3 (tile <= 0: SGP_DEFAULT_TILE). No
+ * n x n storage; the same bitwise for every thread count. */
+int sgp_kernel_grad_lowrank(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, sgp_cmat U,
+                            sgp_cmat V, int tile, double *grad);
 
 #endif

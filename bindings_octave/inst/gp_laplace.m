@@ -48,6 +48,10 @@
 ## evidence evaluations of the optimizer at most (default @code{100}).
 ## @item @qcode{"restarts"}
 ## extra optimizer starts from seeded random values (default @code{0}).
+## @item @qcode{"evidence"}
+## "exact" (dense, O(n^3)), "stochastic" (matrix-free estimate with a standard error; not softmax) or "auto" (exact when its (5 + 3C) n^2 doubles fit in a quarter of the memory) (default @qcode{"auto"}).
+## @item @qcode{"probes"}
+## stochastic evidence: Rademacher probes, fixed during learning (the seed's) (default @code{32}).
 ## @item @qcode{"offset"}
 ## poisson: log exposure per point (none given: 0) (default @code{[]}).
 ## @item @qcode{"policy"}
@@ -172,7 +176,7 @@ function fit = gp_laplace (x, y, varargin)
   fit.offset = used.offset;
   fit.noise = used.noise;
   fit.seed = used.seed;
-  for name = {"hyper", "loglik", "loglik_grad", "learned", "optim"}
+  for name = {"hyper", "loglik", "loglik_se", "loglik_grad", "learned", "optim"}
     fit.(name{1}) = sel.(name{1});
   endfor
   fit.class = "gp_laplace";

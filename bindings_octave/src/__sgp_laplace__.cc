@@ -42,7 +42,8 @@ namespace
     return u;
   }
 
-  // The model selection (spec model_selection.md §6): hyper, loglik, loglik_grad (a
+  // The model selection (spec model_selection.md §6): hyper, loglik, loglik_se (NaN
+  // when exact), loglik_grad (a
   // struct by coordinate name), learned (cellstr) and optim (a struct of columns).
   octave_scalar_map
   selection_map (const sgp_laplace_hyper& h)
@@ -79,6 +80,7 @@ namespace
     octave_scalar_map sel;
     sel.assign ("hyper", hy);
     sel.assign ("loglik", h.loglik);
+    sel.assign ("loglik_se", h.loglik_se);
     sel.assign ("loglik_grad", grad);
     sel.assign ("learned", learned);
     sel.assign ("optim", optim);

@@ -264,7 +264,13 @@ typedef struct {
   unsigned learn;            /* SGP_LEARN_* bits; default 0 (none; AUTO: those not given) */
   int optim_max_iter;        /* evidence evaluations of the optimizer at most; 100 */
   int restarts;              /* extra seeded starts of the optimizer; 0 */
+  int evidence;              /* SGP_EVIDENCE_*: the exact evidence or the matrix-free
+                              * estimate (diagonal W only); default AUTO: exact when it
+                              * fits in memory */
+  int probes;                /* stochastic evidence: Rademacher probes (ctx seed); 32 */
 } sgp_laplace_opts;
+
+enum { SGP_EVIDENCE_AUTO = 0, SGP_EVIDENCE_EXACT = 1, SGP_EVIDENCE_STOCHASTIC = 2 };
 
 /* What is learned by maximizing the evidence; AUTO: every hyperparameter not given. */
 enum {
@@ -285,7 +291,9 @@ typedef struct {
   unsigned requested;      /* SGP_LEARN_* bits asked for (learn, AUTO resolved) */
   unsigned learned;        /* SGP_LEARN_* bits that were optimized */
   int64_t n_theta;         /* coordinates of grad */
-  double loglik;           /* the exact Laplace evidence; NaN when not computed (note says why) */
+  double loglik;           /* the Laplace evidence (exact, or the matrix-free estimate); NaN
+                            * when not computed (note says why) */
+  double loglik_se;        /* the estimate's standard error; NaN when exact */
   double *grad;            /* n_theta, or NULL with loglik */
   int64_t n_eval;          /* optimizer evaluations (rows of the trace) */
   double *tr_loglik, *tr_gradnorm, *tr_seconds; /* n_eval each */

@@ -14,24 +14,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sgp_ev_ws_init(sgp_ctx *ctx, sgp_ev_ws *ws, int64_t n, int64_t C)
+int sgp_ev_ws_init(sgp_ctx *ctx, sgp_ev_ws *ws, int64_t n, int64_t C, int dense)
 {
-  const int64_t nc = n * C, nn = n * n;
+  const int64_t nc = n * C, nn = dense ? n * n : 0;
   const int soft = C > 1;
   memset(ws, 0, sizeof *ws);
   ws->n = n; ws->C = C;
   sgp_ev_factor *fac = &ws->fac;
   fac->n = n; fac->C = C; fac->softmax = soft;
-  ws->K = sgp_alloc(nn);
+  ws->K = dense ? sgp_alloc(nn) : NULL;
   double **v[] = {&ws->f, &ws->a, &ws->w, &ws->g, &ws->d3, &ws->b, &ws->kb, &ws->da, &ws->kda,
                   &ws->ft, &ws->at};
-  int ok = ws->K != NULL;
+  int ok = !dense || ws->K != NULL;
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) ok &= (*v[i] = sgp_calloc(nc)) != NULL;
   ok &= (fac->sw = sgp_alloc(n)) != NULL;
-  if (soft) {
+  if (dense && soft) {
     ok &= (fac->V = sgp_alloc(C * nn)) != NULL && (fac->E = sgp_alloc(C * nn)) != NULL;
     ok &= (fac->M = sgp_alloc(nn)) != NULL;
-  } else {
+  } else if (dense) {
     ok &= (fac->L = sgp_alloc(nn)) != NULL;
   }
   if (ok) return SGP_OK;
@@ -111,6 +111,24 @@ done:
   return st;
 }
 
+static int dense_apply_k(sgp_ctx *ctx, void *data, const double *v, double *out)
+{
+  const sgp_ev_ws *ws = (const sgp_ev_ws *)data;
+  return sgp_gemm(ctx, 'N', 'N', ws->n, ws->C, ws->n, 1.0, ws->K, ws->n, v, ws->n, 0.0, out,
+                  ws->n);
+}
+
+static int dense_factorize(sgp_ctx *ctx, void *data, const double *w)
+{
+  sgp_ev_ws *ws = (sgp_ev_ws *)data;
+  return sgp_ev_factorize(ctx, &ws->fac, ws->K, w);
+}
+
+static int dense_apply_r(sgp_ctx *ctx, void *data, const double *z, double *out)
+{
+  return sgp_ev_apply_r(ctx, &((const sgp_ev_ws *)data)->fac, z, out);
+}
+
 int sgp_evidence(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_ev_ws *ws, double *loglik,
                  double *grad)
 {
@@ -121,7 +139,8 @@ int sgp_evidence(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_ev_ws *ws, double *l
   if (!m) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
   for (int64_t c = 0; c < C; c++)
     for (int64_t i = 0; i < n; i++) m[i + c * n] = p->mean[p->layout.n_mean == 1 ? 0 : c];
-  st = sgp_ev_mode(ctx, &p->lik, m, ws, &logp);
+  const sgp_ev_ops ops = {dense_apply_k, dense_factorize, dense_apply_r, ws};
+  st = sgp_ev_mode(ctx, &ops, &p->lik, m, ws, &logp);
   if (!st) {
     double q = 0.0;
     for (int64_t k = 0; k < nc; k++) q += ws->a[k] * (ws->f[k] - m[k]);

@@ -48,7 +48,9 @@ typedef struct {
   sgp_ev_factor fac;
 } sgp_ev_ws;
 
-int  sgp_ev_ws_init(sgp_ctx *ctx, sgp_ev_ws *ws, int64_t n, int64_t C);
+/* dense: with K and the factors (n x n); 0: the vectors only (the matrix-free
+ * estimator, evidence_stochastic.c). */
+int  sgp_ev_ws_init(sgp_ctx *ctx, sgp_ev_ws *ws, int64_t n, int64_t C, int dense);
 void sgp_ev_ws_free(sgp_ev_ws *ws);
 
 /* log q(y | theta) at the problem's hyperparameters and, when grad is not NULL,
@@ -71,9 +73,60 @@ int  sgp_ev_cov_parts(sgp_ctx *ctx, const sgp_ev_factor *fac, const double *K, d
 void sgp_ev_factor_free(sgp_ev_factor *fac);
 
 /* ---- evidence_mode.c */
-/* Newton iterations to the mode at mean m (n x C), warm-started from ws->a;
- * leaves ws->f, ws->a, ws->w and ws->fac at the mode. */
-int  sgp_ev_mode(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws,
-                 double *logp);
+/* How the mode reaches K and R = (W^-1 + K)^-1: the dense K and the factors of B
+ * (exact), or the kernel operator and CG solves on B (evidence_stochastic.c). */
+typedef struct {
+  int (*apply_k)(sgp_ctx *ctx, void *data, const double *v, double *out);  /* K v, n x C */
+  int (*factorize)(sgp_ctx *ctx, void *data, const double *w);             /* B at W (pi) */
+  int (*apply_r)(sgp_ctx *ctx, void *data, const double *z, double *out);  /* R z */
+  void *data;
+} sgp_ev_ops;
+/* Converged when a full Newton step moves f by at most this times 1 + max|f - m|;
+ * the step is then taken, leaving an error of about its square. */
+#define SGP_EV_MODE_STEP_TOL 1e-9
+/* Newton iterations to the mode at mean m (n x C), warm-started from the last mode;
+ * leaves ws->f, ws->a, ws->w (and the factors through ops) at the mode. */
+int  sgp_ev_mode(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const double *m,
+                 sgp_ev_ws *ws, double *logp);
+/* log p(y | f) summed, its gradient g, and W and d3 (diagonal) or pi (softmax). */
+double sgp_ev_lik_derivs(const sgp_lik *lik, const double *f, double *g, double *w, double *d3);
+
+/* ---- evidence_stochastic.c: the matrix-free estimator (spec §3), diagonal W only.
+ * Nothing n x n is stored: K is the kernel operator (tiles, or its cache when
+ * cache_bytes allows, as in the fit), the mode is found by Newton with CG solves
+ * on B, log|B| by stochastic Lanczos quadrature from the CG coefficients of t
+ * Rademacher probes kept for the whole optimization (common random numbers). */
+typedef struct {
+  sgp_ev_ws ev;          /* the mode's vectors (C = 1) and its warm start */
+  int64_t n;
+  int t;                 /* probes */
+  double *Z;             /* n x t probes, fixed at init */
+  size_t cache_bytes;
+  int tile;
+  int64_t cg_iterations; /* operator products of the last evaluation's solves */
+} sgp_evs_ws;
+
+int  sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_t seed,
+                     size_t cache_bytes, int tile);
+void sgp_evs_ws_free(sgp_evs_ws *ws);
+/* evidence_precond.c: P = I + S F F' S ~ B for the single solves, F F' a rank-k
+ * pivoted Cholesky of K (built once per evaluation, refactorized per W). */
+typedef struct {
+  int64_t n, k;
+  double *F, *SF;        /* n x k: F, and S F at the last factorization */
+  double *M;             /* k x k: the Cholesky factor of I + F' W F */
+} sgp_evs_precond;
+int  sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int rank,
+                           sgp_evs_precond *pc);
+int  sgp_evs_precond_factorize(sgp_ctx *ctx, sgp_evs_precond *pc, const double *sw);
+/* Y = P^-1 V (an sgp_op apply; op->state is the sgp_evs_precond) */
+int  sgp_evs_precond_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx);
+void sgp_evs_precond_free(sgp_evs_precond *pc);
+
+/* The estimate of log q(y | theta), its standard error (that of -1/2 log|B| over
+ * the probes) and, when grad is not NULL, the estimated gradient. Fails like
+ * sgp_evidence when the mode or a solve does not converge. */
+int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws,
+                            double *loglik, double *se, double *grad);
 
 #endif

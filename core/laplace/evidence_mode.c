@@ -2,20 +2,19 @@
  * Psi(a) = -1/2 a'K a + log p(y | m + K a) in the stable B form of R&W Alg. 3.1
  * (diagonal W) and Alg. 3.3 (softmax), warm-started from the previous
  * evaluation's mode and run to full accuracy (the evidence and its gradient assume
- * grad Psi = 0). */
+ * grad Psi = 0). K and R come through sgp_ev_ops: dense factors (exact) or the
+ * matrix-free operator with CG solves (evidence_stochastic.c). */
 #include "evidence.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MODE_MAX_STEPS 200
-/* A full Newton step below this (relative to the latent scale) leaves an error of
- * about its square: the mode to rounding. */
-#define MODE_STEP_TOL 1e-9
 
 /* log p summed and its gradient g (the fit's sgp_lik_eval), with W (diagonal: n,
  * and the third derivative d3) or pi (softmax: n x C) at f, uncapped. */
-static double lik_derivs(const sgp_lik *lik, const double *f, double *g, double *w, double *d3)
+double sgp_ev_lik_derivs(const sgp_lik *lik, const double *f, double *g, double *w, double *d3)
 {
   const int64_t n = lik->n, C = lik->C;
   double lp;
@@ -42,18 +41,6 @@ static double lik_derivs(const sgp_lik *lik, const double *f, double *g, double 
   return lp;
 }
 
-/* out = W v (n x C): diagonal W, or pi v - pi (pi . v) per point. */
-static void w_apply(const sgp_lik *lik, const double *w, const double *v, double *out)
-{
-  const int64_t n = lik->n, C = lik->C;
-  if (lik->kind != SGP_LIK_SOFTMAX) { for (int64_t i = 0; i < n; i++) out[i] = w[i] * v[i]; return; }
-  for (int64_t i = 0; i < n; i++) {
-    double s = 0.0;
-    for (int64_t c = 0; c < C; c++) s += w[i + c * n] * v[i + c * n];
-    for (int64_t c = 0; c < C; c++) out[i + c * n] = w[i + c * n] * (v[i + c * n] - s);
-  }
-}
-
 /* Psi at (a, f = m + K a); leaves w, g, d3 at f. */
 static double psi_at(const sgp_lik *lik, const double *m, const double *a, const double *f,
                      sgp_ev_ws *ws, double *logp)
@@ -61,47 +48,64 @@ static double psi_at(const sgp_lik *lik, const double *m, const double *a, const
   const int64_t nc = ws->n * ws->C;
   double q = 0.0;
   for (int64_t k = 0; k < nc; k++) q += a[k] * (f[k] - m[k]);
-  *logp = lik_derivs(lik, f, ws->g, ws->w, ws->d3);
+  *logp = sgp_ev_lik_derivs(lik, f, ws->g, ws->w, ws->d3);
   return -0.5 * q + *logp;
 }
 
-/* da = (I + W K)^-1 b - a with b = W (f - m) + g, and kda = K da. */
-static int newton_direction(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws)
+/* The Newton step da = (I + W K)^-1 (W (f - m) + g) - a of R&W Alg. 3.1 in its
+ * gradient form: with r = g - a (grad Psi in f, zero at the mode) and
+ * R (I + K W) = W, da = r - R K r. A solve's error is then relative to |K r|,
+ * which vanishes at the mode (an iterative R converges instead of stalling at
+ * its tolerance times |f|). kda = K da. */
+static int newton_direction(sgp_ctx *ctx, const sgp_ev_ops *ops, sgp_ev_ws *ws)
 {
-  const int64_t n = ws->n, C = ws->C, nc = n * C;
-  for (int64_t k = 0; k < nc; k++) ws->kb[k] = ws->f[k] - m[k];
-  w_apply(lik, ws->w, ws->kb, ws->b);
-  for (int64_t k = 0; k < nc; k++) ws->b[k] += ws->g[k];
-  int st = sgp_gemm(ctx, 'N', 'N', n, C, n, 1.0, ws->K, n, ws->b, n, 0.0, ws->kb, n);
-  if (!st) st = sgp_ev_apply_r(ctx, &ws->fac, ws->kb, ws->da);
+  const int64_t nc = ws->n * ws->C;
+  for (int64_t k = 0; k < nc; k++) ws->b[k] = ws->g[k] - ws->a[k];
+  int st = ops->apply_k(ctx, ops->data, ws->b, ws->kb);
+  if (!st) st = ops->apply_r(ctx, ops->data, ws->kb, ws->da);
   if (st) return st;
-  for (int64_t k = 0; k < nc; k++) ws->da[k] = ws->b[k] - ws->da[k] - ws->a[k];
-  return sgp_gemm(ctx, 'N', 'N', n, C, n, 1.0, ws->K, n, ws->da, n, 0.0, ws->kda, n);
+  for (int64_t k = 0; k < nc; k++) ws->da[k] = ws->b[k] - ws->da[k];
+  return ops->apply_k(ctx, ops->data, ws->da, ws->kda);
 }
 
 /* The start: one full Newton step from the previous evaluation's mode f (the
  * latent values move far less than a = K^-1 (f - m) when the kernel changes, so
- * this lands near the new mode), kept when it beats the prior mean (a = 0). */
-static int start(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws, double *psi)
+ * this lands near the new mode), a = b - R K b with b = W (f - m) + g, kept when
+ * it beats the prior mean (a = 0). */
+static int warm_step(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const double *m,
+                     sgp_ev_ws *ws)
+{
+  const int64_t nc = ws->n * ws->C;
+  double *pi = sgp_alloc(ws->C);
+  if (!pi) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  sgp_ev_lik_derivs(lik, ws->f, ws->g, ws->w, ws->d3);
+  for (int64_t k = 0; k < nc; k++) ws->kb[k] = ws->f[k] - m[k];
+  sgp_lik_w_apply(lik, ws->f, 1, ws->kb, nc, ws->b, nc, pi);
+  free(pi);
+  for (int64_t k = 0; k < nc; k++) ws->b[k] += ws->g[k];
+  int st = ops->factorize(ctx, ops->data, ws->w);
+  if (!st) st = ops->apply_k(ctx, ops->data, ws->b, ws->kb);
+  if (!st) st = ops->apply_r(ctx, ops->data, ws->kb, ws->da);
+  for (int64_t k = 0; !st && k < nc; k++) ws->at[k] = ws->b[k] - ws->da[k];
+  if (!st) st = ops->apply_k(ctx, ops->data, ws->at, ws->ft);
+  for (int64_t k = 0; !st && k < nc; k++) ws->ft[k] += m[k];
+  return st;
+}
+
+static int start(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const double *m,
+                 sgp_ev_ws *ws, double *psi)
 {
   const int64_t nc = ws->n * ws->C;
   double lp;
   memset(ws->at, 0, (size_t)nc * sizeof(double));
   const double psi0 = psi_at(lik, m, ws->at, m, ws, &lp);
   if (ws->warm) {
-    lik_derivs(lik, ws->f, ws->g, ws->w, ws->d3);
-    memset(ws->a, 0, (size_t)nc * sizeof(double));
-    int st = sgp_ev_factorize(ctx, &ws->fac, ws->K, ws->w);
-    if (!st) st = newton_direction(ctx, lik, m, ws); /* with a = 0: da = a_new, kda = K a_new */
+    const int st = warm_step(ctx, ops, lik, m, ws);
     if (st == SGP_EINTERRUPT || st == SGP_ENOMEM) return st;
-    if (!st) {
-      for (int64_t k = 0; k < nc; k++) { ws->at[k] = ws->da[k]; ws->ft[k] = m[k] + ws->kda[k]; }
-      *psi = psi_at(lik, m, ws->at, ws->ft, ws, &lp);
-      if (isfinite(*psi) && !(*psi < psi0)) {
-        memcpy(ws->a, ws->at, (size_t)nc * sizeof(double));
-        memcpy(ws->f, ws->ft, (size_t)nc * sizeof(double));
-        return SGP_OK;
-      }
+    if (!st && isfinite(*psi = psi_at(lik, m, ws->at, ws->ft, ws, &lp)) && !(*psi < psi0)) {
+      memcpy(ws->a, ws->at, (size_t)nc * sizeof(double));
+      memcpy(ws->f, ws->ft, (size_t)nc * sizeof(double));
+      return SGP_OK;
     }
   }
   memset(ws->a, 0, (size_t)nc * sizeof(double));
@@ -132,30 +136,31 @@ static double line_search(const sgp_lik *lik, const double *m, sgp_ev_ws *ws, do
   return 0.0;
 }
 
-int sgp_ev_mode(sgp_ctx *ctx, const sgp_lik *lik, const double *m, sgp_ev_ws *ws, double *logp)
+int sgp_ev_mode(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const double *m,
+                sgp_ev_ws *ws, double *logp)
 {
   const int64_t nc = ws->n * ws->C;
   double psi;
-  int st = start(ctx, lik, m, ws, &psi);
+  int st = start(ctx, ops, lik, m, ws, &psi);
   if (st) return st;
   if (!isfinite(psi))
     return sgp_fail(ctx, SGP_ENOTPD, "evidence: the log-likelihood is not finite at the prior mean");
   int step;
   for (step = 0; step < MODE_MAX_STEPS; step++) {
-    *logp = lik_derivs(lik, ws->f, ws->g, ws->w, ws->d3);
-    if ((st = sgp_ev_factorize(ctx, &ws->fac, ws->K, ws->w))) return st;
+    *logp = sgp_ev_lik_derivs(lik, ws->f, ws->g, ws->w, ws->d3);
+    if ((st = ops->factorize(ctx, ops->data, ws->w))) return st;
     if ((st = sgp_poll_interrupt(ctx))) return st;
-    if ((st = newton_direction(ctx, lik, m, ws))) return st;
+    if ((st = newton_direction(ctx, ops, ws))) return st;
     double dmax = 0.0, fmax = 0.0;
     for (int64_t k = 0; k < nc; k++) {
       if (fabs(ws->kda[k]) > dmax) dmax = fabs(ws->kda[k]);
       if (fabs(ws->f[k] - m[k]) > fmax) fmax = fabs(ws->f[k] - m[k]);
     }
-    if (dmax <= MODE_STEP_TOL * (1.0 + fmax)) {
+    if (dmax <= SGP_EV_MODE_STEP_TOL * (1.0 + fmax)) {
       /* take this last step too: the evidence is then off by its square only */
       for (int64_t k = 0; k < nc; k++) { ws->a[k] += ws->da[k]; ws->f[k] += ws->kda[k]; }
       psi_at(lik, m, ws->a, ws->f, ws, logp); /* logp, w, g, d3 at f */
-      if ((st = sgp_ev_factorize(ctx, &ws->fac, ws->K, ws->w))) return st;
+      if ((st = ops->factorize(ctx, ops->data, ws->w))) return st;
       ws->warm = 1;
       return SGP_OK;
     }

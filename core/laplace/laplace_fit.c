@@ -43,6 +43,8 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->learn = SGP_LEARN_AUTO; /* spec §6: what is not given is learned */
   o->optim_max_iter = 100;
   o->restarts = 0;
+  o->evidence = SGP_EVIDENCE_AUTO;
+  o->probes = 32;
   o->tile = SGP_DEFAULT_TILE;
 }
 

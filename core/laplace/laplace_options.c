@@ -12,6 +12,7 @@
 static const char *const likelihood_names[] = {"gaussian", "bernoulli", "poisson", "softmax", NULL};
 static const char *const policy_names[] = {"cg", "cholesky", NULL};
 /* bit i of sgp_laplace_opts.learn (SGP_LEARN_*) */
+static const char *const evidence_names[] = {"auto", "exact", "stochastic", NULL}; /* SGP_EVIDENCE_* */
 static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", "noise", "auto",
                                           NULL};
 
@@ -32,6 +33,11 @@ static const sgp_opt_spec specs[] = {
    SGP_STORE_INT, 0, "evidence evaluations of the optimizer at most"},
   {"restarts", SGP_OPT_COUNT, "0", 0, 1000, 0, NULL, OFF(restarts), SGP_STORE_INT, 0,
    "extra optimizer starts from seeded random values"},
+  {"evidence", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, evidence_names, OFF(evidence), SGP_STORE_INT, 0,
+   "\"exact\" (dense, O(n^3)), \"stochastic\" (matrix-free estimate with a standard error; "
+   "not softmax) or \"auto\" (exact when its (5 + 3C) n^2 doubles fit in a quarter of the memory)"},
+  {"probes", SGP_OPT_COUNT, "32", 2, 100000, 0, NULL, OFF(probes), SGP_STORE_INT, 0,
+   "stochastic evidence: Rademacher probes, fixed during learning (the seed's)"},
   {"offset", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(offset), SGP_STORE_DOUBLE, 0,
    "poisson: log exposure per point (none given: 0)"},
   {"policy", SGP_OPT_CHOICE, "\"cg\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,

@@ -1,8 +1,10 @@
 /* laplace_select.c -- gp_laplace's model selection (spec model_selection.md §5,
  * §6): the hyperparameters a fit uses are the user's values, data-based initial
  * values for the others, and, for those in `learn` (default: every one not
- * given), the maximizer of the exact Laplace evidence (L-BFGS, optim.c). The
- * evidence and its gradient are reported at the values used, learned or not. */
+ * given), the maximizer of the Laplace evidence (L-BFGS, optim.c): exact
+ * (evidence.c), or estimated matrix-free with probes fixed for the whole
+ * optimization (evidence_stochastic.c) when asked or when the exact one does not
+ * fit. The evidence and its gradient are reported at the values used, learned or not. */
 #include "evidence.h"
 #include "optim.h"
 
@@ -19,15 +21,26 @@
 
 typedef struct {
   sgp_ev_problem p;
+  int stochastic;      /* which estimator: mws, or the exact one's ws */
   sgp_ev_ws ws;
+  sgp_evs_ws mws;
   double *theta;       /* full theta (spec §1) */
   const int64_t *free_idx;
   int64_t n_free;
   double *grad_full;
   double best_value;   /* the best evaluation so far and its full gradient: the */
   double *best_grad;   /* reported evidence after learning, not evaluated again */
+  double best_se;
   int have_best;
 } select_t;
+
+/* The evidence at s->p's hyperparameters: exact (se NaN) or estimated. */
+static int evaluate(sgp_ctx *ctx, select_t *s, double *value, double *se, double *grad)
+{
+  *se = NAN;
+  return s->stochastic ? sgp_evidence_stochastic(ctx, &s->p, &s->mws, value, se, grad)
+                       : sgp_evidence(ctx, &s->p, &s->ws, value, grad);
+}
 
 /* theta -> the problem's hyperparameters */
 static void set_theta(select_t *s, sgp_laplace_hyper *h, const double *theta)
@@ -62,12 +75,14 @@ static int objective(sgp_ctx *ctx, const double *x, double *value, double *grad,
   select_t *s = od->s;
   for (int64_t k = 0; k < s->n_free; k++) s->theta[s->free_idx[k]] = x[k];
   set_theta(s, od->h, s->theta);
-  int st = sgp_evidence(ctx, &s->p, &s->ws, value, s->grad_full);
+  double se;
+  int st = evaluate(ctx, s, value, &se, s->grad_full);
   if (st) return st;
   for (int64_t k = 0; k < s->n_free; k++) grad[k] = s->grad_full[s->free_idx[k]];
   if (!s->have_best || *value > s->best_value) {
     s->have_best = 1;
     s->best_value = *value;
+    s->best_se = se;
     memcpy(s->best_grad, s->grad_full, (size_t)od->h->n_theta * sizeof(double));
   }
   return SGP_OK;
@@ -219,9 +234,27 @@ static int exact_fits(int64_t n, int64_t C, char *note, size_t size)
   const double have = EV_MEMORY_SHARE * sgp_phys_mem_bytes();
   if (need <= have) return 1;
   snprintf(note, size, "the exact evidence needs %.3g GB for n = %lld (a quarter of the memory "
-           "is %.3g GB); the matrix-free estimator is not available yet", need / 1e9,
-           (long long)n, have / 1e9);
+           "is %.3g GB)%s", need / 1e9, (long long)n, have / 1e9,
+           C > 1 ? "; softmax has no matrix-free estimate" : "");
   return 0;
+}
+
+/* Which estimator (1: stochastic), or 0 with a note when neither is run. */
+static int choose_estimator(sgp_ctx *ctx, const sgp_lik *lik, const sgp_laplace_opts *o,
+                            int *stochastic, char *note, size_t size)
+{
+  const int soft = lik->kind == SGP_LIK_SOFTMAX;
+  *stochastic = 0;
+  if (o->evidence == SGP_EVIDENCE_STOCHASTIC) {
+    if (soft)
+      return sgp_fail(ctx, SGP_EINVAL, "evidence: \"stochastic\" takes a bernoulli, poisson or "
+                      "gaussian likelihood; softmax has the exact evidence only");
+    *stochastic = 1;
+    return SGP_OK;
+  }
+  if (exact_fits(lik->n, lik->C, note, size)) return SGP_OK;
+  if (o->evidence == SGP_EVIDENCE_AUTO && !soft) { note[0] = '\0'; *stochastic = 1; }
+  return SGP_OK;
 }
 
 /* Which coordinates to learn: o->learn, with AUTO for each one not given. */
@@ -273,7 +306,8 @@ static int start_values(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const sgp_
 
 /* The evidence at the values used, learned first when asked. */
 static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
-                              const sgp_ev_layout *l, unsigned bits, sgp_laplace_hyper *h)
+                              const sgp_ev_layout *l, unsigned bits, int stochastic,
+                              sgp_laplace_hyper *h)
 {
   select_t s;
   memset(&s, 0, sizeof s);
@@ -289,22 +323,27 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
   double theta[SGP_OPT_MAX_THETA], gfull[SGP_OPT_MAX_THETA];
   s.theta = theta;
   s.grad_full = gfull;
+  s.stochastic = stochastic;
   get_theta(l, h, theta);
   h->grad = s.best_grad = sgp_alloc(h->n_theta);
-  int st = h->grad ? sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C)
-                   : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  int st = !h->grad ? sgp_fail(ctx, SGP_ENOMEM, "out of memory")
+           : stochastic ? sgp_evs_ws_init(ctx, &s.mws, lik->n, o->probes, ctx->seed,
+                                          o->kernel_cache_bytes, o->tile)
+           : sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C, 1);
   if (!st && bits) st = learn(ctx, &s, h, o, bits);
   /* after learning, h holds the best point evaluated and best_grad its gradient */
   const int evaluated = !st && s.have_best && s.best_value == h->loglik;
-  if (!st && !evaluated && (st = sgp_evidence(ctx, &s.p, &s.ws, &h->loglik, h->grad)) &&
+  if (evaluated) h->loglik_se = s.best_se;
+  if (!st && !evaluated && (st = evaluate(ctx, &s, &h->loglik, &h->loglik_se, h->grad)) &&
       st != SGP_EINTERRUPT) {
     snprintf(h->note, sizeof h->note, "the evidence failed at these values: %.200s", ctx->errmsg);
-    h->loglik = NAN;
+    h->loglik = h->loglik_se = NAN;
     free(h->grad);
     h->grad = NULL;
     st = SGP_OK;
   }
   sgp_ev_ws_free(&s.ws);
+  sgp_evs_ws_free(&s.mws);
   return st;
 }
 
@@ -312,7 +351,7 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
                        sgp_laplace_opts *ro, sgp_laplace_hyper *h)
 {
   memset(h, 0, sizeof *h);
-  h->loglik = NAN;
+  h->loglik = h->loglik_se = NAN;
   h->n_lengthscale = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
   h->n_mean = lik->kind == SGP_LIK_SOFTMAX ? lik->C : 1;
   sgp_ev_layout l = {h->n_lengthscale, h->n_mean,
@@ -324,12 +363,14 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
   if (sgp_ev_size(&l) > SGP_OPT_MAX_THETA)
     return sgp_fail(ctx, SGP_EDIM, "lengthscale: model selection takes at most %d "
                     "hyperparameters", SGP_OPT_MAX_THETA);
-  if (!bits && lik->n > SGP_EVIDENCE_UNASKED_MAX_N)
+  if (!bits && lik->n > SGP_EVIDENCE_UNASKED_MAX_N && o->evidence != SGP_EVIDENCE_STOCHASTIC)
     snprintf(h->note, sizeof h->note, "not computed: nothing is learned and n > %d (the exact "
              "evidence costs O(n^3))", SGP_EVIDENCE_UNASKED_MAX_N);
   h->n_theta = sgp_ev_size(&l);
-  if (!h->note[0] && exact_fits(lik->n, lik->C, h->note, sizeof h->note))
-    st = evidence_and_learn(ctx, X, lik, o, &l, bits, h);
+  int stochastic = 0;
+  if (!h->note[0] && !(st = choose_estimator(ctx, lik, o, &stochastic, h->note, sizeof h->note)) &&
+      !h->note[0])
+    st = evidence_and_learn(ctx, X, lik, o, &l, bits, stochastic, h);
   if (st) return st;
   *ro = *o;
   ro->kernel.lengthscale = h->lengthscale;

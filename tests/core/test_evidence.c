@@ -70,7 +70,7 @@ static void check_gradient(const ev_case *c)
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   sgp_ev_ws ws;
-  assert_int_equal(sgp_ev_ws_init(&ctx, &ws, c->n, c->C), SGP_OK);
+  assert_int_equal(sgp_ev_ws_init(&ctx, &ws, c->n, c->C, 1), SGP_OK);
   const int64_t np = sgp_ev_size(&e.p.layout);
   double q, g[8];
   if (sgp_evidence(&ctx, &e.p, &ws, &q, g)) fail_msg("%s", ctx.errmsg);
@@ -120,7 +120,7 @@ static void gaussian_is_the_exact_evidence(void **state)
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   sgp_ev_ws ws;
-  assert_int_equal(sgp_ev_ws_init(&ctx, &ws, c.n, 1), SGP_OK);
+  assert_int_equal(sgp_ev_ws_init(&ctx, &ws, c.n, 1, 1), SGP_OK);
   double q;
   assert_int_equal(sgp_evidence(&ctx, &e.p, &ws, &q, NULL), SGP_OK);
   const int64_t n = c.n;

@@ -38,6 +38,11 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
   expect_identical(paste(fl$learned, collapse = ","), oct[["learn.learned"]])
   expect_identical(paste(names(fl$loglik_grad), collapse = ","), oct[["learn.grad_names"]])
   expect_identical(paste(names(fl$optim), collapse = ","), oct[["learn.optim"]])
+  # the stochastic evidence: the same probes from the same seed, one thread, one BLAS
+  fs <- gl(x, yp, likelihood = "poisson", offset = rep(0.1, 30), lengthscale = 1,
+           outputscale = 1, mean = 0, learn = character(0), evidence = "stochastic", probes = 8)
+  expect_equal(c(fs$loglik, fs$loglik_se, fs$loglik_grad[["lengthscale"]]), oct[["stoch.loglik"]],
+               tolerance = 1e-10)
   for (k in seq_along(fits)) {
     f <- fits[[k]]
     t <- function(s) oct[[sprintf("fit%d.%s", k, s)]]

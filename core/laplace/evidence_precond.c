@@ -1,0 +1,91 @@
+/* evidence_precond.c -- a preconditioner for the matrix-free evidence's single
+ * solves with B = I + S K S (the Newton steps and the adjoint solve;
+ * evidence_stochastic.c): P = I + S F F' S from a rank-k pivoted Cholesky
+ * F F' ~ K (k kernel columns, once per evaluation), applied by Woodbury,
+ * P^-1 v = v - S F (I_k + F' W F)^-1 F' S v, refactorized (k x k) when W changes.
+ * Only the path of CG changes, not its answer; the probes' solves stay
+ * unpreconditioned (their Lanczos quadrature is for B itself). */
+#include "evidence.h"
+#include "kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Columns until the largest remaining diagonal of K - F F' is below this share of
+ * the outputscale: the rest of K is then a small perturbation of the identity part. */
+#define PC_DIAG_TOL 1e-4
+
+void sgp_evs_precond_free(sgp_evs_precond *pc)
+{
+  free(pc->F); free(pc->SF); free(pc->M);
+  memset(pc, 0, sizeof *pc);
+}
+
+int sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int rank,
+                          sgp_evs_precond *pc)
+{
+  const int64_t n = X.rows;
+  const int64_t kmax = rank < n ? rank : n;
+  double *center = NULL, *diag = sgp_alloc(n), *col = sgp_alloc(n);
+  sgp_kprep prep;
+  memset(&prep, 0, sizeof prep);
+  memset(pc, 0, sizeof *pc);
+  pc->n = n;
+  pc->F = sgp_alloc(n * kmax); pc->SF = sgp_alloc(n * kmax); pc->M = sgp_alloc(kmax * kmax);
+  int st = diag && col && pc->F && pc->SF && pc->M ? SGP_OK
+           : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for the preconditioner");
+  if (!st) st = sgp_column_means(ctx, X, &center);
+  if (!st) st = sgp_kprep_init(ctx, k, X, center, &prep, "x");
+  for (int64_t i = 0; !st && i < n; i++) diag[i] = k->outputscale;
+  int64_t j = 0;
+  while (!st && j < kmax) {
+    int64_t piv = 0;
+    for (int64_t i = 1; i < n; i++) if (diag[i] > diag[piv]) piv = i;
+    if (!(diag[piv] > PC_DIAG_TOL * k->outputscale)) break;
+    sgp_kernel_tile(ctx, k, &prep, 0, n, &prep, piv, 1, col, n);
+    double *f = pc->F + j * n;
+    const double r = sqrt(diag[piv]);
+    for (int64_t i = 0; i < n; i++) { /* f = (K e_piv - F F' e_piv) / r */
+      double s = col[i];
+      for (int64_t c = 0; c < j; c++) s -= pc->F[i + c * n] * pc->F[piv + c * n];
+      f[i] = s / r;
+    }
+    for (int64_t i = 0; i < n; i++) diag[i] = fmax(diag[i] - f[i] * f[i], 0.0);
+    diag[piv] = 0.0;
+    j++;
+  }
+  pc->k = j;
+  sgp_kprep_free(&prep);
+  free(center); free(diag); free(col);
+  if (st) sgp_evs_precond_free(pc);
+  return st;
+}
+
+int sgp_evs_precond_factorize(sgp_ctx *ctx, sgp_evs_precond *pc, const double *sw)
+{
+  const int64_t n = pc->n, k = pc->k;
+  if (k == 0) return SGP_OK;
+  for (int64_t c = 0; c < k; c++)
+    for (int64_t i = 0; i < n; i++) pc->SF[i + c * n] = sw[i] * pc->F[i + c * n];
+  int st = sgp_syrk(ctx, 'T', k, n, 1.0, pc->SF, n, 0.0, pc->M, k); /* lower: (SF)'SF */
+  if (st) return st;
+  for (int64_t c = 0; c < k; c++) pc->M[c + c * k] += 1.0;
+  return sgp_potrf(ctx, k, pc->M, k);
+}
+
+int sgp_evs_precond_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
+{
+  const sgp_evs_precond *pc = (const sgp_evs_precond *)op->state;
+  const int64_t n = pc->n, k = pc->k, nb = V.cols;
+  for (int64_t c = 0; c < nb; c++)
+    memcpy(Y.data + c * Y.ld, V.data + c * V.ld, (size_t)n * sizeof(double));
+  if (k == 0) return SGP_OK;
+  double *t = sgp_alloc(k * nb);
+  if (!t) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  int st = sgp_gemm(ctx, 'T', 'N', k, nb, n, 1.0, pc->SF, n, V.data, V.ld, 0.0, t, k);
+  if (!st) st = sgp_potrs(ctx, k, nb, pc->M, k, t, k);
+  if (!st) st = sgp_gemm(ctx, 'N', 'N', n, nb, k, -1.0, pc->SF, n, t, k, 1.0, Y.data, Y.ld);
+  free(t);
+  return st;
+}

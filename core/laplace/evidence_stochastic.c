@@ -1,0 +1,296 @@
+/* evidence_stochastic.c -- the matrix-free Laplace evidence (spec
+ * model_selection.md §3) for a diagonal W (bernoulli, poisson, gaussian). With
+ * S = W^1/2, B = I + S K S, R = S B^-1 S, Sigma = K - K R K:
+ *   mode:   Newton (evidence_mode.c) with R z by CG on B, K by the kernel operator,
+ *           the CG preconditioned by a pivoted Cholesky of K (evidence_precond.c);
+ *   log|B|: stochastic Lanczos quadrature, z_p' log(B) z_p ~ n e1' log(T_p) e1 with
+ *           T_p rebuilt from the CG coefficients of the solve x_p = B^-1 z_p;
+ *   tr(R C_j) ~ (1/t) sum_p (S x_p)' C_j (S z_p), the same solves;
+ *   diag(Sigma), per point by one of two unbiased forms (E[B^-1 z z'] = B^-1 for
+ *           exact solves), the one whose noise is scaled down:
+ *           s - diag(K R K) ~ s - (1/t) sum_p (K S x_p) o (K S z_p)  where W_i s <= 1
+ *           (one product of 2t columns), and, since Sigma = S^-1 (I - B^-1) S^-1,
+ *           (1 - (1/t) sum_p x_p o z_p) / W_i  where W_i s > 1 (no product; the
+ *           first form's error, of the order of s, would swamp a Sigma_ii <= 1/W_i);
+ *   s2 = 1/2 diag(Sigma) o d3, u = (I + W K)^-1 s2 = s2 - R K s2 (one adjoint solve);
+ *   every kernel coordinate: 1/2 a'C a + u'C a - (1/2t) sum_p (S x_p)'C (S z_p), the
+ *           contraction of dK with G = U V' of rank t + 2 in one pass over the tiles
+ *           (sgp_kernel_grad_lowrank); the mean 1'(a + u); gaussian noise
+ *           s2n (1/2 a'a - 1/2 tr R) with tr R ~ (1/t) sum_p (S x_p)'(S z_p). */
+#include "evidence.h"
+#include "kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Newton's solves: CG to this relative residual. In the gradient form of the step
+ * (evidence_mode.c) the error is relative to the step itself, so Newton still
+ * converges (linearly at rate ~ rtol cond(B)) to the exact mode's step tolerance. */
+#define MF_NEWTON_RTOL 1e-4
+/* The probes' solves (tr(R C_j), diag(Sigma) and the Lanczos quadrature); far
+ * below the probes' own standard error. */
+#define MF_PROBE_RTOL 1e-5
+/* Rank of the preconditioner of the single solves (evidence_precond.c): k kernel
+ * columns and O(n k^2) flops per Newton step, small beside one kernel pass. */
+#define MF_PRECOND_RANK 100
+/* Lanczos steps kept per probe at most (the CG coefficients' storage). */
+#define MF_MAX_CG 4000
+
+int sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_t seed,
+                    size_t cache_bytes, int tile)
+{
+  memset(ws, 0, sizeof *ws);
+  int st = sgp_ev_ws_init(ctx, &ws->ev, n, 1, 0);
+  if (st) return st;
+  ws->n = n; ws->t = probes; ws->cache_bytes = cache_bytes; ws->tile = tile;
+  if (!(ws->Z = sgp_alloc(n * probes))) {
+    sgp_evs_ws_free(ws);
+    return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for %d probes", probes);
+  }
+  sgp_rng rng; /* its own stream: the probes depend on the seed only, and differ from
+                * the optimizer's restarts drawn from the same seed */
+  sgp_rng_seed(&rng, seed ^ 0x5eed9b0be5ull);
+  for (int64_t k = 0; k < n * probes; k++) ws->Z[k] = (sgp_rng_next(&rng) >> 63) ? 1.0 : -1.0;
+  return SGP_OK;
+}
+
+void sgp_evs_ws_free(sgp_evs_ws *ws)
+{
+  sgp_ev_ws_free(&ws->ev);
+  free(ws->Z);
+  memset(ws, 0, sizeof *ws);
+}
+
+/* ------------------------------------------------------ B = I + S K S */
+
+typedef struct {
+  sgp_op K, B, P;    /* P: the preconditioner's op (state: pc) */
+  sgp_evs_precond pc;
+  double *sw;        /* S = W^1/2 at the current point */
+  int64_t iterations;
+} mf_t;
+
+static int b_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
+{
+  const mf_t *m = (const mf_t *)op->state;
+  const int64_t n = op->n, nb = V.cols;
+  int zero = 1; /* CG's residual of its zero start: no kernel pass */
+  for (int64_t j = 0; j < nb && zero; j++)
+    for (int64_t i = 0; i < n && zero; i++) zero = V.data[i + j * V.ld] == 0.0;
+  if (zero) {
+    for (int64_t j = 0; j < nb; j++) memset(Y.data + j * Y.ld, 0, (size_t)n * sizeof(double));
+    return SGP_OK;
+  }
+  double *t = sgp_alloc(n * nb);
+  if (!t) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  for (int64_t j = 0; j < nb; j++)
+    for (int64_t i = 0; i < n; i++) t[i + j * n] = m->sw[i] * V.data[i + j * V.ld];
+  int st = m->K.apply(&m->K, sgp_cmat_of(t, n, nb), Y, ctx);
+  free(t);
+  if (st) return st;
+  for (int64_t j = 0; j < nb; j++)
+    for (int64_t i = 0; i < n; i++)
+      Y.data[i + j * Y.ld] = V.data[i + j * V.ld] + m->sw[i] * Y.data[i + j * Y.ld];
+  return SGP_OK;
+}
+
+/* X = B^-1 Rhs (n x nb) from a zero start, preconditioned or not; alpha/beta as
+ * in sgp_cg (the Lanczos coefficients of B itself only without a preconditioner). */
+static int b_solve(sgp_ctx *ctx, mf_t *m, const double *rhs, int64_t nb, double *X, double rtol,
+                   const sgp_op *precond, double *alpha, double *beta, int max_iter)
+{
+  const int64_t n = m->B.n;
+  sgp_cg_opts o;
+  sgp_cg_opts_default(&o);
+  o.tol = rtol;
+  o.precond = precond;
+  o.max_iter = max_iter;
+  sgp_cg_info info;
+  memset(X, 0, (size_t)(n * nb) * sizeof(double));
+  int st = sgp_cg(ctx, &m->B, sgp_cmat_of(rhs, n, nb), sgp_mat_of(X, n, nb), &o, &info, alpha,
+                  beta);
+  m->iterations += info.iterations;
+  if (!st && !info.converged)
+    st = sgp_fail(ctx, SGP_ENOTPD, "evidence: CG on I + W^1/2 K W^1/2 stopped at relative "
+                  "residual %.3g after %d iterations (tolerance %.3g)", info.max_rel_residual,
+                  info.iterations, rtol);
+  return st;
+}
+
+static int mf_apply_k(sgp_ctx *ctx, void *data, const double *v, double *out)
+{
+  const mf_t *m = (const mf_t *)data;
+  return m->K.apply(&m->K, sgp_cmat_of(v, m->K.n, 1), sgp_mat_of(out, m->K.n, 1), ctx);
+}
+
+static int mf_factorize(sgp_ctx *ctx, void *data, const double *w)
+{
+  mf_t *m = (mf_t *)data;
+  for (int64_t i = 0; i < m->K.n; i++) m->sw[i] = sqrt(w[i]);
+  return sgp_evs_precond_factorize(ctx, &m->pc, m->sw);
+}
+
+/* out = S B^-1 S z */
+static int mf_apply_r(sgp_ctx *ctx, void *data, const double *z, double *out)
+{
+  mf_t *m = (mf_t *)data;
+  const int64_t n = m->K.n;
+  double *sz = sgp_alloc(n);
+  if (!sz) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  for (int64_t i = 0; i < n; i++) sz[i] = m->sw[i] * z[i];
+  int st = b_solve(ctx, m, sz, 1, out, MF_NEWTON_RTOL, &m->P, NULL, NULL, 0);
+  for (int64_t i = 0; !st && i < n; i++) out[i] *= m->sw[i];
+  free(sz);
+  return st;
+}
+
+/* --------------------------------------------------------- the estimate */
+
+/* phi_p = |z_p|^2 e1' log(T_p) e1 for each probe, from its CG coefficients. */
+static int slq(sgp_ctx *ctx, int t, int64_t n, int max_iter, const double *alpha,
+               const double *beta, double *phi)
+{
+  double *d = sgp_alloc(3 * (int64_t)max_iter), *e = d + max_iter, *ev = e + max_iter;
+  double *V = sgp_alloc((int64_t)max_iter * max_iter);
+  int st = d && V ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  for (int p = 0; !st && p < t; p++) {
+    const double *al = alpha + (int64_t)p * max_iter, *be = beta + (int64_t)p * max_iter;
+    int k = 0;
+    while (k < max_iter && al[k] != 0.0) k++;
+    if (k == 0) { phi[p] = 0.0; continue; }
+    for (int j = 0; j < k; j++) {
+      d[j] = 1.0 / al[j] + (j > 0 ? be[j - 1] / al[j - 1] : 0.0);
+      if (j + 1 < k) e[j] = sqrt(be[j]) / al[j];
+    }
+    if ((st = sgp_tridiag_eig(ctx, k, d, e, ev, V))) break;
+    double s = 0.0;
+    for (int j = 0; j < k; j++) s += V[(int64_t)j * k] * V[(int64_t)j * k] * log(ev[j]);
+    phi[p] = (double)n * s; /* Rademacher: |z|^2 = n */
+  }
+  free(d); free(V);
+  return st;
+}
+
+/* The gradient from the probe solves X = B^-1 Z (m holds S at the mode). */
+static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
+                   const double *X, double *grad)
+{
+  const int64_t n = ws->n, t = ws->t, r = t + 2;
+  const sgp_ev_layout *l = &p->layout;
+  const double *a = ws->ev.a, *sw = m->sw;
+  double *P = sgp_alloc(n * 2 * t), *Y = sgp_alloc(n * 2 * t);
+  double *U = sgp_alloc(n * r), *V = sgp_alloc(n * r);
+  double *s2 = ws->ev.b, *ks2 = ws->ev.kb, *u = U + n;
+  int st = P && Y && U && V ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  if (st) goto done;
+  for (int64_t j = 0; j < t; j++)
+    for (int64_t i = 0; i < n; i++) {
+      P[i + j * n] = sw[i] * X[i + j * n];            /* S x_p */
+      P[i + (t + j) * n] = sw[i] * ws->Z[i + j * n];  /* S z_p */
+    }
+  int any_d3 = 0;
+  for (int64_t i = 0; i < n; i++) any_d3 |= ws->ev.d3[i] != 0.0;
+  memset(u, 0, (size_t)n * sizeof(double));
+  const double sk = p->kernel.outputscale;
+  int any_small_w = 0;
+  for (int64_t i = 0; i < n; i++) any_small_w |= ws->ev.w[i] * sk <= 1.0;
+  if (any_d3) { /* gaussian: no implicit term */
+    if (any_small_w &&
+        (st = m->K.apply(&m->K, sgp_cmat_of(P, n, 2 * t), sgp_mat_of(Y, n, 2 * t), ctx))) goto done;
+    for (int64_t i = 0; i < n; i++) {
+      double kk = 0.0, bi = 0.0; /* diag(K R K)_i and diag(B^-1)_i */
+      for (int64_t j = 0; j < t; j++) {
+        kk += Y[i + j * n] * Y[i + (t + j) * n];
+        bi += X[i + j * n] * ws->Z[i + j * n];
+      }
+      const double w = ws->ev.w[i];
+      const double sig = w * sk > 1.0 ? (1.0 - bi / (double)t) / w : sk - kk / (double)t;
+      s2[i] = 0.5 * sig * ws->ev.d3[i];
+    }
+    if ((st = mf_apply_k(ctx, m, s2, ks2)) || (st = mf_apply_r(ctx, m, ks2, u))) goto done;
+    for (int64_t i = 0; i < n; i++) u[i] = s2[i] - u[i];
+  }
+  double trr = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    U[i] = 0.5 * a[i];
+    V[i] = a[i];
+    V[i + n] = a[i];
+  }
+  for (int64_t j = 0; j < t; j++)
+    for (int64_t i = 0; i < n; i++) {
+      U[i + (2 + j) * n] = -0.5 / (double)t * P[i + j * n];
+      V[i + (2 + j) * n] = P[i + (t + j) * n];
+      trr += P[i + j * n] * P[i + (t + j) * n];
+    }
+  trr /= (double)t;
+  if ((st = sgp_kernel_grad_lowrank(ctx, &p->kernel, p->X, sgp_cmat_of(U, n, r),
+                                    sgp_cmat_of(V, n, r), ws->tile, grad))) goto done;
+  double *gm = grad + l->n_ls + 1;
+  gm[0] = 0.0;
+  for (int64_t i = 0; i < n; i++) gm[0] += a[i] + u[i];
+  if (l->has_noise) {
+    const double s2n = p->lik.noise[0];
+    grad[l->n_ls + 1 + l->n_mean] = s2n * (0.5 * sgp_dot(n, a, a) - 0.5 * trr);
+  }
+done:
+  free(P); free(Y); free(U); free(V);
+  return st;
+}
+
+int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws,
+                            double *loglik, double *se, double *grad)
+{
+  const int64_t n = ws->n, t = ws->t;
+  if (p->lik.C != 1 || p->lik.kind == SGP_LIK_SOFTMAX)
+    return sgp_fail(ctx, SGP_EINVAL, "evidence: the stochastic estimator takes a diagonal W "
+                    "(bernoulli, poisson, gaussian), not softmax");
+  const int max_iter = n < MF_MAX_CG ? (int)n : MF_MAX_CG;
+  mf_t m;
+  memset(&m, 0, sizeof m);
+  /* the CG coefficients: zero past each probe's last iteration */
+  double *X = sgp_alloc(n * t), *al = sgp_calloc((int64_t)max_iter * t);
+  double *be = sgp_calloc((int64_t)max_iter * t), *mean = sgp_alloc(n), *phi = sgp_alloc(t);
+  m.sw = sgp_alloc(n);
+  sgp_dense_op_opts oo;
+  sgp_dense_op_opts_default(&oo);
+  oo.cache_bytes = ws->cache_bytes;
+  if (ws->tile > 0) oo.tile = ws->tile;
+  int st = X && al && be && mean && phi && m.sw ? SGP_OK
+           : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for n = %lld", (long long)n);
+  if (st || (st = sgp_op_dense_kernel(ctx, &p->kernel, p->X, &oo, &m.K, NULL))) goto done;
+  m.B.n = n;
+  m.B.state = &m;
+  m.B.apply = b_apply;
+  if ((st = sgp_evs_precond_build(ctx, &p->kernel, p->X, MF_PRECOND_RANK, &m.pc))) goto done;
+  m.P.n = n;
+  m.P.state = &m.pc;
+  m.P.apply = sgp_evs_precond_apply;
+  for (int64_t i = 0; i < n; i++) mean[i] = p->mean[0];
+  const sgp_ev_ops ops = {mf_apply_k, mf_factorize, mf_apply_r, &m};
+  double logp;
+  if ((st = sgp_ev_mode(ctx, &ops, &p->lik, mean, &ws->ev, &logp))) goto done;
+  /* the probes: B^-1 Z and the tridiagonals in one block CG */
+  if ((st = b_solve(ctx, &m, ws->Z, t, X, MF_PROBE_RTOL, NULL, al, be, max_iter))) goto done;
+  if ((st = slq(ctx, (int)t, n, max_iter, al, be, phi))) goto done;
+  double ld = 0.0, var = 0.0;
+  for (int64_t j = 0; j < t; j++) ld += phi[j];
+  ld /= (double)t;
+  for (int64_t j = 0; j < t; j++) var += (phi[j] - ld) * (phi[j] - ld);
+  var = t > 1 ? var / (double)(t - 1) : NAN;
+  double q = 0.0;
+  for (int64_t i = 0; i < n; i++) q += ws->ev.a[i] * (ws->ev.f[i] - mean[i]);
+  *loglik = -0.5 * q + logp - 0.5 * ld;
+  *se = 0.5 * sqrt(var / (double)t);
+  if (!isfinite(*loglik)) {
+    st = sgp_fail(ctx, SGP_ENOTPD, "evidence: not finite at these hyperparameters");
+    goto done;
+  }
+  if (grad) st = mf_grad(ctx, p, ws, &m, X, grad);
+done:
+  ws->cg_iterations = m.iterations;
+  sgp_op_destroy(&m.K);
+  sgp_evs_precond_free(&m.pc);
+  free(X); free(al); free(be); free(mean); free(phi); free(m.sw);
+  return st;
+}
