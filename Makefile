@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet r-cran-mass octave liboctave-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-select bench-ski bench-ski-pass bench-ski-precond bench-valla
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-valla
 
 all: install
 
@@ -54,6 +54,7 @@ bench: install
 	$(MAKE) bench-laplace
 	$(MAKE) bench-laplace-budget
 	$(MAKE) bench-select
+	$(MAKE) bench-select-mf
 	$(MAKE) bench-ski
 	$(MAKE) bench-valla
 	$(MAKE) bench-cuda
@@ -83,6 +84,11 @@ SELECT_DEB_PACKAGES := r-cran-mlbench r-cran-mass r-cran-spatstat.data
 bench-select: install
 	@sh tools/deps.sh $(SELECT_DEB_PACKAGES)
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_model_selection.R $(BENCH_ARGS)
+
+# The matrix-free (stochastic) evidence at n = 20000, d = 16 against exact-mode
+# learning on a 5000-point subset (issue 13, acceptance 3); generated data.
+bench-select-mf: install
+	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_learn_mf.R $(BENCH_ARGS)
 
 # CPU-only build of the whole core into one binary (no CUDA objects to link).
 bench-laplace-core:
