@@ -153,7 +153,7 @@ static SEXP selection_list(const sgp_laplace_hyper *h)
   }
   for (int64_t k = 0; k < nt; k++) {
     char name[32];
-    sgp_laplace_theta_name(h, k, name, sizeof name);
+    sgp_hyper_theta_name(h, k, name, sizeof name);
     if (h->grad) SET_STRING_ELT(gnames, k, Rf_mkChar(name));
     SET_STRING_ELT(tnames, 4 + k, Rf_mkChar(name));
     SET_VECTOR_ELT(tcols, 4 + k, sgp_r_real_copy(ne, 1, h->tr_theta + k * ne, 0));

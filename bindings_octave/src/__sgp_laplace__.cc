@@ -64,7 +64,7 @@ namespace
     for (int64_t k = 0; k < h.n_theta; k++)
       {
         char name[32];
-        sgp_laplace_theta_name (&h, k, name, sizeof name);
+        sgp_hyper_theta_name (&h, k, name, sizeof name);
         if (h.grad)
           grad.assign (name, h.grad[k]);
         optim.assign (name, sgp_octave::column_copy (ne, h.tr_theta + k * ne));
