@@ -100,14 +100,19 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL) {
            u[c("tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
                "precond_rank")],
            list(love = if (lanczos) list(Ft = r$love_Ft, c0 = r$love_c0) else NULL))
-  if (u$loglik)
+  if (!is.na(r$loglik))  # with loglik = TRUE, and whenever something was learned
     fit[c("loglik", "logdet", "logdet_se", "datafit", "probes_used")] <-
       list(r$loglik, r$logdet, r$logdet_se, r$datafit, as.integer(r$probes_used))
+  sel <- r$selection
+  fit[c("hyper", "loglik_se", "loglik_grad", "learned", "optim")] <-
+    list(sel$hyper, if (is.na(r$loglik_se)) NULL else r$loglik_se, sel$loglik_grad,
+         sel$learned, as.data.frame(sel$optim))
   fit$stop <- r$stop
   fit$timings <- c(preprocess = r$seconds[1], solve = r$seconds[2])
   class(fit) <- "ski_gsgp"
   if (nzchar(u$warning)) warning(u$warning, call. = FALSE)
   if (nzchar(u$loglik_warning)) warning(u$loglik_warning, call. = FALSE)
+  if (nzchar(u$selection_warning)) warning(u$selection_warning, call. = FALSE)
   if (!is.null(xtest)) {
     t2 <- proc.time()[["elapsed"]]
     fit$test <- ski_predict_impl(fit, xtest, u$variance, opts[["threads"]], u$backend, fn,
@@ -184,11 +189,21 @@ print.ski_gsgp <- function(x, ...) {
               as.integer(prod(x$grid$size)), x$grid$interpolation, x$kernel))
   cat(sprintf("  mean solve: %d iterations, relative residual %.3g (%s)\n", x$iterations,
               x$rel_residual, if (x$converged) "converged" else "NOT converged"))
+  cat(ski_hyper_line(x), "\n", sep = "")
   if (!is.null(x$loglik))
-    cat(sprintf("  log marginal likelihood %.6g (logdet %.6g +- %.2g)\n", x$loglik, x$logdet,
-                x$logdet_se))
+    cat(sprintf("  log marginal likelihood %.6g +- %.2g (logdet %.6g)\n", x$loglik,
+                x$logdet_se / 2, x$logdet))
   if (!is.null(x$test)) cat(sprintf("  predictions at %d test points\n", length(x$test$mean)))
   invisible(x)
+}
+
+# "  lengthscale .., outputscale .., noise ..; learned: .." (the values used)
+ski_hyper_line <- function(x) {
+  num <- function(v) paste(format(v, digits = 4), collapse = " ")
+  sprintf("  lengthscale %s, outputscale %s, noise %s; %s", num(x$lengthscale),
+          num(x$outputscale), num(x$noise),
+          if (length(x$learned)) paste("learned:", paste(x$learned, collapse = ", "))
+          else "nothing learned")
 }
 
 #' @export
@@ -201,7 +216,9 @@ summary.ski_gsgp <- function(object, ...) {
                  outputscale = object$outputscale, noise = object$noise,
                  iterations = object$iterations, converged = object$converged,
                  rel_residual = object$rel_residual, variance = object$variance,
-                 loglik = object$loglik, timings = object$timings),
+                 loglik = object$loglik, loglik_se = object$loglik_se,
+                 loglik_grad = object$loglik_grad, learned = object$learned,
+                 optim_evaluations = NROW(object$optim), timings = object$timings),
             class = "summary.ski_gsgp")
 }
 
@@ -216,7 +233,13 @@ print.summary.ski_gsgp <- function(x, ...) {
               x$outputscale, x$noise))
   cat(sprintf("  %d CG iterations, relative residual %.3g, %s\n", x$iterations,
               x$rel_residual, if (x$converged) "converged" else "not converged"))
-  if (!is.null(x$loglik)) cat(sprintf("  log marginal likelihood %.6g\n", x$loglik))
+  if (length(x$learned))
+    cat(sprintf("  learned %s by maximizing the log marginal likelihood (%d evaluations)\n",
+                paste(x$learned, collapse = ", "), x$optim_evaluations))
+  if (!is.null(x$loglik))
+    cat(sprintf("  log marginal likelihood %.6g +- %.2g%s\n", x$loglik, x$loglik_se %||% NA,
+                if (length(x$loglik_grad)) paste0("; gradient ", paste(sprintf("%s %.3g",
+                  names(x$loglik_grad), x$loglik_grad), collapse = ", ")) else ""))
   cat(sprintf("  variances: %s; time %s\n", x$variance,
               paste(sprintf("%s %.3gs", names(x$timings), x$timings), collapse = ", ")))
   invisible(x)
