@@ -65,14 +65,14 @@
 #' set.seed(1)
 #' x <- runif(500, 0, 4)
 #' y <- sin(2 * x) + rnorm(500, sd = 0.2)
-#' fit <- ski_gsgp(x, y, lengthscale = 0.5, noise = 0.04, variance = "lanczos",
+#' fit <- ski_gsgp(x, y, lengthscale = 0.5, outputscale = 1, noise = 0.04, variance = "lanczos",
 #'                 xtest = seq(0, 4, by = 0.5))
 #' fit
 #' cbind(fit$test$mean, sin(2 * seq(0, 4, by = 0.5)))
 #' # the same fit from statistics computed in two chunks
 #' s <- ski_stats_merge(ski_stats(x[1:250], y[1:250], fit),
 #'                      ski_stats(x[251:500], y[251:500], fit, first_row = 250))
-#' fit2 <- ski_gsgp(stats = s, lengthscale = 0.5, noise = 0.04)
+#' fit2 <- ski_gsgp(stats = s, lengthscale = 0.5, outputscale = 1, noise = 0.04)
 #' max(abs(fit2$weights - fit$weights))
 #' @export
 ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL) {
@@ -136,7 +136,8 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL) {
 #'   (noise-free) posterior variance (\code{NULL} with \code{variance =
 #'   "none"}); add \code{object$noise} for the variance of a new observation.
 #' @examples
-#' x <- runif(100); fit <- ski_gsgp(x, cos(3 * x), lengthscale = 0.3, noise = 0.01)
+#' x <- runif(100); fit <- ski_gsgp(x, cos(3 * x), lengthscale = 0.3, outputscale = 1,
+#'                                 noise = 0.01)
 #' predict(fit, c(0.2, 0.5), variance = "exact")
 #' @importFrom stats predict
 #' @export
@@ -258,7 +259,7 @@ print.summary.ski_gsgp <- function(x, ...) {
 #' @return \code{x}, invisibly.
 #' @examples
 #' x <- runif(200); fit <- ski_gsgp(x, sin(6 * x) + rnorm(200, sd = 0.1),
-#'                                  lengthscale = 0.2, noise = 0.01)
+#'                                  lengthscale = 0.2, outputscale = 1, noise = 0.01)
 #' plot(fit)
 #' @export
 plot.ski_gsgp <- function(x, n = 200, noise = FALSE, ...) {

@@ -18,7 +18,7 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   y2 <- sin(x2[, 1]) + cos(x2[, 2])
   xs1 <- c(0.5, 1.5, 3.2)
   xs2 <- rbind(c(1, 1), c(0.5, 1.2))
-  sk <- function(...) ski_gsgp(..., seed = 1, threads = 1, verbose = FALSE)
+  sk <- function(...) ski_gsgp(..., seed = 1, threads = 1, verbose = FALSE, learn = character(0))
   f1 <- sk(x1, y1, lengthscale = 0.5, noise = 0.01, tol = 1e-10, variance = "exact", xtest = xs1)
   f2 <- sk(x2, y2, grid_size = c(12, 10), lengthscale = c(0.8, 1), noise = 0.05, tol = 1e-10,
            variance = "lanczos", rank = 5, loglik = TRUE, probes = 4, xtest = xs2)
@@ -73,10 +73,10 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
     precond = sk(x1, y1, precond_rank = 2, method = "ski"),
     precond_m = sk(x1, y1, grid_size = 10, precond_rank = 10),
     grid_pad = sk(x1, y1, grid_pad = 0),
-    threads = ski_gsgp(x1, y1, threads = 1e6, verbose = FALSE),
+    threads = ski_gsgp(x1, y1, threads = 1e6, verbose = FALSE, learn = character(0)),
     backend = sk(x1, y1, backend = "gpu"),
     overflow = sk(x1, y1, grid_size = 30, outputscale = 1e307),
-    none = ski_gsgp(noise = 1, verbose = FALSE))))[-1]
+    none = ski_gsgp(noise = 1, verbose = FALSE, learn = character(0)))))[-1]
   parity_expect_errors(calls, oct, "err.", "ski_gsgp")
   expect_match(oct$err.max_iter, "^ski_gsgp: 'max_iter' must be a whole number >= 1 \\(got 0\\)$")
   wrn <- function(...) tryCatch({ sk(...); "no warning" }, warning = function(w) conditionMessage(w))
