@@ -104,9 +104,9 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL) {
     fit[c("loglik", "logdet", "logdet_se", "datafit", "probes_used")] <-
       list(r$loglik, r$logdet, r$logdet_se, r$datafit, as.integer(r$probes_used))
   sel <- r$selection
-  fit[c("hyper", "loglik_se", "loglik_grad", "learned", "optim")] <-
-    list(sel$hyper, if (is.na(r$loglik_se)) NULL else r$loglik_se, sel$loglik_grad,
-         sel$learned, as.data.frame(sel$optim))
+  fit[c("hyper", "loglik_grad", "learned", "optim")] <-
+    list(sel$hyper, sel$loglik_grad, sel$learned, as.data.frame(sel$optim))
+  if (!is.na(r$loglik_se)) fit$loglik_se <- r$loglik_se
   fit$stop <- r$stop
   fit$timings <- c(preprocess = r$seconds[1], solve = r$seconds[2])
   class(fit) <- "ski_gsgp"

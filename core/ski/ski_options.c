@@ -38,7 +38,8 @@ static const sgp_opt_spec specs[] = {
    "Gaussian noise variance; not given: learned (or 1 when learn leaves it out)"},
   {"learn", SGP_OPT_SUBSET, "\"auto\"", 0, 0, 0, learn_names, OFF(learn), SGP_STORE_INT, 0,
    "maximize the log marginal likelihood over these of \"lengthscale\", \"outputscale\", "
-   "\"noise\" (\"auto\": those not given; none: fix all, not given ones at 1)"},
+   "\"noise\" (\"auto\": those not given; none (R character(0), Octave {}): all fixed, the "
+   "ones not given at 1)"},
   {"optim_max_iter", SGP_OPT_COUNT, "100", 1, INTMAX, 0, NULL, OFF(optim_max_iter),
    SGP_STORE_INT, 0, "log-likelihood evaluations of the optimizer at most"},
   {"restarts", SGP_OPT_COUNT, "0", 0, 1000, 0, NULL, OFF(restarts), SGP_STORE_INT, 0,
@@ -221,7 +222,7 @@ static int check_stats(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_gi
     return sgp_fail(ctx, SGP_EINVAL,
                     "stats: has no probe sketches for learning the hyperparameters; make them "
                     "with ski_stats(..., probes = %lld), or give lengthscale, outputscale and "
-                    "noise (or learn = none)", (long long)o->probes);
+                    "noise (or learn none of them)", (long long)o->probes);
   return check_dims(ctx, o, s->grid.d, 1);
 }
 

@@ -63,7 +63,7 @@ dense_gp_optimum <- function(theta0, y, kfun) {
     cache$ev
   }
   r <- optim(theta0, function(th) -ev(th)$value, function(th) -ev(th)$grad,
-             method = "L-BFGS-B", control = list(factr = 1e3, maxit = 200))
+             method = "L-BFGS-B", control = list(factr = 1e7, maxit = 200))
   stopifnot(r$convergence == 0)
   r$par
 }

@@ -44,6 +44,14 @@ for k = 1:numel (fits)
 endfor
 emit (fid, "fit2.loglik", [f2.loglik, f2.logdet, f2.logdet_se, f2.datafit, f2.probes_used]);
 emit (fid, "fit2.love", [f2.love.Ft(:); f2.love.c0(:)]);
+f5 = ski_gsgp (x1, y1, "grid_size", 40, "probes", 8, o{:});
+emit (fid, "fit5.fields", strjoin (sort (setdiff (fieldnames (f5), {"class"}))(:)', ","));
+emit (fid, "fit5.learned", strjoin (f5.learned, ","));
+emit (fid, "fit5.hyper", [f5.hyper.lengthscale; f5.hyper.outputscale; f5.hyper.noise]);
+emit (fid, "fit5.loglik", [f5.loglik, f5.loglik_se]);
+emit (fid, "fit5.loglik_grad", cell2mat (struct2cell (f5.loglik_grad)));
+emit (fid, "fit5.grad_names", strjoin (fieldnames (f5.loglik_grad)(:)', ","));
+emit (fid, "fit5.evals", numel (f5.optim.loglik));
 t = __sgp_options__ ("ski_gsgp");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit (fid, "kinds", strjoin (t.kind(:)', ","));

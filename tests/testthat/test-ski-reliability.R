@@ -9,7 +9,8 @@ test_that("bounds_policy = 'drop': dropped points are no data (n, yty, loglik of
   h <- diff(bounds) / 19
   keep <- x > bounds[1] + h & x < bounds[2] - h # cubic valid range of a 20-point grid
   args <- list(grid_bounds = bounds, grid_size = 20, lengthscale = 0.3, noise = 0.01,
-               tol = 1e-10, loglik = TRUE, probes = 200, seed = 1, verbose = FALSE)
+               tol = 1e-10, loglik = TRUE, probes = 200, seed = 1, verbose = FALSE,
+               learn = character(0))
   fit_d <- do.call(ski_gsgp, c(list(x, y, bounds_policy = "drop"), args))
   fit_k <- do.call(ski_gsgp, c(list(x[keep], y[keep]), args))
   expect_equal(fit_d$stats$n, sum(keep))
