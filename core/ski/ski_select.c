@@ -212,20 +212,23 @@ static void accept_line_search_stop(sgp_hyper *h, const sgp_ski_opts *o, const d
 /* The selection: start values, learning, the log-likelihood at the values
  * used (when learned or asked for). */
 static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_ski_opts *o,
-                        sgp_cmat X, sgp_ski_selection *sel)
+                        sgp_cmat X, int after_fit, sgp_ski_selection *sel)
 {
   sgp_hyper *h = &sel->hyper;
   sgp_ski_stats *st = NULL;
   const unsigned bits = sgp_ski_learn_bits(o);
-  h->loglik = NAN;
-  h->noise = NAN;
-  h->n_lengthscale = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
-  h->n_mean = 0;
-  h->n_theta = h->n_lengthscale + 2;
-  h->requested = bits;
+  if (!after_fit) {
+    h->loglik = NAN;
+    h->noise = NAN;
+    h->n_lengthscale = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
+    h->n_mean = 0;
+    h->n_theta = h->n_lengthscale + 2;
+    h->requested = bits;
+  }
   int code = sgp_ski_stats_import(ctx, sd, &st);
-  if (!code) code = start_values(ctx, st, X, o, bits, h);
-  if (code || (!bits && !o->loglik)) goto done;
+  if (!code && !after_fit) code = start_values(ctx, st, X, o, bits, h);
+  /* learning: before the fit; nothing learned: the gradient after it */
+  if (code || (bits ? after_fit : !after_fit || !o->loglik)) goto done;
   if (sd->probes < 1) {
     code = sgp_fail(ctx, SGP_EINVAL, "stats: has no probe sketches for the log-likelihood");
     goto done;
@@ -256,6 +259,11 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
     code = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
     goto done;
   }
+  /* the values not learned, as given (exp(log(v)) may differ from v in the last bit) */
+  double fixed[SGP_SKI_NTHETA_MAX];
+  for (int64_t j = 0; j < h->n_lengthscale; j++) fixed[j] = h->lengthscale[j];
+  fixed[h->n_lengthscale] = h->outputscale;
+  fixed[h->n_lengthscale + 1] = h->noise;
   int evaluated = 0;
   if (bits) {
     double theta_lo[SGP_SKI_NTHETA_MAX];
@@ -280,6 +288,12 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
       code = SGP_OK;
     }
   }
+  for (int64_t k = 0; k < h->n_theta; k++)
+    if (!(bits & sgp_select_coordinate(h->n_lengthscale, 0, k))) {
+      if (k < h->n_lengthscale) h->lengthscale[k] = fixed[k];
+      else if (k == h->n_lengthscale) h->outputscale = fixed[k];
+      else h->noise = fixed[k];
+    }
   if (!code && s.have_best && h->grad) {
     sel->evaluated = 1;
     sel->logdet = s.best.logdet;
@@ -301,7 +315,7 @@ int sgp_ski_fit_learn(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_s
   if (!stats || !o || !ro || !sel || !res)
     return sgp_fail(ctx, SGP_EINVAL, "stats: arguments missing");
   memset(sel, 0, sizeof *sel);
-  int code = select_hyper(ctx, stats, o, X, sel);
+  int code = select_hyper(ctx, stats, o, X, 0, sel);
   if (code) return code;
   const sgp_hyper *h = &sel->hyper;
   *ro = *o;
@@ -312,6 +326,23 @@ int sgp_ski_fit_learn(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_s
   sgp_ski_opts fo = *ro; /* the fit need not estimate what the selection did */
   if (sel->evaluated) fo.loglik = 0;
   if ((code = sgp_ski_fit(ctx, stats, &fo, X, y, res))) return code;
+  if (!sel->evaluated && o->loglik) {
+    /* nothing learned: the fit estimated the log-likelihood as always (before
+     * its gradient, so that the fit itself is that of loglik without
+     * learning); the gradient comes from one more evaluation at the same values
+     * and the same probes, and the reported value stays the fit's */
+    if ((code = select_hyper(ctx, stats, o, X, 1, sel))) return code;
+    if (sel->evaluated) {
+      sel->hyper.loglik = res->loglik;
+      sel->logdet = res->logdet;
+      sel->logdet_se = res->logdet_se;
+      sel->loglik_se = 0.5 * res->logdet_se;
+      sel->datafit = res->datafit;
+      sel->probes_used = res->probes_used;
+      sel->loglik_converged = res->loglik_converged;
+    }
+    return SGP_OK;
+  }
   if (sel->evaluated) {
     res->loglik = h->loglik;
     res->logdet = sel->logdet;
