@@ -12,6 +12,8 @@
  *    (sgp_ski_fit_learn: start values, L-BFGS, the fit at the learned values).
  * Acceptance (issue 13): step(1e6) and step(1e8) within 20% of each other;
  * learn <= 60 s at m = 128K. Usage: bench_ski_learn [n ...] (default 1e6 1e8).
+ * Environment: BENCH_REPS (step repetitions, default 3), BENCH_STEP_ONLY (skip
+ * the whole learning). Progress on stderr.
  * Built and run by `make bench-ski-learn` (part of `make bench`). Output: one
  * `BENCH ski_learn n=.. m=.. pass=..s step=..s learn=..s evals=.. ...` line
  * per n. */
@@ -89,6 +91,7 @@ static void run(int64_t n)
     }
   }
   const double t_pass = now() - t0;
+  fprintf(stderr, "bench_ski_learn: n=%.0e statistics pass %.1f s\n", (double)n, t_pass);
   sgp_ski_stats_data sd;
   check(&ctx, sgp_ski_stats_export(&ctx, total, &sd), "export");
   sd.probes = PROBES;
@@ -107,11 +110,22 @@ static void run(int64_t n)
   sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, v / 2};
   sgp_ski_loglik_grad_result r;
   double ts[3];
-  for (int rep = 0; rep < 3; rep++) {
+  const int reps = getenv("BENCH_REPS") ? atoi(getenv("BENCH_REPS")) : 3;
+  for (int rep = 0; rep < reps; rep++) {
     const double t1 = now();
     check(&ctx, sgp_ski_loglik_grad(&ctx, total, &k, v / 4, NULL, uz, rhoz, PROBES, &lo, NULL,
                                     &r), "loglik_grad");
     ts[rep] = now() - t1;
+    fprintf(stderr, "bench_ski_learn: step %.2f s (%lld Krylov steps)\n", ts[rep],
+            (long long)r.value.slq_iterations);
+  }
+  for (int rep = reps; rep < 3; rep++) ts[rep] = ts[0];
+  if (getenv("BENCH_STEP_ONLY")) {
+    printf("BENCH ski_learn n=%.0e m=%lld pass=%.1fs step=%.3fs (krylov %lld)\n", (double)n,
+           (long long)m, t_pass, ts[0], (long long)r.value.slq_iterations);
+    sgp_ski_stats_free(total);
+    free(X); free(y); free(uz); free(uzc);
+    return;
   }
   for (int a = 0; a < 3; a++)
     for (int b = a + 1; b < 3; b++)
