@@ -22,6 +22,19 @@
 #' prior variance). With \code{loglik = TRUE} the log marginal likelihood is
 #' estimated by stochastic Lanczos quadrature with \code{probes} random probes.
 #'
+#' \strong{Hyperparameters.} A \code{lengthscale}, \code{outputscale} or
+#' \code{noise} not given is learned: the SLQ log marginal likelihood and its
+#' stochastic gradient, both from the sufficient statistics and the fixed probe
+#' sketches only (no pass over the data; the cost of a step does not depend on
+#' n), are maximized by L-BFGS on the log scale from data-based starting values
+#' (outputscale \eqn{var(y)/2}, noise \eqn{var(y)/4}, lengthscale the median
+#' distance between points of a subsample, or from the statistics' extent when
+#' only \code{stats} are given); a learned lengthscale stays at least 3 grid
+#' cells. A value given is fixed unless \code{learn} names it (then it is the
+#' start); \code{learn = character(0)} fixes all, the ones not given at 1.
+#' Learning needs probe sketches (\code{ski_stats(..., probes = )} for given
+#' statistics). The fit then runs at the values used.
+#'
 #' @param x n-by-d matrix of inputs (d <= 8; a vector is one dimension).
 #' @param y numeric vector of n responses.
 #' @param xtest optional test inputs; predictions are then in \code{test}.
@@ -56,7 +69,14 @@
 #'   \code{outputscale}, \code{noise}, \code{method}, \code{variance}, ...),
 #'   \code{love} (the LOVE cache with \code{variance = "lanczos"}),
 #'   \code{timings} and \code{test = list(mean, var)} when \code{xtest} is
-#'   given. A fit that did not reach \code{tol} has \code{converged = FALSE}
+#'   given; the model selection: \code{hyper} (the lengthscale, outputscale
+#'   and noise used), \code{learned}, \code{loglik} with \code{loglik_se}
+#'   and \code{loglik_grad} (named: \code{lengthscale} or
+#'   \code{lengthscale1..d}, \code{outputscale}, \code{noise}, with respect to
+#'   their logarithms) when anything was learned or \code{loglik = TRUE}, and
+#'   \code{optim} (a data frame per evaluation: \code{evaluation},
+#'   \code{loglik}, \code{grad_norm}, \code{seconds} and the values). An
+#'   optimizer that did not converge gives a warning. A fit that did not reach \code{tol} has \code{converged = FALSE}
 #'   and gives a warning that says why. A solve that overflows (a non-finite
 #'   value: extreme \code{outputscale}, \code{noise} or \code{y}) is an
 #'   error.

@@ -49,7 +49,7 @@
 ## @item @qcode{"noise"}
 ## Gaussian noise variance; not given: learned (or 1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"learn"}
-## maximize the log marginal likelihood over these of "lengthscale", "outputscale", "noise" ("auto": those not given; none: fix all, not given ones at 1) (default @qcode{"auto"}).
+## maximize the log marginal likelihood over these of "lengthscale", "outputscale", "noise" ("auto": those not given; none (R character(0), Octave @{@}): all fixed, the ones not given at 1) (default @qcode{"auto"}).
 ## @item @qcode{"optim_max_iter"}
 ## log-likelihood evaluations of the optimizer at most (default @code{100}).
 ## @item @qcode{"restarts"}
@@ -91,7 +91,16 @@
 ## @code{history} (iteration, rel_residual), @code{stats}, the model options,
 ## @code{love} (with @qcode{"lanczos"}), @code{loglik}, @code{logdet},
 ## @code{logdet_se}, @code{datafit} (with @qcode{"loglik"}), @code{timings},
-## and @code{test} (with @qcode{"xtest"}).  A fit that did not reach
+## @code{test} (with @qcode{"xtest"}), and the model selection: @code{hyper},
+## @code{learned}, @code{loglik} with @code{loglik_se} and @code{loglik_grad}
+## (a struct by coordinate, with respect to the logarithms) when anything was
+## learned or with @qcode{"loglik"}, and @code{optim} (a struct of columns per
+## evaluation).  A lengthscale, outputscale or noise not given is learned from
+## the statistics and the probe sketches alone (L-BFGS on the SLQ log marginal
+## likelihood; a learned lengthscale stays at least 3 grid cells); a value given
+## is fixed unless @qcode{"learn"} names it; @code{"learn", @{@}} fixes all
+## (those not given at 1).  An optimizer that did not converge warns with the
+## identifier @code{scalegp:model-selection}.  A fit that did not reach
 ## @qcode{"tol"} has @code{converged = false} and gives a warning that says
 ## why; a solve that overflows (extreme outputscale, noise or y) is an error.  Predict at
 ## new inputs with @code{scalegp_predict (fit, xnew)}.
