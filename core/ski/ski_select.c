@@ -315,7 +315,14 @@ int sgp_ski_fit_learn(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_s
   if (!stats || !o || !ro || !sel || !res)
     return sgp_fail(ctx, SGP_EINVAL, "stats: arguments missing");
   memset(sel, 0, sizeof *sel);
-  int code = select_hyper(ctx, stats, o, X, 0, sel);
+  /* backend "auto" resolved once (and said once with verbose), not by every
+   * grid operator of every evaluation */
+  const sgp_backend backend = ctx->backend;
+  int use_cuda = 0, code = sgp_backend_use_cuda(ctx, &use_cuda);
+  if (code) return code;
+  ctx->backend = use_cuda ? SGP_BACKEND_CUDA : SGP_BACKEND_CPU;
+  code = select_hyper(ctx, stats, o, X, 0, sel);
+  ctx->backend = backend;
   if (code) return code;
   const sgp_hyper *h = &sel->hyper;
   *ro = *o;
@@ -331,7 +338,10 @@ int sgp_ski_fit_learn(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_s
      * its gradient, so that the fit itself is that of loglik without
      * learning); the gradient comes from one more evaluation at the same values
      * and the same probes, and the reported value stays the fit's */
-    if ((code = select_hyper(ctx, stats, o, X, 1, sel))) return code;
+    ctx->backend = use_cuda ? SGP_BACKEND_CUDA : SGP_BACKEND_CPU;
+    code = select_hyper(ctx, stats, o, X, 1, sel);
+    ctx->backend = backend;
+    if (code) return code;
     if (sel->evaluated) {
       sel->hyper.loglik = res->loglik;
       sel->logdet = res->logdet;
