@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet r-cran-mass octave liboctave-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-valla
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla
 
 all: install
 
@@ -56,6 +56,7 @@ bench: install
 	$(MAKE) bench-select
 	$(MAKE) bench-select-mf
 	$(MAKE) bench-ski
+	$(MAKE) bench-ski-learn
 	$(MAKE) bench-valla
 	$(MAKE) bench-cuda
 
@@ -171,6 +172,15 @@ bench-ski: $(SKI_BENCH)/bench_ski
 # The crossover of the statistics pass (tap vs moments, ski_stats_pass.c).
 $(SKI_BENCH)/bench_ski_pass: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_pass.o
 	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+# Hyperparameter learning from streamed 3-D statistics (issue 13): the time of one
+# optimizer step at n = 1e6 and 1e8 and the whole learning at m = 128K;
+# BENCH_ARGS="1e6 1e7" picks other n.
+$(SKI_BENCH)/bench_ski_learn: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_learn.o
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+bench-ski-learn: $(SKI_BENCH)/bench_ski_learn
+	@uptime
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_learn $(BENCH_ARGS)
+	@uptime
 bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
 	@uptime
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_pass

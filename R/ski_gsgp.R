@@ -22,6 +22,19 @@
 #' prior variance). With \code{loglik = TRUE} the log marginal likelihood is
 #' estimated by stochastic Lanczos quadrature with \code{probes} random probes.
 #'
+#' \strong{Hyperparameters.} A \code{lengthscale}, \code{outputscale} or
+#' \code{noise} not given is learned: the SLQ log marginal likelihood and its
+#' stochastic gradient, both from the sufficient statistics and the fixed probe
+#' sketches only (no pass over the data; the cost of a step does not depend on
+#' n), are maximized by L-BFGS on the log scale from data-based starting values
+#' (outputscale \eqn{var(y)/2}, noise \eqn{var(y)/4}, lengthscale the median
+#' distance between points of a subsample, or from the statistics' extent when
+#' only \code{stats} are given); a learned lengthscale stays at least 3 grid
+#' cells. A value given is fixed unless \code{learn} names it (then it is the
+#' start); \code{learn = character(0)} fixes all, the ones not given at 1.
+#' Learning needs probe sketches (\code{ski_stats(..., probes = )} for given
+#' statistics). The fit then runs at the values used.
+#'
 #' @param x n-by-d matrix of inputs (d <= 8; a vector is one dimension), or a
 #'   formula \code{y ~ x1 + x2} (or \code{y ~ .}) on \code{data}: the inputs
 #'   are its model matrix without the intercept column, and every predictor
@@ -67,7 +80,14 @@
 #'   \code{outputscale}, \code{noise}, \code{method}, \code{variance}, ...),
 #'   \code{love} (the LOVE cache with \code{variance = "lanczos"}),
 #'   \code{timings} and \code{test = list(mean, var)} when \code{xtest} is
-#'   given. A fit that did not reach \code{tol} has \code{converged = FALSE}
+#'   given; the model selection: \code{hyper} (the lengthscale, outputscale
+#'   and noise used), \code{learned}, \code{loglik} with \code{loglik_se}
+#'   and \code{loglik_grad} (named: \code{lengthscale} or
+#'   \code{lengthscale1..d}, \code{outputscale}, \code{noise}, with respect to
+#'   their logarithms) when anything was learned or \code{loglik = TRUE}, and
+#'   \code{optim} (a data frame per evaluation: \code{evaluation},
+#'   \code{loglik}, \code{grad_norm}, \code{seconds} and the values). An
+#'   optimizer that did not converge gives a warning. A fit that did not reach \code{tol} has \code{converged = FALSE}
 #'   and gives a warning that says why. A solve that overflows (a non-finite
 #'   value: extreme \code{outputscale}, \code{noise} or \code{y}) is an
 #'   error.
@@ -76,18 +96,18 @@
 #' set.seed(1)
 #' x <- runif(500, 0, 4)
 #' y <- sin(2 * x) + rnorm(500, sd = 0.2)
-#' fit <- ski_gsgp(x, y, lengthscale = 0.5, noise = 0.04, variance = "lanczos",
+#' fit <- ski_gsgp(x, y, lengthscale = 0.5, outputscale = 1, noise = 0.04, variance = "lanczos",
 #'                 xtest = seq(0, 4, by = 0.5))
 #' fit
 #' cbind(fit$test$mean, sin(2 * seq(0, 4, by = 0.5)))
 #' # the same fit from statistics computed in two chunks
 #' s <- ski_stats_merge(ski_stats(x[1:250], y[1:250], fit),
 #'                      ski_stats(x[251:500], y[251:500], fit, first_row = 250))
-#' fit2 <- ski_gsgp(stats = s, lengthscale = 0.5, noise = 0.04)
+#' fit2 <- ski_gsgp(stats = s, lengthscale = 0.5, outputscale = 1, noise = 0.04)
 #' max(abs(fit2$weights - fit$weights))
 #' # a formula on a data frame
 #' df <- data.frame(x = x, y = y)
-#' ff <- ski_gsgp(y ~ x, data = df, lengthscale = 0.5, noise = 0.04)
+#' ff <- ski_gsgp(y ~ x, data = df, lengthscale = 0.5, outputscale = 1, noise = 0.04)
 #' predict(ff, data.frame(x = c(1, 2)))$mean
 #' @export
 ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data = NULL,
@@ -119,14 +139,19 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
            u[c("tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
                "precond_rank")],
            list(love = if (lanczos) list(Ft = r$love_Ft, c0 = r$love_c0) else NULL))
-  if (u$loglik)
+  if (!is.na(r$loglik))  # with loglik = TRUE, and whenever something was learned
     fit[c("loglik", "logdet", "logdet_se", "datafit", "probes_used")] <-
       list(r$loglik, r$logdet, r$logdet_se, r$datafit, as.integer(r$probes_used))
+  sel <- r$selection
+  fit[c("hyper", "loglik_grad", "learned", "optim")] <-
+    list(sel$hyper, sel$loglik_grad, sel$learned, as.data.frame(sel$optim))
+  if (!is.na(r$loglik_se)) fit$loglik_se <- r$loglik_se
   fit$stop <- r$stop
   fit$timings <- c(preprocess = r$seconds[1], solve = r$seconds[2])
   class(fit) <- "ski_gsgp"
   if (nzchar(u$warning)) warning(u$warning, call. = FALSE)
   if (nzchar(u$loglik_warning)) warning(u$loglik_warning, call. = FALSE)
+  if (nzchar(u$selection_warning)) warning(u$selection_warning, call. = FALSE)
   if (!is.null(xtest)) {
     t2 <- proc.time()[["elapsed"]]
     fit$test <- ski_predict_impl(fit, xtest, u$variance, opts[["threads"]], u$backend, fn,
@@ -151,7 +176,8 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
 #'   (noise-free) posterior variance (\code{NULL} with \code{variance =
 #'   "none"}); add \code{object$noise} for the variance of a new observation.
 #' @examples
-#' x <- runif(100); fit <- ski_gsgp(x, cos(3 * x), lengthscale = 0.3, noise = 0.01)
+#' x <- runif(100); fit <- ski_gsgp(x, cos(3 * x), lengthscale = 0.3, outputscale = 1,
+#'                                 noise = 0.01)
 #' predict(fit, c(0.2, 0.5), variance = "exact")
 #' @importFrom stats predict
 #' @export
@@ -207,11 +233,21 @@ print.ski_gsgp <- function(x, ...) {
               as.integer(prod(x$grid$size)), x$grid$interpolation, x$kernel))
   cat(sprintf("  mean solve: %d iterations, relative residual %.3g (%s)\n", x$iterations,
               x$rel_residual, if (x$converged) "converged" else "NOT converged"))
+  cat(ski_hyper_line(x), "\n", sep = "")
   if (!is.null(x$loglik))
-    cat(sprintf("  log marginal likelihood %.6g (logdet %.6g +- %.2g)\n", x$loglik, x$logdet,
-                x$logdet_se))
+    cat(sprintf("  log marginal likelihood %.6g +- %.2g (logdet %.6g)\n", x$loglik,
+                x$logdet_se / 2, x$logdet))
   if (!is.null(x$test)) cat(sprintf("  predictions at %d test points\n", length(x$test$mean)))
   invisible(x)
+}
+
+# "  lengthscale .., outputscale .., noise ..; learned: .." (the values used)
+ski_hyper_line <- function(x) {
+  num <- function(v) paste(format(v, digits = 4), collapse = " ")
+  sprintf("  lengthscale %s, outputscale %s, noise %s; %s", num(x$lengthscale),
+          num(x$outputscale), num(x$noise),
+          if (length(x$learned)) paste("learned:", paste(x$learned, collapse = ", "))
+          else "nothing learned")
 }
 
 #' @export
@@ -224,7 +260,9 @@ summary.ski_gsgp <- function(object, ...) {
                  outputscale = object$outputscale, noise = object$noise,
                  iterations = object$iterations, converged = object$converged,
                  rel_residual = object$rel_residual, variance = object$variance,
-                 loglik = object$loglik, timings = object$timings),
+                 loglik = object$loglik, loglik_se = object$loglik_se,
+                 loglik_grad = object$loglik_grad, learned = object$learned,
+                 optim_evaluations = NROW(object$optim), timings = object$timings),
             class = "summary.ski_gsgp")
 }
 
@@ -239,7 +277,13 @@ print.summary.ski_gsgp <- function(x, ...) {
               x$outputscale, x$noise))
   cat(sprintf("  %d CG iterations, relative residual %.3g, %s\n", x$iterations,
               x$rel_residual, if (x$converged) "converged" else "not converged"))
-  if (!is.null(x$loglik)) cat(sprintf("  log marginal likelihood %.6g\n", x$loglik))
+  if (length(x$learned))
+    cat(sprintf("  learned %s by maximizing the log marginal likelihood (%d evaluations)\n",
+                paste(x$learned, collapse = ", "), x$optim_evaluations))
+  if (!is.null(x$loglik))
+    cat(sprintf("  log marginal likelihood %.6g +- %.2g%s\n", x$loglik, x$loglik_se %||% NA,
+                if (length(x$loglik_grad)) paste0("; gradient ", paste(sprintf("%s %.3g",
+                  names(x$loglik_grad), x$loglik_grad), collapse = ", ")) else ""))
   cat(sprintf("  variances: %s; time %s\n", x$variance,
               paste(sprintf("%s %.3gs", names(x$timings), x$timings), collapse = ", ")))
   invisible(x)
@@ -258,7 +302,7 @@ print.summary.ski_gsgp <- function(x, ...) {
 #' @return \code{x}, invisibly.
 #' @examples
 #' x <- runif(200); fit <- ski_gsgp(x, sin(6 * x) + rnorm(200, sd = 0.1),
-#'                                  lengthscale = 0.2, noise = 0.01)
+#'                                  lengthscale = 0.2, outputscale = 1, noise = 0.01)
 #' plot(fit)
 #' @export
 plot.ski_gsgp <- function(x, n = 200, noise = FALSE, ...) {

@@ -121,63 +121,6 @@ static SEXP used_list(const sgp_ctx *ctx, const sgp_laplace_opts *o,
   return out;
 }
 
-/* SGP_LEARN_* bits as the names of the option table's `learn` choices. */
-static SEXP learn_names(unsigned bits)
-{
-  const char *const *nm = sgp_opt_find(sgp_verb_options("gp_laplace"), "learn")->choices;
-  int k = 0;
-  for (int i = 0; nm[i]; i++) k += (bits >> i) & 1u;
-  SEXP v = PROTECT(Rf_allocVector(STRSXP, k));
-  for (int i = 0, j = 0; nm[i]; i++) if ((bits >> i) & 1u) SET_STRING_ELT(v, j++, Rf_mkChar(nm[i]));
-  UNPROTECT(1);
-  return v;
-}
-
-/* The model selection of a fit (spec model_selection.md §6): hyper, loglik,
- * loglik_se (NaN when exact), loglik_grad (named by theta's coordinates), learned, and the optimizer's trace
- * with its verdict. */
-static SEXP selection_list(const sgp_laplace_hyper *h)
-{
-  const int64_t nt = h->n_theta, ne = h->n_eval;
-  SEXP grad = PROTECT(h->grad ? sgp_r_real_copy(nt, 1, h->grad, 0) : Rf_allocVector(REALSXP, 0));
-  SEXP gnames = PROTECT(Rf_allocVector(STRSXP, h->grad ? nt : 0));
-  SEXP tcols = PROTECT(Rf_allocVector(VECSXP, 4 + nt));
-  SEXP tnames = PROTECT(Rf_allocVector(STRSXP, 4 + nt));
-  const char *fixed[] = {"evaluation", "loglik", "grad_norm", "seconds"};
-  const double *fcol[] = {NULL, h->tr_loglik, h->tr_gradnorm, h->tr_seconds};
-  for (int i = 0; i < 4; i++) {
-    SEXP c = Rf_allocVector(REALSXP, (R_xlen_t)ne);
-    SET_VECTOR_ELT(tcols, i, c);
-    for (int64_t e = 0; e < ne; e++) REAL(c)[e] = fcol[i] ? fcol[i][e] : (double)(e + 1);
-    SET_STRING_ELT(tnames, i, Rf_mkChar(fixed[i]));
-  }
-  for (int64_t k = 0; k < nt; k++) {
-    char name[32];
-    sgp_laplace_theta_name(h, k, name, sizeof name);
-    if (h->grad) SET_STRING_ELT(gnames, k, Rf_mkChar(name));
-    SET_STRING_ELT(tnames, 4 + k, Rf_mkChar(name));
-    SET_VECTOR_ELT(tcols, 4 + k, sgp_r_real_copy(ne, 1, h->tr_theta + k * ne, 0));
-  }
-  Rf_setAttrib(grad, R_NamesSymbol, gnames);
-  Rf_setAttrib(tcols, R_NamesSymbol, tnames);
-  const char *hn[] = {"lengthscale", "outputscale", "mean", "noise"};
-  SEXP hv[] = {PROTECT(sgp_r_real_copy(h->n_lengthscale, 1, h->lengthscale, 0)),
-               PROTECT(Rf_ScalarReal(h->outputscale)),
-               PROTECT(sgp_r_real_copy(h->n_mean, 1, h->mean, 0)),
-               isnan(h->noise) ? R_NilValue : PROTECT(Rf_ScalarReal(h->noise))};
-  const int nh = 3 + !isnan(h->noise);
-  const char *sn[] = {"hyper", "loglik", "loglik_se", "loglik_grad", "learned", "optim",
-                      "optim_converged", "optim_message", "note"};
-  SEXP sv[] = {PROTECT(sgp_r_named_list(4, hn, hv)), PROTECT(Rf_ScalarReal(h->loglik)),
-               PROTECT(Rf_ScalarReal(h->loglik_se)), grad,
-               PROTECT(learn_names(h->learned)), tcols,
-               PROTECT(Rf_ScalarLogical(h->learned ? h->optim_converged : NA_LOGICAL)),
-               PROTECT(Rf_mkString(h->optim_message)), PROTECT(Rf_mkString(h->note))};
-  SEXP out = sgp_r_named_list(9, sn, sv);
-  UNPROTECT(4 + nh + 7);
-  return out;
-}
-
 /* gp_laplace(): the fit. opts: the user's options by name (sgp_options.h); the
  * data x, y (labels as numbers), xtest and xtest_offset (or NULL). */
 SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
@@ -229,7 +172,7 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
                    PROTECT(Rf_mkString(sgp_laplace_stop_name(fit->inner_stop_reason))),
                    PROTECT(Rf_ScalarReal((double)fit->kernel_products)),
                    PROTECT(history_list(&fit->history)), test,
-                   PROTECT(used_list(&ctx, &o, fit)), PROTECT(selection_list(&fit->hyper))};
+                   PROTECT(used_list(&ctx, &o, fit)), PROTECT(sgp_r_selection_list(&fit->hyper))};
   nprot += 9;
   fit_finalizer(holder);
   SEXP out = sgp_r_named_list(14, names, values);

@@ -47,6 +47,9 @@ SEXP sgp_r_int_copy(int64_t n, const int *x, int add);
  * the context ("backend", "seed", "verbose", "threads") or to the verb's table,
  * which checks it and stores it into o. */
 int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o);
+/* The model selection of a fit as an R list: hyper, loglik, loglik_grad (named),
+ * learned, optim (columns of a data frame), optim_converged, optim_message, note. */
+SEXP sgp_r_selection_list(const sgp_hyper *h);
 /* Raises the error of a failed core call in the one user form (sgp_user_message). */
 void sgp_r_fail(const char *fn, sgp_ctx *ctx, int status);
 

@@ -218,13 +218,16 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
 }
 
 /* The options a fit used, under their argument names, and its warnings. */
-static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_fit_result *res)
+static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_fit_result *res,
+                      const sgp_ski_selection *sel)
 {
-  char w1[512], w2[512];
+  char w1[512], w2[512], w3[512];
   sgp_ski_warnings("ski_gsgp", res, o, w1, w2, sizeof w1);
+  sgp_ski_selection_warning("ski_gsgp", sel, w3, sizeof w3);
   const char *names[] = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance",
                          "tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
-                         "precond_rank", "loglik", "warning", "loglik_warning"};
+                         "precond_rank", "loglik", "warning", "loglik_warning",
+                         "selection_warning"};
   SEXP values[] = {PROTECT(Rf_mkString(sgp_kernel_names[o->kernel.kind])),
                    PROTECT(sgp_r_real_copy(o->kernel.n_lengthscale, 1, o->kernel.lengthscale, 0)),
                    PROTECT(Rf_ScalarReal(o->kernel.outputscale)), PROTECT(Rf_ScalarReal(o->noise)),
@@ -236,18 +239,26 @@ static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_f
                    PROTECT(Rf_ScalarReal((double)o->slq_max_iter)),
                    PROTECT(Rf_ScalarReal((double)o->precond_rank)),
                    PROTECT(Rf_ScalarLogical(o->loglik)), PROTECT(Rf_mkString(w1)),
-                   PROTECT(Rf_mkString(w2))};
-  SEXP out = sgp_r_named_list(16, names, values);
-  UNPROTECT(16);
+                   PROTECT(Rf_mkString(w2)), PROTECT(Rf_mkString(w3))};
+  SEXP out = sgp_r_named_list(17, names, values);
+  UNPROTECT(17);
   return out;
 }
 
+/* The input of a fit and its model selection, owned by an external pointer while
+ * R objects are allocated (an R error lets the finalizer free them). */
+typedef struct {
+  sgp_ski_gsgp_input in;
+  sgp_ski_selection sel;
+} fit_hold;
+
 static void input_finalizer(SEXP p)
 {
-  sgp_ski_gsgp_input *in = (sgp_ski_gsgp_input *)R_ExternalPtrAddr(p);
-  if (in) {
-    sgp_ski_gsgp_input_free(in);
-    free(in);
+  fit_hold *fh = (fit_hold *)R_ExternalPtrAddr(p);
+  if (fh) {
+    sgp_ski_gsgp_input_free(&fh->in);
+    sgp_ski_selection_free(&fh->sel);
+    free(fh);
   }
   R_ClearExternalPtr(p);
 }
@@ -270,9 +281,11 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
   if (!Rf_isNull(stats) && (code = r_stats(&ctx, stats, &given))) sgp_r_fail("ski_gsgp", &ctx, code);
   SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizer(holder, input_finalizer);
-  sgp_ski_gsgp_input *in = (sgp_ski_gsgp_input *)calloc(1, sizeof *in);
-  if (!in) Rf_error("ski_gsgp: out of memory");
-  R_SetExternalPtrAddr(holder, in);
+  fit_hold *fh = (fit_hold *)calloc(1, sizeof *fh);
+  if (!fh) Rf_error("ski_gsgp: out of memory");
+  R_SetExternalPtrAddr(holder, fh);
+  sgp_ski_gsgp_input *in = &fh->in;
+  sgp_ski_opts ro;
   const sgp_cmat none = {0}, X = Rf_isNull(x) ? none : sgp_r_cmat(x),
                  Y = Rf_isNull(y) ? none : sgp_r_cmat(y);
   const double t0 = sgp_r_seconds();
@@ -293,8 +306,8 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
   res.history = REAL(hist);
   res.love_Ft = kmax > 0 ? REAL(Ft) : NULL;
   res.love_c0 = kmax > 0 ? REAL(c0) : NULL;
-  code = sgp_ski_fit(&ctx, &in->stats, &o, o.method == SGP_SKI_METHOD_SKI ? X : none,
-                     o.method == SGP_SKI_METHOD_SKI ? Y : none, &res);
+  code = sgp_ski_fit_learn(&ctx, &in->stats, &o, X, o.method == SGP_SKI_METHOD_SKI ? Y : none,
+                           &ro, &fh->sel, &res);
   if (code) sgp_r_fail("ski_gsgp", &ctx, code);
   const double t2 = sgp_r_seconds();
   SEXP history = PROTECT(Rf_lengthgets(hist, (R_xlen_t)res.iterations + 1));
@@ -302,11 +315,14 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
   if (res.love_rank > 0)
     memcpy(REAL(love), REAL(Ft), (size_t)(res.love_rank * m) * sizeof(double));
   SEXP st = PROTECT(in->computed ? stats_list(&in->stats, &o, "ski_gsgp") : R_NilValue);
+  SEXP used = PROTECT(used_list(&ctx, &ro, &res, &fh->sel));
+  SEXP sel = PROTECT(sgp_r_selection_list(&fh->sel.hyper));
+  SEXP sel_se = PROTECT(Rf_ScalarReal(fh->sel.evaluated ? fh->sel.loglik_se : NA_REAL));
   input_finalizer(holder);
   const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
                          "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
                          "probes_used", "loglik_converged", "stop", "stats", "used",
-                         "seconds"};
+                         "seconds", "selection", "loglik_se"};
   SEXP secs = PROTECT(Rf_allocVector(REALSXP, 2));
   REAL(secs)[0] = t1 - t0;
   REAL(secs)[1] = t2 - t1;
@@ -317,10 +333,10 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
                    PROTECT(Rf_ScalarReal(res.logdet_se)), PROTECT(Rf_ScalarReal(res.datafit)),
                    PROTECT(Rf_ScalarReal((double)res.probes_used)),
                    PROTECT(Rf_ScalarLogical(res.loglik_converged)),
-                   PROTECT(Rf_mkString(sgp_ski_stop_name(res.stop))), st,
-                   PROTECT(used_list(&ctx, &o, &res)), secs};
-  SEXP out = sgp_r_named_list(17, names, values);
-  UNPROTECT(20);
+                   PROTECT(Rf_mkString(sgp_ski_stop_name(res.stop))), st, used, secs, sel,
+                   sel_se};
+  SEXP out = sgp_r_named_list(19, names, values);
+  UNPROTECT(22);
   return out;
 }
 

@@ -43,11 +43,17 @@
 ## @item @qcode{"kernel"}
 ## "rbf", "matern12", "matern32" or "matern52" (default @qcode{"rbf"}).
 ## @item @qcode{"lengthscale"}
-## one lengthscale, or one per dimension (ARD) (default @code{1}).
+## one lengthscale, or one per column of x (ARD); not given: learned (or 1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"outputscale"}
-## kernel variance (default @code{1}).
+## kernel variance; not given: learned (or 1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"noise"}
-## Gaussian noise variance (default @code{1}).
+## Gaussian noise variance; not given: learned (or 1 when learn leaves it out) (default @code{[]}).
+## @item @qcode{"learn"}
+## maximize the log marginal likelihood over these of "lengthscale", "outputscale", "noise" ("auto": those not given; none (R character(0), Octave @{@}): all fixed, the ones not given at 1) (default @qcode{"auto"}).
+## @item @qcode{"optim_max_iter"}
+## log-likelihood evaluations of the optimizer at most (default @code{100}).
+## @item @qcode{"restarts"}
+## extra optimizer starts from seeded random values (default @code{0}).
 ## @item @qcode{"interpolation"}
 ## "cubic" (4 taps per dimension) or "linear" (2); with stats: theirs (default @qcode{"cubic"}).
 ## @item @qcode{"method"}
@@ -85,7 +91,16 @@
 ## @code{history} (iteration, rel_residual), @code{stats}, the model options,
 ## @code{love} (with @qcode{"lanczos"}), @code{loglik}, @code{logdet},
 ## @code{logdet_se}, @code{datafit} (with @qcode{"loglik"}), @code{timings},
-## and @code{test} (with @qcode{"xtest"}).  A fit that did not reach
+## @code{test} (with @qcode{"xtest"}), and the model selection: @code{hyper},
+## @code{learned}, @code{loglik} with @code{loglik_se} and @code{loglik_grad}
+## (a struct by coordinate, with respect to the logarithms) when anything was
+## learned or with @qcode{"loglik"}, and @code{optim} (a struct of columns per
+## evaluation).  A lengthscale, outputscale or noise not given is learned from
+## the statistics and the probe sketches alone (L-BFGS on the SLQ log marginal
+## likelihood; a learned lengthscale stays at least 3 grid cells); a value given
+## is fixed unless @qcode{"learn"} names it; @code{"learn", @{@}} fixes all
+## (those not given at 1).  An optimizer that did not converge warns with the
+## identifier @code{scalegp:model-selection}.  A fit that did not reach
 ## @qcode{"tol"} has @code{converged = false} and gives a warning that says
 ## why; a solve that overflows (extreme outputscale, noise or y) is an error.  Predict at
 ## new inputs with @code{scalegp_predict (fit, xnew)}.
@@ -94,7 +109,7 @@
 ## @group
 ## x = 4 * rand (500, 1);  y = sin (2 * x) + 0.2 * randn (500, 1);
 ## fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.04,
-##                 "variance", "lanczos", "xtest", (0:0.5:4)');
+##                 "variance", "lanczos", "xtest", (0:0.5:4)', "learn", {});
 ## [fit.test.mean, sin(2 * (0:0.5:4)')]
 ## @end group
 ## @end example
@@ -145,6 +160,9 @@ function fit = ski_gsgp (varargin)
   if (! isempty (r.used.loglik_warning))
     warning ("scalegp:not-converged", "%s", r.used.loglik_warning);
   endif
+  if (! isempty (r.used.selection_warning))
+    warning ("scalegp:model-selection", "%s", r.used.selection_warning);
+  endif
   if (! isempty (front.xtest))
     t0 = tic ();
     fit.test = predict_ski_gsgp (fit, front.xtest, fname, "xtest", "threads",
@@ -155,6 +173,19 @@ function fit = ski_gsgp (varargin)
     printf ("ski_gsgp: %s, %d points, %s grid, %d iterations, relative residual %.3g\n",
             fit.method, stats.n, strjoin (arrayfun (@num2str, fit.grid.size, "uniformoutput", false), " x "),
             fit.iterations, fit.rel_residual);
+    printf ("  lengthscale %s, outputscale %.4g, noise %.4g; %s\n", num2str (fit.lengthscale(:)', 4),
+            fit.outputscale, fit.noise, ifelse_learned (fit.learned));
+    if (isfield (fit, "loglik"))
+      printf ("  log marginal likelihood %.6g +- %.2g\n", fit.loglik, fit.logdet_se / 2);
+    endif
+  endif
+endfunction
+
+function s = ifelse_learned (learned)
+  if (isempty (learned))
+    s = "nothing learned";
+  else
+    s = ["learned: " strjoin(learned, ", ")];
   endif
 endfunction
 
@@ -164,7 +195,7 @@ endfunction
 
 %!test
 %! fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-10, "xtest", [1; 2],
-%!                 "variance", "exact", "seed", 1);
+%!                 "variance", "exact", "seed", 1, "learn", {});
 %! assert (fit.class, "ski_gsgp");
 %! assert (fit.converged);
 %! assert (fit.test.mean, sin (2 * [1; 2]), 0.05);
@@ -176,36 +207,36 @@ endfunction
 
 %!test
 %! ## gsgp and ski agree; a fit from the statistics equals the one from the data
-%! f1 = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-11);
-%! f2 = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-11, "method", "ski");
-%! f3 = ski_gsgp ("stats", f1.stats, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-11);
+%! f1 = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-11, "learn", {});
+%! f2 = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-11, "method", "ski", "learn", {});
+%! f3 = ski_gsgp ("stats", f1.stats, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-11, "learn", {});
 %! assert (f2.weights, f1.weights, 1e-7 * max (abs (f1.weights)));
 %! assert (f3.weights, f1.weights, 0);
 
 %!test
 %! ## non-convergence: converged = false, residual in the result, a warning
 %! warning ("off", "scalegp:not-converged", "local");
-%! fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2);
+%! fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2, "learn", {});
 %! assert (fit.converged, false);
 %! assert (fit.iterations, 2);
 %! assert (fit.rel_residual > 1e-12);
-%!warning <did not converge in 2 iterations> ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2);
+%!warning <did not converge in 2 iterations> ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2, "learn", {});
 
 %!test
 %! ## LOVE variances are never negative and at most the prior
 %! fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "variance", "lanczos",
-%!                 "rank", 3, "xtest", linspace (0.1, 2.9, 9)');
+%!                 "rank", 3, "xtest", linspace (0.1, 2.9, 9)', "learn", {});
 %! assert (fit.rank, 3);
 %! assert (all (fit.test.var >= 0));
 %! assert (all (fit.test.var <= 1 + 1e-12));
 
 %!test
 %! ## points outside the grid: "clamp" moves them inside, "drop" ignores them
-%! c = ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "bounds_policy", "clamp");
+%! c = ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "bounds_policy", "clamp", "learn", {});
 %! assert (c.stats.n, 60);
 %! assert (sum (c.stats.Wt1), 60, 1e-10);
 %! d = ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "bounds_policy", "drop",
-%!               "xtest", [0; 1; 1.9; 2.5], "variance", "exact");
+%!               "xtest", [0; 1; 1.9; 2.5], "variance", "exact", "learn", {});
 %! assert (sum (d.stats.Wt1) < 60);
 %! assert (d.converged);
 %! ## dropped points are no data: n, yty count the kept ones (cubic valid range)
@@ -213,7 +244,7 @@ endfunction
 %! assert (d.stats.n, sum (keep));
 %! assert (d.stats.yty, sum (y(keep) .^ 2), 1e-14 * sum (y(keep) .^ 2));
 %! s = ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "bounds_policy", "drop",
-%!               "method", "ski", "tol", 1e-10);
+%!               "method", "ski", "tol", 1e-10, "learn", {});
 %! assert (s.converged);
 %! ## cubic valid range on this grid: [0.5 + h, 2 - h], h = 1.5 / 19
 %! assert (isnan (d.test.mean), [true; false; false; true]);
@@ -226,18 +257,18 @@ endfunction
 %!test
 %! ## honest convergence (issue 11): why a solve stopped, the true residual
 %! warning ("off", "scalegp:not-converged", "local");
-%! f = ski_gsgp (x, y, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000);
+%! f = ski_gsgp (x, y, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000, "learn", {});
 %! assert (f.converged, false);
 %! assert (f.stop, "accuracy");
 %! assert (f.iterations < 5000);
 %! assert (f.rel_residual > 1e-15);
-%! f = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2);
+%! f = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2, "learn", {});
 %! assert (f.stop, "max_iter");
-%! f = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-8);
+%! f = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-8, "learn", {});
 %! assert (f.stop, "tol");
 %! assert (f.rel_residual <= 1e-8);
-%!warning <attainable accuracy; raise tol> ski_gsgp (x, y, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000);
-%!error <ski_gsgp: 'outputscale' the mean solve met a non-finite value> ski_gsgp (x, y, "grid_size", 30, "outputscale", 1e307);
+%!warning <attainable accuracy; raise tol> ski_gsgp (x, y, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000, "learn", {});
+%!error <ski_gsgp: 'outputscale' the mean solve met a non-finite value> ski_gsgp (x, y, "grid_size", 30, "outputscale", 1e307, "learn", {});
 
 %!function expect_error_like (f, pattern)
 %!  try
@@ -254,7 +285,7 @@ endfunction
 %!test
 %! ## damaged fits (issue 11): scalegp_predict names the field instead of
 %! ## answering (a NaN in the LOVE factor gave variance 0)
-%! fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "variance", "lanczos");
+%! fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "variance", "lanczos", "learn", {});
 %! f = fit; f.love.Ft(2, 3) = NaN;
 %! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.love.Ft' has NaN or Inf \\(the fit is damaged");
 %! f = fit; f.love = [];
@@ -280,48 +311,48 @@ endfunction
 %! p = scalegp_predict (fit, [1; 2]);
 %! assert (all (p.var > 0));
 
-%!error <'y' is missing> ski_gsgp (x)
-%!error <'y' has length 59> ski_gsgp (x, y(2:end))
-%!error <'x' contains NaN> ski_gsgp ([x; NaN], [y; 1])
-%!error <'lengthscale' must be positive> ski_gsgp (x, y, "lengthscale", 0)
-%!error <'noise' must be positive> ski_gsgp (x, y, "noise", -1)
-%!error <'outputscale' must be positive> ski_gsgp (x, y, "outputscale", NaN)
-%!error <grid_size> ski_gsgp (x, y, "grid_size", 3)
-%!error <ski_gsgp: 'x' row 1, column 1 .* outside> ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20)
-%!error <ski_gsgp: 'method' must be one of> ski_gsgp (x, y, "method", "exact")
-%!error <ski_gsgp: 'variance' must be one of> ski_gsgp (x, y, "variance", "full")
-%!error <ski_gsgp: 'backend' must be one of> ski_gsgp (x, y, "backend", "gpu")
+%!error <'y' is missing> ski_gsgp (x, "learn", {})
+%!error <'y' has length 59> ski_gsgp (x, y(2:end), "learn", {})
+%!error <'x' contains NaN> ski_gsgp ([x; NaN], [y; 1], "learn", {})
+%!error <'lengthscale' must be positive> ski_gsgp (x, y, "lengthscale", 0, "learn", {})
+%!error <'noise' must be positive> ski_gsgp (x, y, "noise", -1, "learn", {})
+%!error <'outputscale' must be positive> ski_gsgp (x, y, "outputscale", NaN, "learn", {})
+%!error <grid_size> ski_gsgp (x, y, "grid_size", 3, "learn", {})
+%!error <ski_gsgp: 'x' row 1, column 1 .* outside> ski_gsgp (x, y, "grid_bounds", [0.5 2], "grid_size", 20, "learn", {})
+%!error <ski_gsgp: 'method' must be one of> ski_gsgp (x, y, "method", "exact", "learn", {})
+%!error <ski_gsgp: 'variance' must be one of> ski_gsgp (x, y, "variance", "full", "learn", {})
+%!error <ski_gsgp: 'backend' must be one of> ski_gsgp (x, y, "backend", "gpu", "learn", {})
 %!test
 %! ## backend reaches the core context: "cpu" and "auto" give the same fit;
 %! ## "cuda" is an error naming backend where it is not available
-%! a = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "backend", "cpu");
-%! b = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "backend", "auto");
+%! a = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "backend", "cpu", "learn", {});
+%! b = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "backend", "auto", "learn", {});
 %! assert (a.weights, b.weights, 0);
 %! assert (a.backend, "cpu");
 %! if (scalegp_info ().cuda_devices == 0)
 %!   try
-%!     ski_gsgp (x, y, "backend", "cuda");
+%!     ski_gsgp (x, y, "backend", "cuda", "learn", {});
 %!     error ("no error");
 %!   catch err
 %!     assert (! isempty (strfind (err.message, "ski_gsgp: 'backend' \"cuda\" is not available")));
 %!   end_try_catch
 %! else
 %!   ## accepted; the SKI solvers still run on the CPU, so the fit is the same
-%!   c = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "backend", "cuda");
+%!   c = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "backend", "cuda", "learn", {});
 %!   assert (c.weights, a.weights, 0);
 %! endif
 %!test
 %! ## verbose: a summary line (progress lines appear on runs longer than 1 s)
-%! out = evalc ('ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "verbose", true);');
+%! out = evalc ('ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "verbose", true, "learn", {});');
 %! assert (! isempty (strfind (out, "ski_gsgp: gsgp, 60 points")));
-%!error <'x' contains NaN> ski_gsgp ([x; Inf], [y; 1])
-%!error <'y' contains NaN> ski_gsgp (x, [y(1:end-1); Inf])
-%!error <'rank' must be a whole number> ski_gsgp (x, y, "variance", "lanczos", "rank", -1)
-%!error <'probes' must be a whole number> ski_gsgp (x, y, "loglik", true, "probes", 0)
-%!error <'lengthscale' must be> ski_gsgp (x, y, "lengthscale", [1 2])
-%!error <ski_gsgp: 'interpolation' must be one of> ski_gsgp (x, y, "interpolation", "quintic")
-%!error <'tol' must be positive> ski_gsgp (x, y, "tol", 0)
-%!error <'max_iter' must be a whole number> ski_gsgp (x, y, "max_iter", 0)
-%!error <xtest> ski_gsgp (x, y, "xtest", 10)
-%!error <'x' and 'y' are needed> ski_gsgp ("noise", 1)
-%!error <ski_gsgp: unknown option 'foo'> ski_gsgp (x, y, "foo", 1)
+%!error <'x' contains NaN> ski_gsgp ([x; Inf], [y; 1], "learn", {})
+%!error <'y' contains NaN> ski_gsgp (x, [y(1:end-1); Inf], "learn", {})
+%!error <'rank' must be a whole number> ski_gsgp (x, y, "variance", "lanczos", "rank", -1, "learn", {})
+%!error <'probes' must be a whole number> ski_gsgp (x, y, "loglik", true, "probes", 0, "learn", {})
+%!error <'lengthscale' must be> ski_gsgp (x, y, "lengthscale", [1 2], "learn", {})
+%!error <ski_gsgp: 'interpolation' must be one of> ski_gsgp (x, y, "interpolation", "quintic", "learn", {})
+%!error <'tol' must be positive> ski_gsgp (x, y, "tol", 0, "learn", {})
+%!error <'max_iter' must be a whole number> ski_gsgp (x, y, "max_iter", 0, "learn", {})
+%!error <xtest> ski_gsgp (x, y, "xtest", 10, "learn", {})
+%!error <'x' and 'y' are needed> ski_gsgp ("noise", 1, "learn", {})
+%!error <ski_gsgp: unknown option 'foo'> ski_gsgp (x, y, "foo", 1, "learn", {})

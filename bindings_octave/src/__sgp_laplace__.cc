@@ -41,51 +41,6 @@ namespace
     u.assign ("warning_id", std::string (ids));
     return u;
   }
-
-  // The model selection (spec model_selection.md §6): hyper, loglik, loglik_se (NaN
-  // when exact), loglik_grad (a
-  // struct by coordinate name), learned (cellstr) and optim (a struct of columns).
-  octave_scalar_map
-  selection_map (const sgp_laplace_hyper& h)
-  {
-    const char *const *bits = sgp_opt_find (sgp_verb_options ("gp_laplace"), "learn")->choices;
-    octave_scalar_map hy, grad, optim;
-    hy.assign ("lengthscale", sgp_octave::matrix_copy (h.n_lengthscale, 1, h.lengthscale));
-    hy.assign ("outputscale", h.outputscale);
-    hy.assign ("mean", sgp_octave::matrix_copy (h.n_mean, 1, h.mean));
-    hy.assign ("noise", std::isnan (h.noise) ? Matrix () : Matrix (1, 1, h.noise));
-    const int64_t ne = h.n_eval;
-    ColumnVector ev (ne);
-    for (int64_t e = 0; e < ne; e++)
-      ev(e) = static_cast<double> (e + 1);
-    optim.assign ("evaluation", ev);
-    optim.assign ("loglik", sgp_octave::column_copy (ne, h.tr_loglik));
-    optim.assign ("grad_norm", sgp_octave::column_copy (ne, h.tr_gradnorm));
-    optim.assign ("seconds", sgp_octave::column_copy (ne, h.tr_seconds));
-    for (int64_t k = 0; k < h.n_theta; k++)
-      {
-        char name[32];
-        sgp_laplace_theta_name (&h, k, name, sizeof name);
-        if (h.grad)
-          grad.assign (name, h.grad[k]);
-        optim.assign (name, sgp_octave::column_copy (ne, h.tr_theta + k * ne));
-      }
-    Cell learned (1, 0);
-    for (int i = 0; bits[i]; i++)
-      if ((h.learned >> i) & 1u)
-        {
-          learned.resize (dim_vector (1, learned.numel () + 1));
-          learned(learned.numel () - 1) = std::string (bits[i]);
-        }
-    octave_scalar_map sel;
-    sel.assign ("hyper", hy);
-    sel.assign ("loglik", h.loglik);
-    sel.assign ("loglik_se", h.loglik_se);
-    sel.assign ("loglik_grad", grad);
-    sel.assign ("learned", learned);
-    sel.assign ("optim", optim);
-    return sel;
-  }
 }
 
 DEFUN_DLD (__sgp_laplace__, args, ,
@@ -163,7 +118,7 @@ stop_reason, inner_stop_reason, kernel_products, history, steps and used\n\
   res.assign ("history", hist);
   res.assign ("steps", steps);
   res.assign ("used", used_map (ctx.get (), o, *fit));
-  res.assign ("selection", selection_map (fit->hyper));
+  res.assign ("selection", sgp_octave::selection_map (fit->hyper));
   return ovl (res);
 }
 

@@ -54,10 +54,12 @@ namespace
 
   // The options a fit used, under their argument names, and its warnings.
   octave_scalar_map
-  used_map (sgp_ctx *ctx, const sgp_ski_opts& o, const sgp_ski_fit_result& res)
+  used_map (sgp_ctx *ctx, const sgp_ski_opts& o, const sgp_ski_fit_result& res,
+            const sgp_ski_selection& sel)
   {
-    char w1[512], w2[512];
+    char w1[512], w2[512], w3[512];
     sgp_ski_warnings ("ski_gsgp", &res, &o, w1, w2, sizeof w1);
+    sgp_ski_selection_warning ("ski_gsgp", &sel, w3, sizeof w3);
     octave_scalar_map u;
     u.assign ("kernel", std::string (sgp_kernel_names[o.kernel.kind]));
     u.assign ("lengthscale", sgp_octave::matrix_copy (1, o.kernel.n_lengthscale,
@@ -77,14 +79,16 @@ namespace
     u.assign ("verbose", ctx->verbose != 0);
     u.assign ("warning", std::string (w1));
     u.assign ("loglik_warning", std::string (w2));
+    u.assign ("selection_warning", std::string (w3));
     return u;
   }
 
   struct input_guard
   {
     sgp_ski_gsgp_input in;
-    input_guard (void) { std::memset (&in, 0, sizeof in); }
-    ~input_guard (void) { sgp_ski_gsgp_input_free (&in); }
+    sgp_ski_selection sel;
+    input_guard (void) { std::memset (&in, 0, sizeof in); std::memset (&sel, 0, sizeof sel); }
+    ~input_guard (void) { sgp_ski_gsgp_input_free (&in); sgp_ski_selection_free (&sel); }
   };
 }
 
@@ -97,8 +101,8 @@ name/value pairs and go to the core's option table, which checks them (its\n\
 defaults apply to the others).  Returns a struct with weights, iterations,\n\
 converged, rel_residual, history, love_Ft, love_c0, loglik, logdet,\n\
 logdet_se, datafit, probes_used, loglik_converged, stop, stats (the computed\n\
-statistics, [] when given), used (the options used and the warnings) and\n\
-seconds.\n\
+statistics, [] when given), used (the options used and the warnings),\n\
+seconds, selection (the model selection) and loglik_se.\n\
 @seealso{ski_gsgp}\n\
 @end deftypefn")
 {
@@ -139,7 +143,9 @@ seconds.\n\
   res.love_Ft = kmax > 0 ? Ft.fortran_vec () : nullptr;
   res.love_c0 = kmax > 0 ? c0.fortran_vec () : nullptr;
   const bool ski = o.method == SGP_SKI_METHOD_SKI;
-  ctx.check (sgp_ski_fit (ctx.get (), &g.in.stats, &o, ski ? X : none, ski ? Y : none, &res));
+  sgp_ski_opts ro;
+  ctx.check (sgp_ski_fit_learn (ctx.get (), &g.in.stats, &o, X, ski ? Y : none, &ro, &g.sel,
+                                &res));
   const double t2 = seconds ();
 
   // ---- return results
@@ -167,7 +173,9 @@ seconds.\n\
   out.assign ("loglik_converged", res.loglik_converged != 0);
   out.assign ("stop", std::string (sgp_ski_stop_name (res.stop)));
   out.assign ("stats", g.in.computed ? octave_value (stats_map (g.in.stats, o)) : Matrix ());
-  out.assign ("used", used_map (ctx.get (), o, res));
+  out.assign ("used", used_map (ctx.get (), ro, res, g.sel));
+  out.assign ("selection", sgp_octave::selection_map (g.sel.hyper));
+  out.assign ("loglik_se", g.sel.evaluated ? g.sel.loglik_se : octave_NA);
   Matrix secs (1, 2);
   secs(0) = t1 - t0;
   secs(1) = t2 - t1;
@@ -178,7 +186,8 @@ seconds.\n\
 /*
 %!test
 %! x = (0:0.05:1)';
-%! r = __sgp_ski_gsgp__ (x, sin (3 * x), [], "grid_size", 30, "lengthscale", 0.3, "noise", 0.01);
+%! r = __sgp_ski_gsgp__ (x, sin (3 * x), [], "grid_size", 30, "lengthscale", 0.3, "noise", 0.01,
+%!                       "learn", {});
 %! assert (r.converged);
 %! assert (numel (r.weights), 30);
 %! assert (r.stats.n, 21);

@@ -328,4 +328,53 @@ namespace sgp_octave
     out.k.n_lengthscale = out.lengthscale.numel ();
     out.k.outputscale = scalar_arg (outputscale, ctx.fname (), "outputscale");
   }
+
+  // The model selection of a fit (spec model_selection.md §6; gp_laplace and
+  // ski_gsgp): hyper, loglik, loglik_se (NaN when exact), loglik_grad (a struct by
+  // coordinate name), learned
+  // (cellstr; SGP_LEARN_* bits named by gp_laplace's learn choices) and optim (a
+  // struct of columns).
+  octave_scalar_map
+  selection_map (const sgp_hyper& h)
+  {
+    const char *const *bits = sgp_opt_find (sgp_verb_options ("gp_laplace"), "learn")->choices;
+    octave_scalar_map hy, grad, optim;
+    hy.assign ("lengthscale", matrix_copy (h.n_lengthscale, 1, h.lengthscale));
+    hy.assign ("outputscale", h.outputscale);
+    if (h.n_mean > 0)  // ski_gsgp's model has no mean
+      hy.assign ("mean", matrix_copy (h.n_mean, 1, h.mean));
+    hy.assign ("noise", std::isnan (h.noise) ? Matrix () : Matrix (1, 1, h.noise));
+    const int64_t ne = h.n_eval;
+    ColumnVector ev (ne);
+    for (int64_t e = 0; e < ne; e++)
+      ev(e) = static_cast<double> (e + 1);
+    optim.assign ("evaluation", ev);
+    optim.assign ("loglik", column_copy (ne, h.tr_loglik));
+    optim.assign ("grad_norm", column_copy (ne, h.tr_gradnorm));
+    optim.assign ("seconds", column_copy (ne, h.tr_seconds));
+    for (int64_t k = 0; k < h.n_theta; k++)
+      {
+        char name[32];
+        sgp_hyper_theta_name (&h, k, name, sizeof name);
+        if (h.grad)
+          grad.assign (name, h.grad[k]);
+        optim.assign (name, column_copy (ne, h.tr_theta + k * ne));
+      }
+    Cell learned (1, 0);
+    for (int i = 0; bits[i]; i++)
+      if ((h.learned >> i) & 1u)
+        {
+          learned.resize (dim_vector (1, learned.numel () + 1));
+          learned(learned.numel () - 1) = std::string (bits[i]);
+        }
+    octave_scalar_map sel;
+    sel.assign ("hyper", hy);
+    sel.assign ("loglik", h.loglik);
+    sel.assign ("loglik_se", h.loglik_se);
+    sel.assign ("loglik_grad", grad);
+    sel.assign ("learned", learned);
+    sel.assign ("optim", optim);
+    return sel;
+  }
 }
+

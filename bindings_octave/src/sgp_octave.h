@@ -173,6 +173,8 @@ namespace sgp_octave
   void kernel_arg (context& ctx, const octave_value& name,
                    const octave_value& lengthscale,
                    const octave_value& outputscale, kernel_spec& out);
+  // The model selection of a fit as a struct (gp_laplace, ski_gsgp).
+  octave_scalar_map selection_map (const sgp_hyper& h);
 }
 
 #endif

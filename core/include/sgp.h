@@ -279,9 +279,10 @@ enum {
 };
 
 /* The hyperparameters a fit used, and its model selection (spec model_selection.md
- * §6): the evidence and its gradient in the coordinates theta = (log lengthscale(s),
- * log outputscale, mean(s), log noise), and the optimizer's trace. */
-typedef struct {
+ * §6; gp_laplace, and ski_gsgp, which has no mean: n_mean 0): the evidence and its
+ * gradient in the coordinates theta = (log lengthscale(s), log outputscale, mean(s),
+ * log noise), and the optimizer's trace. */
+typedef struct sgp_hyper {
   double *lengthscale;     /* n_lengthscale */
   int64_t n_lengthscale;
   double outputscale;
@@ -291,8 +292,9 @@ typedef struct {
   unsigned requested;      /* SGP_LEARN_* bits asked for (learn, AUTO resolved) */
   unsigned learned;        /* SGP_LEARN_* bits that were optimized */
   int64_t n_theta;         /* coordinates of grad */
-  double loglik;           /* the Laplace evidence (exact, or the matrix-free estimate); NaN
-                            * when not computed (note says why) */
+  double loglik;           /* the evidence (gp_laplace: exact Laplace or the matrix-free
+                            * estimate; ski_gsgp: SLQ estimate); NaN when not computed
+                            * (note says why) */
   double loglik_se;        /* the estimate's standard error; NaN when exact */
   double *grad;            /* n_theta, or NULL with loglik */
   int64_t n_eval;          /* optimizer evaluations (rows of the trace) */
@@ -302,10 +304,12 @@ typedef struct {
   int optim_converged, optim_interrupted;
   char optim_message[256];
   char note[256];          /* "" or why the hyperparameters were not learned / loglik is NaN */
-} sgp_laplace_hyper;
+} sgp_hyper;
+typedef sgp_hyper sgp_laplace_hyper;
 /* The name of coordinate k of theta ("lengthscale" or "lengthscale1".., "outputscale",
  * "mean" or "mean1".., "noise"). */
-void sgp_laplace_theta_name(const sgp_laplace_hyper *h, int64_t k, char *buf, size_t size);
+void sgp_hyper_theta_name(const sgp_hyper *h, int64_t k, char *buf, size_t size);
+void sgp_hyper_free(sgp_hyper *h);
 
 void sgp_laplace_opts_default(sgp_laplace_opts *o);
 
@@ -436,8 +440,10 @@ typedef struct {
   int64_t max_grid_points;          /* cap of the automatic size; <= 0: 2^20 */
   sgp_ski_interpolation interpolation; /* CUBIC */
   sgp_ski_bounds_policy bounds_policy; /* ERROR */
-  sgp_kernel kernel;                /* default rbf, lengthscale NULL (= 1), outputscale 1 */
-  double noise;                     /* Gaussian noise variance; default 1 */
+  sgp_kernel kernel;                /* default rbf; lengthscale NULL and outputscale NaN:
+                                       not given (learned by sgp_ski_fit_learn, else 1) */
+  double noise;                     /* Gaussian noise variance; default NaN: not given
+                                       (learned by sgp_ski_fit_learn, else 1) */
   sgp_ski_method method;            /* GSGP (EFCG on grid statistics) or SKI (CG on n) */
   double tol;                       /* relative residual of the solves; 0.01 */
   int64_t max_iter;                 /* 1000 */
@@ -455,7 +461,16 @@ typedef struct {
                                        dimension; else it must be d */
   int64_t n_grid_bounds;            /* numbers in grid_bounds: 0 (default) d-by-2 as
                                        stored; else it must be 2 d */
+  /* model selection (spec model_selection.md §4-§6; sgp_ski_fit_learn) */
+  unsigned learn;                   /* SGP_SKI_LEARN_* bits; default AUTO: those not given */
+  int optim_max_iter;               /* log-likelihood evaluations of the optimizer; 100 */
+  int restarts;                     /* extra seeded starts of the optimizer; 0 */
 } sgp_ski_opts;
+/* ski_gsgp's `learn` (bit i: choice i of the option table). */
+enum {
+  SGP_SKI_LEARN_LENGTHSCALE = 1u, SGP_SKI_LEARN_OUTPUTSCALE = 2u, SGP_SKI_LEARN_NOISE = 4u,
+  SGP_SKI_LEARN_AUTO = 8u
+};
 
 void sgp_ski_opts_default(sgp_ski_opts *o);
 
@@ -567,6 +582,44 @@ typedef struct {
  * lengthscale, outputscale, tol, max_iter, rank, probes. */
 int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                 sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res);
+
+/* The hyperparameters a fit uses (not given: 1) in *out: o with a NULL
+ * lengthscale, a NaN outputscale or noise replaced by 1. */
+void sgp_ski_fixed_defaults(const sgp_ski_opts *o, sgp_ski_opts *out);
+/* What o->learn asks for, as SGP_LEARN_* bits ("auto": each of lengthscale,
+ * outputscale, noise not given). */
+unsigned sgp_ski_learn_bits(const sgp_ski_opts *o);
+
+/* The model selection of a ski_gsgp fit (spec model_selection.md §4-§6). */
+typedef struct {
+  sgp_hyper hyper;        /* values used, loglik, its gradient (n_mean 0), the trace */
+  int evaluated;          /* loglik and the fields below are set */
+  int at_floor;           /* a learned lengthscale ended at its floor (3 grid cells) */
+  double loglik_se;       /* standard error of loglik (from the SLQ log-determinant) */
+  double logdet, logdet_se, datafit;
+  int64_t probes_used;
+  int loglik_converged;
+} sgp_ski_selection;
+void sgp_ski_selection_free(sgp_ski_selection *sel);
+
+/* sgp_ski_fit with model selection: the hyperparameters in o->learn (AUTO:
+ * those not given) maximize the SLQ log marginal likelihood (value and
+ * gradient from the statistics and the probe sketches only: no data pass;
+ * probes fixed, so the objective is smooth) by L-BFGS from data-based initial
+ * values (X, when given, for the lengthscale; else the statistics); the others
+ * are the user's or 1. Then the fit runs at those values (*ro: o with them;
+ * ro's lengthscale points into sel). The log-likelihood and its gradient are
+ * evaluated at the values used when something was learned or o->loglik, and
+ * res's log-likelihood fields are then those of sel. Needs probe sketches
+ * when anything is learned. sel is freed with sgp_ski_selection_free (also on
+ * error). */
+int sgp_ski_fit_learn(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
+                      sgp_cmat X, sgp_cmat y, sgp_ski_opts *ro, sgp_ski_selection *sel,
+                      sgp_ski_fit_result *res);
+/* The model-selection warning of a fit ("fn: ..."; "" when none): identifier
+ * "model-selection" (the hosts' warning id scalegp:model-selection). */
+void sgp_ski_selection_warning(const char *fn, const sgp_ski_selection *sel, char *buf,
+                               size_t size);
 
 /* One shot from the data: the statistics of X (n-by-d), y (n) on the grid g
  * (from sgp_ski_make_grid; m from sgp_ski_stats_shape sizes res's arrays), with

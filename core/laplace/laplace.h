@@ -8,6 +8,7 @@
 #define SGP_LAPLACE_H
 
 #include "sgp_internal.h"
+#include "select.h"
 #include "kernels.h"
 
 /* ------------------------------------------------------------ internal: likelihoods */
@@ -48,8 +49,6 @@ void sgp_softmax_pinv_apply(int64_t C, const double *inv_pi, int64_t stride,
 
 /* ------------------------------------------------------------ internal: model selection */
 
-/* Most coordinates of theta (lengthscales + outputscale + means + noise). */
-#define SGP_OPT_MAX_THETA 256
 /* Data-based initial values (spec model_selection.md §5): one lengthscale when
  * want_ls, outputscale s, mean (1, or C for softmax) and the gaussian noise (NaN
  * otherwise). */
@@ -60,7 +59,6 @@ int sgp_laplace_initial(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, int want_l
  * is set to the one used. */
 int  sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
                         sgp_laplace_opts *ro, sgp_laplace_hyper *h);
-void sgp_laplace_hyper_free(sgp_laplace_hyper *h);
 
 /* ------------------------------------------------------------ internal: IterGP */
 

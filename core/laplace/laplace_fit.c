@@ -111,7 +111,7 @@ void sgp_laplace_fit_free(sgp_laplace_fit_t *fit)
   free(fit->lengthscale); free(fit->X); free(fit->m); free(fit->f); free(fit->var);
   free(fit->weights); free(fit->root); free(fit->flin); free(fit->noise_data);
   history_free(&fit->history);
-  sgp_laplace_hyper_free(&fit->hyper);
+  sgp_hyper_free(&fit->hyper);
   free(fit);
 }
 
@@ -1274,7 +1274,7 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   fit = NULL;
 cleanup:
   sgp_laplace_fit_free(fit);
-  sgp_laplace_hyper_free(&hyper);
+  sgp_hyper_free(&hyper);
   run_free(&R);
   return st;
 }

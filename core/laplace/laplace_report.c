@@ -43,16 +43,7 @@ int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
              (long long)fit->empty_class, (long long)fit->C);
     add(buf, size, ids, ids_size, &k, "empty-class", msg);
   }
-  const sgp_laplace_hyper *hy = &fit->hyper;
-  if (hy->learned && hy->optim_interrupted)
-    add(buf, size, ids, ids_size, &k, "model-selection",
-        "interrupted: the fit uses the best hyperparameters found so far");
-  else if (hy->learned && !hy->optim_converged) {
-    snprintf(msg, sizeof msg, "learning the hyperparameters did not converge (%s); raise "
-             "optim_max_iter", hy->optim_message);
-    add(buf, size, ids, ids_size, &k, "model-selection", msg);
-  }
-  if (hy->note[0] && hy->requested)
-    add(buf, size, ids, ids_size, &k, "model-selection", hy->note);
+  sgp_select_warning(&fit->hyper, msg, sizeof msg);
+  if (msg[0]) add(buf, size, ids, ids_size, &k, "model-selection", msg);
   return k;
 }

@@ -6,7 +6,6 @@
  * optimization (evidence_stochastic.c) when asked or when the exact one does not
  * fit. The evidence and its gradient are reported at the values used, learned or not. */
 #include "evidence.h"
-#include "optim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,13 +23,8 @@ typedef struct {
   int stochastic;      /* which estimator: mws, or the exact one's ws */
   sgp_ev_ws ws;
   sgp_evs_ws mws;
-  double *theta;       /* full theta (spec §1) */
-  const int64_t *free_idx;
-  int64_t n_free;
-  double *grad_full;
-  double best_value;   /* the best evaluation so far and its full gradient: the */
-  double *best_grad;   /* reported evidence after learning, not evaluated again */
-  double best_se;
+  sgp_laplace_hyper *h;
+  double best_value, best_se; /* the best evaluation so far and its standard error */
   int have_best;
 } select_t;
 
@@ -43,9 +37,10 @@ static int evaluate(sgp_ctx *ctx, select_t *s, double *value, double *se, double
 }
 
 /* theta -> the problem's hyperparameters */
-static void set_theta(select_t *s, sgp_laplace_hyper *h, const double *theta)
+static void set_theta(select_t *s, const double *theta)
 {
   const sgp_ev_layout *l = &s->p.layout;
+  sgp_laplace_hyper *h = s->h;
   for (int64_t j = 0; j < l->n_ls; j++) h->lengthscale[j] = exp(theta[j]);
   h->outputscale = s->p.kernel.outputscale = exp(theta[l->n_ls]);
   for (int64_t c = 0; c < l->n_mean; c++) h->mean[c] = theta[l->n_ls + 1 + c];
@@ -60,170 +55,17 @@ static void get_theta(const sgp_ev_layout *l, const sgp_laplace_hyper *h, double
   if (l->has_noise) theta[l->n_ls + 1 + l->n_mean] = log(h->noise);
 }
 
-/* Which hyperparameter coordinate k of theta belongs to (an SGP_LEARN_* bit). */
-static unsigned coordinate(int64_t n_ls, int64_t n_mean, int64_t k)
+static int objective(sgp_ctx *ctx, const double *theta, double *value, double *grad, void *data)
 {
-  return k < n_ls ? SGP_LEARN_LENGTHSCALE : k == n_ls ? SGP_LEARN_OUTPUTSCALE
-         : k < n_ls + 1 + n_mean ? SGP_LEARN_MEAN : SGP_LEARN_NOISE;
-}
-
-typedef struct { select_t *s; sgp_laplace_hyper *h; } objective_data;
-
-static int objective(sgp_ctx *ctx, const double *x, double *value, double *grad, void *data)
-{
-  objective_data *od = (objective_data *)data;
-  select_t *s = od->s;
-  for (int64_t k = 0; k < s->n_free; k++) s->theta[s->free_idx[k]] = x[k];
-  set_theta(s, od->h, s->theta);
+  select_t *s = (select_t *)data;
+  set_theta(s, theta);
   double se;
-  int st = evaluate(ctx, s, value, &se, s->grad_full);
-  if (st) return st;
-  for (int64_t k = 0; k < s->n_free; k++) grad[k] = s->grad_full[s->free_idx[k]];
-  if (!s->have_best || *value > s->best_value) {
+  const int st = evaluate(ctx, s, value, &se, grad);
+  if (!st && (!s->have_best || *value > s->best_value)) {
     s->have_best = 1;
     s->best_value = *value;
     s->best_se = se;
-    memcpy(s->best_grad, s->grad_full, (size_t)od->h->n_theta * sizeof(double));
   }
-  return SGP_OK;
-}
-
-void sgp_laplace_theta_name(const sgp_laplace_hyper *h, int64_t k, char *buf, size_t size)
-{
-  const int64_t nl = h->n_lengthscale, nm = h->n_mean;
-  switch (coordinate(nl, nm, k)) {
-  case SGP_LEARN_LENGTHSCALE:
-    snprintf(buf, size, nl == 1 ? "lengthscale" : "lengthscale%lld", (long long)k + 1); break;
-  case SGP_LEARN_OUTPUTSCALE: snprintf(buf, size, "outputscale"); break;
-  case SGP_LEARN_MEAN: snprintf(buf, size, nm == 1 ? "mean" : "mean%lld", (long long)(k - nl)); break;
-  default: snprintf(buf, size, "noise");
-  }
-}
-
-void sgp_laplace_hyper_free(sgp_laplace_hyper *h)
-{
-  free(h->lengthscale); free(h->mean); free(h->grad);
-  free(h->tr_loglik); free(h->tr_gradnorm); free(h->tr_seconds); free(h->tr_theta);
-  memset(h, 0, sizeof *h);
-}
-
-/* The optimizer's trace and verdict into h. */
-static int keep_trace(sgp_ctx *ctx, const sgp_optim_result *r, sgp_laplace_hyper *h,
-                      const int64_t *free_idx, int64_t n_free, const double *theta0)
-{
-  const int64_t ne = r->n_eval, nt = h->n_theta;
-  h->n_eval = ne;
-  h->tr_loglik = sgp_alloc(ne); h->tr_gradnorm = sgp_alloc(ne); h->tr_seconds = sgp_alloc(ne);
-  h->tr_theta = sgp_alloc(ne * nt);
-  if (!h->tr_loglik || !h->tr_gradnorm || !h->tr_seconds || !h->tr_theta)
-    return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-  memcpy(h->tr_loglik, r->trace_value, (size_t)ne * sizeof(double));
-  memcpy(h->tr_gradnorm, r->trace_gradnorm, (size_t)ne * sizeof(double));
-  memcpy(h->tr_seconds, r->trace_seconds, (size_t)ne * sizeof(double));
-  for (int64_t k = 0; k < nt; k++)
-    for (int64_t e = 0; e < ne; e++) h->tr_theta[e + k * ne] = theta0[k];
-  for (int64_t k = 0; k < n_free; k++)
-    memcpy(h->tr_theta + free_idx[k] * ne, r->trace_x + k * ne, (size_t)ne * sizeof(double));
-  for (int64_t k = 0; k < nt; k++) /* the values on the user's scale */
-    if (coordinate(h->n_lengthscale, h->n_mean, k) != SGP_LEARN_MEAN)
-      for (int64_t e = 0; e < ne; e++) h->tr_theta[e + k * ne] = exp(h->tr_theta[e + k * ne]);
-  h->optim_converged = r->converged;
-  h->optim_interrupted = r->interrupted;
-  snprintf(h->optim_message, sizeof h->optim_message, "%s", r->message);
-  return SGP_OK;
-}
-
-/* Bounds around the starting value: factors 1e3 (lengthscale), 1e4 (outputscale),
- * 1e6 (noise) either way on the log scale; the mean is free. */
-static void bounds(unsigned what, double start, double *lo, double *hi)
-{
-  const double span = what == SGP_LEARN_LENGTHSCALE ? log(1e3)
-                      : what == SGP_LEARN_OUTPUTSCALE ? log(1e4)
-                      : what == SGP_LEARN_MEAN ? INFINITY : log(1e6);
-  *lo = start - span;
-  *hi = start + span;
-}
-
-/* A learned value at its bound is not a maximum of the evidence, which still
- * rises there (an outputscale growing without end: separable classes; a noise
- * shrinking to nothing: an interpolating fit). The fit says which. */
-static void note_bound(sgp_laplace_hyper *h, const int64_t *idx, int64_t nf, const double *x,
-                       const double *lo, const double *hi)
-{
-  for (int64_t k = 0; k < nf; k++) {
-    const int at_hi = x[k] >= hi[k] - 1e-6, at_lo = x[k] <= lo[k] + 1e-6;
-    /* an ARD lengthscale at its upper bound switches an input off: the method working */
-    const int ard_off = at_hi && h->n_lengthscale > 1 && idx[k] < h->n_lengthscale;
-    if ((!at_hi && !at_lo) || ard_off) continue;
-    char name[32];
-    sgp_laplace_theta_name(h, idx[k], name, sizeof name);
-    snprintf(h->note, sizeof h->note, "%s stopped at its %s bound %.3g (the evidence still "
-             "rises there%s); give %s a value, or check the data",
-             name, at_hi ? "upper" : "lower", exp(at_hi ? hi[k] : lo[k]),
-             at_hi && idx[k] == h->n_lengthscale ? ": for classes, the data may be separable" : "",
-             name);
-    return;
-  }
-}
-
-static int learn(sgp_ctx *ctx, select_t *s, sgp_laplace_hyper *h, const sgp_laplace_opts *o,
-                 unsigned bits)
-{
-  const sgp_ev_layout *l = &s->p.layout;
-  const int64_t nt = h->n_theta;
-  int64_t idx[SGP_OPT_MAX_THETA];
-  double x0[SGP_OPT_MAX_THETA], lo[SGP_OPT_MAX_THETA], hi[SGP_OPT_MAX_THETA];
-  int64_t nf = 0;
-  for (int64_t k = 0; k < nt; k++) {
-    const unsigned what = coordinate(l->n_ls, l->n_mean, k);
-    if (!(bits & what)) continue;
-    idx[nf] = k;
-    x0[nf] = s->theta[k];
-    bounds(what, s->theta[k], lo + nf, hi + nf);
-    nf++;
-  }
-  s->free_idx = idx;
-  s->n_free = nf;
-  double theta0[SGP_OPT_MAX_THETA];
-  memcpy(theta0, s->theta, (size_t)nt * sizeof(double));
-  sgp_optim_opts oo;
-  sgp_optim_opts_default(&oo);
-  oo.max_eval = o->optim_max_iter;
-  oo.restarts = o->restarts;
-  oo.seed = ctx->seed;
-  oo.task = "gp_laplace: learning";
-  char names[SGP_OPT_MAX_THETA][32];
-  const char *np[SGP_OPT_MAX_THETA];
-  unsigned char on_log[SGP_OPT_MAX_THETA];
-  for (int64_t k = 0; k < nf; k++) {
-    sgp_laplace_theta_name(h, idx[k], names[k], sizeof names[k]);
-    np[k] = names[k];
-    on_log[k] = coordinate(l->n_ls, l->n_mean, idx[k]) != SGP_LEARN_MEAN;
-  }
-  oo.names = np;
-  oo.log_scale = on_log;
-  sgp_optim_result r;
-  memset(&r, 0, sizeof r);
-  objective_data od = {s, h};
-  int st = sgp_optim_maximize(ctx, (int)nf, x0, lo, hi, objective, &od, &oo, &r);
-  if (st && st != SGP_EINTERRUPT && st != SGP_ENOMEM) {
-    /* no evaluation succeeded: the fit goes on from the start values and says so */
-    snprintf(h->note, sizeof h->note, "learning failed, the start values are used: %.200s",
-             ctx->errmsg);
-    memcpy(s->theta, theta0, (size_t)nt * sizeof(double));
-    sgp_optim_result_free(&r);
-    set_theta(s, h, s->theta);
-    return SGP_OK;
-  }
-  if (!st) {
-    for (int64_t k = 0; k < nf; k++) s->theta[idx[k]] = r.x[k];
-    h->loglik = r.value;
-    st = keep_trace(ctx, &r, h, idx, nf, theta0);
-    note_bound(h, idx, nf, r.x, lo, hi);
-  }
-  sgp_optim_result_free(&r);
-  set_theta(s, h, s->theta);
-  h->learned = bits;
   return st;
 }
 
@@ -311,6 +153,7 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
 {
   select_t s;
   memset(&s, 0, sizeof s);
+  s.h = h;
   s.p.lik = *lik;
   if (!isnan(h->noise)) s.p.lik.noise = &h->noise;
   s.p.X = X;
@@ -320,20 +163,21 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
   s.p.kernel.outputscale = h->outputscale;
   s.p.mean = h->mean;
   s.p.layout = *l;
-  double theta[SGP_OPT_MAX_THETA], gfull[SGP_OPT_MAX_THETA];
-  s.theta = theta;
-  s.grad_full = gfull;
+  double theta[SGP_OPT_MAX_THETA];
   s.stochastic = stochastic;
   get_theta(l, h, theta);
-  h->grad = s.best_grad = sgp_alloc(h->n_theta);
+  h->grad = sgp_alloc(h->n_theta);
   int st = !h->grad ? sgp_fail(ctx, SGP_ENOMEM, "out of memory")
            : stochastic ? sgp_evs_ws_init(ctx, &s.mws, lik->n, o->probes, ctx->seed,
                                           o->kernel_cache_bytes, o->tile)
            : sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C, 1);
-  if (!st && bits) st = learn(ctx, &s, h, o, bits);
-  /* after learning, h holds the best point evaluated and best_grad its gradient */
-  const int evaluated = !st && s.have_best && s.best_value == h->loglik;
-  if (evaluated) h->loglik_se = s.best_se;
+  int evaluated = 0;
+  if (!st && bits)
+    st = sgp_select_learn(ctx, h, theta, NULL, bits, o->optim_max_iter, o->restarts,
+                          "gp_laplace: learning", objective, &s, &evaluated);
+  if (bits) set_theta(&s, theta);
+  /* after learning, h holds the best point evaluated and h->grad its gradient */
+  if (evaluated) h->loglik_se = s.have_best && s.best_value == h->loglik ? s.best_se : NAN;
   if (!st && !evaluated && (st = evaluate(ctx, &s, &h->loglik, &h->loglik_se, h->grad)) &&
       st != SGP_EINTERRUPT) {
     snprintf(h->note, sizeof h->note, "the evidence failed at these values: %.200s", ctx->errmsg);

@@ -38,12 +38,19 @@ static void bop_free(bop_state *b)
   free(b);
 }
 
-/* y = B v from the stencil; parallel over blocks of grid fibres (fixed
- * i_2..i_d). A block of FIBRE_BLOCK fibres is swept once per offset, so D is
- * read in long runs: its S rows lie m doubles apart (a power of two on common
- * grids), and one fibre at a time would touch S pages per few hundred bytes. */
+/* Y = B V from the stencil for nc columns (ld m each); parallel over blocks of
+ * grid fibres (fixed i_2..i_d). A block of FIBRE_BLOCK fibres is swept once per
+ * offset, so D is read in long runs: its S rows lie m doubles apart (a power
+ * of two on common grids), and one fibre at a time would touch S pages per few
+ * hundred bytes. The columns are swept inside the offset loop, so a run of D
+ * is read once for all of them (D is S m doubles, far more than the columns:
+ * one column at a time made a block product of the SLQ probes memory-bound);
+ * every entry still sums its offsets in the same order, so each column is
+ * bitwise what a one-column product gives. */
 #define FIBRE_BLOCK_CELLS 2048
-static void stencil_apply(const sgp_ski_stats *st, const double *v, double *y, int nthreads)
+#define STENCIL_COLUMNS 16
+static void stencil_apply(const sgp_ski_stats *st, const double *v, int64_t ldv, double *y,
+                          int64_t ldy, int64_t nc, int nthreads)
 {
   const int d = st->grid.d;
   const int64_t m = st->m, m1 = st->grid.m[0], fibres = m / m1, S = st->S;
@@ -53,7 +60,8 @@ static void stencil_apply(const sgp_ski_stats *st, const double *v, double *y, i
 #pragma omp parallel for num_threads(nthreads) schedule(static)
   for (int64_t blk = 0; blk < nblocks; blk++) {
     const int64_t r0 = blk * fb, r1 = r0 + fb < fibres ? r0 + fb : fibres;
-    memset(y + r0 * m1, 0, (size_t)((r1 - r0) * m1) * sizeof(double));
+    for (int64_t c = 0; c < nc; c++)
+      memset(y + c * ldy + r0 * m1, 0, (size_t)((r1 - r0) * m1) * sizeof(double));
     for (int64_t s = 0; s < S; s++) {
       const int *o = st->off + s * d;
       const int64_t lo = o[0] < 0 ? -o[0] : 0, hi = o[0] > 0 ? m1 - o[0] : m1;
@@ -67,10 +75,12 @@ static void stencil_apply(const sgp_ski_stats *st, const double *v, double *y, i
         }
         if (!inside) continue;
         const int64_t g0 = row * m1;
-        double *yr = y + g0;
         const double *Ds = st->D + s * m + g0;
-        const double *vs = v + g0 + st->delta[s];
-        for (int64_t i = lo; i < hi; i++) yr[i] += Ds[i] * vs[i];
+        for (int64_t c = 0; c < nc; c++) {
+          double *yr = y + c * ldy + g0;
+          const double *vs = v + c * ldv + g0 + st->delta[s];
+          for (int64_t i = lo; i < hi; i++) yr[i] += Ds[i] * vs[i];
+        }
       }
     }
   }
@@ -103,12 +113,15 @@ static int bop_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
                     (long long)Y.cols, (long long)st->m);
   const int64_t work = b->format == SGP_SKI_B_CSR ? b->nnz : st->m * st->S;
   const int nthreads = work >= 32768 ? sgp_ctx_threads(ctx) : 1;
-  for (int64_t j = 0; j < V.cols; j++) {
-    if (b->format == SGP_SKI_B_CSR)
-      csr_apply(b, V.data + j * V.ld, Y.data + j * Y.ld, nthreads);
-    else
-      stencil_apply(st, V.data + j * V.ld, Y.data + j * Y.ld, nthreads);
+  if (b->format != SGP_SKI_B_CSR) {
+    /* columns in blocks that keep a run of D in cache with them */
+    for (int64_t j = 0; j < V.cols; j += STENCIL_COLUMNS)
+      stencil_apply(st, V.data + j * V.ld, V.ld, Y.data + j * Y.ld, Y.ld,
+                    V.cols - j < STENCIL_COLUMNS ? V.cols - j : STENCIL_COLUMNS, nthreads);
+    return SGP_OK;
   }
+  for (int64_t j = 0; j < V.cols; j++)
+    csr_apply(b, V.data + j * V.ld, Y.data + j * Y.ld, nthreads);
   return SGP_OK;
 }
 

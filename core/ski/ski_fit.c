@@ -16,10 +16,13 @@ void sgp_ski_opts_default(sgp_ski_opts *o)
   o->interpolation = SGP_SKI_CUBIC;
   o->bounds_policy = SGP_SKI_BOUNDS_ERROR;
   o->kernel.kind = SGP_KERNEL_RBF;
-  o->kernel.lengthscale = &unit_lengthscale;
+  o->kernel.lengthscale = NULL; /* not given: learned, or 1 (sgp_ski_fixed_defaults) */
   o->kernel.n_lengthscale = 1;
-  o->kernel.outputscale = 1.0;
-  o->noise = 1.0;
+  o->kernel.outputscale = NAN;
+  o->noise = NAN;
+  o->learn = SGP_SKI_LEARN_AUTO;
+  o->optim_max_iter = 100;
+  o->restarts = 0;
   o->method = SGP_SKI_METHOD_GSGP;
   o->tol = 0.01;
   o->max_iter = 1000;
@@ -85,14 +88,21 @@ int64_t sgp_ski_love_rank_max(const sgp_ski_opts *o, int64_t m)
   return r < m ? r : m;
 }
 
-/* The kernel of the options with the default lengthscale filled in, checked. */
+void sgp_ski_fixed_defaults(const sgp_ski_opts *o, sgp_ski_opts *out)
+{
+  *out = *o;
+  if (!out->kernel.lengthscale) {
+    out->kernel.lengthscale = &unit_lengthscale;
+    out->kernel.n_lengthscale = 1;
+  }
+  if (isnan(out->kernel.outputscale)) out->kernel.outputscale = 1.0;
+  if (isnan(out->noise)) out->noise = 1.0;
+}
+
+/* The kernel of the options (resolved by sgp_ski_fixed_defaults), checked. */
 static int fit_kernel(sgp_ctx *ctx, const sgp_ski_opts *o, int d, sgp_kernel *k)
 {
   *k = o->kernel;
-  if (!k->lengthscale) {
-    k->lengthscale = &unit_lengthscale;
-    k->n_lengthscale = 1;
-  }
   return sgp_kernel_check(ctx, k, d);
 }
 
@@ -191,6 +201,9 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   sgp_ski_solve_info info = {0};
   double *kept = NULL; /* method "ski", bounds_policy "drop": the rows inside the grid */
   if (!o || !res || !res->weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
+  sgp_ski_opts fixed; /* what is not given: 1 */
+  sgp_ski_fixed_defaults(o, &fixed);
+  o = &fixed;
   res->love_rank = 0;
   res->iterations = 0;
   res->converged = 0;
@@ -394,6 +407,9 @@ static int predict_values(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const s
   }
   if (!stats || !o) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
   if (!weights || !mean) return sgp_fail(ctx, SGP_EINVAL, "weights: missing");
+  sgp_ski_opts fixed; /* what is not given: 1 */
+  sgp_ski_fixed_defaults(o, &fixed);
+  o = &fixed;
   const sgp_ski_grid *g = &stats->grid;
   if ((code = sgp_ski_grid_check(ctx, g))) return code;
   if (Xs.cols != g->d)

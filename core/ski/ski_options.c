@@ -19,6 +19,8 @@ static const char *const interpolation_names[] = {"cubic", "linear", NULL};
 static const char *const method_names[] = {"gsgp", "ski", NULL};
 static const char *const variance_names[] = {"none", "lanczos", "exact", NULL};
 static const char *const bounds_names[] = {"error", "truncate", "clamp", "drop", NULL};
+/* bit i of sgp_ski_opts.learn (SGP_SKI_LEARN_*) */
+static const char *const learn_names[] = {"lengthscale", "outputscale", "noise", "auto", NULL};
 
 static const sgp_opt_spec specs[] = {
   {"grid_size", SGP_OPT_COUNTS, "NULL", 1, INTMAX, SGP_OPT_NULL_OK, NULL, OFF(grid_size),
@@ -29,14 +31,19 @@ static const sgp_opt_spec specs[] = {
    "d-by-2 matrix of grid bounds, both grid points (NULL: the data range plus grid_pad cells)"},
   {"grid_pad", SGP_OPT_COUNT, "NULL", 0, INTMAX, SGP_OPT_NULL_OK, NULL, OFF(grid_pad),
    SGP_STORE_INT, 0, "cells of padding of the default bounds (NULL: 2 cubic, 1 linear)"},
-  {"kernel", SGP_OPT_CHOICE, "\"rbf\"", 0, 0, 0, sgp_kernel_names, OFF(kernel.kind),
-   SGP_STORE_INT, 0, "\"rbf\", \"matern12\", \"matern32\" or \"matern52\""},
-  {"lengthscale", SGP_OPT_POSITIVES, "1", 0, 0, 0, NULL, OFF(kernel.lengthscale),
-   SGP_STORE_DOUBLE, OFF(kernel.n_lengthscale), "one lengthscale, or one per dimension (ARD)"},
-  {"outputscale", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(kernel.outputscale),
-   SGP_STORE_DOUBLE, 0, "kernel variance"},
-  {"noise", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(noise), SGP_STORE_DOUBLE,
-   0, "Gaussian noise variance"},
+  SGP_KERNEL_OPTION_ROWS_AS(sgp_ski_opts, kernel, "NULL", "NULL", SGP_OPT_NULL_OK,
+                            "; not given: learned (or 1 when learn leaves it out)"),
+  {"noise", SGP_OPT_REAL, "NULL", 0, INFINITY, SGP_OPT_LO_OPEN | SGP_OPT_NULL_OK, NULL,
+   OFF(noise), SGP_STORE_DOUBLE, 0,
+   "Gaussian noise variance; not given: learned (or 1 when learn leaves it out)"},
+  {"learn", SGP_OPT_SUBSET, "\"auto\"", 0, 0, 0, learn_names, OFF(learn), SGP_STORE_INT, 0,
+   "maximize the log marginal likelihood over these of \"lengthscale\", \"outputscale\", "
+   "\"noise\" (\"auto\": those not given; none (R character(0), Octave {}): all fixed, the "
+   "ones not given at 1)"},
+  {"optim_max_iter", SGP_OPT_COUNT, "100", 1, INTMAX, 0, NULL, OFF(optim_max_iter),
+   SGP_STORE_INT, 0, "log-likelihood evaluations of the optimizer at most"},
+  {"restarts", SGP_OPT_COUNT, "0", 0, 1000, 0, NULL, OFF(restarts), SGP_STORE_INT, 0,
+   "extra optimizer starts from seeded random values"},
   {"interpolation", SGP_OPT_CHOICE, "\"cubic\"", 0, 0, 0, interpolation_names,
    OFF(interpolation), SGP_STORE_INT, 0,
    "\"cubic\" (4 taps per dimension) or \"linear\" (2); with stats: theirs"},
@@ -211,6 +218,11 @@ static int check_stats(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_gi
     return sgp_fail(ctx, SGP_EINVAL,
                     "stats: has no probe sketches for loglik = TRUE; make them with "
                     "ski_stats(..., probes = %lld)", (long long)o->probes);
+  if (sgp_ski_learn_bits(o) && s->probes < 1)
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "stats: has no probe sketches for learning the hyperparameters; make them "
+                    "with ski_stats(..., probes = %lld), or give lengthscale, outputscale and "
+                    "noise (or learn none of them)", (long long)o->probes);
   return check_dims(ctx, o, s->grid.d, 1);
 }
 
@@ -284,9 +296,14 @@ static int compute_stats(sgp_ctx *ctx, const sgp_ski_opts *o, sgp_cmat X, sgp_cm
   data_range(X, range);
   sgp_ski_grid g;
   int64_t m = 0;
-  if ((code = sgp_ski_make_grid(ctx, sgp_cmat_of(range, d, 2), n, o, &g))) return code;
+  /* the default grid size follows the lengthscale when it is fixed (given, or 1
+   * when not learned), else the number of points */
+  sgp_ski_opts go = *o;
+  if (!o->kernel.lengthscale && !(sgp_ski_learn_bits(o) & SGP_LEARN_LENGTHSCALE))
+    sgp_ski_fixed_defaults(o, &go);
+  if ((code = sgp_ski_make_grid(ctx, sgp_cmat_of(range, d, 2), n, &go, &g))) return code;
   if ((code = sgp_ski_stats_shape(ctx, &g, o->interpolation, &m, NULL))) return code;
-  const int64_t np = o->loglik ? o->probes : 0;
+  const int64_t np = o->loglik || sgp_ski_learn_bits(o) ? o->probes : 0;
   double rhoz = 0.0;
   if (np > 0 && !(out->uz = sgp_alloc(m * np)))
     return sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for the sketches");

@@ -27,7 +27,7 @@ for first = 1:chunk:n
 endfor
 printf ("statistics of %d points on a %d x %d grid\n", stats.n, grid.size);
 
-hyper = {"kernel", "matern52", "lengthscale", 0.3, "noise", 0.05, "tol", 1e-7};
+hyper = {"kernel", "matern52", "lengthscale", 0.3, "outputscale", 1, "noise", 0.05, "tol", 1e-7};
 xtest = [0.25 0.5; 0.5 0.5; 0.75 0.5];
 fit = ski_gsgp ("stats", stats, "xtest", xtest, "variance", "exact", hyper{:});
 one = ski_gsgp (X, Y, "grid_size", grid.size, "grid_bounds", grid.bounds, "xtest", xtest,

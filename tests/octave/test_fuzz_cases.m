@@ -82,7 +82,7 @@
 
 ## ski: y whose squares overflow (before: yty = Inf), merged statistics checked
 %!error <ski_stats: 'y' its sum of squares \(the statistic yty\) overflows> ski_stats (x, 1e300 * ones (20, 1), ski_grid (x, "grid_size", 10))
-%!error <ski_gsgp: 'y' > ski_gsgp (x, 1e300 * ones (20, 1), "grid_size", 10)
+%!error <ski_gsgp: 'y' > ski_gsgp (x, 1e300 * ones (20, 1), "grid_size", 10, "learn", {})
 %!shared x, s
 %! i = (1:20).';
 %! x = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
@@ -92,21 +92,21 @@
 %!error <'b' makes the merged 'yty' overflow> ski_stats_merge (setfield (s, "yty", 1.5e308), setfield (s, "yty", 1.5e308))
 
 ## ski_gsgp names its own arguments; scalegp_predict names xnew
-%!error <ski_gsgp: 'xtest' contains NaN> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x * NaN)
-%!error <ski_gsgp: 'xtest' row 1, column 1 .* is outside the grid> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x + 5)
-%!error <ski_gsgp: 'x' the range of column 1 .* gives no grid in doubles> ski_gsgp (0.5e300 * ones (20, 2), x(:, 2))
-%!error <ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding> ski_gsgp (x, x(:, 2), "grid_pad", 0)
+%!error <ski_gsgp: 'xtest' contains NaN> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x * NaN, "learn", {})
+%!error <ski_gsgp: 'xtest' row 1, column 1 .* is outside the grid> ski_gsgp (x, x(:, 2), "grid_size", 10, "xtest", x + 5, "learn", {})
+%!error <ski_gsgp: 'x' the range of column 1 .* gives no grid in doubles> ski_gsgp (0.5e300 * ones (20, 2), x(:, 2), "learn", {})
+%!error <ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding> ski_gsgp (x, x(:, 2), "grid_pad", 0, "learn", {})
 %!error <ski_grid: 'grid_size' must be 1 to 8 whole numbers> ski_grid (x, "grid_size", 1i)
 %!error <ski_grid: 'grid_bounds' must be numbers> ski_grid (x, "grid_size", 10, "grid_bounds", [0 1; 0 1] * 1i)
 %!test
-%! f = ski_gsgp (x, x(:, 2), "grid_pad", 0, "interpolation", "linear");
+%! f = ski_gsgp (x, x(:, 2), "grid_pad", 0, "interpolation", "linear", "learn", {});
 %! assert (f.converged);
 
 ## ski fits in scalegp_predict: xnew named; tampered results refused (finite, iterations whole)
 %!shared x, f
 %! i = (1:20).';
 %! x = [mod(i * 0.618034, 1), mod(i * 0.414214 + 0.1, 1)];
-%! f = ski_gsgp (x, x(:, 2), "grid_size", 10, "loglik", true, "probes", 2, "seed", 1);
+%! f = ski_gsgp (x, x(:, 2), "grid_size", 10, "loglik", true, "probes", 2, "seed", 1, "learn", {});
 %!error <scalegp_predict: 'xnew' row 1, column 1 .* outside the grid> scalegp_predict (f, 1e300 * x)
 %!error <scalegp_predict: 'xnew' contains NaN> scalegp_predict (f, x * NaN)
 %!error <'fit.rel_residual' must be one finite number> scalegp_predict (setfield (f, "rel_residual", Inf), x)

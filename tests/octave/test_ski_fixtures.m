@@ -95,7 +95,7 @@
 %!   save ("-text", f, "stats");
 %!   back = load (f);
 %!   refit = ski_gsgp ("stats", back.stats, "kernel", c.kernel, "lengthscale", c.lengthscale,
-%!                     "noise", c.noise, "tol", 1e-10);
+%!                     "noise", c.noise, "tol", 1e-10, "learn", {});
 %!   assert (refit.converged);
 %! unwind_protect_cleanup
 %!   unlink (f);
@@ -169,8 +169,8 @@
 %!     args = {c.x, c.y, "grid_size", c.grid_size, "grid_bounds", c.grid_bounds, ...
 %!             "kernel", k{1}, "lengthscale", c.lengthscale, "noise", c.noise, ...
 %!             "interpolation", ip{1}, "tol", 1e-10, "xtest", c.xtest};
-%!     g = ski_gsgp (args{:});
-%!     s = ski_gsgp (args{:}, "method", "ski");
+%!     g = ski_gsgp (args{:}, "learn", {});
+%!     s = ski_gsgp (args{:}, "method", "ski", "learn", {});
 %!     assert (g.converged && s.converged);
 %!     assert (rel_err (s.test.mean, g.test.mean) < 1e-7);
 %!   endfor
@@ -186,26 +186,26 @@
 %! c = ski_case ("1d");
 %! s = ski_stats (c.x, c.y, ski_grid ([], "grid_size", c.grid_size, "grid_bounds", c.grid_bounds));
 %! s.WtW(1, 1) = 1;
-%! ski_gsgp ("stats", s);
+%! ski_gsgp ("stats", s, "learn", {});
 %!error <'stats' must have finite 'Wty'>
 %! s = ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
 %! s.Wty(2) = NaN;
-%! ski_gsgp ("stats", s);
+%! ski_gsgp ("stats", s, "learn", {});
 %!error <'stats' has no probe sketches>
 %! s = ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
-%! ski_gsgp ("stats", s, "loglik", true);
+%! ski_gsgp ("stats", s, "loglik", true, "learn", {});
 %!error <'stats' fixes the grid>
 %! s = ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
-%! ski_gsgp ("stats", s, "grid_size", 12);
+%! ski_gsgp ("stats", s, "grid_size", 12, "learn", {});
 %!error <needed by method = "ski">
 %! s = ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
-%! ski_gsgp ("stats", s, "method", "ski");
-%!error <'stats' must be a ski_stats struct> ski_gsgp ("stats", struct ("a", 1))
+%! ski_gsgp ("stats", s, "method", "ski", "learn", {});
+%!error <'stats' must be a ski_stats struct> ski_gsgp ("stats", struct ("a", 1), "learn", {})
 %!error <'b' was built on another grid than 'a'>
 %! c = ski_case ("1d");
 %! a = ski_stats (c.x, c.y, ski_grid ([], "grid_size", 20, "grid_bounds", [-1 4]));
 %! ski_stats_merge (ski_stats (c.x, c.y, ski_grid ([], "grid_size", 21, "grid_bounds", [-1 4])), a);
 %!error <'probes' must be a whole number> ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]), "probes", -1)
 %!error <'xnew' has 2 columns>
-%! fit = ski_gsgp ((0:0.1:1)', sin (0:0.1:1)');
+%! fit = ski_gsgp ((0:0.1:1)', sin (0:0.1:1)', "learn", {});
 %! scalegp_predict (fit, [1 2; 3 4]);

@@ -1,7 +1,7 @@
 ## Copyright (C) 2026 scalegp authors
 ## SPDX-License-Identifier: MIT
 ##
-## ski_gsgp (..., "precond_rank", q): the opt-in preconditioner of the mean
+## ski_gsgp (..., "precond_rank", q, "learn", {}): the opt-in preconditioner of the mean
 ## solve (spec §8.4).  Oracle: the unpreconditioned fit of the same model at a
 ## tight tolerance (checked against the dense GP in test_ski_fixtures.m).
 
@@ -22,25 +22,25 @@
 %! bound = 2 * sqrt (20 * 18) / (2 * sqrt (0.0025)) * tol * norm (y);
 %! args = {"grid_size", [20, 18], "kernel", "matern52", "lengthscale", 0.3, ...
 %!         "noise", 0.0025, "tol", tol, "max_iter", 5000, "xtest", xs};
-%! fit0 = ski_gsgp (x, y, args{:});
-%! fit1 = ski_gsgp (x, y, args{:}, "precond_rank", 40);
+%! fit0 = ski_gsgp (x, y, args{:}, "learn", {});
+%! fit1 = ski_gsgp (x, y, args{:}, "precond_rank", 40, "learn", {});
 %! assert (fit0.converged && fit1.converged);
 %! assert (max (abs (fit1.weights - fit0.weights)) <= bound);
 %! assert (max (abs (fit1.test.mean - fit0.test.mean)) <= 1.25 ^ 2 * bound);
 %! assert (fit1.rel_residual <= tol);
 %! assert (fit1.precond_rank, 40);
 %! assert (3 * fit1.iterations < fit0.iterations);
-%! fitd = ski_gsgp (x, y, args{:}, "precond_rank", 0);
+%! fitd = ski_gsgp (x, y, args{:}, "precond_rank", 0, "learn", {});
 %! assert (isequal (fitd.weights, fit0.weights));
 
 %!test
 %! fit = ski_gsgp (x, y, "grid_size", [20, 18], "lengthscale", 0.2, "noise", 0.01, ...
-%!                 "precond_rank", 16);
+%!                 "precond_rank", 16, "learn", {});
 %! assert (fit.converged);
 %! assert (fit.rel_residual <= 0.01);
 
-%!error <ski_gsgp: 'precond_rank' must be a whole number> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", -1)
-%!error <ski_gsgp: 'precond_rank' must be a whole number> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", 1.5)
-%!error <ski_gsgp: 'precond_rank' must be a whole number> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", "a")
-%!error <'precond_rank' must be less than the 64 grid points> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", 64)
-%!error <'precond_rank' applies to method = "gsgp" only> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "method", "ski", "precond_rank", 4)
+%!error <ski_gsgp: 'precond_rank' must be a whole number> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", -1, "learn", {})
+%!error <ski_gsgp: 'precond_rank' must be a whole number> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", 1.5, "learn", {})
+%!error <ski_gsgp: 'precond_rank' must be a whole number> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", "a", "learn", {})
+%!error <'precond_rank' must be less than the 64 grid points> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "precond_rank", 64, "learn", {})
+%!error <'precond_rank' applies to method = "gsgp" only> ski_gsgp (x(1:200, :), y(1:200), "grid_size", [8, 8], "method", "ski", "precond_rank", 4, "learn", {})

@@ -35,3 +35,67 @@ ski_dense_W <- function(x, size, bounds, interp) {
   }
   W
 }
+
+# Dense Gaussian GP evidence log N(y; 0, s C(ell) + s2 I) and its gradient in
+# theta = (log ell, log s, log s2), for kfun(ell) -> list(C, dC) with dC =
+# dC/dlog ell; also the pieces of the Hutchinson analysis (M: A^-1 dA_k).
+dense_gp_evidence <- function(theta, y, kfun, pieces = FALSE) {
+  ell <- exp(theta[1]); s <- exp(theta[2]); s2 <- exp(theta[3])
+  kc <- kfun(ell)
+  n <- length(y)
+  A <- s * kc$C
+  diag(A) <- diag(A) + s2
+  L <- chol(A)
+  a <- backsolve(L, forwardsolve(t(L), y))
+  Ai <- chol2inv(L)
+  dA <- list(s * kc$dC, s * kc$C, diag(s2, n))
+  grad <- vapply(dA, function(D) 0.5 * (sum(a * (D %*% a)) - sum(Ai * D)), 0)
+  out <- list(value = -0.5 * sum(y * a) - sum(log(diag(L))) - n / 2 * log(2 * pi), grad = grad)
+  if (pieces) out$M <- lapply(dA, function(D) Ai %*% D)
+  out
+}
+
+# Maximizes the dense evidence with optim's L-BFGS-B on the log scale from theta0.
+dense_gp_optimum <- function(theta0, y, kfun) {
+  cache <- new.env()
+  ev <- function(th) {
+    if (!identical(cache$th, th)) { cache$th <- th; cache$ev <- dense_gp_evidence(th, y, kfun) }
+    cache$ev
+  }
+  r <- optim(theta0, function(th) -ev(th)$value, function(th) -ev(th)$grad,
+             method = "L-BFGS-B", control = list(factr = 1e7, maxit = 200))
+  stopifnot(r$convergence == 0)
+  r$par
+}
+
+# Standard deviations of the learned log hyperparameters caused by the t
+# Rademacher probes of the Hutchinson trace, at theta (spec §8.1): the
+# gradient's estimate 1/2 mean_j z_j'M_k z_j has covariance
+# 1/(4t) Cov(z'M_k z, z'M_l z) = 1/(4t) 2 sum_{i != j} S^k_ij S^l_ij (S: the
+# symmetric part of M_k = A^-1 dA_k), and a gradient error e moves the
+# maximizer by H^-1 e, H the Fisher information 1/2 tr(M_k M_l) (the negative
+# Hessian at the optimum, to first order).
+probe_sd <- function(theta, y, kfun, t) {
+  M <- dense_gp_evidence(theta, y, kfun, pieces = TRUE)$M
+  S <- lapply(M, function(m) { s <- (m + t(m)) / 2; diag(s) <- 0; s })
+  C <- outer(1:3, 1:3, Vectorize(function(k, l) 2 * sum(S[[k]] * S[[l]]))) / (4 * t)
+  H <- outer(1:3, 1:3, Vectorize(function(k, l) 0.5 * sum(M[[k]] * t(M[[l]]))))
+  Hi <- solve(H)
+  sqrt(diag(Hi %*% C %*% Hi))
+}
+
+rbf_dense <- function(x) {
+  D2 <- outer(x, x, "-")^2
+  function(ell) { C <- exp(-D2 / (2 * ell^2)); list(C = C, dC = C * D2 / ell^2) }
+}
+
+# The SKI kernel W K_G W' of a 1-D cubic grid (size points on bounds), dense.
+rbf_ski_dense <- function(x, size, bounds) {
+  W <- ski_dense_W(matrix(x), size, matrix(bounds, 1), "cubic")
+  g <- seq(bounds[1], bounds[2], length.out = size)
+  D2 <- outer(g, g, "-")^2
+  function(ell) {
+    K <- exp(-D2 / (2 * ell^2))
+    list(C = W %*% K %*% t(W), dC = W %*% (K * D2 / ell^2) %*% t(W))
+  }
+}

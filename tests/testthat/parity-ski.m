@@ -9,13 +9,13 @@ xs1 = [0.5; 1.5; 3.2];
 xs2 = [1 1; 0.5 1.2];
 o = {"seed", 1, "threads", 1};
 f1 = ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-10, "variance", "exact",
-               "xtest", xs1, o{:});
+               "xtest", xs1, o{:}, "learn", {});
 f2 = ski_gsgp (x2, y2, "grid_size", [12 10], "lengthscale", [0.8 1], "noise", 0.05,
                "tol", 1e-10, "variance", "lanczos", "rank", 5, "loglik", true, "probes", 4,
-               "xtest", xs2, o{:});
-f3 = ski_gsgp ("stats", f1.stats, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-10, o{:});
+               "xtest", xs2, o{:}, "learn", {});
+f3 = ski_gsgp ("stats", f1.stats, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-10, o{:}, "learn", {});
 f4 = ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-10, "method", "ski",
-               "interpolation", "linear", "grid_size", 30, o{:});
+               "interpolation", "linear", "grid_size", 30, o{:}, "learn", {});
 fits = {f1, f2, f3, f4};
 for k = 1:numel (fits)
   f = fits{k};
@@ -44,38 +44,47 @@ for k = 1:numel (fits)
 endfor
 emit (fid, "fit2.loglik", [f2.loglik, f2.logdet, f2.logdet_se, f2.datafit, f2.probes_used]);
 emit (fid, "fit2.love", [f2.love.Ft(:); f2.love.c0(:)]);
+y5 = y1 + 0.2 * (mod ((1:40)' * 7919, 13) / 13 - 0.5);
+f5 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, o{:});
+emit (fid, "fit5.fields", strjoin (sort (setdiff (fieldnames (f5), {"class"}))(:)', ","));
+emit (fid, "fit5.learned", strjoin (f5.learned, ","));
+emit (fid, "fit5.hyper", [f5.hyper.lengthscale; f5.hyper.outputscale; f5.hyper.noise]);
+emit (fid, "fit5.loglik", [f5.loglik, f5.loglik_se]);
+emit (fid, "fit5.loglik_grad", cell2mat (struct2cell (f5.loglik_grad)));
+emit (fid, "fit5.grad_names", strjoin (fieldnames (f5.loglik_grad)(:)', ","));
+emit (fid, "fit5.evals", numel (f5.optim.loglik));
 t = __sgp_options__ ("ski_gsgp");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit (fid, "kinds", strjoin (t.kind(:)', ","));
 s0 = ski_stats (x1, y1, ski_grid (x1, "grid_size", 20));
-emit_error (fid, "err.max_iter", @() ski_gsgp (x1, y1, "max_iter", 0));
-emit_error (fid, "err.method", @() ski_gsgp (x1, y1, "method", "exact"));
-emit_error (fid, "err.grid_size", @() ski_gsgp (x1, y1, "grid_size", 2.5));
-emit_error (fid, "err.grid_size_d", @() ski_gsgp (x2, y2, "grid_size", [10 10 10]));
-emit_error (fid, "err.grid_bounds", @() ski_gsgp (x1, y1, "grid_bounds", [0 1 2 3]));
-emit_error (fid, "err.outside", @() ski_gsgp (x1, y1, "grid_bounds", [0.5 2], "grid_size", 20));
-emit_error (fid, "err.unknown", @() ski_gsgp (x1, y1, "nonsense", 1));
-emit_error (fid, "err.lengthscale", @() ski_gsgp (x2, y2, "lengthscale", [1 2 3]));
-emit_error (fid, "err.fixes", @() ski_gsgp ("stats", s0, "grid_size", 10));
-emit_error (fid, "err.interp", @() ski_gsgp ("stats", s0, "interpolation", "linear"));
-emit_error (fid, "err.probes", @() ski_gsgp ("stats", s0, "loglik", true));
-emit_error (fid, "err.ski_data", @() ski_gsgp ("stats", s0, "method", "ski"));
-emit_error (fid, "err.precond", @() ski_gsgp (x1, y1, "precond_rank", 2, "method", "ski"));
-emit_error (fid, "err.precond_m", @() ski_gsgp (x1, y1, "grid_size", 10, "precond_rank", 10));
-emit_error (fid, "err.grid_pad", @() ski_gsgp (x1, y1, "grid_pad", 0));
-emit_error (fid, "err.threads", @() ski_gsgp (x1, y1, "threads", 1e6));
-emit_error (fid, "err.backend", @() ski_gsgp (x1, y1, "backend", "gpu"));
-emit_error (fid, "err.overflow", @() ski_gsgp (x1, y1, "grid_size", 30, "outputscale", 1e307));
-emit_error (fid, "err.none", @() ski_gsgp ("noise", 1));
+emit_error (fid, "err.max_iter", @() ski_gsgp (x1, y1, "max_iter", 0, "learn", {}));
+emit_error (fid, "err.method", @() ski_gsgp (x1, y1, "method", "exact", "learn", {}));
+emit_error (fid, "err.grid_size", @() ski_gsgp (x1, y1, "grid_size", 2.5, "learn", {}));
+emit_error (fid, "err.grid_size_d", @() ski_gsgp (x2, y2, "grid_size", [10 10 10], "learn", {}));
+emit_error (fid, "err.grid_bounds", @() ski_gsgp (x1, y1, "grid_bounds", [0 1 2 3], "learn", {}));
+emit_error (fid, "err.outside", @() ski_gsgp (x1, y1, "grid_bounds", [0.5 2], "grid_size", 20, "learn", {}));
+emit_error (fid, "err.unknown", @() ski_gsgp (x1, y1, "nonsense", 1, "learn", {}));
+emit_error (fid, "err.lengthscale", @() ski_gsgp (x2, y2, "lengthscale", [1 2 3], "learn", {}));
+emit_error (fid, "err.fixes", @() ski_gsgp ("stats", s0, "grid_size", 10, "learn", {}));
+emit_error (fid, "err.interp", @() ski_gsgp ("stats", s0, "interpolation", "linear", "learn", {}));
+emit_error (fid, "err.probes", @() ski_gsgp ("stats", s0, "loglik", true, "learn", {}));
+emit_error (fid, "err.ski_data", @() ski_gsgp ("stats", s0, "method", "ski", "learn", {}));
+emit_error (fid, "err.precond", @() ski_gsgp (x1, y1, "precond_rank", 2, "method", "ski", "learn", {}));
+emit_error (fid, "err.precond_m", @() ski_gsgp (x1, y1, "grid_size", 10, "precond_rank", 10, "learn", {}));
+emit_error (fid, "err.grid_pad", @() ski_gsgp (x1, y1, "grid_pad", 0, "learn", {}));
+emit_error (fid, "err.threads", @() ski_gsgp (x1, y1, "threads", 1e6, "learn", {}));
+emit_error (fid, "err.backend", @() ski_gsgp (x1, y1, "backend", "gpu", "learn", {}));
+emit_error (fid, "err.overflow", @() ski_gsgp (x1, y1, "grid_size", 30, "outputscale", 1e307, "learn", {}));
+emit_error (fid, "err.none", @() ski_gsgp ("noise", 1, "learn", {}));
 lastwarn ("");
-ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2, o{:});
+ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2, o{:}, "learn", {});
 emit (fid, "warning", lastwarn ());
 lastwarn ("");
-ski_gsgp (x1, y1, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000, o{:});
+ski_gsgp (x1, y1, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000, o{:}, "learn", {});
 emit (fid, "warning.accuracy", lastwarn ());
 lastwarn ("");
 ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-14, "max_iter", 3,
-          "variance", "exact", "xtest", xs1, o{:});
+          "variance", "exact", "xtest", xs1, o{:}, "learn", {});
 emit (fid, "warning.xtest", lastwarn ());
 ## ski_grid
 grids = {ski_grid(x2, "grid_size", [12 10]), ski_grid(x1, "lengthscale", 0.3), ...

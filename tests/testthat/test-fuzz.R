@@ -32,7 +32,7 @@ test_that("threads above 256 are refused by the core's rule, naming threads", {
   g <- ski_grid(fz_x, grid_size = 10)
   expect_error(ski_stats(fz_x, fz_y, g, threads = 1e6, verbose = FALSE),
                "ski_stats: 'threads' must be a whole number from 0 \\(the OpenMP default\\) to 256")
-  expect_error(ski_gsgp(fz_x, fz_y, grid_size = 10, threads = 5000, verbose = FALSE),
+  expect_error(ski_gsgp(fz_x, fz_y, grid_size = 10, threads = 5000, verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'threads' must be a whole number from 0 \\(the OpenMP default\\) to 256")
   expect_error(mlp_fit(fz_x, fz_y, hidden = 2, iterations = 1, threads = 1e5, verbose = FALSE),
                "mlp_fit: 'threads' must be a whole number from 0 \\(the OpenMP default\\) to 256")
@@ -141,7 +141,7 @@ test_that("tampered gp_laplace fits are refused naming the field, by every metho
 })
 
 test_that("predict.valla reads d exactly (object$d partially matched datafit)", {
-  ski <- ski_gsgp(fz_x, fz_y, grid_size = 10, loglik = TRUE, probes = 2, verbose = FALSE)
+  ski <- ski_gsgp(fz_x, fz_y, grid_size = 10, loglik = TRUE, probes = 2, verbose = FALSE, learn = character(0))
   expect_false(is.null(ski$datafit))
   expect_error(predict(structure(unclass(ski), class = "valla"), fz_x),
                "predict.valla: 'object\\$[A-Za-z_0-9]+' is missing")
@@ -175,8 +175,8 @@ test_that("ski: y whose squares overflow is refused naming y (not yty = Inf)", {
   g <- ski_grid(fz_x, grid_size = 10)
   expect_error(ski_stats(fz_x, rep(1e300, 20), g),
                "ski_stats: 'y' its sum of squares \\(the statistic yty\\) overflows")
-  expect_error(ski_gsgp(fz_x, rep(1e300, 20), grid_size = 10, verbose = FALSE), "ski_gsgp: 'y' ")
-  expect_error(ski_gsgp(fz_x, rep(1e300, 20), grid_size = 10, method = "ski", verbose = FALSE),
+  expect_error(ski_gsgp(fz_x, rep(1e300, 20), grid_size = 10, verbose = FALSE, learn = character(0)), "ski_gsgp: 'y' ")
+  expect_error(ski_gsgp(fz_x, rep(1e300, 20), grid_size = 10, method = "ski", verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'y' ")
 })
 
@@ -192,33 +192,33 @@ test_that("ski_stats_merge refuses non-finite or overflowing statistics", {
 })
 
 test_that("ski_gsgp names its own arguments (xtest, x, grid_pad) and predict names newdata", {
-  fit <- ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, verbose = FALSE)
-  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = fz_x * NaN, verbose = FALSE),
+  fit <- ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, verbose = FALSE, learn = character(0))
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = fz_x * NaN, verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'xtest' contains NaN")
-  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = fz_x + 5, verbose = FALSE),
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = fz_x + 5, verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'xtest' row 1, column 1 .* is outside the grid")
-  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = cbind(1, 2, 3), verbose = FALSE),
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, xtest = cbind(1, 2, 3), verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'xtest' has 3 columns")
   expect_error(predict(fit, fz_x * 1e300), "predict.ski_gsgp: 'newdata' row 1, column 1 .* outside")
   expect_error(predict(fit, fz_x * NaN), "predict.ski_gsgp: 'newdata' contains NaN")
   x300 <- matrix(0.5, 20, 2) * 1e300
-  expect_error(ski_gsgp(x300, fz_x[, 2], verbose = FALSE),
+  expect_error(ski_gsgp(x300, fz_x[, 2], verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'x' the range of column 1 .* gives no grid in doubles")
   expect_error(ski_grid(x300), "ski_grid: 'x' the range of column 1")
-  expect_error(ski_gsgp(c(-1e308, 1e308, 0), c(1, 2, 3), verbose = FALSE),
+  expect_error(ski_gsgp(c(-1e308, 1e308, 0), c(1, 2, 3), verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'x' the range of column 1 .* overflow")
-  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, verbose = FALSE),
+  expect_error(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'grid_pad' is 0: with fewer than 1 cell of padding")
   # valid with linear interpolation or another bounds_policy
   expect_s3_class(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, interpolation = "linear",
-                           verbose = FALSE), "ski_gsgp")
+                           verbose = FALSE, learn = character(0)), "ski_gsgp")
   expect_s3_class(ski_gsgp(fz_x, fz_x[, 2], grid_pad = 0, bounds_policy = "clamp",
-                           verbose = FALSE), "ski_gsgp")
+                           verbose = FALSE, learn = character(0)), "ski_gsgp")
 })
 
 test_that("tampered ski fits: non-finite results and iterations are refused naming the field", {
   fit <- ski_gsgp(fz_x, fz_x[, 2], grid_size = 10, loglik = TRUE, probes = 2, seed = 1,
-                  verbose = FALSE)
+                  verbose = FALSE, learn = character(0))
   for (name in c("rel_residual", "loglik", "logdet", "logdet_se", "iterations")) {
     f <- fit
     f[[name]] <- Inf

@@ -1,4 +1,4 @@
-# ski_gsgp(precond_rank = q): the opt-in preconditioner of the mean solve
+# ski_gsgp(precond_rank = q, learn = character(0)): the opt-in preconditioner of the mean solve
 # (spec §8.4). Oracle: the unpreconditioned fit of the same model at a tight
 # tolerance (itself checked against the dense GP in test-ski.R).
 
@@ -24,10 +24,10 @@ precond_bound <- function(c)
 test_that("precond_rank gives the unpreconditioned mean with fewer iterations", {
   c <- precond_case()
   fit0 <- ski_gsgp(c$x, c$y, grid_size = c$grid_size, kernel = "matern52", lengthscale = 0.3,
-                   noise = 0.0025, tol = precond_tol, max_iter = 5000, verbose = FALSE)
+                   noise = 0.0025, tol = precond_tol, max_iter = 5000, verbose = FALSE, learn = character(0))
   fit1 <- ski_gsgp(c$x, c$y, grid_size = c$grid_size, kernel = "matern52", lengthscale = 0.3,
                    noise = 0.0025, tol = precond_tol, max_iter = 5000, precond_rank = 40,
-                   verbose = FALSE)
+                   verbose = FALSE, learn = character(0))
   expect_true(fit0$converged && fit1$converged)
   expect_lte(max(abs(fit1$weights - fit0$weights)), precond_bound(c))
   expect_lte(fit1$rel_residual, precond_tol)
@@ -40,7 +40,7 @@ test_that("precond_rank gives the unpreconditioned mean with fewer iterations", 
   expect_lte(max(abs(p1 - p0)), 1.25^2 * precond_bound(c))
   fitd <- ski_gsgp(c$x, c$y, grid_size = c$grid_size, kernel = "matern52", lengthscale = 0.3,
                    noise = 0.0025, tol = precond_tol, max_iter = 5000, precond_rank = 0,
-                   verbose = FALSE)
+                   verbose = FALSE, learn = character(0))
   expect_identical(fitd$weights, fit0$weights)
   expect_identical(fitd$iterations, fit0$iterations)
 })
@@ -49,7 +49,7 @@ test_that("precond_rank works from statistics and with the default tolerance", {
   c <- precond_case()
   st <- ski_stats(c$x, c$y, ski_grid(c$x, grid_size = c$grid_size))
   fit <- ski_gsgp(stats = st, lengthscale = 0.2, noise = 0.01, precond_rank = 16,
-                  verbose = FALSE)
+                  verbose = FALSE, learn = character(0))
   expect_true(fit$converged)
   expect_lte(fit$rel_residual, 0.01)
   expect_equal(fit$history$rel_residual[1], 1)
@@ -59,11 +59,11 @@ test_that("bad precond_rank values give errors naming it", {
   c <- precond_case()
   x <- c$x[1:200, ]; y <- c$y[1:200]
   for (bad in list(-1, 1.5, "a", NA, c(1, 2), Inf))
-    expect_error(ski_gsgp(x, y, grid_size = c(8, 8), precond_rank = bad, verbose = FALSE),
+    expect_error(ski_gsgp(x, y, grid_size = c(8, 8), precond_rank = bad, verbose = FALSE, learn = character(0)),
                  "ski_gsgp: 'precond_rank' must be a whole number >= 0")
-  expect_error(ski_gsgp(x, y, grid_size = c(8, 8), precond_rank = 64, verbose = FALSE),
+  expect_error(ski_gsgp(x, y, grid_size = c(8, 8), precond_rank = 64, verbose = FALSE, learn = character(0)),
                "'precond_rank' must be less than the 64 grid points")
   expect_error(ski_gsgp(x, y, grid_size = c(8, 8), method = "ski", precond_rank = 4,
-                        verbose = FALSE),
+                        verbose = FALSE, learn = character(0)),
                "'precond_rank' applies to method = \"gsgp\" only")
 })

@@ -9,7 +9,8 @@ test_that("bounds_policy = 'drop': dropped points are no data (n, yty, loglik of
   h <- diff(bounds) / 19
   keep <- x > bounds[1] + h & x < bounds[2] - h # cubic valid range of a 20-point grid
   args <- list(grid_bounds = bounds, grid_size = 20, lengthscale = 0.3, noise = 0.01,
-               tol = 1e-10, loglik = TRUE, probes = 200, seed = 1, verbose = FALSE)
+               tol = 1e-10, loglik = TRUE, probes = 200, seed = 1, verbose = FALSE,
+               learn = character(0))
   fit_d <- do.call(ski_gsgp, c(list(x, y, bounds_policy = "drop"), args))
   fit_k <- do.call(ski_gsgp, c(list(x[keep], y[keep]), args))
   expect_equal(fit_d$stats$n, sum(keep))
@@ -40,12 +41,12 @@ test_that("oversized grids: an error naming grid_size, never a wrapped size or a
   # beyond R's integers: refused, not wrapped (1e10 became 1410065408, 3e9 negative)
   for (gs in c(1e10, 3e9, 2^31))
     expect_error(ski_grid(x, grid_size = gs), "ski_grid: 'grid_size' must be at most 2147483647")
-  expect_error(ski_gsgp(x, x, grid_size = 3e9, verbose = FALSE), "ski_gsgp: 'grid_size' must be at most")
+  expect_error(ski_gsgp(x, x, grid_size = 3e9, verbose = FALSE, learn = character(0)), "ski_gsgp: 'grid_size' must be at most")
   # statistics that cannot fit in memory: (343 + 2) x 1e14 doubles = 2.8e17 bytes
   x3 <- matrix(runif(300), 100, 3)
   big <- c(1e5, 1e5, 1e4)
   expect_error(ski_grid(x3, grid_size = big), "ski_grid: 'grid_size' .*GB for its statistics")
-  expect_error(ski_gsgp(x3, x3[, 1], grid_size = big, verbose = FALSE),
+  expect_error(ski_gsgp(x3, x3[, 1], grid_size = big, verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'grid_size' .*memory")
   g <- ski_grid(x3, grid_size = 10)
   g$size <- as.integer(big) # a grid edited by hand reaches ski_stats
@@ -59,7 +60,7 @@ test_that("convergence is reported honestly: the true residual, why a solve stop
   x <- runif(200, 0, 3)
   y <- sin(2 * x) + rnorm(200, sd = 0.1)
   # max_iter reached: said so, with the (true) residual of the returned solution
-  expect_warning(f <- ski_gsgp(x, y, grid_size = 30, tol = 1e-12, max_iter = 3, verbose = FALSE),
+  expect_warning(f <- ski_gsgp(x, y, grid_size = 30, tol = 1e-12, max_iter = 3, verbose = FALSE, learn = character(0)),
                  "the mean solve did not converge in 3 iterations")
   expect_false(f$converged)
   expect_identical(f$stop, "max_iter")
@@ -69,22 +70,22 @@ test_that("convergence is reported honestly: the true residual, why a solve stop
   # cannot be certified (the residual's own rounding is ~ eps cond(A) |x| / |y|,
   # cond(A) ~ n / noise = 2e8 here), so the solve stops early and says why
   expect_warning(f <- ski_gsgp(x, y, grid_size = 30, noise = 1e-6, tol = 1e-15, max_iter = 5000,
-                               verbose = FALSE), "attainable accuracy; raise tol")
+                               verbose = FALSE, learn = character(0)), "attainable accuracy; raise tol")
   expect_false(f$converged)
   expect_identical(f$stop, "accuracy")
   expect_lt(f$iterations, 5000L)
   expect_gt(f$rel_residual, 1e-15)
   # converged means the true residual met tol
-  f <- ski_gsgp(x, y, grid_size = 30, noise = 0.01, tol = 1e-8, verbose = FALSE)
+  f <- ski_gsgp(x, y, grid_size = 30, noise = 0.01, tol = 1e-8, verbose = FALSE, learn = character(0))
   expect_true(f$converged)
   expect_identical(f$stop, "tol")
   expect_lte(f$rel_residual, 1e-8)
   # an overflowing solve is an error naming outputscale, not NaN weights with a
   # "did not converge in 5 iterations" (of max_iter 1000) warning
-  expect_error(ski_gsgp(x, y, grid_size = 30, outputscale = 1e300, verbose = FALSE),
+  expect_error(ski_gsgp(x, y, grid_size = 30, outputscale = 1e300, verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'outputscale' the mean solve met a non-finite value")
   expect_error(ski_gsgp(x, y, grid_size = 30, outputscale = 1e307, variance = "lanczos",
-                        loglik = TRUE, verbose = FALSE), "ski_gsgp: 'outputscale' .*non-finite")
+                        loglik = TRUE, verbose = FALSE, learn = character(0)), "ski_gsgp: 'outputscale' .*non-finite")
   # exact variances: the warning says why
   f$max_iter <- 1
   f$tol <- 1e-14
@@ -97,7 +98,7 @@ test_that("damaged fits: predict, print, summary and plot name the field", {
   x <- runif(150, 0, 3)
   y <- sin(2 * x) + rnorm(150, sd = 0.1)
   fit <- ski_gsgp(x, y, grid_size = 25, lengthscale = 0.4, noise = 0.01, variance = "lanczos",
-                  verbose = FALSE)
+                  verbose = FALSE, learn = character(0))
   damage <- function(f, msg) {
     for (call in list(function() predict(f, c(1, 2)), function() print(f),
                       function() summary(f), function() plot(f)))
@@ -158,7 +159,7 @@ test_that("streamed statistics of valid data never fail: 370 fits in 1, 2 and 3 
       y <- sin(6 * x[, 1]) + rnorm(5000, sd = 0.3)
       s <- ski_stats(x, y, ski_grid(x, grid_size = rep(g, d)), verbose = FALSE)
       r <- tryCatch(suppressWarnings(ski_gsgp(stats = s, lengthscale = 0.15, noise = 0.09,
-                                               tol = 0.1, verbose = FALSE)),
+                                               tol = 0.1, verbose = FALSE, learn = character(0))),
                     error = function(e) conditionMessage(e))
       if (is.character(r)) fails <- c(fails, sprintf("d %d seed %d grid %d: %s", d, seed, g, r))
     }

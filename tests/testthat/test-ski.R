@@ -82,10 +82,10 @@ test_that("fits and statistics survive saveRDS/readRDS", {
   saveRDS(fit$stats, f)
   s <- readRDS(f)
   refit <- ski_gsgp(stats = s, kernel = cs$kernel, lengthscale = cs$lengthscale,
-                    noise = cs$noise, tol = 1e-10, verbose = FALSE)
+                    noise = cs$noise, tol = 1e-10, verbose = FALSE, learn = character(0))
   expect_identical(refit$weights, ski_gsgp(stats = fit$stats, kernel = cs$kernel,
                                            lengthscale = cs$lengthscale, noise = cs$noise,
-                                           tol = 1e-10, verbose = FALSE)$weights)
+                                           tol = 1e-10, verbose = FALSE, learn = character(0))$weights)
 })
 
 test_that("LOVE variances at low rank stay between the exact variance and the prior", {
@@ -136,7 +136,7 @@ test_that("print, summary, plot and the default grid work", {
   set.seed(3)
   x <- runif(300, 0, 2)
   fit <- ski_gsgp(x, sin(3 * x) + rnorm(300, sd = 0.1), lengthscale = 0.3, noise = 0.01,
-                  verbose = FALSE)
+                  verbose = FALSE, learn = character(0))
   # default grid: spacing at most lengthscale / 3, data inside the valid range
   h <- diff(fit$grid$bounds[1, ]) / (fit$grid$size - 1)
   expect_lte(h, 0.3 / 3 + 1e-12)
@@ -149,7 +149,7 @@ test_that("print, summary, plot and the default grid work", {
   expect_silent(plot(fit, main = "m", xlab = "t", ylim = c(-3, 3)))  # the user's arguments win
   x2 <- cbind(runif(200), runif(200))
   fit2 <- ski_gsgp(x2, x2[, 1] - x2[, 2], lengthscale = 0.5, noise = 0.01, grid_size = 15,
-                   verbose = FALSE)
+                   verbose = FALSE, learn = character(0))
   expect_silent(plot(fit2, n = 30))
   expect_silent(plot(fit2, n = 30, xlab = "a", main = "m"))
   expect_output(print(fit$stats), "ski_stats")
@@ -165,48 +165,48 @@ test_that("the parallel example runs and equals the one-shot fit", {
 test_that("bad inputs give errors naming the argument", {
   cs <- read_ski_case("1d")
   x <- cs$x; y <- cs$y
-  expect_error(ski_gsgp(x, y[-1], verbose = FALSE), "ski_gsgp: 'y' has length 79")
-  expect_error(ski_gsgp(matrix(1:18, 2), 1:2, verbose = FALSE), "'x' has 9 columns")
-  expect_error(ski_gsgp(rbind(x, NaN), c(y, 1), verbose = FALSE), "'x' contains NaN")
-  expect_error(ski_gsgp(x, replace(y, 3, NA), verbose = FALSE), "'y' contains NaN")
-  expect_error(ski_gsgp(x, y, lengthscale = 0, verbose = FALSE), "'lengthscale' must be positive")
-  expect_error(ski_gsgp(x, y, lengthscale = c(1, 2), verbose = FALSE), "'lengthscale' must be numeric of length 1")
-  expect_error(ski_gsgp(x, y, noise = -1, verbose = FALSE), "'noise' must be positive")
-  expect_error(ski_gsgp(x, y, outputscale = NaN, verbose = FALSE), "'outputscale' must be positive")
-  expect_error(ski_gsgp(x, y, grid_size = 3, verbose = FALSE), "grid_size")
-  expect_error(ski_gsgp(x, y, grid_size = 2.5, verbose = FALSE), "'grid_size' must be 1 to 8 whole numbers")
-  expect_error(ski_gsgp(x, y, grid_bounds = c(0.5, 2), grid_size = 20, verbose = FALSE),
+  expect_error(ski_gsgp(x, y[-1], verbose = FALSE, learn = character(0)), "ski_gsgp: 'y' has length 79")
+  expect_error(ski_gsgp(matrix(1:18, 2), 1:2, verbose = FALSE, learn = character(0)), "'x' has 9 columns")
+  expect_error(ski_gsgp(rbind(x, NaN), c(y, 1), verbose = FALSE, learn = character(0)), "'x' contains NaN")
+  expect_error(ski_gsgp(x, replace(y, 3, NA), verbose = FALSE, learn = character(0)), "'y' contains NaN")
+  expect_error(ski_gsgp(x, y, lengthscale = 0, verbose = FALSE, learn = character(0)), "'lengthscale' must be positive")
+  expect_error(ski_gsgp(x, y, lengthscale = c(1, 2), verbose = FALSE, learn = character(0)), "'lengthscale' must be numeric of length 1")
+  expect_error(ski_gsgp(x, y, noise = -1, verbose = FALSE, learn = character(0)), "'noise' must be positive")
+  expect_error(ski_gsgp(x, y, outputscale = NaN, verbose = FALSE, learn = character(0)), "'outputscale' must be positive")
+  expect_error(ski_gsgp(x, y, grid_size = 3, verbose = FALSE, learn = character(0)), "grid_size")
+  expect_error(ski_gsgp(x, y, grid_size = 2.5, verbose = FALSE, learn = character(0)), "'grid_size' must be 1 to 8 whole numbers")
+  expect_error(ski_gsgp(x, y, grid_bounds = c(0.5, 2), grid_size = 20, verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'x' .*outside", ignore.case = TRUE)
-  expect_error(ski_gsgp(x, y, grid_bounds = matrix(1:4, 2), verbose = FALSE), "'grid_bounds' must be a 1-by-2")
-  expect_error(ski_gsgp(x, y, method = "exact", verbose = FALSE), "ski_gsgp: 'method' must be one of")
-  expect_error(ski_gsgp(x, y, variance = "full", verbose = FALSE), "ski_gsgp: 'variance' must be one of")
-  expect_error(ski_gsgp(x, y, interpolation = "quintic", verbose = FALSE), "ski_gsgp: 'interpolation' must be one of")
-  expect_error(ski_gsgp(x, y, backend = "gpu", verbose = FALSE), "ski_gsgp: 'backend' must be one of")
-  expect_error(ski_gsgp(rbind(x, Inf), c(y, 1), verbose = FALSE), "'x' contains .*Inf")
-  expect_error(ski_gsgp(x, replace(y, 3, -Inf), verbose = FALSE), "'y' contains .*Inf")
-  expect_error(ski_gsgp(x, y, variance = "lanczos", rank = -1, verbose = FALSE),
+  expect_error(ski_gsgp(x, y, grid_bounds = matrix(1:4, 2), verbose = FALSE, learn = character(0)), "'grid_bounds' must be a 1-by-2")
+  expect_error(ski_gsgp(x, y, method = "exact", verbose = FALSE, learn = character(0)), "ski_gsgp: 'method' must be one of")
+  expect_error(ski_gsgp(x, y, variance = "full", verbose = FALSE, learn = character(0)), "ski_gsgp: 'variance' must be one of")
+  expect_error(ski_gsgp(x, y, interpolation = "quintic", verbose = FALSE, learn = character(0)), "ski_gsgp: 'interpolation' must be one of")
+  expect_error(ski_gsgp(x, y, backend = "gpu", verbose = FALSE, learn = character(0)), "ski_gsgp: 'backend' must be one of")
+  expect_error(ski_gsgp(rbind(x, Inf), c(y, 1), verbose = FALSE, learn = character(0)), "'x' contains .*Inf")
+  expect_error(ski_gsgp(x, replace(y, 3, -Inf), verbose = FALSE, learn = character(0)), "'y' contains .*Inf")
+  expect_error(ski_gsgp(x, y, variance = "lanczos", rank = -1, verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'rank' must be a whole number >= 1")
-  expect_error(ski_gsgp(x, y, loglik = TRUE, probes = 0, verbose = FALSE),
+  expect_error(ski_gsgp(x, y, loglik = TRUE, probes = 0, verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'probes' must be a whole number >= 1")
-  expect_error(ski_gsgp(cbind(x, x), y, lengthscale = c(1, 2, 3), verbose = FALSE),
+  expect_error(ski_gsgp(cbind(x, x), y, lengthscale = c(1, 2, 3), verbose = FALSE, learn = character(0)),
                "'lengthscale' must be numeric of length 1 or 2")
-  expect_error(ski_gsgp(x, y, grid_size = c(10, 10), verbose = FALSE), "'grid_size'")
-  expect_error(ski_gsgp(x, y, grid_bounds = c(2, 0.5), grid_size = 20, verbose = FALSE),
+  expect_error(ski_gsgp(x, y, grid_size = c(10, 10), verbose = FALSE, learn = character(0)), "'grid_size'")
+  expect_error(ski_gsgp(x, y, grid_bounds = c(2, 0.5), grid_size = 20, verbose = FALSE, learn = character(0)),
                "ski_gsgp: 'grid_bounds' row 1 needs upper > lower")
-  expect_error(ski_gsgp(x, y, bounds_policy = "wrap", verbose = FALSE), "ski_gsgp: 'bounds_policy' must be one of")
+  expect_error(ski_gsgp(x, y, bounds_policy = "wrap", verbose = FALSE, learn = character(0)), "ski_gsgp: 'bounds_policy' must be one of")
   expect_error(ski_stats(x, y, ski_grid(grid_size = 20, grid_bounds = c(-1, 4)), probes = -1),
                "ski_stats: 'probes' must be a whole number")
-  expect_error(ski_gsgp(x, y, tol = 0, verbose = FALSE), "'tol' must be positive")
-  expect_error(ski_gsgp(x, y, max_iter = 0, verbose = FALSE), "'max_iter' must be a whole number >= 1")
-  expect_error(ski_gsgp(x, y, foo = 1, verbose = FALSE), "ski_gsgp: unknown option 'foo'")
-  expect_error(ski_gsgp(verbose = FALSE), "'x' and 'y' are needed")
-  expect_error(ski_gsgp(x, y, xtest = 10, verbose = FALSE, grid_size = 20), "xtest")
+  expect_error(ski_gsgp(x, y, tol = 0, verbose = FALSE, learn = character(0)), "'tol' must be positive")
+  expect_error(ski_gsgp(x, y, max_iter = 0, verbose = FALSE, learn = character(0)), "'max_iter' must be a whole number >= 1")
+  expect_error(ski_gsgp(x, y, foo = 1, verbose = FALSE, learn = character(0)), "ski_gsgp: unknown option 'foo'")
+  expect_error(ski_gsgp(verbose = FALSE, learn = character(0)), "'x' and 'y' are needed")
+  expect_error(ski_gsgp(x, y, xtest = 10, verbose = FALSE, grid_size = 20, learn = character(0)), "xtest")
   # points outside the grid: clamp and drop are options
   fit_c <- ski_gsgp(x, y, grid_bounds = c(0.5, 2), grid_size = 20, bounds_policy = "clamp",
-                    verbose = FALSE)
+                    verbose = FALSE, learn = character(0))
   expect_true(fit_c$converged)
   fit_d <- ski_gsgp(x, y, grid_bounds = c(0.5, 2), grid_size = 20, bounds_policy = "drop",
-                    verbose = FALSE)
+                    verbose = FALSE, learn = character(0))
   expect_lt(sum(fit_d$stats$Wt1), nrow(x))
   # test points: "drop" gives NA where a point has no taps (cubic valid range
   # [0.5 + h, 2 - h], h = 1.5 / 19), "clamp" a finite prediction everywhere
@@ -248,17 +248,17 @@ test_that("bad inputs give errors naming the argument", {
   expect_silent(ski_stats(x, y, g1, verbose = TRUE))
   expect_error(ski_stats(cbind(x, x), y, g1), "'x' has 2 columns but the grid has 1")
   bad <- a; bad$WtW[1, 1] <- 1
-  expect_error(ski_gsgp(stats = bad, verbose = FALSE), "ski_gsgp: 'stats' 'WtW' .the stencil of W'W. has a non-zero entry")
+  expect_error(ski_gsgp(stats = bad, verbose = FALSE, learn = character(0)), "ski_gsgp: 'stats' 'WtW' .the stencil of W'W. has a non-zero entry")
   bad <- a; bad$Wty[2] <- NaN
-  expect_error(ski_gsgp(stats = bad, verbose = FALSE), "'stats' must have finite 'Wty'")
+  expect_error(ski_gsgp(stats = bad, verbose = FALSE, learn = character(0)), "'stats' must have finite 'Wty'")
   bad <- a; bad$WtW <- bad$WtW[, -1]
-  expect_error(ski_gsgp(stats = bad, verbose = FALSE), "'stats' has a 'WtW' that is not")
-  expect_error(ski_gsgp(stats = a, loglik = TRUE, verbose = FALSE), "'stats' has no probe sketches")
-  expect_error(ski_gsgp(stats = a, grid_size = 10, verbose = FALSE), "'stats' fixes the grid")
-  expect_error(ski_gsgp(stats = a, interpolation = "linear", verbose = FALSE),
+  expect_error(ski_gsgp(stats = bad, verbose = FALSE, learn = character(0)), "'stats' has a 'WtW' that is not")
+  expect_error(ski_gsgp(stats = a, loglik = TRUE, verbose = FALSE, learn = character(0)), "'stats' has no probe sketches")
+  expect_error(ski_gsgp(stats = a, grid_size = 10, verbose = FALSE, learn = character(0)), "'stats' fixes the grid")
+  expect_error(ski_gsgp(stats = a, interpolation = "linear", verbose = FALSE, learn = character(0)),
                "'interpolation' differs from that of 'stats'")
-  expect_error(ski_gsgp(stats = a, method = "ski", verbose = FALSE), "needed by method = \"ski\"")
-  fit <- ski_gsgp(stats = a, verbose = FALSE)
+  expect_error(ski_gsgp(stats = a, method = "ski", verbose = FALSE, learn = character(0)), "needed by method = \"ski\"")
+  fit <- ski_gsgp(stats = a, verbose = FALSE, learn = character(0))
   expect_error(predict(fit, cbind(1, 2)), "'newdata' has 2 columns")
   expect_error(predict(fit, 1, variance = "lanczos"), "'variance' \"lanczos\" needs a fit")
 })
@@ -281,7 +281,7 @@ test_that("backend reaches the core context and verbose reports progress", {
   }
   # verbose: the summary at the end (progress lines appear on runs > 1 s)
   expect_output(ski_gsgp(cs$x, cs$y, grid_size = cs$grid_size, grid_bounds = cs$grid_bounds,
-                         lengthscale = cs$lengthscale, noise = cs$noise, verbose = TRUE),
+                         lengthscale = cs$lengthscale, noise = cs$noise, verbose = TRUE, learn = character(0)),
                 "<ski_gsgp> gsgp, 80 points")
 })
 
@@ -290,7 +290,8 @@ test_that("every kernel runs on both K_G paths and gsgp equals ski", {
   for (k in c("rbf", "matern12", "matern32", "matern52")) for (interp in c("cubic", "linear")) {
     args <- list(cs$x, cs$y, grid_size = cs$grid_size, grid_bounds = cs$grid_bounds,
                  kernel = k, lengthscale = cs$lengthscale, noise = cs$noise,
-                 interpolation = interp, tol = 1e-10, verbose = FALSE, xtest = cs$xtest)
+                 interpolation = interp, tol = 1e-10, verbose = FALSE, xtest = cs$xtest,
+                 learn = character(0))
     g <- do.call(ski_gsgp, args)
     s <- do.call(ski_gsgp, c(args, method = "ski"))
     expect_true(g$converged && s$converged)

@@ -31,12 +31,20 @@ function fit = ski_gsgp_result (r, stats)
     fit.rank = [];
     fit.love = [];
   endif
-  if (u.loglik)
+  if (! isnan (r.loglik))  # with loglik = true, and whenever something was learned
     fit.loglik = r.loglik;
     fit.logdet = r.logdet;
     fit.logdet_se = r.logdet_se;
     fit.datafit = r.datafit;
     fit.probes_used = r.probes_used;
   endif
+  sel = r.selection;
+  fit.hyper = sel.hyper;
+  if (! isna (r.loglik_se))
+    fit.loglik_se = r.loglik_se;
+  endif
+  fit.loglik_grad = sel.loglik_grad;
+  fit.learned = sel.learned;
+  fit.optim = sel.optim;
   fit.timings = struct ("preprocess", r.seconds(1), "solve", r.seconds(2));
 endfunction

@@ -1,0 +1,48 @@
+/* select.h -- model selection shared by the fronts that learn hyperparameters
+ * (gp_laplace, ski_gsgp; spec model_selection.md §5, §6): theta's coordinates and
+ * names, the optimizer's bounds, one L-BFGS run over the coordinates asked for
+ * with its trace kept in an sgp_hyper, and the model-selection warning.
+ * Core-internal. */
+#ifndef SGP_SELECT_H
+#define SGP_SELECT_H
+
+#include "sgp_internal.h"
+
+/* Most coordinates of theta (lengthscales + outputscale + means + noise). */
+#define SGP_OPT_MAX_THETA 256
+
+/* Which hyperparameter coordinate k of theta = (log ell_1..L, log s, mean_1..M,
+ * log noise) belongs to (an SGP_LEARN_* bit); M = 0 for a model without a mean. */
+unsigned sgp_select_coordinate(int64_t n_ls, int64_t n_mean, int64_t k);
+
+/* The full objective at theta (h->n_theta values): value and full gradient;
+ * statuses as sgp_objective's (optim.h). */
+typedef int (*sgp_select_eval)(sgp_ctx *ctx, const double *theta, double *value,
+                               double *grad, void *data);
+
+/* Maximizes f over the coordinates of theta in bits (SGP_LEARN_*), from theta,
+ * with NLopt's L-BFGS (optim.c) inside bounds around the start (raised to
+ * theta_lo[k] where theta_lo, n_theta values or NULL, is higher; a start
+ * below it moves up to it), max_eval
+ * evaluations per start, restarts seeded by ctx->seed, progress lines labelled
+ * task. On return theta holds the best point (the start when learning failed:
+ * h->note says why), h its trace, h->loglik its value and h->grad (n_theta,
+ * allocated by the caller) its full gradient, and h->learned = bits; *evaluated
+ * = 1 when h->loglik and h->grad are those of theta. SGP_EINTERRUPT keeps the
+ * best point so far (the optimizer's interrupt); errors: SGP_ENOMEM. */
+int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *theta_lo,
+                     unsigned bits, int max_eval, int restarts, const char *task,
+                     sgp_select_eval f, void *data, int *evaluated);
+
+/* The model-selection warning of h (interrupted, not converged, or the note of
+ * a selection that was asked for) in buf, without the function's name; "" when
+ * none. Its identifier is "model-selection". */
+void sgp_select_warning(const sgp_hyper *h, char *buf, size_t size);
+
+/* The data-based initial lengthscale (spec §5): the median Euclidean distance
+ * between the points of a seeded subsample of at most 1000 rows of X (one
+ * lengthscale: a lengthscale not given is isotropic; ARD starts from the values
+ * the user gives). The subsample's stream is keyed by ctx->seed alone. */
+int sgp_select_init_lengthscale(sgp_ctx *ctx, sgp_cmat X, double *ls);
+
+#endif

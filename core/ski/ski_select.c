@@ -1,0 +1,365 @@
+/* ski_select.c -- ski_gsgp's model selection (spec model_selection.md §4-§6,
+ * ski_gsgp.md §8.1): the hyperparameters a fit uses are the user's values,
+ * data-based initial values for the others, and, for those in `learn`
+ * (default: every one not given), the maximizer of the SLQ log marginal
+ * likelihood by L-BFGS (select.c, optim.c). Every evaluation is
+ * sgp_ski_loglik_grad on the statistics and the fixed probe sketches (common
+ * random numbers): no pass over the data, the cost of a step independent of n.
+ * The log-likelihood and its gradient are reported at the values used. */
+#include "ski.h"
+#include "select.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The solves of a learning evaluation. The fit's defaults (tol 0.01, 100
+ * Lanczos steps per probe) leave an error in the Hutchinson trace x_j'(dA)z_j
+ * of about tol times the trace itself, which is O(n) while the gradient at the
+ * optimum is 0: the optimizer would stop where that error balances the data
+ * term. A relative residual of 1e-6 (the user's tol when tighter) makes the
+ * solve error negligible beside the probes' own standard error; the probe
+ * solves may take LEARN_KRYLOV steps (or slq_max_iter when more) to get there.
+ * The cap binds only at badly conditioned trial points far from the optimum
+ * (a huge outputscale over a tiny noise), where a rougher value is harmless,
+ * while max_iter steps for every probe made such an evaluation cost 10-50
+ * normal ones. */
+#define LEARN_TOL 1e-6
+#define LEARN_KRYLOV 300
+/* A learned lengthscale stays at least this many grid cells: below, the grid
+ * no longer resolves the kernel (spec §8.2: h <= ell/3) and the model turns
+ * into cubic interpolation of nearly independent grid values, whose evidence
+ * can exceed that of the kernel the grid was meant for (seen on a 1-D signal:
+ * the optimizer ran to the smallest lengthscale it was allowed). */
+#define LS_MIN_CELLS 3.0
+
+/* The floor of each log lengthscale (theta_lo of sgp_select_learn): LS_MIN_CELLS
+ * cells of its dimension (an isotropic lengthscale: of the coarsest one). */
+static void lengthscale_floor(const sgp_ski_grid *g, int64_t nl, double *theta_lo)
+{
+  double hmax = 0.0;
+  for (int j = 0; j < g->d; j++) if (g->m[j] > 1 && g->h[j] > hmax) hmax = g->h[j];
+  for (int64_t j = 0; j < nl; j++) {
+    const double h = nl == 1 ? hmax : g->m[j] > 1 ? g->h[j] : 0.0;
+    theta_lo[j] = h > 0 ? log(LS_MIN_CELLS * h) : -INFINITY;
+  }
+  theta_lo[nl] = theta_lo[nl + 1] = -INFINITY;
+}
+
+unsigned sgp_ski_learn_bits(const sgp_ski_opts *o)
+{
+  const unsigned l = o->learn;
+  unsigned b = 0;
+  if (l & SGP_SKI_LEARN_LENGTHSCALE) b |= SGP_LEARN_LENGTHSCALE;
+  if (l & SGP_SKI_LEARN_OUTPUTSCALE) b |= SGP_LEARN_OUTPUTSCALE;
+  if (l & SGP_SKI_LEARN_NOISE) b |= SGP_LEARN_NOISE;
+  if (l & SGP_SKI_LEARN_AUTO) {
+    if (!o->kernel.lengthscale) b |= SGP_LEARN_LENGTHSCALE;
+    if (isnan(o->kernel.outputscale)) b |= SGP_LEARN_OUTPUTSCALE;
+    if (isnan(o->noise)) b |= SGP_LEARN_NOISE;
+  }
+  return b;
+}
+
+void sgp_ski_selection_free(sgp_ski_selection *sel)
+{
+  if (!sel) return;
+  sgp_hyper_free(&sel->hyper);
+  memset(sel, 0, sizeof *sel);
+}
+
+void sgp_ski_selection_warning(const char *fn, const sgp_ski_selection *sel, char *buf,
+                               size_t size)
+{
+  char msg[400];
+  sgp_select_warning(&sel->hyper, msg, sizeof msg);
+  if (!msg[0] && sel->at_floor)
+    snprintf(msg, sizeof msg, "the learned lengthscale is at its floor of %g grid cells, below "
+             "which the grid does not resolve the kernel: a finer grid (grid_size) may "
+             "find a smaller one", LS_MIN_CELLS);
+  if (size > 0) buf[0] = '\0';
+  if (msg[0]) snprintf(buf, size, "%s: %s", fn, msg);
+}
+
+/* The initial lengthscale from the statistics alone (no data at hand, e.g.
+ * ski_gsgp(stats = s)): W'1 is positive exactly at the grid points next to
+ * data, so it gives the extent e_j of the data in each dimension (to within
+ * the interpolation's support), and the lengthscale is the root mean squared
+ * distance of points spread uniformly over that box, sqrt(sum_j e_j^2 / 6) --
+ * the scale of the median pairwise distance used with data. 1 when the data
+ * occupy one grid point. */
+static double stats_lengthscale(const sgp_ski_stats *st)
+{
+  const sgp_ski_grid *g = &st->grid;
+  int64_t lo[SGP_SKI_MAX_D], hi[SGP_SKI_MAX_D], sub[SGP_SKI_MAX_D];
+  for (int j = 0; j < g->d; j++) { lo[j] = g->m[j]; hi[j] = -1; }
+  for (int64_t i = 0; i < st->m; i++) {
+    if (!(st->u1[i] > 0)) continue;
+    sgp_ski_grid_subscripts(g, i, sub);
+    for (int j = 0; j < g->d; j++) {
+      if (sub[j] < lo[j]) lo[j] = sub[j];
+      if (sub[j] > hi[j]) hi[j] = sub[j];
+    }
+  }
+  double s = 0.0;
+  for (int j = 0; j < g->d; j++)
+    if (hi[j] > lo[j]) {
+      const double e = (double)(hi[j] - lo[j]) * g->h[j];
+      s += e * e;
+    }
+  return s > 0 ? sqrt(s / 6.0) : 1.0;
+}
+
+/* h's values: the user's where given; else the data-based initial values
+ * (spec §5: outputscale var(y)/2, noise var(y)/4, the lengthscale from X or
+ * the statistics) for what is learned, and 1 for what is not. var(y) comes
+ * from the statistics (y'y, sum y, n). */
+static int start_values(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_cmat X,
+                        const sgp_ski_opts *o, unsigned bits, sgp_hyper *h)
+{
+  const int64_t nl = h->n_lengthscale, n = st->n;
+  if (!(h->lengthscale = sgp_alloc(nl))) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  const double mu = n > 0 ? st->ysum / (double)n : 0.0;
+  const double v = n > 1 ? (st->yy - (double)n * mu * mu) / (double)(n - 1) : 0.0;
+  h->outputscale = bits & SGP_LEARN_OUTPUTSCALE && v > 0 ? v / 2 : 1.0;
+  h->noise = bits & SGP_LEARN_NOISE && v > 0 ? v / 4 : 1.0;
+  h->lengthscale[0] = 1.0;
+  if ((bits & SGP_LEARN_LENGTHSCALE) && !o->kernel.lengthscale) {
+    int code = SGP_OK;
+    if (X.data && X.rows > 1) code = sgp_select_init_lengthscale(ctx, X, h->lengthscale);
+    else h->lengthscale[0] = stats_lengthscale(st);
+    if (code) return code;
+  }
+  if (o->kernel.lengthscale)
+    memcpy(h->lengthscale, o->kernel.lengthscale, (size_t)nl * sizeof(double));
+  if (!isnan(o->kernel.outputscale)) h->outputscale = o->kernel.outputscale;
+  if (!isnan(o->noise)) h->noise = o->noise;
+  return SGP_OK;
+}
+
+typedef struct {
+  const sgp_ski_stats *st;
+  const sgp_ski_stats_data *sd;
+  sgp_kernel k;
+  sgp_hyper *h;
+  sgp_ski_loglik_opts lo;
+  sgp_ski_kg_opts kgo;
+  int have_best;
+  sgp_ski_loglik_result best; /* the value's parts at the best evaluation */
+  double best_se[SGP_SKI_NTHETA_MAX]; /* and its gradient's standard errors */
+} select_t;
+
+static void set_theta(select_t *s, const double *theta)
+{
+  sgp_hyper *h = s->h;
+  const int64_t nl = h->n_lengthscale;
+  for (int64_t j = 0; j < nl; j++) h->lengthscale[j] = exp(theta[j]);
+  h->outputscale = exp(theta[nl]);
+  h->noise = exp(theta[nl + 1]);
+  s->k.lengthscale = h->lengthscale;
+  s->k.n_lengthscale = nl;
+  s->k.outputscale = h->outputscale;
+}
+
+static int objective(sgp_ctx *ctx, const double *theta, double *value, double *grad, void *data)
+{
+  select_t *s = (select_t *)data;
+  sgp_ski_loglik_grad_result r;
+  set_theta(s, theta);
+  int code = sgp_ski_loglik_grad(ctx, s->st, &s->k, s->h->noise, &s->kgo, s->sd->uz,
+                                 s->sd->rhoz, s->sd->probes, &s->lo, NULL, &r);
+  if (code) return code;
+  if (!isfinite(r.value.loglik))
+    return sgp_fail(ctx, SGP_EINVAL, "loglik: not finite at these hyperparameters");
+  *value = r.value.loglik;
+  for (int64_t k = 0; k < r.ntheta; k++) {
+    if (!isfinite(r.grad[k]))
+      return sgp_fail(ctx, SGP_EINVAL, "loglik: its gradient is not finite here");
+    grad[k] = r.grad[k];
+  }
+  if (!s->have_best || *value > s->best.loglik) {
+    s->have_best = 1;
+    s->best = r.value;
+    memcpy(s->best_se, r.grad_se, sizeof s->best_se);
+  }
+  return SGP_OK;
+}
+
+/* The objective's value is the SLQ quadrature and its gradient the Hutchinson
+ * trace; they agree only in expectation (ski.h), so near the maximum the line
+ * search can find no better point along a gradient that is not quite the
+ * value's, and NLopt ends with a failure. When that happens before max_eval
+ * and every learned coordinate of the gradient at the best point is within 3
+ * of its standard errors of 0, the optimum is found to the probes' accuracy:
+ * converged, and the message says so. */
+static void accept_line_search_stop(sgp_hyper *h, const sgp_ski_opts *o, const double *se)
+{
+  if (h->optim_converged || h->optim_interrupted || !h->grad ||
+      h->n_eval >= (int64_t)o->optim_max_iter * (o->restarts + 1))
+    return;
+  for (int64_t k = 0; k < h->n_theta; k++)
+    if ((h->learned & sgp_select_coordinate(h->n_lengthscale, 0, k)) &&
+        !(fabs(h->grad[k]) <= 3.0 * se[k]))
+      return;
+  h->optim_converged = 1;
+  const size_t l = strlen(h->optim_message);
+  snprintf(h->optim_message + l, sizeof h->optim_message - l,
+           "; the gradient is within 3 standard errors of 0 (converged to the probes' "
+           "accuracy)");
+}
+
+/* The selection: start values, learning, the log-likelihood at the values
+ * used (when learned or asked for). */
+static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_ski_opts *o,
+                        sgp_cmat X, int after_fit, sgp_ski_selection *sel)
+{
+  sgp_hyper *h = &sel->hyper;
+  sgp_ski_stats *st = NULL;
+  const unsigned bits = sgp_ski_learn_bits(o);
+  if (!after_fit) {
+    h->loglik = NAN;
+    h->noise = NAN;
+    h->n_lengthscale = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
+    h->n_mean = 0;
+    h->n_theta = h->n_lengthscale + 2;
+    h->requested = bits;
+  }
+  int code = sgp_ski_stats_import(ctx, sd, &st);
+  if (!code && !after_fit) code = start_values(ctx, st, X, o, bits, h);
+  /* learning: before the fit; nothing learned: the gradient after it */
+  if (code || (bits ? after_fit : !after_fit || !o->loglik)) goto done;
+  if (sd->probes < 1) {
+    code = sgp_fail(ctx, SGP_EINVAL, "stats: has no probe sketches for the log-likelihood");
+    goto done;
+  }
+  select_t s;
+  memset(&s, 0, sizeof s);
+  s.st = st;
+  s.sd = sd;
+  s.h = h;
+  s.k = o->kernel;
+  sgp_ski_kg_opts_default(&s.kgo);
+  /* no time-limited FFTW measuring inside the optimization: its plans, and with
+   * them the last bits of every evaluation, would vary from run to run */
+  s.kgo.planner = SGP_SKI_FFT_PLAN_ESTIMATE;
+  sgp_ski_loglik_opts_default(&s.lo);
+  s.lo.mean_tol = o->tol;
+  s.lo.max_iter = o->max_iter;
+  if (o->slq_max_iter > 0) s.lo.slq_max_iter = o->slq_max_iter;
+  if (bits) { /* see LEARN_TOL */
+    s.lo.tol = s.lo.mean_tol = fmin(o->tol, LEARN_TOL);
+    s.lo.slq_max_iter = s.lo.slq_max_iter > LEARN_KRYLOV ? s.lo.slq_max_iter : LEARN_KRYLOV;
+  }
+  double theta[SGP_SKI_NTHETA_MAX];
+  for (int64_t j = 0; j < h->n_lengthscale; j++) theta[j] = log(h->lengthscale[j]);
+  theta[h->n_lengthscale] = log(h->outputscale);
+  theta[h->n_lengthscale + 1] = log(h->noise);
+  if (!(h->grad = sgp_alloc(h->n_theta))) {
+    code = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+    goto done;
+  }
+  /* the values not learned, as given (exp(log(v)) may differ from v in the last bit) */
+  double fixed[SGP_SKI_NTHETA_MAX];
+  for (int64_t j = 0; j < h->n_lengthscale; j++) fixed[j] = h->lengthscale[j];
+  fixed[h->n_lengthscale] = h->outputscale;
+  fixed[h->n_lengthscale + 1] = h->noise;
+  int evaluated = 0;
+  if (bits) {
+    double theta_lo[SGP_SKI_NTHETA_MAX];
+    lengthscale_floor(&st->grid, h->n_lengthscale, theta_lo);
+    sgp_progress(ctx, "ski_gsgp: learning", 0.0);
+    code = sgp_select_learn(ctx, h, theta, theta_lo, bits, o->optim_max_iter, o->restarts,
+                            "ski_gsgp: learning", objective, &s, &evaluated);
+    for (int64_t j = 0; !code && (bits & SGP_LEARN_LENGTHSCALE) && j < h->n_lengthscale; j++)
+      if (theta[j] <= theta_lo[j] + 1e-9) sel->at_floor = 1;
+    if (!code && evaluated) accept_line_search_stop(h, o, s.best_se);
+  }
+  set_theta(&s, theta);
+  if (!code && !evaluated) {
+    s.have_best = 0;
+    code = objective(ctx, theta, &h->loglik, h->grad, &s);
+    if (code && code != SGP_EINTERRUPT && code != SGP_ENOMEM) {
+      snprintf(h->note, sizeof h->note, "the log-likelihood failed at these values: %.200s",
+               ctx->errmsg);
+      h->loglik = NAN;
+      free(h->grad);
+      h->grad = NULL;
+      code = SGP_OK;
+    }
+  }
+  for (int64_t k = 0; k < h->n_theta; k++)
+    if (!(bits & sgp_select_coordinate(h->n_lengthscale, 0, k))) {
+      if (k < h->n_lengthscale) h->lengthscale[k] = fixed[k];
+      else if (k == h->n_lengthscale) h->outputscale = fixed[k];
+      else h->noise = fixed[k];
+    }
+  if (!code && s.have_best && h->grad) {
+    sel->evaluated = 1;
+    sel->logdet = s.best.logdet;
+    sel->logdet_se = s.best.logdet_se;
+    sel->loglik_se = 0.5 * s.best.logdet_se; /* loglik = -(logdet + ...)/2 */
+    sel->datafit = s.best.datafit;
+    sel->probes_used = s.best.probes_used;
+    sel->loglik_converged = s.best.converged;
+  }
+done:
+  sgp_ski_stats_free(st);
+  return code;
+}
+
+int sgp_ski_fit_learn(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
+                      sgp_cmat X, sgp_cmat y, sgp_ski_opts *ro, sgp_ski_selection *sel,
+                      sgp_ski_fit_result *res)
+{
+  if (!stats || !o || !ro || !sel || !res)
+    return sgp_fail(ctx, SGP_EINVAL, "stats: arguments missing");
+  memset(sel, 0, sizeof *sel);
+  /* backend "auto" resolved once (and said once with verbose), not by every
+   * grid operator of every evaluation */
+  const sgp_backend backend = ctx->backend;
+  int use_cuda = 0, code = sgp_backend_use_cuda(ctx, &use_cuda);
+  if (code) return code;
+  ctx->backend = use_cuda ? SGP_BACKEND_CUDA : SGP_BACKEND_CPU;
+  code = select_hyper(ctx, stats, o, X, 0, sel);
+  ctx->backend = backend;
+  if (code) return code;
+  const sgp_hyper *h = &sel->hyper;
+  *ro = *o;
+  ro->kernel.lengthscale = h->lengthscale;
+  ro->kernel.n_lengthscale = h->n_lengthscale;
+  ro->kernel.outputscale = h->outputscale;
+  ro->noise = h->noise;
+  sgp_ski_opts fo = *ro; /* the fit need not estimate what the selection did */
+  if (sel->evaluated) fo.loglik = 0;
+  if ((code = sgp_ski_fit(ctx, stats, &fo, X, y, res))) return code;
+  if (!sel->evaluated && o->loglik) {
+    /* nothing learned: the fit estimated the log-likelihood as always (before
+     * its gradient, so that the fit itself is that of loglik without
+     * learning); the gradient comes from one more evaluation at the same values
+     * and the same probes, and the reported value stays the fit's */
+    ctx->backend = use_cuda ? SGP_BACKEND_CUDA : SGP_BACKEND_CPU;
+    code = select_hyper(ctx, stats, o, X, 1, sel);
+    ctx->backend = backend;
+    if (code) return code;
+    if (sel->evaluated) {
+      sel->hyper.loglik = res->loglik;
+      sel->logdet = res->logdet;
+      sel->logdet_se = res->logdet_se;
+      sel->loglik_se = 0.5 * res->logdet_se;
+      sel->datafit = res->datafit;
+      sel->probes_used = res->probes_used;
+      sel->loglik_converged = res->loglik_converged;
+    }
+    return SGP_OK;
+  }
+  if (sel->evaluated) {
+    res->loglik = h->loglik;
+    res->logdet = sel->logdet;
+    res->logdet_se = sel->logdet_se;
+    res->datafit = sel->datafit;
+    res->probes_used = sel->probes_used;
+    res->loglik_converged = sel->loglik_converged;
+  }
+  return SGP_OK;
+}

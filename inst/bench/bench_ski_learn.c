@@ -1,0 +1,179 @@
+/* bench_ski_learn.c -- ski_gsgp's hyperparameter learning at scale (issue 13;
+ * spec model_selection.md §4: "the cost per optimizer step is independent of
+ * n"). 3-D data, uniform on the unit cube, y = sin(4 x1) cos(3 x2) + x3 +
+ * N(0, 0.1^2), streamed in chunks of 10^6 rows: the statistics of each chunk
+ * (sgp_ski_stats_compute, with 30 probe sketches keyed by the global row) are
+ * merged into one (sgp_ski_stats_merge; the sketches add). Then, on a
+ * 64 x 64 x 32 = 128K-point cubic grid:
+ *  - step: the time of one optimizer step, i.e. one sgp_ski_loglik_grad
+ *    evaluation with the learning tolerances, at the data-based start values
+ *    (median of 3);
+ *  - learn: the whole model selection after the statistics pass
+ *    (sgp_ski_fit_learn: start values, L-BFGS, the fit at the learned values).
+ * Acceptance (issue 13): step(1e6) and step(1e8) within 20% of each other;
+ * learn <= 60 s at m = 128K. Usage: bench_ski_learn [n ...] (default 1e6 1e8).
+ * Environment: BENCH_REPS (step repetitions, default 3), BENCH_STEP_ONLY (skip
+ * the whole learning). Progress on stderr.
+ * Built and run by `make bench-ski-learn` (part of `make bench`). Output: one
+ * `BENCH ski_learn n=.. m=.. pass=..s step=..s learn=..s evals=.. ...` line
+ * per n.
+ *
+ * Measured 2026-11-25 on the 2-core development machine, shared with other
+ * jobs (load average 2.5-8 during the runs, so timings vary by 2x with the
+ * load; BENCH_REPS=1 BENCH_STEP_ONLY=1), after the block stencil product:
+ *   n = 1e6: pass   6.7 s, step 216 s (300 Krylov steps, the cap)
+ *   n = 1e7: pass  64.7 s, step 192 s (300)
+ *   n = 1e8: pass 489.9 s, step 129 s (300)
+ * Every step does the same work (the probe solves run to the LEARN_KRYLOV cap
+ * at the start values; nothing in a step depends on n), so the spread is the
+ * machine's load, not n; the 20% criterion could not be shown on this machine.
+ * The 60 s budget for the whole learning at m = 128K is NOT met: one step
+ * costs minutes (31 block CG columns x 300 iterations of a 343-offset stencil
+ * product and a Kronecker K_G product on 131072 points), and a learning takes
+ * tens of steps. Before the block stencil product one step took 832 s. */
+#define _GNU_SOURCE
+#include "ski/ski.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHUNK 1000000
+#define PROBES 30
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void check(sgp_ctx *ctx, int code, const char *what)
+{
+  if (code) {
+    fprintf(stderr, "bench_ski_learn: %s: %s\n", what, ctx->errmsg);
+    exit(1);
+  }
+}
+
+static void run(int64_t n)
+{
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  ctx.nthreads = 2;
+  ctx.seed = 1;
+  const int64_t size[3] = {64, 64, 32};
+  const double range[6] = {0, 0, 0, 1, 1, 1};
+  sgp_ski_grid g;
+  check(&ctx, sgp_ski_grid_auto(&ctx, sgp_cmat_of(range, 3, 2), size, SGP_SKI_CUBIC, -1, &g),
+        "grid");
+  sgp_ski_opts o;
+  sgp_ski_opts_default(&o);
+  o.probes = PROBES;
+  o.seed = 1;
+  int64_t m = 0;
+  check(&ctx, sgp_ski_stats_shape(&ctx, &g, SGP_SKI_CUBIC, &m, NULL), "shape");
+  double *X = malloc(sizeof(double) * 3 * CHUNK), *y = malloc(sizeof(double) * CHUNK);
+  double *uz = calloc((size_t)(m * PROBES), sizeof(double));
+  double *uzc = malloc(sizeof(double) * (size_t)(m * PROBES));
+  if (!X || !y || !uz || !uzc) { fprintf(stderr, "bench_ski_learn: out of memory\n"); exit(1); }
+  sgp_ski_stats *total = NULL;
+  double rhoz = 0.0;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 42);
+  const double t0 = now();
+  for (int64_t first = 0; first < n; first += CHUNK) {
+    const int64_t nc = n - first < CHUNK ? n - first : CHUNK;
+    for (int64_t i = 0; i < nc; i++) {
+      for (int j = 0; j < 3; j++) X[i + j * nc] = sgp_rng_uniform(&rng);
+      y[i] = sin(4 * X[i]) * cos(3 * X[i + nc]) + X[i + 2 * nc] + 0.1 * sgp_rng_normal(&rng);
+    }
+    sgp_ski_stats *st = NULL;
+    double rz = 0.0;
+    memset(uzc, 0, sizeof(double) * (size_t)(m * PROBES));
+    check(&ctx, sgp_ski_stats_compute(&ctx, &g, &o, sgp_cmat_of(X, nc, 3), sgp_cmat_of(y, nc, 1),
+                                      first, &st, uzc, &rz), "stats");
+    for (int64_t k = 0; k < m * PROBES; k++) uz[k] += uzc[k];
+    rhoz += rz;
+    if (!total) {
+      total = st;
+    } else {
+      check(&ctx, sgp_ski_stats_merge(&ctx, total, st), "merge");
+      sgp_ski_stats_free(st);
+    }
+  }
+  const double t_pass = now() - t0;
+  fprintf(stderr, "bench_ski_learn: n=%.0e statistics pass %.1f s\n", (double)n, t_pass);
+  sgp_ski_stats_data sd;
+  check(&ctx, sgp_ski_stats_export(&ctx, total, &sd), "export");
+  sd.probes = PROBES;
+  sd.probe_seed = 1;
+  sd.uz = uz;
+  sd.rhoz = rhoz;
+  /* one optimizer step at the start values the learning uses (var(y)/2,
+   * var(y)/4, the lengthscale from the statistics), with its tolerances */
+  const double mu = total->ysum / (double)n;
+  const double v = (total->yy - (double)n * mu * mu) / (double)(n - 1);
+  sgp_ski_loglik_opts lo;
+  sgp_ski_loglik_opts_default(&lo);
+  lo.tol = lo.mean_tol = 1e-6; /* ski_select.c: LEARN_TOL, LEARN_KRYLOV */
+  lo.slq_max_iter = 300;
+  const double ell = 0.4;
+  sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, v / 2};
+  sgp_ski_loglik_grad_result r;
+  double ts[3];
+  const int reps = getenv("BENCH_REPS") ? atoi(getenv("BENCH_REPS")) : 3;
+  for (int rep = 0; rep < reps; rep++) {
+    const double t1 = now();
+    check(&ctx, sgp_ski_loglik_grad(&ctx, total, &k, v / 4, NULL, uz, rhoz, PROBES, &lo, NULL,
+                                    &r), "loglik_grad");
+    ts[rep] = now() - t1;
+    fprintf(stderr, "bench_ski_learn: step %.2f s (%lld Krylov steps)\n", ts[rep],
+            (long long)r.value.slq_iterations);
+  }
+  for (int rep = reps; rep < 3; rep++) ts[rep] = ts[0];
+  if (getenv("BENCH_STEP_ONLY")) {
+    printf("BENCH ski_learn n=%.0e m=%lld pass=%.1fs step=%.3fs (krylov %lld)\n", (double)n,
+           (long long)m, t_pass, ts[0], (long long)r.value.slq_iterations);
+    sgp_ski_stats_free(total);
+    free(X); free(y); free(uz); free(uzc);
+    return;
+  }
+  for (int a = 0; a < 3; a++)
+    for (int b = a + 1; b < 3; b++)
+      if (ts[b] < ts[a]) { const double t = ts[a]; ts[a] = ts[b]; ts[b] = t; }
+  /* the whole learning after the pass */
+  sgp_ski_opts ro;
+  sgp_ski_selection sel;
+  sgp_ski_fit_result res;
+  double *w = malloc(sizeof(double) * (size_t)m), *hist = malloc(sizeof(double) * 1001);
+  memset(&res, 0, sizeof res);
+  res.weights = w;
+  res.history = hist;
+  const double t2 = now();
+  check(&ctx, sgp_ski_fit_learn(&ctx, &sd, &o, sgp_cmat_of(NULL, 0, 0), sgp_cmat_of(NULL, 0, 0),
+                                &ro, &sel, &res), "fit_learn");
+  const double t_learn = now() - t2;
+  const sgp_hyper *h = &sel.hyper;
+  printf("BENCH ski_learn n=%.0e m=%lld pass=%.1fs step=%.3fs (krylov %lld) learn=%.1fs "
+         "evals=%lld converged=%d ell=%.4g s=%.4g noise=%.4g loglik=%.8g\n",
+         (double)n, (long long)m, t_pass, ts[1], (long long)r.value.slq_iterations, t_learn,
+         (long long)h->n_eval, h->optim_converged, h->lengthscale[0], h->outputscale, h->noise,
+         h->loglik);
+  fflush(stdout);
+  sgp_ski_selection_free(&sel);
+  sgp_ski_stats_free(total);
+  free(X); free(y); free(uz); free(uzc); free(w); free(hist);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    run(1000000);
+    run(100000000);
+  }
+  for (int i = 1; i < argc; i++) run((int64_t)strtod(argv[i], NULL));
+  return 0;
+}

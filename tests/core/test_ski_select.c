@@ -1,0 +1,216 @@
+/* test_ski_select.c -- ski_gsgp's model selection (sgp_ski_fit_learn; spec
+ * model_selection.md §4-§6, ski_gsgp.md §8.1).
+ *
+ * Problem: 1-D, n = 2000 points uniform on [0, 4], y = sin(3x) + 0.5 cos(7x)
+ * + N(0, 0.1^2), a 100-point cubic grid (h = 0.04 against a learned
+ * lengthscale near 0.3), 30 Rademacher probes.
+ *  - The optimizer ends at a point where each learned coordinate's gradient
+ *    (what L-BFGS sees: quadratic term minus the Hutchinson trace) is within 3
+ *    of its standard errors of 0. Why not 0: the objective's value is the SLQ
+ *    quadrature and its gradient the Hutchinson trace, which agree only in
+ *    expectation (ski.h, sgp_ski_loglik_grad), so the value's maximizer has a
+ *    gradient of the order of the trace's standard error -- and 3 of them
+ *    bound it (the errors of the mean solve and the probe solves, at relative
+ *    residual 1e-6, are far below). The SE is that of the same evaluation.
+ *  - The learned objective is at least the objective at the start (the first
+ *    row of the trace), and the trace's best row is the reported loglik.
+ *  - Not given: learned from the data-based start (spec §5); given: fixed
+ *    (the reported value is the user's); learn = none: the not-given ones are 1
+ *    and nothing is learned, and loglik is evaluated only with loglik = 1.
+ *  - Without probe sketches learning is an error naming stats. */
+#include "test_helpers.h"
+#include "ski/ski.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 2000, M = 100, T = 30 };
+
+typedef struct {
+  sgp_ctx ctx;
+  sgp_ski_grid g;
+  double X[N], y[N];
+  sgp_ski_stats *st;
+  double *uz, rhoz;
+  sgp_ski_stats_data sd;
+  double weights[M], hist[1001];
+} problem;
+
+static problem P;
+
+/* TEST_VERBOSE=1 prints the compared figures. */
+static int verbose(void)
+{
+  const char *v = getenv("TEST_VERBOSE");
+  return v && *v && *v != '0';
+}
+
+static int setup(void **state)
+{
+  (void)state;
+  problem *p = &P;
+  sgp_ctx_init(&p->ctx);
+  p->ctx.seed = 7;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 11);
+  for (int i = 0; i < N; i++) {
+    p->X[i] = 4.0 * sgp_rng_uniform(&rng);
+    p->y[i] = sin(3 * p->X[i]) + 0.5 * cos(7 * p->X[i]) + 0.1 * sgp_rng_normal(&rng);
+  }
+  const double range[2] = {0.0, 4.0};
+  const int64_t size[1] = {M};
+  assert_int_equal(sgp_ski_grid_auto(&p->ctx, sgp_cmat_of(range, 1, 2), size, SGP_SKI_CUBIC, -1,
+                                     &p->g), SGP_OK);
+  sgp_ski_opts o;
+  sgp_ski_opts_default(&o);
+  o.probes = T;
+  o.seed = 3;
+  p->uz = th_zeros(M * T);
+  p->rhoz = 0;
+  assert_int_equal(sgp_ski_stats_compute(&p->ctx, &p->g, &o, sgp_cmat_of(p->X, N, 1),
+                                         sgp_cmat_of(p->y, N, 1), 0, &p->st, p->uz, &p->rhoz),
+                   SGP_OK);
+  assert_int_equal(sgp_ski_stats_export(&p->ctx, p->st, &p->sd), SGP_OK);
+  p->sd.probes = T;
+  p->sd.probe_seed = 3;
+  p->sd.uz = p->uz;
+  p->sd.rhoz = p->rhoz;
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  (void)state;
+  sgp_ski_stats_free(P.st);
+  free(P.uz);
+  return 0;
+}
+
+static int run(sgp_ski_opts *o, sgp_ski_opts *ro, sgp_ski_selection *sel, sgp_ski_fit_result *res)
+{
+  memset(res, 0, sizeof *res);
+  res->weights = P.weights;
+  res->history = P.hist;
+  return sgp_ski_fit_learn(&P.ctx, &P.sd, o, sgp_cmat_of(P.X, N, 1), sgp_cmat_of(P.y, N, 1), ro,
+                           sel, res);
+}
+
+static void learns_to_a_stationary_point(void **state)
+{
+  (void)state;
+  sgp_ski_opts o, ro;
+  sgp_ski_selection sel;
+  sgp_ski_fit_result res;
+  sgp_ski_opts_default(&o);
+  assert_int_equal(run(&o, &ro, &sel, &res), SGP_OK);
+  const sgp_hyper *h = &sel.hyper;
+  if (verbose())
+    for (int64_t e = 0; e < h->n_eval; e++)
+      printf("eval %lld: loglik %.8g |g| %.3g  ell %.4g s %.4g noise %.4g (%.2fs)\n", (long long)e,
+             h->tr_loglik[e], h->tr_gradnorm[e], h->tr_theta[e], h->tr_theta[e + h->n_eval],
+             h->tr_theta[e + 2 * h->n_eval], h->tr_seconds[e]);
+  if (verbose()) printf("%s\n", h->optim_message);
+  assert_int_equal(h->learned, SGP_LEARN_LENGTHSCALE | SGP_LEARN_OUTPUTSCALE | SGP_LEARN_NOISE);
+  assert_true(h->optim_converged);
+  assert_true(sel.evaluated);
+  assert_true(h->n_eval >= 2);
+  /* the learned objective is not below the start, and it is the trace's best */
+  double best = -INFINITY;
+  for (int64_t e = 0; e < h->n_eval; e++) if (h->tr_loglik[e] > best) best = h->tr_loglik[e];
+  assert_true(h->loglik >= h->tr_loglik[0]);
+  assert_true(h->loglik == best);
+  assert_true(res.loglik == h->loglik);
+  /* the gradient at the learned point against its standard error (same solves) */
+  sgp_ski_loglik_opts lo;
+  sgp_ski_loglik_opts_default(&lo);
+  lo.tol = lo.mean_tol = 1e-6;
+  lo.slq_max_iter = 300; /* ski_select.c: LEARN_TOL, LEARN_KRYLOV */
+  sgp_kernel k = ro.kernel;
+  sgp_ski_loglik_grad_result g;
+  assert_int_equal(sgp_ski_loglik_grad(&P.ctx, P.st, &k, ro.noise, NULL, P.uz, P.rhoz, T, &lo,
+                                       NULL, &g), SGP_OK);
+  assert_true(fabs(g.value.loglik - h->loglik) <= 1e-9 * fabs(h->loglik));
+  for (int k2 = 0; k2 < 3; k2++) {
+    if (verbose())
+      printf("theta %d: grad %.4g (reported %.4g), se %.4g\n", k2, g.grad[k2], h->grad[k2],
+             g.grad_se[k2]);
+    assert_true(g.grad[k2] == h->grad[k2]);
+    assert_true(fabs(g.grad[k2]) <= 3.0 * g.grad_se[k2]);
+  }
+  /* plausible values for this signal: noise near 0.01, lengthscale near 0.3 */
+  assert_true(h->noise > 0.005 && h->noise < 0.02);
+  assert_true(h->lengthscale[0] > 0.1 && h->lengthscale[0] < 1.0);
+  assert_true(ro.noise == h->noise && ro.kernel.outputscale == h->outputscale);
+  assert_true(res.converged);
+  sgp_ski_selection_free(&sel);
+}
+
+static void given_fixed_none_defaults(void **state)
+{
+  (void)state;
+  sgp_ski_opts o, ro;
+  sgp_ski_selection sel;
+  sgp_ski_fit_result res;
+  const double ell = 0.4;
+  /* given lengthscale and noise: fixed; outputscale learned from var(y)/2 */
+  sgp_ski_opts_default(&o);
+  o.kernel.lengthscale = &ell;
+  o.noise = 0.02;
+  assert_int_equal(run(&o, &ro, &sel, &res), SGP_OK);
+  assert_int_equal(sel.hyper.learned, SGP_LEARN_OUTPUTSCALE);
+  assert_true(sel.hyper.lengthscale[0] == ell && sel.hyper.noise == 0.02);
+  assert_true(sel.hyper.tr_theta[0] == ell); /* the trace's lengthscale column: fixed */
+  sgp_ski_selection_free(&sel);
+  /* learn names a given value: it is the start */
+  o.learn = SGP_SKI_LEARN_NOISE;
+  assert_int_equal(run(&o, &ro, &sel, &res), SGP_OK);
+  assert_int_equal(sel.hyper.learned, SGP_LEARN_NOISE);
+  assert_true(sel.hyper.tr_theta[2 * sel.hyper.n_eval] == 0.02);
+  assert_true(sel.hyper.outputscale == 1.0); /* not given, not learned: 1 */
+  sgp_ski_selection_free(&sel);
+  /* learn = none: the old defaults, no log-likelihood unless asked */
+  sgp_ski_opts_default(&o);
+  o.learn = 0;
+  assert_int_equal(run(&o, &ro, &sel, &res), SGP_OK);
+  assert_int_equal(sel.hyper.learned, 0);
+  assert_true(sel.hyper.lengthscale[0] == 1.0 && sel.hyper.outputscale == 1.0 &&
+              sel.hyper.noise == 1.0);
+  assert_false(sel.evaluated);
+  assert_true(isnan(sel.hyper.loglik) && !sel.hyper.grad);
+  sgp_ski_selection_free(&sel);
+  o.loglik = 1;
+  assert_int_equal(run(&o, &ro, &sel, &res), SGP_OK);
+  assert_true(sel.evaluated && sel.hyper.grad && res.loglik == sel.hyper.loglik);
+  assert_int_equal(sel.hyper.n_eval, 0);
+  sgp_ski_selection_free(&sel);
+}
+
+static void no_sketches(void **state)
+{
+  (void)state;
+  sgp_ski_opts o, ro;
+  sgp_ski_selection sel;
+  sgp_ski_fit_result res;
+  sgp_ski_opts_default(&o);
+  sgp_ski_stats_data sd = P.sd;
+  sd.probes = 0;
+  sd.uz = NULL;
+  memset(&res, 0, sizeof res);
+  res.weights = P.weights;
+  assert_int_equal(sgp_ski_fit_learn(&P.ctx, &sd, &o, sgp_cmat_of(NULL, 0, 0),
+                                     sgp_cmat_of(NULL, 0, 0), &ro, &sel, &res), SGP_EINVAL);
+  assert_non_null(strstr(P.ctx.errmsg, "stats:"));
+  sgp_ski_selection_free(&sel);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(learns_to_a_stationary_point),
+    cmocka_unit_test(given_fixed_none_defaults),
+    cmocka_unit_test(no_sketches),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
