@@ -298,7 +298,7 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
     sel->evaluated = 1;
     sel->logdet = s.best.logdet;
     sel->logdet_se = s.best.logdet_se;
-    sel->loglik_se = 0.5 * s.best.logdet_se; /* loglik = -(logdet + ...)/2 */
+    sel->loglik_se = sel->hyper.loglik_se = 0.5 * s.best.logdet_se; /* loglik = -(logdet + ...)/2 */
     sel->datafit = s.best.datafit;
     sel->probes_used = s.best.probes_used;
     sel->loglik_converged = s.best.converged;
@@ -346,7 +346,7 @@ int sgp_ski_fit_learn(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_s
       sel->hyper.loglik = res->loglik;
       sel->logdet = res->logdet;
       sel->logdet_se = res->logdet_se;
-      sel->loglik_se = 0.5 * res->logdet_se;
+      sel->loglik_se = sel->hyper.loglik_se = 0.5 * res->logdet_se;
       sel->datafit = res->datafit;
       sel->probes_used = res->probes_used;
       sel->loglik_converged = res->loglik_converged;
