@@ -68,6 +68,8 @@ typedef struct {
   sgp_op K, B, P;    /* P: the preconditioner's op (state: pc) */
   sgp_evs_precond pc;
   double *sw;        /* S = W^1/2 at the current point */
+  double *scratch;   /* n x scratch_cols: S V inside b_apply (no allocation per CG step) */
+  int64_t scratch_cols;
   int64_t iterations;
 } mf_t;
 
@@ -82,12 +84,13 @@ static int b_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
     for (int64_t j = 0; j < nb; j++) memset(Y.data + j * Y.ld, 0, (size_t)n * sizeof(double));
     return SGP_OK;
   }
-  double *t = sgp_alloc(n * nb);
-  if (!t) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  if (nb > m->scratch_cols)
+    return sgp_fail(ctx, SGP_EINVAL, "evidence: internal: a block of %lld columns (at most %lld)",
+                    (long long)nb, (long long)m->scratch_cols);
+  double *t = m->scratch;
   for (int64_t j = 0; j < nb; j++)
     for (int64_t i = 0; i < n; i++) t[i + j * n] = m->sw[i] * V.data[i + j * V.ld];
   int st = m->K.apply(&m->K, sgp_cmat_of(t, n, nb), Y, ctx);
-  free(t);
   if (st) return st;
   for (int64_t j = 0; j < nb; j++)
     for (int64_t i = 0; i < n; i++)
@@ -252,11 +255,13 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   double *X = sgp_alloc(n * t), *al = sgp_calloc((int64_t)max_iter * t);
   double *be = sgp_calloc((int64_t)max_iter * t), *mean = sgp_alloc(n), *phi = sgp_alloc(t);
   m.sw = sgp_alloc(n);
+  m.scratch_cols = t; /* the widest block B multiplies: the probes */
+  m.scratch = sgp_alloc(n * t);
   sgp_dense_op_opts oo;
   sgp_dense_op_opts_default(&oo);
   oo.cache_bytes = ws->cache_bytes;
   if (ws->tile > 0) oo.tile = ws->tile;
-  int st = X && al && be && mean && phi && m.sw ? SGP_OK
+  int st = X && al && be && mean && phi && m.sw && m.scratch ? SGP_OK
            : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for n = %lld", (long long)n);
   if (st || (st = sgp_op_dense_kernel(ctx, &p->kernel, p->X, &oo, &m.K, NULL))) goto done;
   m.B.n = n;
@@ -291,6 +296,6 @@ done:
   ws->cg_iterations = m.iterations;
   sgp_op_destroy(&m.K);
   sgp_evs_precond_free(&m.pc);
-  free(X); free(al); free(be); free(mean); free(phi); free(m.sw);
+  free(X); free(al); free(be); free(mean); free(phi); free(m.sw); free(m.scratch);
   return st;
 }
