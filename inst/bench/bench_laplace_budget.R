@@ -103,7 +103,7 @@ run_set <- function(name) {
               "max|mu|", "converged", "steps", "stop", "seconds"))
   for (mi in c(1, 2, 5, 10, 20, 50)) {
     t0 <- proc.time()[["elapsed"]]
-    fit <- suppressWarnings(gp_laplace(s$x, y, likelihood = lik, lengthscale = ell, outputscale = os,
+    fit <- suppressWarnings(gp_laplace(s$x, y, likelihood = lik, lengthscale = ell, outputscale = os, mean = 0,
                                        max_iter = mi, max_newton = if (mi == 50) 40 else 20,
                                        threads = threads, verbose = FALSE, seed = 1))
     sec <- proc.time()[["elapsed"]] - t0
