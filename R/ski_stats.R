@@ -109,10 +109,36 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #' \eqn{o_s} (offsets in \eqn{\{-R..R\}^d}, first dimension fastest, \eqn{R = 3}
 #' cubic, 1 linear).
 #'
-#' @param x n-by-d matrix of inputs of this chunk.
-#' @param y numeric vector of n responses.
+#' \strong{Chunk sources} (data that does not fit in memory, or lives in
+#' many files): \code{ski_stats(files, grid, x = <input columns>, y = <response
+#' column>, cluster = cl)}. A character vector as the first argument is a set
+#' of files: CSV (read with \code{data.table::fread} in blocks of
+#' \code{block_rows} rows; \code{x} and \code{y} are column names or
+#' indices) or HDF5 (\file{.h5}, \file{.hdf5}, read with \pkg{hdf5r};
+#' \code{x} names an n-by-d dataset and \code{y} an n-vector dataset). A list
+#' is a set of chunk sources: file paths or functions that return
+#' \code{list(x = , y = )}. Each chunk's statistics are computed on
+#' \code{cluster} (anything \code{parallel::makeCluster} makes) or, without
+#' one, on the workers of a \pkg{future} plan when one other than sequential
+#' is set (\pkg{future.apply}), else in this process. Chunks run in batches of
+#' the engine's worker count, and the core merges them in chunk order, so the
+#' result is the same to the last bit for a given set of chunks whatever the
+#' engine or the number of workers; the master holds the statistics of one
+#' batch, never the data. A chunk that fails is retried once, then the call
+#' stops with an error naming the chunk and the reason. The result also has
+#' \code{chunks} (per chunk: \code{source}, \code{rows} read, \code{used},
+#' \code{dropped}) and \code{dropped} (per chunk, the rows that
+#' \code{bounds_policy = "drop"} left out). The rows of chunk k key the probe
+#' sketches from \eqn{(k - 1) 2^{40}} on, so at most 8192 chunks.
+#'
+#' @param x n-by-d matrix of inputs of this chunk; with chunk sources, the
+#'   input columns (names or indices, or the name of an HDF5 dataset).
+#' @param y numeric vector of n responses; with chunk sources, the response
+#'   column.
 #' @param grid the grid: from \code{\link{ski_grid}}, or a \code{ski_stats}
 #'   or \code{ski_gsgp} object whose grid is reused.
+#' @param cluster a \pkg{parallel} cluster for chunk sources (or \code{NULL}).
+#' @param block_rows rows read from a file at a time (chunk sources).
 #' @param ... options by name (see Options): \code{first_row} (give every
 #'   chunk its own; it keys the random probes), \code{bounds_policy},
 #'   \code{probes}, \code{seed} (the same for all chunks), \code{verbose}
@@ -127,8 +153,12 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #'                      ski_stats(x[101:200], y[101:200], g, first_row = 100))
 #' s$n
 #' @export
-ski_stats <- function(x, y, grid, ...) {
+ski_stats <- function(x, y, grid, ..., cluster = NULL, block_rows = 1e5) {
   fn <- "ski_stats"
+  src <- ski_sources_call(if (!missing(x)) x, if (!missing(y)) y, if (!missing(grid)) grid,
+                          list(...))
+  if (!is.null(src)) return(ski_stats_sources(src, cluster, block_rows, fn))
+  if (!is.null(cluster)) stop_arg(fn, "cluster", "is for chunk sources (files or functions)")
   opts <- verb_options(fn, list(...))
   grid <- ski_as_grid(grid, fn)
   x <- as_input_matrix(x, fn, "x")

@@ -3,6 +3,7 @@
  * ski_gsgp's options go by name to the core's table (sgp_options.h), which
  * checks them; R checks the structure of the lists it passes (stats, fits). */
 #include "r_shim.h"
+#include "ski/ski.h" /* sgp_ski_outside */
 
 #include <limits.h>
 #include <stdlib.h>
@@ -450,5 +451,29 @@ SEXP sgp_ski_stats_merge_r(SEXP stats, SEXP labels, SEXP fn_)
                    PROTECT(Rf_ScalarReal(sum.rhoz)), Wtz};
   SEXP out = sgp_r_named_list(8, names, values);
   UNPROTECT(8);
+  return out;
+}
+
+/* Rows of x (n-by-d, checked by R) outside the grid, by the core's one
+ * definition (sgp_ski_outside): their 1-based indices, e.g. the rows that
+ * bounds_policy = "drop" leaves out of a chunk's statistics. */
+SEXP sgp_ski_outside_r(SEXP x, SEXP size, SEXP bounds, SEXP interpolation)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_grid g;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  const sgp_ski_interpolation interp = r_interp(interpolation);
+  const int code = r_grid(&ctx, size, bounds, interp, &g);
+  if (code) sgp_r_fail("ski_stats", &ctx, code);
+  const sgp_cmat X = sgp_r_cmat(x);
+  if (X.cols != g.d) Rf_error("internal: x does not match the grid");
+  int64_t k = 0;
+  for (int64_t i = 0; i < X.rows; i++) k += sgp_ski_outside(&g, interp, X.data + i, X.ld) != 0;
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)k));
+  k = 0;
+  for (int64_t i = 0; i < X.rows; i++)
+    if (sgp_ski_outside(&g, interp, X.data + i, X.ld)) REAL(out)[k++] = (double)(i + 1);
+  UNPROTECT(1);
   return out;
 }

@@ -1,0 +1,208 @@
+# ski_stats over chunk sources: files read in row blocks or functions that
+# return a chunk, each chunk's statistics computed on a parallel cluster, a
+# future plan or sequentially, and merged by the core in chunk order (so the
+# result depends on the chunking only, not on the engine or the worker count).
+
+# Rows of chunk k are keyed (the probe sketches' random numbers) from
+# (k - 1) * 2^40: a worker needs no row counts of the chunks before its own.
+ski_chunk_key <- 2^40
+ski_max_chunks <- 8192 # keys stay below 2^53 (first_row's range)
+
+ski_is_grid <- function(v) {
+  inherits(v, c("ski_grid", "ski_stats", "ski_gsgp")) ||
+    (is.list(v) && all(c("size", "bounds", "interpolation") %in% names(v)))
+}
+
+ski_is_sources <- function(v) {
+  if (is.character(v)) return(length(v) > 0L)
+  is.list(v) && !is.data.frame(v) && !ski_is_grid(v) && length(v) > 0L &&
+    all(vapply(v, function(s) is.function(s) || (is.character(s) && length(s) == 1L), TRUE))
+}
+
+# The call forms of ski_stats with sources: (sources, grid, x = cols, y = col),
+# (sources, grid = g, x =, y =) and (functions, grid). NULL: not a sources call.
+ski_sources_call <- function(x, y, grid, dots) {
+  unnamed <- if (is.null(names(dots))) seq_along(dots) else which(!nzchar(names(dots)))
+  first <- if (length(unnamed)) dots[[unnamed[1L]]]
+  opts <- if (length(unnamed)) dots[-unnamed[1L]] else dots
+  if (!is.null(grid) && ski_is_sources(grid) && ski_is_grid(first))
+    return(list(sources = grid, grid = first, x = x, y = y, opts = opts))
+  if (!is.null(grid) && ski_is_grid(grid) && ski_is_sources(first))
+    return(list(sources = first, grid = grid, x = x, y = y, opts = opts))
+  if (!is.null(x) && ski_is_sources(x) && !is.null(y) && ski_is_grid(y) && is.null(grid))
+    return(list(sources = x, grid = y, x = NULL, y = NULL, opts = dots))
+  NULL
+}
+
+# A label for messages: the file name, or "function k".
+ski_source_label <- function(src, k) if (is.character(src)) src else sprintf("function %d", k)
+
+# One chunk: list(x, y) blocks in order from a reader; next_block(offset) gives
+# the rows from offset (0-based) on, at most block_rows of them, or NULL.
+ski_source_reader <- function(src, xsel, ysel, block_rows) {
+  if (is.function(src)) {
+    done <- FALSE
+    return(function(offset) {
+      if (done) return(NULL)
+      done <<- TRUE
+      out <- src()
+      if (!is.list(out) || !all(c("x", "y") %in% names(out)))
+        stop("the function must return list(x = <inputs>, y = <responses>)", call. = FALSE)
+      out[c("x", "y")]
+    })
+  }
+  if (!file.exists(src)) stop("cannot read the file (it does not exist)", call. = FALSE)
+  if (is.null(xsel) || is.null(ysel))
+    stop("files need 'x' (input columns) and 'y' (the response column)", call. = FALSE)
+  if (grepl("\\.(h5|hdf5)$", src, ignore.case = TRUE)) return(ski_hdf5_reader(src, xsel, ysel, block_rows))
+  ski_csv_reader(src, xsel, ysel, block_rows)
+}
+
+ski_need <- function(pkg, what) {
+  if (!requireNamespace(pkg, quietly = TRUE))
+    stop(sprintf("%s needs the R package '%s' (Debian: r-cran-%s)", what, pkg, tolower(pkg)),
+         call. = FALSE)
+}
+
+# Columns by name or 1-based index against a header.
+ski_columns <- function(sel, header, arg) {
+  idx <- if (is.character(sel)) match(sel, header) else if (is.numeric(sel)) as.integer(sel) else NA
+  bad <- is.na(idx) | idx < 1L | idx > length(header)
+  if (!length(idx) || any(bad))
+    stop(sprintf("'%s' names a column the file does not have (%s); it has %s", arg,
+                 format(sel[which(bad)[1L]]), paste(header, collapse = ", ")), call. = FALSE)
+  idx
+}
+
+ski_csv_reader <- function(path, xsel, ysel, block_rows) {
+  ski_need("data.table", "reading CSV chunks")
+  header <- names(data.table::fread(path, nrows = 0L))
+  xi <- ski_columns(xsel, header, "x")
+  yi <- ski_columns(ysel, header, "y")
+  if (length(yi) != 1L) stop("'y' must name one column", call. = FALSE)
+  function(offset) {
+    b <- tryCatch(data.table::fread(path, skip = offset + 1L, nrows = block_rows, header = FALSE,
+                                    select = c(xi, yi), col.names = header[c(xi, yi)]),
+                  error = function(e) if (offset > 0) NULL else stop(e))
+    if (is.null(b) || !nrow(b)) return(NULL)
+    b <- as.data.frame(b)
+    list(x = as.matrix(b[header[xi]]), y = b[[header[yi]]])
+  }
+}
+
+# HDF5: x names an n-by-d dataset and y an n-vector dataset (as hdf5r writes R
+# matrices), read by row blocks.
+ski_hdf5_reader <- function(path, xsel, ysel, block_rows) {
+  ski_need("hdf5r", "reading HDF5 chunks")
+  if (!is.character(xsel) || !is.character(ysel) || length(xsel) != 1L || length(ysel) != 1L)
+    stop("for HDF5 files, 'x' and 'y' name datasets", call. = FALSE)
+  function(offset) {
+    f <- hdf5r::H5File$new(path, mode = "r")
+    on.exit(f$close_all())
+    for (nm in c(xsel, ysel))
+      if (!f$exists(nm)) stop(sprintf("the file has no dataset '%s'", nm), call. = FALSE)
+    dx <- f[[xsel]]; dy <- f[[ysel]]
+    n <- dy$dims[1L]
+    if (offset >= n) return(NULL)
+    rows <- (offset + 1):min(n, offset + block_rows)
+    x <- if (length(dx$dims) == 1L) matrix(dx[rows]) else dx[rows, , drop = FALSE]
+    list(x = x, y = dy[rows])
+  }
+}
+
+# One chunk's statistics (run by a worker): its blocks merged in order, the
+# rows read and the rows (1-based within the chunk) that bounds_policy "drop"
+# left out.
+ski_chunk_stats <- function(task) {
+  next_block <- ski_source_reader(task$source, task$x, task$y, task$block_rows)
+  acc <- NULL
+  rows <- 0
+  dropped <- numeric(0)
+  grid <- task$grid
+  repeat {
+    b <- next_block(rows)
+    if (is.null(b)) break
+    key <- list(first_row = (task$k - 1) * ski_chunk_key + rows, verbose = FALSE)
+    s <- do.call(ski_stats, c(list(b$x, b$y, grid), task$opts, key))
+    if (task$drop)
+      dropped <- c(dropped, rows + .Call(C_sgp_ski_outside_r, as_input_matrix(b$x, "ski_stats", "x"),
+                                         as.double(grid$size), grid$bounds, grid$interpolation))
+    acc <- if (is.null(acc)) s else ski_stats_merge(acc, s)
+    rows <- rows + NROW(b$x)
+  }
+  if (is.null(acc)) stop("the chunk has no rows", call. = FALSE)
+  list(stats = acc, rows = rows, dropped = dropped)
+}
+
+ski_try_chunk <- function(task) {
+  tryCatch(list(ok = TRUE, value = ski_chunk_stats(task)),
+           error = function(e) list(ok = FALSE, reason = conditionMessage(e)))
+}
+
+# The engine: a parallel cluster, else a non-sequential future plan, else lapply.
+ski_engine <- function(cluster, fn) {
+  if (!is.null(cluster)) {
+    if (!inherits(cluster, "cluster"))
+      stop_arg(fn, "cluster", "must be a cluster from parallel::makeCluster (or NULL)")
+    return(list(name = "cluster", width = length(cluster),
+                run = function(tasks) parallel::clusterApply(cluster, tasks, ski_try_chunk)))
+  }
+  if (requireNamespace("future", quietly = TRUE) && requireNamespace("future.apply", quietly = TRUE) &&
+      !inherits(future::plan(), "sequential"))
+    return(list(name = "future", width = max(1L, future::nbrOfWorkers()),
+                run = function(tasks) future.apply::future_lapply(tasks, ski_try_chunk,
+                                                                  future.seed = NULL)))
+  list(name = "sequential", width = 1L, run = function(tasks) lapply(tasks, ski_try_chunk))
+}
+
+# A batch on the engine; a failure of the engine itself (a dead worker) fails
+# every chunk of the batch with its message.
+ski_run_batch <- function(engine, tasks) {
+  tryCatch(engine$run(tasks), error = function(e)
+    rep(list(list(ok = FALSE, reason = paste("the worker failed:", conditionMessage(e)))),
+        length(tasks)))
+}
+
+ski_stats_sources <- function(call, cluster, block_rows, fn) {
+  sources <- as.list(call$sources)
+  K <- length(sources)
+  if (K > ski_max_chunks) stop_arg(fn, "sources", "has ", K, " chunks; at most ", ski_max_chunks)
+  block_rows <- check_number(block_rows, fn, "block_rows")
+  if (!is.finite(block_rows) || block_rows < 1 || block_rows != round(block_rows))
+    stop_arg(fn, "block_rows", "must be a whole number >= 1 (got ", format(block_rows), ")")
+  grid <- ski_as_grid(call$grid, fn)
+  opts <- call$opts
+  verbose <- if (is.null(opts$verbose)) interactive() else isTRUE(as.logical(opts$verbose))
+  opts$verbose <- NULL
+  drop <- identical(tolower(as.character(opts$bounds_policy %||% "")), "drop")
+  engine <- ski_engine(cluster, fn)
+  task <- function(k) list(k = k, source = sources[[k]], x = call$x, y = call$y, grid = grid,
+                           opts = opts, block_rows = block_rows, drop = drop)
+  acc <- NULL
+  info <- data.frame(source = vapply(seq_len(K), function(k) ski_source_label(sources[[k]], k), ""),
+                     rows = 0, used = 0, dropped = 0, stringsAsFactors = FALSE)
+  dropped <- vector("list", K)
+  for (first in seq(1L, K, by = engine$width)) {
+    ks <- first:min(K, first + engine$width - 1L)
+    out <- ski_run_batch(engine, lapply(ks, task))
+    for (j in seq_along(ks)) {
+      k <- ks[j]
+      r <- out[[j]]
+      if (!isTRUE(r$ok)) r <- ski_try_chunk(task(k)) # retried once, here
+      if (!isTRUE(r$ok))
+        stop(sprintf("%s: chunk %d (%s) failed twice: %s", fn, k, info$source[k], r$reason),
+             call. = FALSE)
+      v <- r$value
+      acc <- if (is.null(acc)) v$stats else ski_stats_merge(acc, v$stats)
+      info[k, c("rows", "used", "dropped")] <- c(v$rows, v$stats$n, length(v$dropped))
+      dropped[[k]] <- v$dropped
+      if (verbose)
+        message(sprintf("%s: chunk %d/%d (%s): %g rows%s [%s]", fn, k, K, info$source[k], v$rows,
+                        if (length(v$dropped)) sprintf(", %d dropped", length(v$dropped)) else "",
+                        engine$name))
+    }
+  }
+  acc$chunks <- info
+  acc$dropped <- dropped
+  acc
+}

@@ -1,0 +1,142 @@
+# ski_stats over chunk sources (files, functions) on a cluster, a future plan
+# or sequentially. Data are multiples of 2^-10 and 2^-3, so a CSV round trip is
+# exact and the oracles can be bitwise.
+
+sources_data <- function(n = 600, seed = 11) {
+  set.seed(seed)
+  x <- cbind(round(runif(n) * 1024) / 1024, round(runif(n) * 1024) / 1024)
+  y <- round(8 * (sin(5 * x[, 1]) + x[, 2] + rnorm(n, sd = 0.2))) / 8
+  list(x = x, y = y, grid = ski_grid(range = rbind(c(0, 1), c(0, 1)), grid_size = c(12, 10)))
+}
+
+write_chunks <- function(d, k = 3, dir = tempfile("skisrc")) {
+  dir.create(dir)
+  idx <- split(seq_len(nrow(d$x)), rep(seq_len(k), each = ceiling(nrow(d$x) / k))[seq_len(nrow(d$x))])
+  files <- file.path(dir, sprintf("part%d.csv", seq_len(k)))
+  for (j in seq_len(k))
+    utils::write.csv(data.frame(u = d$x[idx[[j]], 1], v = d$x[idx[[j]], 2], z = d$y[idx[[j]]]),
+                     files[j], row.names = FALSE)
+  list(files = files, idx = idx)
+}
+
+# The oracle: ski_stats of the same blocks with the same keys, each chunk's
+# blocks merged in order, then the chunks in order, from the data in memory.
+blockwise <- function(d, idx, block_rows, ...) {
+  chunk <- function(k) {
+    rows <- idx[[k]]
+    acc <- NULL
+    for (o in seq(0, length(rows) - 1, by = block_rows)) {
+      b <- rows[(o + 1):min(length(rows), o + block_rows)]
+      s <- ski_stats(d$x[b, , drop = FALSE], d$y[b], d$grid, first_row = (k - 1) * 2^40 + o, ...)
+      acc <- if (is.null(acc)) s else ski_stats_merge(acc, s)
+    }
+    acc
+  }
+  Reduce(ski_stats_merge, lapply(seq_along(idx), chunk))
+}
+
+stats_fields <- c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "Wtz", "rhoz")
+
+test_that("CSV chunks read in blocks equal the blockwise statistics bitwise", {
+  skip_if_not_installed("data.table")
+  d <- sources_data()
+  ch <- write_chunks(d)
+  s <- ski_stats(ch$files, d$grid, x = c("u", "v"), y = "z", block_rows = 70, probes = 4,
+                 verbose = FALSE)
+  ref <- blockwise(d, ch$idx, 70, probes = 4)
+  for (f in stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  expect_equal(s$chunks$rows, unname(lengths(ch$idx)))
+  expect_equal(s$chunks$used, unname(lengths(ch$idx)))
+  # columns by index give the same
+  s2 <- ski_stats(ch$files, d$grid, x = 1:2, y = 3, block_rows = 70, probes = 4, verbose = FALSE)
+  expect_identical(s2$WtW, s$WtW)
+  # the sums equal one pass over all data up to summation rounding: each entry
+  # sums at most n terms, so |error| <= 2 n eps sum|terms|, and every term is at
+  # most (max |w|)^2 max(1, |y|)^2 with cubic weights |w| <= 1.25 (n = 600)
+  one <- ski_stats(d$x, d$y, d$grid)
+  n <- nrow(d$x)
+  bound <- 2 * n * .Machine$double.eps * n * 1.25^2 * max(1, abs(d$y))^2
+  expect_equal(s$n, one$n)
+  expect_lt(max(abs(s$WtW - one$WtW)), bound)
+  expect_lt(max(abs(s$Wty - one$Wty)), bound)
+  expect_lt(abs(s$yty - one$yty), bound)
+})
+
+test_that("function sources, a PSOCK cluster and a future plan give identical statistics", {
+  d <- sources_data(n = 300)
+  idx <- list(1:100, 101:200, 201:300)
+  fns <- lapply(idx, function(i) { force(i); function() list(x = d$x[i, ], y = d$y[i]) })
+  s <- ski_stats(fns, d$grid, probes = 3, verbose = FALSE)
+  ref <- blockwise(d, idx, 1e5, probes = 3)
+  for (f in stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  cl <- parallel::makeCluster(2L)
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  parallel::clusterCall(cl, function(p) .libPaths(p), .libPaths())
+  sc <- ski_stats(fns, d$grid, probes = 3, cluster = cl, verbose = FALSE)
+  for (f in stats_fields) expect_identical(sc[[f]], s[[f]], label = f)
+  skip_if_not_installed("future.apply")
+  old <- future::plan(future::multisession, workers = 2L)
+  on.exit(future::plan(old), add = TRUE)
+  sf <- ski_stats(fns, d$grid, probes = 3, verbose = FALSE)
+  for (f in stats_fields) expect_identical(sf[[f]], s[[f]], label = f)
+  # and a fit from them runs
+  fit <- ski_gsgp(stats = sf, kernel = "rbf", lengthscale = 0.3, outputscale = 1, noise = 0.05,
+                  learn = character(0), verbose = FALSE)
+  expect_true(fit$converged)
+})
+
+test_that("a failing chunk is retried once, then named in the error", {
+  d <- sources_data(n = 200)
+  calls <- 0
+  flaky <- function() { calls <<- calls + 1; if (calls == 1) stop("disk hiccup"); list(x = d$x[1:100, ], y = d$y[1:100]) }
+  good <- function() list(x = d$x[101:200, ], y = d$y[101:200])
+  s <- ski_stats(list(flaky, good), d$grid, verbose = FALSE)
+  expect_equal(calls, 2)
+  expect_equal(s$n, 200)
+  bad <- function() stop("boom")
+  expect_error(ski_stats(list(good, bad), d$grid, verbose = FALSE),
+               "ski_stats: chunk 2 (function 2) failed twice: boom", fixed = TRUE)
+  expect_error(ski_stats(c(tempfile(), tempfile()), d$grid, x = 1:2, y = 3, verbose = FALSE),
+               "chunk 1 .* failed twice: cannot read the file \\(it does not exist\\)")
+  skip_if_not_installed("data.table")
+  ch <- write_chunks(d, k = 2)
+  expect_error(ski_stats(ch$files, d$grid, x = c("u", "w"), y = "z", verbose = FALSE),
+               "'x' names a column the file does not have (w)", fixed = TRUE)
+  # bad values: a non-finite response in the second file
+  z <- utils::read.csv(ch$files[2]); z$z[7] <- NA; utils::write.csv(z, ch$files[2], row.names = FALSE)
+  expect_error(ski_stats(ch$files, d$grid, x = 1:2, y = 3, verbose = FALSE),
+               "chunk 2 .*part2.csv.* failed twice: ski_stats: 'y' contains NaN, NA or Inf")
+  expect_error(ski_stats(list(good), d$grid, cluster = "no"), "'cluster' must be a cluster")
+})
+
+test_that("rows dropped by bounds_policy are counted and listed per chunk", {
+  d <- sources_data(n = 200)
+  g <- ski_grid(range = rbind(c(0, 0.8), c(0, 1)), grid_size = c(12, 10))
+  fns <- list(function() list(x = d$x[1:100, ], y = d$y[1:100]),
+              function() list(x = d$x[101:200, ], y = d$y[101:200]))
+  s <- ski_stats(fns, g, bounds_policy = "drop", verbose = FALSE)
+  # the oracle: the rows whose own one-row statistics under "drop" are empty
+  out <- which(vapply(seq_len(200), function(i)
+    ski_stats(d$x[i, , drop = FALSE], d$y[i], g, bounds_policy = "drop")$n == 0, TRUE))
+  expect_gt(length(out), 0)
+  got <- c(s$dropped[[1]], 100 + s$dropped[[2]])
+  expect_equal(got, out)
+  expect_equal(s$chunks$dropped, c(sum(out <= 100), sum(out > 100)))
+  expect_equal(s$n, 200 - length(out))
+})
+
+test_that("HDF5 chunks read in blocks equal function chunks bitwise", {
+  skip_if_not_installed("hdf5r")
+  d <- sources_data(n = 300)
+  path <- tempfile(fileext = ".h5")
+  f <- hdf5r::H5File$new(path, mode = "w")
+  f[["inputs"]] <- d$x
+  f[["resp"]] <- d$y
+  f$close_all()
+  s <- ski_stats(path, d$grid, x = "inputs", y = "resp", block_rows = 64, probes = 2,
+                 verbose = FALSE)
+  ref <- blockwise(d, list(1:300), 64, probes = 2)
+  for (f in stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  expect_error(ski_stats(path, d$grid, x = "nope", y = "resp", verbose = FALSE),
+               "the file has no dataset 'nope'", fixed = TRUE)
+})
