@@ -74,6 +74,12 @@ test_that("function sources, a PSOCK cluster and a future plan give identical st
   parallel::clusterCall(cl, function(p) .libPaths(p), .libPaths())
   sc <- ski_stats(fns, d$grid, probes = 3, cluster = cl, verbose = FALSE)
   for (f in stats_fields) expect_identical(sc[[f]], s[[f]], label = f)
+  if (.Platform$OS.type == "unix") {
+    fk <- parallel::makeForkCluster(2L)
+    sk <- ski_stats(fns, d$grid, probes = 3, cluster = fk, verbose = FALSE)
+    parallel::stopCluster(fk)
+    for (f in stats_fields) expect_identical(sk[[f]], s[[f]], label = f)
+  }
   skip_if_not_installed("future.apply")
   old <- future::plan(future::multisession, workers = 2L)
   on.exit(future::plan(old), add = TRUE)
@@ -139,4 +145,66 @@ test_that("HDF5 chunks read in blocks equal function chunks bitwise", {
   for (f in stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
   expect_error(ski_stats(path, d$grid, x = "nope", y = "resp", verbose = FALSE),
                "the file has no dataset 'nope'", fixed = TRUE)
+})
+
+test_that("CSV and HDF5 files on a PSOCK cluster equal the sequential run bitwise", {
+  skip_if_not_installed("data.table")
+  skip_if_not_installed("hdf5r")
+  d <- sources_data(n = 400)
+  ch <- write_chunks(d, k = 2)
+  h5 <- tempfile(fileext = ".h5")
+  f <- hdf5r::H5File$new(h5, mode = "w")
+  f[["x"]] <- d$x[1:150, ]; f[["y"]] <- d$y[1:150]
+  f$close_all()
+  cl <- parallel::makeCluster(2L)
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  parallel::clusterCall(cl, function(p) .libPaths(p), .libPaths())
+  for (src in list(ch$files, h5)) {
+    xs <- if (identical(src, h5)) "x" else c("u", "v")
+    ys <- if (identical(src, h5)) "y" else "z"
+    a <- ski_stats(src, d$grid, x = xs, y = ys, block_rows = 50, probes = 2, verbose = FALSE)
+    b <- ski_stats(src, d$grid, x = xs, y = ys, block_rows = 50, probes = 2, cluster = cl,
+                   verbose = FALSE)
+    for (fld in stats_fields) expect_identical(b[[fld]], a[[fld]], label = fld)
+  }
+})
+
+test_that("a worker that dies is replaced by a retry in the master; a corrupt file is named", {
+  skip_on_os("windows")
+  d <- sources_data(n = 200)
+  master <- Sys.getpid()
+  dies <- function() {
+    if (Sys.getpid() != master) quit(save = "no") # the worker process ends
+    list(x = d$x[1:100, ], y = d$y[1:100])
+  }
+  good <- function() list(x = d$x[101:200, ], y = d$y[101:200])
+  cl <- parallel::makeCluster(2L)
+  on.exit(try(parallel::stopCluster(cl), silent = TRUE), add = TRUE)
+  parallel::clusterCall(cl, function(p) .libPaths(p), .libPaths())
+  s <- ski_stats(list(dies, good), d$grid, cluster = cl, verbose = FALSE)
+  ref <- ski_stats(list(function() list(x = d$x[1:100, ], y = d$y[1:100]), good), d$grid,
+                   verbose = FALSE)
+  for (f in stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  skip_if_not_installed("data.table")
+  bad <- tempfile(fileext = ".csv")
+  writeLines(c("u,v,z", "0.1,0.2,1", "0.3,oops,2"), bad)
+  expect_error(ski_stats(bad, d$grid, x = 1:2, y = 3, verbose = FALSE),
+               "ski_stats: chunk 1 \\(.*\\) failed twice: ski_stats: 'x' must be a numeric matrix")
+})
+
+test_that("the fit from merged chunk statistics equals the one-pass fit", {
+  d <- sources_data(n = 600)
+  fns <- lapply(list(1:250, 251:600), function(i) { force(i); function() list(x = d$x[i, ], y = d$y[i]) })
+  s <- ski_stats(fns, d$grid, verbose = FALSE)
+  args <- list(kernel = "matern52", lengthscale = 0.3, outputscale = 1, noise = 0.5, tol = 1e-13,
+               max_iter = 2000, learn = character(0), verbose = FALSE)
+  a <- do.call(ski_gsgp, c(list(stats = s), args))
+  b <- do.call(ski_gsgp, c(list(x = d$x, y = d$y, grid_size = d$grid$size,
+                                grid_bounds = d$grid$bounds), args))
+  # the statistics differ by summation rounding (~ n eps relative); the solves
+  # stop at relative residual 1e-13 and cond(K_G-system) <= 1 + m s^2 / noise =
+  # 241, so the weights agree to ~ cond (n eps + 2 tol) < 1e-10 relative
+  cond <- 1 + prod(d$grid$size) * 1 / 0.5
+  bound <- cond * (nrow(d$x) * .Machine$double.eps + 2e-13)
+  expect_lt(max(abs(a$weights - b$weights)) / max(abs(b$weights)), bound)
 })
