@@ -9,7 +9,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   octave-parallel octave liboctave-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-ski-sources bench-valla
 
 all: install
 
@@ -178,6 +178,14 @@ $(SKI_BENCH)/bench_ski_pass: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(
 # BENCH_ARGS="1e6 1e7" picks other n.
 $(SKI_BENCH)/bench_ski_learn: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_learn.o
 	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+# ski_stats over 20 CSV files (2e7 points in 3-D; BENCH_ARGS="2e8 20 /big/dir"
+# for the 2e8 run, ~8 GB of disk): sequential and 2-worker PSOCK beside the rate
+# of merely reading the files; the master's peak RSS.
+bench-ski-sources: install
+	@uptime
+	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_sources.R $(BENCH_ARGS)
+	@uptime
+
 bench-ski-learn: $(SKI_BENCH)/bench_ski_learn
 	@uptime
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_learn $(BENCH_ARGS)

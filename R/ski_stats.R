@@ -138,7 +138,10 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #' @param grid the grid: from \code{\link{ski_grid}}, or a \code{ski_stats}
 #'   or \code{ski_gsgp} object whose grid is reused.
 #' @param cluster a \pkg{parallel} cluster for chunk sources (or \code{NULL}).
-#' @param block_rows rows read from a file at a time (chunk sources).
+#' @param block_rows rows read from a file at a time (chunk sources); by
+#'   default as many as make a block's numbers about as many as the
+#'   statistics' own (m S, S the stencil size), at least 10000, so that the
+#'   fixed cost of a block's statistics is spread over its rows.
 #' @param ... options by name (see Options): \code{first_row} (give every
 #'   chunk its own; it keys the random probes), \code{bounds_policy},
 #'   \code{probes}, \code{seed} (the same for all chunks), \code{verbose}
@@ -153,7 +156,7 @@ ski_as_grid <- function(grid, fn, arg = "grid") {
 #'                      ski_stats(x[101:200], y[101:200], g, first_row = 100))
 #' s$n
 #' @export
-ski_stats <- function(x, y, grid, ..., cluster = NULL, block_rows = 1e5) {
+ski_stats <- function(x, y, grid, ..., cluster = NULL, block_rows = NULL) {
   fn <- "ski_stats"
   src <- ski_sources_call(if (!missing(x)) x, if (!missing(y)) y, if (!missing(grid)) grid,
                           list(...))

@@ -167,10 +167,14 @@ ski_stats_sources <- function(call, cluster, block_rows, fn) {
   sources <- as.list(call$sources)
   K <- length(sources)
   if (K > ski_max_chunks) stop_arg(fn, "sources", "has ", K, " chunks; at most ", ski_max_chunks)
+  grid <- ski_as_grid(call$grid, fn)
+  if (is.null(block_rows)) { # a block's data about the size of a chunk's statistics (m S numbers)
+    shape <- .Call(C_sgp_ski_shape_r, as.double(grid$size), grid$bounds, grid$interpolation, fn)
+    block_rows <- max(1e4, ceiling(shape[1] * shape[2] / (length(grid$size) + 1)))
+  }
   block_rows <- check_number(block_rows, fn, "block_rows")
   if (!is.finite(block_rows) || block_rows < 1 || block_rows != round(block_rows))
     stop_arg(fn, "block_rows", "must be a whole number >= 1 (got ", format(block_rows), ")")
-  grid <- ski_as_grid(call$grid, fn)
   opts <- call$opts
   verbose <- if (is.null(opts$verbose)) interactive() else isTRUE(as.logical(opts$verbose))
   opts$verbose <- NULL
