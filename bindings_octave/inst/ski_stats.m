@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{s} =} ski_stats (@var{x}, @var{y}, @var{grid})
 ## @deftypefnx {} {@var{s} =} ski_stats (@dots{}, @var{name}, @var{value}, @dots{})
+## @deftypefnx {} {@var{s} =} ski_stats (@var{sources}, @var{grid}, "x", @var{xcols}, "y", @var{ycol}, @dots{})
 ## Sufficient statistics of SKI for one chunk of data.
 ##
 ## One pass over the rows of @var{x} (n-by-d) and @var{y} (n values) gives all
@@ -22,6 +23,22 @@
 ##
 ## @code{WtW(g, s)} is B(g, g + o_s) for the stencil offset o_s (offsets in
 ## @{-R..R@}^d, first dimension fastest, R = 3 cubic, 1 linear).
+##
+## @strong{Chunk sources} (data in many files, or larger than memory):
+## @var{sources} is a file name, a cellstr of file names, or a cell of file
+## names and function handles that return @code{struct ("x", @dots{}, "y",
+## @dots{})}.  CSV files are read in blocks of @qcode{"block_rows"} rows
+## (default: a block's numbers about as many as the statistics', at least
+## 10000; @qcode{"x"} and @qcode{"y"} are column names or indices); HDF5 files
+## (@file{.h5}, @file{.hdf5}) are read with @code{load} (whole datasets named
+## by @qcode{"x"} and @qcode{"y"}).  Each chunk's statistics are computed by
+## @code{parcellfun} with @qcode{"workers"} processes or by @code{netcellfun}
+## over @qcode{"connections"} (from @code{pconnect}) of the parallel package,
+## else in this process, and merged by the core in chunk order: every engine
+## gives the same numbers bitwise.  A failing chunk is retried once, then the
+## error names it.  The result also has @code{chunks} (@code{source},
+## @code{rows}, @code{used}, @code{dropped} per chunk) and @code{dropped} (per
+## chunk, the rows @qcode{"bounds_policy"} @qcode{"drop"} left out).
 ##
 ## Options, as name/value pairs with the same names as in R (every option's
 ## name, default, range and check are defined once in the compiled core; give
@@ -55,6 +72,15 @@
 ## @end deftypefn
 
 function s = ski_stats (x, y, grid, varargin)
+  if (nargin >= 2 && (iscell (x) || ischar (x)) && isstruct (y))
+    ## chunk sources: ski_stats (files, grid, "x", cols, "y", col, ...)
+    opts = varargin;
+    if (nargin >= 3)
+      opts = [{grid}, varargin];
+    endif
+    s = ski_stats_sources (x, y, opts);
+    return;
+  endif
   if (nargin < 3)
     print_usage ();
   endif
