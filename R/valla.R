@@ -141,6 +141,7 @@ valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, data = NULL
                front$layers, data$xtest, front$pred, opts, NULL)
   fit <- valla_result(res$fit, x, m, lab, res$used)
   if (nzchar(res$used$warning)) warning(fn, ": ", res$used$warning, call. = FALSE)
+  if (nzchar(res$used$overfit)) warning(fn, ": ", res$used$overfit, call. = FALSE)
   if (isTRUE(opts[["verbose"]])) print(fit)
   fit
 }

@@ -158,6 +158,9 @@ function fit = valla (model, x, y, varargin)
   if (! isempty (used.warning))
     warning ("scalegp:diverged", "%s: %s", fname, used.warning);
   endif
+  if (! isempty (used.overfit))
+    warning ("scalegp:overfit", "%s: %s", fname, used.overfit);
+  endif
   fit = valla_result (rmfield (res, "used"), x, used, C, layers);
   if (! isempty (xtest))
     fit.test = predict_valla (fit, xtest, "full_cov", full_cov, "prob_method", prob_method,
