@@ -119,8 +119,8 @@
 #'               prior_var = 1, verbose = FALSE)
 #' predict(ffit, data.frame(g = c("b", "a"), x = c(0, 3)))$var
 #' @export
-valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, data = NULL,
-                  subset = NULL, na.action = NULL) {
+valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, refit = NULL,
+                  data = NULL, subset = NULL, na.action = NULL) {
   fn <- "valla"
   if (inherits(x, "formula"))  # coded with the network's factor levels and contrasts
     return(formula_fit(match.call(), parent.frame(), fn, like = model))
@@ -136,6 +136,8 @@ valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, data = NULL
   opts <- front$opts
   opts$likelihood <- valla_likelihood(opts[["likelihood"]], m, fn)
   lab <- valla_labels(y, opts$likelihood, nrow(x), m, fn, "y")
+  if (is.null(validation) && opts$likelihood == "gaussian")
+    validation <- valla_oof_validation(model, x, lab$y, refit, opts, parent.frame(), fn)
   data <- valla_data_args(validation, xtest, opts$likelihood, m, fn)
   res <- .Call(C_sgp_valla_fit_r, m$spec, x, lab$y, data$xval, data$yval, front$Z, front$tags,
                front$layers, data$xtest, front$pred, opts, NULL)
