@@ -31,7 +31,7 @@ valla_oof_validation <- function(model, x, y, refit, opts, env, fn) {
   folds <- opts[["folds"]] %||% option_default(fn, "folds")
   uses_adam <- (opts[["method"]] %||% "valla") == "valla" && !isTRUE(opts[["closed_form"]]) &&
     (opts[["iterations"]] %||% 1) > 0
-  if (folds == 0 || !uses_adam) return(NULL)
+  if (folds < 2 || !uses_adam) return(NULL)  # folds = 1: the core's error
   f <- valla_refit_fun(model, refit, env, fn)
   if (is.null(f)) return(NULL)
   n <- nrow(x)

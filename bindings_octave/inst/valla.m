@@ -63,8 +63,20 @@
 ## (1e-3) and the alpha of the alpha-divergence objective (1; below 1
 ## gaussian only).
 ## @item @qcode{"validation"}
-## A struct with fields @code{x} and @code{y} for early stopping (default:
-## a @qcode{"val_frac"} hold-out of @var{x}).
+## A struct with fields @code{x} and @code{y} of data the network was not
+## trained on, for early stopping and (gaussian) the noise.  Default: with
+## @qcode{"refit"}, the out-of-fold residuals of @qcode{"folds"} (5) refits;
+## else a @qcode{"val_frac"} hold-out of @var{x}, which the network was
+## trained on and which therefore cannot see overfitting.
+## @item @qcode{"refit"}
+## Gaussian, without @qcode{"validation"}: a function handle
+## @code{@@(x, y) ...} that trains the network again as it was trained and
+## returns it (e.g. @code{@@(x, y) mlp_fit (x, y, [50 50], "tanh", "seed", 1)}).
+## With @qcode{"noise_fit"} @qcode{"validation"} (default) a learned noise is
+## the variance that minimizes the validation NLL at each check, and when
+## the network's validation RMSE is much larger than on @var{x} valla warns
+## (identifier @qcode{"scalegp:overfit"}); see R's @code{?valla}, section
+## "Noise and validation data".
 ## @item @qcode{"xtest"}
 ## Test inputs: predictions go to @code{fit.test}.
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
@@ -125,7 +137,7 @@ function fit = valla (model, x, y, varargin)
   endif
   fname = "valla";
   front_names = {"inducing", "inducing_tags", "layers", "validation", "xtest", "full_cov", ...
-                 "prob_method", "mc_samples", "interrupt_after"};
+                 "prob_method", "mc_samples", "interrupt_after", "refit"};
   [front, opts] = split_options (fname, front_names, varargin{:});
   [model, D, C, L] = valla_check_model (model, fname);
   x = check_input_matrix (x, fname, "x");
@@ -138,6 +150,9 @@ function fit = valla (model, x, y, varargin)
   ycode = valla_labels (y, likelihood, C, rows (x), fname, "y");
   [inducing, tags, opts] = valla_inducing_arg (front.inducing, front.inducing_tags, D, C,
                                                opts, fname);
+  if (isempty (front.validation) && strcmp (likelihood, "gaussian") && ! isempty (front.refit))
+    front.validation = valla_oof_validation (model, x, ycode, front.refit, opts, fname);
+  endif
   [xval, yval, xtest] = valla_data_args (front.validation, front.xtest, likelihood, D, C, fname);
   layers = valla_layers (front.layers, L, fname);
   full_cov = check_flag (if_else (isempty (front.full_cov), false, front.full_cov), fname,
@@ -349,3 +364,28 @@ endfunction
 %!error <unknown option 'inducng'> valla (net, x, y, "inducng", 3)
 %!error <'y' must be 0/1 for likelihood = "bernoulli"> valla (net, x, y, "likelihood", "bernoulli")
 %!error <valla: interrupted> valla (net, x, y, "inducing", 4, "interrupt_after", 0)
+
+%!test
+%! ## refit: the out-of-fold residuals of its networks are the validation data
+%! ## (issue 17). A "refit" that misses by 1 everywhere makes them about 1 in mean
+%! ## square against about 0.01 on x: valla warns and takes the noise from them (the
+%! ## minimizer of their NLL lies between mean r^2 - max latent var and max r^2).
+%! x = linspace (-2, 2, 80)';
+%! y = sin (2 * x) + 0.1 * cos (17 * x);
+%! net = mlp_fit (x, y, 16, "tanh", "iterations", 800, "lr", 0.01, "seed", 1);
+%! bad = net;
+%! bad.b{end} = bad.b{end} + 1;
+%! calls = 0;
+%! lastwarn ("");
+%! fit = valla (net, x, y, "refit", @(xx, yy) bad, "folds", 4, "iterations", 50,
+%!              "inducing", 8, "seed", 1);
+%! [~, id] = lastwarn ();
+%! assert (id, "scalegp:overfit");
+%! assert (fit.noise > 0.5 && fit.noise < 1.5);
+%! lastwarn ("");
+%! fit0 = valla (net, x, y, "iterations", 50, "inducing", 8, "seed", 1);
+%! [~, id] = lastwarn ();
+%! assert (isempty (id));
+%! assert (fit0.noise < 0.1);
+%!error <valla: 'refit' must be a function> valla (net, x, y, "refit", 3)
+%!error <valla: 'folds' must be 0 or at least 2 \(got 1\)> valla (net, x, y, "folds", 1)

@@ -508,7 +508,11 @@ static int finish_run(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat X
   }
   if (!st && r->have_val && o->restore_best && fit->n_eval > 0) unpack(fit, r->best);
   if (!st && !r->have_val && !div) fit->best_iteration = fit->iterations;
-  if (!st && r->learn && fit->stop == SGP_VALLA_STOP_ITERATIONS && objective_rose(fit->trace_obj, fit->iterations))
+  /* the first check (after iteration 1) may move a tuned noise far from its start,
+   * which moves the objective: the trend is judged from the iteration after it */
+  const int64_t t0 = r->tune_noise && fit->iterations > 1 ? 1 : 0;
+  if (!st && r->learn && fit->stop == SGP_VALLA_STOP_ITERATIONS &&
+      objective_rose(fit->trace_obj + t0, fit->iterations - t0))
     fit->stop = SGP_VALLA_STOP_LOSS_ROSE;
   return st;
 }
