@@ -81,9 +81,9 @@
 ## Test inputs: predictions go to @code{fit.test}.
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
 ## As in @code{gp_laplace}.
-## @item @qcode{"eval_every"}, @qcode{"patience"}, @qcode{"restore_best"}, @qcode{"beta1"}, @qcode{"beta2"}, @qcode{"adam_eps"}, @qcode{"init_A"}, @qcode{"standardize_y"}, @qcode{"kmeans_iter"}, @qcode{"kmeans_max"}, @qcode{"jitter"}, @qcode{"cache_max_bytes"}, @qcode{"val_frac"}, @qcode{"val_max"}, @qcode{"layers"}, @qcode{"lla_max"}, @qcode{"ella_rank"}
+## @item @qcode{"eval_every"}, @qcode{"patience"}, @qcode{"restore_best"}, @qcode{"beta1"}, @qcode{"beta2"}, @qcode{"adam_eps"}, @qcode{"init_A"}, @qcode{"standardize_y"}, @qcode{"noise_fit"}, @qcode{"folds"}, @qcode{"kmeans_iter"}, @qcode{"kmeans_max"}, @qcode{"jitter"}, @qcode{"cache_max_bytes"}, @qcode{"val_frac"}, @qcode{"val_max"}, @qcode{"layers"}, @qcode{"lla_max"}, @qcode{"ella_rank"}
 ## Additional options, as in R's @code{?valla} (defaults 100, 1, true, 0.9,
-## 0.999, 1e-8, @qcode{"identity"}, true, 10, 50000, 1e-8, 2^31, 0.1,
+## 0.999, 1e-8, @qcode{"identity"}, true, @qcode{"validation"}, 5, 10, 50000, 1e-8, 2^31, 0.1,
 ## Inf, all layers, 5000, 20).
 ## @item @qcode{"full_cov"}, @qcode{"prob_method"}, @qcode{"mc_samples"}
 ## Predictions at @qcode{"xtest"}: C-by-C-by-m latent covariances in
