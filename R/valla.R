@@ -45,7 +45,8 @@
 #' validation data; valla does so with data the network did not see:
 #' \code{validation} when given, else (gaussian) the out-of-fold residuals of
 #' \code{folds} refits of the network (\code{refit}, or an \code{nnet} fit's
-#' own call), else a \code{val_frac} hold-out of \code{x} (which the network
+#' own call; this trains the network \code{folds} more times), else a
+#' \code{val_frac} hold-out of \code{x} (which the network
 #' was trained on: it cannot see overfitting). With \code{noise_fit =
 #' "validation"} (default) a learned noise is, at every validation check, the
 #' variance that minimizes the validation NLL given the current latent

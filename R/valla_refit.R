@@ -36,6 +36,9 @@ valla_oof_validation <- function(model, x, y, refit, opts, env, fn) {
   if (is.null(f)) return(NULL)
   n <- nrow(x)
   if (n < 2 * folds) return(NULL)
+  if (isTRUE(opts[["verbose"]]))
+    message(fn, ": refitting the network on ", folds, " folds of x for validation residuals ",
+            "it did not fit (folds = 0: a hold-out of x instead)")
   part <- sample(rep_len(seq_len(folds), n))  # R's RNG: set.seed() makes it reproducible
   oof <- numeric(n)
   for (k in seq_len(folds)) {
