@@ -122,7 +122,8 @@ int sgp_valla_overfit_warning(const sgp_valla_fit_t *fit, char *buf, size_t size
            "than other data (overfitting); %s", fit->rmse_val,
            fit->rmse_val / fit->rmse_train, fit->rmse_train,
            fit->noise_from_val ? "the noise variance is taken from the validation data"
-                                 : "noise_fit = \"validation\" takes the noise from the "
-                                   "validation data instead of x");
+                                 : "the noise here does not come from them (noise_fit = "
+                                   "\"validation\" with Adam, method \"valla\", takes it "
+                                   "from the validation data)");
   return 1;
 }

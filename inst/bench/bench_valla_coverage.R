@@ -7,7 +7,8 @@
 #                      the validation data; the noise minimizes their NLL
 #   valla (hold-out)   the old default: a 10% hold-out of x (which the network was
 #                      trained on) for early stopping, the noise learned by Adam on x
-#   LLA                exact LLA (method "lla") at each valla fit's prior_var and noise
+#   LLA, ELLA          exact LLA (method "lla") and ELLA (100 points, rank 20) at each
+#                      valla fit's prior_var and noise
 #   bootstrap          B = 20 nnet refits on bootstrap samples: variance of their
 #                      predictions plus the out-of-bag residual mean square
 #   lm                 predict.lm(interval = "prediction")
@@ -55,6 +56,10 @@ for (s in seq_len(n_split)) {
   lla <- function(f) valla(net, xtr, ytr, method = "lla", xtest = xte, noise = f$noise,
                            prior_var = f$prior_var, verbose = FALSE)$test
   lv <- lla(fv); lo <- lla(fo)
+  ella <- function(f) valla(net, xtr, ytr, method = "ella", inducing = 100, xtest = xte,
+                            noise = f$noise, prior_var = f$prior_var, seed = s,
+                            verbose = FALSE)$test
+  ev <- ella(fv); eo <- ella(fo)
   bs <- bootstrap(xtr, ytr, xte)
   lmf <- lm(y ~ ., data = data.frame(xtr, y = ytr))
   pl <- predict(lmf, data.frame(xte), interval = "prediction", level = 0.95)
@@ -62,6 +67,8 @@ for (s in seq_len(n_split)) {
                "valla (hold-out, Adam noise)" = score(fo$test$mean, fo$test$var, yte),
                "LLA at valla's noise" = score(lv$mean, lv$var, yte),
                "LLA at the hold-out noise" = score(lo$mean, lo$var, yte),
+               "ELLA at valla's noise" = score(ev$mean, ev$var, yte),
+               "ELLA at the hold-out noise" = score(eo$mean, eo$var, yte),
                "bootstrap (B = 20)" = score(g, bs$var, yte),
                "lm" = c(coverage = mean(yte >= pl[, "lwr"] & yte <= pl[, "upr"]),
                         width = mean(pl[, "upr"] - pl[, "lwr"])))
