@@ -5,6 +5,11 @@
 #' produce networks for \code{\link{valla}} (e.g. the paper's 3 x 200 tanh
 #' regression and 2 x 200 tanh classification networks). Weights start
 #' Glorot-uniform, biases at 0.
+#' Gaussian targets are trained on their standardized scale (mean 0, sd 1)
+#' and the output layer is mapped back, so the network predicts y in its own
+#' units and \code{lr} does not depend on them (training on \code{a * y + b}
+#' gives \code{a * g + b} to rounding); \code{weight_decay} acts on that
+#' standardized scale, \code{loss} is in y's units.
 #'
 #' @param x n-by-d matrix of inputs (its column names are kept as
 #'   \code{coefnames}), or a formula \code{y ~ x1 + f} (or \code{y ~ .}) on

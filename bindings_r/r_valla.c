@@ -175,17 +175,20 @@ static SEXP fit_to_r(const sgp_valla_fit_t *fit, SEXP test)
 }
 
 /* The options a valla fit used, echoed under their argument names (likelihood,
- * method, closed_form, seed), and its warning ("" when nothing went wrong). */
+ * method, closed_form, seed), its warning ("" when nothing went wrong) and its
+ * overfitting warning (overfit, "" when none). */
 static SEXP used_list(const sgp_ctx *ctx, const sgp_valla_opts *o, const sgp_valla_fit_t *fit)
 {
-  char warn[512];
+  char warn[512], over[512];
   sgp_valla_stop_warning(fit->stop, fit->diverged_at, warn, sizeof warn);
-  const char *names[] = {"likelihood", "method", "closed_form", "seed", "warning"};
+  sgp_valla_overfit_warning(fit, over, sizeof over);
+  const char *names[] = {"likelihood", "method", "closed_form", "seed", "warning", "overfit"};
   SEXP values[] = {PROTECT(Rf_mkString(sgp_opt_choice_name("gp_laplace", "likelihood", o->likelihood))), PROTECT(Rf_mkString(sgp_opt_choice_name("valla", "method", o->method))),
                    PROTECT(Rf_ScalarLogical(o->closed_form != 0)),
-                   PROTECT(Rf_ScalarReal((double)ctx->seed)), PROTECT(Rf_mkString(warn))};
-  SEXP out = sgp_r_named_list(5, names, values);
-  UNPROTECT(5);
+                   PROTECT(Rf_ScalarReal((double)ctx->seed)), PROTECT(Rf_mkString(warn)),
+                   PROTECT(Rf_mkString(over))};
+  SEXP out = sgp_r_named_list(6, names, values);
+  UNPROTECT(6);
   return out;
 }
 

@@ -27,6 +27,10 @@
 ## (1e-3), @qcode{"weight_decay"} (0), @qcode{"seed"}, @qcode{"threads"},
 ## @qcode{"verbose"}, @qcode{"backend"}.  Weights start Glorot-uniform from the
 ## seed.
+## Gaussian targets are trained on their standardized scale and the output
+## layer is mapped back, so the network predicts y in its own units (training
+## on @code{a*y + b} gives @code{a*g + b} to rounding); @qcode{"weight_decay"}
+## acts on the standardized scale.
 ##
 ## Returns @var{model} with fields @code{W}, @code{b} (cell arrays, W@{l@}
 ## in-by-out), @code{activation}, @code{output} and @code{skip}, the final

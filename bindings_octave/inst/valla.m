@@ -63,15 +63,27 @@
 ## (1e-3) and the alpha of the alpha-divergence objective (1; below 1
 ## gaussian only).
 ## @item @qcode{"validation"}
-## A struct with fields @code{x} and @code{y} for early stopping (default:
-## a @qcode{"val_frac"} hold-out of @var{x}).
+## A struct with fields @code{x} and @code{y} of data the network was not
+## trained on, for early stopping and (gaussian) the noise.  Default: with
+## @qcode{"refit"}, the out-of-fold residuals of @qcode{"folds"} (5) refits;
+## else a @qcode{"val_frac"} hold-out of @var{x}, which the network was
+## trained on and which therefore cannot see overfitting.
+## @item @qcode{"refit"}
+## Gaussian, without @qcode{"validation"}: a function handle
+## @code{@@(x, y) ...} that trains the network again as it was trained and
+## returns it (e.g. @code{@@(x, y) mlp_fit (x, y, [50 50], "tanh", "seed", 1)}).
+## With @qcode{"noise_fit"} @qcode{"validation"} (default) a learned noise is
+## the variance that minimizes the validation NLL at each check, and when
+## the network's validation RMSE is much larger than on @var{x} valla warns
+## (identifier @qcode{"scalegp:overfit"}); see R's @code{?valla}, section
+## "Noise and validation data".
 ## @item @qcode{"xtest"}
 ## Test inputs: predictions go to @code{fit.test}.
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
 ## As in @code{gp_laplace}.
-## @item @qcode{"eval_every"}, @qcode{"patience"}, @qcode{"restore_best"}, @qcode{"beta1"}, @qcode{"beta2"}, @qcode{"adam_eps"}, @qcode{"init_A"}, @qcode{"standardize_y"}, @qcode{"kmeans_iter"}, @qcode{"kmeans_max"}, @qcode{"jitter"}, @qcode{"cache_max_bytes"}, @qcode{"val_frac"}, @qcode{"val_max"}, @qcode{"layers"}, @qcode{"lla_max"}, @qcode{"ella_rank"}
+## @item @qcode{"eval_every"}, @qcode{"patience"}, @qcode{"restore_best"}, @qcode{"beta1"}, @qcode{"beta2"}, @qcode{"adam_eps"}, @qcode{"init_A"}, @qcode{"standardize_y"}, @qcode{"noise_fit"}, @qcode{"folds"}, @qcode{"kmeans_iter"}, @qcode{"kmeans_max"}, @qcode{"jitter"}, @qcode{"cache_max_bytes"}, @qcode{"val_frac"}, @qcode{"val_max"}, @qcode{"layers"}, @qcode{"lla_max"}, @qcode{"ella_rank"}
 ## Additional options, as in R's @code{?valla} (defaults 100, 1, true, 0.9,
-## 0.999, 1e-8, @qcode{"identity"}, true, 10, 50000, 1e-8, 2^31, 0.1,
+## 0.999, 1e-8, @qcode{"identity"}, true, @qcode{"validation"}, 5, 10, 50000, 1e-8, 2^31, 0.1,
 ## Inf, all layers, 5000, 20).
 ## @item @qcode{"full_cov"}, @qcode{"prob_method"}, @qcode{"mc_samples"}
 ## Predictions at @qcode{"xtest"}: C-by-C-by-m latent covariances in
@@ -125,7 +137,7 @@ function fit = valla (model, x, y, varargin)
   endif
   fname = "valla";
   front_names = {"inducing", "inducing_tags", "layers", "validation", "xtest", "full_cov", ...
-                 "prob_method", "mc_samples", "interrupt_after"};
+                 "prob_method", "mc_samples", "interrupt_after", "refit"};
   [front, opts] = split_options (fname, front_names, varargin{:});
   [model, D, C, L] = valla_check_model (model, fname);
   x = check_input_matrix (x, fname, "x");
@@ -138,6 +150,9 @@ function fit = valla (model, x, y, varargin)
   ycode = valla_labels (y, likelihood, C, rows (x), fname, "y");
   [inducing, tags, opts] = valla_inducing_arg (front.inducing, front.inducing_tags, D, C,
                                                opts, fname);
+  if (isempty (front.validation) && strcmp (likelihood, "gaussian") && ! isempty (front.refit))
+    front.validation = valla_oof_validation (model, x, ycode, front.refit, opts, fname);
+  endif
   [xval, yval, xtest] = valla_data_args (front.validation, front.xtest, likelihood, D, C, fname);
   layers = valla_layers (front.layers, L, fname);
   full_cov = check_flag (if_else (isempty (front.full_cov), false, front.full_cov), fname,
@@ -157,6 +172,9 @@ function fit = valla (model, x, y, varargin)
   used = res.used;
   if (! isempty (used.warning))
     warning ("scalegp:diverged", "%s: %s", fname, used.warning);
+  endif
+  if (! isempty (used.overfit))
+    warning ("scalegp:overfit", "%s: %s", fname, used.overfit);
   endif
   fit = valla_result (rmfield (res, "used"), x, used, C, layers);
   if (! isempty (xtest))
@@ -346,3 +364,28 @@ endfunction
 %!error <unknown option 'inducng'> valla (net, x, y, "inducng", 3)
 %!error <'y' must be 0/1 for likelihood = "bernoulli"> valla (net, x, y, "likelihood", "bernoulli")
 %!error <valla: interrupted> valla (net, x, y, "inducing", 4, "interrupt_after", 0)
+
+%!test
+%! ## refit: the out-of-fold residuals of its networks are the validation data
+%! ## (issue 17). A "refit" that misses by 1 everywhere makes them about 1 in mean
+%! ## square against about 0.01 on x: valla warns and takes the noise from them (the
+%! ## minimizer of their NLL lies between mean r^2 - max latent var and max r^2).
+%! x = linspace (-2, 2, 80)';
+%! y = sin (2 * x) + 0.1 * cos (17 * x);
+%! net = mlp_fit (x, y, 16, "tanh", "iterations", 800, "lr", 0.01, "seed", 1);
+%! bad = net;
+%! bad.b{end} = bad.b{end} + 1;
+%! calls = 0;
+%! lastwarn ("");
+%! fit = valla (net, x, y, "refit", @(xx, yy) bad, "folds", 4, "iterations", 50,
+%!              "inducing", 8, "seed", 1);
+%! [~, id] = lastwarn ();
+%! assert (id, "scalegp:overfit");
+%! assert (fit.noise > 0.5 && fit.noise < 1.5);
+%! lastwarn ("");
+%! fit0 = valla (net, x, y, "iterations", 50, "inducing", 8, "seed", 1);
+%! [~, id] = lastwarn ();
+%! assert (isempty (id));
+%! assert (fit0.noise < 0.1);
+%!error <valla: 'refit' must be a function> valla (net, x, y, "refit", 3)
+%!error <valla: 'folds' must be 0 or at least 2 \(got 1\)> valla (net, x, y, "folds", 1)

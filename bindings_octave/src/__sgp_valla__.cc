@@ -55,6 +55,9 @@ namespace
     used.assign ("closed_form", o.closed_form != 0);
     used.assign ("seed", static_cast<double> (seed));
     used.assign ("warning", std::string (warn));
+    char over[512];
+    sgp_valla_overfit_warning (&fit, over, sizeof over);
+    used.assign ("overfit", std::string (over));
     res.assign ("used", used);
     return res;
   }
@@ -76,7 +79,8 @@ Returns a struct with fields model, inducing, tags (1-based), L, P1, P2,\n\
 prior, closed_form, prior_var, noise, y_mean, y_sd, history, iterations,\n\
 stop_reason, diverged_at, best_iteration, clamps, stopped_early,\n\
 kernel_cache, n_train and used (likelihood, method, closed_form, seed and\n\
-warning: the core's warning text, \"\" when nothing went wrong).\n\
+warning: the core's warning text, \"\" when nothing went wrong, and overfit:\n\
+the overfitting warning, \"\" when none).\n\
 \n\
 Use @code{valla}, which shapes the data.\n\
 @seealso{valla}\n\

@@ -788,6 +788,8 @@ const char *sgp_valla_stop_advice(sgp_valla_stop stop);
 enum { SGP_VALLA_LEARN_A = 1, SGP_VALLA_LEARN_INDUCING = 2, SGP_VALLA_LEARN_PRIOR_VAR = 4,
        SGP_VALLA_LEARN_NOISE = 8 };
 enum { SGP_VALLA_INIT_IDENTITY = 0, SGP_VALLA_INIT_CLOSED_FORM = 1 };
+/* How a learned gaussian noise is chosen when there are validation data. */
+enum { SGP_VALLA_NOISE_VALIDATION = 0, SGP_VALLA_NOISE_ADAM = 1 };
 
 typedef struct {
   /* API.md arguments */
@@ -812,6 +814,15 @@ typedef struct {
   double beta1, beta2, adam_eps;    /* 0.9, 0.999, 1e-8 */
   int init_A;                 /* SGP_VALLA_INIT_*; default identity */
   int standardize_y;          /* 1 (gaussian only) */
+  int noise_fit;              /* SGP_VALLA_NOISE_*; default validation: with "noise" in
+                                 learn and validation data, the noise minimizes the
+                                 validation NLL at each check instead of being learned by
+                                 Adam on x (valla_noise.c) */
+  int64_t folds;              /* 5: without validation data, the fronts refit the network
+                                 (R: an nnet fit from its call, or `refit`) on folds - 1
+                                 of folds parts of x and pass the out-of-fold residuals as
+                                 validation data; 0 or no refit: the val_frac hold-out.
+                                 sgp_valla_fit does not read it */
   int64_t kmeans_iter, kmeans_max;  /* 10, 50000 */
   double jitter;              /* closed form with M < P (network parameters): eps =
                                  jitter * mean diag K_ZZ; 1e-8. M >= P uses the SVD
@@ -859,6 +870,10 @@ typedef struct sgp_valla_fit {
   sgp_valla_stop stop;        /* why the Adam loop stopped (iterations when it did not run) */
   int64_t diverged_at;        /* iteration with a non-finite objective or step; 0 */
   int kernel_cache;           /* 1 when the fixed-Z training kernels were cached */
+  int noise_from_val;         /* 1 when the noise was chosen on the validation data */
+  int overfit;                /* 1 when validation residuals exceed x's (valla_noise.c) */
+  double rmse_train, rmse_val;  /* the network's RMSE on x and on the validation data
+                                   (original scale; 0 without validation data) */
 } sgp_valla_fit_t;
 
 /* y: N x 1 (regression targets; labels 0..C-1 / 0-1 as doubles). X_val/y_val: an
@@ -872,6 +887,10 @@ void sgp_valla_fit_free(sgp_valla_fit_t *fit);
  * (0 for classification). */
 double sgp_valla_fit_prior_var(const sgp_valla_fit_t *fit);
 double sgp_valla_fit_noise(const sgp_valla_fit_t *fit);
+/* The overfitting warning of a gaussian fit with validation data ("" when the
+ * network's validation residuals are not much larger than those on x); returns 1
+ * when there is one. The hosts' warning id is scalegp:overfit. */
+int sgp_valla_overfit_warning(const sgp_valla_fit_t *fit, char *buf, size_t size);
 
 /* What prediction needs from a fit, as plain data (a fit saved by R or Octave
  * and reloaded): the network comes separately as an sgp_valla_mlp view. */

@@ -164,6 +164,13 @@ double valla_kernel_scale(const sgp_valla_fit_t *fit);
 int  valla_ella_pick(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t M);
 int  valla_ella(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t rank);
 /* Mean predictive NLL of (X, y) under the fit (validation criterion). */
+/* fit->log_noise := the minimizer of the validation NLL given the latent variances
+ * (gaussian; no-op otherwise). */
+int  valla_noise_from_validation(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat Xv, sgp_cmat yv);
+/* fit->rmse_train, rmse_val and overfit from the network's residuals on (X, y) and
+ * on the validation data (gaussian; clears overfit otherwise). */
+int  valla_overfit_check(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
+                         sgp_cmat yv);
 int  valla_nll(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, double *nll);
 
 /* ------------------------------------------------------------ internal: MAP trainer */

@@ -340,6 +340,7 @@ typedef struct {
   int64_t P, nb, pos, worse;
   unsigned learn;
   int want_z, cached, have_val;
+  int tune_noise; /* the noise minimizes the validation NLL at each check (noise_fit) */
   double *x, *gx, *best, *prev, *x0, *Xb, *yb, *dL, *dZ;
   unsigned char *mask;
   int64_t *perm;
@@ -450,12 +451,16 @@ static int adam_iteration(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cm
   return SGP_OK;
 }
 
-/* The validation NLL of the current state (its covariance built first). */
+/* The validation NLL of the current state (its covariance built first); with
+ * r->tune_noise the noise is first set to the variance that minimizes it, also in
+ * Adam's vector (so that the state checked and the one kept carry it). */
 static int validation_nll(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat Xv,
-                          sgp_cmat yv, double *nll)
+                          sgp_cmat yv, adam_run *r, double *nll)
 {
   *nll = 0;
   int st = valla_fit_finalize(ctx, fit, X);
+  if (!st && r->tune_noise && !(st = valla_noise_from_validation(ctx, fit, Xv, yv)))
+    r->x[fit->M * (fit->M + 1) / 2 + 1] = fit->log_noise;
   if (!st) st = valla_nll(ctx, fit, Xv, yv, nll);
   return st;
 }
@@ -475,7 +480,7 @@ static int validation_check(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_
                             int *end)
 {
   double nll;
-  int st = validation_nll(ctx, fit, X, Xv, yv, &nll);
+  int st = validation_nll(ctx, fit, X, Xv, yv, r, &nll);
   if (st == SGP_ENOTPD || (!st && !isfinite(nll))) {
     *end = 1;
     return diverged(ctx, fit, X, it, r->prev, r->x0, keeps_best(fit, o, r));
@@ -499,11 +504,15 @@ static int finish_run(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat X
   if (r->have_val && !fit->stopped_early && !div && fit->n_eval > 0 &&
       fit->trace_val_iter[fit->n_eval - 1] != fit->iterations) {
     double nll;
-    if (!(st = validation_nll(ctx, fit, X, Xv, yv, &nll))) record_nll(fit, r, fit->iterations, nll);
+    if (!(st = validation_nll(ctx, fit, X, Xv, yv, r, &nll))) record_nll(fit, r, fit->iterations, nll);
   }
   if (!st && r->have_val && o->restore_best && fit->n_eval > 0) unpack(fit, r->best);
   if (!st && !r->have_val && !div) fit->best_iteration = fit->iterations;
-  if (!st && r->learn && fit->stop == SGP_VALLA_STOP_ITERATIONS && objective_rose(fit->trace_obj, fit->iterations))
+  /* the first check (after iteration 1) may move a tuned noise far from its start,
+   * which moves the objective: the trend is judged from the iteration after it */
+  const int64_t t0 = r->tune_noise && fit->iterations > 1 ? 1 : 0;
+  if (!st && r->learn && fit->stop == SGP_VALLA_STOP_ITERATIONS &&
+      objective_rose(fit->trace_obj + t0, fit->iterations - t0))
     fit->stop = SGP_VALLA_STOP_LOSS_ROSE;
   return st;
 }
@@ -519,6 +528,9 @@ static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
   r.learn = o->learn & (fit->likelihood == SGP_LIK_GAUSSIAN ? 15u : 7u);
   r.want_z = (r.learn & SGP_VALLA_LEARN_INDUCING) != 0;
   r.have_val = Xv.data != NULL && Xv.rows > 0;
+  r.tune_noise = r.have_val && (r.learn & SGP_VALLA_LEARN_NOISE) && o->noise_fit == SGP_VALLA_NOISE_VALIDATION;
+  if (r.tune_noise) r.learn &= ~(unsigned)SGP_VALLA_LEARN_NOISE; /* not Adam's: set on validation */
+  fit->noise_from_val = r.tune_noise;
   int st = adam_run_alloc(ctx, fit, N, o, &r);
   if (!st) st = adam_run_cache(ctx, fit, X, o, &r);
   if (st) goto done;
@@ -690,6 +702,7 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
                     o->prior_var, (long long)fit->M, why);
     }
   }
+  if (!st && Xv.data) st = valla_overfit_check(ctx, fit, Xt, yt, Xv, yv);
   if (st) goto fail;
   split_bufs_free(&sp);
   *out = fit;

@@ -191,14 +191,11 @@ static void shuffle(sgp_rng *rng, int64_t *perm, int64_t N)
   }
 }
 
-int sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
-                      const sgp_valla_mlp_fit_opts *o, sgp_valla_mlp_fit_info *info)
+/* Adam from the network's weights on (X, y); info's losses are those of y. */
+static int train(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
+                 const sgp_valla_mlp_fit_opts *o, sgp_valla_mlp_fit_info *info)
 {
-  sgp_valla_mlp_fit_info tmp;
-  if (!info) info = &tmp;
-  memset(info, 0, sizeof *info);
-  int st = check_fit_args(ctx, net, X, y, o);
-  if (st) return st;
+  int st;
   const int64_t N = X.rows, D = X.cols, P = sgp_valla_net_nparam(net), nb = o->batch_size < N ? o->batch_size : N;
   valla_adam adam;
   memset(&adam, 0, sizeof adam);
@@ -245,5 +242,49 @@ int sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
   valla_arena_destroy(&arena);
   valla_adam_free(&adam);
   free(th); free(prev); free(th0); free(g); free(Xb); free(yb); free(perm);
+  return st;
+}
+
+/* g -> a g + b on a network with a linear output layer (and skip layer). */
+static void affine_output(sgp_valla_net *net, double a, double b)
+{
+  const int L = net->n_layers - 1;
+  const int64_t in = net->width[L], C = net->width[L + 1];
+  for (int64_t k = 0; k < in * C; k++) net->W[L][k] *= a;
+  for (int64_t k = 0; k < C; k++) net->b[L][k] = a * net->b[L][k] + b;
+  if (net->skip)
+    for (int64_t k = 0; k < net->width[0] * C; k++) net->skip[k] *= a;
+}
+
+/* Gaussian targets are trained on their standardized scale (mean 0, sd 1): the
+ * Glorot start and lr then suit any units of y (mcycle's accelerations span about
+ * 200; raw, 2000 Adam steps at lr 0.01 cannot grow the output weights that far). The
+ * network starts as a map to that scale and is mapped back at the end, so training on
+ * a y + b gives a g + b, to rounding; its outputs and losses are those of y
+ * (initial_loss = sd^2 times the standardized one: the starting network is sd g0 + m).
+ * weight_decay acts on the standardized scale. */
+int sgp_valla_mlp_fit(sgp_ctx *ctx, sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
+                      const sgp_valla_mlp_fit_opts *o, sgp_valla_mlp_fit_info *info)
+{
+  sgp_valla_mlp_fit_info tmp;
+  if (!info) info = &tmp;
+  memset(info, 0, sizeof *info);
+  int st = check_fit_args(ctx, net, X, y, o);
+  if (st || o->likelihood != SGP_LIK_GAUSSIAN || net->output != SGP_ACT_IDENTITY)
+    return st ? st : train(ctx, net, X, y, o, info);
+  const int64_t N = X.rows;
+  double m = 0, v = 0;
+  for (int64_t i = 0; i < N; i++) m += y.data[i];
+  m /= (double)N;
+  for (int64_t i = 0; i < N; i++) v += (y.data[i] - m) * (y.data[i] - m);
+  const double sd = v > 0 ? sqrt(v / (double)N) : 1.0;
+  double *ys = sgp_alloc(N);
+  if (!ys) return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in mlp_fit");
+  for (int64_t i = 0; i < N; i++) ys[i] = (y.data[i] - m) / sd;
+  st = train(ctx, net, X, sgp_cmat_of(ys, N, 1), o, info);
+  affine_output(net, sd, m);
+  info->initial_loss *= sd * sd;
+  if (!st) st = valla_mlp_loss_grad(ctx, net, o->likelihood, X, y.data, &info->final_loss, NULL);
+  free(ys);
   return st;
 }

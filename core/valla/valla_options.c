@@ -19,6 +19,7 @@ static const char *const method_names[] = {"valla", "lla", "ella", NULL};
 /* bit i = SGP_VALLA_LEARN_* */
 static const char *const learn_names[] = {"A", "inducing", "prior_var", "noise", NULL};
 static const char *const init_names[] = {"identity", "closed_form", NULL};
+static const char *const noise_fit_names[] = {"validation", "adam", NULL}; /* SGP_VALLA_NOISE_* */
 
 static const sgp_opt_spec specs[] = {
   {"likelihood", SGP_OPT_CHOICE, "NULL", 0, 0, SGP_OPT_NULL_OK, likelihood_names,
@@ -65,6 +66,15 @@ static const sgp_opt_spec specs[] = {
    "initial A: \"identity\" or \"closed_form\""},
   {"standardize_y", SGP_OPT_FLAG, "TRUE", 0, 0, 0, NULL, OFF(standardize_y), SGP_STORE_INT, 0,
    "standardize regression targets"},
+  {"noise_fit", SGP_OPT_CHOICE, "\"validation\"", 0, 0, 0, noise_fit_names, OFF(noise_fit),
+   SGP_STORE_INT, 0,
+   "a learned gaussian noise: \"validation\" (the variance that minimizes the validation "
+   "NLL at each check; honest when the network did not see those data) or \"adam\" "
+   "(learned on x with the other parameters, as in the paper)"},
+  {"folds", SGP_OPT_COUNT, "5", 0, MAX_COUNT, 0, NULL, OFF(folds), SGP_STORE_INT64, 0,
+   "gaussian, without validation: out-of-fold residuals of this many refits of the network "
+   "(refit; R: an nnet fit refits from its call) are the validation data; 0 or no refit: "
+   "the val_frac hold-out, which the network was trained on"},
   {"kmeans_iter", SGP_OPT_COUNT, "10", 0, MAX_COUNT, 0, NULL, OFF(kmeans_iter), SGP_STORE_INT64,
    0, "k-means iterations for the inducing points"},
   {"kmeans_max", SGP_OPT_COUNT, "50000", 1, MAX_COUNT, 0, NULL, OFF(kmeans_max),
@@ -109,6 +119,8 @@ int sgp_valla_opts_check(sgp_ctx *ctx, const sgp_valla_opts *o)
 {
   if (o->noise > 0 && o->likelihood != SGP_LIK_GAUSSIAN)
     return sgp_fail(ctx, SGP_EINVAL, "noise: is only used with likelihood = \"gaussian\"");
+  if (o->folds == 1)
+    return sgp_fail(ctx, SGP_EINVAL, "folds: must be 0 or at least 2 (got 1)");
   if (o->closed_form && o->method != SGP_VALLA_METHOD_VALLA)
     return sgp_fail(ctx, SGP_EINVAL, "closed_form: is for method = \"valla\"");
   return SGP_OK;

@@ -27,6 +27,8 @@ void sgp_valla_opts_default(sgp_valla_opts *o)
   o->adam_eps = 1e-8;
   o->init_A = SGP_VALLA_INIT_IDENTITY;
   o->standardize_y = 1;
+  o->noise_fit = SGP_VALLA_NOISE_VALIDATION;
+  o->folds = 5;
   o->kmeans_iter = 10;
   o->kmeans_max = 50000;
   o->jitter = 1e-8;

@@ -66,7 +66,8 @@ static void stop_reasons(void **state)
     {1e3, 0.1, 50, SGP_VALLA_STOP_DIVERGED},   /* log sigma0 = -+1000 after one step */
     {1e3, 0.0, 50, SGP_VALLA_STOP_DIVERGED},
     {1e300, 0.0, 50, SGP_VALLA_STOP_DIVERGED}, /* the step itself overflows */
-    {10, 0.0, 300, SGP_VALLA_STOP_LOSS_ROSE},  /* finite, but the objective climbs */
+    {9, 0.0, 300, SGP_VALLA_STOP_LOSS_ROSE},   /* finite, but the objective climbs (with
+                                                  this network lr 6-8 and 12-20 diverge) */
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) one_stop_case(&cases[k]);
   assert_string_equal(sgp_valla_stop_name(SGP_VALLA_STOP_EARLY), "early_stopping");
