@@ -8,7 +8,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet r-cran-mass octave liboctave-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla
 
 all: install
 
@@ -77,6 +77,14 @@ bench-laplace: install
 bench-laplace-budget: install
 	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_budget.R $(BENCH_ARGS)
+
+# gp_laplace's recursive residual (default) against residual = "explicit":
+# seconds per solver iteration side by side on the softmax GMM (issue 18);
+# BENCH_ARGS="--per=2000 --max_iter=5 --rounds=3" (per x 10 points).
+bench-laplace-residual: install
+	@uptime
+	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(RSCRIPT) inst/bench/bench_laplace_residual.R $(BENCH_ARGS)
+	@uptime
 
 # Model selection in the exact mode on real data (issue 13): learning time and
 # held-out log loss, learned ARD hyperparameters against the fixed defaults
