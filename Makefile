@@ -193,6 +193,15 @@ bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
 	@uptime
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_pass
 	@uptime
+# One K_G product with FFTW_ESTIMATE plans (the deterministic default) against
+# FFTW_MEASURE ones, side by side (issue 18); BENCH_ARGS="rounds reps".
+$(SKI_BENCH)/bench_ski_planner: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_planner.o
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+.PHONY: bench-ski-planner
+bench-ski-planner: $(SKI_BENCH)/bench_ski_planner
+	@uptime
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_planner $(BENCH_ARGS)
+	@uptime
 # First-call latency of ski_gsgp against a warm call, and the per-iteration time
 # (FFTW planning effort, issue 11); BENCH_ARGS="--libs=old/Rlib,build/Rlib --rounds=5"
 # compares two installed builds side by side.
