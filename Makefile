@@ -99,10 +99,15 @@ bench-select: install
 bench-select-mf: install
 	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_learn_mf.R $(BENCH_ARGS)
 
+# C benchmark drivers compile the core as R compiles the package (GNU C, the
+# compiler's default standard: -std=c99 would turn off FMA contraction in the
+# kernels' target clones and made drivers 15-25% slower than the package, issue 18).
+BENCH_CFLAGS := -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
+
 # CPU-only build of the whole core into one binary (no CUDA objects to link).
 bench-laplace-core:
 	@mkdir -p build
-	$(CC) -std=c99 -O2 -fopenmp -fno-math-errno -fno-trapping-math -Icore/include -Icore \
+	$(CC) -O2 -fopenmp -fno-math-errno -fno-trapping-math -Icore/include -Icore \
 	  inst/bench/laplace_core_bench.c $$(find core -name '*.c') \
 	  -o build/laplace_core_bench $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
 	OPENBLAS_NUM_THREADS=2 build/laplace_core_bench $(ARGS)
@@ -138,13 +143,13 @@ clean:
 	rm -rf build tests/core/bin
 
 # VaLLA benchmarks (issue 5): a C driver (inst/bench/valla/) linked against the
-# core, compiled with the flags of tests/core into build/bench-valla (ignored by
+# core, compiled as the package (BENCH_CFLAGS) into build/bench-valla (ignored by
 # git and R CMD build). VALLA_BENCH_QUICK=1 make bench-valla: smoke run (< 1 min).
 # Each case runs in its own process so that its peak RSS is its own.
 VALLA_BENCH := build/bench-valla
 VALLA_BENCH_SRC := $(shell find core -name '*.c') $(wildcard inst/bench/valla/*.c)
 VALLA_BENCH_OBJ := $(patsubst %.c,$(VALLA_BENCH)/%.o,$(VALLA_BENCH_SRC))
-VALLA_BENCH_CFLAGS := -std=c99 -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
+VALLA_BENCH_CFLAGS := $(BENCH_CFLAGS)
 $(VALLA_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h inst/bench/valla/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(VALLA_BENCH_CFLAGS) -c $< -o $@
@@ -161,12 +166,12 @@ bench-valla: deps $(VALLA_BENCH)/bench_valla
 	@uptime
 
 # ski_gsgp benchmarks: a C driver (inst/bench/bench_ski.c) linked against the
-# core, compiled with the flags of tests/core into build/bench (ignored by git
+# core, compiled as the package (BENCH_CFLAGS) into build/bench (ignored by git
 # and R CMD build). SKI_BENCH_QUICK=1 make bench-ski: a smoke run (< 1 min).
 SKI_BENCH := build/bench
 SKI_BENCH_SRC := $(shell find core -name '*.c') inst/bench/bench_ski.c
 SKI_BENCH_OBJ := $(patsubst %.c,$(SKI_BENCH)/%.o,$(SKI_BENCH_SRC))
-SKI_BENCH_CFLAGS := -std=c99 -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
+SKI_BENCH_CFLAGS := $(BENCH_CFLAGS)
 $(SKI_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(SKI_BENCH_CFLAGS) -c $< -o $@
