@@ -9,7 +9,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   octave-parallel octave liboctave-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-ski-sources bench-valla bench-valla-coverage
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage
 
 all: install
 
@@ -80,6 +80,14 @@ bench-laplace-budget: install
 	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_budget.R $(BENCH_ARGS)
 
+# gp_laplace's recursive residual (default) against residual = "explicit":
+# seconds per solver iteration side by side on the softmax GMM (issue 18);
+# BENCH_ARGS="--per=2000 --max_iter=5 --rounds=3" (per x 10 points).
+bench-laplace-residual: install
+	@uptime
+	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(RSCRIPT) inst/bench/bench_laplace_residual.R $(BENCH_ARGS)
+	@uptime
+
 # Model selection in the exact mode on real data (issue 13): learning time and
 # held-out log loss, learned ARD hyperparameters against the fixed defaults
 # (mlbench, MASS, spatstat.data). BENCH_ARGS picks sets: pima biopsy bei letters.
@@ -93,10 +101,15 @@ bench-select: install
 bench-select-mf: install
 	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_learn_mf.R $(BENCH_ARGS)
 
+# C benchmark drivers compile the core as R compiles the package (GNU C, the
+# compiler's default standard: -std=c99 would turn off FMA contraction in the
+# kernels' target clones and made drivers 15-25% slower than the package, issue 18).
+BENCH_CFLAGS := -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
+
 # CPU-only build of the whole core into one binary (no CUDA objects to link).
 bench-laplace-core:
 	@mkdir -p build
-	$(CC) -std=c99 -O2 -fopenmp -fno-math-errno -fno-trapping-math -Icore/include -Icore \
+	$(CC) -O2 -fopenmp -fno-math-errno -fno-trapping-math -Icore/include -Icore \
 	  inst/bench/laplace_core_bench.c $$(find core -name '*.c') \
 	  -o build/laplace_core_bench $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
 	OPENBLAS_NUM_THREADS=2 build/laplace_core_bench $(ARGS)
@@ -138,13 +151,13 @@ bench-valla-coverage: install
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_valla_coverage.R $(BENCH_ARGS)
 
 # VaLLA benchmarks (issue 5): a C driver (inst/bench/valla/) linked against the
-# core, compiled with the flags of tests/core into build/bench-valla (ignored by
+# core, compiled as the package (BENCH_CFLAGS) into build/bench-valla (ignored by
 # git and R CMD build). VALLA_BENCH_QUICK=1 make bench-valla: smoke run (< 1 min).
 # Each case runs in its own process so that its peak RSS is its own.
 VALLA_BENCH := build/bench-valla
 VALLA_BENCH_SRC := $(shell find core -name '*.c') $(wildcard inst/bench/valla/*.c)
 VALLA_BENCH_OBJ := $(patsubst %.c,$(VALLA_BENCH)/%.o,$(VALLA_BENCH_SRC))
-VALLA_BENCH_CFLAGS := -std=c99 -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
+VALLA_BENCH_CFLAGS := $(BENCH_CFLAGS)
 $(VALLA_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h inst/bench/valla/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(VALLA_BENCH_CFLAGS) -c $< -o $@
@@ -161,12 +174,12 @@ bench-valla: deps $(VALLA_BENCH)/bench_valla
 	@uptime
 
 # ski_gsgp benchmarks: a C driver (inst/bench/bench_ski.c) linked against the
-# core, compiled with the flags of tests/core into build/bench (ignored by git
+# core, compiled as the package (BENCH_CFLAGS) into build/bench (ignored by git
 # and R CMD build). SKI_BENCH_QUICK=1 make bench-ski: a smoke run (< 1 min).
 SKI_BENCH := build/bench
 SKI_BENCH_SRC := $(shell find core -name '*.c') inst/bench/bench_ski.c
 SKI_BENCH_OBJ := $(patsubst %.c,$(SKI_BENCH)/%.o,$(SKI_BENCH_SRC))
-SKI_BENCH_CFLAGS := -std=c99 -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
+SKI_BENCH_CFLAGS := $(BENCH_CFLAGS)
 $(SKI_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(SKI_BENCH_CFLAGS) -c $< -o $@
@@ -200,6 +213,15 @@ bench-ski-learn: $(SKI_BENCH)/bench_ski_learn
 bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
 	@uptime
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_pass
+	@uptime
+# One K_G product with FFTW_ESTIMATE plans (the deterministic default) against
+# FFTW_MEASURE ones, side by side (issue 18); BENCH_ARGS="rounds reps".
+$(SKI_BENCH)/bench_ski_planner: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_planner.o
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+.PHONY: bench-ski-planner
+bench-ski-planner: $(SKI_BENCH)/bench_ski_planner
+	@uptime
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_planner $(BENCH_ARGS)
 	@uptime
 # First-call latency of ski_gsgp against a warm call, and the per-iteration time
 # (FFTW planning effort, issue 11); BENCH_ARGS="--libs=old/Rlib,build/Rlib --rounds=5"

@@ -68,11 +68,17 @@ void sgp_ctx_rename_arg(sgp_ctx *ctx, const char *from, const char *to)
   snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s%s", to, rest);
 }
 
+int sgp_vfail(sgp_ctx *ctx, int code, const char *fmt, va_list ap)
+{
+  vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+  return code;
+}
+
 int sgp_fail(sgp_ctx *ctx, int code, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+  sgp_vfail(ctx, code, fmt, ap);
   va_end(ap);
   return code;
 }

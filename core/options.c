@@ -321,9 +321,11 @@ int sgp_ctx_opt_set(sgp_ctx *ctx, const char *name, const sgp_value *v, int *ver
   if (st) return st;
   if (!strcmp(name, "backend")) {
     ctx->backend = (sgp_backend)c.backend;
-    if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA))
-      return sgp_fail(ctx, SGP_EUNSUPPORTED,
-                      "'backend' \"cuda\" is not available (not built or no device); use \"cpu\"");
+    if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA)) {
+      const char *why = sgp_cuda_unavailable(); /* NULL: loaded, no device */
+      return sgp_fail(ctx, SGP_EUNSUPPORTED, "'backend' \"cuda\" is not available (%s); use \"cpu\"",
+                      why ? why : "no CUDA device");
+    }
   }
   else if (!strcmp(name, "seed")) sgp_ctx_set_seed(ctx, (uint64_t)c.seed);
   else if (!strcmp(name, "verbose") && verbose) *verbose = c.verbose;

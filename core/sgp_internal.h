@@ -41,6 +41,8 @@ static inline int sgp_team_size(void)
 
 /* Records a formatted message in ctx->errmsg and returns code (for `return sgp_fail(...)`). */
 int sgp_fail(sgp_ctx *ctx, int code, const char *fmt, ...) SGP_PRINTF_LIKE(3, 4);
+/* sgp_fail with a va_list (the CUDA plugin's errors come through it). */
+int sgp_vfail(sgp_ctx *ctx, int code, const char *fmt, va_list ap);
 /* Sends a formatted line to the print hook when ctx->verbose is set. */
 void sgp_say(sgp_ctx *ctx, const char *fmt, ...) SGP_PRINTF_LIKE(2, 3);
 /* Reports progress through the hook when ctx->verbose is set. */
@@ -158,7 +160,12 @@ int sgp_tridiag_eig(sgp_ctx *ctx, int k, const double *a, const double *b,
 
 /* ------------------------------------------------------------ backend.c / cuda/ */
 int sgp_cuda_built(void);
+/* Devices of the CUDA backend: 0 without an NVIDIA driver (checked without
+ * loading anything) or when the backend's shared object cannot be loaded
+ * (sgp_cuda_unavailable says why); else the plugin asks the CUDA runtime. */
 int sgp_cuda_device_count(void);
+/* Why the backend cannot run (no driver, the plugin failed to load), or NULL. */
+const char *sgp_cuda_unavailable(void);
 /* Resolves ctx->backend: *use_cuda = 1 when the CUDA backend is to run (CUDA
  * requested and available, or AUTO with a device present). Requesting CUDA
  * without the build or a device is an error naming `backend`. */

@@ -144,8 +144,8 @@ static void cuda_dense_destroy(sgp_op *op)
   op->state = NULL;
 }
 
-extern "C" int sgp_cuda_op_dense_kernel(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *prep,
-                                        double shift, sgp_op *op)
+int cuda_op_dense_kernel(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *prep,
+                         double shift, sgp_op *op)
 {
   memset(op, 0, sizeof *op);
   cuda_dense *s = (cuda_dense *)calloc(1, sizeof *s);

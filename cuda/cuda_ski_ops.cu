@@ -156,7 +156,7 @@ static void grid_destroy(sgp_op *op)
   op->state = NULL;
 }
 
-extern "C" int sgp_cuda_op_ski_grid(sgp_ctx *ctx, const sgp_op *kg, sgp_op *op)
+int cuda_op_ski_grid(sgp_ctx *ctx, const sgp_op *kg, sgp_op *op)
 {
   memset(op, 0, sizeof *op);
   sgp_ski_circulant c;
@@ -183,12 +183,12 @@ extern "C" int sgp_cuda_op_ski_grid(sgp_ctx *ctx, const sgp_op *kg, sgp_op *op)
   return SGP_OK;
 }
 
-extern "C" int sgp_cuda_op_ski_grid_take(sgp_ctx *ctx, sgp_op *kg, sgp_op *op)
+int cuda_op_ski_grid_take(sgp_ctx *ctx, sgp_op *kg, sgp_op *op)
 {
   sgp_op *host = (sgp_op *)malloc(sizeof *host);
   if (!host) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   *host = *kg;
-  const int st = sgp_cuda_op_ski_grid(ctx, host, op);
+  const int st = cuda_op_ski_grid(ctx, host, op);
   if (st) {
     free(host);
     return st;
@@ -261,7 +261,7 @@ static void stencil_destroy(sgp_op *op)
   op->state = NULL;
 }
 
-extern "C" int sgp_cuda_op_ski_stencil(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_op *op)
+int cuda_op_ski_stencil(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_op *op)
 {
   memset(op, 0, sizeof *op);
   cuda_stencil *s = (cuda_stencil *)calloc(1, sizeof *s);

@@ -56,6 +56,8 @@
 ## poisson: log exposure per point (none given: 0) (default @code{[]}).
 ## @item @qcode{"policy"}
 ## solver actions: "cg" (residuals) or "cholesky" (unit vectors: subset of data) (default @qcode{"cg"}).
+## @item @qcode{"residual"}
+## K v of the solver: "recursive" (updated from each action's product: one kernel product per iteration, recomputed every 32) or "explicit" (recomputed: two) (default @qcode{"recursive"}).
 ## @item @qcode{"max_newton"}
 ## Newton steps at most (default @code{20}).
 ## @item @qcode{"max_iter"}

@@ -249,7 +249,8 @@ typedef struct {
   double time_limit;         /* seconds; < 0 = none (default) */
   double inner_atol, inner_rtol, eta_tol; /* 1e-5, 1e-5, 0 */
   double eig_rtol, kappa, noise_max;      /* 1e-12, 0, 1e12 */
-  sgp_residual residual;     /* default explicit */
+  sgp_residual residual;     /* default recursive: one kernel product per solver
+                              * iteration, K v recomputed every 32 */
   int damping;               /* 1: backtracking on Psi after each Newton step (spec 3.8), so
                               * that truncated solves cannot diverge; 0: the paper's
                               * undamped steps; 1 */

@@ -172,6 +172,10 @@ int sgp_itergp_exact_state(sgp_ctx *ctx, sgp_itergp *it, const sgp_unit_block *c
 /* sgp_laplace_fit with the unit-vector block size (1 = one action at a time, the
  * reference path; sgp_laplace_fit uses SGP_LAPLACE_UNIT_BLOCK). */
 #define SGP_LAPLACE_UNIT_BLOCK 256
+
+/* Recursive residual (the default): K v is recomputed explicitly after this many
+ * recursive updates (the drift bound in laplace_fit.c, solve_residual). */
+#define SGP_LAPLACE_REFRESH 32
 /* laplace_finite.c: SGP_EINVAL when a result holds NaN or Inf: the fit's f, var
  * (before its clamp at 0), weights and root (naming y), the predicted mean, var
  * and response, NULL data skipped (naming the offset when one was given, else

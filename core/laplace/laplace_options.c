@@ -11,6 +11,7 @@
 
 static const char *const likelihood_names[] = {"gaussian", "bernoulli", "poisson", "softmax", NULL};
 static const char *const policy_names[] = {"cg", "cholesky", NULL};
+static const char *const residual_names[] = {"explicit", "recursive", NULL}; /* SGP_RESIDUAL_* */
 /* bit i of sgp_laplace_opts.learn (SGP_LEARN_*) */
 static const char *const evidence_names[] = {"auto", "exact", "stochastic", NULL}; /* SGP_EVIDENCE_* */
 static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", "noise", "auto",
@@ -42,6 +43,10 @@ static const sgp_opt_spec specs[] = {
    "poisson: log exposure per point (none given: 0)"},
   {"policy", SGP_OPT_CHOICE, "\"cg\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,
    "solver actions: \"cg\" (residuals) or \"cholesky\" (unit vectors: subset of data)"},
+  {"residual", SGP_OPT_CHOICE, "\"recursive\"", 0, 0, 0, residual_names, OFF(residual),
+   SGP_STORE_INT, 0,
+   "K v of the solver: \"recursive\" (updated from each action's product: one kernel "
+   "product per iteration, recomputed every 32) or \"explicit\" (recomputed: two)"},
   {"max_newton", SGP_OPT_COUNT, "20", 1, 2147483647.0, 0, NULL, OFF(max_newton), SGP_STORE_INT, 0,
    "Newton steps at most"},
   {"max_iter", SGP_OPT_COUNT, "5", 1, 2147483647.0, 0, NULL, OFF(max_iter), SGP_STORE_INT, 0,

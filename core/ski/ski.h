@@ -144,10 +144,19 @@ typedef enum {
  * a search that runs out of time keeps the ESTIMATE plans, and FFTW's planner
  * remembers it for the process: later operators of the same transform and
  * budget do not search again (measured: 0.35 s for the first 64 x 64 x 32
- * Matern operator with a ~0.1 s budget, 0.04 s for the next ones). */
+ * Matern operator with a ~0.1 s budget, 0.04 s for the next ones).
+ * The default is ESTIMATE, so that a fit's arithmetic (and with it CG's
+ * iteration count and the means, bit for bit) is the same in every run and
+ * process: plans of different algorithms round differently, and which
+ * algorithm FFTW_MEASURE picks depends on timings (identical ski_gsgp fits
+ * took 652 to 666 iterations under AUTO, issue 18). ESTIMATE's choice depends
+ * only on the sizes, strides and alignment -- unless measured wisdom for the
+ * same transform exists in the process (FFTW's planner reuses it for an
+ * ESTIMATE request): the core never measures unless AUTO or MEASURE is asked
+ * for. */
 typedef enum {
   SGP_SKI_FFT_PLAN_AUTO = 0,
-  SGP_SKI_FFT_PLAN_ESTIMATE = 1, /* FFTW_ESTIMATE (deterministic plans) */
+  SGP_SKI_FFT_PLAN_ESTIMATE = 1, /* FFTW_ESTIMATE (deterministic plans; the default) */
   SGP_SKI_FFT_PLAN_MEASURE = 2   /* FFTW_MEASURE, no time limit */
 } sgp_ski_fft_planner;
 

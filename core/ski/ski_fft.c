@@ -88,7 +88,7 @@ void sgp_ski_kg_opts_default(sgp_ski_kg_opts *o)
   o->path = SGP_SKI_KG_AUTO;
   o->fft_size = SGP_SKI_FFT_FAST;
   o->dense_max = 128;
-  o->planner = SGP_SKI_FFT_PLAN_AUTO;
+  o->planner = SGP_SKI_FFT_PLAN_ESTIMATE; /* deterministic fits: see sgp_ski_fft_planner */
   o->expected_products = 0.0;
 }
 

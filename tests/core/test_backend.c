@@ -3,13 +3,17 @@
  * selection rules are checked: "cpu" and "auto" run on the CPU, "cuda" is an
  * error naming `backend`. With a GPU the CUDA operator must equal the CPU
  * operator and the naive dense oracle to 1e-10 relative (double precision). */
+#define _POSIX_C_SOURCE 200809L /* readlink */
 #include "test_helpers.h"
 #include "sgp_internal.h"
 #ifdef SGP_HAVE_CUDA
-#include "cuda_backend.h"
+#include "cuda_plugin.h"
 #endif
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static int gpu_present(void) { return sgp_cuda_built() && sgp_cuda_device_count() > 0; }
 
@@ -220,6 +224,48 @@ static void test_ski_cuda_request_without_gpu(void **state)
   assert_null(kg.state);
 }
 
+#ifdef SGP_HAVE_CUDA
+/* The backend's shared object (issue 18: loaded on first use, never linked):
+ * it opens beside this binary and answers with this build's interface (0
+ * devices on a machine without a GPU, as the runtime reports); a missing file
+ * is an error naming it, never a crash. The process maps no CUDA library
+ * before, and, without an NVIDIA driver, "auto" does not open it at all. */
+static int maps_cuda(void)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[1024];
+  int hit = 0;
+  if (!f) return -1;
+  while (!hit && fgets(line, sizeof line, f)) hit = strstr(line, "libcudart") != NULL;
+  fclose(f);
+  return hit;
+}
+
+static void test_cuda_plugin_loads_on_demand(void **state)
+{
+  (void)state;
+  const char *why = sgp_cuda_unavailable();
+  if (why && strstr(why, "no NVIDIA driver")) /* "auto" above opened nothing */
+    assert_int_equal(maps_cuda(), 0);
+  sgp_cuda_api api;
+  char msg[600];
+  assert_int_equal(sgp_cuda_plugin_open("no/such/scalegp_cuda.so", &api, msg, sizeof msg),
+                   SGP_ECUDA);
+  assert_contains(msg, "no/such/scalegp_cuda.so");
+  char path[512];
+  const ssize_t len = readlink("/proc/self/exe", path, sizeof path - 64);
+  assert_true(len > 0);
+  path[len] = 0;
+  snprintf(strrchr(path, '/') + 1, 64, "%s", SGP_CUDA_PLUGIN_FILE); /* beside this binary */
+  memset(&api, 0, sizeof api);
+  assert_int_equal(sgp_cuda_plugin_open(path, &api, msg, sizeof msg), SGP_OK);
+  assert_non_null(api.op_dense_kernel);
+  assert_non_null(api.op_ski_stencil);
+  assert_int_equal(maps_cuda(), 1);
+  assert_int_equal(api.device_count() > 0, gpu_present());
+}
+#endif
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -229,6 +275,7 @@ int main(void)
     cmocka_unit_test(test_ski_cuda_request_without_gpu),
 #ifdef SGP_HAVE_CUDA
     cmocka_unit_test(test_cuda_ski_operators_equal_cpu),
+    cmocka_unit_test(test_cuda_plugin_loads_on_demand),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

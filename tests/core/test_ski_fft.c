@@ -137,8 +137,8 @@ static void kronecker_matches_dense(void **state)
       o.fft_size = (sgp_ski_fft_size)f;
       for_all_shapes(SGP_KERNEL_RBF, &o, (dm + f) % 2 ? 3 : 1, SGP_SKI_KG_KRONECKER);
     }
-  /* defaults (AUTO picks Kronecker for rbf; AUTO planner: ESTIMATE without an
-   * expected work), a large factor split into several fibre batches, and a
+  /* defaults (AUTO picks Kronecker for rbf; the ESTIMATE planner), a large
+   * factor split into several fibre batches, and a
    * middle dimension by FFT */
   sgp_ski_kg_opts_default(&o);
   const int64_t big1[1] = {300}, big2[2] = {70, 3}, mid[3] = {3, 70, 2};

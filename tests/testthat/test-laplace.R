@@ -325,6 +325,31 @@ test_that("noise_max (added in the core's option table only) reaches the fit", {
                "gp_laplace: 'noise_max' must be positive and finite \\(got 0\\)")
 })
 
+test_that("residual: the recursive default makes one kernel product per solver iteration", {
+  # issue 18: an option of the core's table. Fixed hyperparameters, tol = 0 (no
+  # mode-bound products) and max_iter 5 < 32 (no refresh of K v): the default
+  # makes exactly one product per iteration, "explicit" a second one (K v) for
+  # every iteration after the first of each Newton step
+  x <- matrix(seq(-2, 2, length.out = 40)); y <- as.integer(sin(3 * x[, 1]) > 0)
+  # recycle = FALSE: with recycled, nearly dependent actions the truncated Newton
+  # path itself amplifies rounding ~1e4-fold per step (1 ulp of outputscale
+  # moves f by 1e-6 after 4 steps, in either mode), which would hide the modes'
+  # agreement; without recycling each step is a fresh, well-conditioned solve
+  fit <- function(...) suppressWarnings(gp_laplace(x, y, lengthscale = 0.5, outputscale = 4,
+    mean = 0, max_iter = 5, max_newton = 4, tol = 0, recycle = FALSE, verbose = FALSE,
+    seed = 1, ...))
+  a <- fit(); b <- fit(residual = "explicit")
+  tab <- scalegp_options("gp_laplace")
+  expect_equal(tab$default[tab$name == "residual"], "\"recursive\"")
+  expect_equal(a$kernel_products, a$iterations)
+  expect_gte(b$kernel_products, 2 * b$iterations - b$newton_steps)
+  # the two differ by rounding in K v only: per step <= 5 updates of 40-term
+  # sums, times cond(K^) <= (40 * 4 + 4) / 4 = 41: ~2e-12; 4 steps, each
+  # amplifying by at most cond(K^): < 4e-10 <= 1e-9
+  expect_lt(max(abs(a$f - b$f)) / max(abs(b$f)), 1e-9)
+  expect_error(fit(residual = "sometimes"), "gp_laplace: 'residual' must be one of")
+})
+
 test_that("factor labels: unused levels are dropped for bernoulli, 3 classes point to softmax", {
   x <- matrix(seq(-1, 1, length.out = 12))
   y2 <- factor(rep(c("a", "c"), 6), levels = c("a", "b", "c"))
