@@ -279,7 +279,7 @@ enum {
 };
 
 /* The hyperparameters a fit used, and its model selection (spec model_selection.md
- * §6; gp_laplace, and ski_gsgp, which has no mean: n_mean 0): the evidence and its
+ * §6; gp_laplace, and ski_gsgp with its one constant mean: n_mean 1): the evidence and its
  * gradient in the coordinates theta = (log lengthscale(s), log outputscale, mean(s),
  * log noise), and the optimizer's trace. */
 typedef struct sgp_hyper {
@@ -444,6 +444,9 @@ typedef struct {
                                        not given (learned by sgp_ski_fit_learn, else 1) */
   double noise;                     /* Gaussian noise variance; default NaN: not given
                                        (learned by sgp_ski_fit_learn, else 1) */
+  double mean;                      /* constant prior mean; default NaN: not given (learned:
+                                       the GLS estimate at fixed kernel and noise, else a
+                                       coordinate of the learning; 0 when learn leaves it out) */
   sgp_ski_method method;            /* GSGP (EFCG on grid statistics) or SKI (CG on n) */
   double tol;                       /* relative residual of the solves; 0.01 */
   int64_t max_iter;                 /* 1000 */
@@ -469,7 +472,7 @@ typedef struct {
 /* ski_gsgp's `learn` (bit i: choice i of the option table). */
 enum {
   SGP_SKI_LEARN_LENGTHSCALE = 1u, SGP_SKI_LEARN_OUTPUTSCALE = 2u, SGP_SKI_LEARN_NOISE = 4u,
-  SGP_SKI_LEARN_AUTO = 8u
+  SGP_SKI_LEARN_MEAN = 8u, SGP_SKI_LEARN_AUTO = 16u
 };
 
 void sgp_ski_opts_default(sgp_ski_opts *o);
@@ -569,6 +572,7 @@ typedef struct {
   int converged;          /* mean solve met tol (its true residual) */
   double rel_residual;    /* of the mean solve at exit: the true relative residual */
   sgp_ski_stop stop;      /* why the mean solve stopped */
+  double mean;            /* the constant prior mean used (o->mean, or its GLS estimate) */
   double loglik, logdet, logdet_se, datafit; /* with o->loglik */
   int64_t probes_used;
   int loglik_converged;
@@ -589,6 +593,9 @@ void sgp_ski_fixed_defaults(const sgp_ski_opts *o, sgp_ski_opts *out);
 /* What o->learn asks for, as SGP_LEARN_* bits ("auto": each of lengthscale,
  * outputscale, noise not given). */
 unsigned sgp_ski_learn_bits(const sgp_ski_opts *o);
+/* The bits the optimizer learns (those of sgp_ski_learn_bits but the mean alone,
+ * whose GLS estimate is closed form): they need probe sketches. */
+unsigned sgp_ski_learn_optimized(const sgp_ski_opts *o);
 
 /* The model selection of a ski_gsgp fit (spec model_selection.md §4-§6). */
 typedef struct {
