@@ -147,11 +147,13 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
     list(sel$hyper, sel$loglik_grad, sel$learned, as.data.frame(sel$optim))
   if (!is.na(r$loglik_se)) fit$loglik_se <- r$loglik_se
   fit$stop <- r$stop
+  fit$interp_error <- r$interp_error
   fit$timings <- c(preprocess = r$seconds[1], solve = r$seconds[2])
   class(fit) <- "ski_gsgp"
   if (nzchar(u$warning)) warning(u$warning, call. = FALSE)
   if (nzchar(u$loglik_warning)) warning(u$loglik_warning, call. = FALSE)
   if (nzchar(u$selection_warning)) warning(u$selection_warning, call. = FALSE)
+  if (nzchar(u$grid_warning)) warning(u$grid_warning, call. = FALSE)
   if (!is.null(xtest)) {
     t2 <- proc.time()[["elapsed"]]
     fit$test <- ski_predict_impl(fit, xtest, u$variance, opts[["threads"]], u$backend, fn,
@@ -207,7 +209,8 @@ ski_predict_impl <- function(object, newdata, variance, threads, backend, fn, ar
     stop_arg(fn, "variance", "\"lanczos\" needs a fit made with variance = \"lanczos\"")
   stats <- object[["stats"]]
   opts <- list(kernel = object[["kernel"]], lengthscale = as.double(object[["lengthscale"]]),
-               outputscale = object[["outputscale"]], noise = object[["noise"]], method = 0,
+               outputscale = object[["outputscale"]], noise = object[["noise"]],
+               mean = object[["hyper"]][["mean"]], method = 0,
                tol = object[["tol"]], max_iter = object[["max_iter"]],
                variance = match(variance, c("none", "lanczos", "exact")) - 1, rank = 0,
                loglik = FALSE, slq_max_iter = 100,

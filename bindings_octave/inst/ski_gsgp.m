@@ -163,6 +163,9 @@ function fit = ski_gsgp (varargin)
   if (! isempty (r.used.selection_warning))
     warning ("scalegp:model-selection", "%s", r.used.selection_warning);
   endif
+  if (! isempty (r.used.grid_warning))
+    warning ("scalegp:grid", "%s", r.used.grid_warning);
+  endif
   if (! isempty (front.xtest))
     t0 = tic ();
     fit.test = predict_ski_gsgp (fit, front.xtest, fname, "xtest", "threads",

@@ -438,6 +438,9 @@ typedef struct {
                                        NULL = data range plus grid_pad cells */
   int grid_pad;                     /* < 0 (default): 2 cells cubic, 1 linear */
   int64_t max_grid_points;          /* cap of the automatic size; <= 0: 2^20 */
+  int grid_rule;                    /* automatic size with a lengthscale: 1 (default) the
+                                       kernel's smoothness rule (ski_grid_rule.c), 0 the
+                                       lengthscale / 3 spacing of ski_grid */
   sgp_ski_interpolation interpolation; /* CUBIC */
   sgp_ski_bounds_policy bounds_policy; /* ERROR */
   sgp_kernel kernel;                /* default rbf; lengthscale NULL and outputscale NaN:
@@ -573,6 +576,8 @@ typedef struct {
   double rel_residual;    /* of the mean solve at exit: the true relative residual */
   sgp_ski_stop stop;      /* why the mean solve stopped */
   double mean;            /* the constant prior mean used (o->mean, or its GLS estimate) */
+  double interp_error;    /* estimated max |posterior mean - exact GP's| due to the grid
+                             (sgp_ski_interp_error_est; NaN: not estimated) */
   double loglik, logdet, logdet_se, datafit; /* with o->loglik */
   int64_t probes_used;
   int loglik_converged;
@@ -700,6 +705,10 @@ const char *sgp_ski_stop_name(sgp_ski_stop stop);
 /* The warnings of a fit (both hosts print them): the mean solve that did not
  * converge, in words that say why, and a rough log-likelihood; "" each when
  * there is none. */
+/* The grid warning of a fit ("" when none): its estimated interpolation error
+ * is above a tenth of the noise sd. */
+void sgp_ski_grid_warning(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+                          char *buf, size_t size);
 void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
                       char *mean_warning, char *loglik_warning, size_t size);
 /* The warning of exact variances that did not all converge ("" when they did);

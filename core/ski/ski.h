@@ -68,6 +68,17 @@ int sgp_ski_grid_size_auto(sgp_ctx *ctx, sgp_cmat data_range, int64_t n,
                            const double *lengthscale, int64_t n_lengthscale,
                            sgp_ski_interpolation interp, int grid_pad, int64_t max_m,
                            int64_t *grid_size);
+/* ski_grid_rule.c: grid cells per lengthscale of the default grid (at least
+ * 3) so that the estimated interpolation error of the posterior mean is 5%
+ * of the noise sd; sd_ratio = noise sd / sqrt(outputscale). Linear
+ * interpolation (not calibrated): 3. */
+double sgp_ski_cells_per_lengthscale(sgp_kernel_kind kind, sgp_ski_interpolation interp,
+                                     double sd_ratio, int d);
+/* The estimated max |posterior mean - exact GP's| of SKI on grid g with
+ * kernel k (ski_grid_rule.c has the model); NaN for linear interpolation or
+ * no lengthscale. */
+double sgp_ski_interp_error_est(const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                                const sgp_kernel *k);
 /* The grid points as an m-by-d matrix P (row g = point of flattened index g). */
 int sgp_ski_grid_points(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_mat P);
 /* Smallest 2,3,5,7-smooth integer >= n (n >= 1). */

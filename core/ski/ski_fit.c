@@ -21,6 +21,7 @@ void sgp_ski_opts_default(sgp_ski_opts *o)
   o->kernel.outputscale = NAN;
   o->noise = NAN;
   o->mean = NAN;
+  o->grid_rule = 1;
   o->learn = SGP_SKI_LEARN_AUTO;
   o->optim_max_iter = 100;
   o->restarts = 0;
@@ -42,6 +43,18 @@ int sgp_ski_check_grid_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d)
     return sgp_fail(ctx, SGP_EINVAL, "grid_bounds: must be a %lld-by-2 matrix (got %lld numbers)",
                     (long long)d, (long long)o->n_grid_bounds);
   return SGP_OK;
+}
+
+/* Cells per lengthscale of the default grid: the kernel's rule at the noise sd
+ * over sqrt(outputscale) when both are known; a value still to be learned is
+ * taken at its start's ratio (noise var(y)/4 over outputscale var(y)/2). The
+ * ski_grid verb (o->grid_rule 0) keeps 3 cells. */
+static double cells_per_ell(const sgp_ski_opts *o, int d)
+{
+  if (!o->grid_rule) return 3.0;
+  const double s = o->kernel.outputscale, noise = o->noise;
+  const double ratio = isnan(s) || isnan(noise) ? sqrt(0.5) : sqrt(noise / s);
+  return sgp_ski_cells_per_lengthscale(o->kernel.kind, o->interpolation, ratio, d);
 }
 
 int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,
@@ -70,6 +83,13 @@ int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_sk
   }
   if (any_auto) {
     const double *ell = o->kernel.lengthscale;
+    double scaled[SGP_SKI_MAX_D];
+    if (ell) { /* size_auto puts 3 cells in a lengthscale: scale it to `cells` */
+      const double c = cells_per_ell(o, (int)d);
+      for (int64_t j = 0; j < o->kernel.n_lengthscale && j < SGP_SKI_MAX_D; j++)
+        scaled[j] = ell[j] * 3.0 / c;
+      ell = scaled;
+    }
     if ((code = sgp_ski_grid_size_auto(ctx, data_range, n, ell,
                                        ell ? o->kernel.n_lengthscale : 0, o->interpolation,
                                        o->grid_pad, o->max_grid_points, size)))
@@ -270,6 +290,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   res->converged = 0;
   res->rel_residual = NAN;
   res->mean = NAN;
+  res->interp_error = NAN;
   res->stop = SGP_SKI_STOP_MAX_ITER;
   res->loglik = res->logdet = res->logdet_se = res->datafit = NAN;
   res->probes_used = 0;
@@ -278,6 +299,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   const int64_t m = st->m;
   if ((code = fit_kernel(ctx, o, st->grid.d, &k))) goto cleanup;
   if ((code = check_noise(ctx, o->noise))) goto cleanup;
+  res->interp_error = sgp_ski_interp_error_est(&st->grid, st->interp, &k);
   if (o->variance < SGP_SKI_VARIANCE_NONE || o->variance > SGP_SKI_VARIANCE_EXACT) {
     code = sgp_fail(ctx, SGP_EINVAL, "variance: unknown code %d", (int)o->variance);
     goto cleanup;

@@ -128,6 +128,7 @@ void sgp_ski_stats_opts_default(sgp_ski_stats_opts *o)
 void sgp_ski_grid_opts_default(sgp_ski_grid_opts *o)
 {
   sgp_ski_opts_default(&o->ski);
+  o->ski.grid_rule = 0; /* no kernel or noise here: lengthscale / 3 */
   o->ski.kernel.lengthscale = NULL;
   o->ski.kernel.n_lengthscale = 0;
   o->n = -1;
@@ -168,6 +169,18 @@ void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_s
     snprintf(loglik_warning, size,
              "%s: a log-likelihood solve did not reach tol (or probes were discarded); the "
              "estimate is rough", fn);
+}
+
+void sgp_ski_grid_warning(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+                          char *buf, size_t size)
+{
+  buf[0] = '\0';
+  const double sd = sqrt(o->noise);
+  if (res->interp_error > 0.1 * sd)
+    snprintf(buf, size,
+             "%s: the grid's estimated interpolation error of the posterior mean (%.3g) is not "
+             "small against the noise sd (%.3g): use a finer grid (grid_size)", fn,
+             res->interp_error, sd);
 }
 
 void sgp_ski_predict_warning(const char *fn, const sgp_ski_predict_info *info, char *buf,
