@@ -122,7 +122,10 @@ static void learns_to_a_stationary_point(void **state)
   double best = -INFINITY;
   for (int64_t e = 0; e < h->n_eval; e++) if (h->tr_loglik[e] > best) best = h->tr_loglik[e];
   assert_true(h->loglik >= h->tr_loglik[0]);
-  assert_true(h->loglik == best);
+  /* reported at the GLS mean of the learned values, which maximizes L over the
+   * mean (the SLQ part does not depend on it): not below the best row but by the
+   * data fit's solve error (relative residual 1e-6) */
+  assert_true(h->loglik >= best - 1e-6 * fabs(best));
   assert_true(res.loglik == h->loglik);
   /* the gradient at the learned point against its standard error (same solves) */
   sgp_ski_loglik_opts lo;
@@ -146,12 +149,12 @@ static void learns_to_a_stationary_point(void **state)
     assert_true(g.grad[k2] == h->grad[kh]);
     assert_true(fabs(g.grad[k2]) <= 3.0 * g.grad_se[k2]);
   }
-  /* the mean's derivative 1'A^-1(y - mu 1) has no probe noise: at the optimum it is
-   * 0 up to the optimizer's stopping (the other coordinates' noise moves the
-   * point along them, and with them this derivative) -- bounded by the same
-   * 3 standard errors carried over the Fisher coupling; as a plain check: far
-   * below its scale at the start, 1'A^-1 1 |mu - mean(y)| */
+  /* the learned mean ends at its GLS estimate at the learned values, where the
+   * derivative 1'A^-1(y - mu 1) (no probe noise) is 0 up to the two solves (GLS
+   * and data fit, relative residual 1e-6 each): |1'A^-1 r| <= sqrt(n) ||r|| /
+   * noise with ||r|| <= 1e-6 ||y - mu 1|| */
   assert_true(g.dmean == h->grad[2]);
+  assert_true(fabs(g.dmean) <= 2.0 * sqrt((double)N) * 1e-6 * sqrt(c.yy) / ro.noise);
   if (verbose()) printf("mean %.6g: dL/dmu %.4g\n", h->mean[0], g.dmean);
   free(uy);
   /* plausible values for this signal: noise near 0.01, lengthscale near 0.3 */
