@@ -128,7 +128,7 @@ test_that("the log marginal likelihood is close to the dense one", {
                                  probes = 64, seed = 1))
   f2 <- ski_gsgp(stats = s, kernel = cs$kernel, lengthscale = cs$lengthscale,
                  outputscale = cs$outputscale, noise = cs$noise, tol = 1e-10, loglik = TRUE,
-                 verbose = FALSE)
+                 mean = 0, verbose = FALSE)
   expect_equal(f2$loglik, fit$loglik, tolerance = 1e-6)
 })
 
