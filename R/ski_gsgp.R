@@ -266,11 +266,13 @@ print.ski_gsgp <- function(x, ...) {
   invisible(x)
 }
 
-# "  lengthscale .., outputscale .., noise ..; learned: .." (the values used)
+# "  lengthscale .., outputscale .., mean .., noise ..; learned: .." (the values used)
 ski_hyper_line <- function(x) {
   num <- function(v) paste(format(v, digits = 4), collapse = " ")
-  sprintf("  lengthscale %s, outputscale %s, noise %s; %s", num(x$lengthscale),
-          num(x$outputscale), num(x$noise),
+  mu <- x[["hyper"]][["mean"]] # (fits saved before the prior mean have none)
+  sprintf("  lengthscale %s, outputscale %s, %snoise %s; %s", num(x$lengthscale),
+          num(x$outputscale), if (is.null(mu)) "" else paste0("mean ", num(mu), ", "),
+          num(x$noise),
           if (length(x$learned)) paste("learned:", paste(x$learned, collapse = ", "))
           else "nothing learned")
 }

@@ -647,7 +647,9 @@ typedef struct {
   sgp_ski_stop stop;      /* the worst reason (TOL when every point converged) */
 } sgp_ski_predict_info;
 
-/* Predictive mean (t) at the rows of Xs from the fit's weights, and, unless
+/* Predictive mean (t) at the rows of Xs from the fit's weights plus the fit's
+ * prior mean o->mean (the weights are those of the centred targets; NaN: none),
+ * and, unless
  * var is NULL or o->variance is NONE, the latent (noise-free) variance (t,
  * >= 0): LANCZOS from love_Ft (love_rank-by-m) and love_c0; EXACT by one
  * grid-size solve per point from the statistics. Under bounds_policy DROP,

@@ -4,7 +4,8 @@
 # A = W K_G W' + noise I formed in R from the interpolation weights, so only
 # the solver tolerance separates it from ski_gsgp: the GLS mean
 # mu* = 1'A^-1 y / 1'A^-1 1 and the posterior mean mu* + k~'A^-1 (y - mu* 1).
-# Bound (tol: the relative residual both solves of the fit met, converged):
+# Bound (tol: the relative residual both solves of the fit met, converged; the
+# same for method "ski", whose CG solves the same two systems on the n data):
 # the GLS solve A x = 1 leaves r1 = 1 - A x with ||r1|| <= tol sqrt(n), and
 # mu - mu* = (y - mu* 1)'x / 1'x exactly (the offset cancels), with
 # (y - mu* 1)'x = (A^-1 (y - mu* 1))'r1 and 1'x = 1'A^-1 1 + (A^-1 1)'r1, so
@@ -47,9 +48,13 @@ test_that("a constant mean: ski_gsgp matches the dense SKI GP with its GLS mean 
   Kt <- Wt %*% KG %*% t(W) # k~ at the test points, one per row
   exact <- mu_ex + drop(Kt %*% solve(A, yc))
   AiK <- solve(A, t(Kt))
-  for (tol in c(0.01, 1e-6)) {
+  # gsgp at the default tol and a tight one; method "ski" (CG on the n data, its
+  # GLS solve on the vector of ones) under the same bound
+  for (run in list(list(0.01, "gsgp"), list(1e-6, "gsgp"), list(1e-6, "ski"))) {
+    tol <- run[[1]]
     fit <- ski_gsgp(x, y, grid_bounds = bounds, grid_size = size, lengthscale = 0.3,
-                    outputscale = 1, noise = noise, tol = tol, xtest = xt, verbose = FALSE)
+                    outputscale = 1, noise = noise, tol = tol, method = run[[2]], xtest = xt,
+                    verbose = FALSE)
     expect_true(fit$converged)
     expect_identical(fit$learned, "mean")
     mu <- fit$hyper$mean
