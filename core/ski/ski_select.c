@@ -362,7 +362,6 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
       else if (k == h->n_lengthscale + 1) h->mean[0] = fixed[k];
       else h->noise = fixed[k];
     }
-
   if (!code && s.have_best && h->grad) {
     sel->evaluated = 1;
     sel->logdet = s.best.logdet;
