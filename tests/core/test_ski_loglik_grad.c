@@ -24,6 +24,7 @@
 #include "test_helpers.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define EPS DBL_EPSILON
