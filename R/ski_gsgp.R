@@ -35,6 +35,26 @@
 #' Learning needs probe sketches (\code{ski_stats(..., probes = )} for given
 #' statistics). The fit then runs at the values used.
 #'
+#' \strong{Prior mean.} The prior mean is a constant \code{mean}. Not given,
+#' it is learned: at fixed kernel and noise it is the GLS estimate
+#' \eqn{1'A^{-1}y / 1'A^{-1}1} (one more solve, from the statistics alone);
+#' learned with the others it is a coordinate of the optimizer (derivative
+#' \eqn{1'A^{-1}(y - \mu 1)}) and ends at its GLS estimate at the learned
+#' values. The solves run on \eqn{y - \mu}, so \code{tol} is relative to the
+#' data's variation, not to their offset (uncentred data such as lake levels
+#' near 579 ft need no centring); predictions add \eqn{\mu}.
+#'
+#' \strong{Default grid.} Without \code{grid_size}, a given (or fixed)
+#' lengthscale sets the spacing from the kernel's smoothness: the posterior
+#' mean's interpolation error is estimated as \eqn{(d/2)\sqrt{s} C (h/\ell)^p}
+#' with \eqn{p} = 1, 2, 3, 3 and \eqn{C} = 1.7, 1.3, 1.3, 0.12 for Matern-1/2,
+#' 3/2, 5/2 and rbf (cubic interpolation; calibrated against exact GPs), and
+#' \eqn{h} is chosen so that it is 5\% of the noise sd (at least 3 cells per
+#' lengthscale; a noise or outputscale still to be learned counts at the
+#' ratio of their starting values), capped at 2^20 grid points. A learned
+#' lengthscale sizes the grid from n. The fit reports the estimate as
+#' \code{interp_error} and warns when it exceeds a tenth of the noise sd.
+#'
 #' @param x n-by-d matrix of inputs (d <= 8; a vector is one dimension), or a
 #'   formula \code{y ~ x1 + x2} (or \code{y ~ .}) on \code{data}: the inputs
 #'   are its model matrix without the intercept column, and every predictor
@@ -80,11 +100,13 @@
 #'   \code{outputscale}, \code{noise}, \code{method}, \code{variance}, ...),
 #'   \code{love} (the LOVE cache with \code{variance = "lanczos"}),
 #'   \code{timings} and \code{test = list(mean, var)} when \code{xtest} is
-#'   given; the model selection: \code{hyper} (the lengthscale, outputscale
-#'   and noise used), \code{learned}, \code{loglik} with \code{loglik_se}
+#'   given; \code{interp_error} (the estimated interpolation error of the
+#'   posterior mean; \code{NA} for linear interpolation); the model
+#'   selection: \code{hyper} (the lengthscale, outputscale, mean and noise
+#'   used), \code{learned}, \code{loglik} with \code{loglik_se}
 #'   and \code{loglik_grad} (named: \code{lengthscale} or
-#'   \code{lengthscale1..d}, \code{outputscale}, \code{noise}, with respect to
-#'   their logarithms) when anything was learned or \code{loglik = TRUE}, and
+#'   \code{lengthscale1..d}, \code{outputscale}, \code{mean}, \code{noise},
+#'   with respect to the logarithms but for the mean) when anything was learned or \code{loglik = TRUE}, and
 #'   \code{optim} (a data frame per evaluation: \code{evaluation},
 #'   \code{loglik}, \code{grad_norm}, \code{seconds} and the values). An
 #'   optimizer that did not converge gives a warning. A fit that did not reach \code{tol} has \code{converged = FALSE}
@@ -147,11 +169,13 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
     list(sel$hyper, sel$loglik_grad, sel$learned, as.data.frame(sel$optim))
   if (!is.na(r$loglik_se)) fit$loglik_se <- r$loglik_se
   fit$stop <- r$stop
+  fit$interp_error <- r$interp_error
   fit$timings <- c(preprocess = r$seconds[1], solve = r$seconds[2])
   class(fit) <- "ski_gsgp"
   if (nzchar(u$warning)) warning(u$warning, call. = FALSE)
   if (nzchar(u$loglik_warning)) warning(u$loglik_warning, call. = FALSE)
   if (nzchar(u$selection_warning)) warning(u$selection_warning, call. = FALSE)
+  if (nzchar(u$grid_warning)) warning(u$grid_warning, call. = FALSE)
   if (!is.null(xtest)) {
     t2 <- proc.time()[["elapsed"]]
     fit$test <- ski_predict_impl(fit, xtest, u$variance, opts[["threads"]], u$backend, fn,
@@ -207,7 +231,8 @@ ski_predict_impl <- function(object, newdata, variance, threads, backend, fn, ar
     stop_arg(fn, "variance", "\"lanczos\" needs a fit made with variance = \"lanczos\"")
   stats <- object[["stats"]]
   opts <- list(kernel = object[["kernel"]], lengthscale = as.double(object[["lengthscale"]]),
-               outputscale = object[["outputscale"]], noise = object[["noise"]], method = 0,
+               outputscale = object[["outputscale"]], noise = object[["noise"]],
+               mean = object[["hyper"]][["mean"]], method = 0,
                tol = object[["tol"]], max_iter = object[["max_iter"]],
                variance = match(variance, c("none", "lanczos", "exact")) - 1, rank = 0,
                loglik = FALSE, slq_max_iter = 100,
@@ -241,11 +266,13 @@ print.ski_gsgp <- function(x, ...) {
   invisible(x)
 }
 
-# "  lengthscale .., outputscale .., noise ..; learned: .." (the values used)
+# "  lengthscale .., outputscale .., mean .., noise ..; learned: .." (the values used)
 ski_hyper_line <- function(x) {
   num <- function(v) paste(format(v, digits = 4), collapse = " ")
-  sprintf("  lengthscale %s, outputscale %s, noise %s; %s", num(x$lengthscale),
-          num(x$outputscale), num(x$noise),
+  mu <- x[["hyper"]][["mean"]] # (fits saved before the prior mean have none)
+  sprintf("  lengthscale %s, outputscale %s, %snoise %s; %s", num(x$lengthscale),
+          num(x$outputscale), if (is.null(mu)) "" else paste0("mean ", num(mu), ", "),
+          num(x$noise),
           if (length(x$learned)) paste("learned:", paste(x$learned, collapse = ", "))
           else "nothing learned")
 }

@@ -90,6 +90,8 @@ static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
                         sgp_r_list_elt(opts, "outputscale"), &o->kernel);
   if (st) sgp_r_fail(fn, ctx, st);
   o->noise = real_elt(opts, "noise");
+  SEXP mu = sgp_r_list_elt(opts, "mean"); /* the fit's prior mean; none before it had one */
+  o->mean = Rf_isNull(mu) ? 0.0 : Rf_asReal(mu);
   o->method = (sgp_ski_method)(int)real_elt(opts, "method");
   o->tol = real_elt(opts, "tol");
   o->max_iter = (int64_t)real_elt(opts, "max_iter");
@@ -222,13 +224,14 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
 static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_fit_result *res,
                       const sgp_ski_selection *sel)
 {
-  char w1[512], w2[512], w3[512];
+  char w1[512], w2[512], w3[512], w4[512];
   sgp_ski_warnings("ski_gsgp", res, o, w1, w2, sizeof w1);
   sgp_ski_selection_warning("ski_gsgp", sel, w3, sizeof w3);
+  sgp_ski_grid_warning("ski_gsgp", res, o, w4, sizeof w4);
   const char *names[] = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance",
                          "tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
                          "precond_rank", "loglik", "warning", "loglik_warning",
-                         "selection_warning"};
+                         "selection_warning", "grid_warning"};
   SEXP values[] = {PROTECT(Rf_mkString(sgp_kernel_names[o->kernel.kind])),
                    PROTECT(sgp_r_real_copy(o->kernel.n_lengthscale, 1, o->kernel.lengthscale, 0)),
                    PROTECT(Rf_ScalarReal(o->kernel.outputscale)), PROTECT(Rf_ScalarReal(o->noise)),
@@ -240,9 +243,9 @@ static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_f
                    PROTECT(Rf_ScalarReal((double)o->slq_max_iter)),
                    PROTECT(Rf_ScalarReal((double)o->precond_rank)),
                    PROTECT(Rf_ScalarLogical(o->loglik)), PROTECT(Rf_mkString(w1)),
-                   PROTECT(Rf_mkString(w2)), PROTECT(Rf_mkString(w3))};
-  SEXP out = sgp_r_named_list(17, names, values);
-  UNPROTECT(17);
+                   PROTECT(Rf_mkString(w2)), PROTECT(Rf_mkString(w3)), PROTECT(Rf_mkString(w4))};
+  SEXP out = sgp_r_named_list(18, names, values);
+  UNPROTECT(18);
   return out;
 }
 
@@ -323,7 +326,7 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
   const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
                          "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
                          "probes_used", "loglik_converged", "stop", "stats", "used",
-                         "seconds", "selection", "loglik_se"};
+                         "seconds", "selection", "loglik_se", "interp_error"};
   SEXP secs = PROTECT(Rf_allocVector(REALSXP, 2));
   REAL(secs)[0] = t1 - t0;
   REAL(secs)[1] = t2 - t1;
@@ -335,9 +338,9 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
                    PROTECT(Rf_ScalarReal((double)res.probes_used)),
                    PROTECT(Rf_ScalarLogical(res.loglik_converged)),
                    PROTECT(Rf_mkString(sgp_ski_stop_name(res.stop))), st, used, secs, sel,
-                   sel_se};
-  SEXP out = sgp_r_named_list(19, names, values);
-  UNPROTECT(22);
+                   sel_se, PROTECT(Rf_ScalarReal(res.interp_error))};
+  SEXP out = sgp_r_named_list(20, names, values);
+  UNPROTECT(23);
   return out;
 }
 

@@ -105,6 +105,8 @@ static int set_real(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp_v
   const int hi_open = (s->flags & SGP_OPT_HI_OPEN) != 0;
   if (open && s->lo == 0 && isinf(s->hi) && !inf)
     snprintf(what, sizeof what, "positive and finite");
+  else if (isinf(s->lo) && isinf(s->hi))
+    snprintf(what, sizeof what, "a finite number");
   else if (isinf(s->hi))
     snprintf(what, sizeof what, "a number %s %.15g%s", open ? ">" : ">=", s->lo,
              inf ? " (Inf: none)" : " and finite");

@@ -57,9 +57,10 @@ namespace
   used_map (sgp_ctx *ctx, const sgp_ski_opts& o, const sgp_ski_fit_result& res,
             const sgp_ski_selection& sel)
   {
-    char w1[512], w2[512], w3[512];
+    char w1[512], w2[512], w3[512], w4[512];
     sgp_ski_warnings ("ski_gsgp", &res, &o, w1, w2, sizeof w1);
     sgp_ski_selection_warning ("ski_gsgp", &sel, w3, sizeof w3);
+    sgp_ski_grid_warning ("ski_gsgp", &res, &o, w4, sizeof w4);
     octave_scalar_map u;
     u.assign ("kernel", std::string (sgp_kernel_names[o.kernel.kind]));
     u.assign ("lengthscale", sgp_octave::matrix_copy (1, o.kernel.n_lengthscale,
@@ -80,6 +81,7 @@ namespace
     u.assign ("warning", std::string (w1));
     u.assign ("loglik_warning", std::string (w2));
     u.assign ("selection_warning", std::string (w3));
+    u.assign ("grid_warning", std::string (w4));
     return u;
   }
 
@@ -172,6 +174,7 @@ seconds, selection (the model selection) and loglik_se.\n\
   out.assign ("probes_used", static_cast<double> (res.probes_used));
   out.assign ("loglik_converged", res.loglik_converged != 0);
   out.assign ("stop", std::string (sgp_ski_stop_name (res.stop)));
+  out.assign ("interp_error", res.interp_error);
   out.assign ("stats", g.in.computed ? octave_value (stats_map (g.in.stats, o)) : Matrix ());
   out.assign ("used", used_map (ctx.get (), ro, res, g.sel));
   out.assign ("selection", sgp_octave::selection_map (g.sel.hyper));

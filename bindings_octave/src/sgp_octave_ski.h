@@ -124,6 +124,8 @@ namespace sgp_octave
                 field (s, "outputscale", fn), ks);
     o->kernel = ks.k;
     o->noise = num ("noise");
+    // the fit's prior mean (none before fits had one)
+    o->mean = s.isfield ("mean") ? num ("mean") : 0.0;
     o->method = static_cast<sgp_ski_method> (static_cast<int> (num ("method")));
     o->tol = num ("tol");
     o->max_iter = static_cast<int64_t> (num ("max_iter"));

@@ -280,7 +280,7 @@ enum {
 };
 
 /* The hyperparameters a fit used, and its model selection (spec model_selection.md
- * §6; gp_laplace, and ski_gsgp, which has no mean: n_mean 0): the evidence and its
+ * §6; gp_laplace, and ski_gsgp with its one constant mean: n_mean 1): the evidence and its
  * gradient in the coordinates theta = (log lengthscale(s), log outputscale, mean(s),
  * log noise), and the optimizer's trace. */
 typedef struct sgp_hyper {
@@ -439,12 +439,18 @@ typedef struct {
                                        NULL = data range plus grid_pad cells */
   int grid_pad;                     /* < 0 (default): 2 cells cubic, 1 linear */
   int64_t max_grid_points;          /* cap of the automatic size; <= 0: 2^20 */
+  int grid_rule;                    /* automatic size with a lengthscale: 1 (default) the
+                                       kernel's smoothness rule (ski_grid_rule.c), 0 the
+                                       lengthscale / 3 spacing of ski_grid */
   sgp_ski_interpolation interpolation; /* CUBIC */
   sgp_ski_bounds_policy bounds_policy; /* ERROR */
   sgp_kernel kernel;                /* default rbf; lengthscale NULL and outputscale NaN:
                                        not given (learned by sgp_ski_fit_learn, else 1) */
   double noise;                     /* Gaussian noise variance; default NaN: not given
                                        (learned by sgp_ski_fit_learn, else 1) */
+  double mean;                      /* constant prior mean; default NaN: not given (learned:
+                                       the GLS estimate at fixed kernel and noise, else a
+                                       coordinate of the learning; 0 when learn leaves it out) */
   sgp_ski_method method;            /* GSGP (EFCG on grid statistics) or SKI (CG on n) */
   double tol;                       /* relative residual of the solves; 0.01 */
   int64_t max_iter;                 /* 1000 */
@@ -470,7 +476,7 @@ typedef struct {
 /* ski_gsgp's `learn` (bit i: choice i of the option table). */
 enum {
   SGP_SKI_LEARN_LENGTHSCALE = 1u, SGP_SKI_LEARN_OUTPUTSCALE = 2u, SGP_SKI_LEARN_NOISE = 4u,
-  SGP_SKI_LEARN_AUTO = 8u
+  SGP_SKI_LEARN_MEAN = 8u, SGP_SKI_LEARN_AUTO = 16u
 };
 
 void sgp_ski_opts_default(sgp_ski_opts *o);
@@ -570,6 +576,9 @@ typedef struct {
   int converged;          /* mean solve met tol (its true residual) */
   double rel_residual;    /* of the mean solve at exit: the true relative residual */
   sgp_ski_stop stop;      /* why the mean solve stopped */
+  double mean;            /* the constant prior mean used (o->mean, or its GLS estimate) */
+  double interp_error;    /* estimated max |posterior mean - exact GP's| due to the grid
+                             (sgp_ski_interp_error_est; NaN: not estimated) */
   double loglik, logdet, logdet_se, datafit; /* with o->loglik */
   int64_t probes_used;
   int loglik_converged;
@@ -590,6 +599,9 @@ void sgp_ski_fixed_defaults(const sgp_ski_opts *o, sgp_ski_opts *out);
 /* What o->learn asks for, as SGP_LEARN_* bits ("auto": each of lengthscale,
  * outputscale, noise not given). */
 unsigned sgp_ski_learn_bits(const sgp_ski_opts *o);
+/* The bits the optimizer learns (those of sgp_ski_learn_bits but the mean alone,
+ * whose GLS estimate is closed form): they need probe sketches. */
+unsigned sgp_ski_learn_optimized(const sgp_ski_opts *o);
 
 /* The model selection of a ski_gsgp fit (spec model_selection.md §4-§6). */
 typedef struct {
@@ -636,7 +648,9 @@ typedef struct {
   sgp_ski_stop stop;      /* the worst reason (TOL when every point converged) */
 } sgp_ski_predict_info;
 
-/* Predictive mean (t) at the rows of Xs from the fit's weights, and, unless
+/* Predictive mean (t) at the rows of Xs from the fit's weights plus the fit's
+ * prior mean o->mean (the weights are those of the centred targets; NaN: none),
+ * and, unless
  * var is NULL or o->variance is NONE, the latent (noise-free) variance (t,
  * >= 0): LANCZOS from love_Ft (love_rank-by-m) and love_c0; EXACT by one
  * grid-size solve per point from the statistics. Under bounds_policy DROP,
@@ -694,6 +708,10 @@ const char *sgp_ski_stop_name(sgp_ski_stop stop);
 /* The warnings of a fit (both hosts print them): the mean solve that did not
  * converge, in words that say why, and a rough log-likelihood; "" each when
  * there is none. */
+/* The grid warning of a fit ("" when none): its estimated interpolation error
+ * is above a tenth of the noise sd. */
+void sgp_ski_grid_warning(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+                          char *buf, size_t size);
 void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
                       char *mean_warning, char *loglik_warning, size_t size);
 /* The warning of exact variances that did not all converge ("" when they did);

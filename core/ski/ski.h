@@ -68,6 +68,17 @@ int sgp_ski_grid_size_auto(sgp_ctx *ctx, sgp_cmat data_range, int64_t n,
                            const double *lengthscale, int64_t n_lengthscale,
                            sgp_ski_interpolation interp, int grid_pad, int64_t max_m,
                            int64_t *grid_size);
+/* ski_grid_rule.c: grid cells per lengthscale of the default grid (at least
+ * 3) so that the estimated interpolation error of the posterior mean is 5%
+ * of the noise sd; sd_ratio = noise sd / sqrt(outputscale). Linear
+ * interpolation (not calibrated): 3. */
+double sgp_ski_cells_per_lengthscale(sgp_kernel_kind kind, sgp_ski_interpolation interp,
+                                     double sd_ratio, int d);
+/* The estimated max |posterior mean - exact GP's| of SKI on grid g with
+ * kernel k (ski_grid_rule.c has the model); NaN for linear interpolation or
+ * no lengthscale. */
+double sgp_ski_interp_error_est(const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                                const sgp_kernel *k);
 /* The grid points as an m-by-d matrix P (row g = point of flattened index g). */
 int sgp_ski_grid_points(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_mat P);
 /* Smallest 2,3,5,7-smooth integer >= n (n >= 1). */
@@ -473,6 +484,24 @@ int sgp_ski_predict_mean(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
                          sgp_ski_bounds_policy policy, sgp_cmat Xs, const double *weights,
                          double *mean);
 
+/* ------------------------------------------------------------ ski_mean.c */
+
+/* *out: st with the targets y - mu 1 (W'y - mu W'1, their sum and squares);
+ * shares st's arrays except uy, which is uy_buf (m). Never free *out. */
+void sgp_ski_stats_centred(const sgp_ski_stats *st, double mu, double *uy_buf,
+                           sgp_ski_stats *out);
+/* GLS estimate of the constant prior mean, mu = 1'A^-1 y / 1'A^-1 1, from the
+ * statistics: one EFCG solve of A x = 1 (so's tolerance, relative to ||1||),
+ * x = W xh + c 1, so 1'x and y'x are sums over the grid. work: 2 m. 0 when
+ * n = 0. info: that solve's. */
+int sgp_ski_gls_mean(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                     const sgp_ski_solve_opts *so, double *work, double *mu,
+                     sgp_ski_solve_info *info);
+/* The same by CG on the n data (method "ski"; ski from sgp_ski_op_ski), y the
+ * targets. work: 2 n + m. */
+int sgp_ski_gls_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_ski_solve_opts *so,
+                        double *work, double *mu, sgp_ski_solve_info *info);
+
 /* ------------------------------------------------------------ ski_precond.c */
 
 /* Top-q eigenpairs of K_G (spec §8.4) by block subspace iteration with
@@ -621,8 +650,9 @@ int sgp_ski_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doub
 /* ------------------------------------------------------------ ski_loglik_grad.c */
 
 /* theta = (log ell_1..log ell_L, log outputscale, log noise), L = the kernel's
- * n_lengthscale (1: isotropic, d: ARD). */
-#define SGP_SKI_NTHETA_MAX (SGP_SKI_MAX_D + 2)
+ * n_lengthscale (1: isotropic, d: ARD); the learning adds the prior mean
+ * (ski_select.c), hence + 3. */
+#define SGP_SKI_NTHETA_MAX (SGP_SKI_MAX_D + 3)
 
 typedef struct {
   sgp_ski_loglik_result value; /* as sgp_ski_loglik, from the same solves */
@@ -634,6 +664,9 @@ typedef struct {
                                          solve (mean_tol; no probe noise) */
   double trace[SGP_SKI_NTHETA_MAX];   /* 1/2 tr(A^{-1} dA/dtheta) by Hutchinson:
                                          1/2 mean_j x_j'(dA) z_j over the kept probes */
+  double dmean;                       /* dL/dmu = 1'z of the mean solve: the derivative in
+                                         a constant prior mean mu the statistics' targets
+                                         are centred on (sgp_ski_stats_centred) */
 } sgp_ski_loglik_grad_result;
 
 /* Log marginal likelihood and its gradient in theta (spec §8.1) at the kernel

@@ -20,6 +20,8 @@ void sgp_ski_opts_default(sgp_ski_opts *o)
   o->kernel.n_lengthscale = 1;
   o->kernel.outputscale = NAN;
   o->noise = NAN;
+  o->mean = NAN;
+  o->grid_rule = 1;
   o->learn = SGP_SKI_LEARN_AUTO;
   o->optim_max_iter = 100;
   o->restarts = 0;
@@ -41,6 +43,18 @@ int sgp_ski_check_grid_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d)
     return sgp_fail(ctx, SGP_EINVAL, "grid_bounds: must be a %lld-by-2 matrix (got %lld numbers)",
                     (long long)d, (long long)o->n_grid_bounds);
   return SGP_OK;
+}
+
+/* Cells per lengthscale of the default grid: the kernel's rule at the noise sd
+ * over sqrt(outputscale) when both are known; a value still to be learned is
+ * taken at its start's ratio (noise var(y)/4 over outputscale var(y)/2). The
+ * ski_grid verb (o->grid_rule 0) keeps 3 cells. */
+static double cells_per_ell(const sgp_ski_opts *o, int d)
+{
+  if (!o->grid_rule) return 3.0;
+  const double s = o->kernel.outputscale, noise = o->noise;
+  const double ratio = isnan(s) || isnan(noise) ? sqrt(0.5) : sqrt(noise / s);
+  return sgp_ski_cells_per_lengthscale(o->kernel.kind, o->interpolation, ratio, d);
 }
 
 int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,
@@ -69,6 +83,13 @@ int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_sk
   }
   if (any_auto) {
     const double *ell = o->kernel.lengthscale;
+    double scaled[SGP_SKI_MAX_D];
+    if (ell) { /* size_auto puts 3 cells in a lengthscale: scale it to `cells` */
+      const double c = cells_per_ell(o, (int)d);
+      for (int64_t j = 0; j < o->kernel.n_lengthscale && j < SGP_SKI_MAX_D; j++)
+        scaled[j] = ell[j] * 3.0 / c;
+      ell = scaled;
+    }
     if ((code = sgp_ski_grid_size_auto(ctx, data_range, n, ell,
                                        ell ? o->kernel.n_lengthscale : 0, o->interpolation,
                                        o->grid_pad, o->max_grid_points, size)))
@@ -189,6 +210,66 @@ static int kept_rows(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_bounds_polic
   return SGP_OK;
 }
 
+/* The prior mean (o->mean, or its GLS estimate when NaN) into res->mean, the
+ * statistics centred on it (st is the fit's own copy), and the mean solve of
+ * the centred targets: its stopping rule is relative to ||y - mu 1||. info
+ * is the solve's; a GLS solve that did not converge makes it unconverged. */
+static int mean_solve(sgp_ctx *ctx, sgp_ski_stats *st, const sgp_op *kg, const sgp_kernel *k,
+                      const sgp_ski_opts *o, const sgp_ski_solve_opts *so, sgp_cmat X,
+                      sgp_cmat y, sgp_ski_fit_result *res, sgp_ski_solve_info *info,
+                      double **kept, sgp_op *ski)
+{
+  int code;
+  sgp_ski_solve_info gi = {0};
+  double mu = o->mean, *work = NULL;
+  gi.converged = 1;
+  if (o->method == SGP_SKI_METHOD_GSGP) {
+    if (isnan(mu)) {
+      if (!(work = sgp_alloc(2 * st->m))) return sgp_fail(ctx, SGP_ENOMEM, "stats: out of memory");
+      code = sgp_ski_gls_mean(ctx, st, kg, o->noise, so, work, &mu, &gi);
+      free(work);
+      if (code) return code;
+    }
+    sgp_ski_stats c;
+    sgp_ski_stats_centred(st, mu, st->uy, &c);
+    *st = c;
+    res->mean = mu;
+    code = sgp_ski_mean_efcg(ctx, st, kg, o->noise, so, res->weights, NULL, NULL, info,
+                             res->history, NULL, NULL);
+  } else if (o->method == SGP_SKI_METHOD_SKI) {
+    if (!X.data || !y.data)
+      return sgp_fail(ctx, SGP_EINVAL, "x: method \"ski\" needs the data x and y");
+    sgp_cmat Xk, yk;
+    if ((code = kept_rows(ctx, st, o->bounds_policy, X, y, kept, &Xk, &yk))) return code;
+    if (Xk.rows != st->n)
+      return sgp_fail(ctx, SGP_EDIM, "x: has %lld rows%s but the statistics count %lld points",
+                      (long long)Xk.rows, *kept ? " inside the grid" : "", (long long)st->n);
+    if ((code = sgp_ski_op_ski(ctx, k, &st->grid, st->interp, o->bounds_policy, Xk, o->noise,
+                               kg, ski)))
+      return code;
+    const int64_t n = Xk.rows;
+    if (!(work = sgp_alloc(3 * n + st->m))) return sgp_fail(ctx, SGP_ENOMEM, "y: out of memory");
+    if (isnan(mu)) code = sgp_ski_gls_mean_cg(ctx, ski, yk, so, work + n, &mu, &gi);
+    for (int64_t i = 0; i < n; i++) work[i] = yk.data[i] - mu;
+    sgp_ski_stats c;
+    sgp_ski_stats_centred(st, mu, st->uy, &c);
+    *st = c;
+    res->mean = mu;
+    if (!code)
+      code = sgp_ski_mean_cg(ctx, ski, sgp_cmat_of(work, n, 1), so, res->weights, NULL, info,
+                             res->history, NULL, NULL);
+    free(work);
+  } else {
+    return sgp_fail(ctx, SGP_EINVAL, "method: unknown code %d", (int)o->method);
+  }
+  if (!code && !gi.converged && info->converged) {
+    info->converged = 0;
+    info->stop = gi.stop;
+    info->rel_residual = gi.rel_residual;
+  }
+  return code;
+}
+
 int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                 sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res)
 {
@@ -208,6 +289,8 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   res->iterations = 0;
   res->converged = 0;
   res->rel_residual = NAN;
+  res->mean = NAN;
+  res->interp_error = NAN;
   res->stop = SGP_SKI_STOP_MAX_ITER;
   res->loglik = res->logdet = res->logdet_se = res->datafit = NAN;
   res->probes_used = 0;
@@ -216,6 +299,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   const int64_t m = st->m;
   if ((code = fit_kernel(ctx, o, st->grid.d, &k))) goto cleanup;
   if ((code = check_noise(ctx, o->noise))) goto cleanup;
+  res->interp_error = sgp_ski_interp_error_est(&st->grid, st->interp, &k);
   if (o->variance < SGP_SKI_VARIANCE_NONE || o->variance > SGP_SKI_VARIANCE_EXACT) {
     code = sgp_fail(ctx, SGP_EINVAL, "variance: unknown code %d", (int)o->variance);
     goto cleanup;
@@ -234,29 +318,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   }
   if ((code = grid_op(ctx, &k, &st->grid, fit_products(o, m), &kg))) goto cleanup;
   sgp_progress(ctx, "ski_gsgp: mean", 0.0);
-  if (o->method == SGP_SKI_METHOD_GSGP) {
-    code = sgp_ski_mean_efcg(ctx, st, &kg, o->noise, &so, res->weights, NULL, NULL, &info,
-                             res->history, NULL, NULL);
-  } else if (o->method == SGP_SKI_METHOD_SKI) {
-    if (!X.data || !y.data) {
-      code = sgp_fail(ctx, SGP_EINVAL, "x: method \"ski\" needs the data x and y");
-      goto cleanup;
-    }
-    sgp_cmat Xk, yk;
-    if ((code = kept_rows(ctx, st, o->bounds_policy, X, y, &kept, &Xk, &yk))) goto cleanup;
-    if (Xk.rows != st->n) {
-      code = sgp_fail(ctx, SGP_EDIM, "x: has %lld rows%s but the statistics count %lld points",
-                      (long long)Xk.rows, kept ? " inside the grid" : "", (long long)st->n);
-      goto cleanup;
-    }
-    code = sgp_ski_op_ski(ctx, &k, &st->grid, st->interp, o->bounds_policy, Xk, o->noise,
-                          &kg, &ski);
-    if (!code)
-      code = sgp_ski_mean_cg(ctx, &ski, yk, &so, res->weights, NULL, &info, res->history,
-                             NULL, NULL);
-  } else {
-    code = sgp_fail(ctx, SGP_EINVAL, "method: unknown code %d", (int)o->method);
-  }
+  code = mean_solve(ctx, st, &kg, &k, o, &so, X, y, res, &info, &kept, &ski);
   if (code) goto cleanup;
   res->iterations = info.iterations;
   res->converged = info.converged;
@@ -421,6 +483,8 @@ static int predict_values(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const s
     return code;
   code = sgp_ski_predict_mean(ctx, g, stats->interpolation, o->bounds_policy, Xs, weights, mean);
   if (code) return rename_arg(ctx, code, "x", "xtest");
+  if (isfinite(o->mean)) /* the weights are those of the centred targets */
+    for (int64_t i = 0; i < Xs.rows; i++) mean[i] += o->mean;
   if (!var || o->variance == SGP_SKI_VARIANCE_NONE) return SGP_OK;
   if (o->variance == SGP_SKI_VARIANCE_LANCZOS) {
     sgp_ski_love lv;

@@ -201,6 +201,8 @@ int sgp_ski_loglik_grad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel 
     goto cleanup;
   if ((code = mean_part(ctx, st, &kg, noise, o, &w, &cx, &res->value))) goto cleanup;
   if (weights) memcpy(weights, w.a, (size_t)w.m * sizeof(double));
+  /* the targets y - mu 1 enter L only through -z'(y - mu 1)/2: dL/dmu = 1'z */
+  res->dmean = dot(w.m, st->u1, w.xh) + cx * st->ysum;
   memcpy(w.in, w.wt, (size_t)w.m * sizeof(double));
   memcpy(w.in + w.m, uz, (size_t)(w.m * probes) * sizeof(double));
   /* one product each: measuring FFT plans for them would not pay */

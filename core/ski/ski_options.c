@@ -20,7 +20,8 @@ static const char *const method_names[] = {"gsgp", "ski", NULL};
 static const char *const variance_names[] = {"none", "lanczos", "exact", NULL};
 static const char *const bounds_names[] = {"error", "truncate", "clamp", "drop", NULL};
 /* bit i of sgp_ski_opts.learn (SGP_SKI_LEARN_*) */
-static const char *const learn_names[] = {"lengthscale", "outputscale", "noise", "auto", NULL};
+static const char *const learn_names[] = {"lengthscale", "outputscale", "noise", "mean", "auto",
+                                          NULL};
 
 static const sgp_opt_spec specs[] = {
   {"grid_size", SGP_OPT_COUNTS, "NULL", 1, INTMAX, SGP_OPT_NULL_OK, NULL, OFF(grid_size),
@@ -36,10 +37,14 @@ static const sgp_opt_spec specs[] = {
   {"noise", SGP_OPT_REAL, "NULL", 0, INFINITY, SGP_OPT_LO_OPEN | SGP_OPT_NULL_OK, NULL,
    OFF(noise), SGP_STORE_DOUBLE, 0,
    "Gaussian noise variance; not given: learned (or 1 when learn leaves it out)"},
+  {"mean", SGP_OPT_REAL, "NULL", -INFINITY, INFINITY, SGP_OPT_NULL_OK, NULL, OFF(mean),
+   SGP_STORE_DOUBLE, 0,
+   "constant prior mean; not given: learned (its GLS estimate when nothing else is; 0 when "
+   "learn leaves it out)"},
   {"learn", SGP_OPT_SUBSET, "\"auto\"", 0, 0, 0, learn_names, OFF(learn), SGP_STORE_INT, 0,
    "maximize the log marginal likelihood over these of \"lengthscale\", \"outputscale\", "
-   "\"noise\" (\"auto\": those not given; none (R character(0), Octave {}): all fixed, the "
-   "ones not given at 1)"},
+   "\"noise\", \"mean\" (\"auto\": those not given; none (R character(0), Octave {}): all "
+   "fixed, the ones not given at 1, the mean at 0)"},
   {"optim_max_iter", SGP_OPT_COUNT, "100", 1, INTMAX, 0, NULL, OFF(optim_max_iter),
    SGP_STORE_INT, 0, "log-likelihood evaluations of the optimizer at most"},
   {"restarts", SGP_OPT_COUNT, "0", 0, 1000, 0, NULL, OFF(restarts), SGP_STORE_INT, 0,
@@ -123,6 +128,7 @@ void sgp_ski_stats_opts_default(sgp_ski_stats_opts *o)
 void sgp_ski_grid_opts_default(sgp_ski_grid_opts *o)
 {
   sgp_ski_opts_default(&o->ski);
+  o->ski.grid_rule = 0; /* no kernel or noise here: lengthscale / 3 */
   o->ski.kernel.lengthscale = NULL;
   o->ski.kernel.n_lengthscale = 0;
   o->n = -1;
@@ -163,6 +169,18 @@ void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_s
     snprintf(loglik_warning, size,
              "%s: a log-likelihood solve did not reach tol (or probes were discarded); the "
              "estimate is rough", fn);
+}
+
+void sgp_ski_grid_warning(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+                          char *buf, size_t size)
+{
+  buf[0] = '\0';
+  const double sd = sqrt(o->noise);
+  if (res->interp_error > 0.1 * sd)
+    snprintf(buf, size,
+             "%s: the grid's estimated interpolation error of the posterior mean (%.3g) is not "
+             "small against the noise sd (%.3g): use a finer grid (grid_size)", fn,
+             res->interp_error, sd);
 }
 
 void sgp_ski_predict_warning(const char *fn, const sgp_ski_predict_info *info, char *buf,
@@ -218,7 +236,7 @@ static int check_stats(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_gi
     return sgp_fail(ctx, SGP_EINVAL,
                     "stats: has no probe sketches for loglik = TRUE; make them with "
                     "ski_stats(..., probes = %lld)", (long long)o->probes);
-  if (sgp_ski_learn_bits(o) && s->probes < 1)
+  if (sgp_ski_learn_optimized(o) && s->probes < 1)
     return sgp_fail(ctx, SGP_EINVAL,
                     "stats: has no probe sketches for learning the hyperparameters; make them "
                     "with ski_stats(..., probes = %lld), or give lengthscale, outputscale and "
@@ -303,7 +321,7 @@ static int compute_stats(sgp_ctx *ctx, const sgp_ski_opts *o, sgp_cmat X, sgp_cm
     sgp_ski_fixed_defaults(o, &go);
   if ((code = sgp_ski_make_grid(ctx, sgp_cmat_of(range, d, 2), n, &go, &g))) return code;
   if ((code = sgp_ski_stats_shape(ctx, &g, o->interpolation, &m, NULL))) return code;
-  const int64_t np = o->loglik || sgp_ski_learn_bits(o) ? o->probes : 0;
+  const int64_t np = o->loglik || sgp_ski_learn_optimized(o) ? o->probes : 0;
   double rhoz = 0.0;
   if (np > 0 && !(out->uz = sgp_alloc(m * np)))
     return sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for the sketches");

@@ -85,6 +85,7 @@ static int setup(void **state)
   p->o.kernel.lengthscale = &p->ell;
   p->o.kernel.outputscale = 1.3;
   p->o.noise = 0.2;
+  p->o.mean = 0.0; /* the dense oracle is a zero-mean GP */
   p->o.tol = 1e-12;
   for (int i = 0; i < N; i++) {
     p->X[i] = 3.0 * sgp_rng_uniform(&p->ctx.rng);

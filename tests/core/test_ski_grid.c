@@ -727,9 +727,51 @@ static void oversized_grids_are_refused(void **state)
   assert_contains(ctx.errmsg, "grid_size:");
 }
 
+/* The default spacing from the kernel's smoothness (ski_grid_rule.c): the
+ * spacing it picks is the one whose estimated error is 5% of the noise sd (the
+ * two functions are inverse to each other, up to rounding: 1e-12 relative),
+ * never coarser than ell/3, smoother kernels need fewer cells, less noise more;
+ * linear interpolation keeps 3 cells and has no estimate. */
+static void grid_rule_inverse(void **state)
+{
+  (void)state;
+  const sgp_kernel_kind kinds[4] = {SGP_KERNEL_MATERN12, SGP_KERNEL_MATERN32,
+                                    SGP_KERNEL_MATERN52, SGP_KERNEL_RBF};
+  const double ell = 0.3, s = 2.0;
+  double prev = INFINITY;
+  for (int i = 0; i < 4; i++) {
+    for (int d = 1; d <= 3; d++) {
+      const double sd = 0.05, c = sgp_ski_cells_per_lengthscale(kinds[i], SGP_SKI_CUBIC,
+                                                                 sd / sqrt(s), d);
+      assert_true(c >= 3.0);
+      const int64_t m[3] = {50, 50, 50};
+      const double lo[3] = {0, 0, 0}, h[3] = {ell / c, ell / c, ell / c};
+      const sgp_ski_grid g = th_ski_grid(d, m, lo, h);
+      sgp_kernel k = {0};
+      k.kind = kinds[i];
+      k.lengthscale = &ell;
+      k.n_lengthscale = 1;
+      k.outputscale = s;
+      const double e = sgp_ski_interp_error_est(&g, SGP_SKI_CUBIC, &k);
+      if (c > 3.0) assert_true(fabs(e - 0.05 * sd) <= 1e-12 * 0.05 * sd);
+      else assert_true(e <= 0.05 * sd * (1 + 1e-12));
+      assert_true(isnan(sgp_ski_interp_error_est(&g, SGP_SKI_LINEAR, &k)));
+      /* less noise, a finer grid */
+      assert_true(sgp_ski_cells_per_lengthscale(kinds[i], SGP_SKI_CUBIC, sd / 10 / sqrt(s), d) >=
+                  c);
+      if (d == 2) {
+        assert_true(c <= prev); /* smoother kernels: no more cells */
+        prev = c;
+      }
+    }
+    assert_true(sgp_ski_cells_per_lengthscale(kinds[i], SGP_SKI_LINEAR, 0.01, 2) == 3.0);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(grid_rule_inverse),
     cmocka_unit_test(cubic_closed_form_equals_keys_kernel),
     cmocka_unit_test(weights_sum_to_one),
     cmocka_unit_test(cubic_reproduces_quadratics),

@@ -24,6 +24,7 @@
 #include "test_helpers.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define EPS DBL_EPSILON
@@ -672,6 +673,69 @@ static void value_matches_loglik(void **state)
   prob_free(p);
 }
 
+/* The derivative in a constant prior mean mu (ski_select.c learns it as a
+ * coordinate): dmean = 1'A^-1(y - mu 1) of statistics centred on mu
+ * (sgp_ski_stats_centred), for data with a mean near 500 (the statistics of
+ * y + 500 are those of y centred on -500). Oracles: the dense
+ * 1'A^-1(y + 500 - mu 1) by Cholesky, and the central difference of the
+ * computed log-likelihood, which is exact for a quadratic in mu (the SLQ part
+ * does not depend on y). Bounds: the solve error |1'dz| <= sqrt(n) ||A^-1||
+ * tol ||y - mu 1|| with ||A^-1|| <= 1/noise; the difference of two data fits
+ * each within ||y - mu 1||^2 tol / noise, over 2 delta (L = -datafit/2 + ...). */
+static void mean_derivative(void **state)
+{
+  (void)state;
+  prob *p = prob_new(&CFG_2D_ARD, 300);
+  const int64_t n = p->n, m = p->m, t = 4;
+  double rhoz, *uz = sketch(p, 5, t, &rhoz);
+  sgp_ski_loglik_opts o;
+  tight_opts(&o);
+  double *K = th_zeros(m * m), *A = th_zeros(n * n), *r = th_zeros(n), *z = th_zeros(n);
+  double *ub = th_zeros(m), *ub2 = th_zeros(m);
+  dense_kg(&p->k, p->P, m, p->d, 0u, K);
+  dense_A(p, K, p->noise, A);
+  double ysum = 0.0;
+  for (int64_t i = 0; i < n; i++) ysum += p->y[i];
+  const double shift = 500.0, mu = shift + ysum / (double)n + 0.3, delta = 1.0;
+  sgp_ski_stats s500, c, cp, cm;
+  sgp_ski_stats_centred(p->st, -shift, ub, &s500);
+  sgp_ski_stats_centred(&s500, mu, ub2, &c);
+  double rn2 = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    r[i] = p->y[i] + shift - mu;
+    rn2 += r[i] * r[i];
+  }
+  assert_int_equal(th_chol_solve(n, A, 1, r, z), 0);
+  double dense = 0.0;
+  for (int64_t i = 0; i < n; i++) dense += z[i];
+  sgp_ski_loglik_grad_result g, gp, gm;
+  assert_int_equal(sgp_ski_loglik_grad(&p->ctx, &c, &p->k, p->noise, NULL, uz, rhoz, t, &o,
+                                       NULL, &g), SGP_OK);
+  assert_true(g.value.converged);
+  const double tol = g.value.mean_info.rel_residual;
+  const double bound = sqrt((double)n) * tol * sqrt(rn2) / p->noise + 1e-12 * fabs(dense);
+  /* the centred statistics hold sum (y - mu)^2 up to the rounding of the cancellation */
+  assert_true(fabs(c.yy - rn2) <= 16 * EPS * (double)n * (shift + 10) * (shift + 10));
+  printf("# dL/dmu %.10g, dense %.10g (bound %.2g)\n", g.dmean, dense, bound);
+  assert_true(fabs(g.dmean - dense) <= bound);
+  double *ub3 = th_zeros(m), *ub4 = th_zeros(m);
+  sgp_ski_stats_centred(&s500, mu + delta, ub3, &cp);
+  sgp_ski_stats_centred(&s500, mu - delta, ub4, &cm);
+  assert_int_equal(sgp_ski_loglik_grad(&p->ctx, &cp, &p->k, p->noise, NULL, uz, rhoz, t, &o,
+                                       NULL, &gp), SGP_OK);
+  assert_int_equal(sgp_ski_loglik_grad(&p->ctx, &cm, &p->k, p->noise, NULL, uz, rhoz, t, &o,
+                                       NULL, &gm), SGP_OK);
+  assert_true(gp.value.logdet == g.value.logdet && gm.value.logdet == g.value.logdet);
+  const double fd = (gp.value.loglik - gm.value.loglik) / (2.0 * delta);
+  const double rmax = sqrt(rn2) + delta * sqrt((double)n);
+  const double fd_bound = rmax * rmax * tol / p->noise / (2.0 * delta) +
+                          4.0 * EPS * fabs(gp.value.loglik) / delta;
+  printf("# finite difference %.10g (bound %.2g)\n", fd, fd_bound + bound);
+  assert_true(fabs(fd - g.dmean) <= fd_bound + bound);
+  free(uz); free(K); free(A); free(r); free(z); free(ub); free(ub2); free(ub3); free(ub4);
+  prob_free(p);
+}
+
 static void errors(void **state)
 {
   (void)state;
@@ -714,6 +778,7 @@ int main(void)
     cmocka_unit_test(noise_trace_many_probes),
     cmocka_unit_test(scaling_identity),
     cmocka_unit_test(value_matches_loglik),
+    cmocka_unit_test(mean_derivative),
     cmocka_unit_test(errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

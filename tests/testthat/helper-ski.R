@@ -16,7 +16,8 @@ read_ski_case <- function(name) {
 ski_fit_case <- function(cs, ...) {
   ski_gsgp(cs$x, cs$y, grid_size = cs$grid_size, grid_bounds = cs$grid_bounds,
            kernel = cs$kernel, lengthscale = cs$lengthscale, outputscale = cs$outputscale,
-           noise = cs$noise, interpolation = cs$interpolation, verbose = FALSE, seed = 1, ...)
+           noise = cs$noise, interpolation = cs$interpolation, verbose = FALSE, seed = 1,
+           mean = 0, ...) # the fixtures are zero-mean GPs
 }
 
 rel_err <- function(a, b) max(abs(a - b)) / max(abs(b))

@@ -45,14 +45,19 @@ endfor
 emit (fid, "fit2.loglik", [f2.loglik, f2.logdet, f2.logdet_se, f2.datafit, f2.probes_used]);
 emit (fid, "fit2.love", [f2.love.Ft(:); f2.love.c0(:)]);
 y5 = y1 + 0.2 * (mod ((1:40)' * 7919, 13) / 13 - 0.5);
-f5 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, o{:});
+f5 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, "mean", 0, o{:});
 emit (fid, "fit5.fields", strjoin (sort (setdiff (fieldnames (f5), {"class"}))(:)', ","));
 emit (fid, "fit5.learned", strjoin (f5.learned, ","));
-emit (fid, "fit5.hyper", [f5.hyper.lengthscale; f5.hyper.outputscale; f5.hyper.noise]);
+emit (fid, "fit5.hyper", [f5.hyper.lengthscale; f5.hyper.outputscale; f5.hyper.mean; f5.hyper.noise]);
 emit (fid, "fit5.loglik", [f5.loglik, f5.loglik_se]);
 emit (fid, "fit5.loglik_grad", cell2mat (struct2cell (f5.loglik_grad)));
 emit (fid, "fit5.grad_names", strjoin (fieldnames (f5.loglik_grad)(:)', ","));
 emit (fid, "fit5.evals", numel (f5.optim.loglik));
+f6 = ski_gsgp (x1, y1 + 500, "lengthscale", 0.5, "outputscale", 1, "noise", 0.01, "tol", 1e-10,
+               "xtest", xs1, o{:});
+emit (fid, "fit6.learned", strjoin (f6.learned, ","));
+emit (fid, "fit6.mean", [f6.hyper.mean; f6.interp_error]);
+emit (fid, "fit6.test.mean", f6.test.mean);
 t = __sgp_options__ ("ski_gsgp");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit (fid, "kinds", strjoin (t.kind(:)', ","));
@@ -80,7 +85,7 @@ lastwarn ("");
 ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-12, "max_iter", 2, o{:}, "learn", {});
 emit (fid, "warning", lastwarn ());
 lastwarn ("");
-ski_gsgp (x1, y1, "grid_size", 30, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000, o{:}, "learn", {});
+ski_gsgp (x1, y1, "grid_size", 60, "noise", 1e-6, "tol", 1e-15, "max_iter", 5000, o{:}, "learn", {});
 emit (fid, "warning.accuracy", lastwarn ());
 lastwarn ("");
 ski_gsgp (x1, y1, "lengthscale", 0.5, "noise", 0.01, "tol", 1e-14, "max_iter", 3,

@@ -27,7 +27,7 @@ size <- 150
 probes <- 64
 
 test_that("learned values equal the dense SKI GP's maximum (oracle 5)", {
-  fit <- ski_gsgp(x, y, grid_size = size, probes = probes, seed = 2, verbose = FALSE)
+  fit <- ski_gsgp(x, y, grid_size = size, probes = probes, seed = 2, mean = 0, verbose = FALSE)
   expect_setequal(fit$learned, c("lengthscale", "outputscale", "noise"))
   kfun <- rbf_ski_dense(x, size, fit$grid$bounds)
   th_ski <- log(c(fit$hyper$lengthscale, fit$hyper$outputscale, fit$hyper$noise))

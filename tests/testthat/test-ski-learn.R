@@ -20,7 +20,7 @@ y <- sin(3 * x) + 0.5 * cos(7 * x) + rnorm(n, sd = 0.1)
 probes <- 1024
 
 test_that("learned lengthscale and noise match the dense exact GP optimum", {
-  fit <- ski_gsgp(x, y, grid_size = 150, probes = probes, seed = 1, verbose = FALSE)
+  fit <- ski_gsgp(x, y, grid_size = 150, probes = probes, seed = 1, mean = 0, verbose = FALSE)
   expect_setequal(fit$learned, c("lengthscale", "outputscale", "noise"))
   th_ski <- log(c(fit$hyper$lengthscale, fit$hyper$outputscale, fit$hyper$noise))
   kfun <- rbf_dense(x)
@@ -39,7 +39,7 @@ test_that("learned lengthscale and noise match the dense exact GP optimum", {
   # the fit ran at the learned values, and reports its evidence there
   expect_equal(fit$lengthscale, fit$hyper$lengthscale)
   expect_equal(fit$noise, fit$hyper$noise)
-  expect_equal(names(fit$loglik_grad), c("lengthscale", "outputscale", "noise"))
+  expect_equal(names(fit$loglik_grad), c("lengthscale", "outputscale", "mean", "noise"))
   expect_true(is.data.frame(fit$optim) && nrow(fit$optim) >= 2)
   expect_equal(max(fit$optim$loglik), fit$loglik)
   expect_gte(fit$loglik, fit$optim$loglik[1])
@@ -48,7 +48,7 @@ test_that("learned lengthscale and noise match the dense exact GP optimum", {
 
 test_that("not given: learned; given: fixed; learn = character(0): the old defaults", {
   xs <- x[seq(1, n, by = 2)]; ys <- y[seq(1, n, by = 2)]
-  f1 <- ski_gsgp(xs, ys, grid_size = 200, noise = 0.02, seed = 1, verbose = FALSE)
+  f1 <- ski_gsgp(xs, ys, grid_size = 200, noise = 0.02, seed = 1, mean = 0, verbose = FALSE)
   expect_output(print(f1), "learned: lengthscale, outputscale")
   expect_output(print(summary(f1)), "log marginal likelihood .* gradient lengthscale")
   expect_setequal(f1$learned, c("lengthscale", "outputscale"))
@@ -66,7 +66,7 @@ test_that("not given: learned; given: fixed; learn = character(0): the old defau
   expect_length(f3$loglik_grad, 0)
   f4 <- ski_gsgp(xs, ys, grid_size = 200, learn = character(0), loglik = TRUE, seed = 1,
                  verbose = FALSE)
-  expect_equal(names(f4$loglik_grad), c("lengthscale", "outputscale", "noise"))
+  expect_equal(names(f4$loglik_grad), c("lengthscale", "outputscale", "mean", "noise"))
   expect_equal(nrow(f4$optim), 0)
   # statistics without sketches cannot learn: the message says what to do
   s <- ski_stats(xs, ys, f3)

@@ -58,7 +58,7 @@ test_that("chunked and merged statistics equal one pass and give the same fit", 
   for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW"))
     expect_lt(max(abs(merged[[f]] - one[[f]])), 1e-12 * max(1, abs(one[[f]])))
   hyper <- list(kernel = cs$kernel, lengthscale = cs$lengthscale, outputscale = cs$outputscale,
-                noise = cs$noise, tol = 1e-11, verbose = FALSE)
+                noise = cs$noise, tol = 1e-11, mean = 0, verbose = FALSE)
   f1 <- do.call(ski_gsgp, c(list(stats = merged, xtest = cs$xtest), hyper))
   f2 <- ski_fit_case(cs, tol = 1e-11, xtest = cs$xtest)
   expect_lt(rel_err(f1$test$mean, f2$test$mean), 1e-8)
@@ -128,7 +128,7 @@ test_that("the log marginal likelihood is close to the dense one", {
                                  probes = 64, seed = 1))
   f2 <- ski_gsgp(stats = s, kernel = cs$kernel, lengthscale = cs$lengthscale,
                  outputscale = cs$outputscale, noise = cs$noise, tol = 1e-10, loglik = TRUE,
-                 verbose = FALSE)
+                 mean = 0, verbose = FALSE)
   expect_equal(f2$loglik, fit$loglik, tolerance = 1e-6)
 })
 

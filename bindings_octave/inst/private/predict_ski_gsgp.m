@@ -43,6 +43,9 @@ function pred = predict_ski_gsgp (fit, xnew, fname, xarg, varargin)
                  "rank", 0, "loglik", false, "slq_max_iter", 100,
                  "bounds_policy", find (strcmp (fit.bounds_policy, ski_bounds_policies ())) - 1,
                  "backend", backend);
+  if (isfield (fit, "hyper") && isfield (fit.hyper, "mean"))
+    copt.mean = fit.hyper.mean;
+  endif
   if (isempty (fit.love))
     Ft = zeros (0, 0);
     c0 = zeros (0, 1);

@@ -18,6 +18,7 @@ function fit = ski_gsgp_result (r, stats)
   fit.converged = r.converged;
   fit.rel_residual = r.rel_residual;
   fit.stop = r.stop;
+  fit.interp_error = r.interp_error;
   fit.history = struct ("iteration", (0:r.iterations).', "rel_residual", r.history);
   fit.stats = stats;
   for name = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance", "tol", ...
