@@ -86,8 +86,10 @@ test_that("function sources, a PSOCK cluster and a future plan give identical st
   sf <- ski_stats(fns, d$grid, probes = 3, verbose = FALSE)
   for (f in stats_fields) expect_identical(sf[[f]], s[[f]], label = f)
   # and a fit from them runs
-  fit <- ski_gsgp(stats = sf, kernel = "rbf", lengthscale = 0.3, outputscale = 1, noise = 0.05,
-                  learn = character(0), verbose = FALSE)
+  # (the 12 x 10 grid is coarse for this kernel: the fit says so)
+  expect_warning(fit <- ski_gsgp(stats = sf, kernel = "rbf", lengthscale = 0.3, outputscale = 1,
+                                 noise = 0.05, learn = character(0), verbose = FALSE),
+                 "interpolation error")
   expect_true(fit$converged)
 })
 
@@ -198,9 +200,11 @@ test_that("the fit from merged chunk statistics equals the one-pass fit", {
   s <- ski_stats(fns, d$grid, verbose = FALSE)
   args <- list(kernel = "matern52", lengthscale = 0.3, outputscale = 1, noise = 0.5, tol = 1e-13,
                max_iter = 2000, learn = character(0), verbose = FALSE)
-  a <- do.call(ski_gsgp, c(list(stats = s), args))
-  b <- do.call(ski_gsgp, c(list(x = d$x, y = d$y, grid_size = d$grid$size,
-                                grid_bounds = d$grid$bounds), args))
+  quiet <- function(expr) withCallingHandlers(expr, warning = function(w)
+    if (grepl("interpolation error", conditionMessage(w))) invokeRestart("muffleWarning"))
+  a <- quiet(do.call(ski_gsgp, c(list(stats = s), args)))
+  b <- quiet(do.call(ski_gsgp, c(list(x = d$x, y = d$y, grid_size = d$grid$size,
+                                      grid_bounds = d$grid$bounds), args)))
   # the statistics differ by summation rounding (~ n eps relative); the solves
   # stop at relative residual 1e-13 and cond(K_G-system) <= 1 + m s^2 / noise =
   # 241, so the weights agree to ~ cond (n eps + 2 tol) < 1e-10 relative
