@@ -243,7 +243,7 @@ print.ski_gsgp <- function(x, ...) {
 
 # "  lengthscale .., outputscale .., noise ..; learned: .." (the values used)
 ski_hyper_line <- function(x) {
-  num <- function(v) paste(format(v, digits = 4), collapse = " ")
+  num <- function(v) fmt_g(v)
   sprintf("  lengthscale %s, outputscale %s, noise %s; %s", num(x$lengthscale),
           num(x$outputscale), num(x$noise),
           if (length(x$learned)) paste("learned:", paste(x$learned, collapse = ", "))
@@ -273,7 +273,7 @@ print.summary.ski_gsgp <- function(x, ...) {
     cat(sprintf("  grid dim %d: %d points on [%.4g, %.4g]\n", j, x$grid_size[j],
                 x$grid_bounds[j, 1], x$grid_bounds[j, 2]))
   cat(sprintf("  %s interpolation; %s kernel, lengthscale %s, outputscale %.4g, noise %.4g\n",
-              x$interpolation, x$kernel, paste(format(x$lengthscale, digits = 4), collapse = " "),
+              x$interpolation, x$kernel, fmt_g(x$lengthscale),
               x$outputscale, x$noise))
   cat(sprintf("  %d CG iterations, relative residual %.3g, %s\n", x$iterations,
               x$rel_residual, if (x$converged) "converged" else "not converged"))
