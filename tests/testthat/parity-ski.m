@@ -53,6 +53,10 @@ emit (fid, "fit5.loglik", [f5.loglik, f5.loglik_se]);
 emit (fid, "fit5.loglik_grad", cell2mat (struct2cell (f5.loglik_grad)));
 emit (fid, "fit5.grad_names", strjoin (fieldnames (f5.loglik_grad)(:)', ","));
 emit (fid, "fit5.evals", numel (f5.optim.loglik));
+for k = 1:numel (fits)
+  emit_summary (fid, sprintf ("fit%d", k), fits{k});
+endfor
+emit_summary (fid, "fit5", f5);
 t = __sgp_options__ ("ski_gsgp");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit (fid, "kinds", strjoin (t.kind(:)', ","));
