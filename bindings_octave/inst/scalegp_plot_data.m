@@ -44,20 +44,15 @@ function v = scalegp_plot_data (fit, varargin)
     print_usage ();
   endif
   fname = "scalegp_plot_data";
-  if (! (isstruct (fit) && isscalar (fit) && isfield (fit, "class") && ischar (fit.class)))
-    arg_error (fname, "fit", "must be a result of gp_laplace, ski_gsgp or valla");
-  endif
   o = struct ("class", [], "n_grid", [], "n", [], "noise", [], "data", []);
   o = parse_options (fname, o, varargin{:});
-  switch (fit.class)
+  switch (fit_class (fit, fname))
     case "gp_laplace"
       v = plot_data_gp_laplace (fit, only (o, {"class", "n_grid"}, fname), fname);
     case "ski_gsgp"
       v = plot_data_ski_gsgp (fit, only (o, {"n", "noise"}, fname), fname);
     case "valla"
       v = plot_data_valla (fit, only (o, {"class", "n_grid", "data"}, fname), fname);
-    otherwise
-      arg_error (fname, "fit", "has an unknown class \"%s\"", fit.class);
   endswitch
 endfunction
 

@@ -26,18 +26,13 @@ function txt = scalegp_summary (fit)
     print_usage ();
   endif
   fname = "scalegp_summary";
-  if (! (isstruct (fit) && isscalar (fit) && isfield (fit, "class") && ischar (fit.class)))
-    arg_error (fname, "fit", "must be a result of gp_laplace, ski_gsgp or valla");
-  endif
-  switch (fit.class)
+  switch (fit_class (fit, fname))
     case "gp_laplace"
       lines = summary_gp_laplace (fit, fname);
     case "ski_gsgp"
       lines = summary_ski_gsgp (fit, fname);
     case "valla"
       lines = summary_valla (fit, fname);
-    otherwise
-      arg_error (fname, "fit", "has an unknown class \"%s\"", fit.class);
   endswitch
   t = sprintf ("%s\n", lines{:});
   if (nargout > 0)

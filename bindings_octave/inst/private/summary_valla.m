@@ -6,11 +6,7 @@
 function lines = summary_valla (fit, fname)
   need = {"model", "method", "likelihood", "n", "d", "C", "inducing", "prior_var", "noise", ...
           "iterations", "best_iteration", "stopped_early", "history", "clamps"};
-  for i = 1:numel (need)
-    if (! isfield (fit, need{i}))
-      arg_error (fname, "fit", "has no field '%s' (not a valla result?)", need{i});
-    endif
-  endfor
+  check_fit_fields (fit, need, "valla", fname);
   m = fit.model;
   P = sum (cellfun (@numel, m.W)) + sum (cellfun (@numel, m.b)) + numel (m.skip);
   obj = fit.history.objective;
