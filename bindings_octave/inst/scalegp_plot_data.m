@@ -26,16 +26,16 @@
 ## exposure (band ends transformed likewise) and each count divided by its
 ## exposure @code{exp (offset)}; classification: labels as ticks at the bottom
 ## and top.  2-D: the latent mean, or for classification the probability of
-## class @qcode{"class"} (default C).  Option @qcode{"n_grid"} (100).
+## class @qcode{"class"} (default C).  Option @qcode{"n_grid"} (100, at most 2000).
 ##
 ## ski_gsgp: 1-D: posterior mean with 2 standard deviations (the latent
 ## variance, plus the noise with @qcode{"noise"}, true); 2-D: the mean.
-## Option @qcode{"n"} (200 points per dimension).
+## Option @qcode{"n"} (200 points per dimension, at most 2000).
 ##
 ## valla (1-D inputs): regression: output with 2 predictive (outer) and latent
 ## (inner) standard deviations; classification: the probability of class
 ## @qcode{"class"} (default 1) with its 2-sd latent band.  Options
-## @qcode{"data"}, @code{@{x, y@}} drawn as points, and @qcode{"n_grid"} (200).
+## @qcode{"data"}, @code{@{x, y@}} drawn as points, and @qcode{"n_grid"} (200, at most 2000).
 ## @seealso{scalegp_plot, scalegp_predict}
 ## @end deftypefn
 

@@ -10,7 +10,7 @@
 ## mean (classification: the probability of class o.class, default C).
 function v = plot_data_gp_laplace (fit, o, fname)
   fit = laplace_check_fit (fit, fname);
-  n_grid = check_count (if_else (isempty (o.n_grid), 100, o.n_grid), fname, "n_grid", 2);
+  n_grid = check_count (if_else (isempty (o.n_grid), 100, o.n_grid), fname, "n_grid", 2, 2000);
   C = fit.n_class;
   d = columns (fit.x);
   pred = @(xs) predict_gp_laplace (fit, xs, {fname, "fit"});

@@ -7,7 +7,7 @@
 ## interpolation, where it is valid); 2-D: an image of the mean.
 function v = plot_data_ski_gsgp (fit, o, fname)
   fit = ski_check_fit (fit, fname);
-  n = check_count (if_else (isempty (o.n), 200, o.n), fname, "n", 2);
+  n = check_count (if_else (isempty (o.n), 200, o.n), fname, "n", 2, 2000);
   noise = check_flag (if_else (isempty (o.noise), false, o.noise), fname, "noise");
   b = fit.grid.bounds;
   d = rows (b);

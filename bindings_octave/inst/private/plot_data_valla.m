@@ -11,11 +11,11 @@ function v = plot_data_valla (fit, o, fname)
   if (! isfield (fit, "d") || ! isfield (fit, "x_range"))
     arg_error (fname, "fit", "has no field 'd' or 'x_range' (not a valla result?)");
   endif
+  n_grid = check_count (if_else (isempty (o.n_grid), 200, o.n_grid), fname, "n_grid", 2, 2000);
+  [dx, dy] = data_arg (o.data, fname);
   if (fit.d != 1)
     arg_error (fname, "fit", "needs 1-D inputs to plot (d = %d)", fit.d);
   endif
-  n_grid = check_count (if_else (isempty (o.n_grid), 200, o.n_grid), fname, "n_grid", 2);
-  [dx, dy] = data_arg (o.data, fname);
   r = [min([fit.x_range(:); dx]), max([fit.x_range(:); dx])];
   r += [-0.1, 0.1] * diff (r);
   g = linspace (r(1), r(2), n_grid)';
