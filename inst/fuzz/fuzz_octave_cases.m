@@ -208,18 +208,13 @@ function c = display_cases (fx)
     c{end + 1} = mk (["scalegp_summary/" fits{i, 1}], "valid fit", {"fit"}, ...
                      @() scalegp_summary (fits{i, 2}));
     for o = fits{i, 3}
-      c = [c, opt_cases(fn, @scalegp_plot_data, {fits{i, 2}}, {}, o{1}, ...
-                        if_else_cell (strcmp (o{1}, "noise"), bad_flags (), bad_numbers ()))];
+      vals = bad_numbers ();
+      if (strcmp (o{1}, "noise"))
+        vals = bad_flags ();
+      endif
+      c = [c, opt_cases(fn, @scalegp_plot_data, {fits{i, 2}}, {}, o{1}, vals)];
     endfor
   endfor
-endfunction
-
-function v = if_else_cell (c, a, b)
-  if (c)
-    v = a;
-  else
-    v = b;
-  endif
 endfunction
 
 function c = ski_cases (fx)
