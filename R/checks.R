@@ -175,6 +175,13 @@ check_number <- function(v, fn, arg) {
   as.double(v)
 }
 
+# Numbers as print and summary show them, "%.<digits>g" joined by spaces: a C
+# format, so Octave's scalegp_summary writes the same characters.
+fmt_g <- function(v, digits = 4L) paste(sprintf("%.*g", as.integer(digits), as.double(v)), collapse = " ")
+
+# A whole count ("%.0f": 100000, not R's 1e+05).
+fmt_count <- function(v) sprintf("%.0f", as.double(v))
+
 # A base-graphics call whose arguments the user's ... override: plot(fit, main =
 # "...", xlab = ..., ylim = ...) replaces the method's own defaults.
 plot_call <- function(fun, ..., .user = list()) {

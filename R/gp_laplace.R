@@ -355,7 +355,7 @@ print.gp_laplace <- function(x, ...) {
               x$kernel$kernel, nrow(x$x), ncol(x$x),
               if (x$likelihood == "softmax") sprintf(", C = %d", x$n_class) else ""))
   cat(sprintf("  %d Newton steps, %s solver iterations (%s policy), rank %d; %s (%s)\n",
-              x$newton_steps, format(x$iterations), x$policy, ncol(x$root),
+              x$newton_steps, fmt_count(x$iterations), x$policy, ncol(x$root),
               if (x$converged) "converged" else "NOT converged", x$stop_reason))
   cat(laplace_hyper_line(x), "\n", sep = "")
   if (is.list(x$test)) cat(sprintf("  predictions at %d test inputs in $test\n",
@@ -367,12 +367,12 @@ print.gp_laplace <- function(x, ...) {
 laplace_hyper_line <- function(x) {
   h <- x$hyper
   if (is.null(h)) return("")
-  num <- function(v) paste(format(v, digits = 4), collapse = " ")
+  num <- function(v) fmt_g(v)
   sprintf("  lengthscale %s, outputscale %s, mean %s%s; log evidence %s; %s", num(h$lengthscale),
           num(h$outputscale), num(h$mean), if (is.null(h$noise)) "" else
           paste0(", noise ", num(h$noise)),
-          paste0(format(x$loglik, digits = 6), if (isTRUE(is.finite(x$loglik_se)))
-            paste0(" (se ", format(x$loglik_se, digits = 2), ")") else ""),
+          paste0(fmt_g(x$loglik, 6), if (isTRUE(is.finite(x$loglik_se)))
+            paste0(" (se ", fmt_g(x$loglik_se, 2), ")") else ""),
           if (length(x$learned)) paste("learned:", paste(x$learned, collapse = ", "))
           else "nothing learned")
 }
@@ -421,12 +421,11 @@ print.summary.gp_laplace <- function(x, ...) {
   k <- x$kernel
   cat(sprintf("gp_laplace (IterNCGP) with %s likelihood\n", x$likelihood))
   cat(sprintf("  kernel       %s, lengthscale %s, outputscale %s\n", k$kernel,
-              paste(format(k$lengthscale, digits = 4), collapse = " "),
-              format(k$outputscale, digits = 4)))
+              fmt_g(k$lengthscale), fmt_g(k$outputscale)))
   if (nzchar(x$hyper_line %||% "")) cat(x$hyper_line, "\n", sep = "")
   cat(sprintf("  data         n = %d, d = %d, C = %d\n", x$n, x$d, x$C))
   cat(sprintf("  solver       %s policy: %d Newton steps, %s iterations, rank %d\n",
-              x$policy, x$newton_steps, format(x$iterations), x$rank))
+              x$policy, x$newton_steps, fmt_count(x$iterations), x$rank))
   cat(sprintf("  convergence  %s (stop reason \"%s\", last relative step %.3g)\n",
               if (x$converged) "yes" else "NO", x$stop_reason, x$last_delta))
   cat(sprintf("  train log-likelihood at the mode  %.4f\n", x$loglik))
@@ -440,7 +439,9 @@ print.summary.gp_laplace <- function(x, ...) {
 #' 1-D inputs: the latent mean with a band of 2 standard deviations (including
 #' the computational uncertainty) over a grid, with the data (gaussian: the
 #' responses; classification: the labels as ticks at the bottom and top, top
-#' for class 1 / the class shown; poisson: the latent mode); 2-D inputs: an
+#' for class 1 / the class shown); poisson on the data's scale: the rate
+#' \code{exp(f)} per unit exposure with the band's ends transformed likewise,
+#' and each count divided by its exposure \code{exp(offset)}; 2-D inputs: an
 #' image with contours of the latent mean (or, for classification, the
 #' probability of the last class) over a grid, with the data points.
 #' \code{what = "history"}: the solver residual and the variance trace against
@@ -481,27 +482,13 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
   d <- ncol(fit$x)
   if (d == 1L) {
     c1 <- if (is.null(class)) 1L else class
-    g <- matrix(seq(min(fit$x), max(fit$x), length.out = n_grid))
-    p <- predict(fit, g)
-    m <- as.matrix(p$mean)[, c1]
-    s <- sqrt(as.matrix(p$var)[, c1])
-    yl <- range(m - 2 * s, m + 2 * s)
-    plot_call(graphics::plot, g[, 1], m, type = "n", ylim = yl, xlab = "x",
-              ylab = sprintf("latent f%s", if (fit$n_class > 1) c1 else ""),
+    v <- laplace_plot_series(fit, c1, n_grid)
+    plot_call(graphics::plot, v$x, v$mid, type = "n", ylim = v$ylim, xlab = "x", ylab = v$ylab,
               main = sprintf("gp_laplace (%s)", fit$likelihood), .user = list(...))
-    graphics::polygon(c(g[, 1], rev(g[, 1])), c(m - 2 * s, rev(m + 2 * s)),
+    graphics::polygon(c(v$x, rev(v$x)), c(v$lo, rev(v$hi)),
                       col = grDevices::adjustcolor("steelblue", 0.3), border = NA)
-    graphics::lines(g[, 1], m, col = "steelblue4", lwd = 2)
-    if (fit$likelihood == "gaussian") {
-      graphics::points(fit$x[, 1], fit$y, pch = 20, cex = 0.7)
-    } else if (fit$likelihood == "bernoulli" || fit$n_class > 1) {
-      # labels along the bottom (0 / other classes) and top (1 / class c1)
-      hit <- if (fit$likelihood == "bernoulli") fit$y == 1 else fit$y == c1
-      graphics::points(fit$x[, 1], ifelse(hit, yl[2], yl[1]), pch = "|",
-                       col = ifelse(hit, "firebrick", "grey30"))
-    } else {
-      graphics::points(fit$x[, 1], as.matrix(fit$f)[, c1], pch = 20, cex = 0.7)
-    }
+    graphics::lines(v$x, v$mid, col = "steelblue4", lwd = 2)
+    graphics::points(v$px, v$py, pch = v$pch, cex = 0.7, col = v$col)
   } else if (d == 2L) {
     g1 <- seq(min(fit$x[, 1]), max(fit$x[, 1]), length.out = n_grid)
     g2 <- seq(min(fit$x[, 2]), max(fit$x[, 2]), length.out = n_grid)
@@ -520,4 +507,35 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
     stop_arg("plot.gp_laplace", "x", "has d = ", d, " inputs; plot() shows d = 1 or 2 (use what = \"history\")")
   }
   invisible(x)
+}
+
+# What the 1-D plot of a gp_laplace fit draws, on the data's scale: the line
+# (mid), the band (lo, hi: 2 latent sds) over a grid of the inputs' range and
+# the data points (px, py). gaussian: latent mean and the responses; poisson:
+# the rate exp(f) (per unit exposure; the band's ends are the 2.3% and 97.7%
+# quantiles of the lognormal rate) and each count / exposure; classification:
+# the latent f of class c1 with the labels as ticks at the bottom and top.
+laplace_plot_series <- function(fit, c1, n_grid) {
+  g <- seq(min(fit$x), max(fit$x), length.out = n_grid)
+  p <- predict(fit, matrix(g))
+  m <- as.matrix(p$mean)[, c1]
+  s <- sqrt(as.matrix(p$var)[, c1])
+  v <- list(x = g, mid = m, lo = m - 2 * s, hi = m + 2 * s, px = fit$x[, 1], pch = 20,
+            col = "black", ylab = sprintf("latent f%s", if (fit$n_class > 1) c1 else ""))
+  if (fit$likelihood == "poisson") {
+    v[c("mid", "lo", "hi")] <- lapply(v[c("mid", "lo", "hi")], exp)
+    v$py <- fit$y / exp(if (is.null(fit$offset)) 0 else fit$offset)
+    v$ylab <- "rate (count / exposure)"
+  } else if (fit$likelihood == "gaussian") {
+    v$py <- fit$y
+  } else {
+    # labels along the bottom (0 / other classes) and top (1 / class c1)
+    hit <- if (fit$likelihood == "bernoulli") fit$y == 1 else fit$y == c1
+    yl <- range(v$lo, v$hi)
+    v$py <- ifelse(hit, yl[2], yl[1])
+    v$pch <- "|"
+    v$col <- ifelse(hit, "firebrick", "grey30")
+  }
+  v$ylim <- range(v$lo, v$hi, v$py)
+  v
 }

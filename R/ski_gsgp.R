@@ -268,7 +268,7 @@ print.ski_gsgp <- function(x, ...) {
 
 # "  lengthscale .., outputscale .., mean .., noise ..; learned: .." (the values used)
 ski_hyper_line <- function(x) {
-  num <- function(v) paste(format(v, digits = 4), collapse = " ")
+  num <- function(v) fmt_g(v)
   mu <- x[["hyper"]][["mean"]] # (fits saved before the prior mean have none)
   sprintf("  lengthscale %s, outputscale %s, %snoise %s; %s", num(x$lengthscale),
           num(x$outputscale), if (is.null(mu)) "" else paste0("mean ", num(mu), ", "),
@@ -285,7 +285,7 @@ summary.ski_gsgp <- function(object, ...) {
                  grid_bounds = g$bounds, interpolation = g$interpolation,
                  kernel = object$kernel, lengthscale = object$lengthscale,
                  outputscale = object$outputscale, noise = object$noise,
-                 iterations = object$iterations, converged = object$converged,
+                 mean = object[["hyper"]][["mean"]], iterations = object$iterations, converged = object$converged,
                  rel_residual = object$rel_residual, variance = object$variance,
                  loglik = object$loglik, loglik_se = object$loglik_se,
                  loglik_grad = object$loglik_grad, learned = object$learned,
@@ -299,9 +299,9 @@ print.summary.ski_gsgp <- function(x, ...) {
   for (j in seq_along(x$grid_size))
     cat(sprintf("  grid dim %d: %d points on [%.4g, %.4g]\n", j, x$grid_size[j],
                 x$grid_bounds[j, 1], x$grid_bounds[j, 2]))
-  cat(sprintf("  %s interpolation; %s kernel, lengthscale %s, outputscale %.4g, noise %.4g\n",
-              x$interpolation, x$kernel, paste(format(x$lengthscale, digits = 4), collapse = " "),
-              x$outputscale, x$noise))
+  cat(sprintf("  %s interpolation; %s kernel, lengthscale %s, outputscale %.4g, noise %.4g%s\n",
+              x$interpolation, x$kernel, fmt_g(x$lengthscale), x$outputscale, x$noise,
+              if (is.null(x$mean)) "" else sprintf(", prior mean %.4g", x$mean)))
   cat(sprintf("  %d CG iterations, relative residual %.3g, %s\n", x$iterations,
               x$rel_residual, if (x$converged) "converged" else "not converged"))
   if (length(x$learned))

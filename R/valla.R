@@ -340,9 +340,9 @@ print.valla <- function(x, ...) {
               if (is.null(x$noise)) "" else sprintf(", noise %.4g", x$noise),
               if (x$method != "valla") "no optimization"
               else if (x$closed_form) "closed-form A"
-              else sprintf("%s Adam iterations%s%s", format(x$iterations),
+              else sprintf("%s Adam iterations%s%s", fmt_count(x$iterations),
                            if (x$stopped_early) sprintf(" (early stop, best at %s)",
-                                                        format(x$best_iteration)) else "",
+                                                        fmt_count(x$best_iteration)) else "",
                            valla_stop_note(x))))
   if (!is.null(x$test)) cat(sprintf("  predictions at %d test inputs in $test\n",
                                     NROW(x$test$mean)))
@@ -391,12 +391,12 @@ print.summary.valla <- function(x, ...) {
   cat(sprintf("  data         n = %d, d = %d; M = %d inducing points\n", x$n, x$d, x$M))
   cat(sprintf("  prior_var    %.5g%s\n", x$prior_var,
               if (is.null(x$noise)) "" else sprintf(", noise %.5g", x$noise)))
-  cat(sprintf("  training     %s iterations%s, final objective %.5g\n", format(x$iterations),
+  cat(sprintf("  training     %s iterations%s, final objective %.5g\n", fmt_count(x$iterations),
               if (x$stopped_early) sprintf(" (stopped early; best at %s)",
-                                           format(x$best_iteration)) else "",
+                                           fmt_count(x$best_iteration)) else "",
               x$objective))
   if (is.finite(x$val_nll)) cat(sprintf("  validation   best mean NLL %.5g\n", x$val_nll))
-  if (x$clamps > 0) cat(sprintf("  %s minibatch variances clamped at 0\n", format(x$clamps)))
+  if (x$clamps > 0) cat(sprintf("  %s minibatch variances clamped at 0\n", fmt_count(x$clamps)))
   invisible(x)
 }
 

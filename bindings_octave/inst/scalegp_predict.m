@@ -18,17 +18,12 @@ function pred = scalegp_predict (fit, xnew, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  if (! (isstruct (fit) && isscalar (fit) && isfield (fit, "class") && ischar (fit.class)))
-    arg_error ("scalegp_predict", "fit", "must be a result of gp_laplace, ski_gsgp or valla");
-  endif
-  switch (fit.class)
+  switch (fit_class (fit, "scalegp_predict"))
     case "gp_laplace"
       pred = predict_gp_laplace (fit, xnew, {"scalegp_predict", "xnew"}, varargin{:});
     case "ski_gsgp"
       pred = predict_ski_gsgp (fit, xnew, "scalegp_predict", "xnew", varargin{:});
     case "valla"
       pred = predict_valla (fit, xnew, varargin{:});
-    otherwise
-      arg_error ("scalegp_predict", "fit", "has an unknown class \"%s\"", fit.class);
   endswitch
 endfunction

@@ -30,7 +30,7 @@ function fx = fuzz_fixtures ()
 endfunction
 
 function c = fuzz_all_cases (fx, quick)
-  c = [kernel_cases(fx), laplace_cases(fx), predict_cases(fx), ski_cases(fx), ...
+  c = [kernel_cases(fx), laplace_cases(fx), predict_cases(fx), display_cases(fx), ski_cases(fx), ...
        network_cases(fx), {mk("scalegp_info", "no arguments", {"none"}, @() scalegp_info ())}, ...
        tamper_cases(fx, quick)];
 endfunction
@@ -189,6 +189,32 @@ function c = predict_cases (fx)
        pos_cases("scalegp_predict", @scalegp_predict, {fx.lap.bernoulli, nd}, {}, 1, "fit", ...
                  {"[]", []; "struct()", struct(); "'a'", "a"; "class 'x'", ...
                   setfield(fx.lap.bernoulli, "class", "x")})];
+endfunction
+
+## scalegp_summary and scalegp_plot_data (what scalegp_plot draws): bad fits
+## and bad plot options.
+function c = display_cases (fx)
+  badfits = {"[]", []; "struct()", struct(); "'a'", "a"; "class 'x'", ...
+             setfield(fx.lap.bernoulli, "class", "x"); "no x", rmfield(fx.lap.bernoulli, "x")};
+  c = [pos_cases("scalegp_summary", @scalegp_summary, {[]}, {}, 1, "fit", badfits), ...
+       pos_cases("scalegp_plot_data", @scalegp_plot_data, {[]}, {}, 1, "fit", badfits)];
+  x1 = fx.x2(:, 1);  # valla plots 1-D inputs
+  v1 = valla (mlp_fit (x1, fx.yg, 4, "iterations", 50, "seed", 1), x1, fx.yg, "inducing", 5,
+              "iterations", 30, "seed", 1);
+  fits = {"gp_laplace", fx.lap.bernoulli, {"class", "n_grid"};
+          "ski_gsgp", fx.ski, {"n", "noise"}; "valla", v1, {"data", "n_grid"}};
+  for i = 1:rows (fits)
+    fn = ["scalegp_plot_data/" fits{i, 1}];
+    c{end + 1} = mk (["scalegp_summary/" fits{i, 1}], "valid fit", {"fit"}, ...
+                     @() scalegp_summary (fits{i, 2}));
+    for o = fits{i, 3}
+      vals = bad_numbers ();
+      if (strcmp (o{1}, "noise"))
+        vals = bad_flags ();
+      endif
+      c = [c, opt_cases(fn, @scalegp_plot_data, {fits{i, 2}}, {}, o{1}, vals)];
+    endfor
+  endfor
 endfunction
 
 function c = ski_cases (fx)

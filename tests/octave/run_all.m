@@ -53,14 +53,19 @@ function [passed, failed] = run_tests (target, label)
   passed = 0;
   failed = 0;
   try
-    [n, nmax, nxfail, nbug] = test (target, "quiet", stdout);
+    [n, nmax, nxfail, nbug, nskip, nrtskip] = test (target, "quiet", stdout);
+    skipped = "";
+    if (nskip + nrtskip > 0)  # e.g. drawing without a graphics toolkit: said, not hidden
+      skipped = sprintf (", %d skipped", nskip + nrtskip);
+    endif
     if (nmax == 0)
-      printf ("  %-28s no tests found\n", label);
+      printf ("  %-28s no tests found%s\n", label, skipped);
       failed = 1;
     else
       passed = n;
       failed = nmax - n - nxfail - nbug;
-      printf ("  %-28s %3d passed, %d failed  (%.1f s)\n", label, passed, failed, toc (t0));
+      printf ("  %-28s %3d passed, %d failed%s  (%.1f s)\n", label, passed, failed, skipped,
+              toc (t0));
     endif
   catch err
     printf ("  %-28s ERROR: %s\n", label, err.message);

@@ -49,6 +49,16 @@ parity_option_line <- function(fn) {
   paste(paste0(o$name, "=", o$default), collapse = ";")
 }
 
+# R's print(summary(fit)) equals Octave's scalegp_summary (its lines under
+# oct[["<key>.summary.<i>"]]), after mask (a function of the lines cutting what
+# legitimately differs, e.g. timings) is applied to both.
+parity_expect_summary <- function(fit, oct, key, mask = identity) {
+  r <- utils::capture.output(print(summary(fit)))
+  o <- vapply(seq_len(oct[[paste0(key, ".summary.n")]]), function(i)
+    oct[[sprintf("%s.summary.%d", key, i)]], "")
+  expect_identical(mask(r), mask(o), label = sprintf("R's summary of %s", key))
+}
+
 # Each call's error text in R equals Octave's (oct[[paste0(key, name)]]) and has
 # the one form "fn: ...".
 parity_expect_errors <- function(calls, oct, key, fn) {

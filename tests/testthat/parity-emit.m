@@ -16,3 +16,11 @@ function emit_error (fid, name, f)
     emit (fid, name, e.message);
   end_try_catch
 endfunction
+## scalegp_summary's lines as "S <name>.summary.<i> <line>" and their count.
+function emit_summary (fid, name, fit)
+  lines = strsplit (scalegp_summary (fit)(1:end-1), "\n");
+  emit (fid, [name ".summary.n"], numel (lines));
+  for i = 1:numel (lines)
+    emit (fid, sprintf ("%s.summary.%d", name, i), lines{i});
+  endfor
+endfunction

@@ -37,6 +37,11 @@ emit (fid, "learn.grad_names", strjoin (fieldnames (fl.loglik_grad)(:)', ","));
 emit (fid, "learn.optim", strjoin (fieldnames (fl.optim)(:)', ","));
 fs = gp_laplace (x, yp, "likelihood", "poisson", "offset", 0.1 * ones (30, 1), "lengthscale", 1, "outputscale", 1, "mean", 0, "learn", {}, "evidence", "stochastic", "probes", 8, "seed", 1, "threads", 1);
 emit (fid, "stoch.loglik", [fs.loglik; fs.loglik_se; fs.loglik_grad.lengthscale]);
+for k = 1:numel (fits)
+  emit_summary (fid, sprintf ("fit%d", k), fits{k});
+endfor
+emit_summary (fid, "learn", fl);
+emit_summary (fid, "stoch", fs);
 t = __sgp_options__ ("gp_laplace");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit_error (fid, "err.max_iter", @() gp_laplace (x, yb, "max_iter", 0));

@@ -58,6 +58,10 @@ f6 = ski_gsgp (x1, y1 + 500, "lengthscale", 0.5, "outputscale", 1, "noise", 0.01
 emit (fid, "fit6.learned", strjoin (f6.learned, ","));
 emit (fid, "fit6.mean", [f6.hyper.mean; f6.interp_error]);
 emit (fid, "fit6.test.mean", f6.test.mean);
+for k = 1:numel (fits)
+  emit_summary (fid, sprintf ("fit%d", k), fits{k});
+endfor
+emit_summary (fid, "fit5", f5);
 t = __sgp_options__ ("ski_gsgp");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit (fid, "kinds", strjoin (t.kind(:)', ","));

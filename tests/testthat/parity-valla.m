@@ -15,6 +15,9 @@ df = valla (net, x, y, "iterations", 2, "seed", 1, "threads", 1);
 emit (fid, "fields", strjoin (sort (setdiff (fieldnames (cf), {"class", "test"}))(:)', ","));
 emit (fid, "fields_ad", strjoin (sort (setdiff (fieldnames (ad), {"class", "test"}))(:)', ","));
 tags = {"cf", "ad"};
+emit_summary (fid, "cf", cf);
+emit_summary (fid, "ad", ad);
+emit_summary (fid, "df", df);
 fits = {cf, ad};
 for k = 1:2
   fit = fits{k};

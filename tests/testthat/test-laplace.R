@@ -236,6 +236,36 @@ test_that("plot draws 1-D, 2-D and history views", {
   expect_error(plot(f3), "d = 3")
 })
 
+test_that("the 1-D Poisson plot draws data and model on the rate scale (issue 17)", {
+  pdf(NULL)
+  on.exit(dev.off())
+  set.seed(4)
+  x <- matrix(seq(0, 3, length.out = 40))
+  offset <- log(rep(c(5, 20), 20)) # exposures 5 and 20
+  rate <- exp(1 + sin(2 * x[, 1]))
+  y <- rpois(40, rate * exp(offset))
+  fit <- gp_laplace(x, y, likelihood = "poisson", offset = offset, lengthscale = 0.7,
+                    outputscale = 1, mean = 1, max_iter = 40, verbose = FALSE, seed = 1)
+  expect_true(fit$converged)
+  expect_identical(plot(fit, main = "m", xlab = "t", ylim = c(0, 10)), fit)
+  v <- scalegp:::laplace_plot_series(fit, 1L, 50)
+  # the points are the data's rates, count / exposure; the line the rate exp(f)
+  # per unit exposure (the latent f carries no offset), the band its quantiles
+  expect_identical(v$py, y / exp(offset))
+  p <- predict(fit, matrix(v$x))
+  expect_equal(v$mid, exp(as.vector(p$mean)), tolerance = 1e-14)
+  expect_true(all(v$lo < v$mid & v$mid < v$hi))
+  expect_identical(v$ylab, "rate (count / exposure)")
+  # both on one scale: at the data, the line is within Poisson noise of the data's
+  # rates. A rate r with exposure e has sd sqrt(r / e) <= sqrt(e^2.1 / 5) = 1.3
+  # (the rate's maximum is e^2); the median of 40 |residual| / sd is ~0.67 for a
+  # fitted curve, 0.67 + 6 sd(median) ~ 1.5 at most (here 0.55); points at the
+  # log counts against the rate, one of the scale mix-ups, give about 4.
+  at <- exp(as.vector(predict(fit, x)$mean))
+  z <- abs(v$py - at) / sqrt(at / exp(offset))
+  expect_lt(stats::median(z), 1.5)
+})
+
 test_that("every bad argument is an error naming it", {
   x <- matrix(seq(-1, 1, length.out = 10))
   y <- rep(0:1, 5)

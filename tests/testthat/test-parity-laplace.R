@@ -43,6 +43,11 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
            outputscale = 1, mean = 0, learn = character(0), evidence = "stochastic", probes = 8)
   expect_equal(c(fs$loglik, fs$loglik_se, fs$loglik_grad[["lengthscale"]]), oct[["stoch.loglik"]],
                tolerance = 1e-10)
+  # summary: the same lines in both hosts (issue 17); numbers printed with at
+  # most 6 significant digits from fits that agree to 1e-8 (learned) or 1e-10
+  for (k in seq_along(fits)) parity_expect_summary(fits[[k]], oct, sprintf("fit%d", k))
+  parity_expect_summary(fl, oct, "learn")
+  parity_expect_summary(fs, oct, "stoch")
   for (k in seq_along(fits)) {
     f <- fits[[k]]
     t <- function(s) oct[[sprintf("fit%d.%s", k, s)]]

@@ -101,4 +101,7 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
                         lr = 1e300, seed = 3, verbose = FALSE),
                 warning = function(w) conditionMessage(w))
   expect_identical(w, oct$mlp.warning)
+  # summary: the same lines in both hosts (issue 17)
+  for (t in c("cf", "ad")) parity_expect_summary(if (t == "cf") cf else ad, oct, t)
+  parity_expect_summary(df, oct, "df")
 })

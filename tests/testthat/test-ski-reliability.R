@@ -147,21 +147,42 @@ test_that("damaged fits: predict, print, summary and plot name the field", {
   unlink(path)
 })
 
-test_that("streamed statistics of valid data never fail: 370 fits in 1, 2 and 3 dimensions", {
+test_that("valid data never fails: 740 fits (one-shot and streamed) in 1, 2 and 3 dimensions", {
   # W'W's diagonal is a sum of squares; the moment pass reaches it by cancellation
   # and used to leave -1e-18 where it is 0, which the statistics' check refused
-  # (5 of these 370 fits failed before the fix)
+  # (5 of 370 streamed fits failed before the fix; issue 17: 33 of 160 one-shot
+  # fits in 2-D). Each (d, seed, grid) runs both paths, on grids one point apart
+  # so the two sweeps cover different grids. A fit must not error, its weights
+  # must be finite, and it is converged (true residual <= tol) or it warned.
+  fit_or_message <- function(...) {
+    warned <- FALSE
+    r <- tryCatch(withCallingHandlers(ski_gsgp(..., lengthscale = 0.15, noise = 0.09, tol = 0.1,
+                                               threads = 1, verbose = FALSE, learn = character(0)),
+                                      warning = function(w) {
+                                        warned <<- TRUE
+                                        invokeRestart("muffleWarning")
+                                      }),
+                  error = function(e) conditionMessage(e))
+    if (is.character(r)) return(r)
+    if (!all(is.finite(r$weights))) return("non-finite weights")
+    if (!(r$converged && r$rel_residual <= 0.1) && !warned) return("not converged, no warning")
+    ""
+  }
   fails <- character(0)
+  fits <- 0L
   for (d in 1:3) for (seed in 1:10)
     for (g in seq(if (d == 3) 8 else 12, if (d == 3) 20 else 40, by = 2)) {
       set.seed(seed)
-      x <- matrix(runif(5000 * d), ncol = d)
-      y <- sin(6 * x[, 1]) + rnorm(5000, sd = 0.3)
-      s <- ski_stats(x, y, ski_grid(x, grid_size = rep(g, d)), verbose = FALSE)
-      r <- tryCatch(suppressWarnings(ski_gsgp(stats = s, lengthscale = 0.15, noise = 0.09,
-                                               tol = 0.1, verbose = FALSE, learn = character(0))),
-                    error = function(e) conditionMessage(e))
-      if (is.character(r)) fails <- c(fails, sprintf("d %d seed %d grid %d: %s", d, seed, g, r))
+      x <- matrix(runif(3000 * d), ncol = d)
+      y <- sin(6 * x[, 1]) + rnorm(3000, sd = 0.3)
+      s <- ski_stats(x, y, ski_grid(x, grid_size = rep(g + 1, d)), verbose = FALSE)
+      why <- c(oneshot = fit_or_message(x, y, grid_size = rep(g, d)),
+               stats = fit_or_message(stats = s))
+      fits <- fits + 2L
+      why <- why[nzchar(why)]
+      if (length(why)) fails <- c(fails, sprintf("d %d seed %d grid %d %s: %s", d, seed, g,
+                                                 names(why), why))
     }
   expect_identical(fails, character(0))
+  expect_identical(fits, 740L)
 })

@@ -296,6 +296,9 @@ test_that("classification fits: probabilities, classes, MC, validation set, plot
   pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   expect_silent(plot(fit, data = list(x, y), class = 2))
+  # the user's graphical arguments replace the method's defaults (issue 17:
+  # xlab = was "matched by multiple actual arguments")
+  expect_silent(plot(fit, data = list(x, y), main = "m", xlab = "t", ylab = "p", ylim = c(0, 0.5)))
 })
 
 test_that("bernoulli mlp_fit networks: likelihood and levels carry over to valla", {

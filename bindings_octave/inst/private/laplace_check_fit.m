@@ -13,11 +13,7 @@
 function fit = laplace_check_fit (fit, fname)
   need = {"x", "weights", "root", "likelihood", "n_class", "kernel", "noise", "levels", ...
           "iterations"};
-  for i = 1:numel (need)
-    if (! isfield (fit, need{i}))
-      arg_error (fname, "fit", "has no field '%s' (not a gp_laplace result?)", need{i});
-    endif
-  endfor
+  check_fit_fields (fit, need, "gp_laplace", fname);
   liks = {"bernoulli", "poisson", "softmax", "gaussian"};
   lik = fit.likelihood;
   if (! ischar (lik) || ! any (strcmp (lik, liks)))

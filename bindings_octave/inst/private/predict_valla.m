@@ -25,11 +25,7 @@ function pred = predict_valla (fit, xnew, varargin)
                                        "threads", 0), varargin{:});
   need = {"model", "likelihood", "method", "inducing", "tags", "layers", "P1", "P2", ...
           "prior", "closed_form", "prior_var", "noise", "y_mean", "y_sd"};
-  for i = 1:numel (need)
-    if (! isfield (fit, need{i}))
-      arg_error (fname, "fit", "has no field '%s' (not a valla result?)", need{i});
-    endif
-  endfor
+  check_fit_fields (fit, need, "valla", fname);
   m = fit.model;
   if (! (isstruct (m) && isscalar (m) && isfield (m, "W") && iscell (m.W) && ! isempty (m.W)
          && isnumeric (m.W{1}) && ismatrix (m.W{1})))
