@@ -6,6 +6,7 @@
  *   make bench-laplace-poisson ARGS="cg 0 2500"      cg, no preconditioner
  *   make bench-laplace-poisson ARGS="cg 200 2500"    cg, precond_rank 200
  *   make bench-laplace-poisson ARGS="solve 200"      one cg solve at the mode
+ *   make bench-laplace-poisson ARGS="default 200"    the defaults (max_iter 5) + rank
  * solve: the exact fit's mode first, then one gp_laplace cg solve of
  * (K + W^-1) v = y at that iterate's W^-1 (a gaussian likelihood with noise W^-1,
  * one Newton step), to inner_rtol 1e-5: the iterations that preconditioning
@@ -121,7 +122,11 @@ int main(int argc, char **argv)
   o.max_newton = max_newton;
   if (masked) o.offset = sgp_cmat_of(off, n, 1);
   if (!strcmp(mode, "exact")) { o.policy = SGP_POLICY_CHOLESKY; o.max_iter = (int)n; }
-  else { o.max_iter = max_iter; o.recycle = 0;
+  else if (!strcmp(mode, "default")) { /* gp_laplace's defaults (cg, max_iter 5, recycling) */
+#ifndef BENCH_NO_PRECOND
+    o.precond_rank = prank;
+#endif
+  } else { o.max_iter = max_iter; o.recycle = 0;
 #ifndef BENCH_NO_PRECOND /* a baseline build of a core without the option */
     o.precond_rank = prank;
 #endif
@@ -168,8 +173,9 @@ int main(int argc, char **argv)
   for (int64_t i = 0; i < h->n_step; i++) {
     int64_t its = 0;
     for (int64_t r = 0; r < h->n_iter; r++) its += h->it_newton[r] == i;
-    printf("  step %lld: %.3f s, %lld iterations, inner %s\n", (long long)i,
-           h->st_time[i] - prev, (long long)its, sgp_laplace_stop_name(h->st_inner_stop[i]));
+    printf("  step %lld: %.3f s, %lld iterations, inner %s, Psi %.10g, mode bound %.3g\n",
+           (long long)i, h->st_time[i] - prev, (long long)its,
+           sgp_laplace_stop_name(h->st_inner_stop[i]), h->st_psi[i], h->st_mode_err[i]);
     prev = h->st_time[i];
   }
   if (!strcmp(mode, "exact"))
