@@ -199,11 +199,35 @@ static void virtual_run_keeps_cholesky_root(void **state)
   free(K); free(nd); free(b); free(v); free(wr); free(r);
 }
 
-/* The exact mode (unit policy, full budget) with masked cells (W^-1 from about
- * 0.1 to 5e8) equals R&W Alg. 3.1's mode and variance. Both solve with B, whose
- * cond(B) (measured at the mode) bounds the rounding: |df| <= tol + c n eps
- * cond(B) (1 + max|f|) with the fit's mode bound tol; the variance moves with
- * W = exp(f) by the same relative amount times s2. */
+/* A full budget (max_iter = N) of the policy (precond_rank for cg) converges to
+ * R&W Alg. 3.1's mode and variance. Both solve with B, whose cond(B) (measured
+ * at the mode) bounds the rounding: |df| <= tol + c n eps cond(B) (1 + max|f|)
+ * with the fit's mode bound tol; the variance moves with W = exp(f) by the same
+ * relative amount times s2. */
+static void full_budget_is_rw31(const pois *p, sgp_policy policy, int precond_rank)
+{
+  double *K = kmat(p), *f = th_zeros(N), *var = th_zeros(N), condB = 0;
+  rw31_mode(p, K, f, var, &condB);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_laplace_opts o;
+  opts_pois(p, &o);
+  o.policy = policy;
+  o.precond_rank = precond_rank;
+  o.max_iter = N;
+  o.max_newton = 60;
+  o.tol = 1e-9;
+  sgp_laplace_fit_t *fit = fit_pois(&ctx, p, &o);
+  assert_int_equal(fit->converged, 1);
+  const double tol = o.tol + 10.0 * N * DBL_EPSILON * condB * (1.0 + th_max_abs(N, f));
+  assert_le(th_max_abs_diff(N, fit->f, f), tol);
+  assert_le(th_max_abs_diff(N, fit->var, var), tol * S2);
+  sgp_laplace_fit_free(fit);
+  free(K); free(f); free(var);
+}
+
+/* The exact mode (unit policy, full budget) with masked cells: W^-1 from about
+ * 0.1 to 5e8 at the mode, the regime of the old eigen fallback. */
 static void exact_mode_with_masked_cells_is_rw31(void **state)
 {
   (void)state;
@@ -217,22 +241,9 @@ static void exact_mode_with_masked_cells_is_rw31(void **state)
     ndmin = fmin(ndmin, nd);
     ndmax = fmax(ndmax, nd);
   }
-  assert_true(S2 + ndmin < 1e-8 * ndmax); /* the regime of the old eigen fallback */
-  sgp_ctx ctx;
-  sgp_ctx_init(&ctx);
-  sgp_laplace_opts o;
-  opts_pois(&p, &o);
-  o.policy = SGP_POLICY_CHOLESKY;
-  o.max_iter = N;
-  o.max_newton = 60;
-  o.tol = 1e-9;
-  sgp_laplace_fit_t *fit = fit_pois(&ctx, &p, &o);
-  assert_int_equal(fit->converged, 1);
-  const double tol = o.tol + 10.0 * N * DBL_EPSILON * condB * (1.0 + th_max_abs(N, f));
-  assert_le(th_max_abs_diff(N, fit->f, f), tol);
-  assert_le(th_max_abs_diff(N, fit->var, var), tol * S2);
-  sgp_laplace_fit_free(fit);
+  assert_true(S2 + ndmin < 1e-8 * ndmax);
   free(K); free(f); free(var);
+  full_budget_is_rw31(&p, SGP_POLICY_CHOLESKY, 0);
 }
 
 /* ------------------------------------------------------------ point 3: precond_rank */
@@ -376,29 +387,13 @@ static void precond_actions_are_galerkin_on_pcg_krylov(void **state)
 }
 
 /* At the full budget the preconditioned policy's posterior is the exact Laplace
- * one: mode and variance of R&W Alg. 3.1 to the tolerance of the B-form test. */
+ * one (R&W Alg. 3.1's mode and variance). */
 static void precond_full_budget_is_exact(void **state)
 {
   (void)state;
   pois p;
   make_pois(&p, 0, 11);
-  double *K = kmat(&p), *f = th_zeros(N), *var = th_zeros(N), condB = 0;
-  rw31_mode(&p, K, f, var, &condB);
-  sgp_ctx ctx;
-  sgp_ctx_init(&ctx);
-  sgp_laplace_opts o;
-  opts_pois(&p, &o);
-  o.precond_rank = 8;
-  o.max_iter = N;
-  o.max_newton = 60;
-  o.tol = 1e-9;
-  sgp_laplace_fit_t *fit = fit_pois(&ctx, &p, &o);
-  assert_int_equal(fit->converged, 1);
-  const double tol = o.tol + 10.0 * N * DBL_EPSILON * condB * (1.0 + th_max_abs(N, f));
-  assert_le(th_max_abs_diff(N, fit->f, f), tol);
-  assert_le(th_max_abs_diff(N, fit->var, var), tol * S2);
-  sgp_laplace_fit_free(fit);
-  free(K); free(f); free(var);
+  full_budget_is_rw31(&p, SGP_POLICY_CG, 8);
 }
 
 /* precond_rank: softmax (W^-1 not diagonal) and negative ranks are refused. */
