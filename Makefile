@@ -9,7 +9,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson
 
 all: install
 
@@ -106,12 +106,23 @@ bench-select-mf: install
 # kernels' target clones and made drivers 15-25% slower than the package, issue 18).
 BENCH_CFLAGS := -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
 
+# Spatial Poisson counts, n = 5000 (issue 18 points 2, 3): the exact mode's Newton
+# step against one Cholesky, and cg iterations with and without precond_rank;
+# built with R's compiler and flags, as the package is (the stagnation rule off: see
+# the driver). ARGS="exact" | "solve RANK" | "cg RANK MAXIT".
+bench-laplace-poisson:
+	@mkdir -p build
+	$$($(R) CMD config CC) $$($(R) CMD config CFLAGS) -fopenmp -fno-math-errno -fno-trapping-math \
+	  -DSGP_LAPLACE_STAGNATION=1000000 -Icore/include -Icore inst/bench/laplace_poisson_bench.c $$(find core -name '*.c') \
+	  -o build/laplace_poisson_bench $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
+	OPENBLAS_NUM_THREADS=2 build/laplace_poisson_bench $(ARGS)
+
 # CPU-only build of the whole core into one binary (no CUDA objects to link).
 bench-laplace-core:
 	@mkdir -p build
 	$(CC) -O2 -fopenmp -fno-math-errno -fno-trapping-math -Icore/include -Icore \
 	  inst/bench/laplace_core_bench.c $$(find core -name '*.c') \
-	  -o build/laplace_core_bench $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+	  -o build/laplace_core_bench $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
 	OPENBLAS_NUM_THREADS=2 build/laplace_core_bench $(ARGS)
 
 # R CMD build + R CMD check on the tarball (acceptance of the R package).
@@ -163,7 +174,7 @@ $(VALLA_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h inst/ben
 	$(CC) $(VALLA_BENCH_CFLAGS) -c $< -o $@
 $(VALLA_BENCH)/core/kernels.o: VALLA_BENCH_CFLAGS += -fno-math-errno -fno-trapping-math
 $(VALLA_BENCH)/bench_valla: $(VALLA_BENCH_OBJ)
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
 .PHONY: bench-valla
 bench-valla: deps $(VALLA_BENCH)/bench_valla
 	@dpkg -s dataset-fashion-mnist >/dev/null 2>&1 || sh tools/deps.sh dataset-fashion-mnist
@@ -185,19 +196,19 @@ $(SKI_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h)
 	$(CC) $(SKI_BENCH_CFLAGS) -c $< -o $@
 $(SKI_BENCH)/core/kernels.o: SKI_BENCH_CFLAGS += -fno-math-errno -fno-trapping-math
 $(SKI_BENCH)/bench_ski: $(SKI_BENCH_OBJ)
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
 # Passive OpenMP waits: on a shared, oversubscribed machine spinning threads
 # steal the cores the working ones need (it only makes small products slower).
 bench-ski: $(SKI_BENCH)/bench_ski
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski all
 # The crossover of the statistics pass (tap vs moments, ski_stats_pass.c).
 $(SKI_BENCH)/bench_ski_pass: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_pass.o
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
 # Hyperparameter learning from streamed 3-D statistics (issue 13): the time of one
 # optimizer step at n = 1e6 and 1e8 and the whole learning at m = 128K;
 # BENCH_ARGS="1e6 1e7" picks other n.
 $(SKI_BENCH)/bench_ski_learn: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_learn.o
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
 # ski_stats over 20 CSV files (2e7 points in 3-D; BENCH_ARGS="2e8 20 /big/dir"
 # for the 2e8 run, ~8 GB of disk): sequential and 2-worker PSOCK beside the rate
 # of merely reading the files; the master's peak RSS.
@@ -217,7 +228,7 @@ bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
 # One K_G product with FFTW_ESTIMATE plans (the deterministic default) against
 # FFTW_MEASURE ones, side by side (issue 18); BENCH_ARGS="rounds reps".
 $(SKI_BENCH)/bench_ski_planner: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_planner.o
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm
+	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
 .PHONY: bench-ski-planner
 bench-ski-planner: $(SKI_BENCH)/bench_ski_planner
 	@uptime

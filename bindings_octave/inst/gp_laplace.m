@@ -62,6 +62,8 @@
 ## Newton steps at most (default @code{20}).
 ## @item @qcode{"max_iter"}
 ## solver iterations per Newton step (the budget) (default @code{5}).
+## @item @qcode{"precond_rank"}
+## policy cg: rank of a pivoted-Cholesky preconditioner of K + W^-1 that picks the actions (0: none; not softmax) (default @code{0}).
 ## @item @qcode{"rank"}
 ## compression rank of the recycled actions (Inf: none) (default @code{Inf}).
 ## @item @qcode{"tol"}

@@ -269,6 +269,9 @@ typedef struct {
                               * estimate (diagonal W only); default AUTO: exact when it
                               * fits in memory */
   int probes;                /* stochastic evidence: Rademacher probes (ctx seed); 32 */
+  int precond_rank;          /* policy cg, diagonal W: the cg actions are P^-1 r with P =
+                              * F F' + W^-1, F F' a rank-k pivoted Cholesky of K (IterGP
+                              * with preconditioned actions); 0 = none (default) */
 } sgp_laplace_opts;
 
 enum { SGP_EVIDENCE_AUTO = 0, SGP_EVIDENCE_EXACT = 1, SGP_EVIDENCE_STOCHASTIC = 2 };

@@ -13,13 +13,20 @@ void sgp_ev_factor_free(sgp_ev_factor *fac)
   memset(fac, 0, sizeof *fac);
 }
 
+int sgp_chol_scaled(sgp_ctx *ctx, int64_t n, const double *A, int64_t lda, const double *s,
+                    double shift, double *L, int64_t ldl, int64_t *minor)
+{
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = j; i < n; i++)
+      L[i + j * ldl] = (i == j ? shift : 0.0) + s[i] * A[i + j * lda] * s[j];
+  return minor ? sgp_potrf_minor(ctx, n, L, ldl, minor) : sgp_potrf(ctx, n, L, ldl);
+}
+
 /* L L' = I + diag(s) K diag(s); half_logdet += sum log L_ii. */
 static int chol_scaled(sgp_ctx *ctx, int64_t n, const double *K, const double *s, double *L,
                        double *half_logdet)
 {
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = j; i < n; i++) L[i + j * n] = (i == j) + s[i] * K[i + j * n] * s[j];
-  int st = sgp_potrf(ctx, n, L, n);
+  int st = sgp_chol_scaled(ctx, n, K, n, s, 1.0, L, n, NULL);
   if (st) return st;
   for (int64_t i = 0; i < n; i++) *half_logdet += log(L[i + i * n]);
   return SGP_OK;

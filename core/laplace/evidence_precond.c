@@ -27,7 +27,7 @@ int sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int ran
 {
   const int64_t n = X.rows;
   const int64_t kmax = rank < n ? rank : n;
-  double *center = NULL, *diag = sgp_alloc(n), *col = sgp_alloc(n);
+  double *center = NULL, *diag = sgp_alloc(n), *col = sgp_alloc(kmax > 0 ? kmax : 1);
   sgp_kprep prep;
   memset(&prep, 0, sizeof prep);
   memset(pc, 0, sizeof *pc);
@@ -43,14 +43,15 @@ int sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int ran
     int64_t piv = 0;
     for (int64_t i = 1; i < n; i++) if (diag[i] > diag[piv]) piv = i;
     if (!(diag[piv] > PC_DIAG_TOL * k->outputscale)) break;
-    sgp_kernel_tile(ctx, k, &prep, 0, n, &prep, piv, 1, col, n);
     double *f = pc->F + j * n;
+    sgp_kernel_tile(ctx, k, &prep, 0, n, &prep, piv, 1, f, n);
+    /* f = (K e_piv - F F' e_piv) / r: one gemv (row piv of F gathered first; a
+     * row-wise loop strides through F, a cache miss per term) */
+    for (int64_t c = 0; c < j; c++) col[c] = pc->F[piv + c * n];
+    if (j > 0 && (st = sgp_gemm(ctx, 'N', 'N', n, 1, j, -1.0, pc->F, n, col, j, 1.0, f, n)))
+      break;
     const double r = sqrt(diag[piv]);
-    for (int64_t i = 0; i < n; i++) { /* f = (K e_piv - F F' e_piv) / r */
-      double s = col[i];
-      for (int64_t c = 0; c < j; c++) s -= pc->F[i + c * n] * pc->F[piv + c * n];
-      f[i] = s / r;
-    }
+    for (int64_t i = 0; i < n; i++) f[i] /= r;
     for (int64_t i = 0; i < n; i++) diag[i] = fmax(diag[i] - f[i] * f[i], 0.0);
     diag[piv] = 0.0;
     j++;

@@ -116,6 +116,23 @@ int  sgp_itergp_root(sgp_ctx *ctx, sgp_itergp *s);
 /* v = Q Q' b (NC) when r > 0, also when root_lazy (then v = P_I M^{-1} b[I]). */
 int  sgp_itergp_project(sgp_ctx *ctx, sgp_itergp *s, const double *b, double *v, double *wr);
 
+/* ------------------------------------------------------------ internal: B = I + W^1/2 K W^1/2 */
+
+/* L L' = shift I + diag(s) A diag(s) from A's lower triangle (ld lda) into L (ld
+ * ldl; L may be A). minor NULL: sgp_potrf (SGP_ENOTPD when not positive
+ * definite); else sgp_potrf_minor's report. (evidence_factor.c: the exact
+ * evidence's B with shift 1 and A = K.) */
+int sgp_chol_scaled(sgp_ctx *ctx, int64_t n, const double *A, int64_t lda, const double *s,
+                    double shift, double *L, int64_t ldl, int64_t *minor);
+/* In place: A, the lower triangle of K^ = K + D with D = diag(d[idx[i]]) > 0 (idx
+ * NULL: d[i]), becomes the lower Cholesky factor L of K^, computed as
+ * L = D^1/2 L_B with L_B L_B' = B = D^-1/2 K^ D^-1/2 = I + W^1/2 K W^1/2 (R&W
+ * Alg. 3.1): every pivot of B is >= 1, however widely d spreads, where those of
+ * K^ fall to min d. *ok = 0 (A destroyed) when a pivot of B is below 1/2 or not
+ * finite (rounding beyond n eps ||B||, or bad data). s: n doubles of scratch. */
+int sgp_khat_cholesky(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, const double *d,
+                      const int64_t *idx, double *s, int *ok);
+
 /* ------------------------------------------------------------ internal: unit-vector blocks */
 
 /* One block of b unit-vector actions e_{idx[0..b-1]} (storage indices, all outside
@@ -187,6 +204,22 @@ int sgp_laplace_check_pred_finite(sgp_ctx *ctx, int has_offset, sgp_mat mean, sg
 int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                             const sgp_laplace_opts *o, int unit_block,
                             sgp_laplace_fit_t **out);
+
+/* ------------------------------------------------------------ internal: preconditioned actions */
+
+/* laplace_precond.c: the cg policy's actions s = P^-1 r, P = F F' + W^-1 with F F'
+ * a pivoted Cholesky of K of rank <= rank (kernel columns until the remaining
+ * diagonal is below 1e-4 of the outputscale). Diagonal W (C = 1) only. new builds
+ * F once per fit; update refactorizes for the noise data nd (W^-1, n values) of a
+ * solve; apply writes s = P^-1 r (n values, s may not alias r). */
+typedef struct sgp_laplace_precond sgp_laplace_precond;
+int  sgp_laplace_precond_new(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int rank,
+                             sgp_laplace_precond **out);
+void sgp_laplace_precond_free(sgp_laplace_precond *p);
+int64_t sgp_laplace_precond_rank(const sgp_laplace_precond *p); /* columns of F */
+int  sgp_laplace_precond_update(sgp_ctx *ctx, sgp_laplace_precond *p, const double *nd);
+int  sgp_laplace_precond_apply(sgp_ctx *ctx, const sgp_laplace_precond *p, const double *r,
+                               double *s);
 
 /* ------------------------------------------------------------ internal: globalized step */
 

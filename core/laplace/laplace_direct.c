@@ -49,9 +49,9 @@ static int direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int *fallbac
     L[j + j * ldg] += dp[j];
     sz[j] = L[j + j * ldg];
   }
-  int64_t minor = 0;
-  if ((st = sgp_potrf_minor(ctx, NC, L, ldg, &minor))) return st;
-  int ok = minor == 0;
+  /* through B = I + W^1/2 K W^1/2 (pivots >= 1); dl is scratch until the trace */
+  int ok = 0;
+  if ((st = sgp_khat_cholesky(ctx, NC, L, ldg, dp, NULL, dl, &ok))) return st;
   for (int64_t j = 0; ok && j < NC; j++) {
     const double piv = L[j + j * ldg] * L[j + j * ldg];
     if (!(piv > ub->eta_rtol * sz[j]) || !(piv > 0.0) || !isfinite(piv)) ok = 0;
@@ -167,9 +167,14 @@ int sgp_itergp_exact_state(sgp_ctx *ctx, sgp_itergp *it, const sgp_unit_block *c
     for (int64_t i = j; i < NC; i++)
       L[i + j * ldg] = 0.5 * (K[i + j * NC] + K[j + i * NC]) + y[i];
   }
-  int64_t minor = 0;
-  if ((st = sgp_potrf_minor(ctx, NC, L, ldg, &minor))) return st;
-  if (minor) return SGP_OK;
+  if (cols->lik->kind != SGP_LIK_SOFTMAX) { /* diagonal W^{-1}: through B (pivots >= 1) */
+    int okb = 0;
+    if ((st = sgp_khat_cholesky(ctx, NC, L, ldg, cols->nd, NULL, e, &okb)) || !okb) return st;
+  } else {
+    int64_t minor = 0;
+    if ((st = sgp_potrf_minor(ctx, NC, L, ldg, &minor))) return st;
+    if (minor) return SGP_OK;
+  }
   for (int64_t j = 0; j < NC; j++)
     if (!(L[j + j * ldg] > 0.0) || !isfinite(L[j + j * ldg])) return SGP_OK;
   memcpy(v, b, (size_t)NC * sizeof(double));

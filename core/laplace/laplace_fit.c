@@ -45,6 +45,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->restarts = 0;
   o->evidence = SGP_EVIDENCE_AUTO;
   o->probes = 32;
+  o->precond_rank = 0;
   o->tile = SGP_DEFAULT_TILE;
 }
 
@@ -115,6 +116,12 @@ void sgp_laplace_fit_free(sgp_laplace_fit_t *fit)
   free(fit);
 }
 
+/* Iterations without halving the residual that end a cg solve as stagnated (a
+ * benchmark counting unpreconditioned iterations to a tolerance raises it). */
+#ifndef SGP_LAPLACE_STAGNATION
+#define SGP_LAPLACE_STAGNATION 20
+#endif
+
 /* Everything the inner loop works with (allocated once per fit). */
 typedef struct {
   const sgp_laplace_opts *o;
@@ -144,6 +151,7 @@ typedef struct {
   int64_t bmax;             /* actions per block; 0 = one at a time */
   int64_t *bidx;            /* bmax */
   double *bws, *bhist;      /* block workspace; 4 x bmax history values */
+  sgp_laplace_precond *pc;  /* cg actions P^-1 r (precond_rank > 0), or NULL */
 } run_t;
 
 static double nrm2(int64_t n, const double *x) { return sgp_nrm2(n, x); }
@@ -330,6 +338,7 @@ static int solve_begin(sgp_ctx *ctx, run_t *R, solve_t *S, int *bad)
         return st;
     }
   }
+  if (R->pc && (st = sgp_laplace_precond_update(ctx, R->pc, S->nd))) return st;
   S->bnorm = nrm2(NC, b);
   S->rtol = o->inner_atol > o->inner_rtol * S->bnorm ? o->inner_atol : o->inner_rtol * S->bnorm;
   if (!S->full && R->forcing > 0.0 && R->forcing < S->rtol) S->rtol = R->forcing; /* full: exact */
@@ -389,7 +398,8 @@ static int solve_stop(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, int *reaso
   /* a residual that has not halved in 20 iterations is at the accuracy that
    * cond(K^) eps allows (the forcing term can ask for less) */
   if (rho < 0.5 * S->rho_best) { S->rho_best = rho; S->since_best = 0; }
-  else if (++S->since_best >= 20 && !S->filling && o->policy == SGP_POLICY_CG) {
+  else if (++S->since_best >= SGP_LAPLACE_STAGNATION && !S->filling &&
+           o->policy == SGP_POLICY_CG) {
     *reason = SGP_STOP_STAGNATED;
     return SGP_OK;
   }
@@ -495,7 +505,11 @@ static int action_choose(sgp_ctx *ctx, run_t *R, double *alpha, int64_t *uidx)
     sgp_kernel_tile(ctx, &o->kernel, &R->prep, 0, n, &R->prep, p, 1, R->t + n * c, n);
     return SGP_OK;
   }
-  memcpy(R->s, R->res, (size_t)NC * sizeof(double));
+  if (R->pc) { /* preconditioned actions (laplace_precond.c) */
+    if ((st = sgp_laplace_precond_apply(ctx, R->pc, R->res, R->s))) return st;
+  } else {
+    memcpy(R->s, R->res, (size_t)NC * sizeof(double));
+  }
   if (R->lik->kind == SGP_LIK_SOFTMAX) center_classes(n, C, R->s);
   *alpha = sgp_dot(NC, R->s, R->res);
   if ((st = R->op->apply(R->op, sgp_cmat_of(R->s, n, C), sgp_mat_of(R->t, n, C), ctx)))
@@ -892,6 +906,11 @@ static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_m
   if (!(o->eig_rtol >= 0.0) || !(o->kappa >= 0.0) || !(o->eta_tol >= 0.0))
     return sgp_fail(ctx, SGP_EINVAL, "eig_rtol: eig_rtol, kappa and eta_tol must be >= 0");
   if (o->tile < 0) return sgp_fail(ctx, SGP_EINVAL, "tile: must be positive (got %d)", o->tile);
+  if (o->precond_rank < 0)
+    return sgp_fail(ctx, SGP_EINVAL, "precond_rank: must be >= 0 (got %d)", o->precond_rank);
+  if (o->precond_rank > 0 && o->likelihood == SGP_LIK_SOFTMAX)
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "precond_rank: is only used with a diagonal W (not likelihood = \"softmax\")");
   if ((st = n_classes(ctx, y, o, Cout))) return st;
   const int64_t C = *Cout;
   if (prior_mean.data && (prior_mean.rows != n || prior_mean.cols != C))
@@ -1023,6 +1042,9 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
     R->sub = sgp_laplace_big_alloc(2 * NC * R->sub_cap);
     if (!R->sub) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   }
+  if (o->policy == SGP_POLICY_CG && o->precond_rank > 0 &&
+      (st = sgp_laplace_precond_new(ctx, &o->kernel, X, o->precond_rank, &R->pc)))
+    return st;
   if (o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC)
     return units_setup(ctx, R, X, unit_block, cap);
   return SGP_OK;
@@ -1041,6 +1063,7 @@ static void run_free(run_t *R)
   free(R->center);
   free(R->vec);
   free(R->ycopy);
+  sgp_laplace_precond_free(R->pc);
 }
 
 /* Softmax: the first class in 1..C that no label names (0: every class has

@@ -51,6 +51,10 @@ static const sgp_opt_spec specs[] = {
    "Newton steps at most"},
   {"max_iter", SGP_OPT_COUNT, "5", 1, 2147483647.0, 0, NULL, OFF(max_iter), SGP_STORE_INT, 0,
    "solver iterations per Newton step (the budget)"},
+  {"precond_rank", SGP_OPT_COUNT, "0", 0, 2147483647.0, 0, NULL, OFF(precond_rank),
+   SGP_STORE_INT, 0,
+   "policy cg: rank of a pivoted-Cholesky preconditioner of K + W^-1 that picks the actions "
+   "(0: none; not softmax)"},
   {"rank", SGP_OPT_COUNT, "Inf", 0, 9007199254740992.0, SGP_OPT_INF_NONE, NULL, OFF(rank),
    SGP_STORE_INT64, 0, "compression rank of the recycled actions (Inf: none)"},
   {"tol", SGP_OPT_REAL, "1e-06", 0, INFINITY, 0, NULL, OFF(tol), SGP_STORE_DOUBLE, 0,

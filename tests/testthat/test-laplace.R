@@ -380,6 +380,27 @@ test_that("residual: the recursive default makes one kernel product per solver i
   expect_error(fit(residual = "sometimes"), "gp_laplace: 'residual' must be one of")
 })
 
+test_that("precond_rank (a row of the core's table only) reaches the fit: fewer cg iterations, same solve", {
+  # issue 18: cg actions P^-1 r, P = F F' + W^-1 (F F' a rank-k pivoted Cholesky of K)
+  expect_true("precond_rank" %in% scalegp_options("gp_laplace")$name)
+  set.seed(3)
+  x <- matrix(runif(80)); y <- rpois(80, exp(2 * sin(6 * x[, 1])))
+  fit1 <- function(...) gp_laplace(x, y, likelihood = "poisson", lengthscale = 0.1,
+                                   outputscale = 2, mean = 0, max_newton = 1, max_iter = 79,
+                                   recycle = FALSE, damping = FALSE, inner_rtol = 1e-10,
+                                   inner_atol = 0, verbose = FALSE, seed = 1, ...)
+  a <- suppressWarnings(fit1())
+  b <- suppressWarnings(fit1(precond_rank = 30))
+  expect_lt(b$iterations, a$iterations)
+  # both solve (K + W^-1) v = b at f = 0 (W = 1, b = y - 1) to |r| <= 1e-10 |b|:
+  # f = K v differs by at most |K (K + W^-1)^-1| (|r_a| + |r_b|) <= 2e-10 |y - 1|
+  expect_lte(sqrt(sum((a$f - b$f)^2)), 2e-10 * sqrt(sum((y - 1)^2)))
+  expect_error(gp_laplace(x, rep(1:2, 40), likelihood = "softmax", precond_rank = 5,
+                          verbose = FALSE), "precond_rank")
+  expect_error(gp_laplace(x, y, likelihood = "poisson", precond_rank = -1, verbose = FALSE),
+               "gp_laplace: 'precond_rank' must be")
+})
+
 test_that("factor labels: unused levels are dropped for bernoulli, 3 classes point to softmax", {
   x <- matrix(seq(-1, 1, length.out = 12))
   y2 <- factor(rep(c("a", "c"), 6), levels = c("a", "b", "c"))

@@ -22,7 +22,10 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
                gf(x, ys, likelihood = "softmax", lengthscale = c(1, 2), max_iter = 90, xtest = xs),
                gf(x, yp, likelihood = "poisson", offset = rep(0.1, 30), policy = "cholesky",
                   max_iter = 30, xtest = xs),
-               gf(x, yg, likelihood = "gaussian", noise = 0.1, max_iter = 30, xtest = xs))
+               gf(x, yg, likelihood = "gaussian", noise = 0.1, max_iter = 30, xtest = xs),
+               # preconditioned cg actions (issue 18) up to the full budget
+               gf(x, yp, likelihood = "poisson", offset = rep(0.1, 30), precond_rank = 10,
+                  max_iter = 30, xtest = xs))
   same <- function(r, o, what) expect_equal(as.vector(r), o, tolerance = 1e-10, label = what)
   # learned hyperparameters (spec model_selection.md §7, acceptance 5: 1e-8): the same
   # core optimizer on the same evidence, one thread, and both hosts link the
