@@ -139,13 +139,33 @@ ski_try_chunk <- function(task) {
            error = function(e) list(ok = FALSE, reason = conditionMessage(e)))
 }
 
+# Ctrl-C during a batch on a cluster: the workers on this host (FORK, or PSOCK
+# on localhost) get SIGINT, which makes R's worker loop drop its chunk and wait
+# for the next call without answering; results that finished first are read and
+# dropped, so the cluster is usable again. Remote workers finish their chunk.
+ski_interrupt_workers <- function(cluster, pids, busy) {
+  local <- vapply(cluster, function(nd) inherits(nd, "forknode") ||
+                    identical(nd$host, "localhost") || identical(nd$host, Sys.info()[["nodename"]]),
+                  TRUE)
+  sig <- pids[busy & local & !is.na(pids)]
+  if (length(sig)) tools::pskill(sig, tools::SIGINT)
+  for (i in which(busy & local))
+    if (!is.null(cluster[[i]]$con) && isTRUE(socketSelect(list(cluster[[i]]$con), timeout = 1)))
+      try(unserialize(cluster[[i]]$con), silent = TRUE)
+  invisible(length(sig))
+}
+
 # The engine: a parallel cluster, else a non-sequential future plan, else lapply.
 ski_engine <- function(cluster, fn) {
   if (!is.null(cluster)) {
     if (!inherits(cluster, "cluster"))
       stop_arg(fn, "cluster", "must be a cluster from parallel::makeCluster (or NULL)")
-    return(list(name = "cluster", width = length(cluster),
-                run = function(tasks) parallel::clusterApply(cluster, tasks, ski_try_chunk)))
+    pids <- tryCatch(unlist(parallel::clusterCall(cluster, Sys.getpid)),
+                     error = function(e) rep(NA_integer_, length(cluster)))
+    run <- function(tasks) withCallingHandlers(
+      parallel::clusterApply(cluster, tasks, ski_try_chunk),
+      interrupt = function(i) ski_interrupt_workers(cluster, pids, seq_along(cluster) <= length(tasks)))
+    return(list(name = "cluster", width = length(cluster), run = run))
   }
   if (requireNamespace("future", quietly = TRUE) && requireNamespace("future.apply", quietly = TRUE) &&
       !inherits(future::plan(), "sequential"))

@@ -213,3 +213,17 @@ test_that("the fit from merged chunk statistics equals the one-pass fit", {
   bound <- cond * (nrow(d$x) * .Machine$double.eps + 2e-13)
   expect_lt(max(abs(a$weights - b$weights)) / max(abs(b$weights)), bound)
 })
+
+test_that("an interrupt drops the local workers' chunks and leaves the cluster usable", {
+  skip_on_os("windows")
+  cl <- parallel::makeCluster(2L)
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  pids <- unlist(parallel::clusterCall(cl, Sys.getpid))
+  # chunks that would take a minute; SIGINT ends their wait (sleeps are interruptible)
+  slow <- function() { for (i in 1:60) Sys.sleep(1); "done" }
+  for (i in 1:2) parallel:::sendCall(cl[[i]], slow, list())
+  Sys.sleep(0.5)
+  scalegp:::ski_interrupt_workers(cl, pids, c(TRUE, TRUE))
+  # had the workers gone on, these calls would read their stale "done" instead
+  expect_identical(unlist(parallel::clusterCall(cl, Sys.getpid)), pids)
+})
