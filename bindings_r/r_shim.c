@@ -161,15 +161,9 @@ SEXP sgp_r_int_copy(int64_t n, const int *x, int add)
 
 int sgp_r_backend(sgp_ctx *ctx, SEXP name)
 {
-  const char *b = CHAR(STRING_ELT(name, 0));
-  ctx->backend = !strcmp(b, "cpu") ? SGP_BACKEND_CPU : !strcmp(b, "cuda") ? SGP_BACKEND_CUDA
-                                                                         : SGP_BACKEND_AUTO;
-  if (ctx->backend == SGP_BACKEND_CUDA && !sgp_backend_available(SGP_BACKEND_CUDA)) {
-    snprintf(ctx->errmsg, sizeof ctx->errmsg,
-             "backend: \"cuda\" is not available (not built or no device); use \"cpu\"");
-    return SGP_EUNSUPPORTED;
-  }
-  return SGP_OK;
+  /* the core's context option: its check and its words (why "cuda" is unavailable) */
+  const sgp_value v = {SGP_VAL_STRING, 1, NULL, CHAR(STRING_ELT(name, 0)), NULL};
+  return sgp_ctx_opt_set(ctx, "backend", &v, NULL);
 }
 
 /* SGP_LEARN_* bits as the names of gp_laplace's `learn` choices (bit i = choice i;
