@@ -19,17 +19,26 @@ int64_t sgp_unit_block_ws(int64_t NC, int64_t b, int64_t cap)
   return 2 * NC * b + 2 * cap * b + 2 * b * b;
 }
 
-/* T[:, j] = K e_{idx_j}: column p of K_x in class block c (idx = p + N c). */
+/* T[:, j] = K e_{idx_j}: column p of K_x in class block c (idx = p + N c). Runs
+ * of consecutive points in one class (the natural order of the exact mode) are
+ * evaluated as tiles of up to 64 columns, the same entries as column by column.
+ * With one class every entry is written, so only C > 1 zeroes the other blocks. */
 void sgp_unit_kernel_columns(sgp_ctx *ctx, const sgp_unit_block *ub, int64_t n, int64_t NC,
                              double *T)
 {
-  const int64_t b = ub->b;
-  memset(T, 0, (size_t)(NC * b) * sizeof(double));
+  const int64_t b = ub->b, tile = 64;
+  if (NC > n) memset(T, 0, (size_t)(NC * b) * sizeof(double));
   const int saved = sgp_blas_serial_begin();
-#pragma omp parallel for num_threads(sgp_ctx_threads(ctx)) schedule(dynamic, 4)
-  for (int64_t j = 0; j < b; j++) {
-    const int64_t p = ub->idx[j] % n, c = ub->idx[j] / n;
-    sgp_kernel_tile(ctx, ub->kernel, ub->prep, 0, n, ub->prep, p, 1, T + j * NC + n * c, n);
+#pragma omp parallel for num_threads(sgp_ctx_threads(ctx)) schedule(dynamic, 1)
+  for (int64_t j0 = 0; j0 < b; j0 += tile) {
+    const int64_t j1 = j0 + tile < b ? j0 + tile : b;
+    for (int64_t j = j0; j < j1;) {
+      const int64_t p = ub->idx[j] % n, c = ub->idx[j] / n;
+      int64_t nj = 1;
+      while (j + nj < j1 && ub->idx[j + nj] == ub->idx[j] + nj && p + nj < n) nj++;
+      sgp_kernel_tile(ctx, ub->kernel, ub->prep, 0, n, ub->prep, p, nj, T + j * NC + n * c, NC);
+      j += nj;
+    }
   }
   sgp_blas_serial_end(saved);
 }
