@@ -8,15 +8,17 @@
 /* The tile transform must vectorize, so every build compiles this file with
  * -fno-math-errno -fno-trapping-math (KERNEL_CFLAGS in the makefiles): sqrt's
  * errno guard and FP-trap semantics would otherwise block it, and nothing here
- * reads errno or traps. On x86-64 Linux the transform is also cloned for
- * AVX2/FMA and the clone is picked at load time. */
+ * reads errno or traps. On x86-64 Linux the tile loops are also cloned for
+ * AVX-512 and AVX2/FMA and the widest clone the CPU runs is picked at load time. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define SGP_TARGET_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define SGP_TARGET_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define SGP_TARGET_CLONES
 #endif
 
 #include "kernels.h"
+#include "kernel_exp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -143,114 +145,112 @@ int sgp_column_means(sgp_ctx *ctx, sgp_cmat X, double **center)
 
 /* ------------------------------------------------------------ tile evaluation */
 
-/* exp(x) for x <= 0 in a form the compiler vectorizes (no libm call): range
- * reduction by ln 2 (Cody-Waite) and a degree-13 Taylor polynomial on
- * |r| <= ln2/2, accurate to about 2 ulp; inputs below -708 give ~1e-308. */
-static inline double exp_nonpositive(double x)
+/* One kernel value from a squared scaled distance; always inlined with a
+ * constant kind (KERNEL_LOOP below), so each kind's loop vectorizes. */
+static inline __attribute__((always_inline)) double kernel_of_r2(sgp_kernel_kind kind, double s2,
+                                                                 double r2)
 {
-  const double log2e = 1.4426950408889634074, ln2_hi = 6.93145751953125e-1,
-               ln2_lo = 1.42860682030941723212e-6, shifter = 0x1.8p52;
-  x = x < -708.0 ? -708.0 : x;
-  double t = x * log2e + shifter;
-  double kd = t - shifter;
-  double r = (x - kd * ln2_hi) - kd * ln2_lo;
-  double p = 1.0 / 6227020800.0;
-  p = p * r + 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  uint64_t bits;
-  memcpy(&bits, &t, sizeof bits);
-  bits = (bits + 1023u) << 52; /* low mantissa bits of t hold k */
-  double scale;
-  memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  double a;
+  switch (kind) {
+  case SGP_KERNEL_RBF: return s2 * exp_nonpositive(-0.5 * r2);
+  case SGP_KERNEL_MATERN12: return s2 * exp_nonpositive(-sqrt(r2));
+  case SGP_KERNEL_MATERN32:
+    a = sqrt(3.0 * r2);
+    a = a < 745.0 ? a : 745.0; /* exp(-a) underflows: keep (1 + a) finite */
+    return s2 * (1.0 + a) * exp_nonpositive(-a);
+  case SGP_KERNEL_MATERN52:
+    a = sqrt(5.0 * r2);
+    a = a < 745.0 ? a : 745.0; /* as above */
+    return s2 * (1.0 + a + a * a / 3.0) * exp_nonpositive(-a);
+  }
+  return NAN;
 }
 
-/* Squared scaled distances of the tile rows i0.., columns j0.. into r2 (ld = ldr). */
-static void tile_distances(sgp_ctx *ctx, const sgp_kprep *a, int64_t i0, int64_t ni,
-                           const sgp_kprep *b, int64_t j0, int64_t nj, double *r2,
-                           int64_t ldr)
+/* The statement LOOP(K) once per kind, with K a constant. */
+#define KERNEL_LOOP(kind, LOOP)                                                  \
+  switch (kind) {                                                                \
+  case SGP_KERNEL_RBF: LOOP(SGP_KERNEL_RBF); break;                              \
+  case SGP_KERNEL_MATERN12: LOOP(SGP_KERNEL_MATERN12); break;                    \
+  case SGP_KERNEL_MATERN32: LOOP(SGP_KERNEL_MATERN32); break;                    \
+  case SGP_KERNEL_MATERN52: LOOP(SGP_KERNEL_MATERN52); break;                    \
+  }
+
+/* Few dimensions (d <= 4): each squared distance from direct differences and
+ * turned into its kernel value in the same pass over the tile; the loops are
+ * written per d so that they vectorize. */
+SGP_TARGET_CLONES static void tile_direct(sgp_kernel_kind kind, double s2, const sgp_kprep *a,
+                                          int64_t i0, int64_t ni, const sgp_kprep *b,
+                                          int64_t j0, int64_t nj, double *t, int64_t ldt)
 {
   const int64_t d = a->d;
-  if (d > 4) {
-    /* r2 = |za|^2 + |zb|^2 - 2 za.zb; dgemm cannot fail on these sizes. */
-    (void)sgp_gemm(ctx, 'N', 'T', ni, nj, d, -2.0, a->z + i0, a->n, b->z + j0, b->n, 0.0,
-                   r2, ldr);
-    for (int64_t j = 0; j < nj; j++) {
-      const double nb = b->norm2[j0 + j];
-      double *col = r2 + j * ldr;
-      for (int64_t i = 0; i < ni; i++) {
-        const double scale = a->norm2[i0 + i] + nb;
-        double v = col[i] + scale;
-        if (v < 1e-4 * scale) { /* cancellation: recompute directly */
-          v = 0.0;
-          for (int64_t l = 0; l < d; l++) {
-            const double diff = a->z[i0 + i + l * a->n] - b->z[j0 + j + l * b->n];
-            v += diff * diff;
-          }
+  const double *za[4];
+  for (int64_t l = 0; l < d; l++) za[l] = a->z + i0 + l * a->n;
+  for (int64_t j = 0; j < nj; j++) {
+    double *col = t + j * ldt, zb[4];
+    for (int64_t l = 0; l < d; l++) zb[l] = b->z[j0 + j + l * b->n];
+#define SQ(l) ((za[l][i] - zb[l]) * (za[l][i] - zb[l]))
+#define DIRECT_LOOP_D(K, R2) \
+  _Pragma("omp simd") for (int64_t i = 0; i < ni; i++) col[i] = kernel_of_r2(K, s2, R2);
+#define DIRECT_LOOP(K)                                                             \
+  switch (d) {                                                                     \
+  case 1: DIRECT_LOOP_D(K, SQ(0)) break;                                           \
+  case 2: DIRECT_LOOP_D(K, SQ(0) + SQ(1)) break;                                   \
+  case 3: DIRECT_LOOP_D(K, SQ(0) + SQ(1) + SQ(2)) break;                           \
+  default: DIRECT_LOOP_D(K, SQ(0) + SQ(1) + SQ(2) + SQ(3)) break;                  \
+  }
+    KERNEL_LOOP(kind, DIRECT_LOOP)
+#undef DIRECT_LOOP
+#undef DIRECT_LOOP_D
+#undef SQ
+  }
+}
+
+/* Many dimensions (d > 4): t holds -2 za.zb' (one dgemm); r2 = |za|^2 + |zb|^2 +
+ * t and its kernel value in one pass. Entries whose r2 cancelled (below 1e-4
+ * of the norms, e.g. the diagonal) are marked -1 there (kernel values are >= 0)
+ * and recomputed from direct differences after it, so near-coincident points
+ * keep full accuracy. */
+SGP_TARGET_CLONES static void tile_from_dots(sgp_kernel_kind kind, double s2, const sgp_kprep *a,
+                                             int64_t i0, int64_t ni, const sgp_kprep *b,
+                                             int64_t j0, int64_t nj, double *t, int64_t ldt)
+{
+  const int64_t d = a->d;
+  const double *na = a->norm2 + i0;
+  for (int64_t j = 0; j < nj; j++) {
+    double *col = t + j * ldt;
+    const double nb = b->norm2[j0 + j];
+    double marked = 0.0;
+#define DOTS_LOOP(K)                                                             \
+  _Pragma("omp simd reduction(+ : marked)") for (int64_t i = 0; i < ni; i++) {   \
+    const double scale = na[i] + nb, v = col[i] + scale;                         \
+    const int c = v < 1e-4 * scale;                                              \
+    marked += c ? 1.0 : 0.0;                                                     \
+    col[i] = c ? -1.0 : kernel_of_r2(K, s2, v);                                  \
+  }
+    KERNEL_LOOP(kind, DOTS_LOOP)
+#undef DOTS_LOOP
+    for (int64_t i = 0; marked > 0.0 && i < ni; i++)
+      if (col[i] < 0.0) {
+        double v = 0.0;
+        for (int64_t l = 0; l < d; l++) {
+          const double diff = a->z[i0 + i + l * a->n] - b->z[j0 + j + l * b->n];
+          v += diff * diff;
         }
-        col[i] = v;
+        col[i] = kernel_of_r2(kind, s2, v);
       }
-    }
-  } else {
-    for (int64_t j = 0; j < nj; j++) {
-      double *col = r2 + j * ldr;
-      for (int64_t i = 0; i < ni; i++) col[i] = 0.0;
-      for (int64_t l = 0; l < d; l++) {
-        const double zb = b->z[j0 + j + l * b->n];
-        const double *za = a->z + i0 + l * a->n;
-#pragma omp simd
-        for (int64_t i = 0; i < ni; i++) {
-          const double diff = za[i] - zb;
-          col[i] += diff * diff;
-        }
-      }
-    }
   }
 }
 
 /* Turns squared distances into kernel values in place. */
-SGP_TARGET_CLONES static void tile_transform(sgp_kernel_kind kind, double s2, int64_t ni, int64_t nj, double *t,
-                           int64_t ldt)
+SGP_TARGET_CLONES static void tile_transform(sgp_kernel_kind kind, double s2, int64_t ni,
+                                             int64_t nj, double *t, int64_t ldt)
 {
   for (int64_t j = 0; j < nj; j++) {
     double *c = t + j * ldt;
-    switch (kind) {
-    case SGP_KERNEL_RBF:
-#pragma omp simd
-      for (int64_t i = 0; i < ni; i++) c[i] = s2 * exp_nonpositive(-0.5 * c[i]);
-      break;
-    case SGP_KERNEL_MATERN12:
-#pragma omp simd
-      for (int64_t i = 0; i < ni; i++) c[i] = s2 * exp_nonpositive(-sqrt(c[i]));
-      break;
-    case SGP_KERNEL_MATERN32:
-#pragma omp simd
-      for (int64_t i = 0; i < ni; i++) {
-        double a = sqrt(3.0 * c[i]);
-        a = a < 745.0 ? a : 745.0; /* exp(-a) underflows: keep (1 + a) finite */
-        c[i] = s2 * (1.0 + a) * exp_nonpositive(-a);
-      }
-      break;
-    case SGP_KERNEL_MATERN52:
-#pragma omp simd
-      for (int64_t i = 0; i < ni; i++) {
-        double a = sqrt(5.0 * c[i]);
-        a = a < 745.0 ? a : 745.0; /* as above */
-        c[i] = s2 * (1.0 + a + a * a / 3.0) * exp_nonpositive(-a);
-      }
-      break;
-    }
+#define TRANSFORM_LOOP(K)                                                        \
+  _Pragma("omp simd") for (int64_t i = 0; i < ni; i++) c[i] = kernel_of_r2(K, s2, c[i]);
+    KERNEL_LOOP(kind, TRANSFORM_LOOP)
+#undef TRANSFORM_LOOP
   }
 }
 
@@ -258,8 +258,14 @@ void sgp_kernel_tile(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a, int6
                      int64_t ni, const sgp_kprep *b, int64_t j0, int64_t nj, double *t,
                      int64_t ldt)
 {
-  tile_distances(ctx, a, i0, ni, b, j0, nj, t, ldt);
-  tile_transform(k->kind, k->outputscale, ni, nj, t, ldt);
+  if (a->d <= 4) {
+    tile_direct(k->kind, k->outputscale, a, i0, ni, b, j0, nj, t, ldt);
+    return;
+  }
+  /* dgemm cannot fail on these sizes */
+  (void)sgp_gemm(ctx, 'N', 'T', ni, nj, a->d, -2.0, a->z + i0, a->n, b->z + j0, b->n, 0.0, t,
+                 ldt);
+  tile_from_dots(k->kind, k->outputscale, a, i0, ni, b, j0, nj, t, ldt);
 }
 
 double sgp_kernel_value_r2(sgp_kernel_kind kind, double s2, double r2)

@@ -50,6 +50,14 @@ int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
  * for every thread count. Uses up to SGP_KSYM_LANES threads and lanes - 1 extra
  * copies of Y; when those exceed SGP_KSYM_ACC_DOUBLES (or cannot be allocated)
  * it runs sgp_kernel_apply_prepared instead. */
+/* The two products of such a tile (kernel_tile_products.c): y += K v and
+ * y += K' v for an ni x nj tile K (ld ldk) and nb columns of v and y. */
+void sgp_tile_product_n(int64_t ni, int64_t nj, int64_t nb, const double *K, int64_t ldk,
+                        const double *v, int64_t ldv, double *y, int64_t ldy);
+void sgp_tile_product_t(int64_t ni, int64_t nj, int64_t nb, const double *K, int64_t ldk,
+                        const double *v, int64_t ldv, double *y, int64_t ldy);
+/* Tests only: 1 or 0 forces the AVX-512 register blocks on or off, -1 = by CPU. */
+void sgp_tile_products_force_wide(int wide);
 #define SGP_KSYM_LANES 8
 #define SGP_KSYM_ACC_DOUBLES ((int64_t)32 << 20) /* 256 MiB */
 int sgp_kernel_apply_symmetric(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a,

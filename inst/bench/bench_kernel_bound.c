@@ -1,0 +1,164 @@
+/* bench_kernel_bound.c -- the matrix-free symmetric product Y = K V (K = k(X, X)
+ * never stored, V n x b) against its physical bound on this machine (issue 14),
+ * all measured in one run with the same thread count:
+ *   R_gemm  the DGEMM rate: each thread multiplies its own 1024^3 square matrices
+ *           (serial BLAS per thread, as the product's tiles run);
+ *   R_exp   the rate of the tiles' vectorized exponential (kernel_exp.h) over
+ *           L1-resident arrays, one array per thread;
+ *   bound   2 n^2 b / R_gemm (the products of the tiles)
+ *         + (n^2 / 2) / R_exp (one exponential per entry on and below the diagonal)
+ *         + (n^2 / 2) 2 d / R_gemm (the distances' flops, at the GEMM rate);
+ *   ratio   measured / bound (min and median of the repetitions).
+ * Every case also checks that 1 thread gives the same bits as `threads` threads.
+ * Build and run (as the package builds): make bench-kernel ARGS="reps threads n..."
+ * Not part of make check. */
+#define _POSIX_C_SOURCE 200809L
+#include "kernels.h"
+#include "kernel_exp.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* flops per second of `threads` concurrent serial 1024^3 DGEMMs (best of 3) */
+static double gemm_rate(sgp_ctx *ctx, int threads)
+{
+  const int64_t m = 1024;
+  double best = 0.0;
+  const int saved = sgp_blas_serial_begin();
+  for (int rep = 0; rep < 3; rep++) {
+    double t0 = 0.0, t1 = 0.0;
+#pragma omp parallel num_threads(threads)
+    {
+      double *a = malloc((size_t)(3 * m * m) * sizeof(double)), *b = a + m * m, *c = b + m * m;
+      for (int64_t i = 0; i < 3 * m * m; i++) a[i] = 1.0 / (double)(1 + i % 7);
+#pragma omp barrier
+#pragma omp single
+      t0 = now_s();
+      (void)sgp_gemm(ctx, 'N', 'N', m, m, m, 1.0, a, m, b, m, 0.0, c, m);
+#pragma omp barrier
+#pragma omp single
+      t1 = now_s();
+      free(a);
+    }
+    const double r = (double)threads * 2.0 * (double)(m * m * m) / (t1 - t0);
+    if (r > best) best = r;
+  }
+  sgp_blas_serial_end(saved);
+  return best;
+}
+
+/* one sweep of the exponential, cloned for the widest SIMD this CPU has */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+static void exp_sweep(const double *x, double *y, int64_t len)
+{
+#pragma omp simd
+  for (int64_t i = 0; i < len; i++) y[i] = exp_nonpositive(x[i]);
+}
+
+/* exponentials per second over L1-resident arrays of arguments in [-40, 0] (best of 3) */
+static double exp_rate(int threads)
+{
+  const int64_t len = 1024, sweeps = 40000;
+  double best = 0.0;
+  for (int rep = 0; rep < 3; rep++) {
+    double t0 = 0.0, t1 = 0.0, sink = 0.0;
+#pragma omp parallel num_threads(threads) reduction(+ : sink)
+    {
+      double x[1024], y[1024];
+      for (int64_t i = 0; i < len; i++) x[i] = -40.0 * (double)i / (double)len;
+#pragma omp barrier
+#pragma omp single
+      t0 = now_s();
+      for (int64_t s = 0; s < sweeps; s++) {
+        exp_sweep(x, y, len);
+        x[s % len] = -y[(s * 7) % len]; /* keeps the loop from being hoisted */
+      }
+#pragma omp barrier
+#pragma omp single
+      t1 = now_s();
+      sink += y[0];
+    }
+    if (sink == 12345.0) printf(" ");
+    const double r = (double)threads * (double)(len * sweeps) / (t1 - t0);
+    if (r > best) best = r;
+  }
+  return best;
+}
+
+static int bench_case(sgp_ctx *ctx, int64_t n, int64_t d, sgp_kernel_kind kind, int64_t b,
+                      int threads, int reps, double rg, double re)
+{
+  double *X = malloc((size_t)(n * d) * sizeof(double)), *V = malloc((size_t)(n * b) * sizeof(double));
+  double *Y = malloc((size_t)(n * b) * sizeof(double)), *Y1 = malloc((size_t)(n * b) * sizeof(double));
+  double *t = malloc((size_t)reps * sizeof(double));
+  for (int64_t i = 0; i < n * d; i++) X[i] = sgp_rng_normal(&ctx->rng);
+  for (int64_t i = 0; i < n * b; i++) V[i] = sgp_rng_normal(&ctx->rng);
+  const double ell = sqrt((double)d); /* about as many neighbours in every d */
+  sgp_kernel k = {kind, &ell, 1, 1.0};
+  sgp_kprep p;
+  int st = sgp_kprep_init(ctx, &k, sgp_cmat_of(X, n, d), NULL, &p, "x");
+  for (int r = 0; !st && r < reps; r++) {
+    ctx->nthreads = threads;
+    const double t0 = now_s();
+    st = sgp_kernel_apply_symmetric(ctx, &k, &p, sgp_cmat_of(V, n, b), sgp_mat_of(Y, n, b), 0);
+    t[r] = now_s() - t0;
+  }
+  ctx->nthreads = 1;
+  if (!st) st = sgp_kernel_apply_symmetric(ctx, &k, &p, sgp_cmat_of(V, n, b), sgp_mat_of(Y1, n, b), 0);
+  ctx->nthreads = threads;
+  if (st) { fprintf(stderr, "error: %s\n", ctx->errmsg); return st; }
+  const int same = memcmp(Y, Y1, (size_t)(n * b) * sizeof(double)) == 0;
+  qsort(t, (size_t)reps, sizeof(double), cmp_double);
+  const double nn = (double)n * (double)n;
+  const double bound = 2.0 * nn * (double)b / rg + 0.5 * nn / re + 0.5 * nn * 2.0 * (double)d / rg;
+  printf("n=%-6lld d=%-2lld %-8s b=%lld  bound %7.3f s  product min %7.3f s median %7.3f s  "
+         "ratio min %.2f median %.2f  threads 1 = %d: %s\n", (long long)n, (long long)d,
+         sgp_kernel_name(kind), (long long)b, bound, t[0], t[reps / 2], t[0] / bound,
+         t[reps / 2] / bound, threads, same ? "bitwise" : "DIFFERENT");
+  fflush(stdout);
+  sgp_kprep_free(&p);
+  free(X); free(V); free(Y); free(Y1); free(t);
+  return same ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+  const int reps = argc > 1 ? atoi(argv[1]) : 3, threads = argc > 2 ? atoi(argv[2]) : 2;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_ctx_set_seed(&ctx, 1);
+  ctx.nthreads = threads;
+  const double rg = gemm_rate(&ctx, threads), re = exp_rate(threads);
+  printf("threads %d: DGEMM %.1f GFLOP/s, exp %.2f G/s\n", threads, rg * 1e-9, re * 1e-9);
+  int bad = 0;
+  const int64_t ns_default[] = {20000, 100000};
+  const int nn = argc > 3 ? argc - 3 : 2;
+  for (int in = 0; in < nn; in++) {
+    const int64_t n = argc > 3 ? atoll(argv[3 + in]) : ns_default[in];
+    const int64_t ds[] = {2, 16};
+    const sgp_kernel_kind kinds[] = {SGP_KERNEL_RBF, SGP_KERNEL_MATERN32};
+    for (int id = 0; id < 2; id++)
+      for (int ik = 0; ik < 2; ik++)
+        bad += bench_case(&ctx, n, ds[id], kinds[ik], 10, threads, reps, rg, re) != 0;
+  }
+  return bad ? 1 : 0;
+}
