@@ -56,6 +56,12 @@ void sgp_tile_product_n(int64_t ni, int64_t nj, int64_t nb, const double *K, int
                         const double *v, int64_t ldv, double *y, int64_t ldy);
 void sgp_tile_product_t(int64_t ni, int64_t nj, int64_t nb, const double *K, int64_t ldk,
                         const double *v, int64_t ldv, double *y, int64_t ldy);
+/* Widths up to this take the register-blocked tile products (as fast as or
+ * faster than two BLAS calls up to b = 80 in make bench-kernel BENCH_B=...);
+ * wider blocks amortize BLAS's packing of the tile. */
+#ifndef SGP_TILE_PRODUCT_MAX_NB
+#define SGP_TILE_PRODUCT_MAX_NB 64
+#endif
 /* Tests only: 1 or 0 forces the AVX-512 register blocks on or off, -1 = by CPU. */
 void sgp_tile_products_force_wide(int wide);
 #define SGP_KSYM_LANES 8

@@ -110,6 +110,7 @@ static int bench_case(sgp_ctx *ctx, int64_t n, int64_t d, sgp_kernel_kind kind, 
   double *X = malloc((size_t)(n * d) * sizeof(double)), *V = malloc((size_t)(n * b) * sizeof(double));
   double *Y = malloc((size_t)(n * b) * sizeof(double)), *Y1 = malloc((size_t)(n * b) * sizeof(double));
   double *t = malloc((size_t)reps * sizeof(double));
+  const int tile = getenv("BENCH_TILE") ? atoi(getenv("BENCH_TILE")) : 0; /* 0: the default */
   for (int64_t i = 0; i < n * d; i++) X[i] = sgp_rng_normal(&ctx->rng);
   for (int64_t i = 0; i < n * b; i++) V[i] = sgp_rng_normal(&ctx->rng);
   const double ell = sqrt((double)d); /* about as many neighbours in every d */
@@ -119,11 +120,11 @@ static int bench_case(sgp_ctx *ctx, int64_t n, int64_t d, sgp_kernel_kind kind, 
   for (int r = 0; !st && r < reps; r++) {
     ctx->nthreads = threads;
     const double t0 = now_s();
-    st = sgp_kernel_apply_symmetric(ctx, &k, &p, sgp_cmat_of(V, n, b), sgp_mat_of(Y, n, b), 0);
+    st = sgp_kernel_apply_symmetric(ctx, &k, &p, sgp_cmat_of(V, n, b), sgp_mat_of(Y, n, b), tile);
     t[r] = now_s() - t0;
   }
   ctx->nthreads = 1;
-  if (!st) st = sgp_kernel_apply_symmetric(ctx, &k, &p, sgp_cmat_of(V, n, b), sgp_mat_of(Y1, n, b), 0);
+  if (!st) st = sgp_kernel_apply_symmetric(ctx, &k, &p, sgp_cmat_of(V, n, b), sgp_mat_of(Y1, n, b), tile);
   ctx->nthreads = threads;
   if (st) { fprintf(stderr, "error: %s\n", ctx->errmsg); return st; }
   const int same = memcmp(Y, Y1, (size_t)(n * b) * sizeof(double)) == 0;
@@ -150,6 +151,7 @@ int main(int argc, char **argv)
   const double rg = gemm_rate(&ctx, threads), re = exp_rate(threads);
   printf("threads %d: DGEMM %.1f GFLOP/s, exp %.2f G/s\n", threads, rg * 1e-9, re * 1e-9);
   int bad = 0;
+  const int64_t width = getenv("BENCH_B") ? atoll(getenv("BENCH_B")) : 10; /* b */
   const int64_t ns_default[] = {20000, 100000};
   const int nn = argc > 3 ? argc - 3 : 2;
   for (int in = 0; in < nn; in++) {
@@ -158,7 +160,7 @@ int main(int argc, char **argv)
     const sgp_kernel_kind kinds[] = {SGP_KERNEL_RBF, SGP_KERNEL_MATERN32};
     for (int id = 0; id < 2; id++)
       for (int ik = 0; ik < 2; ik++)
-        bad += bench_case(&ctx, n, ds[id], kinds[ik], 10, threads, reps, rg, re) != 0;
+        bad += bench_case(&ctx, n, ds[id], kinds[ik], width, threads, reps, rg, re) != 0;
   }
   return bad ? 1 : 0;
 }
