@@ -140,6 +140,13 @@
 %! for f = fields
 %!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
 %! endfor
+%! ## a chunk that cannot be saved for a worker (its handle holds a classdef object) runs here
+%! m = containers.Map ("n", 150);
+%! here = @() struct ("x", x(1:m("n"), :), "y", y(1:m("n")));
+%! t = ski_stats ({here, good}, g, "workers", 2, "probes", 2);
+%! for f = fields
+%!   assert (isequal (t.(f{1}), ref.(f{1})), f{1});
+%! endfor
 %! broken = @() {kill(getpid (), 9 * (getpid () != master)), error("still broken")}{2};
 %! try
 %!   ski_stats ({broken, good}, g, "workers", 2);

@@ -39,6 +39,7 @@ function pool = pool_open (tasks, width)
   pool.pid = zeros (1, numel (tasks));     # a running child, until it is reaped
   pool.state = zeros (1, numel (tasks));   # 0 waiting, 1 running, 2 ended
   pool.status = zeros (1, numel (tasks));  # waitpid's status of an ended child
+  pool.reason = cell (1, numel (tasks));   # why a chunk never reached a worker
   pool.exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
   if (! exist (pool.exe, "file"))
     pool.exe = "octave-cli";
@@ -56,8 +57,13 @@ function [pool, r] = pool_result (pool, k)
       next = find (pool.state == 0, 1);
       while (! isempty (next) && sum (pool.state == 1) < pool.width
              && next < k + 2 * pool.width)
-        pool.pid(next) = spawn (pool, next);
-        pool.state(next) = 1;
+        try
+          pool.pid(next) = spawn (pool, next);
+          pool.state(next) = 1;
+        catch err   # e.g. a function handle that cannot be saved: run here instead
+          pool.state(next) = 2;
+          pool.reason{next} = ["the chunk could not be handed to a worker: " err.message];
+        end_try_catch
         next = find (pool.state == 0, 1);
       endwhile
       for j = find (pool.state == 1)
@@ -91,13 +97,15 @@ function pid = spawn (pool, k)
   pid = system (["exec " sh_quote(pool.exe) " --no-gui --norc --no-history --eval " ...
                  sh_quote(run) " >" sh_quote(lf) " 2>&1"], false, "async");
   if (pid <= 0)
-    error ("scalegp:io", "ski_stats: cannot start a worker process (%s)", pool.exe);
+    error ("cannot start %s", pool.exe);
   endif
 endfunction
 
 function r = read_result (pool, k)
   [tf, rf, lf] = files_of (pool, k);
-  if (exist (rf, "file"))
+  if (! isempty (pool.reason{k}))
+    r = struct ("ok", false, "reason", pool.reason{k});
+  elseif (exist (rf, "file"))
     r = load (rf).r;
   else
     st = pool.status(k);
