@@ -132,9 +132,13 @@ function pool_close (pool)
   if (isempty (pool))
     return;
   endif
+  ## only a child not yet reaped (0 from waitpid) is killed: its pid cannot have
+  ## been reused (a stale copy of the pool may list reaped ones)
   for p = pool.pid(pool.pid > 0)
-    kill (p, 9);   # SIGKILL: no Octave exit handlers, no octave-workspace dump
-    waitpid (p);
+    if (waitpid (p, WNOHANG) == 0)
+      kill (p, 9);   # SIGKILL: no Octave exit handlers, no octave-workspace dump
+      waitpid (p);
+    endif
   endfor
   for f = glob (fullfile (pool.dir, "*")).'
     unlink_quiet (f{1});
