@@ -222,3 +222,7 @@
 %!   assert (stop_s < 5, sprintf ("ski_stats took %.1f s to stop (group %d)", stop_s, group));
 %!   assert (! isempty (strfind (log, "usable 2")), log);
 %! endfor
+
+%!test
+%! ## last: the shared CSV files removed
+%! cellfun (@delete, files);
