@@ -6,7 +6,7 @@ RLIB := build/Rlib
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-future r-cran-future.apply \
-  octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
+  octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
   octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel

@@ -30,13 +30,18 @@
 ## @dots{})}.  CSV files are read in blocks of @qcode{"block_rows"} rows
 ## (default: a block's numbers about as many as the statistics', at least
 ## 10000; @qcode{"x"} and @qcode{"y"} are column names or indices); HDF5 files
-## (@file{.h5}, @file{.hdf5}) are read with @code{load} (whole datasets named
-## by @qcode{"x"} and @qcode{"y"}).  Each chunk's statistics are computed by
-## @code{parcellfun} with @qcode{"workers"} processes or by @code{netcellfun}
-## over @qcode{"connections"} (from @code{pconnect}) of the parallel package,
-## else in this process, and merged by the core in chunk order: every engine
-## gives the same numbers bitwise.  A failing chunk is retried once, then the
-## error names it.  The result also has @code{chunks} (@code{source},
+## (@file{.h5}, @file{.hdf5}) are read in the same row blocks, each a hyperslab
+## of the datasets named by @qcode{"x"} (n-by-d as R and Octave write a
+## matrix, or n values) and @qcode{"y"} (n values; a variable saved by
+## @code{save -hdf5} is read from its @code{value} dataset), so a chunk is
+## never held whole.  Each chunk's statistics are computed by
+## @qcode{"workers"} @command{octave-cli} processes started for the call (no
+## package needed; Ctrl-C kills them and leaves the session usable) or by
+## @code{netcellfun} over @qcode{"connections"} (from @code{pconnect}) of the
+## parallel package, else in this process, and merged by the core in chunk
+## order: every engine gives the same numbers bitwise.  A failing chunk, or
+## one whose worker died, is retried once in this process, then the error
+## names it.  The result also has @code{chunks} (@code{source},
 ## @code{rows}, @code{used}, @code{dropped} per chunk) and @code{dropped} (per
 ## chunk, the rows @qcode{"bounds_policy"} @qcode{"drop"} left out).
 ##

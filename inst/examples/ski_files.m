@@ -1,11 +1,10 @@
 ## ski_files.m -- the Octave twin of ski_files.R: SKI-GSGP on a data set kept
-## in several CSV files, each file's statistics computed by a parcellfun
-## worker (Debian octave-parallel), merged in file order (the same bitwise as
-## the sequential run), then fitted from the statistics alone.
+## in several CSV files, each file's statistics computed by a worker process
+## (an octave-cli child; Ctrl-C kills them), merged in file order (the same
+## bitwise as the sequential run), then fitted from the statistics alone.
 ##
 ##   octave-cli inst/examples/ski_files.m
 pkg load scalegp
-pkg load parallel
 dir = fullfile (tempdir (), "ski_files_octave");
 mkdir (dir);
 files = arrayfun (@(k) fullfile (dir, sprintf ("part%d.csv", k)), 1:4, "uniformoutput", false);
@@ -23,7 +22,7 @@ stats = ski_stats (files, grid, "x", {"lon", "lat"}, "y", "response", "workers",
                    "verbose", true);
 again = ski_stats (files, grid, "x", {"lon", "lat"}, "y", "response");
 assert (isequal (again.WtW, stats.WtW) && isequal (again.Wty, stats.Wty));
-disp ("parcellfun and sequential: the same statistics, bitwise");
+disp ("2 workers and sequential: the same statistics, bitwise");
 fit = ski_gsgp ("stats", stats, "kernel", "matern52", "lengthscale", 0.3, "outputscale", 1,
                 "noise", 0.01, "xtest", [0.25 0.5; 0.5 0.5; 0.75 0.5]);
 disp ([fit.test.mean, sin(4 * [0.25; 0.5; 0.75]) * cos(1.5)]);

@@ -1,8 +1,9 @@
 ## Copyright (C) 2026 scalegp authors
 ## SPDX-License-Identifier: MIT
 ##
-## ski_stats over chunk sources (CSV files, HDF5, function handles), in this
-## process and with parcellfun (parallel package).  Data are multiples of 2^-10
+## ski_stats over chunk sources (CSV files, HDF5 read in row blocks, function
+## handles), in this process and in worker processes (a worker that dies, and
+## Ctrl-C in the master, in child sessions).  Data are multiples of 2^-10
 ## and 2^-3, so a CSV round trip is exact and the oracles are bitwise: the
 ## statistics of the same row blocks with the same first_row keys, each
 ## chunk's blocks merged in order, then the chunks in order.
@@ -49,8 +50,7 @@
 %! assert (isequal (s2.WtW, s.WtW));
 
 %!test
-%! ## parcellfun with 2 workers gives the same statistics bitwise
-%! pkg load parallel
+%! ## 2 worker processes give the same statistics bitwise
 %! a = ski_stats (files, g, "x", [1 2], "y", 3, "probes", 2);
 %! b = ski_stats (files, g, "x", [1 2], "y", 3, "probes", 2, "workers", 2);
 %! for f = fields
@@ -64,13 +64,35 @@
 %! endfor
 
 %!test
-%! ## HDF5 written by Octave, read with load
-%! h5 = [tempname() ".h5"];
-%! inputs = x; resp = y;
-%! save ("-hdf5", h5, "inputs", "resp");
-%! s = ski_stats (h5, g, "x", "inputs", "y", "resp", "block_rows", 64);
-%! ref = blockwise (x, y, g, {1:300}, 64);
-%! assert (isequal (s.WtW, ref.WtW) && isequal (s.Wty, ref.Wty));
+%! ## HDF5 (Octave's save -hdf5) read in hyperslabs of 64 rows, here and in workers
+%! h5 = {[tempname() ".h5"], [tempname() ".h5"]};
+%! inputs = x(1:100, :); resp = y(1:100); xt = inputs';
+%! save ("-hdf5", h5{1}, "inputs", "resp", "xt");
+%! inputs = x(101:300, :); resp = y(101:300);
+%! save ("-hdf5", h5{2}, "inputs", "resp");
+%! s = ski_stats (h5, g, "x", "inputs", "y", "resp", "block_rows", 64, "probes", 3);
+%! ref = blockwise (x, y, g, {1:100, 101:300}, 64, "probes", 3);
+%! for f = fields
+%!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
+%! endfor
+%! assert (s.chunks.rows, [100 200]);
+%! w = ski_stats (h5, g, "x", "inputs", "y", "resp", "block_rows", 64, "probes", 3, "workers", 2);
+%! for f = fields
+%!   assert (isequal (w.(f{1}), ref.(f{1})), f{1});
+%! endfor
+%! try
+%!   ski_stats (h5, g, "x", "inputs", "y", "nope");
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, sprintf ("ski_stats: chunk 1 (%s) failed twice: the file has no dataset 'nope'", h5{1}));
+%! end_try_catch
+%! try
+%!   ski_stats (h5(1), g, "x", "xt", "y", "resp");
+%!   error ("no error");
+%! catch err
+%!   assert (strncmp (err.message, sprintf ("ski_stats: chunk 1 (%s) failed twice: dataset 'xt' (x) has 2 rows but 'resp' (y) has 100 values", h5{1}), 100));
+%! end_try_catch
+%! cellfun (@delete, h5);
 
 %!test
 %! ## rows dropped by bounds_policy "drop", against one-row statistics
@@ -105,3 +127,102 @@
 %! catch err
 %!   assert (! isempty (strfind (err.message, "'x' names a column the file does not have (w)")));
 %! end_try_catch
+
+%!test
+%! ## a worker that dies (it kills its own process) is replaced by a retry here;
+%! ## a chunk that also fails here is named with the reason of the retry
+%! master = getpid ();
+%! dies = @() {kill(getpid (), 9 * (getpid () != master)), struct("x", x(1:150, :), "y", y(1:150))}{2};
+%! good = @() struct ("x", x(151:300, :), "y", y(151:300));
+%! out = evalc ("s = ski_stats ({dies, good}, g, 'workers', 2, 'probes', 2, 'verbose', true);");
+%! assert (! isempty (strfind (out, "chunk 1 (function 1) failed (the worker process was killed (signal 9)); retried here")));
+%! ref = blockwise (x, y, g, {1:150, 151:300}, 1e4, "probes", 2);
+%! for f = fields
+%!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
+%! endfor
+%! ## a chunk that cannot be saved for a worker (its handle holds a classdef object) runs here
+%! m = containers.Map ("n", 150);
+%! here = @() struct ("x", x(1:m("n"), :), "y", y(1:m("n")));
+%! t = ski_stats ({here, good}, g, "workers", 2, "probes", 2);
+%! for f = fields
+%!   assert (isequal (t.(f{1}), ref.(f{1})), f{1});
+%! endfor
+%! broken = @() {kill(getpid (), 9 * (getpid () != master)), error("still broken")}{2};
+%! try
+%!   ski_stats ({broken, good}, g, "workers", 2);
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, "ski_stats: chunk 1 (function 1) failed twice: still broken");
+%! end_try_catch
+
+%!function [stop_s, log] = interrupt_session (group)
+%!  ## An interactive octave-cli child runs ski_stats with 2 workers over chunks
+%!  ## that take a minute, gets SIGINT (to it alone, as a GUI sends it, or to
+%!  ## its process group, as a terminal's Ctrl-C), then runs ski_stats again.
+%!  ## stop_s: seconds from the signal to its next command; the workers must be
+%!  ## gone by then.
+%!  d = tempname ();
+%!  mkdir (d);
+%!  fid = fopen (fullfile (d, "slow_chunk.m"), "w");   # says it started, then sleeps
+%!  fprintf (fid, "function c = slow_chunk (d)\n  fclose (fopen (fullfile (d, sprintf ('w%%d', getpid ())), 'w'));\n  pause (60);\n  c = struct ('x', 0.5, 'y', 1);\nendfunction\n");
+%!  fclose (fid);
+%!  q = @(s) ["'" strrep(s, "'", "''") "'"];
+%!  fid = fopen (fullfile (d, "session.m"), "w");
+%!  fprintf (fid, "path (%s); addpath (%s); g = ski_grid ([0 1], 'grid_size', 10);\n", q (path ()), q (d));
+%!  fprintf (fid, "s = ski_stats ({@() slow_chunk (%s), @() slow_chunk (%s)}, g, 'workers', 2);\n", q (d), q (d));
+%!  fprintf (fid, "printf ('interrupted\\n'); fflush (stdout);\n");
+%!  fprintf (fid, "s = ski_stats ({@() struct ('x', 0.5, 'y', 1), @() struct ('x', 0.25, 'y', 2)}, g, 'workers', 2);\n");
+%!  fprintf (fid, "printf ('usable %%d\\n', s.n); fflush (stdout); exit\n");
+%!  fclose (fid);
+%!  log = fullfile (d, "session.log");
+%!  exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%!  ## setsid (no fork: the shell's exec'd process leads no group) gives the child its own group
+%!  child = system (sprintf ("exec %s'%s' --no-gui --norc --no-history --interactive --no-line-editing < '%s' > '%s' 2>&1",
+%!                           if_else (group, "setsid ", ""), exe, fullfile (d, "session.m"), log), false, "async");
+%!  unwind_protect
+%!    t0 = tic ();
+%!    while (numel (glob (fullfile (d, "w*"))) < 2 && toc (t0) < 120)
+%!      pause (0.1);
+%!    endwhile
+%!    [~, names] = cellfun (@fileparts, glob (fullfile (d, "w*")), "uniformoutput", false);
+%!    workers = str2double (strrep (names, "w", ""));
+%!    assert (numel (workers), 2);
+%!    kill (if_else (group, -child, child), 2);
+%!    t1 = tic ();
+%!    while (isempty (strfind (fileread (log), "interrupted")) && toc (t1) < 90)
+%!      pause (0.05);
+%!    endwhile
+%!    stop_s = toc (t1);
+%!    for p = workers(:).'
+%!      assert (kill (p, 0) != 0, "a worker is still running");
+%!    endfor
+%!    while (isempty (strfind (fileread (log), "usable")) && toc (t1) < 120)
+%!      pause (0.1);
+%!    endwhile
+%!    log = fileread (log);
+%!  unwind_protect_cleanup
+%!    kill (child, 9);
+%!    waitpid (child);
+%!    confirm_recursive_rmdir (false, "local");
+%!    rmdir (d, "s");
+%!  end_unwind_protect
+%!endfunction
+%!function r = if_else (c, a, b)
+%!  if (c) r = a; else r = b; endif
+%!endfunction
+
+%!test
+%! ## Ctrl-C during chunks that take a minute: the workers are killed at once
+%! ## (not retried here) and the session goes on, whoever gets the signal
+%! if (ispc ())
+%!   return;
+%! endif
+%! for group = [false true]
+%!   [stop_s, log] = interrupt_session (group);
+%!   assert (stop_s < 5, sprintf ("ski_stats took %.1f s to stop (group %d)", stop_s, group));
+%!   assert (! isempty (strfind (log, "usable 2")), log);
+%! endfor
+
+%!test
+%! ## last: the shared CSV files removed
+%! cellfun (@delete, files);

@@ -32,27 +32,29 @@ function [acc, rows, dropped] = chunk_stats (task)
   elseif (! ischar (src) || ! exist (src, "file"))
     error ("cannot read the file (it does not exist)");
   elseif (regexpi (src, '\.(h5|hdf5)$'))
-    if (! ischar (task.x) || ! ischar (task.y))
-      error ("for HDF5 files, 'x' and 'y' name datasets");
-    endif
-    d = load (src, task.x, task.y);   # load reads whole datasets
-    for name = {task.x, task.y}
-      if (! isfield (d, name{1}))
-        error ("the file has no dataset '%s'", name{1});
-      endif
-    endfor
-    n = numel (d.(task.y));
-    for o = 0:task.block_rows:n-1
-      b = o+1:min (n, o + task.block_rows);
-      [acc, rows, dropped] = add_block (task, acc, rows, dropped, d.(task.x)(b, :),
-                                        d.(task.y)(b));
-    endfor
+    [acc, rows, dropped] = hdf5_blocks (task);
   else
     [acc, rows, dropped] = csv_blocks (task);
   endif
   if (isempty (acc))
     error ("the chunk has no rows");
   endif
+endfunction
+
+## HDF5 read in row blocks, each a hyperslab of the datasets (__sgp_h5_rows__):
+## one block in memory at a time, as for CSV.
+function [acc, rows, dropped] = hdf5_blocks (task)
+  if (! ischar (task.x) || ! ischar (task.y))
+    error ("for HDF5 files, 'x' and 'y' name datasets");
+  endif
+  acc = [];
+  rows = 0;
+  dropped = zeros (0, 1);
+  n = __sgp_h5_rows__ (task.source, task.x, task.y);
+  while (rows < n)
+    [x, y] = __sgp_h5_rows__ (task.source, task.x, task.y, rows, task.block_rows);
+    [acc, rows, dropped] = add_block (task, acc, rows, dropped, x, y);
+  endwhile
 endfunction
 
 ## CSV read in row blocks from one open file (fscanf continues where it

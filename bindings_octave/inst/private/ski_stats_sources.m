@@ -5,12 +5,13 @@
 ## @deftypefn {} {@var{s} =} ski_stats_sources (@var{sources}, @var{grid}, @var{opts})
 ## Private: ski_stats over chunk sources (file names or function handles that
 ## return @code{struct ("x", @dots{}, "y", @dots{})}).  Each chunk's statistics
-## are computed with @code{parcellfun} (option @qcode{"workers"}) or
-## @code{netcellfun} (option @qcode{"connections"}, from @code{pconnect}) of
-## the parallel package, else in this process; batches of the worker count,
-## merged by the core in chunk order, so the result is the same bitwise for a
-## given set of chunks whatever the engine.  A failing chunk is retried once,
-## then the error names it.  Rows of chunk k key the probes from
+## are computed by @qcode{"workers"} local @command{octave-cli} processes
+## (@code{ski_chunk_pool}: Ctrl-C kills them), by @code{netcellfun} over
+## @qcode{"connections"} (from @code{pconnect}, parallel package) in batches of
+## the connection count, else in this process, and merged by the core in chunk
+## order, so the result is the same bitwise for a given set of chunks whatever
+## the engine.  A failing chunk (or one whose worker died) is retried once
+## here, then the error names it.  Rows of chunk k key the probes from
 ## (k - 1) 2^40 on (at most 8192 chunks).
 ## @end deftypefn
 
@@ -37,22 +38,33 @@ function s = ski_stats_sources (sources, grid, opts)
                        "grid", grid, "opts", {rest}, "block_rows", own.block_rows,
                        "drop", drop);
   endfor
-  width = max (1, own.workers);
-  if (! isempty (own.connections))
-    width = numel (own.connections);
-  endif
   s = [];
   labels = cellfun (@source_label, sources, num2cell (1:K), "uniformoutput", false);
   info = struct ("source", {labels}, "rows", zeros (1, K), "used", zeros (1, K),
                  "dropped", zeros (1, K));
   dropped = cell (1, K);
-  for first = 1:width:K
-    ks = first:min (K, first + width - 1);
-    out = run_batch (own, tasks(ks));
-    for j = 1:numel (ks)
-      k = ks(j);
-      r = out{j};
+  pool = [];
+  unwind_protect
+    if (isempty (own.connections) && own.workers > 1 && K > 1)
+      pool = ski_chunk_pool ("open", tasks, own.workers);
+    endif
+    for k = 1:K
+      if (! isempty (pool))
+        [pool, r] = ski_chunk_pool ("result", pool, k);
+      elseif (! isempty (own.connections))
+        w = numel (own.connections);
+        if (mod (k - 1, w) == 0)
+          batch = run_batch (own, tasks(k:min (K, k + w - 1)));
+        endif
+        r = batch{mod (k - 1, w) + 1};
+      else
+        r = ski_chunk_try (tasks{k});
+      endif
       if (! r.ok)
+        if (own.verbose)
+          printf ("%s: chunk %d (%s) failed (%s); retried here\n", fname, k,
+                  info.source{k}, r.reason);
+        endif
         r = ski_chunk_try (tasks{k});   # retried once, here
       endif
       if (! r.ok)
@@ -74,7 +86,9 @@ function s = ski_stats_sources (sources, grid, opts)
         fflush (stdout);
       endif
     endfor
-  endfor
+  unwind_protect_cleanup
+    ski_chunk_pool ("close", pool);   # on Ctrl-C or an error: the running workers killed
+  end_unwind_protect
   s.chunks = info;
   s.dropped = dropped;
 endfunction
@@ -118,17 +132,11 @@ function [own, rest] = split_source_options (opts, fname)
   endfor
 endfunction
 
-## A batch on the engine; a failure of the engine itself fails every chunk.
+## A batch on netcellfun's connections; a failure of the engine itself fails
+## every chunk of the batch (each is then retried here).
 function out = run_batch (own, tasks)
   try
-    if (! isempty (own.connections))
-      out = netcellfun (own.connections, @ski_chunk_try, tasks, "UniformOutput", false);
-    elseif (own.workers > 1 && numel (tasks) > 1)
-      out = parcellfun (own.workers, @ski_chunk_try, tasks, "UniformOutput", false,
-                        "VerboseLevel", 0);
-    else
-      out = cellfun (@ski_chunk_try, tasks, "UniformOutput", false);
-    endif
+    out = netcellfun (own.connections, @ski_chunk_try, tasks, "UniformOutput", false);
   catch err
     out = repmat ({struct("ok", false, "reason", ["the worker failed: " err.message])}, ...
                   1, numel (tasks));
