@@ -9,7 +9,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel bench-laplace-gmm
 
 all: install
 
@@ -117,6 +117,17 @@ bench-laplace-poisson:
 	  -DSGP_LAPLACE_STAGNATION=1000000 -Icore/include -Icore inst/bench/laplace_poisson_bench.c $$(find core -name '*.c') \
 	  -o build/laplace_poisson_bench $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
 	OPENBLAS_NUM_THREADS=2 build/laplace_poisson_bench $(ARGS)
+
+# gp_laplace softmax at the paper's budget: n = 1e5, C = 10, matrix-free, rank 10,
+# 100 solver iterations, 2 threads (issue 14 acceptance 2: <= 15 min, <= 2 GB);
+# BENCH_ARGS="per_class max_iter".
+bench-laplace-gmm: install
+	@sh tools/deps.sh time
+	@uptime
+	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive \
+	  /usr/bin/time -v $(RSCRIPT) inst/bench/bench_laplace_gmm_budget.R $(BENCH_ARGS) 2>&1 | \
+	  grep -E "BENCH|Maximum resident|Elapsed"
+	@uptime
 
 # The matrix-free symmetric product K V against its bound on this machine (issue
 # 14): the DGEMM rate, the exp rate, the bound and the measured product in one
