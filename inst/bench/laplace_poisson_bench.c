@@ -17,7 +17,7 @@
  * ny = nx / 2), masked (1: every 50th cell has exposure e^-20, offset -20, as
  * cells almost outside the observation window: W^-1 ~ 1e9 there, so that
  * min W^-1 < 1e-8 max(K_ii + W^-1_ii), the pivot test of the old K + W^-1 root),
- * max_newton (20). cg runs without recycling so that every Newton step's iteration
+ * max_newton (20), inner_rtol (1e-5; cg: 1e-8 lets the mode be reached to tol 1e-6). cg runs without recycling so that every Newton step's iteration
  * count is that of one solve to the same tolerance. Not part of make check. */
 #define _GNU_SOURCE /* dlsym(RTLD_NEXT) */
 #include "laplace/laplace.h"
@@ -95,6 +95,7 @@ int main(int argc, char **argv)
   const int prank = argc > 2 ? atoi(argv[2]) : 0, max_iter = argc > 3 ? atoi(argv[3]) : 2500;
   const int64_t nx = argc > 4 ? atoll(argv[4]) : 100, ny = nx / 2, n = nx * ny;
   const int masked = argc > 5 ? atoi(argv[5]) : 0, max_newton = argc > 6 ? atoi(argv[6]) : 20;
+  const double inner_rtol = argc > 7 ? atof(argv[7]) : 1e-5;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   sgp_ctx_set_seed(&ctx, 1);
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
   o.n_mean = 1;
   o.learn = 0;
   o.max_newton = max_newton;
+  o.inner_rtol = inner_rtol;
   if (masked) o.offset = sgp_cmat_of(off, n, 1);
   if (!strcmp(mode, "exact")) { o.policy = SGP_POLICY_CHOLESKY; o.max_iter = (int)n; }
   else if (!strcmp(mode, "default")) { /* gp_laplace's defaults (cg, max_iter 5, recycling) */
