@@ -274,8 +274,8 @@ typedef struct {
                               * with preconditioned actions); 0 = none (default) */
   int class_actions;         /* softmax with C > 2, policy cg: each cg action's C class
                               * blocks (per point centred) are C actions, their kernel
-                              * products all from the action's one product; 0: one action
-                              * per iteration */
+                              * products all from the action's one product (default 1);
+                              * 0: one action per iteration */
 } sgp_laplace_opts;
 
 enum { SGP_EVIDENCE_AUTO = 0, SGP_EVIDENCE_EXACT = 1, SGP_EVIDENCE_STOCHASTIC = 2 };

@@ -46,7 +46,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->evidence = SGP_EVIDENCE_AUTO;
   o->probes = 32;
   o->precond_rank = 0;
-  o->class_actions = 0;
+  o->class_actions = 1;
   o->tile = SGP_DEFAULT_TILE;
 }
 

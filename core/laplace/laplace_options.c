@@ -55,7 +55,7 @@ static const sgp_opt_spec specs[] = {
    SGP_STORE_INT, 0,
    "policy cg: rank of a pivoted-Cholesky preconditioner of K + W^-1 that picks the actions "
    "(0: none; not softmax)"},
-  {"class_actions", SGP_OPT_FLAG, "FALSE", 0, 0, 0, NULL, OFF(class_actions), SGP_STORE_INT, 0,
+  {"class_actions", SGP_OPT_FLAG, "TRUE", 0, 0, 0, NULL, OFF(class_actions), SGP_STORE_INT, 0,
    "softmax with C > 2, policy cg: each action's C class blocks (centred per point) are C "
    "actions from its one kernel product"},
   {"rank", SGP_OPT_COUNT, "Inf", 0, 9007199254740992.0, SGP_OPT_INF_NONE, NULL, OFF(rank),
