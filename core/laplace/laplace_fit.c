@@ -1093,7 +1093,8 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   R->cap_max = cap;
   /* start small and grow geometrically between Newton steps (spec 2.3) */
   if ((st = sgp_itergp_init(ctx, &R->it, n, C, cap < step ? cap : step))) return st;
-  if (R->per > 1 && !(R->cls = sgp_alloc(2 * NC))) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  if (R->per > 1 && !(R->cls = sgp_alloc(2 * NC)))
+    return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   double *vec = R->vec = sgp_alloc(6 * NC + 2 * cap + 12 * NC);
   if (!vec) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   R->res = vec; R->s = vec + NC; R->t = vec + 2 * NC; R->z = vec + 3 * NC; R->d = vec + 4 * NC;
