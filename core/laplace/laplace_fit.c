@@ -1114,7 +1114,9 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   if (o->policy == SGP_POLICY_CG && o->precond_rank > 0 &&
       (st = sgp_laplace_precond_new(ctx, &o->kernel, X, o->precond_rank, &R->pc)))
     return st;
-  if (o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC)
+  /* cap >= NC: recycled actions can span everything, and solve_end then
+   * rebuilds the exact state from kernel columns (R->prep) */
+  if (o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC || cap >= NC)
     return units_setup(ctx, R, X, unit_block, cap);
   return SGP_OK;
 }

@@ -1581,6 +1581,45 @@ static void class_actions_need_three_classes(void **state)
   }
 }
 
+/* Recycled actions that come to span everything (B = NC after a few Newton
+ * steps of max_iter < NC) end the solve in the exact state, rebuilt from kernel
+ * columns: v = K^-1 b and var = diag(K - K K^-1 K) at the last linearization
+ * point (the kernel columns need the prepared inputs even though no unit policy
+ * was asked for). Tolerance as cg_full_budget_exact_variance: cond(K^) eps. */
+static void recycled_span_reaches_exact_state(void **state)
+{
+  (void)state;
+  {
+    problem p; /* bernoulli: softmax's cg actions never span the per-point sums */
+    make_problem(&p, SGP_LIK_BERNOULLI, 25, 93);
+    p.ell = 0.3; /* K^ well conditioned: no recycled action is dropped as dependent */
+    const int64_t NC = p.n * p.C;
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    sgp_laplace_opts o;
+    opts_for(&p, &o);
+    o.max_iter = 10;
+    o.max_newton = 6;
+    o.damping = 0;
+    o.tol = 0.0;
+    o.inner_atol = o.inner_rtol = 0.0; /* every solve takes its max_iter */
+    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+    assert_int_equal(fit->r, NC);
+    double *K = dense_K(&p), *grad = th_zeros(NC), *W = th_zeros(NC * NC),
+           *Wi = th_zeros(NC * NC), *Kh = th_zeros(NC * NC), *Z = th_zeros(NC * NC);
+    dense_lik(&p, fit->flin, grad, W, Wi);
+    for (int64_t i = 0; i < NC * NC; i++) Kh[i] = K[i] + Wi[i];
+    assert_int_equal(th_chol_solve(NC, Kh, NC, K, Z), 0);
+    for (int64_t i = 0; i < NC; i++) {
+      double sx = 0;
+      for (int64_t l = 0; l < NC; l++) sx += K[l + i * NC] * Z[l + i * NC];
+      assert_close(fit->var[i], fmax(p.s2 - sx, 0.0), 1e-8 * p.s2);
+    }
+    free(K); free(grad); free(W); free(Wi); free(Kh); free(Z);
+    sgp_laplace_fit_free(fit);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -1614,6 +1653,7 @@ int main(void)
     cmocka_unit_test(small_budgets_ascend),
     cmocka_unit_test(class_actions_are_galerkin_on_class_blocks),
     cmocka_unit_test(class_actions_need_three_classes),
+    cmocka_unit_test(recycled_span_reaches_exact_state),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
