@@ -61,9 +61,11 @@
 ## @item @qcode{"max_newton"}
 ## Newton steps at most (default @code{20}).
 ## @item @qcode{"max_iter"}
-## solver iterations per Newton step (the budget) (default @code{5}).
+## solver iterations per Newton step (the budget; C actions each with class_actions) (default @code{5}).
 ## @item @qcode{"precond_rank"}
 ## policy cg: rank of a pivoted-Cholesky preconditioner of K + W^-1 that picks the actions (0: none; not softmax) (default @code{0}).
+## @item @qcode{"class_actions"}
+## softmax with C > 2, policy cg: each action's C class blocks (centred per point) are C actions from its one kernel product (default @code{true}).
 ## @item @qcode{"rank"}
 ## compression rank of the recycled actions (Inf: none) (default @code{Inf}).
 ## @item @qcode{"tol"}
@@ -75,7 +77,7 @@
 ## @item @qcode{"damping"}
 ## globalized Newton steps that never lower the Laplace objective (default @code{true}).
 ## @item @qcode{"max_total_iter"}
-## cap on the total number of solver iterations (default @code{Inf}).
+## cap on the total number of solver actions (one per iteration; C with class_actions) (default @code{Inf}).
 ## @item @qcode{"random_order"}
 ## cholesky policy: visit the points in a seeded random order (default @code{false}).
 ## @item @qcode{"time_limit"}

@@ -272,6 +272,10 @@ typedef struct {
   int precond_rank;          /* policy cg, diagonal W: the cg actions are P^-1 r with P =
                               * F F' + W^-1, F F' a rank-k pivoted Cholesky of K (IterGP
                               * with preconditioned actions); 0 = none (default) */
+  int class_actions;         /* softmax with C > 2, policy cg: each cg action's C class
+                              * blocks (per point centred) are C actions, their kernel
+                              * products all from the action's one product (default 1);
+                              * 0: one action per iteration */
 } sgp_laplace_opts;
 
 enum { SGP_EVIDENCE_AUTO = 0, SGP_EVIDENCE_EXACT = 1, SGP_EVIDENCE_STOCHASTIC = 2 };

@@ -46,6 +46,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->evidence = SGP_EVIDENCE_AUTO;
   o->probes = 32;
   o->precond_rank = 0;
+  o->class_actions = 1;
   o->tile = SGP_DEFAULT_TILE;
 }
 
@@ -152,6 +153,10 @@ typedef struct {
   int64_t *bidx;            /* bmax */
   double *bws, *bhist;      /* block workspace; 4 x bmax history values */
   sgp_laplace_precond *pc;  /* cg actions P^-1 r (precond_rank > 0), or NULL */
+  /* class actions (option class_actions): per = C actions per solver iteration,
+   * else 1; cls: the iteration's s and K s (NC each) they are cut from */
+  int64_t per;
+  double *cls;
 } run_t;
 
 static double nrm2(int64_t n, const double *x) { return sgp_nrm2(n, x); }
@@ -296,6 +301,7 @@ typedef struct {
   int recursive, full, blocked;   /* the solve's mode */
   int filling, resid_met, v_changed, direct_tried, vzero;
   int64_t kfill, since_best, j;   /* j: the next action's number (1-based) */
+  int64_t iters;                  /* class actions: solver iterations taken */
   int64_t j_fresh;                /* recursive: j when K v was last computed explicitly */
   double rho_best, rtol, bnorm;
 } solve_t;
@@ -315,7 +321,7 @@ static int solve_begin(sgp_ctx *ctx, run_t *R, solve_t *S, int *bad)
     return st;
   if (!finite) { *bad = 1; return SGP_OK; }
   /* the only place the buffers grow */
-  if ((st = sgp_itergp_reserve(ctx, it, it->B + o->max_iter, R->cap_max))) return st;
+  if ((st = sgp_itergp_reserve(ctx, it, it->B + o->max_iter * R->per, R->cap_max))) return st;
   const int64_t ldg = it->cap;
   S->vzero = it->r == 0;
   if (S->vzero) {
@@ -403,7 +409,7 @@ static int solve_stop(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, int *reaso
     *reason = SGP_STOP_STAGNATED;
     return SGP_OK;
   }
-  if (S->j > o->max_iter) {
+  if ((R->per > 1 ? S->iters : S->j - 1) >= o->max_iter) {
     int ok = 0;
     if (S->full && !S->filling && (st = full_exact(ctx, R, S->b, S->nd, S->v, S->Kv, &ok)))
       return st;
@@ -596,8 +602,58 @@ static int action_append(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, double 
   return SGP_OK;
 }
 
-/* One action of the residual (cg) or unit (cholesky) policy; *stop = 1 (with
- * *reason) on a breakdown that ends the solve. */
+/* x_c = P (x0[:, c] (x) e_c): class block c of an NC-vector, its per-point mean
+ * removed. K = I_C (x) K_x commutes with both steps, so the block of K s is
+ * K times the block of s. */
+static void class_block(int64_t n, int64_t C, int64_t c, const double *x0, double *x)
+{
+  const double off = -1.0 / (double)C;
+  for (int64_t k = 0; k < C; k++)
+    for (int64_t i = 0; i < n; i++) x[i + k * n] = x0[i + c * n] * (k == c ? 1.0 + off : off);
+}
+
+/* Class actions (option class_actions): the iteration's centred residual s and
+ * its product K s (action_choose) cut into the C actions s_c = P (s[:, c] (x) e_c),
+ * each with K s_c from K s. They sum to s, so span(S) grows by span{s_c}, which
+ * holds the cg action; the sum directions (K^ = K there, spec 1.4) stay outside
+ * span(S), as with one action. IterGP takes them one after the other: v stays
+ * the Galerkin solution on span(S) (spec 2.3), C = S (S'K^S)^-1 S'. alpha =
+ * d'res with the residual before the iteration: d is K^-orthogonal to the
+ * earlier blocks' directions, which are all v moved along since. A block in
+ * span(S) (with two classes the blocks coincide) is skipped; *taken: the number
+ * accepted. */
+static int class_actions_take(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, int64_t *taken,
+                              int *bad)
+{
+  sgp_itergp *it = &R->it;
+  const int64_t n = it->n, C = it->C, NC = it->NC;
+  const sgp_laplace_opts *o = R->o;
+  double *s0 = R->cls, *t0 = R->cls + NC, alpha, eta;
+  int64_t uidx;
+  int st, ok;
+  *taken = 0;
+  if ((st = action_choose(ctx, R, &alpha, &uidx))) return st;
+  memcpy(s0, R->s, (size_t)NC * sizeof(double));
+  memcpy(t0, R->t, (size_t)NC * sizeof(double));
+  S->iters++;
+  for (int64_t c = 0; c < C; c++) {
+    if (it->B >= it->cap || R->J >= R->hist_cap ||
+        (o->max_total_iter >= 0 && R->J >= o->max_total_iter))
+      break;
+    class_block(n, C, c, s0, R->s);
+    class_block(n, C, c, t0, R->t);
+    if ((st = action_orthogonalize(ctx, R, S->nd, &alpha, &eta, &ok))) return st;
+    if (!isfinite(eta)) { *bad = 1; return SGP_OK; }
+    if (!ok) continue;
+    alpha = sgp_dot(NC, R->d, R->res);
+    if ((st = action_append(ctx, R, S, rho, alpha, eta, -1))) return st;
+    ++*taken;
+  }
+  return SGP_OK;
+}
+
+/* One action of the residual (cg) or unit (cholesky) policy, or one iteration's
+ * class actions; *stop = 1 (with *reason) on a breakdown that ends the solve. */
 static int solve_action(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, int *reason, int *bad,
                         int *stop)
 {
@@ -606,10 +662,17 @@ static int solve_action(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, int *rea
   int64_t uidx;
   *stop = 0;
   if ((st = sgp_itergp_root(ctx, &R->it))) return st;
-  if ((st = action_choose(ctx, R, &alpha, &uidx))) return st;
-  if ((st = action_orthogonalize(ctx, R, S->nd, &alpha, &eta, &taken))) return st;
-  if (!isfinite(eta)) { *bad = 1; return SGP_OK; }
-  if (taken) return action_append(ctx, R, S, rho, alpha, eta, uidx);
+  if (R->per > 1) {
+    int64_t k;
+    if ((st = class_actions_take(ctx, R, S, rho, &k, bad)) || *bad) return st;
+    taken = k > 0;
+    if (taken) return SGP_OK;
+  } else {
+    if ((st = action_choose(ctx, R, &alpha, &uidx))) return st;
+    if ((st = action_orthogonalize(ctx, R, S->nd, &alpha, &eta, &taken))) return st;
+    if (!isfinite(eta)) { *bad = 1; return SGP_OK; }
+    if (taken) return action_append(ctx, R, S, rho, alpha, eta, uidx);
+  }
   if (S->full && !S->filling) { /* CG ran out: the exact state, else fill */
     int ok = 0;
     if ((st = full_exact(ctx, R, S->b, S->nd, S->v, S->Kv, &ok))) return st;
@@ -961,13 +1024,14 @@ static int lik_setup(sgp_ctx *ctx, run_t *R, sgp_cmat y, int64_t C)
   return sgp_lik_check(ctx, lik);
 }
 
-/* Buffer capacity (spec 2.3): the actions a run can keep. */
-static int64_t buffer_cap(const sgp_laplace_opts *o, int64_t NC)
+/* Buffer capacity (spec 2.3): the actions a run can keep (per of them per
+ * solver iteration). */
+static int64_t buffer_cap(const sgp_laplace_opts *o, int64_t NC, int64_t per)
 {
-  const int64_t steps_iter = (int64_t)o->max_newton * (int64_t)o->max_iter;
+  const int64_t step = (int64_t)o->max_iter * per, steps_iter = (int64_t)o->max_newton * step;
   int64_t cap;
-  if (!o->recycle || o->rank == 0) cap = o->max_iter;
-  else if (o->rank > 0) cap = o->rank + o->max_iter;
+  if (!o->recycle || o->rank == 0) cap = step;
+  else if (o->rank > 0) cap = o->rank + step;
   else cap = steps_iter;
   if (cap > steps_iter) cap = steps_iter;
   if (o->max_total_iter >= 0 && cap > o->max_total_iter) cap = o->max_total_iter;
@@ -1018,14 +1082,19 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   dopts.cache_bytes = o->kernel_cache_bytes;
   if ((st = sgp_op_dense_kernel(ctx, &o->kernel, X, &dopts, &R->op_own, NULL))) return st;
   R->op = &R->op_own;
-  const int64_t cap = buffer_cap(o, NC);
-  const int64_t steps_iter = (int64_t)o->max_newton * (int64_t)o->max_iter;
+  /* class actions: C > 2 (with two classes both centred blocks are the action) */
+  R->per = o->class_actions && o->policy == SGP_POLICY_CG &&
+           o->likelihood == SGP_LIK_SOFTMAX && C > 2 ? C : 1;
+  const int64_t step = (int64_t)o->max_iter * R->per, cap = buffer_cap(o, NC, R->per);
+  const int64_t steps_iter = (int64_t)o->max_newton * step;
   R->hist_cap = steps_iter;
   if (o->max_total_iter >= 0 && R->hist_cap > o->max_total_iter) R->hist_cap = o->max_total_iter;
   R->hist_scale = (double)NC * o->kernel.outputscale;
   R->cap_max = cap;
   /* start small and grow geometrically between Newton steps (spec 2.3) */
-  if ((st = sgp_itergp_init(ctx, &R->it, n, C, cap < o->max_iter ? cap : o->max_iter))) return st;
+  if ((st = sgp_itergp_init(ctx, &R->it, n, C, cap < step ? cap : step))) return st;
+  if (R->per > 1 && !(R->cls = sgp_alloc(2 * NC)))
+    return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   double *vec = R->vec = sgp_alloc(6 * NC + 2 * cap + 12 * NC);
   if (!vec) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   R->res = vec; R->s = vec + NC; R->t = vec + 2 * NC; R->z = vec + 3 * NC; R->d = vec + 4 * NC;
@@ -1038,14 +1107,16 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   /* truncated solves of a non-Gaussian likelihood: globalized steps (a Gaussian
    * one's Newton steps continue one IterGP run, whose posterior is the answer) */
   if (o->damping && (int64_t)o->max_iter < NC && o->likelihood != SGP_LIK_GAUSSIAN) {
-    R->sub_cap = (o->max_iter < SUBSPACE_ACTIONS ? o->max_iter : SUBSPACE_ACTIONS) + 2;
+    R->sub_cap = (step < SUBSPACE_ACTIONS ? step : SUBSPACE_ACTIONS) + 2;
     R->sub = sgp_laplace_big_alloc(2 * NC * R->sub_cap);
     if (!R->sub) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   }
   if (o->policy == SGP_POLICY_CG && o->precond_rank > 0 &&
       (st = sgp_laplace_precond_new(ctx, &o->kernel, X, o->precond_rank, &R->pc)))
     return st;
-  if (o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC)
+  /* cap >= NC: recycled actions can span everything, and solve_end then
+   * rebuilds the exact state from kernel columns (R->prep) */
+  if (o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC || cap >= NC)
     return units_setup(ctx, R, X, unit_block, cap);
   return SGP_OK;
 }
@@ -1063,6 +1134,7 @@ static void run_free(run_t *R)
   free(R->center);
   free(R->vec);
   free(R->ycopy);
+  free(R->cls);
   sgp_laplace_precond_free(R->pc);
 }
 

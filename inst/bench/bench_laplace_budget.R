@@ -6,13 +6,22 @@
 # (max_iter = 50, max_newton = 40), and the exact (dense) Laplace predictive at
 # that fit's mode.
 #
-# Usage: Rscript bench_laplace_budget.R [--threads=2] [data set ...]
+# Usage: Rscript bench_laplace_budget.R [--threads=2] [--budgets=1,2,5,10,20,50]
+#          [--set=name=value ...] [data set ...]
 #   data sets: Satellite Vehicle Glass Sonar Ionosphere PimaIndiansDiabetes
 #   (default: all). One line per fit: BENCH laplace_budget data=... max_iter=...
+#   The exact predictive is taken at the last budget's mode (50: the reference).
 suppressPackageStartupMessages(library(scalegp))
 args <- commandArgs(trailingOnly = TRUE)
 threads <- as.integer(sub("^--threads=", "", c(grep("^--threads=", args, value = TRUE), "--threads=2")[1]))
 chosen <- grep("^--", args, value = TRUE, invert = TRUE)
+budgets <- as.integer(strsplit(sub("^--budgets=", "", c(grep("^--budgets=", args, value = TRUE),
+                                                         "--budgets=1,2,5,10,20,50")[1]), ",")[[1]])
+# --set=name=value: an option for every budgeted fit (e.g. --set=class_actions=FALSE
+# for the old softmax policy side by side); values as R reads them (TRUE, 5, "cg")
+sets_opt <- sub("^--set=", "", grep("^--set=", args, value = TRUE))
+extra <- stats::setNames(lapply(sub("^[^=]*=", "", sets_opt), function(v) utils::type.convert(v, as.is = TRUE)),
+                         sub("=.*$", "", sets_opt))
 
 load_set <- function(name) {
   e <- new.env()
@@ -99,21 +108,33 @@ run_set <- function(name) {
   cat(sprintf("\n%s: n = %d train, %d test, d = %d, C = %d, %s, rbf lengthscale %.2f, outputscale %g\n",
               name, nrow(s$x), nrow(s$xs), ncol(s$x), C, lik, ell, os))
   cat(sprintf("  prior predictive log loss %.4f (limit for the budgets: %.4f)\n", prior, prior + 0.05))
-  cat(sprintf("  %-10s %8s %8s %8s %8s %10s %6s %9s %8s\n", "max_iter", "acc", "logloss", "ECE",
-              "max|mu|", "converged", "steps", "stop", "seconds"))
-  for (mi in c(1, 2, 5, 10, 20, 50)) {
+  # seconds: the whole gp_laplace call (with the exact evidence every fit reports,
+  # O(C n^3)); newton_s: its Newton loop alone; actions: solver actions taken,
+  # rank: columns of the root
+  cat(sprintf("  %-10s %8s %8s %8s %8s %10s %6s %9s %8s %8s %7s %6s\n", "max_iter", "acc", "logloss", "ECE",
+              "max|mu|", "converged", "steps", "stop", "seconds", "newton_s", "actions", "rank"))
+  for (mi in budgets) {
     t0 <- proc.time()[["elapsed"]]
-    fit <- suppressWarnings(gp_laplace(s$x, y, likelihood = lik, lengthscale = ell, outputscale = os, mean = 0,
-                                       max_iter = mi, max_newton = if (mi == 50) 40 else 20,
-                                       threads = threads, verbose = FALSE, seed = 1))
+    # the reference only supplies the mode: one action per iteration there, since
+    # class actions (softmax's default) would let its buffer grow to 40 * 50 * C
+    # columns, O(n C B^2) per Newton step
+    ref <- if (mi == 50 && is.null(extra$class_actions)) list(class_actions = FALSE) else list()
+    fit <- suppressWarnings(do.call(gp_laplace, c(list(s$x, y, likelihood = lik, lengthscale = ell,
+                                                       outputscale = os, mean = 0, max_iter = mi,
+                                                       max_newton = if (mi == 50) 40 else 20,
+                                                       threads = threads, verbose = FALSE, seed = 1),
+                                                  extra, ref)))
     sec <- proc.time()[["elapsed"]] - t0
     m <- metrics(probs(fit, s$xs, C), s$ys)
     mu <- max(abs(predict(fit, s$xs, threads = threads)$mean))
     lab <- if (mi == 50) "50 (ref)" else format(mi)
-    cat(sprintf("  %-10s %8.4f %8.4f %8.4f %8.3g %10s %6d %9s %8.1f\n", lab, m[["acc"]], m[["logloss"]],
-                m[["ece"]], mu, fit$converged, fit$newton_steps, fit$stop_reason, sec))
-    cat(sprintf("BENCH laplace_budget data=%s max_iter=%d acc=%.4f logloss=%.4f ece=%.4f prior_logloss=%.4f max_abs_mean=%.3g converged=%s time=%.1fs\n",
-                name, mi, m[["acc"]], m[["logloss"]], m[["ece"]], prior, mu, fit$converged, sec))
+    loop <- utils::tail(fit$steps$seconds, 1); rk <- NCOL(fit$root)
+    cat(sprintf("  %-10s %8.4f %8.4f %8.4f %8.3g %10s %6d %9s %8.1f %8.1f %7d %6d\n", lab, m[["acc"]], m[["logloss"]],
+                m[["ece"]], mu, fit$converged, fit$newton_steps, fit$stop_reason, sec, loop,
+                as.integer(fit$iterations), rk))
+    cat(sprintf("BENCH laplace_budget data=%s max_iter=%d acc=%.4f logloss=%.4f ece=%.4f prior_logloss=%.4f max_abs_mean=%.3g converged=%s time=%.1fs newton_time=%.1fs actions=%d rank=%d\n",
+                name, mi, m[["acc"]], m[["logloss"]], m[["ece"]], prior, mu, fit$converged, sec, loop,
+                as.integer(fit$iterations), rk))
   }
   m <- metrics(exact_laplace(fit, s$x, y, s$xs, ell, os), s$ys)
   cat(sprintf("  %-10s %8.4f %8.4f %8.4f   (dense Laplace predictive at the reference's mode)\n",

