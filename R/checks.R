@@ -136,7 +136,8 @@ check_backend <- function(backend, fn) {
 #' scalegp_options("gp_laplace")
 #' @export
 scalegp_options <- function(fn) {
-  as.data.frame(.Call(C_sgp_options_r, as.character(fn)), stringsAsFactors = FALSE)
+  t <- .Call(C_sgp_options_r, as.character(fn))
+  structure(as.data.frame(t, stringsAsFactors = FALSE), context = attr(t, "context"))
 }
 
 option_default <- function(fn, name) {

@@ -51,7 +51,7 @@ int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o)
     const sgp_value v = value_of(VECTOR_ELT(opts, i));
     int st, verbose = ctx->verbose;
     if (!name[0]) Rf_error("internal: option %d has no name", (int)i + 1);
-    if (sgp_opt_find(sgp_verb_options("context"), name) && !sgp_opt_find(t, name)) {
+    if (sgp_ctx_opt_find(t, name)) {
       st = sgp_ctx_opt_set(ctx, name, &v, &verbose);
       ctx->verbose = verbose;
     } else {
@@ -85,8 +85,10 @@ SEXP sgp_options_r(SEXP verb)
   }
   const char *names[] = {"name", "kind", "default", "doc"};
   SEXP values[] = {nm, kd, df, dc};
-  SEXP out = sgp_r_named_list(4, names, values);
-  UNPROTECT(4);
+  SEXP out = PROTECT(sgp_r_named_list(4, names, values));
+  /* whether the verb takes the context options (its docs list them) */
+  Rf_setAttrib(out, Rf_install("context"), Rf_ScalarLogical(!t->no_context));
+  UNPROTECT(5);
   return out;
 }
 

@@ -44,6 +44,12 @@ const sgp_opt_spec *sgp_opt_find(const sgp_verb_table *t, const char *name)
   return NULL;
 }
 
+const sgp_opt_spec *sgp_ctx_opt_find(const sgp_verb_table *t, const char *name)
+{
+  if (t->no_context || sgp_opt_find(t, name)) return NULL;
+  return sgp_opt_find(&sgp_context_table, name);
+}
+
 /* "got ..." for one value as the user wrote it */
 static void got(const sgp_value *v, char *buf, size_t size)
 {
@@ -267,7 +273,8 @@ int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *
   if (!s) {
     char list[1024] = "";
     const sgp_verb_table *c = sgp_verb_options("context");
-    for (int i = 0; i < t->n + c->n; i++) {
+    const int nc = t->no_context ? 0 : c->n;
+    for (int i = 0; i < t->n + nc; i++) {
       const size_t l = strlen(list);
       snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "",
                i < t->n ? t->opts[i].name : c->opts[i - t->n].name);

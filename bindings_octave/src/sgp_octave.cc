@@ -204,7 +204,6 @@ namespace sgp_octave
                  void *opts, option_store& keep)
   {
     const sgp_verb_table *t = sgp_verb_options (verb);
-    const sgp_verb_table *c = sgp_verb_options ("context");
     if ((args.length () - first) % 2)
       error ("%s: options must come in name/value pairs", ctx.fname ().c_str ());
     for (int i = first; i < args.length (); i += 2)
@@ -215,7 +214,7 @@ namespace sgp_octave
         const std::string name = args(i).string_value ();
         const sgp_value v = value_of (args(i + 1), keep);
         int verbose = ctx.get ()->verbose;
-        if (sgp_opt_find (c, name.c_str ()) && ! sgp_opt_find (t, name.c_str ()))
+        if (sgp_ctx_opt_find (t, name.c_str ()))
           {
             ctx.check (sgp_ctx_opt_set (ctx.get (), name.c_str (), &v, &verbose));
             ctx.get ()->verbose = verbose;

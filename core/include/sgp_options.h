@@ -75,11 +75,18 @@ typedef struct {
   const char *verb;
   const sgp_opt_spec *opts;
   int n;
+  int no_context;  /* 1: the verb reads none of the context options (ski_grid computes
+                      a grid: no randomness, threads, backend or progress), so they are
+                      not its options (an error, and absent from its docs) */
 } sgp_verb_table;
 
 /* The table of a verb ("gp_laplace", ...) or of the context options ("context":
  * backend, seed, verbose, threads); NULL when unknown. */
 const sgp_verb_table *sgp_verb_options(const char *verb);
+/* The context option `name` as verb t takes it (the hosts route it to the context):
+ * NULL when t has its own row of that name (ski_stats' seed) or reads no context
+ * option. */
+const sgp_opt_spec *sgp_ctx_opt_find(const sgp_verb_table *t, const char *name);
 /* The name of a kind ("flag", "count", ...) for the hosts' option listings. */
 const char *sgp_opt_kind_name(sgp_opt_kind kind);
 /* The spec of option `name` in t, or NULL. */

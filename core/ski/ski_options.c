@@ -99,7 +99,7 @@ static const sgp_opt_spec grid_specs[] = {
 };
 
 const sgp_verb_table sgp_ski_grid_table = {"ski_grid", grid_specs,
-                                           (int)(sizeof grid_specs / sizeof grid_specs[0])};
+                                           (int)(sizeof grid_specs / sizeof grid_specs[0]), 1};
 
 #define SOFF(field) offsetof(sgp_ski_stats_opts, field)
 

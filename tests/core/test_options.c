@@ -432,6 +432,14 @@ static void context_options(void **state)
   assert_int_equal(ctx.nthreads, 3);
   assert_int_equal(sgp_ctx_opt_set(&ctx, "backend", &cpu, NULL), SGP_OK);
   assert_int_equal(ctx.backend, SGP_BACKEND_CPU);
+  /* ski_grid reads no context option: they are not its options; ski_stats' own seed wins */
+  const sgp_verb_table *grid = sgp_verb_options("ski_grid"), *stats = sgp_verb_options("ski_stats");
+  assert_null(sgp_ctx_opt_find(grid, "threads"));
+  assert_non_null(sgp_ctx_opt_find(stats, "threads"));
+  assert_null(sgp_ctx_opt_find(stats, "seed"));
+  int o[64] = {0};
+  assert_int_equal(sgp_opts_set(&ctx, grid, o, "threads", &t3), SGP_EINVAL);
+  assert_null(strstr(ctx.errmsg, "backend"));
 }
 
 /* The hosts' names of stored choices come from the tables, both ways. */

@@ -117,6 +117,7 @@ emit_error (fid, "grid.err.small", @() ski_grid ([], "range", [0 1], "grid_size"
 emit_error (fid, "grid.err.lengthscale", @() ski_grid (x2, "lengthscale", [1 2 3]));
 emit_error (fid, "grid.err.n", @() ski_grid ([], "range", [0 1], "n", -1));
 emit_error (fid, "grid.err.unknown", @() ski_grid (x1, "nonsense", 1));
+emit_error (fid, "grid.err.threads", @() ski_grid (x1, "threads", 1));
 emit_error (fid, "grid.err.big", @() ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [2e9 2e9 2e9]));
 ## ski_stats
 g1 = ski_grid (x1, "grid_size", 20);

@@ -165,7 +165,7 @@ test_that("ski_grid agrees between R and Octave: fields, numbers, options, messa
     interp = ski_grid(range = c(0, 1), interpolation = "spline"),
     range = ski_grid(range = c(1, 0)), small = ski_grid(range = c(0, 1), grid_size = 3),
     lengthscale = ski_grid(x2, lengthscale = 1:3), n = ski_grid(range = c(0, 1), n = -1),
-    unknown = ski_grid(x1, nonsense = 1),
+    unknown = ski_grid(x1, nonsense = 1), threads = ski_grid(x1, threads = 1),
     big = ski_grid(range = rbind(c(0, 1), c(0, 1), c(0, 1)), grid_size = c(2e9, 2e9, 2e9)))))[-1]
   parity_expect_errors(calls, oct, "grid.err.", "ski_grid")
 })
