@@ -17,7 +17,7 @@ SEXP sgp_ski_stats_merge_r(SEXP, SEXP, SEXP);
 SEXP sgp_ski_outside_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_laplace_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_options_r(SEXP);
-SEXP sgp_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_valla_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_option_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_valla_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -39,7 +39,7 @@ static const R_CallMethodDef call_methods[] = {
   {"sgp_ski_outside_r", (DL_FUNC)&sgp_ski_outside_r, 4},
   {"sgp_laplace_fit_r", (DL_FUNC)&sgp_laplace_fit_r, 6},
   {"sgp_options_r", (DL_FUNC)&sgp_options_r, 1},
-  {"sgp_laplace_predict_r", (DL_FUNC)&sgp_laplace_predict_r, 12},
+  {"sgp_laplace_predict_r", (DL_FUNC)&sgp_laplace_predict_r, 5},
   {"sgp_valla_fit_r", (DL_FUNC)&sgp_valla_fit_r, 12},
   {"sgp_option_check_r", (DL_FUNC)&sgp_option_check_r, 3},
   {"sgp_valla_predict_r", (DL_FUNC)&sgp_valla_predict_r, 5},

@@ -22,14 +22,21 @@ extern "C" {
  * (R NULL, Octave []). */
 typedef enum {
   SGP_VAL_NULL, SGP_VAL_REAL, SGP_VAL_LOGICAL, SGP_VAL_STRING,
-  SGP_VAL_OTHER  /* anything else (a list, a cell, a struct): always an error */
+  SGP_VAL_OTHER, /* anything else (a cell, a function): always an error */
+  SGP_VAL_LIST   /* an R list / data frame or an Octave scalar struct: named elements
+                    (a fit as plain data, its kernel, its history) */
 } sgp_value_type;
-typedef struct {
+typedef struct sgp_value {
   sgp_value_type type;
-  int64_t len;          /* REAL/LOGICAL: number of values; STRING: number of strings */
+  int64_t len;          /* REAL/LOGICAL: number of values; STRING: number of strings;
+                           LIST: number of elements */
   const double *real;   /* REAL/LOGICAL values (host memory, valid during the call) */
   const char *str;      /* STRING: the first one */
-  const char *const *strs; /* STRING: all len of them (NULL: only str, len <= 1) */
+  const char *const *strs; /* STRING: all len of them (NULL: only str, len <= 1);
+                              LIST: the elements' names */
+  int64_t rows, cols;   /* REAL/LOGICAL: the host's dimensions (0, 0: a plain vector,
+                           read as len x 1; cols < 0: more than two dimensions) */
+  const struct sgp_value *elts; /* LIST: the len elements */
 } sgp_value;
 
 typedef enum {
@@ -130,6 +137,31 @@ extern const char *const sgp_kernel_names[];
    "one lengthscale, or one per column of x (ARD)" DOC},                                   \
   {"outputscale", SGP_OPT_REAL, OS_DEF, 0, INFINITY, SGP_OPT_LO_OPEN | (OS_FLAGS), NULL,    \
    offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance" DOC}
+
+/* ---- fits given back as plain data (an R list, an Octave struct) ----
+ * A fit is plain data in both hosts: it may come back from a file, another program
+ * or a user's edits. The core checks it, once for both hosts, before any method
+ * reads it: fit is a LIST value (the host's list or struct, nested ones included);
+ * errors name the field as the user writes it, arg and sep giving "'object$root'"
+ * (R: "object", "$") or "'fit.root'" (Octave: "fit", "."). */
+
+/* Checks every field of a gp_laplace fit that predict, print, summary and plot read
+ * (types, shapes, finiteness, labels against the likelihood, counters, history) and
+ * makes the view that sgp_laplace_predict needs (its kernel in *k, referenced). */
+int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
+                          sgp_laplace_fit_t *view, sgp_kernel *k);
+
+/* The options of gp_laplace's predictions (table "gp_laplace_predict"). */
+enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };
+typedef struct {
+  int type;         /* SGP_PREDICT_*: what the host returns (it shapes the result) */
+  sgp_cmat offset;  /* Poisson log exposure at the m new inputs, or empty */
+} sgp_laplace_predict_opts;
+void sgp_laplace_predict_opts_default(sgp_laplace_predict_opts *o);
+/* The rules between the options and the fit at m new inputs (an offset only for
+ * poisson and one per input; type "class" only for classification). */
+int sgp_laplace_predict_check(sgp_ctx *ctx, const sgp_laplace_fit_t *fit,
+                              const sgp_laplace_predict_opts *o, int64_t m);
 
 /* gp_kernel's options: its kernel. */
 typedef struct { sgp_kernel kernel; } sgp_kernel_opts;

@@ -53,13 +53,13 @@
 %!error <scalegp_predict: 'fit.root' has 0 columns but the fit took> scalegp_predict (setfield (fit, "root", fit.root(:, [])), x)
 %!error <scalegp_predict: 'fit.root' is 19 x> scalegp_predict (setfield (fit, "root", fit.root(2:end, :)), x)
 %!error <scalegp_predict: 'fit.weights' contains NaN> scalegp_predict (setfield (fit, "weights", NaN (20, 1)), x)
-%!error <scalegp_predict: 'fit.x' must be a real numeric matrix> scalegp_predict (setfield (fit, "x", "a"), x)
+%!error <scalegp_predict: 'fit.x' must be a numeric matrix \(got strings\)> scalegp_predict (setfield (fit, "x", "a"), x)
 %!error <scalegp_predict: 'fit.likelihood' must be one of> scalegp_predict (setfield (fit, "likelihood", "probit"), x)
 %!error <scalegp_predict: 'fit.n_class' must be 1> scalegp_predict (setfield (fit, "n_class", 3), x)
 %!error <scalegp_predict: 'fit.kernel' must have 1 or d = 2 positive> scalegp_predict (setfield (fit, "kernel", struct ("kernel", "rbf", "lengthscale", -1, "outputscale", 1)), x)
 %!error <scalegp_predict: 'fit.noise' must be empty> scalegp_predict (setfield (fit, "noise", 1), x)
 %!error <scalegp_predict: 'fit.iterations' must be a whole number> scalegp_predict (setfield (fit, "iterations", -1), x)
-%!error <scalegp_predict: 'fit' has no field 'root'> scalegp_predict (rmfield (fit, "root"), x)
+%!error <scalegp_predict: 'fit.root' is missing> scalegp_predict (rmfield (fit, "root"), x)
 %!test  # a fit that took no iteration legitimately has a root without columns
 %! z = gp_laplace (x, zeros (20, 1), "likelihood", "gaussian", "seed", 1);
 %! assert (columns (z.root), 0);
