@@ -151,6 +151,13 @@ extern const char *const sgp_kernel_names[];
 int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
                           sgp_laplace_fit_t *view, sgp_kernel *k);
 
+/* Reads ski_stats given back as plain data (s: the host's list or struct) into
+ * views on its arrays, checking the grid, every field's shape against the grid's
+ * stencil and finiteness; errors name arg, the user's argument ("'b' has a 'WtW'
+ * with NaN or Inf"). For ski_stats_merge, ski_gsgp(stats = ) and the fits' checks. */
+int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg,
+                        sgp_ski_stats_data *d);
+
 /* The options of gp_laplace's predictions (table "gp_laplace_predict"). */
 enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };
 typedef struct {

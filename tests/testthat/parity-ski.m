@@ -140,4 +140,17 @@ emit_error (fid, "stats.err.seed", @() ski_stats (x1, y1, g1, "seed", -1));
 emit_error (fid, "stats.err.threads", @() ski_stats (x1, y1, g1, "threads", 1e6));
 emit_error (fid, "stats.err.outside", @() ski_stats (x1 + 10, y1, g1));
 emit_error (fid, "stats.err.unknown", @() ski_stats (x1, y1, g1, "nonsense", 1));
+## ski_stats_merge: the core reads and checks every part (tampered ones included)
+sa = sts{1};
+emit_error (fid, "merge.err.notstats", @() ski_stats_merge (sa, 1));
+emit_error (fid, "merge.err.missing", @() ski_stats_merge (sa, rmfield (sa, "Wtz")));
+emit_error (fid, "merge.err.nan", @() ski_stats_merge (sa, setfield (sa, "WtW", sa.WtW * NaN)));
+emit_error (fid, "merge.err.shape", @() ski_stats_merge (sa, sa, setfield (sa, "WtW", sa.WtW(2:end, :))));
+emit_error (fid, "merge.err.wty", @() ski_stats_merge (setfield (sa, "Wty", sa.Wty(2:end)), sa));
+emit_error (fid, "merge.err.scalar", @() ski_stats_merge (sa, setfield (sa, "n", Inf)));
+emit_error (fid, "merge.err.wtz", @() ski_stats_merge (sts{2}, setfield (sts{2}, "Wtz", sts{2}.Wtz(2:end, :))));
+emit_error (fid, "merge.err.grid", @() ski_stats_merge (sa, setfield (sa, "grid", struct ("size", 0, "bounds", [0 1], "interpolation", "cubic"))));
+emit_error (fid, "merge.err.other_grid", @() ski_stats_merge (sa, sts{3}));
+emit_error (fid, "merge.err.probes", @() ski_stats_merge (sa, sts{2}));
+emit_error (fid, "merge.err.overflow", @() ski_stats_merge (setfield (sa, "yty", 1.5e308), setfield (sa, "yty", 1.5e308)));
 fclose (fid);

@@ -199,4 +199,17 @@ test_that("ski_stats agrees between R and Octave: fields, numbers, options, mess
     threads = ski_stats(x1, y1, g1, threads = 1e6), outside = ski_stats(x1 + 10, y1, g1),
     unknown = ski_stats(x1, y1, g1, nonsense = 1))))[-1]
   parity_expect_errors(calls, oct, "stats.err.", "ski_stats")
+  # ski_stats_merge: the core reads and checks every part, tampered ones included
+  sa <- sts[[1]]
+  set <- function(s, name, value) { s[name] <- list(value); s }
+  calls <- as.list(quote(list(
+    notstats = ski_stats_merge(sa, 1), missing = ski_stats_merge(sa, set(sa, "Wtz", NULL)),
+    nan = ski_stats_merge(sa, set(sa, "WtW", sa$WtW * NaN)),
+    shape = ski_stats_merge(sa, sa, set(sa, "WtW", sa$WtW[-1, , drop = FALSE])),
+    wty = ski_stats_merge(set(sa, "Wty", sa$Wty[-1]), sa), scalar = ski_stats_merge(sa, set(sa, "n", Inf)),
+    wtz = ski_stats_merge(sts[[2]], set(sts[[2]], "Wtz", sts[[2]]$Wtz[-1, , drop = FALSE])),
+    grid = ski_stats_merge(sa, set(sa, "grid", list(size = 0, bounds = c(0, 1), interpolation = "cubic"))),
+    other_grid = ski_stats_merge(sa, sts[[3]]), probes = ski_stats_merge(sa, sts[[2]]),
+    overflow = ski_stats_merge(set(sa, "yty", 1.5e308), set(sa, "yty", 1.5e308)))))[-1]
+  parity_expect_errors(calls, oct, "merge.err.", "ski_stats_merge")
 })
