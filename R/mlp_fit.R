@@ -120,42 +120,10 @@ print.mlp <- function(x, ...) {
 #' valla_metrics(rbind(c(0.9, 0.1), c(0.3, 0.7)), c(1, 2))
 #' @export
 valla_metrics <- function(pred, y, var = NULL, bins = 15) {
-  fn <- "valla_metrics"
-  bins <- check_count(bins, fn, "bins", min = 1L)
-  prob <- NULL
-  mu <- NULL
-  num <- function(v, arg) {  # the core checks lengths, NA/NaN/Inf and ranges
-    if (is.null(v)) return(NULL)
-    if (!is.numeric(v) && !is.logical(v)) stop_arg(fn, arg, "must be numeric")
-    storage.mode(v) <- "double"
-    v
-  }
-  if (is.list(pred)) {
-    if (!is.null(pred$prob)) prob <- pred$prob else {
-      mu <- pred$mean; var <- pred$var
-      if (is.null(mu)) stop_arg(fn, "pred", "is a list without 'mean' or 'prob'")
-    }
-  } else if (is.matrix(pred) && ncol(pred) > 1L) {
-    prob <- pred
-  } else if (is.null(var)) {
-    prob <- as.vector(pred)
-  } else {
-    mu <- as.vector(pred)
-  }
-  if (is.factor(y)) y <- as.integer(y) else if (is.logical(y)) y <- as.integer(y)
-  if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
-  if (!is.numeric(y) || !is.null(dim(y))) stop_arg(fn, "y", "must be a numeric vector or a factor")
-  y <- as.double(y)
-  if (is.null(prob))
-    return(unlist(.Call(C_sgp_valla_metrics_r, y, num(as.vector(mu), "pred"),
-                        num(as.vector(var), "var"), NULL, bins)))
-  if (is.null(dim(prob))) {  # P(y = 1): labels 0/1 (or 1/2)
-    if (!anyNA(y) && !all(y %in% c(0, 1)) && all(y %in% c(1, 2))) y <- y - 1
-    prob <- cbind(1 - num(prob, "pred"), num(prob, "pred"))
-  } else {
-    prob <- num(prob, "pred")
-    y <- y - 1
-  }
-  unlist(.Call(C_sgp_valla_metrics_r, y, NULL, NULL, prob, bins))
+  # the core reads pred (a list, a matrix of probabilities, P(y = 1) or means with
+  # var), codes the labels and checks everything; factor and logical labels are
+  # numbered here
+  if (is.factor(y) || is.logical(y)) y <- as.integer(y)
+  unlist(.Call(C_sgp_valla_metrics_r, pred, y, var, bins))
 }
 

@@ -349,26 +349,25 @@ SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP opts)
   return out;
 }
 
-/* valla_metrics(): regression (prob NULL): c(nll, crps, cqm) of (mu, var) at y;
- * classification: c(accuracy, nll, ece, brier[, auc]) of prob (n x C) at labels y
- * (0..C-1). The core checks every input (messages name y, pred, var, bins). */
-SEXP sgp_valla_metrics_r(SEXP y, SEXP mu, SEXP var, SEXP prob, SEXP bins)
+/* valla_metrics(): the core reads pred (a list of mean and var or of prob, n-by-C
+ * probabilities, P(y = 1), or means with var), codes the labels, checks every
+ * input (messages name pred, y, var, bins) and names the metrics. */
+SEXP sgp_valla_metrics_r(SEXP pred, SEXP y, SEXP var, SEXP bins)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
-  const sgp_cmat none = {NULL, 0, 0, 1};
+  const sgp_value p = sgp_r_value(pred), yv = sgp_r_value(y), v = sgp_r_value(var),
+                  b = sgp_r_value(bins);
+  const char *const opt[] = {"bins"};
   double out[5];
   int count = 0;
-  int st = sgp_valla_metrics(&ctx, sgp_r_cmat(y), Rf_isNull(mu) ? none : sgp_r_cmat(mu),
-                             Rf_isNull(var) ? none : sgp_r_cmat(var),
-                             Rf_isNull(prob) ? none : sgp_r_cmat(prob), (int64_t)Rf_asReal(bins),
-                             out, &count);
+  const char *const *names = NULL;
+  const int st = sgp_valla_metrics_of(&ctx, &p, &yv, &v, 1, opt, &b, out, &count, &names);
   if (st) sgp_r_fail("valla_metrics", &ctx, st);
-  const char *reg[] = {"nll", "crps", "cqm"}, *cls[] = {"accuracy", "nll", "ece", "brier", "auc"};
-  SEXP v[5];
-  for (int k = 0; k < count; k++) v[k] = PROTECT(Rf_ScalarReal(isnan(out[k]) ? NA_REAL : out[k]));
-  SEXP res = sgp_r_named_list(count, Rf_isNull(prob) ? reg : cls, v);
+  SEXP vals[5];
+  for (int k = 0; k < count; k++) vals[k] = PROTECT(Rf_ScalarReal(isnan(out[k]) ? NA_REAL : out[k]));
+  SEXP res = sgp_r_named_list(count, (const char **)names, vals);
   UNPROTECT(count);
   return res;
 }

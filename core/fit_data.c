@@ -31,6 +31,11 @@ const sgp_value *sgp_fd_elt(const sgp_value *list, const char *name)
   return &null_value;
 }
 
+int sgp_fd_has(const sgp_value *list, const char *name)
+{
+  return sgp_fd_elt(list, name) != &null_value;
+}
+
 int sgp_fd_bad(const sgp_fd *f, const char *name, const char *fmt, ...)
 {
   char rest[384];

@@ -24,6 +24,8 @@ int sgp_fd_begin(sgp_fd *f, sgp_ctx *ctx, const sgp_value *fit, const char *arg,
                  const char *sep, const char *what, const char *const *need);
 /* The element `name` of a LIST (a NULL value when absent or when list is not a LIST). */
 const sgp_value *sgp_fd_elt(const sgp_value *list, const char *name);
+/* Whether a LIST has an element `name` (R's NULL counts as one). */
+int sgp_fd_has(const sgp_value *list, const char *name);
 /* SGP_EINVAL with "'<arg><sep><name>' <fmt...>". */
 int sgp_fd_bad(const sgp_fd *f, const char *name, const char *fmt, ...) SGP_PRINTF_LIKE(3, 4);
 /* A numeric value read as a matrix (a vector is one column). */

@@ -23,7 +23,7 @@ SEXP sgp_option_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_valla_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_valla_forward_r(SEXP, SEXP, SEXP);
 SEXP sgp_mlp_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sgp_valla_metrics_r(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_valla_metrics_r(SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"sgp_kernel_matrix_r", (DL_FUNC)&sgp_kernel_matrix_r, 3},
@@ -45,7 +45,7 @@ static const R_CallMethodDef call_methods[] = {
   {"sgp_valla_predict_r", (DL_FUNC)&sgp_valla_predict_r, 5},
   {"sgp_valla_forward_r", (DL_FUNC)&sgp_valla_forward_r, 3},
   {"sgp_mlp_fit_r", (DL_FUNC)&sgp_mlp_fit_r, 5},
-  {"sgp_valla_metrics_r", (DL_FUNC)&sgp_valla_metrics_r, 5},
+  {"sgp_valla_metrics_r", (DL_FUNC)&sgp_valla_metrics_r, 4},
   {NULL, NULL, 0}
 };
 

@@ -158,6 +158,15 @@ int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, c
 int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg,
                         sgp_ski_stats_data *d);
 
+/* valla_metrics as the user calls it (pred: a list or struct of mean and var, or of
+ * prob; n-by-C probabilities; P(y = 1) with labels 0/1 or 1/2; means with var),
+ * its n_opt options by name (table "valla_metrics": bins) and the checked
+ * metrics: out (count values) named by *names. */
+int sgp_valla_metrics_of(sgp_ctx *ctx, const sgp_value *pred, const sgp_value *y,
+                         const sgp_value *var, int n_opt, const char *const *opt_names,
+                         const sgp_value *opt_values, double *out, int *count,
+                         const char *const **names);
+
 /* The options of gp_laplace's predictions (table "gp_laplace_predict"). */
 enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };
 typedef struct {

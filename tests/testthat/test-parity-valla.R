@@ -101,6 +101,22 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
                         lr = 1e300, seed = 3, verbose = FALSE),
                 warning = function(w) conditionMessage(w))
   expect_identical(w, oct$mlp.warning)
+  # valla_metrics: the core reads pred (list, probabilities, P(y = 1), means with var),
+  # codes the labels and checks everything (one text in both hosts)
+  ym <- c(0.1, -0.3, 1.2, 0.4); mm <- c(0, 0, 1, 0.5); vm <- c(0.5, 1, 2, 0.3)
+  Pm <- cbind(c(0.8, 0.3, 0.4, 0.6), c(0.2, 0.7, 0.6, 0.4)); lm <- c(1, 2, 2, 1)
+  same(valla_metrics(mm, ym, var = vm), oct$metrics.reg, "valla_metrics regression")
+  same(valla_metrics(Pm[, 2], lm, bins = 4), oct$metrics.bin, "valla_metrics P(y = 1)")
+  calls <- as.list(quote(list(
+    empty = valla_metrics(list(mean = numeric(0), var = numeric(0)), numeric(0)),
+    nan_y = valla_metrics(list(mean = mm, var = vm), c(NaN, ym[-1])),
+    var0 = valla_metrics(list(mean = mm, var = replace(vm, 2, 0)), ym),
+    var_n = valla_metrics(mm, ym, var = vm[-1]), nomean = valla_metrics(list(var = vm), ym),
+    rows = valla_metrics(Pm[-1, ], lm), sum = valla_metrics(cbind(Pm, 0.1), lm),
+    label = valla_metrics(Pm, c(1, 2, 3, 1)), bins = valla_metrics(Pm, lm, bins = 0),
+    y = valla_metrics(Pm, "abcd"))))[-1]
+  parity_expect_errors(calls, oct, "metrics.err.", "valla_metrics")
+  expect_match(oct$metrics.err.unknown, "^valla_metrics: unknown option 'nbins'; valid options are bins$")
   # summary: the same lines in both hosts (issue 17)
   for (t in c("cf", "ad")) parity_expect_summary(if (t == "cf") cf else ad, oct, t)
   parity_expect_summary(df, oct, "df")
