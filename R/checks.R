@@ -115,10 +115,6 @@ alloc_error_names <- function(expr, fn, arg, what) {
   })
 }
 
-check_backend <- function(backend, fn) {
-  check_choice(backend, c("auto", "cpu", "cuda"), fn, "backend")
-}
-
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
 # The options of a verb as the core defines them (name, kind, default, doc).

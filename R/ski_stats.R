@@ -2,7 +2,6 @@
 # saveRDS/readRDS, travel between worker processes and are merged by adding.
 
 ski_interpolations <- c("cubic", "linear")
-ski_bounds_policies <- c("error", "truncate", "clamp", "drop")
 
 #' Grid of a structured kernel interpolation (SKI) model
 #'

@@ -38,6 +38,12 @@ sgp_value sgp_r_value(SEXP x)
     v.rows = XLENGTH(dim) >= 1 ? INTEGER(dim)[0] : 0;
     v.cols = XLENGTH(dim) == 2 ? INTEGER(dim)[1] : XLENGTH(dim) == 1 ? 1 : -1;
   }
+  SEXP names = Rf_getAttrib(x, R_NamesSymbol); /* a named vector's names (timings) */
+  if (TYPEOF(x) != STRSXP && !Rf_isNull(names) && XLENGTH(names) == n) {
+    const char **s = (const char **)R_alloc((size_t)(n > 0 ? n : 1), sizeof(const char *));
+    for (R_xlen_t i = 0; i < n; i++) s[i] = CHAR(STRING_ELT(names, i));
+    v.strs = s;
+  }
   switch (TYPEOF(x)) {
   case REALSXP: v.type = SGP_VAL_REAL; v.real = REAL_RO(x); break;
   case INTSXP: case LGLSXP: {

@@ -329,38 +329,32 @@ static void rename_xtest(sgp_ctx *ctx, const char *arg)
   memcpy(ctx->errmsg, buf, sizeof buf);
 }
 
-/* predict(): mean and variance at xtest from a fit's plain data; fn and arg:
- * the R function and its argument of the test inputs, named in errors. */
-SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP love_c0,
-                       SEXP xtest, SEXP threads, SEXP fn_, SEXP arg_)
+/* predict() (and the check of print, summary, plot): the core checks the fit
+ * `object` (plain data, named `arg` in errors of function `fn`) and the options
+ * (variance, backend, threads), then predicts at xtest (named xarg): list(mean,
+ * var, warning). xtest NULL: the check only (returns NULL). */
+SEXP sgp_ski_predict_r(SEXP object, SEXP fn_, SEXP arg_, SEXP xtest, SEXP opts, SEXP xarg_)
 {
-  const char *fn = CHAR(STRING_ELT(fn_, 0)), *arg = CHAR(STRING_ELT(arg_, 0));
+  const char *fn = CHAR(STRING_ELT(fn_, 0)), *xarg = CHAR(STRING_ELT(xarg_, 0));
   sgp_ctx ctx;
   sgp_r_hooks hooks;
-  sgp_ski_opts o;
-  sgp_ski_stats_data d;
+  sgp_ski_fit_view v;
+  sgp_ski_predict_opts o;
   sgp_ski_predict_info info;
-  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
-  r_opts(opts, &o, &ctx, fn);
-  int code = r_stats(&ctx, stats, "stats", &d);
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  const sgp_value fit = sgp_r_value(object);
+  int code = sgp_ski_fit_check(&ctx, &fit, CHAR(STRING_ELT(arg_, 0)), "$", &v);
+  if (!code && !Rf_isNull(xtest)) code = sgp_ski_predict_opts_default(&ctx, &v, &o);
+  if (!code && !Rf_isNull(xtest)) code = sgp_r_apply_options(&ctx, "ski_gsgp_predict", opts, &o);
   if (code) sgp_r_fail(fn, &ctx, code);
-  if (XLENGTH(weights) != d.m) Rf_error("%s: 'weights' do not match the grid", fn);
+  if (Rf_isNull(xtest)) return R_NilValue;
   const sgp_cmat Xs = sgp_r_cmat(xtest);
   const int want_var = o.variance != SGP_SKI_VARIANCE_NONE;
   SEXP mean = PROTECT(Rf_allocVector(REALSXP, Xs.rows));
   SEXP var = PROTECT(want_var ? Rf_allocVector(REALSXP, Xs.rows) : R_NilValue);
-  int64_t rank = 0;
-  if (o.variance == SGP_SKI_VARIANCE_LANCZOS) {
-    rank = Rf_nrows(love_Ft);
-    if ((int64_t)Rf_ncols(love_Ft) != d.m || XLENGTH(love_c0) != d.m)
-      Rf_error("%s: the LOVE factor does not match the grid", fn);
-  }
-  code = sgp_ski_predict(&ctx, &d, &o, REAL(weights),
-                         rank > 0 || o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_Ft) : NULL,
-                         o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_c0) : NULL, rank, Xs,
-                         REAL(mean), want_var ? REAL(var) : NULL, &info);
+  code = sgp_ski_fit_predict(&ctx, &v, &o, Xs, REAL(mean), want_var ? REAL(var) : NULL, &info);
   if (code) {
-    rename_xtest(&ctx, arg);
+    rename_xtest(&ctx, xarg);
     sgp_r_fail(fn, &ctx, code);
   }
   char warn[512];

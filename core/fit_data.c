@@ -10,8 +10,10 @@
 static const sgp_value null_value = {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL};
 
 int sgp_fd_begin(sgp_fd *f, sgp_ctx *ctx, const sgp_value *fit, const char *arg,
-                 const char *sep, const char *what, const char *const *need)
+                 const char *sep, const char *what, const char *const *need,
+                 const char *suffix)
 {
+  f->suffix = suffix;
   f->ctx = ctx;
   f->fit = fit;
   f->arg = arg;
@@ -43,7 +45,8 @@ int sgp_fd_bad(const sgp_fd *f, const char *name, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(rest, sizeof rest, fmt, ap);
   va_end(ap);
-  return sgp_fail(f->ctx, SGP_EINVAL, "'%s%s%s' %s", f->arg, f->sep, name, rest);
+  return sgp_fail(f->ctx, SGP_EINVAL, "'%s%s%s' %s%s", f->arg, f->sep, name, rest,
+                  f->suffix ? f->suffix : "");
 }
 
 int sgp_fd_is_numeric(const sgp_value *v)

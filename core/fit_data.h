@@ -14,6 +14,7 @@ typedef struct {
   const sgp_value *fit; /* a LIST */
   const char *arg;      /* the fit's argument name ("object", "x", "fit") */
   const char *sep;      /* the host's field separator ("$", ".") */
+  const char *suffix;   /* appended to every field error (NULL: nothing) */
 } sgp_fd;
 
 /* Starts a check: "'arg' must be a <what> fit (a list or struct)" unless fit is a
@@ -21,7 +22,8 @@ typedef struct {
  * (NULL-terminated) that it lacks (R's NULL is a value: a field set to NULL is not
  * missing, its check words it). */
 int sgp_fd_begin(sgp_fd *f, sgp_ctx *ctx, const sgp_value *fit, const char *arg,
-                 const char *sep, const char *what, const char *const *need);
+                 const char *sep, const char *what, const char *const *need,
+                 const char *suffix);
 /* The element `name` of a LIST (a NULL value when absent or when list is not a LIST). */
 const sgp_value *sgp_fd_elt(const sgp_value *list, const char *name);
 /* Whether a LIST has an element `name` (R's NULL counts as one). */

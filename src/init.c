@@ -11,7 +11,7 @@ SEXP sgp_check_threads_r(SEXP, SEXP);
 SEXP sgp_ski_grid_r(SEXP, SEXP, SEXP);
 SEXP sgp_ski_stats_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_gsgp_r(SEXP, SEXP, SEXP, SEXP);
-SEXP sgp_ski_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_ski_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_shape_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_stats_merge_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_outside_r(SEXP, SEXP, SEXP, SEXP);
@@ -33,7 +33,7 @@ static const R_CallMethodDef call_methods[] = {
   {"sgp_ski_grid_r", (DL_FUNC)&sgp_ski_grid_r, 3},
   {"sgp_ski_stats_r", (DL_FUNC)&sgp_ski_stats_r, 4},
   {"sgp_ski_gsgp_r", (DL_FUNC)&sgp_ski_gsgp_r, 4},
-  {"sgp_ski_predict_r", (DL_FUNC)&sgp_ski_predict_r, 9},
+  {"sgp_ski_predict_r", (DL_FUNC)&sgp_ski_predict_r, 6},
   {"sgp_ski_shape_r", (DL_FUNC)&sgp_ski_shape_r, 4},
   {"sgp_ski_stats_merge_r", (DL_FUNC)&sgp_ski_stats_merge_r, 4},
   {"sgp_ski_outside_r", (DL_FUNC)&sgp_ski_outside_r, 4},

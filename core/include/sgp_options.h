@@ -33,7 +33,8 @@ typedef struct sgp_value {
   const double *real;   /* REAL/LOGICAL values (host memory, valid during the call) */
   const char *str;      /* STRING: the first one */
   const char *const *strs; /* STRING: all len of them (NULL: only str, len <= 1);
-                              LIST: the elements' names */
+                              LIST: the elements' names; REAL/LOGICAL: the values'
+                              names when the host has them (R's named vectors), or NULL */
   int64_t rows, cols;   /* REAL/LOGICAL: the host's dimensions (0, 0: a plain vector,
                            read as len x 1; cols < 0: more than two dimensions) */
   const struct sgp_value *elts; /* LIST: the len elements */
@@ -166,6 +167,33 @@ int sgp_valla_metrics_of(sgp_ctx *ctx, const sgp_value *pred, const sgp_value *y
                          const sgp_value *var, int n_opt, const char *const *opt_names,
                          const sgp_value *opt_values, double *out, int *count,
                          const char *const **names);
+
+/* A ski_gsgp fit checked by sgp_ski_fit_check: views on its plain data. */
+typedef struct {
+  sgp_ski_stats_data stats;
+  sgp_ski_opts o;            /* the model: kernel (lengthscale referenced), noise, mean,
+                                tol, max_iter, bounds_policy, interpolation */
+  int variance;              /* the fit's (SGP_SKI_VARIANCE_*) */
+  int backend;               /* the fit's (auto, cpu, cuda), -1 when it has none */
+  const double *weights;     /* m */
+  const double *love_Ft, *love_c0; /* the LOVE cache (rank-by-m, m) or NULL */
+  int64_t love_rank;
+} sgp_ski_fit_view;
+/* Checks every field of a ski_gsgp fit that predict, print, summary and plot read
+ * (grid, statistics, model, weights, LOVE cache, results), errors naming the field
+ * with "(the fit is damaged; refit it)", and makes the view its predictions need. */
+int sgp_ski_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
+                      sgp_ski_fit_view *v);
+/* The options of ski_gsgp's predictions (table "ski_gsgp_predict": variance, by
+ * default the fit's; backend and threads are the context's, backend by default
+ * the fit's). */
+typedef struct { int variance; } sgp_ski_predict_opts;
+/* The predict options' defaults from the fit (its variance; its backend into ctx). */
+int sgp_ski_predict_opts_default(sgp_ctx *ctx, const sgp_ski_fit_view *v, sgp_ski_predict_opts *o);
+/* Mean (and variance, unless "none") at Xs from a checked fit; "lanczos" needs the
+ * fit's LOVE cache. Errors about the test inputs name "xtest". */
+int sgp_ski_fit_predict(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_predict_opts *o,
+                        sgp_cmat Xs, double *mean, double *var, sgp_ski_predict_info *info);
 
 /* The options of gp_laplace's predictions (table "gp_laplace_predict"). */
 enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };

@@ -34,7 +34,7 @@ static int check_model(const sgp_fd *f, sgp_likelihood *lik, int64_t *C, sgp_ker
   if (!sgp_fd_is_nothing(lev) && (lev->type != SGP_VAL_STRING || lev->len != nl))
     return sgp_fd_bad(f, "levels", "must be empty or %lld class names", (long long)nl);
   const sgp_value *kv = sgp_fd_elt(f->fit, "kernel");
-  const sgp_fd kf = {f->ctx, kv, f->arg, f->sep};
+  const sgp_fd kf = {f->ctx, kv, f->arg, f->sep, NULL};
   memset(k, 0, sizeof *k);
   if (kv->type != SGP_VAL_LIST || sgp_fd_string(&kf, "kernel", sgp_kernel_names, &ki)) {
     char list[128] = "";
@@ -153,7 +153,7 @@ int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, c
   static const char *const need[] = {"x", "weights", "root", "likelihood", "n_class", "kernel",
                                      "f", "var", "y", "newton_steps", "iterations", "converged",
                                      "policy", "stop_reason", "history", "steps", NULL};
-  if ((st = sgp_fd_begin(&f, ctx, fit, arg, sep, "gp_laplace", need)) ||
+  if ((st = sgp_fd_begin(&f, ctx, fit, arg, sep, "gp_laplace", need, NULL)) ||
       (st = check_model(&f, &lik, &C, k)) || (st = check_arrays(&f, C, &X, &W, &R, k)) ||
       (st = check_data(&f, lik, X.rows, C, &noise)) || (st = check_run(&f, R.cols)))
     return st;

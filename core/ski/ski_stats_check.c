@@ -12,11 +12,12 @@
 
 static const char *const interpolation_names[] = {"cubic", "linear", NULL}; /* SGP_SKI_* */
 
-/* The grid: size (1 to 8 whole numbers >= 1), bounds (d-by-2, finite), interpolation. */
-static int read_grid(const sgp_fd *f, const sgp_value *g, sgp_ski_stats_data *d)
+int sgp_ski_grid_value(sgp_ctx *ctx, const sgp_value *g, const char *arg, int of_stats,
+                       sgp_ski_stats_data *d)
 {
+  const sgp_fd fd = {ctx, g, arg, "$", NULL}, *f = &fd;
   const sgp_value *size = sgp_fd_elt(g, "size"), *bounds = sgp_fd_elt(g, "bounds");
-  const sgp_fd gf = {f->ctx, g, f->arg, f->sep};
+  const sgp_fd gf = {f->ctx, g, f->arg, f->sep, NULL};
   const int64_t nd = size->len;
   int ok = g->type == SGP_VAL_LIST && sgp_fd_is_numeric(size) && nd >= 1 && nd <= SGP_SKI_MAX_D &&
            sgp_fd_is_numeric(bounds) && sgp_fd_rows(bounds) == nd && sgp_fd_cols(bounds) == 2 &&
@@ -26,9 +27,9 @@ static int read_grid(const sgp_fd *f, const sgp_value *g, sgp_ski_stats_data *d)
          size->real[j] == floor(size->real[j]);
   int interp = 0;
   if (!ok || sgp_fd_string(&gf, "interpolation", interpolation_names, &interp))
-    return sgp_fail(f->ctx, SGP_EINVAL, "'%s' must have a grid from ski_grid (size: 1 to %d whole "
+    return sgp_fail(f->ctx, SGP_EINVAL, "'%s' must %s a grid from ski_grid (size: 1 to %d whole "
                     "numbers >= 1, bounds: d-by-2 finite, interpolation \"cubic\" or \"linear\")",
-                    f->arg, SGP_SKI_MAX_D);
+                    f->arg, of_stats ? "have" : "be", SGP_SKI_MAX_D);
   sgp_ski_opts o;
   sgp_ski_opts_default(&o);
   o.interpolation = (sgp_ski_interpolation)interp;
@@ -66,7 +67,7 @@ int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg, sgp_s
 {
   static const char *const need[] = {"grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes",
                                      "probe_seed", "rhoz", "Wtz"};
-  sgp_fd f = {ctx, s, arg, "$"};
+  sgp_fd f = {ctx, s, arg, "$", NULL};
   int st;
   memset(d, 0, sizeof *d);
   int ok = s && s->type == SGP_VAL_LIST;
@@ -75,7 +76,7 @@ int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg, sgp_s
   if (!ok)
     return sgp_fail(ctx, SGP_EINVAL, "'%s' must be ski_stats (from ski_stats or ski_stats_merge)",
                     arg);
-  if ((st = read_grid(&f, sgp_fd_elt(s, "grid"), d)) ||
+  if ((st = sgp_ski_grid_value(ctx, sgp_fd_elt(s, "grid"), arg, 1, d)) ||
       (st = sgp_ski_stats_shape(ctx, &d->grid, d->interpolation, &d->m, &d->S)))
     return st;
   const sgp_value *D = sgp_fd_elt(s, "WtW"), *uy = sgp_fd_elt(s, "Wty"), *u1 = sgp_fd_elt(s, "Wt1"),

@@ -115,8 +115,8 @@
 %!error <'fit.logdet_se' must be one finite number> scalegp_predict (setfield (f, "logdet_se", Inf), x)
 %!error <'fit.iterations' must be a whole number> scalegp_predict (setfield (f, "iterations", Inf), x)
 %!error <'fit.iterations' must be a whole number> scalegp_predict (setfield (f, "iterations", 2.5), x)
-%!error <'fit.timings' must be a struct of finite seconds> scalegp_predict (setfield (f, "timings", struct ("solve", Inf)), x)
-%!error <'fit.timings' must be a struct of finite seconds> scalegp_predict (setfield (f, "timings", struct ("preprocess", -1, "solve", 0)), x)
+%!error <'fit.timings' must be named finite seconds> scalegp_predict (setfield (f, "timings", struct ("solve", Inf)), x)
+%!error <'fit.timings' must be named finite seconds> scalegp_predict (setfield (f, "timings", struct ("preprocess", -1, "solve", 0)), x)
 %!assert (size (scalegp_predict (f, x).mean), [20 1])
 ## valla, mlp_fit, valla_metrics (fuzz): huge values, damaged flags, prior_var
 %!shared xv, yv, net, vfit

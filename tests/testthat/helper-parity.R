@@ -76,6 +76,7 @@ parity_expect_errors <- function(calls, oct, key, fn) {
 # rest of the text is the core's, the same in both hosts.
 parity_predict_message <- function(msg) {
   msg <- sub("^predict\\.[a-z_]+: ", "scalegp_predict: ", msg)
+  msg <- gsub("'object\\$([A-Za-z0-9_]+)\\$", "'object$\\1.", msg)  # a nested field: love$c0
   msg <- gsub("'object\\$", "'fit.", msg)
   gsub("'newdata'", "'xnew'", gsub("'object'", "'fit'", msg))
 }

@@ -140,6 +140,25 @@ emit_error (fid, "stats.err.seed", @() ski_stats (x1, y1, g1, "seed", -1));
 emit_error (fid, "stats.err.threads", @() ski_stats (x1, y1, g1, "threads", 1e6));
 emit_error (fid, "stats.err.outside", @() ski_stats (x1 + 10, y1, g1));
 emit_error (fid, "stats.err.unknown", @() ski_stats (x1, y1, g1, "nonsense", 1));
+## predict and tampered ski fits (the core's check, one text in both hosts)
+tp = @(name, value) setfield (f1, name, value);
+emit_error (fid, "predict.err.weights", @() scalegp_predict (tp ("weights", f1.weights(2:end)), xs1));
+emit_error (fid, "predict.err.kernel", @() scalegp_predict (tp ("kernel", "gauss"), xs1));
+emit_error (fid, "predict.err.lengthscale", @() scalegp_predict (tp ("lengthscale", -1), xs1));
+emit_error (fid, "predict.err.noise", @() scalegp_predict (tp ("noise", "0.1"), xs1));
+emit_error (fid, "predict.err.max_iter", @() scalegp_predict (tp ("max_iter", 0), xs1));
+emit_error (fid, "predict.err.variance", @() scalegp_predict (tp ("variance", "exactly"), xs1));
+emit_error (fid, "predict.err.converged", @() scalegp_predict (tp ("converged", NA), xs1));
+emit_error (fid, "predict.err.iterations", @() scalegp_predict (tp ("iterations", 2.5), xs1));
+emit_error (fid, "predict.err.rel_residual", @() scalegp_predict (tp ("rel_residual", Inf), xs1));
+emit_error (fid, "predict.err.stop", @() scalegp_predict (tp ("stop", "gave up"), xs1));
+emit_error (fid, "predict.err.missing", @() scalegp_predict (rmfield (f1, "stats"), xs1));
+emit_error (fid, "predict.err.grid", @() scalegp_predict (setfield (f1, "grid", setfield (f1.grid, "size", 41)), xs1));
+emit_error (fid, "predict.err.stats", @() scalegp_predict (tp ("stats", setfield (f1.stats, "WtW", f1.stats.WtW * NaN)), xs1));
+emit_error (fid, "predict.err.love_c0", @() scalegp_predict (setfield (f2, "love", setfield (f2.love, "c0", f2.love.c0(2:end))), xs2));
+emit_error (fid, "predict.err.no_love", @() scalegp_predict (f1, xs1, "variance", "lanczos"));
+emit_error (fid, "predict.err.variance_opt", @() scalegp_predict (f1, xs1, "variance", "some"));
+emit_error (fid, "predict.err.columns", @() scalegp_predict (f1, [xs1, xs1]));
 ## ski_stats_merge: the core reads and checks every part (tampered ones included)
 sa = sts{1};
 emit_error (fid, "merge.err.notstats", @() ski_stats_merge (sa, 1));

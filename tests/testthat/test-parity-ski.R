@@ -139,6 +139,23 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
                       })
   expect_identical(last, oct$warning.xtest)
   expect_match(last, "^ski_gsgp: exact variances did not all reach tol")
+  # predict and tampered fits: the core's check, one text in both hosts
+  tp <- function(name, value) { b <- f1; b[name] <- list(value); b }
+  dropf <- function(name) { b <- f1; b[[name]] <- NULL; b }
+  calls <- as.list(quote(list(
+    weights = predict(tp("weights", f1$weights[-1]), xs1), kernel = predict(tp("kernel", "gauss"), xs1),
+    lengthscale = predict(tp("lengthscale", -1), xs1), noise = predict(tp("noise", "0.1"), xs1),
+    max_iter = predict(tp("max_iter", 0), xs1),
+    variance = predict(tp("variance", "exactly"), xs1, variance = "exact"),
+    converged = predict(tp("converged", NA), xs1), iterations = predict(tp("iterations", 2.5), xs1),
+    rel_residual = predict(tp("rel_residual", Inf), xs1), stop = predict(tp("stop", "gave up"), xs1),
+    missing = predict(dropf("stats"), xs1),
+    grid = predict(tp("grid", replace(f1$grid, "size", list(41L))), xs1),
+    stats = predict(tp("stats", replace(f1$stats, "WtW", list(f1$stats$WtW * NaN))), xs1),
+    love_c0 = predict(replace(f2, "love", list(replace(f2$love, "c0", list(f2$love$c0[-1])))), xs2),
+    no_love = predict(f1, xs1, variance = "lanczos"), variance_opt = predict(f1, xs1, variance = "some"),
+    columns = predict(f1, cbind(xs1, xs1)))))[-1]
+  parity_expect_predict_errors(calls, oct, "predict.err.")
 })
 
 test_that("ski_grid agrees between R and Octave: fields, numbers, options, messages", {
