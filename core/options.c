@@ -20,13 +20,15 @@ extern const sgp_verb_table sgp_ski_stats_table;
 extern const sgp_verb_table sgp_laplace_predict_table;
 extern const sgp_verb_table sgp_valla_metrics_table;
 extern const sgp_verb_table sgp_ski_predict_table;
+extern const sgp_verb_table sgp_valla_predict_table;
 
 static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_kernel_table,
                                                &sgp_laplace_table, &sgp_valla_table,
                                                &sgp_mlp_fit_table, &sgp_ski_gsgp_table,
                                                &sgp_ski_grid_table, &sgp_ski_stats_table,
                                                &sgp_laplace_predict_table,
-                                               &sgp_valla_metrics_table, &sgp_ski_predict_table};
+                                               &sgp_valla_metrics_table, &sgp_ski_predict_table,
+                                               &sgp_valla_predict_table};
 
 const sgp_verb_table *sgp_verb_options(const char *verb)
 {

@@ -139,6 +139,9 @@ extern const char *const sgp_kernel_names[];
   {"outputscale", SGP_OPT_REAL, OS_DEF, 0, INFINITY, SGP_OPT_LO_OPEN | (OS_FLAGS), NULL,    \
    offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance" DOC}
 
+/* What a host returns from predict (the "type" of the predict tables). */
+enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };
+
 /* ---- fits given back as plain data (an R list, an Octave struct) ----
  * A fit is plain data in both hosts: it may come back from a file, another program
  * or a user's edits. The core checks it, once for both hosts, before any method
@@ -195,8 +198,21 @@ int sgp_ski_predict_opts_default(sgp_ctx *ctx, const sgp_ski_fit_view *v, sgp_sk
 int sgp_ski_fit_predict(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_predict_opts *o,
                         sgp_cmat Xs, double *mean, double *var, sgp_ski_predict_info *info);
 
+/* The options of valla's predictions (table "valla_predict"; seed and threads are
+ * the context's): what the host returns, the covariance blocks, Monte-Carlo class
+ * probabilities; the rules against the fit's likelihood ("class" and "mc" need
+ * classes). */
+typedef struct {
+  int type;            /* SGP_PREDICT_* */
+  int full_cov;
+  int mc;              /* prob_method: 0 probit, 1 mc */
+  int64_t mc_samples;
+} sgp_valla_predict_opts;
+void sgp_valla_predict_opts_default(sgp_valla_predict_opts *o);
+int sgp_valla_predict_check(sgp_ctx *ctx, sgp_likelihood likelihood,
+                            const sgp_valla_predict_opts *o);
+
 /* The options of gp_laplace's predictions (table "gp_laplace_predict"). */
-enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };
 typedef struct {
   int type;         /* SGP_PREDICT_*: what the host returns (it shapes the result) */
   sgp_cmat offset;  /* Poisson log exposure at the m new inputs, or empty */

@@ -72,6 +72,14 @@ emit_error (fid, "mlp.err_likelihood", @() mlp_fit (x, y, 3, "likelihood", "pois
 lastwarn ("");
 mlp_fit (x, sin (2 * x), 16, "iterations", 200, "batch_size", 20, "lr", 1e300, "seed", 3);
 emit (fid, "mlp.warning", lastwarn ());
+## predict's options: the core's table "valla_predict" and its rules
+emit_error (fid, "predict.err.type", @() scalegp_predict (cf, xs, "type", "nonsense"));
+emit_error (fid, "predict.err.class", @() scalegp_predict (cf, xs, "type", "class"));
+emit_error (fid, "predict.err.mc", @() scalegp_predict (cf, xs, "prob_method", "mc"));
+emit_error (fid, "predict.err.mc_samples", @() scalegp_predict (cf, xs, "mc_samples", 0));
+emit_error (fid, "predict.err.full_cov", @() scalegp_predict (cf, xs, "full_cov", "yes"));
+emit_error (fid, "predict.err.seed", @() scalegp_predict (cf, xs, "seed", -1));
+emit_error (fid, "valla.err.prob_method", @() valla (net, x, y, "xtest", xs, "prob_method", "z"));
 ## valla_metrics: the core reads pred, codes the labels and checks everything
 ym = [0.1; -0.3; 1.2; 0.4]; mm = [0; 0; 1; 0.5]; vm = [0.5; 1; 2; 0.3];
 Pm = [0.8 0.2; 0.3 0.7; 0.4 0.6; 0.6 0.4]; lm = [1; 2; 2; 1];

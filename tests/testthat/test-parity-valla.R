@@ -101,6 +101,14 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
                         lr = 1e300, seed = 3, verbose = FALSE),
                 warning = function(w) conditionMessage(w))
   expect_identical(w, oct$mlp.warning)
+  # predict's options: the core's table "valla_predict" and its rules
+  calls <- as.list(quote(list(
+    type = predict(cf, xs, type = "nonsense"), class = predict(cf, xs, type = "class"),
+    mc = predict(cf, xs, prob_method = "mc"), mc_samples = predict(cf, xs, mc_samples = 0),
+    full_cov = predict(cf, xs, full_cov = "yes"), seed = predict(cf, xs, seed = -1))))[-1]
+  parity_expect_predict_errors(calls, oct, "predict.err.")
+  expect_identical(err(valla(net, x, y, xtest = xs, prob_method = "z", verbose = FALSE)),
+                   oct$valla.err.prob_method)
   # valla_metrics: the core reads pred (list, probabilities, P(y = 1), means with var),
   # codes the labels and checks everything (one text in both hosts)
   ym <- c(0.1, -0.3, 1.2, 0.4); mm <- c(0, 0, 1, 0.5); vm <- c(0.5, 1, 2, 0.3)

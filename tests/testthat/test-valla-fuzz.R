@@ -42,11 +42,11 @@ test_that("a prior_var too large for the inducing kernel is an error naming prio
 
 test_that("predict.valla and plot.valla check type, prob_method and what by name", {
   expect_error(predict(vz$fit, vz$x, type = "nonsense"),
-               "predict.valla: 'type' is unknown: \"nonsense\"; use one of \"list\"")
-  expect_error(predict(vz$fit, vz$x, type = NA), "predict.valla: 'type' must be one string")
-  expect_error(predict(vz$fit, vz$x, type = c("list", "class")), "'type' must be one string")
-  expect_error(predict(vz$fit_c, vz$x, prob_method = "z"), "'prob_method' is unknown: \"z\"")
-  expect_error(predict(vz$fit_c, vz$x, prob_method = 1), "'prob_method' must be one string")
+               "predict.valla: 'type' must be one of \"list\", \"response\", \"class\" \\(got \"nonsense\"\\)")
+  expect_error(predict(vz$fit, vz$x, type = NA), "predict.valla: 'type' must be one of .* \\(got NA\\)")
+  expect_error(predict(vz$fit, vz$x, type = c("list", "class")), "'type' must be one of .* \\(got 2 strings\\)")
+  expect_error(predict(vz$fit_c, vz$x, prob_method = "z"), "'prob_method' must be one of \"probit\", \"mc\" \\(got \"z\"\\)")
+  expect_error(predict(vz$fit_c, vz$x, prob_method = 1), "'prob_method' must be one of .* \\(got 1\\)")
   expect_error(plot(vz$fit, what = "x"), "plot.valla: 'what' is unknown: \"x\"")
   expect_length(predict(vz$fit, vz$x, type = "response"), vz$n)
   expect_identical(predict(vz$fit_c, vz$x), predict(vz$fit_c, vz$x, prob_method = "probit"))

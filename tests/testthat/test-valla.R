@@ -393,10 +393,10 @@ test_that("bad input gives errors naming the argument", {
                seed = 1, verbose = FALSE, threads = 0L)
   spec <- scalegp:::valla_model_spec(net, "t")$spec
   expect_error(.Call(scalegp:::C_sgp_valla_fit_r, spec, x, y, NULL, NULL, NULL, NULL, NULL,
-                     NULL, c(0, 0, 1), opts, 5L),
+                     NULL, list(), opts, 5L),
                "valla: interrupted")
   expect_silent(.Call(scalegp:::C_sgp_valla_fit_r, spec, x, y, NULL, NULL, NULL, NULL, NULL,
-                      NULL, c(0, 0, 1), opts, NULL))
+                      NULL, list(), opts, NULL))
   skip_if_not_installed("nnet")
   nn <- nnet::nnet(x, y, size = 2, linout = TRUE, trace = FALSE, maxit = 5)
   expect_error(valla(nn, x, y, likelihood = "softmax"), "valla: 'likelihood' is \"softmax\" but the nnet fit implies \"gaussian\"")
