@@ -190,11 +190,13 @@ namespace sgp_octave
       }
     if ((v.isnumeric () || v.islogical ()) && ! v.iscomplex ())
       {
-        const NDArray a = v.array_value ();
-        keep.numbers.emplace_back (a.data (), a.data () + a.numel ());
+        // a double array shares Octave's buffer (a fit's statistics may be large);
+        // other types are converted
+        keep.arrays.push_back (v.array_value ());
+        const NDArray& a = keep.arrays.back ();
         out.type = v.islogical () ? SGP_VAL_LOGICAL : SGP_VAL_REAL;
         out.len = a.numel ();
-        out.real = keep.numbers.back ().data ();
+        out.real = a.data ();
         out.rows = v.rows ();
         out.cols = v.ndims () > 2 ? -1 : v.columns ();
       }

@@ -99,6 +99,7 @@ namespace sgp_octave
     std::deque<std::string> strings;
     std::deque<std::vector<const char *>> string_lists; // a cellstr's strings (into strings)
     std::deque<std::vector<sgp_value>> lists;           // a struct's fields (fit_value)
+    std::deque<NDArray> arrays;                         // doubles shared with Octave (no copy)
   };
 
   // A fit given back as plain data (a struct, its nested structs included) as the
