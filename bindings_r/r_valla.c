@@ -291,6 +291,19 @@ SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP opts)
   return out;
 }
 
+/* The check of a valla fit given back as plain data (predict, print, summary,
+ * plot): the core's, errors naming the field of `arg` for function `fn`. */
+SEXP sgp_valla_fit_check_r(SEXP object, SEXP fn, SEXP arg)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  const sgp_value fit = sgp_r_value(object);
+  const int st = sgp_valla_fit_check(&ctx, &fit, CHAR(STRING_ELT(arg, 0)), "$");
+  if (st) sgp_r_fail(CHAR(STRING_ELT(fn, 0)), &ctx, st);
+  return R_NilValue;
+}
+
 /* mlp_forward(): network outputs (n x C) of a model spec at x. */
 SEXP sgp_valla_forward_r(SEXP model, SEXP x, SEXP threads)
 {

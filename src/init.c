@@ -21,6 +21,7 @@ SEXP sgp_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_valla_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_option_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_valla_predict_r(SEXP, SEXP, SEXP);
+SEXP sgp_valla_fit_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_valla_forward_r(SEXP, SEXP, SEXP);
 SEXP sgp_mlp_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_valla_metrics_r(SEXP, SEXP, SEXP, SEXP);
@@ -43,6 +44,7 @@ static const R_CallMethodDef call_methods[] = {
   {"sgp_valla_fit_r", (DL_FUNC)&sgp_valla_fit_r, 12},
   {"sgp_option_check_r", (DL_FUNC)&sgp_option_check_r, 3},
   {"sgp_valla_predict_r", (DL_FUNC)&sgp_valla_predict_r, 3},
+  {"sgp_valla_fit_check_r", (DL_FUNC)&sgp_valla_fit_check_r, 3},
   {"sgp_valla_forward_r", (DL_FUNC)&sgp_valla_forward_r, 3},
   {"sgp_mlp_fit_r", (DL_FUNC)&sgp_mlp_fit_r, 5},
   {"sgp_valla_metrics_r", (DL_FUNC)&sgp_valla_metrics_r, 4},

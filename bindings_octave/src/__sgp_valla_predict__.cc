@@ -37,7 +37,8 @@ namespace
 
 DEFUN_DLD (__sgp_valla_predict__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {@var{p} =} __sgp_valla_predict__ (@var{model}, @var{fit}, @var{xnew}, @var{name}, @var{value}, @dots{})\n\
+@deftypefn  {} {@var{p} =} __sgp_valla_predict__ (@var{model}, @var{fit}, @var{xnew}, @var{name}, @var{value}, @dots{})\n\
+@deftypefnx {} {} __sgp_valla_predict__ (@var{fit}, @var{fname}, @var{arg})\n\
 Private: valla predictions at @var{xnew} from the network struct @var{model}\n\
 and the plain-data fields of a valla fit (likelihood, method, inducing, tags\n\
 (1-based), layers, P1, P2, prior, closed_form, prior_var, noise, y_mean, y_sd).\n\
@@ -46,9 +47,20 @@ prob_method, mc_samples; seed and threads: the context's), which checks them.\n\
 Returns a struct with fields mean, var, latent_var (n-by-C), prob\n\
 (classification: n-by-classes, probit or Monte-Carlo), cov (with full_cov:\n\
 C-by-C-by-n latent covariance blocks) and type (the checked type's name).\n\
+With @var{fname} and @var{arg}: the core's check of the fit's fields (errors\n\
+name the function and the field, \"'fit.P1' is missing ...\").\n\
 @seealso{scalegp_predict, valla}\n\
 @end deftypefn")
 {
+  if (args.length () == 3 && args(1).is_string ())
+    {
+      // __sgp_valla_predict__ (fit, fname, arg): the core's check of a fit's fields
+      sgp_octave::context cctx (args(1).string_value (), 0);
+      sgp_octave::option_store ckeep;
+      const sgp_value fv = sgp_octave::fit_value (args(0), ckeep);
+      cctx.check (sgp_valla_fit_check (cctx.get (), &fv, args(2).string_value ().c_str (), "."));
+      return ovl ();
+    }
   if (args.length () < 3 || args.length () % 2 == 0)
     print_usage ();
 

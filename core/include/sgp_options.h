@@ -198,6 +198,11 @@ int sgp_ski_predict_opts_default(sgp_ctx *ctx, const sgp_ski_fit_view *v, sgp_sk
 int sgp_ski_fit_predict(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_predict_opts *o,
                         sgp_cmat Xs, double *mean, double *var, sgp_ski_predict_info *info);
 
+/* Checks the fields of a valla fit that predict, print, summary and plot read
+ * (presence, types, lengths; the network is the hosts' network readers'), errors
+ * naming the field with "(the fit is damaged; refit it)". */
+int sgp_valla_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep);
+
 /* The options of valla's predictions (table "valla_predict"; seed and threads are
  * the context's): what the host returns, the covariance blocks, Monte-Carlo class
  * probabilities; the rules against the fit's likelihood ("class" and "mc" need

@@ -1,7 +1,8 @@
 /* test_fit_stats.c -- plain data read by the core for both hosts: ski_stats as a
  * host's list or struct (sgp_ski_stats_check: the grid, shapes against the
  * stencil, finiteness, errors naming the argument) and valla_metrics' arguments
- * (sgp_valla_metrics_of: what pred is, the labels' coding, the option bins). */
+ * (sgp_valla_metrics_of: what pred is, the labels' coding, the option bins) and
+ * a valla fit's fields (sgp_valla_fit_check). */
 #include "test_helpers.h"
 #include "sgp_options.h"
 
@@ -84,11 +85,28 @@ static void metrics_read_pred(void **state)
   assert_string_equal(ctx.errmsg, "unknown option 'nbins'; valid options are bins");
 }
 
+/* a valla fit's fields: presence first, in the order of the check */
+static void valla_fit_fields_are_named(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  static const double one = 1;
+  const char *names[] = {"inducing"};
+  const sgp_value v[] = {REALV(&one, 1)};
+  const sgp_value fit = {SGP_VAL_LIST, 1, NULL, NULL, names, 0, 0, v};
+  assert_int_equal(sgp_valla_fit_check(&ctx, &fit, "object", "$"), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'object$model' is missing (the fit is damaged; refit it)");
+  assert_int_equal(sgp_valla_fit_check(&ctx, &v[0], "fit", "."), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'fit' must be a valla fit (a list or struct)");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(stats_are_read_and_checked),
     cmocka_unit_test(metrics_read_pred),
+    cmocka_unit_test(valla_fit_fields_are_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

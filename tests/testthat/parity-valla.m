@@ -80,6 +80,18 @@ emit_error (fid, "predict.err.mc_samples", @() scalegp_predict (cf, xs, "mc_samp
 emit_error (fid, "predict.err.full_cov", @() scalegp_predict (cf, xs, "full_cov", "yes"));
 emit_error (fid, "predict.err.seed", @() scalegp_predict (cf, xs, "seed", -1));
 emit_error (fid, "valla.err.prob_method", @() valla (net, x, y, "xtest", xs, "prob_method", "z"));
+## tampered fits: the core's check of a valla fit's fields
+emit_error (fid, "tamper.err.missing", @() scalegp_predict (rmfield (ad, "P1"), xs));
+emit_error (fid, "tamper.err.prior", @() scalegp_predict (setfield (ad, "prior", "yes"), xs));
+emit_error (fid, "tamper.err.likelihood", @() scalegp_predict (setfield (ad, "likelihood", "poisson"), xs));
+emit_error (fid, "tamper.err.P1", @() scalegp_predict (setfield (ad, "P1", ad.P1(2:end, :)), xs));
+emit_error (fid, "tamper.err.prior_var", @() scalegp_predict (setfield (ad, "prior_var", -1), xs));
+emit_error (fid, "tamper.err.tags", @() scalegp_predict (setfield (ad, "tags", ad.tags + 5), xs));
+emit_error (fid, "tamper.err.history", @() scalegp_predict (setfield (ad, "history", struct ()), xs));
+emit_error (fid, "tamper.err.iterations", @() scalegp_predict (setfield (ad, "iterations", -1), xs));
+emit_error (fid, "tamper.err.levels", @() scalegp_predict (setfield (ad, "levels", "a"), xs));
+emit_error (fid, "tamper.err.stop_reason", @() scalegp_predict (setfield (ad, "stop_reason", "gave up"), xs));
+emit_error (fid, "tamper.err.model", @() scalegp_predict (setfield (ad, "model", NA), xs));
 ## valla_metrics: the core reads pred, codes the labels and checks everything
 ym = [0.1; -0.3; 1.2; 0.4]; mm = [0; 0; 1; 0.5]; vm = [0.5; 1; 2; 0.3];
 Pm = [0.8 0.2; 0.3 0.7; 0.4 0.6; 0.6 0.4]; lm = [1; 2; 2; 1];

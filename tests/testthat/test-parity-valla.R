@@ -109,6 +109,17 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
   parity_expect_predict_errors(calls, oct, "predict.err.")
   expect_identical(err(valla(net, x, y, xtest = xs, prob_method = "z", verbose = FALSE)),
                    oct$valla.err.prob_method)
+  # tampered fits: the core's check of a valla fit's fields, one text in both hosts
+  tp <- function(name, value) { b <- ad; b[name] <- list(value); b }
+  drop_p1 <- function() { b <- ad; b$P1 <- NULL; b }
+  calls <- as.list(quote(list(
+    missing = predict(drop_p1(), xs), prior = predict(tp("prior", "yes"), xs),
+    likelihood = predict(tp("likelihood", "poisson"), xs),
+    P1 = predict(tp("P1", ad$P1[-1, , drop = FALSE]), xs), prior_var = predict(tp("prior_var", -1), xs),
+    tags = predict(tp("tags", ad$tags + 5), xs), history = predict(tp("history", list()), xs),
+    iterations = predict(tp("iterations", -1), xs), levels = predict(tp("levels", "a"), xs),
+    stop_reason = predict(tp("stop_reason", "gave up"), xs), model = predict(tp("model", NA), xs))))[-1]
+  parity_expect_predict_errors(calls, oct, "tamper.err.")
   # valla_metrics: the core reads pred (list, probabilities, P(y = 1), means with var),
   # codes the labels and checks everything (one text in both hosts)
   ym <- c(0.1, -0.3, 1.2, 0.4); mm <- c(0, 0, 1, 0.5); vm <- c(0.5, 1, 2, 0.3)

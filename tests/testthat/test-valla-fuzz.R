@@ -57,16 +57,16 @@ test_that("tampered model, stop_reason and levels of a valla fit are refused by 
   fit <- vz$fit
   for (f in list(function(o) predict(o, vz$x), print, summary, plot))
     expect_error(f(set(fit, "model", NA)), "'(object|x)\\$model' must be a network as plain data")
-  expect_error(print(set(fit, "stop_reason", NA)), "print.valla: 'x\\$stop_reason' must be NULL or one of")
-  expect_error(print(set(fit, "stop_reason", fit$stop_reason[-1])), "'x\\$stop_reason' must be NULL")
+  expect_error(print(set(fit, "stop_reason", NA)), "print.valla: 'x\\$stop_reason' must be one of")
+  expect_error(print(set(fit, "stop_reason", fit$stop_reason[-1])), "'x\\$stop_reason' must be one of")
   expect_output(print(set(fit, "stop_reason", NULL)), "valla")
   fc <- vz$fit_c
   expect_error(predict(set(fc, "levels", NA), vz$x, type = "class"),
-               "'object\\$levels' must be NULL or 3 distinct class names")
+               "'object\\$levels' must be empty or 3 distinct class names")
   expect_error(predict(set(fc, "levels", character(0)), vz$x, type = "class"),
-               "'object\\$levels' must be NULL or 3 distinct class names")
+               "'object\\$levels' must be empty or 3 distinct class names")
   expect_error(predict(set(fc, "levels", c("a", "a", "b")), vz$x), "'object\\$levels'")
-  expect_error(predict(set(fit, "levels", "a"), vz$x), "'object\\$levels' must be NULL for a gaussian fit")
+  expect_error(predict(set(fit, "levels", "a"), vz$x), "'object\\$levels' must be empty for a gaussian fit")
   ok <- set(fc, "levels", c("a", "b", "c"))
   expect_identical(levels(predict(ok, vz$x, type = "class")), c("a", "b", "c"))
 })

@@ -21,23 +21,12 @@
 function pred = predict_valla (fit, xnew, varargin)
   fname = "scalegp_predict";
   [front, opts] = split_options (fname, {"seed"}, varargin{:});
-  need = {"model", "likelihood", "method", "inducing", "tags", "layers", "P1", "P2", ...
-          "prior", "closed_form", "prior_var", "noise", "y_mean", "y_sd"};
-  check_fit_fields (fit, need, "valla", fname);
+  __sgp_valla_predict__ (fit, fname, "fit");  # the core checks the fit's fields
   m = fit.model;
-  if (! (isstruct (m) && isscalar (m) && isfield (m, "W") && iscell (m.W) && ! isempty (m.W)
-         && isnumeric (m.W{1}) && ismatrix (m.W{1})))
-    arg_error (fname, "fit", "field 'model' is not a network struct (the fit is damaged; refit it)");
+  if (! (isfield (m, "W") && iscell (m.W) && ! isempty (m.W) && isnumeric (m.W{1})
+         && ismatrix (m.W{1})))
+    arg_error (fname, "fit.model", "is not a network struct (the fit is damaged; refit it)");
   endif
-  fit.likelihood = check_choice (fit.likelihood, {"gaussian", "softmax", "bernoulli"}, fname,
-                                 "fit.likelihood");
-  for f = {"prior", "closed_form"}     # before the oct-file reads them as numbers
-    v = fit.(f{1});
-    if (! ((islogical (v) || isnumeric (v)) && isreal (v) && isscalar (v) && (v == 0 || v == 1)))
-      error ("%s: fit field '%s' must be true or false (the fit is damaged; refit it)",
-             fname, f{1});
-    endif
-  endfor
   D = rows (fit.model.W{1});
   if (isfield (fit.model, "transpose") && fit.model.transpose)
     D = columns (fit.model.W{1});
