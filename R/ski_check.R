@@ -5,7 +5,7 @@
 # shapes.
 ski_check_fit <- function(object, fn, arg = "object") {
   if (!inherits(object, "ski_gsgp")) stop_arg(fn, arg, "must be a ski_gsgp fit")
-  .Call(C_sgp_ski_predict_r, object, fn, arg, NULL, list(), "newdata")
+  sgp_call("ski_predict", object, fn, arg, NULL, list(), "newdata")
   object$grid <- ski_as_grid(object[["grid"]], fn, paste0(arg, "$grid"))
   object$stats <- ski_check_stats(object[["stats"]], fn, paste0(arg, "$stats"))
   object

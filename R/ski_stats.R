@@ -40,7 +40,7 @@ ski_grid <- function(x = NULL, ..., range = NULL) {
   if (!is.null(x)) x <- as_input_matrix(x, fn, "x")
   if (!is.null(range)) range <- as_input_matrix(range, fn, "range")
   # the core checks the options and makes the grid (of x, range or grid_bounds)
-  structure(.Call(C_sgp_ski_grid_r, x, range, opts), class = "ski_grid")
+  structure(sgp_call("ski_grid", x, range, opts), class = "ski_grid")
 }
 
 ski_check_size <- function(grid_size, d, fn) {
@@ -169,7 +169,7 @@ ski_stats <- function(x, y, grid, ..., cluster = NULL, block_rows = NULL) {
     stop_arg(fn, "x", "has ", ncol(x), " columns but the grid has ", length(grid$size),
              " dimensions")
   # the core checks the options and computes the statistics in one pass
-  structure(.Call(C_sgp_ski_stats_r, x, y, grid, opts), class = "ski_stats")
+  structure(sgp_call("ski_stats", x, y, grid, opts), class = "ski_stats")
 }
 
 ski_check_y <- function(y, n, fn) {
@@ -186,7 +186,7 @@ ski_check_y <- function(y, n, fn) {
 ski_check_stats <- function(s, fn, arg = "stats") {
   # the core reads and checks them (sgp_ski_stats_check: errors name arg); here
   # they only take R's shapes
-  .Call(C_sgp_ski_stats_merge_r, list(s), arg, fn, FALSE)
+  sgp_call("ski_stats_merge", list(s), arg, fn, FALSE)
   s$grid <- unclass(ski_as_grid(s$grid, fn, arg))
   for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"))
     storage.mode(s[[f]]) <- "double"
@@ -216,7 +216,7 @@ ski_stats_merge <- function(a, b, ...) {
   labels <- c("a", "b", sprintf("...%d", seq_len(max(0L, length(parts) - 2L))))[seq_along(parts)]
   # the core reads and checks each part, that grids and probe sketches agree, adds,
   # and names the argument
-  merged <- .Call(C_sgp_ski_stats_merge_r, unname(parts), labels, fn, TRUE)
+  merged <- sgp_call("ski_stats_merge", unname(parts), labels, fn, TRUE)
   out <- parts[[1]]
   out[names(merged)] <- merged
   structure(out, class = "ski_stats")

@@ -7,7 +7,7 @@
 
 # Stops naming the first damaged field of object (returns it invisibly when sound).
 valla_check_fit <- function(object, fn, arg = "object") {
-  .Call(C_sgp_valla_fit_check_r, object, fn, arg)
+  sgp_call("valla_fit_check", object, fn, arg)
   mlp_spec(object[["model"]], fn, paste0(arg, "$model"))
   invisible(object)
 }
