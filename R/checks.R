@@ -76,7 +76,7 @@ check_threads <- function(threads, fn) {
   if (is.null(threads)) return(0L)
   if (!(is.numeric(threads) || is.logical(threads)) || length(threads) != 1L)
     stop_arg(fn, "threads", "must be one whole number (0 or NULL: the OpenMP default)")
-  .Call(C_sgp_check_threads_r, as.double(threads), fn)
+  sgp_call("check_threads", as.double(threads), fn)
 }
 
 # One string out of `choices` (exact match); the error lists the choices.
@@ -115,10 +115,6 @@ alloc_error_names <- function(expr, fn, arg, what) {
   })
 }
 
-check_backend <- function(backend, fn) {
-  check_choice(backend, c("auto", "cpu", "cuda"), fn, "backend")
-}
-
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
 # The options of a verb as the core defines them (name, kind, default, doc).
@@ -136,7 +132,8 @@ check_backend <- function(backend, fn) {
 #' scalegp_options("gp_laplace")
 #' @export
 scalegp_options <- function(fn) {
-  as.data.frame(.Call(C_sgp_options_r, as.character(fn)), stringsAsFactors = FALSE)
+  t <- sgp_call("options", as.character(fn))
+  structure(as.data.frame(t, stringsAsFactors = FALSE), context = attr(t, "context"))
 }
 
 option_default <- function(fn, name) {
@@ -209,3 +206,7 @@ match_columns <- function(newdata, names_fit, fn, arg) {
              paste0("'", miss, "'", collapse = ", "), " of the fit's inputs")
   newdata[, names_fit, drop = FALSE]
 }
+
+# The one .Call entry of the package (bindings_r/r_dispatch.c): the C entry `verb`
+# with the arguments in ..., e.g. sgp_call("laplace_fit", x, y, ...).
+sgp_call <- function(verb, ...) .Call(C_sgp_call_r, verb, list(...))

@@ -146,7 +146,7 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
       stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", ncol(x))
   }
   if (is.null(xtest) && !is.null(xtest_offset)) stop_arg(fn, "xtest_offset", "needs 'xtest'")
-  res <- .Call(C_sgp_laplace_fit_r, x, lab$y, xtest, as_doubles(xtest_offset), opts, NULL)
+  res <- sgp_call("laplace_fit", x, lab$y, xtest, as_doubles(xtest_offset), opts, NULL)
   used <- res$used
   fit <- c(res[c("f", "var", "weights", "root", "newton_steps", "iterations", "converged",
                  "stop_reason", "inner_stop_reason", "kernel_products")],
@@ -168,19 +168,6 @@ laplace_selection <- function(s) {
   list(hyper = s$hyper, loglik = s$loglik, loglik_se = s$loglik_se, loglik_grad = s$loglik_grad,
        learned = s$learned,
        optim = as.data.frame(s$optim))
-}
-
-laplace_likelihoods <- c("bernoulli", "poisson", "softmax", "gaussian")
-
-# Poisson log exposure: NULL (0) or n finite values; an error for other likelihoods.
-laplace_offset <- function(offset, likelihood, n, fn, arg) {
-  if (is.null(offset)) return(NULL)
-  if (likelihood != "poisson")
-    stop_arg(fn, arg, "is only used with likelihood = \"poisson\"")
-  if (!is.numeric(offset) || length(offset) != n)
-    stop_arg(fn, arg, "must be numeric of length ", n, " (got length ", length(offset), ")")
-  if (any(!is.finite(offset))) stop_arg(fn, arg, "contains NaN, NA or Inf")
-  as.double(offset)
 }
 
 # Labels as numbers for the core, which checks them: a factor becomes 0/1
@@ -296,8 +283,6 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
                                type = c("list", "response", "class"),
                                threads = getOption("scalegp.threads"), ...) {
   fn <- "predict.gp_laplace"
-  type <- check_choice(if (missing(type)) "list" else type, c("list", "response", "class"),
-                       fn, "type")
   fit <- laplace_fit_check(object, fn)
   omit <- object[["na.action", exact = TRUE]]  # fitted values: na.exclude pads them
   if (is.null(newdata)) {
@@ -310,15 +295,11 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
   } else omit <- NULL
   newdata <- match_columns(newdata, colnames(fit$x), fn, "newdata")
   newdata <- as_input_matrix(newdata, fn, "newdata", d = ncol(fit$x))
-  if (ncol(newdata) != ncol(fit$x))
-    stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", ncol(fit$x))
-  offset <- laplace_offset(offset, fit$likelihood, nrow(newdata), fn, "offset")
-  if (type == "class" && !fit$likelihood %in% c("bernoulli", "softmax"))
-    stop_arg(fn, "type", "\"class\" needs a bernoulli or softmax fit")
-  p <- .Call(C_sgp_laplace_predict_r, fit$x, fit$weights, fit$root,
-             fit$likelihood, fit$kernel$kernel, fit$kernel$lengthscale,
-             fit$kernel$outputscale, if (is.null(fit$noise)) 0 else fit$noise[1L],
-             newdata, offset, check_threads(threads, fn), fit$hyper$mean)
+  # the core checks the fit, newdata and the options (their table "gp_laplace_predict")
+  opts <- list(offset = as_doubles(offset), type = if (missing(type)) "list" else type,
+               threads = threads)
+  p <- sgp_call("laplace_predict", object, fn, "object", newdata, opts)
+  type <- p$type
   out <- laplace_test_list(p, fit)
   formula_pad(switch(type,
     list = out,

@@ -59,7 +59,7 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", ..., data = N
   cn <- input_colnames(x)  # valla and mlp_forward match columns by these names
   x <- as_input_matrix(x, fn, "x")
   likelihood <- opts[["likelihood"]] %||% option_default(fn, "likelihood")
-  .Call(C_sgp_option_check_r, fn, "likelihood", likelihood)  # the core's choices and message
+  sgp_call("option_check", fn, "likelihood", likelihood)  # the core's choices and message
   activation <- check_choice(activation, c("tanh", "sigmoid", "relu", "identity"), fn,
                              "activation")
   if (!is.numeric(hidden) || any(!is.finite(hidden)) || any(hidden < 1) ||
@@ -74,7 +74,7 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", ..., data = N
     lab <- laplace_labels(y, likelihood, nrow(x), fn)
   }
   width <- as.double(c(ncol(x), hidden, C))  # the core checks the sizes
-  res <- .Call(C_sgp_mlp_fit_r, x, lab$y, width, activation, opts)
+  res <- sgp_call("mlp_fit", x, lab$y, width, activation, opts)
   out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, coefnames = cn,
                            loss = res$loss,
                            initial_loss = res$initial_loss, iterations = res$iterations,
@@ -120,42 +120,10 @@ print.mlp <- function(x, ...) {
 #' valla_metrics(rbind(c(0.9, 0.1), c(0.3, 0.7)), c(1, 2))
 #' @export
 valla_metrics <- function(pred, y, var = NULL, bins = 15) {
-  fn <- "valla_metrics"
-  bins <- check_count(bins, fn, "bins", min = 1L)
-  prob <- NULL
-  mu <- NULL
-  num <- function(v, arg) {  # the core checks lengths, NA/NaN/Inf and ranges
-    if (is.null(v)) return(NULL)
-    if (!is.numeric(v) && !is.logical(v)) stop_arg(fn, arg, "must be numeric")
-    storage.mode(v) <- "double"
-    v
-  }
-  if (is.list(pred)) {
-    if (!is.null(pred$prob)) prob <- pred$prob else {
-      mu <- pred$mean; var <- pred$var
-      if (is.null(mu)) stop_arg(fn, "pred", "is a list without 'mean' or 'prob'")
-    }
-  } else if (is.matrix(pred) && ncol(pred) > 1L) {
-    prob <- pred
-  } else if (is.null(var)) {
-    prob <- as.vector(pred)
-  } else {
-    mu <- as.vector(pred)
-  }
-  if (is.factor(y)) y <- as.integer(y) else if (is.logical(y)) y <- as.integer(y)
-  if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
-  if (!is.numeric(y) || !is.null(dim(y))) stop_arg(fn, "y", "must be a numeric vector or a factor")
-  y <- as.double(y)
-  if (is.null(prob))
-    return(unlist(.Call(C_sgp_valla_metrics_r, y, num(as.vector(mu), "pred"),
-                        num(as.vector(var), "var"), NULL, bins)))
-  if (is.null(dim(prob))) {  # P(y = 1): labels 0/1 (or 1/2)
-    if (!anyNA(y) && !all(y %in% c(0, 1)) && all(y %in% c(1, 2))) y <- y - 1
-    prob <- cbind(1 - num(prob, "pred"), num(prob, "pred"))
-  } else {
-    prob <- num(prob, "pred")
-    y <- y - 1
-  }
-  unlist(.Call(C_sgp_valla_metrics_r, y, NULL, NULL, prob, bins))
+  # the core reads pred (a list, a matrix of probabilities, P(y = 1) or means with
+  # var), codes the labels and checks everything; factor and logical labels are
+  # numbered here
+  if (is.factor(y) || is.logical(y)) y <- as.integer(y)
+  unlist(sgp_call("valla_metrics", pred, y, var, bins))
 }
 

@@ -10,10 +10,12 @@ octave_host_defaults <- c(verbose = "false", seed = "[]", threads = "0")
 r_host_notes <- c(seed = "; NULL draws one from R's RNG, so set.seed() makes a run reproducible")
 octave_host_notes <- c(seed = "; [] draws one with rand")
 
+# A verb's rows, then the context's rows it takes (none for ski_grid: its table
+# says so), host = TRUE.
 verb_option_rows <- function(fn) {
   t <- scalegp_options(fn)
   ctx <- scalegp_options("context")
-  ctx <- ctx[!ctx$name %in% t$name, ]  # a verb's own row (ski_stats' seed) wins
+  ctx <- ctx[!ctx$name %in% t$name & isTRUE(attr(t, "context")), ]  # a verb's own row wins
   cbind(rbind(t, ctx), host = rep(c(FALSE, TRUE), c(nrow(t), nrow(ctx))))
 }
 
@@ -50,6 +52,7 @@ octave_options_block <- function(fn) {
   own <- !t$host
   rows <- c(sprintf("## @item @qcode{\"%s\"}", t$name[own]),
             sprintf("## %s (default %s).", doc[own], def[own]))[order(rep(seq_len(sum(own)), 2))]
+  if (all(own)) return(rows)
   # the context's options in one item (the same in every function's help)
   c(rows, paste0("## @item ", paste(sprintf("@qcode{\"%s\"}", t$name[!own]), collapse = ", ")),
     paste0("## ", paste(sprintf("%s (default %s)", doc[!own], def[!own]), collapse = "; "), "."))

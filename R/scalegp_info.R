@@ -10,7 +10,7 @@
 #' scalegp_info()
 #' @export
 scalegp_info <- function() {
-  info <- .Call(C_sgp_info_r)
+  info <- sgp_call("info")
   si <- utils::sessionInfo()
   info$blas <- if (is.null(si$BLAS)) "unknown" else si$BLAS
   info$lapack <- if (is.null(si$LAPACK)) "unknown" else si$LAPACK

@@ -147,7 +147,7 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
   }
   if (!is.null(stats)) stats <- structure(ski_check_stats(stats, fn), class = "ski_stats")
   # the core checks the options (and against the data), makes the statistics, fits
-  r <- .Call(C_sgp_ski_gsgp_r, x, y, stats, opts)
+  r <- sgp_call("ski_gsgp", x, y, stats, opts)
   if (!is.null(r$stats)) stats <- structure(r$stats, class = "ski_stats")
   u <- r$used
   lanczos <- u$variance == "lanczos"
@@ -221,34 +221,15 @@ ski_predict_impl <- function(object, newdata, variance, threads, backend, fn, ar
   object <- ski_check_fit(object, fn)
   xs <- as_input_matrix(newdata, fn, arg)
   d <- length(object$grid$size)
-  if (ncol(xs) != d) {
-    if (d > 1L && ncol(xs) == 1L && nrow(xs) == d) xs <- t(xs) else
-      stop_arg(fn, arg, "has ", ncol(xs), " columns but the fit has ", d, " dimensions")
-  }
-  variance <- check_choice(variance, c("none", "lanczos", "exact"), fn, "variance")
-  backend <- check_backend(backend, fn)
-  if (variance == "lanczos" && is.null(object[["love"]]))
-    stop_arg(fn, "variance", "\"lanczos\" needs a fit made with variance = \"lanczos\"")
-  stats <- object[["stats"]]
-  opts <- list(kernel = object[["kernel"]], lengthscale = as.double(object[["lengthscale"]]),
-               outputscale = object[["outputscale"]], noise = object[["noise"]],
-               mean = object[["hyper"]][["mean"]], method = 0,
-               tol = object[["tol"]], max_iter = object[["max_iter"]],
-               variance = match(variance, c("none", "lanczos", "exact")) - 1, rank = 0,
-               loglik = FALSE, slq_max_iter = 100,
-               bounds_policy = match(object[["bounds_policy"]], ski_bounds_policies) - 1,
-               backend = backend)
-  love <- object[["love"]]
-  p <- .Call(C_sgp_ski_predict_r, stats, opts, as.double(object[["weights"]]),
-             if (is.null(love)) matrix(0, 0, 0) else love$Ft,
-             if (is.null(love)) numeric(0) else love$c0, xs, check_threads(threads, fn), fn, arg)
+  if (d > 1L && ncol(xs) == 1L && nrow(xs) == d) xs <- t(xs)  # one point as a column
+  # the core checks the fit, the options (variance, backend: by default the fit's) and xs
+  p <- sgp_call("ski_predict", object, fn, "object", xs,
+             list(variance = variance, backend = backend, threads = threads), arg)
   if (nzchar(p$warning)) warning(p$warning, call. = FALSE)  # worded by the core
   # (under bounds_policy "drop" the core gives NaN at points outside the grid)
   list(mean = p$mean, var = p$var)
 }
 
-# Why a solve stopped (sgp_ski_stop, sgp.h); only "tol" is convergence.
-ski_stop_reasons <- c("tol", "max_iter", "accuracy", "breakdown")
 
 #' @export
 print.ski_gsgp <- function(x, ...) {

@@ -2,7 +2,6 @@
 # saveRDS/readRDS, travel between worker processes and are merged by adding.
 
 ski_interpolations <- c("cubic", "linear")
-ski_bounds_policies <- c("error", "truncate", "clamp", "drop")
 
 #' Grid of a structured kernel interpolation (SKI) model
 #'
@@ -41,7 +40,7 @@ ski_grid <- function(x = NULL, ..., range = NULL) {
   if (!is.null(x)) x <- as_input_matrix(x, fn, "x")
   if (!is.null(range)) range <- as_input_matrix(range, fn, "range")
   # the core checks the options and makes the grid (of x, range or grid_bounds)
-  structure(.Call(C_sgp_ski_grid_r, x, range, opts), class = "ski_grid")
+  structure(sgp_call("ski_grid", x, range, opts), class = "ski_grid")
 }
 
 ski_check_size <- function(grid_size, d, fn) {
@@ -170,7 +169,7 @@ ski_stats <- function(x, y, grid, ..., cluster = NULL, block_rows = NULL) {
     stop_arg(fn, "x", "has ", ncol(x), " columns but the grid has ", length(grid$size),
              " dimensions")
   # the core checks the options and computes the statistics in one pass
-  structure(.Call(C_sgp_ski_stats_r, x, y, grid, opts), class = "ski_stats")
+  structure(sgp_call("ski_stats", x, y, grid, opts), class = "ski_stats")
 }
 
 ski_check_y <- function(y, n, fn) {
@@ -185,27 +184,10 @@ ski_check_y <- function(y, n, fn) {
 
 # Structure of a ski_stats list (the core checks the values again).
 ski_check_stats <- function(s, fn, arg = "stats") {
-  need <- c("grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz",
-            "Wtz")
-  if (!is.list(s) || !all(need %in% names(s)))
-    stop_arg(fn, arg, "must be a ski_stats object (from ski_stats or ski_stats_merge)")
-  grid <- ski_as_grid(s$grid, fn, arg)
-  shape <- .Call(C_sgp_ski_shape_r, as.double(grid$size), grid$bounds, grid$interpolation, fn)
-  m <- shape[1]
-  S <- shape[2]
-  num <- function(v, len) is.numeric(v) && length(v) == len && all(is.finite(v))
-  if (!is.matrix(s$WtW) || !is.numeric(s$WtW) || !identical(dim(s$WtW), as.integer(c(m, S))))
-    stop_arg(fn, arg, "has a 'WtW' that is not the ", m, "-by-", S, " stencil of its grid")
-  if (any(!is.finite(s$WtW))) stop_arg(fn, arg, "has a 'WtW' with NaN or Inf")
-  if (!num(s$Wty, m) || !num(s$Wt1, m))
-    stop_arg(fn, arg, "must have finite 'Wty' and 'Wt1' of length ", m, " (the grid points)")
-  if (!num(s$n, 1L) || !num(s$yty, 1L) || !num(s$ysum, 1L) || !num(s$rhoz, 1L) ||
-      !num(s$probes, 1L) || !num(s$probe_seed, 1L))
-    stop_arg(fn, arg, "must have finite scalars n, yty, ysum, probes, probe_seed, rhoz")
-  if (!is.numeric(s$Wtz) || length(s$Wtz) != m * s$probes)
-    stop_arg(fn, arg, "has a 'Wtz' that is not ", m, "-by-probes")
-  if (any(!is.finite(s$Wtz))) stop_arg(fn, arg, "has a 'Wtz' with NaN or Inf")
-  s$grid <- unclass(grid)
+  # the core reads and checks them (sgp_ski_stats_check: errors name arg); here
+  # they only take R's shapes
+  sgp_call("ski_stats_merge", list(s), arg, fn, FALSE)
+  s$grid <- unclass(ski_as_grid(s$grid, fn, arg))
   for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"))
     storage.mode(s[[f]]) <- "double"
   s
@@ -232,9 +214,9 @@ ski_stats_merge <- function(a, b, ...) {
   parts <- c(if (!missing(a)) list(a), if (!missing(b)) list(b), list(...))
   if (!length(parts)) stop_arg(fn, "a", "is missing: give one or more ski_stats objects")
   labels <- c("a", "b", sprintf("...%d", seq_len(max(0L, length(parts) - 2L))))[seq_along(parts)]
-  parts <- Map(function(s, arg) ski_check_stats(s, fn, arg), parts, labels)
-  # the core checks that grids and probe sketches agree, adds, and names the argument
-  merged <- .Call(C_sgp_ski_stats_merge_r, unname(parts), labels, fn)
+  # the core reads and checks each part, that grids and probe sketches agree, adds,
+  # and names the argument
+  merged <- sgp_call("ski_stats_merge", unname(parts), labels, fn, TRUE)
   out <- parts[[1]]
   out[names(merged)] <- merged
   structure(out, class = "ski_stats")

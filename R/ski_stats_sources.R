@@ -125,7 +125,7 @@ ski_chunk_stats <- function(task) {
     key <- list(first_row = (task$k - 1) * ski_chunk_key + rows, verbose = FALSE)
     s <- do.call(ski_stats, c(list(b$x, b$y, grid), task$opts, key))
     if (task$drop)
-      dropped <- c(dropped, rows + .Call(C_sgp_ski_outside_r, as_input_matrix(b$x, "ski_stats", "x"),
+      dropped <- c(dropped, rows + sgp_call("ski_outside", as_input_matrix(b$x, "ski_stats", "x"),
                                          as.double(grid$size), grid$bounds, grid$interpolation))
     acc <- if (is.null(acc)) s else ski_stats_merge(acc, s)
     rows <- rows + NROW(b$x)
@@ -189,7 +189,7 @@ ski_stats_sources <- function(call, cluster, block_rows, fn) {
   if (K > ski_max_chunks) stop_arg(fn, "sources", "has ", K, " chunks; at most ", ski_max_chunks)
   grid <- ski_as_grid(call$grid, fn)
   if (is.null(block_rows)) { # a block's data about the size of a chunk's statistics (m S numbers)
-    shape <- .Call(C_sgp_ski_shape_r, as.double(grid$size), grid$bounds, grid$interpolation, fn)
+    shape <- sgp_call("ski_shape", as.double(grid$size), grid$bounds, grid$interpolation, fn)
     block_rows <- max(1e4, ceiling(shape[1] * shape[2] / (length(grid$size) + 1)))
   }
   block_rows <- check_number(block_rows, fn, "block_rows")

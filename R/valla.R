@@ -164,7 +164,7 @@ valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, refit = NUL
   if (is.null(validation) && opts$likelihood == "gaussian")
     validation <- valla_oof_validation(model, x, lab$y, refit, opts, parent.frame(), fn)
   data <- valla_data_args(validation, xtest, opts$likelihood, m, fn)
-  res <- .Call(C_sgp_valla_fit_r, m$spec, x, lab$y, data$xval, data$yval, front$Z, front$tags,
+  res <- sgp_call("valla_fit", m$spec, x, lab$y, data$xval, data$yval, front$Z, front$tags,
                front$layers, data$xtest, front$pred, opts, NULL)
   fit <- valla_result(res$fit, x, m, lab, res$used)
   if (nzchar(res$used$warning)) warning(fn, ": ", res$used$warning, call. = FALSE)
@@ -183,7 +183,7 @@ valla_likelihood <- function(likelihood, m, fn) {
                " (softmax needs C >= 2)" else " (it needs one)")
     return(m$likelihood)
   }
-  .Call(C_sgp_option_check_r, fn, "likelihood", likelihood)  # the core's choices and message
+  sgp_call("option_check", fn, "likelihood", likelihood)  # the core's choices and message
   if (!is.null(m$likelihood) && likelihood != m$likelihood)
     stop_arg(fn, "likelihood", "is \"", likelihood, "\" but the ",
              if (m$spec$kind == "nnet") "nnet fit" else "mlp_fit network", " implies \"",
@@ -301,24 +301,19 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
                           mc_samples = 2048, seed = NULL,
                           threads = getOption("scalegp.threads"), ...) {
   fn <- "predict.valla"
-  type <- check_choice(if (missing(type)) "list" else type, c("list", "response", "class"),
-                       fn, "type")
-  prob_method <- check_choice(if (missing(prob_method)) "probit" else prob_method,
-                              c("probit", "mc"), fn, "prob_method")
   valla_check_fit(object, fn)
   fd <- formula_newdata(object, newdata, fn, "newdata")
   if (!is.null(fd)) newdata <- fd$x
   newdata <- as_input_matrix(newdata, fn, "newdata", d = object$d)
   if (ncol(newdata) != object$d)
     stop_arg(fn, "newdata", "has ", ncol(newdata), " columns but the fit has ", object$d)
-  if (type == "class" && object$likelihood == "gaussian")
-    stop_arg(fn, "type", "\"class\" needs a classification fit")
-  if (prob_method == "mc" && object$likelihood == "gaussian")
-    stop_arg(fn, "prob_method", "\"mc\" needs a classification fit")
-  pred <- as.double(c(check_flag(full_cov, fn, "full_cov"), prob_method == "mc",
-                      check_count(mc_samples, fn, "mc_samples", min = 1L)))
-  p <- .Call(C_sgp_valla_predict_r, valla_plain_fit(object, fn), newdata, pred,
-             check_seed(seed, fn), check_threads(threads, fn))
+  # the options go to the core's table "valla_predict" (seed and threads: the context)
+  opts <- list(type = if (missing(type)) "list" else type, full_cov = full_cov,
+               prob_method = if (missing(prob_method)) "probit" else prob_method,
+               mc_samples = mc_samples, threads = threads,
+               seed = seed %||% as.double(sample.int(.Machine$integer.max, 1L)))
+  p <- sgp_call("valla_predict", valla_plain_fit(object, fn), newdata, opts)
+  type <- p$type
   out <- valla_test_list(p, object)
   formula_pad(switch(type,
     list = out,

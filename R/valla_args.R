@@ -21,12 +21,8 @@ valla_front_options <- function(opts, m, fn) {
       stop_arg(fn, "inducing_tags", "must give one output 1..", m$C, " per inducing point")
     out$tags <- as.integer(tg) - 1L
   }
-  prob_method <- check_choice(opts[["prob_method"]] %||% "probit", c("probit", "mc"), fn,
-                              "prob_method")
-  out$pred <- as.double(c(check_flag(opts[["full_cov"]] %||% FALSE, fn, "full_cov"),
-                          prob_method == "mc",
-                          check_count(opts[["mc_samples"]] %||% 2048, fn, "mc_samples",
-                                      min = 1L)))
+  # xtest's prediction options go to the core's table "valla_predict"
+  out$pred <- opts[intersect(c("full_cov", "prob_method", "mc_samples"), names(opts))]
   for (a in c("inducing_tags", "layers", "full_cov", "prob_method", "mc_samples"))
     opts[[a]] <- NULL
   out$opts <- opts

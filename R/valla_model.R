@@ -150,6 +150,6 @@ mlp_forward <- function(model, x, threads = getOption("scalegp.threads")) {
   x <- as_input_matrix(x, fn, "x")
   if (ncol(x) != m$D)
     stop_arg(fn, "x", "has ", ncol(x), " columns but the network expects ", m$D, " inputs")
-  formula_pad(.Call(C_sgp_valla_forward_r, m$spec, x, check_threads(threads, fn)),
+  formula_pad(sgp_call("valla_forward", m$spec, x, check_threads(threads, fn)),
               fd$na.action)
 }

@@ -7,15 +7,43 @@
 #include <math.h>
 #include <string.h>
 
-/* An R value as the core sees it: integers and logicals as doubles (NA as NaN,
- * in R_alloc memory freed when the .Call returns), doubles in place. */
-static sgp_value value_of(SEXP x)
+/* A list (a data frame too) as the core sees it: its elements, named. */
+static sgp_value list_of(SEXP x)
 {
-  sgp_value v = {SGP_VAL_OTHER, 0, NULL, NULL, NULL};
+  const R_xlen_t n = XLENGTH(x);
+  SEXP names = Rf_getAttrib(x, R_NamesSymbol);
+  sgp_value *e = (sgp_value *)R_alloc((size_t)(n > 0 ? n : 1), sizeof(sgp_value));
+  const char **s = (const char **)R_alloc((size_t)(n > 0 ? n : 1), sizeof(const char *));
+  for (R_xlen_t i = 0; i < n; i++) {
+    e[i] = sgp_r_value(VECTOR_ELT(x, i));
+    s[i] = Rf_isNull(names) ? "" : CHAR(STRING_ELT(names, i));
+  }
+  sgp_value v = {SGP_VAL_LIST, (int64_t)n, NULL, NULL, s, 0, 0, e};
+  return v;
+}
+
+/* An R value as the core sees it: integers and logicals as doubles (NA as NaN,
+ * in R_alloc memory freed when the .Call returns), doubles in place, a matrix
+ * with its dimensions, a list with its elements. */
+sgp_value sgp_r_value(SEXP x)
+{
+  sgp_value v = {SGP_VAL_OTHER, 0, NULL, NULL, NULL, 0, 0, NULL};
   if (Rf_isNull(x)) { v.type = SGP_VAL_NULL; return v; }
-  if (Rf_isFactor(x)) return v;
+  if (Rf_isFactor(x) || !Rf_isVector(x)) return v; /* a formula, a function, ... */
+  if (TYPEOF(x) == VECSXP) return list_of(x);
   const R_xlen_t n = XLENGTH(x);
   v.len = (int64_t)n;
+  SEXP dim = Rf_getAttrib(x, R_DimSymbol);
+  if (!Rf_isNull(dim)) {
+    v.rows = XLENGTH(dim) >= 1 ? INTEGER(dim)[0] : 0;
+    v.cols = XLENGTH(dim) == 2 ? INTEGER(dim)[1] : XLENGTH(dim) == 1 ? 1 : -1;
+  }
+  SEXP names = Rf_getAttrib(x, R_NamesSymbol); /* a named vector's names (timings) */
+  if (TYPEOF(x) != STRSXP && !Rf_isNull(names) && XLENGTH(names) == n) {
+    const char **s = (const char **)R_alloc((size_t)(n > 0 ? n : 1), sizeof(const char *));
+    for (R_xlen_t i = 0; i < n; i++) s[i] = CHAR(STRING_ELT(names, i));
+    v.strs = s;
+  }
   switch (TYPEOF(x)) {
   case REALSXP: v.type = SGP_VAL_REAL; v.real = REAL_RO(x); break;
   case INTSXP: case LGLSXP: {
@@ -48,10 +76,10 @@ int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o)
     Rf_error("internal: options must be a named list");
   for (R_xlen_t i = 0; i < XLENGTH(opts); i++) {
     const char *name = CHAR(STRING_ELT(names, i));
-    const sgp_value v = value_of(VECTOR_ELT(opts, i));
+    const sgp_value v = sgp_r_value(VECTOR_ELT(opts, i));
     int st, verbose = ctx->verbose;
     if (!name[0]) Rf_error("internal: option %d has no name", (int)i + 1);
-    if (sgp_opt_find(sgp_verb_options("context"), name) && !sgp_opt_find(t, name)) {
+    if (sgp_ctx_opt_find(t, name)) {
       st = sgp_ctx_opt_set(ctx, name, &v, &verbose);
       ctx->verbose = verbose;
     } else {
@@ -85,8 +113,10 @@ SEXP sgp_options_r(SEXP verb)
   }
   const char *names[] = {"name", "kind", "default", "doc"};
   SEXP values[] = {nm, kd, df, dc};
-  SEXP out = sgp_r_named_list(4, names, values);
-  UNPROTECT(4);
+  SEXP out = PROTECT(sgp_r_named_list(4, names, values));
+  /* whether the verb takes the context options (its docs list them) */
+  Rf_setAttrib(out, Rf_install("context"), Rf_ScalarLogical(!t->no_context));
+  UNPROTECT(5);
   return out;
 }
 
@@ -102,7 +132,7 @@ SEXP sgp_option_check_r(SEXP verb, SEXP name, SEXP value)
   memset(&scratch, 0, sizeof scratch);
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  const sgp_value v = value_of(value);
+  const sgp_value v = sgp_r_value(value);
   const int st = sgp_opts_set(&ctx, t, &scratch, nm, &v);
   if (st) sgp_r_fail(fn, &ctx, st);
   return R_NilValue;

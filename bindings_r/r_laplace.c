@@ -5,14 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-static sgp_likelihood likelihood_arg(SEXP s)
-{
-  const int lik = Rf_isString(s) && XLENGTH(s) == 1
-                  ? sgp_opt_choice_index("gp_laplace", "likelihood", CHAR(STRING_ELT(s, 0))) : -1;
-  if (lik < 0) Rf_error("gp_laplace: likelihood: unknown value");
-  return (sgp_likelihood)lik;
-}
-
 static SEXP int64_vec(int64_t n, const int64_t *x)
 {
   SEXP v = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n));
@@ -180,25 +172,40 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
   return out;
 }
 
-/* predict.gp_laplace(): predictions from the plain data of a fit. */
-SEXP sgp_laplace_predict_r(SEXP x, SEXP weights, SEXP root, SEXP likelihood, SEXP kernel,
-                           SEXP lengthscale, SEXP outputscale, SEXP noise, SEXP xnew,
-                           SEXP offset_new, SEXP threads, SEXP mean)
+/* predict.gp_laplace() (and the check of print, summary, plot): the core checks
+ * the fit `object` (plain data, named `arg` in errors of function `fn`), the
+ * options (offset, type, threads) and newdata, then predicts: list(mean, var,
+ * resp_mean, resp_var, type). newdata NULL: the check only (returns NULL). */
+SEXP sgp_laplace_predict_r(SEXP object, SEXP fn_s, SEXP arg_s, SEXP newdata, SEXP opts)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_kernel k;
   sgp_laplace_fit_t view;
-  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
-  int st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &k);
-  if (!st) st = sgp_laplace_fit_view(&ctx, &view, sgp_r_cmat(x), sgp_r_cmat(weights),
-                                     sgp_r_cmat(root), &k, likelihood_arg(likelihood),
-                                     Rf_asReal(noise),
-                                     Rf_isNull(mean) ? sgp_cmat_of(NULL, 0, 0) : sgp_r_cmat(mean));
-  if (st) sgp_r_fail("predict.gp_laplace", &ctx, st);
-  SEXP out = PROTECT(predict_list(&ctx, &view, xnew, offset_new, &st));
+  sgp_laplace_predict_opts o;
+  const char *fn = CHAR(STRING_ELT(fn_s, 0));
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  sgp_laplace_predict_opts_default(&o);
+  const sgp_value fit = sgp_r_value(object);
+  int st = sgp_laplace_fit_check(&ctx, &fit, CHAR(STRING_ELT(arg_s, 0)), "$", &view, &k);
+  if (!st) st = sgp_r_apply_options(&ctx, "gp_laplace_predict", opts, &o);
+  if (!st && !Rf_isNull(newdata))
+    st = sgp_laplace_predict_check(&ctx, &view, &o, sgp_r_cmat(newdata).rows);
+  if (st) sgp_r_fail(fn, &ctx, st);
+  if (Rf_isNull(newdata)) return R_NilValue;
+  SEXP off = PROTECT(o.offset.data ? sgp_r_real_copy(o.offset.rows, 1, o.offset.data, 0)
+                                   : R_NilValue);
+  SEXP out = PROTECT(predict_list(&ctx, &view, newdata, off, &st));
   sgp_ctx_rename_arg(&ctx, "xtest", "newdata");
-  if (st) sgp_r_fail("predict.gp_laplace", &ctx, st);
-  UNPROTECT(1);
-  return out;
+  if (st) sgp_r_fail(fn, &ctx, st);
+  SEXP type = PROTECT(Rf_mkString(sgp_opt_choice_name("gp_laplace_predict", "type", o.type)));
+  SEXP res = PROTECT(Rf_allocVector(VECSXP, 5)), names = PROTECT(Rf_allocVector(STRSXP, 5));
+  const char *nm[] = {"mean", "var", "resp_mean", "resp_var", "type"};
+  for (int i = 0; i < 5; i++) {
+    SET_VECTOR_ELT(res, i, i < 4 ? VECTOR_ELT(out, i) : type);
+    SET_STRING_ELT(names, i, Rf_mkChar(nm[i]));
+  }
+  Rf_setAttrib(res, R_NamesSymbol, names);
+  UNPROTECT(5);
+  return res;
 }

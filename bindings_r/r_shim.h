@@ -47,6 +47,9 @@ SEXP sgp_r_int_copy(int64_t n, const int *x, int add);
  * the context ("backend", "seed", "verbose", "threads") or to the verb's table,
  * which checks it and stores it into o. */
 int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o);
+/* An R value as the core's sgp_value (a list with its elements, a matrix with its
+ * dimensions); memory from R_alloc, valid until the .Call returns. */
+sgp_value sgp_r_value(SEXP x);
 /* The model selection of a fit as an R list: hyper, loglik, loglik_grad (named),
  * learned, optim (columns of a data frame), optim_converged, optim_message, note. */
 SEXP sgp_r_selection_list(const sgp_hyper *h);

@@ -40,36 +40,11 @@ static sgp_ski_interpolation r_interp(SEXP name)
   return strcmp(CHAR(STRING_ELT(name, 0)), "linear") ? SGP_SKI_CUBIC : SGP_SKI_LINEAR;
 }
 
-/* Views of an R ski_stats list (checked for structure by R). */
-static int r_stats(sgp_ctx *ctx, SEXP s, sgp_ski_stats_data *d)
+/* Views of an R ski_stats list, read and checked by the core (errors name arg). */
+static int r_stats(sgp_ctx *ctx, SEXP s, const char *arg, sgp_ski_stats_data *d)
 {
-  SEXP grid = sgp_r_list_elt(s, "grid"), WtW = sgp_r_list_elt(s, "WtW"), Wtz = sgp_r_list_elt(s, "Wtz");
-  memset(d, 0, sizeof *d);
-  d->interpolation = r_interp(sgp_r_list_elt(grid, "interpolation"));
-  int st = r_grid(ctx, sgp_r_list_elt(grid, "size"), sgp_r_list_elt(grid, "bounds"),
-                  d->interpolation, &d->grid);
-  if (st) return st;
-  sgp_cmat D = sgp_r_cmat(WtW);
-  d->m = D.rows;
-  d->S = D.cols;
-  d->n = (int64_t)real_elt(s, "n");
-  d->yy = real_elt(s, "yty");
-  d->ysum = real_elt(s, "ysum");
-  d->uy = REAL(sgp_r_list_elt(s, "Wty"));
-  d->u1 = REAL(sgp_r_list_elt(s, "Wt1"));
-  if (XLENGTH(sgp_r_list_elt(s, "Wty")) != d->m || XLENGTH(sgp_r_list_elt(s, "Wt1")) != d->m)
-    Rf_error("ski_gsgp: 'stats' must have 'Wty' and 'Wt1' of nrow(WtW) = %lld values",
-             (long long)d->m);
-  d->D = D.data;
-  d->probes = (int64_t)real_elt(s, "probes");
-  d->probe_seed = (uint64_t)real_elt(s, "probe_seed");
-  d->rhoz = real_elt(s, "rhoz");
-  if (d->probes > 0) {
-    if (XLENGTH(Wtz) != d->m * d->probes)
-      Rf_error("ski_gsgp: 'stats' must have a 'Wtz' of nrow(WtW)-by-probes");
-    d->uz = REAL(Wtz);
-  }
-  return SGP_OK;
+  const sgp_value v = sgp_r_value(s);
+  return sgp_ski_stats_check(ctx, &v, arg, d);
 }
 
 /* backend (opts$backend: "auto", "cpu", "cuda") goes to the context like
@@ -282,7 +257,7 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
   int code = sgp_r_apply_options(&ctx, "ski_gsgp", opts, &o);
   if (code) sgp_r_fail("ski_gsgp", &ctx, code);
   o.seed = ctx.seed; /* the probes' seed is the context's */
-  if (!Rf_isNull(stats) && (code = r_stats(&ctx, stats, &given))) sgp_r_fail("ski_gsgp", &ctx, code);
+  if (!Rf_isNull(stats) && (code = r_stats(&ctx, stats, "stats", &given))) sgp_r_fail("ski_gsgp", &ctx, code);
   SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizer(holder, input_finalizer);
   fit_hold *fh = (fit_hold *)calloc(1, sizeof *fh);
@@ -354,38 +329,32 @@ static void rename_xtest(sgp_ctx *ctx, const char *arg)
   memcpy(ctx->errmsg, buf, sizeof buf);
 }
 
-/* predict(): mean and variance at xtest from a fit's plain data; fn and arg:
- * the R function and its argument of the test inputs, named in errors. */
-SEXP sgp_ski_predict_r(SEXP stats, SEXP opts, SEXP weights, SEXP love_Ft, SEXP love_c0,
-                       SEXP xtest, SEXP threads, SEXP fn_, SEXP arg_)
+/* predict() (and the check of print, summary, plot): the core checks the fit
+ * `object` (plain data, named `arg` in errors of function `fn`) and the options
+ * (variance, backend, threads), then predicts at xtest (named xarg): list(mean,
+ * var, warning). xtest NULL: the check only (returns NULL). */
+SEXP sgp_ski_predict_r(SEXP object, SEXP fn_, SEXP arg_, SEXP xtest, SEXP opts, SEXP xarg_)
 {
-  const char *fn = CHAR(STRING_ELT(fn_, 0)), *arg = CHAR(STRING_ELT(arg_, 0));
+  const char *fn = CHAR(STRING_ELT(fn_, 0)), *xarg = CHAR(STRING_ELT(xarg_, 0));
   sgp_ctx ctx;
   sgp_r_hooks hooks;
-  sgp_ski_opts o;
-  sgp_ski_stats_data d;
+  sgp_ski_fit_view v;
+  sgp_ski_predict_opts o;
   sgp_ski_predict_info info;
-  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
-  r_opts(opts, &o, &ctx, fn);
-  int code = r_stats(&ctx, stats, &d);
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  const sgp_value fit = sgp_r_value(object);
+  int code = sgp_ski_fit_check(&ctx, &fit, CHAR(STRING_ELT(arg_, 0)), "$", &v);
+  if (!code && !Rf_isNull(xtest)) code = sgp_ski_predict_opts_default(&ctx, &v, &o);
+  if (!code && !Rf_isNull(xtest)) code = sgp_r_apply_options(&ctx, "ski_gsgp_predict", opts, &o);
   if (code) sgp_r_fail(fn, &ctx, code);
-  if (XLENGTH(weights) != d.m) Rf_error("%s: 'weights' do not match the grid", fn);
+  if (Rf_isNull(xtest)) return R_NilValue;
   const sgp_cmat Xs = sgp_r_cmat(xtest);
   const int want_var = o.variance != SGP_SKI_VARIANCE_NONE;
   SEXP mean = PROTECT(Rf_allocVector(REALSXP, Xs.rows));
   SEXP var = PROTECT(want_var ? Rf_allocVector(REALSXP, Xs.rows) : R_NilValue);
-  int64_t rank = 0;
-  if (o.variance == SGP_SKI_VARIANCE_LANCZOS) {
-    rank = Rf_nrows(love_Ft);
-    if ((int64_t)Rf_ncols(love_Ft) != d.m || XLENGTH(love_c0) != d.m)
-      Rf_error("%s: the LOVE factor does not match the grid", fn);
-  }
-  code = sgp_ski_predict(&ctx, &d, &o, REAL(weights),
-                         rank > 0 || o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_Ft) : NULL,
-                         o.variance == SGP_SKI_VARIANCE_LANCZOS ? REAL(love_c0) : NULL, rank, Xs,
-                         REAL(mean), want_var ? REAL(var) : NULL, &info);
+  code = sgp_ski_fit_predict(&ctx, &v, &o, Xs, REAL(mean), want_var ? REAL(var) : NULL, &info);
   if (code) {
-    rename_xtest(&ctx, arg);
+    rename_xtest(&ctx, xarg);
     sgp_r_fail(fn, &ctx, code);
   }
   char warn[512];
@@ -420,7 +389,7 @@ SEXP sgp_ski_shape_r(SEXP size, SEXP bounds, SEXP interpolation, SEXP fn)
 /* ski_stats_merge(): the sum of a list of ski_stats lists (structure checked
  * by R); labels: the user's names of the arguments, named in the core's
  * errors. Returns the summed fields; the rest is the first argument's. */
-SEXP sgp_ski_stats_merge_r(SEXP stats, SEXP labels, SEXP fn_)
+SEXP sgp_ski_stats_merge_r(SEXP stats, SEXP labels, SEXP fn_, SEXP merge)
 {
   const char *fn = CHAR(STRING_ELT(fn_, 0));
   sgp_ctx ctx;
@@ -433,9 +402,10 @@ SEXP sgp_ski_stats_merge_r(SEXP stats, SEXP labels, SEXP fn_)
   const char **label = (const char **)R_alloc((size_t)k, sizeof *label);
   for (R_xlen_t i = 0; i < k; i++) {
     label[i] = CHAR(STRING_ELT(labels, i));
-    const int code = r_stats(&ctx, VECTOR_ELT(stats, i), &in[i]);
+    const int code = r_stats(&ctx, VECTOR_ELT(stats, i), label[i], &in[i]);
     if (code) sgp_r_fail(fn, &ctx, code);
   }
+  if (!Rf_asLogical(merge)) return R_NilValue; /* the check of ski_check_stats only */
   const int64_t m = in[0].m, S = in[0].S, np = in[0].probes;
   SEXP Wty = PROTECT(Rf_allocVector(REALSXP, m));
   SEXP Wt1 = PROTECT(Rf_allocVector(REALSXP, m));

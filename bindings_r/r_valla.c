@@ -109,11 +109,12 @@ static SEXP net_to_r(const sgp_valla_net *net)
 
 /* Predictions at xs: list(mean, var, latent_var, prob, cov). pred = c(full_cov,
  * mc (0 probit, 1 mc), mc_samples). */
-static SEXP predict_list(sgp_ctx *ctx, const sgp_valla_fit_t *fit, SEXP xs, SEXP pred, int *st)
+static SEXP predict_list(sgp_ctx *ctx, const sgp_valla_fit_t *fit, SEXP xs,
+                         const sgp_valla_predict_opts *o, int *st)
 {
   const sgp_cmat X = sgp_r_cmat(xs);
   const int n = (int)X.rows, C = (int)fit->C, K = (int)fit->n_class;
-  const int full_cov = REAL(pred)[0] != 0, mc = REAL(pred)[1] != 0;
+  const int full_cov = o->full_cov, mc = o->mc;
   const int cls = fit->likelihood != SGP_LIK_GAUSSIAN;
   SEXP mean = PROTECT(Rf_allocMatrix(REALSXP, n, C)), var = PROTECT(Rf_allocMatrix(REALSXP, n, C));
   SEXP lv = PROTECT(Rf_allocMatrix(REALSXP, n, C));
@@ -121,12 +122,12 @@ static SEXP predict_list(sgp_ctx *ctx, const sgp_valla_fit_t *fit, SEXP xs, SEXP
   SEXP cov = PROTECT(full_cov ? Rf_allocMatrix(REALSXP, C * C, n) : R_NilValue);
   *st = sgp_valla_predict(ctx, fit, X, sgp_r_mat(mean), sgp_r_mat(var), sgp_r_mat(lv),
                           cls && !mc ? sgp_r_mat(prob) : NO_MAT, full_cov ? sgp_r_mat(cov) : NO_MAT);
-  if (!*st && cls && mc)
-    *st = sgp_valla_predict_mc(ctx, fit, X, (int64_t)REAL(pred)[2], sgp_r_mat(prob));
-  const char *names[] = {"mean", "var", "latent_var", "prob", "cov"};
-  SEXP values[] = {mean, var, lv, prob, cov};
-  SEXP out = sgp_r_named_list(5, names, values);
-  UNPROTECT(5);
+  if (!*st && cls && mc) *st = sgp_valla_predict_mc(ctx, fit, X, o->mc_samples, sgp_r_mat(prob));
+  SEXP type = PROTECT(Rf_mkString(sgp_opt_choice_name("valla_predict", "type", o->type)));
+  const char *names[] = {"mean", "var", "latent_var", "prob", "cov", "type"};
+  SEXP values[] = {mean, var, lv, prob, cov, type};
+  SEXP out = sgp_r_named_list(6, names, values);
+  UNPROTECT(6);
   return out;
 }
 
@@ -195,7 +196,8 @@ static SEXP used_list(const sgp_ctx *ctx, const sgp_valla_opts *o, const sgp_val
 /* valla(): opts, the user's options by name (sgp_options.h: the core's table
  * "valla" and the context's); the data: inducing NULL or an M x D matrix, tags
  * NULL or M integers 0..C-1, layers NULL or n_layers integers, xtest (or NULL)
- * with pred = c(full_cov, mc, mc_samples); interrupt_after (tests): report an
+ * with pred, its options by name (the core's table "valla_predict": full_cov,
+ * prob_method, mc_samples); interrupt_after (tests): report an
  * interrupt after that many polls. Returns the fit as plain data with `used`. */
 SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP inducing, SEXP tags,
                      SEXP layers, SEXP xtest, SEXP pred, SEXP opts, SEXP interrupt_after)
@@ -207,8 +209,11 @@ SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP indu
   sgp_valla_fit_t *fit = NULL;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, interrupt_after);
   sgp_valla_opts_default(&o);
+  sgp_valla_predict_opts po; /* xtest's: full_cov, prob_method, mc_samples */
+  sgp_valla_predict_opts_default(&po);
   int st = sgp_r_apply_options(&ctx, "valla", opts, &o);
   if (!st) st = sgp_valla_opts_check(&ctx, &o);
+  if (!st) st = sgp_r_apply_options(&ctx, "valla_predict", pred, &po);
   if (st) sgp_r_fail("valla", &ctx, st);
   if (!Rf_isNull(inducing)) o.inducing = sgp_r_cmat(inducing);
   if (!Rf_isNull(tags)) o.inducing_tags = INTEGER(tags);
@@ -221,7 +226,7 @@ SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP indu
   sgp_valla_net_free(&net);
   if (st) sgp_r_fail("valla", &ctx, st);
   /* from here on the fit must be freed before any R error */
-  SEXP test = PROTECT(Rf_isNull(xtest) ? R_NilValue : predict_list(&ctx, fit, xtest, pred, &st));
+  SEXP test = PROTECT(Rf_isNull(xtest) ? R_NilValue : predict_list(&ctx, fit, xtest, &po, &st));
   if (st) {
     sgp_valla_fit_free(fit);
     sgp_r_fail("valla", &ctx, st);
@@ -243,16 +248,20 @@ SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP indu
 /* predict.valla(): predictions from the plain data of a fit. fit is the R list
  * (model, inducing, tags, layers, P1, P2, prior, prior_var, noise, y_mean, y_sd,
  * likelihood, method). */
-SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP pred, SEXP seed, SEXP threads)
+SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP opts)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
-  sgp_r_ctx(&ctx, &hooks, R_NilValue, threads, R_NilValue);
-  sgp_ctx_set_seed(&ctx, (uint64_t)Rf_asReal(seed));
+  sgp_valla_predict_opts o;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   sgp_valla_mlp mlp;
   sgp_valla_fit_data d;
   memset(&d, 0, sizeof d);
   d.likelihood = likelihood_arg(sgp_r_list_elt(rfit, "likelihood"));
+  sgp_valla_predict_opts_default(&o);
+  int st = sgp_r_apply_options(&ctx, "valla_predict", opts, &o);
+  if (!st) st = sgp_valla_predict_check(&ctx, d.likelihood, &o);
+  if (st) sgp_r_fail("predict.valla", &ctx, st);
   d.method = method_arg(sgp_r_list_elt(rfit, "method"));
   SEXP Z = sgp_r_list_elt(rfit, "inducing"), tg = sgp_r_list_elt(rfit, "tags"), ly = sgp_r_list_elt(rfit, "layers");
   d.inducing = sgp_r_cmat(Z);
@@ -270,16 +279,29 @@ SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP pred, SEXP seed, SEXP thread
   d.y_mean = Rf_asReal(sgp_r_list_elt(rfit, "y_mean"));
   d.y_sd = Rf_asReal(sgp_r_list_elt(rfit, "y_sd"));
   sgp_valla_fit_t *fit = NULL;
-  int st = mlp_view(&ctx, sgp_r_list_elt(rfit, "model"), &mlp);
+  st = mlp_view(&ctx, sgp_r_list_elt(rfit, "model"), &mlp);
   if (!st && d.layers && XLENGTH(ly) != mlp.n_layers)
     st = fail(&ctx, SGP_EINVAL, "layers must have one flag per layer");
   if (!st) st = sgp_valla_fit_from_data(&ctx, &mlp, &d, &fit);
   if (st) sgp_r_fail("predict.valla", &ctx, st);
-  SEXP out = PROTECT(predict_list(&ctx, fit, xnew, pred, &st));
+  SEXP out = PROTECT(predict_list(&ctx, fit, xnew, &o, &st));
   sgp_valla_fit_free(fit);
   if (st) sgp_r_fail("predict.valla", &ctx, st);
   UNPROTECT(1);
   return out;
+}
+
+/* The check of a valla fit given back as plain data (predict, print, summary,
+ * plot): the core's, errors naming the field of `arg` for function `fn`. */
+SEXP sgp_valla_fit_check_r(SEXP object, SEXP fn, SEXP arg)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  const sgp_value fit = sgp_r_value(object);
+  const int st = sgp_valla_fit_check(&ctx, &fit, CHAR(STRING_ELT(arg, 0)), "$");
+  if (st) sgp_r_fail(CHAR(STRING_ELT(fn, 0)), &ctx, st);
+  return R_NilValue;
 }
 
 /* mlp_forward(): network outputs (n x C) of a model spec at x. */
@@ -349,26 +371,25 @@ SEXP sgp_mlp_fit_r(SEXP x, SEXP y, SEXP width, SEXP activation, SEXP opts)
   return out;
 }
 
-/* valla_metrics(): regression (prob NULL): c(nll, crps, cqm) of (mu, var) at y;
- * classification: c(accuracy, nll, ece, brier[, auc]) of prob (n x C) at labels y
- * (0..C-1). The core checks every input (messages name y, pred, var, bins). */
-SEXP sgp_valla_metrics_r(SEXP y, SEXP mu, SEXP var, SEXP prob, SEXP bins)
+/* valla_metrics(): the core reads pred (a list of mean and var or of prob, n-by-C
+ * probabilities, P(y = 1), or means with var), codes the labels, checks every
+ * input (messages name pred, y, var, bins) and names the metrics. */
+SEXP sgp_valla_metrics_r(SEXP pred, SEXP y, SEXP var, SEXP bins)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
-  const sgp_cmat none = {NULL, 0, 0, 1};
+  const sgp_value p = sgp_r_value(pred), yv = sgp_r_value(y), v = sgp_r_value(var),
+                  b = sgp_r_value(bins);
+  const char *const opt[] = {"bins"};
   double out[5];
   int count = 0;
-  int st = sgp_valla_metrics(&ctx, sgp_r_cmat(y), Rf_isNull(mu) ? none : sgp_r_cmat(mu),
-                             Rf_isNull(var) ? none : sgp_r_cmat(var),
-                             Rf_isNull(prob) ? none : sgp_r_cmat(prob), (int64_t)Rf_asReal(bins),
-                             out, &count);
+  const char *const *names = NULL;
+  const int st = sgp_valla_metrics_of(&ctx, &p, &yv, &v, 1, opt, &b, out, &count, &names);
   if (st) sgp_r_fail("valla_metrics", &ctx, st);
-  const char *reg[] = {"nll", "crps", "cqm"}, *cls[] = {"accuracy", "nll", "ece", "brier", "auc"};
-  SEXP v[5];
-  for (int k = 0; k < count; k++) v[k] = PROTECT(Rf_ScalarReal(isnan(out[k]) ? NA_REAL : out[k]));
-  SEXP res = sgp_r_named_list(count, Rf_isNull(prob) ? reg : cls, v);
+  SEXP vals[5];
+  for (int k = 0; k < count; k++) vals[k] = PROTECT(Rf_ScalarReal(isnan(out[k]) ? NA_REAL : out[k]));
+  SEXP res = sgp_r_named_list(count, (const char **)names, vals);
   UNPROTECT(count);
   return res;
 }

@@ -62,10 +62,16 @@ int sgp_ctx_threads(const sgp_ctx *ctx)
 void sgp_ctx_rename_arg(sgp_ctx *ctx, const char *from, const char *to)
 {
   const size_t n = strlen(from);
-  if (strncmp(ctx->errmsg, from, n) != 0 || ctx->errmsg[n] != ':') return;
-  char rest[sizeof ctx->errmsg];
-  snprintf(rest, sizeof rest, "%s", ctx->errmsg + n);
-  snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s%s", to, rest);
+  /* "from: ..." or, as the option tables word it, "'from' ..." */
+  const int quoted = ctx->errmsg[0] == '\'' && !strncmp(ctx->errmsg + 1, from, n) &&
+                     ctx->errmsg[n + 1] == '\'';
+  if (!quoted && (strncmp(ctx->errmsg, from, n) != 0 || ctx->errmsg[n] != ':')) return;
+  char out[2 * sizeof ctx->errmsg + 2];
+  snprintf(out, sizeof out, "%s%s%s", quoted ? "'" : "", to, ctx->errmsg + n + 2 * quoted);
+  size_t l = strlen(out);
+  if (l >= sizeof ctx->errmsg) l = sizeof ctx->errmsg - 1;
+  memcpy(ctx->errmsg, out, l);
+  ctx->errmsg[l] = '\0';
 }
 
 int sgp_vfail(sgp_ctx *ctx, int code, const char *fmt, va_list ap)

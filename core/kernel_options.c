@@ -18,4 +18,4 @@ void sgp_kernel_opts_default(sgp_kernel_opts *o)
 
 static const sgp_opt_spec specs[] = {SGP_KERNEL_OPTION_ROWS(sgp_kernel_opts, kernel)};
 
-const sgp_verb_table sgp_kernel_table = {"gp_kernel", specs, 3};
+const sgp_verb_table sgp_kernel_table = {"gp_kernel", specs, 3, 0};

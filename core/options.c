@@ -17,11 +17,18 @@ extern const sgp_verb_table sgp_kernel_table;
 extern const sgp_verb_table sgp_ski_gsgp_table;
 extern const sgp_verb_table sgp_ski_grid_table;
 extern const sgp_verb_table sgp_ski_stats_table;
+extern const sgp_verb_table sgp_laplace_predict_table;
+extern const sgp_verb_table sgp_valla_metrics_table;
+extern const sgp_verb_table sgp_ski_predict_table;
+extern const sgp_verb_table sgp_valla_predict_table;
 
 static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_kernel_table,
                                                &sgp_laplace_table, &sgp_valla_table,
                                                &sgp_mlp_fit_table, &sgp_ski_gsgp_table,
-                                               &sgp_ski_grid_table, &sgp_ski_stats_table};
+                                               &sgp_ski_grid_table, &sgp_ski_stats_table,
+                                               &sgp_laplace_predict_table,
+                                               &sgp_valla_metrics_table, &sgp_ski_predict_table,
+                                               &sgp_valla_predict_table};
 
 const sgp_verb_table *sgp_verb_options(const char *verb)
 {
@@ -44,11 +51,17 @@ const sgp_opt_spec *sgp_opt_find(const sgp_verb_table *t, const char *name)
   return NULL;
 }
 
+const sgp_opt_spec *sgp_ctx_opt_find(const sgp_verb_table *t, const char *name)
+{
+  if (t->no_context || sgp_opt_find(t, name)) return NULL;
+  return sgp_opt_find(&sgp_context_table, name);
+}
+
 /* "got ..." for one value as the user wrote it */
 static void got(const sgp_value *v, char *buf, size_t size)
 {
   if (v->type == SGP_VAL_NULL) snprintf(buf, size, "nothing");
-  else if (v->type == SGP_VAL_OTHER) snprintf(buf, size, "another type");
+  else if (v->type == SGP_VAL_OTHER || v->type == SGP_VAL_LIST) snprintf(buf, size, "another type");
   else if (v->type == SGP_VAL_STRING && v->len == 1) snprintf(buf, size, "\"%s\"", v->str);
   else if (v->type == SGP_VAL_STRING) snprintf(buf, size, "%lld strings", (long long)v->len);
   else if (v->len != 1) snprintf(buf, size, "%lld values", (long long)v->len);
@@ -151,7 +164,7 @@ static int set_positives(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const 
   if (v->type != SGP_VAL_REAL || v->len < 1) return bad(ctx, s, v, "positive and finite numbers");
   for (int64_t i = 0; i < v->len; i++)
     if (!(v->real[i] > 0) || !isfinite(v->real[i])) {
-      const sgp_value one = {SGP_VAL_REAL, 1, v->real + i, NULL, NULL};
+      const sgp_value one = {SGP_VAL_REAL, 1, v->real + i, NULL, NULL, 0, 0, NULL};
       return bad(ctx, s, &one, "positive and finite");
     }
   *(const double **)((char *)opts + s->offset) = v->real;
@@ -189,7 +202,7 @@ static int set_counts(sgp_ctx *ctx, const sgp_opt_spec *s, void *opts, const sgp
     return bad(ctx, s, v, what);
   for (int64_t i = 0; i < v->len; i++) {
     const double x = v->real[i];
-    const sgp_value one = {SGP_VAL_REAL, 1, v->real + i, NULL, NULL};
+    const sgp_value one = {SGP_VAL_REAL, 1, v->real + i, NULL, NULL, 0, 0, NULL};
     if (isnan(x) || !isfinite(x) || x != floor(x) || x < s->lo) return bad(ctx, s, &one, what);
     if (x > s->hi) {
       snprintf(what, sizeof what, "at most %.17g", s->hi);
@@ -267,7 +280,8 @@ int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *
   if (!s) {
     char list[1024] = "";
     const sgp_verb_table *c = sgp_verb_options("context");
-    for (int i = 0; i < t->n + c->n; i++) {
+    const int nc = t->no_context ? 0 : c->n;
+    for (int i = 0; i < t->n + nc; i++) {
       const size_t l = strlen(list);
       snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "",
                i < t->n ? t->opts[i].name : c->opts[i - t->n].name);
@@ -311,7 +325,7 @@ static const sgp_opt_spec ctx_specs[] = {
   {"threads", SGP_OPT_COUNT, "0", 0, SGP_MAX_THREADS, SGP_OPT_NULL_OK, NULL,
    offsetof(ctx_opts, threads), SGP_STORE_DOUBLE, 0, "OpenMP threads (0: the OpenMP default)"},
 };
-const sgp_verb_table sgp_context_table = {"context", ctx_specs, 4};
+const sgp_verb_table sgp_context_table = {"context", ctx_specs, 4, 0};
 
 static int set_threads(sgp_ctx *ctx, const sgp_value *v);
 

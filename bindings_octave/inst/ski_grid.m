@@ -36,8 +36,6 @@
 ## data points, for the default size without lengthscale (NULL: nrow(x)) (default @code{[]}).
 ## @item @qcode{"grid_pad"}
 ## cells of padding of the default bounds (NULL: 2 cubic, 1 linear) (default @code{[]}).
-## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
-## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}); whole number for reproducible random choices; [] draws one with rand (default @code{[]}); print progress (default @code{false}); OpenMP threads (0: the OpenMP default) (default @code{0}).
 ## @c end of the generated options
 ## @end table
 ##

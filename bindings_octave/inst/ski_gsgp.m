@@ -321,7 +321,7 @@ endfunction
 %! f = rmfield (fit, "stats");
 %! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.stats' is missing");
 %! f = fit; f.variance = "exactly";
-%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.variance' is unknown");
+%! expect_error_like (@() scalegp_predict (f, [1; 2]), "'fit.variance' must be one of");
 %! p = scalegp_predict (fit, [1; 2]);
 %! assert (all (p.var > 0));
 

@@ -21,10 +21,8 @@ function s = ski_stats_merge (a, varargin)
   parts = [{a}, varargin];
   labels = [{"a", "b"}, arrayfun(@(i) sprintf ("...%d", i), 1:numel (parts) - 2,
                                  "uniformoutput", false)](1:numel (parts));
-  for i = 1:numel (parts)
-    parts{i} = ski_check_stats (parts{i}, fname, labels{i});
-  endfor
-  ## the core checks that grids and probe sketches agree, adds, and names the argument
+  ## the core reads and checks each part, that grids and probe sketches agree, adds,
+  ## and names the argument
   merged = __sgp_ski_merge__ (parts, labels, fname);
   s = parts{1};
   for f = fieldnames (merged).'
@@ -42,7 +40,7 @@ endfunction
 %! assert (s.WtW, 3 * a.WtW, 1e-14);
 %!error <'b' was built on another grid> ski_stats_merge (a, ski_stats (1, 1, ski_grid ([], "grid_size", 21, "grid_bounds", [-1 4])))
 %!error <'...1' was built on another grid> ski_stats_merge (a, a, ski_stats (1, 1, ski_grid ([], "grid_size", 20, "grid_bounds", [-1 4], "interpolation", "linear")))
-%!error <'b' must be a ski_stats struct> ski_stats_merge (a, 1)
+%!error <'b' must be ski_stats \(from ski_stats or ski_stats_merge\)> ski_stats_merge (a, 1)
 %!error <'b' has other probe sketches> ski_stats_merge (a, ski_stats ([0; 1; 2], [1; 2; 3], g, "probes", 2))
 %!## the core's merge checks and messages, the same texts as R's (issue 12)
 %!error <ski_stats_merge: '...1' has other probe sketches than 'a' \(probes and seed must agree\)> ski_stats_merge (a, a, ski_stats ([0; 1; 2], [1; 2; 3], g, "probes", 2))

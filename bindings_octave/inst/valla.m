@@ -155,12 +155,15 @@ function fit = valla (model, x, y, varargin)
   endif
   [xval, yval, xtest] = valla_data_args (front.validation, front.xtest, likelihood, D, C, fname);
   layers = valla_layers (front.layers, L, fname);
-  full_cov = check_flag (if_else (isempty (front.full_cov), false, front.full_cov), fname,
-                         "full_cov");
-  prob_method = check_choice (if_else (isempty (front.prob_method), "probit",
-                                       front.prob_method), {"probit", "mc"}, fname, "prob_method");
-  mc_samples = check_count (if_else (isempty (front.mc_samples), 2048, front.mc_samples),
-                            fname, "mc_samples", 1);
+  ## xtest's prediction options: the core's table "valla_predict" checks them now,
+  ## before the training
+  popts = {};
+  for name = {"full_cov", "prob_method", "mc_samples"}
+    if (! isempty (front.(name{1})))
+      __sgp_options__ ("valla_predict", name{1}, front.(name{1}), fname);
+      popts(end+1:end+2) = {name{1}, front.(name{1})};
+    endif
+  endfor
   if (isempty (option_value (fname, opts, "seed")))
     opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
   endif
@@ -178,8 +181,7 @@ function fit = valla (model, x, y, varargin)
   endif
   fit = valla_result (rmfield (res, "used"), x, used, C, layers);
   if (! isempty (xtest))
-    fit.test = predict_valla (fit, xtest, "full_cov", full_cov, "prob_method", prob_method,
-                              "mc_samples", mc_samples,
+    fit.test = predict_valla (fit, xtest, popts{:},
                               "threads", option_value (fname, opts, "threads"));
   endif
   if (option_value (fname, opts, "verbose"))

@@ -32,54 +32,10 @@ function m = valla_metrics (pred, y, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  opts = parse_options (fname, struct ("var", [], "bins", 15), varargin{:});
-  bins = check_count (opts.bins, fname, "bins", 1);
-  v = opts.var;
-  mu = [];
-  prob = [];
-  if (isstruct (pred))
-    if (isfield (pred, "prob") && ! isempty (pred.prob))
-      prob = pred.prob;
-    elseif (isfield (pred, "mean"))
-      mu = pred.mean;
-      if (isfield (pred, "var"))
-        v = pred.var;
-      endif
-    else
-      arg_error (fname, "pred", "is a struct without 'mean' or 'prob'");
-    endif
-  elseif (! isvector (pred) || (rows (pred) == 1 && numel (y) == 1 && columns (pred) > 1))
-    prob = pred;                        # n-by-C (one point: a row of C)
-  elseif (isempty (v))
-    prob = pred(:);
-  else
-    mu = pred(:);
-  endif
-  num = @(z, arg) numeric_arg (z, fname, arg);
-  y = num (y, "y");
-  if (isempty (prob))
-    m = __sgp_valla_metrics__ (y(:), num (mu, "pred")(:), num (v, "var")(:), [], bins);
-    return;
-  endif
-  prob = num (prob, "pred");
-  if (columns (prob) == 1)
-    ## P(y = 1): labels 0/1 (or 1/2)
-    if (! any (isnan (y(:))) && ! all (y(:) == 0 | y(:) == 1) && all (y(:) == 1 | y(:) == 2))
-      y -= 1;
-    endif
-    prob = [1 - prob(:), prob(:)];
-  else
-    y -= 1;
-  endif
-  m = __sgp_valla_metrics__ (y(:), [], [], prob, bins);
-endfunction
-
-## A real numeric or logical array as doubles (the core checks the values).
-function z = numeric_arg (z, fname, arg)
-  if (! ((isnumeric (z) || islogical (z)) && isreal (z)))
-    arg_error (fname, arg, "must be real numbers");
-  endif
-  z = double (z);
+  ## the core reads pred (a struct, a matrix of probabilities, P(y = 1) or means
+  ## with var), codes the labels and checks everything and the options (bins)
+  [front, opts] = split_options (fname, {"var"}, varargin{:});
+  m = __sgp_valla_metrics__ (pred, y, front.var, opts{:});
 endfunction
 
 %!test
@@ -104,11 +60,11 @@ endfunction
 %!error <'var' must be positive \(row 2\)> valla_metrics (struct ("mean", mu, "var", [v(1); 0; v(3:4)]), y)
 %!error <'var' must have one predictive variance> valla_metrics (mu, y, "var", v(2:end))
 %!error <'var' is empty> valla_metrics (struct ("mean", mu), y)
-%!error <'pred' is a struct without> valla_metrics (struct ("var", v), y)
+%!error <'pred' is a list or struct without> valla_metrics (struct ("var", v), y)
 %!error <'pred' contains NaN or Inf \(row 3> valla_metrics ([P(1:2, :); NA 0.5; P(4, :)], lab)
 %!error <'y' contains NaN or Inf \(row 4> valla_metrics (P, [lab(1:3); NA])
 %!error <'pred' must have one row of probabilities> valla_metrics (P(2:end, :), lab)
 %!error <'pred' row 1 sums to 1.1> valla_metrics ([P, 0.1 * ones(4, 1)], lab)
 %!error <'y' the label at row 3 is not one of the 2 classes> valla_metrics (P, [1; 2; 3; 1])
 %!error <'bins' must be a whole number> valla_metrics (P, lab, "bins", 0)
-%!error <'y' must be real numbers> valla_metrics (P, {1, 2, 2, 1})
+%!error <'y' must be numbers> valla_metrics (P, {1, 2, 2, 1})

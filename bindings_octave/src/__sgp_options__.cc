@@ -5,22 +5,23 @@
 DEFUN_DLD (__sgp_options__, args, ,
            "-*- texinfo -*-\n\
 @deftypefn {} {@var{t} =} __sgp_options__ (@var{verb})\n\
-@deftypefnx {} {} __sgp_options__ (@var{verb}, @var{name}, @var{value})\n\
+@deftypefnx {} {} __sgp_options__ (@var{verb}, @var{name}, @var{value}, @var{fname})\n\
 Private: the options of @var{verb} (e.g. @qcode{\"gp_laplace\"}) as a struct\n\
 of cellstr columns name, kind, default and doc.  With @var{name} and\n\
 @var{value}: checks that one option as the core does (an error in the\n\
-user's form \"verb: 'name' ...\").\n\
+user's form \"verb: 'name' ...\", or \"fname: ...\" with @var{fname}).\n\
 @seealso{scalegp_options}\n\
 @end deftypefn")
 {
-  if ((args.length () != 1 && args.length () != 3) || ! args(0).is_string ())
+  if (args.length () < 1 || args.length () == 2 || args.length () > 4 || ! args(0).is_string ())
     print_usage ();
   const std::string verb = args(0).string_value ();
-  if (args.length () == 3)
+  if (args.length () >= 3)
     {
       if (! args(1).is_string ())
         print_usage ();
-      sgp_octave::context ctx (verb, 0);
+      // errors name the user's function (fname) or the verb
+      sgp_octave::context ctx (args.length () == 4 ? args(3).string_value () : verb, 0);
       sgp_octave::check_option (ctx, verb.c_str (), args(1).string_value (), args(2));
       return ovl ();
     }

@@ -5,13 +5,13 @@
 
 #include <vector>
 
-DEFUN_DLD (__sgp_ski_merge__, args, ,
+DEFUN_DLD (__sgp_ski_merge__, args, nargout,
            "-*- texinfo -*-\n\
 @deftypefn {} {@var{s} =} __sgp_ski_merge__ (@var{stats}, @var{labels}, @var{fname})\n\
-Private: the sum of the ski_stats structs in the cell @var{stats}; @var{labels}\n\
-(a cell of strings) are the user's names of the arguments.  Returns a struct\n\
-with the summed fields n, yty, ysum, Wty, Wt1, WtW, rhoz, Wtz.  Use\n\
-@code{ski_stats_merge}.\n\
+Private: the sum of the ski_stats structs in the cell @var{stats}, each read and\n\
+checked by the core; @var{labels} (a cell of strings) are the user's names of\n\
+the arguments.  Returns a struct with the summed fields n, yty, ysum, Wty, Wt1,\n\
+WtW, rhoz, Wtz; without an output, only the checks.  Use @code{ski_stats_merge}.\n\
 @seealso{ski_stats_merge}\n\
 @end deftypefn")
 {
@@ -22,7 +22,7 @@ with the summed fields n, yty, ysum, Wty, Wt1, WtW, rhoz, Wtz.  Use\n\
   sgp_octave::context ctx (fn, 0);
   const Cell stats = args(0).cell_value (), labels = args(1).cell_value ();
   const octave_idx_type k = stats.numel ();
-  std::vector<sgp_octave::ski_stats_view> views (k);
+  std::deque<sgp_octave::ski_stats_view> views (k);
   std::vector<sgp_ski_stats_data> in (k);
   std::vector<std::string> names (k);
   std::vector<const char *> label (k);
@@ -30,9 +30,11 @@ with the summed fields n, yty, ysum, Wty, Wt1, WtW, rhoz, Wtz.  Use\n\
     {
       names[i] = sgp_octave::string_arg (labels(i), fn, "labels");
       label[i] = names[i].c_str ();
-      sgp_octave::ski_stats_arg (ctx, stats(i), views[i]);
+      sgp_octave::ski_stats_arg (ctx, stats(i), views[i], label[i]);
       in[i] = views[i].d;
     }
+  if (nargout == 0)  // the check of ski_check_stats only
+    return ovl ();
   const int64_t m = in[0].m, S = in[0].S, np = in[0].probes;
   Matrix Wty (m, 1), Wt1 (m, 1), WtW (m, S), Wtz (m, np);
   sgp_ski_stats_sum sum;

@@ -1,61 +1,58 @@
-// __sgp_valla_metrics__.cc -- private oct-file behind valla_metrics.m: the core's
-// checked metrics (sgp_valla_metrics; spec shared/spec/valla.md §7.1).
+// __sgp_valla_metrics__.cc -- private oct-file behind valla_metrics.m: the core
+// reads pred (a struct of mean and var or of prob, n-by-C probabilities, P(y = 1),
+// or means with var), codes the labels, checks everything and names the metrics
+// (sgp_valla_metrics_of; spec shared/spec/valla.md §7.1).
 #include "sgp_octave.h"
 
 #include <cmath>
+#include <vector>
 
 DEFUN_DLD (__sgp_valla_metrics__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {@var{m} =} __sgp_valla_metrics__ (@var{y}, @var{mu}, @var{var}, @var{prob}, @var{bins})\n\
-Private: regression metrics (nll, crps, cqm) of the Gaussian predictive\n\
-(@var{mu}, @var{var}) at targets @var{y} when @var{prob} is empty, else\n\
-classification metrics (accuracy, nll, ece, brier, and auc for two classes)\n\
-of the n-by-C probabilities @var{prob} at labels @var{y} (0..C-1), as a\n\
-struct.  The core checks every value; its messages name y, pred, var, bins.\n\
+@deftypefn {} {@var{m} =} __sgp_valla_metrics__ (@var{pred}, @var{y}, @var{var}, @var{name}, @var{value}, @dots{})\n\
+Private: the metrics of valla_metrics as a struct: regression (nll, crps, cqm)\n\
+of predictive means and variances, or classification (accuracy, nll, ece,\n\
+brier, and auc for two classes) of class probabilities at labels.  The core\n\
+reads @var{pred}, checks every value and the options (@qcode{\"bins\"}); its\n\
+messages name pred, y, var, bins.\n\
 @seealso{valla_metrics}\n\
 @end deftypefn")
 {
-  if (args.length () != 5)
+  if (args.length () < 3 || args.length () % 2 == 0)
     print_usage ();
-
-  // ---- get inputs
   const std::string fn = "valla_metrics";
   sgp_octave::context ctx (fn, 1);
-  const Matrix y = sgp_octave::matrix_arg (args(0), fn, "y");
-  const Matrix mu = sgp_octave::matrix_arg (args(1), fn, "pred");
-  const Matrix var = sgp_octave::matrix_arg (args(2), fn, "var");
-  const Matrix prob = sgp_octave::matrix_arg (args(3), fn, "pred");
-  const double bins = sgp_octave::scalar_arg (args(4), fn, "bins");
-  const bool classes = ! args(3).isempty ();
-  const sgp_cmat none = sgp_cmat_of (nullptr, 0, 0);
-
-  // ---- compute (no Octave error inside)
+  sgp_octave::option_store keep;
+  const sgp_value pred = sgp_octave::fit_value (args(0), keep),
+                  y = sgp_octave::fit_value (args(1), keep),
+                  var = sgp_octave::fit_value (args(2), keep);
+  std::vector<std::string> names;
+  std::vector<sgp_value> values;
+  for (int i = 3; i < args.length (); i += 2)
+    {
+      names.push_back (sgp_octave::string_arg (args(i), fn, "option name"));
+      values.push_back (sgp_octave::fit_value (args(i + 1), keep));
+    }
+  std::vector<const char *> cnames;
+  for (const std::string& n : names)
+    cnames.push_back (n.c_str ());
   double out[5];
   int count = 0;
-  const int st = sgp_valla_metrics (ctx.get (), sgp_octave::cview (y),
-                                    classes ? none : sgp_octave::cview (mu),
-                                    classes ? none : sgp_octave::cview (var),
-                                    classes ? sgp_octave::cview (prob) : none,
-                                    std::isfinite (bins) && bins >= 0 && bins < 1e18
-                                      ? static_cast<int64_t> (bins) : 0,
-                                    out, &count);
-
-  // ---- return results
-  ctx.check (st);
-  static const char *reg[] = {"nll", "crps", "cqm"};
-  static const char *cls[] = {"accuracy", "nll", "ece", "brier", "auc"};
+  const char *const *mnames = nullptr;
+  ctx.check (sgp_valla_metrics_of (ctx.get (), &pred, &y, &var, static_cast<int> (names.size ()),
+                                   cnames.data (), values.data (), out, &count, &mnames));
   octave_scalar_map m;
   for (int k = 0; k < count; k++)
-    m.assign ((classes ? cls : reg)[k], out[k]);
+    m.assign (mnames[k], out[k]);
   return ovl (m);
 }
 
 /*
 %!test
-%! m = __sgp_valla_metrics__ ([0.1; -0.3], [0; 0], [0.5; 1], [], 15);
+%! m = __sgp_valla_metrics__ (struct ("mean", [0; 0], "var", [0.5; 1]), [0.1; -0.3], []);
 %! assert (fieldnames (m)', {"nll", "crps", "cqm"});
 %! assert (m.nll, mean (0.5 * log (2 * pi * [0.5; 1]) + [0.1; -0.3] .^ 2 ./ (2 * [0.5; 1])), 1e-14);
-%!error <'y' is empty> __sgp_valla_metrics__ (zeros (0, 1), [], [], [], 15)
-%!error <'pred' contains NaN> __sgp_valla_metrics__ ([0; 1], [0; NA], [1; 1], [], 15)
-%!error <'bins' must be at least 1> __sgp_valla_metrics__ ([0; 1], [0; 0], [1; 1], [], 0)
+%!error <'y' is empty> __sgp_valla_metrics__ (zeros (0, 1), zeros (0, 1), [])
+%!error <'pred' contains NaN> __sgp_valla_metrics__ ([0; NA], [0; 1], [1; 1])
+%!error <'bins' must be a whole number> __sgp_valla_metrics__ ([0; 0], [0; 1], [1; 1], "bins", 0)
 */

@@ -37,40 +37,53 @@ namespace
 
 DEFUN_DLD (__sgp_valla_predict__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {@var{p} =} __sgp_valla_predict__ (@var{model}, @var{fit}, @var{xnew}, @var{full_cov}, @var{prob_method}, @var{mc_samples}, @var{seed}, @var{threads})\n\
+@deftypefn  {} {@var{p} =} __sgp_valla_predict__ (@var{model}, @var{fit}, @var{xnew}, @var{name}, @var{value}, @dots{})\n\
+@deftypefnx {} {} __sgp_valla_predict__ (@var{fit}, @var{fname}, @var{arg})\n\
 Private: valla predictions at @var{xnew} from the network struct @var{model}\n\
 and the plain-data fields of a valla fit (likelihood, method, inducing, tags\n\
-(1-based), layers, P1, P2, prior, closed_form, prior_var, noise, y_mean, y_sd).  Returns a\n\
-struct with fields mean, var, latent_var (n-by-C), prob (classification:\n\
-n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
-@var{full_cov}, cov (C-by-C-by-n latent covariance blocks).\n\
+(1-based), layers, P1, P2, prior, closed_form, prior_var, noise, y_mean, y_sd).\n\
+The options go to the core's table \"valla_predict\" (type, full_cov,\n\
+prob_method, mc_samples; seed and threads: the context's), which checks them.\n\
+Returns a struct with fields mean, var, latent_var (n-by-C), prob\n\
+(classification: n-by-classes, probit or Monte-Carlo), cov (with full_cov:\n\
+C-by-C-by-n latent covariance blocks) and type (the checked type's name).\n\
+With @var{fname} and @var{arg}: the core's check of the fit's fields (errors\n\
+name the function and the field, \"'fit.P1' is missing ...\").\n\
 @seealso{scalegp_predict, valla}\n\
 @end deftypefn")
 {
-  if (args.length () != 8)
+  if (args.length () == 3 && args(1).is_string ())
+    {
+      // __sgp_valla_predict__ (fit, fname, arg): the core's check of a fit's fields
+      sgp_octave::context cctx (args(1).string_value (), 0);
+      sgp_octave::option_store ckeep;
+      const sgp_value fv = sgp_octave::fit_value (args(0), ckeep);
+      cctx.check (sgp_valla_fit_check (cctx.get (), &fv, args(2).string_value ().c_str (), "."));
+      return ovl ();
+    }
+  if (args.length () < 3 || args.length () % 2 == 0)
     print_usage ();
 
   // ---- get inputs
   const std::string fn = "scalegp_predict";
-  const long nthreads = sgp_octave::integer_arg (args(7), fn, "threads", 0, INT_MAX);
-  sgp_octave::context ctx (fn, static_cast<int> (nthreads));
+  sgp_octave::context ctx (fn, 0);
+  sgp_octave::option_store keep;
+  sgp_valla_predict_opts po;
+  sgp_octave::verb_options (ctx, "valla_predict", sgp_valla_predict_opts_default, args, 3, po,
+                            keep);
+  const bool full_cov = po.full_cov, mc = po.mc;
   sgp_valla_octave::mlp_spec spec;
   sgp_valla_octave::mlp_arg (args(0), fn, spec);
   if (! args(1).isstruct () || args(1).numel () != 1)
     error ("%s: fit must be a struct", fn.c_str ());
   const octave_scalar_map f = args(1).scalar_map_value ();
   const Matrix xnew = sgp_octave::matrix_arg (args(2), fn, "xnew");
-  const bool full_cov = args(3).bool_value ();
-  const std::string pm = sgp_octave::string_arg (args(4), fn, "prob_method");
-  if (pm != "probit" && pm != "mc")
-    error ("%s: prob_method: unknown value \"%s\"", fn.c_str (), pm.c_str ());
-  const long mc_samples = sgp_octave::integer_arg (args(5), fn, "mc_samples", 1, LONG_MAX);
-  ctx.set_seed (args(6));
 
   sgp_valla_fit_data d;
   std::memset (&d, 0, sizeof d);
   d.likelihood = sgp_valla_octave::likelihood_of (
     sgp_octave::string_arg (get (f, "likelihood", fn), fn, "likelihood"), fn);
+  ctx.check (sgp_valla_predict_check (ctx.get (), d.likelihood, &po));
   d.method = sgp_valla_octave::method_of (
     sgp_octave::string_arg (get (f, "method", fn), fn, "method"), fn);
   const Matrix Z = sgp_octave::matrix_arg (get (f, "inducing", fn), fn, "inducing");
@@ -121,11 +134,11 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
   st = sgp_valla_predict (ctx.get (), fit.get (), sgp_octave::cview (xnew),
                           sgp_octave::mview (mean), sgp_octave::mview (var),
                           sgp_octave::mview (lvar),
-                          cls && pm == "probit" ? sgp_octave::mview (prob)
+                          cls && ! mc ? sgp_octave::mview (prob)
                                                 : sgp_mat_of (nullptr, 0, 0),
                           full_cov ? sgp_octave::mview (cov) : sgp_mat_of (nullptr, 0, 0));
-  if (! st && cls && pm == "mc")
-    st = sgp_valla_predict_mc (ctx.get (), fit.get (), sgp_octave::cview (xnew), mc_samples,
+  if (! st && cls && mc)
+    st = sgp_valla_predict_mc (ctx.get (), fit.get (), sgp_octave::cview (xnew), po.mc_samples,
                                sgp_octave::mview (prob));
 
   // ---- return results
@@ -142,6 +155,7 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
       std::copy (cov.data (), cov.data () + cov.numel (), c.fortran_vec ());
       p.assign ("cov", c);
     }
+  p.assign ("type", std::string (sgp_opt_choice_name ("valla_predict", "type", po.type)));
   return ovl (p);
 }
 
@@ -155,7 +169,7 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
 %!test
 %! ## no inducing points: the prior s0 J J' plus noise; the mean is the network output
 %! xs = [-1; 0.5];
-%! p = __sgp_valla_predict__ (model, fit, xs, true, "probit", 10, 1, 0);
+%! p = __sgp_valla_predict__ (model, fit, xs, "full_cov", true, "seed", 1);
 %! a = tanh (xs * model.W{1} + model.b{1});
 %! assert (p.mean, a * model.W{2} + model.b{2}, 1e-14);
 %! J = @(i) [kron((1 - a(i,:).^2) .* model.W{2}', xs(i)), (1 - a(i,:).^2) .* model.W{2}', a(i,:), 1];
@@ -163,11 +177,11 @@ n-by-classes, probit or Monte-Carlo with @var{prob_method} \"mc\") and, with\n\
 %! assert (p.latent_var, k, 1e-13);
 %! assert (p.var, k + 0.1, 1e-13);
 %! assert (squeeze (p.cov), k, 1e-13);
-%!error <fit has no field 'P1'> __sgp_valla_predict__ (model, rmfield (fit, "P1"), 0, false, "probit", 10, 1, 0)
-%!error <xnew has 2 columns> __sgp_valla_predict__ (model, fit, [0 0], false, "probit", 10, 1, 0)
-%!error <prior_var must be positive> __sgp_valla_predict__ (model, setfield (fit, "prior_var", 0), 0, false, "probit", 10, 1, 0)
-%!error <prob_method> __sgp_valla_predict__ (model, fit, 0, false, "laplace", 10, 1, 0)
-%!error <fit has no field 'closed_form'> __sgp_valla_predict__ (model, rmfield (fit, "closed_form"), 0, false, "probit", 10, 1, 0)
-%!error <field 'prior' must be true or false> __sgp_valla_predict__ (model, setfield (fit, "prior", "yes"), 0, false, "probit", 10, 1, 0)
-%!error <'prior' a fit without inducing points has prior = true> __sgp_valla_predict__ (model, setfield (fit, "prior", false), 0, false, "probit", 10, 1, 0)
+%!error <fit has no field 'P1'> __sgp_valla_predict__ (model, rmfield (fit, "P1"), 0)
+%!error <xnew has 2 columns> __sgp_valla_predict__ (model, fit, [0 0])
+%!error <prior_var must be positive> __sgp_valla_predict__ (model, setfield (fit, "prior_var", 0), 0)
+%!error <'prob_method' must be one of> __sgp_valla_predict__ (model, fit, 0, "prob_method", "laplace")
+%!error <fit has no field 'closed_form'> __sgp_valla_predict__ (model, rmfield (fit, "closed_form"), 0)
+%!error <field 'prior' must be true or false> __sgp_valla_predict__ (model, setfield (fit, "prior", "yes"), 0)
+%!error <'prior' a fit without inducing points has prior = true> __sgp_valla_predict__ (model, setfield (fit, "prior", false), 0)
 */

@@ -155,9 +155,9 @@ namespace sgp_octave
   // An Octave value as the core sees it (numbers and logicals as doubles kept in
   // `keep`, one string, [] as nothing).
   static sgp_value
-  value_of (const octave_value& v, option_store& keep)
+  value_of (const octave_value& v, option_store& keep, bool empty_is_nothing = true)
   {
-    sgp_value out = {SGP_VAL_OTHER, 0, nullptr, nullptr, nullptr};
+    sgp_value out = {SGP_VAL_OTHER, 0, nullptr, nullptr, nullptr, 0, 0, nullptr};
     if (v.iscellstr () || (v.iscell () && v.isempty ()))
       {
         // a cell array of strings (or {}): several strings
@@ -183,28 +183,53 @@ namespace sgp_octave
         out.str = keep.strings.back ().c_str ();
         return out;
       }
-    if (v.isempty () && (v.isnumeric () || v.is_double_type ()))
+    if (empty_is_nothing && v.isempty () && (v.isnumeric () || v.is_double_type ()))
       {
         out.type = SGP_VAL_NULL;
         return out;
       }
     if ((v.isnumeric () || v.islogical ()) && ! v.iscomplex ())
       {
-        const NDArray a = v.array_value ();
-        keep.numbers.emplace_back (a.data (), a.data () + a.numel ());
+        // a double array shares Octave's buffer (a fit's statistics may be large);
+        // other types are converted
+        keep.arrays.push_back (v.array_value ());
+        const NDArray& a = keep.arrays.back ();
         out.type = v.islogical () ? SGP_VAL_LOGICAL : SGP_VAL_REAL;
         out.len = a.numel ();
-        out.real = keep.numbers.back ().data ();
+        out.real = a.data ();
+        out.rows = v.rows ();
+        out.cols = v.ndims () > 2 ? -1 : v.columns ();
       }
     return out;
   }
 
-  void
-  apply_options (context& ctx, const char *verb, const octave_value_list& args, int first,
-                 void *opts, option_store& keep)
+  sgp_value
+  fit_value (const octave_value& v, option_store& keep)
+  {
+    if (! v.isstruct () || v.numel () != 1)
+      return value_of (v, keep, false);
+    const octave_scalar_map m = v.scalar_map_value ();
+    const string_vector keys = m.fieldnames ();
+    std::vector<sgp_value> elts (keys.numel ());
+    std::vector<const char *> names (keys.numel ());
+    for (octave_idx_type i = 0; i < keys.numel (); i++)
+      {
+        keep.strings.push_back (keys(i));
+        names[i] = keep.strings.back ().c_str ();
+        elts[i] = fit_value (m.getfield (keys(i)), keep);
+      }
+    keep.lists.push_back (std::move (elts));
+    keep.string_lists.push_back (std::move (names));
+    sgp_value out = {SGP_VAL_LIST, keys.numel (), nullptr, nullptr,
+                     keep.string_lists.back ().data (), 0, 0, keep.lists.back ().data ()};
+    return out;
+  }
+
+  int
+  forward_options (context& ctx, const char *verb, const octave_value_list& args, int first,
+                   void *opts, option_store& keep)
   {
     const sgp_verb_table *t = sgp_verb_options (verb);
-    const sgp_verb_table *c = sgp_verb_options ("context");
     if ((args.length () - first) % 2)
       error ("%s: options must come in name/value pairs", ctx.fname ().c_str ());
     for (int i = first; i < args.length (); i += 2)
@@ -214,15 +239,25 @@ namespace sgp_octave
                  i + 1);
         const std::string name = args(i).string_value ();
         const sgp_value v = value_of (args(i + 1), keep);
-        int verbose = ctx.get ()->verbose;
-        if (sgp_opt_find (c, name.c_str ()) && ! sgp_opt_find (t, name.c_str ()))
+        int verbose = ctx.get ()->verbose, st;
+        if (sgp_ctx_opt_find (t, name.c_str ()))
           {
-            ctx.check (sgp_ctx_opt_set (ctx.get (), name.c_str (), &v, &verbose));
+            st = sgp_ctx_opt_set (ctx.get (), name.c_str (), &v, &verbose);
             ctx.get ()->verbose = verbose;
           }
         else
-          ctx.check (sgp_opts_set (ctx.get (), t, opts, name.c_str (), &v));
+          st = sgp_opts_set (ctx.get (), t, opts, name.c_str (), &v);
+        if (st)
+          return st;
       }
+    return SGP_OK;
+  }
+
+  void
+  apply_options (context& ctx, const char *verb, const octave_value_list& args, int first,
+                 void *opts, option_store& keep)
+  {
+    ctx.check (forward_options (ctx, verb, args, first, opts, keep));
   }
 
   void

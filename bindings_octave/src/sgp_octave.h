@@ -98,7 +98,15 @@ namespace sgp_octave
     std::deque<std::vector<double>> numbers;
     std::deque<std::string> strings;
     std::deque<std::vector<const char *>> string_lists; // a cellstr's strings (into strings)
+    std::deque<std::vector<sgp_value>> lists;           // a struct's fields (fit_value)
+    std::deque<NDArray> arrays;                         // doubles shared with Octave (no copy)
   };
+
+  // A fit given back as plain data (a struct, its nested structs included) as the
+  // core's LIST value, which the core checks (sgp_laplace_fit_check, ...): every
+  // field with its dimensions, an empty matrix kept as one (not "nothing");
+  // keep holds the values it points into.
+  sgp_value fit_value (const octave_value& v, option_store& keep);
 
   // Options by name: args(first), args(first+1), ... are name/value pairs, each
   // forwarded to the context ("backend", "seed", "verbose", "threads") or to the
@@ -106,6 +114,10 @@ namespace sgp_octave
   // is raised through ctx.check with the core's message.
   void apply_options (context& ctx, const char *verb, const octave_value_list& args,
                       int first, void *opts, option_store& keep);
+  // apply_options that returns the core's status instead of raising it (a caller
+  // that renames an argument in the message first).
+  int forward_options (context& ctx, const char *verb, const octave_value_list& args,
+                       int first, void *opts, option_store& keep);
 
   // A verb's options struct: its defaults, then the name/value pairs from
   // args(first) on (apply_options); keep holds the values it points into.

@@ -49,53 +49,19 @@ namespace sgp_octave
     return name == "linear" ? SGP_SKI_LINEAR : SGP_SKI_CUBIC;
   }
 
-  // Views of a stats struct; the matrices keep Octave's buffers alive.
+  // Views of a stats struct, read and checked by the core (sgp_ski_stats_check:
+  // errors name arg); keep holds the copies the views point into.
   struct ski_stats_view
   {
-    Matrix size, bounds, Wty, Wt1, WtW, Wtz;
+    option_store keep;
     sgp_ski_stats_data d;
   };
 
-  inline void ski_stats_arg (context& ctx, const octave_value& v, ski_stats_view& sv)
+  inline void ski_stats_arg (context& ctx, const octave_value& v, ski_stats_view& sv,
+                             const char *arg = "stats")
   {
-    const std::string& fn = ctx.fname ();
-    if (! v.isstruct () || v.numel () != 1)
-      error ("%s: 'stats' must be a ski_stats struct", fn.c_str ());
-    const octave_scalar_map s = v.scalar_map_value ();
-    const octave_value gv = field (s, "grid", fn);
-    if (! gv.isstruct ())
-      error ("%s: 'stats' has no grid struct", fn.c_str ());
-    const octave_scalar_map g = gv.scalar_map_value ();
-    sv.size = matrix_arg (field (g, "size", fn), fn, "stats.grid.size");
-    sv.bounds = matrix_arg (field (g, "bounds", fn), fn, "stats.grid.bounds");
-    std::memset (&sv.d, 0, sizeof sv.d);
-    sv.d.interpolation = ski_interp_of (string_arg (field (g, "interpolation", fn), fn,
-                                                    "stats.grid.interpolation"));
-    ctx.check (ski_grid_of (ctx, sv.size, sv.bounds, sv.d.interpolation, &sv.d.grid));
-    sv.WtW = matrix_arg (field (s, "WtW", fn), fn, "stats.WtW");
-    sv.Wty = matrix_arg (field (s, "Wty", fn), fn, "stats.Wty");
-    sv.Wt1 = matrix_arg (field (s, "Wt1", fn), fn, "stats.Wt1");
-    sv.Wtz = matrix_arg (field (s, "Wtz", fn), fn, "stats.Wtz");
-    sv.d.m = sv.WtW.rows ();
-    sv.d.S = sv.WtW.cols ();
-    if (sv.Wty.numel () != sv.d.m || sv.Wt1.numel () != sv.d.m)
-      error ("%s: 'stats' must have Wty and Wt1 of rows (WtW) values", fn.c_str ());
-    sv.d.n = static_cast<int64_t> (scalar_arg (field (s, "n", fn), fn, "stats.n"));
-    sv.d.yy = scalar_arg (field (s, "yty", fn), fn, "stats.yty");
-    sv.d.ysum = scalar_arg (field (s, "ysum", fn), fn, "stats.ysum");
-    sv.d.uy = sv.Wty.data ();
-    sv.d.u1 = sv.Wt1.data ();
-    sv.d.D = sv.WtW.data ();
-    sv.d.probes = static_cast<int64_t> (scalar_arg (field (s, "probes", fn), fn, "stats.probes"));
-    sv.d.probe_seed = static_cast<uint64_t> (scalar_arg (field (s, "probe_seed", fn), fn,
-                                                         "stats.probe_seed"));
-    sv.d.rhoz = scalar_arg (field (s, "rhoz", fn), fn, "stats.rhoz");
-    if (sv.d.probes > 0)
-      {
-        if (sv.Wtz.numel () != sv.d.m * sv.d.probes)
-          error ("%s: 'stats' must have a Wtz of rows (WtW)-by-probes", fn.c_str ());
-        sv.d.uz = sv.Wtz.data ();
-      }
+    const sgp_value s = fit_value (v, sv.keep);
+    ctx.check (sgp_ski_stats_check (ctx.get (), &s, arg, &sv.d));
   }
 
   // Options struct of the .m fronts (codes: method 0 gsgp / 1 ski; variance

@@ -22,14 +22,22 @@ extern "C" {
  * (R NULL, Octave []). */
 typedef enum {
   SGP_VAL_NULL, SGP_VAL_REAL, SGP_VAL_LOGICAL, SGP_VAL_STRING,
-  SGP_VAL_OTHER  /* anything else (a list, a cell, a struct): always an error */
+  SGP_VAL_OTHER, /* anything else (a cell, a function): always an error */
+  SGP_VAL_LIST   /* an R list / data frame or an Octave scalar struct: named elements
+                    (a fit as plain data, its kernel, its history) */
 } sgp_value_type;
-typedef struct {
+typedef struct sgp_value {
   sgp_value_type type;
-  int64_t len;          /* REAL/LOGICAL: number of values; STRING: number of strings */
+  int64_t len;          /* REAL/LOGICAL: number of values; STRING: number of strings;
+                           LIST: number of elements */
   const double *real;   /* REAL/LOGICAL values (host memory, valid during the call) */
   const char *str;      /* STRING: the first one */
-  const char *const *strs; /* STRING: all len of them (NULL: only str, len <= 1) */
+  const char *const *strs; /* STRING: all len of them (NULL: only str, len <= 1);
+                              LIST: the elements' names; REAL/LOGICAL: the values'
+                              names when the host has them (R's named vectors), or NULL */
+  int64_t rows, cols;   /* REAL/LOGICAL: the host's dimensions (0, 0: a plain vector,
+                           read as len x 1; cols < 0: more than two dimensions) */
+  const struct sgp_value *elts; /* LIST: the len elements */
 } sgp_value;
 
 typedef enum {
@@ -75,11 +83,18 @@ typedef struct {
   const char *verb;
   const sgp_opt_spec *opts;
   int n;
+  int no_context;  /* 1: the verb reads none of the context options (ski_grid computes
+                      a grid: no randomness, threads, backend or progress), so they are
+                      not its options (an error, and absent from its docs) */
 } sgp_verb_table;
 
 /* The table of a verb ("gp_laplace", ...) or of the context options ("context":
  * backend, seed, verbose, threads); NULL when unknown. */
 const sgp_verb_table *sgp_verb_options(const char *verb);
+/* The context option `name` as verb t takes it (the hosts route it to the context):
+ * NULL when t has its own row of that name (ski_stats' seed) or reads no context
+ * option. */
+const sgp_opt_spec *sgp_ctx_opt_find(const sgp_verb_table *t, const char *name);
 /* The name of a kind ("flag", "count", ...) for the hosts' option listings. */
 const char *sgp_opt_kind_name(sgp_opt_kind kind);
 /* The spec of option `name` in t, or NULL. */
@@ -123,6 +138,95 @@ extern const char *const sgp_kernel_names[];
    "one lengthscale, or one per column of x (ARD)" DOC},                                   \
   {"outputscale", SGP_OPT_REAL, OS_DEF, 0, INFINITY, SGP_OPT_LO_OPEN | (OS_FLAGS), NULL,    \
    offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance" DOC}
+
+/* What a host returns from predict (the "type" of the predict tables). */
+enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };
+
+/* ---- fits given back as plain data (an R list, an Octave struct) ----
+ * A fit is plain data in both hosts: it may come back from a file, another program
+ * or a user's edits. The core checks it, once for both hosts, before any method
+ * reads it: fit is a LIST value (the host's list or struct, nested ones included);
+ * errors name the field as the user writes it, arg and sep giving "'object$root'"
+ * (R: "object", "$") or "'fit.root'" (Octave: "fit", "."). */
+
+/* Checks every field of a gp_laplace fit that predict, print, summary and plot read
+ * (types, shapes, finiteness, labels against the likelihood, counters, history) and
+ * makes the view that sgp_laplace_predict needs (its kernel in *k, referenced). */
+int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
+                          sgp_laplace_fit_t *view, sgp_kernel *k);
+
+/* Reads ski_stats given back as plain data (s: the host's list or struct) into
+ * views on its arrays, checking the grid, every field's shape against the grid's
+ * stencil and finiteness; errors name arg, the user's argument ("'b' has a 'WtW'
+ * with NaN or Inf"). For ski_stats_merge, ski_gsgp(stats = ) and the fits' checks. */
+int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg,
+                        sgp_ski_stats_data *d);
+
+/* valla_metrics as the user calls it (pred: a list or struct of mean and var, or of
+ * prob; n-by-C probabilities; P(y = 1) with labels 0/1 or 1/2; means with var),
+ * its n_opt options by name (table "valla_metrics": bins) and the checked
+ * metrics: out (count values) named by *names. */
+int sgp_valla_metrics_of(sgp_ctx *ctx, const sgp_value *pred, const sgp_value *y,
+                         const sgp_value *var, int n_opt, const char *const *opt_names,
+                         const sgp_value *opt_values, double *out, int *count,
+                         const char *const **names);
+
+/* A ski_gsgp fit checked by sgp_ski_fit_check: views on its plain data. */
+typedef struct {
+  sgp_ski_stats_data stats;
+  sgp_ski_opts o;            /* the model: kernel (lengthscale referenced), noise, mean,
+                                tol, max_iter, bounds_policy, interpolation */
+  int variance;              /* the fit's (SGP_SKI_VARIANCE_*) */
+  int backend;               /* the fit's (auto, cpu, cuda), -1 when it has none */
+  const double *weights;     /* m */
+  const double *love_Ft, *love_c0; /* the LOVE cache (rank-by-m, m) or NULL */
+  int64_t love_rank;
+} sgp_ski_fit_view;
+/* Checks every field of a ski_gsgp fit that predict, print, summary and plot read
+ * (grid, statistics, model, weights, LOVE cache, results), errors naming the field
+ * with "(the fit is damaged; refit it)", and makes the view its predictions need. */
+int sgp_ski_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
+                      sgp_ski_fit_view *v);
+/* The options of ski_gsgp's predictions (table "ski_gsgp_predict": variance, by
+ * default the fit's; backend and threads are the context's, backend by default
+ * the fit's). */
+typedef struct { int variance; } sgp_ski_predict_opts;
+/* The predict options' defaults from the fit (its variance; its backend into ctx). */
+int sgp_ski_predict_opts_default(sgp_ctx *ctx, const sgp_ski_fit_view *v, sgp_ski_predict_opts *o);
+/* Mean (and variance, unless "none") at Xs from a checked fit; "lanczos" needs the
+ * fit's LOVE cache. Errors about the test inputs name "xtest". */
+int sgp_ski_fit_predict(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_predict_opts *o,
+                        sgp_cmat Xs, double *mean, double *var, sgp_ski_predict_info *info);
+
+/* Checks the fields of a valla fit that predict, print, summary and plot read
+ * (presence, types, lengths; the network is the hosts' network readers'), errors
+ * naming the field with "(the fit is damaged; refit it)". */
+int sgp_valla_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep);
+
+/* The options of valla's predictions (table "valla_predict"; seed and threads are
+ * the context's): what the host returns, the covariance blocks, Monte-Carlo class
+ * probabilities; the rules against the fit's likelihood ("class" and "mc" need
+ * classes). */
+typedef struct {
+  int type;            /* SGP_PREDICT_* */
+  int full_cov;
+  int mc;              /* prob_method: 0 probit, 1 mc */
+  int64_t mc_samples;
+} sgp_valla_predict_opts;
+void sgp_valla_predict_opts_default(sgp_valla_predict_opts *o);
+int sgp_valla_predict_check(sgp_ctx *ctx, sgp_likelihood likelihood,
+                            const sgp_valla_predict_opts *o);
+
+/* The options of gp_laplace's predictions (table "gp_laplace_predict"). */
+typedef struct {
+  int type;         /* SGP_PREDICT_*: what the host returns (it shapes the result) */
+  sgp_cmat offset;  /* Poisson log exposure at the m new inputs, or empty */
+} sgp_laplace_predict_opts;
+void sgp_laplace_predict_opts_default(sgp_laplace_predict_opts *o);
+/* The rules between the options and the fit at m new inputs (an offset only for
+ * poisson and one per input; type "class" only for classification). */
+int sgp_laplace_predict_check(sgp_ctx *ctx, const sgp_laplace_fit_t *fit,
+                              const sgp_laplace_predict_opts *o, int64_t m);
 
 /* gp_kernel's options: its kernel. */
 typedef struct { sgp_kernel kernel; } sgp_kernel_opts;

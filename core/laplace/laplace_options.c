@@ -86,4 +86,4 @@ static const sgp_opt_spec specs[] = {
    "keep the kernel matrix when its 8 n^2 bytes fit (else matrix-free)"},
 };
 
-const sgp_verb_table sgp_laplace_table = {"gp_laplace", specs, (int)(sizeof specs / sizeof specs[0])};
+const sgp_verb_table sgp_laplace_table = {"gp_laplace", specs, (int)(sizeof specs / sizeof specs[0]), 0};

@@ -76,7 +76,7 @@ static const sgp_opt_spec specs[] = {
 };
 
 const sgp_verb_table sgp_ski_gsgp_table = {"ski_gsgp", specs,
-                                           (int)(sizeof specs / sizeof specs[0])};
+                                           (int)(sizeof specs / sizeof specs[0]), 0};
 
 #define GOFF(field) offsetof(sgp_ski_grid_opts, field)
 
@@ -99,7 +99,7 @@ static const sgp_opt_spec grid_specs[] = {
 };
 
 const sgp_verb_table sgp_ski_grid_table = {"ski_grid", grid_specs,
-                                           (int)(sizeof grid_specs / sizeof grid_specs[0])};
+                                           (int)(sizeof grid_specs / sizeof grid_specs[0]), 1};
 
 #define SOFF(field) offsetof(sgp_ski_stats_opts, field)
 
@@ -116,7 +116,7 @@ static const sgp_opt_spec stats_specs[] = {
 };
 
 const sgp_verb_table sgp_ski_stats_table = {"ski_stats", stats_specs,
-                                            (int)(sizeof stats_specs / sizeof stats_specs[0])};
+                                            (int)(sizeof stats_specs / sizeof stats_specs[0]), 0};
 
 void sgp_ski_stats_opts_default(sgp_ski_stats_opts *o)
 {

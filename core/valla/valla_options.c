@@ -94,7 +94,7 @@ static const sgp_opt_spec specs[] = {
    "method \"ella\": eigenpairs kept"},
 };
 
-const sgp_verb_table sgp_valla_table = {"valla", specs, (int)(sizeof specs / sizeof specs[0])};
+const sgp_verb_table sgp_valla_table = {"valla", specs, (int)(sizeof specs / sizeof specs[0]), 0};
 
 /* mlp_fit's options (the layer widths `hidden` and the `activation` stay with
  * the fronts: they shape the network, not the training). */
@@ -113,7 +113,7 @@ static const sgp_opt_spec mlp_specs[] = {
 };
 
 const sgp_verb_table sgp_mlp_fit_table = {"mlp_fit", mlp_specs,
-                                          (int)(sizeof mlp_specs / sizeof mlp_specs[0])};
+                                          (int)(sizeof mlp_specs / sizeof mlp_specs[0]), 0};
 
 int sgp_valla_opts_check(sgp_ctx *ctx, const sgp_valla_opts *o)
 {

@@ -12,7 +12,7 @@
  * "c(\"a\", \"b\")"); strings are copied into str (their pointers into ptrs). */
 static sgp_value parse_def(const char *def, double *num, char *str, const char **ptrs)
 {
-  sgp_value v = {SGP_VAL_NULL, 0, NULL, NULL, NULL};
+  sgp_value v = {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL};
   if (!strcmp(def, "NULL")) return v;
   if (!strncmp(def, "c(", 2)) { /* c("a", "b", ...) */
     strcpy(str, def + 2);
@@ -122,10 +122,10 @@ static void valla_kinds(void **state)
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   const char *two[] = {"noise", "A"}, *bad[] = {"A", "lengthscale", "x", "lengthscale"};
-  const sgp_value s2 = {SGP_VAL_STRING, 2, NULL, "noise", two},
-                  s0 = {SGP_VAL_STRING, 0, NULL, NULL, NULL},
-                  nul = {SGP_VAL_NULL, 0, NULL, NULL, NULL},
-                  sb = {SGP_VAL_STRING, 4, NULL, "A", bad};
+  const sgp_value s2 = {SGP_VAL_STRING, 2, NULL, "noise", two, 0, 0, NULL},
+                  s0 = {SGP_VAL_STRING, 0, NULL, NULL, NULL, 0, 0, NULL},
+                  nul = {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL},
+                  sb = {SGP_VAL_STRING, 4, NULL, "A", bad, 0, 0, NULL};
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "learn", &s2), SGP_OK);
   assert_int_equal(o.learn, SGP_VALLA_LEARN_NOISE | SGP_VALLA_LEARN_A);
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "learn", &s0), SGP_OK);
@@ -137,15 +137,15 @@ static void valla_kinds(void **state)
   assert_string_equal(ctx.errmsg, "'learn' has unknown entries \"lengthscale\", \"x\"; use any "
                       "of \"A\", \"inducing\", \"prior_var\", \"noise\"");
   const double one = 1, pois = 0;
-  const sgp_value r1 = {SGP_VAL_REAL, 1, &one, NULL, NULL}, r0 = {SGP_VAL_REAL, 1, &pois, NULL, NULL};
+  const sgp_value r1 = {SGP_VAL_REAL, 1, &one, NULL, NULL, 0, 0, NULL}, r0 = {SGP_VAL_REAL, 1, &pois, NULL, NULL, 0, 0, NULL};
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "learn", &r1), SGP_EINVAL);
   assert_string_equal(ctx.errmsg, "'learn' must be strings out of \"A\", \"inducing\", "
                       "\"prior_var\", \"noise\" (got 1)");
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "beta1", &r1), SGP_EINVAL);
   assert_string_equal(ctx.errmsg, "'beta1' must be a number in [0, 1) (got 1)");
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "beta1", &r0), SGP_OK);
-  const sgp_value p = {SGP_VAL_STRING, 1, NULL, "poisson", NULL},
-                  sm = {SGP_VAL_STRING, 1, NULL, "softmax", NULL};
+  const sgp_value p = {SGP_VAL_STRING, 1, NULL, "poisson", NULL, 0, 0, NULL},
+                  sm = {SGP_VAL_STRING, 1, NULL, "softmax", NULL, 0, 0, NULL};
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "likelihood", &p), SGP_EINVAL);
   assert_string_equal(ctx.errmsg, "'likelihood' must be one of \"gaussian\", \"bernoulli\", "
                       "\"softmax\" (got \"poisson\")");
@@ -154,7 +154,7 @@ static void valla_kinds(void **state)
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "likelihood", &nul), SGP_OK);
   assert_int_equal(o.likelihood, SGP_LIK_SOFTMAX); /* NULL keeps it */
   const double inf = INFINITY;
-  const sgp_value ri = {SGP_VAL_REAL, 1, &inf, NULL, NULL};
+  const sgp_value ri = {SGP_VAL_REAL, 1, &inf, NULL, NULL, 0, 0, NULL};
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "val_max", &ri), SGP_OK);
   assert_true(o.val_max < 0);
 }
@@ -185,10 +185,10 @@ static void kinds_check_and_word_errors(void **state)
   (void)state;
   const sgp_verb_table *t = sgp_verb_options("gp_laplace");
   const double zero = 0, half = 2.5, inf = INFINITY, nan = NAN, two[2] = {1, 0};
-  const sgp_value r0 = {SGP_VAL_REAL, 1, &zero, NULL, NULL}, rh = {SGP_VAL_REAL, 1, &half, NULL, NULL},
-                  rinf = {SGP_VAL_REAL, 1, &inf, NULL, NULL}, l0 = {SGP_VAL_LOGICAL, 1, &zero, NULL, NULL},
-                  lna = {SGP_VAL_LOGICAL, 1, &nan, NULL, NULL}, r2 = {SGP_VAL_REAL, 2, two, NULL, NULL},
-                  s = {SGP_VAL_STRING, 1, NULL, "lanczos", NULL}, nul = {SGP_VAL_NULL, 0, NULL, NULL, NULL};
+  const sgp_value r0 = {SGP_VAL_REAL, 1, &zero, NULL, NULL, 0, 0, NULL}, rh = {SGP_VAL_REAL, 1, &half, NULL, NULL, 0, 0, NULL},
+                  rinf = {SGP_VAL_REAL, 1, &inf, NULL, NULL, 0, 0, NULL}, l0 = {SGP_VAL_LOGICAL, 1, &zero, NULL, NULL, 0, 0, NULL},
+                  lna = {SGP_VAL_LOGICAL, 1, &nan, NULL, NULL, 0, 0, NULL}, r2 = {SGP_VAL_REAL, 2, two, NULL, NULL, 0, 0, NULL},
+                  s = {SGP_VAL_STRING, 1, NULL, "lanczos", NULL, 0, 0, NULL}, nul = {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL};
   expect_message(t, "max_iter", r0, "'max_iter' must be a whole number >= 1 (got 0)");
   expect_message(t, "max_iter", rh, "'max_iter' must be a whole number >= 1 (got 2.5)");
   expect_message(t, "max_iter", rinf, "'max_iter' must be a whole number >= 1 (got Inf)");
@@ -214,10 +214,10 @@ static void kinds_check_and_word_errors(void **state)
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "rank", &rinf), SGP_OK);
   assert_true(o.rank == -1);
   const double twelve = 12;
-  const sgp_value r12 = {SGP_VAL_REAL, 1, &twelve, NULL, NULL};
+  const sgp_value r12 = {SGP_VAL_REAL, 1, &twelve, NULL, NULL, 0, 0, NULL};
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "rank", &r12), SGP_OK);
   assert_true(o.rank == 12);
-  const sgp_value ch = {SGP_VAL_STRING, 1, NULL, "cholesky", NULL};
+  const sgp_value ch = {SGP_VAL_STRING, 1, NULL, "cholesky", NULL, 0, 0, NULL};
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "policy", &ch), SGP_OK);
   assert_int_equal(o.policy, SGP_POLICY_CHOLESKY);
 }
@@ -247,10 +247,10 @@ static void ski_gsgp_vector_kinds(void **state)
   const double sz[3] = {10, 20, 30}, bad_sz[2] = {10, 2.5}, zero = 0, nine[9] = {1, 1, 1, 1, 1,
                                                                                   1, 1, 1, 1};
   const double bounds[4] = {0, -1, 1, 2}, nanb[2] = {0, NAN};
-  const sgp_value v3 = {SGP_VAL_REAL, 3, sz, NULL, NULL}, vbad = {SGP_VAL_REAL, 2, bad_sz, NULL, NULL},
-                  v0 = {SGP_VAL_REAL, 1, &zero, NULL, NULL}, v9 = {SGP_VAL_REAL, 9, nine, NULL, NULL},
-                  vb = {SGP_VAL_REAL, 4, bounds, NULL, NULL}, vnan = {SGP_VAL_REAL, 2, nanb, NULL, NULL},
-                  str = {SGP_VAL_STRING, 1, NULL, "big", NULL}, nul = {SGP_VAL_NULL, 0, NULL, NULL, NULL};
+  const sgp_value v3 = {SGP_VAL_REAL, 3, sz, NULL, NULL, 0, 0, NULL}, vbad = {SGP_VAL_REAL, 2, bad_sz, NULL, NULL, 0, 0, NULL},
+                  v0 = {SGP_VAL_REAL, 1, &zero, NULL, NULL, 0, 0, NULL}, v9 = {SGP_VAL_REAL, 9, nine, NULL, NULL, 0, 0, NULL},
+                  vb = {SGP_VAL_REAL, 4, bounds, NULL, NULL, 0, 0, NULL}, vnan = {SGP_VAL_REAL, 2, nanb, NULL, NULL, 0, 0, NULL},
+                  str = {SGP_VAL_STRING, 1, NULL, "big", NULL, 0, 0, NULL}, nul = {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL};
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &v3), SGP_OK);
   assert_true(o.n_grid_size == 3 && o.grid_size[0] == 10 && o.grid_size[2] == 30);
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &vbad), SGP_EINVAL);
@@ -274,7 +274,7 @@ static void ski_gsgp_vector_kinds(void **state)
                                   "\"clamp\", \"drop\" (got \"big\")");
   /* one grid size for every dimension; a count that is neither 1 nor d */
   const double rng[4] = {0, 0, 1, 1}, one = 12;
-  const sgp_value v1 = {SGP_VAL_REAL, 1, &one, NULL, NULL};
+  const sgp_value v1 = {SGP_VAL_REAL, 1, &one, NULL, NULL, 0, 0, NULL};
   sgp_ski_grid g;
   sgp_ski_opts_default(&o);
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &v1), SGP_OK);
@@ -313,7 +313,7 @@ static void ski_grid_defaults_and_sources(void **state)
   assert_int_equal(sgp_ski_grid_make(&ctx, &a, none, none, &g2), SGP_EINVAL);
   assert_string_equal(ctx.errmsg,
                       "x: is needed (or 'range', or both 'grid_size' and 'grid_bounds')");
-  const sgp_value vs = {SGP_VAL_REAL, 1, &sz, NULL, NULL}, vb = {SGP_VAL_REAL, 2, bounds, NULL, NULL};
+  const sgp_value vs = {SGP_VAL_REAL, 1, &sz, NULL, NULL, 0, 0, NULL}, vb = {SGP_VAL_REAL, 2, bounds, NULL, NULL, 0, 0, NULL};
   assert_int_equal(sgp_opts_set(&ctx, t, &a, "grid_size", &vs), SGP_OK);
   assert_int_equal(sgp_opts_set(&ctx, t, &a, "grid_bounds", &vb), SGP_OK);
   assert_int_equal(sgp_ski_grid_make(&ctx, &a, none, none, &g2), SGP_OK);
@@ -422,8 +422,8 @@ static void context_options(void **state)
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   const double seven = 7, big = 1e300, three = 3;
-  const sgp_value s7 = {SGP_VAL_REAL, 1, &seven, NULL, NULL}, sb = {SGP_VAL_REAL, 1, &big, NULL, NULL},
-                  t3 = {SGP_VAL_REAL, 1, &three, NULL, NULL}, cpu = {SGP_VAL_STRING, 1, NULL, "cpu", NULL};
+  const sgp_value s7 = {SGP_VAL_REAL, 1, &seven, NULL, NULL, 0, 0, NULL}, sb = {SGP_VAL_REAL, 1, &big, NULL, NULL, 0, 0, NULL},
+                  t3 = {SGP_VAL_REAL, 1, &three, NULL, NULL, 0, 0, NULL}, cpu = {SGP_VAL_STRING, 1, NULL, "cpu", NULL, 0, 0, NULL};
   assert_int_equal(sgp_ctx_opt_set(&ctx, "seed", &s7, NULL), SGP_OK);
   assert_true(ctx.seed == 7);
   assert_int_equal(sgp_ctx_opt_set(&ctx, "seed", &sb, NULL), SGP_EINVAL);
@@ -432,6 +432,14 @@ static void context_options(void **state)
   assert_int_equal(ctx.nthreads, 3);
   assert_int_equal(sgp_ctx_opt_set(&ctx, "backend", &cpu, NULL), SGP_OK);
   assert_int_equal(ctx.backend, SGP_BACKEND_CPU);
+  /* ski_grid reads no context option: they are not its options; ski_stats' own seed wins */
+  const sgp_verb_table *grid = sgp_verb_options("ski_grid"), *stats = sgp_verb_options("ski_stats");
+  assert_null(sgp_ctx_opt_find(grid, "threads"));
+  assert_non_null(sgp_ctx_opt_find(stats, "threads"));
+  assert_null(sgp_ctx_opt_find(stats, "seed"));
+  int o[64] = {0};
+  assert_int_equal(sgp_opts_set(&ctx, grid, o, "threads", &t3), SGP_EINVAL);
+  assert_null(strstr(ctx.errmsg, "backend"));
 }
 
 /* The hosts' names of stored choices come from the tables, both ways. */

@@ -53,13 +53,13 @@
 %!error <scalegp_predict: 'fit.root' has 0 columns but the fit took> scalegp_predict (setfield (fit, "root", fit.root(:, [])), x)
 %!error <scalegp_predict: 'fit.root' is 19 x> scalegp_predict (setfield (fit, "root", fit.root(2:end, :)), x)
 %!error <scalegp_predict: 'fit.weights' contains NaN> scalegp_predict (setfield (fit, "weights", NaN (20, 1)), x)
-%!error <scalegp_predict: 'fit.x' must be a real numeric matrix> scalegp_predict (setfield (fit, "x", "a"), x)
+%!error <scalegp_predict: 'fit.x' must be a numeric matrix \(got strings\)> scalegp_predict (setfield (fit, "x", "a"), x)
 %!error <scalegp_predict: 'fit.likelihood' must be one of> scalegp_predict (setfield (fit, "likelihood", "probit"), x)
 %!error <scalegp_predict: 'fit.n_class' must be 1> scalegp_predict (setfield (fit, "n_class", 3), x)
 %!error <scalegp_predict: 'fit.kernel' must have 1 or d = 2 positive> scalegp_predict (setfield (fit, "kernel", struct ("kernel", "rbf", "lengthscale", -1, "outputscale", 1)), x)
 %!error <scalegp_predict: 'fit.noise' must be empty> scalegp_predict (setfield (fit, "noise", 1), x)
 %!error <scalegp_predict: 'fit.iterations' must be a whole number> scalegp_predict (setfield (fit, "iterations", -1), x)
-%!error <scalegp_predict: 'fit' has no field 'root'> scalegp_predict (rmfield (fit, "root"), x)
+%!error <scalegp_predict: 'fit.root' is missing> scalegp_predict (rmfield (fit, "root"), x)
 %!test  # a fit that took no iteration legitimately has a root without columns
 %! z = gp_laplace (x, zeros (20, 1), "likelihood", "gaussian", "seed", 1);
 %! assert (columns (z.root), 0);
@@ -115,8 +115,8 @@
 %!error <'fit.logdet_se' must be one finite number> scalegp_predict (setfield (f, "logdet_se", Inf), x)
 %!error <'fit.iterations' must be a whole number> scalegp_predict (setfield (f, "iterations", Inf), x)
 %!error <'fit.iterations' must be a whole number> scalegp_predict (setfield (f, "iterations", 2.5), x)
-%!error <'fit.timings' must be a struct of finite seconds> scalegp_predict (setfield (f, "timings", struct ("solve", Inf)), x)
-%!error <'fit.timings' must be a struct of finite seconds> scalegp_predict (setfield (f, "timings", struct ("preprocess", -1, "solve", 0)), x)
+%!error <'fit.timings' must be named finite seconds> scalegp_predict (setfield (f, "timings", struct ("solve", Inf)), x)
+%!error <'fit.timings' must be named finite seconds> scalegp_predict (setfield (f, "timings", struct ("preprocess", -1, "solve", 0)), x)
 %!assert (size (scalegp_predict (f, x).mean), [20 1])
 ## valla, mlp_fit, valla_metrics (fuzz): huge values, damaged flags, prior_var
 %!shared xv, yv, net, vfit
@@ -132,9 +132,9 @@
 %!error <mlp_fit: 'y' 1e\+300 at row 1, column 1 is too large> mlp_fit (xv, 1e300 * ones (30, 1), 3, "iterations", 20)
 %!error <valla_metrics: 'y' 1e\+300 at row 1, column 1 is too large> valla_metrics (struct ("mean", yv, "var", 0.1 * ones (30, 1)), 1e300 * ones (30, 1))
 %!error <valla: 'prior_var' 1e\+300 makes I \+ L'K_ZZ L \(M = 27 inducing points\) lose> valla (net, xv, yv, "prior_var", 1e300, "iterations", 20, "seed", 1)
-%!error <scalegp_predict: fit field 'prior' must be true or false> scalegp_predict (setfield (vfit, "prior", "a"), xv)
-%!error <scalegp_predict: fit field 'closed_form' must be true or false> scalegp_predict (setfield (vfit, "closed_form", "a"), xv)
-%!error <scalegp_predict: fit field 'prior' must be true or false> scalegp_predict (setfield (vfit, "prior", 2), xv)
+%!error <scalegp_predict: 'fit.prior' must be TRUE or FALSE> scalegp_predict (setfield (vfit, "prior", "a"), xv)
+%!error <scalegp_predict: 'fit.closed_form' must be TRUE or FALSE> scalegp_predict (setfield (vfit, "closed_form", "a"), xv)
+%!error <scalegp_predict: 'fit.prior' must be TRUE or FALSE> scalegp_predict (setfield (vfit, "prior", 2), xv)
 %!assert (all (isfinite (scalegp_predict (vfit, 1e50 * xv).mean)))
 %!error <valla: 'xtest' holds 1e\+300 \(at most 1e\+100 in magnitude> valla (net, xv, yv, "inducing", 5, "iterations", 20, "xtest", 1e300 * ones (3, 2))
 %!error <valla: 'y' has 30 elements but 'x' has 29 rows> valla (net, xv(2:end, :), yv, "inducing", 5, "iterations", 20)

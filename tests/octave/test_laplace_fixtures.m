@@ -160,11 +160,11 @@
 %! assert (scalegp_predict (fs, fx.xs, "type", "class"), k);
 
 %!error <'type' "class" needs a bernoulli or softmax fit> scalegp_predict (fit_fixture (fixture ("gaussian")), zeros (2, 2), "type", "class")
-%!error <scalegp_predict: 'xnew' has 1 columns but the fit has 2> scalegp_predict (fit_fixture (fixture ("softmax")), 0)
+%!error <scalegp_predict: 'xnew' has 1 columns; the fit has 2> scalegp_predict (fit_fixture (fixture ("softmax")), 0)
 %!error <'offset' is only used> scalegp_predict (fit_fixture (fixture ("softmax")), zeros (2, 2), "offset", [1; 1])
-%!error <'fit' has no field 'root'> scalegp_predict (struct ("class", "gp_laplace", "x", 1, "weights", 1), 1)
+%!error <'fit.root' is missing> scalegp_predict (struct ("class", "gp_laplace", "x", 1, "weights", 1), 1)
 %!error <scalegp_predict: 'fit.weights' is 39 x 1; need 40 x 1> scalegp_predict (setfield (fit_fixture (fixture ("bernoulli")), "weights", zeros (39, 1)), zeros (2, 2))
-%!error <scalegp_predict: 'weights' is 39 x 1> __sgp_laplace_predict__ (zeros (40, 2), zeros (39, 1), [], "bernoulli", "rbf", 1, 1, 0, zeros (2, 2), [], 0)
+%!error <scalegp_predict: 'fit.weights' is 39 x 1> __sgp_laplace_predict__ (setfield (fit_fixture (fixture ("bernoulli")), "weights", zeros (39, 1)), "scalegp_predict", "fit", zeros (2, 2), "xnew", "offset")
 
 %!test
 %! ## noise_max: added in the core's option table only (issue 12)

@@ -200,7 +200,7 @@
 %!error <needed by method = "ski">
 %! s = ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
 %! ski_gsgp ("stats", s, "method", "ski", "learn", {});
-%!error <'stats' must be a ski_stats struct> ski_gsgp ("stats", struct ("a", 1), "learn", {})
+%!error <'stats' must be ski_stats \(from ski_stats or ski_stats_merge\)> ski_gsgp ("stats", struct ("a", 1), "learn", {})
 %!error <'b' was built on another grid than 'a'>
 %! c = ski_case ("1d");
 %! a = ski_stats (c.x, c.y, ski_grid ([], "grid_size", 20, "grid_bounds", [-1 4]));

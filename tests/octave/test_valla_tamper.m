@@ -21,19 +21,19 @@
 %! endfor
 
 ## fields missing or of the wrong type
-%!error <'fit' has no field 'P1'> scalegp_predict (rmfield (tr, "P1"), x)
-%!error <'fit' has no field 'prior'> scalegp_predict (rmfield (tr, "prior"), x)
-%!error <'fit' has no field 'closed_form'> scalegp_predict (rmfield (tr, "closed_form"), x)
-%!error <field 'prior' must be true or false> scalegp_predict (setfield (tr, "prior", "yes"), x)
-%!error <field 'prior' must be true or false> scalegp_predict (setfield (tr, "prior", NaN), x)
-%!error <field 'model' is not a network struct> scalegp_predict (setfield (tr, "model", 1), x)
-%!error <'fit.likelihood' must be a string> scalegp_predict (setfield (tr, "likelihood", 3), x)
-%!error <'fit.likelihood' is unknown> scalegp_predict (setfield (tr, "likelihood", "poisson"), x)
+%!error <'fit.P1' is missing> scalegp_predict (rmfield (tr, "P1"), x)
+%!error <'fit.prior' is missing> scalegp_predict (rmfield (tr, "prior"), x)
+%!error <'fit.closed_form' is missing> scalegp_predict (rmfield (tr, "closed_form"), x)
+%!error <'fit.prior' must be TRUE or FALSE> scalegp_predict (setfield (tr, "prior", "yes"), x)
+%!error <'fit.prior' must be TRUE or FALSE> scalegp_predict (setfield (tr, "prior", NaN), x)
+%!error <'fit.model' must be a network as plain data> scalegp_predict (setfield (tr, "model", 1), x)
+%!error <'fit.likelihood' must be one of> scalegp_predict (setfield (tr, "likelihood", 3), x)
+%!error <'fit.likelihood' must be one of> scalegp_predict (setfield (tr, "likelihood", "poisson"), x)
 
 ## values and shapes (the core)
 %!error <'P1' contains NaN or Inf> scalegp_predict (setfield (tr, "P1", NaN (5)), x)
-%!error <P1 must be 5 x 5> scalegp_predict (setfield (tr, "P1", tr.P1(2:end, :)), x)
-%!error <prior_var must be positive> scalegp_predict (setfield (tr, "prior_var", -1), x)
+%!error <'fit.P1' must be empty or a 5 x 5 numeric matrix> scalegp_predict (setfield (tr, "P1", tr.P1(2:end, :)), x)
+%!error <'fit.prior_var' must be one positive finite number> scalegp_predict (setfield (tr, "prior_var", -1), x)
 
 ## P1 / P2 / prior that no method leaves
 %!error <'P1' is missing although prior = true; the fit is damaged> scalegp_predict (setfield (tr, "P1", []), x)

@@ -70,3 +70,26 @@ parity_expect_errors <- function(calls, oct, key, fn) {
     expect_match(r, paste0("^", fn, ": "), label = sprintf("%s error %s in the one form", fn, name))
   }
 }
+
+# R's predict error in Octave's names: predict.<class> is scalegp_predict, the fit
+# 'object' is 'fit' (fields 'object$root' are 'fit.root'), 'newdata' is 'xnew'; the
+# rest of the text is the core's, the same in both hosts.
+parity_predict_message <- function(msg) {
+  msg <- sub("^predict\\.[a-z_]+: ", "scalegp_predict: ", msg)
+  msg <- gsub("'object\\$([A-Za-z0-9_]+)\\$", "'object$\\1.", msg)  # a nested field: love$c0
+  msg <- gsub("'object\\$", "'fit.", msg)
+  gsub("'newdata'", "'xnew'", gsub("'object'", "'fit'", msg))
+}
+
+# Each predict call's error text in R, in Octave's names, equals Octave's
+# scalegp_predict error (oct[[paste0(key, name)]]).
+parity_expect_predict_errors <- function(calls, oct, key) {
+  env <- parent.frame()
+  for (name in names(calls)) {
+    r <- tryCatch({ eval(calls[[name]], env); "no error" },
+                  error = function(e) conditionMessage(e))
+    expect_match(r, "^predict\\.[a-z_]+: ", label = sprintf("predict error %s in the one form", name))
+    expect_identical(parity_predict_message(r), oct[[paste0(key, name)]],
+                     label = sprintf("R's predict error %s", name))
+  }
+}

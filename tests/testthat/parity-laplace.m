@@ -58,6 +58,27 @@ emit_error (fid, "err.softmax_big", @() gp_laplace (x, 40 * ones (30, 1), "likel
 lastwarn ("");
 gp_laplace (x, ys, "likelihood", "softmax", "max_iter", 1, "max_newton", 2, "seed", 1);
 emit (fid, "warning", lastwarn ());
+## predict and tampered fits (test-parity-laplace.R compares the texts)
+f1 = fits{1};
+tp = @(name, value) setfield (f1, name, value);
+emit_error (fid, "predict.err.weights", @() scalegp_predict (tp ("weights", f1.weights(2:end, :)), xs));
+emit_error (fid, "predict.err.x", @() scalegp_predict (tp ("x", "a"), xs));
+emit_error (fid, "predict.err.likelihood", @() scalegp_predict (tp ("likelihood", "probit"), xs));
+emit_error (fid, "predict.err.n_class", @() scalegp_predict (tp ("n_class", 3), xs));
+emit_error (fid, "predict.err.kernel", @() scalegp_predict (tp ("kernel", struct ("kernel", "rbf", "lengthscale", -1, "outputscale", 1)), xs));
+emit_error (fid, "predict.err.noise", @() scalegp_predict (tp ("noise", 1), xs));
+emit_error (fid, "predict.err.iterations", @() scalegp_predict (tp ("iterations", -1), xs));
+emit_error (fid, "predict.err.converged", @() scalegp_predict (tp ("converged", NA), xs));
+emit_error (fid, "predict.err.policy", @() scalegp_predict (tp ("policy", "lanczos"), xs));
+emit_error (fid, "predict.err.y", @() scalegp_predict (tp ("y", 2 * ones (30, 1)), xs));
+emit_error (fid, "predict.err.var", @() scalegp_predict (tp ("var", -f1.var), xs));
+emit_error (fid, "predict.err.root0", @() scalegp_predict (tp ("root", f1.root(:, [])), xs));
+emit_error (fid, "predict.err.missing", @() scalegp_predict (rmfield (f1, "root"), xs));
+emit_error (fid, "predict.err.columns", @() scalegp_predict (f1, zeros (2, 3)));
+emit_error (fid, "predict.err.offset", @() scalegp_predict (f1, xs, "offset", [0 0 0]));
+emit_error (fid, "predict.err.offset_n", @() scalegp_predict (fits{3}, xs, "offset", [0 0]));
+emit_error (fid, "predict.err.class", @() scalegp_predict (fits{3}, xs, "type", "class"));
+emit_error (fid, "predict.err.type", @() scalegp_predict (f1, xs, "type", "nonsense"));
 ## gp_kernel
 emit (fid, "kernel.m32", gp_kernel (x, xs, "kernel", "matern32", "lengthscale", [0.7 1.3], "outputscale", 2));
 emit (fid, "kernel.rbf", gp_kernel (x(1:5, :)));

@@ -117,6 +117,7 @@ emit_error (fid, "grid.err.small", @() ski_grid ([], "range", [0 1], "grid_size"
 emit_error (fid, "grid.err.lengthscale", @() ski_grid (x2, "lengthscale", [1 2 3]));
 emit_error (fid, "grid.err.n", @() ski_grid ([], "range", [0 1], "n", -1));
 emit_error (fid, "grid.err.unknown", @() ski_grid (x1, "nonsense", 1));
+emit_error (fid, "grid.err.threads", @() ski_grid (x1, "threads", 1));
 emit_error (fid, "grid.err.big", @() ski_grid ([], "range", [0 1; 0 1; 0 1], "grid_size", [2e9 2e9 2e9]));
 ## ski_stats
 g1 = ski_grid (x1, "grid_size", 20);
@@ -139,4 +140,36 @@ emit_error (fid, "stats.err.seed", @() ski_stats (x1, y1, g1, "seed", -1));
 emit_error (fid, "stats.err.threads", @() ski_stats (x1, y1, g1, "threads", 1e6));
 emit_error (fid, "stats.err.outside", @() ski_stats (x1 + 10, y1, g1));
 emit_error (fid, "stats.err.unknown", @() ski_stats (x1, y1, g1, "nonsense", 1));
+## predict and tampered ski fits (the core's check, one text in both hosts)
+tp = @(name, value) setfield (f1, name, value);
+emit_error (fid, "predict.err.weights", @() scalegp_predict (tp ("weights", f1.weights(2:end)), xs1));
+emit_error (fid, "predict.err.kernel", @() scalegp_predict (tp ("kernel", "gauss"), xs1));
+emit_error (fid, "predict.err.lengthscale", @() scalegp_predict (tp ("lengthscale", -1), xs1));
+emit_error (fid, "predict.err.noise", @() scalegp_predict (tp ("noise", "0.1"), xs1));
+emit_error (fid, "predict.err.max_iter", @() scalegp_predict (tp ("max_iter", 0), xs1));
+emit_error (fid, "predict.err.variance", @() scalegp_predict (tp ("variance", "exactly"), xs1));
+emit_error (fid, "predict.err.converged", @() scalegp_predict (tp ("converged", NA), xs1));
+emit_error (fid, "predict.err.iterations", @() scalegp_predict (tp ("iterations", 2.5), xs1));
+emit_error (fid, "predict.err.rel_residual", @() scalegp_predict (tp ("rel_residual", Inf), xs1));
+emit_error (fid, "predict.err.stop", @() scalegp_predict (tp ("stop", "gave up"), xs1));
+emit_error (fid, "predict.err.missing", @() scalegp_predict (rmfield (f1, "stats"), xs1));
+emit_error (fid, "predict.err.grid", @() scalegp_predict (setfield (f1, "grid", setfield (f1.grid, "size", 41)), xs1));
+emit_error (fid, "predict.err.stats", @() scalegp_predict (tp ("stats", setfield (f1.stats, "WtW", f1.stats.WtW * NaN)), xs1));
+emit_error (fid, "predict.err.love_c0", @() scalegp_predict (setfield (f2, "love", setfield (f2.love, "c0", f2.love.c0(2:end))), xs2));
+emit_error (fid, "predict.err.no_love", @() scalegp_predict (f1, xs1, "variance", "lanczos"));
+emit_error (fid, "predict.err.variance_opt", @() scalegp_predict (f1, xs1, "variance", "some"));
+emit_error (fid, "predict.err.columns", @() scalegp_predict (f1, [xs1, xs1]));
+## ski_stats_merge: the core reads and checks every part (tampered ones included)
+sa = sts{1};
+emit_error (fid, "merge.err.notstats", @() ski_stats_merge (sa, 1));
+emit_error (fid, "merge.err.missing", @() ski_stats_merge (sa, rmfield (sa, "Wtz")));
+emit_error (fid, "merge.err.nan", @() ski_stats_merge (sa, setfield (sa, "WtW", sa.WtW * NaN)));
+emit_error (fid, "merge.err.shape", @() ski_stats_merge (sa, sa, setfield (sa, "WtW", sa.WtW(2:end, :))));
+emit_error (fid, "merge.err.wty", @() ski_stats_merge (setfield (sa, "Wty", sa.Wty(2:end)), sa));
+emit_error (fid, "merge.err.scalar", @() ski_stats_merge (sa, setfield (sa, "n", Inf)));
+emit_error (fid, "merge.err.wtz", @() ski_stats_merge (sts{2}, setfield (sts{2}, "Wtz", sts{2}.Wtz(2:end, :))));
+emit_error (fid, "merge.err.grid", @() ski_stats_merge (sa, setfield (sa, "grid", struct ("size", 0, "bounds", [0 1], "interpolation", "cubic"))));
+emit_error (fid, "merge.err.other_grid", @() ski_stats_merge (sa, sts{3}));
+emit_error (fid, "merge.err.probes", @() ski_stats_merge (sa, sts{2}));
+emit_error (fid, "merge.err.overflow", @() ski_stats_merge (setfield (sa, "yty", 1.5e308), setfield (sa, "yty", 1.5e308)));
 fclose (fid);

@@ -72,4 +72,40 @@ emit_error (fid, "mlp.err_likelihood", @() mlp_fit (x, y, 3, "likelihood", "pois
 lastwarn ("");
 mlp_fit (x, sin (2 * x), 16, "iterations", 200, "batch_size", 20, "lr", 1e300, "seed", 3);
 emit (fid, "mlp.warning", lastwarn ());
+## predict's options: the core's table "valla_predict" and its rules
+emit_error (fid, "predict.err.type", @() scalegp_predict (cf, xs, "type", "nonsense"));
+emit_error (fid, "predict.err.class", @() scalegp_predict (cf, xs, "type", "class"));
+emit_error (fid, "predict.err.mc", @() scalegp_predict (cf, xs, "prob_method", "mc"));
+emit_error (fid, "predict.err.mc_samples", @() scalegp_predict (cf, xs, "mc_samples", 0));
+emit_error (fid, "predict.err.full_cov", @() scalegp_predict (cf, xs, "full_cov", "yes"));
+emit_error (fid, "predict.err.seed", @() scalegp_predict (cf, xs, "seed", -1));
+emit_error (fid, "valla.err.prob_method", @() valla (net, x, y, "xtest", xs, "prob_method", "z"));
+## tampered fits: the core's check of a valla fit's fields
+emit_error (fid, "tamper.err.missing", @() scalegp_predict (rmfield (ad, "P1"), xs));
+emit_error (fid, "tamper.err.prior", @() scalegp_predict (setfield (ad, "prior", "yes"), xs));
+emit_error (fid, "tamper.err.likelihood", @() scalegp_predict (setfield (ad, "likelihood", "poisson"), xs));
+emit_error (fid, "tamper.err.P1", @() scalegp_predict (setfield (ad, "P1", ad.P1(2:end, :)), xs));
+emit_error (fid, "tamper.err.prior_var", @() scalegp_predict (setfield (ad, "prior_var", -1), xs));
+emit_error (fid, "tamper.err.tags", @() scalegp_predict (setfield (ad, "tags", ad.tags + 5), xs));
+emit_error (fid, "tamper.err.history", @() scalegp_predict (setfield (ad, "history", struct ()), xs));
+emit_error (fid, "tamper.err.iterations", @() scalegp_predict (setfield (ad, "iterations", -1), xs));
+emit_error (fid, "tamper.err.levels", @() scalegp_predict (setfield (ad, "levels", "a"), xs));
+emit_error (fid, "tamper.err.stop_reason", @() scalegp_predict (setfield (ad, "stop_reason", "gave up"), xs));
+emit_error (fid, "tamper.err.model", @() scalegp_predict (setfield (ad, "model", NA), xs));
+## valla_metrics: the core reads pred, codes the labels and checks everything
+ym = [0.1; -0.3; 1.2; 0.4]; mm = [0; 0; 1; 0.5]; vm = [0.5; 1; 2; 0.3];
+Pm = [0.8 0.2; 0.3 0.7; 0.4 0.6; 0.6 0.4]; lm = [1; 2; 2; 1];
+emit (fid, "metrics.reg", cell2mat (struct2cell (valla_metrics (mm, ym, "var", vm))));
+emit (fid, "metrics.bin", cell2mat (struct2cell (valla_metrics (Pm(:, 2), lm, "bins", 4))));
+emit_error (fid, "metrics.err.empty", @() valla_metrics (struct ("mean", [], "var", []), []));
+emit_error (fid, "metrics.err.nan_y", @() valla_metrics (struct ("mean", mm, "var", vm), [NaN; ym(2:end)]));
+emit_error (fid, "metrics.err.var0", @() valla_metrics (struct ("mean", mm, "var", [vm(1); 0; vm(3:4)]), ym));
+emit_error (fid, "metrics.err.var_n", @() valla_metrics (mm, ym, "var", vm(2:end)));
+emit_error (fid, "metrics.err.nomean", @() valla_metrics (struct ("var", vm), ym));
+emit_error (fid, "metrics.err.rows", @() valla_metrics (Pm(2:end, :), lm));
+emit_error (fid, "metrics.err.sum", @() valla_metrics ([Pm, 0.1 * ones(4, 1)], lm));
+emit_error (fid, "metrics.err.label", @() valla_metrics (Pm, [1; 2; 3; 1]));
+emit_error (fid, "metrics.err.bins", @() valla_metrics (Pm, lm, "bins", 0));
+emit_error (fid, "metrics.err.y", @() valla_metrics (Pm, "abcd"));
+emit_error (fid, "metrics.err.unknown", @() valla_metrics (Pm, lm, "nbins", 3));
 fclose (fid);

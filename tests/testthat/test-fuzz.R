@@ -105,19 +105,19 @@ test_that("tampered gp_laplace fits are refused naming the field, by every metho
   tamper <- list(
     list("root", fit$root[, 0, drop = FALSE], "'%s\\$root' has 0 columns but the fit took"),
     list("root", fit$root[-1, , drop = FALSE], "'%s\\$root' is 19 x"),
-    list("root", NULL, "'%s\\$root' must be a numeric matrix, not NULL"),
+    list("root", NULL, "'%s\\$root' must be a numeric matrix \\(got nothing\\)"),
     list("weights", replace(fit$weights, 3, NaN), "'%s\\$weights' contains NaN"),
-    list("x", "a", "'%s\\$x' must be a numeric matrix, not character"),
+    list("x", "a", "'%s\\$x' must be a numeric matrix \\(got strings\\)"),
     list("var", -fit$var, "'%s\\$var' has negative variances"),
     list("likelihood", "probit", "'%s\\$likelihood' must be one of"),
     list("n_class", 3, "'%s\\$n_class' must be 1"),
     list("kernel", list(kernel = "rbf", lengthscale = -1, outputscale = 1),
          "'%s\\$kernel' must have 1 or d = 2 positive"),
     list("y", rep(2, 20), "'%s\\$y' must be 20 finite labels"),
-    list("noise", 1, "'%s\\$noise' must be NULL for likelihood = \"bernoulli\""),
+    list("noise", 1, "'%s\\$noise' must be empty for likelihood = \"bernoulli\""),
     list("iterations", -1, "'%s\\$iterations' must be a whole number >= 0"),
     list("converged", NA, "'%s\\$converged' must be TRUE or FALSE"),
-    list("policy", "lanczos", "'%s\\$policy' must be \"cg\" or \"cholesky\""),
+    list("policy", "lanczos", "'%s\\$policy' must be one of \"cg\", \"cholesky\""),
     list("history", NULL, "'%s\\$history' must be a data frame"))
   pdf(NULL)
   on.exit(grDevices::dev.off())
@@ -130,7 +130,7 @@ test_that("tampered gp_laplace fits are refused naming the field, by every metho
     expect_error(plot(bad), sprintf(t[[3]], "x"))
   }
   expect_error(predict(structure(unclass(fit)[1:3], class = "gp_laplace"), fz_x),
-               "'object\\$likelihood' must be one of")
+               "'object\\$x' is missing")
   expect_error(scalegp:::predict.gp_laplace("a", fz_x), "'object' must be a gp_laplace fit")
   # a fit that took no iteration legitimately has a root without columns
   z <- gp_laplace(fz_x, rep(0, 20), likelihood = "gaussian", verbose = FALSE, seed = 1)
@@ -165,8 +165,9 @@ test_that("scales beyond double precision are errors naming the input", {
 
 test_that("unclear errors of the fuzz run now name the argument", {
   expect_error(fz_fit(xtest_offset = rep(0, 5)), "'xtest_offset' needs 'xtest'")
-  expect_error(predict(fz_fit(), fz_x, type = "nonsense"), "'type' is unknown: \"nonsense\"")
-  expect_error(predict(fz_fit(), fz_x, type = NA), "'type' must be one string")
+  expect_error(predict(fz_fit(), fz_x, type = "nonsense"),
+               "'type' must be one of \"list\", \"response\", \"class\" \\(got \"nonsense\"\\)")
+  expect_error(predict(fz_fit(), fz_x, type = NA), "'type' must be one of .* \\(got NA\\)")
   expect_error(gp_kernel(matrix(0, 1e6, 1), matrix(0, 1e6, 1)),
                "gp_kernel: 'x2' and 'x' give a 1000000 x 1000000 kernel matrix")
 })

@@ -315,30 +315,29 @@ test_that("every bad argument is an error naming it", {
   if (!scalegp_info()$cuda_devices)
     expect_error(gl(x, y, backend = "cuda"), "'backend' \"cuda\" is not available")
   fit <- gl(x, y)
-  expect_error(predict(fit, matrix(0, 2, 2)), "predict.gp_laplace: 'newdata' has 2 columns but the fit has 1")
+  expect_error(predict(fit, matrix(0, 2, 2)), "predict.gp_laplace: 'newdata' has 2 columns; the fit has 1")
   expect_error(predict(fit, matrix(NA_real_)), "'newdata' contains NaN")
   expect_error(predict(fit, x, offset = rep(0, 10)), "'offset' is only used")
   # the C layer names the argument too, and stops on an interrupt
   call_fit <- function(y, interrupt_after = NULL, xtest = NULL)
-    .Call(scalegp:::C_sgp_laplace_fit_r, x, as.double(y), xtest, NULL,
+    scalegp:::sgp_call("laplace_fit", x, as.double(y), xtest, NULL,
           list(tol = 0.01, seed = 1, verbose = FALSE), interrupt_after)
   expect_error(call_fit(c(2, y[-1])), "gp_laplace: 'y' bernoulli labels must be 0 or 1")
   expect_error(call_fit(y, 0L), "gp_laplace: interrupted")
   # an error after the core fit (bad xtest reaching C) frees the fit through its holder
   expect_error(call_fit(y, xtest = matrix(0, 3, 2)), "gp_laplace: 'xtest' has 2 columns; the fit has 1")
   expect_type(call_fit(y), "list")
-  # a tampered plain-data fit is refused by R (naming the field), and by the C layer
+  # a tampered plain-data fit is refused naming the field: by the C layer, which R calls
   bad <- fit
   bad$weights <- bad$weights[-1, , drop = FALSE]
   expect_error(predict(bad, x), "predict.gp_laplace: 'object\\$weights' is 9 x 1; need 10 x 1")
   c_predict <- function(f)
-    .Call(scalegp:::C_sgp_laplace_predict_r, f$x, f$weights, f$root, "bernoulli", "rbf", 1, 1,
-          0, x, NULL, 0L, NULL)
-  expect_error(c_predict(bad), "predict.gp_laplace: 'weights' is 9 x 1")
+    scalegp:::sgp_call("laplace_predict", unclass(f), "predict.gp_laplace", "object", x, list())
+  expect_error(c_predict(bad), "predict.gp_laplace: 'object\\$weights' is 9 x 1")
   bad <- fit
   bad$root <- bad$root[-1, , drop = FALSE]
   expect_error(predict(bad, x), "'object\\$root' is 9 x [0-9]+; need 10 x any")
-  expect_error(c_predict(bad), "predict.gp_laplace: 'root' has 9 rows")
+  expect_error(c_predict(bad), "predict.gp_laplace: 'object\\$root' is 9 x")
 })
 
 test_that("noise_max (added in the core's option table only) reaches the fit", {

@@ -92,6 +92,26 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
   w <- tryCatch(g0(ys, likelihood = "softmax", max_iter = 1, max_newton = 2, seed = 1),
                 warning = function(w) conditionMessage(w))
   expect_identical(w, oct$warning)
+  # predict and tampered fits (plain data): the core checks both hosts' fits, so the
+  # texts agree once R's names are Octave's (predict.gp_laplace, object$, newdata)
+  f1 <- fits[[1]]
+  tamper <- function(name, value) { b <- f1; b[name] <- list(value); b }
+  drop_root <- function() { b <- f1; b$root <- NULL; b }
+  calls <- as.list(quote(list(
+    weights = predict(tamper("weights", f1$weights[-1, , drop = FALSE]), xs),
+    x = predict(tamper("x", "a"), xs), likelihood = predict(tamper("likelihood", "probit"), xs),
+    n_class = predict(tamper("n_class", 3), xs),
+    kernel = predict(tamper("kernel", list(kernel = "rbf", lengthscale = -1, outputscale = 1)), xs),
+    noise = predict(tamper("noise", 1), xs), iterations = predict(tamper("iterations", -1), xs),
+    converged = predict(tamper("converged", NA), xs),
+    policy = predict(tamper("policy", "lanczos"), xs), y = predict(tamper("y", rep(2, 30)), xs),
+    var = predict(tamper("var", -f1$var), xs),
+    root0 = predict(tamper("root", f1$root[, 0, drop = FALSE]), xs),
+    missing = predict(drop_root(), xs),
+    columns = predict(f1, matrix(0, 2, 3)), offset = predict(f1, xs, offset = c(0, 0, 0)),
+    offset_n = predict(fits[[3]], xs, offset = c(0, 0)),
+    class = predict(fits[[3]], xs, type = "class"), type = predict(f1, xs, type = "nonsense"))))[-1]
+  parity_expect_predict_errors(calls, oct, "predict.err.")
   # gp_kernel: the same matrices (one core, direct sums: to rounding), table and errors
   same(gp_kernel(x, xs, kernel = "matern32", lengthscale = c(0.7, 1.3), outputscale = 2),
        oct$kernel.m32, "gp_kernel matern32")
@@ -108,7 +128,7 @@ test_that("the option docs of R and Octave follow the core's table (every verb)"
   if (is.null(root)) skip("not run from the source tree")
   for (fn in c("gp_laplace", "gp_kernel", "ski_gsgp", "ski_grid", "ski_stats", "valla", "mlp_fit")) {
     rd <- readLines(file.path(root, "man", paste0(fn, ".Rd")))
-    t <- rbind(scalegp_options(fn), scalegp_options("context"))
+    t <- scalegp:::verb_option_rows(fn)  # the context's rows only where the verb takes them
     for (k in seq_len(nrow(t)))
       expect_true(any(grepl(sprintf("\\item{\\code{%s} (default", t$name[k]), rd, fixed = TRUE)),
                   label = sprintf("%s's Rd documents '%s'", fn, t$name[k]))

@@ -139,6 +139,23 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
                       })
   expect_identical(last, oct$warning.xtest)
   expect_match(last, "^ski_gsgp: exact variances did not all reach tol")
+  # predict and tampered fits: the core's check, one text in both hosts
+  tp <- function(name, value) { b <- f1; b[name] <- list(value); b }
+  dropf <- function(name) { b <- f1; b[[name]] <- NULL; b }
+  calls <- as.list(quote(list(
+    weights = predict(tp("weights", f1$weights[-1]), xs1), kernel = predict(tp("kernel", "gauss"), xs1),
+    lengthscale = predict(tp("lengthscale", -1), xs1), noise = predict(tp("noise", "0.1"), xs1),
+    max_iter = predict(tp("max_iter", 0), xs1),
+    variance = predict(tp("variance", "exactly"), xs1, variance = "exact"),
+    converged = predict(tp("converged", NA), xs1), iterations = predict(tp("iterations", 2.5), xs1),
+    rel_residual = predict(tp("rel_residual", Inf), xs1), stop = predict(tp("stop", "gave up"), xs1),
+    missing = predict(dropf("stats"), xs1),
+    grid = predict(tp("grid", replace(f1$grid, "size", list(41L))), xs1),
+    stats = predict(tp("stats", replace(f1$stats, "WtW", list(f1$stats$WtW * NaN))), xs1),
+    love_c0 = predict(replace(f2, "love", list(replace(f2$love, "c0", list(f2$love$c0[-1])))), xs2),
+    no_love = predict(f1, xs1, variance = "lanczos"), variance_opt = predict(f1, xs1, variance = "some"),
+    columns = predict(f1, cbind(xs1, xs1)))))[-1]
+  parity_expect_predict_errors(calls, oct, "predict.err.")
 })
 
 test_that("ski_grid agrees between R and Octave: fields, numbers, options, messages", {
@@ -165,7 +182,7 @@ test_that("ski_grid agrees between R and Octave: fields, numbers, options, messa
     interp = ski_grid(range = c(0, 1), interpolation = "spline"),
     range = ski_grid(range = c(1, 0)), small = ski_grid(range = c(0, 1), grid_size = 3),
     lengthscale = ski_grid(x2, lengthscale = 1:3), n = ski_grid(range = c(0, 1), n = -1),
-    unknown = ski_grid(x1, nonsense = 1),
+    unknown = ski_grid(x1, nonsense = 1), threads = ski_grid(x1, threads = 1),
     big = ski_grid(range = rbind(c(0, 1), c(0, 1), c(0, 1)), grid_size = c(2e9, 2e9, 2e9)))))[-1]
   parity_expect_errors(calls, oct, "grid.err.", "ski_grid")
 })
@@ -199,4 +216,17 @@ test_that("ski_stats agrees between R and Octave: fields, numbers, options, mess
     threads = ski_stats(x1, y1, g1, threads = 1e6), outside = ski_stats(x1 + 10, y1, g1),
     unknown = ski_stats(x1, y1, g1, nonsense = 1))))[-1]
   parity_expect_errors(calls, oct, "stats.err.", "ski_stats")
+  # ski_stats_merge: the core reads and checks every part, tampered ones included
+  sa <- sts[[1]]
+  set <- function(s, name, value) { s[name] <- list(value); s }
+  calls <- as.list(quote(list(
+    notstats = ski_stats_merge(sa, 1), missing = ski_stats_merge(sa, set(sa, "Wtz", NULL)),
+    nan = ski_stats_merge(sa, set(sa, "WtW", sa$WtW * NaN)),
+    shape = ski_stats_merge(sa, sa, set(sa, "WtW", sa$WtW[-1, , drop = FALSE])),
+    wty = ski_stats_merge(set(sa, "Wty", sa$Wty[-1]), sa), scalar = ski_stats_merge(sa, set(sa, "n", Inf)),
+    wtz = ski_stats_merge(sts[[2]], set(sts[[2]], "Wtz", sts[[2]]$Wtz[-1, , drop = FALSE])),
+    grid = ski_stats_merge(sa, set(sa, "grid", list(size = 0, bounds = c(0, 1), interpolation = "cubic"))),
+    other_grid = ski_stats_merge(sa, sts[[3]]), probes = ski_stats_merge(sa, sts[[2]]),
+    overflow = ski_stats_merge(set(sa, "yty", 1.5e308), set(sa, "yty", 1.5e308)))))[-1]
+  parity_expect_errors(calls, oct, "merge.err.", "ski_stats_merge")
 })

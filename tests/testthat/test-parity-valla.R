@@ -101,6 +101,41 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
                         lr = 1e300, seed = 3, verbose = FALSE),
                 warning = function(w) conditionMessage(w))
   expect_identical(w, oct$mlp.warning)
+  # predict's options: the core's table "valla_predict" and its rules
+  calls <- as.list(quote(list(
+    type = predict(cf, xs, type = "nonsense"), class = predict(cf, xs, type = "class"),
+    mc = predict(cf, xs, prob_method = "mc"), mc_samples = predict(cf, xs, mc_samples = 0),
+    full_cov = predict(cf, xs, full_cov = "yes"), seed = predict(cf, xs, seed = -1))))[-1]
+  parity_expect_predict_errors(calls, oct, "predict.err.")
+  expect_identical(err(valla(net, x, y, xtest = xs, prob_method = "z", verbose = FALSE)),
+                   oct$valla.err.prob_method)
+  # tampered fits: the core's check of a valla fit's fields, one text in both hosts
+  tp <- function(name, value) { b <- ad; b[name] <- list(value); b }
+  drop_p1 <- function() { b <- ad; b$P1 <- NULL; b }
+  calls <- as.list(quote(list(
+    missing = predict(drop_p1(), xs), prior = predict(tp("prior", "yes"), xs),
+    likelihood = predict(tp("likelihood", "poisson"), xs),
+    P1 = predict(tp("P1", ad$P1[-1, , drop = FALSE]), xs), prior_var = predict(tp("prior_var", -1), xs),
+    tags = predict(tp("tags", ad$tags + 5), xs), history = predict(tp("history", list()), xs),
+    iterations = predict(tp("iterations", -1), xs), levels = predict(tp("levels", "a"), xs),
+    stop_reason = predict(tp("stop_reason", "gave up"), xs), model = predict(tp("model", NA), xs))))[-1]
+  parity_expect_predict_errors(calls, oct, "tamper.err.")
+  # valla_metrics: the core reads pred (list, probabilities, P(y = 1), means with var),
+  # codes the labels and checks everything (one text in both hosts)
+  ym <- c(0.1, -0.3, 1.2, 0.4); mm <- c(0, 0, 1, 0.5); vm <- c(0.5, 1, 2, 0.3)
+  Pm <- cbind(c(0.8, 0.3, 0.4, 0.6), c(0.2, 0.7, 0.6, 0.4)); lm <- c(1, 2, 2, 1)
+  same(valla_metrics(mm, ym, var = vm), oct$metrics.reg, "valla_metrics regression")
+  same(valla_metrics(Pm[, 2], lm, bins = 4), oct$metrics.bin, "valla_metrics P(y = 1)")
+  calls <- as.list(quote(list(
+    empty = valla_metrics(list(mean = numeric(0), var = numeric(0)), numeric(0)),
+    nan_y = valla_metrics(list(mean = mm, var = vm), c(NaN, ym[-1])),
+    var0 = valla_metrics(list(mean = mm, var = replace(vm, 2, 0)), ym),
+    var_n = valla_metrics(mm, ym, var = vm[-1]), nomean = valla_metrics(list(var = vm), ym),
+    rows = valla_metrics(Pm[-1, ], lm), sum = valla_metrics(cbind(Pm, 0.1), lm),
+    label = valla_metrics(Pm, c(1, 2, 3, 1)), bins = valla_metrics(Pm, lm, bins = 0),
+    y = valla_metrics(Pm, "abcd"))))[-1]
+  parity_expect_errors(calls, oct, "metrics.err.", "valla_metrics")
+  expect_match(oct$metrics.err.unknown, "^valla_metrics: unknown option 'nbins'; valid options are bins$")
   # summary: the same lines in both hosts (issue 17)
   for (t in c("cf", "ad")) parity_expect_summary(if (t == "cf") cf else ad, oct, t)
   parity_expect_summary(df, oct, "df")

@@ -133,7 +133,7 @@ test_that("damaged fits: predict, print, summary and plot name the field", {
   f <- fit; f$stop <- "gave up"
   damage(f, "stop' must be one of")
   f <- fit; f$variance <- "exactly"
-  damage(f, "variance' is unknown")
+  damage(f, "variance' must be one of")
   expect_error(scalegp:::predict.ski_gsgp(unclass(fit), 1), "'object' must be a ski_gsgp fit")
   # the core refuses non-finite fit arrays too (a fit made by other means)
   f <- fit; f$love$Ft[1, 1] <- NA

@@ -223,7 +223,7 @@ test_that("bad inputs give errors naming the argument", {
   expect_error(ski_stats_merge(a, a, ski_stats(x, y, ski_grid(grid_size = 20, grid_bounds = c(-1, 4),
                                                               interpolation = "linear"))),
                "'...1' was built on another grid")
-  expect_error(ski_stats_merge(a, list(1)), "'b' must be a ski_stats object")
+  expect_error(ski_stats_merge(a, list(1)), "'b' must be ski_stats \\(from ski_stats or ski_stats_merge\\)")
   # do.call with a list of chunks named anyhow (issue 17); nothing at all is an error
   expect_equal(do.call(ski_stats_merge, list(p1 = a, p2 = a))$n, 2 * a$n)
   expect_equal(do.call(ski_stats_merge, list(a, a, a))$n, 3 * a$n)

@@ -42,11 +42,11 @@ test_that("a prior_var too large for the inducing kernel is an error naming prio
 
 test_that("predict.valla and plot.valla check type, prob_method and what by name", {
   expect_error(predict(vz$fit, vz$x, type = "nonsense"),
-               "predict.valla: 'type' is unknown: \"nonsense\"; use one of \"list\"")
-  expect_error(predict(vz$fit, vz$x, type = NA), "predict.valla: 'type' must be one string")
-  expect_error(predict(vz$fit, vz$x, type = c("list", "class")), "'type' must be one string")
-  expect_error(predict(vz$fit_c, vz$x, prob_method = "z"), "'prob_method' is unknown: \"z\"")
-  expect_error(predict(vz$fit_c, vz$x, prob_method = 1), "'prob_method' must be one string")
+               "predict.valla: 'type' must be one of \"list\", \"response\", \"class\" \\(got \"nonsense\"\\)")
+  expect_error(predict(vz$fit, vz$x, type = NA), "predict.valla: 'type' must be one of .* \\(got NA\\)")
+  expect_error(predict(vz$fit, vz$x, type = c("list", "class")), "'type' must be one of .* \\(got 2 strings\\)")
+  expect_error(predict(vz$fit_c, vz$x, prob_method = "z"), "'prob_method' must be one of \"probit\", \"mc\" \\(got \"z\"\\)")
+  expect_error(predict(vz$fit_c, vz$x, prob_method = 1), "'prob_method' must be one of .* \\(got 1\\)")
   expect_error(plot(vz$fit, what = "x"), "plot.valla: 'what' is unknown: \"x\"")
   expect_length(predict(vz$fit, vz$x, type = "response"), vz$n)
   expect_identical(predict(vz$fit_c, vz$x), predict(vz$fit_c, vz$x, prob_method = "probit"))
@@ -57,16 +57,16 @@ test_that("tampered model, stop_reason and levels of a valla fit are refused by 
   fit <- vz$fit
   for (f in list(function(o) predict(o, vz$x), print, summary, plot))
     expect_error(f(set(fit, "model", NA)), "'(object|x)\\$model' must be a network as plain data")
-  expect_error(print(set(fit, "stop_reason", NA)), "print.valla: 'x\\$stop_reason' must be NULL or one of")
-  expect_error(print(set(fit, "stop_reason", fit$stop_reason[-1])), "'x\\$stop_reason' must be NULL")
+  expect_error(print(set(fit, "stop_reason", NA)), "print.valla: 'x\\$stop_reason' must be one of")
+  expect_error(print(set(fit, "stop_reason", fit$stop_reason[-1])), "'x\\$stop_reason' must be one of")
   expect_output(print(set(fit, "stop_reason", NULL)), "valla")
   fc <- vz$fit_c
   expect_error(predict(set(fc, "levels", NA), vz$x, type = "class"),
-               "'object\\$levels' must be NULL or 3 distinct class names")
+               "'object\\$levels' must be empty or 3 distinct class names")
   expect_error(predict(set(fc, "levels", character(0)), vz$x, type = "class"),
-               "'object\\$levels' must be NULL or 3 distinct class names")
+               "'object\\$levels' must be empty or 3 distinct class names")
   expect_error(predict(set(fc, "levels", c("a", "a", "b")), vz$x), "'object\\$levels'")
-  expect_error(predict(set(fit, "levels", "a"), vz$x), "'object\\$levels' must be NULL for a gaussian fit")
+  expect_error(predict(set(fit, "levels", "a"), vz$x), "'object\\$levels' must be empty for a gaussian fit")
   ok <- set(fc, "levels", c("a", "b", "c"))
   expect_identical(levels(predict(ok, vz$x, type = "class")), c("a", "b", "c"))
 })

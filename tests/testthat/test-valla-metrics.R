@@ -15,7 +15,7 @@ test_that("valla_metrics refuses NA, empty and inconsistent inputs, naming the a
   err(valla_metrics(list(mean = mu, var = replace(v, 2, 0)), y), "'var' must be positive \\(row 2\\)")
   err(valla_metrics(mu, y, var = v[-1]), "'var' must have one predictive variance per entry of y")
   err(valla_metrics(mu[-1], y, var = v), "'pred' must have one predictive mean per entry of y")
-  err(valla_metrics(list(var = v), y), "'pred' is a list without 'mean' or 'prob'")
+  err(valla_metrics(list(var = v), y), "'pred' is a list or struct without 'mean' or 'prob'")
   err(valla_metrics(replace(P, 3, NA), lab), "'pred' contains NaN or Inf \\(row 3")
   err(valla_metrics(P, c(lab[-1], NA)), "'y' contains NaN or Inf \\(row 4")
   err(valla_metrics(P, factor(c("a", "b", NA, "a"))), "'y' contains NaN or Inf \\(row 3")

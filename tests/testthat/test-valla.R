@@ -392,11 +392,11 @@ test_that("bad input gives errors naming the argument", {
   opts <- list(inducing = 3, iterations = 1000, batch_size = 5, lr = 0.01, backend = "cpu",
                seed = 1, verbose = FALSE, threads = 0L)
   spec <- scalegp:::valla_model_spec(net, "t")$spec
-  expect_error(.Call(scalegp:::C_sgp_valla_fit_r, spec, x, y, NULL, NULL, NULL, NULL, NULL,
-                     NULL, c(0, 0, 1), opts, 5L),
+  expect_error(scalegp:::sgp_call("valla_fit", spec, x, y, NULL, NULL, NULL, NULL, NULL,
+                     NULL, list(), opts, 5L),
                "valla: interrupted")
-  expect_silent(.Call(scalegp:::C_sgp_valla_fit_r, spec, x, y, NULL, NULL, NULL, NULL, NULL,
-                      NULL, c(0, 0, 1), opts, NULL))
+  expect_silent(scalegp:::sgp_call("valla_fit", spec, x, y, NULL, NULL, NULL, NULL, NULL,
+                      NULL, list(), opts, NULL))
   skip_if_not_installed("nnet")
   nn <- nnet::nnet(x, y, size = 2, linout = TRUE, trace = FALSE, maxit = 5)
   expect_error(valla(nn, x, y, likelihood = "softmax"), "valla: 'likelihood' is \"softmax\" but the nnet fit implies \"gaussian\"")

@@ -24,42 +24,11 @@ function pred = predict_gp_laplace (fit, xnew, names, varargin)
   if (numel (names) > 2)
     oname = names{3};
   endif
-  opts = parse_options (fname, struct ("offset", [], "type", "list", "threads", 0),
-                        varargin{:});
+  ## the core checks the fit, xnew and the options (table "gp_laplace_predict")
   fit = laplace_check_fit (fit, fname);
   xnew = check_input_matrix (xnew, fname, xname, columns (fit.x));
-  if (columns (xnew) != columns (fit.x))
-    arg_error (fname, xname, "has %d columns but the fit has %d", columns (xnew),
-               columns (fit.x));
-  endif
-  offset = opts.offset;
-  if (! isempty (offset))
-    if (! strcmp (fit.likelihood, "poisson"))
-      arg_error (fname, oname, "is only used with likelihood = \"poisson\"");
-    endif
-    if (! isnumeric (offset) || numel (offset) != rows (xnew) || any (! isfinite (offset(:))))
-      arg_error (fname, oname, "must be %d finite numbers", rows (xnew));
-    endif
-    offset = double (offset(:));
-  endif
-  type = check_choice (opts.type, {"list", "response", "class"}, fname, "type");
-  threads = check_threads (opts.threads, fname);
-  if (strcmp (type, "class") && ! any (strcmp (fit.likelihood, {"bernoulli", "softmax"})))
-    arg_error (fname, "type", "\"class\" needs a bernoulli or softmax fit");
-  endif
-  noise = 0;
-  if (! isempty (fit.noise))
-    noise = fit.noise(1);
-  endif
-
-  prior_mean = [];  # the constant prior mean (absent from fits saved before it existed)
-  if (isfield (fit, "hyper") && isstruct (fit.hyper) && isfield (fit.hyper, "mean"))
-    prior_mean = fit.hyper.mean;
-  endif
-  p = __sgp_laplace_predict__ (fit.x, fit.weights, fit.root, fit.likelihood,
-                               fit.kernel.kernel, fit.kernel.lengthscale,
-                               fit.kernel.outputscale, noise, xnew, offset, threads,
-                               fname, xname, prior_mean);
+  p = __sgp_laplace_predict__ (fit, fname, "fit", xnew, xname, oname, varargin{:});
+  type = p.type;
 
   pred = struct ("mean", p.mean, "var", p.var);
   switch (fit.likelihood)

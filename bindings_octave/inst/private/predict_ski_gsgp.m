@@ -14,47 +14,13 @@ function pred = predict_ski_gsgp (fit, xnew, fname, xarg, varargin)
   ## fname, xarg: the user's function and its argument of the test inputs
   ## (scalegp_predict's xnew, ski_gsgp's xtest), named in errors
   fit = ski_check_fit (fit, fname);
-  if (isfield (fit, "backend"))
-    backend0 = fit.backend;
-  else
-    backend0 = "auto";
-  endif
-  opts = parse_options (fname, struct ("variance", fit.variance, "threads", [],
-                                       "backend", backend0), varargin{:});
-  backend = check_choice (opts.backend, {"auto", "cpu", "cuda"}, fname, "backend");
-  variance = check_choice (opts.variance, {"none", "lanczos", "exact"}, fname, "variance");
   xs = check_input_matrix (xnew, fname, xarg);
   d = numel (fit.grid.size);
-  if (columns (xs) != d)
-    if (d > 1 && columns (xs) == 1 && rows (xs) == d)
-      xs = xs.';
-    else
-      arg_error (fname, xarg, "has %d columns but the fit has %d dimensions", columns (xs), d);
-    endif
+  if (d > 1 && columns (xs) == 1 && rows (xs) == d)
+    xs = xs.';  # one point as a column
   endif
-  if (strcmp (variance, "lanczos") && isempty (fit.love))
-    arg_error (fname, "variance", "\"lanczos\" needs a fit made with \"variance\", \"lanczos\"");
-  endif
-  stats = fit.stats;
-  copt = struct ("kernel", fit.kernel, "lengthscale", fit.lengthscale,
-                 "outputscale", fit.outputscale, "noise", fit.noise, "method", 0,
-                 "tol", fit.tol, "max_iter", fit.max_iter,
-                 "variance", find (strcmp (variance, {"none", "lanczos", "exact"})) - 1,
-                 "rank", 0, "loglik", false, "slq_max_iter", 100,
-                 "bounds_policy", find (strcmp (fit.bounds_policy, ski_bounds_policies ())) - 1,
-                 "backend", backend);
-  if (isfield (fit, "hyper") && isfield (fit.hyper, "mean"))
-    copt.mean = fit.hyper.mean;
-  endif
-  if (isempty (fit.love))
-    Ft = zeros (0, 0);
-    c0 = zeros (0, 1);
-  else
-    Ft = fit.love.Ft;
-    c0 = fit.love.c0;
-  endif
-  [m, v, warn] = __sgp_ski_predict__ (stats, copt, fit.weights, Ft, c0, xs,
-                                      check_threads (opts.threads, fname), fname, xarg);
+  ## the core checks the fit, the options (variance, backend: by default the fit's) and xs
+  [m, v, warn] = __sgp_ski_predict__ (fit, fname, "fit", xs, xarg, varargin{:});
   if (! isempty (warn))
     warning ("scalegp:not-converged", "%s", warn);  # worded by the core
   endif

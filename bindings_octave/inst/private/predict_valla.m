@@ -20,26 +20,13 @@
 
 function pred = predict_valla (fit, xnew, varargin)
   fname = "scalegp_predict";
-  opts = parse_options (fname, struct ("full_cov", false, "prob_method", "probit",
-                                       "mc_samples", 2048, "seed", [], "type", "list",
-                                       "threads", 0), varargin{:});
-  need = {"model", "likelihood", "method", "inducing", "tags", "layers", "P1", "P2", ...
-          "prior", "closed_form", "prior_var", "noise", "y_mean", "y_sd"};
-  check_fit_fields (fit, need, "valla", fname);
+  [front, opts] = split_options (fname, {"seed"}, varargin{:});
+  __sgp_valla_predict__ (fit, fname, "fit");  # the core checks the fit's fields
   m = fit.model;
-  if (! (isstruct (m) && isscalar (m) && isfield (m, "W") && iscell (m.W) && ! isempty (m.W)
-         && isnumeric (m.W{1}) && ismatrix (m.W{1})))
-    arg_error (fname, "fit", "field 'model' is not a network struct (the fit is damaged; refit it)");
+  if (! (isfield (m, "W") && iscell (m.W) && ! isempty (m.W) && isnumeric (m.W{1})
+         && ismatrix (m.W{1})))
+    arg_error (fname, "fit.model", "is not a network struct (the fit is damaged; refit it)");
   endif
-  fit.likelihood = check_choice (fit.likelihood, {"gaussian", "softmax", "bernoulli"}, fname,
-                                 "fit.likelihood");
-  for f = {"prior", "closed_form"}     # before the oct-file reads them as numbers
-    v = fit.(f{1});
-    if (! ((islogical (v) || isnumeric (v)) && isreal (v) && isscalar (v) && (v == 0 || v == 1)))
-      error ("%s: fit field '%s' must be true or false (the fit is damaged; refit it)",
-             fname, f{1});
-    endif
-  endfor
   D = rows (fit.model.W{1});
   if (isfield (fit.model, "transpose") && fit.model.transpose)
     D = columns (fit.model.W{1});
@@ -54,26 +41,16 @@ function pred = predict_valla (fit, xnew, varargin)
     arg_error (fname, "xnew", "%g at row %d, column %d is too large (at most 1e+100 in magnitude: larger values overflow; rescale them)",
                xnew(r, c), r, c);
   endif
-  full_cov = check_flag (opts.full_cov, fname, "full_cov");
-  prob_method = check_choice (opts.prob_method, {"probit", "mc"}, fname, "prob_method");
-  mc_samples = check_count (opts.mc_samples, fname, "mc_samples", 1);
-  seed = opts.seed;
-  if (isempty (seed))
-    seed = 0;
-    if (isfield (fit, "seed"))
-      seed = fit.seed;
-    endif
+  seed = front.seed;  # by default the fit's (Octave's habit; R draws one from its RNG)
+  if (isempty (seed) && isfield (fit, "seed"))
+    seed = fit.seed;
   endif
-  seed = check_count (seed, fname, "seed", 0);
-  type = check_choice (opts.type, {"list", "response", "class"}, fname, "type");
-  threads = check_threads (opts.threads, fname);
+  ## the options go to the core's table "valla_predict" (type, full_cov, prob_method,
+  ## mc_samples; seed and threads: the context), which checks them against the fit
+  p = __sgp_valla_predict__ (fit.model, fit, xnew, "seed", if_else (isempty (seed), 0, seed),
+                             opts{:});
   cls = ! strcmp (fit.likelihood, "gaussian");
-  if (strcmp (type, "class") && ! cls)
-    arg_error (fname, "type", "\"class\" needs a softmax or bernoulli fit");
-  endif
-
-  p = __sgp_valla_predict__ (fit.model, fit, xnew, full_cov, prob_method, mc_samples, seed,
-                             threads);
+  type = p.type;
 
   pred = struct ("mean", p.mean, "var", p.var);
   if (strcmp (fit.likelihood, "bernoulli"))
@@ -83,7 +60,7 @@ function pred = predict_valla (fit, xnew, varargin)
   else
     pred.latent_var = p.latent_var;
   endif
-  if (full_cov)
+  if (isfield (p, "cov"))
     pred.cov = p.cov;
   endif
   switch (type)

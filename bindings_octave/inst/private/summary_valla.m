@@ -4,9 +4,7 @@
 ## Private: the lines of R's print(summary(<valla fit>)), same words and
 ## formats (a parity test compares them).
 function lines = summary_valla (fit, fname)
-  need = {"model", "method", "likelihood", "n", "d", "C", "inducing", "prior_var", "noise", ...
-          "iterations", "best_iteration", "stopped_early", "history", "clamps"};
-  check_fit_fields (fit, need, "valla", fname);
+  __sgp_valla_predict__ (fit, fname, "fit");  # the core checks the fit's fields
   m = fit.model;
   P = sum (cellfun (@numel, m.W)) + sum (cellfun (@numel, m.b)) + numel (m.skip);
   obj = fit.history.objective;

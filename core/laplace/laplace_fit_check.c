@@ -1,0 +1,168 @@
+/* laplace_fit_check.c -- a gp_laplace fit given back as plain data (an R list or
+ * an Octave struct: saved, reloaded, edited) is checked here, once for both
+ * hosts, before predict, print, summary or plot read it: every field those read,
+ * for type, shape, finiteness and consistency, the error naming the field. */
+#include "laplace.h"
+#include "../fit_data.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const *choices(const char *option)
+{
+  return sgp_opt_find(sgp_verb_options("gp_laplace"), option)->choices;
+}
+
+/* likelihood, n_class, levels and the kernel's name */
+static int check_model(const sgp_fd *f, sgp_likelihood *lik, int64_t *C, sgp_kernel *k)
+{
+  int st, li, ki;
+  if ((st = sgp_fd_string(f, "likelihood", choices("likelihood"), &li))) return st;
+  *lik = (sgp_likelihood)li;
+  const char *ln = choices("likelihood")[li];
+  const int softmax = *lik == SGP_LIK_SOFTMAX;
+  const sgp_value *c = sgp_fd_elt(f->fit, "n_class");
+  if (c->type != SGP_VAL_REAL || c->len != 1 || !isfinite(c->real[0]) ||
+      c->real[0] != floor(c->real[0]) || (softmax && c->real[0] < 2) ||
+      (!softmax && c->real[0] != 1))
+    return sgp_fd_bad(f, "n_class", "must be %s for likelihood = \"%s\"",
+                      softmax ? "a whole number >= 2" : "1", ln);
+  *C = (int64_t)c->real[0];
+  const sgp_value *lev = sgp_fd_elt(f->fit, "levels");
+  const int64_t nl = *C > 2 ? *C : 2;
+  if (!sgp_fd_is_nothing(lev) && (lev->type != SGP_VAL_STRING || lev->len != nl))
+    return sgp_fd_bad(f, "levels", "must be empty or %lld class names", (long long)nl);
+  const sgp_value *kv = sgp_fd_elt(f->fit, "kernel");
+  const sgp_fd kf = {f->ctx, kv, f->arg, f->sep, NULL};
+  memset(k, 0, sizeof *k);
+  if (kv->type != SGP_VAL_LIST || sgp_fd_string(&kf, "kernel", sgp_kernel_names, &ki)) {
+    char list[128] = "";
+    for (int i = 0; sgp_kernel_names[i]; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", i ? ", " : "",
+               sgp_kernel_names[i]);
+    return sgp_fd_bad(f, "kernel", "must be a list or struct of kernel (one of %s), "
+                      "lengthscale, outputscale", list);
+  }
+  k->kind = (sgp_kernel_kind)ki;
+  return SGP_OK;
+}
+
+/* x (n x d); f, var, weights (n x C); root (nC x r); the kernel's scales */
+static int check_arrays(const sgp_fd *f, int64_t C, sgp_cmat *X, sgp_cmat *W, sgp_cmat *R,
+                        sgp_kernel *k)
+{
+  int st;
+  sgp_cmat m;
+  if ((st = sgp_fd_matrix(f, "x", -1, -1, X))) return st;
+  const int64_t n = X->rows, d = X->cols;
+  if (!n || !d) return sgp_fd_bad(f, "x", "is empty (%lld x %lld)", (long long)n, (long long)d);
+  if ((st = sgp_fd_matrix(f, "f", n, C, &m)) || (st = sgp_fd_matrix(f, "var", n, C, &m)) ||
+      (st = sgp_fd_matrix(f, "weights", n, C, W)))
+    return st;
+  for (int64_t i = 0; i < n * C; i++)
+    if (m.data[i] < 0) return sgp_fd_bad(f, "var", "has negative variances");
+  if ((st = sgp_fd_matrix(f, "root", n * C, -1, R))) return st;
+  const sgp_value *kv = sgp_fd_elt(f->fit, "kernel");
+  const sgp_value *ell = sgp_fd_elt(kv, "lengthscale"), *s2 = sgp_fd_elt(kv, "outputscale");
+  int ok = ell->type == SGP_VAL_REAL && (ell->len == 1 || ell->len == d) && sgp_fd_finite(ell);
+  for (int64_t i = 0; ok && i < ell->len; i++) ok = ell->real[i] > 0;
+  if (!ok)
+    return sgp_fd_bad(f, "kernel", "must have 1 or d = %lld positive finite lengthscales",
+                      (long long)d);
+  if (s2->type != SGP_VAL_REAL || s2->len != 1 || !isfinite(s2->real[0]) || !(s2->real[0] > 0))
+    return sgp_fd_bad(f, "kernel", "must have one positive finite outputscale");
+  k->lengthscale = ell->real;
+  k->n_lengthscale = ell->len;
+  k->outputscale = s2->real[0];
+  return SGP_OK;
+}
+
+static int label_ok(sgp_likelihood lik, double y, int64_t C)
+{
+  switch (lik) {
+  case SGP_LIK_BERNOULLI: return y == 0 || y == 1;
+  case SGP_LIK_POISSON: return y >= 0 && y == floor(y);
+  case SGP_LIK_SOFTMAX: return y >= 1 && y <= (double)C && y == floor(y);
+  default: return 1;
+  }
+}
+
+/* y (labels valid for the likelihood), noise (gaussian), offset (poisson) */
+static int check_data(const sgp_fd *f, sgp_likelihood lik, int64_t n, int64_t C, double *noise)
+{
+  const char *ln = choices("likelihood")[lik];
+  const sgp_value *y = sgp_fd_elt(f->fit, "y");
+  int ok = y->type == SGP_VAL_REAL && y->len == n && sgp_fd_finite(y);
+  for (int64_t i = 0; ok && i < n; i++) ok = label_ok(lik, y->real[i], C);
+  if (!ok)
+    return sgp_fd_bad(f, "y", "must be %lld finite labels valid for likelihood = \"%s\"",
+                      (long long)n, ln);
+  const sgp_value *nv = sgp_fd_elt(f->fit, "noise");
+  if (lik == SGP_LIK_GAUSSIAN) {
+    ok = nv->type == SGP_VAL_REAL && (nv->len == 1 || nv->len == n) && sgp_fd_finite(nv);
+    for (int64_t i = 0; ok && i < nv->len; i++) ok = nv->real[i] > 0;
+    if (!ok)
+      return sgp_fd_bad(f, "noise", "must be 1 or %lld positive finite variances", (long long)n);
+    *noise = nv->real[0];
+  } else if (!sgp_fd_is_nothing(nv)) {
+    return sgp_fd_bad(f, "noise", "must be empty for likelihood = \"%s\"", ln);
+  }
+  const sgp_value *off = sgp_fd_elt(f->fit, "offset");
+  if (!sgp_fd_is_nothing(off) && (lik != SGP_LIK_POISSON || off->type != SGP_VAL_REAL ||
+                                  off->len != n || !sgp_fd_finite(off)))
+    return sgp_fd_bad(f, "offset", "must be empty or, for likelihood = \"poisson\", %lld finite "
+                      "numbers", (long long)n);
+  return SGP_OK;
+}
+
+/* counters, status and history; a root without columns only with no solver
+ * iteration (else predict would give the prior) */
+static int check_run(const sgp_fd *f, int64_t r)
+{
+  static const char *const hist[] = {"newton", "total", "residual", "trace"};
+  static const char *const steps[] = {"delta"};
+  double steps_n, iters;
+  int st, conv;
+  if ((st = sgp_fd_whole(f, "newton_steps", 0, &steps_n)) ||
+      (st = sgp_fd_whole(f, "iterations", 0, &iters)))
+    return st;
+  if ((r == 0) != (iters == 0))
+    return sgp_fd_bad(f, "root", "has %lld columns but the fit took %.15g solver iterations",
+                      (long long)r, iters);
+  if ((st = sgp_fd_flag(f, "converged", &conv)) || (st = sgp_fd_string(f, "policy", NULL, NULL)) ||
+      (st = sgp_fd_string(f, "stop_reason", NULL, NULL)) ||
+      (st = sgp_fd_string(f, "policy", choices("policy"), NULL)) ||
+      (st = sgp_fd_columns(f, "history", hist, 4)) || (st = sgp_fd_columns(f, "steps", steps, 1)))
+    return st;
+  const sgp_value *h = sgp_fd_elt(f->fit, "hyper");
+  if (!sgp_fd_is_nothing(h) && h->type != SGP_VAL_LIST)
+    return sgp_fd_bad(f, "hyper", "must be a list or struct");
+  return SGP_OK;
+}
+
+int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
+                          sgp_laplace_fit_t *view, sgp_kernel *k)
+{
+  sgp_fd f;
+  sgp_likelihood lik;
+  int64_t C = 1;
+  sgp_cmat X, W, R;
+  double noise = 0;
+  int st;
+  static const char *const need[] = {"x", "weights", "root", "likelihood", "n_class", "kernel",
+                                     "f", "var", "y", "newton_steps", "iterations", "converged",
+                                     "policy", "stop_reason", "history", "steps", NULL};
+  if ((st = sgp_fd_begin(&f, ctx, fit, arg, sep, "gp_laplace", need, NULL)) ||
+      (st = check_model(&f, &lik, &C, k)) || (st = check_arrays(&f, C, &X, &W, &R, k)) ||
+      (st = check_data(&f, lik, X.rows, C, &noise)) || (st = check_run(&f, R.cols)))
+    return st;
+  /* the constant prior mean (absent from fits saved before it existed) */
+  const sgp_value *mean = sgp_fd_elt(sgp_fd_elt(fit, "hyper"), "mean");
+  if (!sgp_fd_is_nothing(mean) && !sgp_fd_is_numeric(mean))
+    return sgp_fd_bad(&f, "hyper", "must have a numeric mean (the constant prior mean)");
+  const sgp_cmat mv = sgp_fd_is_numeric(mean) && mean->len
+                        ? sgp_cmat_of(mean->real, mean->len, 1) : sgp_cmat_of(NULL, 0, 0);
+  return sgp_laplace_fit_view(ctx, view, X, W, R.cols ? R : sgp_cmat_of(NULL, 0, 0), k, lik,
+                              noise, mv);
+}

@@ -1,0 +1,41 @@
+/* laplace_predict_options.c -- the options of gp_laplace's predictions (R's
+ * predict.gp_laplace, Octave's scalegp_predict) and their rules against the fit:
+ * defined once, as the verbs' are (sgp_options.h). */
+#include "laplace.h"
+#include "sgp_options.h"
+
+#include <stddef.h>
+
+#define OFF(field) offsetof(sgp_laplace_predict_opts, field)
+
+static const char *const type_names[] = {"list", "response", "class", NULL}; /* SGP_PREDICT_* */
+
+static const sgp_opt_spec specs[] = {
+  {"offset", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(offset), SGP_STORE_DOUBLE, 0,
+   "Poisson log exposure at the new inputs (NULL: 0)"},
+  {"type", SGP_OPT_CHOICE, "\"list\"", 0, 0, 0, type_names, OFF(type), SGP_STORE_INT, 0,
+   "\"list\" (latent mean and variance and the response), \"response\" or \"class\""},
+};
+
+const sgp_verb_table sgp_laplace_predict_table = {"gp_laplace_predict", specs,
+                                                  (int)(sizeof specs / sizeof specs[0]), 0};
+
+void sgp_laplace_predict_opts_default(sgp_laplace_predict_opts *o)
+{
+  o->type = SGP_PREDICT_LIST;
+  o->offset = sgp_cmat_of(NULL, 0, 0);
+}
+
+int sgp_laplace_predict_check(sgp_ctx *ctx, const sgp_laplace_fit_t *fit,
+                              const sgp_laplace_predict_opts *o, int64_t m)
+{
+  if (o->offset.data && fit->likelihood != SGP_LIK_POISSON)
+    return sgp_fail(ctx, SGP_EINVAL, "offset: is only used with likelihood = \"poisson\"");
+  if (o->offset.data && o->offset.rows * o->offset.cols != m)
+    return sgp_fail(ctx, SGP_EDIM, "offset: must be %lld finite numbers, one per new input "
+                    "(got %lld)", (long long)m, (long long)(o->offset.rows * o->offset.cols));
+  if (o->type == SGP_PREDICT_CLASS && fit->likelihood != SGP_LIK_BERNOULLI &&
+      fit->likelihood != SGP_LIK_SOFTMAX)
+    return sgp_fail(ctx, SGP_EINVAL, "type: \"class\" needs a bernoulli or softmax fit");
+  return SGP_OK;
+}
