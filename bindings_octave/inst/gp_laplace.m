@@ -65,7 +65,7 @@
 ## @item @qcode{"precond_rank"}
 ## policy cg: rank of a pivoted-Cholesky preconditioner of K + W^-1 that picks the actions (0: none; not softmax) (default @code{0}).
 ## @item @qcode{"class_actions"}
-## softmax with C > 2, policy cg: each action's C class blocks (centred per point) are C actions from its one kernel product (default @code{true}).
+## softmax with C > 2, policy cg: each action's C class blocks (centred per point) are C actions from its one kernel product (where their buffers fit in a quarter of the memory) (default @code{true}).
 ## @item @qcode{"rank"}
 ## compression rank of the recycled actions (Inf: none) (default @code{Inf}).
 ## @item @qcode{"tol"}

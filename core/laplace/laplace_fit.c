@@ -1082,9 +1082,15 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   dopts.cache_bytes = o->kernel_cache_bytes;
   if ((st = sgp_op_dense_kernel(ctx, &o->kernel, X, &dopts, &R->op_own, NULL))) return st;
   R->op = &R->op_own;
-  /* class actions: C > 2 (with two classes both centred blocks are the action) */
+  /* class actions: C > 2 (with two classes both centred blocks are the action),
+   * while their C times wider solver buffers (S, T, Q and work: 4 NC cap doubles)
+   * fit in a quarter of the memory; larger problems take one action per iteration
+   * (n = 2e4, C = 10 at the defaults would need 6.4 GB, the paper's budgets more) */
   R->per = o->class_actions && o->policy == SGP_POLICY_CG &&
            o->likelihood == SGP_LIK_SOFTMAX && C > 2 ? C : 1;
+  const double mem = sgp_phys_mem_bytes();
+  if (R->per > 1 && mem > 0.0 && 32.0 * (double)NC * (double)buffer_cap(o, NC, R->per) > 0.25 * mem)
+    R->per = 1;
   const int64_t step = (int64_t)o->max_iter * R->per, cap = buffer_cap(o, NC, R->per);
   const int64_t steps_iter = (int64_t)o->max_newton * step;
   R->hist_cap = steps_iter;

@@ -57,7 +57,7 @@ static const sgp_opt_spec specs[] = {
    "(0: none; not softmax)"},
   {"class_actions", SGP_OPT_FLAG, "TRUE", 0, 0, 0, NULL, OFF(class_actions), SGP_STORE_INT, 0,
    "softmax with C > 2, policy cg: each action's C class blocks (centred per point) are C "
-   "actions from its one kernel product"},
+   "actions from its one kernel product (where their buffers fit in a quarter of the memory)"},
   {"rank", SGP_OPT_COUNT, "Inf", 0, 9007199254740992.0, SGP_OPT_INF_NONE, NULL, OFF(rank),
    SGP_STORE_INT64, 0, "compression rank of the recycled actions (Inf: none)"},
   {"tol", SGP_OPT_REAL, "1e-06", 0, INFINITY, 0, NULL, OFF(tol), SGP_STORE_DOUBLE, 0,
