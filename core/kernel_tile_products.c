@@ -101,9 +101,7 @@ static int wide_registers(void)
 {
   if (wide_forced >= 0) return wide_forced;
 #if defined(__GNUC__) && defined(__x86_64__)
-  static int wide = -1;
-  if (wide < 0) wide = __builtin_cpu_supports("avx512vl") ? 1 : 0;
-  return wide;
+  return __builtin_cpu_supports("avx512vl") ? 1 : 0; /* a bit of a global the loader set */
 #else
   return 0;
 #endif
