@@ -236,4 +236,10 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
                               double *U, double *KU, int64_t jprev, int64_t jsolver,
                               double *v, double *Kv, int *newton_iters, int *took_solver);
 
+/* Actions per solver iteration of a fit (laplace_fit.c): C with class actions
+ * (softmax, C > 2, policy cg) where their buffers fit in a quarter of mem bytes
+ * (0: unknown), else 1. */
+int64_t sgp_laplace_actions_per_iteration(const sgp_laplace_opts *o, int64_t C, int64_t NC,
+                                          double mem);
+
 #endif

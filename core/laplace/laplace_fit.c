@@ -1039,6 +1039,20 @@ static int64_t buffer_cap(const sgp_laplace_opts *o, int64_t NC, int64_t per)
   return cap < 1 ? 1 : cap;
 }
 
+/* Class actions: C > 2 (with two classes both centred blocks are the action),
+ * while their C times wider solver buffers (S, T, Q and work: 4 NC cap doubles)
+ * fit in a quarter of mem bytes (0: unknown, no limit); larger problems take one
+ * action per iteration (n = 2e4, C = 10 at the defaults would need 6.4 GB). */
+int64_t sgp_laplace_actions_per_iteration(const sgp_laplace_opts *o, int64_t C, int64_t NC,
+                                          double mem)
+{
+  if (!(o->class_actions && o->policy == SGP_POLICY_CG && o->likelihood == SGP_LIK_SOFTMAX &&
+        C > 2))
+    return 1;
+  if (mem > 0.0 && 32.0 * (double)NC * (double)buffer_cap(o, NC, C) > 0.25 * mem) return 1;
+  return C;
+}
+
 /* Unit-vector actions (cholesky policy, or the cg fill): blocks of kernel
  * columns, the prepared inputs and the point order. */
 static int units_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int unit_block, int64_t cap)
@@ -1082,15 +1096,7 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   dopts.cache_bytes = o->kernel_cache_bytes;
   if ((st = sgp_op_dense_kernel(ctx, &o->kernel, X, &dopts, &R->op_own, NULL))) return st;
   R->op = &R->op_own;
-  /* class actions: C > 2 (with two classes both centred blocks are the action),
-   * while their C times wider solver buffers (S, T, Q and work: 4 NC cap doubles)
-   * fit in a quarter of the memory; larger problems take one action per iteration
-   * (n = 2e4, C = 10 at the defaults would need 6.4 GB, the paper's budgets more) */
-  R->per = o->class_actions && o->policy == SGP_POLICY_CG &&
-           o->likelihood == SGP_LIK_SOFTMAX && C > 2 ? C : 1;
-  const double mem = sgp_phys_mem_bytes();
-  if (R->per > 1 && mem > 0.0 && 32.0 * (double)NC * (double)buffer_cap(o, NC, R->per) > 0.25 * mem)
-    R->per = 1;
+  R->per = sgp_laplace_actions_per_iteration(o, C, NC, sgp_phys_mem_bytes());
   const int64_t step = (int64_t)o->max_iter * R->per, cap = buffer_cap(o, NC, R->per);
   const int64_t steps_iter = (int64_t)o->max_newton * step;
   R->hist_cap = steps_iter;

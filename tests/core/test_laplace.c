@@ -1620,6 +1620,30 @@ static void recycled_span_reaches_exact_state(void **state)
   }
 }
 
+/* Class actions only where their buffers (32 NC cap bytes: S, T, Q and work of
+ * NC x cap doubles) fit in a quarter of the memory; cap here is the defaults'
+ * max_iter C max_newton = 5 * 10 * 20 = 1000 columns of NC = 2e5 (n = 2e4):
+ * 6.4e9 bytes, so the guard switches at 25.6 GB. */
+static void class_actions_fit_in_memory(void **state)
+{
+  (void)state;
+  sgp_laplace_opts o;
+  sgp_laplace_opts_default(&o);
+  o.likelihood = SGP_LIK_SOFTMAX;
+  const int64_t C = 10, NC = 20000 * C;
+  const double need = 32.0 * (double)NC * 1000.0;
+  assert_int_equal(sgp_laplace_actions_per_iteration(&o, C, NC, 0.0), C);      /* unknown */
+  assert_int_equal(sgp_laplace_actions_per_iteration(&o, C, NC, 4.0 * need), C);
+  assert_int_equal(sgp_laplace_actions_per_iteration(&o, C, NC, 4.0 * need - 1e6), 1);
+  assert_int_equal(sgp_laplace_actions_per_iteration(&o, C, NC, 24e9), 1);     /* this kind */
+  assert_int_equal(sgp_laplace_actions_per_iteration(&o, 2, 2 * 20000, 0.0), 1); /* C = 2 */
+  o.class_actions = 0;
+  assert_int_equal(sgp_laplace_actions_per_iteration(&o, C, NC, 0.0), 1);
+  o.class_actions = 1;
+  o.policy = SGP_POLICY_CHOLESKY;
+  assert_int_equal(sgp_laplace_actions_per_iteration(&o, C, NC, 0.0), 1);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -1654,6 +1678,7 @@ int main(void)
     cmocka_unit_test(class_actions_are_galerkin_on_class_blocks),
     cmocka_unit_test(class_actions_need_three_classes),
     cmocka_unit_test(recycled_span_reaches_exact_state),
+    cmocka_unit_test(class_actions_fit_in_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
