@@ -144,13 +144,8 @@ int sgp_kcache_apply_chunked(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat 
         for (int64_t i0 = j0 + nj; i0 < n; i0 += t) {
           const int64_t ni = i0 + t <= n ? t : n - i0;
           const double *B = K + i0 + j0 * n;
-          if (m <= SGP_TILE_PRODUCT_MAX_NB) { /* no packing copies of the tile */
-            sgp_tile_product_n(ni, nj, m, B, n, v + j0, V.ld, a + i0, lda);
-            sgp_tile_product_t(ni, nj, m, B, n, v + i0, V.ld, a + j0, lda);
-            continue;
-          }
-          (void)sgp_gemm(ctx, 'N', 'N', ni, m, nj, 1.0, B, n, v + j0, V.ld, 1.0, a + i0, lda);
-          (void)sgp_gemm(ctx, 'T', 'N', nj, m, ni, 1.0, B, n, v + i0, V.ld, 1.0, a + j0, lda);
+          sgp_tile_product_n(ctx, ni, nj, m, B, n, v + j0, V.ld, a + i0, lda);
+          sgp_tile_product_t(ctx, ni, nj, m, B, n, v + i0, V.ld, a + j0, lda);
         }
       }
       /* y += the other threads' sums, in thread order */

@@ -61,16 +61,9 @@ int sgp_kernel_apply_symmetric(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kpre
           for (int64_t i0 = j0; i0 < n; i0 += t) {
             const int64_t ni = i0 + t <= n ? t : n - i0;
             sgp_kernel_tile(ctx, k, a, i0, ni, a, j0, nj, kt, ni);
-            if (nb <= SGP_TILE_PRODUCT_MAX_NB) {
-              sgp_tile_product_n(ni, nj, nb, kt, ni, V.data + j0, V.ld, y + i0, ldy);
-              if (i0 != j0) sgp_tile_product_t(ni, nj, nb, kt, ni, V.data + i0, V.ld, y + j0, ldy);
-              continue;
-            }
-            (void)sgp_gemm(ctx, 'N', 'N', ni, nb, nj, 1.0, kt, ni, V.data + j0, V.ld, 1.0,
-                           y + i0, ldy);
+            sgp_tile_product_n(ctx, ni, nj, nb, kt, ni, V.data + j0, V.ld, y + i0, ldy);
             if (i0 != j0)
-              (void)sgp_gemm(ctx, 'T', 'N', nj, nb, ni, 1.0, kt, ni, V.data + i0, V.ld, 1.0,
-                             y + j0, ldy);
+              sgp_tile_product_t(ctx, ni, nj, nb, kt, ni, V.data + i0, V.ld, y + j0, ldy);
           }
         }
       }

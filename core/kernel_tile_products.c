@@ -116,7 +116,7 @@ static int wide_registers(void)
   case cb: t_block(jb, cb, ni, kj, ldk, v + c * ldv, ldv, y + j + c * ldy, ldy); break;
 
 /* y[0..ni, 0..nb) += K v, K ni x nj (ld ldk), v nj x nb (ld ldv) */
-TILE_CLONES void sgp_tile_product_n(int64_t ni, int64_t nj, int64_t nb, const double *K,
+TILE_CLONES static void blocked_n(int64_t ni, int64_t nj, int64_t nb, const double *K,
                                     int64_t ldk, const double *v, int64_t ldv, double *y,
                                     int64_t ldy)
 {
@@ -138,7 +138,7 @@ TILE_CLONES void sgp_tile_product_n(int64_t ni, int64_t nj, int64_t nb, const do
 
 /* y[0..nj, 0..nb) += K' v, K ni x nj (ld ldk), v ni x nb (ld ldv): 4 (AVX-512)
  * or 2 tile columns against up to 5 columns of v */
-TILE_CLONES void sgp_tile_product_t(int64_t ni, int64_t nj, int64_t nb, const double *K,
+TILE_CLONES static void blocked_t(int64_t ni, int64_t nj, int64_t nb, const double *K,
                                     int64_t ldk, const double *v, int64_t ldv, double *y,
                                     int64_t ldy)
 {
@@ -159,4 +159,18 @@ TILE_CLONES void sgp_tile_product_t(int64_t ni, int64_t nj, int64_t nb, const do
     for (int64_t c = 0; c < nb; c += 5)
       switch (nb - c < 5 ? nb - c : 5) { T_CASE(1, 1) T_CASE(1, 2) T_CASE(1, 3) T_CASE(1, 4) T_CASE(1, 5) }
   }
+}
+
+void sgp_tile_product_n(sgp_ctx *ctx, int64_t ni, int64_t nj, int64_t nb, const double *K,
+                        int64_t ldk, const double *v, int64_t ldv, double *y, int64_t ldy)
+{
+  if (nb <= SGP_TILE_PRODUCT_MAX_NB) blocked_n(ni, nj, nb, K, ldk, v, ldv, y, ldy);
+  else (void)sgp_gemm(ctx, 'N', 'N', ni, nb, nj, 1.0, K, ldk, v, ldv, 1.0, y, ldy);
+}
+
+void sgp_tile_product_t(sgp_ctx *ctx, int64_t ni, int64_t nj, int64_t nb, const double *K,
+                        int64_t ldk, const double *v, int64_t ldv, double *y, int64_t ldy)
+{
+  if (nb <= SGP_TILE_PRODUCT_MAX_NB) blocked_t(ni, nj, nb, K, ldk, v, ldv, y, ldy);
+  else (void)sgp_gemm(ctx, 'T', 'N', nj, nb, ni, 1.0, K, ldk, v, ldv, 1.0, y, ldy);
 }

@@ -51,11 +51,13 @@ int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
  * copies of Y; when those exceed SGP_KSYM_ACC_DOUBLES (or cannot be allocated)
  * it runs sgp_kernel_apply_prepared instead. */
 /* The two products of such a tile (kernel_tile_products.c): y += K v and
- * y += K' v for an ni x nj tile K (ld ldk) and nb columns of v and y. */
-void sgp_tile_product_n(int64_t ni, int64_t nj, int64_t nb, const double *K, int64_t ldk,
-                        const double *v, int64_t ldv, double *y, int64_t ldy);
-void sgp_tile_product_t(int64_t ni, int64_t nj, int64_t nb, const double *K, int64_t ldk,
-                        const double *v, int64_t ldv, double *y, int64_t ldy);
+ * y += K' v for an ni x nj tile K (ld ldk) and nb columns of v and y, in
+ * register blocks read straight from the tile up to SGP_TILE_PRODUCT_MAX_NB
+ * columns, by BLAS beyond. */
+void sgp_tile_product_n(sgp_ctx *ctx, int64_t ni, int64_t nj, int64_t nb, const double *K,
+                        int64_t ldk, const double *v, int64_t ldv, double *y, int64_t ldy);
+void sgp_tile_product_t(sgp_ctx *ctx, int64_t ni, int64_t nj, int64_t nb, const double *K,
+                        int64_t ldk, const double *v, int64_t ldv, double *y, int64_t ldy);
 /* Widths up to this take the register-blocked tile products (as fast as or
  * faster than two BLAS calls up to b = 80 in make bench-kernel BENCH_B=...);
  * wider blocks amortize BLAS's packing of the tile. */

@@ -56,15 +56,10 @@ int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
         for (int64_t j0 = 0; j0 < n2; j0 += t) {
           const int64_t nj = j0 + t <= n2 ? t : n2 - j0;
           sgp_kernel_tile(ctx, k, a, i0, ni, b, j0, nj, kt, ni);
-          if (nb > SGP_TILE_PRODUCT_MAX_NB) {
-            (void)sgp_gemm(ctx, 'N', 'N', ni, nb, nj, 1.0, kt, ni, V.data + j0, V.ld,
-                           j0 == 0 ? 0.0 : 1.0, Y.data + i0, Y.ld);
-            continue;
-          }
           if (j0 == 0)
             for (int64_t c = 0; c < nb; c++)
               memset(Y.data + i0 + c * Y.ld, 0, (size_t)ni * sizeof(double));
-          sgp_tile_product_n(ni, nj, nb, kt, ni, V.data + j0, V.ld, Y.data + i0, Y.ld);
+          sgp_tile_product_n(ctx, ni, nj, nb, kt, ni, V.data + j0, V.ld, Y.data + i0, Y.ld);
         }
       }
       free(kt);

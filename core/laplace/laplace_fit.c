@@ -181,6 +181,13 @@ static void record(run_t *R, int64_t j, double rho, double bnorm, double alpha, 
   R->J++;
 }
 
+/* No room for another action: the buffer, the history or max_total_iter is full. */
+static int budget_spent(const run_t *R)
+{
+  const int64_t cap_total = R->o->max_total_iter;
+  return R->it.B >= R->it.cap || R->J >= R->hist_cap || (cap_total >= 0 && R->J >= cap_total);
+}
+
 /* Unit-vector action number k (class-fastest over points) -> storage index. */
 static int64_t unit_index(const run_t *R, int64_t k, int permuted)
 {
@@ -420,8 +427,7 @@ static int solve_stop(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, int *reaso
     *reason = SGP_STOP_EXHAUSTED;
     return SGP_OK;
   }
-  if ((o->max_total_iter >= 0 && R->J >= o->max_total_iter) || it->B >= it->cap ||
-      R->J >= R->hist_cap) {
+  if (budget_spent(R)) {
     *reason = SGP_STOP_BUDGET;
     return SGP_OK;
   }
@@ -627,7 +633,6 @@ static int class_actions_take(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, in
 {
   sgp_itergp *it = &R->it;
   const int64_t n = it->n, C = it->C, NC = it->NC;
-  const sgp_laplace_opts *o = R->o;
   double *s0 = R->cls, *t0 = R->cls + NC, alpha, eta;
   int64_t uidx;
   int st, ok;
@@ -637,9 +642,7 @@ static int class_actions_take(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, in
   memcpy(t0, R->t, (size_t)NC * sizeof(double));
   S->iters++;
   for (int64_t c = 0; c < C; c++) {
-    if (it->B >= it->cap || R->J >= R->hist_cap ||
-        (o->max_total_iter >= 0 && R->J >= o->max_total_iter))
-      break;
+    if (budget_spent(R)) break;
     class_block(n, C, c, s0, R->s);
     class_block(n, C, c, t0, R->t);
     if ((st = action_orthogonalize(ctx, R, S->nd, &alpha, &eta, &ok))) return st;

@@ -28,8 +28,10 @@ static void check_sizes(sgp_rng *rng, int64_t ni, int64_t nj, int64_t nb, int tr
         s += (transposed ? K[m + r * ldk] : K[r + m * ldk]) * v[m + c * ldv];
       ref[r + c * ldy] += s;
     }
-  if (transposed) sgp_tile_product_t(ni, nj, nb, K, ldk, v, ldv, y, ldy);
-  else sgp_tile_product_n(ni, nj, nb, K, ldk, v, ldv, y, ldy);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  if (transposed) sgp_tile_product_t(&ctx, ni, nj, nb, K, ldk, v, ldv, y, ldy);
+  else sgp_tile_product_n(&ctx, ni, nj, nb, K, ldk, v, ldv, y, ldy);
   for (int64_t q = 0; q < ldy * nb; q++) {
     const int pad = q % ldy >= ny;
     if (pad ? y[q] != ref[q] : !(fabs(y[q] - ref[q]) <= 1e-13))

@@ -416,7 +416,9 @@ test_that("class_actions (a row of the core's table only) reaches the fit: C act
   expect_equal(ncol(b$root), 6)
   # one iteration: the action s is the sum of its class blocks, so span(S_a) is
   # inside span(S_b) and C_a <= C_b: no variance larger, to rounding (entries
-  # <= outputscale 2, K^ on the centred vectors has condition <= (30 * 2 + 3) / 3)
+  # <= outputscale 2, K^ on the centred vectors has condition <= (30 * 2 + 3) / 3
+  # = 21, so each variance rounds by at most 2 * 21 * NC eps = 2 * 21 * 90 *
+  # 2.2e-16 = 8.4e-13 < 1e-12)
   a1 <- suppressWarnings(fit1(1, class_actions = FALSE))
   b1 <- suppressWarnings(fit1(1, class_actions = TRUE))
   expect_true(all(b1$var <= a1$var + 1e-12))
