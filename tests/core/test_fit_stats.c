@@ -64,8 +64,9 @@ static void metrics_read_pred(void **state)
   int na, nb, nc;
   const char *const *names;
   /* P(y = 1) with labels 0/1 or 1/2, and the n-by-2 matrix with labels 1/2: one answer
-   * (the matrix's P(y = 1) is 1 - (1 - p): one rounding of each p, which moves the
-   * five O(1) metrics of these 4 points by a few eps, below 1e-15) */
+   * (from P(y = 1) alone the other class's probability is the rounded 1 - p, in the
+   * matrix it is the literal: an ulp apart, which moves the five O(1) metrics of
+   * these 4 points by a few eps, below 1e-15) */
   assert_int_equal(sgp_valla_metrics_of(&ctx, &pv, &y01, &none, 0, NULL, NULL, a, &na, &names), SGP_OK);
   assert_int_equal(sgp_valla_metrics_of(&ctx, &pv, &y12, &none, 0, NULL, NULL, b, &nb, &names), SGP_OK);
   assert_int_equal(sgp_valla_metrics_of(&ctx, &Pm, &y12, &none, 0, NULL, NULL, c, &nc, &names), SGP_OK);
