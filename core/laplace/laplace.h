@@ -65,7 +65,8 @@ int  sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplac
 typedef struct {
   int64_t n, C, NC, cap;   /* cap = allocated buffer capacity (columns) */
   int64_t B, r;            /* buffer width, rank of Q */
-  double *S, *T, *Q, *G;   /* NC x cap (ld NC); G cap x cap (ld cap): Q = S G */
+  double *S, *T, *Q, *G;   /* NC x cap (ld NC; S, T: + SGP_ITERGP_SPARE); G cap x cap
+                            * (ld cap): Q = S G */
   double *M, *w, *work;    /* cap x cap, cap, NC x cap */
   double trace_KQ;         /* ||K Q||_F^2 (valid when kq_valid) */
   int64_t dropped;         /* eigenpairs dropped by the last virtual run */
@@ -77,11 +78,21 @@ typedef struct {
    * are computed on demand by sgp_itergp_kq). */
   int64_t *idx;            /* cap: unit index of each column when unit */
   int unit, g_tri, kq_valid;
+  /* kq_stored (the default): work holds K Q (NC x cap). Else (sgp_itergp_kq_implicit)
+   * work is NC x SGP_ITERGP_CHUNK of scratch and K Q = T G is applied as such:
+   * one NC x cap buffer less, for the same flops (the unit-vector paths, which use
+   * work as a dense K, keep it stored). */
+  int kq_stored;
+  double *wb;              /* cap: scratch for G times a vector */
   /* root_lazy: G holds the lower Cholesky factor L of M = S'K^S instead of
    * L^{-T}, and Q is not formed (a Newton step that takes no action needs
    * neither); sgp_itergp_root forms them */
   int root_lazy;
 } sgp_itergp;
+
+/* Columns S and T hold beyond cap: scratch for the globalized step's basis
+ * (laplace_fit.c: v_prev and v beside the last actions), never part of the state. */
+#define SGP_ITERGP_SPARE 2
 
 /* Buffer of n doubles for the solver state, on Linux with huge-page advice when
  * large (page faults and TLB misses); free() releases it. */
@@ -97,8 +108,17 @@ int  sgp_itergp_reserve(sgp_ctx *ctx, sgp_itergp *s, int64_t need, int64_t cap_m
  * rank < 0: no truncation. Sets *finite to 0 when M is not finite. */
 int  sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
                         int64_t rank, double kappa, double eig_rtol, int *finite);
-/* Makes work[:, 0..r-1] = K Q = T G and trace_KQ = ||K Q||_F^2 current. */
+/* Makes trace_KQ = ||K Q||_F^2 current, and work[:, 0..r-1] = K Q = T G when
+ * kq_stored. */
 int  sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s);
+/* Columns of scratch in work when K Q is not stored. */
+#define SGP_ITERGP_CHUNK 8
+/* From now on K Q is applied as T G, not stored (see kq_stored). */
+int  sgp_itergp_kq_implicit(sgp_ctx *ctx, sgp_itergp *s);
+/* y += alpha K Q w (w: r doubles); the trace must be current (sgp_itergp_kq). */
+int  sgp_itergp_kq_axpy(sgp_ctx *ctx, sgp_itergp *s, double alpha, const double *w, double *y);
+/* rowsq[q] = sum_l (K Q)[q, l]^2 (NC), after sgp_itergp_kq. */
+int  sgp_itergp_kq_rowsq(sgp_ctx *ctx, sgp_itergp *s, double *rowsq);
 /* Forms the root (sgp_itergp_root) and K Q (sgp_itergp_kq). When the lazy root is the
  * Cholesky L of P'K^P for a full permutation P of unit actions (B = NC, C = 1, the
  * exact mode), it instead writes rowsq = the row sums of (K Q)^2 in O(NC^2) from
@@ -224,8 +244,8 @@ int  sgp_laplace_precond_apply(sgp_ctx *ctx, const sgp_laplace_precond *p, const
 /* ------------------------------------------------------------ internal: globalized step */
 
 /* The Newton step of a truncated inner solve (laplace_subspace.c): v maximizes
- * Psi = log p(y | m + K v) - 1/2 v'K v over span(U) (U, KU = K U: NC x k, both
- * overwritten), starting from the better of the columns jprev (v_prev) and jsolver
+ * Psi = log p(y | m + K v) - 1/2 v'K v over span(U) (U, KU = K U: NC x k, read
+ * only; scratch O(NC) beyond them), starting from the better of the columns jprev (v_prev) and jsolver
  * (the solver's v, also the v and Kv given). v, Kv stay the solver's
  * (*took_solver = 1) when its gain over v_prev is at least half the optimum's, or
  * when span(U) is numerically empty; else they become the optimum and K times it
@@ -233,7 +253,7 @@ int  sgp_laplace_precond_apply(sgp_ctx *ctx, const sgp_laplace_precond *p, const
  * -1, v and Kv unchanged).
  * *newton_iters: the damped Newton iterations it took. */
 int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m, int64_t k,
-                              double *U, double *KU, int64_t jprev, int64_t jsolver,
+                              const double *U, const double *KU, int64_t jprev, int64_t jsolver,
                               double *v, double *Kv, int *newton_iters, int *took_solver);
 
 /* Actions per solver iteration of a fit (laplace_fit.c): C with class actions

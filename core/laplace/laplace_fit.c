@@ -136,8 +136,8 @@ typedef struct {
   int64_t J, kappa, kprod, hist_cap, cap_max;
   double hist_scale, t0;
   double kx_rowsum;         /* max row sum of K_x (>= lambda_max), 0 until needed */
-  double *sub;              /* U, K U of the globalized step: NC x sub_cap each, or NULL */
-  int64_t sub_cap;
+  int64_t sub_k;            /* > 0: truncated solves take the globalized step over at
+                             * most sub_k of the last actions */
   /* owned by the fit's run (run_setup, run_free) */
   sgp_op op_own;
   sgp_lik lik_own;
@@ -260,9 +260,9 @@ static int reorthogonalize(sgp_ctx *ctx, run_t *R, const double *nd)
   sgp_itergp *it = &R->it;
   const int64_t NC = it->NC, r = it->r;
   int st;
-  if ((st = sgp_itergp_kq(ctx, it))) return st; /* K Q in work */
-  if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, r, 1.0, it->work, NC, R->wr, r, 0.0, R->kd, NC)))
-    return st;
+  if ((st = sgp_itergp_kq(ctx, it))) return st;
+  memset(R->kd, 0, (size_t)NC * sizeof(double));
+  if ((st = sgp_itergp_kq_axpy(ctx, it, 1.0, R->wr, R->kd))) return st; /* K Q w */
   double *e = R->scratch;
   for (int64_t i = 0; i < NC; i++) e[i] = R->s[i] - R->d[i];       /* Q w */
   sgp_lik_winv_add(R->lik, nd, 1, e, R->kd);                        /* K^ Q w */
@@ -582,13 +582,14 @@ static int action_append(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, double 
                        NC)))
       return st;
   }
-  if ((st = sgp_itergp_kq(ctx, it))) return st; /* K Q columns kept in work */
+  if ((st = sgp_itergp_kq(ctx, it))) return st; /* the trace (and K Q when stored) */
   const double se = sqrt(eta), step = alpha / eta;
   const int64_t B = it->B, r = it->r;
   memcpy(it->S + NC * B, R->s, (size_t)NC * sizeof(double));
   memcpy(it->T + NC * B, R->t, (size_t)NC * sizeof(double));
   for (int64_t i = 0; i < NC; i++) it->Q[i + NC * r] = R->d[i] / se;
-  for (int64_t i = 0; i < NC; i++) it->work[i + NC * r] = R->kd[i] / se;
+  if (it->kq_stored)
+    for (int64_t i = 0; i < NC; i++) it->work[i + NC * r] = R->kd[i] / se;
   for (int64_t l = 0; l < r; l++) it->G[B + l * ldg] = 0.0;
   for (int64_t i = 0; i < B; i++) it->G[i + r * ldg] = r > 0 ? -R->gw[i] / se : 0.0;
   it->G[B + r * ldg] = 1.0 / se;
@@ -860,20 +861,17 @@ static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const d
 static int subspace_step(sgp_ctx *ctx, run_t *R, const double *m, const double *g,
                          const double *vprev, double psi, double *v, double *Kv)
 {
-  const sgp_itergp *it = &R->it;
-  const int64_t NC = it->NC;
-  int64_t kb = it->B < R->sub_cap - 2 ? it->B : R->sub_cap - 2, k = kb + 2, l0 = it->B - kb;
-  double *U = R->sub, *KU = R->sub + NC * R->sub_cap;
-  for (int64_t l = 0; l < kb; l++) {
-    double *u = U + l * NC;
-    if (it->unit) { /* S = P_I may be implied by idx only */
-      memset(u, 0, (size_t)NC * sizeof(double));
-      u[it->idx[l0 + l]] = 1.0;
-    } else {
-      memcpy(u, it->S + (l0 + l) * NC, (size_t)NC * sizeof(double));
+  sgp_itergp *it = &R->it;
+  const int64_t NC = it->NC, B = it->B;
+  const int64_t kb = B < R->sub_k ? B : R->sub_k, k = kb + 2, l0 = B - kb;
+  /* U = S[:, l0..B+1], K U = T[:, l0..B+1]: the buffers' spare columns B, B+1
+   * (SGP_ITERGP_SPARE) take v_prev and v, so the basis is not copied */
+  double *U = it->S + l0 * NC, *KU = it->T + l0 * NC;
+  if (it->unit) /* S = P_I may be implied by idx only: write it */
+    for (int64_t l = 0; l < kb; l++) {
+      memset(U + l * NC, 0, (size_t)NC * sizeof(double));
+      U[l * NC + it->idx[l0 + l]] = 1.0;
     }
-    memcpy(KU + l * NC, it->T + (l0 + l) * NC, (size_t)NC * sizeof(double));
-  }
   memcpy(U + kb * NC, vprev, (size_t)NC * sizeof(double));
   memcpy(KU + kb * NC, g, (size_t)NC * sizeof(double));
   memcpy(U + (kb + 1) * NC, v, (size_t)NC * sizeof(double));
@@ -1121,11 +1119,8 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   R->scratch = N->ndtry + NC;
   /* truncated solves of a non-Gaussian likelihood: globalized steps (a Gaussian
    * one's Newton steps continue one IterGP run, whose posterior is the answer) */
-  if (o->damping && (int64_t)o->max_iter < NC && o->likelihood != SGP_LIK_GAUSSIAN) {
-    R->sub_cap = (step < SUBSPACE_ACTIONS ? step : SUBSPACE_ACTIONS) + 2;
-    R->sub = sgp_laplace_big_alloc(2 * NC * R->sub_cap);
-    if (!R->sub) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-  }
+  if (o->damping && (int64_t)o->max_iter < NC && o->likelihood != SGP_LIK_GAUSSIAN)
+    R->sub_k = step < SUBSPACE_ACTIONS ? step : SUBSPACE_ACTIONS;
   if (o->policy == SGP_POLICY_CG && o->precond_rank > 0 &&
       (st = sgp_laplace_precond_new(ctx, &o->kernel, X, o->precond_rank, &R->pc)))
     return st;
@@ -1133,7 +1128,7 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
    * rebuilds the exact state from kernel columns (R->prep) */
   if (o->policy == SGP_POLICY_CHOLESKY || (int64_t)o->max_iter >= NC || cap >= NC)
     return units_setup(ctx, R, X, unit_block, cap);
-  return SGP_OK;
+  return sgp_itergp_kq_implicit(ctx, &R->it); /* K Q = T G: one NC x cap buffer less */
 }
 
 static void run_free(run_t *R)
@@ -1145,7 +1140,6 @@ static void run_free(run_t *R)
   free(R->bidx);
   free(R->bhist);
   free(R->bws);
-  free(R->sub);
   free(R->center);
   free(R->vec);
   free(R->ycopy);
@@ -1268,7 +1262,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
     return SGP_OK;
   }
   /* O8 damping (spec 3.8); a truncated solve: the best step in its subspace */
-  if (o->damping && R->sub && *inner_reason != SGP_STOP_RESID) {
+  if (R->sub_k > 0 && *inner_reason != SGP_STOP_RESID) {
     if ((st = subspace_step(ctx, R, m, N->g, N->vprev, psi, N->v, N->Kv))) return st;
   } else if (o->damping) {
     damped_step(R->lik, NC, m, N->g, N->vprev, psi, N->v, N->Kv, N->ftry, N->ndtry);
@@ -1335,14 +1329,8 @@ static int fit_finish(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, sgp_cmat X
       double *q = (double *)realloc(fit->root, (size_t)(NC * r) * sizeof(double));
       if (q) fit->root = q;
     }
-    if (done) {
-      for (int64_t q = 0; q < NC; q++) fit->var[q] -= R->z[q];
-    } else {
-      for (int64_t l = 0; l < r; l++) { /* column by column (contiguous) */
-        const double *kq = R->it.work + l * NC;
-        for (int64_t q = 0; q < NC; q++) fit->var[q] -= kq[q] * kq[q];
-      }
-    }
+    if (!done && (st = sgp_itergp_kq_rowsq(ctx, &R->it, R->z))) return st;
+    for (int64_t q = 0; q < NC; q++) fit->var[q] -= R->z[q];
   } else {
     fit->root = sgp_alloc(1);
     if (!fit->root) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");

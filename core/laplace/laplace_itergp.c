@@ -50,17 +50,19 @@ int sgp_itergp_init(sgp_ctx *ctx, sgp_itergp *s, int64_t n, int64_t C, int64_t c
   s->NC = n * C;
   s->cap = cap < 1 ? 1 : cap;
   const int64_t NC = s->NC, K = s->cap;
-  s->S = sgp_laplace_big_alloc(NC * K);
-  s->T = sgp_laplace_big_alloc(NC * K);
+  s->S = sgp_laplace_big_alloc(NC * (K + SGP_ITERGP_SPARE));
+  s->T = sgp_laplace_big_alloc(NC * (K + SGP_ITERGP_SPARE));
   s->Q = sgp_laplace_big_alloc(NC * K);
   s->work = sgp_laplace_big_alloc(NC * K);
   s->G = sgp_laplace_big_alloc(K * K);
   s->M = sgp_laplace_big_alloc(K * K);
   if (s->G) memset(s->G, 0, (size_t)(K * K) * sizeof(double));
   s->w = sgp_alloc(K);
+  s->wb = sgp_alloc(K);
   s->idx = (int64_t *)malloc((size_t)K * sizeof(int64_t));
   s->unit = s->g_tri = s->kq_valid = 0; /* no structure known until a virtual run sees B = 0 */
-  if (!s->S || !s->T || !s->Q || !s->work || !s->G || !s->M || !s->w || !s->idx) {
+  s->kq_stored = 1;
+  if (!s->S || !s->T || !s->Q || !s->work || !s->G || !s->M || !s->w || !s->wb || !s->idx) {
     sgp_itergp_free(s);
     return sgp_fail(ctx, SGP_ENOMEM, "out of memory for the solver buffers (%lld x %lld)",
                     (long long)NC, (long long)K);
@@ -76,8 +78,9 @@ int sgp_itergp_reserve(sgp_ctx *ctx, sgp_itergp *s, int64_t need, int64_t cap_ma
   if (cap <= s->cap) return SGP_OK;
   const int64_t NC = s->NC, old = s->cap;
   double *p[4] = {s->S, s->T, s->Q, s->work};
-  for (int k = 0; k < 4; k++) {
-    double *q = big_realloc(p[k], NC * old, NC * cap);
+  for (int k = 0; k < (s->kq_stored ? 4 : 3); k++) {
+    const int64_t spare = k < 2 ? SGP_ITERGP_SPARE : 0; /* S, T */
+    double *q = big_realloc(p[k], NC * old, NC * (cap + spare));
     if (!q) goto nomem;
     p[k] = q;
     switch (k) { /* keep the owner's pointer current after every successful realloc */
@@ -91,13 +94,13 @@ int sgp_itergp_reserve(sgp_ctx *ctx, sgp_itergp *s, int64_t need, int64_t cap_ma
   if (!idx) goto nomem;
   s->idx = idx;
   double *G = sgp_laplace_big_alloc(cap * cap), *M = sgp_laplace_big_alloc(cap * cap),
-         *w = sgp_alloc(cap);
-  if (!G || !M || !w) { free(G); free(M); free(w); goto nomem; }
+         *w = sgp_alloc(cap), *wb = sgp_alloc(cap);
+  if (!G || !M || !w || !wb) { free(G); free(M); free(w); free(wb); goto nomem; }
   memset(G, 0, (size_t)(cap * cap) * sizeof(double));
   for (int64_t j = 0; j < s->B; j++)
     memcpy(G + j * cap, s->G + j * old, (size_t)s->B * sizeof(double));
-  free(s->G); free(s->M); free(s->w);
-  s->G = G; s->M = M; s->w = w;
+  free(s->G); free(s->M); free(s->w); free(s->wb);
+  s->G = G; s->M = M; s->w = w; s->wb = wb;
   s->cap = cap;
   return SGP_OK;
 nomem:
@@ -108,10 +111,60 @@ nomem:
 void sgp_itergp_free(sgp_itergp *s)
 {
   free(s->S); free(s->T); free(s->Q); free(s->work);
-  free(s->G); free(s->M); free(s->w); free(s->idx);
-  s->S = s->T = s->Q = s->work = s->G = s->M = s->w = NULL;
+  free(s->G); free(s->M); free(s->w); free(s->wb); free(s->idx);
+  s->S = s->T = s->Q = s->work = s->G = s->M = s->w = s->wb = NULL;
   s->idx = NULL;
   s->B = s->r = 0;
+}
+
+int sgp_itergp_kq_implicit(sgp_ctx *ctx, sgp_itergp *s)
+{
+  if (!s->kq_stored) return SGP_OK;
+  double *w = sgp_laplace_big_alloc(s->NC * SGP_ITERGP_CHUNK);
+  if (!w) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  free(s->work);
+  s->work = w;
+  s->kq_stored = 0;
+  return SGP_OK;
+}
+
+/* M[:, 0..B) = S'(T + W^{-1} S) (row gather S' = P_I' when unit), Y = T + W^{-1} S
+ * formed SGP_ITERGP_CHUNK columns at a time in work when K Q is not stored. */
+static int m_from_actions(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd)
+{
+  const int64_t NC = s->NC, B = s->B, ldg = s->cap;
+  const int64_t jc = s->kq_stored ? B : SGP_ITERGP_CHUNK;
+  for (int64_t j0 = 0; j0 < B; j0 += jc) {
+    const int64_t jb = B - j0 < jc ? B - j0 : jc;
+    memcpy(s->work, s->T + j0 * NC, (size_t)(NC * jb) * sizeof(double));
+    sgp_lik_winv_add(lik, nd, jb, s->S + j0 * NC, s->work);
+    if (s->unit) {
+      for (int64_t j = 0; j < jb; j++)
+        for (int64_t i = 0; i < B; i++) s->M[i + (j0 + j) * ldg] = s->work[s->idx[i] + j * NC];
+    } else {
+      int st = sgp_gemm(ctx, 'T', 'N', B, jb, NC, 1.0, s->S, NC, s->work, NC, 0.0,
+                        s->M + j0 * ldg, ldg);
+      if (st) return st;
+    }
+  }
+  return SGP_OK;
+}
+
+/* X <- X U (X: NC x B, ld NC; U: B x k, ld B) in place, a panel of rows at a
+ * time through work (each row of the product needs only that row of X). */
+static int rotate_in_place(sgp_ctx *ctx, sgp_itergp *s, double *X, const double *U, int64_t k)
+{
+  const int64_t NC = s->NC, B = s->B;
+  int64_t rb = NC * SGP_ITERGP_CHUNK / (k > 0 ? k : 1);
+  if (rb < 1) rb = 1;
+  for (int64_t i0 = 0; i0 < NC; i0 += rb) {
+    const int64_t ib = NC - i0 < rb ? NC - i0 : rb;
+    int st = sgp_gemm(ctx, 'N', 'N', ib, k, B, 1.0, X + i0, NC, U, B, 0.0, s->work, ib);
+    if (st) return st;
+    for (int64_t l = 0; l < k; l++)
+      memcpy(X + i0 + l * NC, s->work + l * ib, (size_t)ib * sizeof(double));
+  }
+  return SGP_OK;
 }
 
 /* Q = S G: a scatter of G's rows when S = P_I, else a product. */
@@ -225,16 +278,8 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
       for (int64_t i = 0; i < B; i++) s->M[i + j * ldg] = s->T[s->idx[i] + j * NC];
       s->M[j + j * ldg] += nd[s->idx[j]];
     }
-  } else if (s->unit) {
-    memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
-    sgp_lik_winv_add(lik, nd, B, s->S, s->work);
-    for (int64_t j = 0; j < B; j++)
-      for (int64_t i = 0; i < B; i++) s->M[i + j * ldg] = s->work[s->idx[i] + j * NC];
-  } else {
-    memcpy(s->work, s->T, (size_t)(NC * B) * sizeof(double));
-    sgp_lik_winv_add(lik, nd, B, s->S, s->work);
-    if ((st = sgp_gemm(ctx, 'T', 'N', B, B, NC, 1.0, s->S, NC, s->work, NC, 0.0, s->M, ldg)))
-      return st;
+  } else if ((st = m_from_actions(ctx, s, lik, nd))) {
+    return st;
   }
   for (int64_t j = 0; j < B; j++)
     for (int64_t i = j; i < B; i++) {
@@ -280,12 +325,17 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
     }
     for (int64_t l = 0; l < k; l++)
       memcpy(Uk + l * B, s->M + (B - 1 - l) * ldg, (size_t)B * sizeof(double));
-    if ((st = sgp_gemm(ctx, 'N', 'N', NC, k, B, 1.0, s->S, NC, Uk, B, 0.0, s->work, NC)))
-      return st;
-    memcpy(s->S, s->work, (size_t)(NC * k) * sizeof(double));
-    if ((st = sgp_gemm(ctx, 'N', 'N', NC, k, B, 1.0, s->T, NC, Uk, B, 0.0, s->work, NC)))
-      return st;
-    memcpy(s->T, s->work, (size_t)(NC * k) * sizeof(double));
+    if (!s->kq_stored) {
+      if ((st = rotate_in_place(ctx, s, s->S, Uk, k)) || (st = rotate_in_place(ctx, s, s->T, Uk, k)))
+        return st;
+    } else {
+      if ((st = sgp_gemm(ctx, 'N', 'N', NC, k, B, 1.0, s->S, NC, Uk, B, 0.0, s->work, NC)))
+        return st;
+      memcpy(s->S, s->work, (size_t)(NC * k) * sizeof(double));
+      if ((st = sgp_gemm(ctx, 'N', 'N', NC, k, B, 1.0, s->T, NC, Uk, B, 0.0, s->work, NC)))
+        return st;
+      memcpy(s->T, s->work, (size_t)(NC * k) * sizeof(double));
+    }
     for (int64_t l = 0; l < k; l++) s->G[l + l * ldg] = 1.0 / sqrt(s->w[B - 1 - l]);
     s->B = k;
     s->unit = 0;   /* rotated actions */
@@ -309,6 +359,19 @@ int sgp_itergp_kq(sgp_ctx *ctx, sgp_itergp *s)
   int st;
   if (s->kq_valid) return SGP_OK;
   if ((st = sgp_itergp_root(ctx, s))) return st;
+  if (!s->kq_stored) { /* the trace only: T G a chunk of columns at a time */
+    double tr = 0.0;
+    for (int64_t l0 = 0; l0 < r; l0 += SGP_ITERGP_CHUNK) {
+      const int64_t lb = r - l0 < SGP_ITERGP_CHUNK ? r - l0 : SGP_ITERGP_CHUNK;
+      if ((st = sgp_gemm(ctx, 'N', 'N', NC, lb, s->B, 1.0, s->T, NC, s->G + l0 * s->cap, s->cap,
+                         0.0, s->work, NC)))
+        return st;
+      for (int64_t i = 0; i < NC * lb; i++) tr += s->work[i] * s->work[i];
+    }
+    s->trace_KQ = tr;
+    s->kq_valid = 1;
+    return SGP_OK;
+  }
   if (s->g_tri && s->B == r) { /* T G with G upper triangular: half the flops */
     memcpy(s->work, s->T, (size_t)(NC * r) * sizeof(double));
     if ((st = sgp_trmm(ctx, 'R', 'U', 'N', NC, r, 1.0, s->G, s->cap, s->work, NC))) return st;
@@ -329,6 +392,7 @@ int sgp_itergp_reorth(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const dou
   const int64_t NC = s->NC, r = s->r, ldg = s->cap;
   int st;
   if (r == 0) return SGP_OK;
+  if (!s->kq_stored) return sgp_fail(ctx, SGP_EINVAL, "reorth: needs K Q stored");
   if ((st = sgp_itergp_kq(ctx, s))) return st; /* forms a lazy root too */
   /* E = (K Q)'Q + Q'W^{-1}Q into M (W^{-1} one column at a time: tmp is NC) */
   if ((st = sgp_gemm(ctx, 'T', 'N', r, r, NC, 1.0, s->work, NC, s->Q, NC, 0.0, s->M, ldg)))
@@ -390,5 +454,34 @@ int sgp_itergp_kq_exact(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const d
   }
   for (int64_t i = 0; i < B; i++) rowsq[idx[i]] = acc[i];
   *done = 1;
+  return SGP_OK;
+}
+
+int sgp_itergp_kq_axpy(sgp_ctx *ctx, sgp_itergp *s, double alpha, const double *w, double *y)
+{
+  const int64_t NC = s->NC, r = s->r;
+  int st;
+  if (r == 0) return SGP_OK;
+  if (s->kq_stored) return sgp_gemm(ctx, 'N', 'N', NC, 1, r, alpha, s->work, NC, w, r, 1.0, y, NC);
+  if ((st = sgp_gemm(ctx, 'N', 'N', s->B, 1, r, 1.0, s->G, s->cap, w, r, 0.0, s->wb, s->B)))
+    return st;
+  return sgp_gemm(ctx, 'N', 'N', NC, 1, s->B, alpha, s->T, NC, s->wb, s->B, 1.0, y, NC);
+}
+
+int sgp_itergp_kq_rowsq(sgp_ctx *ctx, sgp_itergp *s, double *rowsq)
+{
+  const int64_t NC = s->NC, r = s->r;
+  int st;
+  memset(rowsq, 0, (size_t)NC * sizeof(double));
+  for (int64_t l0 = 0; l0 < r; l0 += s->kq_stored ? r : SGP_ITERGP_CHUNK) {
+    const int64_t lb = s->kq_stored ? r : (r - l0 < SGP_ITERGP_CHUNK ? r - l0 : SGP_ITERGP_CHUNK);
+    const double *kq = s->work + (s->kq_stored ? l0 * NC : 0);
+    if (!s->kq_stored &&
+        (st = sgp_gemm(ctx, 'N', 'N', NC, lb, s->B, 1.0, s->T, NC, s->G + l0 * s->cap, s->cap,
+                       0.0, s->work, NC)))
+      return st;
+    for (int64_t l = 0; l < lb; l++) /* column by column (contiguous) */
+      for (int64_t q = 0; q < NC; q++) rowsq[q] += kq[q + l * NC] * kq[q + l * NC];
+  }
   return SGP_OK;
 }

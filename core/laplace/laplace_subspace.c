@@ -23,34 +23,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Psi at v = Z beta: f = m + KZ beta (Z'K Z = I, so v'K v = |beta|^2) */
-static double psi_at(const sgp_lik *lik, const double *m, int64_t NC, int64_t p,
-                     const double *KZ, const double *beta, double *f, double *grad, double *nd)
+/* Psi at v = Z beta, Z = U P: f = m + KU c with c = P beta (Z'K Z = I, so
+ * v'K v = |beta|^2) */
+static double psi_at(const sgp_lik *lik, const double *m, int64_t NC, int64_t k, int64_t p,
+                     const double *KU, const double *P, const double *beta, double *c,
+                     double *f, double *grad, double *nd)
 {
+  for (int64_t i = 0; i < k; i++) {
+    double a = 0.0;
+    for (int64_t l = 0; l < p; l++) a += P[i + l * k] * beta[l];
+    c[i] = a;
+  }
   for (int64_t q = 0; q < NC; q++) f[q] = m[q];
-  for (int64_t l = 0; l < p; l++) {
-    const double bl = beta[l], *col = KZ + l * NC;
-    if (bl != 0.0)
-      for (int64_t q = 0; q < NC; q++) f[q] += bl * col[q];
+  for (int64_t i = 0; i < k; i++) {
+    const double ci = c[i], *col = KU + i * NC;
+    if (ci != 0.0)
+      for (int64_t q = 0; q < NC; q++) f[q] += ci * col[q];
   }
   double ll;
   sgp_lik_eval(lik, f, &ll, grad, NULL, nd);
   return ll - 0.5 * sgp_dot(p, beta, beta);
 }
 
+/* A = KU' W(f) KU (k x k), W applied to SUBSPACE_CHUNK columns at a time so that
+ * the scratch Y stays NC x SUBSPACE_CHUNK (the basis itself is never copied). */
+#define SUBSPACE_CHUNK 8
+static int kwk(sgp_ctx *ctx, const sgp_lik *lik, const double *f, int64_t NC, int64_t k,
+               const double *KU, double *Y, double *pi, double *A)
+{
+  for (int64_t j0 = 0; j0 < k; j0 += SUBSPACE_CHUNK) {
+    const int64_t jb = k - j0 < SUBSPACE_CHUNK ? k - j0 : SUBSPACE_CHUNK;
+    sgp_lik_w_apply(lik, f, jb, KU + j0 * NC, NC, Y, NC, pi);
+    int st = sgp_gemm(ctx, 'T', 'N', k, jb, NC, 1.0, KU, NC, Y, NC, 0.0, A + j0 * k, k);
+    if (st) return st;
+  }
+  return SGP_OK;
+}
+
 int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m, int64_t k,
-                              double *U, double *KU, int64_t jprev, int64_t jsolver,
+                              const double *U, const double *KU, int64_t jprev, int64_t jsolver,
                               double *v, double *Kv, int *newton_iters, int *took_solver)
 {
   const int64_t NC = lik->n * lik->C;
+  const int64_t nch = k < SUBSPACE_CHUNK ? k : SUBSPACE_CHUNK;
   int st = SGP_OK;
   *newton_iters = 0;
   *took_solver = 0;
-  double *M = sgp_alloc(3 * k * k + 7 * k + 3 * NC + NC * k + lik->C);
+  double *M = sgp_alloc(4 * k * k + 9 * k + 3 * NC + NC * nch + lik->C);
   if (!M) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-  double *H = M + k * k, *P = H + k * k, *lam = P + k * k, *beta = lam + k, *gb = beta + k,
-         *db = gb + k, *bt = db + k, *ev = bt + k, *dg = ev + k, *f = dg + k, *grad = f + NC,
-         *nd = grad + NC, *Y = nd + NC, *pi = Y + NC * k;
+  double *H = M + k * k, *P = H + k * k, *A = P + k * k, *lam = A + k * k, *beta = lam + k,
+         *gb = beta + k, *db = gb + k, *bt = db + k, *ev = bt + k, *dg = ev + k, *c = dg + k,
+         *kg = c + k, *f = kg + k, *grad = f + NC, *nd = grad + NC, *Y = nd + NC,
+         *pi = Y + NC * nch;
   /* Psi at v_prev and at the solver's v themselves (the basis below may drop a
    * sliver of them) */
   double psi_true[2];
@@ -63,9 +87,11 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
   }
   /* K-orthonormal basis of span(U): with D = diag(U'K U) (the columns' K-norms
    * differ by decades: v_prev against a small residual), D^{-1/2} U'K U D^{-1/2} =
-   * V L V' and Z = U D^{-1/2} V L^{-1/2} over the eigenvalues above 1e-8
+   * V L V' and Z = U P, P = D^{-1/2} V L^{-1/2}, over the eigenvalues above 1e-8
    * lambda_max: Z's columns carry rounding of eps sqrt(lambda_max / lambda), so
-   * below that a direction is numerically in the span of the others */
+   * below that a direction is numerically in the span of the others. Z is kept
+   * as the coefficients P: U and KU are read only (they may be the solver's own
+   * buffers). */
   if ((st = sgp_gemm(ctx, 'T', 'N', k, k, NC, 1.0, U, NC, KU, NC, 0.0, M, k))) goto done;
   for (int64_t j = 0; j < k; j++) dg[j] = M[j + j * k] > 0 && isfinite(M[j + j * k]) ? M[j + j * k] : 0.0;
   for (int64_t j = 0; j < k; j++)
@@ -85,27 +111,27 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
       lam[p++] = ev[l];
     }
   if (p == 0) { *took_solver = 1; goto done; } /* nothing to optimize over */
-  if ((st = sgp_gemm(ctx, 'N', 'N', NC, p, k, 1.0, U, NC, P, k, 0.0, Y, NC))) goto done;
-  memcpy(U, Y, (size_t)(NC * p) * sizeof(double)); /* U <- Z */
-  if ((st = sgp_gemm(ctx, 'N', 'N', NC, p, k, 1.0, KU, NC, P, k, 0.0, Y, NC))) goto done;
-  memcpy(KU, Y, (size_t)(NC * p) * sizeof(double)); /* KU <- K Z */
   /* start from the better of v_prev and the solver's v: column j of U is
    * Z beta with beta_l = lam_l P[j, l] D_j */
   double psi = -INFINITY;
   for (int s = 0; s < 2; s++) {
     const int64_t j = s ? jsolver : jprev;
     for (int64_t l = 0; l < p; l++) bt[l] = lam[l] * P[j + l * k] * dg[j];
-    const double ps = psi_at(lik, m, NC, p, KU, bt, f, grad, nd);
+    const double ps = psi_at(lik, m, NC, k, p, KU, P, bt, c, f, grad, nd);
     if (isfinite(ps) && ps > psi) { psi = ps; memcpy(beta, bt, (size_t)p * sizeof(double)); }
   }
   if (!isfinite(psi)) { *took_solver = -1; goto done; } /* backtrack instead */
   for (int it = 0; it < 100; it++) {
     if ((st = sgp_poll_interrupt(ctx))) goto done;
-    psi = psi_at(lik, m, NC, p, KU, beta, f, grad, nd);
-    /* gradient K Z'grad - beta, Hessian -(I + (K Z)'W (K Z)) */
-    for (int64_t l = 0; l < p; l++) gb[l] = sgp_dot(NC, KU + l * NC, grad) - beta[l];
-    sgp_lik_w_apply(lik, f, p, KU, NC, Y, NC, pi);
-    if ((st = sgp_gemm(ctx, 'T', 'N', p, p, NC, 1.0, KU, NC, Y, NC, 0.0, H, p))) goto done;
+    psi = psi_at(lik, m, NC, k, p, KU, P, beta, c, f, grad, nd);
+    /* gradient (K Z)'grad - beta = P'(KU'grad) - beta, Hessian
+     * -(I + (K Z)'W (K Z)) = -(I + P'(KU'W KU)P) */
+    if ((st = sgp_gemm(ctx, 'T', 'N', k, 1, NC, 1.0, KU, NC, grad, NC, 0.0, kg, k))) goto done;
+    if ((st = sgp_gemm(ctx, 'T', 'N', p, 1, k, 1.0, P, k, kg, k, 0.0, gb, p))) goto done;
+    for (int64_t l = 0; l < p; l++) gb[l] -= beta[l];
+    if ((st = kwk(ctx, lik, f, NC, k, KU, Y, pi, A))) goto done;
+    if ((st = sgp_gemm(ctx, 'N', 'N', k, p, k, 1.0, A, k, P, k, 0.0, M, k))) goto done;
+    if ((st = sgp_gemm(ctx, 'T', 'N', p, p, k, 1.0, P, k, M, k, 0.0, H, p))) goto done;
     for (int64_t j = 0; j < p; j++) {
       for (int64_t i = j + 1; i < p; i++) H[i + j * p] = 0.5 * (H[i + j * p] + H[j + i * p]);
       H[j + j * p] += 1.0;
@@ -123,7 +149,7 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
     int moved = 0;
     for (int ls = 0; ls < 40; ls++, t *= 0.5) {
       for (int64_t l = 0; l < p; l++) bt[l] = beta[l] + t * db[l];
-      const double pt = psi_at(lik, m, NC, p, KU, bt, f, grad, nd);
+      const double pt = psi_at(lik, m, NC, k, p, KU, P, bt, c, f, grad, nd);
       if (isfinite(pt) && pt >= psi + (last ? -4.0 * DBL_EPSILON * (fabs(psi) + 1.0)
                                              : 1e-4 * t * dec)) { moved = 1; break; }
       if (last) break;
@@ -134,14 +160,14 @@ int sgp_laplace_subspace_step(sgp_ctx *ctx, const sgp_lik *lik, const double *m,
   }
   /* the solver's step when it gains at least half of the best step's gain: the
    * mean then comes from the same IterGP state as the variance */
-  psi = psi_at(lik, m, NC, p, KU, beta, f, grad, nd);
+  psi = psi_at(lik, m, NC, k, p, KU, P, beta, c, f, grad, nd);
   *took_solver = isfinite(psi_true[1]) && psi_true[1] >= psi_true[0] &&
                  psi_true[1] >= psi_true[0] + 0.5 * (psi - psi_true[0]);
   if (*took_solver) goto done;
   if (!(psi >= psi_true[0])) { *took_solver = -1; goto done; } /* the basis lost the ascent */
-  /* v = Z beta, K v = K Z beta */
-  if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, p, 1.0, U, NC, beta, p, 0.0, v, NC))) goto done;
-  st = sgp_gemm(ctx, 'N', 'N', NC, 1, p, 1.0, KU, NC, beta, p, 0.0, Kv, NC);
+  /* v = U c, K v = KU c with c = P beta (psi_at left it in c) */
+  if ((st = sgp_gemm(ctx, 'N', 'N', NC, 1, k, 1.0, U, NC, c, k, 0.0, v, NC))) goto done;
+  st = sgp_gemm(ctx, 'N', 'N', NC, 1, k, 1.0, KU, NC, c, k, 0.0, Kv, NC);
 done:
   free(M);
   return st;
