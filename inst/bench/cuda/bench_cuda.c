@@ -92,9 +92,13 @@ static void bench_kernel(int64_t n, int64_t d, int64_t b, int cpu_reps, int gpu_
 /* One GSGP solver iteration = one K_G product and one B product on grid vectors. */
 static void bench_ski(const int64_t *m, int64_t n, int reps)
 {
-  sgp_ctx ctx;
+  /* the CPU operators under a CPU context: with "auto" a GPU would take them too */
+  sgp_ctx ctx, gpu;
   sgp_ctx_init(&ctx);
+  sgp_ctx_init(&gpu);
+  ctx.backend = SGP_BACKEND_CPU;
   ctx.nthreads = 2;
+  gpu.backend = SGP_BACKEND_CUDA;
   sgp_rng rng;
   sgp_rng_seed(&rng, 2);
   sgp_ski_grid g = {0};
@@ -119,9 +123,9 @@ static void bench_ski(const int64_t *m, int64_t n, int reps)
   sgp_ski_kg_opts_default(&ko);
   ko.path = SGP_SKI_KG_CIRCULANT;
   sgp_op kg, kgg, B, Bg;
-  if (sgp_ski_grid_op(&ctx, &k, &g, &ko, &kg) || sgp_cuda_op_ski_grid(&ctx, &kg, &kgg) ||
-      sgp_ski_stats_op(&ctx, st, &B) || sgp_cuda_op_ski_stencil(&ctx, st, &Bg)) {
-    fprintf(stderr, "SKI operator setup failed: %s\n", ctx.errmsg);
+  if (sgp_ski_grid_op(&ctx, &k, &g, &ko, &kg) || sgp_cuda_op_ski_grid(&gpu, &kg, &kgg) ||
+      sgp_ski_stats_op(&ctx, st, &B) || sgp_cuda_op_ski_stencil(&gpu, st, &Bg)) {
+    fprintf(stderr, "SKI operator setup failed: %s %s\n", ctx.errmsg, gpu.errmsg);
     exit(1);
   }
   const int64_t mt = kg.n;
@@ -130,8 +134,8 @@ static void bench_ski(const int64_t *m, int64_t n, int reps)
   sgp_cmat V = {v, mt, 1, mt};
   const double tc = time_apply(&kg, V, (sgp_mat){yc, mt, 1, mt}, &ctx, reps) +
                     time_apply(&B, V, (sgp_mat){yc, mt, 1, mt}, &ctx, reps);
-  const double tg = time_apply(&kgg, V, (sgp_mat){yg, mt, 1, mt}, &ctx, reps) +
-                    time_apply(&Bg, V, (sgp_mat){yg, mt, 1, mt}, &ctx, reps);
+  const double tg = time_apply(&kgg, V, (sgp_mat){yg, mt, 1, mt}, &gpu, reps) +
+                    time_apply(&Bg, V, (sgp_mat){yg, mt, 1, mt}, &gpu, reps);
   printf("SKI iteration m=%lld (%lldx%lldx%lld)  cpu(2 thr) %8.4f s  gpu %8.5f s  speed-up %6.1fx"
          "  (target >= 20x)\n", (long long)mt, (long long)m[0], (long long)m[1], (long long)m[2],
          tc, tg, tc / tg);
