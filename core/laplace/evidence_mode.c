@@ -92,17 +92,26 @@ static int warm_step(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, co
   return st;
 }
 
+/* *dstep: the warm step's largest move in f relative to 1 + max|f - m| (its
+ * factorization is then that many steps old), INFINITY from the prior mean. */
 static int start(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const double *m,
-                 sgp_ev_ws *ws, double *psi)
+                 sgp_ev_ws *ws, double *psi, double *dstep)
 {
   const int64_t nc = ws->n * ws->C;
   double lp;
+  *dstep = INFINITY;
   memset(ws->at, 0, (size_t)nc * sizeof(double));
   const double psi0 = psi_at(lik, m, ws->at, m, ws, &lp);
   if (ws->warm) {
     const int st = warm_step(ctx, ops, lik, m, ws);
     if (st == SGP_EINTERRUPT || st == SGP_ENOMEM) return st;
     if (!st && isfinite(*psi = psi_at(lik, m, ws->at, ws->ft, ws, &lp)) && !(*psi < psi0)) {
+      double dmax = 0.0, fmax = 0.0;
+      for (int64_t k = 0; k < nc; k++) {
+        if (fabs(ws->ft[k] - ws->f[k]) > dmax) dmax = fabs(ws->ft[k] - ws->f[k]);
+        if (fabs(ws->ft[k] - m[k]) > fmax) fmax = fabs(ws->ft[k] - m[k]);
+      }
+      *dstep = dmax / (1.0 + fmax);
       memcpy(ws->a, ws->at, (size_t)nc * sizeof(double));
       memcpy(ws->f, ws->ft, (size_t)nc * sizeof(double));
       return SGP_OK;
@@ -140,15 +149,18 @@ int sgp_ev_mode(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const d
                 sgp_ev_ws *ws, double *logp)
 {
   const int64_t nc = ws->n * ws->C;
-  double psi;
-  int st = start(ctx, ops, lik, m, ws, &psi);
+  double psi, dwarm;
+  int st = start(ctx, ops, lik, m, ws, &psi, &dwarm);
   if (st) return st;
   if (!isfinite(psi))
     return sgp_fail(ctx, SGP_ENOTPD, "evidence: the log-likelihood is not finite at the prior mean");
-  int step;
+  /* a small warm step leaves its factorization (at the last mode) for chord steps */
+  const double ct = ops->chord_tol;
+  int step, chord = dwarm <= ct;
+  double dprev = INFINITY;
   for (step = 0; step < MODE_MAX_STEPS; step++) {
     *logp = sgp_ev_lik_derivs(lik, ws->f, ws->g, ws->w, ws->d3);
-    if ((st = ops->factorize(ctx, ops->data, ws->w))) return st;
+    if (!chord && (st = ops->factorize(ctx, ops->data, ws->w))) return st;
     if ((st = sgp_poll_interrupt(ctx))) return st;
     if ((st = newton_direction(ctx, ops, ws))) return st;
     double dmax = 0.0, fmax = 0.0;
@@ -156,6 +168,8 @@ int sgp_ev_mode(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const d
       if (fabs(ws->kda[k]) > dmax) dmax = fabs(ws->kda[k]);
       if (fabs(ws->f[k] - m[k]) > fmax) fmax = fabs(ws->f[k] - m[k]);
     }
+    /* a chord step that did not contract enough is redone with a fresh factor */
+    if (chord && !(dmax <= SGP_EV_CHORD_RATE * dprev)) { chord = 0; step--; continue; }
     if (dmax <= SGP_EV_MODE_STEP_TOL * (1.0 + fmax)) {
       /* take this last step too: the evidence is then off by its square only */
       for (int64_t k = 0; k < nc; k++) { ws->a[k] += ws->da[k]; ws->f[k] += ws->kda[k]; }
@@ -164,7 +178,14 @@ int sgp_ev_mode(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const d
       ws->warm = 1;
       return SGP_OK;
     }
-    if (line_search(lik, m, ws, &psi) == 0.0) break;
+    const double t = line_search(lik, m, ws, &psi);
+    if (t == 0.0) {
+      if (!chord) break;
+      chord = 0; /* the frozen factor's direction failed: refactorize */
+      continue;
+    }
+    chord = t == 1.0 && dmax <= ct * (1.0 + fmax);
+    dprev = dmax;
   }
   ws->warm = 0;
   return sgp_fail(ctx, SGP_ENOTPD, "evidence: the Laplace mode was not found to full accuracy "

@@ -272,7 +272,7 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   m.P.state = &m.pc;
   m.P.apply = sgp_evs_precond_apply;
   for (int64_t i = 0; i < n; i++) mean[i] = p->mean[0];
-  const sgp_ev_ops ops = {mf_apply_k, mf_factorize, mf_apply_r, &m};
+  const sgp_ev_ops ops = {mf_apply_k, mf_factorize, mf_apply_r, &m, 0.0}; /* CG: no chord */
   double logp;
   if ((st = sgp_ev_mode(ctx, &ops, &p->lik, mean, &ws->ev, &logp))) goto done;
   /* the probes: B^-1 Z and the tridiagonals in one block CG */
