@@ -105,13 +105,19 @@ double sgp_ev_lik_derivs(const sgp_lik *lik, const double *f, double *g, double 
 /* ---- evidence_stochastic.c: the matrix-free estimator (spec §3), diagonal W only.
  * Nothing n x n is stored: K is the kernel operator (tiles, or its cache when
  * cache_bytes allows, as in the fit), the mode is found by Newton with CG solves
- * on B, log|B| by stochastic Lanczos quadrature from the CG coefficients of t
- * Rademacher probes kept for the whole optimization (common random numbers). */
+ * on B, log|B| = log|P| + log|P^-1/2 B P^-1/2| with P the preconditioner below,
+ * the second term by stochastic Lanczos quadrature from the preconditioned CG
+ * coefficients of t probes z ~ (0, P) whose random parts are kept for the whole
+ * optimization (common random numbers). */
 typedef struct {
   sgp_ev_ws ev;          /* the mode's vectors (C = 1) and its warm start */
   int64_t n;
   int t;                 /* probes */
-  double *Z;             /* n x t probes, fixed at init */
+  double *Z;             /* n x t Rademacher parts of the probes, fixed at init */
+  double *E;             /* SGP_EVS_PRECOND_RANK x t Rademacher parts, fixed at init */
+  int64_t *piv;          /* the preconditioner's pivots, chosen at the first evaluation
+                          * and kept (so that it, and the probes, are smooth in theta) */
+  int64_t npiv;          /* 0 until chosen */
   size_t cache_bytes;
   int tile;
   int64_t cg_iterations; /* operator products of the last evaluation's solves */
@@ -120,15 +126,22 @@ typedef struct {
 int  sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_t seed,
                      size_t cache_bytes, int tile);
 void sgp_evs_ws_free(sgp_evs_ws *ws);
-/* evidence_precond.c: P = I + S F F' S ~ B for the single solves, F F' a rank-k
- * pivoted Cholesky of K (built once per evaluation, refactorized per W). */
+/* evidence_precond.c: P = I + S F F' S ~ B, F F' a rank-k pivoted Cholesky of K
+ * (built once per evaluation, refactorized per W). */
+#define SGP_EVS_PRECOND_RANK 100
 typedef struct {
   int64_t n, k;
   double *F, *SF;        /* n x k: F, and S F at the last factorization */
   double *M;             /* k x k: the Cholesky factor of I + F' W F */
 } sgp_evs_precond;
+/* piv (rank entries; NULL with npiv NULL: chosen, not kept): *npiv = 0 chooses the pivots (largest remaining diagonal) and
+ * writes them with their count; *npiv > 0 takes those pivots in that order (a
+ * Nyström factor, smooth in the kernel's hyperparameters), stopping early only
+ * where a pivot's remaining diagonal is no longer positive. */
 int  sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int rank,
-                           sgp_evs_precond *pc);
+                           int64_t *piv, int64_t *npiv, sgp_evs_precond *pc);
+/* log|P| = log|I + F' W F| at the last factorization. */
+double sgp_evs_precond_logdet(const sgp_evs_precond *pc);
 int  sgp_evs_precond_factorize(sgp_ctx *ctx, sgp_evs_precond *pc, const double *sw);
 /* Y = P^-1 V (an sgp_op apply; op->state is the sgp_evs_precond) */
 int  sgp_evs_precond_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx);

@@ -1,10 +1,9 @@
-/* evidence_precond.c -- a preconditioner for the matrix-free evidence's single
- * solves with B = I + S K S (the Newton steps and the adjoint solve;
- * evidence_stochastic.c): P = I + S F F' S from a rank-k pivoted Cholesky
- * F F' ~ K (k kernel columns, once per evaluation), applied by Woodbury,
- * P^-1 v = v - S F (I_k + F' W F)^-1 F' S v, refactorized (k x k) when W changes.
- * Only the path of CG changes, not its answer; the probes' solves stay
- * unpreconditioned (their Lanczos quadrature is for B itself). */
+/* evidence_precond.c -- the preconditioner of the matrix-free evidence's solves
+ * with B = I + S K S (evidence_stochastic.c): P = I + S F F' S from a rank-k
+ * pivoted Cholesky F F' ~ K (k kernel columns, once per evaluation), applied by
+ * Woodbury, P^-1 v = v - S F (I_k + F' W F)^-1 F' S v, refactorized (k x k) when W
+ * changes; log|P| = log|I_k + F' W F| (the determinant lemma) for the probes'
+ * quadrature, which is of P^-1/2 B P^-1/2. */
 #include "evidence.h"
 #include "kernels.h"
 
@@ -23,8 +22,9 @@ void sgp_evs_precond_free(sgp_evs_precond *pc)
 }
 
 int sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int rank,
-                          sgp_evs_precond *pc)
+                          int64_t *piv_io, int64_t *npiv, sgp_evs_precond *pc)
 {
+  const int64_t given = npiv ? *npiv : 0;
   const int64_t n = X.rows;
   const int64_t kmax = rank < n ? rank : n;
   double *center = NULL, *diag = sgp_alloc(n), *col = sgp_alloc(kmax > 0 ? kmax : 1);
@@ -39,10 +39,16 @@ int sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int ran
   if (!st) st = sgp_kprep_init(ctx, k, X, center, &prep, "x");
   for (int64_t i = 0; !st && i < n; i++) diag[i] = k->outputscale;
   int64_t j = 0;
-  while (!st && j < kmax) {
+  while (!st && j < (given ? given : kmax)) {
     int64_t piv = 0;
-    for (int64_t i = 1; i < n; i++) if (diag[i] > diag[piv]) piv = i;
-    if (!(diag[piv] > PC_DIAG_TOL * k->outputscale)) break;
+    if (given) {
+      piv = piv_io[j];
+      if (!(diag[piv] > 1e-10 * k->outputscale)) break; /* numerically in span(F) */
+    } else {
+      for (int64_t i = 1; i < n; i++) if (diag[i] > diag[piv]) piv = i;
+      if (!(diag[piv] > PC_DIAG_TOL * k->outputscale)) break;
+      if (piv_io) piv_io[j] = piv;
+    }
     double *f = pc->F + j * n;
     sgp_kernel_tile(ctx, k, &prep, 0, n, &prep, piv, 1, f, n);
     /* f = (K e_piv - F F' e_piv) / r: one gemv (row piv of F gathered first; a
@@ -57,6 +63,7 @@ int sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int ran
     j++;
   }
   pc->k = j;
+  if (npiv && !given) *npiv = j;
   sgp_kprep_free(&prep);
   free(center); free(diag); free(col);
   if (st) sgp_evs_precond_free(pc);
@@ -89,4 +96,11 @@ int sgp_evs_precond_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
   if (!st) st = sgp_gemm(ctx, 'N', 'N', n, nb, k, -1.0, pc->SF, n, t, k, 1.0, Y.data, Y.ld);
   free(t);
   return st;
+}
+
+double sgp_evs_precond_logdet(const sgp_evs_precond *pc)
+{
+  double ld = 0.0;
+  for (int64_t c = 0; c < pc->k; c++) ld += 2.0 * log(pc->M[c + c * pc->k]);
+  return ld;
 }

@@ -3,20 +3,26 @@
  * S = W^1/2, B = I + S K S, R = S B^-1 S, Sigma = K - K R K:
  *   mode:   Newton (evidence_mode.c) with R z by CG on B, K by the kernel operator,
  *           the CG preconditioned by a pivoted Cholesky of K (evidence_precond.c);
- *   log|B|: stochastic Lanczos quadrature, z_p' log(B) z_p ~ n e1' log(T_p) e1 with
- *           T_p rebuilt from the CG coefficients of the solve x_p = B^-1 z_p;
- *   tr(R C_j) ~ (1/t) sum_p (S x_p)' C_j (S z_p), the same solves;
+ *   log|B| = log|P| + log|P^-1/2 B P^-1/2| (P = I + S F F' S, evidence_precond.c):
+ *           probes z_p = e_p + S F g_p (e_p, g_p Rademacher, fixed) have E[z z'] = P,
+ *           so P^-1/2 z_p has identity covariance and stochastic Lanczos quadrature
+ *           gives z_p' P^-1 z_p e1' log(T_p) e1, T_p rebuilt from the preconditioned
+ *           CG coefficients of x_p = B^-1 z_p (the Lanczos matrix of P^-1/2 B P^-1/2
+ *           from P^-1/2 z_p); with y_p = P^-1 z_p, E[x_p y_p'] = B^-1;
+ *   tr(R C_j) ~ (1/t) sum_p (S x_p)' C_j (S y_p), the same solves;
  *   diag(Sigma), per point by one of two unbiased forms (E[B^-1 z z'] = B^-1 for
  *           exact solves), the one whose noise is scaled down:
- *           s - diag(K R K) ~ s - (1/t) sum_p (K S x_p) o (K S z_p)  where W_i s <= 1
+ *           s - diag(K R K) ~ s - (1/t) sum_p (K S x_p) o (K S y_p)  where W_i s <= 1
  *           (one product of 2t columns), and, since Sigma = S^-1 (I - B^-1) S^-1,
- *           (1 - (1/t) sum_p x_p o z_p) / W_i  where W_i s > 1 (no product; the
+ *           (1 - (1/t) sum_p x_p o y_p) / W_i  where W_i s > 1 (no product; the
  *           first form's error, of the order of s, would swamp a Sigma_ii <= 1/W_i);
  *   s2 = 1/2 diag(Sigma) o d3, u = (I + W K)^-1 s2 = s2 - R K s2 (one adjoint solve);
  *   every kernel coordinate: 1/2 a'C a + u'C a - (1/2t) sum_p (S x_p)'C (S z_p), the
  *           contraction of dK with G = U V' of rank t + 2 in one pass over the tiles
  *           (sgp_kernel_grad_lowrank); the mean 1'(a + u); gaussian noise
- *           s2n (1/2 a'a - 1/2 tr R) with tr R ~ (1/t) sum_p (S x_p)'(S z_p). */
+ *           s2n (1/2 a'a - 1/2 tr R) with tr R ~ (1/t) sum_p (S x_p)'(S y_p).
+ * The preconditioner's pivots are chosen once and kept, so that P and the probes
+ * move smoothly with theta: the optimizer sees one smooth function of theta. */
 #include "evidence.h"
 #include "kernels.h"
 
@@ -31,9 +37,6 @@
 /* The probes' solves (tr(R C_j), diag(Sigma) and the Lanczos quadrature); far
  * below the probes' own standard error. */
 #define MF_PROBE_RTOL 1e-5
-/* Rank of the preconditioner of the single solves (evidence_precond.c): k kernel
- * columns and O(n k^2) flops per Newton step, small beside one kernel pass. */
-#define MF_PRECOND_RANK 100
 /* Lanczos steps kept per probe at most (the CG coefficients' storage). */
 #define MF_MAX_CG 4000
 
@@ -44,7 +47,9 @@ int sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_
   int st = sgp_ev_ws_init(ctx, &ws->ev, n, 1, 0);
   if (st) return st;
   ws->n = n; ws->t = probes; ws->cache_bytes = cache_bytes; ws->tile = tile;
-  if (!(ws->Z = sgp_alloc(n * probes))) {
+  ws->piv = (int64_t *)malloc(SGP_EVS_PRECOND_RANK * sizeof(int64_t));
+  if (!(ws->Z = sgp_alloc(n * probes)) || !(ws->E = sgp_alloc(SGP_EVS_PRECOND_RANK * probes)) ||
+      !ws->piv) {
     sgp_evs_ws_free(ws);
     return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for %d probes", probes);
   }
@@ -52,13 +57,15 @@ int sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_
                 * the optimizer's restarts drawn from the same seed */
   sgp_rng_seed(&rng, seed ^ 0x5eed9b0be5ull);
   for (int64_t k = 0; k < n * probes; k++) ws->Z[k] = (sgp_rng_next(&rng) >> 63) ? 1.0 : -1.0;
+  for (int64_t k = 0; k < SGP_EVS_PRECOND_RANK * probes; k++)
+    ws->E[k] = (sgp_rng_next(&rng) >> 63) ? 1.0 : -1.0;
   return SGP_OK;
 }
 
 void sgp_evs_ws_free(sgp_evs_ws *ws)
 {
   sgp_ev_ws_free(&ws->ev);
-  free(ws->Z);
+  free(ws->Z); free(ws->E); free(ws->piv);
   memset(ws, 0, sizeof *ws);
 }
 
@@ -150,8 +157,9 @@ static int mf_apply_r(sgp_ctx *ctx, void *data, const double *z, double *out)
 
 /* --------------------------------------------------------- the estimate */
 
-/* phi_p = |z_p|^2 e1' log(T_p) e1 for each probe, from its CG coefficients. */
-static int slq(sgp_ctx *ctx, int t, int64_t n, int max_iter, const double *alpha,
+/* phi_p = nu_p e1' log(T_p) e1 for each probe, from its CG coefficients (nu_p: the
+ * squared norm of the start vector, z_p' P^-1 z_p). */
+static int slq(sgp_ctx *ctx, int t, const double *nu, int max_iter, const double *alpha,
                const double *beta, double *phi)
 {
   double *d = sgp_alloc(3 * (int64_t)max_iter), *e = d + max_iter, *ev = e + max_iter;
@@ -169,28 +177,40 @@ static int slq(sgp_ctx *ctx, int t, int64_t n, int max_iter, const double *alpha
     if ((st = sgp_tridiag_eig(ctx, k, d, e, ev, V))) break;
     double s = 0.0;
     for (int j = 0; j < k; j++) s += V[(int64_t)j * k] * V[(int64_t)j * k] * log(ev[j]);
-    phi[p] = (double)n * s; /* Rademacher: |z|^2 = n */
+    phi[p] = nu[p] * s;
   }
   free(d); free(V);
   return st;
 }
 
-/* The gradient from the probe solves X = B^-1 Z (m holds S at the mode). */
+/* The gradient from the probe solves X = B^-1 Z and Yp = P^-1 Z (m holds S and P
+ * at the mode). The traces use P as a control variate: with R_P = S P^-1 S = W -
+ * H H' (H = W F L^-T, L L' = I + F'W F), tr(R C) = tr(R_P C) + tr((R - R_P) C),
+ * the first exact (a diagonal part and k more columns in the contraction), the
+ * second estimated by (1/t) sum_p (S (x_p - y_p))' C (S y_p), whose noise shrinks
+ * with |B^-1 - P^-1|; diag(B^-1) likewise from diag(P^-1) = 1 - rowsums(H2^2),
+ * H2 = S F L^-T. */
 static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
-                   const double *X, double *grad)
+                   const double *X, const double *Yp, double *grad)
 {
-  const int64_t n = ws->n, t = ws->t, r = t + 2;
+  const int64_t n = ws->n, t = ws->t, k = m->pc.k, r = t + 2 + k;
   const sgp_ev_layout *l = &p->layout;
-  const double *a = ws->ev.a, *sw = m->sw;
+  const double *a = ws->ev.a, *sw = m->sw, *w = ws->ev.w;
   double *P = sgp_alloc(n * 2 * t), *Y = sgp_alloc(n * 2 * t);
-  double *U = sgp_alloc(n * r), *V = sgp_alloc(n * r);
-  double *s2 = ws->ev.b, *ks2 = ws->ev.kb, *u = U + n;
-  int st = P && Y && U && V ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  double *U = sgp_alloc(n * r), *V = sgp_alloc(n * r), *dp = sgp_alloc(n);
+  double *s2 = ws->ev.b, *ks2 = ws->ev.kb, *u = U + n, *H2 = V + (2 + t) * n;
+  int st = P && Y && U && V && dp ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
   if (st) goto done;
+  /* H2 = S F L^-T (in V's last k columns until H replaces it), diag(P^-1) */
+  memcpy(H2, m->pc.SF, (size_t)(n * k) * sizeof(double));
+  if (k > 0 && (st = sgp_trsm(ctx, 'R', 'L', 'T', n, k, 1.0, m->pc.M, k, H2, n))) goto done;
+  for (int64_t i = 0; i < n; i++) dp[i] = 1.0;
+  for (int64_t c = 0; c < k; c++)
+    for (int64_t i = 0; i < n; i++) dp[i] -= H2[i + c * n] * H2[i + c * n];
   for (int64_t j = 0; j < t; j++)
     for (int64_t i = 0; i < n; i++) {
       P[i + j * n] = sw[i] * X[i + j * n];            /* S x_p */
-      P[i + (t + j) * n] = sw[i] * ws->Z[i + j * n];  /* S z_p */
+      P[i + (t + j) * n] = sw[i] * Yp[i + j * n];     /* S y_p */
     }
   int any_d3 = 0;
   for (int64_t i = 0; i < n; i++) any_d3 |= ws->ev.d3[i] != 0.0;
@@ -205,30 +225,41 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
       double kk = 0.0, bi = 0.0; /* diag(K R K)_i and diag(B^-1)_i */
       for (int64_t j = 0; j < t; j++) {
         kk += Y[i + j * n] * Y[i + (t + j) * n];
-        bi += X[i + j * n] * ws->Z[i + j * n];
+        bi += (X[i + j * n] - Yp[i + j * n]) * Yp[i + j * n];
       }
-      const double w = ws->ev.w[i];
-      const double sig = w * sk > 1.0 ? (1.0 - bi / (double)t) / w : sk - kk / (double)t;
+      const double wi = w[i];
+      const double sig = wi * sk > 1.0 ? (1.0 - dp[i] - bi / (double)t) / wi
+                                       : sk - kk / (double)t;
       s2[i] = 0.5 * sig * ws->ev.d3[i];
     }
     if ((st = mf_apply_k(ctx, m, s2, ks2)) || (st = mf_apply_r(ctx, m, ks2, u))) goto done;
     for (int64_t i = 0; i < n; i++) u[i] = s2[i] - u[i];
   }
-  double trr = 0.0;
+  double trr = 0.0, trp = 0.0, sumw = 0.0;
   for (int64_t i = 0; i < n; i++) {
     U[i] = 0.5 * a[i];
     V[i] = a[i];
     V[i + n] = a[i];
+    sumw += w[i];
   }
   for (int64_t j = 0; j < t; j++)
     for (int64_t i = 0; i < n; i++) {
-      U[i + (2 + j) * n] = -0.5 / (double)t * P[i + j * n];
+      const double dx = P[i + j * n] - sw[i] * Yp[i + j * n]; /* S (x_p - y_p) */
+      U[i + (2 + j) * n] = -0.5 / (double)t * dx;
       V[i + (2 + j) * n] = P[i + (t + j) * n];
-      trr += P[i + j * n] * P[i + (t + j) * n];
+      trr += dx * P[i + (t + j) * n];
     }
-  trr /= (double)t;
+  for (int64_t c = 0; c < k; c++) /* H = S H2: -1/2 tr(R_P C) = -1/2 sum w C_ii + 1/2 <H H', C> */
+    for (int64_t i = 0; i < n; i++) {
+      const double h = sw[i] * H2[i + c * n];
+      U[i + (2 + t + c) * n] = 0.5 * h;
+      V[i + (2 + t + c) * n] = h;
+      trp += h * h;
+    }
+  trr = trr / (double)t + sumw - trp;
   if ((st = sgp_kernel_grad_lowrank(ctx, &p->kernel, p->X, sgp_cmat_of(U, n, r),
                                     sgp_cmat_of(V, n, r), ws->tile, grad))) goto done;
+  grad[l->n_ls] -= 0.5 * sk * sumw; /* the diagonal: dk_ii/dlog s = s, dk_ii/dlog l = 0 */
   double *gm = grad + l->n_ls + 1;
   gm[0] = 0.0;
   for (int64_t i = 0; i < n; i++) gm[0] += a[i] + u[i];
@@ -237,7 +268,7 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
     grad[l->n_ls + 1 + l->n_mean] = s2n * (0.5 * sgp_dot(n, a, a) - 0.5 * trr);
   }
 done:
-  free(P); free(Y); free(U); free(V);
+  free(P); free(Y); free(U); free(V); free(dp);
   return st;
 }
 
@@ -253,7 +284,8 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   memset(&m, 0, sizeof m);
   /* the CG coefficients: zero past each probe's last iteration */
   double *X = sgp_alloc(n * t), *al = sgp_calloc((int64_t)max_iter * t);
-  double *be = sgp_calloc((int64_t)max_iter * t), *mean = sgp_alloc(n), *phi = sgp_alloc(t);
+  double *be = sgp_calloc((int64_t)max_iter * t), *mean = sgp_alloc(n), *phi = sgp_alloc(2 * t);
+  double *Zp = sgp_alloc(n * t), *Yp = sgp_alloc(n * t), *nu = phi + t;
   m.sw = sgp_alloc(n);
   m.scratch_cols = t; /* the widest block B multiplies: the probes */
   m.scratch = sgp_alloc(n * t);
@@ -261,13 +293,15 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   sgp_dense_op_opts_default(&oo);
   oo.cache_bytes = ws->cache_bytes;
   if (ws->tile > 0) oo.tile = ws->tile;
-  int st = X && al && be && mean && phi && m.sw && m.scratch ? SGP_OK
+  int st = X && al && be && mean && phi && Zp && Yp && m.sw && m.scratch ? SGP_OK
            : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for n = %lld", (long long)n);
   if (st || (st = sgp_op_dense_kernel(ctx, &p->kernel, p->X, &oo, &m.K, NULL))) goto done;
   m.B.n = n;
   m.B.state = &m;
   m.B.apply = b_apply;
-  if ((st = sgp_evs_precond_build(ctx, &p->kernel, p->X, MF_PRECOND_RANK, &m.pc))) goto done;
+  if ((st = sgp_evs_precond_build(ctx, &p->kernel, p->X, SGP_EVS_PRECOND_RANK, ws->piv,
+                                  &ws->npiv, &m.pc)))
+    goto done;
   m.P.n = n;
   m.P.state = &m.pc;
   m.P.apply = sgp_evs_precond_apply;
@@ -275,9 +309,17 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   const sgp_ev_ops ops = {mf_apply_k, mf_factorize, mf_apply_r, &m, 0.0}; /* CG: no chord */
   double logp;
   if ((st = sgp_ev_mode(ctx, &ops, &p->lik, mean, &ws->ev, &logp))) goto done;
-  /* the probes: B^-1 Z and the tridiagonals in one block CG */
-  if ((st = b_solve(ctx, &m, ws->Z, t, X, MF_PROBE_RTOL, NULL, al, be, max_iter))) goto done;
-  if ((st = slq(ctx, (int)t, n, max_iter, al, be, phi))) goto done;
+  /* the probes z_p = e_p + S F g_p (P factorized at the mode), B^-1 Z and the
+   * tridiagonals in one preconditioned block CG, P^-1 Z and z_p' P^-1 z_p */
+  const int64_t k = m.pc.k;
+  for (int64_t j = 0; j < t; j++) memcpy(Zp + j * n, ws->Z + j * n, (size_t)n * sizeof(double));
+  if (k > 0 && (st = sgp_gemm(ctx, 'N', 'N', n, t, k, 1.0, m.pc.SF, n, ws->E,
+                              SGP_EVS_PRECOND_RANK, 1.0, Zp, n)))
+    goto done;
+  if ((st = b_solve(ctx, &m, Zp, t, X, MF_PROBE_RTOL, &m.P, al, be, max_iter))) goto done;
+  if ((st = m.P.apply(&m.P, sgp_cmat_of(Zp, n, t), sgp_mat_of(Yp, n, t), ctx))) goto done;
+  for (int64_t j = 0; j < t; j++) nu[j] = sgp_dot(n, Zp + j * n, Yp + j * n);
+  if ((st = slq(ctx, (int)t, nu, max_iter, al, be, phi))) goto done;
   double ld = 0.0, var = 0.0;
   for (int64_t j = 0; j < t; j++) ld += phi[j];
   ld /= (double)t;
@@ -285,17 +327,18 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   var = t > 1 ? var / (double)(t - 1) : NAN;
   double q = 0.0;
   for (int64_t i = 0; i < n; i++) q += ws->ev.a[i] * (ws->ev.f[i] - mean[i]);
-  *loglik = -0.5 * q + logp - 0.5 * ld;
+  *loglik = -0.5 * q + logp - 0.5 * (sgp_evs_precond_logdet(&m.pc) + ld);
   *se = 0.5 * sqrt(var / (double)t);
   if (!isfinite(*loglik)) {
     st = sgp_fail(ctx, SGP_ENOTPD, "evidence: not finite at these hyperparameters");
     goto done;
   }
-  if (grad) st = mf_grad(ctx, p, ws, &m, X, grad);
+  if (grad) st = mf_grad(ctx, p, ws, &m, X, Yp, grad);
 done:
   ws->cg_iterations = m.iterations;
   sgp_op_destroy(&m.K);
   sgp_evs_precond_free(&m.pc);
-  free(X); free(al); free(be); free(mean); free(phi); free(m.sw); free(m.scratch);
+  free(X); free(al); free(be); free(mean); free(phi); free(Zp); free(Yp); free(m.sw);
+  free(m.scratch);
   return st;
 }

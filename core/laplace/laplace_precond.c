@@ -29,7 +29,7 @@ int sgp_laplace_precond_new(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int r
   p->sw = sgp_alloc(n);
   p->tmp = sgp_alloc(n);
   int st = p->sw && p->tmp ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "out of memory for the preconditioner");
-  if (!st) st = sgp_evs_precond_build(ctx, k, X, rank, &p->pc);
+  if (!st) st = sgp_evs_precond_build(ctx, k, X, rank, NULL, NULL, &p->pc);
   if (st) { sgp_laplace_precond_free(p); return st; }
   *out = p;
   return SGP_OK;
