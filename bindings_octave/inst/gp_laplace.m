@@ -51,7 +51,7 @@
 ## @item @qcode{"evidence"}
 ## "exact" (dense, O(n^3)), "stochastic" (matrix-free estimate with a standard error; not softmax) or "auto" (exact when its (5 + 3C) n^2 doubles fit in a quarter of the memory) (default @qcode{"auto"}).
 ## @item @qcode{"probes"}
-## stochastic evidence: Rademacher probes, fixed during learning (the seed's) (default @code{32}).
+## stochastic evidence: probes, preconditioned, their random parts fixed during learning (the seed's) (default @code{32}).
 ## @item @qcode{"offset"}
 ## poisson: log exposure per point (none given: 0) (default @code{[]}).
 ## @item @qcode{"policy"}

@@ -9,18 +9,22 @@
  *           gives z_p' P^-1 z_p e1' log(T_p) e1, T_p rebuilt from the preconditioned
  *           CG coefficients of x_p = B^-1 z_p (the Lanczos matrix of P^-1/2 B P^-1/2
  *           from P^-1/2 z_p); with y_p = P^-1 z_p, E[x_p y_p'] = B^-1;
- *   tr(R C_j) ~ (1/t) sum_p (S x_p)' C_j (S y_p), the same solves;
- *   diag(Sigma), per point by one of two unbiased forms (E[B^-1 z z'] = B^-1 for
- *           exact solves), the one whose noise is scaled down:
- *           s - diag(K R K) ~ s - (1/t) sum_p (K S x_p) o (K S y_p)  where W_i s <= 1
- *           (one product of 2t columns), and, since Sigma = S^-1 (I - B^-1) S^-1,
- *           (1 - (1/t) sum_p x_p o y_p) / W_i  where W_i s > 1 (no product; the
- *           first form's error, of the order of s, would swamp a Sigma_ii <= 1/W_i);
+ *   control variates: with R_P = S P^-1 S = W - H H' (H = W F L^-T, L L' = I + F'W F)
+ *           every expectation E[x_p y_p'] = B^-1 is split as P^-1 (exact, low rank)
+ *           + E[(x_p - y_p) y_p'], whose noise shrinks with |B^-1 - P^-1|:
+ *   tr(R C_j) = tr(R_P C_j) + (1/t) sum_p (S (x_p - y_p))' C_j (S y_p);
+ *   diag(Sigma), per point by one of two unbiased forms, the one whose noise is
+ *           scaled down: s - diag(K R K) where W_i s <= 1, with diag(K R_P K) =
+ *           diag(K W K) - rowsums((K H)^2) (a pass over the tiles and a product of
+ *           k columns) plus (1/t) sum_p (K S (x_p - y_p)) o (K S y_p) (2t columns),
+ *           and, since Sigma = S^-1 (I - B^-1) S^-1, (1 - diag(B^-1)) / W_i where
+ *           W_i s > 1 (no product; the first form's error, of the order of s,
+ *           would swamp a Sigma_ii <= 1/W_i);
  *   s2 = 1/2 diag(Sigma) o d3, u = (I + W K)^-1 s2 = s2 - R K s2 (one adjoint solve);
- *   every kernel coordinate: 1/2 a'C a + u'C a - (1/2t) sum_p (S x_p)'C (S z_p), the
- *           contraction of dK with G = U V' of rank t + 2 in one pass over the tiles
- *           (sgp_kernel_grad_lowrank); the mean 1'(a + u); gaussian noise
- *           s2n (1/2 a'a - 1/2 tr R) with tr R ~ (1/t) sum_p (S x_p)'(S y_p).
+ *   every kernel coordinate: 1/2 a'C a + u'C a - 1/2 tr(R C), the contraction of
+ *           dK with G = U V' of rank t + 2 + k in one pass over the tiles
+ *           (sgp_kernel_grad_lowrank) and tr(W C) = s 1'w on the diagonal; the mean
+ *           1'(a + u); gaussian noise s2n (1/2 a'a - 1/2 tr R).
  * The preconditioner's pivots are chosen once and kept, so that P and the probes
  * move smoothly with theta: the optimizer sees one smooth function of theta. */
 #include "evidence.h"
@@ -34,6 +38,10 @@
  * (evidence_mode.c) the error is relative to the step itself, so Newton still
  * converges (linearly at rate ~ rtol cond(B)) to the exact mode's step tolerance. */
 #define MF_NEWTON_RTOL 1e-4
+/* The adjoint solve u = (I + W K)^-1 s2: its error enters the gradient as it is
+ * (the mean's coordinate is 1'(a + u)), so it is solved far below the gradient's
+ * standard error (~1e-5 relative with the control variates at n = 2000). */
+#define MF_ADJOINT_RTOL 1e-9
 /* The probes' solves (tr(R C_j), diag(Sigma) and the Lanczos quadrature); far
  * below the probes' own standard error. */
 #define MF_PROBE_RTOL 1e-5
@@ -141,18 +149,22 @@ static int mf_factorize(sgp_ctx *ctx, void *data, const double *w)
   return sgp_evs_precond_factorize(ctx, &m->pc, m->sw);
 }
 
-/* out = S B^-1 S z */
-static int mf_apply_r(sgp_ctx *ctx, void *data, const double *z, double *out)
+/* out = S B^-1 S z, B solved to rtol */
+static int apply_r_tol(sgp_ctx *ctx, mf_t *m, const double *z, double *out, double rtol)
 {
-  mf_t *m = (mf_t *)data;
   const int64_t n = m->K.n;
   double *sz = sgp_alloc(n);
   if (!sz) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
   for (int64_t i = 0; i < n; i++) sz[i] = m->sw[i] * z[i];
-  int st = b_solve(ctx, m, sz, 1, out, MF_NEWTON_RTOL, &m->P, NULL, NULL, 0);
+  int st = b_solve(ctx, m, sz, 1, out, rtol, &m->P, NULL, NULL, 0);
   for (int64_t i = 0; !st && i < n; i++) out[i] *= m->sw[i];
   free(sz);
   return st;
+}
+
+static int mf_apply_r(sgp_ctx *ctx, void *data, const double *z, double *out)
+{
+  return apply_r_tol(ctx, (mf_t *)data, z, out, MF_NEWTON_RTOL);
 }
 
 /* --------------------------------------------------------- the estimate */
@@ -183,56 +195,125 @@ static int slq(sgp_ctx *ctx, int t, const double *nu, int max_iter, const double
   return st;
 }
 
+/* d_i = sum_l w_l k(x_i, x_l)^2 = diag(K W K), tile by tile: rows split among the
+ * threads, each row summed by one thread in one order (the same for any count). */
+static int kwk_diag(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *w, double *d)
+{
+  const int64_t n = X.rows, tb = 256;
+  double *center = NULL;
+  sgp_kprep prep;
+  memset(&prep, 0, sizeof prep);
+  int st = sgp_column_means(ctx, X, &center), nomem = 0;
+  if (!st) st = sgp_kprep_init(ctx, k, X, center, &prep, "x");
+  if (!st) {
+#pragma omp parallel num_threads(sgp_ctx_threads(ctx))
+    {
+      double *kt = sgp_alloc(tb * tb);
+      if (!kt) {
+#pragma omp atomic write
+        nomem = 1;
+      }
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t i0 = 0; i0 < n; i0 += tb) {
+        if (!kt) continue;
+        const int64_t ni = n - i0 < tb ? n - i0 : tb;
+        for (int64_t q = 0; q < ni; q++) d[i0 + q] = 0.0;
+        for (int64_t j0 = 0; j0 < n; j0 += tb) {
+          const int64_t nj = n - j0 < tb ? n - j0 : tb;
+          sgp_kernel_tile(ctx, k, &prep, i0, ni, &prep, j0, nj, kt, ni);
+          for (int64_t c = 0; c < nj; c++) {
+            const double wl = w[j0 + c], *col = kt + c * ni;
+            for (int64_t q = 0; q < ni; q++) d[i0 + q] += wl * col[q] * col[q];
+          }
+        }
+      }
+      free(kt);
+    }
+    if (nomem) st = sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for kernel tiles");
+  }
+  sgp_kprep_free(&prep);
+  free(center);
+  return st;
+}
+
+/* diag(Sigma) into s2 (then s2 = 1/2 diag(Sigma) o d3), by the form whose noise is
+ * the smaller per point (see the top of the file), each with P as a control
+ * variate: diag(B^-1) = diag(P^-1) + E[(x - y) o y], diag(K R K) = diag(K R_P K) +
+ * E[(K S (x - y)) o (K S y)] with diag(K R_P K) = diag(K W K) - rowsums((K H)^2).
+ * D: S (x_p - y_p) and S y_p (n x 2t); H (n x k); dp = diag(P^-1). */
+static int implicit_s2(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
+                       const double *D, const double *H, const double *dp, double *s2)
+{
+  const int64_t n = ws->n, t = ws->t, k = m->pc.k;
+  const double *w = ws->ev.w, sk = p->kernel.outputscale;
+  double *Y = NULL, *KH = NULL, *kp = NULL;
+  int st = SGP_OK, any_small_w = 0;
+  for (int64_t i = 0; i < n; i++) any_small_w |= w[i] * sk <= 1.0;
+  if (any_small_w) { /* one product of 2t + k columns and a pass for diag(K W K) */
+    Y = sgp_alloc(n * 2 * t); KH = sgp_alloc(n * (k > 0 ? k : 1)); kp = sgp_alloc(n);
+    if (!Y || !KH || !kp) { st = sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory"); goto done; }
+    if ((st = m->K.apply(&m->K, sgp_cmat_of(D, n, 2 * t), sgp_mat_of(Y, n, 2 * t), ctx))) goto done;
+    if (k > 0 && (st = m->K.apply(&m->K, sgp_cmat_of(H, n, k), sgp_mat_of(KH, n, k), ctx)))
+      goto done;
+    if ((st = kwk_diag(ctx, &p->kernel, p->X, w, kp))) goto done;
+    for (int64_t c = 0; c < k; c++)
+      for (int64_t i = 0; i < n; i++) kp[i] -= KH[i + c * n] * KH[i + c * n];
+  }
+  for (int64_t i = 0; i < n; i++) {
+    double sig;
+    if (w[i] * sk > 1.0) {
+      double bi = 0.0; /* diag(B^-1)_i - diag(P^-1)_i */
+      for (int64_t j = 0; j < t; j++) bi += D[i + j * n] * D[i + (t + j) * n];
+      sig = (1.0 - dp[i] - bi / ((double)t * w[i])) / w[i]; /* D carries S twice */
+    } else {
+      double kk = 0.0;
+      for (int64_t j = 0; j < t; j++) kk += Y[i + j * n] * Y[i + (t + j) * n];
+      sig = sk - kp[i] - kk / (double)t;
+    }
+    s2[i] = 0.5 * sig * ws->ev.d3[i];
+  }
+done:
+  free(Y); free(KH); free(kp);
+  return st;
+}
+
 /* The gradient from the probe solves X = B^-1 Z and Yp = P^-1 Z (m holds S and P
  * at the mode). The traces use P as a control variate: with R_P = S P^-1 S = W -
  * H H' (H = W F L^-T, L L' = I + F'W F), tr(R C) = tr(R_P C) + tr((R - R_P) C),
  * the first exact (a diagonal part and k more columns in the contraction), the
  * second estimated by (1/t) sum_p (S (x_p - y_p))' C (S y_p), whose noise shrinks
- * with |B^-1 - P^-1|; diag(B^-1) likewise from diag(P^-1) = 1 - rowsums(H2^2),
- * H2 = S F L^-T. */
+ * with |B^-1 - P^-1|; diag(Sigma) likewise (implicit_s2). */
 static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
                    const double *X, const double *Yp, double *grad)
 {
   const int64_t n = ws->n, t = ws->t, k = m->pc.k, r = t + 2 + k;
   const sgp_ev_layout *l = &p->layout;
-  const double *a = ws->ev.a, *sw = m->sw, *w = ws->ev.w;
-  double *P = sgp_alloc(n * 2 * t), *Y = sgp_alloc(n * 2 * t);
-  double *U = sgp_alloc(n * r), *V = sgp_alloc(n * r), *dp = sgp_alloc(n);
-  double *s2 = ws->ev.b, *ks2 = ws->ev.kb, *u = U + n, *H2 = V + (2 + t) * n;
-  int st = P && Y && U && V && dp ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  const double *a = ws->ev.a, *sw = m->sw, *w = ws->ev.w, sk = p->kernel.outputscale;
+  double *D = sgp_alloc(n * 2 * t), *H = sgp_alloc(n * (k > 0 ? k : 1)), *dp = sgp_alloc(n);
+  double *U = sgp_alloc(n * r), *V = sgp_alloc(n * r);
+  double *s2 = ws->ev.b, *ks2 = ws->ev.kb, *u = U + n;
+  int st = D && H && dp && U && V ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
   if (st) goto done;
-  /* H2 = S F L^-T (in V's last k columns until H replaces it), diag(P^-1) */
-  memcpy(H2, m->pc.SF, (size_t)(n * k) * sizeof(double));
-  if (k > 0 && (st = sgp_trsm(ctx, 'R', 'L', 'T', n, k, 1.0, m->pc.M, k, H2, n))) goto done;
+  /* H2 = S F L^-T, diag(P^-1) = 1 - rowsums(H2^2), H = S H2 */
+  memcpy(H, m->pc.SF, (size_t)(n * k) * sizeof(double));
+  if (k > 0 && (st = sgp_trsm(ctx, 'R', 'L', 'T', n, k, 1.0, m->pc.M, k, H, n))) goto done;
   for (int64_t i = 0; i < n; i++) dp[i] = 1.0;
   for (int64_t c = 0; c < k; c++)
-    for (int64_t i = 0; i < n; i++) dp[i] -= H2[i + c * n] * H2[i + c * n];
+    for (int64_t i = 0; i < n; i++) {
+      dp[i] -= H[i + c * n] * H[i + c * n];
+      H[i + c * n] *= sw[i];
+    }
   for (int64_t j = 0; j < t; j++)
     for (int64_t i = 0; i < n; i++) {
-      P[i + j * n] = sw[i] * X[i + j * n];            /* S x_p */
-      P[i + (t + j) * n] = sw[i] * Yp[i + j * n];     /* S y_p */
+      D[i + j * n] = sw[i] * (X[i + j * n] - Yp[i + j * n]); /* S (x_p - y_p) */
+      D[i + (t + j) * n] = sw[i] * Yp[i + j * n];            /* S y_p */
     }
   int any_d3 = 0;
   for (int64_t i = 0; i < n; i++) any_d3 |= ws->ev.d3[i] != 0.0;
   memset(u, 0, (size_t)n * sizeof(double));
-  const double sk = p->kernel.outputscale;
-  int any_small_w = 0;
-  for (int64_t i = 0; i < n; i++) any_small_w |= ws->ev.w[i] * sk <= 1.0;
   if (any_d3) { /* gaussian: no implicit term */
-    if (any_small_w &&
-        (st = m->K.apply(&m->K, sgp_cmat_of(P, n, 2 * t), sgp_mat_of(Y, n, 2 * t), ctx))) goto done;
-    for (int64_t i = 0; i < n; i++) {
-      double kk = 0.0, bi = 0.0; /* diag(K R K)_i and diag(B^-1)_i */
-      for (int64_t j = 0; j < t; j++) {
-        kk += Y[i + j * n] * Y[i + (t + j) * n];
-        bi += (X[i + j * n] - Yp[i + j * n]) * Yp[i + j * n];
-      }
-      const double wi = w[i];
-      const double sig = wi * sk > 1.0 ? (1.0 - dp[i] - bi / (double)t) / wi
-                                       : sk - kk / (double)t;
-      s2[i] = 0.5 * sig * ws->ev.d3[i];
-    }
-    if ((st = mf_apply_k(ctx, m, s2, ks2)) || (st = mf_apply_r(ctx, m, ks2, u))) goto done;
+    if ((st = implicit_s2(ctx, p, ws, m, D, H, dp, s2))) goto done;
+    if ((st = mf_apply_k(ctx, m, s2, ks2)) || (st = apply_r_tol(ctx, m, ks2, u, MF_ADJOINT_RTOL))) goto done;
     for (int64_t i = 0; i < n; i++) u[i] = s2[i] - u[i];
   }
   double trr = 0.0, trp = 0.0, sumw = 0.0;
@@ -244,17 +325,15 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
   }
   for (int64_t j = 0; j < t; j++)
     for (int64_t i = 0; i < n; i++) {
-      const double dx = P[i + j * n] - sw[i] * Yp[i + j * n]; /* S (x_p - y_p) */
-      U[i + (2 + j) * n] = -0.5 / (double)t * dx;
-      V[i + (2 + j) * n] = P[i + (t + j) * n];
-      trr += dx * P[i + (t + j) * n];
+      U[i + (2 + j) * n] = -0.5 / (double)t * D[i + j * n];
+      V[i + (2 + j) * n] = D[i + (t + j) * n];
+      trr += D[i + j * n] * D[i + (t + j) * n];
     }
-  for (int64_t c = 0; c < k; c++) /* H = S H2: -1/2 tr(R_P C) = -1/2 sum w C_ii + 1/2 <H H', C> */
+  for (int64_t c = 0; c < k; c++) /* -1/2 tr(R_P C) = -1/2 sum w C_ii + 1/2 <H H', C> */
     for (int64_t i = 0; i < n; i++) {
-      const double h = sw[i] * H2[i + c * n];
-      U[i + (2 + t + c) * n] = 0.5 * h;
-      V[i + (2 + t + c) * n] = h;
-      trp += h * h;
+      U[i + (2 + t + c) * n] = 0.5 * H[i + c * n];
+      V[i + (2 + t + c) * n] = H[i + c * n];
+      trp += H[i + c * n] * H[i + c * n];
     }
   trr = trr / (double)t + sumw - trp;
   if ((st = sgp_kernel_grad_lowrank(ctx, &p->kernel, p->X, sgp_cmat_of(U, n, r),
@@ -268,7 +347,7 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
     grad[l->n_ls + 1 + l->n_mean] = s2n * (0.5 * sgp_dot(n, a, a) - 0.5 * trr);
   }
 done:
-  free(P); free(Y); free(U); free(V); free(dp);
+  free(D); free(H); free(dp); free(U); free(V);
   return st;
 }
 

@@ -38,7 +38,7 @@ static const sgp_opt_spec specs[] = {
    "\"exact\" (dense, O(n^3)), \"stochastic\" (matrix-free estimate with a standard error; "
    "not softmax) or \"auto\" (exact when its (5 + 3C) n^2 doubles fit in a quarter of the memory)"},
   {"probes", SGP_OPT_COUNT, "32", 2, 100000, 0, NULL, OFF(probes), SGP_STORE_INT, 0,
-   "stochastic evidence: Rademacher probes, fixed during learning (the seed's)"},
+   "stochastic evidence: probes, preconditioned, their random parts fixed during learning (the seed's)"},
   {"offset", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(offset), SGP_STORE_DOUBLE, 0,
    "poisson: log exposure per point (none given: 0)"},
   {"policy", SGP_OPT_CHOICE, "\"cg\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,
