@@ -1041,8 +1041,8 @@ static int64_t buffer_cap(const sgp_laplace_opts *o, int64_t NC, int64_t per)
 }
 
 /* Class actions: C > 2 (with two classes both centred blocks are the action),
- * while their C times wider solver buffers (S, T, Q and work: 4 NC cap doubles)
- * fit in a quarter of mem bytes (0: unknown, no limit); larger problems take one
+ * while their C times wider solver buffers (S, T, Q, and K Q where it is stored:
+ * at most 4 NC cap doubles) fit in a quarter of mem bytes (0: unknown, no limit); larger problems take one
  * action per iteration (n = 2e4, C = 10 at the defaults would need 6.4 GB). */
 int64_t sgp_laplace_actions_per_iteration(const sgp_laplace_opts *o, int64_t C, int64_t NC,
                                           double mem)
