@@ -60,7 +60,8 @@ static int direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int *fallbac
     if (!(piv > ub->eta_rtol * sz[j]) || !(piv > 0.0) || !isfinite(piv)) ok = 0;
   }
   if (!ok) { reset_empty(it); *fallback = 1; return SGP_OK; }
-  /* z = L^{-1} P'b; residual norms before each action (from the end) */
+  /* z = L^{-1} P'b; residual norms before each action (from the end: racc[0..k)
+   * is still zero, and sgp_nrm2 skips zeros, so its tail has the same norm) */
   for (int64_t j = 0; j < NC; j++) z[j] = ub->rhs[idx[j]];
   if ((st = sgp_trsm(ctx, 'L', 'L', 'N', NC, 1, 1.0, L, ldg, z, NC))) return st;
   memset(racc, 0, (size_t)NC * sizeof(double));
@@ -68,7 +69,7 @@ static int direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int *fallbac
   for (int64_t k = NC - 1; k >= 0; k--) {
     const double *l = L + k * ldg;
     for (int64_t i = k; i < NC; i++) racc[i] += l[i] * z[k];
-    rho[k] = sgp_nrm2(NC, racc);
+    rho[k] = sgp_nrm2(NC - k, racc + k);
   }
   int64_t a = 0;
   while (a < NC && rho[a] >= ub->rtol) a++;
