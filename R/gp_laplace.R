@@ -98,7 +98,8 @@
 #'   \code{converged}, \code{stop_reason}, \code{history} (data frame, one row
 #'   per solver iteration: \code{newton}, \code{iteration}, \code{total},
 #'   \code{residual}, \code{rel_residual}, \code{trace} (sum of the latent
-#'   variances at x), \code{rank}, \code{buffer}, \code{seconds}),
+#'   variances at x; NA where \code{history_trace} left it out), \code{rank},
+#'   \code{buffer}, \code{seconds}),
 #'   \code{steps} (data frame per Newton step), \code{kernel} (list of kind,
 #'   lengthscale, outputscale), \code{likelihood}, \code{n_class},
 #'   \code{levels}, the training data \code{x}, \code{y}, \code{offset},
@@ -426,7 +427,8 @@ print.summary.gp_laplace <- function(x, ...) {
 #' image with contours of the latent mean (or, for classification, the
 #' probability of the last class) over a grid, with the data points.
 #' \code{what = "history"}: the solver residual and the variance trace against
-#' the solver iteration, with Newton steps marked.
+#' the solver iteration, with Newton steps marked (the trace where it was
+#' recorded: see the option \code{history_trace} of \code{gp_laplace}).
 #'
 #' @param x a \code{gp_laplace} fit.
 #' @param what \code{"fit"} or \code{"history"}.
@@ -455,8 +457,17 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
               main = "residual", .user = list(...))
     starts <- h$total[!duplicated(h$newton)]
     graphics::abline(v = starts - 0.5, lty = 3, col = "grey50")
-    plot_call(graphics::plot, h$total, h$trace, type = "b", pch = 20, xlab = "solver iteration",
-              ylab = "sum of latent variances", main = "variance trace", .user = list(...))
+    if (any(is.finite(h$trace))) {
+      plot_call(graphics::plot, h$total, h$trace, type = "b", pch = 20,
+                xlab = "solver iteration", ylab = "sum of latent variances",
+                main = "variance trace", .user = list(...))
+    } else { # NA throughout (history_trace = "auto" in the exact mode): an empty panel
+      plot_call(graphics::plot, range(h$total), c(0, 1), type = "n", yaxt = "n",
+                xlab = "solver iteration", ylab = "sum of latent variances",
+                main = "variance trace", .user = list(...))
+      graphics::text(mean(range(h$total)), 0.5,
+                     "not recorded\n(gp_laplace option history_trace = \"always\")")
+    }
     graphics::abline(v = starts - 0.5, lty = 3, col = "grey50")
     return(invisible(x))
   }

@@ -36,6 +36,9 @@ static SEXP history_list(const sgp_laplace_history *h)
                PROTECT(int64_vec(ni, h->it_rank)),
                PROTECT(int64_vec(ni, h->it_buffer)),
                PROTECT(sgp_r_real_copy(ni, 1, h->it_time, 0))};
+  /* the trace is NaN in the core where it was not computed (history_trace): NA here */
+  for (int64_t i = 0; i < ni; i++)
+    if (ISNAN(REAL(iv[5])[i])) REAL(iv[5])[i] = NA_REAL;
   SEXP iters = PROTECT(sgp_r_named_list(9, in, iv));
   const char *sn[] = {"psi", "delta", "mode_error", "inner_stop", "kernel_products", "dropped",
                       "seconds"};

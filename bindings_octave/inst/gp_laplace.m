@@ -88,6 +88,8 @@
 ## solver residual tolerance, relative to the right-hand side (default @code{1e-05}).
 ## @item @qcode{"noise_max"}
 ## cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points (default @code{1e+12}).
+## @item @qcode{"history_trace"}
+## the history's trace column (a metric): "auto": where it is cheap (NA in the exact mode's dense first solve, where it costs as much as the solve), "always": everywhere (default @qcode{"auto"}).
 ## @item @qcode{"kernel_cache_bytes"}
 ## keep the kernel matrix when its 8 n^2 bytes fit (else matrix-free) (default @code{2147483648}).
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
@@ -112,8 +114,9 @@
 ## @code{f}, @code{var}, @code{weights} (n-by-C), @code{root} (nC-by-r),
 ## @code{newton_steps}, @code{iterations}, @code{converged},
 ## @code{stop_reason}, @code{history} (a struct of columns, one row per solver
-## iteration: newton, iteration, total, residual, rel_residual, trace, rank,
-## buffer, seconds), @code{steps}, @code{kernel}, @code{likelihood},
+## iteration: newton, iteration, total, residual, rel_residual, trace (NA
+## where @qcode{"history_trace"} left it out), rank, buffer, seconds),
+## @code{steps}, @code{kernel}, @code{likelihood},
 ## @code{n_class}, @code{levels}, the training data, and, with
 ## @qcode{"xtest"}, @code{test} with fields @code{mean}, @code{var} and
 ## @code{prob} (classification), @code{rate_mean}, @code{rate_var} (poisson)
@@ -251,6 +254,20 @@ endfunction
 %! assert (fit.history.newton, ones (30, 1));
 %! assert (fit.history.iteration, (1:30)');
 %! assert (fit.iterations, 30);
+
+%!test
+%! ## history_trace: NA in the exact mode's direct first solve ("auto", the
+%! ## default), recorded with "always"; nothing else changes
+%! a = gp_laplace (x, y, "max_iter", 30, "policy", "cholesky", "seed", 1,
+%!                 "history_trace", "always");
+%! b = gp_laplace (x, y, "max_iter", 30, "policy", "cholesky", "seed", 1);
+%! assert (all (isfinite (a.history.trace)));
+%! assert (all (isna (b.history.trace)));
+%! assert (b.f, a.f);
+%! assert (b.weights, a.weights);
+%! assert (b.var, a.var);
+%! assert (b.root, a.root);
+%! assert (b.history.residual, a.history.residual);
 
 %!function c = ifelse_cell (y)
 %!  c = repmat ({"no"}, numel (y), 1);

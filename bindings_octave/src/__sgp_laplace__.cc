@@ -88,7 +88,12 @@ stop_reason, inner_stop_reason, kernel_products, history, steps and used\n\
   hist.assign ("total", sgp_octave::column_copy (ni, h.it_total));
   hist.assign ("residual", sgp_octave::column_copy (ni, h.it_resid));
   hist.assign ("rel_residual", sgp_octave::column_copy (ni, h.it_rel_resid));
-  hist.assign ("trace", sgp_octave::column_copy (ni, h.it_trace));
+  // the trace is NaN in the core where it was not computed (history_trace): NA here
+  ColumnVector trace = sgp_octave::column_copy (ni, h.it_trace);
+  for (int64_t i = 0; i < ni; i++)
+    if (std::isnan (trace(i)))
+      trace(i) = octave_NA;
+  hist.assign ("trace", trace);
   hist.assign ("rank", sgp_octave::column_copy (ni, h.it_rank));
   hist.assign ("buffer", sgp_octave::column_copy (ni, h.it_buffer));
   hist.assign ("seconds", sgp_octave::column_copy (ni, h.it_time));

@@ -276,9 +276,15 @@ typedef struct {
                               * blocks (per point centred) are C actions, their kernel
                               * products all from the action's one product (default 1);
                               * 0: one action per iteration */
+  int history_trace;         /* SGP_HISTORY_TRACE_*: the history's trace column (a metric,
+                              * spec 4.4). AUTO (default): recorded where it is an
+                              * incremental O(B NC) update; NaN in the exact mode's dense
+                              * first solve, where it needs the inverse of a Cholesky factor
+                              * (NC^3/3 flops, as much as the solve). ALWAYS: everywhere */
 } sgp_laplace_opts;
 
 enum { SGP_EVIDENCE_AUTO = 0, SGP_EVIDENCE_EXACT = 1, SGP_EVIDENCE_STOCHASTIC = 2 };
+enum { SGP_HISTORY_TRACE_AUTO = 0, SGP_HISTORY_TRACE_ALWAYS = 1 };
 
 /* What is learned by maximizing the evidence; AUTO: every hyperparameter not given. */
 enum {

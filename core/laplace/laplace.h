@@ -172,6 +172,9 @@ typedef struct {
   const int64_t *idx;        /* b storage indices p + N c */
   int64_t b;
   double rtol, eta_rtol;
+  int trace;                 /* the direct path's per-action trace_KQ: 1 computed (one
+                              * trtri more), 0 NaN (option history_trace = "auto"); the
+                              * blocked path's incremental trace is always computed */
   double *ws;                /* workspace of sgp_unit_block_ws(NC, b, cap) doubles */
   /* in/out */
   double *v, *res;           /* weights and residual b - K^ v (updated per action) */
@@ -190,8 +193,9 @@ void sgp_unit_kernel_columns(sgp_ctx *ctx, const sgp_unit_block *ub, int64_t n, 
 /* The exact mode's first solve (laplace_direct.c): all NC unit actions from an
  * empty state (B = 0, C = 1, ub->b = NC, cap >= NC) as one dense Cholesky of
  * P'K^P, with the same per-action history (rho, alpha, eta, trace) and the same
- * residual stop as NC one-at-a-time actions, in O(NC^3/3) + one trtri instead of
- * the blocked Gram-Schmidt that keeps K Q current. Leaves the state as a virtual
+ * residual stop as NC one-at-a-time actions, in O(NC^3/3) (+ one trtri for the
+ * trace when ub->trace; else the trace is NaN) instead of the blocked Gram-Schmidt
+ * that keeps K Q current. Leaves the state as a virtual
  * run does (root_lazy: G holds L). *fallback = 1 (state reset to empty) when a
  * pivot breaks down: the caller then takes the blocked path. ub->ws is unused. */
 int sgp_itergp_unit_direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int *fallback);

@@ -8,7 +8,10 @@
  *   ||K q_m||^2 = ||L[:, m]||^2 - 2 d_m + sum_{i <= m} (d_i L^{-1}[m, i])^2
  * (K P L^{-T} = L - D L^{-T}, D = W^{-1} permuted, diagonal for C = 1), so the
  * per-action history costs O(NC^2) plus one trtri, instead of the O(NC^3) that
- * keeping K Q current costs in the blocked path. */
+ * keeping K Q current costs in the blocked path. The trtri (NC^3/3 flops, as
+ * many as the Cholesky) only serves the trace, a metric (spec 4.4): it is taken
+ * when ub->trace (option history_trace = "always"); otherwise the trace is NaN
+ * and the solve costs one Cholesky. The state left behind is the same. */
 #include "laplace.h"
 
 #include <math.h>
@@ -57,7 +60,8 @@ static int direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int *fallbac
     if (!(piv > ub->eta_rtol * sz[j]) || !(piv > 0.0) || !isfinite(piv)) ok = 0;
   }
   if (!ok) { reset_empty(it); *fallback = 1; return SGP_OK; }
-  /* z = L^{-1} P'b; residual norms before each action (from the end) */
+  /* z = L^{-1} P'b; residual norms before each action (from the end: racc[0..k)
+   * is still zero, and sgp_nrm2 skips zeros, so its tail has the same norm) */
   for (int64_t j = 0; j < NC; j++) z[j] = ub->rhs[idx[j]];
   if ((st = sgp_trsm(ctx, 'L', 'L', 'N', NC, 1, 1.0, L, ldg, z, NC))) return st;
   memset(racc, 0, (size_t)NC * sizeof(double));
@@ -65,26 +69,29 @@ static int direct(sgp_ctx *ctx, sgp_itergp *it, sgp_unit_block *ub, int *fallbac
   for (int64_t k = NC - 1; k >= 0; k--) {
     const double *l = L + k * ldg;
     for (int64_t i = k; i < NC; i++) racc[i] += l[i] * z[k];
-    rho[k] = sgp_nrm2(NC, racc);
+    rho[k] = sgp_nrm2(NC - k, racc + k);
   }
   int64_t a = 0;
   while (a < NC && rho[a] >= ub->rtol) a++;
   if (a < NC) ub->reason = SGP_STOP_RESID;
-  /* trace after each action: column norms of L, row norms of D L^{-1} */
-  for (int64_t j = 0; j < a; j++) {
-    memcpy(Li + j * ldg + j, L + j * ldg + j, (size_t)(a - j) * sizeof(double));
-    cn[j] = 0.0;
-    for (int64_t i = j; i < NC; i++) cn[j] += L[i + j * ldg] * L[i + j * ldg];
-    dl[j] = 0.0;
-  }
-  if ((st = sgp_trtri(ctx, 'L', a, Li, ldg))) return st;
-  for (int64_t i = 0; i < a; i++) { /* dl[m] += (d_i Li[m, i])^2, column by column */
-    const double *li = Li + i * ldg;
-    for (int64_t m = i; m < a; m++) dl[m] += (dp[i] * li[m]) * (dp[i] * li[m]);
+  /* trace after each action (a metric: only when asked for, ub->trace): column
+   * norms of L, row norms of D L^{-1} (the one trtri) */
+  if (ub->trace) {
+    for (int64_t j = 0; j < a; j++) {
+      memcpy(Li + j * ldg + j, L + j * ldg + j, (size_t)(a - j) * sizeof(double));
+      cn[j] = 0.0;
+      for (int64_t i = j; i < NC; i++) cn[j] += L[i + j * ldg] * L[i + j * ldg];
+      dl[j] = 0.0;
+    }
+    if ((st = sgp_trtri(ctx, 'L', a, Li, ldg))) return st;
+    for (int64_t i = 0; i < a; i++) { /* dl[m] += (d_i Li[m, i])^2, column by column */
+      const double *li = Li + i * ldg;
+      for (int64_t m = i; m < a; m++) dl[m] += (dp[i] * li[m]) * (dp[i] * li[m]);
+    }
   }
   double tr = 0.0;
   for (int64_t j = 0; j < a; j++) {
-    tr += cn[j] - 2.0 * dp[j] + dl[j];
+    tr = ub->trace ? tr + (cn[j] - 2.0 * dp[j] + dl[j]) : NAN;
     ub->alpha[j] = L[j + j * ldg] * z[j];
     ub->eta[j] = L[j + j * ldg] * L[j + j * ldg];
     ub->trace_KQ[j] = tr;

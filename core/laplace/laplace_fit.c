@@ -47,6 +47,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->probes = 32;
   o->precond_rank = 0;
   o->class_actions = 1;
+  o->history_trace = SGP_HISTORY_TRACE_AUTO;
   o->tile = SGP_DEFAULT_TILE;
 }
 
@@ -196,7 +197,8 @@ static int64_t unit_index(const run_t *R, int64_t k, int permuted)
 }
 
 /* All NC unit actions of an empty state at once (sgp_itergp_unit_direct), with one
- * history row per action as the blocked path records them. *fallback = 1: a pivot
+ * history row per action as the blocked path records them (the trace NaN unless
+ * history_trace = "always": it would cost a second O(NC^3/3) pass). *fallback = 1: a pivot
  * broke down, nothing was taken (the caller goes on block by block). */
 static int direct_solve(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, double *v,
                         double *Kv, double rtol, double bnorm, int64_t *j, int *fallback)
@@ -216,6 +218,7 @@ static int direct_solve(sgp_ctx *ctx, run_t *R, const double *b, const double *n
   memset(&ub, 0, sizeof ub);
   ub.lik = R->lik; ub.nd = nd; ub.kernel = &R->o->kernel; ub.prep = &R->prep; ub.rhs = b;
   ub.idx = idx; ub.b = NC; ub.rtol = rtol; ub.eta_rtol = R->o->eta_tol;
+  ub.trace = R->o->history_trace == SGP_HISTORY_TRACE_ALWAYS;
   ub.v = v; ub.res = R->res; ub.Kv = recursive ? Kv : NULL;
   ub.rho = hist; ub.alpha = hist + NC; ub.eta = hist + 2 * NC; ub.trace_KQ = hist + 3 * NC;
   st = sgp_itergp_unit_direct(ctx, it, &ub, fallback);
@@ -957,6 +960,8 @@ static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_m
     return sgp_fail(ctx, SGP_EINVAL, "policy: unknown value %d", (int)o->policy);
   if (o->residual != SGP_RESIDUAL_EXPLICIT && o->residual != SGP_RESIDUAL_RECURSIVE)
     return sgp_fail(ctx, SGP_EINVAL, "residual: unknown value %d", (int)o->residual);
+  if (o->history_trace != SGP_HISTORY_TRACE_AUTO && o->history_trace != SGP_HISTORY_TRACE_ALWAYS)
+    return sgp_fail(ctx, SGP_EINVAL, "history_trace: unknown value %d", o->history_trace);
   if (o->max_newton < 1)
     return sgp_fail(ctx, SGP_EINVAL, "max_newton: must be at least 1 (got %d)", o->max_newton);
   if (o->max_iter < 1)

@@ -205,14 +205,14 @@ int sgp_khat_cholesky(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, const dou
  * (W^{-1} spread over many decades: the eigen path cost 20 s a step at n = 5000).
  * Returns 1 when used, 0 when the caller must take the eigen path. */
 static int cholesky_root(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
-                         int *st)
+                         int b_tried, int *st)
 {
   const int64_t B = s->B, ldg = s->cap;
   double dmax = 0.0;
   for (int64_t i = 0; i < B; i++) if (s->M[i + i * ldg] > dmax) dmax = s->M[i + i * ldg];
   if (!(dmax > 0.0)) return 0;
   int ok = 0;
-  for (int pass = lik->kind == SGP_LIK_SOFTMAX; pass < 2 && !ok; pass++) {
+  for (int pass = lik->kind == SGP_LIK_SOFTMAX || b_tried; pass < 2 && !ok; pass++) {
     for (int64_t j = 0; j < B; j++)
       memcpy(s->G + j * ldg + j, s->M + j * ldg + j, (size_t)(B - j) * sizeof(double));
     if (pass == 0) { /* B form (s->w: scratch until an eigen path) */
@@ -228,6 +228,47 @@ static int cholesky_root(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const 
       if (!(s->G[i + i * ldg] * s->G[i + i * ldg] > 1e-8 * dmax)) ok = 0;
   }
   return ok;
+}
+
+/* The exact mode's recycled actions (S = P_I, W^{-1} diagonal, no truncation):
+ * M = K^[I, I] is the row gather T[I, :] + diag(nd[I]); its lower triangle,
+ * symmetrized as sgp_itergp_virtual does (the same values), is written straight
+ * into G and factored there through B, the first pass of cholesky_root. M, a
+ * second B^2 buffer, is then neither touched nor copied in a Newton step (its
+ * pages cost as much as the gather at B = 5000). *finite = 0 as the general path
+ * sets it; *tried: the B form was tried (G no longer holds the old root);
+ * *done: it succeeded (G = L). */
+static int unit_root_in_g(sgp_ctx *ctx, sgp_itergp *s, const double *nd, int *finite,
+                          int *tried, int *done)
+{
+  const int64_t NC = s->NC, B = s->B, ldg = s->cap, tb = 64;
+  const int64_t *idx = s->idx;
+  const double *T = s->T;
+  double *G = s->G, dmax = 0.0;
+  int st, ok = 0;
+  *tried = *done = 0;
+  for (int64_t j0 = 0; j0 < B; j0 += tb) /* tiles keep the transposed reads in cache */
+    for (int64_t i0 = j0; i0 < B; i0 += tb) {
+      const int64_t j1 = j0 + tb < B ? j0 + tb : B, i1 = i0 + tb < B ? i0 + tb : B;
+      for (int64_t j = j0; j < j1; j++)
+        for (int64_t i = i0 > j ? i0 : j; i < i1; i++) {
+          double a;
+          if (i == j) {
+            const double m = T[idx[j] + j * NC] + nd[idx[j]];
+            a = 0.5 * (m + m);
+          } else {
+            a = 0.5 * (T[idx[i] + j * NC] + T[idx[j] + i * NC]);
+          }
+          if (!isfinite(a)) { *finite = 0; return SGP_OK; }
+          G[i + j * ldg] = a;
+        }
+    }
+  for (int64_t i = 0; i < B; i++) if (G[i + i * ldg] > dmax) dmax = G[i + i * ldg];
+  if (!(dmax > 0.0)) return SGP_OK; /* the general path (its eigen branch) */
+  *tried = 1;
+  if ((st = sgp_khat_cholesky(ctx, B, G, ldg, nd, idx, s->w, &ok))) return st;
+  *done = ok;
+  return SGP_OK;
 }
 
 int sgp_itergp_root(sgp_ctx *ctx, sgp_itergp *s)
@@ -271,6 +312,18 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
   s->kq_valid = 1;
   s->root_lazy = 0;
   if (B == 0) { s->r = 0; s->unit = s->g_tri = 1; return SGP_OK; }
+  int b_tried = 0;
+  if (s->unit && lik->kind != SGP_LIK_SOFTMAX && (rank < 0 || rank >= B)) {
+    int done = 0;
+    if ((st = unit_root_in_g(ctx, s, nd, finite, &b_tried, &done)) || !*finite) return st;
+    if (done) { /* as the Cholesky branch below */
+      s->r = B;
+      s->g_tri = 1;
+      s->kq_valid = 0;
+      s->root_lazy = 1;
+      return SGP_OK;
+    }
+  }
   /* V2-V3: Y = T + W^{-1} S, M = S'Y symmetrized (a row gather when S = P_I) */
   if (s->unit && lik->kind != SGP_LIK_SOFTMAX) {
     /* S = P_I and W^{-1} diagonal: M = T[I, :] + diag(nd[I]), no NC x B pass */
@@ -291,7 +344,7 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
    * K Q computed only when needed */
   if (s->unit && (rank < 0 || rank >= B)) {
     /* G's upper triangle is written when the root is formed (sgp_itergp_root) */
-    if (cholesky_root(ctx, s, lik, nd, &st)) {
+    if (cholesky_root(ctx, s, lik, nd, b_tried, &st)) {
       s->r = B;
       s->g_tri = 1;
       s->kq_valid = 0;

@@ -12,6 +12,7 @@
 static const char *const likelihood_names[] = {"gaussian", "bernoulli", "poisson", "softmax", NULL};
 static const char *const policy_names[] = {"cg", "cholesky", NULL};
 static const char *const residual_names[] = {"explicit", "recursive", NULL}; /* SGP_RESIDUAL_* */
+static const char *const history_trace_names[] = {"auto", "always", NULL}; /* SGP_HISTORY_TRACE_* */
 /* bit i of sgp_laplace_opts.learn (SGP_LEARN_*) */
 static const char *const evidence_names[] = {"auto", "exact", "stochastic", NULL}; /* SGP_EVIDENCE_* */
 static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", "noise", "auto",
@@ -81,6 +82,10 @@ static const sgp_opt_spec specs[] = {
    0, "solver residual tolerance, relative to the right-hand side"},
   {"noise_max", SGP_OPT_REAL, "1e+12", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(noise_max),
    SGP_STORE_DOUBLE, 0, "cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points"},
+  {"history_trace", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, history_trace_names, OFF(history_trace),
+   SGP_STORE_INT, 0,
+   "the history's trace column (a metric): \"auto\": where it is cheap (NA in the exact "
+   "mode's dense first solve, where it costs as much as the solve), \"always\": everywhere"},
   {"kernel_cache_bytes", SGP_OPT_REAL, "2147483648", 0, INFINITY, 0, NULL,
    OFF(kernel_cache_bytes), SGP_STORE_SIZE, 0,
    "keep the kernel matrix when its 8 n^2 bytes fit (else matrix-free)"},

@@ -53,7 +53,7 @@ laplace_cases <- function(fx) {
       tol = bad_numbers, xtest = bad_matrices(5, 2), backend = bad_strings, seed = bad_numbers,
       verbose = bad_flags, threads = bad_threads, recycle = bad_flags, damping = bad_flags,
       max_total_iter = counts, random_order = bad_flags, time_limit = bad_numbers,
-      inner_atol = bad_numbers, inner_rtol = bad_numbers,
+      inner_atol = bad_numbers, inner_rtol = bad_numbers, history_trace = bad_strings,
       kernel_cache_bytes = bad_numbers)),
     many_args("gp_laplace", gp_laplace, gauss, list(noise = bad_numbers,
                                                    y = bad_vectors(30))),

@@ -1200,6 +1200,7 @@ static void blocked_units_equal_one_at_a_time_case(sgp_likelihood kind, int64_t 
   o.max_iter = (int)max_iter;
   o.max_newton = 4;
   o.tol = 0.0;
+  o.history_trace = SGP_HISTORY_TRACE_ALWAYS; /* the direct solve's traces compared too */
   sgp_laplace_fit_t *fit[2] = {NULL, NULL};
   for (int k = 0; k < 2; k++) {
     sgp_ctx ctx;
@@ -1244,6 +1245,82 @@ static void blocked_units_equal_one_at_a_time(void **state)
   blocked_units_equal_one_at_a_time_case(SGP_LIK_POISSON, 40, 1, 1, 60, 8);
   blocked_units_equal_one_at_a_time_case(SGP_LIK_POISSON, 40, 1, 1, 9, 5);
   blocked_units_equal_one_at_a_time_case(SGP_LIK_SOFTMAX, 20, 1, 1, 11, 3);
+}
+
+/* history_trace = "auto" (the default) only leaves the trace out where it costs an
+ * inverse: NaN in the rows of the exact mode's direct first solve, and every other
+ * output and history column bitwise as with "always" (the trace is a metric: no
+ * quantity of the fit is computed from it). Cases: the exact mode (direct first
+ * solve, recycled later), the same without recycling (a direct solve per Newton
+ * step), and a budget below NC (blocked actions: the incremental trace, kept). */
+static void history_trace_auto_changes_nothing_else_case(sgp_likelihood kind, int recycle,
+                                                         int64_t max_iter, int expect_nan)
+{
+  problem p;
+  make_problem(&p, kind, 40, 52);
+  const int64_t NC = p.n * p.C;
+  sgp_laplace_fit_t *fit[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    sgp_laplace_opts o;
+    opts_for(&p, &o);
+    o.policy = SGP_POLICY_CHOLESKY;
+    o.recycle = recycle;
+    o.max_iter = (int)max_iter;
+    o.max_newton = 6;
+    o.history_trace = k == 0 ? SGP_HISTORY_TRACE_ALWAYS : SGP_HISTORY_TRACE_AUTO;
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    sgp_ctx_set_seed(&ctx, 3);
+    fit[k] = fit_or_fail(&ctx, &p, &o);
+  }
+  const sgp_laplace_fit_t *a = fit[0], *b = fit[1];
+  assert_int_equal(a->newton_steps, b->newton_steps);
+  assert_int_equal(a->iterations, b->iterations);
+  assert_int_equal(a->stop_reason, b->stop_reason);
+  assert_int_equal(a->kernel_products, b->kernel_products);
+  assert_int_equal(a->r, b->r);
+  assert_true(a->r > 0);
+  assert_memory_equal(a->f, b->f, (size_t)NC * sizeof(double));
+  assert_memory_equal(a->weights, b->weights, (size_t)NC * sizeof(double));
+  assert_memory_equal(a->var, b->var, (size_t)NC * sizeof(double));
+  assert_memory_equal(a->root, b->root, (size_t)(NC * a->r) * sizeof(double));
+  const sgp_laplace_history *ha = &a->history, *hb = &b->history;
+  assert_int_equal(ha->n_iter, hb->n_iter);
+  assert_int_equal(ha->n_step, hb->n_step);
+  const size_t ni = (size_t)ha->n_iter, ns = (size_t)ha->n_step;
+  assert_memory_equal(ha->it_newton, hb->it_newton, ni * sizeof(int));
+  assert_memory_equal(ha->it_iter, hb->it_iter, ni * sizeof(int));
+  assert_memory_equal(ha->it_total, hb->it_total, ni * sizeof(int64_t));
+  assert_memory_equal(ha->it_buffer, hb->it_buffer, ni * sizeof(int64_t));
+  assert_memory_equal(ha->it_rank, hb->it_rank, ni * sizeof(int64_t));
+  assert_memory_equal(ha->it_resid, hb->it_resid, ni * sizeof(double));
+  assert_memory_equal(ha->it_rel_resid, hb->it_rel_resid, ni * sizeof(double));
+  assert_memory_equal(ha->it_alpha, hb->it_alpha, ni * sizeof(double));
+  assert_memory_equal(ha->it_eta, hb->it_eta, ni * sizeof(double));
+  assert_memory_equal(ha->st_psi, hb->st_psi, ns * sizeof(double));
+  assert_memory_equal(ha->st_delta, hb->st_delta, ns * sizeof(double));
+  assert_memory_equal(ha->st_mode_err, hb->st_mode_err, ns * sizeof(double));
+  assert_memory_equal(ha->st_inner_stop, hb->st_inner_stop, ns * sizeof(int));
+  assert_memory_equal(ha->st_kprod, hb->st_kprod, ns * sizeof(int64_t));
+  int64_t nan_rows = 0;
+  for (size_t q = 0; q < ni; q++) {
+    assert_true(isfinite(ha->it_trace[q]));
+    if (isnan(hb->it_trace[q])) nan_rows++;
+    else assert_true(hb->it_trace[q] == ha->it_trace[q]);
+  }
+  /* the direct solves' rows, and only those: NC actions each */
+  if (expect_nan) assert_true(nan_rows > 0 && nan_rows % NC == 0);
+  else assert_int_equal(nan_rows, 0);
+  sgp_laplace_fit_free(fit[0]);
+  sgp_laplace_fit_free(fit[1]);
+}
+
+static void history_trace_auto_changes_nothing_else(void **state)
+{
+  (void)state;
+  history_trace_auto_changes_nothing_else_case(SGP_LIK_POISSON, 1, 40, 1);
+  history_trace_auto_changes_nothing_else_case(SGP_LIK_BERNOULLI, 0, 40, 1);
+  history_trace_auto_changes_nothing_else_case(SGP_LIK_POISSON, 1, 9, 0);
 }
 
 /* Acceptance: policy cg with a budget >= NC reaches the exact Laplace mode and the
@@ -1671,6 +1748,7 @@ int main(void)
     cmocka_unit_test(root_invariants_after_fit),
     cmocka_unit_test(softmax_cg_reaches_map),
     cmocka_unit_test(blocked_units_equal_one_at_a_time),
+    cmocka_unit_test(history_trace_auto_changes_nothing_else),
     cmocka_unit_test(cg_full_budget_exact_variance),
     cmocka_unit_test(subspace_step_over_everything_is_the_map),
     cmocka_unit_test(subspace_step_is_stationary_in_its_span),

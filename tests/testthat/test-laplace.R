@@ -218,6 +218,31 @@ test_that("result fields, history, non-convergence warning, verbose output", {
   expect_equal(summary(fb)$accuracy, mean((fb$f[, 1] > 0) == (laplace_fixture("bernoulli")$y == 1)))
 })
 
+test_that("history_trace: NA in the exact mode's direct solve unless \"always\", nothing else changes", {
+  fx <- laplace_fixture("poisson")
+  a <- fit_fixture(fx, policy = "cholesky", max_iter = fx$n, history_trace = "always")
+  b <- fit_fixture(fx, policy = "cholesky", max_iter = fx$n) # "auto", the default
+  expect_true(all(is.finite(a$history$trace)))
+  first <- b$history$newton == 1 # the direct solve: NA, not NaN or 0
+  expect_true(any(first))
+  expect_true(all(is.na(b$history$trace[first])) && !any(is.nan(b$history$trace)))
+  expect_identical(b$history$trace[!first], a$history$trace[!first])
+  for (nm in c("f", "weights", "var", "root", "test", "iterations", "newton_steps"))
+    expect_identical(b[[nm]], a[[nm]], info = nm)
+  keep <- function(d) d[setdiff(names(d), c("trace", "seconds"))]
+  expect_identical(keep(b$history), keep(a$history))
+  expect_identical(keep(b$steps), keep(a$steps))
+  # a budget below n (blocked actions): the incremental trace is recorded
+  expect_true(all(is.finite(fit_fixture(fx, policy = "cholesky", max_iter = 10)$history$trace)))
+  # the methods cope with the NA column
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_identical(plot(b, what = "history"), b)
+  expect_output(print(b), "poisson likelihood")
+  expect_output(print(summary(b)), "train log-likelihood")
+  expect_error(fit_fixture(fx, history_trace = "never"), "history_trace")
+})
+
 test_that("plot draws 1-D, 2-D and history views", {
   pdf(NULL)
   on.exit(dev.off())
