@@ -103,8 +103,9 @@ bench-select-mf: install
 	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_learn_mf.R $(BENCH_ARGS)
 
 # C benchmark drivers compile the core as R compiles the package (GNU C, the
-# compiler's default standard: -std=c99 would turn off FMA contraction in the
-# kernels' target clones and made drivers 15-25% slower than the package, issue 18).
+# compiler's default standard: -std=c99 turned off FMA contraction in the
+# kernels' target clones and made drivers 15-25% slower than the package, issue 18;
+# core/target_clones.h now fixes the clones' contraction whatever the -std).
 BENCH_CFLAGS := -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
 
 # Spatial Poisson counts, n = 5000 (issue 18 points 2, 3): the exact mode's Newton

@@ -5,17 +5,13 @@
  * copies cost as much as the multiplications themselves (issue 14). Each
  * output entry is summed in a fixed order, so the result does not depend on
  * the thread count. Vectors of 4 doubles (GNU C vector extensions) map onto
- * AVX2/AVX-512 registers in the clones and onto SSE2 pairs elsewhere. */
+ * AVX2/AVX-512 registers in the clones (target_clones.h) and onto SSE2 pairs
+ * elsewhere. */
 #include "kernels.h"
+#include "target_clones.h"
 
 #include <string.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define TILE_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define TILE_CLONES
-#endif
 #define INLINE static inline __attribute__((always_inline))
 
 typedef double vd4 __attribute__((vector_size(32)));
@@ -116,9 +112,9 @@ static int wide_registers(void)
   case cb: t_block(jb, cb, ni, kj, ldk, v + c * ldv, ldv, y + j + c * ldy, ldy); break;
 
 /* y[0..ni, 0..nb) += K v, K ni x nj (ld ldk), v nj x nb (ld ldv) */
-TILE_CLONES static void blocked_n(int64_t ni, int64_t nj, int64_t nb, const double *K,
-                                    int64_t ldk, const double *v, int64_t ldv, double *y,
-                                    int64_t ldy)
+SGP_TARGET_CLONES static void blocked_n(int64_t ni, int64_t nj, int64_t nb, const double *K,
+                                          int64_t ldk, const double *v, int64_t ldv, double *y,
+                                          int64_t ldy)
 {
   int64_t i = 0;
   if (wide_registers()) /* 32 vector registers: 8 rows (a whole cache line) at once */
@@ -138,9 +134,9 @@ TILE_CLONES static void blocked_n(int64_t ni, int64_t nj, int64_t nb, const doub
 
 /* y[0..nj, 0..nb) += K' v, K ni x nj (ld ldk), v ni x nb (ld ldv): 4 (AVX-512)
  * or 2 tile columns against up to 5 columns of v */
-TILE_CLONES static void blocked_t(int64_t ni, int64_t nj, int64_t nb, const double *K,
-                                    int64_t ldk, const double *v, int64_t ldv, double *y,
-                                    int64_t ldy)
+SGP_TARGET_CLONES static void blocked_t(int64_t ni, int64_t nj, int64_t nb, const double *K,
+                                          int64_t ldk, const double *v, int64_t ldv, double *y,
+                                          int64_t ldy)
 {
   int64_t j = 0;
   if (wide_registers()) /* 32 vector registers: 4 tile columns (20 accumulators) */

@@ -9,16 +9,10 @@
  * -fno-math-errno -fno-trapping-math (KERNEL_CFLAGS in the makefiles): sqrt's
  * errno guard and FP-trap semantics would otherwise block it, and nothing here
  * reads errno or traps. On x86-64 Linux the tile loops are also cloned for
- * AVX-512 and AVX2/FMA and the widest clone the CPU runs is picked at load time. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define SGP_TARGET_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define SGP_TARGET_CLONES
-#endif
-
+ * AVX-512 and AVX2/FMA (target_clones.h, which also fixes their contraction). */
 #include "kernels.h"
 #include "kernel_exp.h"
+#include "target_clones.h"
 
 #include <math.h>
 #include <stdlib.h>

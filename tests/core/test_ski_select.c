@@ -4,14 +4,20 @@
  * Problem: 1-D, n = 2000 points uniform on [0, 4], y = sin(3x) + 0.5 cos(7x)
  * + N(0, 0.1^2), a 100-point cubic grid (h = 0.04 against a learned
  * lengthscale near 0.3), 30 Rademacher probes.
- *  - The optimizer ends at a point where each learned coordinate's gradient
- *    (what L-BFGS sees: quadratic term minus the Hutchinson trace) is within 3
- *    of its standard errors of 0. Why not 0: the objective's value is the SLQ
+ *  - The optimizer converges, and where it stopped on a stalled line search
+ *    each learned coordinate's gradient (what L-BFGS sees: quadratic term
+ *    minus the Hutchinson trace) is within 3 of its standard errors of 0, the
+ *    core's rule for accepting that stop (ski_select.c,
+ *    accept_line_search_stop). Why not 0: the objective's value is the SLQ
  *    quadrature and its gradient the Hutchinson trace, which agree only in
- *    expectation (ski.h, sgp_ski_loglik_grad), so the value's maximizer has a
- *    gradient of the order of the trace's standard error -- and 3 of them
- *    bound it (the errors of the mean solve and the probe solves, at relative
- *    residual 1e-6, are far below). The SE is that of the same evaluation.
+ *    expectation (ski.h, sgp_ski_loglik_grad). The SE is that of the same
+ *    evaluation. Where NLopt stopped on the objective's relative change
+ *    (ftol_rel 1e-6) no gradient bound is claimed: with this seed the noise
+ *    coordinate ends 5.3 SE from 0 in the package's arithmetic (fused
+ *    multiply-adds in the kernels' clones, core/target_clones.h) and 0.02 SE
+ *    without them; over probe seeds 1-10, of the 6-7 seeds whose run passes
+ *    the other checks one ends beyond 3 SE in each arithmetic (5.3 and 5.1),
+ *    so 3 SE had held here by the seed's rounding, not by a rule.
  *  - The learned objective is at least the objective at the start (the first
  *    row of the trace), and the trace's best row is the reported loglik.
  *  - Not given: learned from the data-based start (spec §5); given: fixed
@@ -141,13 +147,14 @@ static void learns_to_a_stationary_point(void **state)
   assert_int_equal(sgp_ski_loglik_grad(&P.ctx, &c, &k, ro.noise, NULL, P.uz, P.rhoz, T, &lo,
                                        NULL, &g), SGP_OK);
   assert_true(fabs(g.value.loglik - h->loglik) <= 1e-9 * fabs(h->loglik));
+  const int stalled = strstr(h->optim_message, "within 3 standard errors") != NULL;
   for (int k2 = 0; k2 < 3; k2++) { /* h->grad: (ell, s, mean, noise); g.grad: (ell, s, noise) */
     const int kh = k2 < 2 ? k2 : 3;
     if (verbose())
       printf("theta %d: grad %.4g (reported %.4g), se %.4g\n", k2, g.grad[k2], h->grad[kh],
              g.grad_se[k2]);
     assert_true(g.grad[k2] == h->grad[kh]);
-    assert_true(fabs(g.grad[k2]) <= 3.0 * g.grad_se[k2]);
+    if (stalled) assert_true(fabs(g.grad[k2]) <= 3.0 * g.grad_se[k2]);
   }
   /* the learned mean ends at its GLS estimate at the learned values, where the
    * derivative 1'A^-1(y - mu 1) (no probe noise) is 0 up to the two solves (GLS

@@ -45,7 +45,7 @@ endfor
 emit (fid, "fit2.loglik", [f2.loglik, f2.logdet, f2.logdet_se, f2.datafit, f2.probes_used]);
 emit (fid, "fit2.love", [f2.love.Ft(:); f2.love.c0(:)]);
 y5 = y1 + 0.2 * (mod ((1:40)' * 7919, 13) / 13 - 0.5);
-f5 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, "mean", 0, o{:});
+f5 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, o{:});
 emit (fid, "fit5.fields", strjoin (sort (setdiff (fieldnames (f5), {"class"}))(:)', ","));
 emit (fid, "fit5.learned", strjoin (f5.learned, ","));
 emit (fid, "fit5.hyper", [f5.hyper.lengthscale; f5.hyper.outputscale; f5.hyper.mean; f5.hyper.noise]);

@@ -3,8 +3,12 @@
 # the same error and warning texts (helper-parity.R runs the Octave side,
 # parity-ski.m). The statistics and the grid (one pass, one thread) agree to
 # 1e-10. The solver's outputs: both hosts stop at a relative residual <= tol =
-# 1e-10 of the same system (the FFT plans FFTW picks at run time make the
-# iterates differ at rounding), so two solutions differ by at most 2 tol cond;
+# 1e-10 of the same system. Both run one core built by one compiler, whose
+# kernels fuse multiply-adds the same way in both builds (core/target_clones.h),
+# so here their iterates agree bitwise; but FFTW plans measured at run time
+# (planner "auto" takes them from the process's wisdom, which other calls in
+# the same R session may have filled) round differently, so the bound stays
+# the solver's: two solutions differ by at most 2 tol cond;
 # cond <= 1 + m s2 / noise with m grid points: 1 + 30 / 0.01 (fit 1), 1 + 120 / 0.05 (fit 2),
 # so 2 tol cond <= 6e-7 < 1e-6. A residual within rounding of tol can cross it an iteration
 # earlier or later in either host: iteration counts within 2.
@@ -56,29 +60,28 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   }
   solved(c(f2$loglik, f2$logdet, f2$logdet_se, f2$datafit, f2$probes_used), oct$fit2.loglik,
          "fit 2 log-likelihood")
-  # learned hyperparameters (model selection): a 40-point grid takes the dense
-  # Kronecker path (no FFT plans chosen at run time), one thread, one BLAS; the
-  # statistics and sketches are bitwise identical in both hosts, yet the first
-  # log-likelihood evaluation already differs at 1e-13 (relative) between them
-  # (a rounding difference of the two builds, not found yet), and the
-  # optimizer's last steps carry it to about 2e-8 in the learned values, with
-  # the same number of evaluations. So the issue's 1e-8 is NOT met; compared
-  # at 1e-6, the bound used for every solver output in this file.
+  # learned hyperparameters (model selection, issue 13 acceptance 5: 1e-8): a
+  # 40-point grid takes the dense Kronecker path (no FFT plans chosen at run
+  # time), one thread, one BLAS, the same probes; the statistics, every
+  # evaluation of the objective and its gradient, and so the optimizer's
+  # iterates are bitwise the same in both hosts (they differed at 1e-12 in the
+  # first evaluation and 8e-8 in the learned values while the Octave build
+  # compiled the kernels' FMA clones without contraction, -std=c99; see
+  # core/target_clones.h). 1e-8 is the issue's bound; the evaluations agree far
+  # below it, so the same number of evaluations too.
   # (y1 plus exact pseudo-noise: a noise-free y1 would learn a vanishing noise)
   y5 <- y1 + 0.2 * (((1:40) * 7919) %% 13 / 13 - 0.5)
-  # (mean = 0: learned as a coordinate the mean adds an absolutely scaled
-  # coordinate that carries the hosts' 1e-13 difference to ~4e-6 in the learned
-  # values and a different number of evaluations; the learned mean's parity is
-  # fit 6's, its GLS estimate)
-  f5 <- ski_gsgp(x1, y5, grid_size = 40, probes = 8, seed = 1, threads = 1, verbose = FALSE,
-                 mean = 0)
+  # (the mean is learned too: the absolutely scaled coordinate that amplified
+  # the hosts' old difference most, to ~4e-6, so this fixture had fixed it at 0)
+  f5 <- ski_gsgp(x1, y5, grid_size = 40, probes = 8, seed = 1, threads = 1, verbose = FALSE)
   expect_identical(paste(sort(names(f5)), collapse = ","), oct$fit5.fields)
   expect_identical(paste(f5$learned, collapse = ","), oct$fit5.learned)
-  solved(unlist(f5$hyper), oct$fit5.hyper, "fit 5 hyper")
-  solved(c(f5$loglik, f5$loglik_se), oct$fit5.loglik, "fit 5 loglik")
+  expect_identical(f5$learned, c("lengthscale", "outputscale", "mean", "noise"))
+  same(unlist(f5$hyper), oct$fit5.hyper, "fit 5 hyper", 1e-8)
+  same(c(f5$loglik, f5$loglik_se), oct$fit5.loglik, "fit 5 loglik", 1e-8)
   # (the gradient at the optimum is ~0: compared in absolute terms, against the
   # log-likelihood's scale)
-  expect_lt(max(abs(f5$loglik_grad - oct$fit5.loglik_grad)), 1e-6 * abs(f5$loglik))
+  expect_lt(max(abs(f5$loglik_grad - oct$fit5.loglik_grad)), 1e-8 * abs(f5$loglik))
   expect_identical(paste(names(f5$loglik_grad), collapse = ","), oct$fit5.grad_names)
   expect_identical(nrow(f5$optim), as.integer(oct$fit5.evals))
   # the GLS mean of uncentred data (fixed kernel and noise): the same solves
@@ -89,7 +92,8 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   same(f6$test$mean, oct$fit6.test.mean, "fit 6 test mean")
   # summary: the same lines in both hosts (issue 17) but the timings and the
   # solver's figures: iteration counts within 2 and residuals (~1e-11) and the
-  # gradient at the optimum (~1e-6) that differ at rounding, as above
+  # gradient at the optimum (~1e-6), whose printed digits a rounding difference
+  # (FFT plans, as above) would change
   mask <- function(l) {
     l <- sub("; time .*$", "", l)
     i <- grepl("CG iterations|log marginal likelihood", l)
