@@ -1,20 +1,20 @@
-// __sgp_ski_grid__.cc -- private oct-file behind ski_grid.m: the options by
+// verb_ski_grid.cc -- __sgp_call__ ("ski_grid") behind ski_grid.m: the options by
 // name to the core's table "ski_grid" and the grid of x, of a range or of
 // grid_bounds with grid_size (automatic sizes and bounds of the core).
+#include "sgp_octave_verbs.h"
 #include "sgp_octave_ski.h"
 
-DEFUN_DLD (__sgp_ski_grid__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{grid} =} __sgp_ski_grid__ (@var{x}, @var{range}, @var{name}, @var{value}, @dots{})\n\
-Private: the grid of scalegp's ski_gsgp core.\n\
-\n\
-@var{x}: n-by-d data (or []); @var{range}: d-by-2 (min, max per dimension;\n\
-or []).  The options come as name/value pairs and go to the core's option\n\
-table, which checks them.  Returns a struct with fields size (1-by-d),\n\
-bounds (d-by-2; given bounds are kept exactly) and interpolation.  Use\n\
-@code{ski_grid}.\n\
-@seealso{ski_grid}\n\
-@end deftypefn")
+// Usage: grid = __sgp_call__ ("ski_grid", x, range, name, value, ...)
+// Private: the grid of scalegp's ski_gsgp core.
+//
+// x: n-by-d data (or []); range: d-by-2 (min, max per dimension;
+// or []).  The options come as name/value pairs and go to the core's option
+// table, which checks them.  Returns a struct with fields size (1-by-d),
+// bounds (d-by-2; given bounds are kept exactly) and interpolation.  Use
+// ski_grid.
+// See ski_grid.
+octave_value_list
+sgp_verbs::ski_grid (const octave_value_list& args, int)
 {
   if (args.length () < 2)
     print_usage ();
@@ -50,15 +50,15 @@ bounds (d-by-2; given bounds are kept exactly) and interpolation.  Use\n\
 
 /*
 %!test
-%! g = __sgp_ski_grid__ ([], [], "grid_size", 11, "grid_bounds", [0 1]);
+%! g = __sgp_call__ ("ski_grid", [], [], "grid_size", 11, "grid_bounds", [0 1]);
 %! assert (g.size, 11);
 %! assert (g.bounds, [0 1]);
 %!test
-%! g = __sgp_ski_grid__ ([], [0 1], "grid_size", 9);
+%! g = __sgp_call__ ("ski_grid", [], [0 1], "grid_size", 9);
 %! assert (g.size, 9);
 %! h = 1 / (9 - 1 - 4);
 %! assert (g.bounds, [-2*h, 1 + 2*h], 1e-14);
-%!error <ski_grid: 'grid_size'> __sgp_ski_grid__ ([], [0 1], "grid_size", 3)
-%!error <ski_grid: 'x' is needed> __sgp_ski_grid__ ([], [])
-%!error <Invalid call> __sgp_ski_grid__ (1)
+%!error <ski_grid: 'grid_size'> __sgp_call__ ("ski_grid", [], [0 1], "grid_size", 3)
+%!error <ski_grid: 'x' is needed> __sgp_call__ ("ski_grid", [], [])
+%!error <Invalid call> __sgp_call__ ("ski_grid", 1)
 */

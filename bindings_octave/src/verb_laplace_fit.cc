@@ -1,4 +1,5 @@
-// __sgp_laplace__.cc -- private oct-file behind gp_laplace.m: the IterNCGP fit.
+// verb_laplace_fit.cc -- __sgp_call__ ("laplace_fit") behind gp_laplace.m: the IterNCGP fit.
+#include "sgp_octave_verbs.h"
 #include "sgp_octave.h"
 
 #include <climits>
@@ -43,19 +44,18 @@ namespace
   }
 }
 
-DEFUN_DLD (__sgp_laplace__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{res} =} __sgp_laplace__ (@var{x}, @var{y}, @var{interrupt_after}, @var{name}, @var{value}, @dots{})\n\
-Private: the gp_laplace (IterNCGP) fit of scalegp's C core.\n\
-\n\
-@var{y} holds the labels as doubles; @var{interrupt_after} < 0: none.  The\n\
-options come as name/value pairs and go to the core's option table, which\n\
-checks them (its defaults apply to the others).  Returns a struct with\n\
-fields f, var, weights, root, newton_steps, iterations, converged,\n\
-stop_reason, inner_stop_reason, kernel_products, history, steps and used\n\
-(the options used and the warning of a fit that did not converge).\n\
-@seealso{gp_laplace}\n\
-@end deftypefn")
+// Usage: res = __sgp_call__ ("laplace_fit", x, y, interrupt_after, name, value, ...)
+// Private: the gp_laplace (IterNCGP) fit of scalegp's C core.
+//
+// y holds the labels as doubles; interrupt_after < 0: none.  The
+// options come as name/value pairs and go to the core's option table, which
+// checks them (its defaults apply to the others).  Returns a struct with
+// fields f, var, weights, root, newton_steps, iterations, converged,
+// stop_reason, inner_stop_reason, kernel_products, history, steps and used
+// (the options used and the warning of a fit that did not converge).
+// See gp_laplace.
+octave_value_list
+sgp_verbs::laplace_fit (const octave_value_list& args, int)
 {
   if (args.length () < 3)
     print_usage ();
@@ -126,17 +126,17 @@ stop_reason, inner_stop_reason, kernel_products, history, steps and used\n\
 %!test
 %! x = linspace (-2, 2, 12)';
 %! y = double (x > 0);
-%! r = __sgp_laplace__ (x, y, -1, "policy", "cholesky", "max_iter", 12, "tol", 1e-8, "seed", 1);
+%! r = __sgp_call__ ("laplace_fit", x, y, -1, "policy", "cholesky", "max_iter", 12, "tol", 1e-8, "seed", 1);
 %! assert (r.converged);
 %! assert (size (r.f), [12, 1]);
 %! assert (size (r.root), [12, 12]);
 %! assert (sign (r.f), 2 * y - 1);
 %! assert (numel (r.history.residual), r.iterations);
 %! assert (r.used.kernel.kernel, "rbf");
-%!error <'likelihood' must be one of> __sgp_laplace__ (1, 1, -1, "likelihood", "foo")
-%!error <gp_laplace: 'y' bernoulli labels must be 0 or 1> __sgp_laplace__ ([1; 2], [0; 2], -1)
-%!error <'max_iter' must be a whole number> __sgp_laplace__ ([1; 2], [0; 1], -1, "max_iter", 0)
-%!error <unknown option 'foo'> __sgp_laplace__ ([1; 2], [0; 1], -1, "foo", 1)
-%!error <interrupted> __sgp_laplace__ ((1:50)', mod ((1:50)', 2), 0)
-%!error <Invalid call> __sgp_laplace__ (1)
+%!error <'likelihood' must be one of> __sgp_call__ ("laplace_fit", 1, 1, -1, "likelihood", "foo")
+%!error <gp_laplace: 'y' bernoulli labels must be 0 or 1> __sgp_call__ ("laplace_fit", [1; 2], [0; 2], -1)
+%!error <'max_iter' must be a whole number> __sgp_call__ ("laplace_fit", [1; 2], [0; 1], -1, "max_iter", 0)
+%!error <unknown option 'foo'> __sgp_call__ ("laplace_fit", [1; 2], [0; 1], -1, "foo", 1)
+%!error <interrupted> __sgp_call__ ("laplace_fit", (1:50)', mod ((1:50)', 2), 0)
+%!error <Invalid call> __sgp_call__ ("laplace_fit", 1)
 */

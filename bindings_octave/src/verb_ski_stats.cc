@@ -1,6 +1,7 @@
-// __sgp_ski_stats__.cc -- private oct-file behind ski_stats.m: the options by
+// verb_ski_stats.cc -- __sgp_call__ ("ski_stats") behind ski_stats.m: the options by
 // name to the core's table "ski_stats" and the sufficient statistics of one
 // chunk as the struct of ski_stats.
+#include "sgp_octave_verbs.h"
 #include "sgp_octave_ski.h"
 
 namespace
@@ -12,17 +13,16 @@ namespace
   };
 }
 
-DEFUN_DLD (__sgp_ski_stats__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{s} =} __sgp_ski_stats__ (@var{x}, @var{y}, @var{grid}, @var{name}, @var{value}, @dots{})\n\
-Private: SKI sufficient statistics of the rows of @var{x} (n-by-d) and\n\
-@var{y} (n-by-1) on @var{grid} (a checked struct with size, bounds and\n\
-interpolation).  The options come as name/value pairs and go to the core's\n\
-option table, which checks them.  Returns the ski_stats struct (class, grid,\n\
-n, yty, ysum, Wty, Wt1, WtW, probes, probe_seed, rhoz, Wtz, version).  Use\n\
-@code{ski_stats}.\n\
-@seealso{ski_stats}\n\
-@end deftypefn")
+// Usage: s = __sgp_call__ ("ski_stats", x, y, grid, name, value, ...)
+// Private: SKI sufficient statistics of the rows of x (n-by-d) and
+// y (n-by-1) on grid (a checked struct with size, bounds and
+// interpolation).  The options come as name/value pairs and go to the core's
+// option table, which checks them.  Returns the ski_stats struct (class, grid,
+// n, yty, ysum, Wty, Wt1, WtW, probes, probe_seed, rhoz, Wtz, version).  Use
+// ski_stats.
+// See ski_stats.
+octave_value_list
+sgp_verbs::ski_stats (const octave_value_list& args, int)
 {
   if (args.length () < 3 || ! args(2).isstruct ())
     print_usage ();
@@ -78,13 +78,13 @@ n, yty, ysum, Wty, Wt1, WtW, probes, probe_seed, rhoz, Wtz, version).  Use\n\
 %!shared g
 %! g = struct ("size", 10, "bounds", [-1 3], "interpolation", "linear");
 %!test
-%! s = __sgp_ski_stats__ ([0.5; 1.5], [1; 2], g);
+%! s = __sgp_call__ ("ski_stats", [0.5; 1.5], [1; 2], g);
 %! assert (s.n, 2);
 %! assert (s.yty, 5);
 %! assert (sum (s.Wt1), 2, 1e-14);
 %! assert (size (s.WtW), [10 3]);
 %! assert ([s.probes, s.probe_seed], [0, 1]);
-%!error <outside> __sgp_ski_stats__ (5, 1, g)
-%!error <ski_stats: 'probes' must be a whole number> __sgp_ski_stats__ (5, 1, g, "probes", -1)
-%!error <Invalid call> __sgp_ski_stats__ (1)
+%!error <outside> __sgp_call__ ("ski_stats", 5, 1, g)
+%!error <ski_stats: 'probes' must be a whole number> __sgp_call__ ("ski_stats", 5, 1, g, "probes", -1)
+%!error <Invalid call> __sgp_call__ ("ski_stats", 1)
 */

@@ -1,6 +1,7 @@
-// __sgp_ski_gsgp__.cc -- private oct-file behind ski_gsgp.m: the options by
+// verb_ski_gsgp.cc -- __sgp_call__ ("ski_gsgp") behind ski_gsgp.m: the options by
 // name to the core's table, the statistics of x, y (or the given ones) and the
 // fit of the posterior mean (LOVE cache, log-likelihood).
+#include "sgp_octave_verbs.h"
 #include "sgp_octave_ski.h"
 
 #include <chrono>
@@ -94,19 +95,18 @@ namespace
   };
 }
 
-DEFUN_DLD (__sgp_ski_gsgp__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{r} =} __sgp_ski_gsgp__ (@var{x}, @var{y}, @var{stats}, @var{name}, @var{value}, @dots{})\n\
-Private: the ski_gsgp fit of scalegp's C core.  @var{x}, @var{y}: the data\n\
-(or []); @var{stats}: a ski_stats struct (or []).  The options come as\n\
-name/value pairs and go to the core's option table, which checks them (its\n\
-defaults apply to the others).  Returns a struct with weights, iterations,\n\
-converged, rel_residual, history, love_Ft, love_c0, loglik, logdet,\n\
-logdet_se, datafit, probes_used, loglik_converged, stop, stats (the computed\n\
-statistics, [] when given), used (the options used and the warnings),\n\
-seconds, selection (the model selection) and loglik_se.\n\
-@seealso{ski_gsgp}\n\
-@end deftypefn")
+// Usage: r = __sgp_call__ ("ski_gsgp", x, y, stats, name, value, ...)
+// Private: the ski_gsgp fit of scalegp's C core.  x, y: the data
+// (or []); stats: a ski_stats struct (or []).  The options come as
+// name/value pairs and go to the core's option table, which checks them (its
+// defaults apply to the others).  Returns a struct with weights, iterations,
+// converged, rel_residual, history, love_Ft, love_c0, loglik, logdet,
+// logdet_se, datafit, probes_used, loglik_converged, stop, stats (the computed
+// statistics, [] when given), used (the options used and the warnings),
+// seconds, selection (the model selection) and loglik_se.
+// See ski_gsgp.
+octave_value_list
+sgp_verbs::ski_gsgp (const octave_value_list& args, int)
 {
   if (args.length () < 3)
     print_usage ();
@@ -189,13 +189,13 @@ seconds, selection (the model selection) and loglik_se.\n\
 /*
 %!test
 %! x = (0:0.05:1)';
-%! r = __sgp_ski_gsgp__ (x, sin (3 * x), [], "grid_size", 30, "lengthscale", 0.3, "noise", 0.01,
+%! r = __sgp_call__ ("ski_gsgp", x, sin (3 * x), [], "grid_size", 30, "lengthscale", 0.3, "noise", 0.01,
 %!                       "learn", {});
 %! assert (r.converged);
 %! assert (numel (r.weights), 30);
 %! assert (r.stats.n, 21);
 %! assert (r.used.kernel, "rbf");
-%!error <Invalid call> __sgp_ski_gsgp__ (1)
-%!error <ski_gsgp: 'method' must be one of> __sgp_ski_gsgp__ ((1:5)', (1:5)', [], "method", "x")
-%!error <ski_gsgp: 'x' and 'y' are needed> __sgp_ski_gsgp__ ([], [], [])
+%!error <Invalid call> __sgp_call__ ("ski_gsgp", 1)
+%!error <ski_gsgp: 'method' must be one of> __sgp_call__ ("ski_gsgp", (1:5)', (1:5)', [], "method", "x")
+%!error <ski_gsgp: 'x' and 'y' are needed> __sgp_call__ ("ski_gsgp", [], [], [])
 */
