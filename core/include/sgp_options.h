@@ -232,6 +232,30 @@ int sgp_laplace_predict_check(sgp_ctx *ctx, const sgp_laplace_fit_t *fit,
 typedef struct { sgp_kernel kernel; } sgp_kernel_opts;
 void sgp_kernel_opts_default(sgp_kernel_opts *o);
 
+/* ---- results given back as plain data ----
+ * The core writes the fields of a result once, as an sgp_value tree (a LIST of
+ * named elements); each host turns it into its own data with one converter
+ * (R: sgp_r_from_value, a list; Octave: sgp_octave::host_value, a struct), so
+ * both hosts give the same fields. The tree reads: REAL / LOGICAL with rows =
+ * cols = 0 a plain vector (Octave: len x 1), else a rows x cols matrix; REAL with
+ * strs its values' names (R: a named vector, Octave: a struct of scalars);
+ * LOGICAL NaN is NA; STRING with strs == NULL one string, with strs a list of len
+ * strings (R: a character vector, Octave: a 1 x len cellstr); NULL is R's NULL,
+ * Octave's []. The values live in an arena, freed when the host has converted. */
+typedef struct sgp_value_arena sgp_value_arena;
+sgp_value_arena *sgp_value_arena_new(void);
+void sgp_value_arena_free(sgp_value_arena *a);
+/* Whether a builder ran out of memory (the tree is then incomplete): SGP_ENOMEM. */
+int sgp_value_arena_failed(const sgp_value_arena *a);
+
+/* The model selection of a fit (gp_laplace, ski_gsgp; spec model_selection.md §6):
+ * hyper (lengthscale, outputscale, mean when the model has one, noise: NULL when
+ * there is none), loglik, loglik_se (NaN when exact), loglik_grad (named by theta's
+ * coordinates), learned (the names of gp_laplace's `learn` choices that were
+ * optimized), optim (columns evaluation, loglik, grad_norm, seconds and one per
+ * coordinate), optim_converged (NA when nothing was learned), optim_message, note. */
+sgp_value sgp_hyper_value(const sgp_hyper *h, sgp_value_arena *a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,94 @@
+/* test_value_out.c -- results given back as plain data (sgp_options.h): the model
+ * selection's fields as the core writes them for both hosts (sgp_hyper_value), in
+ * an arena freed once. */
+#include "test_helpers.h"
+#include "sgp_options.h"
+
+#include <math.h>
+
+static const sgp_value *elt(const sgp_value *list, const char *name)
+{
+  assert_int_equal(list->type, SGP_VAL_LIST);
+  for (int64_t i = 0; i < list->len; i++)
+    if (!strcmp(list->strs[i], name)) return &list->elts[i];
+  fail_msg("no field '%s'", name);
+  return NULL;
+}
+
+/* gp_laplace's hyperparameters (one lengthscale, a mean, no noise), two learned,
+ * three evaluations. */
+static void selection_fields(void **state)
+{
+  (void)state;
+  double ls = 0.5, mean = -1, grad[3] = {0.1, 0.2, 0.3}, ll[3] = {-3, -2, -1},
+         gn[3] = {1, 0.5, 0.1}, sec[3] = {0, 0, 0}, th[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  sgp_hyper h;
+  memset(&h, 0, sizeof h);
+  h.lengthscale = &ls; h.n_lengthscale = 1; h.outputscale = 2; h.mean = &mean; h.n_mean = 1;
+  h.noise = NAN; h.learned = SGP_LEARN_LENGTHSCALE | SGP_LEARN_MEAN; h.n_theta = 3;
+  h.loglik = -1; h.loglik_se = NAN; h.grad = grad; h.n_eval = 3; h.tr_loglik = ll;
+  h.tr_gradnorm = gn; h.tr_seconds = sec; h.tr_theta = th; h.optim_converged = 1;
+  strcpy(h.optim_message, "converged");
+  sgp_value_arena *a = sgp_value_arena_new();
+  const sgp_value v = sgp_hyper_value(&h, a);
+  assert_false(sgp_value_arena_failed(a));
+  const char *names[] = {"hyper", "loglik", "loglik_se", "loglik_grad", "learned", "optim",
+                         "optim_converged", "optim_message", "note"};
+  assert_int_equal(v.len, 9);
+  for (int i = 0; i < 9; i++) assert_string_equal(v.strs[i], names[i]);
+  const sgp_value *hy = elt(&v, "hyper");
+  assert_int_equal(hy->len, 4);  /* lengthscale, outputscale, mean, noise */
+  assert_int_equal(elt(hy, "noise")->type, SGP_VAL_NULL);
+  assert_true(elt(hy, "mean")->real[0] == -1);
+  const sgp_value *g = elt(&v, "loglik_grad");
+  assert_int_equal(g->len, 3);
+  assert_string_equal(g->strs[1], "outputscale");
+  assert_true(g->real[2] == 0.3);
+  const sgp_value *learned = elt(&v, "learned");
+  assert_int_equal(learned->len, 2);
+  assert_non_null(learned->strs);
+  assert_string_equal(learned->strs[1], "mean");
+  const sgp_value *optim = elt(&v, "optim");
+  assert_int_equal(optim->len, 7);
+  assert_true(elt(optim, "evaluation")->real[2] == 3);
+  assert_true(elt(optim, "mean")->real[0] == 7);
+  const sgp_value *conv = elt(&v, "optim_converged");
+  assert_int_equal(conv->type, SGP_VAL_LOGICAL);
+  assert_true(conv->real[0] == 1);
+  assert_null(elt(&v, "note")->strs);
+  assert_string_equal(elt(&v, "optim_message")->str, "converged");
+  sgp_value_arena_free(a);
+}
+
+/* Nothing learned: the verdict is NA, the gradient and the trace are empty. */
+static void selection_unlearned(void **state)
+{
+  (void)state;
+  double ls[2] = {1, 2};
+  sgp_hyper h;
+  memset(&h, 0, sizeof h);
+  h.lengthscale = ls; h.n_lengthscale = 2; h.outputscale = 1; h.noise = 0.1;
+  h.n_theta = 4; h.loglik = NAN; h.loglik_se = NAN;
+  sgp_value_arena *a = sgp_value_arena_new();
+  const sgp_value v = sgp_hyper_value(&h, a);
+  assert_false(sgp_value_arena_failed(a));
+  assert_true(isnan(elt(&v, "optim_converged")->real[0]));
+  assert_int_equal(elt(&v, "loglik_grad")->len, 0);
+  assert_int_equal(elt(&v, "learned")->len, 0);
+  assert_int_equal(elt(elt(&v, "optim"), "lengthscale2")->len, 0);
+  const sgp_value *hy = elt(&v, "hyper");
+  assert_int_equal(hy->len, 3);  /* no mean: lengthscale, outputscale, noise */
+  assert_true(elt(hy, "noise")->real[0] == 0.1);
+  sgp_value_arena_free(a);
+  sgp_value_arena_free(NULL);
+  assert_true(sgp_value_arena_failed(NULL));
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(selection_fields),
+    cmocka_unit_test(selection_unlearned),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
