@@ -168,10 +168,10 @@ int sgp_r_backend(sgp_ctx *ctx, SEXP name)
 
 static sgp_value hyper_value(const void *h, sgp_value_arena *a)
 {
-  return sgp_hyper_value((const sgp_hyper *)h, a);
+  return sgp_hyper_plain((const sgp_hyper *)h, a);
 }
 
-/* The model selection of a fit, as the core writes it (sgp_hyper_value). */
+/* The model selection of a fit, as the core writes it (sgp_hyper_plain). */
 SEXP sgp_r_selection_list(const sgp_hyper *h)
 {
   return sgp_r_build(hyper_value, h);

@@ -79,28 +79,41 @@ static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
   o->bounds_policy = (sgp_ski_bounds_policy)(int)real_elt(opts, "bounds_policy");
 }
 
-/* A grid as R's list(size, bounds, interpolation); bounds given by the user
- * (d-by-2) are kept exactly (lo + (m - 1) h may round), so grids made from the
- * same bounds compare identical in ski_stats_merge. */
+/* The grid's sizes are R's integers (the automatic size is capped). */
+static void grid_fits_r(const sgp_ski_grid *g, const char *fn)
+{
+  for (int j = 0; j < g->d; j++)
+    if (g->m[j] > INT_MAX)
+      Rf_error("%s: 'grid_size' %lld is beyond R's integers", fn, (long long)g->m[j]);
+}
+
+typedef struct {
+  const sgp_ski_grid *g;
+  sgp_ski_interpolation interp;
+  const double *user_bounds;
+  const sgp_ski_stats_data *d;
+} plain_args;
+
+static sgp_value grid_plain(const void *p, sgp_value_arena *a)
+{
+  const plain_args *q = (const plain_args *)p;
+  return sgp_ski_grid_plain(q->g, q->interp, q->user_bounds, a);
+}
+
+static sgp_value stats_plain(const void *p, sgp_value_arena *a)
+{
+  const plain_args *q = (const plain_args *)p;
+  return sgp_ski_stats_plain(q->d, q->user_bounds, a);
+}
+
+/* A grid as R's list(size, bounds, interpolation), as the core writes it
+ * (sgp_ski_grid_plain: bounds given by the user are kept exactly). */
 static SEXP grid_list(const sgp_ski_grid *g, sgp_ski_interpolation interp,
                       const double *user_bounds, const char *fn)
 {
-  const int dim = g->d;
-  SEXP size = PROTECT(Rf_allocVector(INTSXP, dim));
-  SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, dim, 2));
-  for (int j = 0; j < dim; j++) {
-    if (g->m[j] > INT_MAX) /* the automatic size is capped; R's integers */
-      Rf_error("%s: 'grid_size' %lld is beyond R's integers", fn, (long long)g->m[j]);
-    INTEGER(size)[j] = (int)g->m[j];
-    REAL(bounds)[j] = user_bounds ? user_bounds[j] : g->lo[j];
-    REAL(bounds)[dim + j] = user_bounds ? user_bounds[dim + j]
-                            : g->m[j] > 1 ? g->lo[j] + (double)(g->m[j] - 1) * g->h[j] : g->lo[j];
-  }
-  const char *gn[] = {"size", "bounds", "interpolation"};
-  SEXP gv[] = {size, bounds, PROTECT(Rf_mkString(interp == SGP_SKI_LINEAR ? "linear" : "cubic"))};
-  SEXP out = sgp_r_named_list(3, gn, gv);
-  UNPROTECT(3);
-  return out;
+  grid_fits_r(g, fn);
+  const plain_args q = {g, interp, user_bounds, NULL};
+  return sgp_r_build(grid_plain, &q);
 }
 
 /* ski_grid(): options by name to the core's table "ski_grid"; the grid of x
@@ -122,28 +135,16 @@ SEXP sgp_ski_grid_r(SEXP x, SEXP range, SEXP opts)
 }
 
 /* The statistics a fit used as an R ski_stats list (computed ones; given
- * ones are returned by R as they were). */
+ * ones are returned by R as they were), as the core writes them
+ * (sgp_ski_stats_plain). */
 static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o, const char *fn)
 {
   if ((double)d->m * (double)d->S > 2147483647.0 || (double)d->m * (double)d->probes > 2147483647.0)
     Rf_error("%s: 'grid' is too large for R (%lld x %lld stencil)", fn, (long long)d->m,
              (long long)d->S);
-  SEXP grid = PROTECT(grid_list(&d->grid, d->interpolation, o->grid_bounds, fn));
-  SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)d->m, (int)d->probes));
-  if (d->probes > 0) memcpy(REAL(Wtz), d->uz, sizeof(double) * (size_t)(d->m * d->probes));
-  const char *names[] = {"grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes",
-                         "probe_seed", "rhoz", "Wtz", "version"};
-  SEXP values[] = {grid, PROTECT(Rf_ScalarReal((double)d->n)),
-                   PROTECT(Rf_ScalarReal(d->yy)), PROTECT(Rf_ScalarReal(d->ysum)),
-                   PROTECT(sgp_r_real_copy(d->m, 1, d->uy, 0)),
-                   PROTECT(sgp_r_real_copy(d->m, 1, d->u1, 0)),
-                   PROTECT(sgp_r_real_copy(d->m, d->S, d->D, 1)),
-                   PROTECT(Rf_ScalarReal((double)d->probes)),
-                   PROTECT(Rf_ScalarReal((double)d->probe_seed)), PROTECT(Rf_ScalarReal(d->rhoz)),
-                   Wtz, PROTECT(Rf_ScalarInteger(1))};
-  SEXP out = sgp_r_named_list(12, names, values);
-  UNPROTECT(12);
-  return out;
+  grid_fits_r(&d->grid, fn);
+  const plain_args q = {NULL, d->interpolation, o->grid_bounds, d};
+  return sgp_r_build(stats_plain, &q);
 }
 
 static void stats_finalizer(SEXP p)

@@ -3,6 +3,7 @@
  * sgp_r_value. */
 #include "r_shim.h"
 
+#include <limits.h>
 #include <math.h>
 
 static SEXP strings_of(const sgp_value *v)
@@ -14,17 +15,20 @@ static SEXP strings_of(const sgp_value *v)
   return s;
 }
 
-/* REAL: a vector or a matrix, named when strs; LOGICAL: NaN as NA. */
+/* REAL: a vector or a matrix, named when strs; LOGICAL: NaN as NA; INT: integers
+ * (beyond R's integers: NA). */
 static SEXP numbers_of(const sgp_value *v)
 {
-  const int logical = v->type == SGP_VAL_LOGICAL;
-  const SEXPTYPE t = logical ? LGLSXP : REALSXP;
+  const int logical = v->type == SGP_VAL_LOGICAL, integer = v->type == SGP_VAL_INT;
+  const SEXPTYPE t = logical ? LGLSXP : integer ? INTSXP : REALSXP;
   SEXP x = PROTECT(v->rows > 0 || v->cols > 0
                        ? Rf_allocMatrix(t, (int)v->rows, (int)v->cols)
                        : Rf_allocVector(t, (R_xlen_t)v->len));
   for (int64_t i = 0; i < v->len; i++) {
-    if (logical) LOGICAL(x)[i] = isnan(v->real[i]) ? NA_LOGICAL : v->real[i] != 0;
-    else REAL(x)[i] = v->real[i];
+    const double r = v->real[i];
+    if (logical) LOGICAL(x)[i] = isnan(r) ? NA_LOGICAL : r != 0;
+    else if (integer) INTEGER(x)[i] = fabs(r) <= INT_MAX ? (int)r : NA_INTEGER;
+    else REAL(x)[i] = r;
   }
   if (v->strs) {
     SEXP names = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)v->len));
@@ -39,7 +43,7 @@ static SEXP numbers_of(const sgp_value *v)
 SEXP sgp_r_from_value(const sgp_value *v)
 {
   switch (v->type) {
-  case SGP_VAL_REAL: case SGP_VAL_LOGICAL: return numbers_of(v);
+  case SGP_VAL_REAL: case SGP_VAL_LOGICAL: case SGP_VAL_INT: return numbers_of(v);
   case SGP_VAL_STRING: return strings_of(v);
   case SGP_VAL_LIST: {
     SEXP out = PROTECT(Rf_allocVector(VECSXP, (R_xlen_t)v->len));

@@ -93,6 +93,16 @@ sgp_value sgp_vo_scalar(sgp_value_arena *a, double x)
   return sgp_vo_real(a, 1, &x, 0, 0);
 }
 
+sgp_value sgp_vo_int(sgp_value_arena *a, int64_t n, const int64_t *x)
+{
+  sgp_value v = sgp_vo_real(a, n, NULL, 0, 0);
+  if (v.type != SGP_VAL_REAL) return v;
+  double *d = (double *)v.real;
+  for (int64_t i = 0; i < n; i++) d[i] = (double)x[i];
+  v.type = SGP_VAL_INT;
+  return v;
+}
+
 sgp_value sgp_vo_named(sgp_value_arena *a, int64_t n, const double *x,
                        const char *const *names)
 {

@@ -8,6 +8,9 @@
 
 #include "sgp_options.h"
 
+/* rows of a plain vector that Octave shows as a row (sgp_options.h). */
+#define SGP_VO_ROW (-1)
+
 /* n bytes that live as long as the arena (NULL, and the arena failed, when out of
  * memory). */
 void *sgp_vo_alloc(sgp_value_arena *a, size_t n);
@@ -16,6 +19,8 @@ void *sgp_vo_alloc(sgp_value_arena *a, size_t n);
 sgp_value sgp_vo_real(sgp_value_arena *a, int64_t n, const double *x, int64_t rows,
                       int64_t cols);
 sgp_value sgp_vo_scalar(sgp_value_arena *a, double x);
+/* n whole numbers as an INT plain vector (R: integer). */
+sgp_value sgp_vo_int(sgp_value_arena *a, int64_t n, const int64_t *x);
 /* n doubles with their names (R: a named vector, Octave: a struct of scalars). */
 sgp_value sgp_vo_named(sgp_value_arena *a, int64_t n, const double *x,
                        const char *const *names);

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 
 #include <octave/quit.h>
@@ -377,8 +378,8 @@ namespace sgp_octave
           m.assign (v.strs[i], v.real[i]);
         return m;
       }
-    const bool matrix = v.rows > 0 || v.cols > 0;
-    Matrix x (matrix ? v.rows : v.len, matrix ? v.cols : 1);
+    const bool matrix = v.rows > 0 || v.cols > 0, row = v.rows == -1;
+    Matrix x (matrix ? v.rows : row ? 1 : v.len, matrix ? v.cols : row ? v.len : 1);
     bool na = false;
     for (int64_t i = 0; i < v.len; i++)
       {
@@ -411,6 +412,7 @@ namespace sgp_octave
       {
       case SGP_VAL_REAL:
       case SGP_VAL_LOGICAL:
+      case SGP_VAL_INT:
         return numbers_value (v);
       case SGP_VAL_STRING:
         return strings_value (v);
@@ -432,13 +434,19 @@ namespace sgp_octave
   };
 
   octave_scalar_map
-  selection_map (const sgp_hyper& h)
+  build_map (const std::function<sgp_value (sgp_value_arena *)>& build)
   {
     std::unique_ptr<sgp_value_arena, arena_deleter> a (sgp_value_arena_new ());
-    const sgp_value v = a ? sgp_hyper_value (&h, a.get ()) : sgp_value ();
+    const sgp_value v = a ? build (a.get ()) : sgp_value ();
     if (sgp_value_arena_failed (a.get ()))
       error_with_id ("scalegp:nomem", "out of memory");
     return host_value (v).scalar_map_value ();
+  }
+
+  octave_scalar_map
+  selection_map (const sgp_hyper& h)
+  {
+    return build_map ([&] (sgp_value_arena *a) { return sgp_hyper_plain (&h, a); });
   }
 }
 

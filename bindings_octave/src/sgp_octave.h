@@ -12,6 +12,7 @@
 #define SGP_OCTAVE_H
 
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -190,9 +191,12 @@ namespace sgp_octave
   // matrices (a plain vector as a column), named numbers as a struct of scalars,
   // logicals (NA as a double NA), strings and cellstrs, NULL as [].
   octave_value host_value (const sgp_value& v);
+  // The struct of build (arena), a core builder of a result's fields
+  // (sgp_hyper_plain, sgp_ski_stats_plain, ...); the arena is freed on every path.
+  octave_scalar_map build_map (const std::function<sgp_value (sgp_value_arena *)>& build);
 
   // The model selection of a fit as a struct (gp_laplace, ski_gsgp), as the core
-  // writes it (sgp_hyper_value).
+  // writes it (sgp_hyper_plain).
   octave_scalar_map selection_map (const sgp_hyper& h);
 }
 

@@ -30,22 +30,10 @@ sgp_verbs::ski_grid (const octave_value_list& args, int)
   ctx.check (sgp_ski_grid_make (ctx.get (), &o, x.isempty () ? none : sgp_octave::cview (x),
                                 range.isempty () ? none : sgp_octave::cview (range), &g));
 
-  const int d = g.d;
   const double *ub = o.ski.grid_bounds;  // given bounds are kept exactly
-  Matrix size (1, d), bounds (d, 2);
-  for (int j = 0; j < d; j++)
-    {
-      size(j) = static_cast<double> (g.m[j]);
-      bounds(j, 0) = ub ? ub[j] : g.lo[j];
-      bounds(j, 1) = ub ? ub[d + j]
-                     : g.m[j] > 1 ? g.lo[j] + static_cast<double> (g.m[j] - 1) * g.h[j] : g.lo[j];
-    }
-  octave_scalar_map out;
-  out.assign ("size", size);
-  out.assign ("bounds", bounds);
-  out.assign ("interpolation", std::string (o.ski.interpolation == SGP_SKI_LINEAR ? "linear"
-                                                                                  : "cubic"));
-  return ovl (out);
+  return ovl (sgp_octave::build_map ([&] (sgp_value_arena *a) {
+    return sgp_ski_grid_plain (&g, o.ski.interpolation, ub, a);
+  }));
 }
 
 /*

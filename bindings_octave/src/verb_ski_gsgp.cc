@@ -15,44 +15,6 @@ namespace
     return std::chrono::duration<double> (clock::now ().time_since_epoch ()).count ();
   }
 
-  // The statistics a fit computed, as the struct of ski_stats.
-  octave_scalar_map
-  stats_map (const sgp_ski_stats_data& d, const sgp_ski_opts& o)
-  {
-    const int dim = d.grid.d;
-    Matrix size (1, dim), bounds (dim, 2);
-    for (int j = 0; j < dim; j++)
-      {
-        size(j) = static_cast<double> (d.grid.m[j]);
-        // user bounds are kept exactly, so grids from the same bounds compare equal
-        bounds(j, 0) = o.grid_bounds ? o.grid_bounds[j] : d.grid.lo[j];
-        bounds(j, 1) = o.grid_bounds ? o.grid_bounds[dim + j]
-                       : d.grid.m[j] > 1 ? d.grid.lo[j] + (d.grid.m[j] - 1) * d.grid.h[j]
-                                         : d.grid.lo[j];
-      }
-    octave_scalar_map g;
-    g.assign ("size", size);
-    g.assign ("bounds", bounds);
-    g.assign ("interpolation", std::string (d.interpolation == SGP_SKI_LINEAR ? "linear"
-                                                                               : "cubic"));
-    octave_scalar_map s;
-    s.assign ("class", std::string ("ski_stats"));
-    s.assign ("grid", g);
-    s.assign ("n", static_cast<double> (d.n));
-    s.assign ("yty", d.yy);
-    s.assign ("ysum", d.ysum);
-    s.assign ("Wty", sgp_octave::matrix_copy (d.m, 1, d.uy));
-    s.assign ("Wt1", sgp_octave::matrix_copy (d.m, 1, d.u1));
-    s.assign ("WtW", sgp_octave::matrix_copy (d.m, d.S, d.D));
-    s.assign ("probes", static_cast<double> (d.probes));
-    s.assign ("probe_seed", static_cast<double> (d.probe_seed));
-    s.assign ("rhoz", d.rhoz);
-    s.assign ("Wtz", d.probes > 0 ? sgp_octave::matrix_copy (d.m, d.probes, d.uz)
-                                  : Matrix (d.m, 0));
-    s.assign ("version", 1.0);
-    return s;
-  }
-
   // The options a fit used, under their argument names, and its warnings.
   octave_scalar_map
   used_map (sgp_ctx *ctx, const sgp_ski_opts& o, const sgp_ski_fit_result& res,
@@ -175,7 +137,9 @@ sgp_verbs::ski_gsgp (const octave_value_list& args, int)
   out.assign ("loglik_converged", res.loglik_converged != 0);
   out.assign ("stop", std::string (sgp_ski_stop_name (res.stop)));
   out.assign ("interp_error", res.interp_error);
-  out.assign ("stats", g.in.computed ? octave_value (stats_map (g.in.stats, o)) : Matrix ());
+  out.assign ("stats", g.in.computed
+                       ? octave_value (sgp_octave::ski_stats_map (g.in.stats, o.grid_bounds))
+                       : Matrix ());
   out.assign ("used", used_map (ctx.get (), ro, res, g.sel));
   out.assign ("selection", sgp_octave::selection_map (g.sel.hyper));
   out.assign ("loglik_se", g.sel.evaluated ? g.sel.loglik_se : octave_NA);

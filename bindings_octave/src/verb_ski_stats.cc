@@ -57,21 +57,11 @@ sgp_verbs::ski_stats (const octave_value_list& args, int)
   ctx.check (code);
 
   // ---- return results
-  octave_scalar_map out;
-  out.assign ("class", std::string ("ski_stats"));
-  out.assign ("grid", grid);
-  out.assign ("n", static_cast<double> (d.n));
-  out.assign ("yty", d.yy);
-  out.assign ("ysum", d.ysum);
-  out.assign ("Wty", sgp_octave::matrix_copy (m, 1, d.uy));
-  out.assign ("Wt1", sgp_octave::matrix_copy (m, 1, d.u1));
-  out.assign ("WtW", sgp_octave::matrix_copy (m, S, d.D));
-  out.assign ("probes", static_cast<double> (np));
-  out.assign ("probe_seed", static_cast<double> (o.ski.seed));
-  out.assign ("rhoz", rhoz);
-  out.assign ("Wtz", Wtz);
-  out.assign ("version", 1.0);
-  return ovl (out);
+  d.probes = np;
+  d.probe_seed = o.ski.seed;
+  d.rhoz = rhoz;
+  d.uz = np > 0 ? Wtz.data () : nullptr;
+  return ovl (sgp_octave::ski_stats_map (d, bounds.data ()));
 }
 
 /*

@@ -23,8 +23,10 @@ extern "C" {
 typedef enum {
   SGP_VAL_NULL, SGP_VAL_REAL, SGP_VAL_LOGICAL, SGP_VAL_STRING,
   SGP_VAL_OTHER, /* anything else (a cell, a function): always an error */
-  SGP_VAL_LIST   /* an R list / data frame or an Octave scalar struct: named elements
+  SGP_VAL_LIST,  /* an R list / data frame or an Octave scalar struct: named elements
                     (a fit as plain data, its kernel, its history) */
+  SGP_VAL_INT    /* results only (the hosts never give one): whole numbers in real,
+                    R's integers (Octave: doubles) */
 } sgp_value_type;
 typedef struct sgp_value {
   sgp_value_type type;
@@ -236,8 +238,9 @@ void sgp_kernel_opts_default(sgp_kernel_opts *o);
  * The core writes the fields of a result once, as an sgp_value tree (a LIST of
  * named elements); each host turns it into its own data with one converter
  * (R: sgp_r_from_value, a list; Octave: sgp_octave::host_value, a struct), so
- * both hosts give the same fields. The tree reads: REAL / LOGICAL with rows =
- * cols = 0 a plain vector (Octave: len x 1), else a rows x cols matrix; REAL with
+ * both hosts give the same fields. The tree reads: REAL / LOGICAL / INT with rows =
+ * cols = 0 a plain vector (Octave: len x 1), rows = -1 (cols 0) a plain vector that
+ * Octave shows as a row (1 x len), else a rows x cols matrix; REAL with
  * strs its values' names (R: a named vector, Octave: a struct of scalars);
  * LOGICAL NaN is NA; STRING with strs == NULL one string, with strs a list of len
  * strings (R: a character vector, Octave: a 1 x len cellstr); NULL is R's NULL,
@@ -254,7 +257,19 @@ int sgp_value_arena_failed(const sgp_value_arena *a);
  * coordinates), learned (the names of gp_laplace's `learn` choices that were
  * optimized), optim (columns evaluation, loglik, grad_norm, seconds and one per
  * coordinate), optim_converged (NA when nothing was learned), optim_message, note. */
-sgp_value sgp_hyper_value(const sgp_hyper *h, sgp_value_arena *a);
+sgp_value sgp_hyper_plain(const sgp_hyper *h, sgp_value_arena *a);
+
+/* A SKI grid as plain data: size (INT, d values), bounds (d x 2;
+ * user_bounds, d x 2 column-major, kept exactly when given, else lo and
+ * lo + (m - 1) h) and interpolation ("linear", "cubic"). ski_grid's result. */
+sgp_value sgp_ski_grid_plain(const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                             const double *user_bounds, sgp_value_arena *a);
+/* SKI statistics as plain data (ski_stats' result without its class, and the
+ * statistics a ski_gsgp fit computed): grid (sgp_ski_grid_plain), n, yty, ysum,
+ * Wty, Wt1 (m), WtW (m x S), probes, probe_seed, rhoz, Wtz (m x probes), version
+ * (INT 1). */
+sgp_value sgp_ski_stats_plain(const sgp_ski_stats_data *d, const double *user_bounds,
+                              sgp_value_arena *a);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* test_value_out.c -- results given back as plain data (sgp_options.h): the model
- * selection's fields as the core writes them for both hosts (sgp_hyper_value), in
- * an arena freed once. */
+ * selection's fields and a SKI grid's as the core writes them for both hosts
+ * (sgp_hyper_plain, sgp_ski_grid_plain), in an arena freed once. */
 #include "test_helpers.h"
 #include "sgp_options.h"
 
@@ -30,7 +30,7 @@ static void selection_fields(void **state)
   h.tr_gradnorm = gn; h.tr_seconds = sec; h.tr_theta = th; h.optim_converged = 1;
   strcpy(h.optim_message, "converged");
   sgp_value_arena *a = sgp_value_arena_new();
-  const sgp_value v = sgp_hyper_value(&h, a);
+  const sgp_value v = sgp_hyper_plain(&h, a);
   assert_false(sgp_value_arena_failed(a));
   const char *names[] = {"hyper", "loglik", "loglik_se", "loglik_grad", "learned", "optim",
                          "optim_converged", "optim_message", "note"};
@@ -70,7 +70,7 @@ static void selection_unlearned(void **state)
   h.lengthscale = ls; h.n_lengthscale = 2; h.outputscale = 1; h.noise = 0.1;
   h.n_theta = 4; h.loglik = NAN; h.loglik_se = NAN;
   sgp_value_arena *a = sgp_value_arena_new();
-  const sgp_value v = sgp_hyper_value(&h, a);
+  const sgp_value v = sgp_hyper_plain(&h, a);
   assert_false(sgp_value_arena_failed(a));
   assert_true(isnan(elt(&v, "optim_converged")->real[0]));
   assert_int_equal(elt(&v, "loglik_grad")->len, 0);
@@ -84,11 +84,39 @@ static void selection_unlearned(void **state)
   assert_true(sgp_value_arena_failed(NULL));
 }
 
+/* Given bounds are kept exactly; the sizes are whole numbers Octave shows as a row. */
+static void ski_grid_fields(void **state)
+{
+  (void)state;
+  sgp_ski_grid g;
+  memset(&g, 0, sizeof g);
+  g.d = 2; g.m[0] = 11; g.m[1] = 1; g.lo[0] = 0; g.lo[1] = 3; g.h[0] = 0.1; g.h[1] = 1;
+  const double ub[4] = {0, 3, 1, 3};
+  sgp_value_arena *a = sgp_value_arena_new();
+  const sgp_value v = sgp_ski_grid_plain(&g, SGP_SKI_LINEAR, ub, a);
+  const sgp_value w = sgp_ski_grid_plain(&g, SGP_SKI_CUBIC, NULL, a);
+  assert_false(sgp_value_arena_failed(a));
+  const sgp_value *size = elt(&v, "size");
+  assert_int_equal(size->type, SGP_VAL_INT);
+  assert_int_equal(size->rows, -1);  /* a row in Octave, a plain vector in R */
+  assert_true(size->real[0] == 11 && size->real[1] == 1);
+  const sgp_value *b = elt(&v, "bounds");
+  assert_int_equal(b->rows, 2);
+  assert_int_equal(b->cols, 2);
+  assert_true(b->real[2] == 1);  /* given, not 0 + 10 * 0.1 */
+  assert_string_equal(elt(&v, "interpolation")->str, "linear");
+  const sgp_value *bw = elt(&w, "bounds");
+  assert_true(fabs(bw->real[2] - 1) < 1e-15 && bw->real[1] == 3 && bw->real[3] == 3);
+  assert_string_equal(elt(&w, "interpolation")->str, "cubic");
+  sgp_value_arena_free(a);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(selection_fields),
     cmocka_unit_test(selection_unlearned),
+    cmocka_unit_test(ski_grid_fields),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

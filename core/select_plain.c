@@ -1,4 +1,4 @@
-/* select_value.c -- the model selection of a fit as plain data (sgp_hyper_value,
+/* select_plain.c -- the model selection of a fit as plain data (sgp_hyper_plain,
  * sgp_options.h): its fields written once for both hosts. */
 #include "sgp_internal.h"
 #include "value_out.h"
@@ -75,7 +75,7 @@ static sgp_value learned_names(unsigned bits, sgp_value_arena *a)
   return sgp_vo_strings(a, k, names);
 }
 
-sgp_value sgp_hyper_value(const sgp_hyper *h, sgp_value_arena *a)
+sgp_value sgp_hyper_plain(const sgp_hyper *h, sgp_value_arena *a)
 {
   const char **theta = theta_names(h, a);
   const char *names[] = {"hyper", "loglik", "loglik_se", "loglik_grad", "learned", "optim",
