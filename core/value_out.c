@@ -95,11 +95,26 @@ sgp_value sgp_vo_scalar(sgp_value_arena *a, double x)
 
 sgp_value sgp_vo_int(sgp_value_arena *a, int64_t n, const int64_t *x)
 {
+  sgp_value v = sgp_vo_count(a, n, x);
+  if (v.type == SGP_VAL_REAL) v.type = SGP_VAL_INT;
+  return v;
+}
+
+sgp_value sgp_vo_int32(sgp_value_arena *a, int64_t n, const int *x, int add)
+{
   sgp_value v = sgp_vo_real(a, n, NULL, 0, 0);
   if (v.type != SGP_VAL_REAL) return v;
   double *d = (double *)v.real;
-  for (int64_t i = 0; i < n; i++) d[i] = (double)x[i];
+  for (int64_t i = 0; i < n; i++) d[i] = (double)x[i] + add;
   v.type = SGP_VAL_INT;
+  return v;
+}
+
+sgp_value sgp_vo_count(sgp_value_arena *a, int64_t n, const int64_t *x)
+{
+  sgp_value v = sgp_vo_real(a, n, NULL, 0, 0);
+  double *d = (double *)v.real;
+  for (int64_t i = 0; d && i < n; i++) d[i] = (double)x[i];
   return v;
 }
 

@@ -21,6 +21,10 @@ sgp_value sgp_vo_real(sgp_value_arena *a, int64_t n, const double *x, int64_t ro
 sgp_value sgp_vo_scalar(sgp_value_arena *a, double x);
 /* n whole numbers as an INT plain vector (R: integer). */
 sgp_value sgp_vo_int(sgp_value_arena *a, int64_t n, const int64_t *x);
+/* n ints plus add (0- to 1-based) as an INT plain vector. */
+sgp_value sgp_vo_int32(sgp_value_arena *a, int64_t n, const int *x, int add);
+/* n counts as a REAL plain vector. */
+sgp_value sgp_vo_count(sgp_value_arena *a, int64_t n, const int64_t *x);
 /* n doubles with their names (R: a named vector, Octave: a struct of scalars). */
 sgp_value sgp_vo_named(sgp_value_arena *a, int64_t n, const double *x,
                        const char *const *names);

@@ -399,7 +399,7 @@ namespace sgp_octave
   {
     if (! v.strs)
       return std::string (v.str ? v.str : "");
-    Cell c (1, v.len);
+    Cell c (v.cols == 1 ? v.len : 1, v.cols == 1 ? 1 : v.len);
     for (int64_t i = 0; i < v.len; i++)
       c(i) = std::string (v.strs[i]);
     return c;

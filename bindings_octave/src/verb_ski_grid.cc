@@ -19,12 +19,12 @@ sgp_verbs::ski_grid (const octave_value_list& args, int)
   if (args.length () < 2)
     print_usage ();
   const std::string fn = "ski_grid";
+  const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
+  const Matrix range = sgp_octave::matrix_arg (args(1), fn, "range");
   sgp_octave::context ctx (fn, 0);
   sgp_ski_grid_opts o;
   sgp_octave::option_store keep;
   sgp_octave::verb_options (ctx, "ski_grid", sgp_ski_grid_opts_default, args, 2, o, keep);
-  const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
-  const Matrix range = sgp_octave::matrix_arg (args(1), fn, "range");
   const sgp_cmat none = {nullptr, 0, 0, 1};
   sgp_ski_grid g;
   ctx.check (sgp_ski_grid_make (ctx.get (), &o, x.isempty () ? none : sgp_octave::cview (x),

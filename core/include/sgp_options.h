@@ -243,7 +243,8 @@ void sgp_kernel_opts_default(sgp_kernel_opts *o);
  * Octave shows as a row (1 x len), else a rows x cols matrix; REAL with
  * strs its values' names (R: a named vector, Octave: a struct of scalars);
  * LOGICAL NaN is NA; STRING with strs == NULL one string, with strs a list of len
- * strings (R: a character vector, Octave: a 1 x len cellstr); NULL is R's NULL,
+ * strings (R: a character vector, Octave: a 1 x len cellstr, len x 1 with cols =
+ * 1); NULL is R's NULL,
  * Octave's []. The values live in an arena, freed when the host has converted. */
 typedef struct sgp_value_arena sgp_value_arena;
 sgp_value_arena *sgp_value_arena_new(void);
@@ -258,6 +259,15 @@ int sgp_value_arena_failed(const sgp_value_arena *a);
  * optimized), optim (columns evaluation, loglik, grad_norm, seconds and one per
  * coordinate), optim_converged (NA when nothing was learned), optim_message, note. */
 sgp_value sgp_hyper_plain(const sgp_hyper *h, sgp_value_arena *a);
+
+/* A gp_laplace fit as plain data: f, var, weights (n x C), root (nC x r),
+ * newton_steps, iterations, converged, stop_reason, inner_stop_reason,
+ * kernel_products, history (one row per solver iteration) and steps (one per
+ * Newton step): lists of columns, used (the
+ * options it used under their argument names, its warnings and their
+ * identifiers) and selection (sgp_hyper_plain); seed: the context's. */
+sgp_value sgp_laplace_fit_plain(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
+                                uint64_t seed, sgp_value_arena *a);
 
 /* A SKI grid as plain data: size (INT, d values), bounds (d x 2;
  * user_bounds, d x 2 column-major, kept exactly when given, else lo and

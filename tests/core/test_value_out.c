@@ -1,6 +1,7 @@
 /* test_value_out.c -- results given back as plain data (sgp_options.h): the model
- * selection's fields and a SKI grid's as the core writes them for both hosts
- * (sgp_hyper_plain, sgp_ski_grid_plain), in an arena freed once. */
+ * selection's fields, a SKI grid's and a gp_laplace fit's as the core writes them
+ * for both hosts (sgp_hyper_plain, sgp_ski_grid_plain, sgp_laplace_fit_plain), in an
+ * arena freed once. */
 #include "test_helpers.h"
 #include "sgp_options.h"
 
@@ -111,12 +112,61 @@ static void ski_grid_fields(void **state)
   sgp_value_arena_free(a);
 }
 
+/* A small bernoulli fit: its fields, the history's counters as R's integers, the
+ * inner stops as a column of names, the kernel's lengthscale as a row. */
+static void laplace_fit_fields(void **state)
+{
+  (void)state;
+  enum { N = 12 };
+  double x[N], y[N];
+  for (int i = 0; i < N; i++) {
+    x[i] = -2 + 4.0 * i / (N - 1);
+    y[i] = x[i] > 0;
+  }
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_laplace_opts o;
+  sgp_laplace_opts_default(&o);
+  o.policy = SGP_POLICY_CHOLESKY;
+  sgp_laplace_fit_t *fit = NULL;
+  assert_int_equal(sgp_laplace_fit(&ctx, sgp_cmat_of(x, N, 1), sgp_cmat_of(y, N, 1),
+                                   sgp_cmat_of(NULL, 0, 0), &o, &fit), SGP_OK);
+  sgp_value_arena *a = sgp_value_arena_new();
+  const sgp_value v = sgp_laplace_fit_plain(fit, &o, 7, a);
+  assert_false(sgp_value_arena_failed(a));
+  const char *names[] = {"f", "var", "weights", "root", "newton_steps", "iterations",
+                         "converged", "stop_reason", "inner_stop_reason", "kernel_products",
+                         "history", "steps", "used", "selection"};
+  assert_int_equal(v.len, 14);
+  for (int i = 0; i < 14; i++) assert_string_equal(v.strs[i], names[i]);
+  const sgp_value *f = elt(&v, "f");
+  assert_true(f->rows == N && f->cols == 1 && f->real[N - 1] == fit->f[N - 1]);
+  assert_int_equal(elt(&v, "newton_steps")->type, SGP_VAL_INT);
+  const sgp_value *newton = elt(elt(&v, "history"), "newton");
+  assert_int_equal(newton->type, SGP_VAL_INT);
+  assert_int_equal(newton->len, fit->history.n_iter);
+  assert_true(newton->real[0] == 1);  /* Newton steps from 1 */
+  const sgp_value *inner = elt(elt(&v, "steps"), "inner_stop");
+  assert_int_equal(inner->type, SGP_VAL_STRING);
+  assert_int_equal(inner->len, fit->history.n_step);
+  assert_int_equal(inner->cols, 1);
+  const sgp_value *used = elt(&v, "used");
+  assert_int_equal(elt(elt(used, "kernel"), "lengthscale")->rows, -1);
+  assert_int_equal(elt(used, "noise")->type, SGP_VAL_NULL);  /* bernoulli */
+  assert_true(elt(used, "seed")->real[0] == 7);
+  assert_string_equal(elt(used, "likelihood")->str, "bernoulli");
+  assert_int_equal(elt(&v, "selection")->type, SGP_VAL_LIST);
+  sgp_value_arena_free(a);
+  sgp_laplace_fit_free(fit);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(selection_fields),
     cmocka_unit_test(selection_unlearned),
     cmocka_unit_test(ski_grid_fields),
+    cmocka_unit_test(laplace_fit_fields),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
