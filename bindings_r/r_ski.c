@@ -134,15 +134,19 @@ SEXP sgp_ski_grid_r(SEXP x, SEXP range, SEXP opts)
   return grid_list(&g, o.ski.interpolation, o.ski.grid_bounds, "ski_grid");
 }
 
-/* The statistics a fit used as an R ski_stats list (computed ones; given
- * ones are returned by R as they were), as the core writes them
- * (sgp_ski_stats_plain). */
-static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o, const char *fn)
+/* Statistics that R's integers can index (or an R error naming fn). */
+static void stats_fit_r(const sgp_ski_stats_data *d, const char *fn)
 {
   if ((double)d->m * (double)d->S > 2147483647.0 || (double)d->m * (double)d->probes > 2147483647.0)
     Rf_error("%s: 'grid' is too large for R (%lld x %lld stencil)", fn, (long long)d->m,
              (long long)d->S);
   grid_fits_r(&d->grid, fn);
+}
+
+/* ski_stats' statistics as an R list, as the core writes them (sgp_ski_stats_plain). */
+static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o, const char *fn)
+{
+  stats_fit_r(d, fn);
   const plain_args q = {NULL, d->interpolation, o->grid_bounds, d};
   return sgp_r_build(stats_plain, &q);
 }
@@ -196,35 +200,6 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
   return out;
 }
 
-/* The options a fit used, under their argument names, and its warnings. */
-static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_fit_result *res,
-                      const sgp_ski_selection *sel)
-{
-  char w1[512], w2[512], w3[512], w4[512];
-  sgp_ski_warnings("ski_gsgp", res, o, w1, w2, sizeof w1);
-  sgp_ski_selection_warning("ski_gsgp", sel, w3, sizeof w3);
-  sgp_ski_grid_warning("ski_gsgp", res, o, w4, sizeof w4);
-  const char *names[] = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance",
-                         "tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
-                         "precond_rank", "loglik", "warning", "loglik_warning",
-                         "selection_warning", "grid_warning"};
-  SEXP values[] = {PROTECT(Rf_mkString(sgp_kernel_names[o->kernel.kind])),
-                   PROTECT(sgp_r_real_copy(o->kernel.n_lengthscale, 1, o->kernel.lengthscale, 0)),
-                   PROTECT(Rf_ScalarReal(o->kernel.outputscale)), PROTECT(Rf_ScalarReal(o->noise)),
-                   PROTECT(Rf_mkString(sgp_opt_choice_name("ski_gsgp", "method", o->method))), PROTECT(Rf_mkString(sgp_opt_choice_name("ski_gsgp", "variance", o->variance))),
-                   PROTECT(Rf_ScalarReal(o->tol)), PROTECT(Rf_ScalarReal((double)o->max_iter)),
-                   PROTECT(Rf_mkString(sgp_opt_choice_name("ski_gsgp", "bounds_policy", o->bounds_policy))),
-                   PROTECT(Rf_mkString(sgp_opt_choice_name("context", "backend", ctx->backend))),
-                   PROTECT(Rf_ScalarReal((double)ctx->seed)),
-                   PROTECT(Rf_ScalarReal((double)o->slq_max_iter)),
-                   PROTECT(Rf_ScalarReal((double)o->precond_rank)),
-                   PROTECT(Rf_ScalarLogical(o->loglik)), PROTECT(Rf_mkString(w1)),
-                   PROTECT(Rf_mkString(w2)), PROTECT(Rf_mkString(w3)), PROTECT(Rf_mkString(w4))};
-  SEXP out = sgp_r_named_list(18, names, values);
-  UNPROTECT(18);
-  return out;
-}
-
 /* The input of a fit and its model selection, owned by an external pointer while
  * R objects are allocated (an R error lets the finalizer free them). */
 typedef struct {
@@ -241,6 +216,17 @@ static void input_finalizer(SEXP p)
     free(fh);
   }
   R_ClearExternalPtr(p);
+}
+
+typedef struct {
+  const sgp_ctx *ctx;
+  const sgp_ski_fit_parts *parts;
+} fit_args;
+
+static sgp_value fit_plain(const void *p, sgp_value_arena *a)
+{
+  const fit_args *q = (const fit_args *)p;
+  return sgp_ski_fit_plain(q->ctx, q->parts, a);
 }
 
 /* ski_gsgp(): options by name to the core's table; the statistics of x, y (or
@@ -290,33 +276,14 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
                            &ro, &fh->sel, &res);
   if (code) sgp_r_fail("ski_gsgp", &ctx, code);
   const double t2 = sgp_r_seconds();
-  SEXP history = PROTECT(Rf_lengthgets(hist, (R_xlen_t)res.iterations + 1));
-  SEXP love = PROTECT(Rf_allocMatrix(REALSXP, (int)res.love_rank, (int)m));
-  if (res.love_rank > 0)
-    memcpy(REAL(love), REAL(Ft), (size_t)(res.love_rank * m) * sizeof(double));
-  SEXP st = PROTECT(in->computed ? stats_list(&in->stats, &o, "ski_gsgp") : R_NilValue);
-  SEXP used = PROTECT(used_list(&ctx, &ro, &res, &fh->sel));
-  SEXP sel = PROTECT(sgp_r_selection_list(&fh->sel.hyper));
-  SEXP sel_se = PROTECT(Rf_ScalarReal(fh->sel.evaluated ? fh->sel.loglik_se : NA_REAL));
+  if (in->computed) stats_fit_r(&in->stats, "ski_gsgp");
+  /* the fit's fields as the core writes them (sgp_ski_fit_plain) */
+  const sgp_ski_fit_parts parts = {&res, &ro, &fh->sel, in->computed ? &in->stats : NULL,
+                                   o.grid_bounds, m, kmax > 0 ? m : 0, {t1 - t0, t2 - t1}};
+  const fit_args q = {&ctx, &parts};
+  SEXP out = PROTECT(sgp_r_build(fit_plain, &q));
   input_finalizer(holder);
-  const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
-                         "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
-                         "probes_used", "loglik_converged", "stop", "stats", "used",
-                         "seconds", "selection", "loglik_se", "interp_error"};
-  SEXP secs = PROTECT(Rf_allocVector(REALSXP, 2));
-  REAL(secs)[0] = t1 - t0;
-  REAL(secs)[1] = t2 - t1;
-  SEXP values[] = {weights, PROTECT(Rf_ScalarReal((double)res.iterations)),
-                   PROTECT(Rf_ScalarLogical(res.converged)),
-                   PROTECT(Rf_ScalarReal(res.rel_residual)), history, love, c0,
-                   PROTECT(Rf_ScalarReal(res.loglik)), PROTECT(Rf_ScalarReal(res.logdet)),
-                   PROTECT(Rf_ScalarReal(res.logdet_se)), PROTECT(Rf_ScalarReal(res.datafit)),
-                   PROTECT(Rf_ScalarReal((double)res.probes_used)),
-                   PROTECT(Rf_ScalarLogical(res.loglik_converged)),
-                   PROTECT(Rf_mkString(sgp_ski_stop_name(res.stop))), st, used, secs, sel,
-                   sel_se, PROTECT(Rf_ScalarReal(res.interp_error))};
-  SEXP out = sgp_r_named_list(20, names, values);
-  UNPROTECT(23);
+  UNPROTECT(6);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include "value_out.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,14 @@ void *sgp_vo_alloc(sgp_value_arena *a, size_t n)
   b->next = a->head;
   a->head = b;
   return (char *)b + head;
+}
+
+double sgp_vo_na(void)
+{
+  const uint64_t bits = 0x7FF00000u * (uint64_t)0x100000000u + 1954u;
+  double x;
+  memcpy(&x, &bits, sizeof x);
+  return x;
 }
 
 static sgp_value empty(sgp_value_type type)

@@ -11,6 +11,9 @@
 /* rows of a plain vector that Octave shows as a row (sgp_options.h). */
 #define SGP_VO_ROW (-1)
 
+/* R's NA_real_ (sgp_options.h). */
+double sgp_vo_na(void);
+
 /* n bytes that live as long as the arena (NULL, and the arena failed, when out of
  * memory). */
 void *sgp_vo_alloc(sgp_value_arena *a, size_t n);

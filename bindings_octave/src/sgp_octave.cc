@@ -368,6 +368,15 @@ namespace sgp_octave
 
   // ------------------------------------------------------------ results
 
+  // The core's NA (R's NA_real_: a NaN whose low word is 1954).
+  static bool
+  is_core_na (double x)
+  {
+    uint64_t bits;
+    std::memcpy (&bits, &x, sizeof bits);
+    return std::isnan (x) && (bits & 0xFFFFFFFFu) == 1954u;
+  }
+
   static octave_value
   numbers_value (const sgp_value& v)
   {
@@ -383,7 +392,9 @@ namespace sgp_octave
     bool na = false;
     for (int64_t i = 0; i < v.len; i++)
       {
-        x(i) = v.real[i];
+        const bool na_i = is_core_na (v.real[i])
+                          || (v.type == SGP_VAL_LOGICAL && std::isnan (v.real[i]));
+        x(i) = na_i ? octave_NA : v.real[i];
         na = na || std::isnan (v.real[i]);
       }
     if (v.type != SGP_VAL_LOGICAL || na)  // Octave has no logical NA

@@ -5,7 +5,6 @@
 #include "sgp_octave_ski.h"
 
 #include <chrono>
-#include <climits>
 
 namespace
 {
@@ -13,39 +12,6 @@ namespace
   {
     using clock = std::chrono::steady_clock;
     return std::chrono::duration<double> (clock::now ().time_since_epoch ()).count ();
-  }
-
-  // The options a fit used, under their argument names, and its warnings.
-  octave_scalar_map
-  used_map (sgp_ctx *ctx, const sgp_ski_opts& o, const sgp_ski_fit_result& res,
-            const sgp_ski_selection& sel)
-  {
-    char w1[512], w2[512], w3[512], w4[512];
-    sgp_ski_warnings ("ski_gsgp", &res, &o, w1, w2, sizeof w1);
-    sgp_ski_selection_warning ("ski_gsgp", &sel, w3, sizeof w3);
-    sgp_ski_grid_warning ("ski_gsgp", &res, &o, w4, sizeof w4);
-    octave_scalar_map u;
-    u.assign ("kernel", std::string (sgp_kernel_names[o.kernel.kind]));
-    u.assign ("lengthscale", sgp_octave::matrix_copy (1, o.kernel.n_lengthscale,
-                                                      o.kernel.lengthscale));
-    u.assign ("outputscale", o.kernel.outputscale);
-    u.assign ("noise", o.noise);
-    u.assign ("method", std::string (sgp_opt_choice_name ("ski_gsgp", "method", o.method)));
-    u.assign ("variance", std::string (sgp_opt_choice_name ("ski_gsgp", "variance", o.variance)));
-    u.assign ("tol", o.tol);
-    u.assign ("max_iter", static_cast<double> (o.max_iter));
-    u.assign ("bounds_policy", std::string (sgp_opt_choice_name ("ski_gsgp", "bounds_policy", o.bounds_policy)));
-    u.assign ("backend", std::string (sgp_opt_choice_name ("context", "backend", ctx->backend)));
-    u.assign ("seed", static_cast<double> (ctx->seed));
-    u.assign ("slq_max_iter", static_cast<double> (o.slq_max_iter));
-    u.assign ("precond_rank", static_cast<double> (o.precond_rank));
-    u.assign ("loglik", o.loglik != 0);
-    u.assign ("verbose", ctx->verbose != 0);
-    u.assign ("warning", std::string (w1));
-    u.assign ("loglik_warning", std::string (w2));
-    u.assign ("selection_warning", std::string (w3));
-    u.assign ("grid_warning", std::string (w4));
-    return u;
   }
 
   struct input_guard
@@ -61,7 +27,8 @@ namespace
 // Private: the ski_gsgp fit of scalegp's C core.  x, y: the data
 // (or []); stats: a ski_stats struct (or []).  The options come as
 // name/value pairs and go to the core's option table, which checks them (its
-// defaults apply to the others).  Returns a struct with weights, iterations,
+// defaults apply to the others).  Returns the struct the core writes
+// (sgp_ski_fit_plain, its stats with class "ski_stats"): weights, iterations,
 // converged, rel_residual, history, love_Ft, love_c0, loglik, logdet,
 // logdet_se, datafit, probes_used, loglik_converged, stop, stats (the computed
 // statistics, [] when given), used (the options used and the warnings),
@@ -112,41 +79,14 @@ sgp_verbs::ski_gsgp (const octave_value_list& args, int)
                                 &res));
   const double t2 = seconds ();
 
-  // ---- return results
-  Matrix history (res.iterations + 1, 1);
-  for (int64_t i = 0; i <= res.iterations; i++)
-    history(i) = hist(i);
-  Matrix love (res.love_rank, m);
-  if (res.love_rank > 0)
-    for (int64_t j = 0; j < m; j++)
-      for (int64_t i = 0; i < res.love_rank; i++)
-        love(i, j) = Ft(i + j * res.love_rank);  // Ft is packed rank-by-m
-  octave_scalar_map out;
-  out.assign ("weights", weights);
-  out.assign ("iterations", static_cast<double> (res.iterations));
-  out.assign ("converged", res.converged != 0);
-  out.assign ("rel_residual", res.rel_residual);
-  out.assign ("history", history);
-  out.assign ("love_Ft", love);
-  out.assign ("love_c0", c0);
-  out.assign ("loglik", res.loglik);
-  out.assign ("logdet", res.logdet);
-  out.assign ("logdet_se", res.logdet_se);
-  out.assign ("datafit", res.datafit);
-  out.assign ("probes_used", static_cast<double> (res.probes_used));
-  out.assign ("loglik_converged", res.loglik_converged != 0);
-  out.assign ("stop", std::string (sgp_ski_stop_name (res.stop)));
-  out.assign ("interp_error", res.interp_error);
-  out.assign ("stats", g.in.computed
-                       ? octave_value (sgp_octave::ski_stats_map (g.in.stats, o.grid_bounds))
-                       : Matrix ());
-  out.assign ("used", used_map (ctx.get (), ro, res, g.sel));
-  out.assign ("selection", sgp_octave::selection_map (g.sel.hyper));
-  out.assign ("loglik_se", g.sel.evaluated ? g.sel.loglik_se : octave_NA);
-  Matrix secs (1, 2);
-  secs(0) = t1 - t0;
-  secs(1) = t2 - t1;
-  out.assign ("seconds", secs);
+  // ---- return results: the fields the core writes (sgp_ski_fit_plain)
+  const sgp_ski_fit_parts parts = {&res, &ro, &g.sel, g.in.computed ? &g.in.stats : nullptr,
+                                   o.grid_bounds, m, kmax > 0 ? m : 0, {t1 - t0, t2 - t1}};
+  octave_scalar_map out = sgp_octave::build_map ([&] (sgp_value_arena *a) {
+    return sgp_ski_fit_plain (ctx.get (), &parts, a);
+  });
+  if (g.in.computed)
+    out.assign ("stats", sgp_octave::ski_stats_class (out.getfield ("stats").scalar_map_value ()));
   return ovl (out);
 }
 

@@ -242,7 +242,8 @@ void sgp_kernel_opts_default(sgp_kernel_opts *o);
  * cols = 0 a plain vector (Octave: len x 1), rows = -1 (cols 0) a plain vector that
  * Octave shows as a row (1 x len), else a rows x cols matrix; REAL with
  * strs its values' names (R: a named vector, Octave: a struct of scalars);
- * LOGICAL NaN is NA; STRING with strs == NULL one string, with strs a list of len
+ * LOGICAL NaN is NA, REAL NA is R's NA_real_ (a NaN whose low word is 1954, which
+ * Octave's converter turns into its NA); STRING with strs == NULL one string, with strs a list of len
  * strings (R: a character vector, Octave: a 1 x len cellstr, len x 1 with cols =
  * 1); NULL is R's NULL,
  * Octave's []. The values live in an arena, freed when the host has converted. */
@@ -268,6 +269,26 @@ sgp_value sgp_hyper_plain(const sgp_hyper *h, sgp_value_arena *a);
  * identifiers) and selection (sgp_hyper_plain); seed: the context's. */
 sgp_value sgp_laplace_fit_plain(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
                                 uint64_t seed, sgp_value_arena *a);
+
+/* The parts of a ski_gsgp fit that its plain data is written from. */
+typedef struct {
+  const sgp_ski_fit_result *res;
+  const sgp_ski_opts *used;          /* the options the fit used (sgp_ski_fit_learn's) */
+  const sgp_ski_selection *sel;
+  const sgp_ski_stats_data *stats;   /* the statistics it computed, or NULL (given ones) */
+  const double *grid_bounds;         /* the user's grid_bounds (kept exactly) or NULL */
+  int64_t m, n_love_c0;              /* grid points; length of res->love_c0 (0 or m) */
+  double seconds[2];                 /* preparing the statistics, the fit */
+} sgp_ski_fit_parts;
+/* A ski_gsgp fit as plain data: weights, iterations, converged, rel_residual,
+ * history (iterations + 1 relative residuals), love_Ft (love_rank x m), love_c0,
+ * loglik, logdet, logdet_se, datafit, probes_used, loglik_converged, stop,
+ * interp_error, stats (sgp_ski_stats_plain, NULL when given), used (the options
+ * under their argument names, the context's backend, seed and verbose, and the
+ * warnings), selection (sgp_hyper_plain), loglik_se (NA when not evaluated),
+ * seconds (a row in Octave). */
+sgp_value sgp_ski_fit_plain(const sgp_ctx *ctx, const sgp_ski_fit_parts *p,
+                            sgp_value_arena *a);
 
 /* A SKI grid as plain data: size (INT, d values), bounds (d x 2;
  * user_bounds, d x 2 column-major, kept exactly when given, else lo and

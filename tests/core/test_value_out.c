@@ -1,7 +1,7 @@
 /* test_value_out.c -- results given back as plain data (sgp_options.h): the model
- * selection's fields, a SKI grid's and a gp_laplace fit's as the core writes them
- * for both hosts (sgp_hyper_plain, sgp_ski_grid_plain, sgp_laplace_fit_plain), in an
- * arena freed once. */
+ * selection's fields, a SKI grid's, a gp_laplace fit's and a ski_gsgp fit's as the
+ * core writes them for both hosts (sgp_hyper_plain, sgp_ski_grid_plain,
+ * sgp_laplace_fit_plain, sgp_ski_fit_plain), in an arena freed once. */
 #include "test_helpers.h"
 #include "sgp_options.h"
 
@@ -160,6 +160,48 @@ static void laplace_fit_fields(void **state)
   sgp_laplace_fit_free(fit);
 }
 
+/* A ski_gsgp fit's fields from its parts: given statistics (NULL), loglik_se NA
+ * when not evaluated (R's NA_real_: low word 1954), the seconds a row in Octave. */
+static void ski_fit_fields(void **state)
+{
+  (void)state;
+  double w[3] = {1, 2, 3}, hist[2] = {1, 1e-9}, ls = 0.3;
+  sgp_ski_fit_result res;
+  memset(&res, 0, sizeof res);
+  res.weights = w; res.history = hist; res.iterations = 1; res.converged = 1;
+  res.loglik = NAN; res.interp_error = NAN;
+  sgp_ski_opts o;
+  sgp_ski_opts_default(&o);
+  o.kernel.lengthscale = &ls; o.kernel.n_lengthscale = 1; o.kernel.outputscale = 1;
+  o.noise = 0.01;
+  sgp_ski_selection sel;
+  memset(&sel, 0, sizeof sel);
+  sel.hyper.lengthscale = &ls; sel.hyper.n_lengthscale = 1; sel.hyper.n_theta = 3;
+  sel.hyper.noise = 0.01; sel.hyper.loglik = NAN; sel.hyper.loglik_se = NAN;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const sgp_ski_fit_parts parts = {&res, &o, &sel, NULL, NULL, 3, 0, {0.5, 1.5}};
+  sgp_value_arena *a = sgp_value_arena_new();
+  const sgp_value v = sgp_ski_fit_plain(&ctx, &parts, a);
+  assert_false(sgp_value_arena_failed(a));
+  assert_int_equal(v.len, 20);
+  assert_int_equal(elt(&v, "stats")->type, SGP_VAL_NULL);
+  assert_int_equal(elt(&v, "history")->len, 2);
+  assert_int_equal(elt(&v, "love_Ft")->rows, 0);
+  assert_int_equal(elt(&v, "love_Ft")->cols, 3);
+  const double se = elt(&v, "loglik_se")->real[0];
+  uint64_t bits;
+  memcpy(&bits, &se, sizeof bits);
+  assert_true(isnan(se) && (bits & 0xFFFFFFFFu) == 1954u);
+  const sgp_value *secs = elt(&v, "seconds");
+  assert_true(secs->rows == -1 && secs->real[1] == 1.5);
+  const sgp_value *used = elt(&v, "used");
+  assert_int_equal(used->len, 19);
+  assert_true(elt(used, "noise")->real[0] == 0.01);
+  assert_string_equal(elt(used, "warning")->str, "");
+  sgp_value_arena_free(a);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -167,6 +209,7 @@ int main(void)
     cmocka_unit_test(selection_unlearned),
     cmocka_unit_test(ski_grid_fields),
     cmocka_unit_test(laplace_fit_fields),
+    cmocka_unit_test(ski_fit_fields),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
