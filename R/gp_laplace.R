@@ -151,8 +151,7 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
   used <- res$used
   fit <- c(res[c("f", "var", "weights", "root", "newton_steps", "iterations", "converged",
                  "stop_reason", "inner_stop_reason", "kernel_products")],
-           list(history = as.data.frame(res$history$iterations),
-                steps = as.data.frame(res$history$steps),
+           list(history = as.data.frame(res$history), steps = as.data.frame(res$steps),
                 kernel = used$kernel, likelihood = used$likelihood, n_class = used$n_class,
                 levels = lab$levels, policy = used$policy, x = x, y = lab$y,
                 offset = used$offset, noise = used$noise, seed = used$seed),

@@ -5,58 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-static SEXP int64_vec(int64_t n, const int64_t *x)
-{
-  SEXP v = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n));
-  for (int64_t i = 0; i < n; i++) REAL(v)[i] = (double)x[i];
-  UNPROTECT(1);
-  return v;
-}
-
-static SEXP stop_names(int64_t n, const int *x)
-{
-  SEXP v = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)n));
-  for (int64_t i = 0; i < n; i++) SET_STRING_ELT(v, i, Rf_mkChar(sgp_laplace_stop_name(x[i])));
-  UNPROTECT(1);
-  return v;
-}
-
-/* Per-iteration and per-Newton-step history as two named lists of columns. */
-static SEXP history_list(const sgp_laplace_history *h)
-{
-  const int64_t ni = h->n_iter, ns = h->n_step;
-  const char *in[] = {"newton", "iteration", "total", "residual", "rel_residual", "trace",
-                      "rank", "buffer", "seconds"};
-  SEXP iv[] = {PROTECT(sgp_r_int_copy(ni, h->it_newton, 1)),
-               PROTECT(sgp_r_int_copy(ni, h->it_iter, 0)),
-               PROTECT(int64_vec(ni, h->it_total)),
-               PROTECT(sgp_r_real_copy(ni, 1, h->it_resid, 0)),
-               PROTECT(sgp_r_real_copy(ni, 1, h->it_rel_resid, 0)),
-               PROTECT(sgp_r_real_copy(ni, 1, h->it_trace, 0)),
-               PROTECT(int64_vec(ni, h->it_rank)),
-               PROTECT(int64_vec(ni, h->it_buffer)),
-               PROTECT(sgp_r_real_copy(ni, 1, h->it_time, 0))};
-  /* the trace is NaN in the core where it was not computed (history_trace): NA here */
-  for (int64_t i = 0; i < ni; i++)
-    if (ISNAN(REAL(iv[5])[i])) REAL(iv[5])[i] = NA_REAL;
-  SEXP iters = PROTECT(sgp_r_named_list(9, in, iv));
-  const char *sn[] = {"psi", "delta", "mode_error", "inner_stop", "kernel_products", "dropped",
-                      "seconds"};
-  SEXP sv[] = {PROTECT(sgp_r_real_copy(ns, 1, h->st_psi, 0)),
-               PROTECT(sgp_r_real_copy(ns, 1, h->st_delta, 0)),
-               PROTECT(sgp_r_real_copy(ns, 1, h->st_mode_err, 0)),
-               PROTECT(stop_names(ns, h->st_inner_stop)),
-               PROTECT(int64_vec(ns, h->st_kprod)),
-               PROTECT(int64_vec(ns, h->st_dropped)),
-               PROTECT(sgp_r_real_copy(ns, 1, h->st_time, 0))};
-  SEXP steps = PROTECT(sgp_r_named_list(7, sn, sv));
-  const char *nn[] = {"iterations", "steps"};
-  SEXP vv[] = {iters, steps};
-  SEXP out = sgp_r_named_list(2, nn, vv);
-  UNPROTECT(18);
-  return out;
-}
-
 /* Predictions at xs for a fit (owning or view): list(mean, var, resp_mean, resp_var). */
 static SEXP predict_list(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, SEXP xs, SEXP offset_s,
                          int *status)
@@ -86,34 +34,16 @@ static void fit_finalizer(SEXP p)
   R_ClearExternalPtr(p);
 }
 
-/* The options a fit used, echoed under their argument names (the kernel list,
- * likelihood, policy, n_class, noise, offset, seed), and its warning ("" when
- * converged). */
-static SEXP used_list(const sgp_ctx *ctx, const sgp_laplace_opts *o,
-                      const sgp_laplace_fit_t *fit)
+typedef struct {
+  const sgp_laplace_fit_t *fit;
+  const sgp_laplace_opts *o;
+  uint64_t seed;
+} plain_args;
+
+static sgp_value fit_plain(const void *p, sgp_value_arena *a)
 {
-  char warn[SGP_LAPLACE_WARNING_SIZE];
-  sgp_laplace_warning(fit, o, warn, sizeof warn, NULL, 0);
-  const char *kn[] = {"kernel", "lengthscale", "outputscale"};
-  SEXP kv[] = {PROTECT(Rf_mkString(sgp_kernel_names[fit->kernel.kind])),
-               PROTECT(sgp_r_real_copy(fit->kernel.n_lengthscale, 1, fit->kernel.lengthscale, 0)),
-               PROTECT(Rf_ScalarReal(fit->kernel.outputscale))};
-  const double noise1 = fit->noise; /* the one noise value used (given or learned) */
-  const sgp_cmat noise = o->noise.data && o->noise.rows * o->noise.cols > 1
-                             ? o->noise : sgp_cmat_of(&noise1, 1, 1),
-                 off = o->offset;
-  const char *un[] = {"kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
-                      "warning"};
-  SEXP uv[] = {PROTECT(sgp_r_named_list(3, kn, kv)), PROTECT(Rf_mkString(sgp_opt_choice_name("gp_laplace", "likelihood", o->likelihood))),
-               PROTECT(Rf_mkString(sgp_opt_choice_name("gp_laplace", "policy", o->policy))), PROTECT(Rf_ScalarInteger((int)fit->C)),
-               o->likelihood != SGP_LIK_GAUSSIAN ? R_NilValue
-               : PROTECT(sgp_r_real_copy(noise.rows, 1, noise.data, 0)),
-               off.data ? PROTECT(sgp_r_real_copy(off.rows, 1, off.data, 0)) : R_NilValue,
-               PROTECT(Rf_ScalarReal((double)ctx->seed)), PROTECT(Rf_mkString(warn))};
-  const int nprot = 9 + (o->likelihood == SGP_LIK_GAUSSIAN) + (off.data != NULL);
-  SEXP out = sgp_r_named_list(8, un, uv);
-  UNPROTECT(nprot);
-  return out;
+  const plain_args *q = (const plain_args *)p;
+  return sgp_laplace_fit_plain(q->fit, q->o, q->seed, a);
 }
 
 /* gp_laplace(): the fit. opts: the user's options by name (sgp_options.h); the
@@ -140,7 +70,6 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
     sgp_r_fail("gp_laplace", &ctx, st);
   }
   R_SetExternalPtrAddr(holder, fit);
-  const int n = (int)fit->n, C = (int)fit->C, r = (int)fit->r;
   SEXP test = R_NilValue;
   if (!Rf_isNull(xtest)) {
     test = PROTECT(predict_list(&ctx, fit, xtest, xtest_offset, &st));
@@ -148,29 +77,16 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
     sgp_ctx_rename_arg(&ctx, "offset", "xtest_offset");
     if (st) sgp_r_fail("gp_laplace", &ctx, st);
   }
-  SEXP f = PROTECT(Rf_allocMatrix(REALSXP, n, C));
-  SEXP var = PROTECT(Rf_allocMatrix(REALSXP, n, C));
-  SEXP w = PROTECT(Rf_allocMatrix(REALSXP, n, C));
-  SEXP root = PROTECT(Rf_allocMatrix(REALSXP, n * C, r));
-  nprot += 4;
-  memcpy(REAL(f), fit->f, sizeof(double) * (size_t)n * C);
-  memcpy(REAL(var), fit->var, sizeof(double) * (size_t)n * C);
-  memcpy(REAL(w), fit->weights, sizeof(double) * (size_t)n * C);
-  if (r > 0) memcpy(REAL(root), fit->root, sizeof(double) * (size_t)n * C * r);
-  const char *names[] = {"f", "var", "weights", "root", "newton_steps", "iterations",
-                         "converged", "stop_reason", "inner_stop_reason", "kernel_products",
-                         "history", "test", "used", "selection"};
-  SEXP values[] = {f, var, w, root, PROTECT(Rf_ScalarInteger(fit->newton_steps)),
-                   PROTECT(Rf_ScalarReal((double)fit->iterations)),
-                   PROTECT(Rf_ScalarLogical(fit->converged)),
-                   PROTECT(Rf_mkString(sgp_laplace_stop_name(fit->stop_reason))),
-                   PROTECT(Rf_mkString(sgp_laplace_stop_name(fit->inner_stop_reason))),
-                   PROTECT(Rf_ScalarReal((double)fit->kernel_products)),
-                   PROTECT(history_list(&fit->history)), test,
-                   PROTECT(used_list(&ctx, &o, fit)), PROTECT(sgp_r_selection_list(&fit->hyper))};
-  nprot += 9;
+  /* the fit's fields as the core writes them (sgp_laplace_fit_plain), and test */
+  const plain_args q = {fit, &o, ctx.seed};
+  SEXP res = PROTECT(sgp_r_build(fit_plain, &q));
+  nprot++;
   fit_finalizer(holder);
-  SEXP out = sgp_r_named_list(14, names, values);
+  const R_xlen_t k = XLENGTH(res);
+  SEXP out = PROTECT(Rf_xlengthgets(res, k + 1)); /* names kept, one more: test */
+  nprot++;
+  SET_VECTOR_ELT(out, k, test);
+  SET_STRING_ELT(Rf_getAttrib(out, R_NamesSymbol), k, Rf_mkChar("test"));
   UNPROTECT(nprot);
   return out;
 }

@@ -166,65 +166,13 @@ int sgp_r_backend(sgp_ctx *ctx, SEXP name)
   return sgp_ctx_opt_set(ctx, "backend", &v, NULL);
 }
 
-/* SGP_LEARN_* bits as the names of gp_laplace's `learn` choices (bit i = choice i;
- * ski_gsgp's hyperparameters carry the same bits). */
-static SEXP learn_names(unsigned bits)
+static sgp_value hyper_value(const void *h, sgp_value_arena *a)
 {
-  const char *const *nm = sgp_opt_find(sgp_verb_options("gp_laplace"), "learn")->choices;
-  int k = 0;
-  for (int i = 0; nm[i]; i++) k += (bits >> i) & 1u;
-  SEXP v = PROTECT(Rf_allocVector(STRSXP, k));
-  for (int i = 0, j = 0; nm[i]; i++) if ((bits >> i) & 1u) SET_STRING_ELT(v, j++, Rf_mkChar(nm[i]));
-  UNPROTECT(1);
-  return v;
+  return sgp_hyper_plain((const sgp_hyper *)h, a);
 }
 
-/* The model selection of a fit (spec model_selection.md §6; gp_laplace and
- * ski_gsgp, whose hyper has no mean): hyper, loglik, loglik_se (NaN when exact),
- * loglik_grad (named by theta's coordinates), learned, and the optimizer's trace
- * with its verdict. */
+/* The model selection of a fit, as the core writes it (sgp_hyper_plain). */
 SEXP sgp_r_selection_list(const sgp_hyper *h)
 {
-  const int64_t nt = h->n_theta, ne = h->n_eval;
-  SEXP grad = PROTECT(h->grad ? sgp_r_real_copy(nt, 1, h->grad, 0) : Rf_allocVector(REALSXP, 0));
-  SEXP gnames = PROTECT(Rf_allocVector(STRSXP, h->grad ? nt : 0));
-  SEXP tcols = PROTECT(Rf_allocVector(VECSXP, 4 + nt));
-  SEXP tnames = PROTECT(Rf_allocVector(STRSXP, 4 + nt));
-  const char *fixed[] = {"evaluation", "loglik", "grad_norm", "seconds"};
-  const double *fcol[] = {NULL, h->tr_loglik, h->tr_gradnorm, h->tr_seconds};
-  for (int i = 0; i < 4; i++) {
-    SEXP c = Rf_allocVector(REALSXP, (R_xlen_t)ne);
-    SET_VECTOR_ELT(tcols, i, c);
-    for (int64_t e = 0; e < ne; e++) REAL(c)[e] = fcol[i] ? fcol[i][e] : (double)(e + 1);
-    SET_STRING_ELT(tnames, i, Rf_mkChar(fixed[i]));
-  }
-  for (int64_t k = 0; k < nt; k++) {
-    char name[32];
-    sgp_hyper_theta_name(h, k, name, sizeof name);
-    if (h->grad) SET_STRING_ELT(gnames, k, Rf_mkChar(name));
-    SET_STRING_ELT(tnames, 4 + k, Rf_mkChar(name));
-    SET_VECTOR_ELT(tcols, 4 + k, sgp_r_real_copy(ne, 1, h->tr_theta + k * ne, 0));
-  }
-  Rf_setAttrib(grad, R_NamesSymbol, gnames);
-  Rf_setAttrib(tcols, R_NamesSymbol, tnames);
-  const int has_mean = h->n_mean > 0, has_noise = !isnan(h->noise);
-  const char *hn[] = {"lengthscale", "outputscale", has_mean ? "mean" : "noise", "noise"};
-  SEXP hv[4];
-  int nh = 0;
-  hv[nh++] = PROTECT(sgp_r_real_copy(h->n_lengthscale, 1, h->lengthscale, 0));
-  hv[nh++] = PROTECT(Rf_ScalarReal(h->outputscale));
-  if (has_mean) hv[nh++] = PROTECT(sgp_r_real_copy(h->n_mean, 1, h->mean, 0));
-  if (has_mean || has_noise) /* gp_laplace: noise NULL when there is none */
-    hv[nh++] = has_noise ? PROTECT(Rf_ScalarReal(h->noise)) : R_NilValue;
-  const int nprot_h = 2 + has_mean + has_noise;
-  const char *sn[] = {"hyper", "loglik", "loglik_se", "loglik_grad", "learned", "optim",
-                      "optim_converged", "optim_message", "note"};
-  SEXP sv[] = {PROTECT(sgp_r_named_list(nh, hn, hv)), PROTECT(Rf_ScalarReal(h->loglik)),
-               PROTECT(Rf_ScalarReal(h->loglik_se)), grad,
-               PROTECT(learn_names(h->learned)), tcols,
-               PROTECT(Rf_ScalarLogical(h->learned ? h->optim_converged : NA_LOGICAL)),
-               PROTECT(Rf_mkString(h->optim_message)), PROTECT(Rf_mkString(h->note))};
-  SEXP out = sgp_r_named_list(9, sn, sv);
-  UNPROTECT(4 + nprot_h + 7);
-  return out;
+  return sgp_r_build(hyper_value, h);
 }

@@ -53,6 +53,12 @@ sgp_value sgp_r_value(SEXP x);
 /* The model selection of a fit as an R list: hyper, loglik, loglik_grad (named),
  * learned, optim (columns of a data frame), optim_converged, optim_message, note. */
 SEXP sgp_r_selection_list(const sgp_hyper *h);
+/* A result the core gives back as plain data (sgp_options.h) as R data: lists,
+ * vectors and matrices (named vectors with strs), logicals, character vectors. */
+SEXP sgp_r_from_value(const sgp_value *v);
+/* The R data of build(what, arena), a core builder of a result's fields; the
+ * arena is freed on every path. */
+SEXP sgp_r_build(sgp_value (*build)(const void *, sgp_value_arena *), const void *what);
 /* Raises the error of a failed core call in the one user form (sgp_user_message). */
 void sgp_r_fail(const char *fn, sgp_ctx *ctx, int status);
 

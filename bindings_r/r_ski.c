@@ -79,28 +79,41 @@ static void r_opts(SEXP opts, sgp_ski_opts *o, sgp_ctx *ctx, const char *fn)
   o->bounds_policy = (sgp_ski_bounds_policy)(int)real_elt(opts, "bounds_policy");
 }
 
-/* A grid as R's list(size, bounds, interpolation); bounds given by the user
- * (d-by-2) are kept exactly (lo + (m - 1) h may round), so grids made from the
- * same bounds compare identical in ski_stats_merge. */
+/* The grid's sizes are R's integers (the automatic size is capped). */
+static void grid_fits_r(const sgp_ski_grid *g, const char *fn)
+{
+  for (int j = 0; j < g->d; j++)
+    if (g->m[j] > INT_MAX)
+      Rf_error("%s: 'grid_size' %lld is beyond R's integers", fn, (long long)g->m[j]);
+}
+
+typedef struct {
+  const sgp_ski_grid *g;
+  sgp_ski_interpolation interp;
+  const double *user_bounds;
+  const sgp_ski_stats_data *d;
+} plain_args;
+
+static sgp_value grid_plain(const void *p, sgp_value_arena *a)
+{
+  const plain_args *q = (const plain_args *)p;
+  return sgp_ski_grid_plain(q->g, q->interp, q->user_bounds, a);
+}
+
+static sgp_value stats_plain(const void *p, sgp_value_arena *a)
+{
+  const plain_args *q = (const plain_args *)p;
+  return sgp_ski_stats_plain(q->d, q->user_bounds, a);
+}
+
+/* A grid as R's list(size, bounds, interpolation), as the core writes it
+ * (sgp_ski_grid_plain: bounds given by the user are kept exactly). */
 static SEXP grid_list(const sgp_ski_grid *g, sgp_ski_interpolation interp,
                       const double *user_bounds, const char *fn)
 {
-  const int dim = g->d;
-  SEXP size = PROTECT(Rf_allocVector(INTSXP, dim));
-  SEXP bounds = PROTECT(Rf_allocMatrix(REALSXP, dim, 2));
-  for (int j = 0; j < dim; j++) {
-    if (g->m[j] > INT_MAX) /* the automatic size is capped; R's integers */
-      Rf_error("%s: 'grid_size' %lld is beyond R's integers", fn, (long long)g->m[j]);
-    INTEGER(size)[j] = (int)g->m[j];
-    REAL(bounds)[j] = user_bounds ? user_bounds[j] : g->lo[j];
-    REAL(bounds)[dim + j] = user_bounds ? user_bounds[dim + j]
-                            : g->m[j] > 1 ? g->lo[j] + (double)(g->m[j] - 1) * g->h[j] : g->lo[j];
-  }
-  const char *gn[] = {"size", "bounds", "interpolation"};
-  SEXP gv[] = {size, bounds, PROTECT(Rf_mkString(interp == SGP_SKI_LINEAR ? "linear" : "cubic"))};
-  SEXP out = sgp_r_named_list(3, gn, gv);
-  UNPROTECT(3);
-  return out;
+  grid_fits_r(g, fn);
+  const plain_args q = {g, interp, user_bounds, NULL};
+  return sgp_r_build(grid_plain, &q);
 }
 
 /* ski_grid(): options by name to the core's table "ski_grid"; the grid of x
@@ -121,29 +134,21 @@ SEXP sgp_ski_grid_r(SEXP x, SEXP range, SEXP opts)
   return grid_list(&g, o.ski.interpolation, o.ski.grid_bounds, "ski_grid");
 }
 
-/* The statistics a fit used as an R ski_stats list (computed ones; given
- * ones are returned by R as they were). */
-static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o, const char *fn)
+/* Statistics that R's integers can index (or an R error naming fn). */
+static void stats_fit_r(const sgp_ski_stats_data *d, const char *fn)
 {
   if ((double)d->m * (double)d->S > 2147483647.0 || (double)d->m * (double)d->probes > 2147483647.0)
     Rf_error("%s: 'grid' is too large for R (%lld x %lld stencil)", fn, (long long)d->m,
              (long long)d->S);
-  SEXP grid = PROTECT(grid_list(&d->grid, d->interpolation, o->grid_bounds, fn));
-  SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)d->m, (int)d->probes));
-  if (d->probes > 0) memcpy(REAL(Wtz), d->uz, sizeof(double) * (size_t)(d->m * d->probes));
-  const char *names[] = {"grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes",
-                         "probe_seed", "rhoz", "Wtz", "version"};
-  SEXP values[] = {grid, PROTECT(Rf_ScalarReal((double)d->n)),
-                   PROTECT(Rf_ScalarReal(d->yy)), PROTECT(Rf_ScalarReal(d->ysum)),
-                   PROTECT(sgp_r_real_copy(d->m, 1, d->uy, 0)),
-                   PROTECT(sgp_r_real_copy(d->m, 1, d->u1, 0)),
-                   PROTECT(sgp_r_real_copy(d->m, d->S, d->D, 1)),
-                   PROTECT(Rf_ScalarReal((double)d->probes)),
-                   PROTECT(Rf_ScalarReal((double)d->probe_seed)), PROTECT(Rf_ScalarReal(d->rhoz)),
-                   Wtz, PROTECT(Rf_ScalarInteger(1))};
-  SEXP out = sgp_r_named_list(12, names, values);
-  UNPROTECT(12);
-  return out;
+  grid_fits_r(&d->grid, fn);
+}
+
+/* ski_stats' statistics as an R list, as the core writes them (sgp_ski_stats_plain). */
+static SEXP stats_list(const sgp_ski_stats_data *d, const sgp_ski_opts *o, const char *fn)
+{
+  stats_fit_r(d, fn);
+  const plain_args q = {NULL, d->interpolation, o->grid_bounds, d};
+  return sgp_r_build(stats_plain, &q);
 }
 
 static void stats_finalizer(SEXP p)
@@ -195,35 +200,6 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
   return out;
 }
 
-/* The options a fit used, under their argument names, and its warnings. */
-static SEXP used_list(const sgp_ctx *ctx, const sgp_ski_opts *o, const sgp_ski_fit_result *res,
-                      const sgp_ski_selection *sel)
-{
-  char w1[512], w2[512], w3[512], w4[512];
-  sgp_ski_warnings("ski_gsgp", res, o, w1, w2, sizeof w1);
-  sgp_ski_selection_warning("ski_gsgp", sel, w3, sizeof w3);
-  sgp_ski_grid_warning("ski_gsgp", res, o, w4, sizeof w4);
-  const char *names[] = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance",
-                         "tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
-                         "precond_rank", "loglik", "warning", "loglik_warning",
-                         "selection_warning", "grid_warning"};
-  SEXP values[] = {PROTECT(Rf_mkString(sgp_kernel_names[o->kernel.kind])),
-                   PROTECT(sgp_r_real_copy(o->kernel.n_lengthscale, 1, o->kernel.lengthscale, 0)),
-                   PROTECT(Rf_ScalarReal(o->kernel.outputscale)), PROTECT(Rf_ScalarReal(o->noise)),
-                   PROTECT(Rf_mkString(sgp_opt_choice_name("ski_gsgp", "method", o->method))), PROTECT(Rf_mkString(sgp_opt_choice_name("ski_gsgp", "variance", o->variance))),
-                   PROTECT(Rf_ScalarReal(o->tol)), PROTECT(Rf_ScalarReal((double)o->max_iter)),
-                   PROTECT(Rf_mkString(sgp_opt_choice_name("ski_gsgp", "bounds_policy", o->bounds_policy))),
-                   PROTECT(Rf_mkString(sgp_opt_choice_name("context", "backend", ctx->backend))),
-                   PROTECT(Rf_ScalarReal((double)ctx->seed)),
-                   PROTECT(Rf_ScalarReal((double)o->slq_max_iter)),
-                   PROTECT(Rf_ScalarReal((double)o->precond_rank)),
-                   PROTECT(Rf_ScalarLogical(o->loglik)), PROTECT(Rf_mkString(w1)),
-                   PROTECT(Rf_mkString(w2)), PROTECT(Rf_mkString(w3)), PROTECT(Rf_mkString(w4))};
-  SEXP out = sgp_r_named_list(18, names, values);
-  UNPROTECT(18);
-  return out;
-}
-
 /* The input of a fit and its model selection, owned by an external pointer while
  * R objects are allocated (an R error lets the finalizer free them). */
 typedef struct {
@@ -240,6 +216,17 @@ static void input_finalizer(SEXP p)
     free(fh);
   }
   R_ClearExternalPtr(p);
+}
+
+typedef struct {
+  const sgp_ctx *ctx;
+  const sgp_ski_fit_parts *parts;
+} fit_args;
+
+static sgp_value fit_plain(const void *p, sgp_value_arena *a)
+{
+  const fit_args *q = (const fit_args *)p;
+  return sgp_ski_fit_plain(q->ctx, q->parts, a);
 }
 
 /* ski_gsgp(): options by name to the core's table; the statistics of x, y (or
@@ -289,33 +276,14 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
                            &ro, &fh->sel, &res);
   if (code) sgp_r_fail("ski_gsgp", &ctx, code);
   const double t2 = sgp_r_seconds();
-  SEXP history = PROTECT(Rf_lengthgets(hist, (R_xlen_t)res.iterations + 1));
-  SEXP love = PROTECT(Rf_allocMatrix(REALSXP, (int)res.love_rank, (int)m));
-  if (res.love_rank > 0)
-    memcpy(REAL(love), REAL(Ft), (size_t)(res.love_rank * m) * sizeof(double));
-  SEXP st = PROTECT(in->computed ? stats_list(&in->stats, &o, "ski_gsgp") : R_NilValue);
-  SEXP used = PROTECT(used_list(&ctx, &ro, &res, &fh->sel));
-  SEXP sel = PROTECT(sgp_r_selection_list(&fh->sel.hyper));
-  SEXP sel_se = PROTECT(Rf_ScalarReal(fh->sel.evaluated ? fh->sel.loglik_se : NA_REAL));
+  if (in->computed) stats_fit_r(&in->stats, "ski_gsgp");
+  /* the fit's fields as the core writes them (sgp_ski_fit_plain) */
+  const sgp_ski_fit_parts parts = {&res, &ro, &fh->sel, in->computed ? &in->stats : NULL,
+                                   o.grid_bounds, m, kmax > 0 ? m : 0, {t1 - t0, t2 - t1}};
+  const fit_args q = {&ctx, &parts};
+  SEXP out = PROTECT(sgp_r_build(fit_plain, &q));
   input_finalizer(holder);
-  const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
-                         "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
-                         "probes_used", "loglik_converged", "stop", "stats", "used",
-                         "seconds", "selection", "loglik_se", "interp_error"};
-  SEXP secs = PROTECT(Rf_allocVector(REALSXP, 2));
-  REAL(secs)[0] = t1 - t0;
-  REAL(secs)[1] = t2 - t1;
-  SEXP values[] = {weights, PROTECT(Rf_ScalarReal((double)res.iterations)),
-                   PROTECT(Rf_ScalarLogical(res.converged)),
-                   PROTECT(Rf_ScalarReal(res.rel_residual)), history, love, c0,
-                   PROTECT(Rf_ScalarReal(res.loglik)), PROTECT(Rf_ScalarReal(res.logdet)),
-                   PROTECT(Rf_ScalarReal(res.logdet_se)), PROTECT(Rf_ScalarReal(res.datafit)),
-                   PROTECT(Rf_ScalarReal((double)res.probes_used)),
-                   PROTECT(Rf_ScalarLogical(res.loglik_converged)),
-                   PROTECT(Rf_mkString(sgp_ski_stop_name(res.stop))), st, used, secs, sel,
-                   sel_se, PROTECT(Rf_ScalarReal(res.interp_error))};
-  SEXP out = sgp_r_named_list(20, names, values);
-  UNPROTECT(23);
+  UNPROTECT(6);
   return out;
 }
 

@@ -105,7 +105,7 @@ function K = gp_kernel (x, varargin)
   endif
 
   try
-    K = __sgp_kernel__ (x, x2, opts{:});
+    K = __sgp_call__ ("kernel_matrix", x, x2, opts{:});
   catch err
     if (isempty (strfind (err.message, "out of memory")))
       rethrow (err);

@@ -169,8 +169,9 @@ function fit = gp_laplace (x, y, varargin)
     arg_error (fname, "xtest_offset", "needs 'xtest'");
   endif
 
-  res = __sgp_laplace__ (x, ycode, if_else (isempty (front.interrupt_after), -1,
-                                            front.interrupt_after), opts{:});
+  res = __sgp_call__ ("laplace_fit", x, ycode,
+                      if_else (isempty (front.interrupt_after), -1, front.interrupt_after),
+                      opts{:});
 
   used = res.used;
   sel = res.selection;

@@ -53,8 +53,8 @@ function [model, loss, info] = mlp_fit (x, y, varargin)
     print_usage ();
   endif
   fname = "mlp_fit";
-  t = __sgp_options__ (fname);
-  c = __sgp_options__ ("context");
+  t = __sgp_call__ ("options", fname);
+  c = __sgp_call__ ("options", "context");
   names = [{"hidden", "activation"}, t.name(:)', c.name(:)'];
   ## hidden, activation, likelihood: positional (as before) or by name (as in R)
   positional = {};
@@ -82,7 +82,7 @@ function [model, loss, info] = mlp_fit (x, y, varargin)
   hidden = if_else (isempty (front.hidden), [50 50], front.hidden);
   activation = if_else (isempty (front.activation), "tanh", front.activation);
   likelihood = option_value (fname, opts, "likelihood");
-  __sgp_options__ (fname, "likelihood", likelihood);   # the core's choices and message
+  __sgp_call__ ("option_check", fname, "likelihood", likelihood);   # the core's choices and message
 
   x = check_input_matrix (x, fname, "x");
   n = rows (x);
@@ -124,8 +124,8 @@ function [model, loss, info] = mlp_fit (x, y, varargin)
     opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
   endif
 
-  [model, loss, res] = __sgp_mlp_fit__ (x, y, [columns(x), double(hidden(:))', C], activation,
-                                        [], opts{:});
+  [model, loss, res] = __sgp_call__ ("mlp_fit", x, y, [columns(x), double(hidden(:))', C],
+                                     activation, [], opts{:});
   if (! isempty (res.used.warning))
     warning ("scalegp:diverged", "%s: %s", fname, res.used.warning);
   endif

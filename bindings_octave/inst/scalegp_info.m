@@ -47,7 +47,7 @@
 
 function varargout = scalegp_info ()
 
-  core = __sgp_info__ ();
+  core = __sgp_call__ ("info");
   info = struct ("version", core.version,
                  "blas", library_version ("-blas"),
                  "lapack", library_version ("-lapack"),

@@ -62,7 +62,7 @@ function grid = ski_grid (x, varargin)
     x = check_input_matrix (x, fname, "x");
   endif
   ## the core checks the options and makes the grid (of x, range or grid_bounds)
-  grid = __sgp_ski_grid__ (x, front.range, opts{:});
+  grid = __sgp_call__ ("ski_grid", x, front.range, opts{:});
 endfunction
 
 %!test

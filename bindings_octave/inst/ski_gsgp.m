@@ -154,7 +154,7 @@ function fit = ski_gsgp (varargin)
   endif
 
   ## the core checks the options (and against the data), makes the statistics, fits
-  r = __sgp_ski_gsgp__ (x, y, stats, opts{:});
+  r = __sgp_call__ ("ski_gsgp", x, y, stats, opts{:});
 
   if (! isempty (r.stats))
     stats = r.stats;

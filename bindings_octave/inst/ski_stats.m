@@ -98,7 +98,7 @@ function s = ski_stats (x, y, grid, varargin)
                numel (grid.size));
   endif
   ## the core checks the options (name/value pairs) and computes the statistics
-  s = __sgp_ski_stats__ (x, y, grid, varargin{:});
+  s = __sgp_call__ ("ski_stats", x, y, grid, varargin{:});
 endfunction
 
 %!shared g, x, y

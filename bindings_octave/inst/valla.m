@@ -160,7 +160,7 @@ function fit = valla (model, x, y, varargin)
   popts = {};
   for name = {"full_cov", "prob_method", "mc_samples"}
     if (! isempty (front.(name{1})))
-      __sgp_options__ ("valla_predict", name{1}, front.(name{1}), fname);
+      __sgp_call__ ("option_check", "valla_predict", name{1}, front.(name{1}), fname);
       popts(end+1:end+2) = {name{1}, front.(name{1})};
     endif
   endfor
@@ -168,9 +168,9 @@ function fit = valla (model, x, y, varargin)
     opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
   endif
 
-  res = __sgp_valla__ (model, x, ycode, xval, yval, inducing, tags, layers,
-                       if_else (isempty (front.interrupt_after), -1, front.interrupt_after),
-                       opts{:});
+  res = __sgp_call__ ("valla_fit", model, x, ycode, xval, yval, inducing, tags, layers,
+                      if_else (isempty (front.interrupt_after), -1, front.interrupt_after),
+                      opts{:});
 
   used = res.used;
   if (! isempty (used.warning))

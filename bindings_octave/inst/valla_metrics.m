@@ -35,7 +35,7 @@ function m = valla_metrics (pred, y, varargin)
   ## the core reads pred (a struct, a matrix of probabilities, P(y = 1) or means
   ## with var), codes the labels and checks everything and the options (bins)
   [front, opts] = split_options (fname, {"var"}, varargin{:});
-  m = __sgp_valla_metrics__ (pred, y, front.var, opts{:});
+  m = __sgp_call__ ("valla_metrics", pred, y, front.var, opts{:});
 endfunction
 
 %!test

@@ -5,6 +5,8 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <memory>
 
 #include <octave/quit.h>
 
@@ -364,52 +366,98 @@ namespace sgp_octave
     out.k.outputscale = scalar_arg (outputscale, ctx.fname (), "outputscale");
   }
 
-  // The model selection of a fit (spec model_selection.md §6; gp_laplace and
-  // ski_gsgp): hyper, loglik, loglik_se (NaN when exact), loglik_grad (a struct by
-  // coordinate name), learned
-  // (cellstr; SGP_LEARN_* bits named by gp_laplace's learn choices) and optim (a
-  // struct of columns).
+  // ------------------------------------------------------------ results
+
+  // The core's NA (R's NA_real_: a NaN whose low word is 1954).
+  static bool
+  is_core_na (double x)
+  {
+    uint64_t bits;
+    std::memcpy (&bits, &x, sizeof bits);
+    return std::isnan (x) && (bits & 0xFFFFFFFFu) == 1954u;
+  }
+
+  static octave_value
+  numbers_value (const sgp_value& v)
+  {
+    if (v.strs)  // named numbers: a struct of scalars
+      {
+        octave_scalar_map m;
+        for (int64_t i = 0; i < v.len; i++)
+          m.assign (v.strs[i], v.real[i]);
+        return m;
+      }
+    const bool matrix = v.rows > 0 || v.cols > 0, row = v.rows == -1;
+    Matrix x (matrix ? v.rows : row ? 1 : v.len, matrix ? v.cols : row ? v.len : 1);
+    bool na = false;
+    for (int64_t i = 0; i < v.len; i++)
+      {
+        const bool na_i = is_core_na (v.real[i])
+                          || (v.type == SGP_VAL_LOGICAL && std::isnan (v.real[i]));
+        x(i) = na_i ? octave_NA : v.real[i];
+        na = na || std::isnan (v.real[i]);
+      }
+    if (v.type != SGP_VAL_LOGICAL || na)  // Octave has no logical NA
+      return x;
+    boolMatrix b (x.rows (), x.cols ());
+    for (octave_idx_type i = 0; i < x.numel (); i++)
+      b(i) = x(i) != 0.0;
+    return b;
+  }
+
+  static octave_value
+  strings_value (const sgp_value& v)
+  {
+    if (! v.strs)
+      return std::string (v.str ? v.str : "");
+    Cell c (v.cols == 1 ? v.len : 1, v.cols == 1 ? 1 : v.len);
+    for (int64_t i = 0; i < v.len; i++)
+      c(i) = std::string (v.strs[i]);
+    return c;
+  }
+
+  octave_value
+  host_value (const sgp_value& v)
+  {
+    switch (v.type)
+      {
+      case SGP_VAL_REAL:
+      case SGP_VAL_LOGICAL:
+      case SGP_VAL_INT:
+        return numbers_value (v);
+      case SGP_VAL_STRING:
+        return strings_value (v);
+      case SGP_VAL_LIST:
+        {
+          octave_scalar_map m;
+          for (int64_t i = 0; i < v.len; i++)
+            m.assign (v.strs[i], host_value (v.elts[i]));
+          return m;
+        }
+      default:
+        return Matrix ();
+      }
+  }
+
+  struct arena_deleter
+  {
+    void operator () (sgp_value_arena *a) const { sgp_value_arena_free (a); }
+  };
+
+  octave_scalar_map
+  build_map (const std::function<sgp_value (sgp_value_arena *)>& build)
+  {
+    std::unique_ptr<sgp_value_arena, arena_deleter> a (sgp_value_arena_new ());
+    const sgp_value v = a ? build (a.get ()) : sgp_value ();
+    if (sgp_value_arena_failed (a.get ()))
+      error_with_id ("scalegp:nomem", "out of memory");
+    return host_value (v).scalar_map_value ();
+  }
+
   octave_scalar_map
   selection_map (const sgp_hyper& h)
   {
-    const char *const *bits = sgp_opt_find (sgp_verb_options ("gp_laplace"), "learn")->choices;
-    octave_scalar_map hy, grad, optim;
-    hy.assign ("lengthscale", matrix_copy (h.n_lengthscale, 1, h.lengthscale));
-    hy.assign ("outputscale", h.outputscale);
-    if (h.n_mean > 0)  // ski_gsgp's model has no mean
-      hy.assign ("mean", matrix_copy (h.n_mean, 1, h.mean));
-    hy.assign ("noise", std::isnan (h.noise) ? Matrix () : Matrix (1, 1, h.noise));
-    const int64_t ne = h.n_eval;
-    ColumnVector ev (ne);
-    for (int64_t e = 0; e < ne; e++)
-      ev(e) = static_cast<double> (e + 1);
-    optim.assign ("evaluation", ev);
-    optim.assign ("loglik", column_copy (ne, h.tr_loglik));
-    optim.assign ("grad_norm", column_copy (ne, h.tr_gradnorm));
-    optim.assign ("seconds", column_copy (ne, h.tr_seconds));
-    for (int64_t k = 0; k < h.n_theta; k++)
-      {
-        char name[32];
-        sgp_hyper_theta_name (&h, k, name, sizeof name);
-        if (h.grad)
-          grad.assign (name, h.grad[k]);
-        optim.assign (name, column_copy (ne, h.tr_theta + k * ne));
-      }
-    Cell learned (1, 0);
-    for (int i = 0; bits[i]; i++)
-      if ((h.learned >> i) & 1u)
-        {
-          learned.resize (dim_vector (1, learned.numel () + 1));
-          learned(learned.numel () - 1) = std::string (bits[i]);
-        }
-    octave_scalar_map sel;
-    sel.assign ("hyper", hy);
-    sel.assign ("loglik", h.loglik);
-    sel.assign ("loglik_se", h.loglik_se);
-    sel.assign ("loglik_grad", grad);
-    sel.assign ("learned", learned);
-    sel.assign ("optim", optim);
-    return sel;
+    return build_map ([&] (sgp_value_arena *a) { return sgp_hyper_plain (&h, a); });
   }
 }
 

@@ -12,6 +12,7 @@
 #define SGP_OCTAVE_H
 
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -185,7 +186,17 @@ namespace sgp_octave
   void kernel_arg (context& ctx, const octave_value& name,
                    const octave_value& lengthscale,
                    const octave_value& outputscale, kernel_spec& out);
-  // The model selection of a fit as a struct (gp_laplace, ski_gsgp).
+  // A result the core gives back as plain data (sgp_options.h) as Octave data: the
+  // one converter from the core to Octave, the inverse of fit_value. Structs,
+  // matrices (a plain vector as a column), named numbers as a struct of scalars,
+  // logicals (NA as a double NA), strings and cellstrs, NULL as [].
+  octave_value host_value (const sgp_value& v);
+  // The struct of build (arena), a core builder of a result's fields
+  // (sgp_hyper_plain, sgp_ski_stats_plain, ...); the arena is freed on every path.
+  octave_scalar_map build_map (const std::function<sgp_value (sgp_value_arena *)>& build);
+
+  // The model selection of a fit as a struct (gp_laplace, ski_gsgp), as the core
+  // writes it (sgp_hyper_plain).
   octave_scalar_map selection_map (const sgp_hyper& h);
 }
 

@@ -44,6 +44,27 @@ namespace sgp_octave
     return sgp_ski_make_grid (ctx.get (), cview (bounds), 0, &o, g);
   }
 
+  // The core's statistics (sgp_ski_stats_plain) as ski_stats' struct: class
+  // "ski_stats", then their fields (shared, not copied).
+  inline octave_scalar_map ski_stats_class (const octave_scalar_map& f)
+  {
+    octave_scalar_map s;
+    s.assign ("class", std::string ("ski_stats"));
+    const string_vector keys = f.fieldnames ();
+    for (octave_idx_type i = 0; i < keys.numel (); i++)
+      s.assign (keys(i), f.getfield (keys(i)));
+    return s;
+  }
+
+  // SKI statistics as ski_stats' struct (user_bounds: the grid's given bounds or NULL).
+  inline octave_scalar_map ski_stats_map (const sgp_ski_stats_data& d,
+                                          const double *user_bounds)
+  {
+    return ski_stats_class (build_map ([&] (sgp_value_arena *a) {
+      return sgp_ski_stats_plain (&d, user_bounds, a);
+    }));
+  }
+
   inline sgp_ski_interpolation ski_interp_of (const std::string& name)
   {
     return name == "linear" ? SGP_SKI_LINEAR : SGP_SKI_CUBIC;

@@ -1,5 +1,5 @@
-// sgp_valla_octave.h -- valla glue shared by __sgp_valla__, __sgp_valla_predict__
-// and __sgp_mlp_fit__: an Octave network struct (fields W, b: cell arrays;
+// sgp_valla_octave.h -- valla glue shared by the verbs valla_fit, valla_predict,
+// valla_forward and mlp_fit: an Octave network struct (fields W, b: cell arrays;
 // activation, output: names; skip: matrix or []; transpose: flag) as a core
 // sgp_valla_mlp view, and a core network back as plain Octave data.
 // Header-only so the oct-file Makefile needs no new shim object.

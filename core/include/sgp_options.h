@@ -23,8 +23,10 @@ extern "C" {
 typedef enum {
   SGP_VAL_NULL, SGP_VAL_REAL, SGP_VAL_LOGICAL, SGP_VAL_STRING,
   SGP_VAL_OTHER, /* anything else (a cell, a function): always an error */
-  SGP_VAL_LIST   /* an R list / data frame or an Octave scalar struct: named elements
+  SGP_VAL_LIST,  /* an R list / data frame or an Octave scalar struct: named elements
                     (a fit as plain data, its kernel, its history) */
+  SGP_VAL_INT    /* results only (the hosts never give one): whole numbers in real,
+                    R's integers (Octave: doubles) */
 } sgp_value_type;
 typedef struct sgp_value {
   sgp_value_type type;
@@ -231,6 +233,74 @@ int sgp_laplace_predict_check(sgp_ctx *ctx, const sgp_laplace_fit_t *fit,
 /* gp_kernel's options: its kernel. */
 typedef struct { sgp_kernel kernel; } sgp_kernel_opts;
 void sgp_kernel_opts_default(sgp_kernel_opts *o);
+
+/* ---- results given back as plain data ----
+ * The core writes the fields of a result once, as an sgp_value tree (a LIST of
+ * named elements); each host turns it into its own data with one converter
+ * (R: sgp_r_from_value, a list; Octave: sgp_octave::host_value, a struct), so
+ * both hosts give the same fields. The tree reads: REAL / LOGICAL / INT with rows =
+ * cols = 0 a plain vector (Octave: len x 1), rows = -1 (cols 0) a plain vector that
+ * Octave shows as a row (1 x len), else a rows x cols matrix; REAL with
+ * strs its values' names (R: a named vector, Octave: a struct of scalars);
+ * LOGICAL NaN is NA, REAL NA is R's NA_real_ (a NaN whose low word is 1954, which
+ * Octave's converter turns into its NA); STRING with strs == NULL one string, with strs a list of len
+ * strings (R: a character vector, Octave: a 1 x len cellstr, len x 1 with cols =
+ * 1); NULL is R's NULL,
+ * Octave's []. The values live in an arena, freed when the host has converted. */
+typedef struct sgp_value_arena sgp_value_arena;
+sgp_value_arena *sgp_value_arena_new(void);
+void sgp_value_arena_free(sgp_value_arena *a);
+/* Whether a builder ran out of memory (the tree is then incomplete): SGP_ENOMEM. */
+int sgp_value_arena_failed(const sgp_value_arena *a);
+
+/* The model selection of a fit (gp_laplace, ski_gsgp; spec model_selection.md §6):
+ * hyper (lengthscale, outputscale, mean when the model has one, noise: NULL when
+ * there is none), loglik, loglik_se (NaN when exact), loglik_grad (named by theta's
+ * coordinates), learned (the names of gp_laplace's `learn` choices that were
+ * optimized), optim (columns evaluation, loglik, grad_norm, seconds and one per
+ * coordinate), optim_converged (NA when nothing was learned), optim_message, note. */
+sgp_value sgp_hyper_plain(const sgp_hyper *h, sgp_value_arena *a);
+
+/* A gp_laplace fit as plain data: f, var, weights (n x C), root (nC x r),
+ * newton_steps, iterations, converged, stop_reason, inner_stop_reason,
+ * kernel_products, history (one row per solver iteration) and steps (one per
+ * Newton step): lists of columns, used (the
+ * options it used under their argument names, its warnings and their
+ * identifiers) and selection (sgp_hyper_plain); seed: the context's. */
+sgp_value sgp_laplace_fit_plain(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
+                                uint64_t seed, sgp_value_arena *a);
+
+/* The parts of a ski_gsgp fit that its plain data is written from. */
+typedef struct {
+  const sgp_ski_fit_result *res;
+  const sgp_ski_opts *used;          /* the options the fit used (sgp_ski_fit_learn's) */
+  const sgp_ski_selection *sel;
+  const sgp_ski_stats_data *stats;   /* the statistics it computed, or NULL (given ones) */
+  const double *grid_bounds;         /* the user's grid_bounds (kept exactly) or NULL */
+  int64_t m, n_love_c0;              /* grid points; length of res->love_c0 (0 or m) */
+  double seconds[2];                 /* preparing the statistics, the fit */
+} sgp_ski_fit_parts;
+/* A ski_gsgp fit as plain data: weights, iterations, converged, rel_residual,
+ * history (iterations + 1 relative residuals), love_Ft (love_rank x m), love_c0,
+ * loglik, logdet, logdet_se, datafit, probes_used, loglik_converged, stop,
+ * interp_error, stats (sgp_ski_stats_plain, NULL when given), used (the options
+ * under their argument names, the context's backend, seed and verbose, and the
+ * warnings), selection (sgp_hyper_plain), loglik_se (NA when not evaluated),
+ * seconds (a row in Octave). */
+sgp_value sgp_ski_fit_plain(const sgp_ctx *ctx, const sgp_ski_fit_parts *p,
+                            sgp_value_arena *a);
+
+/* A SKI grid as plain data: size (INT, d values), bounds (d x 2;
+ * user_bounds, d x 2 column-major, kept exactly when given, else lo and
+ * lo + (m - 1) h) and interpolation ("linear", "cubic"). ski_grid's result. */
+sgp_value sgp_ski_grid_plain(const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                             const double *user_bounds, sgp_value_arena *a);
+/* SKI statistics as plain data (ski_stats' result without its class, and the
+ * statistics a ski_gsgp fit computed): grid (sgp_ski_grid_plain), n, yty, ysum,
+ * Wty, Wt1 (m), WtW (m x S), probes, probe_seed, rhoz, Wtz (m x probes), version
+ * (INT 1). */
+sgp_value sgp_ski_stats_plain(const sgp_ski_stats_data *d, const double *user_bounds,
+                              sgp_value_arena *a);
 
 #ifdef __cplusplus
 }

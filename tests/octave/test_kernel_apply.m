@@ -1,7 +1,7 @@
 ## Copyright (C) 2026 scalegp authors
 ## SPDX-License-Identifier: MIT
 ##
-## The matrix-free dense kernel operator (internal __sgp_kernel_apply__)
+## The matrix-free dense kernel operator (internal __sgp_call__ ("kernel_apply"))
 ## against gp_kernel (x) * v, its memory cache, threads, and the simulated
 ## interrupt (interrupt_after) that stands in for Ctrl-C.
 
@@ -15,7 +15,7 @@
 %!                "outputscale", 1.3);
 
 %!function check_apply (x, v, K, tile, cache_bytes, threads)
-%!  [Y, cached] = __sgp_kernel_apply__ (x, v, "matern52", [0.8, 1.1, 1.6], 1.3,
+%!  [Y, cached] = __sgp_call__ ("kernel_apply", x, v, "matern52", [0.8, 1.1, 1.6], 1.3,
 %!                                       tile, cache_bytes, threads, -1);
 %!  assert (size (Y), size (v));
 %!  assert (Y, K * v, 1e-10);
@@ -34,18 +34,18 @@
 
 %!test
 %! ## results do not depend on the thread count (rows are split, not sums)
-%! Y1 = __sgp_kernel_apply__ (x, v, "rbf", 0.9, 1, 7, 0, 1);
-%! Y2 = __sgp_kernel_apply__ (x, v, "rbf", 0.9, 1, 7, 0, 2);
+%! Y1 = __sgp_call__ ("kernel_apply", x, v, "rbf", 0.9, 1, 7, 0, 1);
+%! Y2 = __sgp_call__ ("kernel_apply", x, v, "rbf", 0.9, 1, 7, 0, 2);
 %! assert (Y1, Y2);
 
 %!test
 %! ## every kernel, isotropic, one right-hand side; cache exactly at 8 n^2 bytes
 %! for kernel = {"rbf", "matern12", "matern32", "matern52"}
 %!   Kk = gp_kernel (x, "kernel", kernel{1}, "lengthscale", 0.6, "outputscale", 2);
-%!   [Y, cached] = __sgp_kernel_apply__ (x, v(:, 1), kernel{1}, 0.6, 2, 16, 8 * 203^2);
+%!   [Y, cached] = __sgp_call__ ("kernel_apply", x, v(:, 1), kernel{1}, 0.6, 2, 16, 8 * 203^2);
 %!   assert (cached);
 %!   assert (Y, Kk * v(:, 1), 1e-10);
-%!   [Y, cached] = __sgp_kernel_apply__ (x, v(:, 1), kernel{1}, 0.6, 2, 16, 8 * 203^2 - 1);
+%!   [Y, cached] = __sgp_call__ ("kernel_apply", x, v(:, 1), kernel{1}, 0.6, 2, 16, 8 * 203^2 - 1);
 %!   assert (! cached);
 %!   assert (Y, Kk * v(:, 1), 1e-10);
 %! endfor
@@ -60,31 +60,31 @@
 %! p = csvread (fullfile (d, "kernel_params.csv"));
 %! w = (1:rows (xf))';
 %! Kf = gp_kernel (xf, "kernel", "matern32", "lengthscale", p(3, :), "outputscale", p(1, 1));
-%! assert (__sgp_kernel_apply__ (xf, w, "matern32", p(3, :), p(1, 1)), Kf * w, 1e-10);
+%! assert (__sgp_call__ ("kernel_apply", xf, w, "matern32", p(3, :), p(1, 1)), Kf * w, 1e-10);
 
 ## ---- simulated interrupts (interrupt_after = 2: two polls pass, the third stops)
 
 %!error <interrupted>
 %! xi = randn (3000, 2);
-%! __sgp_kernel_apply__ (xi, ones (3000, 1), "rbf", 1, 1, 64, 0, 2, 2);
+%! __sgp_call__ ("kernel_apply", xi, ones (3000, 1), "rbf", 1, 1, 64, 0, 2, 2);
 
 %!error <interrupted>
 %! ## while the cache is filled (one poll per 512-row tile)
 %! xi = randn (3000, 2);
-%! __sgp_kernel_apply__ (xi, ones (3000, 1), "rbf", 1, 1, 0, 1e9, 2, 2);
+%! __sgp_call__ ("kernel_apply", xi, ones (3000, 1), "rbf", 1, 1, 0, 1e9, 2, 2);
 
 %!test
 %! ## the error is "gp_kernel: interrupted" with an identifier
 %! xi = randn (3000, 2);
 %! try
-%!   __sgp_kernel_apply__ (xi, ones (3000, 1), "rbf", 1, 1, 8, 0, 1, 2);
+%!   __sgp_call__ ("kernel_apply", xi, ones (3000, 1), "rbf", 1, 1, 8, 0, 1, 2);
 %!   error ("no interrupt");
 %! catch err
 %!   assert (err.message, "gp_kernel: interrupted");
 %!   assert (err.identifier, "scalegp:interrupted");
 %! end_try_catch
 %! ## the same call without the simulated interrupt completes
-%! [Y, cached] = __sgp_kernel_apply__ (xi(1:500, :), ones (500, 1), "rbf", 1, 1, 8, 0, 1, -1);
+%! [Y, cached] = __sgp_call__ ("kernel_apply", xi(1:500, :), ones (500, 1), "rbf", 1, 1, 8, 0, 1, -1);
 %! assert (Y, gp_kernel (xi(1:500, :)) * ones (500, 1), 1e-10);
 
 %!test
@@ -98,14 +98,14 @@
 %! xi = randn (3000, 2);
 %! rss = @() sscanf (regexp (fileread ("/proc/self/status"), 'VmRSS:\s*(\d+)', "tokens", "once"){1}, "%d");
 %! for k = 1:2  # warm up the allocator
-%!   try, __sgp_kernel_apply__ (xi, ones (3000, 1), "rbf", 1, 1, 0, 1e9, 2, 2); end_try_catch
+%!   try, __sgp_call__ ("kernel_apply", xi, ones (3000, 1), "rbf", 1, 1, 0, 1e9, 2, 2); end_try_catch
 %! endfor
 %! before = rss ();
 %! for k = 1:10
-%!   try, __sgp_kernel_apply__ (xi, ones (3000, 1), "rbf", 1, 1, 0, 1e9, 2, 2); end_try_catch
-%!   try, __sgp_kernel_apply__ (xi, ones (3000, 1), "rbf", 1, 1, 16, 0, 2, 2); end_try_catch
+%!   try, __sgp_call__ ("kernel_apply", xi, ones (3000, 1), "rbf", 1, 1, 0, 1e9, 2, 2); end_try_catch
+%!   try, __sgp_call__ ("kernel_apply", xi, ones (3000, 1), "rbf", 1, 1, 16, 0, 2, 2); end_try_catch
 %!   try
-%!     __sgp_kernel_apply__ (xi, ones (3000, 1), "rbf", 1, 1, 0, 1e9, 2, 6);
+%!     __sgp_call__ ("kernel_apply", xi, ones (3000, 1), "rbf", 1, 1, 0, 1e9, 2, 6);
 %!     error ("no interrupt");
 %!   catch err
 %!     assert (err.message, "gp_kernel: interrupted");

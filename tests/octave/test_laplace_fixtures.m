@@ -164,7 +164,7 @@
 %!error <'offset' is only used> scalegp_predict (fit_fixture (fixture ("softmax")), zeros (2, 2), "offset", [1; 1])
 %!error <'fit.root' is missing> scalegp_predict (struct ("class", "gp_laplace", "x", 1, "weights", 1), 1)
 %!error <scalegp_predict: 'fit.weights' is 39 x 1; need 40 x 1> scalegp_predict (setfield (fit_fixture (fixture ("bernoulli")), "weights", zeros (39, 1)), zeros (2, 2))
-%!error <scalegp_predict: 'fit.weights' is 39 x 1> __sgp_laplace_predict__ (setfield (fit_fixture (fixture ("bernoulli")), "weights", zeros (39, 1)), "scalegp_predict", "fit", zeros (2, 2), "xnew", "offset")
+%!error <scalegp_predict: 'fit.weights' is 39 x 1> __sgp_call__ ("laplace_predict", setfield (fit_fixture (fixture ("bernoulli")), "weights", zeros (39, 1)), "scalegp_predict", "fit", zeros (2, 2), "xnew", "offset")
 
 %!test
 %! ## noise_max: added in the core's option table only (issue 12)

@@ -16,7 +16,7 @@ parity_skip <- function() {
   if (!nzchar(Sys.which("octave-cli"))) miss("octave-cli is not on PATH")
   root <- parity_root()
   if (is.null(root)) skip("not run from the source tree")
-  if (!file.exists(file.path(root, "bindings_octave", "src", "__sgp_options__.oct")))
+  if (!file.exists(file.path(root, "bindings_octave", "src", "__sgp_call__.oct")))
     miss("Octave oct-files not built (make -C bindings_octave/src CORE_DIR=../../core)")
   root
 }

@@ -43,7 +43,7 @@ for k = 1:numel (fits)
 endfor
 emit_summary (fid, "learn", fl);
 emit_summary (fid, "stoch", fs);
-t = __sgp_options__ ("gp_laplace");
+t = __sgp_call__ ("options", "gp_laplace");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit_error (fid, "err.max_iter", @() gp_laplace (x, yb, "max_iter", 0));
 emit_error (fid, "err.policy", @() gp_laplace (x, yb, "policy", "lanczos"));
@@ -82,7 +82,7 @@ emit_error (fid, "predict.err.type", @() scalegp_predict (f1, xs, "type", "nonse
 ## gp_kernel
 emit (fid, "kernel.m32", gp_kernel (x, xs, "kernel", "matern32", "lengthscale", [0.7 1.3], "outputscale", 2));
 emit (fid, "kernel.rbf", gp_kernel (x(1:5, :)));
-t = __sgp_options__ ("gp_kernel");
+t = __sgp_call__ ("options", "gp_kernel");
 emit (fid, "kernel.options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit_error (fid, "kernel.err.kernel", @() gp_kernel (x, "kernel", "gauss"));
 emit_error (fid, "kernel.err.lengthscale", @() gp_kernel (x, "lengthscale", [1 2 3]));

@@ -62,7 +62,7 @@ for k = 1:numel (fits)
   emit_summary (fid, sprintf ("fit%d", k), fits{k});
 endfor
 emit_summary (fid, "fit5", f5);
-t = __sgp_options__ ("ski_gsgp");
+t = __sgp_call__ ("options", "ski_gsgp");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit (fid, "kinds", strjoin (t.kind(:)', ","));
 s0 = ski_stats (x1, y1, ski_grid (x1, "grid_size", 20));
@@ -107,7 +107,7 @@ for k = 1:numel (grids)
   emit (fid, [t ".bounds"], g.bounds);
   emit (fid, [t ".interpolation"], g.interpolation);
 endfor
-t = __sgp_options__ ("ski_grid");
+t = __sgp_call__ ("options", "ski_grid");
 emit (fid, "grid.options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit_error (fid, "grid.err.none", @() ski_grid ([]));
 emit_error (fid, "grid.err.size", @() ski_grid ([], "range", [0 1], "grid_size", 2.5));
@@ -131,7 +131,7 @@ for k = 1:numel (sts)
     emit (fid, [t "." g{1}], s.(g{1}));
   endfor
 endfor
-t = __sgp_options__ ("ski_stats");
+t = __sgp_call__ ("options", "ski_stats");
 emit (fid, "stats.options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit_error (fid, "stats.err.probes", @() ski_stats (x1, y1, g1, "probes", -1));
 emit_error (fid, "stats.err.policy", @() ski_stats (x1, y1, g1, "bounds_policy", "wrap"));

@@ -55,7 +55,7 @@ emit_error (fid, "err_unknown", @() valla (net, x, y, "eval_evry", 3));
 emit_error (fid, "err_closed_form", @() valla (net, x, y, "inducing", 3, "method", "lla",
                                               "closed_form", true));
 emit_error (fid, "err_iterations", @() valla (net, x, y, "inducing", 3, "iterations", 2.5));
-t = __sgp_options__ ("valla");
+t = __sgp_call__ ("options", "valla");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 lastwarn ("");
 valla (net, x, y, "inducing", 6, "iterations", 50, "lr", 1e3, "seed", 1);
@@ -65,7 +65,7 @@ emit (fid, "warning", lastwarn ());
 emit (fid, "mlp.W2", mn.W{2});
 emit (fid, "mlp.b3", mn.b{3});
 emit (fid, "mlp.loss", loss);
-t = __sgp_options__ ("mlp_fit");
+t = __sgp_call__ ("options", "mlp_fit");
 emit (fid, "mlp.options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit_error (fid, "mlp.err_lr", @() mlp_fit (x, y, 3, "lr", 0));
 emit_error (fid, "mlp.err_likelihood", @() mlp_fit (x, y, 3, "likelihood", "poisson"));

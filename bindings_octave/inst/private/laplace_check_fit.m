@@ -5,13 +5,13 @@
 ## @deftypefn {} {@var{fit} =} laplace_check_fit (@var{fit}, @var{fname})
 ## Private: a gp_laplace result given back as plain data (from a file, another
 ## program or a user's edits) is checked by the core, as in R
-## (@code{__sgp_laplace_predict__}: every field that predict, summary and plot
+## (@code{__sgp_call__ ("laplace_predict")}: every field that predict, summary and plot
 ## read; errors name the field, "'fit.root' ...").  Here the numeric fields only
 ## become full double matrices.
 ## @end deftypefn
 
 function fit = laplace_check_fit (fit, fname)
-  __sgp_laplace_predict__ (fit, fname, "fit");
+  __sgp_call__ ("laplace_predict", fit, fname, "fit");
   for name = {"x", "f", "var", "weights", "root"}
     fit.(name{1}) = full (double (fit.(name{1})));
   endfor

@@ -14,9 +14,9 @@ function v = option_value (fname, pairs, name)
     v = pairs{2*k};
     return;
   endif
-  t = __sgp_options__ (fname);
+  t = __sgp_call__ ("options", fname);
   if (! any (strcmp (t.name, name)))
-    t = __sgp_options__ ("context");
+    t = __sgp_call__ ("options", "context");
   endif
   d = t.default{strcmp (t.name, name)};
   if (d(1) == '"')

@@ -27,7 +27,7 @@ function pred = predict_gp_laplace (fit, xnew, names, varargin)
   ## the core checks the fit, xnew and the options (table "gp_laplace_predict")
   fit = laplace_check_fit (fit, fname);
   xnew = check_input_matrix (xnew, fname, xname, columns (fit.x));
-  p = __sgp_laplace_predict__ (fit, fname, "fit", xnew, xname, oname, varargin{:});
+  p = __sgp_call__ ("laplace_predict", fit, fname, "fit", xnew, xname, oname, varargin{:});
   type = p.type;
 
   pred = struct ("mean", p.mean, "var", p.var);

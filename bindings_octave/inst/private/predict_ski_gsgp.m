@@ -20,7 +20,7 @@ function pred = predict_ski_gsgp (fit, xnew, fname, xarg, varargin)
     xs = xs.';  # one point as a column
   endif
   ## the core checks the fit, the options (variance, backend: by default the fit's) and xs
-  [m, v, warn] = __sgp_ski_predict__ (fit, fname, "fit", xs, xarg, varargin{:});
+  [m, v, warn] = __sgp_call__ ("ski_predict", fit, fname, "fit", xs, xarg, varargin{:});
   if (! isempty (warn))
     warning ("scalegp:not-converged", "%s", warn);  # worded by the core
   endif

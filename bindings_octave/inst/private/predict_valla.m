@@ -21,7 +21,7 @@
 function pred = predict_valla (fit, xnew, varargin)
   fname = "scalegp_predict";
   [front, opts] = split_options (fname, {"seed"}, varargin{:});
-  __sgp_valla_predict__ (fit, fname, "fit");  # the core checks the fit's fields
+  __sgp_call__ ("valla_fit_check", fit, fname, "fit");  # the core checks the fit's fields
   m = fit.model;
   if (! (isfield (m, "W") && iscell (m.W) && ! isempty (m.W) && isnumeric (m.W{1})
          && ismatrix (m.W{1})))
@@ -47,8 +47,8 @@ function pred = predict_valla (fit, xnew, varargin)
   endif
   ## the options go to the core's table "valla_predict" (type, full_cov, prob_method,
   ## mc_samples; seed and threads: the context), which checks them against the fit
-  p = __sgp_valla_predict__ (fit.model, fit, xnew, "seed", if_else (isempty (seed), 0, seed),
-                             opts{:});
+  p = __sgp_call__ ("valla_predict", fit.model, fit, xnew,
+                    "seed", if_else (isempty (seed), 0, seed), opts{:});
   cls = ! strcmp (fit.likelihood, "gaussian");
   type = p.type;
 

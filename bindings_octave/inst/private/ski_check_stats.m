@@ -4,13 +4,13 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{s} =} ski_check_stats (@var{s}, @var{fname}, @var{arg})
 ## Private: a ski_stats struct is read and checked by the core, as in R
-## (@code{__sgp_ski_merge__} without an output: the grid, every field's shape
+## (@code{__sgp_call__ ("ski_stats_merge")} without an output: the grid, every field's shape
 ## against its stencil, finite values; errors name @var{arg}); here its fields
 ## only take the shapes the fronts index.
 ## @end deftypefn
 
 function s = ski_check_stats (s, fname, arg)
-  __sgp_ski_merge__ ({s}, {arg}, fname);
+  __sgp_call__ ("ski_stats_merge", {s}, {arg}, fname);
   s.grid = ski_check_grid (s.grid, fname, arg);
   m = numel (s.Wty);
   s.Wty = double (s.Wty(:));

@@ -41,7 +41,7 @@ function [acc, rows, dropped] = chunk_stats (task)
   endif
 endfunction
 
-## HDF5 read in row blocks, each a hyperslab of the datasets (__sgp_h5_rows__):
+## HDF5 read in row blocks, each a hyperslab of the datasets (__sgp_call__ ("h5_rows")):
 ## one block in memory at a time, as for CSV.
 function [acc, rows, dropped] = hdf5_blocks (task)
   if (! ischar (task.x) || ! ischar (task.y))
@@ -50,9 +50,9 @@ function [acc, rows, dropped] = hdf5_blocks (task)
   acc = [];
   rows = 0;
   dropped = zeros (0, 1);
-  n = __sgp_h5_rows__ (task.source, task.x, task.y);
+  n = __sgp_call__ ("h5_rows", task.source, task.x, task.y);
   while (rows < n)
-    [x, y] = __sgp_h5_rows__ (task.source, task.x, task.y, rows, task.block_rows);
+    [x, y] = __sgp_call__ ("h5_rows", task.source, task.x, task.y, rows, task.block_rows);
     [acc, rows, dropped] = add_block (task, acc, rows, dropped, x, y);
   endwhile
 endfunction
@@ -123,7 +123,7 @@ function [acc, rows, dropped] = add_block (task, acc, rows, dropped, x, y)
   s = ski_stats (x, y, g, task.opts{:}, "first_row", (task.k - 1) * 2^40 + rows,
                  "verbose", false);
   if (task.drop)
-    dropped = [dropped; rows + __sgp_ski_outside__(x, g.size, g.bounds, g.interpolation)];
+    dropped = [dropped; rows + __sgp_call__("ski_outside", x, g.size, g.bounds, g.interpolation)];
   endif
   if (isempty (acc))
     acc = s;

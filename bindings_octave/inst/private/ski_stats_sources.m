@@ -27,7 +27,7 @@ function s = ski_stats_sources (sources, grid, opts)
   [own, rest] = split_source_options (opts, fname);
   grid = ski_check_grid (grid, fname, "grid");
   if (isempty (own.block_rows)) # a block's numbers about as many as the statistics'
-    [m, S] = __sgp_ski_shape__ (grid.size, grid.bounds, grid.interpolation, fname);
+    [m, S] = __sgp_call__ ("ski_shape", grid.size, grid.bounds, grid.interpolation, fname);
     own.block_rows = max (1e4, ceil (m * S / (numel (grid.size) + 1)));
   endif
   drop = any (strcmpi (rest(1:2:end), "bounds_policy")) ...

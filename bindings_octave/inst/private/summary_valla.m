@@ -4,7 +4,7 @@
 ## Private: the lines of R's print(summary(<valla fit>)), same words and
 ## formats (a parity test compares them).
 function lines = summary_valla (fit, fname)
-  __sgp_valla_predict__ (fit, fname, "fit");  # the core checks the fit's fields
+  __sgp_call__ ("valla_fit_check", fit, fname, "fit");  # the core checks the fit's fields
   m = fit.model;
   P = sum (cellfun (@numel, m.W)) + sum (cellfun (@numel, m.b)) + numel (m.skip);
   obj = fit.history.objective;

@@ -10,7 +10,7 @@ function likelihood = valla_likelihood (likelihood, C, fname)
     likelihood = if_else (C == 1, "gaussian", "softmax");
     return;
   endif
-  __sgp_options__ (fname, "likelihood", likelihood);
+  __sgp_call__ ("option_check", fname, "likelihood", likelihood);
   if (strcmp (likelihood, "softmax") && C < 2)
     arg_error (fname, "likelihood", "\"softmax\" needs a network with C >= 2 outputs (it has %d)", C);
   elseif (! strcmp (likelihood, "softmax") && C != 1)

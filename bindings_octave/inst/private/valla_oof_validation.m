@@ -33,7 +33,7 @@ function val = valla_oof_validation (model, x, y, refit, opts, fname)
       arg_error (fname, "refit", "failed: %s", err.message);
     end_try_catch
     net = valla_check_model (net, fname);
-    oof(out) = y(out) - __sgp_mlp_forward__ (net, x(out, :));
+    oof(out) = y(out) - __sgp_call__ ("valla_forward", net, x(out, :));
   endfor
-  val = struct ("x", x, "y", __sgp_mlp_forward__ (model, x) + oof);
+  val = struct ("x", x, "y", __sgp_call__ ("valla_forward", model, x) + oof);
 endfunction

@@ -1,26 +1,26 @@
-// __sgp_mlp_fit__.cc -- private oct-file behind mlp_fit.m: the seeded MAP
+// verb_mlp_fit.cc -- __sgp_call__ ("mlp_fit") behind mlp_fit.m: the seeded MAP
 // trainer for an MLP (Adam, weight decay; spec shared/spec/valla.md).
+#include "sgp_octave_verbs.h"
 #include "sgp_valla_octave.h"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 
-DEFUN_DLD (__sgp_mlp_fit__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {[@var{model}, @var{loss}, @var{info}] =} __sgp_mlp_fit__ (@var{x}, @var{y}, @var{widths}, @var{activation}, @var{init}, @var{name}, @var{value}, @dots{})\n\
-Private: trains an MLP of layer widths @var{widths} (d, hidden@dots{}, C) by\n\
-Adam from Glorot-initialized weights, or from the network struct @var{init}\n\
-when it is not empty.  @var{y}: targets, or labels 0..C-1 as doubles.  The\n\
-options follow as name/value pairs, checked and stored by the core's table\n\
-(@code{__sgp_options__ (\"mlp_fit\")}) and the context's (backend, seed,\n\
-verbose, threads).\n\
-Returns the network struct (W, b, activation, output, skip), the final\n\
-full-data mean loss and a struct with initial_loss, iterations, stop_reason,\n\
-diverged_at and used (likelihood, seed and warning: the core's warning text,\n\
-\"\" when nothing went wrong).\n\
-@seealso{mlp_fit}\n\
-@end deftypefn")
+// Usage: [model, loss, info] = __sgp_call__ ("mlp_fit", x, y, widths, activation, init, name, value, ...)
+// Private: trains an MLP of layer widths widths (d, hidden..., C) by
+// Adam from Glorot-initialized weights, or from the network struct init
+// when it is not empty.  y: targets, or labels 0..C-1 as doubles.  The
+// options follow as name/value pairs, checked and stored by the core's table
+// (__sgp_call__ ("options", "mlp_fit")) and the context's (backend, seed,
+// verbose, threads).
+// Returns the network struct (W, b, activation, output, skip), the final
+// full-data mean loss and a struct with initial_loss, iterations, stop_reason,
+// diverged_at and used (likelihood, seed and warning: the core's warning text,
+// "" when nothing went wrong).
+// See mlp_fit.
+octave_value_list
+sgp_verbs::mlp_fit (const octave_value_list& args, int)
 {
   if (args.length () < 5)
     print_usage ();
@@ -84,14 +84,14 @@ diverged_at and used (likelihood, seed and warning: the core's warning text,\n\
 /*
 %!test
 %! x = linspace (-2, 2, 40)';
-%! [m, loss] = __sgp_mlp_fit__ (x, sin (x), [1 10 1], "tanh", [], "iterations", 500, "batch_size", 20, "lr", 1e-2, "seed", 1);
+%! [m, loss] = __sgp_call__ ("mlp_fit", x, sin (x), [1 10 1], "tanh", [], "iterations", 500, "batch_size", 20, "lr", 1e-2, "seed", 1);
 %! assert (size (m.W{1}), [1 10]);
 %! assert (size (m.W{2}), [10 1]);
 %! assert (m.activation, "tanh");
 %! assert (loss < 0.05);
-%! [m2, loss2] = __sgp_mlp_fit__ (x, sin (x), [1 10 1], "tanh", [], "iterations", 500, "batch_size", 20, "lr", 1e-2, "seed", 1);
+%! [m2, loss2] = __sgp_call__ ("mlp_fit", x, sin (x), [1 10 1], "tanh", [], "iterations", 500, "batch_size", 20, "lr", 1e-2, "seed", 1);
 %! assert (m2.W{1}, m.W{1});
-%!error <widths> __sgp_mlp_fit__ (1, 1, 1, "tanh", [], "iterations", 5)
-%!error <unknown activation> __sgp_mlp_fit__ (1, 1, [1 1], "swish", [])
-%!error <mlp_fit: 'lr' must be positive> __sgp_mlp_fit__ (1, 1, [1 1], "tanh", [], "lr", 0)
+%!error <widths> __sgp_call__ ("mlp_fit", 1, 1, 1, "tanh", [], "iterations", 5)
+%!error <unknown activation> __sgp_call__ ("mlp_fit", 1, 1, [1 1], "swish", [])
+%!error <mlp_fit: 'lr' must be positive> __sgp_call__ ("mlp_fit", 1, 1, [1 1], "tanh", [], "lr", 0)
 */

@@ -1,20 +1,20 @@
-// __sgp_laplace_predict__.cc -- private oct-file behind scalegp_predict (and the
+// verb_laplace_predict.cc -- __sgp_call__ ("laplace_predict") behind scalegp_predict (and the
 // fit checks of scalegp_summary / scalegp_plot_data) for gp_laplace fits: the core
 // checks the fit struct, the options and the new inputs, then predicts.
+#include "sgp_octave_verbs.h"
 #include "sgp_octave.h"
 
-DEFUN_DLD (__sgp_laplace_predict__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn  {} {} __sgp_laplace_predict__ (@var{fit}, @var{fname}, @var{arg})\n\
-@deftypefnx {} {@var{p} =} __sgp_laplace_predict__ (@var{fit}, @var{fname}, @var{arg}, @var{xnew}, @var{xname}, @var{oname}, @var{name}, @var{value}, @dots{})\n\
-Private: checks a gp_laplace fit struct (plain data, also after save/load) as the\n\
-core does for both hosts, errors naming the function @var{fname} and the field\n\
-(@qcode{\"'fit.root' ...\"} with @var{arg} = @qcode{\"fit\"}).  With @var{xnew}\n\
-(named @var{xname} in errors; the offset @var{oname}) and the options @qcode{\"offset\"}, @qcode{\"type\"},\n\
-@qcode{\"threads\"}: predictions, a struct with m-by-C fields mean, var (latent)\n\
-and resp_mean, resp_var (the response), and type (the checked type's name).\n\
-@seealso{scalegp_predict, gp_laplace}\n\
-@end deftypefn")
+// Usage: __sgp_call__ ("laplace_predict", fit, fname, arg)
+// Usage: p = __sgp_call__ ("laplace_predict", fit, fname, arg, xnew, xname, oname, name, value, ...)
+// Private: checks a gp_laplace fit struct (plain data, also after save/load) as the
+// core does for both hosts, errors naming the function fname and the field
+// ("'fit.root' ..." with arg = "fit").  With xnew
+// (named xname in errors; the offset oname) and the options "offset", "type",
+// "threads": predictions, a struct with m-by-C fields mean, var (latent)
+// and resp_mean, resp_var (the response), and type (the checked type's name).
+// See scalegp_predict, gp_laplace.
+octave_value_list
+sgp_verbs::laplace_predict (const octave_value_list& args, int)
 {
   if (args.length () != 3 && args.length () < 6)
     print_usage ();
@@ -57,11 +57,11 @@ and resp_mean, resp_var (the response), and type (the checked type's name).\n\
 %!shared fit
 %! fit = gp_laplace ([0; 1; 2], [0; 1; 1], "max_iter", 3, "seed", 1, "learn", {});
 %!test
-%! p = __sgp_laplace_predict__ (fit, "f", "fit", [0; 0.5], "xnew", "offset");
+%! p = __sgp_call__ ("laplace_predict", fit, "f", "fit", [0; 0.5], "xnew", "offset");
 %! assert (size (p.mean), [2 1]);
 %! assert (p.type, "list");
-%!error <f: 'fit.weights' is 2 x 1; need 3 x 1> __sgp_laplace_predict__ (setfield (fit, "weights", [1; 2]), "f", "fit")
-%!error <f: 'fit' must be a gp_laplace fit> __sgp_laplace_predict__ (1, "f", "fit")
-%!error <f: 'xnew' has 2 columns> __sgp_laplace_predict__ (fit, "f", "fit", [0 0], "xnew", "offset")
-%!error <f: 'offset' is only used with likelihood = "poisson"> __sgp_laplace_predict__ (fit, "f", "fit", 0, "xnew", "offset", "offset", 1)
+%!error <f: 'fit.weights' is 2 x 1; need 3 x 1> __sgp_call__ ("laplace_predict", setfield (fit, "weights", [1; 2]), "f", "fit")
+%!error <f: 'fit' must be a gp_laplace fit> __sgp_call__ ("laplace_predict", 1, "f", "fit")
+%!error <f: 'xnew' has 2 columns> __sgp_call__ ("laplace_predict", fit, "f", "fit", [0 0], "xnew", "offset")
+%!error <f: 'offset' is only used with likelihood = "poisson"> __sgp_call__ ("laplace_predict", fit, "f", "fit", 0, "xnew", "offset", "offset", 1)
 */

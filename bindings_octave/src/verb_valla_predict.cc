@@ -1,5 +1,7 @@
-// __sgp_valla_predict__.cc -- private oct-file behind scalegp_predict for
-// valla fits: predictions from the plain-data fit struct (also after load).
+// verb_valla_predict.cc -- __sgp_call__ ("valla_predict") behind scalegp_predict for
+// valla fits: predictions from the plain-data fit struct (also after load), and
+// ("valla_fit_check"): the core's check of its fields.
+#include "sgp_octave_verbs.h"
 #include "sgp_valla_octave.h"
 
 #include <climits>
@@ -35,32 +37,34 @@ namespace
   }
 }
 
-DEFUN_DLD (__sgp_valla_predict__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn  {} {@var{p} =} __sgp_valla_predict__ (@var{model}, @var{fit}, @var{xnew}, @var{name}, @var{value}, @dots{})\n\
-@deftypefnx {} {} __sgp_valla_predict__ (@var{fit}, @var{fname}, @var{arg})\n\
-Private: valla predictions at @var{xnew} from the network struct @var{model}\n\
-and the plain-data fields of a valla fit (likelihood, method, inducing, tags\n\
-(1-based), layers, P1, P2, prior, closed_form, prior_var, noise, y_mean, y_sd).\n\
-The options go to the core's table \"valla_predict\" (type, full_cov,\n\
-prob_method, mc_samples; seed and threads: the context's), which checks them.\n\
-Returns a struct with fields mean, var, latent_var (n-by-C), prob\n\
-(classification: n-by-classes, probit or Monte-Carlo), cov (with full_cov:\n\
-C-by-C-by-n latent covariance blocks) and type (the checked type's name).\n\
-With @var{fname} and @var{arg}: the core's check of the fit's fields (errors\n\
-name the function and the field, \"'fit.P1' is missing ...\").\n\
-@seealso{scalegp_predict, valla}\n\
-@end deftypefn")
+// Usage: __sgp_call__ ("valla_fit_check", fit, fname, arg)
+// Private: the core's check of a valla fit's fields (errors name the function
+// fname and the field, "'fit.P1' is missing ..." with arg = "fit").
+octave_value_list
+sgp_verbs::valla_fit_check (const octave_value_list& args, int)
 {
-  if (args.length () == 3 && args(1).is_string ())
-    {
-      // __sgp_valla_predict__ (fit, fname, arg): the core's check of a fit's fields
-      sgp_octave::context cctx (args(1).string_value (), 0);
-      sgp_octave::option_store ckeep;
-      const sgp_value fv = sgp_octave::fit_value (args(0), ckeep);
-      cctx.check (sgp_valla_fit_check (cctx.get (), &fv, args(2).string_value ().c_str (), "."));
-      return ovl ();
-    }
+  if (args.length () != 3 || ! args(1).is_string () || ! args(2).is_string ())
+    print_usage ();
+  sgp_octave::context ctx (args(1).string_value (), 0);
+  sgp_octave::option_store keep;
+  const sgp_value fv = sgp_octave::fit_value (args(0), keep);
+  ctx.check (sgp_valla_fit_check (ctx.get (), &fv, args(2).string_value ().c_str (), "."));
+  return ovl ();
+}
+
+// Usage: p = __sgp_call__ ("valla_predict", model, fit, xnew, name, value, ...)
+// Private: valla predictions at xnew from the network struct model
+// and the plain-data fields of a valla fit (likelihood, method, inducing, tags
+// (1-based), layers, P1, P2, prior, closed_form, prior_var, noise, y_mean, y_sd).
+// The options go to the core's table "valla_predict" (type, full_cov,
+// prob_method, mc_samples; seed and threads: the context's), which checks them.
+// Returns a struct with fields mean, var, latent_var (n-by-C), prob
+// (classification: n-by-classes, probit or Monte-Carlo), cov (with full_cov:
+// C-by-C-by-n latent covariance blocks) and type (the checked type's name).
+// See scalegp_predict, valla.
+octave_value_list
+sgp_verbs::valla_predict (const octave_value_list& args, int)
+{
   if (args.length () < 3 || args.length () % 2 == 0)
     print_usage ();
 
@@ -169,7 +173,7 @@ name the function and the field, \"'fit.P1' is missing ...\").\n\
 %!test
 %! ## no inducing points: the prior s0 J J' plus noise; the mean is the network output
 %! xs = [-1; 0.5];
-%! p = __sgp_valla_predict__ (model, fit, xs, "full_cov", true, "seed", 1);
+%! p = __sgp_call__ ("valla_predict", model, fit, xs, "full_cov", true, "seed", 1);
 %! a = tanh (xs * model.W{1} + model.b{1});
 %! assert (p.mean, a * model.W{2} + model.b{2}, 1e-14);
 %! J = @(i) [kron((1 - a(i,:).^2) .* model.W{2}', xs(i)), (1 - a(i,:).^2) .* model.W{2}', a(i,:), 1];
@@ -177,11 +181,11 @@ name the function and the field, \"'fit.P1' is missing ...\").\n\
 %! assert (p.latent_var, k, 1e-13);
 %! assert (p.var, k + 0.1, 1e-13);
 %! assert (squeeze (p.cov), k, 1e-13);
-%!error <fit has no field 'P1'> __sgp_valla_predict__ (model, rmfield (fit, "P1"), 0)
-%!error <xnew has 2 columns> __sgp_valla_predict__ (model, fit, [0 0])
-%!error <prior_var must be positive> __sgp_valla_predict__ (model, setfield (fit, "prior_var", 0), 0)
-%!error <'prob_method' must be one of> __sgp_valla_predict__ (model, fit, 0, "prob_method", "laplace")
-%!error <fit has no field 'closed_form'> __sgp_valla_predict__ (model, rmfield (fit, "closed_form"), 0)
-%!error <field 'prior' must be true or false> __sgp_valla_predict__ (model, setfield (fit, "prior", "yes"), 0)
-%!error <'prior' a fit without inducing points has prior = true> __sgp_valla_predict__ (model, setfield (fit, "prior", false), 0)
+%!error <fit has no field 'P1'> __sgp_call__ ("valla_predict", model, rmfield (fit, "P1"), 0)
+%!error <xnew has 2 columns> __sgp_call__ ("valla_predict", model, fit, [0 0])
+%!error <prior_var must be positive> __sgp_call__ ("valla_predict", model, setfield (fit, "prior_var", 0), 0)
+%!error <'prob_method' must be one of> __sgp_call__ ("valla_predict", model, fit, 0, "prob_method", "laplace")
+%!error <fit has no field 'closed_form'> __sgp_call__ ("valla_predict", model, rmfield (fit, "closed_form"), 0)
+%!error <field 'prior' must be true or false> __sgp_call__ ("valla_predict", model, setfield (fit, "prior", "yes"), 0)
+%!error <'prior' a fit without inducing points has prior = true> __sgp_call__ ("valla_predict", model, setfield (fit, "prior", false), 0)
 */

@@ -1,22 +1,22 @@
-// __sgp_valla_metrics__.cc -- private oct-file behind valla_metrics.m: the core
+// verb_valla_metrics.cc -- __sgp_call__ ("valla_metrics") behind valla_metrics.m: the core
 // reads pred (a struct of mean and var or of prob, n-by-C probabilities, P(y = 1),
 // or means with var), codes the labels, checks everything and names the metrics
 // (sgp_valla_metrics_of; spec shared/spec/valla.md §7.1).
+#include "sgp_octave_verbs.h"
 #include "sgp_octave.h"
 
 #include <cmath>
 #include <vector>
 
-DEFUN_DLD (__sgp_valla_metrics__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{m} =} __sgp_valla_metrics__ (@var{pred}, @var{y}, @var{var}, @var{name}, @var{value}, @dots{})\n\
-Private: the metrics of valla_metrics as a struct: regression (nll, crps, cqm)\n\
-of predictive means and variances, or classification (accuracy, nll, ece,\n\
-brier, and auc for two classes) of class probabilities at labels.  The core\n\
-reads @var{pred}, checks every value and the options (@qcode{\"bins\"}); its\n\
-messages name pred, y, var, bins.\n\
-@seealso{valla_metrics}\n\
-@end deftypefn")
+// Usage: m = __sgp_call__ ("valla_metrics", pred, y, var, name, value, ...)
+// Private: the metrics of valla_metrics as a struct: regression (nll, crps, cqm)
+// of predictive means and variances, or classification (accuracy, nll, ece,
+// brier, and auc for two classes) of class probabilities at labels.  The core
+// reads pred, checks every value and the options ("bins"); its
+// messages name pred, y, var, bins.
+// See valla_metrics.
+octave_value_list
+sgp_verbs::valla_metrics (const octave_value_list& args, int)
 {
   if (args.length () < 3 || args.length () % 2 == 0)
     print_usage ();
@@ -49,10 +49,10 @@ messages name pred, y, var, bins.\n\
 
 /*
 %!test
-%! m = __sgp_valla_metrics__ (struct ("mean", [0; 0], "var", [0.5; 1]), [0.1; -0.3], []);
+%! m = __sgp_call__ ("valla_metrics", struct ("mean", [0; 0], "var", [0.5; 1]), [0.1; -0.3], []);
 %! assert (fieldnames (m)', {"nll", "crps", "cqm"});
 %! assert (m.nll, mean (0.5 * log (2 * pi * [0.5; 1]) + [0.1; -0.3] .^ 2 ./ (2 * [0.5; 1])), 1e-14);
-%!error <'y' is empty> __sgp_valla_metrics__ (zeros (0, 1), zeros (0, 1), [])
-%!error <'pred' contains NaN> __sgp_valla_metrics__ ([0; NA], [0; 1], [1; 1])
-%!error <'bins' must be a whole number> __sgp_valla_metrics__ ([0; 0], [0; 1], [1; 1], "bins", 0)
+%!error <'y' is empty> __sgp_call__ ("valla_metrics", zeros (0, 1), zeros (0, 1), [])
+%!error <'pred' contains NaN> __sgp_call__ ("valla_metrics", [0; NA], [0; 1], [1; 1])
+%!error <'bins' must be a whole number> __sgp_call__ ("valla_metrics", [0; 0], [0; 1], [1; 1], "bins", 0)
 */

@@ -1,4 +1,4 @@
-// __sgp_h5_rows__.cc -- private oct-file behind ski_stats.m's HDF5 chunks:
+// verb_h5_rows.cc -- __sgp_call__ ("h5_rows") behind ski_stats.m's HDF5 chunks:
 // the row count of an x / y pair of datasets and one block of their rows, read
 // as a hyperslab, so a chunk is never held whole (Octave's load reads whole
 // datasets). Layout as R's hdf5r reads it (ski_hdf5_reader in
@@ -10,6 +10,8 @@
 #include <octave/oct.h>
 #include <hdf5.h>
 #include <string>
+
+#include "sgp_octave_verbs.h"
 
 namespace {
 
@@ -101,22 +103,21 @@ void read_rows (const dataset &ds, hsize_t r0, hsize_t nr, hsize_t cols, double 
 
 }  // namespace
 
-DEFUN_DLD (__sgp_h5_rows__, args, nargout,
-           "-*- texinfo -*-\n\
-@deftypefn  {} {@var{n} =} __sgp_h5_rows__ (@var{file}, @var{xname}, @var{yname})\n\
-@deftypefnx {} {[@var{x}, @var{y}] =} __sgp_h5_rows__ (@var{file}, @var{xname}, @var{yname}, @var{r0}, @var{nr})\n\
-Private: the row count @var{n} of the HDF5 datasets @var{xname} (n-by-d, or\n\
-n values) and @var{yname} (n values), or their rows @var{r0} + 1 to\n\
-@var{r0} + @var{nr} (fewer at the end), read as one hyperslab each.\n\
-@seealso{ski_stats}\n\
-@end deftypefn")
+// Usage: n = __sgp_call__ ("h5_rows", file, xname, yname)
+// Usage: [x, y] = __sgp_call__ ("h5_rows", file, xname, yname, r0, nr)
+// Private: the row count n of the HDF5 datasets xname (n-by-d, or
+// n values) and yname (n values), or their rows r0 + 1 to
+// r0 + nr (fewer at the end), read as one hyperslab each.
+// See ski_stats.
+octave_value_list
+sgp_verbs::h5_rows (const octave_value_list& args, int nargout)
 {
   const int nargs = args.length ();
   if (nargs != 3 && nargs != 5)
     print_usage ();
   for (int i = 0; i < 3; i++)
     if (! args(i).is_string ())
-      error ("__sgp_h5_rows__: argument %d must be a string", i + 1);
+      error ("h5_rows: argument %d must be a string", i + 1);
   const std::string path = args(0).string_value ();
   quiet_hdf5 quiet;
   if (H5Fis_hdf5 (path.c_str ()) <= 0)
@@ -133,7 +134,7 @@ n values) and @var{yname} (n values), or their rows @var{r0} + 1 to\n\
     return ovl (static_cast<double> (n));
   const double r0 = args(3).double_value (), nr = args(4).double_value ();
   if (! (r0 >= 0 && nr >= 0 && r0 == (hsize_t) r0 && nr == (hsize_t) nr))
-    error ("__sgp_h5_rows__: r0 and nr must be whole numbers >= 0");
+    error ("h5_rows: r0 and nr must be whole numbers >= 0");
   const hsize_t first = (hsize_t) r0;
   const hsize_t count = first >= n ? 0 : std::min ((hsize_t) nr, n - first);
   Matrix xm (count, d);
@@ -151,19 +152,19 @@ n values) and @var{yname} (n values), or their rows @var{r0} + 1 to\n\
 %! a = reshape (1:12, 6, 2); b = (1:6)' / 8; c = a'; s = [1+2i; 3];
 %! save ("-hdf5", f, "a", "b", "c", "s");
 %!test
-%! assert (__sgp_h5_rows__ (f, "a", "b"), 6);
-%! [x, y] = __sgp_h5_rows__ (f, "a", "b", 2, 3);
+%! assert (__sgp_call__ ("h5_rows", f, "a", "b"), 6);
+%! [x, y] = __sgp_call__ ("h5_rows", f, "a", "b", 2, 3);
 %! assert (x, a(3:5, :));
 %! assert (y, b(3:5));
-%! [x, y] = __sgp_h5_rows__ (f, "b/value", "b", 4, 10);
+%! [x, y] = __sgp_call__ ("h5_rows", f, "b/value", "b", 4, 10);
 %! assert (x, b(5:6));
-%! assert (size (__sgp_h5_rows__ (f, "a", "b", 6, 10)), [0 2]);
-%!error <dataset 'c' \(x\) has 2 rows but 'b' \(y\) has 6 values> __sgp_h5_rows__ (f, "c", "b")
-%!error <dataset 'a' \(y\) is a 6-by-2 matrix> __sgp_h5_rows__ (f, "b", "a")
-%!error <the file has no dataset 'z'> __sgp_h5_rows__ (f, "a", "z")
-%!error <dataset 's' is not numeric> __sgp_h5_rows__ (f, "s", "b")
-%!error <the file is not an HDF5 file> __sgp_h5_rows__ (tempname (), "a", "b")
-%!error <Invalid call> __sgp_h5_rows__ ("a")
+%! assert (size (__sgp_call__ ("h5_rows", f, "a", "b", 6, 10)), [0 2]);
+%!error <dataset 'c' \(x\) has 2 rows but 'b' \(y\) has 6 values> __sgp_call__ ("h5_rows", f, "c", "b")
+%!error <dataset 'a' \(y\) is a 6-by-2 matrix> __sgp_call__ ("h5_rows", f, "b", "a")
+%!error <the file has no dataset 'z'> __sgp_call__ ("h5_rows", f, "a", "z")
+%!error <dataset 's' is not numeric> __sgp_call__ ("h5_rows", f, "s", "b")
+%!error <the file is not an HDF5 file> __sgp_call__ ("h5_rows", tempname (), "a", "b")
+%!error <Invalid call> __sgp_call__ ("h5_rows", "a")
 %!test
 %! delete (f);
 */

@@ -1,19 +1,19 @@
-// __sgp_ski_shape__.cc -- private oct-file behind ski_check_stats.m: the
+// verb_ski_shape.cc -- __sgp_call__ ("ski_shape") behind ski_check_stats.m: the
 // sizes of statistics on a grid, from the core (the fronts compute none).
+#include "sgp_octave_verbs.h"
 #include "sgp_octave_ski.h"
 
-DEFUN_DLD (__sgp_ski_shape__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {[@var{m}, @var{S}] =} __sgp_ski_shape__ (@var{size}, @var{bounds}, @var{interpolation}, @var{fname})\n\
-Private: grid points @var{m} and stencil offsets @var{S} of SKI statistics on\n\
-the grid (@var{size}, @var{bounds}) with @var{interpolation}.  Errors start\n\
-with @var{fname}.\n\
-@seealso{ski_stats}\n\
-@end deftypefn")
+// Usage: [m, S] = __sgp_call__ ("ski_shape", size, bounds, interpolation, fname)
+// Private: grid points m and stencil offsets S of SKI statistics on
+// the grid (size, bounds) with interpolation.  Errors start
+// with fname.
+// See ski_stats.
+octave_value_list
+sgp_verbs::ski_shape (const octave_value_list& args, int)
 {
   if (args.length () != 4)
     print_usage ();
-  const std::string fn = sgp_octave::string_arg (args(3), "__sgp_ski_shape__", "fname");
+  const std::string fn = sgp_octave::string_arg (args(3), "ski_shape", "fname");
   sgp_octave::context ctx (fn, 0);
   const Matrix size = sgp_octave::matrix_arg (args(0), fn, "grid_size");
   const Matrix bounds = sgp_octave::matrix_arg (args(1), fn, "grid_bounds");
@@ -28,7 +28,7 @@ with @var{fname}.\n\
 
 /*
 %!test
-%! [m, S] = __sgp_ski_shape__ ([10 5], [0 1; 0 1], "cubic", "t");
+%! [m, S] = __sgp_call__ ("ski_shape", [10 5], [0 1; 0 1], "cubic", "t");
 %! assert ([m, S], [50, 49]);
-%!error <Invalid call> __sgp_ski_shape__ (1)
+%!error <Invalid call> __sgp_call__ ("ski_shape", 1)
 */

@@ -1,16 +1,16 @@
-// __sgp_info__.cc -- private oct-file behind scalegp_info.m: build information.
+// verb_info.cc -- __sgp_call__ ("info") behind scalegp_info.m: build information.
+#include "sgp_octave_verbs.h"
 #include "sgp_octave.h"
 
-DEFUN_DLD (__sgp_info__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{info} =} __sgp_info__ ()\n\
-Private: build information of scalegp's C core as a struct with fields\n\
-@code{version}, @code{fftw}, @code{openmp}, @code{max_threads},\n\
-@code{cuda_built} and @code{cuda_devices}.\n\
-\n\
-Use @code{scalegp_info}, which adds Octave's BLAS and LAPACK.\n\
-@seealso{scalegp_info}\n\
-@end deftypefn")
+// Usage: info = __sgp_call__ ("info")
+// Private: build information of scalegp's C core as a struct with fields
+// version, fftw, openmp, max_threads,
+// cuda_built and cuda_devices.
+//
+// Use scalegp_info, which adds Octave's BLAS and LAPACK.
+// See scalegp_info.
+octave_value_list
+sgp_verbs::info (const octave_value_list& args, int)
 {
   if (args.length () != 0)
     print_usage ();
@@ -30,9 +30,9 @@ Use @code{scalegp_info}, which adds Octave's BLAS and LAPACK.\n\
 
 /*
 %!test
-%! s = __sgp_info__ ();
+%! s = __sgp_call__ ("info");
 %! assert (ischar (s.version) && ! isempty (s.version));
 %! assert (islogical (s.openmp) && islogical (s.cuda_built));
 %! assert (s.max_threads >= 1);
-%!error <Invalid call> __sgp_info__ (1)
+%!error <Invalid call> __sgp_call__ ("info", 1)
 */

@@ -1,21 +1,21 @@
-// __sgp_ski_predict__.cc -- private oct-file behind scalegp_predict (and the fit
+// verb_ski_predict.cc -- __sgp_call__ ("ski_predict") behind scalegp_predict (and the fit
 // checks of scalegp_summary / scalegp_plot_data) for ski_gsgp fits: the core
 // checks the fit struct and the options, then predicts mean and latent variance.
+#include "sgp_octave_verbs.h"
 #include "sgp_octave.h"
 
-DEFUN_DLD (__sgp_ski_predict__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn  {} {} __sgp_ski_predict__ (@var{fit}, @var{fname}, @var{arg})\n\
-@deftypefnx {} {[@var{mean}, @var{var}, @var{warning}] =} __sgp_ski_predict__ (@var{fit}, @var{fname}, @var{arg}, @var{xtest}, @var{xarg}, @var{name}, @var{value}, @dots{})\n\
-Private: checks a ski_gsgp fit struct (plain data, also after save/load) as the\n\
-core does for both hosts, errors naming the function @var{fname} and the field\n\
-(@qcode{\"'fit.weights' ...\"} with @var{arg} = @qcode{\"fit\"}).  With @var{xtest}\n\
-(named @var{xarg} in errors) and the options @qcode{\"variance\"}, @qcode{\"backend\"}\n\
-(by default the fit's) and @qcode{\"threads\"}: the predictions; @var{var} is empty\n\
-with variance @qcode{\"none\"}; @var{warning} is the core's words when exact\n\
-variances did not all converge (else empty).\n\
-@seealso{ski_gsgp, scalegp_predict}\n\
-@end deftypefn")
+// Usage: __sgp_call__ ("ski_predict", fit, fname, arg)
+// Usage: [mean, var, warning] = __sgp_call__ ("ski_predict", fit, fname, arg, xtest, xarg, name, value, ...)
+// Private: checks a ski_gsgp fit struct (plain data, also after save/load) as the
+// core does for both hosts, errors naming the function fname and the field
+// ("'fit.weights' ..." with arg = "fit").  With xtest
+// (named xarg in errors) and the options "variance", "backend"
+// (by default the fit's) and "threads": the predictions; var is empty
+// with variance "none"; warning is the core's words when exact
+// variances did not all converge (else empty).
+// See ski_gsgp, scalegp_predict.
+octave_value_list
+sgp_verbs::ski_predict (const octave_value_list& args, int)
 {
   if (args.length () != 3 && args.length () < 5)
     print_usage ();
@@ -47,6 +47,6 @@ variances did not all converge (else empty).\n\
 }
 
 /*
-%!error <Invalid call> __sgp_ski_predict__ (1)
-%!error <f: 'fit' must be a ski_gsgp fit> __sgp_ski_predict__ (1, "f", "fit")
+%!error <Invalid call> __sgp_call__ ("ski_predict", 1)
+%!error <f: 'fit' must be a ski_gsgp fit> __sgp_call__ ("ski_predict", 1, "f", "fit")
 */

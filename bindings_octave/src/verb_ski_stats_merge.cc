@@ -1,24 +1,24 @@
-// __sgp_ski_merge__.cc -- private oct-file behind ski_stats_merge.m: the sum
+// verb_ski_stats_merge.cc -- __sgp_call__ ("ski_stats_merge") behind ski_stats_merge.m: the sum
 // of SKI statistics by the core, which checks that grids and probe sketches
 // agree and names the argument (its label) in errors.
+#include "sgp_octave_verbs.h"
 #include "sgp_octave_ski.h"
 
 #include <vector>
 
-DEFUN_DLD (__sgp_ski_merge__, args, nargout,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{s} =} __sgp_ski_merge__ (@var{stats}, @var{labels}, @var{fname})\n\
-Private: the sum of the ski_stats structs in the cell @var{stats}, each read and\n\
-checked by the core; @var{labels} (a cell of strings) are the user's names of\n\
-the arguments.  Returns a struct with the summed fields n, yty, ysum, Wty, Wt1,\n\
-WtW, rhoz, Wtz; without an output, only the checks.  Use @code{ski_stats_merge}.\n\
-@seealso{ski_stats_merge}\n\
-@end deftypefn")
+// Usage: s = __sgp_call__ ("ski_stats_merge", stats, labels, fname)
+// Private: the sum of the ski_stats structs in the cell stats, each read and
+// checked by the core; labels (a cell of strings) are the user's names of
+// the arguments.  Returns a struct with the summed fields n, yty, ysum, Wty, Wt1,
+// WtW, rhoz, Wtz; without an output, only the checks.  Use ski_stats_merge.
+// See ski_stats_merge.
+octave_value_list
+sgp_verbs::ski_stats_merge (const octave_value_list& args, int nargout)
 {
   if (args.length () != 3 || ! args(0).iscell () || ! args(1).iscell ()
       || args(0).numel () != args(1).numel () || args(0).numel () < 1)
     print_usage ();
-  const std::string fn = sgp_octave::string_arg (args(2), "__sgp_ski_merge__", "fname");
+  const std::string fn = sgp_octave::string_arg (args(2), "ski_stats_merge", "fname");
   sgp_octave::context ctx (fn, 0);
   const Cell stats = args(0).cell_value (), labels = args(1).cell_value ();
   const octave_idx_type k = stats.numel ();
@@ -57,5 +57,5 @@ WtW, rhoz, Wtz; without an output, only the checks.  Use @code{ski_stats_merge}.
 }
 
 /*
-%!error <Invalid call> __sgp_ski_merge__ (1)
+%!error <Invalid call> __sgp_call__ ("ski_stats_merge", 1)
 */

@@ -1,27 +1,27 @@
-// __sgp_kernel_apply__.cc -- internal: Y = K(x, x) V through the dense
+// verb_kernel_apply.cc -- __sgp_call__ ("kernel_apply"), internal: Y = K(x, x) V through the dense
 // matrix-free operator of the core (tests and benchmarks).
+#include "sgp_octave_verbs.h"
 #include "sgp_octave.h"
 
 #include <climits>
 #include <cmath>
 #include <cstdint>
 
-DEFUN_DLD (__sgp_kernel_apply__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn  {} {[@var{Y}, @var{cached}] =} __sgp_kernel_apply__ (@var{x}, @var{v}, @var{kernel}, @var{lengthscale}, @var{outputscale})\n\
-@deftypefnx {} {[@var{Y}, @var{cached}] =} __sgp_kernel_apply__ (@dots{}, @var{tile}, @var{cache_bytes}, @var{nthreads}, @var{interrupt_after})\n\
-Internal: @code{@var{Y} = K(@var{x}, @var{x}) * @var{v}} through the dense\n\
-kernel operator of scalegp's C core, for tests and benchmarks.\n\
-\n\
-@var{x} is n-by-d, @var{v} n-by-b.  @var{tile} is the tile size of the\n\
-matrix-free product (0 = default 512).  When 8 n^2 <= @var{cache_bytes}\n\
-(default 0) the operator materializes K once and @var{cached} is true.\n\
-@var{nthreads} is the OpenMP thread count (0 = default).\n\
-@var{interrupt_after} (default -1 = off) simulates Ctrl-C: the first\n\
-@var{interrupt_after} interrupt polls pass and the next one stops the core,\n\
-which then raises the error @qcode{\"gp_kernel: interrupted\"}.\n\
-@seealso{gp_kernel}\n\
-@end deftypefn")
+// Usage: [Y, cached] = __sgp_call__ ("kernel_apply", x, v, kernel, lengthscale, outputscale)
+// Usage: [Y, cached] = __sgp_call__ ("kernel_apply", ..., tile, cache_bytes, nthreads, interrupt_after)
+// Internal: Y = K(x, x) * v through the dense
+// kernel operator of scalegp's C core, for tests and benchmarks.
+//
+// x is n-by-d, v n-by-b.  tile is the tile size of the
+// matrix-free product (0 = default 512).  When 8 n^2 <= cache_bytes
+// (default 0) the operator materializes K once and cached is true.
+// nthreads is the OpenMP thread count (0 = default).
+// interrupt_after (default -1 = off) simulates Ctrl-C: the first
+// interrupt_after interrupt polls pass and the next one stops the core,
+// which then raises the error "gp_kernel: interrupted".
+// See gp_kernel.
+octave_value_list
+sgp_verbs::kernel_apply (const octave_value_list& args, int)
 {
   const int nargin = args.length ();
   if (nargin < 5 || nargin > 9)
@@ -76,14 +76,14 @@ which then raises the error @qcode{\"gp_kernel: interrupted\"}.\n\
 %!test
 %! x = [0; 0.5; 2];  v = [1 0; 0 1; 1 1];
 %! K = exp (-0.5 * (x - x.') .^ 2);
-%! [Y, cached] = __sgp_kernel_apply__ (x, v, "rbf", 1, 1);
+%! [Y, cached] = __sgp_call__ ("kernel_apply", x, v, "rbf", 1, 1);
 %! assert (Y, K * v, 1e-13);
 %! assert (cached, false);
-%! [Y, cached] = __sgp_kernel_apply__ (x, v, "rbf", 1, 1, 2, 1e6, 1);
+%! [Y, cached] = __sgp_call__ ("kernel_apply", x, v, "rbf", 1, 1, 2, 1e6, 1);
 %! assert (Y, K * v, 1e-13);
 %! assert (cached, true);
-%!error <interrupted> __sgp_kernel_apply__ (rand (50, 1), ones (50, 1), "rbf", 1, 1, 1, 0, 1, 0)
-%!error <v must have> __sgp_kernel_apply__ ([1; 2], [1; 2; 3], "rbf", 1, 1)
-%!error <tile> __sgp_kernel_apply__ ([1; 2], [1; 2], "rbf", 1, 1, -3)
-%!error <Invalid call> __sgp_kernel_apply__ (1, 1)
+%!error <interrupted> __sgp_call__ ("kernel_apply", rand (50, 1), ones (50, 1), "rbf", 1, 1, 1, 0, 1, 0)
+%!error <v must have> __sgp_call__ ("kernel_apply", [1; 2], [1; 2; 3], "rbf", 1, 1)
+%!error <tile> __sgp_call__ ("kernel_apply", [1; 2], [1; 2], "rbf", 1, 1, -3)
+%!error <Invalid call> __sgp_call__ ("kernel_apply", 1, 1)
 */

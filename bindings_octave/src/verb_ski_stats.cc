@@ -1,6 +1,7 @@
-// __sgp_ski_stats__.cc -- private oct-file behind ski_stats.m: the options by
+// verb_ski_stats.cc -- __sgp_call__ ("ski_stats") behind ski_stats.m: the options by
 // name to the core's table "ski_stats" and the sufficient statistics of one
 // chunk as the struct of ski_stats.
+#include "sgp_octave_verbs.h"
 #include "sgp_octave_ski.h"
 
 namespace
@@ -12,17 +13,16 @@ namespace
   };
 }
 
-DEFUN_DLD (__sgp_ski_stats__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{s} =} __sgp_ski_stats__ (@var{x}, @var{y}, @var{grid}, @var{name}, @var{value}, @dots{})\n\
-Private: SKI sufficient statistics of the rows of @var{x} (n-by-d) and\n\
-@var{y} (n-by-1) on @var{grid} (a checked struct with size, bounds and\n\
-interpolation).  The options come as name/value pairs and go to the core's\n\
-option table, which checks them.  Returns the ski_stats struct (class, grid,\n\
-n, yty, ysum, Wty, Wt1, WtW, probes, probe_seed, rhoz, Wtz, version).  Use\n\
-@code{ski_stats}.\n\
-@seealso{ski_stats}\n\
-@end deftypefn")
+// Usage: s = __sgp_call__ ("ski_stats", x, y, grid, name, value, ...)
+// Private: SKI sufficient statistics of the rows of x (n-by-d) and
+// y (n-by-1) on grid (a checked struct with size, bounds and
+// interpolation).  The options come as name/value pairs and go to the core's
+// option table, which checks them.  Returns the ski_stats struct (class, grid,
+// n, yty, ysum, Wty, Wt1, WtW, probes, probe_seed, rhoz, Wtz, version).  Use
+// ski_stats.
+// See ski_stats.
+octave_value_list
+sgp_verbs::ski_stats (const octave_value_list& args, int)
 {
   if (args.length () < 3 || ! args(2).isstruct ())
     print_usage ();
@@ -57,34 +57,24 @@ n, yty, ysum, Wty, Wt1, WtW, probes, probe_seed, rhoz, Wtz, version).  Use\n\
   ctx.check (code);
 
   // ---- return results
-  octave_scalar_map out;
-  out.assign ("class", std::string ("ski_stats"));
-  out.assign ("grid", grid);
-  out.assign ("n", static_cast<double> (d.n));
-  out.assign ("yty", d.yy);
-  out.assign ("ysum", d.ysum);
-  out.assign ("Wty", sgp_octave::matrix_copy (m, 1, d.uy));
-  out.assign ("Wt1", sgp_octave::matrix_copy (m, 1, d.u1));
-  out.assign ("WtW", sgp_octave::matrix_copy (m, S, d.D));
-  out.assign ("probes", static_cast<double> (np));
-  out.assign ("probe_seed", static_cast<double> (o.ski.seed));
-  out.assign ("rhoz", rhoz);
-  out.assign ("Wtz", Wtz);
-  out.assign ("version", 1.0);
-  return ovl (out);
+  d.probes = np;
+  d.probe_seed = o.ski.seed;
+  d.rhoz = rhoz;
+  d.uz = np > 0 ? Wtz.data () : nullptr;
+  return ovl (sgp_octave::ski_stats_map (d, bounds.data ()));
 }
 
 /*
 %!shared g
 %! g = struct ("size", 10, "bounds", [-1 3], "interpolation", "linear");
 %!test
-%! s = __sgp_ski_stats__ ([0.5; 1.5], [1; 2], g);
+%! s = __sgp_call__ ("ski_stats", [0.5; 1.5], [1; 2], g);
 %! assert (s.n, 2);
 %! assert (s.yty, 5);
 %! assert (sum (s.Wt1), 2, 1e-14);
 %! assert (size (s.WtW), [10 3]);
 %! assert ([s.probes, s.probe_seed], [0, 1]);
-%!error <outside> __sgp_ski_stats__ (5, 1, g)
-%!error <ski_stats: 'probes' must be a whole number> __sgp_ski_stats__ (5, 1, g, "probes", -1)
-%!error <Invalid call> __sgp_ski_stats__ (1)
+%!error <outside> __sgp_call__ ("ski_stats", 5, 1, g)
+%!error <ski_stats: 'probes' must be a whole number> __sgp_call__ ("ski_stats", 5, 1, g, "probes", -1)
+%!error <Invalid call> __sgp_call__ ("ski_stats", 1)
 */

@@ -1,13 +1,13 @@
-// __sgp_mlp_forward__.cc -- private oct-file: a network's outputs at x (the core's
+// verb_valla_forward.cc -- __sgp_call__ ("valla_forward"): a network's outputs at x (the core's
 // forward pass), for valla.m's out-of-fold residuals of refits.
+#include "sgp_octave_verbs.h"
 #include "sgp_valla_octave.h"
 
-DEFUN_DLD (__sgp_mlp_forward__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{g} =} __sgp_mlp_forward__ (@var{model}, @var{x})\n\
-Private: the n-by-C outputs of the network struct @var{model} (fields W, b,\n\
-activation, optional output, skip, transpose) at the n-by-d inputs @var{x}.\n\
-@end deftypefn")
+// Usage: g = __sgp_call__ ("valla_forward", model, x)
+// Private: the n-by-C outputs of the network struct model (fields W, b,
+// activation, optional output, skip, transpose) at the n-by-d inputs x.
+octave_value_list
+sgp_verbs::valla_forward (const octave_value_list& args, int)
 {
   if (args.length () != 2)
     print_usage ();

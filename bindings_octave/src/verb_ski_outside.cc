@@ -1,18 +1,18 @@
-// __sgp_ski_outside__.cc -- private oct-file behind ski_stats.m's chunk
+// verb_ski_outside.cc -- __sgp_call__ ("ski_outside") behind ski_stats.m's chunk
 // sources: the rows of x outside the grid, by the core's one definition
 // (sgp_ski_outside), e.g. the rows that bounds_policy "drop" leaves out.
+#include "sgp_octave_verbs.h"
 #include "sgp_octave_ski.h"
 extern "C" {
 #include "ski/ski.h"
 }
 
-DEFUN_DLD (__sgp_ski_outside__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{rows} =} __sgp_ski_outside__ (@var{x}, @var{size}, @var{bounds}, @var{interpolation})\n\
-Private: 1-based indices (a column) of the rows of @var{x} that lie outside\n\
-the grid (@var{size}, @var{bounds}) with @var{interpolation}.\n\
-@seealso{ski_stats}\n\
-@end deftypefn")
+// Usage: rows = __sgp_call__ ("ski_outside", x, size, bounds, interpolation)
+// Private: 1-based indices (a column) of the rows of x that lie outside
+// the grid (size, bounds) with interpolation.
+// See ski_stats.
+octave_value_list
+sgp_verbs::ski_outside (const octave_value_list& args, int)
 {
   if (args.length () != 4)
     print_usage ();
@@ -26,7 +26,7 @@ the grid (@var{size}, @var{bounds}) with @var{interpolation}.\n\
   sgp_ski_grid g;
   ctx.check (sgp_octave::ski_grid_of (ctx, size, bounds, interp, &g));
   if (x.columns () != g.d)
-    error ("__sgp_ski_outside__: x does not match the grid");
+    error ("ski_outside: x does not match the grid");
   std::vector<double> out;
   for (octave_idx_type i = 0; i < x.rows (); i++)
     if (sgp_ski_outside (&g, interp, x.data () + i, x.rows ()))
@@ -39,7 +39,7 @@ the grid (@var{size}, @var{bounds}) with @var{interpolation}.\n\
 
 /*
 %!test
-%! r = __sgp_ski_outside__ ([0.5; 2; 0.5; -1], 10, [0 1], "cubic");
+%! r = __sgp_call__ ("ski_outside", [0.5; 2; 0.5; -1], 10, [0 1], "cubic");
 %! assert (r, [2; 4]);
-%!error <Invalid call> __sgp_ski_outside__ (1)
+%!error <Invalid call> __sgp_call__ ("ski_outside", 1)
 */

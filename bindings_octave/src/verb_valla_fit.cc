@@ -1,5 +1,6 @@
-// __sgp_valla__.cc -- private oct-file behind valla.m: the VaLLA / exact LLA /
+// verb_valla_fit.cc -- __sgp_call__ ("valla_fit") behind valla.m: the VaLLA / exact LLA /
 // ELLA fit of a pre-trained MLP (spec shared/spec/valla.md).
+#include "sgp_octave_verbs.h"
 #include "sgp_valla_octave.h"
 
 #include <climits>
@@ -63,28 +64,27 @@ namespace
   }
 }
 
-DEFUN_DLD (__sgp_valla__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{res} =} __sgp_valla__ (@var{model}, @var{x}, @var{y}, @var{xval}, @var{yval}, @var{inducing}, @var{inducing_tags}, @var{layers}, @var{interrupt_after}, @var{name}, @var{value}, @dots{})\n\
-Private: the valla fit of scalegp's C core.\n\
-\n\
-@var{model} is a network struct (W, b cell arrays, activation, optional\n\
-output, skip, transpose); @var{y} holds targets or labels 0..C-1 as\n\
-doubles; @var{xval}, @var{yval}, @var{inducing} (M-by-d), @var{inducing_tags}\n\
-(0-based) and @var{layers} (one 0/1 flag per layer) may be empty;\n\
-@var{interrupt_after} (tests: -1 for none).  The options follow as name/value\n\
-pairs, checked and stored by the core's table (@code{__sgp_options__ (\"valla\")})\n\
-and the context's (backend, seed, verbose, threads).\n\
-Returns a struct with fields model, inducing, tags (1-based), L, P1, P2,\n\
-prior, closed_form, prior_var, noise, y_mean, y_sd, history, iterations,\n\
-stop_reason, diverged_at, best_iteration, clamps, stopped_early,\n\
-kernel_cache, n_train and used (likelihood, method, closed_form, seed and\n\
-warning: the core's warning text, \"\" when nothing went wrong, and overfit:\n\
-the overfitting warning, \"\" when none).\n\
-\n\
-Use @code{valla}, which shapes the data.\n\
-@seealso{valla}\n\
-@end deftypefn")
+// Usage: res = __sgp_call__ ("valla_fit", model, x, y, xval, yval, inducing, inducing_tags, layers, interrupt_after, name, value, ...)
+// Private: the valla fit of scalegp's C core.
+//
+// model is a network struct (W, b cell arrays, activation, optional
+// output, skip, transpose); y holds targets or labels 0..C-1 as
+// doubles; xval, yval, inducing (M-by-d), inducing_tags
+// (0-based) and layers (one 0/1 flag per layer) may be empty;
+// interrupt_after (tests: -1 for none).  The options follow as name/value
+// pairs, checked and stored by the core's table (__sgp_call__ ("options", "valla"))
+// and the context's (backend, seed, verbose, threads).
+// Returns a struct with fields model, inducing, tags (1-based), L, P1, P2,
+// prior, closed_form, prior_var, noise, y_mean, y_sd, history, iterations,
+// stop_reason, diverged_at, best_iteration, clamps, stopped_early,
+// kernel_cache, n_train and used (likelihood, method, closed_form, seed and
+// warning: the core's warning text, "" when nothing went wrong, and overfit:
+// the overfitting warning, "" when none).
+//
+// Use valla, which shapes the data.
+// See valla.
+octave_value_list
+sgp_verbs::valla_fit (const octave_value_list& args, int)
 {
   if (args.length () < 9)
     print_usage ();
@@ -147,7 +147,7 @@ Use @code{valla}, which shapes the data.\n\
 %! x = linspace (-2, 2, 8)';
 %! y = sin (x);
 %!test
-%! r = __sgp_valla__ (model, x, y, [], [], [], [], [], -1, "method", "lla", "noise", 0.1,
+%! r = __sgp_call__ ("valla_fit", model, x, y, [], [], [], [], [], -1, "method", "lla", "noise", 0.1,
 %!                    "backend", "cpu", "seed", 1);
 %! assert (r.prior_var, 1, 1e-14);
 %! assert (r.noise, 0.1, 1e-14);
@@ -155,10 +155,10 @@ Use @code{valla}, which shapes the data.\n\
 %! assert (r.model.activation, "tanh");
 %! assert (rows (r.inducing), 8);
 %! assert (r.used.method, "lla");
-%!error <x has 2 columns> __sgp_valla__ (model, [x x], y, [], [], [], [], [], -1, "method", "lla")
-%!error <W\[2\] must be> __sgp_valla__ (setfield (model, "W", {[1 -1 0.5], [1; 2]}), x, y, [], [], [], [], [], -1)
-%!error <model.W and model.b must be cell arrays> __sgp_valla__ (struct ("W", 1, "b", 1, "activation", "tanh"), x, y, [], [], [], [], [], -1)
-%!error <unknown activation> __sgp_valla__ (setfield (model, "activation", "swish"), x, y, [], [], [], [], [], -1)
-%!error <valla: 'lr' must be positive> __sgp_valla__ (model, x, y, [], [], [], [], [], -1, "lr", 0)
-%!error <Invalid call> __sgp_valla__ (1)
+%!error <x has 2 columns> __sgp_call__ ("valla_fit", model, [x x], y, [], [], [], [], [], -1, "method", "lla")
+%!error <W\[2\] must be> __sgp_call__ ("valla_fit", setfield (model, "W", {[1 -1 0.5], [1; 2]}), x, y, [], [], [], [], [], -1)
+%!error <model.W and model.b must be cell arrays> __sgp_call__ ("valla_fit", struct ("W", 1, "b", 1, "activation", "tanh"), x, y, [], [], [], [], [], -1)
+%!error <unknown activation> __sgp_call__ ("valla_fit", setfield (model, "activation", "swish"), x, y, [], [], [], [], [], -1)
+%!error <valla: 'lr' must be positive> __sgp_call__ ("valla_fit", model, x, y, [], [], [], [], [], -1, "lr", 0)
+%!error <Invalid call> __sgp_call__ ("valla_fit", 1)
 */

@@ -1,0 +1,62 @@
+// verb_options.cc -- __sgp_call__ ("options") and ("option_check"): a verb's
+// options as the core defines them (sgp_options.h), for the fronts' defaults,
+// docs and tests, and the core's check of one option.
+#include "sgp_octave_verbs.h"
+#include "sgp_octave.h"
+
+// Usage: t = __sgp_call__ ("options", verb)
+// Private: the options of verb (e.g. "gp_laplace") as a struct
+// of cellstr columns name, kind, default and doc.
+octave_value_list
+sgp_verbs::options (const octave_value_list& args, int)
+{
+  if (args.length () != 1 || ! args(0).is_string ())
+    print_usage ();
+  const std::string verb = args(0).string_value ();
+  const sgp_verb_table *t = sgp_verb_options (verb.c_str ());
+  if (! t)
+    error ("__sgp_call__: unknown verb '%s'", verb.c_str ());
+  Cell name (t->n, 1), kind (t->n, 1), def (t->n, 1), doc (t->n, 1);
+  for (int i = 0; i < t->n; i++)
+    {
+      name(i) = std::string (t->opts[i].name);
+      kind(i) = std::string (sgp_opt_kind_name (t->opts[i].kind));
+      def(i) = std::string (t->opts[i].def);
+      doc(i) = std::string (t->opts[i].doc);
+    }
+  octave_scalar_map out;
+  out.assign ("name", name);
+  out.assign ("kind", kind);
+  out.assign ("default", def);
+  out.assign ("doc", doc);
+  return ovl (out);
+}
+
+// Usage: __sgp_call__ ("option_check", verb, name, value)
+// Usage: __sgp_call__ ("option_check", verb, name, value, fname)
+// Private: checks one option of verb as the core does (an error in the
+// user's form "verb: 'name' ...", or "fname: ..." with fname).
+octave_value_list
+sgp_verbs::option_check (const octave_value_list& args, int)
+{
+  if (args.length () < 3 || args.length () > 4 || ! args(0).is_string ()
+      || ! args(1).is_string ())
+    print_usage ();
+  const std::string verb = args(0).string_value ();
+  // errors name the user's function (fname) or the verb
+  sgp_octave::context ctx (args.length () == 4 ? args(3).string_value () : verb, 0);
+  sgp_octave::check_option (ctx, verb.c_str (), args(1).string_value (), args(2));
+  return ovl ();
+}
+
+/*
+%!test
+%! t = __sgp_call__ ("options", "gp_laplace");
+%! assert (any (strcmp (t.name, "max_iter")));
+%! assert (t.default{strcmp (t.name, "max_iter")}, "5");
+%!error <unknown verb> __sgp_call__ ("options", "nonsense")
+%!test
+%! __sgp_call__ ("option_check", "valla", "learn", {"A", "noise"});
+%!error <valla: 'learn' has unknown entries "x"> __sgp_call__ ("option_check", "valla", "learn", {"A", "x"})
+%!error <valla: 'method' must be one of> __sgp_call__ ("option_check", "valla", "method", "z")
+*/

@@ -1,0 +1,88 @@
+/* r_value_out.c -- a result the core gives back as plain data (an sgp_value tree,
+ * sgp_options.h) as R data: the one converter from the core to R, the inverse of
+ * sgp_r_value. */
+#include "r_shim.h"
+
+#include <limits.h>
+#include <math.h>
+
+static SEXP strings_of(const sgp_value *v)
+{
+  if (!v->strs) return Rf_mkString(v->str ? v->str : "");
+  SEXP s = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)v->len));
+  for (int64_t i = 0; i < v->len; i++) SET_STRING_ELT(s, i, Rf_mkChar(v->strs[i]));
+  UNPROTECT(1);
+  return s;
+}
+
+/* REAL: a vector or a matrix, named when strs; LOGICAL: NaN as NA; INT: integers
+ * (beyond R's integers: NA). */
+static SEXP numbers_of(const sgp_value *v)
+{
+  const int logical = v->type == SGP_VAL_LOGICAL, integer = v->type == SGP_VAL_INT;
+  const SEXPTYPE t = logical ? LGLSXP : integer ? INTSXP : REALSXP;
+  SEXP x = PROTECT(v->rows > 0 || v->cols > 0
+                       ? Rf_allocMatrix(t, (int)v->rows, (int)v->cols)
+                       : Rf_allocVector(t, (R_xlen_t)v->len));
+  for (int64_t i = 0; i < v->len; i++) {
+    const double r = v->real[i];
+    if (logical) LOGICAL(x)[i] = isnan(r) ? NA_LOGICAL : r != 0;
+    else if (integer) INTEGER(x)[i] = fabs(r) <= INT_MAX ? (int)r : NA_INTEGER;
+    else REAL(x)[i] = r;
+  }
+  if (v->strs) {
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)v->len));
+    for (int64_t i = 0; i < v->len; i++) SET_STRING_ELT(names, i, Rf_mkChar(v->strs[i]));
+    Rf_setAttrib(x, R_NamesSymbol, names);
+    UNPROTECT(1);
+  }
+  UNPROTECT(1);
+  return x;
+}
+
+SEXP sgp_r_from_value(const sgp_value *v)
+{
+  switch (v->type) {
+  case SGP_VAL_REAL: case SGP_VAL_LOGICAL: case SGP_VAL_INT: return numbers_of(v);
+  case SGP_VAL_STRING: return strings_of(v);
+  case SGP_VAL_LIST: {
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, (R_xlen_t)v->len));
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)v->len));
+    for (int64_t i = 0; i < v->len; i++) {
+      SET_VECTOR_ELT(out, i, sgp_r_from_value(&v->elts[i]));
+      SET_STRING_ELT(names, i, Rf_mkChar(v->strs[i]));
+    }
+    Rf_setAttrib(out, R_NamesSymbol, names);
+    UNPROTECT(2);
+    return out;
+  }
+  default: return R_NilValue;
+  }
+}
+
+typedef struct {
+  sgp_value (*build)(const void *, sgp_value_arena *);
+  const void *what;
+  sgp_value_arena *arena;
+} build_call;
+
+static SEXP run_build(void *data)
+{
+  build_call *c = (build_call *)data;
+  const sgp_value v = c->build(c->what, c->arena);
+  if (sgp_value_arena_failed(c->arena)) Rf_error("out of memory");
+  return sgp_r_from_value(&v);
+}
+
+static void free_arena(void *data)
+{
+  sgp_value_arena_free(((build_call *)data)->arena);
+}
+
+SEXP sgp_r_build(sgp_value (*build)(const void *, sgp_value_arena *), const void *what)
+{
+  build_call c = {build, what, sgp_value_arena_new()};
+  if (!c.arena) Rf_error("out of memory");
+  /* the arena is freed on every path, an R error in the conversion included */
+  return R_ExecWithCleanup(run_build, &c, free_arena, &c);
+}

@@ -1,0 +1,102 @@
+/* laplace_plain.c -- a gp_laplace fit as plain data (sgp_laplace_fit_plain,
+ * sgp_options.h): its fields written once for both hosts, which shape the fit
+ * from them (R's gp_laplace, Octave's gp_laplace.m). */
+#include "laplace.h"
+#include "value_out.h"
+
+#include <math.h>
+
+
+/* One row per accepted solver iteration (newton from 1, iteration within it from 1,
+ * total, residual, rel_residual, trace, rank, buffer, seconds). */
+static sgp_value iterations_list(const sgp_laplace_history *h, sgp_value_arena *a)
+{
+  const int64_t n = h->n_iter;
+  /* the trace is NaN where it was not computed (history_trace): NA in the hosts */
+  double *trace = (double *)sgp_vo_alloc(a, (size_t)(n > 0 ? n : 1) * sizeof(double));
+  for (int64_t i = 0; trace && i < n; i++)
+    trace[i] = isnan(h->it_trace[i]) ? sgp_vo_na() : h->it_trace[i];
+  const char *names[] = {"newton", "iteration", "total", "residual", "rel_residual", "trace",
+                         "rank", "buffer", "seconds"};
+  const sgp_value v[] = {
+    sgp_vo_int32(a, n, h->it_newton, 1), sgp_vo_int32(a, n, h->it_iter, 0),
+    sgp_vo_count(a, n, h->it_total), sgp_vo_real(a, n, h->it_resid, 0, 0),
+    sgp_vo_real(a, n, h->it_rel_resid, 0, 0), sgp_vo_real(a, n, trace, 0, 0),
+    sgp_vo_count(a, n, h->it_rank), sgp_vo_count(a, n, h->it_buffer),
+    sgp_vo_real(a, n, h->it_time, 0, 0)};
+  return sgp_vo_list(a, 9, names, v);
+}
+
+/* One row per Newton step (psi, delta, mode_error, inner_stop: a column of names in
+ * Octave, kernel_products, dropped, seconds). */
+static sgp_value steps_list(const sgp_laplace_history *h, sgp_value_arena *a)
+{
+  const int64_t n = h->n_step;
+  const char **stop = (const char **)sgp_vo_alloc(a, (size_t)n * sizeof(char *));
+  for (int64_t i = 0; stop && i < n; i++) stop[i] = sgp_laplace_stop_name(h->st_inner_stop[i]);
+  sgp_value inner = stop ? sgp_vo_strings(a, n, stop) : sgp_vo_null();
+  inner.rows = n;
+  inner.cols = 1;
+  const char *names[] = {"psi", "delta", "mode_error", "inner_stop", "kernel_products",
+                         "dropped", "seconds"};
+  const sgp_value v[] = {
+    sgp_vo_real(a, n, h->st_psi, 0, 0), sgp_vo_real(a, n, h->st_delta, 0, 0),
+    sgp_vo_real(a, n, h->st_mode_err, 0, 0), inner, sgp_vo_count(a, n, h->st_kprod),
+    sgp_vo_count(a, n, h->st_dropped), sgp_vo_real(a, n, h->st_time, 0, 0)};
+  return sgp_vo_list(a, 7, names, v);
+}
+
+/* A vector option (noise, offset) as given, or NULL. */
+static sgp_value given(const sgp_cmat *m, sgp_value_arena *a)
+{
+  return m->data ? sgp_vo_real(a, m->rows, m->data, 0, 0) : sgp_vo_null();
+}
+
+/* The options a fit used under their argument names (the kernel: kernel,
+ * lengthscale as a row in Octave, outputscale; likelihood, policy, n_class, the
+ * one noise value used or the user's per-point values, offset, seed) and its
+ * warnings with their identifiers ("" when converged). */
+static sgp_value used_list(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
+                           uint64_t seed, sgp_value_arena *a)
+{
+  char warn[SGP_LAPLACE_WARNING_SIZE], ids[128];
+  sgp_laplace_warning(fit, o, warn, sizeof warn, ids, sizeof ids);
+  sgp_value ls = sgp_vo_real(a, fit->kernel.n_lengthscale, fit->kernel.lengthscale, 0, 0);
+  ls.rows = SGP_VO_ROW;
+  const char *kn[] = {"kernel", "lengthscale", "outputscale"};
+  const sgp_value kv[] = {sgp_vo_string(a, sgp_kernel_names[fit->kernel.kind]), ls,
+                          sgp_vo_scalar(a, fit->kernel.outputscale)};
+  const double noise1 = fit->noise;
+  const sgp_cmat noise = o->noise.data && o->noise.rows * o->noise.cols > 1
+                             ? o->noise : sgp_cmat_of(&noise1, 1, 1);
+  const int64_t C = fit->C;
+  const char *names[] = {"kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
+                         "warning", "warning_id"};
+  const sgp_value v[] = {
+    sgp_vo_list(a, 3, kn, kv),
+    sgp_vo_string(a, sgp_opt_choice_name("gp_laplace", "likelihood", o->likelihood)),
+    sgp_vo_string(a, sgp_opt_choice_name("gp_laplace", "policy", o->policy)),
+    sgp_vo_int(a, 1, &C),
+    o->likelihood != SGP_LIK_GAUSSIAN ? sgp_vo_null() : given(&noise, a), given(&o->offset, a),
+    sgp_vo_scalar(a, (double)seed), sgp_vo_string(a, warn), sgp_vo_string(a, ids)};
+  return sgp_vo_list(a, 9, names, v);
+}
+
+sgp_value sgp_laplace_fit_plain(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
+                                uint64_t seed, sgp_value_arena *a)
+{
+  const int64_t n = fit->n, C = fit->C, r = fit->r, steps = fit->newton_steps;
+  const char *names[] = {"f", "var", "weights", "root", "newton_steps", "iterations",
+                         "converged", "stop_reason", "inner_stop_reason", "kernel_products",
+                         "history", "steps", "used", "selection"};
+  const sgp_value v[] = {
+    sgp_vo_real(a, n * C, fit->f, n, C), sgp_vo_real(a, n * C, fit->var, n, C),
+    sgp_vo_real(a, n * C, fit->weights, n, C), sgp_vo_real(a, n * C * r, fit->root, n * C, r),
+    sgp_vo_int(a, 1, &steps), sgp_vo_scalar(a, (double)fit->iterations),
+    sgp_vo_flag(a, fit->converged != 0),
+    sgp_vo_string(a, sgp_laplace_stop_name(fit->stop_reason)),
+    sgp_vo_string(a, sgp_laplace_stop_name(fit->inner_stop_reason)),
+    sgp_vo_scalar(a, (double)fit->kernel_products), iterations_list(&fit->history, a),
+    steps_list(&fit->history, a), used_list(fit, o, seed, a), sgp_hyper_plain(&fit->hyper, a)};
+  return sgp_vo_list(a, 14, names, v);
+}

@@ -1,0 +1,95 @@
+/* ski_plain.c -- a SKI grid and SKI statistics as plain data (sgp_ski_grid_plain,
+ * sgp_ski_stats_plain; sgp_options.h): their fields written once for both hosts. */
+#include "value_out.h"
+
+sgp_value sgp_ski_grid_plain(const sgp_ski_grid *g, sgp_ski_interpolation interp,
+                             const double *user_bounds, sgp_value_arena *a)
+{
+  const int d = g->d;
+  double bounds[2 * SGP_SKI_MAX_D];
+  for (int j = 0; j < d; j++) {
+    /* given bounds are kept exactly (lo + (m - 1) h may round), so grids made from
+     * the same bounds compare equal */
+    bounds[j] = user_bounds ? user_bounds[j] : g->lo[j];
+    bounds[d + j] = user_bounds ? user_bounds[d + j]
+                    : g->m[j] > 1 ? g->lo[j] + (double)(g->m[j] - 1) * g->h[j] : g->lo[j];
+  }
+  const char *names[] = {"size", "bounds", "interpolation"};
+  sgp_value v[] = {sgp_vo_int(a, d, g->m), sgp_vo_real(a, 2 * d, bounds, d, 2),
+                   sgp_vo_string(a, interp == SGP_SKI_LINEAR ? "linear" : "cubic")};
+  v[0].rows = SGP_VO_ROW;
+  return sgp_vo_list(a, 3, names, v);
+}
+
+sgp_value sgp_ski_stats_plain(const sgp_ski_stats_data *d, const double *user_bounds,
+                              sgp_value_arena *a)
+{
+  const int64_t m = d->m, one = 1;
+  const char *names[] = {"grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes",
+                         "probe_seed", "rhoz", "Wtz", "version"};
+  const sgp_value v[] = {
+    sgp_ski_grid_plain(&d->grid, d->interpolation, user_bounds, a),
+    sgp_vo_scalar(a, (double)d->n), sgp_vo_scalar(a, d->yy), sgp_vo_scalar(a, d->ysum),
+    sgp_vo_real(a, m, d->uy, 0, 0), sgp_vo_real(a, m, d->u1, 0, 0),
+    sgp_vo_real(a, m * d->S, d->D, m, d->S), sgp_vo_scalar(a, (double)d->probes),
+    sgp_vo_scalar(a, (double)d->probe_seed), sgp_vo_scalar(a, d->rhoz),
+    sgp_vo_real(a, m * d->probes, d->probes > 0 ? d->uz : NULL, m, d->probes),
+    sgp_vo_int(a, 1, &one)};
+  return sgp_vo_list(a, 12, names, v);
+}
+
+/* The options a fit used under their argument names (the lengthscale a row in
+ * Octave), the context's backend, seed and verbose, and its warnings. */
+static sgp_value used_list(const sgp_ctx *ctx, const sgp_ski_fit_parts *p, sgp_value_arena *a)
+{
+  const sgp_ski_opts *o = p->used;
+  char w1[512], w2[512], w3[512], w4[512];
+  sgp_ski_warnings("ski_gsgp", p->res, o, w1, w2, sizeof w1);
+  sgp_ski_selection_warning("ski_gsgp", p->sel, w3, sizeof w3);
+  sgp_ski_grid_warning("ski_gsgp", p->res, o, w4, sizeof w4);
+  sgp_value ls = sgp_vo_real(a, o->kernel.n_lengthscale, o->kernel.lengthscale, 0, 0);
+  ls.rows = SGP_VO_ROW;
+  const char *names[] = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance",
+                         "tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
+                         "precond_rank", "loglik", "verbose", "warning", "loglik_warning",
+                         "selection_warning", "grid_warning"};
+  const sgp_value v[] = {
+    sgp_vo_string(a, sgp_kernel_names[o->kernel.kind]), ls,
+    sgp_vo_scalar(a, o->kernel.outputscale), sgp_vo_scalar(a, o->noise),
+    sgp_vo_string(a, sgp_opt_choice_name("ski_gsgp", "method", o->method)),
+    sgp_vo_string(a, sgp_opt_choice_name("ski_gsgp", "variance", o->variance)),
+    sgp_vo_scalar(a, o->tol), sgp_vo_scalar(a, (double)o->max_iter),
+    sgp_vo_string(a, sgp_opt_choice_name("ski_gsgp", "bounds_policy", o->bounds_policy)),
+    sgp_vo_string(a, sgp_opt_choice_name("context", "backend", ctx->backend)),
+    sgp_vo_scalar(a, (double)ctx->seed), sgp_vo_scalar(a, (double)o->slq_max_iter),
+    sgp_vo_scalar(a, (double)o->precond_rank), sgp_vo_flag(a, o->loglik != 0),
+    sgp_vo_flag(a, ctx->verbose != 0), sgp_vo_string(a, w1), sgp_vo_string(a, w2),
+    sgp_vo_string(a, w3), sgp_vo_string(a, w4)};
+  return sgp_vo_list(a, 19, names, v);
+}
+
+sgp_value sgp_ski_fit_plain(const sgp_ctx *ctx, const sgp_ski_fit_parts *p,
+                            sgp_value_arena *a)
+{
+  const sgp_ski_fit_result *r = p->res;
+  const int64_t m = p->m, k = r->love_rank;
+  sgp_value secs = sgp_vo_real(a, 2, p->seconds, 0, 0);
+  secs.rows = SGP_VO_ROW;
+  const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
+                         "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
+                         "probes_used", "loglik_converged", "stop", "interp_error", "stats",
+                         "used", "selection", "loglik_se", "seconds"};
+  const sgp_value v[] = {
+    sgp_vo_real(a, m, r->weights, 0, 0), sgp_vo_scalar(a, (double)r->iterations),
+    sgp_vo_flag(a, r->converged != 0), sgp_vo_scalar(a, r->rel_residual),
+    sgp_vo_real(a, r->iterations + 1, r->history, 0, 0),
+    sgp_vo_real(a, k * m, k > 0 ? r->love_Ft : NULL, k, m),
+    sgp_vo_real(a, p->n_love_c0, r->love_c0, 0, 0), sgp_vo_scalar(a, r->loglik),
+    sgp_vo_scalar(a, r->logdet), sgp_vo_scalar(a, r->logdet_se), sgp_vo_scalar(a, r->datafit),
+    sgp_vo_scalar(a, (double)r->probes_used), sgp_vo_flag(a, r->loglik_converged != 0),
+    sgp_vo_string(a, sgp_ski_stop_name(r->stop)), sgp_vo_scalar(a, r->interp_error),
+    p->stats ? sgp_ski_stats_plain(p->stats, p->grid_bounds, a) : sgp_vo_null(),
+    used_list(ctx, p, a), sgp_hyper_plain(&p->sel->hyper, a),
+    sgp_vo_scalar(a, p->sel->evaluated ? p->sel->loglik_se : sgp_vo_na()), secs};
+  return sgp_vo_list(a, 20, names, v);
+}
