@@ -7,13 +7,14 @@
 # nor the evidence after the fit counts), their ratio and the largest
 # relative difference of f between the modes.
 # Usage: Rscript bench_laplace_residual.R [--per=2000] [--max_iter=5] [--rounds=3] [--threads=2]
+#          [--class_actions=1]   (0: one action per kernel product, the issue's setting)
 args <- commandArgs(trailingOnly = TRUE)
 opt <- function(name, default) {
   hit <- grep(paste0("^--", name, "="), args, value = TRUE)
   as.numeric(if (length(hit)) sub(paste0("^--", name, "="), "", hit[1]) else default)
 }
 per <- opt("per", 2000); max_iter <- opt("max_iter", 5); rounds <- opt("rounds", 3)
-threads <- opt("threads", 2)
+threads <- opt("threads", 2); class_actions <- opt("class_actions", 1) != 0
 suppressPackageStartupMessages(library(scalegp))
 
 # the mixture of bench_laplace.R's gmm_data (spec 6.4), training part only
@@ -32,6 +33,7 @@ fit <- function(residual) {
   f <- suppressWarnings(gp_laplace(x, y, likelihood = "softmax", kernel = "matern32",
     lengthscale = 0.05, outputscale = 0.05, mean = 0, policy = "cg", max_iter = max_iter,
     max_newton = 1, rank = 10, kernel_cache_bytes = 0, residual = residual,
+    class_actions = class_actions,
     verbose = FALSE, threads = threads, seed = 1))
   t <- f$history$seconds
   list(s = (t[length(t)] - t[1]) / (length(t) - 1), fit = f)
@@ -44,8 +46,8 @@ for (r in seq_len(rounds)) for (m in modes) {
   last[[m]] <- res$fit
 }
 f1 <- last$recursive$f; f2 <- last$explicit$f
-cat(sprintf("GMM softmax n = %d, C = 10, matrix-free, max_iter = %d, max_newton = 1, %d threads, %d rounds\n",
-            nrow(x), max_iter, threads, rounds))
+cat(sprintf("GMM softmax n = %d, C = 10, matrix-free, max_iter = %d, max_newton = 1, %d threads, %d rounds, class_actions %s\n",
+            nrow(x), max_iter, threads, rounds, class_actions))
 print(data.frame(mode = modes, iterations = sapply(last, `[[`, "iterations"),
                  kernel_products = sapply(last, `[[`, "kernel_products"),
                  s_per_iter_median = apply(sec, 2, median),
