@@ -240,22 +240,22 @@ static int kwk_diag(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double 
  * the smaller per point (see the top of the file), each with P as a control
  * variate: diag(B^-1) = diag(P^-1) + E[(x - y) o y], diag(K R K) = diag(K R_P K) +
  * E[(K S (x - y)) o (K S y)] with diag(K R_P K) = diag(K W K) - rowsums((K H)^2).
- * D: S (x_p - y_p) and S y_p (n x 2t); H (n x k); dp = diag(P^-1). */
+ * D: S (x_p - y_p), S y_p (n x 2t) and H (n x k) side by side; dp = diag(P^-1). */
 static int implicit_s2(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
-                       const double *D, const double *H, const double *dp, double *s2)
+                       const double *D, const double *dp, double *s2)
 {
   const int64_t n = ws->n, t = ws->t, k = m->pc.k;
   const double *w = ws->ev.w, sk = p->kernel.outputscale;
-  double *Y = NULL, *KH = NULL, *kp = NULL;
+  double *Y = NULL, *kp = NULL;
   int st = SGP_OK, any_small_w = 0;
   for (int64_t i = 0; i < n; i++) any_small_w |= w[i] * sk <= 1.0;
-  if (any_small_w) { /* one product of 2t + k columns and a pass for diag(K W K) */
-    Y = sgp_alloc(n * 2 * t); KH = sgp_alloc(n * (k > 0 ? k : 1)); kp = sgp_alloc(n);
-    if (!Y || !KH || !kp) { st = sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory"); goto done; }
-    if ((st = m->K.apply(&m->K, sgp_cmat_of(D, n, 2 * t), sgp_mat_of(Y, n, 2 * t), ctx))) goto done;
-    if (k > 0 && (st = m->K.apply(&m->K, sgp_cmat_of(H, n, k), sgp_mat_of(KH, n, k), ctx)))
+  if (any_small_w) { /* one product of [D, H] (2t + k columns) and a pass for diag(K W K) */
+    Y = sgp_alloc(n * (2 * t + k)); kp = sgp_alloc(n);
+    if (!Y || !kp) { st = sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory"); goto done; }
+    if ((st = m->K.apply(&m->K, sgp_cmat_of(D, n, 2 * t + k), sgp_mat_of(Y, n, 2 * t + k), ctx)))
       goto done;
     if ((st = kwk_diag(ctx, &p->kernel, p->X, w, kp))) goto done;
+    const double *KH = Y + n * 2 * t;
     for (int64_t c = 0; c < k; c++)
       for (int64_t i = 0; i < n; i++) kp[i] -= KH[i + c * n] * KH[i + c * n];
   }
@@ -273,7 +273,7 @@ static int implicit_s2(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf
     s2[i] = 0.5 * sig * ws->ev.d3[i];
   }
 done:
-  free(Y); free(KH); free(kp);
+  free(Y); free(kp);
   return st;
 }
 
@@ -289,10 +289,11 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
   const int64_t n = ws->n, t = ws->t, k = m->pc.k, r = t + 2 + k;
   const sgp_ev_layout *l = &p->layout;
   const double *a = ws->ev.a, *sw = m->sw, *w = ws->ev.w, sk = p->kernel.outputscale;
-  double *D = sgp_alloc(n * 2 * t), *H = sgp_alloc(n * (k > 0 ? k : 1)), *dp = sgp_alloc(n);
+  /* D = [S (x_p - y_p), S y_p, H]: one block for the product in implicit_s2 */
+  double *D = sgp_alloc(n * (2 * t + k)), *H = D ? D + n * 2 * t : NULL, *dp = sgp_alloc(n);
   double *U = sgp_alloc(n * r), *V = sgp_alloc(n * r);
   double *s2 = ws->ev.b, *ks2 = ws->ev.kb, *u = U + n;
-  int st = D && H && dp && U && V ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  int st = D && dp && U && V ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
   if (st) goto done;
   /* H2 = S F L^-T, diag(P^-1) = 1 - rowsums(H2^2), H = S H2 */
   memcpy(H, m->pc.SF, (size_t)(n * k) * sizeof(double));
@@ -312,7 +313,7 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
   for (int64_t i = 0; i < n; i++) any_d3 |= ws->ev.d3[i] != 0.0;
   memset(u, 0, (size_t)n * sizeof(double));
   if (any_d3) { /* gaussian: no implicit term */
-    if ((st = implicit_s2(ctx, p, ws, m, D, H, dp, s2))) goto done;
+    if ((st = implicit_s2(ctx, p, ws, m, D, dp, s2))) goto done;
     if ((st = mf_apply_k(ctx, m, s2, ks2)) || (st = apply_r_tol(ctx, m, ks2, u, MF_ADJOINT_RTOL))) goto done;
     for (int64_t i = 0; i < n; i++) u[i] = s2[i] - u[i];
   }
@@ -347,7 +348,7 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
     grad[l->n_ls + 1 + l->n_mean] = s2n * (0.5 * sgp_dot(n, a, a) - 0.5 * trr);
   }
 done:
-  free(D); free(H); free(dp); free(U); free(V);
+  free(D); free(dp); free(U); free(V);
   return st;
 }
 
