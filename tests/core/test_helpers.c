@@ -307,3 +307,31 @@ void th_ski_p2_free(th_ski_p2 *p)
   th_ski_p2_release(p);
   free(p);
 }
+
+double th_orthonormal_append(int64_t n, int64_t k, double *S, double *u)
+{
+  const double u0 = sgp_nrm2(n, u);
+  for (int pass = 0; pass < 2; pass++)
+    for (int64_t l = 0; l < k; l++) {
+      const double h = sgp_dot(n, S + l * n, u);
+      for (int64_t i = 0; i < n; i++) u[i] -= h * S[i + l * n];
+    }
+  const double un = sgp_nrm2(n, u);
+  for (int64_t i = 0; i < n; i++) S[i + k * n] = u[i] / un;
+  return u0 / un;
+}
+
+int th_galerkin(int64_t n, int64_t k, const double *S, const double *Kh, const double *b,
+                double *KhS, double *M, double *v)
+{
+  double *sb = th_zeros(k), *y = th_zeros(k);
+  th_matmul(n, k, n, Kh, S, KhS);
+  for (int64_t c = 0; c < k; c++) {
+    sb[c] = sgp_dot(n, S + c * n, b);
+    for (int64_t e = 0; e < k; e++) M[e + c * k] = sgp_dot(n, S + e * n, KhS + c * n);
+  }
+  const int st = th_chol_solve(k, M, 1, sb, y);
+  if (!st) th_matmul(n, 1, k, S, y, v);
+  free(sb); free(y);
+  return st;
+}

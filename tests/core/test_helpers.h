@@ -61,6 +61,14 @@ double th_rel_max(int64_t n, const double *a, const double *b);
 void th_random_spd(sgp_rng *rng, int64_t n, double shift, double *A);
 /* Solves A X = B (n-by-nrhs) by a naive Cholesky; returns 0, or -1 if not PD. */
 int th_chol_solve(int64_t n, const double *A, int64_t nrhs, const double *B, double *X);
+/* Appends u to the orthonormal columns S[:, 0..k) (n rows) by two Gram-Schmidt
+ * passes: S[:, k] = u / |u|. Returns |u| before / after (the cancellation, by
+ * which the new direction inherits its predecessors' rounding); u is overwritten. */
+double th_orthonormal_append(int64_t n, int64_t k, double *S, double *u);
+/* The Galerkin solution of Kh v = b on span(S) (S: n x k): KhS = Kh S, M = S'Kh S
+ * (k x k) and v = S M^-1 S'b. Returns th_chol_solve's status. */
+int th_galerkin(int64_t n, int64_t k, const double *S, const double *Kh, const double *b,
+                double *KhS, double *M, double *v);
 /* Eigenvalues (ascending) of the symmetric n-by-n A by cyclic Jacobi rotations. */
 void th_jacobi_eig(int64_t n, const double *A, double *w);
 

@@ -320,33 +320,16 @@ static void precond_actions_are_galerkin_on_pcg_krylov(void **state)
     if (j == 1) memcpy(t, b, N * sizeof(double));
     else th_matmul(N, 1, N, Kh, S + (j - 2) * N, t);
     assert_int_equal(th_chol_solve(N, P, 1, t, u), 0);
-    const double u0 = sgp_nrm2(N, u);
-    for (int pass = 0; pass < 2; pass++)
-      for (int c = 0; c < j - 1; c++) {
-        const double h = sgp_dot(N, S + c * N, u);
-        for (int i = 0; i < N; i++) u[i] -= h * S[i + c * N];
-      }
-    const double un = sgp_nrm2(N, u);
-    amp *= u0 / un; /* cancellation: each direction inherits its predecessor's error */
-    for (int i = 0; i < N; i++) S[i + (j - 1) * N] = u[i] / un;
+    amp *= th_orthonormal_append(N, j - 1, S, u); /* each direction inherits its
+                                                    * predecessor's error */
     o.max_iter = j;
     sgp_laplace_fit_t *fit = fit_pois(&ctx, &p, &o);
     assert_int_equal(fit->r, j);
     for (int i = 0; i < N; i++) assert_close(fit->noise_data[i], exp(-p.off[i]), 1e-15 * exp(3.0));
     /* Galerkin oracle: M = S'K^S, v = S M^-1 S'b, var = s2 - diag(K S M^-1 S'K) */
-    double M[64], sb[8], y[8], *KhS = th_zeros(N * j), *KS = th_zeros(N * j), *Y = th_zeros(j * N);
-    th_matmul(N, j, N, Kh, S, KhS);
+    double M[64], vref[N], *KhS = th_zeros(N * j), *KS = th_zeros(N * j), *Y = th_zeros(j * N);
+    assert_int_equal(th_galerkin(N, j, S, Kh, b, KhS, M, vref), 0);
     th_matmul(N, j, N, K, S, KS);
-    for (int c = 0; c < j; c++) {
-      sb[c] = sgp_dot(N, S + c * N, b);
-      for (int e = 0; e < j; e++) M[e + c * j] = sgp_dot(N, S + e * N, KhS + c * N);
-    }
-    assert_int_equal(th_chol_solve(j, M, 1, sb, y), 0);
-    double vref[N];
-    for (int i = 0; i < N; i++) {
-      vref[i] = 0;
-      for (int c = 0; c < j; c++) vref[i] += S[i + c * N] * y[c];
-    }
     assert_le(th_max_abs_diff(N, fit->weights, vref), tol * th_max_abs(N, vref));
     double KSt[8 * N];
     for (int c = 0; c < j; c++)
