@@ -52,6 +52,7 @@ void sgp_optim_opts_default(sgp_optim_opts *o)
   o->names = NULL;
   o->log_scale = NULL;
   o->memory = 10;
+  o->max_log_step = 3.0;
 }
 
 void sgp_optim_result_free(sgp_optim_result *r)
@@ -314,6 +315,21 @@ static double penalty(optim_run *R, const double *x, double *grad)
   return Fa + A * d;
 }
 
+/* A trial point farther than max_log_step from the start's best point in a
+ * log-scale coordinate. L-BFGS's first trial is the whole gradient step, clipped
+ * to the box: with a gradient of ~1e3 (n = 20000) that is the box's corner (a
+ * lengthscale 1000 times smaller), an evaluation as dear as any other that only
+ * tells the line search to come back. Such a point gets the penalty instead, which
+ * halves the step (see penalty) without an evaluation. */
+static int beyond_step(const optim_run *R, const double *x)
+{
+  const double h = R->o->max_log_step;
+  if (!R->s_have || !R->o->log_scale || !(h > 0.0)) return 0;
+  for (int i = 0; i < R->n; i++)
+    if (R->o->log_scale[i] && fabs(x[i] - R->sx[i]) > h) return 1;
+  return 0;
+}
+
 static void stop_start(optim_run *R, int why)
 {
   R->stop = why;
@@ -330,6 +346,7 @@ static double nlopt_objective(unsigned n, const double *x, double *grad, void *d
   if (R->stop) return penalty(R, x, grad);
   if (R->s_evals >= R->o->max_eval) { stop_start(R, STOP_MAXEVAL); return penalty(R, x, grad); }
   if (sgp_poll_interrupt(R->ctx) != SGP_OK) { stop_start(R, STOP_INTERRUPT); return penalty(R, x, grad); }
+  if (beyond_step(R, x)) return penalty(R, x, grad); /* cut back, not evaluated */
   const int st = evaluate(R, x);
   if (st == SGP_OK) {
     if (grad) for (int i = 0; i < R->n; i++) grad[i] = -R->g[i];
@@ -410,7 +427,9 @@ static int run_start(optim_run *R, double *xs, char *msg, size_t size, int *conv
     && nlopt_set_upper_bounds(R->opt, R->ub) > 0
     && nlopt_set_min_objective(R->opt, nlopt_objective, R) > 0
     && nlopt_set_ftol_rel(R->opt, o->ftol_rel) > 0
-    && nlopt_set_maxeval(R->opt, o->max_eval) > 0
+    /* NLopt counts the unevaluated cut-backs too (beyond_step); max_eval is
+     * enforced on real evaluations in nlopt_objective */
+    && nlopt_set_maxeval(R->opt, 4 * o->max_eval + 20) > 0
     && nlopt_set_vector_storage(R->opt, (unsigned)o->memory) > 0;
   if (!set_ok) {
     nlopt_destroy(R->opt);

@@ -39,6 +39,9 @@ typedef struct {
   const char *const *names; /* n coordinate names for progress lines (may be NULL) */
   const unsigned char *log_scale; /* n flags (may be NULL): progress lines show exp(x_i), the user's scale */
   int memory;          /* L-BFGS memory (nlopt_set_vector_storage); default 10 */
+  double max_log_step; /* trial points farther than this from the best point in a
+                        * log_scale coordinate are cut back unevaluated; default 3
+                        * (a factor e^3 = 20); 0: no limit */
 } sgp_optim_opts;
 
 typedef struct {

@@ -63,6 +63,7 @@ int sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int ran
     j++;
   }
   pc->k = j;
+  pc->ldm = j;
   if (npiv && !given) *npiv = j;
   sgp_kprep_free(&prep);
   free(center); free(diag); free(col);
@@ -76,10 +77,11 @@ int sgp_evs_precond_factorize(sgp_ctx *ctx, sgp_evs_precond *pc, const double *s
   if (k == 0) return SGP_OK;
   for (int64_t c = 0; c < k; c++)
     for (int64_t i = 0; i < n; i++) pc->SF[i + c * n] = sw[i] * pc->F[i + c * n];
-  int st = sgp_syrk(ctx, 'T', k, n, 1.0, pc->SF, n, 0.0, pc->M, k); /* lower: (SF)'SF */
+  const int64_t ld = pc->ldm;
+  int st = sgp_syrk(ctx, 'T', k, n, 1.0, pc->SF, n, 0.0, pc->M, ld); /* lower: (SF)'SF */
   if (st) return st;
-  for (int64_t c = 0; c < k; c++) pc->M[c + c * k] += 1.0;
-  return sgp_potrf(ctx, k, pc->M, k);
+  for (int64_t c = 0; c < k; c++) pc->M[c + c * ld] += 1.0;
+  return sgp_potrf(ctx, k, pc->M, ld);
 }
 
 int sgp_evs_precond_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
@@ -92,7 +94,7 @@ int sgp_evs_precond_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
   double *t = sgp_alloc(k * nb);
   if (!t) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
   int st = sgp_gemm(ctx, 'T', 'N', k, nb, n, 1.0, pc->SF, n, V.data, V.ld, 0.0, t, k);
-  if (!st) st = sgp_potrs(ctx, k, nb, pc->M, k, t, k);
+  if (!st) st = sgp_potrs(ctx, k, nb, pc->M, pc->ldm, t, k);
   if (!st) st = sgp_gemm(ctx, 'N', 'N', n, nb, k, -1.0, pc->SF, n, t, k, 1.0, Y.data, Y.ld);
   free(t);
   return st;
@@ -101,6 +103,13 @@ int sgp_evs_precond_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
 double sgp_evs_precond_logdet(const sgp_evs_precond *pc)
 {
   double ld = 0.0;
-  for (int64_t c = 0; c < pc->k; c++) ld += 2.0 * log(pc->M[c + c * pc->k]);
+  for (int64_t c = 0; c < pc->k; c++) ld += 2.0 * log(pc->M[c + c * pc->ldm]);
   return ld;
+}
+
+sgp_evs_precond sgp_evs_precond_leading(const sgp_evs_precond *pc, int64_t k)
+{
+  sgp_evs_precond v = *pc;
+  if (k < v.k) v.k = k;
+  return v;
 }

@@ -55,7 +55,7 @@ int sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_
   int st = sgp_ev_ws_init(ctx, &ws->ev, n, 1, 0);
   if (st) return st;
   ws->n = n; ws->t = probes; ws->cache_bytes = cache_bytes; ws->tile = tile;
-  ws->piv = (int64_t *)malloc(SGP_EVS_PRECOND_RANK * sizeof(int64_t));
+  ws->piv = (int64_t *)malloc(SGP_EVS_SOLVE_RANK * sizeof(int64_t));
   if (!(ws->Z = sgp_alloc(n * probes)) || !(ws->E = sgp_alloc(SGP_EVS_PRECOND_RANK * probes)) ||
       !ws->piv) {
     sgp_evs_ws_free(ws);
@@ -80,8 +80,10 @@ void sgp_evs_ws_free(sgp_evs_ws *ws)
 /* ------------------------------------------------------ B = I + S K S */
 
 typedef struct {
-  sgp_op K, B, P;    /* P: the preconditioner's op (state: pc) */
-  sgp_evs_precond pc;
+  sgp_op K, B;
+  sgp_op P, Pe;      /* the preconditioners of the solves (state: pc) and of the
+                      * estimator (state: pce) */
+  sgp_evs_precond pc, pce; /* pce: pc's leading SGP_EVS_PRECOND_RANK columns */
   double *sw;        /* S = W^1/2 at the current point */
   double *scratch;   /* n x scratch_cols: S V inside b_apply (no allocation per CG step) */
   int64_t scratch_cols;
@@ -244,7 +246,7 @@ static int kwk_diag(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double 
 static int implicit_s2(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
                        const double *D, const double *dp, double *s2)
 {
-  const int64_t n = ws->n, t = ws->t, k = m->pc.k;
+  const int64_t n = ws->n, t = ws->t, k = m->pce.k;
   const double *w = ws->ev.w, sk = p->kernel.outputscale;
   double *Y = NULL, *kp = NULL;
   int st = SGP_OK, any_small_w = 0;
@@ -286,7 +288,7 @@ done:
 static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
                    const double *X, const double *Yp, double *grad)
 {
-  const int64_t n = ws->n, t = ws->t, k = m->pc.k, r = t + 2 + k;
+  const int64_t n = ws->n, t = ws->t, k = m->pce.k, r = t + 2 + k;
   const sgp_ev_layout *l = &p->layout;
   const double *a = ws->ev.a, *sw = m->sw, *w = ws->ev.w, sk = p->kernel.outputscale;
   /* D = [S (x_p - y_p), S y_p, H]: one block for the product in implicit_s2 */
@@ -296,8 +298,9 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
   int st = D && dp && U && V ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
   if (st) goto done;
   /* H2 = S F L^-T, diag(P^-1) = 1 - rowsums(H2^2), H = S H2 */
-  memcpy(H, m->pc.SF, (size_t)(n * k) * sizeof(double));
-  if (k > 0 && (st = sgp_trsm(ctx, 'R', 'L', 'T', n, k, 1.0, m->pc.M, k, H, n))) goto done;
+  memcpy(H, m->pce.SF, (size_t)(n * k) * sizeof(double));
+  if (k > 0 && (st = sgp_trsm(ctx, 'R', 'L', 'T', n, k, 1.0, m->pce.M, m->pce.ldm, H, n)))
+    goto done;
   for (int64_t i = 0; i < n; i++) dp[i] = 1.0;
   for (int64_t c = 0; c < k; c++)
     for (int64_t i = 0; i < n; i++) {
@@ -379,25 +382,28 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   m.B.n = n;
   m.B.state = &m;
   m.B.apply = b_apply;
-  if ((st = sgp_evs_precond_build(ctx, &p->kernel, p->X, SGP_EVS_PRECOND_RANK, ws->piv,
+  if ((st = sgp_evs_precond_build(ctx, &p->kernel, p->X, SGP_EVS_SOLVE_RANK, ws->piv,
                                   &ws->npiv, &m.pc)))
     goto done;
   m.P.n = n;
   m.P.state = &m.pc;
   m.P.apply = sgp_evs_precond_apply;
+  m.pce = sgp_evs_precond_leading(&m.pc, SGP_EVS_PRECOND_RANK);
+  m.Pe = m.P;
+  m.Pe.state = &m.pce;
   for (int64_t i = 0; i < n; i++) mean[i] = p->mean[0];
   const sgp_ev_ops ops = {mf_apply_k, mf_factorize, mf_apply_r, &m, 0.0}; /* CG: no chord */
   double logp;
   if ((st = sgp_ev_mode(ctx, &ops, &p->lik, mean, &ws->ev, &logp))) goto done;
   /* the probes z_p = e_p + S F g_p (P factorized at the mode), B^-1 Z and the
    * tridiagonals in one preconditioned block CG, P^-1 Z and z_p' P^-1 z_p */
-  const int64_t k = m.pc.k;
+  const int64_t k = m.pce.k;
   for (int64_t j = 0; j < t; j++) memcpy(Zp + j * n, ws->Z + j * n, (size_t)n * sizeof(double));
-  if (k > 0 && (st = sgp_gemm(ctx, 'N', 'N', n, t, k, 1.0, m.pc.SF, n, ws->E,
+  if (k > 0 && (st = sgp_gemm(ctx, 'N', 'N', n, t, k, 1.0, m.pce.SF, n, ws->E,
                               SGP_EVS_PRECOND_RANK, 1.0, Zp, n)))
     goto done;
-  if ((st = b_solve(ctx, &m, Zp, t, X, MF_PROBE_RTOL, &m.P, al, be, max_iter))) goto done;
-  if ((st = m.P.apply(&m.P, sgp_cmat_of(Zp, n, t), sgp_mat_of(Yp, n, t), ctx))) goto done;
+  if ((st = b_solve(ctx, &m, Zp, t, X, MF_PROBE_RTOL, &m.Pe, al, be, max_iter))) goto done;
+  if ((st = m.Pe.apply(&m.Pe, sgp_cmat_of(Zp, n, t), sgp_mat_of(Yp, n, t), ctx))) goto done;
   for (int64_t j = 0; j < t; j++) nu[j] = sgp_dot(n, Zp + j * n, Yp + j * n);
   if ((st = slq(ctx, (int)t, nu, max_iter, al, be, phi))) goto done;
   double ld = 0.0, var = 0.0;
@@ -407,7 +413,7 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   var = t > 1 ? var / (double)(t - 1) : NAN;
   double q = 0.0;
   for (int64_t i = 0; i < n; i++) q += ws->ev.a[i] * (ws->ev.f[i] - mean[i]);
-  *loglik = -0.5 * q + logp - 0.5 * (sgp_evs_precond_logdet(&m.pc) + ld);
+  *loglik = -0.5 * q + logp - 0.5 * (sgp_evs_precond_logdet(&m.pce) + ld);
   *se = 0.5 * sqrt(var / (double)t);
   if (!isfinite(*loglik)) {
     st = sgp_fail(ctx, SGP_ENOTPD, "evidence: not finite at these hyperparameters");

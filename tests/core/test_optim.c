@@ -179,6 +179,43 @@ static void quadratic_with_active_bounds_ends_on_them(void **state)
   sgp_optim_result_free(&r);
 }
 
+/* A steep start: f = 10 - 500 (x1 - 2)^2 - (x2 - 0.5)^2 from (0, 0) in the box
+ * [-20, 20]^2, both coordinates on the log scale. The first gradient step (x1 by
+ * 2000) is clipped to the box's corner; with max_log_step = 3 no evaluated point
+ * is more than 3 from the best point before it in a log coordinate, and the
+ * optimum is still reached (tolerance as in the quadratics above). Without the
+ * cap the second evaluation is at the corner. */
+static void steep_start_is_cut_back_to_the_step_limit(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const unsigned char on_log[2] = {1, 1};
+  const double x0[2] = {0.0, 0.0}, lb[2] = {-20, -20}, ub[2] = {20, 20};
+  for (int capped = 0; capped <= 1; capped++) {
+    sgp_optim_opts o;
+    sgp_optim_opts_default(&o);
+    o.log_scale = on_log;
+    if (!capped) o.max_log_step = 0.0;
+    quad q = {2, {500.0, 1.0, 0.0}, {2.0, 0.5, 0.0}, 10.0, FAIL_NONE, 0.0, 0, 0};
+    sgp_optim_result r;
+    assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, lb, ub, quad_eval, &q, &o, &r), SGP_OK);
+    double best[2] = {x0[0], x0[1]}, bestv = -INFINITY, far = 0.0;
+    for (int64_t k = 0; k < r.n_eval; k++) {
+      const double x1 = r.trace_x[k], x2 = r.trace_x[k + r.n_eval];
+      far = fmax(far, fmax(fabs(x1 - best[0]), fabs(x2 - best[1])));
+      if (r.trace_value[k] > bestv) { bestv = r.trace_value[k]; best[0] = x1; best[1] = x2; }
+    }
+    if (capped) assert_true(far <= 3.0);
+    else assert_true(far > 3.0);
+    assert_close(r.x[0], 2.0, quad_xtol(o.ftol_rel, 10.0, 1.0));
+    assert_close(r.x[1], 0.5, quad_xtol(o.ftol_rel, 10.0, 1.0));
+    assert_int_equal(r.converged, 1);
+    assert_trace_consistent(&r);
+    sgp_optim_result_free(&r);
+  }
+}
+
 /* ------------------------------------------------------------ failures */
 
 static void failing_region_is_backed_out_of(int mode, const char *expected_text)
@@ -600,6 +637,7 @@ int main(void)
     cmocka_unit_test(defaults_are_documented),
     cmocka_unit_test(rosenbrock_unbounded_reaches_one_one),
     cmocka_unit_test(quadratic_with_active_bounds_ends_on_them),
+    cmocka_unit_test(steep_start_is_cut_back_to_the_step_limit),
     cmocka_unit_test(failed_evaluations_backtrack_to_the_optimum),
     cmocka_unit_test(nan_value_backtracks_to_the_optimum),
     cmocka_unit_test(infinite_gradient_backtracks_to_the_optimum),
