@@ -193,7 +193,10 @@ namespace sgp_octave
   octave_value host_value (const sgp_value& v);
   // The struct of build (arena), a core builder of a result's fields
   // (sgp_hyper_plain, sgp_ski_stats_plain, ...); the arena is freed on every path.
-  octave_scalar_map build_map (const std::function<sgp_value (sgp_value_arena *)>& build);
+  // after (when given) runs once build has returned, before the conversion: the
+  // check of a status the builder computed (ctx.check raises the core's error).
+  octave_scalar_map build_map (const std::function<sgp_value (sgp_value_arena *)>& build,
+                               const std::function<void ()>& after = nullptr);
 
   // The model selection of a fit as a struct (gp_laplace, ski_gsgp), as the core
   // writes it (sgp_hyper_plain).
