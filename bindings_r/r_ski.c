@@ -354,44 +354,48 @@ SEXP sgp_ski_shape_r(SEXP size, SEXP bounds, SEXP interpolation, SEXP fn)
   return out;
 }
 
-/* ski_stats_merge(): the sum of a list of ski_stats lists (structure checked
- * by R); labels: the user's names of the arguments, named in the core's
- * errors. Returns the summed fields; the rest is the first argument's. */
+typedef struct {
+  sgp_ctx *ctx;
+  int64_t k;
+  const sgp_ski_stats_data *in;
+  const char *const *label;
+  const sgp_value *first;
+  int st;
+} merge_call;
+
+static sgp_value build_merge(const void *what, sgp_value_arena *a)
+{
+  merge_call *c = (merge_call *)what;
+  sgp_value out;
+  c->st = sgp_ski_stats_merge_plain(c->ctx, c->k, c->in, c->label, c->first, a, &out);
+  return out;
+}
+
+/* ski_stats_merge(): the sum of a list of ski_stats lists, each read and checked
+ * by the core; labels: the user's names of the arguments, named in the core's
+ * errors. Returns the merged statistics (sgp_ski_stats_merge_plain); merge FALSE:
+ * only the checks. */
 SEXP sgp_ski_stats_merge_r(SEXP stats, SEXP labels, SEXP fn_, SEXP merge)
 {
   const char *fn = CHAR(STRING_ELT(fn_, 0));
   sgp_ctx ctx;
   sgp_r_hooks hooks;
-  sgp_ski_stats_sum sum;
   const R_xlen_t k = XLENGTH(stats);
   if (k < 1 || XLENGTH(labels) != k) Rf_error("internal: bad merge arguments");
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   sgp_ski_stats_data *in = (sgp_ski_stats_data *)R_alloc((size_t)k, sizeof *in);
   const char **label = (const char **)R_alloc((size_t)k, sizeof *label);
+  const sgp_value first = sgp_r_value(VECTOR_ELT(stats, 0));
   for (R_xlen_t i = 0; i < k; i++) {
     label[i] = CHAR(STRING_ELT(labels, i));
     const int code = r_stats(&ctx, VECTOR_ELT(stats, i), label[i], &in[i]);
     if (code) sgp_r_fail(fn, &ctx, code);
   }
   if (!Rf_asLogical(merge)) return R_NilValue; /* the check of ski_check_stats only */
-  const int64_t m = in[0].m, S = in[0].S, np = in[0].probes;
-  SEXP Wty = PROTECT(Rf_allocVector(REALSXP, m));
-  SEXP Wt1 = PROTECT(Rf_allocVector(REALSXP, m));
-  SEXP WtW = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)S));
-  SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)np));
-  memset(&sum, 0, sizeof sum);
-  sum.uy = REAL(Wty);
-  sum.u1 = REAL(Wt1);
-  sum.D = REAL(WtW);
-  sum.uz = np > 0 ? REAL(Wtz) : NULL;
-  const int code = sgp_ski_stats_merge_data(&ctx, (int64_t)k, in, label, &sum);
-  if (code) sgp_r_fail(fn, &ctx, code);
-  const char *names[] = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"};
-  SEXP values[] = {PROTECT(Rf_ScalarReal((double)sum.n)), PROTECT(Rf_ScalarReal(sum.yy)),
-                   PROTECT(Rf_ScalarReal(sum.ysum)), Wty, Wt1, WtW,
-                   PROTECT(Rf_ScalarReal(sum.rhoz)), Wtz};
-  SEXP out = sgp_r_named_list(8, names, values);
-  UNPROTECT(8);
+  merge_call c = {&ctx, (int64_t)k, in, label, &first, SGP_OK};
+  SEXP out = PROTECT(sgp_r_build(build_merge, &c));
+  if (c.st) sgp_r_fail(fn, &ctx, c.st);
+  UNPROTECT(1);
   return out;
 }
 

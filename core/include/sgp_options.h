@@ -303,6 +303,20 @@ sgp_value sgp_ski_grid_plain(const sgp_ski_grid *g, sgp_ski_interpolation interp
  * (INT 1). */
 sgp_value sgp_ski_stats_plain(const sgp_ski_stats_data *d, const double *user_bounds,
                               sgp_value_arena *a);
+/* ski_stats_merge's result: the sum of the k statistics in (checked, each named by
+ * its label in errors: sgp_ski_stats_merge_data) as sgp_ski_stats_plain, with the
+ * grid of in[0] and its bounds as given in first (in[0]'s plain data). */
+int sgp_ski_stats_merge_plain(sgp_ctx *ctx, int64_t k, const sgp_ski_stats_data *in,
+                              const char *const *label, const sgp_value *first,
+                              sgp_value_arena *a, sgp_value *out);
+
+/* A verb's option table as plain data: columns name, kind, default, doc (strings,
+ * Octave: column cellstrs) and context (whether the verb takes the context
+ * options). */
+sgp_value sgp_options_plain(const sgp_verb_table *t, sgp_value_arena *a);
+/* The build information (sgp_info): version, fftw, openmp, max_threads (INT),
+ * cuda_built, cuda_devices (INT). */
+sgp_value sgp_info_plain(sgp_value_arena *a);
 
 /* ---- valla and mlp_fit as plain data (core/valla/valla_net_read.c, valla_plain.c) */
 /* A network given as plain data (valla's and mlp_forward's model, a fit's model):
