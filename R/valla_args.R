@@ -60,13 +60,6 @@ valla_result <- function(fit, lab) {
   fit$history$validation <- as.data.frame(fit$history$validation)
   fit["levels"] <- list(lab$levels)
   class(fit) <- "valla"
-  if (!is.null(fit$test)) fit$test <- valla_pred_names(fit$test, fit)
+  if (!is.null(fit$test)) fit$test <- pred_class_names(fit$test, fit)
   fit
-}
-
-# Predictions as the core writes them (sgp_valla_predict_plain), softmax
-# probabilities with the class names as column names.
-valla_pred_names <- function(p, fit) {
-  if (fit$likelihood == "softmax") colnames(p$prob) <- fit$levels
-  p
 }

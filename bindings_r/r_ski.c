@@ -301,6 +301,20 @@ static void rename_xtest(sgp_ctx *ctx, const char *arg)
  * `object` (plain data, named `arg` in errors of function `fn`) and the options
  * (variance, backend, threads), then predicts at xtest (named xarg): list(mean,
  * var, warning). xtest NULL: the check only (returns NULL). */
+typedef struct {
+  sgp_ctx *ctx;
+  const sgp_ski_fit_view *v;
+  const sgp_ski_predict_opts *o;
+  sgp_cmat X;
+  const char *fn;
+} predict_args;
+
+static int predict_plain(const void *p, sgp_value_arena *a, sgp_value *out)
+{
+  const predict_args *q = (const predict_args *)p;
+  return sgp_ski_predict_plain(q->ctx, q->v, q->o, q->X, q->fn, a, out);
+}
+
 SEXP sgp_ski_predict_r(SEXP object, SEXP fn_, SEXP arg_, SEXP xtest, SEXP opts, SEXP xarg_)
 {
   const char *fn = CHAR(STRING_ELT(fn_, 0)), *xarg = CHAR(STRING_ELT(xarg_, 0));
@@ -308,7 +322,6 @@ SEXP sgp_ski_predict_r(SEXP object, SEXP fn_, SEXP arg_, SEXP xtest, SEXP opts, 
   sgp_r_hooks hooks;
   sgp_ski_fit_view v;
   sgp_ski_predict_opts o;
-  sgp_ski_predict_info info;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   const sgp_value fit = sgp_r_value(object);
   int code = sgp_ski_fit_check(&ctx, &fit, CHAR(STRING_ELT(arg_, 0)), "$", &v);
@@ -316,21 +329,13 @@ SEXP sgp_ski_predict_r(SEXP object, SEXP fn_, SEXP arg_, SEXP xtest, SEXP opts, 
   if (!code && !Rf_isNull(xtest)) code = sgp_r_apply_options(&ctx, "ski_gsgp_predict", opts, &o);
   if (code) sgp_r_fail(fn, &ctx, code);
   if (Rf_isNull(xtest)) return R_NilValue;
-  const sgp_cmat Xs = sgp_r_cmat(xtest);
-  const int want_var = o.variance != SGP_SKI_VARIANCE_NONE;
-  SEXP mean = PROTECT(Rf_allocVector(REALSXP, Xs.rows));
-  SEXP var = PROTECT(want_var ? Rf_allocVector(REALSXP, Xs.rows) : R_NilValue);
-  code = sgp_ski_fit_predict(&ctx, &v, &o, Xs, REAL(mean), want_var ? REAL(var) : NULL, &info);
+  const predict_args q = {&ctx, &v, &o, sgp_r_cmat(xtest), fn};
+  SEXP out = PROTECT(sgp_r_build_status(predict_plain, &q, &code));
   if (code) {
     rename_xtest(&ctx, xarg);
     sgp_r_fail(fn, &ctx, code);
   }
-  char warn[512];
-  sgp_ski_predict_warning(fn, &info, warn, sizeof warn);
-  const char *names[] = {"mean", "var", "warning"};
-  SEXP values[] = {mean, var, PROTECT(Rf_mkString(warn))};
-  SEXP out = sgp_r_named_list(3, names, values);
-  UNPROTECT(3);
+  UNPROTECT(1);
   return out;
 }
 
@@ -360,15 +365,12 @@ typedef struct {
   const sgp_ski_stats_data *in;
   const char *const *label;
   const sgp_value *first;
-  int st;
-} merge_call;
+} merge_args;
 
-static sgp_value build_merge(const void *what, sgp_value_arena *a)
+static int merge_plain(const void *p, sgp_value_arena *a, sgp_value *out)
 {
-  merge_call *c = (merge_call *)what;
-  sgp_value out;
-  c->st = sgp_ski_stats_merge_plain(c->ctx, c->k, c->in, c->label, c->first, a, &out);
-  return out;
+  const merge_args *c = (const merge_args *)p;
+  return sgp_ski_stats_merge_plain(c->ctx, c->k, c->in, c->label, c->first, a, out);
 }
 
 /* ski_stats_merge(): the sum of a list of ski_stats lists, each read and checked
@@ -392,9 +394,10 @@ SEXP sgp_ski_stats_merge_r(SEXP stats, SEXP labels, SEXP fn_, SEXP merge)
     if (code) sgp_r_fail(fn, &ctx, code);
   }
   if (!Rf_asLogical(merge)) return R_NilValue; /* the check of ski_check_stats only */
-  merge_call c = {&ctx, (int64_t)k, in, label, &first, SGP_OK};
-  SEXP out = PROTECT(sgp_r_build(build_merge, &c));
-  if (c.st) sgp_r_fail(fn, &ctx, c.st);
+  const merge_args c = {&ctx, (int64_t)k, in, label, &first};
+  int code;
+  SEXP out = PROTECT(sgp_r_build_status(merge_plain, &c, &code));
+  if (code) sgp_r_fail(fn, &ctx, code);
   UNPROTECT(1);
   return out;
 }

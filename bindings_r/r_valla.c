@@ -17,39 +17,35 @@ static int net_from_r(sgp_ctx *ctx, SEXP model, const char *arg, sgp_valla_net *
   return sgp_valla_net_from_value(ctx, &v, arg, "$", net);
 }
 
-/* A result the core writes into an arena after a computation that may fail:
- * what the builders below share (status kept for after the conversion). */
+/* What valla's results are written from (the core's builders). */
 typedef struct {
   sgp_ctx *ctx;
   const sgp_valla_fit_t *fit;
   sgp_cmat X;                       /* predictions: the inputs (data NULL: none) */
   const sgp_valla_predict_opts *po;
-  const sgp_valla_opts *o;          /* a fit's plain data (NULL: predictions only) */
+  const sgp_valla_opts *o;          /* a fit's plain data (NULL: predict's result) */
   sgp_cmat Xtrain;
-  int st;
 } valla_build;
 
-static sgp_value build_valla(const void *what, sgp_value_arena *a)
+static int build_valla(const void *what, sgp_value_arena *a, sgp_value *out)
 {
-  valla_build *b = (valla_build *)what;
-  sgp_value test = {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL};
-  if (!b->o) { /* predict: list(pred, type) */
-    b->st = sgp_valla_predict_result(b->ctx, b->fit, b->X, b->po, a, &test);
-    return test;
-  }
-  if (b->X.data && (b->st = sgp_valla_predict_plain(b->ctx, b->fit, b->X, b->po, a, &test)))
-    return test;
+  const valla_build *b = (const valla_build *)what;
+  if (!b->o) return sgp_valla_predict_result(b->ctx, b->fit, b->X, b->po, a, out);
+  sgp_value test;
+  const int st = b->X.data ? sgp_valla_predict_plain(b->ctx, b->fit, b->X, b->po, a, &test) : 0;
   const sgp_valla_fit_parts p = {b->fit, b->o, b->ctx->seed, b->Xtrain,
                                  b->X.data ? &test : NULL};
-  return sgp_valla_fit_plain(&p, a);
+  if (!st) *out = sgp_valla_fit_plain(&p, a);
+  return st;
 }
 
 /* The plain data of b (freeing fit on every path); errors name fn. */
-static SEXP valla_result(valla_build *b, sgp_valla_fit_t *fit, const char *fn)
+static SEXP valla_result(const valla_build *b, sgp_valla_fit_t *fit, const char *fn)
 {
-  SEXP out = PROTECT(sgp_r_build(build_valla, b));
+  int st;
+  SEXP out = PROTECT(sgp_r_build_status(build_valla, b, &st));
   sgp_valla_fit_free(fit);
-  if (b->st) sgp_r_fail(fn, b->ctx, b->st);
+  if (st) sgp_r_fail(fn, b->ctx, st);
   UNPROTECT(1);
   return out;
 }
@@ -86,8 +82,8 @@ SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP indu
                      Rf_isNull(yval) ? NO_CMAT : sgp_r_cmat(yval), &o, &fit);
   sgp_valla_net_free(&net);
   if (st) sgp_r_fail("valla", &ctx, st);
-  valla_build b = {&ctx, fit, Rf_isNull(xtest) ? NO_CMAT : sgp_r_cmat(xtest), &po, &o,
-                   sgp_r_cmat(x), SGP_OK};
+  const valla_build b = {&ctx, fit, Rf_isNull(xtest) ? NO_CMAT : sgp_r_cmat(xtest), &po, &o,
+                         sgp_r_cmat(x)};
   return valla_result(&b, fit, "valla");
 }
 
@@ -109,7 +105,7 @@ SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP opts)
     sgp_valla_fit_free(fit);
     sgp_r_fail("predict.valla", &ctx, st);
   }
-  valla_build b = {&ctx, fit, sgp_r_cmat(xnew), &o, NULL, NO_CMAT, SGP_OK};
+  const valla_build b = {&ctx, fit, sgp_r_cmat(xnew), &o, NULL, NO_CMAT};
   return valla_result(&b, fit, "predict.valla");
 }
 

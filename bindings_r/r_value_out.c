@@ -90,3 +90,25 @@ SEXP sgp_r_build(sgp_value (*build)(const void *, sgp_value_arena *), const void
   /* the arena is freed on every path, an R error in the conversion included */
   return R_ExecWithCleanup(run_build, &c, free_arena, &c);
 }
+
+typedef struct {
+  int (*build)(const void *, sgp_value_arena *, sgp_value *);
+  const void *what;
+  int *status;
+} status_call;
+
+static sgp_value run_status(const void *data, sgp_value_arena *a)
+{
+  const status_call *c = (const status_call *)data;
+  sgp_value v = {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL};
+  *c->status = c->build(c->what, a, &v);
+  if (*c->status) v.type = SGP_VAL_NULL;
+  return v;
+}
+
+SEXP sgp_r_build_status(int (*build)(const void *, sgp_value_arena *, sgp_value *),
+                        const void *what, int *status)
+{
+  const status_call c = {build, what, status};
+  return sgp_r_build(run_status, &c);
+}

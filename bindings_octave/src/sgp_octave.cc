@@ -317,17 +317,6 @@ namespace sgp_octave
     return sgp_mat_of (m.fortran_vec (), m.rows (), m.cols ());
   }
 
-  Matrix
-  matrix_copy (int64_t rows, int64_t cols, const double *x)
-  {
-    if (! x && rows * cols > 0)
-      return Matrix ();
-    Matrix m (rows, cols);
-    if (rows * cols > 0)
-      std::memcpy (m.fortran_vec (), x, rows * cols * sizeof (double));
-    return m;
-  }
-
   // ------------------------------------------------------------ arguments
 
   Matrix
@@ -485,11 +474,4 @@ namespace sgp_octave
       error_with_id ("scalegp:nomem", "out of memory");
     return host_value (v).scalar_map_value ();
   }
-
-  octave_scalar_map
-  selection_map (const sgp_hyper& h)
-  {
-    return build_map ([&] (sgp_value_arena *a) { return sgp_hyper_plain (&h, a); });
-  }
 }
-

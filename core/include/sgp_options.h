@@ -310,6 +310,18 @@ int sgp_ski_stats_merge_plain(sgp_ctx *ctx, int64_t k, const sgp_ski_stats_data 
                               const char *const *label, const sgp_value *first,
                               sgp_value_arena *a, sgp_value *out);
 
+/* predict's result: list(pred, type (the name of the checked option "type")). */
+sgp_value sgp_predict_result_plain(sgp_value pred, const char *type, sgp_value_arena *a);
+/* gp_laplace's predictions at X as plain data: mean, var (latent; plain vectors
+ * when C = 1, else m x C) and the response: prob (bernoulli, softmax), rate_mean
+ * and rate_var (poisson) or y_var (gaussian). */
+int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat X,
+                              sgp_cmat offset, sgp_value_arena *a, sgp_value *out);
+/* ski_gsgp's predictions at X as plain data: mean, var (NULL with variance
+ * "none") and warning (sgp_ski_predict_warning for function fn, "" when none). */
+int sgp_ski_predict_plain(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_predict_opts *o,
+                          sgp_cmat X, const char *fn, sgp_value_arena *a, sgp_value *out);
+
 /* A verb's option table as plain data: columns name, kind, default, doc (strings,
  * Octave: column cellstrs) and context (whether the verb takes the context
  * options). */

@@ -1,6 +1,7 @@
 /* ski_plain.c -- a SKI grid and SKI statistics as plain data (sgp_ski_grid_plain,
  * sgp_ski_stats_plain, the merged sgp_ski_stats_merge_plain; sgp_options.h) and a
- * ski_gsgp fit (sgp_ski_fit_plain): their fields written once for both hosts. */
+ * ski_gsgp fit (sgp_ski_fit_plain) and its predictions (sgp_ski_predict_plain):
+ * their fields written once for both hosts. */
 #include "sgp_internal.h"
 #include "value_out.h"
 
@@ -131,4 +132,24 @@ sgp_value sgp_ski_fit_plain(const sgp_ctx *ctx, const sgp_ski_fit_parts *p,
     used_list(ctx, p, a), sgp_hyper_plain(&p->sel->hyper, a),
     sgp_vo_scalar(a, p->sel->evaluated ? p->sel->loglik_se : sgp_vo_na()), secs};
   return sgp_vo_list(a, 20, names, v);
+}
+
+int sgp_ski_predict_plain(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_predict_opts *o,
+                          sgp_cmat X, const char *fn, sgp_value_arena *a, sgp_value *out)
+{
+  const int want_var = o->variance != SGP_SKI_VARIANCE_NONE;
+  sgp_value mean = sgp_vo_real(a, X.rows, NULL, 0, 0);
+  sgp_value var = want_var ? sgp_vo_real(a, X.rows, NULL, 0, 0) : sgp_vo_null();
+  *out = sgp_vo_null();
+  if (sgp_value_arena_failed(a)) return sgp_fail(ctx, SGP_ENOMEM, "%s: out of memory", fn);
+  sgp_ski_predict_info info;
+  const int st = sgp_ski_fit_predict(ctx, v, o, X, (double *)mean.real,
+                                     want_var ? (double *)var.real : NULL, &info);
+  if (st) return st;
+  char warn[512];
+  sgp_ski_predict_warning(fn, &info, warn, sizeof warn);
+  const char *names[] = {"mean", "var", "warning"};
+  const sgp_value e[] = {mean, var, sgp_vo_string(a, warn)};
+  *out = sgp_vo_list(a, 3, names, e);
+  return sgp_value_arena_failed(a) ? sgp_fail(ctx, SGP_ENOMEM, "%s: out of memory", fn) : SGP_OK;
 }

@@ -83,9 +83,8 @@ int sgp_valla_predict_result(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat 
 {
   sgp_value pred;
   const int st = sgp_valla_predict_plain(ctx, fit, X, o, a, &pred);
-  const char *names[] = {"pred", "type"};
-  const sgp_value v[] = {pred, sgp_vo_string(a, sgp_opt_choice_name("valla_predict", "type", o->type))};
-  *out = st ? sgp_vo_null() : sgp_vo_list(a, 2, names, v);
+  *out = st ? sgp_vo_null()
+            : sgp_predict_result_plain(pred, sgp_opt_choice_name("valla_predict", "type", o->type), a);
   return st;
 }
 
