@@ -201,8 +201,9 @@ int sgp_ski_fit_predict(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_p
                         sgp_cmat Xs, double *mean, double *var, sgp_ski_predict_info *info);
 
 /* Checks the fields of a valla fit that predict, print, summary and plot read
- * (presence, types, lengths; the network is the hosts' network readers'), errors
- * naming the field with "(the fit is damaged; refit it)". */
+ * (presence, types, lengths; the network by sgp_valla_net_from_value, named
+ * '<arg><sep>model...'), errors naming the field with "(the fit is damaged; refit
+ * it)". */
 int sgp_valla_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep);
 
 /* The options of valla's predictions (table "valla_predict"; seed and threads are
