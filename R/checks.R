@@ -132,8 +132,9 @@ alloc_error_names <- function(expr, fn, arg, what) {
 #' scalegp_options("gp_laplace")
 #' @export
 scalegp_options <- function(fn) {
-  t <- sgp_call("options", as.character(fn))
-  structure(as.data.frame(t, stringsAsFactors = FALSE), context = attr(t, "context"))
+  t <- sgp_call("options", as.character(fn))  # the core's table (sgp_options_plain)
+  structure(as.data.frame(t[c("name", "kind", "default", "doc")], stringsAsFactors = FALSE),
+            context = t$context)
 }
 
 option_default <- function(fn, name) {

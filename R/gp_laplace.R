@@ -156,7 +156,7 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
                 levels = lab$levels, policy = used$policy, x = x, y = lab$y,
                 offset = used$offset, noise = used$noise, seed = used$seed),
            laplace_selection(res$selection))
-  if (!is.null(xtest)) fit$test <- laplace_test_list(res$test, fit)
+  if (!is.null(xtest)) fit$test <- pred_class_names(res$test, fit)
   class(fit) <- "gp_laplace"
   if (nzchar(used$warning)) warning(used$warning, call. = FALSE)
   if (isTRUE(opts[["verbose"]])) print(fit)
@@ -233,22 +233,12 @@ laplace_labels <- function(y, likelihood, n, fn) {
   list(y = y, n_class = n_class, levels = levels)
 }
 
-# The user-facing prediction list from the core's (mean, var, resp_mean, resp_var).
-laplace_test_list <- function(p, fit) {
-  vec <- function(m) if (ncol(m) == 1L) m[, 1L] else m
-  out <- list(mean = vec(p$mean), var = vec(p$var))
-  switch(fit$likelihood,
-    bernoulli = out$prob <- p$resp_mean[, 1L],
-    softmax = {
-      out$prob <- p$resp_mean
-      colnames(out$prob) <- fit$levels
-    },
-    poisson = {
-      out$rate_mean <- p$resp_mean[, 1L]
-      out$rate_var <- p$resp_var[, 1L]
-    },
-    gaussian = out$y_var <- p$resp_var[, 1L])
-  out
+# Predictions as the core writes them (sgp_laplace_predict_plain,
+# sgp_valla_predict_plain), softmax probabilities with the class names as column
+# names (R's only addition).
+pred_class_names <- function(p, fit) {
+  if (fit$likelihood == "softmax") colnames(p$prob) <- fit$levels
+  p
 }
 
 #' Predictions of a gp_laplace fit at new inputs
@@ -300,7 +290,7 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
                threads = threads)
   p <- sgp_call("laplace_predict", object, fn, "object", newdata, opts)
   type <- p$type
-  out <- laplace_test_list(p, fit)
+  out <- pred_class_names(p$pred, fit)
   formula_pad(switch(type,
     list = out,
     response = switch(fit$likelihood, bernoulli = , softmax = out$prob,

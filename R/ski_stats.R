@@ -215,11 +215,8 @@ ski_stats_merge <- function(a, b, ...) {
   if (!length(parts)) stop_arg(fn, "a", "is missing: give one or more ski_stats objects")
   labels <- c("a", "b", sprintf("...%d", seq_len(max(0L, length(parts) - 2L))))[seq_along(parts)]
   # the core reads and checks each part, that grids and probe sketches agree, adds,
-  # and names the argument
-  merged <- sgp_call("ski_stats_merge", unname(parts), labels, fn, TRUE)
-  out <- parts[[1]]
-  out[names(merged)] <- merged
-  structure(out, class = "ski_stats")
+  # and names the argument; the result is the core's (the first argument's grid)
+  structure(sgp_call("ski_stats_merge", unname(parts), labels, fn, TRUE), class = "ski_stats")
 }
 
 #' @export

@@ -166,9 +166,9 @@ valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, refit = NUL
   data <- valla_data_args(validation, xtest, opts$likelihood, m, fn)
   res <- sgp_call("valla_fit", m$spec, x, lab$y, data$xval, data$yval, front$Z, front$tags,
                front$layers, data$xtest, front$pred, opts, NULL)
-  fit <- valla_result(res$fit, x, m, lab, res$used)
-  if (nzchar(res$used$warning)) warning(fn, ": ", res$used$warning, call. = FALSE)
-  if (nzchar(res$used$overfit)) warning(fn, ": ", res$used$overfit, call. = FALSE)
+  fit <- valla_result(res$fit, lab)
+  if (nzchar(res$warning)) warning(fn, ": ", res$warning, call. = FALSE)
+  if (nzchar(res$overfit)) warning(fn, ": ", res$overfit, call. = FALSE)
   if (isTRUE(opts[["verbose"]])) print(fit)
   fit
 }
@@ -186,7 +186,7 @@ valla_likelihood <- function(likelihood, m, fn) {
   sgp_call("option_check", fn, "likelihood", likelihood)  # the core's choices and message
   if (!is.null(m$likelihood) && likelihood != m$likelihood)
     stop_arg(fn, "likelihood", "is \"", likelihood, "\" but the ",
-             if (m$spec$kind == "nnet") "nnet fit" else "mlp_fit network", " implies \"",
+             if (m$kind == "nnet") "nnet fit" else "mlp_fit network", " implies \"",
              m$likelihood, "\"")
   if (likelihood == "softmax" && m$C < 2L)
     stop_arg(fn, "likelihood", "\"softmax\" needs a network with C >= 2 outputs (it has 1)")
@@ -245,26 +245,11 @@ valla_labels <- function(y, likelihood, n, m, fn, arg) {
 
 valla_layers <- function(layers, m, fn) {
   if (is.null(layers)) return(NULL)
-  L <- if (m$spec$kind == "nnet") if (m$spec$n[2L] > 0) 2L else 1L else length(m$spec$weights)
+  L <- m$L
   if (is.logical(layers) && length(layers) == L && !anyNA(layers)) return(as.integer(layers))
   if (is.numeric(layers) && all(layers %in% seq_len(L)) && length(layers) > 0)
     return(as.integer(seq_len(L) %in% layers))
   stop_arg(fn, "layers", "must be ", L, " logical flags or layer numbers in 1..", L)
-}
-
-# The user-facing prediction list from the core's (mean, var, latent_var, prob, cov).
-valla_test_list <- function(p, fit) {
-  vec <- function(v) if (ncol(v) == 1L) v[, 1L] else v
-  out <- list(mean = vec(p$mean), var = vec(p$var))
-  if (fit$likelihood == "gaussian") out$latent_var <- vec(p$latent_var)
-  if (fit$likelihood == "softmax") {
-    out$prob <- p$prob
-    colnames(out$prob) <- fit$levels
-  } else if (fit$likelihood == "bernoulli") {
-    out$prob <- p$prob[, 2L]
-  }
-  if (!is.null(p$cov)) out$cov <- array(p$cov, c(fit$C, fit$C, ncol(p$cov)))
-  out
 }
 
 #' Predictions of a valla fit at new inputs
@@ -312,9 +297,9 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
                prob_method = if (missing(prob_method)) "probit" else prob_method,
                mc_samples = mc_samples, threads = threads,
                seed = seed %||% as.double(sample.int(.Machine$integer.max, 1L)))
-  p <- sgp_call("valla_predict", valla_plain_fit(object, fn), newdata, opts)
+  p <- sgp_call("valla_predict", object, newdata, opts)  # the core reads and checks the fit
   type <- p$type
-  out <- valla_test_list(p, object)
+  out <- pred_class_names(p$pred, object)
   formula_pad(switch(type,
     list = out,
     response = if (object$likelihood == "gaussian") out$mean else out$prob,

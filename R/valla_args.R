@@ -1,6 +1,6 @@
 # valla_args.R -- valla()'s data (inducing locations, validation, xtest) and
-# prediction options shaped for the core, and the fit list built from the
-# core's result: the same pieces as bindings_octave/inst/private/valla_*.m.
+# prediction options shaped for the core, and what R adds to the core's fit: the
+# same pieces as bindings_octave/inst/private/valla_*.m.
 
 # The options valla's front keeps (data and predictions at xtest), taken out of
 # the options by name; the rest go to the core's table. inducing: a count stays
@@ -54,27 +54,12 @@ valla_data_args <- function(validation, xtest, likelihood, m, fn) {
   out
 }
 
-# The valla fit from the core's result and the options it used: the same
-# fields as Octave's valla struct.
-valla_result <- function(res, x, m, lab, used) {
-  h <- res$history
-  likelihood <- used$likelihood
-  fit <- list(inducing = res$inducing, tags = res$tags, L = res$L,
-              prior_var = res$prior_var,
-              noise = if (likelihood == "gaussian") res$noise else NULL,
-              history = list(objective = h$objective,
-                             validation = data.frame(iteration = h$val_iteration,
-                                                     nll = h$val_nll)),
-              iterations = res$iterations, best_iteration = res$best_iteration,
-              stopped_early = res$stopped_early, clamps = res$clamps,
-              kernel_cache = res$kernel_cache, model = res$model,
-              P1 = res$P1, P2 = res$P2, prior = res$prior, layers = res$layers,
-              y_mean = res$y_mean, y_sd = res$y_sd, likelihood = likelihood,
-              method = used$method, closed_form = used$closed_form, n_class = lab$n_class,
-              levels = lab$levels, n = nrow(x), n_train = res$n_train, d = m$D, C = m$C,
-              x_range = apply(x, 2L, range), seed = used$seed, stop_reason = res$stop_reason,
-              diverged_at = res$diverged_at)
+# The valla fit from the core's (sgp_valla_fit_plain): what only R has, the
+# class names (levels) and the validation history as a data frame.
+valla_result <- function(fit, lab) {
+  fit$history$validation <- as.data.frame(fit$history$validation)
+  fit["levels"] <- list(lab$levels)
   class(fit) <- "valla"
-  if (!is.null(res$test)) fit$test <- valla_test_list(res$test, fit)
+  if (!is.null(fit$test)) fit$test <- pred_class_names(fit$test, fit)
   fit
 }

@@ -1,8 +1,6 @@
-# Networks for valla() and mlp_forward(): an nnet fit or a generic MLP list,
-# checked here so that errors name the list element, and turned into the spec
-# the C side reads (bindings_r/r_valla.c: net_from_r).
-
-valla_activations <- c("tanh", "sigmoid", "relu", "identity", "sigmoid_nnet")
+# Networks for valla() and mlp_forward(): an nnet fit, turned here into the
+# layout the core reads, or a generic MLP list, read and checked by the core
+# (core/valla/valla_net_read.c).
 
 # nnet's canonical connection list (spec section 4.4): units 0 = bias, 1..D
 # inputs, D+1..D+H hidden, then K outputs; incoming weights contiguous, bias first.
@@ -54,58 +52,17 @@ nnet_spec <- function(model, fn, arg = "model", forward = FALSE) {
   out_sigmoid <- !linout && !softmax && (forward || !entropy)
   list(spec = list(kind = "nnet", n = as.double(c(D, H, K)), skip = as.integer(skip),
                    out_sigmoid = as.integer(out_sigmoid), wts = as.double(model$wts)),
-       likelihood = likelihood, levels = model$lev, D = D, C = K)
+       kind = "nnet", likelihood = likelihood, levels = model$lev, D = D, C = K,
+       L = if (H > 0L) 2L else 1L)
 }
 
-# A generic MLP list(weights, biases, activation[, output, skip, transpose]) checked
-# and normalized (double matrices, biases as vectors).
+# A generic MLP list(weights, biases, activation[, output, skip, transpose]): read
+# and checked by the core (sgp_valla_net_from_value, errors naming the element),
+# which gives its inputs D, outputs C and layers L; the list goes to the core as it is.
 mlp_spec <- function(model, fn, arg = "model") {
-  el <- function(name) paste0(arg, "$", name)
-  W <- model$weights; b <- model$biases
-  if (!is.list(W) || length(W) < 1L)
-    stop_arg(fn, el("weights"), "must be a non-empty list of matrices")
-  if (!is.list(b) || length(b) != length(W))
-    stop_arg(fn, el("biases"), "must be a list with one vector per weight matrix (",
-             length(W), ")")
-  tr <- if (is.null(model$transpose)) FALSE else check_flag(model$transpose, fn, el("transpose"))
-  act <- if (is.null(model$activation)) "tanh" else
-    check_choice(model$activation, valla_activations, fn, el("activation"))
-  out <- if (is.null(model$output)) "identity" else
-    check_choice(model$output, c("identity", "sigmoid", "sigmoid_nnet"), fn, el("output"))
-  widths <- integer(length(W) + 1L)
-  for (l in seq_along(W)) {
-    w <- W[[l]]
-    nm <- sprintf("%s[[%d]]", el("weights"), l)
-    if (!is.numeric(w) || !is.matrix(w)) stop_arg(fn, nm, "must be a numeric matrix")
-    if (any(!is.finite(w))) stop_arg(fn, nm, "contains NaN, NA or Inf")
-    io <- if (tr) rev(dim(w)) else dim(w)
-    if (l > 1L && io[1L] != widths[l])
-      stop_arg(fn, nm, "has ", io[1L], if (tr) " columns" else " rows", " but layer ", l - 1L,
-               " has ", widths[l], " outputs (weights are ",
-               if (tr) "out-by-in with transpose = TRUE" else "in-by-out", ")")
-    widths[l] <- io[1L]; widths[l + 1L] <- io[2L]
-    storage.mode(w) <- "double"
-    W[[l]] <- w
-    bl <- b[[l]]
-    bn <- sprintf("%s[[%d]]", el("biases"), l)
-    if (!is.numeric(bl) || length(bl) != io[2L])
-      stop_arg(fn, bn, "must be numeric of length ", io[2L], " (got length ", length(bl), ")")
-    if (any(!is.finite(bl))) stop_arg(fn, bn, "contains NaN, NA or Inf")
-    b[[l]] <- as.double(bl)
-  }
-  skip <- model$skip
-  if (!is.null(skip)) {
-    C <- widths[length(widths)]
-    want <- if (tr) c(C, widths[1L]) else c(widths[1L], C)
-    if (!is.numeric(skip) || !is.matrix(skip) || any(dim(skip) != want))
-      stop_arg(fn, el("skip"), "must be a ", want[1L], " x ", want[2L], " numeric matrix")
-    if (any(!is.finite(skip))) stop_arg(fn, el("skip"), "contains NaN, NA or Inf")
-    storage.mode(skip) <- "double"
-  }
-  list(spec = list(kind = "mlp", weights = W, biases = b, activation = act, output = out,
-                   skip = skip, transpose = tr),
-       likelihood = if (inherits(model, "mlp")) model$likelihood, levels = model$levels,
-       D = widths[1L], C = widths[length(widths)])
+  s <- sgp_call("valla_net_check", model, fn, arg)
+  list(spec = model, kind = "mlp", likelihood = if (inherits(model, "mlp")) model$likelihood,
+       levels = model$levels, D = s$D, C = s$C, L = s$L)
 }
 
 # Either kind of model.

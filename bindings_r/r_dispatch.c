@@ -24,6 +24,7 @@ SEXP sgp_valla_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
 SEXP sgp_option_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_valla_predict_r(SEXP, SEXP, SEXP);
 SEXP sgp_valla_fit_check_r(SEXP, SEXP, SEXP);
+SEXP sgp_valla_net_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_valla_forward_r(SEXP, SEXP, SEXP);
 SEXP sgp_mlp_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_valla_metrics_r(SEXP, SEXP, SEXP, SEXP);
@@ -53,6 +54,7 @@ static const sgp_r_entry entries[] = {
   {"option_check", (DL_FUNC)&sgp_option_check_r, 3},
   {"valla_predict", (DL_FUNC)&sgp_valla_predict_r, 3},
   {"valla_fit_check", (DL_FUNC)&sgp_valla_fit_check_r, 3},
+  {"valla_net_check", (DL_FUNC)&sgp_valla_net_check_r, 3},
   {"valla_forward", (DL_FUNC)&sgp_valla_forward_r, 3},
   {"mlp_fit", (DL_FUNC)&sgp_mlp_fit_r, 5},
   {"valla_metrics", (DL_FUNC)&sgp_valla_metrics_r, 4},

@@ -97,27 +97,19 @@ void sgp_r_fail(const char *fn, sgp_ctx *ctx, int status)
   Rf_errorcall(R_NilValue, "%s", msg);
 }
 
-/* The options of a verb: list(name, kind, default, doc) columns, for the fronts'
- * docs and tests (no front restates them). */
+static sgp_value build_options(const void *t, sgp_value_arena *a)
+{
+  return sgp_options_plain((const sgp_verb_table *)t, a);
+}
+
+/* The options of a verb as the core writes them (sgp_options_plain): name, kind,
+ * default, doc columns and context, for the fronts' docs and tests (no front
+ * restates them). */
 SEXP sgp_options_r(SEXP verb)
 {
   const sgp_verb_table *t = sgp_verb_options(CHAR(STRING_ELT(verb, 0)));
   if (!t) Rf_error("unknown verb");
-  SEXP nm = PROTECT(Rf_allocVector(STRSXP, t->n)), kd = PROTECT(Rf_allocVector(STRSXP, t->n)),
-       df = PROTECT(Rf_allocVector(STRSXP, t->n)), dc = PROTECT(Rf_allocVector(STRSXP, t->n));
-  for (int i = 0; i < t->n; i++) {
-    SET_STRING_ELT(nm, i, Rf_mkChar(t->opts[i].name));
-    SET_STRING_ELT(kd, i, Rf_mkChar(sgp_opt_kind_name(t->opts[i].kind)));
-    SET_STRING_ELT(df, i, Rf_mkChar(t->opts[i].def));
-    SET_STRING_ELT(dc, i, Rf_mkChar(t->opts[i].doc));
-  }
-  const char *names[] = {"name", "kind", "default", "doc"};
-  SEXP values[] = {nm, kd, df, dc};
-  SEXP out = PROTECT(sgp_r_named_list(4, names, values));
-  /* whether the verb takes the context options (its docs list them) */
-  Rf_setAttrib(out, Rf_install("context"), Rf_ScalarLogical(!t->no_context));
-  UNPROTECT(5);
-  return out;
+  return sgp_r_build(build_options, t);
 }
 
 /* Checks one option of a verb as the core does (the value is not kept): for a

@@ -1,20 +1,14 @@
-/* r_info.c -- scalegp_info(): what was built and what this machine offers. */
+/* r_info.c -- scalegp_info(): what was built and what this machine offers, as
+ * the core writes it (sgp_info_plain). */
 #include "r_shim.h"
+
+static sgp_value build_info(const void *what, sgp_value_arena *a)
+{
+  (void)what;
+  return sgp_info_plain(a);
+}
 
 SEXP sgp_info_r(void)
 {
-  sgp_build_info info;
-  sgp_info(&info);
-  const char *names[] = {"version", "fftw", "openmp", "max_threads", "cuda_built",
-                         "cuda_devices"};
-  SEXP values[6];
-  values[0] = PROTECT(Rf_mkString(info.version));
-  values[1] = PROTECT(Rf_mkString(info.fftw));
-  values[2] = PROTECT(Rf_ScalarLogical(info.openmp));
-  values[3] = PROTECT(Rf_ScalarInteger(info.max_threads));
-  values[4] = PROTECT(Rf_ScalarLogical(info.cuda_built));
-  values[5] = PROTECT(Rf_ScalarInteger(info.cuda_devices));
-  SEXP out = sgp_r_named_list(6, names, values);
-  UNPROTECT(6);
-  return out;
+  return sgp_r_build(build_info, NULL);
 }

@@ -5,24 +5,19 @@
 #include <math.h>
 #include <string.h>
 
-/* Predictions at xs for a fit (owning or view): list(mean, var, resp_mean, resp_var). */
-static SEXP predict_list(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, SEXP xs, SEXP offset_s,
-                         int *status)
+typedef struct {
+  sgp_ctx *ctx;
+  const sgp_laplace_fit_t *fit;
+  sgp_cmat X, offset;
+  const char *type;   /* predict: list(pred, type); NULL: the predictions */
+} predict_args;
+
+static int predict_plain(const void *p, sgp_value_arena *a, sgp_value *out)
 {
-  const sgp_cmat Xs = sgp_r_cmat(xs);
-  const int ns = (int)Xs.rows, C = (int)fit->C;
-  SEXP mean = PROTECT(Rf_allocMatrix(REALSXP, ns, C));
-  SEXP var = PROTECT(Rf_allocMatrix(REALSXP, ns, C));
-  SEXP rm = PROTECT(Rf_allocMatrix(REALSXP, ns, C));
-  SEXP rv = PROTECT(Rf_allocMatrix(REALSXP, ns, C));
-  const sgp_cmat off = Rf_isNull(offset_s) ? sgp_cmat_of(NULL, 0, 0) : sgp_r_cmat(offset_s);
-  *status = sgp_laplace_predict(ctx, fit, Xs, off, sgp_r_mat(mean), sgp_r_mat(var),
-                                sgp_r_mat(rm), sgp_r_mat(rv));
-  const char *names[] = {"mean", "var", "resp_mean", "resp_var"};
-  SEXP values[] = {mean, var, rm, rv};
-  SEXP out = sgp_r_named_list(4, names, values);
-  UNPROTECT(4);
-  return out;
+  const predict_args *q = (const predict_args *)p;
+  const int st = sgp_laplace_predict_plain(q->ctx, q->fit, q->X, q->offset, a, out);
+  if (!st && q->type) *out = sgp_predict_result_plain(*out, q->type, a);
+  return st;
 }
 
 /* The core fit lives in an external pointer while R objects are allocated from it,
@@ -71,8 +66,11 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
   }
   R_SetExternalPtrAddr(holder, fit);
   SEXP test = R_NilValue;
-  if (!Rf_isNull(xtest)) {
-    test = PROTECT(predict_list(&ctx, fit, xtest, xtest_offset, &st));
+  if (!Rf_isNull(xtest)) { /* the core's predictions (sgp_laplace_predict_plain) */
+    const predict_args q = {&ctx, fit, sgp_r_cmat(xtest),
+                            Rf_isNull(xtest_offset) ? sgp_cmat_of(NULL, 0, 0)
+                                                    : sgp_r_cmat(xtest_offset), NULL};
+    test = PROTECT(sgp_r_build_status(predict_plain, &q, &st));
     nprot++;
     sgp_ctx_rename_arg(&ctx, "offset", "xtest_offset");
     if (st) sgp_r_fail("gp_laplace", &ctx, st);
@@ -93,8 +91,8 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
 
 /* predict.gp_laplace() (and the check of print, summary, plot): the core checks
  * the fit `object` (plain data, named `arg` in errors of function `fn`), the
- * options (offset, type, threads) and newdata, then predicts: list(mean, var,
- * resp_mean, resp_var, type). newdata NULL: the check only (returns NULL). */
+ * options (offset, type, threads) and newdata, then predicts: list(pred
+ * (sgp_laplace_predict_plain), type). newdata NULL: the check only (returns NULL). */
 SEXP sgp_laplace_predict_r(SEXP object, SEXP fn_s, SEXP arg_s, SEXP newdata, SEXP opts)
 {
   sgp_ctx ctx;
@@ -112,19 +110,11 @@ SEXP sgp_laplace_predict_r(SEXP object, SEXP fn_s, SEXP arg_s, SEXP newdata, SEX
     st = sgp_laplace_predict_check(&ctx, &view, &o, sgp_r_cmat(newdata).rows);
   if (st) sgp_r_fail(fn, &ctx, st);
   if (Rf_isNull(newdata)) return R_NilValue;
-  SEXP off = PROTECT(o.offset.data ? sgp_r_real_copy(o.offset.rows, 1, o.offset.data, 0)
-                                   : R_NilValue);
-  SEXP out = PROTECT(predict_list(&ctx, &view, newdata, off, &st));
+  const predict_args q = {&ctx, &view, sgp_r_cmat(newdata), o.offset,
+                          sgp_opt_choice_name("gp_laplace_predict", "type", o.type)};
+  SEXP out = PROTECT(sgp_r_build_status(predict_plain, &q, &st));
   sgp_ctx_rename_arg(&ctx, "xtest", "newdata");
   if (st) sgp_r_fail(fn, &ctx, st);
-  SEXP type = PROTECT(Rf_mkString(sgp_opt_choice_name("gp_laplace_predict", "type", o.type)));
-  SEXP res = PROTECT(Rf_allocVector(VECSXP, 5)), names = PROTECT(Rf_allocVector(STRSXP, 5));
-  const char *nm[] = {"mean", "var", "resp_mean", "resp_var", "type"};
-  for (int i = 0; i < 5; i++) {
-    SET_VECTOR_ELT(res, i, i < 4 ? VECTOR_ELT(out, i) : type);
-    SET_STRING_ELT(names, i, Rf_mkChar(nm[i]));
-  }
-  Rf_setAttrib(res, R_NamesSymbol, names);
-  UNPROTECT(5);
-  return res;
+  UNPROTECT(1);
+  return out;
 }

@@ -142,37 +142,9 @@ SEXP sgp_r_list_elt(SEXP list, const char *name)
   return R_NilValue;
 }
 
-SEXP sgp_r_real_copy(int64_t rows, int64_t cols, const double *x, int matrix)
-{
-  SEXP v = PROTECT(matrix ? Rf_allocMatrix(REALSXP, (int)rows, (int)cols)
-                          : Rf_allocVector(REALSXP, (R_xlen_t)(rows * cols)));
-  if (rows * cols > 0) memcpy(REAL(v), x, (size_t)(rows * cols) * sizeof(double));
-  UNPROTECT(1);
-  return v;
-}
-
-SEXP sgp_r_int_copy(int64_t n, const int *x, int add)
-{
-  SEXP v = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t)n));
-  for (int64_t i = 0; i < n; i++) INTEGER(v)[i] = x[i] + add;
-  UNPROTECT(1);
-  return v;
-}
-
 int sgp_r_backend(sgp_ctx *ctx, SEXP name)
 {
   /* the core's context option: its check and its words (why "cuda" is unavailable) */
   const sgp_value v = {SGP_VAL_STRING, 1, NULL, CHAR(STRING_ELT(name, 0)), NULL};
   return sgp_ctx_opt_set(ctx, "backend", &v, NULL);
-}
-
-static sgp_value hyper_value(const void *h, sgp_value_arena *a)
-{
-  return sgp_hyper_plain((const sgp_hyper *)h, a);
-}
-
-/* The model selection of a fit, as the core writes it (sgp_hyper_plain). */
-SEXP sgp_r_selection_list(const sgp_hyper *h)
-{
-  return sgp_r_build(hyper_value, h);
 }

@@ -38,10 +38,6 @@ SEXP sgp_r_named_list(int n, const char **names, SEXP *values);
 int sgp_r_backend(sgp_ctx *ctx, SEXP name);
 /* Element `name` of a named list (R_NilValue when absent). */
 SEXP sgp_r_list_elt(SEXP list, const char *name);
-/* Fresh (unprotected) copies of core output arrays: rows x cols doubles as a
- * matrix (matrix != 0) or a plain vector; n ints plus `add` (0- to 1-based). */
-SEXP sgp_r_real_copy(int64_t rows, int64_t cols, const double *x, int matrix);
-SEXP sgp_r_int_copy(int64_t n, const int *x, int add);
 
 /* Options by name (r_gateway.c): each element of the named list `opts` goes to
  * the context ("backend", "seed", "verbose", "threads") or to the verb's table,
@@ -50,15 +46,17 @@ int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o);
 /* An R value as the core's sgp_value (a list with its elements, a matrix with its
  * dimensions); memory from R_alloc, valid until the .Call returns. */
 sgp_value sgp_r_value(SEXP x);
-/* The model selection of a fit as an R list: hyper, loglik, loglik_grad (named),
- * learned, optim (columns of a data frame), optim_converged, optim_message, note. */
-SEXP sgp_r_selection_list(const sgp_hyper *h);
 /* A result the core gives back as plain data (sgp_options.h) as R data: lists,
  * vectors and matrices (named vectors with strs), logicals, character vectors. */
 SEXP sgp_r_from_value(const sgp_value *v);
 /* The R data of build(what, arena), a core builder of a result's fields; the
  * arena is freed on every path. */
 SEXP sgp_r_build(sgp_value (*build)(const void *, sgp_value_arena *), const void *what);
+/* The same for a builder that computes first and may fail (predictions): its
+ * status in *status (the R value is then NULL; the caller frees what it owns and
+ * raises the core's error). */
+SEXP sgp_r_build_status(int (*build)(const void *, sgp_value_arena *, sgp_value *),
+                        const void *what, int *status);
 /* Raises the error of a failed core call in the one user form (sgp_user_message). */
 void sgp_r_fail(const char *fn, sgp_ctx *ctx, int status);
 

@@ -301,6 +301,20 @@ static void rename_xtest(sgp_ctx *ctx, const char *arg)
  * `object` (plain data, named `arg` in errors of function `fn`) and the options
  * (variance, backend, threads), then predicts at xtest (named xarg): list(mean,
  * var, warning). xtest NULL: the check only (returns NULL). */
+typedef struct {
+  sgp_ctx *ctx;
+  const sgp_ski_fit_view *v;
+  const sgp_ski_predict_opts *o;
+  sgp_cmat X;
+  const char *fn;
+} predict_args;
+
+static int predict_plain(const void *p, sgp_value_arena *a, sgp_value *out)
+{
+  const predict_args *q = (const predict_args *)p;
+  return sgp_ski_predict_plain(q->ctx, q->v, q->o, q->X, q->fn, a, out);
+}
+
 SEXP sgp_ski_predict_r(SEXP object, SEXP fn_, SEXP arg_, SEXP xtest, SEXP opts, SEXP xarg_)
 {
   const char *fn = CHAR(STRING_ELT(fn_, 0)), *xarg = CHAR(STRING_ELT(xarg_, 0));
@@ -308,7 +322,6 @@ SEXP sgp_ski_predict_r(SEXP object, SEXP fn_, SEXP arg_, SEXP xtest, SEXP opts, 
   sgp_r_hooks hooks;
   sgp_ski_fit_view v;
   sgp_ski_predict_opts o;
-  sgp_ski_predict_info info;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   const sgp_value fit = sgp_r_value(object);
   int code = sgp_ski_fit_check(&ctx, &fit, CHAR(STRING_ELT(arg_, 0)), "$", &v);
@@ -316,21 +329,13 @@ SEXP sgp_ski_predict_r(SEXP object, SEXP fn_, SEXP arg_, SEXP xtest, SEXP opts, 
   if (!code && !Rf_isNull(xtest)) code = sgp_r_apply_options(&ctx, "ski_gsgp_predict", opts, &o);
   if (code) sgp_r_fail(fn, &ctx, code);
   if (Rf_isNull(xtest)) return R_NilValue;
-  const sgp_cmat Xs = sgp_r_cmat(xtest);
-  const int want_var = o.variance != SGP_SKI_VARIANCE_NONE;
-  SEXP mean = PROTECT(Rf_allocVector(REALSXP, Xs.rows));
-  SEXP var = PROTECT(want_var ? Rf_allocVector(REALSXP, Xs.rows) : R_NilValue);
-  code = sgp_ski_fit_predict(&ctx, &v, &o, Xs, REAL(mean), want_var ? REAL(var) : NULL, &info);
+  const predict_args q = {&ctx, &v, &o, sgp_r_cmat(xtest), fn};
+  SEXP out = PROTECT(sgp_r_build_status(predict_plain, &q, &code));
   if (code) {
     rename_xtest(&ctx, xarg);
     sgp_r_fail(fn, &ctx, code);
   }
-  char warn[512];
-  sgp_ski_predict_warning(fn, &info, warn, sizeof warn);
-  const char *names[] = {"mean", "var", "warning"};
-  SEXP values[] = {mean, var, PROTECT(Rf_mkString(warn))};
-  SEXP out = sgp_r_named_list(3, names, values);
-  UNPROTECT(3);
+  UNPROTECT(1);
   return out;
 }
 
@@ -354,44 +359,46 @@ SEXP sgp_ski_shape_r(SEXP size, SEXP bounds, SEXP interpolation, SEXP fn)
   return out;
 }
 
-/* ski_stats_merge(): the sum of a list of ski_stats lists (structure checked
- * by R); labels: the user's names of the arguments, named in the core's
- * errors. Returns the summed fields; the rest is the first argument's. */
+typedef struct {
+  sgp_ctx *ctx;
+  int64_t k;
+  const sgp_ski_stats_data *in;
+  const char *const *label;
+  const sgp_value *first;
+} merge_args;
+
+static int merge_plain(const void *p, sgp_value_arena *a, sgp_value *out)
+{
+  const merge_args *c = (const merge_args *)p;
+  return sgp_ski_stats_merge_plain(c->ctx, c->k, c->in, c->label, c->first, a, out);
+}
+
+/* ski_stats_merge(): the sum of a list of ski_stats lists, each read and checked
+ * by the core; labels: the user's names of the arguments, named in the core's
+ * errors. Returns the merged statistics (sgp_ski_stats_merge_plain); merge FALSE:
+ * only the checks. */
 SEXP sgp_ski_stats_merge_r(SEXP stats, SEXP labels, SEXP fn_, SEXP merge)
 {
   const char *fn = CHAR(STRING_ELT(fn_, 0));
   sgp_ctx ctx;
   sgp_r_hooks hooks;
-  sgp_ski_stats_sum sum;
   const R_xlen_t k = XLENGTH(stats);
   if (k < 1 || XLENGTH(labels) != k) Rf_error("internal: bad merge arguments");
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   sgp_ski_stats_data *in = (sgp_ski_stats_data *)R_alloc((size_t)k, sizeof *in);
   const char **label = (const char **)R_alloc((size_t)k, sizeof *label);
+  const sgp_value first = sgp_r_value(VECTOR_ELT(stats, 0));
   for (R_xlen_t i = 0; i < k; i++) {
     label[i] = CHAR(STRING_ELT(labels, i));
     const int code = r_stats(&ctx, VECTOR_ELT(stats, i), label[i], &in[i]);
     if (code) sgp_r_fail(fn, &ctx, code);
   }
   if (!Rf_asLogical(merge)) return R_NilValue; /* the check of ski_check_stats only */
-  const int64_t m = in[0].m, S = in[0].S, np = in[0].probes;
-  SEXP Wty = PROTECT(Rf_allocVector(REALSXP, m));
-  SEXP Wt1 = PROTECT(Rf_allocVector(REALSXP, m));
-  SEXP WtW = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)S));
-  SEXP Wtz = PROTECT(Rf_allocMatrix(REALSXP, (int)m, (int)np));
-  memset(&sum, 0, sizeof sum);
-  sum.uy = REAL(Wty);
-  sum.u1 = REAL(Wt1);
-  sum.D = REAL(WtW);
-  sum.uz = np > 0 ? REAL(Wtz) : NULL;
-  const int code = sgp_ski_stats_merge_data(&ctx, (int64_t)k, in, label, &sum);
+  const merge_args c = {&ctx, (int64_t)k, in, label, &first};
+  int code;
+  SEXP out = PROTECT(sgp_r_build_status(merge_plain, &c, &code));
   if (code) sgp_r_fail(fn, &ctx, code);
-  const char *names[] = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "rhoz", "Wtz"};
-  SEXP values[] = {PROTECT(Rf_ScalarReal((double)sum.n)), PROTECT(Rf_ScalarReal(sum.yy)),
-                   PROTECT(Rf_ScalarReal(sum.ysum)), Wty, Wt1, WtW,
-                   PROTECT(Rf_ScalarReal(sum.rhoz)), Wtz};
-  SEXP out = sgp_r_named_list(8, names, values);
-  UNPROTECT(8);
+  UNPROTECT(1);
   return out;
 }
 

@@ -21,7 +21,10 @@ static SEXP numbers_of(const sgp_value *v)
 {
   const int logical = v->type == SGP_VAL_LOGICAL, integer = v->type == SGP_VAL_INT;
   const SEXPTYPE t = logical ? LGLSXP : integer ? INTSXP : REALSXP;
-  SEXP x = PROTECT(v->rows > 0 || v->cols > 0
+  const int64_t rc = v->rows * v->cols; /* a rows x cols x k array when len = k rc, k != 1 */
+  SEXP x = PROTECT(rc > 0 && v->len != rc
+                       ? Rf_alloc3DArray(t, (int)v->rows, (int)v->cols, (int)(v->len / rc))
+                   : v->rows > 0 || v->cols > 0
                        ? Rf_allocMatrix(t, (int)v->rows, (int)v->cols)
                        : Rf_allocVector(t, (R_xlen_t)v->len));
   for (int64_t i = 0; i < v->len; i++) {
@@ -47,13 +50,14 @@ SEXP sgp_r_from_value(const sgp_value *v)
   case SGP_VAL_STRING: return strings_of(v);
   case SGP_VAL_LIST: {
     SEXP out = PROTECT(Rf_allocVector(VECSXP, (R_xlen_t)v->len));
-    SEXP names = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)v->len));
-    for (int64_t i = 0; i < v->len; i++) {
-      SET_VECTOR_ELT(out, i, sgp_r_from_value(&v->elts[i]));
-      SET_STRING_ELT(names, i, Rf_mkChar(v->strs[i]));
+    for (int64_t i = 0; i < v->len; i++) SET_VECTOR_ELT(out, i, sgp_r_from_value(&v->elts[i]));
+    if (v->strs) { /* else an unnamed list */
+      SEXP names = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)v->len));
+      for (int64_t i = 0; i < v->len; i++) SET_STRING_ELT(names, i, Rf_mkChar(v->strs[i]));
+      Rf_setAttrib(out, R_NamesSymbol, names);
+      UNPROTECT(1);
     }
-    Rf_setAttrib(out, R_NamesSymbol, names);
-    UNPROTECT(2);
+    UNPROTECT(1);
     return out;
   }
   default: return R_NilValue;
@@ -85,4 +89,26 @@ SEXP sgp_r_build(sgp_value (*build)(const void *, sgp_value_arena *), const void
   if (!c.arena) Rf_error("out of memory");
   /* the arena is freed on every path, an R error in the conversion included */
   return R_ExecWithCleanup(run_build, &c, free_arena, &c);
+}
+
+typedef struct {
+  int (*build)(const void *, sgp_value_arena *, sgp_value *);
+  const void *what;
+  int *status;
+} status_call;
+
+static sgp_value run_status(const void *data, sgp_value_arena *a)
+{
+  const status_call *c = (const status_call *)data;
+  sgp_value v = {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL};
+  *c->status = c->build(c->what, a, &v);
+  if (*c->status) v.type = SGP_VAL_NULL;
+  return v;
+}
+
+SEXP sgp_r_build_status(int (*build)(const void *, sgp_value_arena *, sgp_value *),
+                        const void *what, int *status)
+{
+  const status_call c = {build, what, status};
+  return sgp_r_build(run_status, &c);
 }

@@ -175,3 +175,20 @@ sgp_value sgp_vo_list(sgp_value_arena *a, int64_t n, const char *const *names,
   v.elts = e;
   return v;
 }
+
+sgp_value sgp_vo_cells(sgp_value_arena *a, int64_t n, const sgp_value *elts)
+{
+  sgp_value *e = (sgp_value *)sgp_vo_alloc(a, (size_t)n * sizeof(sgp_value));
+  if (!e) return empty(SGP_VAL_NULL);
+  memcpy(e, elts, (size_t)n * sizeof(sgp_value));
+  sgp_value v = empty(SGP_VAL_LIST);
+  v.len = n;
+  v.elts = e;
+  return v;
+}
+
+sgp_value sgp_vo_array3(sgp_value_arena *a, int64_t rows, int64_t cols, int64_t k,
+                        const double *x)
+{
+  return sgp_vo_real(a, rows * cols * k, x, rows, cols);
+}

@@ -40,6 +40,12 @@ sgp_value sgp_vo_strings(sgp_value_arena *a, int64_t n, const char *const *s);
 /* A LIST of n named elements (names and elements copied). */
 sgp_value sgp_vo_list(sgp_value_arena *a, int64_t n, const char *const *names,
                       const sgp_value *elts);
+/* A LIST of n elements without names (R: an unnamed list, Octave: a 1 x n cell);
+ * the elements are copied. */
+sgp_value sgp_vo_cells(sgp_value_arena *a, int64_t n, const sgp_value *elts);
+/* A rows x cols x k array of doubles, copied (x NULL: NaN). */
+sgp_value sgp_vo_array3(sgp_value_arena *a, int64_t rows, int64_t cols, int64_t k,
+                        const double *x);
 /* Nothing (R NULL, Octave []). */
 sgp_value sgp_vo_null(void);
 

@@ -32,8 +32,9 @@
 ## on @code{a*y + b} gives @code{a*g + b} to rounding); @qcode{"weight_decay"}
 ## acts on the standardized scale.
 ##
-## Returns @var{model} with fields @code{W}, @code{b} (cell arrays, W@{l@}
-## in-by-out), @code{activation}, @code{output} and @code{skip}, the final
+## Returns @var{model} with fields @code{weights}, @code{biases} (cell arrays,
+## weights@{l@} in-by-out), @code{activation}, @code{output} and @code{skip} (as
+## R's network list), the final
 ## mean training loss @var{loss}, and @var{info} with @code{initial_loss}
 ## (before training), @code{iterations} (Adam steps taken),
 ## @code{stop_reason} (@qcode{"iterations"}; @qcode{"diverged"} when the loss,
@@ -124,12 +125,14 @@ function [model, loss, info] = mlp_fit (x, y, varargin)
     opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
   endif
 
-  [model, loss, res] = __sgp_call__ ("mlp_fit", x, y, [columns(x), double(hidden(:))', C],
-                                     activation, [], opts{:});
+  res = __sgp_call__ ("mlp_fit", x, y, [columns(x), double(hidden(:))', C], activation, [],
+                      opts{:});
   if (! isempty (res.used.warning))
     warning ("scalegp:diverged", "%s: %s", fname, res.used.warning);
   endif
-  info = rmfield (res, "used");
+  model = res.model;   # the network as R's list: weights, biases, activation, output, skip
+  loss = res.loss;
+  info = rmfield (res, {"model", "loss", "used"});
 endfunction
 
 
@@ -137,15 +140,17 @@ endfunction
 %! x = linspace (-3, 3, 80)';
 %! [net, loss] = mlp_fit (x, sin (x), [16 16], "tanh", "iterations", 1500, "batch_size", 40,
 %!                        "lr", 1e-2, "seed", 1);
-%! assert (size (net.W{1}), [1 16]);
-%! assert (size (net.W{3}), [16 1]);
-%! fwd = @(z) tanh (tanh (z * net.W{1} + net.b{1}') * net.W{2} + net.b{2}') * net.W{3} + net.b{3};
+%! assert (size (net.weights{1}), [1 16]);
+%! assert (size (net.weights{3}), [16 1]);
+%! W = net.weights;
+%! b = net.biases;
+%! fwd = @(z) tanh (tanh (z * W{1} + b{1}') * W{2} + b{2}') * W{3} + b{3};
 %! assert (mean ((fwd (x) - sin (x)) .^ 2), loss, 1e-10);
 %! assert (loss < 0.01);
 %! ## the same seed, the same network; a usable valla model
 %! net2 = mlp_fit (x, sin (x), [16 16], "tanh", "iterations", 1500, "batch_size", 40,
 %!                 "lr", 1e-2, "seed", 1);
-%! assert (net2.W{2}, net.W{2});
+%! assert (net2.weights{2}, net.weights{2});
 %! fit = valla (net, x, sin (x), "inducing", 5, "closed_form", true, "xtest", [0; 5]);
 %! assert (fit.test.mean, fwd ([0; 5]), 1e-12);
 
@@ -155,7 +160,7 @@ endfunction
 %! y = 1 + (x(:, 1) > -0.5) + (x(:, 1) > 0.8);
 %! [net, loss] = mlp_fit (x, y, 8, "relu", "softmax", "iterations", 800, "batch_size", 30,
 %!                        "lr", 1e-2, "seed", 2);
-%! assert (size (net.W{2}), [8 3]);
+%! assert (size (net.weights{2}), [8 3]);
 %! assert (loss < log (3));
 
 %!error <mlp_fit: 'hidden' must be numbers> mlp_fit ([1; 2; 3], [1; 2; 3], "a")
@@ -171,7 +176,7 @@ endfunction
 %!              "seed", 4);
 %! assert (b, a);
 %! c = mlp_fit (x, sin (x), "iterations", 1, "seed", 4);   # default hidden [50 50]
-%! assert (size (c.W{2}), [50 50]);
+%! assert (size (c.weights{2}), [50 50]);
 %!error <'hidden' must be a vector of positive> mlp_fit ((1:5)', (1:5)', 0)
 %!error <'activation' is unknown> mlp_fit ((1:5)', (1:5)', 3, "swish")
 %!error <'y' must have 5 real values> mlp_fit ((1:5)', (1:4)', 3)
@@ -186,7 +191,7 @@ endfunction
 %!                              "lr", 1e300, "seed", 3);
 %! assert (info.stop_reason, "diverged");
 %! assert (info.diverged_at >= 1);
-%! assert (all (isfinite (net.W{1}(:))) && all (isfinite (net.W{2}(:))) && isfinite (loss));
+%! assert (all (isfinite (net.weights{1}(:))) && all (isfinite (net.weights{2}(:))) && isfinite (loss));
 %! [net, loss, info] = mlp_fit (x, sin (2 * x), 16, "iterations", 200, "batch_size", 20,
 %!                              "lr", 1e5, "seed", 3);
 %! assert (info.stop_reason, "loss_rose");

@@ -23,12 +23,7 @@ function s = ski_stats_merge (a, varargin)
                                  "uniformoutput", false)](1:numel (parts));
   ## the core reads and checks each part, that grids and probe sketches agree, adds,
   ## and names the argument
-  merged = __sgp_call__ ("ski_stats_merge", parts, labels, fname);
-  s = parts{1};
-  for f = fieldnames (merged).'
-    s.(f{1}) = merged.(f{1});
-  endfor
-  s.class = "ski_stats";
+  s = __sgp_call__ ("ski_stats_merge", parts, labels, fname);   # the first one's grid
 endfunction
 
 %!shared g, a

@@ -13,14 +13,16 @@
 ## independent of n), or in closed form.  Exact LLA and ELLA are available as
 ## baselines (@qcode{"method"}).
 ##
-## @var{model} is a struct with fields @code{W} and @code{b} (cell arrays of
-## the L layers' weights and biases) and @code{activation}
-## (@qcode{"tanh"}, @qcode{"sigmoid"}, @qcode{"relu"}, @qcode{"identity"} or
-## @qcode{"sigmoid_nnet"}, nnet's clipped logistic).  Layer l maps
-## @code{a@{l@} = act (a@{l-1@} * W@{l@} + b@{l@})} (W@{l@} is in-by-out), the
-## last layer is linear.  Optional fields: @code{skip} (d-by-C, added to the
-## last pre-activation), @code{transpose} (true: W@{l@} and skip are stored
-## out-by-in), @code{output} (@qcode{"identity"} default, or a logistic).
+## @var{model} is a struct with fields @code{weights} and @code{biases} (cell
+## arrays of the L layers' weights and biases; the older names @code{W} and
+## @code{b} are read too) and @code{activation} (@qcode{"tanh"}, the default,
+## @qcode{"sigmoid"}, @qcode{"relu"}, @qcode{"identity"} or
+## @qcode{"sigmoid_nnet"}, nnet's clipped logistic), as R's network list.  Layer l
+## maps @code{a@{l@} = act (a@{l-1@} * weights@{l@} + biases@{l@})} (weights@{l@}
+## is in-by-out), the last layer is linear.  Optional fields: @code{skip}
+## (d-by-C, added to the last pre-activation), @code{transpose} (true:
+## weights@{l@} and skip are stored out-by-in), @code{output}
+## (@qcode{"identity"} default, or a logistic).
 ## @var{x} is an n-by-d real matrix (rows are points); @var{y} has n
 ## regression targets (gaussian), class labels 1..C (softmax, C = the
 ## network's outputs) or 0/1 (bernoulli, one logit output).
@@ -139,11 +141,11 @@ function fit = valla (model, x, y, varargin)
   front_names = {"inducing", "inducing_tags", "layers", "validation", "xtest", "full_cov", ...
                  "prob_method", "mc_samples", "interrupt_after", "refit"};
   [front, opts] = split_options (fname, front_names, varargin{:});
-  [model, D, C, L] = valla_check_model (model, fname);
+  net = __sgp_call__ ("valla_net_check", model, fname, "model");   # the core reads and checks it
+  [D, C, L] = deal (net.D, net.C, net.L);
   x = check_input_matrix (x, fname, "x");
   if (columns (x) != D)
-    arg_error (fname, "x", "has %d columns but the network expects %d inputs (model.W{1})",
-               columns (x), D);
+    arg_error (fname, "x", "has %d columns but the network expects %d inputs", columns (x), D);
   endif
   likelihood = valla_likelihood (option_value (fname, opts, "likelihood"), C, fname);
   opts(end+1:end+2) = {"likelihood", likelihood};
@@ -172,14 +174,14 @@ function fit = valla (model, x, y, varargin)
                       if_else (isempty (front.interrupt_after), -1, front.interrupt_after),
                       opts{:});
 
-  used = res.used;
-  if (! isempty (used.warning))
-    warning ("scalegp:diverged", "%s: %s", fname, used.warning);
+  if (! isempty (res.warning))
+    warning ("scalegp:diverged", "%s: %s", fname, res.warning);
   endif
-  if (! isempty (used.overfit))
-    warning ("scalegp:overfit", "%s: %s", fname, used.overfit);
+  if (! isempty (res.overfit))
+    warning ("scalegp:overfit", "%s: %s", fname, res.overfit);
   endif
-  fit = valla_result (rmfield (res, "used"), x, used, C, layers);
+  fit = res.fit;   # the core's fields (sgp_valla_fit_plain), as R's valla list
+  fit.class = "valla";
   if (! isempty (xtest))
     fit.test = predict_valla (fit, xtest, popts{:},
                               "threads", option_value (fname, opts, "threads"));
@@ -334,10 +336,10 @@ endfunction
 %! assert (! isempty (strfind (out, "valla: valla, gaussian")));
 
 %!error <Invalid call> valla (1, 2)
-%!error <'model' must be a struct with fields W, b> valla (1, x, y)
-%!error <'model' has 2 weight matrices and 1 bias> valla (setfield (net, "b", {1}), x, y)
-%!error <'model.W\{2\}' is 3 x 1 but layer 1 has 4 outputs> valla (setfield (net, "W", {net.W{1}, [1; 2; 3]}), x, y)
-%!error <'model.b\{1\}' must have 4 values> valla (setfield (net, "b", {[1 2], 0}), x, y)
+%!error <'model' must be a network \(a list or struct of weights, biases> valla (1, x, y)
+%!error <'model.b' must be a list with one vector per weight matrix \(2\)> valla (setfield (net, "b", {1}), x, y)
+%!error <'model.W\{2\}' has 3 rows but layer 1 has 4 outputs> valla (setfield (net, "W", {net.W{1}, [1; 2; 3]}), x, y)
+%!error <'model.b\{1\}' must be numeric of length 4> valla (setfield (net, "b", {[1 2], 0}), x, y)
 %!error <'model.W\{1\}' contains NaN> valla (setfield (net, "W", {[NaN 1 1 1], net.W{2}}), x, y)
 %!error <'model.activation' is unknown: "swish"> valla (setfield (net, "activation", "swish"), x, y)
 %!error <'x' has 2 columns but the network expects 1 inputs> valla (net, [x x], y)
@@ -376,7 +378,7 @@ endfunction
 %! y = sin (2 * x) + 0.1 * cos (17 * x);
 %! net = mlp_fit (x, y, 16, "tanh", "iterations", 800, "lr", 0.01, "seed", 1);
 %! bad = net;
-%! bad.b{end} = bad.b{end} + 1;
+%! bad.biases{end} = bad.biases{end} + 1;
 %! calls = 0;
 %! lastwarn ("");
 %! fit = valla (net, x, y, "refit", @(xx, yy) bad, "folds", 4, "iterations", 50,

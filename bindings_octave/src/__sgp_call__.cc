@@ -31,6 +31,7 @@ namespace
     {"valla_predict", sgp_verbs::valla_predict},
     {"valla_fit_check", sgp_verbs::valla_fit_check},
     {"valla_forward", sgp_verbs::valla_forward},
+    {"valla_net_check", sgp_verbs::valla_net_check},
     {"valla_metrics", sgp_verbs::valla_metrics},
     {"mlp_fit", sgp_verbs::mlp_fit},
   };

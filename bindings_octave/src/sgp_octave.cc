@@ -205,9 +205,24 @@ namespace sgp_octave
     return out;
   }
 
+  // A cell that is not of strings: a LIST without names (a network's weights).
+  static sgp_value
+  cell_value_of (const Cell& c, option_store& keep)
+  {
+    std::vector<sgp_value> elts (c.numel ());
+    for (octave_idx_type i = 0; i < c.numel (); i++)
+      elts[i] = fit_value (c(i), keep);
+    keep.lists.push_back (std::move (elts));
+    sgp_value out = {SGP_VAL_LIST, c.numel (), nullptr, nullptr, nullptr, 0, 0,
+                     keep.lists.back ().data ()};
+    return out;
+  }
+
   sgp_value
   fit_value (const octave_value& v, option_store& keep)
   {
+    if (v.iscell () && ! v.iscellstr () && ! v.isempty ())
+      return cell_value_of (v.cell_value (), keep);
     if (! v.isstruct () || v.numel () != 1)
       return value_of (v, keep, false);
     const octave_scalar_map m = v.scalar_map_value ();
@@ -302,17 +317,6 @@ namespace sgp_octave
     return sgp_mat_of (m.fortran_vec (), m.rows (), m.cols ());
   }
 
-  Matrix
-  matrix_copy (int64_t rows, int64_t cols, const double *x)
-  {
-    if (! x && rows * cols > 0)
-      return Matrix ();
-    Matrix m (rows, cols);
-    if (rows * cols > 0)
-      std::memcpy (m.fortran_vec (), x, rows * cols * sizeof (double));
-    return m;
-  }
-
   // ------------------------------------------------------------ arguments
 
   Matrix
@@ -387,6 +391,13 @@ namespace sgp_octave
           m.assign (v.strs[i], v.real[i]);
         return m;
       }
+    const int64_t rc = v.rows * v.cols;
+    if (rc > 0 && v.len != rc)  // a rows x cols x k array
+      {
+        NDArray x (dim_vector (v.rows, v.cols, v.len / rc));
+        std::copy (v.real, v.real + v.len, x.fortran_vec ());
+        return x;
+      }
     const bool matrix = v.rows > 0 || v.cols > 0, row = v.rows == -1;
     Matrix x (matrix ? v.rows : row ? 1 : v.len, matrix ? v.cols : row ? v.len : 1);
     bool na = false;
@@ -429,6 +440,13 @@ namespace sgp_octave
         return strings_value (v);
       case SGP_VAL_LIST:
         {
+          if (! v.strs)  // an unnamed list: a row cell
+            {
+              Cell c (1, v.len);
+              for (int64_t i = 0; i < v.len; i++)
+                c(i) = host_value (v.elts[i]);
+              return c;
+            }
           octave_scalar_map m;
           for (int64_t i = 0; i < v.len; i++)
             m.assign (v.strs[i], host_value (v.elts[i]));
@@ -445,19 +463,15 @@ namespace sgp_octave
   };
 
   octave_scalar_map
-  build_map (const std::function<sgp_value (sgp_value_arena *)>& build)
+  build_map (const std::function<sgp_value (sgp_value_arena *)>& build,
+             const std::function<void ()>& after)
   {
     std::unique_ptr<sgp_value_arena, arena_deleter> a (sgp_value_arena_new ());
     const sgp_value v = a ? build (a.get ()) : sgp_value ();
+    if (after)
+      after ();
     if (sgp_value_arena_failed (a.get ()))
       error_with_id ("scalegp:nomem", "out of memory");
     return host_value (v).scalar_map_value ();
   }
-
-  octave_scalar_map
-  selection_map (const sgp_hyper& h)
-  {
-    return build_map ([&] (sgp_value_arena *a) { return sgp_hyper_plain (&h, a); });
-  }
 }
-

@@ -149,23 +149,6 @@ namespace sgp_octave
   // Mutable view; the matrix must be unshared (freshly allocated output).
   sgp_mat mview (Matrix& m);
 
-  // ------------------------------------------------------------ results
-  // Copies of the core's column-major output arrays. A null x with a non-empty
-  // shape gives [] (the core did not produce that output).
-  Matrix matrix_copy (int64_t rows, int64_t cols, const double *x);
-
-  // n values of any numeric type as doubles, plus `add` (1 turns a 0-based
-  // index into Octave's 1-based one).
-  template <typename T>
-  ColumnVector
-  column_copy (int64_t n, const T *x, double add = 0.0)
-  {
-    ColumnVector v (n);
-    for (int64_t i = 0; i < n; i++)
-      v(i) = static_cast<double> (x[i]) + add;
-    return v;
-  }
-
   // ---------------------------------------------------------- arguments
   // Argument checks of the private oct-files. The public .m functions validate
   // values with user-facing messages; these only guard the types, and the core
@@ -193,11 +176,11 @@ namespace sgp_octave
   octave_value host_value (const sgp_value& v);
   // The struct of build (arena), a core builder of a result's fields
   // (sgp_hyper_plain, sgp_ski_stats_plain, ...); the arena is freed on every path.
-  octave_scalar_map build_map (const std::function<sgp_value (sgp_value_arena *)>& build);
+  // after (when given) runs once build has returned, before the conversion: the
+  // check of a status the builder computed (ctx.check raises the core's error).
+  octave_scalar_map build_map (const std::function<sgp_value (sgp_value_arena *)>& build,
+                               const std::function<void ()>& after = nullptr);
 
-  // The model selection of a fit as a struct (gp_laplace, ski_gsgp), as the core
-  // writes it (sgp_hyper_plain).
-  octave_scalar_map selection_map (const sgp_hyper& h);
 }
 
 #endif

@@ -37,6 +37,7 @@ namespace sgp_verbs
   octave_value_list valla_predict (const octave_value_list& args, int nargout);
   octave_value_list valla_fit_check (const octave_value_list& args, int nargout);
   octave_value_list valla_forward (const octave_value_list& args, int nargout);
+  octave_value_list valla_net_check (const octave_value_list& args, int nargout);
   octave_value_list valla_metrics (const octave_value_list& args, int nargout);
   octave_value_list mlp_fit (const octave_value_list& args, int nargout);
 }

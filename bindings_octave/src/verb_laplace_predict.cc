@@ -10,8 +10,9 @@
 // core does for both hosts, errors naming the function fname and the field
 // ("'fit.root' ..." with arg = "fit").  With xnew
 // (named xname in errors; the offset oname) and the options "offset", "type",
-// "threads": predictions, a struct with m-by-C fields mean, var (latent)
-// and resp_mean, resp_var (the response), and type (the checked type's name).
+// "threads": the core's predictions (sgp_laplace_predict_plain), a struct
+// with fields pred (mean, var (latent, m-by-C) and the response: prob, rate_mean
+// and rate_var, or y_var) and type (the checked type's name).
 // See scalegp_predict, gp_laplace.
 octave_value_list
 sgp_verbs::laplace_predict (const octave_value_list& args, int)
@@ -37,29 +38,28 @@ sgp_verbs::laplace_predict (const octave_value_list& args, int)
   sgp_ctx_rename_arg (ctx.get (), "offset", oname.c_str ());  // gp_laplace's xtest_offset
   ctx.check (st);
 
-  const octave_idx_type m = xnew.rows (), C = view.C;
-  Matrix mean (m, C), var (m, C), rm (m, C), rv (m, C);
-  st = sgp_laplace_predict (ctx.get (), &view, sgp_octave::cview (xnew), o.offset,
-                                      sgp_octave::mview (mean), sgp_octave::mview (var),
-                                      sgp_octave::mview (rm), sgp_octave::mview (rv));
-  sgp_ctx_rename_arg (ctx.get (), "xtest", xname.c_str ());
-  ctx.check (st);
-  octave_scalar_map p;
-  p.assign ("mean", mean);
-  p.assign ("var", var);
-  p.assign ("resp_mean", rm);
-  p.assign ("resp_var", rv);
-  p.assign ("type", std::string (sgp_opt_choice_name ("gp_laplace_predict", "type", o.type)));
-  return ovl (p);
+  return ovl (sgp_octave::build_map ([&] (sgp_value_arena *a)
+    {
+      sgp_value p;
+      st = sgp_laplace_predict_plain (ctx.get (), &view, sgp_octave::cview (xnew), o.offset, a,
+                                      &p);
+      const char *type = sgp_opt_choice_name ("gp_laplace_predict", "type", o.type);
+      return st ? p : sgp_predict_result_plain (p, type, a);
+    }, [&] ()
+    {
+      sgp_ctx_rename_arg (ctx.get (), "xtest", xname.c_str ());
+      ctx.check (st);
+    }));
 }
 
 /*
 %!shared fit
 %! fit = gp_laplace ([0; 1; 2], [0; 1; 1], "max_iter", 3, "seed", 1, "learn", {});
 %!test
-%! p = __sgp_call__ ("laplace_predict", fit, "f", "fit", [0; 0.5], "xnew", "offset");
-%! assert (size (p.mean), [2 1]);
-%! assert (p.type, "list");
+%! r = __sgp_call__ ("laplace_predict", fit, "f", "fit", [0; 0.5], "xnew", "offset");
+%! assert (size (r.pred.mean), [2 1]);
+%! assert (size (r.pred.prob), [2 1]);
+%! assert (r.type, "list");
 %!error <f: 'fit.weights' is 2 x 1; need 3 x 1> __sgp_call__ ("laplace_predict", setfield (fit, "weights", [1; 2]), "f", "fit")
 %!error <f: 'fit' must be a gp_laplace fit> __sgp_call__ ("laplace_predict", 1, "f", "fit")
 %!error <f: 'xnew' has 2 columns> __sgp_call__ ("laplace_predict", fit, "f", "fit", [0 0], "xnew", "offset")

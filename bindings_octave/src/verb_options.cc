@@ -5,8 +5,9 @@
 #include "sgp_octave.h"
 
 // Usage: t = __sgp_call__ ("options", verb)
-// Private: the options of verb (e.g. "gp_laplace") as a struct
-// of cellstr columns name, kind, default and doc.
+// Private: the options of verb (e.g. "gp_laplace") as the core writes them
+// (sgp_options_plain): a struct of cellstr columns name, kind, default and doc,
+// and context (whether the verb takes the context options).
 octave_value_list
 sgp_verbs::options (const octave_value_list& args, int)
 {
@@ -16,20 +17,8 @@ sgp_verbs::options (const octave_value_list& args, int)
   const sgp_verb_table *t = sgp_verb_options (verb.c_str ());
   if (! t)
     error ("__sgp_call__: unknown verb '%s'", verb.c_str ());
-  Cell name (t->n, 1), kind (t->n, 1), def (t->n, 1), doc (t->n, 1);
-  for (int i = 0; i < t->n; i++)
-    {
-      name(i) = std::string (t->opts[i].name);
-      kind(i) = std::string (sgp_opt_kind_name (t->opts[i].kind));
-      def(i) = std::string (t->opts[i].def);
-      doc(i) = std::string (t->opts[i].doc);
-    }
-  octave_scalar_map out;
-  out.assign ("name", name);
-  out.assign ("kind", kind);
-  out.assign ("default", def);
-  out.assign ("doc", doc);
-  return ovl (out);
+  return ovl (sgp_octave::build_map ([&] (sgp_value_arena *a)
+                                     { return sgp_options_plain (t, a); }));
 }
 
 // Usage: __sgp_call__ ("option_check", verb, name, value)

@@ -5,14 +5,15 @@
 #include "sgp_octave.h"
 
 // Usage: __sgp_call__ ("ski_predict", fit, fname, arg)
-// Usage: [mean, var, warning] = __sgp_call__ ("ski_predict", fit, fname, arg, xtest, xarg, name, value, ...)
+// Usage: p = __sgp_call__ ("ski_predict", fit, fname, arg, xtest, xarg, name, value, ...)
 // Private: checks a ski_gsgp fit struct (plain data, also after save/load) as the
 // core does for both hosts, errors naming the function fname and the field
 // ("'fit.weights' ..." with arg = "fit").  With xtest
 // (named xarg in errors) and the options "variance", "backend"
-// (by default the fit's) and "threads": the predictions; var is empty
-// with variance "none"; warning is the core's words when exact
-// variances did not all converge (else empty).
+// (by default the fit's) and "threads": the core's predictions
+// (sgp_ski_predict_plain), a struct with fields mean, var (empty with
+// variance "none") and warning (the core's words when exact variances did
+// not all converge, else empty).
 // See ski_gsgp, scalegp_predict.
 octave_value_list
 sgp_verbs::ski_predict (const octave_value_list& args, int)
@@ -33,17 +34,18 @@ sgp_verbs::ski_predict (const octave_value_list& args, int)
   ctx.check (sgp_ski_predict_opts_default (ctx.get (), &v, &o));
   sgp_octave::apply_options (ctx, "ski_gsgp_predict", args, 5, &o, keep);
 
-  const bool want_var = o.variance != SGP_SKI_VARIANCE_NONE;
-  Matrix mean (xs.rows (), 1), var (want_var ? xs.rows () : 0, want_var ? 1 : 0);
-  sgp_ski_predict_info info;
-  const int st = sgp_ski_fit_predict (ctx.get (), &v, &o, sgp_octave::cview (xs),
-                                      mean.fortran_vec (), want_var ? var.fortran_vec () : nullptr,
-                                      &info);
-  sgp_ctx_rename_arg (ctx.get (), "xtest", xarg.c_str ());
-  ctx.check (st);
-  char warn[512];
-  sgp_ski_predict_warning (fn.c_str (), &info, warn, sizeof warn);
-  return ovl (mean, var, std::string (warn));
+  int st = SGP_OK;
+  return ovl (sgp_octave::build_map ([&] (sgp_value_arena *a)
+    {
+      sgp_value p;
+      st = sgp_ski_predict_plain (ctx.get (), &v, &o, sgp_octave::cview (xs), fn.c_str (), a,
+                                  &p);
+      return p;
+    }, [&] ()
+    {
+      sgp_ctx_rename_arg (ctx.get (), "xtest", xarg.c_str ());
+      ctx.check (st);
+    }));
 }
 
 /*

@@ -9,8 +9,10 @@
 // Usage: s = __sgp_call__ ("ski_stats_merge", stats, labels, fname)
 // Private: the sum of the ski_stats structs in the cell stats, each read and
 // checked by the core; labels (a cell of strings) are the user's names of
-// the arguments.  Returns a struct with the summed fields n, yty, ysum, Wty, Wt1,
-// WtW, rhoz, Wtz; without an output, only the checks.  Use ski_stats_merge.
+// the arguments.  Returns the merged statistics (the core's
+// sgp_ski_stats_merge_plain: the first argument's grid, the summed n, yty,
+// ysum, Wty, Wt1, WtW, rhoz, Wtz) with class "ski_stats"; without an output,
+// only the checks.  Use ski_stats_merge.
 // See ski_stats_merge.
 octave_value_list
 sgp_verbs::ski_stats_merge (const octave_value_list& args, int nargout)
@@ -35,25 +37,14 @@ sgp_verbs::ski_stats_merge (const octave_value_list& args, int nargout)
     }
   if (nargout == 0)  // the check of ski_check_stats only
     return ovl ();
-  const int64_t m = in[0].m, S = in[0].S, np = in[0].probes;
-  Matrix Wty (m, 1), Wt1 (m, 1), WtW (m, S), Wtz (m, np);
-  sgp_ski_stats_sum sum;
-  std::memset (&sum, 0, sizeof sum);
-  sum.uy = Wty.fortran_vec ();
-  sum.u1 = Wt1.fortran_vec ();
-  sum.D = WtW.fortran_vec ();
-  sum.uz = np > 0 ? Wtz.fortran_vec () : nullptr;
-  ctx.check (sgp_ski_stats_merge_data (ctx.get (), k, in.data (), label.data (), &sum));
-  octave_scalar_map out;
-  out.assign ("n", static_cast<double> (sum.n));
-  out.assign ("yty", sum.yy);
-  out.assign ("ysum", sum.ysum);
-  out.assign ("Wty", Wty);
-  out.assign ("Wt1", Wt1);
-  out.assign ("WtW", WtW);
-  out.assign ("rhoz", sum.rhoz);
-  out.assign ("Wtz", Wtz);
-  return ovl (out);
+  const sgp_value first = sgp_octave::fit_value (stats(0), views[0].keep);
+  int st = SGP_OK;
+  return ovl (sgp_octave::ski_stats_class (sgp_octave::build_map ([&] (sgp_value_arena *a)
+    {
+      sgp_value v;
+      st = sgp_ski_stats_merge_plain (ctx.get (), k, in.data (), label.data (), &first, a, &v);
+      return v;
+    }, [&] () { ctx.check (st); })));
 }
 
 /*

@@ -4,8 +4,9 @@
 #include "sgp_valla_octave.h"
 
 // Usage: g = __sgp_call__ ("valla_forward", model, x)
-// Private: the n-by-C outputs of the network struct model (fields W, b,
-// activation, optional output, skip, transpose) at the n-by-d inputs x.
+// Private: the n-by-C outputs of the network struct model (fields weights,
+// biases, activation, optional output, skip, transpose; or the older W, b) at
+// the n-by-d inputs x.
 octave_value_list
 sgp_verbs::valla_forward (const octave_value_list& args, int)
 {
@@ -13,15 +14,11 @@ sgp_verbs::valla_forward (const octave_value_list& args, int)
     print_usage ();
   const std::string fn = "valla";
   sgp_octave::context ctx (fn, 0, false, -1);
-  sgp_valla_octave::mlp_spec spec;
-  sgp_valla_octave::mlp_arg (args(0), fn, spec);
+  sgp_valla_octave::net_holder h;
+  sgp_valla_octave::net_arg (ctx, args(0), "model", h);
   const Matrix x = sgp_octave::matrix_arg (args(1), fn, "x");
-  sgp_valla_net net;
-  ctx.check (sgp_valla_net_from_mlp (ctx.get (), &spec.mlp, &net));
-  Matrix g (x.rows (), net.width[net.n_layers]);
-  const int st = sgp_valla_forward (ctx.get (), &net, sgp_octave::cview (x),
-                                    sgp_mat_of (g.fortran_vec (), g.rows (), g.cols ()));
-  sgp_valla_net_free (&net);
-  ctx.check (st);
+  Matrix g (x.rows (), h.net.width[h.net.n_layers]);
+  ctx.check (sgp_valla_forward (ctx.get (), &h.net, sgp_octave::cview (x),
+                                sgp_mat_of (g.fortran_vec (), g.rows (), g.cols ())));
   return octave_value (g);
 }

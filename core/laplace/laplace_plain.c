@@ -100,3 +100,44 @@ sgp_value sgp_laplace_fit_plain(const sgp_laplace_fit_t *fit, const sgp_laplace_
     steps_list(&fit->history, a), used_list(fit, o, seed, a), sgp_hyper_plain(&fit->hyper, a)};
   return sgp_vo_list(a, 14, names, v);
 }
+
+sgp_value sgp_predict_result_plain(sgp_value pred, const char *type, sgp_value_arena *a)
+{
+  const char *names[] = {"pred", "type"};
+  const sgp_value v[] = {pred, sgp_vo_string(a, type)};
+  return sgp_vo_list(a, 2, names, v);
+}
+
+/* m doubles as a plain vector when C = 1, else an m x C matrix. */
+static sgp_value by_latent(sgp_value_arena *a, int64_t m, int64_t C)
+{
+  return sgp_vo_real(a, m * C, NULL, C == 1 ? 0 : m, C == 1 ? 0 : C);
+}
+
+int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat X,
+                              sgp_cmat offset, sgp_value_arena *a, sgp_value *out)
+{
+  const int64_t m = X.rows, C = fit->C;
+  sgp_value v[4] = {by_latent(a, m, C), by_latent(a, m, C), by_latent(a, m, C),
+                    by_latent(a, m, C)};
+  *out = sgp_vo_null();
+  if (sgp_value_arena_failed(a)) return sgp_fail(ctx, SGP_ENOMEM, "gp_laplace: out of memory");
+  const int st = sgp_laplace_predict(ctx, fit, X, offset, sgp_mat_of((double *)v[0].real, m, C),
+                                     sgp_mat_of((double *)v[1].real, m, C),
+                                     sgp_mat_of((double *)v[2].real, m, C),
+                                     sgp_mat_of((double *)v[3].real, m, C));
+  if (st) return st;
+  /* the response: class probabilities, the rate's mean and variance, or y's variance */
+  const char *names[4] = {"mean", "var"};
+  int k = 2;
+  switch (fit->likelihood) {
+  case SGP_LIK_POISSON:
+    names[k] = "rate_mean"; v[k] = v[2]; k++;
+    names[k] = "rate_var"; v[k] = v[3]; k++;
+    break;
+  case SGP_LIK_GAUSSIAN: names[k] = "y_var"; v[k] = v[3]; k++; break;
+  default: names[k] = "prob"; v[k] = v[2]; k++; break;
+  }
+  *out = sgp_vo_list(a, k, names, v);
+  return sgp_value_arena_failed(a) ? sgp_fail(ctx, SGP_ENOMEM, "gp_laplace: out of memory") : SGP_OK;
+}

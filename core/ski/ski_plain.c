@@ -1,6 +1,11 @@
 /* ski_plain.c -- a SKI grid and SKI statistics as plain data (sgp_ski_grid_plain,
- * sgp_ski_stats_plain; sgp_options.h): their fields written once for both hosts. */
+ * sgp_ski_stats_plain, the merged sgp_ski_stats_merge_plain; sgp_options.h) and a
+ * ski_gsgp fit (sgp_ski_fit_plain) and its predictions (sgp_ski_predict_plain):
+ * their fields written once for both hosts. */
+#include "sgp_internal.h"
 #include "value_out.h"
+
+#include <string.h>
 
 sgp_value sgp_ski_grid_plain(const sgp_ski_grid *g, sgp_ski_interpolation interp,
                              const double *user_bounds, sgp_value_arena *a)
@@ -36,6 +41,41 @@ sgp_value sgp_ski_stats_plain(const sgp_ski_stats_data *d, const double *user_bo
     sgp_vo_real(a, m * d->probes, d->probes > 0 ? d->uz : NULL, m, d->probes),
     sgp_vo_int(a, 1, &one)};
   return sgp_vo_list(a, 12, names, v);
+}
+
+int sgp_ski_stats_merge_plain(sgp_ctx *ctx, int64_t k, const sgp_ski_stats_data *in,
+                              const char *const *label, const sgp_value *first,
+                              sgp_value_arena *a, sgp_value *out)
+{
+  const int64_t m = in[0].m, np = in[0].probes;
+  sgp_ski_stats_sum sum;
+  memset(&sum, 0, sizeof sum);
+  sum.uy = (double *)sgp_vo_alloc(a, (size_t)m * sizeof(double));
+  sum.u1 = (double *)sgp_vo_alloc(a, (size_t)m * sizeof(double));
+  sum.D = (double *)sgp_vo_alloc(a, (size_t)(m * in[0].S) * sizeof(double));
+  sum.uz = np > 0 ? (double *)sgp_vo_alloc(a, (size_t)(m * np) * sizeof(double)) : NULL;
+  *out = sgp_vo_null();
+  if (sgp_value_arena_failed(a)) return sgp_fail(ctx, SGP_ENOMEM, "ski_stats_merge: out of memory");
+  const int st = sgp_ski_stats_merge_data(ctx, k, in, label, &sum);
+  if (st) return st;
+  sgp_ski_stats_data d = in[0];
+  d.n = sum.n;
+  d.yy = sum.yy;
+  d.ysum = sum.ysum;
+  d.uy = sum.uy;
+  d.u1 = sum.u1;
+  d.D = sum.D;
+  d.rhoz = sum.rhoz;
+  d.uz = sum.uz;
+  /* the first argument's grid bounds, kept exactly (sgp_ski_stats_check read them) */
+  const sgp_value *g = NULL, *b = NULL;
+  for (int64_t i = 0; first && first->type == SGP_VAL_LIST && first->strs && i < first->len; i++)
+    if (!strcmp(first->strs[i], "grid")) g = &first->elts[i];
+  for (int64_t i = 0; g && g->type == SGP_VAL_LIST && g->strs && i < g->len; i++)
+    if (!strcmp(g->strs[i], "bounds")) b = &g->elts[i];
+  *out = sgp_ski_stats_plain(&d, b && b->type == SGP_VAL_REAL ? b->real : NULL, a);
+  return sgp_value_arena_failed(a) ? sgp_fail(ctx, SGP_ENOMEM, "ski_stats_merge: out of memory")
+                                   : SGP_OK;
 }
 
 /* The options a fit used under their argument names (the lengthscale a row in
@@ -92,4 +132,24 @@ sgp_value sgp_ski_fit_plain(const sgp_ctx *ctx, const sgp_ski_fit_parts *p,
     used_list(ctx, p, a), sgp_hyper_plain(&p->sel->hyper, a),
     sgp_vo_scalar(a, p->sel->evaluated ? p->sel->loglik_se : sgp_vo_na()), secs};
   return sgp_vo_list(a, 20, names, v);
+}
+
+int sgp_ski_predict_plain(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_predict_opts *o,
+                          sgp_cmat X, const char *fn, sgp_value_arena *a, sgp_value *out)
+{
+  const int want_var = o->variance != SGP_SKI_VARIANCE_NONE;
+  sgp_value mean = sgp_vo_real(a, X.rows, NULL, 0, 0);
+  sgp_value var = want_var ? sgp_vo_real(a, X.rows, NULL, 0, 0) : sgp_vo_null();
+  *out = sgp_vo_null();
+  if (sgp_value_arena_failed(a)) return sgp_fail(ctx, SGP_ENOMEM, "%s: out of memory", fn);
+  sgp_ski_predict_info info;
+  const int st = sgp_ski_fit_predict(ctx, v, o, X, (double *)mean.real,
+                                     want_var ? (double *)var.real : NULL, &info);
+  if (st) return st;
+  char warn[512];
+  sgp_ski_predict_warning(fn, &info, warn, sizeof warn);
+  const char *names[] = {"mean", "var", "warning"};
+  const sgp_value e[] = {mean, var, sgp_vo_string(a, warn)};
+  *out = sgp_vo_list(a, 3, names, e);
+  return sgp_value_arena_failed(a) ? sgp_fail(ctx, SGP_ENOMEM, "%s: out of memory", fn) : SGP_OK;
 }

@@ -1,14 +1,14 @@
 /* valla_fit_check.c -- a valla fit given back as plain data (an R list or an
  * Octave struct: saved, reloaded, edited) is checked here, once for both hosts,
  * before predict, print, summary or plot read it: presence, types and lengths of
- * its fields, each error naming the field ("the fit is damaged; refit it"). The
- * network (`model`) is read by the hosts' network readers, shared with valla's own
- * argument; the values, shapes and the P1 / P2 / prior combination are
- * sgp_valla_fit_from_data's. */
+ * its fields, each error naming the field ("the fit is damaged; refit it"), and
+ * the network (`model`) by sgp_valla_net_from_value, as valla's own argument; the
+ * values, shapes and the P1 / P2 / prior combination are sgp_valla_fit_from_data's. */
 #include "valla.h"
 #include "../fit_data.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const lik_names[] = {"gaussian", "softmax", "bernoulli", NULL};
@@ -121,7 +121,13 @@ static int check_rest(const sgp_fd *f, int lik, double C)
   if (sgp_fd_elt(f->fit, "model")->type != SGP_VAL_LIST)
     return sgp_fd_bad(f, "model", "must be a network as plain data (a list or struct of "
                       "weights, biases, ...)");
-  return SGP_OK;
+  /* the network's insides, in the words of valla's own model argument */
+  char marg[128];
+  snprintf(marg, sizeof marg, "%s%smodel", f->arg, f->sep);
+  sgp_valla_net net;
+  const int st = sgp_valla_net_from_value(f->ctx, sgp_fd_elt(f->fit, "model"), marg, f->sep, &net);
+  sgp_valla_net_free(&net);
+  return st;
 }
 
 int sgp_valla_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep)

@@ -147,8 +147,8 @@
 %!shared fx
 %! fx = fixture ("softmax_tanh_2d");
 %!error <valla: 'x' has 1 columns but the network expects 2 inputs> valla (fx.net, fx.x(:, 1), fx.y, "likelihood", "softmax")
-%!error <valla: 'model.W\{2\}' is 9 x 10 but layer 1 has 10 outputs> valla (setfield (fx.net, "W", {fx.net.W{1}, fx.net.W{2}(1:9, :), fx.net.W{3}}), fx.x, fx.y, "likelihood", "softmax")
-%!error <valla: 'model.b\{3\}' must have 3 values> valla (setfield (fx.net, "b", {fx.net.b{1}, fx.net.b{2}, [0; 0]}), fx.x, fx.y, "likelihood", "softmax")
+%!error <valla: 'model.W\{2\}' has 9 rows but layer 1 has 10 outputs> valla (setfield (fx.net, "W", {fx.net.W{1}, fx.net.W{2}(1:9, :), fx.net.W{3}}), fx.x, fx.y, "likelihood", "softmax")
+%!error <valla: 'model.b\{3\}' must be numeric of length 3> valla (setfield (fx.net, "b", {fx.net.b{1}, fx.net.b{2}, [0; 0]}), fx.x, fx.y, "likelihood", "softmax")
 %!error <valla: 'y' must be class labels 1..3 \(the network has 3 outputs\); found 4> valla (fx.net, fx.x, [fx.y(1:end-1); 4], "likelihood", "softmax")
 %!error <valla: 'y' must be class labels 1..3 .*found 0> valla (fx.net, fx.x, [0; fx.y(2:end)], "likelihood", "softmax")
 %!error <valla: 'y' must be class labels 1..3 .*found 1.5> valla (fx.net, fx.x, [1.5; fx.y(2:end)], "likelihood", "softmax")

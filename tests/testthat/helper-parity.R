@@ -93,3 +93,21 @@ parity_expect_predict_errors <- function(calls, oct, key) {
                      label = sprintf("R's predict error %s", name))
   }
 }
+
+# Every field of R's x (a fit, its network, nested lists and data frames) against
+# the Octave side's emit_fields lines under `name`: the same sorted field names
+# (without R's class), numbers to `tol` (logicals and integers as doubles, NULL as
+# Octave's []), the same strings; an unnamed list's element i is <name>.<i>.
+parity_expect_fields <- function(x, oct, name, tol = 1e-10) {
+  if (is.list(x) && !is.null(names(x))) {
+    expect_identical(paste(sort(names(x)), collapse = ","), oct[[paste0(name, ".fields")]],
+                     label = paste(name, "field names"))
+    for (f in names(x)) parity_expect_fields(x[[f]], oct, paste0(name, ".", f), tol)
+  } else if (is.list(x)) {
+    for (i in seq_along(x)) parity_expect_fields(x[[i]], oct, paste0(name, ".", i), tol)
+  } else if (is.character(x)) {
+    expect_identical(paste(x, collapse = ","), oct[[name]], label = name)
+  } else {
+    expect_equal(as.numeric(x), oct[[name]], tolerance = tol, label = name)
+  }
+}

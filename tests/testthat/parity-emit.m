@@ -24,3 +24,22 @@ function emit_summary (fid, name, fit)
     emit (fid, sprintf ("%s.summary.%d", name, i), lines{i});
   endfor
 endfunction
+## Every field of a struct, nested structs and cells included: "S <name>.fields
+## a,b,..." (sorted, without Octave's class field), numbers and logicals as N
+## lines, strings as S lines, cell element i as <name>.<i> (helper-parity.R:
+## parity_expect_fields compares them with R's list).
+function emit_fields (fid, name, s)
+  if (isstruct (s))
+    f = sort (setdiff (fieldnames (s), {"class"}));
+    emit (fid, [name ".fields"], strjoin (f(:)', ","));
+    for i = 1:numel (f)
+      emit_fields (fid, [name "." f{i}], s.(f{i}));
+    endfor
+  elseif (iscell (s))
+    for i = 1:numel (s)
+      emit_fields (fid, sprintf ("%s.%d", name, i), s{i});
+    endfor
+  else
+    emit (fid, name, s);
+  endif
+endfunction

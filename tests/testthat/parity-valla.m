@@ -22,6 +22,7 @@ fits = {cf, ad};
 for k = 1:2
   fit = fits{k};
   t = tags{k};
+  emit_fields (fid, [t ".all"], fit);   # every field, the network's included
   emit (fid, [t ".inducing"], fit.inducing);
   emit (fid, [t ".L"], fit.L);
   emit (fid, [t ".prior_var"], fit.prior_var);
@@ -62,9 +63,10 @@ valla (net, x, y, "inducing", 6, "iterations", 50, "lr", 1e3, "seed", 1);
 emit (fid, "warning", lastwarn ());
 [mn, loss] = mlp_fit (x, y, "hidden", [4 3], "activation", "sigmoid", "iterations", 20,
                       "seed", 4, "threads", 1);
-emit (fid, "mlp.W2", mn.W{2});
-emit (fid, "mlp.b3", mn.b{3});
+emit (fid, "mlp.W2", mn.weights{2});
+emit (fid, "mlp.b3", mn.biases{3});
 emit (fid, "mlp.loss", loss);
+emit_fields (fid, "mlp.all", mn);   # the network: the same fields as R's
 t = __sgp_call__ ("options", "mlp_fit");
 emit (fid, "mlp.options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit_error (fid, "mlp.err_lr", @() mlp_fit (x, y, 3, "lr", 0));

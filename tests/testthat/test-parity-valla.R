@@ -32,6 +32,9 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
   for (t in c("cf", "ad")) {
     fit <- if (t == "cf") cf else ad
     k <- function(f) oct[[paste0(t, ".", f)]]
+    # every field and number of the fit, its network's weights and biases included
+    # (Octave: levels [] for R's NULL; the predictions at xtest in test)
+    parity_expect_fields(fit, oct, paste0(t, ".all"))
     same(fit$inducing, k("inducing"), paste(t, "inducing"))
     same(fit$L, k("L"), paste(t, "L"))
     same(fit$prior_var, k("prior_var"), paste(t, "prior_var"))
@@ -92,6 +95,9 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
   same(mn$weights[[2]], oct$mlp.W2, "mlp_fit W2")
   same(mn$biases[[3]], oct$mlp.b3, "mlp_fit b3")
   same(mn$loss, oct$mlp.loss, "mlp_fit loss")
+  # the network: one field set (weights, biases, activation, output, skip) and its numbers
+  parity_expect_fields(unclass(mn)[c("weights", "biases", "activation", "output", "skip")],
+                       oct, "mlp.all")
   expect_identical(parity_option_line("mlp_fit"), oct$mlp.options)
   expect_identical(err(mlp_fit(x, y, hidden = 3, lr = 0, verbose = FALSE)), oct$mlp.err_lr)
   expect_identical(err(mlp_fit(x, y, hidden = 3, likelihood = "poisson", verbose = FALSE)),

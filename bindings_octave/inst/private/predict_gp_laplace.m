@@ -27,20 +27,11 @@ function pred = predict_gp_laplace (fit, xnew, names, varargin)
   ## the core checks the fit, xnew and the options (table "gp_laplace_predict")
   fit = laplace_check_fit (fit, fname);
   xnew = check_input_matrix (xnew, fname, xname, columns (fit.x));
-  p = __sgp_call__ ("laplace_predict", fit, fname, "fit", xnew, xname, oname, varargin{:});
-  type = p.type;
-
-  pred = struct ("mean", p.mean, "var", p.var);
-  switch (fit.likelihood)
-    case {"bernoulli", "softmax"}
-      pred.prob = p.resp_mean;
-    case "poisson"
-      pred.rate_mean = p.resp_mean;
-      pred.rate_var = p.resp_var;
-    case "gaussian"
-      pred.y_var = p.resp_var;
-  endswitch
-  switch (type)
+  ## and writes the predictions (sgp_laplace_predict_plain: mean, var, and prob,
+  ## rate_mean and rate_var, or y_var)
+  r = __sgp_call__ ("laplace_predict", fit, fname, "fit", xnew, xname, oname, varargin{:});
+  pred = r.pred;
+  switch (r.type)
     case "response"
       if (isfield (pred, "prob"))
         pred = pred.prob;

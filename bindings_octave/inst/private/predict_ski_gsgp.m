@@ -20,10 +20,11 @@ function pred = predict_ski_gsgp (fit, xnew, fname, xarg, varargin)
     xs = xs.';  # one point as a column
   endif
   ## the core checks the fit, the options (variance, backend: by default the fit's) and xs
-  [m, v, warn] = __sgp_call__ ("ski_predict", fit, fname, "fit", xs, xarg, varargin{:});
-  if (! isempty (warn))
-    warning ("scalegp:not-converged", "%s", warn);  # worded by the core
+  ## and writes the predictions (sgp_ski_predict_plain)
+  p = __sgp_call__ ("ski_predict", fit, fname, "fit", xs, xarg, varargin{:});
+  if (! isempty (p.warning))
+    warning ("scalegp:not-converged", "%s", p.warning);  # worded by the core
   endif
   ## (under bounds_policy "drop" the core gives NaN at points outside the grid)
-  pred = struct ("mean", m, "var", v);
+  pred = rmfield (p, "warning");
 endfunction

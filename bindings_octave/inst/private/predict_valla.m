@@ -22,15 +22,7 @@ function pred = predict_valla (fit, xnew, varargin)
   fname = "scalegp_predict";
   [front, opts] = split_options (fname, {"seed"}, varargin{:});
   __sgp_call__ ("valla_fit_check", fit, fname, "fit");  # the core checks the fit's fields
-  m = fit.model;
-  if (! (isfield (m, "W") && iscell (m.W) && ! isempty (m.W) && isnumeric (m.W{1})
-         && ismatrix (m.W{1})))
-    arg_error (fname, "fit.model", "is not a network struct (the fit is damaged; refit it)");
-  endif
-  D = rows (fit.model.W{1});
-  if (isfield (fit.model, "transpose") && fit.model.transpose)
-    D = columns (fit.model.W{1});
-  endif
+  D = fit.d;
   xnew = check_input_matrix (xnew, fname, "xnew", D);
   if (columns (xnew) != D)
     arg_error (fname, "xnew", "has %d columns but the network expects %d inputs",
@@ -45,30 +37,18 @@ function pred = predict_valla (fit, xnew, varargin)
   if (isempty (seed) && isfield (fit, "seed"))
     seed = fit.seed;
   endif
-  ## the options go to the core's table "valla_predict" (type, full_cov, prob_method,
+  ## the core reads the fit and writes the predictions (sgp_valla_predict_plain);
+  ## the options go to its table "valla_predict" (type, full_cov, prob_method,
   ## mc_samples; seed and threads: the context), which checks them against the fit
-  p = __sgp_call__ ("valla_predict", fit.model, fit, xnew,
-                    "seed", if_else (isempty (seed), 0, seed), opts{:});
-  cls = ! strcmp (fit.likelihood, "gaussian");
-  type = p.type;
-
-  pred = struct ("mean", p.mean, "var", p.var);
-  if (strcmp (fit.likelihood, "bernoulli"))
-    pred.prob = p.prob(:, 2);             # P(y = 1), as gp_laplace and R
-  elseif (cls)
-    pred.prob = p.prob;
-  else
-    pred.latent_var = p.latent_var;
-  endif
-  if (isfield (p, "cov"))
-    pred.cov = p.cov;
-  endif
-  switch (type)
+  r = __sgp_call__ ("valla_predict", fit, xnew, "seed", if_else (isempty (seed), 0, seed),
+                    opts{:});
+  pred = r.pred;
+  switch (r.type)
     case "response"
-      if (cls)
-        pred = pred.prob;
-      else
+      if (strcmp (fit.likelihood, "gaussian"))
         pred = pred.mean;
+      else
+        pred = pred.prob;
       endif
     case "class"
       if (strcmp (fit.likelihood, "bernoulli"))

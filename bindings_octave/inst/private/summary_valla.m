@@ -6,7 +6,7 @@
 function lines = summary_valla (fit, fname)
   __sgp_call__ ("valla_fit_check", fit, fname, "fit");  # the core checks the fit's fields
   m = fit.model;
-  P = sum (cellfun (@numel, m.W)) + sum (cellfun (@numel, m.b)) + numel (m.skip);
+  P = sum (cellfun (@numel, m.weights)) + sum (cellfun (@numel, m.biases)) + numel (m.skip);
   obj = fit.history.objective;
   nll = fit.history.validation.nll;
   noise = "";

@@ -32,7 +32,6 @@ function val = valla_oof_validation (model, x, y, refit, opts, fname)
     catch err
       arg_error (fname, "refit", "failed: %s", err.message);
     end_try_catch
-    net = valla_check_model (net, fname);
     oof(out) = y(out) - __sgp_call__ ("valla_forward", net, x(out, :));
   endfor
   val = struct ("x", x, "y", __sgp_call__ ("valla_forward", model, x) + oof);
