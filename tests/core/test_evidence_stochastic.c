@@ -61,6 +61,64 @@ static void lowrank_contraction(void **state)
   for (int i = 0; i < 4; i++) { lowrank_matches_dense(kinds[i], 1); lowrank_matches_dense(kinds[i], 3); }
 }
 
+/* ------------------------------------------------ the preconditioner */
+
+/* The factor with kept pivots (one tile, a Cholesky of K(piv, piv) and a
+ * triangular solve) equals the greedy pivoted Cholesky that chose them: F F'
+ * entrywise. Both are Cholesky factorizations of K(piv, piv) in the same order,
+ * computed by different operations; the greedy rule keeps every pivot's
+ * remaining diagonal L_jj^2 above 1e-4 s, so |L^-1|^2 <= 1e4 / s and the
+ * difference is within k eps |K| |L^-1|^2 s ~ k 1e4 eps s: 1e-9 s for k <= 50.
+ * And a duplicated pivot (remaining diagonal 0) ends the kept factor there. */
+static void precond_kept_pivots(int64_t d)
+{
+  const int64_t n = 300, rank = 50;
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 21);
+  double *X = th_zeros(n * d), ls[1] = {0.9};
+  th_randn(&rng, n * d, X, 1.0, 0.0);
+  sgp_kernel k = {SGP_KERNEL_MATERN52, ls, 1, 1.6};
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  int64_t piv[50], npiv = 0;
+  sgp_evs_precond g, kept;
+  assert_int_equal(sgp_evs_precond_build(&ctx, &k, sgp_cmat_of(X, n, d), (int)rank, piv, &npiv, &g),
+                   SGP_OK);
+  assert_int_equal(npiv, g.k);
+  assert_true(g.k >= 10);
+  assert_int_equal(sgp_evs_precond_build(&ctx, &k, sgp_cmat_of(X, n, d), (int)rank, piv, &npiv,
+                                         &kept), SGP_OK);
+  assert_int_equal(kept.k, g.k);
+  double worst = 0.0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++) {
+      double a = 0.0, b = 0.0;
+      for (int64_t c = 0; c < g.k; c++) {
+        a += g.F[i + c * n] * g.F[j + c * n];
+        b += kept.F[i + c * n] * kept.F[j + c * n];
+      }
+      worst = fmax(worst, fabs(a - b));
+    }
+  if (!(worst <= 1e-9 * k.outputscale)) fail_msg("d = %lld: |F F' - F_kept F_kept'| = %g", (long long)d, worst);
+  sgp_evs_precond_free(&kept);
+  /* the second pivot's row duplicated into the first's: nothing is left of it */
+  for (int64_t c = 0; c < d; c++) X[piv[1] + c * n] = X[piv[0] + c * n];
+  assert_int_equal(sgp_evs_precond_build(&ctx, &k, sgp_cmat_of(X, n, d), (int)rank, piv, &npiv,
+                                         &kept), SGP_OK);
+  assert_int_equal(kept.k, 1);
+  sgp_evs_precond_free(&kept);
+  sgp_evs_precond_free(&g);
+  free(X);
+}
+
+/* d = 3 and 8: the two tile paths (direct differences, and dot products by BLAS) */
+static void precond_kept_pivots_match_greedy(void **state)
+{
+  (void)state;
+  precond_kept_pivots(3);
+  precond_kept_pivots(8);
+}
+
 /* ------------------------------------------------ the estimator vs exact */
 
 typedef struct {
@@ -242,6 +300,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(lowrank_contraction),
+    cmocka_unit_test(precond_kept_pivots_match_greedy),
     cmocka_unit_test(stochastic_matches_exact),
     cmocka_unit_test(gradient_cosine),
     cmocka_unit_test(softmax_refused),
