@@ -139,7 +139,7 @@ int sgp_evidence(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_ev_ws *ws, double *l
   if (!m) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
   for (int64_t c = 0; c < C; c++)
     for (int64_t i = 0; i < n; i++) m[i + c * n] = p->mean[p->layout.n_mean == 1 ? 0 : c];
-  const sgp_ev_ops ops = {dense_apply_k, dense_factorize, dense_apply_r, ws, 0.1};
+  const sgp_ev_ops ops = {dense_apply_k, dense_factorize, dense_apply_r, NULL, ws, 0.1};
   st = sgp_ev_mode(ctx, &ops, &p->lik, m, ws, &logp);
   if (!st) {
     double q = 0.0;

@@ -62,6 +62,14 @@ static int newton_direction(sgp_ctx *ctx, const sgp_ev_ops *ops, sgp_ev_ws *ws)
   const int64_t nc = ws->n * ws->C;
   for (int64_t k = 0; k < nc; k++) ws->b[k] = ws->g[k] - ws->a[k];
   int st = ops->apply_k(ctx, ops->data, ws->b, ws->kb);
+  if (!st && ops->apply_rk) { /* K da = K b - K R K b: no pass over K for it */
+    if ((st = ops->apply_rk(ctx, ops->data, ws->kb, ws->da, ws->kda))) return st;
+    for (int64_t k = 0; k < nc; k++) {
+      ws->da[k] = ws->b[k] - ws->da[k];
+      ws->kda[k] = ws->kb[k] - ws->kda[k];
+    }
+    return SGP_OK;
+  }
   if (!st) st = ops->apply_r(ctx, ops->data, ws->kb, ws->da);
   if (st) return st;
   for (int64_t k = 0; k < nc; k++) ws->da[k] = ws->b[k] - ws->da[k];
@@ -85,6 +93,14 @@ static int warm_step(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, co
   for (int64_t k = 0; k < nc; k++) ws->b[k] += ws->g[k];
   int st = ops->factorize(ctx, ops->data, ws->w);
   if (!st) st = ops->apply_k(ctx, ops->data, ws->b, ws->kb);
+  if (!st && ops->apply_rk) { /* K a = K b - K R K b */
+    st = ops->apply_rk(ctx, ops->data, ws->kb, ws->da, ws->kda);
+    for (int64_t k = 0; !st && k < nc; k++) {
+      ws->at[k] = ws->b[k] - ws->da[k];
+      ws->ft[k] = ws->kb[k] - ws->kda[k] + m[k];
+    }
+    return st;
+  }
   if (!st) st = ops->apply_r(ctx, ops->data, ws->kb, ws->da);
   for (int64_t k = 0; !st && k < nc; k++) ws->at[k] = ws->b[k] - ws->da[k];
   if (!st) st = ops->apply_k(ctx, ops->data, ws->at, ws->ft);

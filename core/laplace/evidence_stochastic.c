@@ -47,6 +47,9 @@
 #define MF_PROBE_RTOL 1e-5
 /* Lanczos steps kept per probe at most (the CG coefficients' storage). */
 #define MF_MAX_CG 4000
+/* K S p of a Newton solve's CG steps kept (mf_apply_rk), n doubles each; a longer
+ * solve takes one more kernel pass instead. */
+#define MF_KLOG 32
 
 int sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_t seed,
                     size_t cache_bytes, int tile)
@@ -88,11 +91,13 @@ typedef struct {
   double *scratch;   /* n x scratch_cols: S V inside b_apply (no allocation per CG step) */
   int64_t scratch_cols;
   int64_t iterations;
+  double *klog;      /* n x MF_KLOG: K S p of one-column products while logging */
+  int klog_n, logging; /* logged so far (MF_KLOG + 1: too many) */
 } mf_t;
 
 static int b_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
 {
-  const mf_t *m = (const mf_t *)op->state;
+  mf_t *m = (mf_t *)op->state; /* logs K S p (mf_apply_rk) */
   const int64_t n = op->n, nb = V.cols;
   int zero = 1; /* CG's residual of its zero start: no kernel pass */
   for (int64_t j = 0; j < nb && zero; j++)
@@ -109,6 +114,10 @@ static int b_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
     for (int64_t i = 0; i < n; i++) t[i + j * n] = m->sw[i] * V.data[i + j * V.ld];
   int st = m->K.apply(&m->K, sgp_cmat_of(t, n, nb), Y, ctx);
   if (st) return st;
+  if (m->logging && nb == 1) {
+    if (m->klog_n < MF_KLOG) memcpy(m->klog + m->klog_n * n, Y.data, (size_t)n * sizeof(double));
+    if (m->klog_n <= MF_KLOG) m->klog_n++;
+  }
   for (int64_t j = 0; j < nb; j++)
     for (int64_t i = 0; i < n; i++)
       Y.data[i + j * Y.ld] = V.data[i + j * V.ld] + m->sw[i] * Y.data[i + j * Y.ld];
@@ -167,6 +176,33 @@ static int apply_r_tol(sgp_ctx *ctx, mf_t *m, const double *z, double *out, doub
 static int mf_apply_r(sgp_ctx *ctx, void *data, const double *z, double *out)
 {
   return apply_r_tol(ctx, (mf_t *)data, z, out, MF_NEWTON_RTOL);
+}
+
+/* out = R z (as mf_apply_r) and kout = K out without a pass over K: CG's iterate
+ * is x = sum_j alpha_j p_j from a zero start, and b_apply logs each K S p_j it
+ * forms, so K out = K S x = sum_j alpha_j K S p_j. */
+static int mf_apply_rk(sgp_ctx *ctx, void *data, const double *z, double *out, double *kout)
+{
+  mf_t *m = (mf_t *)data;
+  const int64_t n = m->K.n;
+  double *sz = sgp_alloc(n), *al = sgp_calloc(n);
+  int st = sz && al ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  for (int64_t i = 0; !st && i < n; i++) sz[i] = m->sw[i] * z[i];
+  const int64_t it0 = m->iterations;
+  m->klog_n = 0;
+  m->logging = 1;
+  if (!st) st = b_solve(ctx, m, sz, 1, out, MF_NEWTON_RTOL, &m->P, al, NULL, (int)n);
+  m->logging = 0;
+  const int64_t steps = m->iterations - it0;
+  if (!st && steps == m->klog_n && steps <= MF_KLOG) {
+    memset(kout, 0, (size_t)n * sizeof(double));
+    for (int64_t j = 0; j < steps; j++)
+      for (int64_t i = 0; i < n; i++) kout[i] += al[j] * m->klog[i + j * n];
+  }
+  for (int64_t i = 0; !st && i < n; i++) out[i] *= m->sw[i];
+  if (!st && !(steps == m->klog_n && steps <= MF_KLOG)) st = mf_apply_k(ctx, m, out, kout);
+  free(sz); free(al);
+  return st;
 }
 
 /* --------------------------------------------------------- the estimate */
@@ -372,11 +408,12 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   m.sw = sgp_alloc(n);
   m.scratch_cols = t; /* the widest block B multiplies: the probes */
   m.scratch = sgp_alloc(n * t);
+  m.klog = sgp_alloc(n * MF_KLOG);
   sgp_dense_op_opts oo;
   sgp_dense_op_opts_default(&oo);
   oo.cache_bytes = ws->cache_bytes;
   if (ws->tile > 0) oo.tile = ws->tile;
-  int st = X && al && be && mean && phi && Zp && Yp && m.sw && m.scratch ? SGP_OK
+  int st = X && al && be && mean && phi && Zp && Yp && m.sw && m.scratch && m.klog ? SGP_OK
            : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for n = %lld", (long long)n);
   if (st || (st = sgp_op_dense_kernel(ctx, &p->kernel, p->X, &oo, &m.K, NULL))) goto done;
   m.B.n = n;
@@ -392,7 +429,7 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   m.Pe = m.P;
   m.Pe.state = &m.pce;
   for (int64_t i = 0; i < n; i++) mean[i] = p->mean[0];
-  const sgp_ev_ops ops = {mf_apply_k, mf_factorize, mf_apply_r, &m, 0.0}; /* CG: no chord */
+  const sgp_ev_ops ops = {mf_apply_k, mf_factorize, mf_apply_r, mf_apply_rk, &m, 0.0}; /* no chord */
   double logp;
   if ((st = sgp_ev_mode(ctx, &ops, &p->lik, mean, &ws->ev, &logp))) goto done;
   /* the probes z_p = e_p + S F g_p (P factorized at the mode), B^-1 Z and the
@@ -425,6 +462,6 @@ done:
   sgp_op_destroy(&m.K);
   sgp_evs_precond_free(&m.pc);
   free(X); free(al); free(be); free(mean); free(phi); free(Zp); free(Yp); free(m.sw);
-  free(m.scratch);
+  free(m.scratch); free(m.klog);
   return st;
 }
