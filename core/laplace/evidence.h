@@ -116,7 +116,7 @@ typedef struct {
   int64_t n;
   int t;                 /* probes */
   double *Z;             /* n x t Rademacher parts of the probes, fixed at init */
-  double *E;             /* SGP_EVS_PRECOND_RANK x t Rademacher parts, fixed at init */
+  double *E;             /* SGP_EVS_SOLVE_RANK x t Rademacher parts, fixed at init */
   int64_t *piv;          /* SGP_EVS_SOLVE_RANK pivots, chosen at the first evaluation
                           * and kept (so that it, and the probes, are smooth in theta) */
   int64_t npiv;          /* 0 until chosen */
@@ -129,15 +129,14 @@ int  sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64
                      size_t cache_bytes, int tile);
 void sgp_evs_ws_free(sgp_evs_ws *ws);
 /* evidence_precond.c: P = I + S F F' S ~ B, F F' a rank-k pivoted Cholesky of K
- * (built once per evaluation, refactorized per W). The estimator's P (the probes'
- * covariance and the control variates, whose exact parts cost k more columns in
- * every pass of the gradient) has rank SGP_EVS_PRECOND_RANK; the Newton and
- * adjoint solves, where P only preconditions, use the same pivoted Cholesky run on
- * to SGP_EVS_SOLVE_RANK columns (the first columns of a greedy pivoted Cholesky
- * are those of a shorter one, and the leading block of a Cholesky factor is the
- * factor of the leading block, so one factorization serves both). n = 20000,
- * d = 16: Newton CG iterations 65 -> 27 and adjoint 20 -> 10 with 100 -> 600
- * columns, at O(n k^2) a refactorization. */
+ * (built once per evaluation, refactorized per W). The solves (Newton, adjoint,
+ * the probes') take it with SGP_EVS_SOLVE_RANK columns (Q, the probes' covariance);
+ * the control variates of the traces, whose exact parts cost k more columns in
+ * every pass of the gradient, take its first SGP_EVS_PRECOND_RANK (the first
+ * columns of a greedy pivoted Cholesky are those of a shorter one, and the leading
+ * block of a Cholesky factor is the factor of the leading block, so one
+ * factorization serves both). n = 20000, d = 16: Newton CG iterations 65 -> 27
+ * and adjoint 20 -> 10 with 100 -> 600 columns, at O(n k^2) a refactorization. */
 #define SGP_EVS_PRECOND_RANK 100
 #define SGP_EVS_SOLVE_RANK 512
 typedef struct {

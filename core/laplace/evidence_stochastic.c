@@ -3,20 +3,24 @@
  * S = W^1/2, B = I + S K S, R = S B^-1 S, Sigma = K - K R K:
  *   mode:   Newton (evidence_mode.c) with R z by CG on B, K by the kernel operator,
  *           the CG preconditioned by a pivoted Cholesky of K (evidence_precond.c);
- *   log|B| = log|P| + log|P^-1/2 B P^-1/2| (P = I + S F F' S, evidence_precond.c):
- *           probes z_p = e_p + S F g_p (e_p, g_p Rademacher, fixed) have E[z z'] = P,
- *           so P^-1/2 z_p has identity covariance and stochastic Lanczos quadrature
- *           gives z_p' P^-1 z_p e1' log(T_p) e1, T_p rebuilt from the preconditioned
- *           CG coefficients of x_p = B^-1 z_p (the Lanczos matrix of P^-1/2 B P^-1/2
- *           from P^-1/2 z_p); with y_p = P^-1 z_p, E[x_p y_p'] = B^-1;
- *   control variates: with R_P = S P^-1 S = W - H H' (H = W F L^-T, L L' = I + F'W F)
- *           every expectation E[x_p y_p'] = B^-1 is split as P^-1 (exact, low rank)
- *           + E[(x_p - y_p) y_p'], whose noise shrinks with |B^-1 - P^-1|:
- *   tr(R C_j) = tr(R_P C_j) + (1/t) sum_p (S (x_p - y_p))' C_j (S y_p);
+ *   log|B| = log|Q| + log|Q^-1/2 B Q^-1/2| (Q = I + S F F' S with F of rank up to
+ *           SGP_EVS_SOLVE_RANK, evidence_precond.c): probes z_p = e_p + S F g_p
+ *           (e_p, g_p Rademacher, fixed) have E[z z'] = Q, so Q^-1/2 z_p has
+ *           identity covariance and stochastic Lanczos quadrature gives
+ *           z_p' Q^-1 z_p e1' log(T_p) e1, T_p rebuilt from the Q-preconditioned CG
+ *           coefficients of x_p = B^-1 z_p (the Lanczos matrix of Q^-1/2 B Q^-1/2
+ *           from Q^-1/2 z_p); with y_p = Q^-1 z_p, E[x_p y_p'] = B^-1;
+ *   control variates: P = I + S F_1 F_1' S from F's first SGP_EVS_PRECOND_RANK
+ *           columns, R_P = S P^-1 S = W - H H' (H = W F_1 L^-T, L L' = I + F_1'W F_1),
+ *           and u_p = P^-1 z_p: E[u_p y_p'] = P^-1 Q Q^-1 = P^-1, so every
+ *           E[x_p y_p'] = B^-1 is split as P^-1 (exact, of rank k: k more columns
+ *           in the gradient's passes, hence P's smaller rank) + E[(x_p - u_p) y_p'],
+ *           whose noise shrinks with |B^-1 - P^-1|:
+ *   tr(R C_j) = tr(R_P C_j) + (1/t) sum_p (S (x_p - u_p))' C_j (S y_p);
  *   diag(Sigma), per point by one of two unbiased forms, the one whose noise is
  *           scaled down: s - diag(K R K) where W_i s <= 1, with diag(K R_P K) =
  *           diag(K W K) - rowsums((K H)^2) (a pass over the tiles and a product of
- *           k columns) plus (1/t) sum_p (K S (x_p - y_p)) o (K S y_p) (2t columns),
+ *           k columns) plus (1/t) sum_p (K S (x_p - u_p)) o (K S y_p) (2t columns),
  *           and, since Sigma = S^-1 (I - B^-1) S^-1, (1 - diag(B^-1)) / W_i where
  *           W_i s > 1 (no product; the first form's error, of the order of s,
  *           would swamp a Sigma_ii <= 1/W_i);
@@ -59,7 +63,7 @@ int sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_
   if (st) return st;
   ws->n = n; ws->t = probes; ws->cache_bytes = cache_bytes; ws->tile = tile;
   ws->piv = (int64_t *)malloc(SGP_EVS_SOLVE_RANK * sizeof(int64_t));
-  if (!(ws->Z = sgp_alloc(n * probes)) || !(ws->E = sgp_alloc(SGP_EVS_PRECOND_RANK * probes)) ||
+  if (!(ws->Z = sgp_alloc(n * probes)) || !(ws->E = sgp_alloc(SGP_EVS_SOLVE_RANK * probes)) ||
       !ws->piv) {
     sgp_evs_ws_free(ws);
     return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for %d probes", probes);
@@ -68,7 +72,7 @@ int sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_
                 * the optimizer's restarts drawn from the same seed */
   sgp_rng_seed(&rng, seed ^ 0x5eed9b0be5ull);
   for (int64_t k = 0; k < n * probes; k++) ws->Z[k] = (sgp_rng_next(&rng) >> 63) ? 1.0 : -1.0;
-  for (int64_t k = 0; k < SGP_EVS_PRECOND_RANK * probes; k++)
+  for (int64_t k = 0; k < SGP_EVS_SOLVE_RANK * probes; k++)
     ws->E[k] = (sgp_rng_next(&rng) >> 63) ? 1.0 : -1.0;
   return SGP_OK;
 }
@@ -276,9 +280,9 @@ static int kwk_diag(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double 
 
 /* diag(Sigma) into s2 (then s2 = 1/2 diag(Sigma) o d3), by the form whose noise is
  * the smaller per point (see the top of the file), each with P as a control
- * variate: diag(B^-1) = diag(P^-1) + E[(x - y) o y], diag(K R K) = diag(K R_P K) +
- * E[(K S (x - y)) o (K S y)] with diag(K R_P K) = diag(K W K) - rowsums((K H)^2).
- * D: S (x_p - y_p), S y_p (n x 2t) and H (n x k) side by side; dp = diag(P^-1). */
+ * variate: diag(B^-1) = diag(P^-1) + E[(x - u) o y], diag(K R K) = diag(K R_P K) +
+ * E[(K S (x - u)) o (K S y)] with diag(K R_P K) = diag(K W K) - rowsums((K H)^2).
+ * D: S (x_p - u_p), S y_p (n x 2t) and H (n x k) side by side; dp = diag(P^-1). */
 static int implicit_s2(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
                        const double *D, const double *dp, double *s2)
 {
@@ -315,14 +319,15 @@ done:
   return st;
 }
 
-/* The gradient from the probe solves X = B^-1 Z and Yp = P^-1 Z (m holds S and P
- * at the mode). The traces use P as a control variate: with R_P = S P^-1 S = W -
- * H H' (H = W F L^-T, L L' = I + F'W F), tr(R C) = tr(R_P C) + tr((R - R_P) C),
- * the first exact (a diagonal part and k more columns in the contraction), the
- * second estimated by (1/t) sum_p (S (x_p - y_p))' C (S y_p), whose noise shrinks
- * with |B^-1 - P^-1|; diag(Sigma) likewise (implicit_s2). */
+/* The gradient from the probe solves X = B^-1 Z, Yp = Q^-1 Z and Up = P^-1 Z (m
+ * holds S, Q and P at the mode). The traces use P as a control variate: with
+ * R_P = S P^-1 S = W - H H' (H = W F_1 L^-T, L L' = I + F_1'W F_1),
+ * tr(R C) = tr(R_P C) + tr((R - R_P) C), the first exact (a diagonal part and k
+ * more columns in the contraction), the second estimated by
+ * (1/t) sum_p (S (x_p - u_p))' C (S y_p), whose noise shrinks with |B^-1 - P^-1|;
+ * diag(Sigma) likewise (implicit_s2). */
 static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
-                   const double *X, const double *Yp, double *grad)
+                   const double *X, const double *Yp, const double *Up, double *grad)
 {
   const int64_t n = ws->n, t = ws->t, k = m->pce.k, r = t + 2 + k;
   const sgp_ev_layout *l = &p->layout;
@@ -345,7 +350,7 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
     }
   for (int64_t j = 0; j < t; j++)
     for (int64_t i = 0; i < n; i++) {
-      D[i + j * n] = sw[i] * (X[i + j * n] - Yp[i + j * n]); /* S (x_p - y_p) */
+      D[i + j * n] = sw[i] * (X[i + j * n] - Up[i + j * n]); /* S (x_p - u_p) */
       D[i + (t + j) * n] = sw[i] * Yp[i + j * n];            /* S y_p */
     }
   int any_d3 = 0;
@@ -404,7 +409,7 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   /* the CG coefficients: zero past each probe's last iteration */
   double *X = sgp_alloc(n * t), *al = sgp_calloc((int64_t)max_iter * t);
   double *be = sgp_calloc((int64_t)max_iter * t), *mean = sgp_alloc(n), *phi = sgp_alloc(2 * t);
-  double *Zp = sgp_alloc(n * t), *Yp = sgp_alloc(n * t), *nu = phi + t;
+  double *Zp = sgp_alloc(n * t), *Yp = sgp_alloc(n * t), *Up = sgp_alloc(n * t), *nu = phi + t;
   m.sw = sgp_alloc(n);
   m.scratch_cols = t; /* the widest block B multiplies: the probes */
   m.scratch = sgp_alloc(n * t);
@@ -413,7 +418,7 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   sgp_dense_op_opts_default(&oo);
   oo.cache_bytes = ws->cache_bytes;
   if (ws->tile > 0) oo.tile = ws->tile;
-  int st = X && al && be && mean && phi && Zp && Yp && m.sw && m.scratch && m.klog ? SGP_OK
+  int st = X && al && be && mean && phi && Zp && Yp && Up && m.sw && m.scratch && m.klog ? SGP_OK
            : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for n = %lld", (long long)n);
   if (st || (st = sgp_op_dense_kernel(ctx, &p->kernel, p->X, &oo, &m.K, NULL))) goto done;
   m.B.n = n;
@@ -432,15 +437,17 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   const sgp_ev_ops ops = {mf_apply_k, mf_factorize, mf_apply_r, mf_apply_rk, &m, 0.0}; /* no chord */
   double logp;
   if ((st = sgp_ev_mode(ctx, &ops, &p->lik, mean, &ws->ev, &logp))) goto done;
-  /* the probes z_p = e_p + S F g_p (P factorized at the mode), B^-1 Z and the
-   * tridiagonals in one preconditioned block CG, P^-1 Z and z_p' P^-1 z_p */
-  const int64_t k = m.pce.k;
+  /* the probes z_p = e_p + S F g_p (Q factorized at the mode), B^-1 Z and the
+   * tridiagonals in one Q-preconditioned block CG, Q^-1 Z and z_p' Q^-1 z_p, and
+   * the control variates' P^-1 Z */
+  const int64_t k = m.pc.k;
   for (int64_t j = 0; j < t; j++) memcpy(Zp + j * n, ws->Z + j * n, (size_t)n * sizeof(double));
-  if (k > 0 && (st = sgp_gemm(ctx, 'N', 'N', n, t, k, 1.0, m.pce.SF, n, ws->E,
-                              SGP_EVS_PRECOND_RANK, 1.0, Zp, n)))
+  if (k > 0 && (st = sgp_gemm(ctx, 'N', 'N', n, t, k, 1.0, m.pc.SF, n, ws->E,
+                              SGP_EVS_SOLVE_RANK, 1.0, Zp, n)))
     goto done;
-  if ((st = b_solve(ctx, &m, Zp, t, X, MF_PROBE_RTOL, &m.Pe, al, be, max_iter))) goto done;
-  if ((st = m.Pe.apply(&m.Pe, sgp_cmat_of(Zp, n, t), sgp_mat_of(Yp, n, t), ctx))) goto done;
+  if ((st = b_solve(ctx, &m, Zp, t, X, MF_PROBE_RTOL, &m.P, al, be, max_iter))) goto done;
+  if ((st = m.P.apply(&m.P, sgp_cmat_of(Zp, n, t), sgp_mat_of(Yp, n, t), ctx))) goto done;
+  if ((st = m.Pe.apply(&m.Pe, sgp_cmat_of(Zp, n, t), sgp_mat_of(Up, n, t), ctx))) goto done;
   for (int64_t j = 0; j < t; j++) nu[j] = sgp_dot(n, Zp + j * n, Yp + j * n);
   if ((st = slq(ctx, (int)t, nu, max_iter, al, be, phi))) goto done;
   double ld = 0.0, var = 0.0;
@@ -450,18 +457,18 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   var = t > 1 ? var / (double)(t - 1) : NAN;
   double q = 0.0;
   for (int64_t i = 0; i < n; i++) q += ws->ev.a[i] * (ws->ev.f[i] - mean[i]);
-  *loglik = -0.5 * q + logp - 0.5 * (sgp_evs_precond_logdet(&m.pce) + ld);
+  *loglik = -0.5 * q + logp - 0.5 * (sgp_evs_precond_logdet(&m.pc) + ld);
   *se = 0.5 * sqrt(var / (double)t);
   if (!isfinite(*loglik)) {
     st = sgp_fail(ctx, SGP_ENOTPD, "evidence: not finite at these hyperparameters");
     goto done;
   }
-  if (grad) st = mf_grad(ctx, p, ws, &m, X, Yp, grad);
+  if (grad) st = mf_grad(ctx, p, ws, &m, X, Yp, Up, grad);
 done:
   ws->cg_iterations = m.iterations;
   sgp_op_destroy(&m.K);
   sgp_evs_precond_free(&m.pc);
-  free(X); free(al); free(be); free(mean); free(phi); free(Zp); free(Yp); free(m.sw);
+  free(X); free(al); free(be); free(mean); free(phi); free(Zp); free(Yp); free(Up); free(m.sw);
   free(m.scratch); free(m.klog);
   return st;
 }
