@@ -1,8 +1,6 @@
 # ski_gsgp's grid and sufficient statistics as plain R data: they survive
 # saveRDS/readRDS, travel between worker processes and are merged by adding.
 
-ski_interpolations <- c("cubic", "linear")
-
 #' Grid of a structured kernel interpolation (SKI) model
 #'
 #' A regular grid for \code{\link{ski_stats}} and \code{\link{ski_gsgp}}:
@@ -41,49 +39,6 @@ ski_grid <- function(x = NULL, ..., range = NULL) {
   if (!is.null(range)) range <- as_input_matrix(range, fn, "range")
   # the core checks the options and makes the grid (of x, range or grid_bounds)
   structure(sgp_call("ski_grid", x, range, opts), class = "ski_grid")
-}
-
-ski_check_size <- function(grid_size, d, fn) {
-  if (is.null(grid_size)) return(rep(0, d))
-  if (!is.numeric(grid_size) || !length(grid_size) %in% c(1L, d) || any(!is.finite(grid_size)) ||
-      any(grid_size != round(grid_size)) || any(grid_size < 1))
-    stop_arg(fn, "grid_size", "must be whole numbers >= 1, one or d = ", d, " of them")
-  # sizes are R integers in the grid (and the core refuses grids whose
-  # statistics cannot fit in memory long before)
-  if (any(grid_size > .Machine$integer.max))
-    stop_arg(fn, "grid_size", "must be at most ", .Machine$integer.max,
-             " points per dimension (got ", format(max(grid_size), digits = 15), ")")
-  rep_len(as.double(grid_size), d)
-}
-
-ski_check_bounds <- function(grid_bounds, d, fn) {
-  b <- grid_bounds
-  if (!is.numeric(b)) stop_arg(fn, "grid_bounds", "must be a numeric d-by-2 matrix")
-  if (is.null(dim(b))) {
-    if (length(b) != 2L) stop_arg(fn, "grid_bounds", "must be a d-by-2 matrix (or 2 values for d = 1)")
-    b <- matrix(b, 1L)
-  }
-  if (length(dim(b)) != 2L || ncol(b) != 2L || (!is.null(d) && nrow(b) != d))
-    stop_arg(fn, "grid_bounds", "must be a ", if (is.null(d)) "d" else d, "-by-2 matrix")
-  if (any(!is.finite(b))) stop_arg(fn, "grid_bounds", "must be finite")
-  storage.mode(b) <- "double"
-  attributes(b) <- list(dim = dim(b))
-  b
-}
-
-# The grid of a ski_grid, ski_stats or ski_gsgp object (or a plain list with
-# size, bounds, interpolation, e.g. after a round trip through a file).
-ski_as_grid <- function(grid, fn, arg = "grid") {
-  if (inherits(grid, c("ski_stats", "ski_gsgp"))) grid <- grid$grid
-  if (!is.list(grid) || !all(c("size", "bounds", "interpolation") %in% names(grid)))
-    stop_arg(fn, arg, "must be a grid from ski_grid() (or a ski_stats / ski_gsgp object)")
-  d <- length(grid$size)
-  if (d < 1L || d > 8L) stop_arg(fn, arg, "must have 1 to 8 dimensions")
-  size <- ski_check_size(grid$size, d, fn)
-  bounds <- ski_check_bounds(grid$bounds, d, fn)
-  interp <- check_choice(grid$interpolation, ski_interpolations, fn, "interpolation")
-  structure(list(size = as.integer(size), bounds = bounds, interpolation = interp),
-            class = "ski_grid")
 }
 
 #' Sufficient statistics of SKI for one chunk of data
@@ -162,13 +117,11 @@ ski_stats <- function(x, y, grid, ..., cluster = NULL, block_rows = NULL) {
   if (!is.null(src)) return(ski_stats_sources(src, cluster, block_rows, fn))
   if (!is.null(cluster)) stop_arg(fn, "cluster", "is for chunk sources (files or functions)")
   opts <- verb_options(fn, list(...))
-  grid <- ski_as_grid(grid, fn)
   x <- as_input_matrix(x, fn, "x")
   y <- ski_check_y(y, nrow(x), fn)
-  if (ncol(x) != length(grid$size))
-    stop_arg(fn, "x", "has ", ncol(x), " columns but the grid has ", length(grid$size),
-             " dimensions")
-  # the core checks the options and computes the statistics in one pass
+  # the core reads and checks the grid (a ski_grid, ski_stats or ski_gsgp object,
+  # or a list of size, bounds, interpolation) and the options, and computes the
+  # statistics in one pass
   structure(sgp_call("ski_stats", x, y, grid, opts), class = "ski_stats")
 }
 
@@ -187,7 +140,7 @@ ski_check_stats <- function(s, fn, arg = "stats") {
   # the core reads and checks them (sgp_ski_stats_check: errors name arg); here
   # they only take R's shapes
   sgp_call("ski_stats_merge", list(s), arg, fn, FALSE)
-  s$grid <- unclass(ski_as_grid(s$grid, fn, arg))
+  s$grid <- sgp_call("ski_grid_check", s$grid, fn, paste0(arg, "$grid"))
   for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"))
     storage.mode(s[[f]]) <- "double"
   s

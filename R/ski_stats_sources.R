@@ -187,7 +187,7 @@ ski_stats_sources <- function(call, cluster, block_rows, fn) {
   sources <- as.list(call$sources)
   K <- length(sources)
   if (K > ski_max_chunks) stop_arg(fn, "sources", "has ", K, " chunks; at most ", ski_max_chunks)
-  grid <- ski_as_grid(call$grid, fn)
+  grid <- structure(sgp_call("ski_grid_check", call$grid, fn, "grid"), class = "ski_grid")
   if (is.null(block_rows)) { # a block's data about the size of a chunk's statistics (m S numbers)
     shape <- sgp_call("ski_shape", as.double(grid$size), grid$bounds, grid$interpolation, fn)
     block_rows <- max(1e4, ceiling(shape[1] * shape[2] / (length(grid$size) + 1)))

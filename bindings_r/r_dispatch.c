@@ -11,6 +11,7 @@ SEXP sgp_kernel_apply_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SE
 SEXP sgp_info_r(void);
 SEXP sgp_check_threads_r(SEXP, SEXP);
 SEXP sgp_ski_grid_r(SEXP, SEXP, SEXP);
+SEXP sgp_ski_grid_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_ski_stats_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_gsgp_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -41,6 +42,7 @@ static const sgp_r_entry entries[] = {
   {"info", (DL_FUNC)&sgp_info_r, 0},
   {"check_threads", (DL_FUNC)&sgp_check_threads_r, 2},
   {"ski_grid", (DL_FUNC)&sgp_ski_grid_r, 3},
+  {"ski_grid_check", (DL_FUNC)&sgp_ski_grid_check_r, 3},
   {"ski_stats", (DL_FUNC)&sgp_ski_stats_r, 4},
   {"ski_gsgp", (DL_FUNC)&sgp_ski_gsgp_r, 4},
   {"ski_predict", (DL_FUNC)&sgp_ski_predict_r, 6},

@@ -44,7 +44,7 @@ static sgp_ski_interpolation r_interp(SEXP name)
 static int r_stats(sgp_ctx *ctx, SEXP s, const char *arg, sgp_ski_stats_data *d)
 {
   const sgp_value v = sgp_r_value(s);
-  return sgp_ski_stats_check(ctx, &v, arg, d);
+  return sgp_ski_stats_check(ctx, &v, arg, "$", d);
 }
 
 /* backend (opts$backend: "auto", "cpu", "cuda") goes to the context like
@@ -157,26 +157,45 @@ static void stats_finalizer(SEXP p)
   R_ClearExternalPtr(p);
 }
 
+/* A grid given as plain data (a ski_grid, ski_stats or ski_gsgp list, or a list
+ * of size, bounds, interpolation), read and checked by the core (sgp_ski_grid_read:
+ * errors name arg, "'object$grid$size' ..."), as the core writes a grid. */
+SEXP sgp_ski_grid_check_r(SEXP grid, SEXP fn_, SEXP arg)
+{
+  const char *fn = CHAR(STRING_ELT(fn_, 0));
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_grid_data gd;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  const sgp_value v = sgp_r_value(grid);
+  const int code = sgp_ski_grid_read(&ctx, &v, CHAR(STRING_ELT(arg, 0)), "$", &gd);
+  if (code) sgp_r_fail(fn, &ctx, code);
+  return grid_list(&gd.grid, gd.interpolation, gd.bounds, fn);
+}
+
 /* ski_stats(): options by name to the core's table "ski_stats"; the
- * statistics of one chunk on `grid` (a checked R grid list) as an R list. */
+ * statistics of one chunk on `grid` (as the user gave it: the core reads and
+ * checks it, sgp_ski_grid_read) as an R list. */
 SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_ski_stats_opts o;
-  sgp_ski_grid g;
+  sgp_ski_grid_data gd;
+  const sgp_ski_grid *g = &gd.grid;
   sgp_ski_stats *st = NULL;
   sgp_ski_stats_data d;
   int64_t m = 0, S = 0;
   double rhoz = 0.0;
+  memset(&gd, 0, sizeof gd);
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   sgp_ski_stats_opts_default(&o);
   int code = sgp_r_apply_options(&ctx, "ski_stats", opts, &o);
-  SEXP bounds = sgp_r_list_elt(grid, "bounds");
-  o.ski.interpolation = r_interp(sgp_r_list_elt(grid, "interpolation"));
-  o.ski.grid_bounds = REAL(bounds); /* kept exactly in the result's grid */
-  if (!code) code = r_grid(&ctx, sgp_r_list_elt(grid, "size"), bounds, o.ski.interpolation, &g);
-  if (!code) code = sgp_ski_stats_shape(&ctx, &g, o.ski.interpolation, &m, &S);
+  const sgp_value gv = sgp_r_value(grid);
+  if (!code) code = sgp_ski_grid_read(&ctx, &gv, "grid", "$", &gd);
+  o.ski.interpolation = gd.interpolation;
+  o.ski.grid_bounds = gd.bounds; /* kept exactly in the result's grid */
+  if (!code) code = sgp_ski_stats_shape(&ctx, g, o.ski.interpolation, &m, &S);
   if (code) sgp_r_fail("ski_stats", &ctx, code);
   const int64_t np = o.ski.probes;
   if ((double)m * (double)S > 2147483647.0 || (double)m * (double)np > 2147483647.0)
@@ -185,7 +204,7 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
   SEXP Wtz = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)(m * np)));
   SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizer(holder, stats_finalizer);
-  code = sgp_ski_stats_compute(&ctx, &g, &o.ski, sgp_r_cmat(x), sgp_r_cmat(y), o.first_row, &st,
+  code = sgp_ski_stats_compute(&ctx, g, &o.ski, sgp_r_cmat(x), sgp_r_cmat(y), o.first_row, &st,
                                np > 0 ? REAL(Wtz) : NULL, &rhoz);
   R_SetExternalPtrAddr(holder, st);
   if (!code) code = sgp_ski_stats_export(&ctx, st, &d);

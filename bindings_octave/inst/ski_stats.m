@@ -90,14 +90,11 @@ function s = ski_stats (x, y, grid, varargin)
     print_usage ();
   endif
   fname = "ski_stats";
-  grid = ski_check_grid (grid, fname, "grid");
   x = check_input_matrix (x, fname, "x");
   y = ski_check_y (y, rows (x), fname);
-  if (columns (x) != numel (grid.size))
-    arg_error (fname, "x", "has %d columns but the grid has %d dimensions", columns (x),
-               numel (grid.size));
-  endif
-  ## the core checks the options (name/value pairs) and computes the statistics
+  ## the core reads and checks the grid (a ski_grid, ski_stats or ski_gsgp struct, or a
+  ## struct of size, bounds, interpolation) and the options (name/value pairs), and
+  ## computes the statistics
   s = __sgp_call__ ("ski_stats", x, y, grid, varargin{:});
 endfunction
 

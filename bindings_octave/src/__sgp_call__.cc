@@ -20,6 +20,7 @@ namespace
     {"laplace_fit", sgp_verbs::laplace_fit},
     {"laplace_predict", sgp_verbs::laplace_predict},
     {"ski_grid", sgp_verbs::ski_grid},
+    {"ski_grid_check", sgp_verbs::ski_grid_check},
     {"ski_stats", sgp_verbs::ski_stats},
     {"ski_gsgp", sgp_verbs::ski_gsgp},
     {"ski_predict", sgp_verbs::ski_predict},

@@ -82,7 +82,7 @@ namespace sgp_octave
                              const char *arg = "stats")
   {
     const sgp_value s = fit_value (v, sv.keep);
-    ctx.check (sgp_ski_stats_check (ctx.get (), &s, arg, &sv.d));
+    ctx.check (sgp_ski_stats_check (ctx.get (), &s, arg, ".", &sv.d));
   }
 
   // Options struct of the .m fronts (codes: method 0 gsgp / 1 ski; variance

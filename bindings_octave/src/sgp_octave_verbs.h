@@ -26,6 +26,7 @@ namespace sgp_verbs
   octave_value_list laplace_fit (const octave_value_list& args, int nargout);
   octave_value_list laplace_predict (const octave_value_list& args, int nargout);
   octave_value_list ski_grid (const octave_value_list& args, int nargout);
+  octave_value_list ski_grid_check (const octave_value_list& args, int nargout);
   octave_value_list ski_stats (const octave_value_list& args, int nargout);
   octave_value_list ski_gsgp (const octave_value_list& args, int nargout);
   octave_value_list ski_predict (const octave_value_list& args, int nargout);

@@ -15,8 +15,8 @@ namespace
 
 // Usage: s = __sgp_call__ ("ski_stats", x, y, grid, name, value, ...)
 // Private: SKI sufficient statistics of the rows of x (n-by-d) and
-// y (n-by-1) on grid (a checked struct with size, bounds and
-// interpolation).  The options come as name/value pairs and go to the core's
+// y (n-by-1) on grid (a ski_grid, ski_stats or ski_gsgp struct, or a struct
+// with size, bounds and interpolation; the core reads and checks it).  The options come as name/value pairs and go to the core's
 // option table, which checks them.  Returns the ski_stats struct (class, grid,
 // n, yty, ysum, Wty, Wt1, WtW, probes, probe_seed, rhoz, Wtz, version).  Use
 // ski_stats.
@@ -24,7 +24,7 @@ namespace
 octave_value_list
 sgp_verbs::ski_stats (const octave_value_list& args, int)
 {
-  if (args.length () < 3 || ! args(2).isstruct ())
+  if (args.length () < 3)
     print_usage ();
   const std::string fn = "ski_stats";
   sgp_octave::context ctx (fn, 0);
@@ -33,14 +33,14 @@ sgp_verbs::ski_stats (const octave_value_list& args, int)
   sgp_octave::verb_options (ctx, "ski_stats", sgp_ski_stats_opts_default, args, 3, o, keep);
   const Matrix x = sgp_octave::matrix_arg (args(0), fn, "x");
   const Matrix y = sgp_octave::matrix_arg (args(1), fn, "y");
-  const octave_scalar_map grid = args(2).scalar_map_value ();
-  const Matrix size = sgp_octave::matrix_arg (grid.getfield ("size"), fn, "grid.size");
-  const Matrix bounds = sgp_octave::matrix_arg (grid.getfield ("bounds"), fn, "grid.bounds");
-  o.ski.interpolation = sgp_octave::ski_interp_of (
-    sgp_octave::string_arg (grid.getfield ("interpolation"), fn, "grid.interpolation"));
-  sgp_ski_grid g;
+  // the grid as the user gave it, read and checked by the core
+  const sgp_value gv = sgp_octave::fit_value (args(2), keep);
+  sgp_ski_grid_data gd;
+  ctx.check (sgp_ski_grid_read (ctx.get (), &gv, "grid", ".", &gd));
+  const sgp_ski_grid& g = gd.grid;
+  o.ski.interpolation = gd.interpolation;
+  o.ski.grid_bounds = gd.bounds;
   int64_t m = 0, S = 0;
-  ctx.check (sgp_octave::ski_grid_of (ctx, size, bounds, o.ski.interpolation, &g));
   ctx.check (sgp_ski_stats_shape (ctx.get (), &g, o.ski.interpolation, &m, &S));
 
   // ---- compute (no Octave error inside)
@@ -61,7 +61,7 @@ sgp_verbs::ski_stats (const octave_value_list& args, int)
   d.probe_seed = o.ski.seed;
   d.rhoz = rhoz;
   d.uz = np > 0 ? Wtz.data () : nullptr;
-  return ovl (sgp_octave::ski_stats_map (d, bounds.data ()));
+  return ovl (sgp_octave::ski_stats_map (d, gd.bounds));
 }
 
 /*
@@ -76,5 +76,6 @@ sgp_verbs::ski_stats (const octave_value_list& args, int)
 %! assert ([s.probes, s.probe_seed], [0, 1]);
 %!error <outside> __sgp_call__ ("ski_stats", 5, 1, g)
 %!error <ski_stats: 'probes' must be a whole number> __sgp_call__ ("ski_stats", 5, 1, g, "probes", -1)
+%!error <ski_stats: 'grid.size' must have 1 to 8 values> __sgp_call__ ("ski_stats", 5, 1, setfield (g, "size", ones (1, 9)))
 %!error <Invalid call> __sgp_call__ ("ski_stats", 1)
 */

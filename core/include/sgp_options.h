@@ -157,11 +157,29 @@ enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };
 int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
                           sgp_laplace_fit_t *view, sgp_kernel *k);
 
+/* A SKI grid given as plain data, read and checked by sgp_ski_grid_read. */
+typedef struct {
+  sgp_ski_grid grid;
+  sgp_ski_interpolation interpolation;
+  const double *bounds; /* d x 2, column-major: the value's own numbers (kept exactly) */
+} sgp_ski_grid_data;
+/* Reads a grid given as plain data: a ski_grid result (a LIST of size, bounds,
+ * interpolation; bounds may be a plain vector of 2 when d = 1), or ski_stats or a
+ * ski_gsgp fit, whose `grid` is read. Checks it (1 to SGP_SKI_MAX_D sizes, whole
+ * numbers in 1..2147483647; finite d x 2 bounds with lower < upper; "cubic" or
+ * "linear"; a grid whose statistics fit in memory) and words every error once,
+ * naming the argument and its fields as the host's user writes them (arg, sep:
+ * "'grid$size' must be whole numbers >= 1 (got 2.5)" in R, "'grid.size' ..." in
+ * Octave). ski_stats' grid argument, the grid of statistics and of a fit. */
+int sgp_ski_grid_read(sgp_ctx *ctx, const sgp_value *g, const char *arg, const char *sep,
+                      sgp_ski_grid_data *out);
+
 /* Reads ski_stats given back as plain data (s: the host's list or struct) into
- * views on its arrays, checking the grid, every field's shape against the grid's
- * stencil and finiteness; errors name arg, the user's argument ("'b' has a 'WtW'
- * with NaN or Inf"). For ski_stats_merge, ski_gsgp(stats = ) and the fits' checks. */
-int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg,
+ * views on its arrays, checking the grid (sgp_ski_grid_read, as arg<sep>grid),
+ * every field's shape against the grid's stencil and finiteness; errors name arg,
+ * the user's argument ("'b' has a 'WtW' with NaN or Inf", "'b$grid$size' ...").
+ * For ski_stats_merge, ski_gsgp(stats = ) and the fits' checks. */
+int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg, const char *sep,
                         sgp_ski_stats_data *d);
 
 /* valla_metrics as the user calls it (pred: a list or struct of mean and var, or of

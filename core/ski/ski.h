@@ -699,11 +699,4 @@ int sgp_ski_loglik_grad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel 
 /* grid_size (1 or d values) and grid_bounds (d x 2) against the data's d. */
 int sgp_ski_check_grid_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d);
 
-/* The grid of ski_stats or of a fit given back as plain data (a LIST of size,
- * bounds, interpolation) into d->grid and d->interpolation; the error names arg
- * ("'b' must have a grid from ski_grid ...", of_stats; else "must be"). */
-struct sgp_value;
-int sgp_ski_grid_value(sgp_ctx *ctx, const struct sgp_value *g, const char *arg, int of_stats,
-                       sgp_ski_stats_data *d);
-
 #endif

@@ -128,7 +128,7 @@ static int check_results(const sgp_fd *f)
   return SGP_OK;
 }
 
-static int same_grid(const sgp_ski_stats_data *a, const sgp_ski_stats_data *b)
+static int same_grid(const sgp_ski_grid_data *a, const sgp_ski_stats_data *b)
 {
   if (a->grid.d != b->grid.d || a->interpolation != b->interpolation) return 0;
   for (int j = 0; j < a->grid.d; j++)
@@ -145,7 +145,7 @@ int sgp_ski_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const
                                      "method", "variance", "tol", "max_iter", "bounds_policy", NULL};
   char sub[64];
   sgp_fd f;
-  sgp_ski_stats_data g;
+  sgp_ski_grid_data g;
   int st;
   memset(v, 0, sizeof *v);
   sgp_ski_opts_default(&v->o);
@@ -153,9 +153,9 @@ int sgp_ski_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const
                          " (the fit is damaged; refit it)")))
     return st;
   snprintf(sub, sizeof sub, "%s%sgrid", arg, sep);
-  if ((st = sgp_ski_grid_value(ctx, sgp_fd_elt(fit, "grid"), sub, 0, &g))) return st;
+  if ((st = sgp_ski_grid_read(ctx, sgp_fd_elt(fit, "grid"), sub, sep, &g))) return st;
   snprintf(sub, sizeof sub, "%s%sstats", arg, sep);
-  if ((st = sgp_ski_stats_check(ctx, sgp_fd_elt(fit, "stats"), sub, &v->stats))) return st;
+  if ((st = sgp_ski_stats_check(ctx, sgp_fd_elt(fit, "stats"), sub, sep, &v->stats))) return st;
   if (!same_grid(&g, &v->stats)) return sgp_fd_bad(&f, "grid", "differs from the grid of its statistics");
   const int64_t m = v->stats.m;
   if ((st = check_model(&f, g.grid.d, v))) return st;

@@ -3,41 +3,88 @@
  * for both hosts, before ski_stats_merge, ski_gsgp(stats = ) or a fit's checks
  * use them: the grid, the shapes against the grid's stencil, finiteness; the
  * errors name the user's argument ('b', '...1', 'stats'). The values' own rules
- * (B's diagonal, zeros outside the grid) are sgp_ski_stats_import's. */
+ * (B's diagonal, zeros outside the grid) are sgp_ski_stats_import's.
+ * A grid given as plain data (ski_stats' grid argument, the grid of statistics or
+ * of a fit) is read here too (sgp_ski_grid_read), its errors naming the field in
+ * the host's syntax: "'grid$size' ..." (R), "'grid.size' ..." (Octave). */
 #include "ski.h"
 #include "../fit_data.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const interpolation_names[] = {"cubic", "linear", NULL}; /* SGP_SKI_* */
 
-int sgp_ski_grid_value(sgp_ctx *ctx, const sgp_value *g, const char *arg, int of_stats,
-                       sgp_ski_stats_data *d)
+/* size: 1 to SGP_SKI_MAX_D whole numbers in 1..INT_MAX (both hosts' integers) */
+static int read_size(const sgp_fd *f, const sgp_value *size, sgp_ski_opts *o)
 {
-  const sgp_fd fd = {ctx, g, arg, "$", NULL}, *f = &fd;
-  const sgp_value *size = sgp_fd_elt(g, "size"), *bounds = sgp_fd_elt(g, "bounds");
-  const sgp_fd gf = {f->ctx, g, f->arg, f->sep, NULL};
-  const int64_t nd = size->len;
-  int ok = g->type == SGP_VAL_LIST && sgp_fd_is_numeric(size) && nd >= 1 && nd <= SGP_SKI_MAX_D &&
-           sgp_fd_is_numeric(bounds) && sgp_fd_rows(bounds) == nd && sgp_fd_cols(bounds) == 2 &&
-           sgp_fd_finite(bounds);
-  for (int64_t j = 0; ok && j < nd; j++)
-    ok = size->real[j] >= 1 && size->real[j] <= 9007199254740992.0 &&
-         size->real[j] == floor(size->real[j]);
-  int interp = 0;
-  if (!ok || sgp_fd_string(&gf, "interpolation", interpolation_names, &interp))
-    return sgp_fail(f->ctx, SGP_EINVAL, "'%s' must %s a grid from ski_grid (size: 1 to %d whole "
-                    "numbers >= 1, bounds: d-by-2 finite, interpolation \"cubic\" or \"linear\")",
-                    f->arg, of_stats ? "have" : "be", SGP_SKI_MAX_D);
+  if (!sgp_fd_is_numeric(size)) return sgp_fd_bad(f, "size", "must be whole numbers >= 1");
+  if (size->len < 1 || size->len > SGP_SKI_MAX_D)
+    return sgp_fd_bad(f, "size", "must have 1 to %d values, one per dimension (got %lld)",
+                      SGP_SKI_MAX_D, (long long)size->len);
+  for (int64_t j = 0; j < size->len; j++) {
+    const double m = size->real[j];
+    if (!(m >= 1) || m != floor(m))
+      return sgp_fd_bad(f, "size", "must be whole numbers >= 1 (got %g)", m);
+    if (m > 2147483647.0)
+      return sgp_fd_bad(f, "size", "must be at most 2147483647 per dimension (got %.15g)", m);
+    o->grid_size[j] = (int64_t)m;
+  }
+  o->n_grid_size = size->len;
+  return SGP_OK;
+}
+
+/* bounds: d x 2 finite (a plain vector of 2 when d = 1), lower < upper where the
+ * size is above 1 */
+static int read_bounds(const sgp_fd *f, int64_t nd, const sgp_ski_opts *o, const double **out)
+{
+  const sgp_value *b = sgp_fd_elt(f->fit, "bounds");
+  sgp_cmat v;
+  int st;
+  if (nd == 1 && sgp_fd_is_numeric(b) && !b->rows && !b->cols && b->len == 2) {
+    if (!sgp_fd_finite(b)) return sgp_fd_bad(f, "bounds", "contains NaN, NA or Inf");
+    v = sgp_cmat_of(b->real, 1, 2);
+  } else if ((st = sgp_fd_matrix(f, "bounds", nd, 2, &v))) {
+    return st;
+  }
+  for (int64_t j = 0; j < nd; j++)
+    if (o->grid_size[j] > 1 && !(v.data[j + v.ld] > v.data[j]))
+      return sgp_fd_bad(f, "bounds", "row %lld must have lower < upper (got %g, %g)",
+                        (long long)j + 1, v.data[j], v.data[j + v.ld]);
+  *out = v.data;
+  return SGP_OK;
+}
+
+int sgp_ski_grid_read(sgp_ctx *ctx, const sgp_value *g, const char *arg, const char *sep,
+                      sgp_ski_grid_data *out)
+{
+  char sub[96];
+  int st, interp = 0;
+  memset(out, 0, sizeof *out);
+  /* ski_stats or a ski_gsgp fit: its grid */
+  if (g && g->type == SGP_VAL_LIST && !sgp_fd_has(g, "size") &&
+      sgp_fd_elt(g, "grid")->type == SGP_VAL_LIST) {
+    snprintf(sub, sizeof sub, "%s%sgrid", arg, sep);
+    arg = sub;
+    g = sgp_fd_elt(g, "grid");
+  }
+  if (!g || g->type != SGP_VAL_LIST || !sgp_fd_has(g, "size") || !sgp_fd_has(g, "bounds") ||
+      !sgp_fd_has(g, "interpolation"))
+    return sgp_fail(ctx, SGP_EINVAL, "'%s' must be a grid from ski_grid (or ski_stats or a "
+                    "ski_gsgp fit)", arg);
+  const sgp_fd f = {ctx, g, arg, sep, NULL};
   sgp_ski_opts o;
   sgp_ski_opts_default(&o);
+  if ((st = read_size(&f, sgp_fd_elt(g, "size"), &o)) ||
+      (st = read_bounds(&f, o.n_grid_size, &o, &out->bounds)) ||
+      (st = sgp_fd_string(&f, "interpolation", interpolation_names, &interp)))
+    return st;
   o.interpolation = (sgp_ski_interpolation)interp;
-  for (int64_t j = 0; j < nd; j++) o.grid_size[j] = (int64_t)size->real[j];
-  o.n_grid_size = nd;
-  o.grid_bounds = bounds->real;
-  d->interpolation = o.interpolation;
-  return sgp_ski_make_grid(f->ctx, sgp_cmat_of(bounds->real, nd, 2), 0, &o, &d->grid);
+  o.grid_bounds = out->bounds;
+  out->interpolation = o.interpolation;
+  /* the grid itself: spacing in doubles, statistics that fit in memory */
+  return sgp_ski_make_grid(ctx, sgp_cmat_of(out->bounds, o.n_grid_size, 2), 0, &o, &out->grid);
 }
 
 static int scalar(const sgp_value *v, double *out)
@@ -63,11 +110,14 @@ static int read_scalars(const sgp_fd *f, sgp_ski_stats_data *d)
   return SGP_OK;
 }
 
-int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg, sgp_ski_stats_data *d)
+int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg, const char *sep,
+                        sgp_ski_stats_data *d)
 {
   static const char *const need[] = {"grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes",
                                      "probe_seed", "rhoz", "Wtz"};
-  sgp_fd f = {ctx, s, arg, "$", NULL};
+  sgp_fd f = {ctx, s, arg, sep, NULL};
+  sgp_ski_grid_data g;
+  char sub[96];
   int st;
   memset(d, 0, sizeof *d);
   int ok = s && s->type == SGP_VAL_LIST;
@@ -76,8 +126,11 @@ int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg, sgp_s
   if (!ok)
     return sgp_fail(ctx, SGP_EINVAL, "'%s' must be ski_stats (from ski_stats or ski_stats_merge)",
                     arg);
-  if ((st = sgp_ski_grid_value(ctx, sgp_fd_elt(s, "grid"), arg, 1, d)) ||
-      (st = sgp_ski_stats_shape(ctx, &d->grid, d->interpolation, &d->m, &d->S)))
+  snprintf(sub, sizeof sub, "%s%sgrid", arg, sep);
+  if ((st = sgp_ski_grid_read(ctx, sgp_fd_elt(s, "grid"), sub, sep, &g))) return st;
+  d->grid = g.grid;
+  d->interpolation = g.interpolation;
+  if ((st = sgp_ski_stats_shape(ctx, &d->grid, d->interpolation, &d->m, &d->S)))
     return st;
   const sgp_value *D = sgp_fd_elt(s, "WtW"), *uy = sgp_fd_elt(s, "Wty"), *u1 = sgp_fd_elt(s, "Wt1"),
                   *uz = sgp_fd_elt(s, "Wtz");

@@ -59,6 +59,9 @@ int sgp_ski_stats_compute_pass(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_sk
     return sgp_fail(ctx, SGP_EINVAL, "probes: must be >= 0 with room for the sketches");
   if (pass != SGP_SKI_PASS_AUTO && pass != SGP_SKI_PASS_TAP && pass != SGP_SKI_PASS_MOMENTS)
     return sgp_fail(ctx, SGP_EINVAL, "pass: unknown code %d (auto, tap or moments)", (int)pass);
+  if (g && X.cols != g->d)
+    return sgp_fail(ctx, SGP_EDIM, "x: has %lld columns but the grid has %d dimensions",
+                    (long long)X.cols, g->d);
   if ((code = sgp_ski_stats_create(ctx, g, o->interpolation, &st))) return code;
   const int automatic = pass == SGP_SKI_PASS_AUTO;
   if (automatic) pass = sgp_ski_stats_pass_choice(g, o->bounds_policy, X.rows);

@@ -108,6 +108,8 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   expect_identical(parity_option_line("ski_gsgp"), oct$options)
   expect_identical(paste(scalegp_options("ski_gsgp")$kind, collapse = ","), oct$kinds)
   s0 <- ski_stats(x1, y1, ski_grid(x1, grid_size = 20))
+  # statistics whose grid has one field changed
+  gset <- function(s, name, value) { s$grid[name] <- list(value); s }
   calls <- as.list(quote(list(
     max_iter = sk(x1, y1, max_iter = 0), method = sk(x1, y1, method = "exact"),
     grid_size = sk(x1, y1, grid_size = 2.5), grid_size_d = sk(x2, y2, grid_size = c(10, 10, 10)),
@@ -122,7 +124,15 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
     threads = ski_gsgp(x1, y1, threads = 1e6, verbose = FALSE, learn = character(0)),
     backend = sk(x1, y1, backend = "gpu"),
     overflow = sk(x1, y1, grid_size = 30, outputscale = 1e307),
-    none = ski_gsgp(noise = 1, verbose = FALSE, learn = character(0)))))[-1]
+    none = ski_gsgp(noise = 1, verbose = FALSE, learn = character(0)),
+    # the grid of given statistics: the core reads it (R's 'stats$grid$size' is
+    # Octave's 'stats.grid.size')
+    stats_dims = sk(stats = gset(s0, "size", rep(2, 9))),
+    stats_size = sk(stats = gset(s0, "size", 2.5)),
+    stats_bounds = sk(stats = gset(s0, "bounds", rbind(c(0, 1), c(0, 1)))),
+    stats_order = sk(stats = gset(s0, "bounds", matrix(c(4, 0), 1))),
+    stats_interp = sk(stats = gset(s0, "interpolation", "spline")),
+    stats_grid = sk(stats = replace(s0, "grid", list(3))))))[-1]
   parity_expect_errors(calls, oct, "err.", "ski_gsgp")
   expect_match(oct$err.max_iter, "^ski_gsgp: 'max_iter' must be a whole number >= 1 \\(got 0\\)$")
   wrn <- function(...) tryCatch({ sk(...); "no warning" }, warning = function(w) conditionMessage(w))
@@ -218,8 +228,22 @@ test_that("ski_stats agrees between R and Octave: fields, numbers, options, mess
     probes = ski_stats(x1, y1, g1, probes = -1), policy = ski_stats(x1, y1, g1, bounds_policy = "wrap"),
     first_row = ski_stats(x1, y1, g1, first_row = 2^60), seed = ski_stats(x1, y1, g1, seed = -1),
     threads = ski_stats(x1, y1, g1, threads = 1e6), outside = ski_stats(x1 + 10, y1, g1),
-    unknown = ski_stats(x1, y1, g1, nonsense = 1))))[-1]
+    unknown = ski_stats(x1, y1, g1, nonsense = 1),
+    # the grid argument, read and checked by the core
+    dims = ski_stats(x1, y1, list(size = rep(2, 9), bounds = matrix(0, 9, 2), interpolation = "cubic")),
+    size = ski_stats(x1, y1, replace(g1, "size", list(2.5))),
+    bounds = ski_stats(x1, y1, replace(g1, "bounds", list(rbind(c(0, 1), c(0, 1))))),
+    order = ski_stats(x1, y1, replace(g1, "bounds", list(matrix(c(4, 0), 1)))),
+    nan = ski_stats(x1, y1, replace(g1, "bounds", list(matrix(c(0, NaN), 1)))),
+    interp = ski_stats(x1, y1, replace(g1, "interpolation", list("spline"))),
+    notgrid = ski_stats(x1, y1, 3), partial = ski_stats(x1, y1, list(size = 3)),
+    of_stats = ski_stats(x1, y1, replace(sts[[1]], "grid", list(replace(g1, "size", list(0))))),
+    columns = ski_stats(cbind(x1, x1), y1, g1))))[-1]
   parity_expect_errors(calls, oct, "stats.err.", "ski_stats")
+  # a grid given as a list with its bounds as a vector (d = 1), or as statistics
+  expect_identical(ski_stats(x1, y1, unclass(list(size = 20, bounds = as.vector(g1$bounds),
+                                                  interpolation = "cubic")))$WtW, sts[[1]]$WtW)
+  expect_identical(ski_stats(x1, y1, sts[[1]])$WtW, sts[[1]]$WtW)
   # ski_stats_merge: the core reads and checks every part, tampered ones included
   sa <- sts[[1]]
   set <- function(s, name, value) { s[name] <- list(value); s }

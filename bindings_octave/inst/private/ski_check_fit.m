@@ -12,6 +12,6 @@
 
 function fit = ski_check_fit (fit, fname)
   __sgp_call__ ("ski_predict", fit, fname, "fit");
-  fit.grid = ski_check_grid (fit.grid, fname, "fit.grid");
+  fit.grid = __sgp_call__ ("ski_grid_check", fit.grid, fname, "fit.grid");
   fit.stats = ski_check_stats (fit.stats, fname, "fit.stats");
 endfunction

@@ -11,7 +11,7 @@
 
 function s = ski_check_stats (s, fname, arg)
   __sgp_call__ ("ski_stats_merge", {s}, {arg}, fname);
-  s.grid = ski_check_grid (s.grid, fname, arg);
+  s.grid = __sgp_call__ ("ski_grid_check", s.grid, fname, [arg ".grid"]);
   m = numel (s.Wty);
   s.Wty = double (s.Wty(:));
   s.Wt1 = double (s.Wt1(:));

@@ -25,7 +25,7 @@ function s = ski_stats_sources (sources, grid, opts)
     arg_error (fname, "sources", "has %d chunks; at most 8192", K);
   endif
   [own, rest] = split_source_options (opts, fname);
-  grid = ski_check_grid (grid, fname, "grid");
+  grid = __sgp_call__ ("ski_grid_check", grid, fname, "grid");
   if (isempty (own.block_rows)) # a block's numbers about as many as the statistics'
     [m, S] = __sgp_call__ ("ski_shape", grid.size, grid.bounds, grid.interpolation, fname);
     own.block_rows = max (1e4, ceil (m * S / (numel (grid.size) + 1)));
