@@ -127,8 +127,8 @@ static int objective(sgp_ctx *ctx, const double *x, double *value, double *grad,
 }
 
 int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *theta_lo,
-                     unsigned bits, int max_eval, int restarts, const char *task,
-                     sgp_select_eval f, void *data, int *evaluated)
+                     unsigned bits, int max_eval, int restarts, double ftol_rel,
+                     const char *task, sgp_select_eval f, void *data, int *evaluated)
 {
   const int64_t nt = h->n_theta;
   int64_t idx[SGP_OPT_MAX_THETA];
@@ -158,6 +158,7 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
   sgp_optim_opts_default(&oo);
   oo.max_eval = max_eval;
   oo.restarts = restarts;
+  if (ftol_rel > 0) oo.ftol_rel = ftol_rel;
   oo.seed = ctx->seed;
   oo.task = task;
   char names[SGP_OPT_MAX_THETA][32];

@@ -27,6 +27,14 @@
  * normal ones. */
 #define LEARN_TOL 1e-6
 #define LEARN_KRYLOV 300
+/* The exact objective (ski_loglik_exact.c) is smooth to its rounding, a
+ * relative 1e-13 or so, so the optimizer may stop on a far smaller relative
+ * change than the default 1e-6, which left the weakly determined outputscale
+ * 8e-4 (log scale) short of the optimum on oracle 5's problem
+ * (test-ski-learn-oracle.R): the change left at a stop shrinks with the
+ * squared distance to the maximum, so 1e-10 leaves ~1e-2 of that distance,
+ * at a few more evaluations. */
+#define EXACT_FTOL 1e-10
 /* A learned lengthscale stays at least this many grid cells: below, the grid
  * no longer resolves the kernel (spec §8.2: h <= ell/3) and the model turns
  * into cubic interpolation of nearly independent grid values, whose evidence
@@ -171,6 +179,7 @@ typedef struct {
   double *uy;                 /* m: W'(y - mu 1) at the evaluated mean */
   double *work;               /* 2 m: the GLS solve */
   int polish;                 /* the learned mean ends at its GLS estimate */
+  int exact;                  /* loglik_method: the exact evaluation (ski_loglik_exact.c) */
   int have_best;
   sgp_ski_loglik_result best; /* the value's parts at the best evaluation */
   double best_se[SGP_SKI_NTHETA_MAX]; /* and its gradient's standard errors */
@@ -189,9 +198,20 @@ static void set_theta(select_t *s, const double *theta)
   s->k.outputscale = h->outputscale;
 }
 
-/* h->mean = the GLS mean at s's kernel and noise (the learning's tolerance). */
+/* h->mean = the GLS mean at s's kernel and noise (the learning's tolerance;
+ * exact: the closed form from the LU, on the targets centred on the current
+ * mean, plus that mean). */
 static int profile_mean(sgp_ctx *ctx, select_t *s)
 {
+  if (s->exact) {
+    sgp_ski_stats c;
+    sgp_ski_loglik_grad_result r;
+    double d = 0.0;
+    sgp_ski_stats_centred(s->st, s->h->mean[0], s->uy, &c);
+    int code = sgp_ski_loglik_exact(ctx, &c, &s->k, s->h->noise, &s->kgo, 0, NULL, &r, &d);
+    if (!code) s->h->mean[0] += d;
+    return code;
+  }
   sgp_op kg = {0};
   sgp_ski_solve_opts so;
   sgp_ski_solve_info gi;
@@ -212,8 +232,9 @@ static int objective(sgp_ctx *ctx, const double *theta, double *value, double *g
   int code;
   set_theta(s, theta);
   sgp_ski_stats_centred(s->st, s->h->mean[0], s->uy, &c);
-  code = sgp_ski_loglik_grad(ctx, &c, &s->k, s->h->noise, &s->kgo, s->sd->uz,
-                                 s->sd->rhoz, s->sd->probes, &s->lo, NULL, &r);
+  code = s->exact ? sgp_ski_loglik_exact(ctx, &c, &s->k, s->h->noise, &s->kgo, 1, NULL, &r, NULL)
+                  : sgp_ski_loglik_grad(ctx, &c, &s->k, s->h->noise, &s->kgo, s->sd->uz,
+                                        s->sd->rhoz, s->sd->probes, &s->lo, NULL, &r);
   if (code) return code;
   if (!isfinite(r.value.loglik))
     return sgp_fail(ctx, SGP_EINVAL, "loglik: not finite at these hyperparameters");
@@ -230,7 +251,7 @@ static int objective(sgp_ctx *ctx, const double *theta, double *value, double *g
     se[k < nm ? k : k + 1] = r.grad_se[k];
   }
   grad[nm] = r.dmean;
-  se[nm] = sqrt((double)c.n * c.yy) * s->lo.mean_tol / s->h->noise;
+  se[nm] = s->exact ? 0.0 : sqrt((double)c.n * c.yy) * s->lo.mean_tol / s->h->noise;
   if (!s->have_best || *value > s->best.loglik) {
     s->have_best = 1;
     s->best = r.value;
@@ -284,7 +305,8 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
   if (!code && !after_fit) code = start_values(ctx, st, X, o, bits, h);
   /* learning: before the fit; nothing learned: the gradient after it */
   if (code || (opt_bits ? after_fit : !after_fit || !o->loglik)) goto done;
-  if (sd->probes < 1) {
+  s.exact = sgp_ski_loglik_use_exact(o->loglik_method, st->m);
+  if (!s.exact && sd->probes < 1) {
     code = sgp_fail(ctx, SGP_EINVAL, "stats: has no probe sketches for the log-likelihood");
     goto done;
   }
@@ -330,6 +352,7 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
     lengthscale_floor(&st->grid, h->n_lengthscale, theta_lo);
     sgp_progress(ctx, "ski_gsgp: learning", 0.0);
     code = sgp_select_learn(ctx, h, theta, theta_lo, opt_bits, o->optim_max_iter, o->restarts,
+                            s.exact ? EXACT_FTOL : 0.0,
                             "ski_gsgp: learning", objective, &s, &evaluated);
     for (int64_t j = 0; !code && (bits & SGP_LEARN_LENGTHSCALE) && j < h->n_lengthscale; j++)
       if (theta[j] <= theta_lo[j] + 1e-9) sel->at_floor = 1;

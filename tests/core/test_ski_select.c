@@ -110,6 +110,7 @@ static void learns_to_a_stationary_point(void **state)
   sgp_ski_selection sel;
   sgp_ski_fit_result res;
   sgp_ski_opts_default(&o);
+  o.loglik_method = SGP_SKI_LOGLIK_SLQ;
   assert_int_equal(run(&o, &ro, &sel, &res), SGP_OK);
   const sgp_hyper *h = &sel.hyper;
   if (verbose())
@@ -220,6 +221,7 @@ static void no_sketches(void **state)
   sgp_ski_selection sel;
   sgp_ski_fit_result res;
   sgp_ski_opts_default(&o);
+  o.loglik_method = SGP_SKI_LOGLIK_SLQ;
   sgp_ski_stats_data sd = P.sd;
   sd.probes = 0;
   sd.uz = NULL;
@@ -228,6 +230,13 @@ static void no_sketches(void **state)
   assert_int_equal(sgp_ski_fit_learn(&P.ctx, &sd, &o, sgp_cmat_of(NULL, 0, 0),
                                      sgp_cmat_of(NULL, 0, 0), &ro, &sel, &res), SGP_EINVAL);
   assert_non_null(strstr(P.ctx.errmsg, "stats:"));
+  sgp_ski_selection_free(&sel);
+  /* the exact log-likelihood needs none */
+  o.loglik_method = SGP_SKI_LOGLIK_EXACT;
+  res.history = P.hist;
+  assert_int_equal(sgp_ski_fit_learn(&P.ctx, &sd, &o, sgp_cmat_of(NULL, 0, 0),
+                                     sgp_cmat_of(NULL, 0, 0), &ro, &sel, &res), SGP_OK);
+  assert_true(sel.evaluated && sel.loglik_se == 0.0 && sel.probes_used == 0);
   sgp_ski_selection_free(&sel);
 }
 
