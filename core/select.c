@@ -127,7 +127,8 @@ static int objective(sgp_ctx *ctx, const double *x, double *value, double *grad,
 }
 
 int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *theta_lo,
-                     unsigned bits, int max_eval, int restarts, double ftol_rel,
+                     const double *theta_hi, unsigned bits, int max_eval, int restarts,
+                     double ftol_rel,
                      const char *task, sgp_select_eval f, void *data, int *evaluated)
 {
   const int64_t nt = h->n_theta;
@@ -147,6 +148,7 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
     bounds(what, theta[k], lo + nf, hi + nf);
     floor[nf] = theta_lo && theta_lo[k] > lo[nf];
     if (floor[nf]) lo[nf] = theta_lo[k];
+    if (theta_hi && theta_hi[k] < hi[nf]) hi[nf] = theta_hi[k];
     if (hi[nf] < lo[nf]) hi[nf] = lo[nf];
     if (theta[k] < lo[nf]) theta[k] = lo[nf]; /* a start below the floor starts at it */
     x0[nf] = theta[k];

@@ -23,7 +23,8 @@ typedef int (*sgp_select_eval)(sgp_ctx *ctx, const double *theta, double *value,
 /* Maximizes f over the coordinates of theta in bits (SGP_LEARN_*), from theta,
  * with NLopt's L-BFGS (optim.c) inside bounds around the start (raised to
  * theta_lo[k] where theta_lo, n_theta values or NULL, is higher; a start
- * below it moves up to it), max_eval
+ * below it moves up to it; lowered to theta_hi[k] where theta_hi, likewise, is
+ * lower), max_eval
  * evaluations per start, restarts seeded by ctx->seed, stopping on a relative
  * change of f below ftol_rel (<= 0: the optimizer's default, 1e-6), progress
  * lines labelled task. On return theta holds the best point (the start when learning failed:
@@ -32,7 +33,8 @@ typedef int (*sgp_select_eval)(sgp_ctx *ctx, const double *theta, double *value,
  * = 1 when h->loglik and h->grad are those of theta. SGP_EINTERRUPT keeps the
  * best point so far (the optimizer's interrupt); errors: SGP_ENOMEM. */
 int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *theta_lo,
-                     unsigned bits, int max_eval, int restarts, double ftol_rel,
+                     const double *theta_hi, unsigned bits, int max_eval, int restarts,
+                     double ftol_rel,
                      const char *task, sgp_select_eval f, void *data, int *evaluated);
 
 /* The model-selection warning of h (interrupted, not converged, or the note of
