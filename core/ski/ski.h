@@ -699,7 +699,14 @@ int sgp_ski_loglik_grad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel 
 /* ------------------------------------------------------------ ski_loglik_exact.c */
 
 /* Grids of at most this many points get the exact log-likelihood under
- * loglik_method "auto" (ski_loglik_exact.c: 2 m^3 flops per evaluation). */
+ * loglik_method "auto" (ski_loglik_exact.c: 2 m^3 flops per evaluation).
+ * Measured per evaluation with gradient (2 shared cores, serial BLAS; SLQ
+ * with 30 probes at the learning's tolerance 1e-6): 1-D m = 150: exact
+ * 0.017 s, SLQ 0.029 s; m = 1000: 0.19 s, 0.51 s; m = 2048: 0.92 s, 0.65 s;
+ * m = 4096: 5.3 s, 0.62 s; 2-D 64 x 64: 11.5 s, 20 s (SLQ at its Krylov cap).
+ * Up to 2048 points the exact evaluation costs about what SLQ does (less in
+ * 2-D, where SLQ hits its cap), ~1 s, and is exact and needs no probes; at
+ * 4096 it costs 8 SLQ evaluations in 1-D and three m-by-m matrices (400 MB). */
 #define SGP_SKI_EXACT_AUTO_MAX 2048
 /* 1 when the log-likelihood of an m-point grid is computed exactly under
  * method (EXACT; AUTO with m <= SGP_SKI_EXACT_AUTO_MAX), 0 for SLQ. */
