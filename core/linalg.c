@@ -31,6 +31,13 @@ extern void dpotri_(const char *uplo, const int *n, double *a, const int *lda, i
 extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a,
                     const int *lda, double *w, double *work, const int *lwork, int *iwork,
                     const int *liwork, int *info, fc_len ljobz, fc_len luplo);
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv,
+                    int *info);
+extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
+                    const int *lda, const int *ipiv, double *b, const int *ldb, int *info,
+                    fc_len ltrans);
+extern void dgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *work,
+                    const int *lwork, int *info);
 
 /* OpenBLAS extensions, looked up weakly: present when the host's BLAS is
  * OpenBLAS, NULL otherwise (reference BLAS, MKL, ...). */
@@ -168,6 +175,49 @@ int sgp_potri(sgp_ctx *ctx, int64_t n, double *A, int64_t lda)
   dpotri_("L", &in, A, &ila, &info, 1);
   if (info > 0) return sgp_fail(ctx, SGP_ENOTPD, "dpotri: singular Cholesky factor (%d)", info);
   if (info < 0) return sgp_fail(ctx, SGP_ELAPACK, "dpotri: argument %d invalid", -info);
+  return SGP_OK;
+}
+
+int sgp_getrf(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, int *ipiv)
+{
+  static const char routine[] = "dgetrf";
+  FITS(n); FITS(lda);
+  int in = (int)n, ila = (int)lda, info = 0;
+  if (n == 0) return SGP_OK;
+  dgetrf_(&in, &in, A, &ila, ipiv, &info);
+  if (info > 0) return sgp_fail(ctx, SGP_ENOTPD, "matrix is singular (pivot %d)", info);
+  if (info < 0) return sgp_fail(ctx, SGP_ELAPACK, "dgetrf: argument %d invalid", -info);
+  return SGP_OK;
+}
+
+int sgp_getrs(sgp_ctx *ctx, char trans, int64_t n, int64_t nrhs, const double *LU, int64_t ldlu,
+              const int *ipiv, double *B, int64_t ldb)
+{
+  static const char routine[] = "dgetrs";
+  FITS(n); FITS(nrhs); FITS(ldlu); FITS(ldb);
+  int in = (int)n, ir = (int)nrhs, ill = (int)ldlu, ilb = (int)ldb, info = 0;
+  if (n == 0 || nrhs == 0) return SGP_OK;
+  dgetrs_(&trans, &in, &ir, LU, &ill, ipiv, B, &ilb, &info, 1);
+  if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dgetrs: argument %d invalid", -info);
+  return SGP_OK;
+}
+
+int sgp_getri(sgp_ctx *ctx, int64_t n, double *LU, int64_t lda, const int *ipiv)
+{
+  static const char routine[] = "dgetri";
+  FITS(n); FITS(lda);
+  int in = (int)n, ila = (int)lda, info = 0, lwork = -1;
+  double wq = 0;
+  if (n == 0) return SGP_OK;
+  dgetri_(&in, LU, &ila, ipiv, &wq, &lwork, &info);
+  if (info != 0) return sgp_fail(ctx, SGP_ELAPACK, "dgetri workspace query failed (info %d)", info);
+  lwork = (int)wq > in ? (int)wq : in;
+  double *work = sgp_alloc(lwork);
+  if (!work) return sgp_fail(ctx, SGP_ENOMEM, "dgetri: out of memory");
+  dgetri_(&in, LU, &ila, ipiv, work, &lwork, &info);
+  free(work);
+  if (info > 0) return sgp_fail(ctx, SGP_ENOTPD, "dgetri: singular factor (%d)", info);
+  if (info < 0) return sgp_fail(ctx, SGP_ELAPACK, "dgetri: argument %d invalid", -info);
   return SGP_OK;
 }
 

@@ -127,8 +127,9 @@ static int objective(sgp_ctx *ctx, const double *x, double *value, double *grad,
 }
 
 int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *theta_lo,
-                     unsigned bits, int max_eval, int restarts, const char *task,
-                     sgp_select_eval f, void *data, int *evaluated)
+                     const double *theta_hi, unsigned bits, int max_eval, int restarts,
+                     double ftol_rel,
+                     const char *task, sgp_select_eval f, void *data, int *evaluated)
 {
   const int64_t nt = h->n_theta;
   int64_t idx[SGP_OPT_MAX_THETA];
@@ -147,6 +148,7 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
     bounds(what, theta[k], lo + nf, hi + nf);
     floor[nf] = theta_lo && theta_lo[k] > lo[nf];
     if (floor[nf]) lo[nf] = theta_lo[k];
+    if (theta_hi && theta_hi[k] < hi[nf]) hi[nf] = theta_hi[k];
     if (hi[nf] < lo[nf]) hi[nf] = lo[nf];
     if (theta[k] < lo[nf]) theta[k] = lo[nf]; /* a start below the floor starts at it */
     x0[nf] = theta[k];
@@ -158,6 +160,7 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
   sgp_optim_opts_default(&oo);
   oo.max_eval = max_eval;
   oo.restarts = restarts;
+  if (ftol_rel > 0) oo.ftol_rel = ftol_rel;
   oo.seed = ctx->seed;
   oo.task = task;
   char names[SGP_OPT_MAX_THETA][32];

@@ -99,6 +99,13 @@ int sgp_potri(sgp_ctx *ctx, int64_t n, double *A, int64_t lda);
 /* Cholesky (lower) in place that reports failure instead of raising it: *minor is 0
  * on success, else the 1-based order of the first non-positive leading minor. */
 int sgp_potrf_minor(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, int64_t *minor);
+/* LU with partial pivoting in place (LAPACK dgetrf; ipiv n, 1-based):
+ * SGP_ENOTPD when exactly singular. Solves op(A) X = B from it (dgetrs, trans
+ * 'N' or 'T'), and the inverse in place of the factor (dgetri). */
+int sgp_getrf(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, int *ipiv);
+int sgp_getrs(sgp_ctx *ctx, char trans, int64_t n, int64_t nrhs, const double *LU, int64_t ldlu,
+              const int *ipiv, double *B, int64_t ldb);
+int sgp_getri(sgp_ctx *ctx, int64_t n, double *LU, int64_t lda, const int *ipiv);
 double sgp_dot(int64_t n, const double *x, const double *y);
 double sgp_nrm2(int64_t n, const double *x);
 /* Triangular solve / product with a non-unit triangular A (LAPACK dtrsm, dtrmm):

@@ -76,6 +76,8 @@
 ## points outside the grid: "error", "truncate", "clamp" or "drop" (also at xtest) (default @qcode{"error"}).
 ## @item @qcode{"slq_max_iter"}
 ## Lanczos steps per probe of the log-determinant (default @code{100}).
+## @item @qcode{"loglik_method"}
+## log-likelihood and its gradient: "exact" (dense m-by-m, O(m^3), no probes), "slq" (stochastic, probes) or "auto" (exact for at most 2048 grid points) (default @qcode{"auto"}).
 ## @item @qcode{"precond_rank"}
 ## method "gsgp": rank of the K_G preconditioner of the mean solve (0: none) (default @code{0}).
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}

@@ -443,6 +443,15 @@ typedef enum {
   SGP_SKI_VARIANCE_LANCZOS = 1,
   SGP_SKI_VARIANCE_EXACT = 2
 } sgp_ski_variance;
+/* How the log marginal likelihood and its gradient are computed (option
+ * loglik_method): AUTO picks EXACT for small grids (sgp_ski_loglik_use_exact),
+ * EXACT is the dense m-by-m evaluation (ski_loglik_exact.c), SLQ the
+ * stochastic Lanczos quadrature with the probe sketches (ski_loglik.c). */
+typedef enum {
+  SGP_SKI_LOGLIK_AUTO = 0,
+  SGP_SKI_LOGLIK_EXACT = 1,
+  SGP_SKI_LOGLIK_SLQ = 2
+} sgp_ski_loglik_method;
 
 /* Options of ski_gsgp (same names in R and Octave). The seed of the probes,
  * threads, backend and verbosity live in sgp_ctx. */
@@ -474,6 +483,7 @@ typedef struct {
   uint64_t seed;                    /* seed of the probes (sketches are keyed by
                                        seed, probe and global row); 1 */
   int64_t slq_max_iter;             /* Krylov steps per probe; 100 */
+  sgp_ski_loglik_method loglik_method; /* AUTO */
   int64_t precond_rank;             /* method GSGP: rank q of the K_G preconditioner
                                        of the mean solve (spec §8.4); 0 = none (default) */
   int64_t n_grid_size;              /* values given in grid_size: 0 (default) every entry

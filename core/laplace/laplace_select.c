@@ -173,7 +173,7 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
            : sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C, 1);
   int evaluated = 0;
   if (!st && bits)
-    st = sgp_select_learn(ctx, h, theta, NULL, bits, o->optim_max_iter, o->restarts,
+    st = sgp_select_learn(ctx, h, theta, NULL, NULL, bits, o->optim_max_iter, o->restarts, 0.0,
                           "gp_laplace: learning", objective, &s, &evaluated);
   if (bits) set_theta(&s, theta);
   /* after learning, h holds the best point evaluated and h->grad its gradient */

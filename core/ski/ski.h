@@ -696,6 +696,43 @@ int sgp_ski_loglik_grad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel 
                         int64_t probes, const sgp_ski_loglik_opts *o, double *weights,
                         sgp_ski_loglik_grad_result *res);
 
+/* ------------------------------------------------------------ ski_loglik_exact.c */
+
+/* Grids of at most this many points get the exact log-likelihood under
+ * loglik_method "auto" (ski_loglik_exact.c: 2 m^3 flops per evaluation).
+ * Measured per evaluation with gradient (2 shared cores, serial BLAS; SLQ
+ * with 30 probes at the learning's tolerance 1e-6): 1-D m = 150: exact
+ * 0.017 s, SLQ 0.029 s; m = 1000: 0.19 s, 0.51 s; m = 2048: 0.92 s, 0.65 s;
+ * m = 4096: 5.3 s, 0.62 s; 2-D 64 x 64: 11.5 s, 20 s (SLQ at its Krylov cap).
+ * Up to 2048 points the exact evaluation costs about what SLQ does (less in
+ * 2-D, where SLQ hits its cap), ~1 s, and is exact and needs no probes; at
+ * 4096 it costs 8 SLQ evaluations in 1-D and three m-by-m matrices (400 MB). */
+#define SGP_SKI_EXACT_AUTO_MAX 2048
+/* 1 when the log-likelihood of an m-point grid is computed exactly under
+ * method (EXACT; AUTO with m <= SGP_SKI_EXACT_AUTO_MAX), 0 for SLQ. */
+int sgp_ski_loglik_use_exact(sgp_ski_loglik_method method, int64_t m);
+/* The exact log marginal likelihood at kernel k and noise (res->value: loglik,
+ * logdet, datafit; logdet_se 0, probes_used 0, converged 1), and with grad its
+ * gradient in theta = (log ell_1..L, log outputscale, log noise) (res->grad,
+ * quad, trace; grad_se 0) and res->dmean = 1'A^{-1}(y - mu 1), from the
+ * statistics alone by the LU of s2 I + K_G B (m-by-m; the derivation is in
+ * the file). weights (m, may be NULL): the mean cache M^{-1} K_G u_y. gls
+ * (may be NULL): the GLS estimate of a constant added to the statistics'
+ * targets. kgo as for sgp_ski_loglik_grad. Errors name `stats`, `kernel`,
+ * `noise` (a numerically singular matrix), `mean`, `loglik_method` (memory). */
+int sgp_ski_loglik_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
+                         double noise, const sgp_ski_kg_opts *kgo, int grad, double *weights,
+                         sgp_ski_loglik_grad_result *res, double *gls);
+
+/* acc = (dK_G / dlog ell) in for the lengthscale shared by the dimensions in
+ * mask: one operator (sgp_ski_grid_op_deriv), or with sum_dims the sum of the
+ * one-dimension operators (an isotropic lengthscale on the Kronecker path,
+ * whose operators differentiate one factor at a time). in is m-by-cols; out
+ * and acc are m-by-cols work and result (out unused without sum_dims). */
+int sgp_ski_apply_dkg(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                      const sgp_ski_kg_opts *ko, int sum_dims, unsigned mask, sgp_cmat in,
+                      double *out, double *acc);
+
 /* grid_size (1 or d values) and grid_bounds (d x 2) against the data's d. */
 int sgp_ski_check_grid_dims(sgp_ctx *ctx, const sgp_ski_opts *o, int64_t d);
 

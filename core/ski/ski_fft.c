@@ -468,9 +468,14 @@ static void apply_circulant(const kg_state *s, const fft_buffers *bufp, sgp_cmat
   }
 }
 
-/* Kronecker path, one mode by dense T_j: B = A x_j T_j for all slabs. */
-static int mode_dense(int nthreads, const kron_dim *kd, int64_t S, int64_t total,
-                      const double *A, double *B, sgp_ctx *ctx)
+/* Kronecker path, one mode by dense T_j: B = A x_j T_j for all slabs. Every
+ * dgemm here runs with a serial BLAS: a threaded OpenBLAS splits one product
+ * by its thread count, and the bits of the result change with it (learned
+ * values differed between OPENBLAS_NUM_THREADS=1 and 2 on a 1-D 100-point
+ * grid with 64 probes and a 30 x 30 grid); the slabs are threaded by OpenMP
+ * instead, each slab's product the same whatever the thread count. */
+static int mode_dense_slabs(int nthreads, const kron_dim *kd, int64_t S, int64_t total,
+                            const double *A, double *B, sgp_ctx *ctx)
 {
   const int64_t m = kd->m, slabs = total / (S * m);
   if (S == 1)
@@ -484,13 +489,20 @@ static int mode_dense(int nthreads, const kron_dim *kd, int64_t S, int64_t total
   }
   const int nt = (int64_t)nthreads < slabs ? nthreads : (int)slabs;
   (void)nt; /* used by OpenMP only */
-  const int blas_threads = sgp_blas_serial_begin();
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t p = 0; p < slabs; p++)
     (void)sgp_gemm(ctx, 'N', 'N', S, m, m, 1.0, A + p * S * m, S, kd->T, m, 0.0,
                    B + p * S * m, S);
-  sgp_blas_serial_end(blas_threads);
   return SGP_OK;
+}
+
+static int mode_dense(int nthreads, const kron_dim *kd, int64_t S, int64_t total,
+                      const double *A, double *B, sgp_ctx *ctx)
+{
+  const int blas_threads = sgp_blas_serial_begin();
+  const int code = mode_dense_slabs(nthreads, kd, S, total, A, B, ctx);
+  sgp_blas_serial_end(blas_threads);
+  return code;
 }
 
 /* Kronecker path, one mode by 1-D circulant embedding: fibres (stride S) are

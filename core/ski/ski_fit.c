@@ -31,6 +31,7 @@ void sgp_ski_opts_default(sgp_ski_opts *o)
   o->variance = SGP_SKI_VARIANCE_NONE;
   o->probes = 30;
   o->slq_max_iter = 100;
+  o->loglik_method = SGP_SKI_LOGLIK_AUTO;
   o->seed = 1;
 }
 
@@ -270,6 +271,41 @@ static int mean_solve(sgp_ctx *ctx, sgp_ski_stats *st, const sgp_op *kg, const s
   return code;
 }
 
+/* The fit's log-likelihood (loglik = TRUE): exact (loglik_method) or SLQ
+ * with the statistics' probe sketches. */
+static int fit_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_stats_data *stats,
+                      const sgp_op *kg, const sgp_kernel *k, const sgp_ski_opts *o,
+                      sgp_ski_fit_result *res)
+{
+  sgp_ski_loglik_result lr;
+  int code;
+  if (sgp_ski_loglik_use_exact(o->loglik_method, st->m)) {
+    sgp_ski_loglik_grad_result er;
+    if ((code = sgp_ski_loglik_exact(ctx, st, k, o->noise, NULL, 0, NULL, &er, NULL)))
+      return code;
+    lr = er.value;
+  } else {
+    sgp_ski_loglik_opts lo;
+    if (stats->probes < 1)
+      return sgp_fail(ctx, SGP_EINVAL, "stats: has no probe sketches for the log-likelihood "
+                      "(make it with probes > 0)");
+    sgp_ski_loglik_opts_default(&lo);
+    lo.mean_tol = o->tol;
+    lo.max_iter = o->max_iter;
+    if (o->slq_max_iter > 0) lo.slq_max_iter = o->slq_max_iter;
+    if ((code = sgp_ski_loglik(ctx, st, kg, o->noise, stats->uz, stats->rhoz, stats->probes,
+                               &lo, NULL, &lr)))
+      return code;
+  }
+  res->loglik = lr.loglik;
+  res->logdet = lr.logdet;
+  res->logdet_se = lr.logdet_se;
+  res->datafit = lr.datafit;
+  res->probes_used = lr.probes_used;
+  res->loglik_converged = lr.converged;
+  return SGP_OK;
+}
+
 int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                 sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res)
 {
@@ -339,28 +375,8 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
     memcpy(res->love_c0, lv->c0, (size_t)m * sizeof(double));
   }
   if (o->loglik) {
-    sgp_ski_loglik_opts lo;
-    sgp_ski_loglik_result lr;
     sgp_progress(ctx, "ski_gsgp: log-likelihood", 0.0);
-    if (stats->probes < 1) {
-      code = sgp_fail(ctx, SGP_EINVAL,
-                      "stats: has no probe sketches for the log-likelihood (make it with "
-                      "probes > 0)");
-      goto cleanup;
-    }
-    sgp_ski_loglik_opts_default(&lo);
-    lo.mean_tol = o->tol;
-    lo.max_iter = o->max_iter;
-    if (o->slq_max_iter > 0) lo.slq_max_iter = o->slq_max_iter;
-    if ((code = sgp_ski_loglik(ctx, st, &kg, o->noise, stats->uz, stats->rhoz, stats->probes,
-                               &lo, NULL, &lr)))
-      goto cleanup;
-    res->loglik = lr.loglik;
-    res->logdet = lr.logdet;
-    res->logdet_se = lr.logdet_se;
-    res->datafit = lr.datafit;
-    res->probes_used = lr.probes_used;
-    res->loglik_converged = lr.converged;
+    if ((code = fit_loglik(ctx, st, stats, &kg, &k, o, res))) goto cleanup;
   }
   sgp_progress(ctx, "ski_gsgp", 1.0);
 cleanup:
@@ -382,7 +398,7 @@ int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, s
   sgp_ski_stats_data d;
   if (!o) return sgp_fail(ctx, SGP_EINVAL, "opts: missing");
   if ((code = sgp_ski_stats_shape(ctx, g, o->interpolation, &m, NULL))) return code;
-  if (o->loglik) {
+  if (o->loglik && !sgp_ski_loglik_use_exact(o->loglik_method, m)) {
     if (o->probes < 1)
       return sgp_fail(ctx, SGP_EINVAL, "probes: must be >= 1 (got %lld)", (long long)o->probes);
     if (!(uz = sgp_alloc(m * o->probes)))

@@ -16,8 +16,22 @@ static int64_t block_size(int64_t q, int64_t m)
   return b < m ? b : m;
 }
 
+static int kg_eig(sgp_ctx *ctx, const sgp_op *kg, int64_t q, double tol, int64_t max_iter,
+                  double *V, double *lam, int64_t *iters, double *resid);
+
+/* With a serial BLAS: a threaded OpenBLAS splits the products by its thread
+ * count, which changes their bits (ski_fft.c, mode_dense). */
 int sgp_ski_kg_eig(sgp_ctx *ctx, const sgp_op *kg, int64_t q, double tol, int64_t max_iter,
                    double *V, double *lam, int64_t *iters, double *resid)
+{
+  const int blas_threads = sgp_blas_serial_begin();
+  const int code = kg_eig(ctx, kg, q, tol, max_iter, V, lam, iters, resid);
+  sgp_blas_serial_end(blas_threads);
+  return code;
+}
+
+static int kg_eig(sgp_ctx *ctx, const sgp_op *kg, int64_t q, double tol, int64_t max_iter,
+                  double *V, double *lam, int64_t *iters, double *resid)
 {
   int code = SGP_OK;
   if (!kg || !kg->apply) return sgp_fail(ctx, SGP_EINVAL, "kg: missing");

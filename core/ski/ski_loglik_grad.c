@@ -75,15 +75,13 @@ static void finish_entry(const grad_work *w, double quad, int p,
   res->grad_se[p] = used > 1 ? 0.5 * sqrt(ss / (double)(used - 1) / (double)used) : 0.0;
 }
 
-/* Applies dK_G for lengthscale p to [W'z, U_z] into w->acc: one operator, or
- * the sum over dimensions (an isotropic lengthscale on the Kronecker path,
- * whose operators differentiate one factor at a time). */
-static int apply_dkg(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
-                     const sgp_ski_kg_opts *ko, int sum_dims, unsigned mask, grad_work *w)
+int sgp_ski_apply_dkg(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                      const sgp_ski_kg_opts *ko, int sum_dims, unsigned mask, sgp_cmat in,
+                      double *out, double *acc)
 {
-  const int64_t m = w->m, cols = w->t + 1;
+  const int64_t m = in.rows, cols = in.cols;
   int code = SGP_OK, first = 1;
-  memset(w->acc, 0, (size_t)(m * cols) * sizeof(double));
+  memset(acc, 0, (size_t)(m * cols) * sizeof(double));
   for (int j = 0; j < g->d && !code; j++) {
     /* one operator for the whole mask, or one per dimension of it; none for
      * m_j = 1 (only lag 0: no slope) */
@@ -91,10 +89,9 @@ static int apply_dkg(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
     if (!mj || (sum_dims && g->m[j] == 1)) continue;
     sgp_op dk;
     if ((code = sgp_ski_grid_op_deriv(ctx, k, g, ko, mj, &dk))) return code;
-    code = dk.apply(&dk, sgp_cmat_of(w->in, m, cols),
-                    sgp_mat_of(first ? w->acc : w->out, m, cols), ctx);
+    code = dk.apply(&dk, in, sgp_mat_of(first ? acc : out, m, cols), ctx);
     if (!code && !first)
-      for (int64_t i = 0; i < m * cols; i++) w->acc[i] += w->out[i];
+      for (int64_t i = 0; i < m * cols; i++) acc[i] += out[i];
     first = 0;
     sgp_op_destroy(&dk);
   }
@@ -112,7 +109,9 @@ static int grad_lengthscales(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ke
   int code;
   for (int64_t p = 0; p < L; p++) {
     const unsigned mask = L == 1 ? all : 1u << p;
-    if ((code = apply_dkg(ctx, k, g, ko, L == 1 && kron, mask, w))) return code;
+    if ((code = sgp_ski_apply_dkg(ctx, k, g, ko, L == 1 && kron, mask,
+                                  sgp_cmat_of(w->in, m, w->t + 1), w->out, w->acc)))
+      return code;
     for (int64_t j = 0; j < w->t; j++) w->tr[j] = dot(m, w->wx + j * m, w->acc + (j + 1) * m);
     finish_entry(w, 0.5 * dot(m, w->wt, w->acc), (int)p, res);
   }

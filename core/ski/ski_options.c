@@ -18,6 +18,7 @@
 static const char *const interpolation_names[] = {"cubic", "linear", NULL};
 static const char *const method_names[] = {"gsgp", "ski", NULL};
 static const char *const variance_names[] = {"none", "lanczos", "exact", NULL};
+static const char *const loglik_method_names[] = {"auto", "exact", "slq", NULL};
 static const char *const bounds_names[] = {"error", "truncate", "clamp", "drop", NULL};
 /* bit i of sgp_ski_opts.learn (SGP_SKI_LEARN_*) */
 static const char *const learn_names[] = {"lengthscale", "outputscale", "noise", "mean", "auto",
@@ -71,6 +72,10 @@ static const sgp_opt_spec specs[] = {
    "points outside the grid: \"error\", \"truncate\", \"clamp\" or \"drop\" (also at xtest)"},
   {"slq_max_iter", SGP_OPT_COUNT, "100", 1, INTMAX, 0, NULL, OFF(slq_max_iter), SGP_STORE_INT64,
    0, "Lanczos steps per probe of the log-determinant"},
+  {"loglik_method", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, loglik_method_names,
+   OFF(loglik_method), SGP_STORE_INT, 0,
+   "log-likelihood and its gradient: \"exact\" (dense m-by-m, O(m^3), no probes), \"slq\" "
+   "(stochastic, probes) or \"auto\" (exact for at most 2048 grid points)"},
   {"precond_rank", SGP_OPT_COUNT, "0", 0, INTMAX, 0, NULL, OFF(precond_rank), SGP_STORE_INT64, 0,
    "method \"gsgp\": rank of the K_G preconditioner of the mean solve (0: none)"},
 };
@@ -232,11 +237,12 @@ static int check_stats(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_gi
   if (X.data && X.cols != s->grid.d)
     return sgp_fail(ctx, SGP_EINVAL, "x: has %lld columns but 'stats' has a %d-dimensional grid",
                     (long long)X.cols, s->grid.d);
-  if (o->loglik && s->probes < 1)
+  const int exact = sgp_ski_loglik_use_exact(o->loglik_method, s->m);
+  if (o->loglik && !exact && s->probes < 1)
     return sgp_fail(ctx, SGP_EINVAL,
                     "stats: has no probe sketches for loglik = TRUE; make them with "
                     "ski_stats(..., probes = %lld)", (long long)o->probes);
-  if (sgp_ski_learn_optimized(o) && s->probes < 1)
+  if (sgp_ski_learn_optimized(o) && !exact && s->probes < 1)
     return sgp_fail(ctx, SGP_EINVAL,
                     "stats: has no probe sketches for learning the hyperparameters; make them "
                     "with ski_stats(..., probes = %lld), or give lengthscale, outputscale and "
@@ -321,7 +327,9 @@ static int compute_stats(sgp_ctx *ctx, const sgp_ski_opts *o, sgp_cmat X, sgp_cm
     sgp_ski_fixed_defaults(o, &go);
   if ((code = sgp_ski_make_grid(ctx, sgp_cmat_of(range, d, 2), n, &go, &g))) return code;
   if ((code = sgp_ski_stats_shape(ctx, &g, o->interpolation, &m, NULL))) return code;
-  const int64_t np = o->loglik || sgp_ski_learn_optimized(o) ? o->probes : 0;
+  /* probe sketches for the SLQ log-likelihood only */
+  const int64_t np = (o->loglik || sgp_ski_learn_optimized(o)) &&
+                     !sgp_ski_loglik_use_exact(o->loglik_method, m) ? o->probes : 0;
   double rhoz = 0.0;
   if (np > 0 && !(out->uz = sgp_alloc(m * np)))
     return sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for the sketches");

@@ -236,6 +236,10 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
                     (long long)o->max_iter);
   if (!weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
+  /* a serial BLAS for the preconditioner's products: a threaded OpenBLAS
+   * splits them by its thread count, which changes their bits (ski_fft.c,
+   * mode_dense) */
+  const int blas_threads = sgp_blas_serial_begin();
   sgp_progress(ctx, "ski_gsgp: preconditioner", 0.0);
   if ((code = precond_build(ctx, st, &B, kg, noise, q, &pc))) goto cleanup;
   /* work vectors: k0 x r p bp mp z bz mz t tmp rt, and g (q) */
@@ -267,6 +271,7 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   if (xhat_out) memcpy(xhat_out, e.xh, (size_t)m * sizeof(double));
   if (cx_out) *cx_out = e.cx;
 cleanup:
+  sgp_blas_serial_end(blas_threads);
   if (info) *info = inf;
   precond_free(&pc);
   sgp_op_destroy(&B);

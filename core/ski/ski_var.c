@@ -290,16 +290,18 @@ static int love_first_vector(sgp_ctx *ctx, const sgp_op *kg, const sgp_op *B, lo
 static int love_reorthogonalize(sgp_ctx *ctx, love_lanczos *lz, int64_t i)
 {
   const int64_t m = lz->m;
-  int code;
-  for (int pass = 0; pass < 2; pass++) {
-    if ((code = sgp_gemm(ctx, 'T', 'N', i + 1, 1, m, 1.0, lz->Ph, m, lz->wv, m, 0.0, lz->lam,
-                         i + 1)))
-      return code;
-    if ((code = sgp_gemm(ctx, 'N', 'N', m, 1, i + 1, -1.0, lz->Qh, m, lz->lam, i + 1, 1.0,
-                         lz->wv, m)))
-      return code;
+  int code = SGP_OK;
+  /* serial BLAS: a threaded OpenBLAS splits the products by its thread count,
+   * which changes their bits (ski_fft.c, mode_dense) */
+  const int blas_threads = sgp_blas_serial_begin();
+  for (int pass = 0; pass < 2 && !code; pass++) {
+    code = sgp_gemm(ctx, 'T', 'N', i + 1, 1, m, 1.0, lz->Ph, m, lz->wv, m, 0.0, lz->lam, i + 1);
+    if (!code)
+      code = sgp_gemm(ctx, 'N', 'N', m, 1, i + 1, -1.0, lz->Qh, m, lz->lam, i + 1, 1.0, lz->wv,
+                      m);
   }
-  return SGP_OK;
+  sgp_blas_serial_end(blas_threads);
+  return code;
 }
 
 /* beta_i = ||wv||_B and the next vector q_{i+2} = wv / beta_i with its Phat

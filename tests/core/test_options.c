@@ -359,6 +359,7 @@ static void ski_gsgp_checks(void **state)
   sgp_ski_opts_default(&o);
   o.loglik = 1;
   o.probes = 4;
+  o.loglik_method = SGP_SKI_LOGLIK_SLQ; /* "exact" makes no sketches (below) */
   assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, X, Y, NULL, &in), SGP_OK);
   assert_true(in.computed && in.stats.n == 20 && in.stats.probes == 4 && in.stats.uz);
   sgp_ski_stats_data s = in.stats;
@@ -367,6 +368,15 @@ static void ski_gsgp_checks(void **state)
   assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, none, none, &s, &in2), SGP_EINVAL);
   assert_string_equal(ctx.errmsg, "stats: has no probe sketches for loglik = TRUE; make them "
                                   "with ski_stats(..., probes = 4)");
+  /* "exact" (and "auto" on this small grid) needs no sketches and makes none */
+  o.loglik_method = SGP_SKI_LOGLIK_EXACT;
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, none, none, &s, &in2), SGP_OK);
+  sgp_ski_gsgp_input_free(&in2);
+  o.loglik_method = SGP_SKI_LOGLIK_AUTO;
+  assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 0, X, Y, NULL, &in2), SGP_OK);
+  assert_true(in2.computed && in2.stats.probes == 0 && !in2.stats.uz);
+  sgp_ski_gsgp_input_free(&in2);
+  o.loglik_method = SGP_SKI_LOGLIK_SLQ;
   o.interpolation = SGP_SKI_LINEAR;
   assert_int_equal(sgp_ski_gsgp_prepare(&ctx, &o, 1, none, none, &in.stats, &in2), SGP_EINVAL);
   assert_string_equal(ctx.errmsg, "interpolation: differs from that of 'stats' (\"cubic\")");

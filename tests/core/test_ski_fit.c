@@ -271,6 +271,7 @@ static void import_rejects_bad_data(void **state)
   assert_contains(p->ctx.errmsg, "xtest");
   sgp_ski_opts o = p->o;
   o.loglik = 1;
+  o.loglik_method = SGP_SKI_LOGLIK_SLQ;
   sgp_ski_fit_result res = {0};
   res.weights = w;
   sgp_cmat none = {0};
@@ -308,6 +309,7 @@ static void loglik_from_sketches(void **state)
   d.rhoz = rhoz;
   sgp_ski_opts o = p->o;
   o.loglik = 1;
+  o.loglik_method = SGP_SKI_LOGLIK_SLQ;
   o.tol = 1e-10;
   sgp_ski_fit_result res = {0};
   res.weights = w;

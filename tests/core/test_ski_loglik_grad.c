@@ -228,6 +228,7 @@ typedef struct {
   double dnorm[NT];      /* bound on ||dA/dtheta||_2: ||B||_inf ||dK||_inf, noise */
   double alpha_norm, y_norm, a_norm; /* ||A^{-1}y||, ||y||, ||A||_F */
   double probe_sd_noise; /* sd of one Rademacher probe's noise trace 1/2 noise z'A^{-1}z */
+  double kappa_m, kappa_a; /* inf-norm condition numbers of M = noise I + K_G B and A */
 } dense_ref;
 
 /* max row sum of |a| (m-by-m): bounds ||a||_2 for symmetric a. */
@@ -276,6 +277,7 @@ static void dense_reference(const prob *p, dense_ref *r)
   dense_kg(&p->k, p->P, m, p->d, 0u, K);
   dense_A(p, K, p->noise, A);
   r->a_norm = frob(n * n, A);
+  const double a_inf = norm_inf(n, A);
   assert_int_equal(chol(n, A), 0);
   tri_inv(n, A, Li);
   for (int64_t j = 0; j < n; j++) /* A^{-1} = Li' Li */
@@ -305,6 +307,16 @@ static void dense_reference(const prob *p, dense_ref *r)
       B[a + b * m] = s;
     }
   const double bnorm = norm_inf(m, B);
+  /* M = noise I + K B and M^{-1} = (I - K S) / noise, S = W'A^{-1}W (here M) */
+  double *Mm = th_zeros(m * m), *Mi = th_zeros(m * m);
+  th_matmul(m, m, m, K, B, Mm);
+  th_matmul(m, m, m, K, M, Mi);
+  for (int64_t j = 0; j < m; j++)
+    for (int64_t i = 0; i < m; i++) Mi[i + j * m] = ((i == j) - Mi[i + j * m]) / p->noise;
+  for (int64_t i = 0; i < m; i++) Mm[i + i * m] += p->noise;
+  r->kappa_m = norm_inf(m, Mm) * norm_inf(m, Mi);
+  r->kappa_a = a_inf * norm_inf(n, Ai);
+  free(Mm); free(Mi);
   free(B);
   const unsigned all = (1u << p->d) - 1u;
   for (int64_t e = 0; e < L; e++) {
@@ -736,6 +748,194 @@ static void mean_derivative(void **state)
   prob_free(p);
 }
 
+
+/* ------------------------------------------------------------ exact evaluation */
+
+/* sgp_ski_loglik_exact (ski_loglik_exact.c: the LU of M = noise I + K_G B)
+ * against the dense n-by-n computation. Tolerance from the conditioning of
+ * the two computations, kappa_M = ||M|| ||M^{-1}|| and kappa_A = ||A||
+ * ||A^{-1}|| (inf-norms, from the dense matrices: M^{-1} = (I - K_G S) /
+ * noise with S = W'A^{-1}W): LU with partial pivoting is the exact factor of
+ * M + E with ||E|| <= gamma_m ||M||, gamma_m ~ m eps (growth factor 1), so
+ * log|M| moves by |tr(M^{-1}E)| <= m ||M^{-1}|| ||E|| <= m^2 eps kappa_M, and
+ * each solve or entry of the inverse by a relative m eps kappa_M; the dense
+ * side's Cholesky likewise by n^2 eps kappa_A. Both within
+ * 4 eps (m^2 kappa_M + n^2 kappa_A) times the size of the terms compared. */
+static double exact_tol(const prob *p, const dense_ref *r, double size)
+{
+  const double m = (double)p->m, n = (double)p->n;
+  return 4.0 * EPS * (m * m * r->kappa_m + n * n * r->kappa_a) * size;
+}
+
+static void exact_run(prob *p, const sgp_ski_kg_opts *ko, int grad, sgp_ski_loglik_grad_result *res)
+{
+  assert_int_equal(sgp_ski_loglik_exact(&p->ctx, p->st, &p->k, p->noise, ko, grad, NULL, res,
+                                        NULL), SGP_OK);
+  assert_int_equal(res->ntheta, p->k.n_lengthscale + 2);
+  assert_true(res->value.logdet_se == 0.0 && res->value.probes_used == 0);
+}
+
+static void check_exact(const config *c, sgp_ski_kg_path path)
+{
+  prob *p = prob_new(c, 300);
+  dense_ref r;
+  dense_reference(p, &r);
+  sgp_ski_kg_opts ko;
+  sgp_ski_kg_opts_default(&ko);
+  ko.path = path;
+  sgp_ski_loglik_grad_result res;
+  exact_run(p, &ko, 1, &res);
+  const int64_t L = p->k.n_lengthscale;
+  double theta[NT];
+  for (int64_t j = 0; j < L; j++) theta[j] = log(p->ell[j]);
+  theta[L] = log(p->k.outputscale);
+  theta[L + 1] = log(p->noise);
+  const double dl = dense_loglik(p, theta);
+  const double vtol = exact_tol(p, &r, (double)p->n + res.value.datafit + fabs(res.value.logdet));
+  if (verbose())
+    print_message("exact kind %d nell %d path %d: loglik %.12g dense %.12g diff %.2e tol %.2e "
+                  "(kappa_M %.3g, kappa_A %.3g)\n", (int)c->kind, c->nell, (int)path,
+                  res.value.loglik, dl, fabs(res.value.loglik - dl), vtol, r.kappa_m, r.kappa_a);
+  assert_close(res.value.loglik, dl, vtol);
+  assert_le(vtol, 1e-4); /* teeth: a wrong term is O(1) */
+  for (int e = 0; e < res.ntheta; e++) {
+    const double tol = exact_tol(p, &r, fabs(r.quad[e]) + fabs(r.trace[e]));
+    if (verbose())
+      print_message("  e %d: grad %.12g dense %.12g diff %.2e tol %.2e\n", e, res.grad[e],
+                    r.grad[e], fabs(res.grad[e] - r.grad[e]), tol);
+    assert_close(res.quad[e], r.quad[e], tol);
+    assert_close(res.trace[e], r.trace[e], tol);
+    assert_close(res.grad[e], r.grad[e], tol);
+    assert_le(tol, 1e-4 * (fabs(r.quad[e]) + fabs(r.trace[e])));
+    assert_true(res.grad_se[e] == 0.0);
+  }
+  prob_free(p);
+}
+
+static void exact_matches_dense(void **state)
+{
+  (void)state;
+  check_exact(&CFG_1D, SGP_SKI_KG_AUTO);
+  check_exact(&CFG_2D_ARD, SGP_SKI_KG_AUTO);      /* Kronecker, one factor each */
+  check_exact(&CFG_2D_ISO, SGP_SKI_KG_AUTO);      /* Kronecker, sum over factors */
+  check_exact(&CFG_2D_ISO, SGP_SKI_KG_CIRCULANT); /* one BTTB derivative */
+  check_exact(&CFG_2D_M52, SGP_SKI_KG_AUTO);      /* circulant, ARD */
+  check_exact(&CFG_1D_M32, SGP_SKI_KG_AUTO);
+}
+
+/* The exact value at theta (log ell.., log s, log noise). */
+static double exact_value(prob *p, const double *theta)
+{
+  const int64_t L = p->k.n_lengthscale;
+  double ell[2];
+  for (int64_t j = 0; j < L; j++) ell[j] = exp(theta[j]);
+  sgp_kernel k = p->k;
+  k.lengthscale = ell;
+  k.outputscale = exp(theta[L]);
+  sgp_ski_loglik_grad_result res;
+  assert_int_equal(sgp_ski_loglik_exact(&p->ctx, p->st, &k, exp(theta[L + 1]), NULL, 0, NULL,
+                                        &res, NULL), SGP_OK);
+  return res.value.loglik;
+}
+
+/* Fourth-order central difference of the exact value in entry e at step h:
+ * (8 (f(h) - f(-h)) - (f(2h) - f(-2h))) / (12 h). */
+static double exact_fd4(prob *p, const double *theta, int64_t e, double h)
+{
+  double f[4];
+  const double off[4] = {h, -h, 2 * h, -2 * h};
+  for (int k = 0; k < 4; k++) {
+    double t[NT];
+    memcpy(t, theta, sizeof t);
+    t[e] += off[k];
+    f[k] = exact_value(p, t);
+  }
+  return (8.0 * (f[0] - f[1]) - (f[2] - f[3])) / (12.0 * h);
+}
+
+/* The exact gradient = central differences of the exact value itself (the
+ * objective the optimizer sees: no Hutchinson/quadrature mismatch here).
+ * Fourth order, so that a step large against the rounding is possible: the
+ * truncation C h^4 is estimated from two steps (D(2h) - D(h) = 15 C h^4,
+ * Richardson; twice that is allowed); each value's rounding is within the
+ * exact side's part of exact_tol, 4 eps m^2 kappa_M times its size, and the
+ * stencil's weights (16 + 2)/12 carry it over the step. */
+static void check_exact_fd(const config *c)
+{
+  prob *p = prob_new(c, 200);
+  dense_ref r;
+  dense_reference(p, &r);
+  sgp_ski_loglik_grad_result res;
+  exact_run(p, NULL, 1, &res);
+  const int64_t L = p->k.n_lengthscale, nt = L + 2;
+  double theta[NT];
+  for (int64_t j = 0; j < L; j++) theta[j] = log(p->ell[j]);
+  theta[L] = log(p->k.outputscale);
+  theta[L + 1] = log(p->noise);
+  const double h = 0.02, m = (double)p->m;
+  const double dL = 4.0 * EPS * m * m * r.kappa_m *
+                    ((double)p->n + res.value.datafit + fabs(res.value.logdet));
+  for (int64_t e = 0; e < nt; e++) {
+    const double d1 = exact_fd4(p, theta, e, h), d2 = exact_fd4(p, theta, e, 2 * h);
+    const double tol = 2.0 * fabs(d2 - d1) / 15.0 + 1.5 * dL / h;
+    if (verbose())
+      print_message("exact fd kind %d nell %d e %d: grad %.10g fd %.10g diff %.2e tol %.2e\n",
+                    (int)c->kind, c->nell, (int)e, res.grad[e], d1,
+                    fabs(d1 - res.grad[e]), tol);
+    assert_close(d1, res.grad[e], tol);
+    assert_le(tol, 1e-3 * (1.0 + fabs(res.grad[e]))); /* teeth: a wrong term is O(|grad|) */
+  }
+  prob_free(p);
+}
+
+static void exact_gradient_matches_fd(void **state)
+{
+  (void)state;
+  check_exact_fd(&CFG_1D);
+  check_exact_fd(&CFG_2D_ARD);
+  check_exact_fd(&CFG_2D_ISO);
+  check_exact_fd(&CFG_2D_M52);
+  check_exact_fd(&CFG_1D_M32);
+}
+
+/* The mean: dmean = 1'A^{-1}(y - mu 1) and the GLS estimate against the dense
+ * Cholesky solves (relative m eps kappa^2 as above, on ||1|| ||A^{-1}||
+ * ||y - mu 1|| and on 1'A^{-1}1); the mean cache equals sgp_ski_loglik's to
+ * its solve tolerance. */
+static void exact_mean(void **state)
+{
+  (void)state;
+  prob *p = prob_new(&CFG_2D_ARD, 300);
+  dense_ref r;
+  dense_reference(p, &r);
+  const int64_t n = p->n, m = p->m;
+  double *K = th_zeros(m * m), *A = th_zeros(n * n), *rhs = th_zeros(2 * n), *z = th_zeros(2 * n);
+  double *ub = th_zeros(m), *w = th_zeros(m);
+  dense_kg(&p->k, p->P, m, p->d, 0u, K);
+  dense_A(p, K, p->noise, A);
+  const double mu = 0.4;
+  sgp_ski_stats c;
+  sgp_ski_stats_centred(p->st, mu, ub, &c);
+  for (int64_t i = 0; i < n; i++) { rhs[i] = p->y[i] - mu; rhs[n + i] = 1.0; }
+  assert_int_equal(th_chol_solve(n, A, 2, rhs, z), 0);
+  double d1 = 0.0, d2 = 0.0, yn = 0.0;
+  for (int64_t i = 0; i < n; i++) { d1 += z[i]; d2 += z[n + i]; yn += rhs[i] * rhs[i]; }
+  sgp_ski_loglik_grad_result res;
+  double gls = NAN;
+  assert_int_equal(sgp_ski_loglik_exact(&p->ctx, &c, &p->k, p->noise, NULL, 0, w, &res, &gls),
+                   SGP_OK);
+  const double tol1 = exact_tol(p, &r, sqrt((double)n) * sqrt(yn) / p->noise);
+  const double tol2 = exact_tol(p, &r, (double)n / p->noise);
+  if (verbose())
+    print_message("exact mean: dmean %.12g dense %.12g (tol %.2e); gls %.12g dense %.12g\n",
+                  res.dmean, d1, tol1, gls, d1 / d2);
+  assert_close(res.dmean, d1, tol1);
+  /* gls = d1/d2: relative errors add */
+  assert_close(gls, d1 / d2, fabs(d1 / d2) * (tol1 / fabs(d1) + tol2 / fabs(d2)));
+  free(K); free(A); free(rhs); free(z); free(ub); free(w);
+  prob_free(p);
+}
+
 static void errors(void **state)
 {
   (void)state;
@@ -779,6 +979,9 @@ int main(void)
     cmocka_unit_test(scaling_identity),
     cmocka_unit_test(value_matches_loglik),
     cmocka_unit_test(mean_derivative),
+    cmocka_unit_test(exact_matches_dense),
+    cmocka_unit_test(exact_gradient_matches_fd),
+    cmocka_unit_test(exact_mean),
     cmocka_unit_test(errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

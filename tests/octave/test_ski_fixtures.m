@@ -193,7 +193,13 @@
 %! ski_gsgp ("stats", s, "learn", {});
 %!error <'stats' has no probe sketches>
 %! s = ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
-%! ski_gsgp ("stats", s, "loglik", true, "learn", {});
+%! ski_gsgp ("stats", s, "loglik", true, "learn", {}, "loglik_method", "slq");
+%!test
+%! ## the exact log-likelihood needs no sketches
+%! x = (0.3:0.1:1.7)';
+%! s = ski_stats (x, sin (x), ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
+%! f = ski_gsgp ("stats", s, "loglik", true, "learn", {}, "noise", 0.1, "loglik_method", "exact");
+%! assert (isfinite (f.loglik) && f.probes_used == 0 && f.logdet_se == 0);
 %!error <'stats' fixes the grid>
 %! s = ski_stats (1, 1, ski_grid ([], "grid_size", 10, "grid_bounds", [0 2]));
 %! ski_gsgp ("stats", s, "grid_size", 12, "learn", {});

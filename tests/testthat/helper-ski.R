@@ -100,3 +100,60 @@ rbf_ski_dense <- function(x, size, bounds) {
     list(C = W %*% K %*% t(W), dC = W %*% (K * D2 / ell^2) %*% t(W))
   }
 }
+
+# The SKI evidence of a 1-D cubic grid in m-space, coded here independently of
+# the core's computation (which factors s2 I + K_G B by LU): with the grid
+# kernel K = V diag(l) V' (its eigen-decomposition, l clipped at 0), L = V
+# diag(sqrt(l)) and C = s2 I + L'BL (Cholesky; eigenvalues >= s2),
+#   log|A| = (n - m) log s2 + log|C|,  a = L C^-1 L'u  (u = W'(y - mu)),
+#   y'A^-1 y = (rho - u'a) / s2,  W'z = (u - Ba) / s2,  z'z = (rho - 2u'a + a'Ba) / s2^2,
+#   W'A^-1 W = (B - BL C^-1 L'B) / s2,  tr A^-1 = (n - m) / s2 + tr C^-1,
+#   1'z = (sum (y - mu) - W'1'a) / s2.
+# Returns f(theta) -> list(value, grad) for theta = (log ell, log s, log s2) or,
+# with the mean, (log ell, log s, log s2, mu). W, B, u from the interpolation
+# formula in R (ski_dense_W).
+ski_mspace_evidence <- function(x, y, size, bounds) {
+  W <- ski_dense_W(matrix(x), size, matrix(bounds, 1), "cubic")
+  g <- seq(bounds[1], bounds[2], length.out = size)
+  D2 <- outer(g, g, "-")^2
+  B <- crossprod(W); uy <- drop(crossprod(W, y)); u1 <- colSums(W)
+  n <- length(y); m <- size
+  function(th) {
+    ell <- exp(th[1]); s <- exp(th[2]); s2 <- exp(th[3]); mu <- if (length(th) > 3) th[4] else 0
+    u <- uy - mu * u1
+    rho <- sum((y - mu)^2)
+    K <- s * exp(-D2 / (2 * ell^2))
+    dK <- K * D2 / ell^2
+    e <- eigen(K, symmetric = TRUE)
+    L <- e$vectors %*% diag(sqrt(pmax(e$values, 0)))
+    R <- chol(diag(s2, m) + crossprod(L, B %*% L))
+    Ci <- chol2inv(R)
+    a <- drop(L %*% (Ci %*% crossprod(L, u)))
+    Ba <- drop(B %*% a)
+    wz <- (u - Ba) / s2
+    BL <- B %*% L
+    S <- (B - BL %*% Ci %*% t(BL)) / s2
+    zz <- (rho - 2 * sum(u * a) + sum(a * Ba)) / s2^2
+    value <- -0.5 * ((n - m) * log(s2) + 2 * sum(log(diag(R))) + (rho - sum(u * a)) / s2 +
+                     n * log(2 * pi))
+    grad <- c(0.5 * sum(wz * (dK %*% wz)) - 0.5 * sum(dK * S),
+              0.5 * sum(wz * (K %*% wz)) - 0.5 * sum(K * S),
+              0.5 * s2 * zz - 0.5 * ((n - m) + s2 * sum(diag(Ci))))
+    if (length(th) > 3) grad <- c(grad, (sum(y - mu) - sum(u1 * a)) / s2)
+    list(value = value, grad = grad)
+  }
+}
+
+# The maximizer of ev by optim's L-BFGS-B run to its tightest tolerance
+# (factr 1e3: a relative change of 2e-13, just above the objective's rounding,
+# where factr 10 ends in an abnormal line search; pgtol 0), the best of the starts.
+mspace_optimum <- function(ev, starts) {
+  best <- NULL
+  for (th in starts) {
+    r <- optim(th, function(t) -ev(t)$value, function(t) -ev(t)$grad, method = "L-BFGS-B",
+               control = list(factr = 1e3, pgtol = 0, maxit = 1000))
+    if (r$convergence == 0 && (is.null(best) || r$value < best$value)) best <- r
+  }
+  stopifnot(!is.null(best))
+  best$par
+}

@@ -46,13 +46,20 @@ emit (fid, "fit2.loglik", [f2.loglik, f2.logdet, f2.logdet_se, f2.datafit, f2.pr
 emit (fid, "fit2.love", [f2.love.Ft(:); f2.love.c0(:)]);
 y5 = y1 + 0.2 * (mod ((1:40)' * 7919, 13) / 13 - 0.5);
 f5 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, o{:});
-emit (fid, "fit5.fields", strjoin (sort (setdiff (fieldnames (f5), {"class"}))(:)', ","));
-emit (fid, "fit5.learned", strjoin (f5.learned, ","));
-emit (fid, "fit5.hyper", [f5.hyper.lengthscale; f5.hyper.outputscale; f5.hyper.mean; f5.hyper.noise]);
-emit (fid, "fit5.loglik", [f5.loglik, f5.loglik_se]);
-emit (fid, "fit5.loglik_grad", cell2mat (struct2cell (f5.loglik_grad)));
-emit (fid, "fit5.grad_names", strjoin (fieldnames (f5.loglik_grad)(:)', ","));
-emit (fid, "fit5.evals", numel (f5.optim.loglik));
+f7 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, "loglik_method", "slq", o{:});
+learned = {f5, f7};
+names = {"fit5", "fit7"};
+for k = 1:2
+  f = learned{k};
+  t = names{k};
+  emit (fid, [t ".fields"], strjoin (sort (setdiff (fieldnames (f), {"class"}))(:)', ","));
+  emit (fid, [t ".learned"], strjoin (f.learned, ","));
+  emit (fid, [t ".hyper"], [f.hyper.lengthscale; f.hyper.outputscale; f.hyper.mean; f.hyper.noise]);
+  emit (fid, [t ".loglik"], [f.loglik, f.loglik_se, f.probes_used]);
+  emit (fid, [t ".loglik_grad"], cell2mat (struct2cell (f.loglik_grad)));
+  emit (fid, [t ".grad_names"], strjoin (fieldnames (f.loglik_grad)(:)', ","));
+  emit (fid, [t ".evals"], numel (f.optim.loglik));
+endfor
 f6 = ski_gsgp (x1, y1 + 500, "lengthscale", 0.5, "outputscale", 1, "noise", 0.01, "tol", 1e-10,
                "xtest", xs1, o{:});
 emit (fid, "fit6.learned", strjoin (f6.learned, ","));
@@ -62,6 +69,7 @@ for k = 1:numel (fits)
   emit_summary (fid, sprintf ("fit%d", k), fits{k});
 endfor
 emit_summary (fid, "fit5", f5);
+emit_summary (fid, "fit7", f7);
 t = __sgp_call__ ("options", "ski_gsgp");
 emit (fid, "options", strjoin (strcat (t.name, "=", t.default)(:)', ";"));
 emit (fid, "kinds", strjoin (t.kind(:)', ","));
@@ -76,7 +84,8 @@ emit_error (fid, "err.unknown", @() ski_gsgp (x1, y1, "nonsense", 1, "learn", {}
 emit_error (fid, "err.lengthscale", @() ski_gsgp (x2, y2, "lengthscale", [1 2 3], "learn", {}));
 emit_error (fid, "err.fixes", @() ski_gsgp ("stats", s0, "grid_size", 10, "learn", {}));
 emit_error (fid, "err.interp", @() ski_gsgp ("stats", s0, "interpolation", "linear", "learn", {}));
-emit_error (fid, "err.probes", @() ski_gsgp ("stats", s0, "loglik", true, "learn", {}));
+emit_error (fid, "err.probes", @() ski_gsgp ("stats", s0, "loglik", true, "loglik_method", "slq", "learn", {}));
+emit_error (fid, "err.loglik_method", @() ski_gsgp ("stats", s0, "loglik_method", "all", "learn", {}));
 emit_error (fid, "err.ski_data", @() ski_gsgp ("stats", s0, "method", "ski", "learn", {}));
 emit_error (fid, "err.precond", @() ski_gsgp (x1, y1, "precond_rank", 2, "method", "ski", "learn", {}));
 emit_error (fid, "err.precond_m", @() ski_gsgp (x1, y1, "grid_size", 10, "precond_rank", 10, "learn", {}));

@@ -73,17 +73,27 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   y5 <- y1 + 0.2 * (((1:40) * 7919) %% 13 / 13 - 0.5)
   # (the mean is learned too: the absolutely scaled coordinate that amplified
   # the hosts' old difference most, to ~4e-6, so this fixture had fixed it at 0)
+  # Both log-likelihoods: fit 5 the exact one ("auto" on 40 grid points: the
+  # LU of s2 I + K_G B with a serial BLAS, the same bits for any thread count,
+  # ski_loglik_exact.c), fit 7 the SLQ one with the same probes.
   f5 <- ski_gsgp(x1, y5, grid_size = 40, probes = 8, seed = 1, threads = 1, verbose = FALSE)
-  expect_identical(paste(sort(names(f5)), collapse = ","), oct$fit5.fields)
-  expect_identical(paste(f5$learned, collapse = ","), oct$fit5.learned)
-  expect_identical(f5$learned, c("lengthscale", "outputscale", "mean", "noise"))
-  same(unlist(f5$hyper), oct$fit5.hyper, "fit 5 hyper", 1e-8)
-  same(c(f5$loglik, f5$loglik_se), oct$fit5.loglik, "fit 5 loglik", 1e-8)
-  # (the gradient at the optimum is ~0: compared in absolute terms, against the
-  # log-likelihood's scale)
-  expect_lt(max(abs(f5$loglik_grad - oct$fit5.loglik_grad)), 1e-8 * abs(f5$loglik))
-  expect_identical(paste(names(f5$loglik_grad), collapse = ","), oct$fit5.grad_names)
-  expect_identical(nrow(f5$optim), as.integer(oct$fit5.evals))
+  f7 <- ski_gsgp(x1, y5, grid_size = 40, probes = 8, seed = 1, threads = 1,
+                 loglik_method = "slq", verbose = FALSE)
+  expect_identical(c(f5$probes_used, f7$probes_used), c(0L, 8L))
+  for (k in c(5, 7)) {
+    f <- if (k == 5) f5 else f7
+    t <- function(s) oct[[sprintf("fit%d.%s", k, s)]]
+    expect_identical(paste(sort(names(f)), collapse = ","), t("fields"))
+    expect_identical(paste(f$learned, collapse = ","), t("learned"))
+    expect_identical(f$learned, c("lengthscale", "outputscale", "mean", "noise"))
+    same(unlist(f$hyper), t("hyper"), sprintf("fit %d hyper", k), 1e-8)
+    same(c(f$loglik, f$loglik_se, f$probes_used), t("loglik"), sprintf("fit %d loglik", k), 1e-8)
+    # (the gradient at the optimum is ~0: compared in absolute terms, against the
+    # log-likelihood's scale)
+    expect_lt(max(abs(f$loglik_grad - t("loglik_grad"))), 1e-8 * abs(f$loglik))
+    expect_identical(paste(names(f$loglik_grad), collapse = ","), t("grad_names"))
+    expect_identical(nrow(f$optim), as.integer(t("evals")))
+  }
   # the GLS mean of uncentred data (fixed kernel and noise): the same solves
   f6 <- ski_gsgp(x1, y1 + 500, lengthscale = 0.5, outputscale = 1, noise = 0.01, tol = 1e-10,
                  xtest = xs1, seed = 1, threads = 1, verbose = FALSE)
@@ -102,6 +112,7 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   }
   for (k in seq_along(fits)) parity_expect_summary(fits[[k]], oct, sprintf("fit%d", k), mask)
   parity_expect_summary(f5, oct, "fit5", mask)
+  parity_expect_summary(f7, oct, "fit7", mask)
   # the LOVE factor's rows are Lanczos vectors (signs and rounding follow the
   # iterates); what it gives, the variances at xtest, is compared above
   expect_identical(length(c(f2$love$Ft, f2$love$c0)), length(oct$fit2.love))
@@ -117,7 +128,8 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
     outside = sk(x1, y1, grid_bounds = c(0.5, 2), grid_size = 20),
     unknown = sk(x1, y1, nonsense = 1), lengthscale = sk(x2, y2, lengthscale = 1:3),
     fixes = sk(stats = s0, grid_size = 10), interp = sk(stats = s0, interpolation = "linear"),
-    probes = sk(stats = s0, loglik = TRUE), ski_data = sk(stats = s0, method = "ski"),
+    probes = sk(stats = s0, loglik = TRUE, loglik_method = "slq"),
+    loglik_method = sk(stats = s0, loglik_method = "all"), ski_data = sk(stats = s0, method = "ski"),
     precond = sk(x1, y1, precond_rank = 2, method = "ski"),
     precond_m = sk(x1, y1, grid_size = 10, precond_rank = 10),
     grid_pad = sk(x1, y1, grid_pad = 0),

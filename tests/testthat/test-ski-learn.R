@@ -11,7 +11,9 @@
 # probes; 1024 give 0.0032, i.e. 4 standard deviations = 1.3% < 2% (checked
 # in the test). n = 1000, not the ~3000 of the issue: every probe is a solve
 # per optimizer step, and 1024 probes on n = 3000 (or n = 2000) take 2-5 times
-# the 30 s a test file may take.
+# the 30 s a test file may take. These are tests of the SLQ path
+# (loglik_method = "slq"); the default "auto" takes the exact one on these
+# grids (test-ski-learn-oracle.R).
 
 set.seed(3)
 n <- 1000
@@ -20,7 +22,8 @@ y <- sin(3 * x) + 0.5 * cos(7 * x) + rnorm(n, sd = 0.1)
 probes <- 1024
 
 test_that("learned lengthscale and noise match the dense exact GP optimum", {
-  fit <- ski_gsgp(x, y, grid_size = 150, probes = probes, seed = 1, mean = 0, verbose = FALSE)
+  fit <- ski_gsgp(x, y, grid_size = 150, probes = probes, seed = 1, mean = 0,
+                  loglik_method = "slq", verbose = FALSE)
   expect_setequal(fit$learned, c("lengthscale", "outputscale", "noise"))
   th_ski <- log(c(fit$hyper$lengthscale, fit$hyper$outputscale, fit$hyper$noise))
   kfun <- rbf_dense(x)
@@ -68,8 +71,12 @@ test_that("not given: learned; given: fixed; learn = character(0): the old defau
                  verbose = FALSE)
   expect_equal(names(f4$loglik_grad), c("lengthscale", "outputscale", "mean", "noise"))
   expect_equal(nrow(f4$optim), 0)
-  # statistics without sketches cannot learn: the message says what to do
+  # statistics without sketches cannot learn by SLQ: the message says what to do;
+  # the exact log-likelihood needs none
   s <- ski_stats(xs, ys, f3)
-  expect_error(ski_gsgp(stats = s), "probe sketches for learning")
+  expect_error(ski_gsgp(stats = s, loglik_method = "slq"), "probe sketches for learning")
   expect_silent(ski_gsgp(stats = s, learn = character(0), verbose = FALSE))
+  f5 <- ski_gsgp(stats = s, verbose = FALSE)
+  expect_setequal(f5$learned, c("lengthscale", "outputscale", "noise", "mean"))
+  expect_identical(f5$probes_used, 0L)
 })

@@ -10,7 +10,7 @@ test_that("bounds_policy = 'drop': dropped points are no data (n, yty, loglik of
   keep <- x > bounds[1] + h & x < bounds[2] - h # cubic valid range of a 20-point grid
   args <- list(grid_bounds = bounds, grid_size = 20, lengthscale = 0.3, noise = 0.01,
                tol = 1e-10, loglik = TRUE, probes = 200, seed = 1, verbose = FALSE,
-               learn = character(0))
+               learn = character(0), loglik_method = "slq")
   fit_d <- do.call(ski_gsgp, c(list(x, y, bounds_policy = "drop"), args))
   fit_k <- do.call(ski_gsgp, c(list(x[keep], y[keep]), args))
   expect_equal(fit_d$stats$n, sum(keep))
@@ -28,6 +28,11 @@ test_that("bounds_policy = 'drop': dropped points are no data (n, yty, loglik of
   ll <- -0.5 * (as.numeric(determinant(A)$modulus) + sum(y[keep] * solve(A, y[keep])) +
                   sum(keep) * log(2 * pi))
   expect_lt(abs(fit_d$loglik - ll), 4 * fit_d$logdet_se)
+  # and the exact log-likelihood of the dropped-point statistics is that value
+  # up to rounding (test_ski_loglik_grad.c bounds it: far below 1e-9 here)
+  fit_e <- do.call(ski_gsgp, c(list(x, y, bounds_policy = "drop", loglik_method = "exact"),
+                               args[names(args) != "loglik_method"]))
+  expect_equal(fit_e$loglik, ll, tolerance = 1e-9)
   # method = "ski" fits the kept rows too: the weights of both solves (relative
   # residual <= 1e-10) agree to cond(A) * 1e-10 <= (n * outputscale / noise) * 1e-10
   fit_s <- do.call(ski_gsgp, c(list(x, y, bounds_policy = "drop", method = "ski"),

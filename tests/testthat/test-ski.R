@@ -109,7 +109,7 @@ test_that("non-convergence gives converged = FALSE, the residual and a warning",
 
 test_that("the log marginal likelihood is close to the dense one", {
   cs <- read_ski_case("1d")
-  fit <- ski_fit_case(cs, tol = 1e-10, loglik = TRUE, probes = 64)
+  fit <- ski_fit_case(cs, tol = 1e-10, loglik = TRUE, probes = 64, loglik_method = "slq")
   W <- ski_dense_W(cs$x, cs$grid_size, cs$grid_bounds, "cubic")
   G <- matrix(seq(cs$grid_bounds[1], cs$grid_bounds[2], length.out = cs$grid_size))
   A <- W %*% dense_kernel(G, G, cs$kernel, cs$lengthscale, cs$outputscale) %*% t(W) +
@@ -121,14 +121,20 @@ test_that("the log marginal likelihood is close to the dense one", {
   expect_lt(abs(fit$logdet - ld), max(4 * fit$logdet_se, 0.02 * abs(ld)))
   expect_lt(abs(fit$loglik - ll), max(4 * fit$logdet_se, 0.02 * abs(ld)))
   # the same seed gives the same estimate; statistics with sketches give it too
-  expect_identical(ski_fit_case(cs, tol = 1e-10, loglik = TRUE, probes = 64)$loglik, fit$loglik)
+  expect_identical(ski_fit_case(cs, tol = 1e-10, loglik = TRUE, probes = 64,
+                                loglik_method = "slq")$loglik, fit$loglik)
+  # exact ("auto" on this grid): equal to the dense one up to rounding (the
+  # two computations' conditioning, test_ski_loglik_grad.c: far below 1e-9 here)
+  fe <- ski_fit_case(cs, tol = 1e-10, loglik = TRUE)
+  expect_equal(c(fe$logdet, fe$datafit, fe$loglik), c(ld, df, ll), tolerance = 1e-9)
+  expect_identical(c(fe$logdet_se, fe$probes_used), c(0, 0))
   g <- ski_grid(grid_size = cs$grid_size, grid_bounds = cs$grid_bounds)
   s <- ski_stats_merge(ski_stats(cs$x[1:40, , drop = FALSE], cs$y[1:40], g, probes = 64, seed = 1),
                        ski_stats(cs$x[41:80, , drop = FALSE], cs$y[41:80], g, first_row = 40,
                                  probes = 64, seed = 1))
   f2 <- ski_gsgp(stats = s, kernel = cs$kernel, lengthscale = cs$lengthscale,
                  outputscale = cs$outputscale, noise = cs$noise, tol = 1e-10, loglik = TRUE,
-                 mean = 0, verbose = FALSE)
+                 mean = 0, loglik_method = "slq", verbose = FALSE)
   expect_equal(f2$loglik, fit$loglik, tolerance = 1e-6)
 })
 
@@ -253,7 +259,10 @@ test_that("bad inputs give errors naming the argument", {
   expect_error(ski_gsgp(stats = bad, verbose = FALSE, learn = character(0)), "'stats' must have finite 'Wty'")
   bad <- a; bad$WtW <- bad$WtW[, -1]
   expect_error(ski_gsgp(stats = bad, verbose = FALSE, learn = character(0)), "'stats' has a 'WtW' that is not")
-  expect_error(ski_gsgp(stats = a, loglik = TRUE, verbose = FALSE, learn = character(0)), "'stats' has no probe sketches")
+  expect_error(ski_gsgp(stats = a, loglik = TRUE, verbose = FALSE, learn = character(0),
+                        loglik_method = "slq"), "'stats' has no probe sketches")
+  expect_error(ski_gsgp(stats = a, loglik_method = "all", verbose = FALSE),
+               "ski_gsgp: 'loglik_method' must be one of")
   expect_error(ski_gsgp(stats = a, grid_size = 10, verbose = FALSE, learn = character(0)), "'stats' fixes the grid")
   expect_error(ski_gsgp(stats = a, interpolation = "linear", verbose = FALSE, learn = character(0)),
                "'interpolation' differs from that of 'stats'")
