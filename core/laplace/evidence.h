@@ -79,11 +79,8 @@ typedef struct {
   int (*apply_k)(sgp_ctx *ctx, void *data, const double *v, double *out);  /* K v, n x C */
   int (*factorize)(sgp_ctx *ctx, void *data, const double *w);             /* B at W (pi) */
   int (*apply_r)(sgp_ctx *ctx, void *data, const double *z, double *out);  /* R z */
-  /* optional: out = R z and kout = K out together (NULL: apply_r, then apply_k), an
-   * iterative R to an accuracy that may follow rel, the last Newton step's move in f
-   * relative to 1 + max|f - m| (INFINITY: none yet) */
-  int (*apply_rk)(sgp_ctx *ctx, void *data, const double *z, double *out, double *kout,
-                  double rel);
+  /* optional: out = R z and kout = K out together (NULL: apply_r, then apply_k) */
+  int (*apply_rk)(sgp_ctx *ctx, void *data, const double *z, double *out, double *kout);
   void *data;
   /* > 0: near the mode, Newton steps keep the last factorization (chord steps,
    * O(n^2) each where a factorization is O(n^3)) once a step (the warm start's

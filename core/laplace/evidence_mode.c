@@ -57,13 +57,13 @@ static double psi_at(const sgp_lik *lik, const double *m, const double *a, const
  * R (I + K W) = W, da = r - R K r. A solve's error is then relative to |K r|,
  * which vanishes at the mode (an iterative R converges instead of stalling at
  * its tolerance times |f|). kda = K da. */
-static int newton_direction(sgp_ctx *ctx, const sgp_ev_ops *ops, sgp_ev_ws *ws, double rel)
+static int newton_direction(sgp_ctx *ctx, const sgp_ev_ops *ops, sgp_ev_ws *ws)
 {
   const int64_t nc = ws->n * ws->C;
   for (int64_t k = 0; k < nc; k++) ws->b[k] = ws->g[k] - ws->a[k];
   int st = ops->apply_k(ctx, ops->data, ws->b, ws->kb);
   if (!st && ops->apply_rk) { /* K da = K b - K R K b: no pass over K for it */
-    if ((st = ops->apply_rk(ctx, ops->data, ws->kb, ws->da, ws->kda, rel))) return st;
+    if ((st = ops->apply_rk(ctx, ops->data, ws->kb, ws->da, ws->kda))) return st;
     for (int64_t k = 0; k < nc; k++) {
       ws->da[k] = ws->b[k] - ws->da[k];
       ws->kda[k] = ws->kb[k] - ws->kda[k];
@@ -94,7 +94,7 @@ static int warm_step(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, co
   int st = ops->factorize(ctx, ops->data, ws->w);
   if (!st) st = ops->apply_k(ctx, ops->data, ws->b, ws->kb);
   if (!st && ops->apply_rk) { /* K a = K b - K R K b */
-    st = ops->apply_rk(ctx, ops->data, ws->kb, ws->da, ws->kda, INFINITY);
+    st = ops->apply_rk(ctx, ops->data, ws->kb, ws->da, ws->kda);
     for (int64_t k = 0; !st && k < nc; k++) {
       ws->at[k] = ws->b[k] - ws->da[k];
       ws->ft[k] = ws->kb[k] - ws->kda[k] + m[k];
@@ -173,12 +173,12 @@ int sgp_ev_mode(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const d
   /* a small warm step leaves its factorization (at the last mode) for chord steps */
   const double ct = ops->chord_tol;
   int step, chord = dwarm <= ct;
-  double dprev = INFINITY, rel = dwarm; /* the last step's relative move */
+  double dprev = INFINITY;
   for (step = 0; step < MODE_MAX_STEPS; step++) {
     *logp = sgp_ev_lik_derivs(lik, ws->f, ws->g, ws->w, ws->d3);
     if (!chord && (st = ops->factorize(ctx, ops->data, ws->w))) return st;
     if ((st = sgp_poll_interrupt(ctx))) return st;
-    if ((st = newton_direction(ctx, ops, ws, rel))) return st;
+    if ((st = newton_direction(ctx, ops, ws))) return st;
     double dmax = 0.0, fmax = 0.0;
     for (int64_t k = 0; k < nc; k++) {
       if (fabs(ws->kda[k]) > dmax) dmax = fabs(ws->kda[k]);
@@ -202,7 +202,6 @@ int sgp_ev_mode(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const d
     }
     chord = t == 1.0 && dmax <= ct * (1.0 + fmax);
     dprev = dmax;
-    rel = dmax / (1.0 + fmax);
   }
   ws->warm = 0;
   return sgp_fail(ctx, SGP_ENOTPD, "evidence: the Laplace mode was not found to full accuracy "

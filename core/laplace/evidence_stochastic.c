@@ -38,15 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Newton's solves: CG to this relative residual at most, and as loose as the last
- * step's relative move allows up to MF_NEWTON_RTOL_MAX (an inexact Newton method
- * whose forcing term follows the step, Dembo-Eisenstat-Steihaug: the step's error
- * adds rtol times the step to an error of the order of its square, so convergence
- * stays quadratic while the early, large steps take a few CG iterations). In the
- * gradient form of the step (evidence_mode.c) the error is relative to the step
- * itself, so Newton still converges to the exact mode's step tolerance. */
+/* Newton's solves: CG to this relative residual. In the gradient form of the step
+ * (evidence_mode.c) the error is relative to the step itself, so Newton still
+ * converges (linearly at rate ~ rtol cond(B)) to the exact mode's step tolerance. */
 #define MF_NEWTON_RTOL 1e-4
-#define MF_NEWTON_RTOL_MAX 0.1
 /* The adjoint solve u = (I + W K)^-1 s2: its error enters the gradient as it is
  * (the mean's coordinate is 1'(a + u)), so it is solved far below the gradient's
  * standard error (~1e-5 relative with the control variates at n = 2000). */
@@ -190,10 +185,8 @@ static int mf_apply_r(sgp_ctx *ctx, void *data, const double *z, double *out)
 /* out = R z (as mf_apply_r) and kout = K out without a pass over K: CG's iterate
  * is x = sum_j alpha_j p_j from a zero start, and b_apply logs each K S p_j it
  * forms, so K out = K S x = sum_j alpha_j K S p_j. */
-static int mf_apply_rk(sgp_ctx *ctx, void *data, const double *z, double *out, double *kout,
-                       double rel)
+static int mf_apply_rk(sgp_ctx *ctx, void *data, const double *z, double *out, double *kout)
 {
-  const double rtol = fmin(MF_NEWTON_RTOL_MAX, fmax(MF_NEWTON_RTOL, rel));
   mf_t *m = (mf_t *)data;
   const int64_t n = m->K.n;
   double *sz = sgp_alloc(n), *al = sgp_calloc(n);
@@ -202,7 +195,7 @@ static int mf_apply_rk(sgp_ctx *ctx, void *data, const double *z, double *out, d
   const int64_t it0 = m->iterations;
   m->klog_n = 0;
   m->logging = 1;
-  if (!st) st = b_solve(ctx, m, sz, 1, out, rtol, &m->P, al, NULL, (int)n);
+  if (!st) st = b_solve(ctx, m, sz, 1, out, MF_NEWTON_RTOL, &m->P, al, NULL, (int)n);
   m->logging = 0;
   const int64_t steps = m->iterations - it0;
   if (!st && steps == m->klog_n && steps <= MF_KLOG) {
