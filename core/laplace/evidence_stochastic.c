@@ -332,7 +332,7 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
   const int64_t n = ws->n, t = ws->t, k = m->pce.k, r = t + 2 + k;
   const sgp_ev_layout *l = &p->layout;
   const double *a = ws->ev.a, *sw = m->sw, *w = ws->ev.w, sk = p->kernel.outputscale;
-  /* D = [S (x_p - y_p), S y_p, H]: one block for the product in implicit_s2 */
+  /* D = [S (x_p - u_p), S y_p, H]: one block for the product in implicit_s2 */
   double *D = sgp_alloc(n * (2 * t + k)), *H = D ? D + n * 2 * t : NULL, *dp = sgp_alloc(n);
   double *U = sgp_alloc(n * r), *V = sgp_alloc(n * r);
   double *s2 = ws->ev.b, *ks2 = ws->ev.kb, *u = U + n;
