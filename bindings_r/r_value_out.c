@@ -17,6 +17,16 @@ static SEXP strings_of(const sgp_value *v)
 
 /* REAL: a vector or a matrix, named when strs; LOGICAL: NaN as NA; INT: integers
  * (beyond R's integers: NA). */
+/* x's names from v's strings, where v has them */
+static void set_names(SEXP x, const sgp_value *v)
+{
+  if (!v->strs) return;
+  SEXP names = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)v->len));
+  for (int64_t i = 0; i < v->len; i++) SET_STRING_ELT(names, i, Rf_mkChar(v->strs[i]));
+  Rf_setAttrib(x, R_NamesSymbol, names);
+  UNPROTECT(1);
+}
+
 static SEXP numbers_of(const sgp_value *v)
 {
   const int logical = v->type == SGP_VAL_LOGICAL, integer = v->type == SGP_VAL_INT;
@@ -33,12 +43,7 @@ static SEXP numbers_of(const sgp_value *v)
     else if (integer) INTEGER(x)[i] = fabs(r) <= INT_MAX ? (int)r : NA_INTEGER;
     else REAL(x)[i] = r;
   }
-  if (v->strs) {
-    SEXP names = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)v->len));
-    for (int64_t i = 0; i < v->len; i++) SET_STRING_ELT(names, i, Rf_mkChar(v->strs[i]));
-    Rf_setAttrib(x, R_NamesSymbol, names);
-    UNPROTECT(1);
-  }
+  set_names(x, v);
   UNPROTECT(1);
   return x;
 }
@@ -51,12 +56,7 @@ SEXP sgp_r_from_value(const sgp_value *v)
   case SGP_VAL_LIST: {
     SEXP out = PROTECT(Rf_allocVector(VECSXP, (R_xlen_t)v->len));
     for (int64_t i = 0; i < v->len; i++) SET_VECTOR_ELT(out, i, sgp_r_from_value(&v->elts[i]));
-    if (v->strs) { /* else an unnamed list */
-      SEXP names = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)v->len));
-      for (int64_t i = 0; i < v->len; i++) SET_STRING_ELT(names, i, Rf_mkChar(v->strs[i]));
-      Rf_setAttrib(out, R_NamesSymbol, names);
-      UNPROTECT(1);
-    }
+    set_names(out, v); /* none: an unnamed list */
     UNPROTECT(1);
     return out;
   }

@@ -144,7 +144,11 @@ typedef struct {
   int64_t ldm;           /* leading dimension of M (k of the full factor) */
   double *F, *SF;        /* n x k: F, and S F at the last factorization */
   double *M;             /* k x k: the Cholesky factor of I + F' W F */
+  double *T;             /* k x SGP_EVS_APPLY_COLS: apply's scratch (views share it) */
 } sgp_evs_precond;
+/* Columns sgp_evs_precond_apply takes at once (its scratch is allocated once, at
+ * build, not in every CG iteration). */
+#define SGP_EVS_APPLY_COLS 32
 /* The first k columns of pc as a preconditioner of its own (no copy: not freed). */
 sgp_evs_precond sgp_evs_precond_leading(const sgp_evs_precond *pc, int64_t k);
 /* piv (rank entries; NULL with npiv NULL: chosen, not kept): *npiv = 0 chooses the pivots (largest remaining diagonal) and

@@ -17,7 +17,7 @@
 
 void sgp_evs_precond_free(sgp_evs_precond *pc)
 {
-  free(pc->F); free(pc->SF); free(pc->M);
+  free(pc->F); free(pc->SF); free(pc->M); free(pc->T);
   memset(pc, 0, sizeof *pc);
 }
 
@@ -69,7 +69,8 @@ int sgp_evs_precond_build(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int ran
   memset(pc, 0, sizeof *pc);
   pc->n = n;
   pc->F = sgp_alloc(n * kmax); pc->SF = sgp_alloc(n * kmax); pc->M = sgp_alloc(kmax * kmax);
-  int st = diag && col && pc->F && pc->SF && pc->M ? SGP_OK
+  pc->T = sgp_alloc((kmax > 0 ? kmax : 1) * SGP_EVS_APPLY_COLS);
+  int st = diag && col && pc->F && pc->SF && pc->M && pc->T ? SGP_OK
            : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for the preconditioner");
   if (!st) st = sgp_column_means(ctx, X, &center);
   if (!st) st = sgp_kprep_init(ctx, k, X, center, &prep, "x");
@@ -127,12 +128,14 @@ int sgp_evs_precond_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
   for (int64_t c = 0; c < nb; c++)
     memcpy(Y.data + c * Y.ld, V.data + c * V.ld, (size_t)n * sizeof(double));
   if (k == 0) return SGP_OK;
-  double *t = sgp_alloc(k * nb);
-  if (!t) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
-  int st = sgp_gemm(ctx, 'T', 'N', k, nb, n, 1.0, pc->SF, n, V.data, V.ld, 0.0, t, k);
-  if (!st) st = sgp_potrs(ctx, k, nb, pc->M, pc->ldm, t, k);
-  if (!st) st = sgp_gemm(ctx, 'N', 'N', n, nb, k, -1.0, pc->SF, n, t, k, 1.0, Y.data, Y.ld);
-  free(t);
+  int st = SGP_OK;
+  for (int64_t c0 = 0; !st && c0 < nb; c0 += SGP_EVS_APPLY_COLS) {
+    const int64_t nc = nb - c0 < SGP_EVS_APPLY_COLS ? nb - c0 : SGP_EVS_APPLY_COLS;
+    st = sgp_gemm(ctx, 'T', 'N', k, nc, n, 1.0, pc->SF, n, V.data + c0 * V.ld, V.ld, 0.0, pc->T, k);
+    if (!st) st = sgp_potrs(ctx, k, nc, pc->M, pc->ldm, pc->T, k);
+    if (!st)
+      st = sgp_gemm(ctx, 'N', 'N', n, nc, k, -1.0, pc->SF, n, pc->T, k, 1.0, Y.data + c0 * Y.ld, Y.ld);
+  }
   return st;
 }
 

@@ -691,6 +691,11 @@ typedef struct {
  * weights (m, may be NULL): the mean cache. Errors name `stats`, `kernel`,
  * `lengthscale`, `outputscale`, `noise`, `probes`, `tol`, `max_iter`,
  * `slq_max_iter`. */
+/* The checks both log-likelihoods (this one and sgp_ski_loglik_exact) start
+ * with: res present (and zeroed), stats and kernel present, the kernel valid for
+ * the grid's dimension. */
+int sgp_ski_loglik_args(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
+                        sgp_ski_loglik_grad_result *res);
 int sgp_ski_loglik_grad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
                         double noise, const sgp_ski_kg_opts *kgo, const double *uz, double rhoz,
                         int64_t probes, const sgp_ski_loglik_opts *o, double *weights,

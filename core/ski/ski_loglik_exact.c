@@ -281,11 +281,7 @@ int sgp_ski_loglik_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel
   exact_work w;
   int code, blas_threads = 0;
   memset(&w, 0, sizeof w);
-  if (!res) return sgp_fail(ctx, SGP_EINVAL, "loglik: result missing");
-  memset(res, 0, sizeof *res);
-  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
-  if (!k) return sgp_fail(ctx, SGP_EINVAL, "kernel: missing");
-  if ((code = sgp_kernel_check(ctx, k, st->grid.d))) return code;
+  if ((code = sgp_ski_loglik_args(ctx, st, k, res))) return code;
   if ((code = sgp_ski_grid_op(ctx, k, &st->grid, kgo, &w.kg))) return code;
   if ((code = sgp_ski_check_model(ctx, st, &w.kg, noise))) goto cleanup;
   w.m = st->m;

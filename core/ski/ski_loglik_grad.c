@@ -164,6 +164,16 @@ static int mean_part(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, do
   return SGP_OK;
 }
 
+int sgp_ski_loglik_args(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
+                        sgp_ski_loglik_grad_result *res)
+{
+  if (!res) return sgp_fail(ctx, SGP_EINVAL, "loglik: result missing");
+  memset(res, 0, sizeof *res);
+  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
+  if (!k) return sgp_fail(ctx, SGP_EINVAL, "kernel: missing");
+  return sgp_kernel_check(ctx, k, st->grid.d);
+}
+
 int sgp_ski_loglik_grad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
                         double noise, const sgp_ski_kg_opts *kgo, const double *uz, double rhoz,
                         int64_t probes, const sgp_ski_loglik_opts *o, double *weights,
@@ -174,11 +184,7 @@ int sgp_ski_loglik_grad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel 
   double cx = 0.0;
   int code;
   memset(&w, 0, sizeof w);
-  if (!res) return sgp_fail(ctx, SGP_EINVAL, "loglik: result missing");
-  memset(res, 0, sizeof *res);
-  if (!st) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
-  if (!k) return sgp_fail(ctx, SGP_EINVAL, "kernel: missing");
-  if ((code = sgp_kernel_check(ctx, k, st->grid.d))) return code;
+  if ((code = sgp_ski_loglik_args(ctx, st, k, res))) return code;
   if (probes < 1)
     return sgp_fail(ctx, SGP_EINVAL, "probes: must be at least 1 (got %lld)",
                     (long long)probes);

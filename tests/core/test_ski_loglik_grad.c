@@ -547,15 +547,21 @@ static void check_grad(const config *c, sgp_ski_kg_path path)
   prob_free(p);
 }
 
+/* The configurations and K_G paths every gradient check runs on. */
+static void each_case(void (*check)(const config *, sgp_ski_kg_path))
+{
+  check(&CFG_1D, SGP_SKI_KG_AUTO);
+  check(&CFG_2D_ARD, SGP_SKI_KG_AUTO);      /* Kronecker, one factor each */
+  check(&CFG_2D_ISO, SGP_SKI_KG_AUTO);      /* Kronecker, sum over factors */
+  check(&CFG_2D_ISO, SGP_SKI_KG_CIRCULANT); /* one BTTB derivative */
+  check(&CFG_2D_M52, SGP_SKI_KG_AUTO);      /* circulant, ARD */
+  check(&CFG_1D_M32, SGP_SKI_KG_AUTO);
+}
+
 static void gradient_within_se(void **state)
 {
   (void)state;
-  check_grad(&CFG_1D, SGP_SKI_KG_AUTO);
-  check_grad(&CFG_2D_ARD, SGP_SKI_KG_AUTO);      /* Kronecker, one factor each */
-  check_grad(&CFG_2D_ISO, SGP_SKI_KG_AUTO);      /* Kronecker, sum over factors */
-  check_grad(&CFG_2D_ISO, SGP_SKI_KG_CIRCULANT); /* one BTTB derivative */
-  check_grad(&CFG_2D_M52, SGP_SKI_KG_AUTO);      /* circulant, ARD */
-  check_grad(&CFG_1D_M32, SGP_SKI_KG_AUTO);
+  each_case(check_grad);
 }
 
 /* (a) The mean over S seeds is within 4 of its standard errors
@@ -815,12 +821,7 @@ static void check_exact(const config *c, sgp_ski_kg_path path)
 static void exact_matches_dense(void **state)
 {
   (void)state;
-  check_exact(&CFG_1D, SGP_SKI_KG_AUTO);
-  check_exact(&CFG_2D_ARD, SGP_SKI_KG_AUTO);      /* Kronecker, one factor each */
-  check_exact(&CFG_2D_ISO, SGP_SKI_KG_AUTO);      /* Kronecker, sum over factors */
-  check_exact(&CFG_2D_ISO, SGP_SKI_KG_CIRCULANT); /* one BTTB derivative */
-  check_exact(&CFG_2D_M52, SGP_SKI_KG_AUTO);      /* circulant, ARD */
-  check_exact(&CFG_1D_M32, SGP_SKI_KG_AUTO);
+  each_case(check_exact);
 }
 
 /* The exact value at theta (log ell.., log s, log noise). */
