@@ -241,8 +241,10 @@ print.ski_gsgp <- function(x, ...) {
               x$rel_residual, if (x$converged) "converged" else "NOT converged"))
   cat(ski_hyper_line(x), "\n", sep = "")
   if (!is.null(x$loglik))
-    cat(sprintf("  log marginal likelihood %.6g +- %.2g (logdet %.6g)\n", x$loglik,
-                x$logdet_se / 2, x$logdet))
+    cat(sprintf("  log marginal likelihood %.6g %s(logdet %.6g)\n", x$loglik,
+                if (isTRUE(x$logdet_se > 0)) sprintf("+- %.2g ", x$logdet_se / 2)
+                else if (isTRUE(x$logdet_se == 0)) "exact " else "",
+                x$logdet))
   if (!is.null(x$test)) cat(sprintf("  predictions at %d test points\n", length(x$test$mean)))
   invisible(x)
 }
@@ -289,7 +291,9 @@ print.summary.ski_gsgp <- function(x, ...) {
     cat(sprintf("  learned %s by maximizing the log marginal likelihood (%d evaluations)\n",
                 paste(x$learned, collapse = ", "), x$optim_evaluations))
   if (!is.null(x$loglik))
-    cat(sprintf("  log marginal likelihood %.6g +- %.2g%s\n", x$loglik, x$loglik_se %||% NA,
+    cat(sprintf("  log marginal likelihood %.6g%s%s\n", x$loglik, # se 0: the exact one
+                if (isTRUE(x$loglik_se > 0)) sprintf(" +- %.2g", x$loglik_se)
+                else if (isTRUE(x$loglik_se == 0)) " (exact)" else "",
                 if (length(x$loglik_grad)) paste0("; gradient ", paste(sprintf("%s %.3g",
                   names(x$loglik_grad), x$loglik_grad), collapse = ", ")) else ""))
   cat(sprintf("  variances: %s; time %s\n", x$variance,

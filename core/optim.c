@@ -28,7 +28,7 @@ typedef struct {
   nlopt_opt opt;               /* of the current start */
   double *xe, *g;              /* the evaluated point and its gradient */
   double *sx, *sg;             /* best point of the current start and its gradient */
-  double sval;                 /* its value */
+  double sval;                 /* its value (a path value with o->path_values) */
   double sfirst;               /* value at the start's first point */
   int s_have, start, stop;
   int64_t s_evals, s_failed;   /* evaluations and failures of the current start */
@@ -37,7 +37,8 @@ typedef struct {
   char failure[512];           /* first failure of the start (when it ends the start) */
   int have_best;
   int nomem;                   /* the trace could not grow */
-  double fx;                   /* value of the last successful evaluation */
+  double fx;                   /* value of the last successful evaluation as NLopt sees
+                                * it (a path value with o->path_values) */
 } optim_run;
 
 void sgp_optim_opts_default(sgp_optim_opts *o)
@@ -53,6 +54,8 @@ void sgp_optim_opts_default(sgp_optim_opts *o)
   o->log_scale = NULL;
   o->memory = 10;
   o->max_log_step = 3.0;
+  o->path_values = 0;
+  o->value_se = NULL;
 }
 
 void sgp_optim_result_free(sgp_optim_result *r)
@@ -203,9 +206,6 @@ static void say_eval(optim_run *R, int status, double value, double gradnorm)
 static int call_objective(optim_run *R, double *value, double *gradnorm)
 {
   sgp_ctx *ctx = R->ctx;
-  for (int i = 0; i < R->n; i++)
-    if (!isfinite(R->xe[i]))
-      return sgp_fail(ctx, SGP_EINVAL, "x: the optimizer proposed a non-finite point (%g)", R->xe[i]);
   ctx->errmsg[0] = '\0';
   int st = R->f(ctx, R->xe, value, R->g, R->data);
   if (st == SGP_EINTERRUPT) return st;
@@ -228,6 +228,26 @@ static int call_objective(optim_run *R, double *value, double *gradnorm)
   return SGP_OK;
 }
 
+/* The change of the path value from the start's best point to the evaluated one:
+ * the trapezoid rule on the two gradients (exact for a quadratic objective). */
+static double path_step(const optim_run *R)
+{
+  double dv = 0.0;
+  for (int i = 0; i < R->n; i++) dv += 0.5 * (R->sg[i] + R->g[i]) * (R->xe[i] - R->sx[i]);
+  return dv;
+}
+
+/* The path value at the evaluated point (f's own value there: value), within
+ * PATH_BAND standard errors of value when f reports them. */
+#define PATH_BAND 3.0
+static double path_value(const optim_run *R, double value)
+{
+  const double pv = R->sval + path_step(R);
+  if (!R->o->value_se) return pv;
+  const double b = PATH_BAND * R->o->value_se(R->data);
+  return isfinite(b) ? fmin(fmax(pv, value - b), value + b) : pv;
+}
+
 /* Evaluates f at x clamped to the box, records the row and updates the bests.
  * Returns SGP_OK, SGP_EINTERRUPT, SGP_ENOMEM (trace) or the failure's status. */
 static int evaluate(optim_run *R, const double *x)
@@ -242,7 +262,6 @@ static int evaluate(optim_run *R, const double *x)
     R->nomem = 1;
     return SGP_ENOMEM;
   }
-  R->fx = value;
   R->s_evals++;
   if (st != SGP_OK) {
     r->n_failed++;
@@ -252,14 +271,20 @@ static int evaluate(optim_run *R, const double *x)
     copy_text(r->last_failure, sizeof r->last_failure, R->ctx->errmsg);
   } else {
     R->s_consec_failed = 0;
+    R->fx = R->o->path_values && R->s_have ? path_value(R, value) : value;
     if (!R->s_have) R->sfirst = value;
-    if (!R->s_have || value > R->sval) {
-      R->s_have = 1;
-      R->sval = value;
+    int improved = 0;
+    if (!R->s_have || R->fx > R->sval) {
+      improved = R->s_have = 1;
+      R->sval = R->fx;
       memcpy(R->sx, R->xe, (size_t)n * sizeof *R->sx);
       memcpy(R->sg, R->g, (size_t)n * sizeof *R->sg);
     }
-    if (!R->have_best || value > r->value) {
+    /* by path values: the start's best point, its own value against other starts' */
+    const int best = R->o->path_values
+      ? improved && (!R->have_best || r->best_start == R->start || value > r->value)
+      : !R->have_best || value > r->value;
+    if (best) {
       R->have_best = 1;
       r->value = value;
       r->best_start = R->start;
@@ -330,6 +355,14 @@ static int beyond_step(const optim_run *R, const double *x)
   return 0;
 }
 
+/* x clamped to the box is finite (an unbounded coordinate may be proposed as +-Inf) */
+static int finite_in_box(const optim_run *R, const double *x)
+{
+  for (int i = 0; i < R->n; i++)
+    if (!isfinite(fmin(fmax(x[i], R->lb[i]), R->ub[i]))) return 0;
+  return 1;
+}
+
 static void stop_start(optim_run *R, int why)
 {
   R->stop = why;
@@ -346,7 +379,8 @@ static double nlopt_objective(unsigned n, const double *x, double *grad, void *d
   if (R->stop) return penalty(R, x, grad);
   if (R->s_evals >= R->o->max_eval) { stop_start(R, STOP_MAXEVAL); return penalty(R, x, grad); }
   if (sgp_poll_interrupt(R->ctx) != SGP_OK) { stop_start(R, STOP_INTERRUPT); return penalty(R, x, grad); }
-  if (beyond_step(R, x)) return penalty(R, x, grad); /* cut back, not evaluated */
+  if (beyond_step(R, x) || !finite_in_box(R, x))
+    return penalty(R, x, grad); /* cut back, not evaluated: each trace row is one call of f */
   const int st = evaluate(R, x);
   if (st == SGP_OK) {
     if (grad) for (int i = 0; i < R->n; i++) grad[i] = -R->g[i];

@@ -42,6 +42,19 @@ typedef struct {
   double max_log_step; /* trial points farther than this from the best point in a
                         * log_scale coordinate are cut back unevaluated; default 3
                         * (a factor e^3 = 20); 0: no limit */
+  int path_values;     /* for a value and gradient estimated separately (the stochastic
+                        * evidence, whose gradient is no derivative of its value): NLopt
+                        * sees values integrated from the gradients, the start's best
+                        * point's plus the trapezoid rule along the step to the new point,
+                        * so that every line search agrees with the gradient; the best
+                        * point is the best by these values, and its own value is
+                        * reported. Default 0 */
+  double (*value_se)(void *data); /* with path_values: the standard error of the value f
+                        * last returned (data: f's). A path value is kept within 3 of
+                        * them of f's own value, so that the gradient leads where the
+                        * values cannot tell the points apart and the values lead where
+                        * they can (a gradient far off its mean at a bad point is
+                        * overruled). NULL (default): not kept */
 } sgp_optim_opts;
 
 typedef struct {

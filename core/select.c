@@ -105,39 +105,51 @@ typedef struct {
   double *theta;        /* full theta, the free coordinates overwritten per evaluation */
   const int64_t *free_idx;
   int64_t n_free, n_theta;
-  double *grad_full;
-  double best_value;    /* the best evaluation so far and its full gradient: the */
-  double *best_grad;    /* reported evidence after learning, not evaluated again */
-  int have_best;
+  double *grads;        /* the full gradient of every evaluation (n_theta each, NaN */
+  int64_t n_grads, cap; /* when it failed): the reported one, not evaluated again */
+  int nomem;
+  double (*value_se)(void *data);
 } learn_t;
+
+/* the value's standard error, from f's data */
+static double learn_value_se(void *data)
+{
+  const learn_t *s = (const learn_t *)data;
+  return s->value_se(s->data);
+}
 
 static int objective(sgp_ctx *ctx, const double *x, double *value, double *grad, void *data)
 {
   learn_t *s = (learn_t *)data;
-  for (int64_t k = 0; k < s->n_free; k++) s->theta[s->free_idx[k]] = x[k];
-  int st = s->f(ctx, s->theta, value, s->grad_full, s->data);
-  if (st) return st;
-  for (int64_t k = 0; k < s->n_free; k++) grad[k] = s->grad_full[s->free_idx[k]];
-  if (!s->have_best || *value > s->best_value) {
-    s->have_best = 1;
-    s->best_value = *value;
-    memcpy(s->best_grad, s->grad_full, (size_t)s->n_theta * sizeof(double));
+  if (s->n_grads == s->cap) {
+    const int64_t cap = s->cap ? 2 * s->cap : 64;
+    double *g = realloc(s->grads, (size_t)(cap * s->n_theta) * sizeof(double));
+    if (!g) { s->nomem = 1; return sgp_fail(ctx, SGP_ENOMEM, "out of memory"); }
+    s->grads = g;
+    s->cap = cap;
   }
+  double *full = s->grads + s->n_grads++ * s->n_theta;
+  for (int64_t k = 0; k < s->n_free; k++) s->theta[s->free_idx[k]] = x[k];
+  int st = s->f(ctx, s->theta, value, full, s->data);
+  if (st) {
+    for (int64_t k = 0; k < s->n_theta; k++) full[k] = NAN;
+    return st;
+  }
+  for (int64_t k = 0; k < s->n_free; k++) grad[k] = full[s->free_idx[k]];
   return SGP_OK;
 }
 
 int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *theta_lo,
-                     const double *theta_hi, unsigned bits, int max_eval, int restarts,
-                     double ftol_rel,
-                     const char *task, sgp_select_eval f, void *data, int *evaluated)
+                     const double *theta_hi, unsigned bits, const sgp_select_run *run,
+                     sgp_select_eval f, void *data, int64_t *best_eval)
 {
   const int64_t nt = h->n_theta;
   int64_t idx[SGP_OPT_MAX_THETA];
   double x0[SGP_OPT_MAX_THETA], lo[SGP_OPT_MAX_THETA], hi[SGP_OPT_MAX_THETA];
-  double theta0[SGP_OPT_MAX_THETA], gfull[SGP_OPT_MAX_THETA];
+  double theta0[SGP_OPT_MAX_THETA];
   char floor[SGP_OPT_MAX_THETA];
   int64_t nf = 0;
-  *evaluated = 0;
+  *best_eval = -1;
   if (nt > SGP_OPT_MAX_THETA)
     return sgp_fail(ctx, SGP_EDIM, "lengthscale: model selection takes at most %d "
                     "hyperparameters", SGP_OPT_MAX_THETA);
@@ -155,14 +167,16 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
     nf++;
   }
   memcpy(theta0, theta, (size_t)nt * sizeof(double));
-  learn_t s = {f, data, theta, idx, nf, nt, gfull, 0.0, h->grad, 0};
+  learn_t s = {f, data, theta, idx, nf, nt, NULL, 0, 0, 0, run->value_se};
   sgp_optim_opts oo;
   sgp_optim_opts_default(&oo);
-  oo.max_eval = max_eval;
-  oo.restarts = restarts;
-  if (ftol_rel > 0) oo.ftol_rel = ftol_rel;
+  oo.max_eval = run->max_eval;
+  oo.restarts = run->restarts;
+  if (run->ftol_rel > 0) oo.ftol_rel = run->ftol_rel;
+  oo.path_values = run->path_values;
+  oo.value_se = run->value_se ? learn_value_se : NULL;
   oo.seed = ctx->seed;
-  oo.task = task;
+  oo.task = run->task;
   char names[SGP_OPT_MAX_THETA][32];
   const char *np[SGP_OPT_MAX_THETA];
   unsigned char on_log[SGP_OPT_MAX_THETA];
@@ -176,12 +190,14 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
   sgp_optim_result r;
   memset(&r, 0, sizeof r);
   int st = sgp_optim_maximize(ctx, (int)nf, x0, lo, hi, objective, &s, &oo, &r);
+  if (s.nomem && st == SGP_OK) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   if (st && st != SGP_EINTERRUPT && st != SGP_ENOMEM) {
     /* no evaluation succeeded: the fit goes on from the start values and says so */
     snprintf(h->note, sizeof h->note, "learning failed, the start values are used: %.200s",
              ctx->errmsg);
     memcpy(theta, theta0, (size_t)nt * sizeof(double));
     sgp_optim_result_free(&r);
+    free(s.grads);
     return SGP_OK;
   }
   if (!st) {
@@ -190,10 +206,13 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
     st = keep_trace(ctx, &r, h, idx, nf, theta0);
     note_bound(h, idx, nf, r.x, lo, hi, floor);
   }
+  if (!st && r.best_eval >= 0 && r.best_eval < s.n_grads) {
+    memcpy(h->grad, s.grads + r.best_eval * nt, (size_t)nt * sizeof(double));
+    *best_eval = r.best_eval;
+  }
   sgp_optim_result_free(&r);
+  free(s.grads);
   h->learned = bits;
-  /* h->grad holds the best point's gradient when the optimizer returned it */
-  *evaluated = !st && s.have_best && s.best_value == h->loglik;
   return st;
 }
 

@@ -20,22 +20,33 @@ unsigned sgp_select_coordinate(int64_t n_ls, int64_t n_mean, int64_t k);
 typedef int (*sgp_select_eval)(sgp_ctx *ctx, const double *theta, double *value,
                                double *grad, void *data);
 
+/* How one learning runs: max_eval evaluations per start, restarts seeded by
+ * ctx->seed, a stop on a relative change of f below ftol_rel (<= 0: the
+ * optimizer's default, 1e-6), path values for an estimated objective whose
+ * gradient is no derivative of its value, kept within 3 standard errors of its
+ * values (sgp_optim_opts), progress lines labelled task. */
+typedef struct {
+  int max_eval, restarts;
+  double ftol_rel;
+  int path_values;
+  double (*value_se)(void *data); /* with path_values: the last value's standard error
+                                   * (data: f's; sgp_optim_opts), or NULL */
+  const char *task;
+} sgp_select_run;
+
 /* Maximizes f over the coordinates of theta in bits (SGP_LEARN_*), from theta,
  * with NLopt's L-BFGS (optim.c) inside bounds around the start (raised to
  * theta_lo[k] where theta_lo, n_theta values or NULL, is higher; a start
  * below it moves up to it; lowered to theta_hi[k] where theta_hi, likewise, is
- * lower), max_eval
- * evaluations per start, restarts seeded by ctx->seed, stopping on a relative
- * change of f below ftol_rel (<= 0: the optimizer's default, 1e-6), progress
- * lines labelled task. On return theta holds the best point (the start when learning failed:
- * h->note says why), h its trace, h->loglik its value and h->grad (n_theta,
- * allocated by the caller) its full gradient, and h->learned = bits; *evaluated
- * = 1 when h->loglik and h->grad are those of theta. SGP_EINTERRUPT keeps the
- * best point so far (the optimizer's interrupt); errors: SGP_ENOMEM. */
+ * lower), as run says. On return theta holds the best point (the start when
+ * learning failed: h->note says why), h its trace, h->loglik its value and
+ * h->grad (n_theta, allocated by the caller) its full gradient, h->learned = bits,
+ * and *best_eval that point's row of the trace (-1 when h->loglik and h->grad
+ * are not of theta). SGP_EINTERRUPT keeps the best point so far (the
+ * optimizer's interrupt); errors: SGP_ENOMEM. */
 int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *theta_lo,
-                     const double *theta_hi, unsigned bits, int max_eval, int restarts,
-                     double ftol_rel,
-                     const char *task, sgp_select_eval f, void *data, int *evaluated);
+                     const double *theta_hi, unsigned bits, const sgp_select_run *run,
+                     sgp_select_eval f, void *data, int64_t *best_eval);
 
 /* The model-selection warning of h (interrupted, not converged, or the note of
  * a selection that was asked for) in buf, without the function's name; "" when

@@ -187,7 +187,11 @@ function fit = ski_gsgp (varargin)
     printf ("  lengthscale %s, outputscale %.4g, noise %.4g; %s\n", num2str (fit.lengthscale(:)', 4),
             fit.outputscale, fit.noise, ifelse_learned (fit.learned));
     if (isfield (fit, "loglik"))
-      printf ("  log marginal likelihood %.6g +- %.2g\n", fit.loglik, fit.logdet_se / 2);
+      if (fit.logdet_se > 0)
+        printf ("  log marginal likelihood %.6g +- %.2g\n", fit.loglik, fit.logdet_se / 2);
+      else  # the exact one (small grids)
+        printf ("  log marginal likelihood %.6g (exact)\n", fit.loglik);
+      endif
     endif
   endif
 endfunction

@@ -136,9 +136,19 @@ void sgp_evs_ws_free(sgp_evs_ws *ws);
  * columns of a greedy pivoted Cholesky are those of a shorter one, and the leading
  * block of a Cholesky factor is the factor of the leading block, so one
  * factorization serves both). n = 20000, d = 16: Newton CG iterations 65 -> 27
- * and adjoint 20 -> 10 with 100 -> 600 columns, at O(n k^2) a refactorization. */
-#define SGP_EVS_PRECOND_RANK 100
+ * and adjoint 20 -> 10 with 100 -> 600 columns, at O(n k^2) a refactorization.
+ * The control variates' rank went from 100 to all 512 columns: the gradient's
+ * noise is mostly the implicit term's (diag(Sigma) per point), and at n = 20000,
+ * lengthscale 3.09, outputscale 7.33 the d/dlog(lengthscale) of two probe seeds
+ * went from 612 and -884 to 231 and 161 (n = 5000: a spread of 180 to 40 over
+ * four seeds) for the same time per evaluation (105 s), the extra columns' passes
+ * being a few seconds against a minute of Newton and probe solves. */
+#define SGP_EVS_PRECOND_RANK 512
 #define SGP_EVS_SOLVE_RANK 512
+/* Stochastic learning starts from the exact evidence's maximizer on a seeded
+ * subset of this many points when n is at least twice as large
+ * (laplace_select.c). */
+#define SGP_EVS_PILOT_N 2000
 typedef struct {
   int64_t n, k;
   int64_t ldm;           /* leading dimension of M (k of the full factor) */

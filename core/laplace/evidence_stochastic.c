@@ -11,10 +11,11 @@
  *           coefficients of x_p = B^-1 z_p (the Lanczos matrix of Q^-1/2 B Q^-1/2
  *           from Q^-1/2 z_p); with y_p = Q^-1 z_p, E[x_p y_p'] = B^-1;
  *   control variates: P = I + S F_1 F_1' S from F's first SGP_EVS_PRECOND_RANK
- *           columns, R_P = S P^-1 S = W - H H' (H = W F_1 L^-T, L L' = I + F_1'W F_1),
+ *           columns (all of them now: P = Q, see evidence.h),
+ *           R_P = S P^-1 S = W - H H' (H = W F_1 L^-T, L L' = I + F_1'W F_1),
  *           and u_p = P^-1 z_p: E[u_p y_p'] = P^-1 Q Q^-1 = P^-1, so every
  *           E[x_p y_p'] = B^-1 is split as P^-1 (exact, of rank k: k more columns
- *           in the gradient's passes, hence P's smaller rank) + E[(x_p - u_p) y_p'],
+ *           in the gradient's passes) + E[(x_p - u_p) y_p'],
  *           whose noise shrinks with |B^-1 - P^-1|:
  *   tr(R C_j) = tr(R_P C_j) + (1/t) sum_p (S (x_p - u_p))' C_j (S y_p);
  *   diag(Sigma), per point by one of two unbiased forms, the one whose noise is

@@ -57,6 +57,10 @@ int sgp_laplace_initial(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, int want_l
 /* The hyperparameters of a fit into h (the user's, initial or learned values, the
  * evidence and its gradient), and ro = o with them; lik's one gaussian noise value
  * is set to the one used. */
+/* The rows of the stochastic learning's start on a subset (laplace_select.c): idx
+ * (n entries) is permuted so that its first SGP_EVS_PILOT_N are a seeded random
+ * subset of the n rows, keyed by ctx->seed. */
+void sgp_laplace_pilot_rows(const sgp_ctx *ctx, int64_t n, int64_t *idx);
 int  sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
                         sgp_laplace_opts *ro, sgp_laplace_hyper *h);
 

@@ -24,8 +24,8 @@ typedef struct {
   sgp_ev_ws ws;
   sgp_evs_ws mws;
   sgp_laplace_hyper *h;
-  double best_value, best_se; /* the best evaluation so far and its standard error */
-  int have_best;
+  double *se;          /* the standard error of every evaluation of the learning */
+  int64_t n_se, cap_se;
 } select_t;
 
 /* The evidence at s->p's hyperparameters: exact (se NaN) or estimated. */
@@ -59,14 +59,22 @@ static int objective(sgp_ctx *ctx, const double *theta, double *value, double *g
 {
   select_t *s = (select_t *)data;
   set_theta(s, theta);
-  double se;
-  const int st = evaluate(ctx, s, value, &se, grad);
-  if (!st && (!s->have_best || *value > s->best_value)) {
-    s->have_best = 1;
-    s->best_value = *value;
-    s->best_se = se;
+  if (s->n_se == s->cap_se) {
+    const int64_t cap = s->cap_se ? 2 * s->cap_se : 64;
+    double *v = realloc(s->se, (size_t)cap * sizeof(double));
+    if (!v) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+    s->se = v;
+    s->cap_se = cap;
   }
-  return st;
+  double *se = s->se + s->n_se++;
+  return evaluate(ctx, s, value, se, grad);
+}
+
+/* the standard error of the last evaluation (path values, sgp_select_run) */
+static double last_se(void *data)
+{
+  const select_t *s = (const select_t *)data;
+  return s->n_se > 0 ? s->se[s->n_se - 1] : NAN;
 }
 
 /* The exact evidence fits: K and its factors take (5 + 3C) n^2 doubles. */
@@ -146,6 +154,98 @@ static int start_values(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const sgp_
   return SGP_OK;
 }
 
+void sgp_laplace_pilot_rows(const sgp_ctx *ctx, int64_t n, int64_t *idx)
+{
+  for (int64_t i = 0; i < n; i++) idx[i] = i;
+  sgp_rng rng; /* its own stream, keyed by the seed */
+  sgp_rng_seed(&rng, ctx->seed ^ 0x9170751b5e7ull);
+  sgp_rng_sample_prefix(&rng, idx, n, SGP_EVS_PILOT_N);
+}
+
+/* Subset: the rows idx[0..m) of X and of y, offset and a per-point noise. */
+typedef struct {
+  double *X, *y, *offset, *noise;
+  sgp_lik lik;
+} subset_t;
+
+static void subset_free(subset_t *b)
+{
+  free(b->X); free(b->y); free(b->offset); free(b->noise);
+}
+
+static int subset_take(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const int64_t *idx,
+                       int64_t m, subset_t *b)
+{
+  const int64_t d = X.cols, pn = lik->n_noise == lik->n;
+  memset(b, 0, sizeof *b);
+  b->X = sgp_alloc(m * d);
+  b->y = sgp_alloc(m);
+  if (lik->offset) b->offset = sgp_alloc(m);
+  if (pn) b->noise = sgp_alloc(m);
+  if (!b->X || !b->y || (lik->offset && !b->offset) || (pn && !b->noise))
+    return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  for (int64_t i = 0; i < m; i++) {
+    const int64_t r = idx[i];
+    for (int64_t j = 0; j < d; j++) b->X[i + j * m] = X.data[r + j * X.ld];
+    b->y[i] = lik->y[r];
+    if (b->offset) b->offset[i] = lik->offset[r];
+    if (b->noise) b->noise[i] = lik->noise[r];
+  }
+  b->lik = *lik;
+  b->lik.n = m;
+  b->lik.y = b->y;
+  b->lik.offset = b->offset;
+  if (pn) { b->lik.noise = b->noise; b->lik.n_noise = m; }
+  return SGP_OK;
+}
+
+/* The stochastic learning's start: the exact evidence's maximizer on a seeded
+ * subset of SGP_EVS_PILOT_N points (a few seconds), from the data-based start. A
+ * long stochastic run from the data-based start spends most of its (minute-long)
+ * evaluations getting near the optimum, which a subset locates to within the
+ * flat directions of the evidence. theta moves to the subset's maximizer; h is
+ * untouched but for the values set_theta writes. When the subset's learning is
+ * interrupted, *interrupted is set and theta holds its best point. */
+static int pilot_start(sgp_ctx *ctx, select_t *s, unsigned bits, int max_eval, double *theta,
+                       int *interrupted)
+{
+  const int64_t n = s->p.lik.n, m = SGP_EVS_PILOT_N;
+  int64_t *idx = (int64_t *)malloc((size_t)n * sizeof(int64_t));
+  if (!idx) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  sgp_laplace_pilot_rows(ctx, n, idx);
+  subset_t b;
+  int st = subset_take(ctx, s->p.X, &s->p.lik, idx, m, &b);
+  free(idx);
+  select_t ps = *s;
+  sgp_hyper ph = *s->h;
+  ph.tr_loglik = ph.tr_gradnorm = ph.tr_seconds = ph.tr_theta = NULL;
+  ph.grad = sgp_alloc(ph.n_theta);
+  ps.h = &ph;
+  ps.p.lik = b.lik;
+  ps.p.X = sgp_cmat_of(b.X, m, s->p.X.cols);
+  ps.stochastic = 0;
+  ps.se = NULL;
+  ps.n_se = ps.cap_se = 0;
+  memset(&ps.ws, 0, sizeof ps.ws);
+  if (!st && !ph.grad) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  if (!st) st = sgp_ev_ws_init(ctx, &ps.ws, m, 1, 1);
+  double pt[SGP_OPT_MAX_THETA];
+  memcpy(pt, theta, (size_t)ph.n_theta * sizeof(double));
+  int64_t best_eval = -1;
+  const sgp_select_run run = {max_eval, 0, 0.0, 0, NULL,
+                              "gp_laplace: learning the start on a subset"};
+  if (!st) st = sgp_select_learn(ctx, &ph, pt, NULL, NULL, bits, &run, objective, &ps, &best_eval);
+  if (!st && !ph.note[0]) {
+    memcpy(theta, pt, (size_t)ph.n_theta * sizeof(double));
+    *interrupted = ph.optim_interrupted;
+  }
+  sgp_ev_ws_free(&ps.ws);
+  free(ps.se); free(ph.grad);
+  free(ph.tr_loglik); free(ph.tr_gradnorm); free(ph.tr_seconds); free(ph.tr_theta);
+  subset_free(&b);
+  return st;
+}
+
 /* The evidence at the values used, learned first when asked. */
 static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
                               const sgp_ev_layout *l, unsigned bits, int stochastic,
@@ -171,14 +271,25 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
            : stochastic ? sgp_evs_ws_init(ctx, &s.mws, lik->n, o->probes, ctx->seed,
                                           o->kernel_cache_bytes, o->tile)
            : sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C, 1);
-  int evaluated = 0;
-  if (!st && bits)
-    st = sgp_select_learn(ctx, h, theta, NULL, NULL, bits, o->optim_max_iter, o->restarts, 0.0,
-                          "gp_laplace: learning", objective, &s, &evaluated);
+  int64_t best_eval = -1;
+  /* the stochastic gradient is no derivative of its value: path values */
+  const sgp_select_run run = {o->optim_max_iter, o->restarts, 0.0, stochastic, last_se,
+                              "gp_laplace: learning"};
+  int interrupted = 0;
+  if (!st && bits && stochastic && lik->n >= 2 * SGP_EVS_PILOT_N)
+    st = pilot_start(ctx, &s, bits, o->optim_max_iter, theta, &interrupted);
+  if (!st && bits && interrupted) { /* the subset's best point, evaluated below */
+    h->learned = bits;
+    h->optim_interrupted = 1;
+    snprintf(h->optim_message, sizeof h->optim_message,
+             "interrupted while learning the start on a subset of %d points", SGP_EVS_PILOT_N);
+  } else if (!st && bits) {
+    st = sgp_select_learn(ctx, h, theta, NULL, NULL, bits, &run, objective, &s, &best_eval);
+  }
   if (bits) set_theta(&s, theta);
   /* after learning, h holds the best point evaluated and h->grad its gradient */
-  if (evaluated) h->loglik_se = s.have_best && s.best_value == h->loglik ? s.best_se : NAN;
-  if (!st && !evaluated && (st = evaluate(ctx, &s, &h->loglik, &h->loglik_se, h->grad)) &&
+  if (best_eval >= 0) h->loglik_se = best_eval < s.n_se ? s.se[best_eval] : NAN;
+  if (!st && best_eval < 0 && (st = evaluate(ctx, &s, &h->loglik, &h->loglik_se, h->grad)) &&
       st != SGP_EINTERRUPT) {
     snprintf(h->note, sizeof h->note, "the evidence failed at these values: %.200s", ctx->errmsg);
     h->loglik = h->loglik_se = NAN;
@@ -188,6 +299,7 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
   }
   sgp_ev_ws_free(&s.ws);
   sgp_evs_ws_free(&s.mws);
+  free(s.se);
   return st;
 }
 

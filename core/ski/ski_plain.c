@@ -2,6 +2,7 @@
  * sgp_ski_stats_plain, the merged sgp_ski_stats_merge_plain; sgp_options.h) and a
  * ski_gsgp fit (sgp_ski_fit_plain) and its predictions (sgp_ski_predict_plain):
  * their fields written once for both hosts. */
+#include "ski.h"
 #include "sgp_internal.h"
 #include "value_out.h"
 
@@ -91,8 +92,8 @@ static sgp_value used_list(const sgp_ctx *ctx, const sgp_ski_fit_parts *p, sgp_v
   ls.rows = SGP_VO_ROW;
   const char *names[] = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance",
                          "tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
-                         "precond_rank", "loglik", "verbose", "warning", "loglik_warning",
-                         "selection_warning", "grid_warning"};
+                         "precond_rank", "loglik", "loglik_method", "verbose", "warning",
+                         "loglik_warning", "selection_warning", "grid_warning"};
   const sgp_value v[] = {
     sgp_vo_string(a, sgp_kernel_names[o->kernel.kind]), ls,
     sgp_vo_scalar(a, o->kernel.outputscale), sgp_vo_scalar(a, o->noise),
@@ -103,9 +104,11 @@ static sgp_value used_list(const sgp_ctx *ctx, const sgp_ski_fit_parts *p, sgp_v
     sgp_vo_string(a, sgp_opt_choice_name("context", "backend", ctx->backend)),
     sgp_vo_scalar(a, (double)ctx->seed), sgp_vo_scalar(a, (double)o->slq_max_iter),
     sgp_vo_scalar(a, (double)o->precond_rank), sgp_vo_flag(a, o->loglik != 0),
+    /* "auto" resolved by the grid's size */
+    sgp_vo_string(a, sgp_ski_loglik_use_exact(o->loglik_method, p->m) ? "exact" : "slq"),
     sgp_vo_flag(a, ctx->verbose != 0), sgp_vo_string(a, w1), sgp_vo_string(a, w2),
     sgp_vo_string(a, w3), sgp_vo_string(a, w4)};
-  return sgp_vo_list(a, 19, names, v);
+  return sgp_vo_list(a, 20, names, v);
 }
 
 sgp_value sgp_ski_fit_plain(const sgp_ctx *ctx, const sgp_ski_fit_parts *p,

@@ -357,10 +357,14 @@ static int learn(sgp_ctx *ctx, const sgp_ski_opts *o, unsigned opt_bits, const d
                  select_t *s, double *theta, int *evaluated)
 {
   sgp_hyper *h = s->h;
-  if (s->exact)
-    return sgp_select_learn(ctx, h, theta, theta_lo, NULL, opt_bits, o->optim_max_iter,
-                            o->restarts, EXACT_FTOL, "ski_gsgp: learning", objective, s,
-                            evaluated);
+  sgp_select_run run = {o->optim_max_iter, o->restarts, EXACT_FTOL, 0, NULL, "ski_gsgp: learning"};
+  int64_t best_eval = -1;
+  if (s->exact) {
+    const int code = sgp_select_learn(ctx, h, theta, theta_lo, NULL, opt_bits, &run, objective,
+                                      s, &best_eval);
+    *evaluated = best_eval >= 0;
+    return code;
+  }
   int code = SGP_OK;
   double box_lo[SGP_SKI_NTHETA_MAX], box_hi[SGP_SKI_NTHETA_MAX];
   for (int r = 0; r < BOX_RUNS; r++) {
@@ -373,9 +377,11 @@ static int learn(sgp_ctx *ctx, const sgp_ski_opts *o, unsigned opt_bits, const d
     h->tr_loglik = h->tr_gradnorm = h->tr_seconds = h->tr_theta = NULL;
     h->n_eval = 0;
     h->note[0] = '\0';
-    code = sgp_select_learn(ctx, h, theta, box_lo, box_hi, opt_bits, o->optim_max_iter,
-                            r == 0 ? o->restarts : 0, 0.0, "ski_gsgp: learning", objective, s,
-                            evaluated);
+    run.restarts = r == 0 ? o->restarts : 0;
+    run.ftol_rel = 0.0;
+    code = sgp_select_learn(ctx, h, theta, box_lo, box_hi, opt_bits, &run, objective, s,
+                            &best_eval);
+    *evaluated = best_eval >= 0;
     s->last_run_evals = h->n_eval;
     if (!code && r > 0) code = join_traces(ctx, h, &prev);
     else if (r > 0) {

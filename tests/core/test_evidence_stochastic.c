@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "kernels.h"
 #include "laplace/evidence.h"
+#include "laplace/laplace.h"
 
 /* ------------------------------------------------ low-rank contraction */
 
@@ -278,6 +279,65 @@ static void gradient_cosine(void **state)
   }
 }
 
+/* Learning on the stochastic evidence with n >= 2 SGP_EVS_PILOT_N starts from the
+ * exact evidence's maximizer on the seeded subset (laplace_select.c): the first
+ * row of its trace is where exact learning on those rows (sgp_laplace_pilot_rows),
+ * from the same data-based start, ends. Both are the same deterministic
+ * computation on the same numbers, so they agree to rounding (1e-12); and the
+ * stochastic learning itself converges (path values, optim.c). */
+static void stochastic_learning_starts_at_the_subset_optimum(void **state)
+{
+  (void)state;
+  const int64_t n = 2 * SGP_EVS_PILOT_N, m = SGP_EVS_PILOT_N;
+  prob e;
+  make_prob(SGP_LIK_BERNOULLI, n, &e);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  double ls0, s0, mu0, noise0;
+  assert_int_equal(sgp_laplace_initial(&ctx, e.p.X, &e.p.lik, 1, &ls0, &s0, &mu0, &noise0), SGP_OK);
+  sgp_laplace_opts o;
+  sgp_laplace_opts_default(&o);
+  o.likelihood = SGP_LIK_BERNOULLI;
+  o.max_iter = 2; /* the fit after the learning is not the subject */
+  o.learn = SGP_LEARN_LENGTHSCALE | SGP_LEARN_OUTPUTSCALE | SGP_LEARN_MEAN;
+  o.evidence = SGP_EVIDENCE_STOCHASTIC;
+  sgp_laplace_fit_t *st = NULL, *ex = NULL;
+  if (sgp_laplace_fit(&ctx, e.p.X, sgp_cmat_of(e.y, n, 1), sgp_cmat_of(NULL, 0, 0), &o, &st))
+    fail_msg("%s", ctx.errmsg);
+  int64_t *idx = malloc((size_t)n * sizeof *idx);
+  double *Xs = th_zeros(m * 2), *ys = th_zeros(m);
+  sgp_laplace_pilot_rows(&ctx, n, idx);
+  for (int64_t i = 0; i < m; i++) {
+    Xs[i] = e.X[idx[i]];
+    Xs[i + m] = e.X[idx[i] + n];
+    ys[i] = e.y[idx[i]];
+  }
+  o.evidence = SGP_EVIDENCE_EXACT;
+  o.kernel.lengthscale = &ls0; /* given and learned: the starting point */
+  o.kernel.outputscale = s0;
+  o.mean = &mu0;
+  o.n_mean = 1;
+  if (sgp_laplace_fit(&ctx, sgp_cmat_of(Xs, m, 2), sgp_cmat_of(ys, m, 1), sgp_cmat_of(NULL, 0, 0),
+                      &o, &ex))
+    fail_msg("%s", ctx.errmsg);
+  const sgp_hyper *h = &st->hyper;
+  const int64_t ne = h->n_eval;
+  assert_true(ne >= 1);
+  print_message("subset optimum: lengthscale %.6g outputscale %.6g mean %.6g; stochastic "
+                "learning: %lld evaluations to lengthscale %.6g outputscale %.6g mean %.6g (%s)\n",
+                ex->hyper.lengthscale[0], ex->hyper.outputscale, ex->hyper.mean[0],
+                (long long)ne, h->lengthscale[0], h->outputscale, h->mean[0], h->optim_message);
+  assert_close(h->tr_theta[0], ex->hyper.lengthscale[0], 1e-12 * ex->hyper.lengthscale[0]);
+  assert_close(h->tr_theta[ne], ex->hyper.outputscale, 1e-12 * ex->hyper.outputscale);
+  assert_close(h->tr_theta[2 * ne], ex->hyper.mean[0], 1e-12 * (1.0 + fabs(ex->hyper.mean[0])));
+  assert_int_equal(h->optim_converged, 1);
+  assert_true(isfinite(h->loglik_se) && h->loglik_se > 0.0);
+  sgp_laplace_fit_free(st);
+  sgp_laplace_fit_free(ex);
+  free(idx); free(Xs); free(ys);
+  free_prob(&e);
+}
+
 /* softmax is refused with a message naming the estimator's scope */
 static void softmax_refused(void **state)
 {
@@ -304,6 +364,7 @@ int main(void)
     cmocka_unit_test(stochastic_matches_exact),
     cmocka_unit_test(gradient_cosine),
     cmocka_unit_test(softmax_refused),
+    cmocka_unit_test(stochastic_learning_starts_at_the_subset_optimum),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,8 +93,9 @@ static int interrupt_hook(void *user_data)
 /* ------------------------------------------------------------ checks */
 
 /* The trace agrees with the result: the best row holds value and x, failed rows
- * (NaN) count n_failed, starts and times do not decrease. */
-static void assert_trace_consistent(const sgp_optim_result *r)
+ * (NaN) count n_failed, starts and times do not decrease; no row is above the best
+ * one when the best point is the best by value (not with path values). */
+static void assert_trace_rows(const sgp_optim_result *r, int best_by_value)
 {
   const int64_t m = r->n_eval;
   assert_true(m >= 1);
@@ -108,13 +109,18 @@ static void assert_trace_consistent(const sgp_optim_result *r)
   int64_t failed = 0;
   for (int64_t k = 0; k < m; k++) {
     if (isnan(r->trace_value[k])) { failed++; assert_true(isnan(r->trace_gradnorm[k])); continue; }
-    assert_true(r->trace_value[k] <= r->value);
+    if (best_by_value) assert_true(r->trace_value[k] <= r->value);
     if (k > 0) {
       assert_true(r->trace_start[k] >= r->trace_start[k - 1]);
       assert_true(r->trace_seconds[k] >= r->trace_seconds[k - 1]);
     }
   }
   assert_int_equal(failed, r->n_failed);
+}
+
+static void assert_trace_consistent(const sgp_optim_result *r)
+{
+  assert_trace_rows(r, 1);
 }
 
 /* ------------------------------------------------------------ optima */
@@ -631,6 +637,64 @@ static void defaults_are_documented(void **state)
   assert_int_equal(o.memory, 10);
 }
 
+/* An estimated objective whose value is biased by a term its gradient lacks (the
+ * stochastic evidence: an SLQ value and a Hutchinson gradient that agree only in
+ * expectation): value f + 4 sin(3 x1) with the gradient of the quadratic f =
+ * 3 - (x1 - 1)^2 - 2 (x2 - 2)^2 alone. */
+static int biased_value(sgp_ctx *ctx, const double *x, double *v, double *g, void *data)
+{
+  const int st = quad_eval(ctx, x, v, g, data);
+  *v += 4.0 * sin(3.0 * x[0]);
+  return st;
+}
+
+static double zero_se(void *data)
+{
+  (void)data;
+  return 0.0;
+}
+
+static void path_values_follow_the_gradient_past_a_biased_value(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const double x0[2] = {-1.0, 0.5};
+  sgp_optim_result r[3];
+  for (int path = 0; path <= 2; path++) {
+    sgp_optim_opts o;
+    sgp_optim_opts_default(&o);
+    o.path_values = path > 0;
+    if (path == 2) o.value_se = zero_se; /* path values kept at the values themselves */
+    quad q = failing_quad(FAIL_NONE);
+    assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, biased_value, &q, &o, &r[path]),
+                     SGP_OK);
+    assert_trace_rows(&r[path], path != 1);
+  }
+  /* The path values are f's own differences plus the start's bias (trapezoid rule,
+   * exact on a quadratic), so L-BFGS runs as on f, whose maximizer (1, 2) it finds
+   * to the ftol bound of the header with |f*| + 4 for the values' offset. */
+  const double tol = quad_xtol(1e-6, 3.0 + 4.0, 1.0);
+  assert_close(r[1].x[0], 1.0, tol);
+  assert_close(r[1].x[1], 2.0, tol);
+  assert_int_equal(r[1].converged, 1);
+  /* the reported value is the objective's own at that point, not a path value */
+  quad q = failing_quad(FAIL_NONE);
+  double v, g[2];
+  biased_value(&ctx, r[1].x, &v, g, &q);
+  assert_true(r[1].value == v);
+  assert_true(r[1].value == r[1].trace_value[r[1].best_eval]);
+  /* the contrast: on the biased values themselves the line searches meet a slope
+   * the gradient does not have, and the run stops short of (1, 2), unconverged
+   * (at (0.71, 2.10) here) */
+  assert_int_equal(r[0].converged, 0);
+  assert_true(fabs(r[0].x[0] - 1.0) > tol || fabs(r[0].x[1] - 2.0) > tol);
+  /* values with a standard error of 0 leave no room to the path: the same run */
+  assert_int_equal(r[2].n_eval, r[0].n_eval);
+  assert_memory_equal(r[2].trace_x, r[0].trace_x, (size_t)(2 * r[0].n_eval) * sizeof(double));
+  for (int k = 0; k < 3; k++) sgp_optim_result_free(&r[k]);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -653,6 +717,7 @@ int main(void)
     cmocka_unit_test(max_eval_is_respected_per_start),
     cmocka_unit_test(verbose_prints_one_line_per_evaluation),
     cmocka_unit_test(bad_arguments_are_einval),
+    cmocka_unit_test(path_values_follow_the_gradient_past_a_biased_value),
   };
   return cmocka_run_group_tests_name("optim", tests, NULL, NULL);
 }

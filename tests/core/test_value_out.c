@@ -196,8 +196,9 @@ static void ski_fit_fields(void **state)
   const sgp_value *secs = elt(&v, "seconds");
   assert_true(secs->rows == -1 && secs->real[1] == 1.5);
   const sgp_value *used = elt(&v, "used");
-  assert_int_equal(used->len, 19);
+  assert_int_equal(used->len, 20);
   assert_true(elt(used, "noise")->real[0] == 0.01);
+  assert_string_equal(elt(used, "loglik_method")->str, "exact"); /* auto, m = 3 */
   assert_string_equal(elt(used, "warning")->str, "");
   sgp_value_arena_free(a);
 }

@@ -29,7 +29,7 @@ function lines = summary_ski_gsgp (fit, fname)
                             strjoin (cellstr (fit.learned), ", "), evals);
   endif
   if (isfield (fit, "loglik"))
-    lines{end+1} = sprintf ("  log marginal likelihood %.6g +- %s%s", fit.loglik,
+    lines{end+1} = sprintf ("  log marginal likelihood %.6g%s%s", fit.loglik,
                             se_text (fit), gradient_text (fit));
   endif
   t = fit.timings;
@@ -38,10 +38,15 @@ function lines = summary_ski_gsgp (fit, fname)
   lines{end+1} = sprintf ("  variances: %s; time %s", fit.variance, strjoin (times(:).', ", "));
 endfunction
 
+## " +- se", " (exact)" for the exact one (se 0), or "" (none)
 function s = se_text (fit)
-  s = "NA";
-  if (isfield (fit, "loglik_se") && ! isempty (fit.loglik_se))
-    s = sprintf ("%.2g", fit.loglik_se);
+  s = "";
+  if (isfield (fit, "loglik_se") && ! isempty (fit.loglik_se) && ! isnan (fit.loglik_se))
+    if (fit.loglik_se > 0)
+      s = sprintf (" +- %.2g", fit.loglik_se);
+    else
+      s = " (exact)";
+    endif
   endif
 endfunction
 
