@@ -49,7 +49,7 @@
 ## @item @qcode{"restarts"}
 ## extra optimizer starts from seeded random values (default @code{0}).
 ## @item @qcode{"evidence"}
-## "exact" (dense, O(n^3)), "stochastic" (matrix-free estimate with a standard error; not softmax) or "auto" (exact when its (5 + 3C) n^2 doubles fit in a quarter of the memory) (default @qcode{"auto"}).
+## "exact" (dense, O(n^3)), "stochastic" (matrix-free estimate with a standard error, learned from the exact optimum on a seeded subset of 2000 points when n is at least twice that; not softmax) or "auto" (exact when its (5 + 3C) n^2 doubles fit in a quarter of the memory) (default @qcode{"auto"}).
 ## @item @qcode{"probes"}
 ## stochastic evidence: probes, preconditioned, their random parts fixed during learning (the seed's) (default @code{32}).
 ## @item @qcode{"offset"}

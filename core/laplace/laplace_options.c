@@ -1,6 +1,7 @@
 /* laplace_options.c -- gp_laplace's options: names, kinds, defaults, ranges and
  * docs, defined once (sgp_options.h). The defaults here are what
  * sgp_laplace_opts_default stores; a test checks that the two agree. */
+#include "evidence.h"
 #include "laplace.h"
 #include "sgp_options.h"
 
@@ -14,6 +15,10 @@ static const char *const policy_names[] = {"cg", "cholesky", NULL};
 static const char *const residual_names[] = {"explicit", "recursive", NULL}; /* SGP_RESIDUAL_* */
 static const char *const history_trace_names[] = {"auto", "always", NULL}; /* SGP_HISTORY_TRACE_* */
 /* bit i of sgp_laplace_opts.learn (SGP_LEARN_*) */
+#define TEXT_OF(x) #x
+#define TEXT_OF_VALUE(x) TEXT_OF(x)
+#define PILOT_N_TEXT TEXT_OF_VALUE(SGP_EVS_PILOT_N)
+
 static const char *const evidence_names[] = {"auto", "exact", "stochastic", NULL}; /* SGP_EVIDENCE_* */
 static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", "noise", "auto",
                                           NULL};
@@ -36,7 +41,9 @@ static const sgp_opt_spec specs[] = {
   {"restarts", SGP_OPT_COUNT, "0", 0, 1000, 0, NULL, OFF(restarts), SGP_STORE_INT, 0,
    "extra optimizer starts from seeded random values"},
   {"evidence", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, evidence_names, OFF(evidence), SGP_STORE_INT, 0,
-   "\"exact\" (dense, O(n^3)), \"stochastic\" (matrix-free estimate with a standard error; "
+   "\"exact\" (dense, O(n^3)), \"stochastic\" (matrix-free estimate with a standard error, "
+   "learned from the exact optimum on a seeded subset of " PILOT_N_TEXT " points when n is "
+   "at least twice that; "
    "not softmax) or \"auto\" (exact when its (5 + 3C) n^2 doubles fit in a quarter of the memory)"},
   {"probes", SGP_OPT_COUNT, "32", 2, 100000, 0, NULL, OFF(probes), SGP_STORE_INT, 0,
    "stochastic evidence: probes, preconditioned, their random parts fixed during learning (the seed's)"},

@@ -16,6 +16,9 @@
 #   --exact=0 skips the exact learning on the subset; --verbose=1 prints the
 #   optimizer's steps (each line with its cumulative seconds).
 # Prints one BENCH line per figure: BENCH learn_mf <key=value ...>.
+# total_s is the whole call (for the stochastic evidence: the exact learning of
+# its start on a 2000-point subset, the learning, the fit and the predictions);
+# select_s the optimizer's own clock (from its first evaluation).
 
 args <- commandArgs(trailingOnly = TRUE)
 opt <- function(name, default) {
