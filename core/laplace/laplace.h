@@ -54,13 +54,13 @@ void sgp_softmax_pinv_apply(int64_t C, const double *inv_pi, int64_t stride,
  * otherwise). */
 int sgp_laplace_initial(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, int want_ls, double *ls,
                         double *s, double *mean, double *noise);
-/* The hyperparameters of a fit into h (the user's, initial or learned values, the
- * evidence and its gradient), and ro = o with them; lik's one gaussian noise value
- * is set to the one used. */
 /* The rows of the stochastic learning's start on a subset (laplace_select.c): idx
  * (n entries) is permuted so that its first SGP_EVS_PILOT_N are a seeded random
  * subset of the n rows, keyed by ctx->seed. */
 void sgp_laplace_pilot_rows(const sgp_ctx *ctx, int64_t n, int64_t *idx);
+/* The hyperparameters of a fit into h (the user's, initial or learned values, the
+ * evidence and its gradient), and ro = o with them; lik's one gaussian noise value
+ * is set to the one used. */
 int  sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
                         sgp_laplace_opts *ro, sgp_laplace_hyper *h);
 

@@ -9,17 +9,17 @@
 #include <stddef.h>
 
 #define OFF(field) offsetof(sgp_laplace_opts, field)
+/* the subset size of the stochastic learning's start, in the option's text */
+#define TEXT_OF(x) #x
+#define TEXT_OF_VALUE(x) TEXT_OF(x)
+#define PILOT_N_TEXT TEXT_OF_VALUE(SGP_EVS_PILOT_N)
 
 static const char *const likelihood_names[] = {"gaussian", "bernoulli", "poisson", "softmax", NULL};
 static const char *const policy_names[] = {"cg", "cholesky", NULL};
 static const char *const residual_names[] = {"explicit", "recursive", NULL}; /* SGP_RESIDUAL_* */
 static const char *const history_trace_names[] = {"auto", "always", NULL}; /* SGP_HISTORY_TRACE_* */
-/* bit i of sgp_laplace_opts.learn (SGP_LEARN_*) */
-#define TEXT_OF(x) #x
-#define TEXT_OF_VALUE(x) TEXT_OF(x)
-#define PILOT_N_TEXT TEXT_OF_VALUE(SGP_EVS_PILOT_N)
-
 static const char *const evidence_names[] = {"auto", "exact", "stochastic", NULL}; /* SGP_EVIDENCE_* */
+/* bit i of sgp_laplace_opts.learn (SGP_LEARN_*) */
 static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", "noise", "auto",
                                           NULL};
 
