@@ -3,7 +3,9 @@
 # q^(theta) = q(theta) + e(theta), its probes fixed for the whole optimization, with
 # |e| <= 3 se (se = loglik_se) except with probability ~0.3%; its gradient g^ is
 # unbiased for grad q with noise of its own (sd_g, measured here over other probe
-# seeds), and L-BFGS follows g^: it stops where g^ ~ 0, i.e. where the exact
+# seeds), and L-BFGS follows g^ (its line searches see g^ integrated along the
+# steps, kept within 3 se of q^: optim.c's path values): it stops where g^ ~ 0,
+# i.e. where the exact
 # gradient is g = -(g^ - g), at most 4 sd_g in each coordinate. In the quadratic
 # model of q around that point (Hessian H by central differences of the exact
 # gradient) the exact optimum is then at most 1/2 |e|'|(-H)^-1||e| (e = 4 sd_g,
@@ -23,8 +25,9 @@ st_data <- function(lik, n = 200, seed = 4) {
 
 # Warnings are not the subject here: the fit's own solver may stop at max_newton
 # (its budget, after the evidence), and L-BFGS on the estimate may end on "the line
-# search could not improve": the estimated gradient is not exactly the derivative
-# of the estimated value (both are unbiased for the exact ones, with their own noise).
+# search could not improve" where the values lead (the estimated gradient is not
+# exactly the derivative of the estimated value: both are unbiased for the exact
+# ones, with their own noise).
 st_fit <- function(d, lik, ...)
   suppressWarnings(gp_laplace(d$x, d$y, likelihood = lik, offset = d$offset, verbose = FALSE,
                               seed = 1, max_iter = 100, ...))
