@@ -273,4 +273,5 @@ bench-ski-precond: install
 	@uptime
 	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond.R
 	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive NOISE=0.001 MAX_ITER=20000 R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond.R
+	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond_3d.R
 	@uptime
