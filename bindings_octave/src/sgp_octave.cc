@@ -89,7 +89,9 @@ namespace sgp_octave
         c->m_simulated = true;
         return 1;
       }
-    return octave_signal_caught ? 1 : 0;
+    // An interrupt only: octave_signal_caught is also set by other signals that
+    // Octave handles, e.g. SIGCHLD when a worker process of ski_stats ends.
+    return octave_signal_caught && octave_interrupt_state > 0 ? 1 : 0;
   }
 
   // At most one line a second; a task that ends within its first second

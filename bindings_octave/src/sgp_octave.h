@@ -7,7 +7,8 @@
 //    only after the core has returned, never from a hook, so no exception
 //    crosses a C frame. Resources owned by the shim are RAII objects.
 //  - Hooks run on the calling thread only (the core never calls them inside a
-//    parallel region); the interrupt hook merely peeks octave_signal_caught.
+//    parallel region); the interrupt hook merely peeks octave_signal_caught
+//    and octave_interrupt_state (an interrupt, not any signal Octave handled).
 #ifndef SGP_OCTAVE_H
 #define SGP_OCTAVE_H
 
