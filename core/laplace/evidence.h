@@ -128,22 +128,19 @@ typedef struct {
 int  sgp_evs_ws_init(sgp_ctx *ctx, sgp_evs_ws *ws, int64_t n, int probes, uint64_t seed,
                      size_t cache_bytes, int tile);
 void sgp_evs_ws_free(sgp_evs_ws *ws);
-/* evidence_precond.c: P = I + S F F' S ~ B, F F' a rank-k pivoted Cholesky of K
- * (built once per evaluation, refactorized per W). The solves (Newton, adjoint,
- * the probes') take it with SGP_EVS_SOLVE_RANK columns (Q, the probes' covariance);
- * the control variates of the traces, whose exact parts cost k more columns in
- * every pass of the gradient, take its first SGP_EVS_PRECOND_RANK (the first
- * columns of a greedy pivoted Cholesky are those of a shorter one, and the leading
- * block of a Cholesky factor is the factor of the leading block, so one
- * factorization serves both). n = 20000, d = 16: Newton CG iterations 65 -> 27
- * and adjoint 20 -> 10 with 100 -> 600 columns, at O(n k^2) a refactorization.
- * The control variates' rank went from 100 to all 512 columns: the gradient's
- * noise is mostly the implicit term's (diag(Sigma) per point), and at n = 20000,
- * lengthscale 3.09, outputscale 7.33 the d/dlog(lengthscale) of two probe seeds
- * went from 612 and -884 to 231 and 161 (n = 5000: a spread of 180 to 40 over
- * four seeds) for the same time per evaluation (105 s), the extra columns' passes
- * being a few seconds against a minute of Newton and probe solves. */
-#define SGP_EVS_PRECOND_RANK 512
+/* evidence_precond.c: Q = I + S F F' S ~ B, F F' a pivoted Cholesky of K of rank
+ * up to SGP_EVS_SOLVE_RANK (built once per evaluation, refactorized per W). It
+ * preconditions the solves (Newton, adjoint, the probes'), is the probes'
+ * covariance and is the control variate of the traces, whose exact parts cost k
+ * more columns in every pass of the gradient. n = 20000, d = 16: Newton CG
+ * iterations 65 -> 27 and adjoint 20 -> 10 with 100 -> 600 columns, at O(n k^2)
+ * a refactorization. A control variate of only the first 100 columns left the
+ * gradient's noise, mostly the implicit term's (diag(Sigma) per point), too large
+ * to locate the optimum: at n = 20000, lengthscale 3.09, outputscale 7.33 the
+ * d/dlog(lengthscale) of two probe seeds went from 612 and -884 (100) to 231 and
+ * 161 (512; n = 5000: a spread of 180 to 40 over four seeds) for the same time
+ * per evaluation (105 s), the extra columns' passes being a few seconds against
+ * a minute of Newton and probe solves. */
 #define SGP_EVS_SOLVE_RANK 512
 /* Stochastic learning starts from the exact evidence's maximizer on a seeded
  * subset of this many points when n is at least twice as large
@@ -151,16 +148,14 @@ void sgp_evs_ws_free(sgp_evs_ws *ws);
 #define SGP_EVS_PILOT_N 2000
 typedef struct {
   int64_t n, k;
-  int64_t ldm;           /* leading dimension of M (k of the full factor) */
+  int64_t ldm;           /* leading dimension of M (k) */
   double *F, *SF;        /* n x k: F, and S F at the last factorization */
   double *M;             /* k x k: the Cholesky factor of I + F' W F */
-  double *T;             /* k x SGP_EVS_APPLY_COLS: apply's scratch (views share it) */
+  double *T;             /* k x SGP_EVS_APPLY_COLS: apply's scratch */
 } sgp_evs_precond;
 /* Columns sgp_evs_precond_apply takes at once (its scratch is allocated once, at
  * build, not in every CG iteration). */
 #define SGP_EVS_APPLY_COLS 32
-/* The first k columns of pc as a preconditioner of its own (no copy: not freed). */
-sgp_evs_precond sgp_evs_precond_leading(const sgp_evs_precond *pc, int64_t k);
 /* piv (rank entries; NULL with npiv NULL: chosen, not kept): *npiv = 0 chooses the pivots (largest remaining diagonal) and
  * writes them with their count; *npiv > 0 takes those pivots in that order (a
  * Nyström factor, smooth in the kernel's hyperparameters), stopping early only

@@ -145,10 +145,3 @@ double sgp_evs_precond_logdet(const sgp_evs_precond *pc)
   for (int64_t c = 0; c < pc->k; c++) ld += 2.0 * log(pc->M[c + c * pc->ldm]);
   return ld;
 }
-
-sgp_evs_precond sgp_evs_precond_leading(const sgp_evs_precond *pc, int64_t k)
-{
-  sgp_evs_precond v = *pc;
-  if (k < v.k) v.k = k;
-  return v;
-}

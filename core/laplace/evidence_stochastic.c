@@ -10,18 +10,16 @@
  *           z_p' Q^-1 z_p e1' log(T_p) e1, T_p rebuilt from the Q-preconditioned CG
  *           coefficients of x_p = B^-1 z_p (the Lanczos matrix of Q^-1/2 B Q^-1/2
  *           from Q^-1/2 z_p); with y_p = Q^-1 z_p, E[x_p y_p'] = B^-1;
- *   control variates: P = I + S F_1 F_1' S from F's first SGP_EVS_PRECOND_RANK
- *           columns (all of them now: P = Q, see evidence.h),
- *           R_P = S P^-1 S = W - H H' (H = W F_1 L^-T, L L' = I + F_1'W F_1),
- *           and u_p = P^-1 z_p: E[u_p y_p'] = P^-1 Q Q^-1 = P^-1, so every
- *           E[x_p y_p'] = B^-1 is split as P^-1 (exact, of rank k: k more columns
- *           in the gradient's passes) + E[(x_p - u_p) y_p'],
- *           whose noise shrinks with |B^-1 - P^-1|:
- *   tr(R C_j) = tr(R_P C_j) + (1/t) sum_p (S (x_p - u_p))' C_j (S y_p);
+ *   control variates: Q itself, R_Q = S Q^-1 S = W - H H' (H = W F L^-T,
+ *           L L' = I + F'W F): E[y_p y_p'] = Q^-1 Q Q^-1 = Q^-1, so every
+ *           E[x_p y_p'] = B^-1 is split as Q^-1 (exact, of rank k: k more columns
+ *           in the gradient's passes) + E[(x_p - y_p) y_p'], whose noise shrinks
+ *           with |B^-1 - Q^-1| (evidence.h: the rank's effect on the noise):
+ *   tr(R C_j) = tr(R_Q C_j) + (1/t) sum_p (S (x_p - y_p))' C_j (S y_p);
  *   diag(Sigma), per point by one of two unbiased forms, the one whose noise is
- *           scaled down: s - diag(K R K) where W_i s <= 1, with diag(K R_P K) =
+ *           scaled down: s - diag(K R K) where W_i s <= 1, with diag(K R_Q K) =
  *           diag(K W K) - rowsums((K H)^2) (a pass over the tiles and a product of
- *           k columns) plus (1/t) sum_p (K S (x_p - u_p)) o (K S y_p) (2t columns),
+ *           k columns) plus (1/t) sum_p (K S (x_p - y_p)) o (K S y_p) (2t columns),
  *           and, since Sigma = S^-1 (I - B^-1) S^-1, (1 - diag(B^-1)) / W_i where
  *           W_i s > 1 (no product; the first form's error, of the order of s,
  *           would swamp a Sigma_ii <= 1/W_i);
@@ -30,7 +28,7 @@
  *           dK with G = U V' of rank t + 2 + k in one pass over the tiles
  *           (sgp_kernel_grad_lowrank) and tr(W C) = s 1'w on the diagonal; the mean
  *           1'(a + u); gaussian noise s2n (1/2 a'a - 1/2 tr R).
- * The preconditioner's pivots are chosen once and kept, so that P and the probes
+ * The preconditioner's pivots are chosen once and kept, so that Q and the probes
  * move smoothly with theta: the optimizer sees one smooth function of theta. */
 #include "evidence.h"
 #include "kernels.h"
@@ -89,9 +87,8 @@ void sgp_evs_ws_free(sgp_evs_ws *ws)
 
 typedef struct {
   sgp_op K, B;
-  sgp_op P, Pe;      /* the preconditioners of the solves (state: pc) and of the
-                      * estimator (state: pce) */
-  sgp_evs_precond pc, pce; /* pce: pc's leading SGP_EVS_PRECOND_RANK columns */
+  sgp_op P;          /* Q: the solves' preconditioner and the control variate (state: pc) */
+  sgp_evs_precond pc;
   double *sw;        /* S = W^1/2 at the current point */
   double *scratch;   /* n x scratch_cols: S V inside b_apply (no allocation per CG step) */
   int64_t scratch_cols;
@@ -213,7 +210,7 @@ static int mf_apply_rk(sgp_ctx *ctx, void *data, const double *z, double *out, d
 /* --------------------------------------------------------- the estimate */
 
 /* phi_p = nu_p e1' log(T_p) e1 for each probe, from its CG coefficients (nu_p: the
- * squared norm of the start vector, z_p' P^-1 z_p). */
+ * squared norm of the start vector, z_p' Q^-1 z_p). */
 static int slq(sgp_ctx *ctx, int t, const double *nu, int max_iter, const double *alpha,
                const double *beta, double *phi)
 {
@@ -280,14 +277,14 @@ static int kwk_diag(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double 
 }
 
 /* diag(Sigma) into s2 (then s2 = 1/2 diag(Sigma) o d3), by the form whose noise is
- * the smaller per point (see the top of the file), each with P as a control
- * variate: diag(B^-1) = diag(P^-1) + E[(x - u) o y], diag(K R K) = diag(K R_P K) +
- * E[(K S (x - u)) o (K S y)] with diag(K R_P K) = diag(K W K) - rowsums((K H)^2).
- * D: S (x_p - u_p), S y_p (n x 2t) and H (n x k) side by side; dp = diag(P^-1). */
+ * the smaller per point (see the top of the file), each with Q as a control
+ * variate: diag(B^-1) = diag(Q^-1) + E[(x - y) o y], diag(K R K) = diag(K R_Q K) +
+ * E[(K S (x - y)) o (K S y)] with diag(K R_Q K) = diag(K W K) - rowsums((K H)^2).
+ * D: S (x_p - y_p), S y_p (n x 2t) and H (n x k) side by side; dp = diag(Q^-1). */
 static int implicit_s2(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
                        const double *D, const double *dp, double *s2)
 {
-  const int64_t n = ws->n, t = ws->t, k = m->pce.k;
+  const int64_t n = ws->n, t = ws->t, k = m->pc.k;
   const double *w = ws->ev.w, sk = p->kernel.outputscale;
   double *Y = NULL, *kp = NULL;
   int st = SGP_OK, any_small_w = 0;
@@ -305,7 +302,7 @@ static int implicit_s2(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf
   for (int64_t i = 0; i < n; i++) {
     double sig;
     if (w[i] * sk > 1.0) {
-      double bi = 0.0; /* diag(B^-1)_i - diag(P^-1)_i */
+      double bi = 0.0; /* diag(B^-1)_i - diag(Q^-1)_i */
       for (int64_t j = 0; j < t; j++) bi += D[i + j * n] * D[i + (t + j) * n];
       sig = (1.0 - dp[i] - bi / ((double)t * w[i])) / w[i]; /* D carries S twice */
     } else {
@@ -320,28 +317,28 @@ done:
   return st;
 }
 
-/* The gradient from the probe solves X = B^-1 Z, Yp = Q^-1 Z and Up = P^-1 Z (m
- * holds S, Q and P at the mode). The traces use P as a control variate: with
- * R_P = S P^-1 S = W - H H' (H = W F_1 L^-T, L L' = I + F_1'W F_1),
- * tr(R C) = tr(R_P C) + tr((R - R_P) C), the first exact (a diagonal part and k
+/* The gradient from the probe solves X = B^-1 Z and Yp = Q^-1 Z (m holds S and
+ * Q at the mode). The traces use Q as a control variate: with
+ * R_Q = S Q^-1 S = W - H H' (H = W F L^-T, L L' = I + F'W F),
+ * tr(R C) = tr(R_Q C) + tr((R - R_Q) C), the first exact (a diagonal part and k
  * more columns in the contraction), the second estimated by
- * (1/t) sum_p (S (x_p - u_p))' C (S y_p), whose noise shrinks with |B^-1 - P^-1|;
+ * (1/t) sum_p (S (x_p - y_p))' C (S y_p), whose noise shrinks with |B^-1 - Q^-1|;
  * diag(Sigma) likewise (implicit_s2). */
 static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
-                   const double *X, const double *Yp, const double *Up, double *grad)
+                   const double *X, const double *Yp, double *grad)
 {
-  const int64_t n = ws->n, t = ws->t, k = m->pce.k, r = t + 2 + k;
+  const int64_t n = ws->n, t = ws->t, k = m->pc.k, r = t + 2 + k;
   const sgp_ev_layout *l = &p->layout;
   const double *a = ws->ev.a, *sw = m->sw, *w = ws->ev.w, sk = p->kernel.outputscale;
-  /* D = [S (x_p - u_p), S y_p, H]: one block for the product in implicit_s2 */
+  /* D = [S (x_p - y_p), S y_p, H]: one block for the product in implicit_s2 */
   double *D = sgp_alloc(n * (2 * t + k)), *H = D ? D + n * 2 * t : NULL, *dp = sgp_alloc(n);
   double *U = sgp_alloc(n * r), *V = sgp_alloc(n * r);
   double *s2 = ws->ev.b, *ks2 = ws->ev.kb, *u = U + n;
   int st = D && dp && U && V ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
   if (st) goto done;
-  /* H2 = S F L^-T, diag(P^-1) = 1 - rowsums(H2^2), H = S H2 */
-  memcpy(H, m->pce.SF, (size_t)(n * k) * sizeof(double));
-  if (k > 0 && (st = sgp_trsm(ctx, 'R', 'L', 'T', n, k, 1.0, m->pce.M, m->pce.ldm, H, n)))
+  /* H2 = S F L^-T, diag(Q^-1) = 1 - rowsums(H2^2), H = S H2 */
+  memcpy(H, m->pc.SF, (size_t)(n * k) * sizeof(double));
+  if (k > 0 && (st = sgp_trsm(ctx, 'R', 'L', 'T', n, k, 1.0, m->pc.M, m->pc.ldm, H, n)))
     goto done;
   for (int64_t i = 0; i < n; i++) dp[i] = 1.0;
   for (int64_t c = 0; c < k; c++)
@@ -351,7 +348,7 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
     }
   for (int64_t j = 0; j < t; j++)
     for (int64_t i = 0; i < n; i++) {
-      D[i + j * n] = sw[i] * (X[i + j * n] - Up[i + j * n]); /* S (x_p - u_p) */
+      D[i + j * n] = sw[i] * (X[i + j * n] - Yp[i + j * n]); /* S (x_p - y_p) */
       D[i + (t + j) * n] = sw[i] * Yp[i + j * n];            /* S y_p */
     }
   int any_d3 = 0;
@@ -375,7 +372,7 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
       V[i + (2 + j) * n] = D[i + (t + j) * n];
       trr += D[i + j * n] * D[i + (t + j) * n];
     }
-  for (int64_t c = 0; c < k; c++) /* -1/2 tr(R_P C) = -1/2 sum w C_ii + 1/2 <H H', C> */
+  for (int64_t c = 0; c < k; c++) /* -1/2 tr(R_Q C) = -1/2 sum w C_ii + 1/2 <H H', C> */
     for (int64_t i = 0; i < n; i++) {
       U[i + (2 + t + c) * n] = 0.5 * H[i + c * n];
       V[i + (2 + t + c) * n] = H[i + c * n];
@@ -410,7 +407,7 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   /* the CG coefficients: zero past each probe's last iteration */
   double *X = sgp_alloc(n * t), *al = sgp_calloc((int64_t)max_iter * t);
   double *be = sgp_calloc((int64_t)max_iter * t), *mean = sgp_alloc(n), *phi = sgp_alloc(2 * t);
-  double *Zp = sgp_alloc(n * t), *Yp = sgp_alloc(n * t), *Up = sgp_alloc(n * t), *nu = phi + t;
+  double *Zp = sgp_alloc(n * t), *Yp = sgp_alloc(n * t), *nu = phi + t;
   m.sw = sgp_alloc(n);
   m.scratch_cols = t; /* the widest block B multiplies: the probes */
   m.scratch = sgp_alloc(n * t);
@@ -419,7 +416,7 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   sgp_dense_op_opts_default(&oo);
   oo.cache_bytes = ws->cache_bytes;
   if (ws->tile > 0) oo.tile = ws->tile;
-  int st = X && al && be && mean && phi && Zp && Yp && Up && m.sw && m.scratch && m.klog ? SGP_OK
+  int st = X && al && be && mean && phi && Zp && Yp && m.sw && m.scratch && m.klog ? SGP_OK
            : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory for n = %lld", (long long)n);
   if (st || (st = sgp_op_dense_kernel(ctx, &p->kernel, p->X, &oo, &m.K, NULL))) goto done;
   m.B.n = n;
@@ -431,16 +428,12 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
   m.P.n = n;
   m.P.state = &m.pc;
   m.P.apply = sgp_evs_precond_apply;
-  m.pce = sgp_evs_precond_leading(&m.pc, SGP_EVS_PRECOND_RANK);
-  m.Pe = m.P;
-  m.Pe.state = &m.pce;
   for (int64_t i = 0; i < n; i++) mean[i] = p->mean[0];
   const sgp_ev_ops ops = {mf_apply_k, mf_factorize, mf_apply_r, mf_apply_rk, &m, 0.0}; /* no chord */
   double logp;
   if ((st = sgp_ev_mode(ctx, &ops, &p->lik, mean, &ws->ev, &logp))) goto done;
   /* the probes z_p = e_p + S F g_p (Q factorized at the mode), B^-1 Z and the
-   * tridiagonals in one Q-preconditioned block CG, Q^-1 Z and z_p' Q^-1 z_p, and
-   * the control variates' P^-1 Z */
+   * tridiagonals in one Q-preconditioned block CG, Q^-1 Z and z_p' Q^-1 z_p */
   const int64_t k = m.pc.k;
   for (int64_t j = 0; j < t; j++) memcpy(Zp + j * n, ws->Z + j * n, (size_t)n * sizeof(double));
   if (k > 0 && (st = sgp_gemm(ctx, 'N', 'N', n, t, k, 1.0, m.pc.SF, n, ws->E,
@@ -448,7 +441,6 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
     goto done;
   if ((st = b_solve(ctx, &m, Zp, t, X, MF_PROBE_RTOL, &m.P, al, be, max_iter))) goto done;
   if ((st = m.P.apply(&m.P, sgp_cmat_of(Zp, n, t), sgp_mat_of(Yp, n, t), ctx))) goto done;
-  if ((st = m.Pe.apply(&m.Pe, sgp_cmat_of(Zp, n, t), sgp_mat_of(Up, n, t), ctx))) goto done;
   for (int64_t j = 0; j < t; j++) nu[j] = sgp_dot(n, Zp + j * n, Yp + j * n);
   if ((st = slq(ctx, (int)t, nu, max_iter, al, be, phi))) goto done;
   double ld = 0.0, var = 0.0;
@@ -464,12 +456,12 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
     st = sgp_fail(ctx, SGP_ENOTPD, "evidence: not finite at these hyperparameters");
     goto done;
   }
-  if (grad) st = mf_grad(ctx, p, ws, &m, X, Yp, Up, grad);
+  if (grad) st = mf_grad(ctx, p, ws, &m, X, Yp, grad);
 done:
   ws->cg_iterations = m.iterations;
   sgp_op_destroy(&m.K);
   sgp_evs_precond_free(&m.pc);
-  free(X); free(al); free(be); free(mean); free(phi); free(Zp); free(Yp); free(Up); free(m.sw);
+  free(X); free(al); free(be); free(mean); free(phi); free(Zp); free(Yp); free(m.sw);
   free(m.scratch); free(m.klog);
   return st;
 }
