@@ -520,16 +520,24 @@ static void dense_gradient_matches_fd(void **state)
   check_fd(&CFG_1D_M32);
 }
 
+/* A 300-point problem of c, its dense reference and the K_G options of path. */
+static prob *prob_with_reference(const config *c, sgp_ski_kg_path path, dense_ref *r,
+                                 sgp_ski_kg_opts *ko)
+{
+  prob *p = prob_new(c, 300);
+  dense_reference(p, r);
+  sgp_ski_kg_opts_default(ko);
+  ko->path = path;
+  return p;
+}
+
 /* (a) quadratic terms = dense ones within quad_bound; every entry of the
  * stochastic gradient within 4 standard errors of the exact one. */
 static void check_grad(const config *c, sgp_ski_kg_path path)
 {
-  prob *p = prob_new(c, 300);
   dense_ref r;
-  dense_reference(p, &r);
   sgp_ski_kg_opts ko;
-  sgp_ski_kg_opts_default(&ko);
-  ko.path = path;
+  prob *p = prob_with_reference(c, path, &r, &ko);
   sgp_ski_loglik_grad_result res;
   run_grad(p, 11, 64, &ko, &res);
   for (int e = 0; e < res.ntheta; e++) {
@@ -783,12 +791,9 @@ static void exact_run(prob *p, const sgp_ski_kg_opts *ko, int grad, sgp_ski_logl
 
 static void check_exact(const config *c, sgp_ski_kg_path path)
 {
-  prob *p = prob_new(c, 300);
   dense_ref r;
-  dense_reference(p, &r);
   sgp_ski_kg_opts ko;
-  sgp_ski_kg_opts_default(&ko);
-  ko.path = path;
+  prob *p = prob_with_reference(c, path, &r, &ko);
   sgp_ski_loglik_grad_result res;
   exact_run(p, &ko, 1, &res);
   const int64_t L = p->k.n_lengthscale;
