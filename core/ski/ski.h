@@ -614,6 +614,8 @@ typedef struct {
 /* Defaults: probes 30 is the caller's (API `probes`); the rest per spec §5.8. */
 void sgp_ski_loglik_opts_default(sgp_ski_loglik_opts *o);
 
+/* SGP_EINVAL naming `tol`, `slq_max_iter` or `max_iter` when o is out of range. */
+int sgp_ski_loglik_opts_check(sgp_ctx *ctx, const sgp_ski_loglik_opts *o);
 /* SLQ log-determinant (spec §4.5): batched EFCG (Alg. A3, general start
  * r0 = z_j, x0 = 0) on A x = z_j for all probes at once (one B and one K_G
  * block product per iteration), Lanczos tridiagonals from the CG
@@ -640,6 +642,11 @@ int sgp_ski_logdet_slq_solves(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_o
                               double noise, const double *uz, double rhoz, int64_t probes,
                               const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res,
                               sgp_ski_slq_solves *sol);
+/* The Gauss quadrature e1' log(T) e1 of the Lanczos tridiagonal T of k CG
+ * steps with coefficients alpha (k) and beta (k - 1) (spec §5.5); work is
+ * 3 k + k^2. *ok = 0 (value partial) when a Ritz value is not positive. */
+int sgp_ski_cg_quadrature(sgp_ctx *ctx, int64_t k, const double *alpha, const double *beta,
+                          double *work, double *value, int *ok);
 /* Log marginal likelihood (spec §4.5): SLQ log-determinant plus the data fit
  * y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve; weights (m, may
  * be NULL) receives the mean cache of that solve. */
@@ -667,6 +674,8 @@ typedef struct {
   double dmean;                       /* dL/dmu = 1'z of the mean solve: the derivative in
                                          a constant prior mean mu the statistics' targets
                                          are centred on (sgp_ski_stats_centred) */
+  double dmean2;                      /* d2L/dmu2 = -1'A^{-1}1 (L is quadratic in mu);
+                                         0 where not computed (only ski_loglik_eig.c) */
 } sgp_ski_loglik_grad_result;
 
 /* Log marginal likelihood and its gradient in theta (spec §8.1) at the kernel
@@ -700,6 +709,66 @@ int sgp_ski_loglik_grad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel 
                         double noise, const sgp_ski_kg_opts *kgo, const double *uz, double rhoz,
                         int64_t probes, const sgp_ski_loglik_opts *o, double *weights,
                         sgp_ski_loglik_grad_result *res);
+
+/* ------------------------------------------------------------ ski_kron_eig.c */
+
+/* Dimensions of at most this many points get the exact eigen-decomposition
+ * (one dense m_j-by-m_j eigenproblem each: 0.1 s at 512). */
+#define SGP_SKI_KRON_EIG_DIM_MAX 512
+
+/* K_G = Q Lambda Q' of a separable kernel: per dimension with m_j > 1 the
+ * eigenvectors Q[j] (m_j-by-m_j) and ascending eigenvalues mu[j] of the
+ * unit-scale Toeplitz factor (those below 1e-14 of the largest set to 0), and
+ * dR[j] = Q_j' (d T_j^{1/2} / d log ell_j) Q_j; NULL for m_j = 1. */
+typedef struct {
+  int d;
+  int64_t mtot, m[SGP_SKI_MAX_D];
+  double *Q[SGP_SKI_MAX_D], *mu[SGP_SKI_MAX_D], *dR[SGP_SKI_MAX_D];
+  double scale; /* the outputscale s: Lambda = s mu_d x ... x mu_1 */
+} sgp_ski_kron_eig;
+
+/* 1 when k is separable on g (rbf, or one dimension of more than one point)
+ * and every m_j <= SGP_SKI_KRON_EIG_DIM_MAX. */
+int sgp_ski_kron_eig_applies(const sgp_kernel *k, const sgp_ski_grid *g);
+int sgp_ski_kron_eig_make(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
+                          sgp_ski_kron_eig *ke);
+void sgp_ski_kron_eig_free(sgp_ski_kron_eig *ke);
+/* lamh (mtot) = Lambda^{1/2}, grid index order (first dimension fastest). */
+void sgp_ski_kron_eig_sqrt_values(const sgp_ski_kron_eig *ke, double *lamh);
+/* Y = Q X (trans 'N') or Q' X ('T') for an mtot-by-cols block; work is
+ * mtot * cols; X, Y and work distinct. */
+int sgp_ski_kron_eig_transform(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, char trans,
+                               int64_t cols, const double *X, double *Y, double *work);
+/* Y = Q' (d K_G^{1/2} / d log ell) Q X in the eigenbasis, summed over the
+ * dimensions in mask (an isotropic lengthscale: all of them). */
+int sgp_ski_kron_eig_dsqrt(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, unsigned mask,
+                           int64_t cols, const double *X, double *Y, double *work);
+
+/* g = (Q o Q)' d: for d = W'1 (the data density on the grid), g_i
+ * approximates q_i' B q_i, exactly so for a constant eigenvector q_i and
+ * closely for the smooth ones that carry K_G's large eigenvalues. */
+int sgp_ski_kron_eig_diag_proxy(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, const double *d,
+                                double *g);
+
+/* f_i = q_i' Bbar q_i for the translation-invariant average of B's stencil
+ * (offset weights sum_g B[g, g + o] / sum_g (W'1)_g): how much the
+ * interpolation smooths eigenvector i (1 for a constant one, less toward the
+ * grid's Nyquist frequency). Times the density proxy it estimates q_i'B q_i. */
+int sgp_ski_kron_eig_stencil_response(sgp_ctx *ctx, const sgp_ski_kron_eig *ke,
+                                      const sgp_ski_stats *st, double *f);
+
+/* ------------------------------------------------------------ ski_loglik_eig.c */
+
+/* sgp_ski_loglik_grad for a separable kernel (sgp_ski_kron_eig_applies), in
+ * the kernel's eigenbasis with a preconditioner there (ski_loglik_eig.c):
+ * logdet A = (n - m) log noise + logdet(noise I + S B S), S = K_G^{1/2},
+ * probes z_j in grid space (Rademacher, keyed by (seed, j, grid index); no
+ * sketches needed), the data fit through S B S as well. Same result fields,
+ * plus dmean2. */
+int sgp_ski_loglik_grad_eig(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
+                            double noise, const sgp_ski_kg_opts *kgo, int64_t probes,
+                            uint64_t seed, const sgp_ski_loglik_opts *o, double *weights,
+                            sgp_ski_loglik_grad_result *res);
 
 /* ------------------------------------------------------------ ski_loglik_exact.c */
 

@@ -101,7 +101,7 @@ void sgp_ski_loglik_opts_default(sgp_ski_loglik_opts *o)
   o->max_iter = 1000;
 }
 
-static int check_opts(sgp_ctx *ctx, const sgp_ski_loglik_opts *o)
+int sgp_ski_loglik_opts_check(sgp_ctx *ctx, const sgp_ski_loglik_opts *o)
 {
   if (!o) return sgp_fail(ctx, SGP_EINVAL, "tol: options missing");
   if (!(o->tol >= 0) || !isfinite(o->tol))
@@ -132,7 +132,7 @@ static int check_slq_args(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *k
 {
   int code;
   if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
-  if ((code = check_opts(ctx, o))) return code;
+  if ((code = sgp_ski_loglik_opts_check(ctx, o))) return code;
   if (!res) return sgp_fail(ctx, SGP_EINVAL, "loglik: result missing");
   if (probes < 1)
     return sgp_fail(ctx, SGP_EINVAL, "probes: must be at least 1 (got %lld)",
@@ -315,29 +315,41 @@ static int slq_run(sgp_ctx *ctx, const sgp_op *kg, const sgp_op *B, const double
   return SGP_OK;
 }
 
+int sgp_ski_cg_quadrature(sgp_ctx *ctx, int64_t k, const double *alpha, const double *beta,
+                          double *work, double *value, int *ok)
+{
+  double *dg = work, *off = work + k, *ev = work + 2 * k, *V = work + 3 * k;
+  int code;
+  for (int64_t i = 0; i < k; i++) {
+    dg[i] = 1.0 / alpha[i] + (i > 0 ? beta[i - 1] / alpha[i - 1] : 0.0);
+    if (i + 1 < k) off[i] = sqrt(beta[i]) / alpha[i];
+  }
+  if ((code = sgp_tridiag_eig(ctx, (int)k, dg, off, ev, V))) return code;
+  double gsum = 0.0;
+  *ok = 1;
+  for (int64_t i = 0; i < k && *ok; i++) {
+    if (!(ev[i] > 0)) *ok = 0;
+    else gsum += V[i * k] * V[i * k] * log(ev[i]);
+  }
+  *value = gsum;
+  return SGP_OK;
+}
+
 /* Quadrature per probe: T from the CG coefficients (§5.5); gam[0..*used) gets
  * rho0 e1' log(T) e1 of each probe with positive Ritz values. */
 static int slq_quadrature(sgp_ctx *ctx, slq_work *w, sgp_ski_loglik_result *res, int64_t *used)
 {
   const int64_t K = w->K;
-  double *dg = w->tri, *off = w->tri + K, *ev = w->tri + 2 * K, *V = w->tri + 3 * K;
   int code;
   *used = 0;
   for (int64_t j = 0; j < w->t; j++) {
     const int64_t kj = w->its[j];
-    const double *al = w->alpha + j * K, *be = w->beta + j * K;
     if (kj == 0) { res->probes_discarded++; continue; }
-    for (int64_t i = 0; i < kj; i++) {
-      dg[i] = 1.0 / al[i] + (i > 0 ? be[i - 1] / al[i - 1] : 0.0);
-      if (i + 1 < kj) off[i] = sqrt(be[i]) / al[i];
-    }
-    if ((code = sgp_tridiag_eig(ctx, (int)kj, dg, off, ev, V))) return code;
-    double gsum = 0.0;
-    int ok = 1;
-    for (int64_t i = 0; i < kj && ok; i++) {
-      if (!(ev[i] > 0)) ok = 0;
-      else gsum += V[i * kj] * V[i * kj] * log(ev[i]);
-    }
+    double gsum;
+    int ok;
+    if ((code = sgp_ski_cg_quadrature(ctx, kj, w->alpha + j * K, w->beta + j * K, w->tri,
+                                      &gsum, &ok)))
+      return code;
     if (!ok) { res->probes_discarded++; continue; }
     if (w->kept) w->kept[j] = 1;
     w->gam[(*used)++] = w->rho0 * gsum;
@@ -430,7 +442,7 @@ int sgp_ski_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doub
   int code;
   double *buf = NULL;
   if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
-  if ((code = check_opts(ctx, o))) return code;
+  if ((code = sgp_ski_loglik_opts_check(ctx, o))) return code;
   if (!res) return sgp_fail(ctx, SGP_EINVAL, "loglik: result missing");
   memset(res, 0, sizeof *res);
   const int64_t m = st->m;

@@ -129,8 +129,16 @@ static void run(int64_t n)
   const int reps = getenv("BENCH_REPS") ? atoi(getenv("BENCH_REPS")) : 3;
   for (int rep = 0; rep < reps; rep++) {
     const double t1 = now();
-    check(&ctx, sgp_ski_loglik_grad(&ctx, total, &k, v / 4, NULL, uz, rhoz, PROBES, &lo, NULL,
-                                    &r), "loglik_grad");
+    if (getenv("BENCH_PLAIN"))
+      check(&ctx, sgp_ski_loglik_grad(&ctx, total, &k, v / 4, NULL, uz, rhoz, PROBES, &lo, NULL,
+                                      &r), "loglik_grad");
+    else
+      check(&ctx, sgp_ski_loglik_grad_eig(&ctx, total, &k, v / 4, NULL, PROBES, 1, &lo, NULL,
+                                          &r), "loglik_grad_eig");
+    fprintf(stderr, "bench_ski_learn: loglik %.6f (logdet %.4f se %.3g, datafit %.4f) mean its "
+            "%lld grad %.4g %.4g %.4g (se %.3g %.3g %.3g)\n", r.value.loglik, r.value.logdet,
+            r.value.logdet_se, r.value.datafit, (long long)r.value.mean_info.iterations,
+            r.grad[0], r.grad[1], r.grad[2], r.grad_se[0], r.grad_se[1], r.grad_se[2]);
     ts[rep] = now() - t1;
     fprintf(stderr, "bench_ski_learn: step %.2f s (%lld Krylov steps)\n", ts[rep],
             (long long)r.value.slq_iterations);
