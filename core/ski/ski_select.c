@@ -180,6 +180,11 @@ typedef struct {
   double *work;               /* 2 m: the GLS solve */
   int polish;                 /* the learned mean ends at its GLS estimate */
   int exact;                  /* loglik_method: the exact evaluation (ski_loglik_exact.c) */
+  int eig;                    /* else the eigenbasis SLQ (ski_loglik_eig.c; separable
+                                 kernels), with probes and seed of the options */
+  int64_t probes;
+  uint64_t seed;
+  double best_dmean, best_dmean2; /* dL/dmu, d2L/dmu2 at the best evaluation (eig) */
   int64_t last_run_evals;     /* evaluations of the last optimizer run (learn) */
   int have_best;
   sgp_ski_loglik_result best; /* the value's parts at the best evaluation */
@@ -204,6 +209,10 @@ static void set_theta(select_t *s, const double *theta)
  * mean, plus that mean). */
 static int profile_mean(sgp_ctx *ctx, select_t *s)
 {
+  if (s->eig && s->have_best && s->best_dmean2 < 0) { /* the best evaluation is at h */
+    s->h->mean[0] -= s->best_dmean / s->best_dmean2;
+    return SGP_OK;
+  }
   if (s->exact) {
     sgp_ski_stats c;
     sgp_ski_loglik_grad_result r;
@@ -233,9 +242,14 @@ static int objective(sgp_ctx *ctx, const double *theta, double *value, double *g
   int code;
   set_theta(s, theta);
   sgp_ski_stats_centred(s->st, s->h->mean[0], s->uy, &c);
-  code = s->exact ? sgp_ski_loglik_exact(ctx, &c, &s->k, s->h->noise, &s->kgo, 1, NULL, &r, NULL)
-                  : sgp_ski_loglik_grad(ctx, &c, &s->k, s->h->noise, &s->kgo, s->sd->uz,
-                                        s->sd->rhoz, s->sd->probes, &s->lo, NULL, &r);
+  if (s->exact)
+    code = sgp_ski_loglik_exact(ctx, &c, &s->k, s->h->noise, &s->kgo, 1, NULL, &r, NULL);
+  else if (s->eig)
+    code = sgp_ski_loglik_grad_eig(ctx, &c, &s->k, s->h->noise, &s->kgo, s->probes, s->seed,
+                                   &s->lo, NULL, &r);
+  else
+    code = sgp_ski_loglik_grad(ctx, &c, &s->k, s->h->noise, &s->kgo, s->sd->uz, s->sd->rhoz,
+                               s->sd->probes, &s->lo, NULL, &r);
   if (code) return code;
   if (!isfinite(r.value.loglik))
     return sgp_fail(ctx, SGP_EINVAL, "loglik: not finite at these hyperparameters");
@@ -257,6 +271,8 @@ static int objective(sgp_ctx *ctx, const double *theta, double *value, double *g
     s->have_best = 1;
     s->best = r.value;
     memcpy(s->best_se, se, sizeof s->best_se);
+    s->best_dmean = r.dmean;
+    s->best_dmean2 = r.dmean2;
   }
   return SGP_OK;
 }
@@ -417,7 +433,10 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
   /* learning: before the fit; nothing learned: the gradient after it */
   if (code || (opt_bits ? after_fit : !after_fit || !o->loglik)) goto done;
   s.exact = sgp_ski_loglik_use_exact(o->loglik_method, st->m);
-  if (!s.exact && sd->probes < 1) {
+  s.eig = !s.exact && sgp_ski_kron_eig_applies(&o->kernel, &st->grid);
+  s.probes = o->probes;
+  s.seed = o->seed;
+  if (!s.exact && !s.eig && sd->probes < 1) {
     code = sgp_fail(ctx, SGP_EINVAL, "stats: has no probe sketches for the log-likelihood");
     goto done;
   }
