@@ -77,7 +77,7 @@
 ## @item @qcode{"slq_max_iter"}
 ## Lanczos steps per probe of the log-determinant (default @code{100}).
 ## @item @qcode{"loglik_method"}
-## log-likelihood and its gradient: "exact" (dense m-by-m, O(m^3), no probes), "slq" (stochastic, probes) or "auto" (exact for at most 2048 grid points) (default @qcode{"auto"}).
+## log-likelihood and its gradient: "exact" (dense m-by-m, O(m^3), no probes), "slq" (stochastic, the statistics' probe sketches), "eigen" (stochastic, preconditioned in the kernel's eigenbasis; learning with rbf, or on a 1-D grid, with at most 512 points per dimension) or "auto" (exact for at most 2048 grid points, else eigen where it applies, else slq) (default @qcode{"auto"}).
 ## @item @qcode{"precond_rank"}
 ## method "gsgp": rank of the K_G preconditioner of the mean solve (0: none) (default @code{0}).
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}

@@ -446,11 +446,14 @@ typedef enum {
 /* How the log marginal likelihood and its gradient are computed (option
  * loglik_method): AUTO picks EXACT for small grids (sgp_ski_loglik_use_exact),
  * EXACT is the dense m-by-m evaluation (ski_loglik_exact.c), SLQ the
- * stochastic Lanczos quadrature with the probe sketches (ski_loglik.c). */
+ * stochastic Lanczos quadrature with the probe sketches (ski_loglik.c), EIGEN
+ * the preconditioned SLQ in a separable kernel's eigenbasis
+ * (ski_loglik_eig.c; the learning's choice under AUTO where it applies). */
 typedef enum {
   SGP_SKI_LOGLIK_AUTO = 0,
   SGP_SKI_LOGLIK_EXACT = 1,
-  SGP_SKI_LOGLIK_SLQ = 2
+  SGP_SKI_LOGLIK_SLQ = 2,
+  SGP_SKI_LOGLIK_EIGEN = 3
 } sgp_ski_loglik_method;
 
 /* Options of ski_gsgp (same names in R and Octave). The seed of the probes,
@@ -631,6 +634,7 @@ typedef struct {
   sgp_hyper hyper;        /* values used, loglik, its gradient (n_mean 0), the trace */
   int evaluated;          /* loglik and the fields below are set */
   int at_floor;           /* a learned lengthscale ended at its floor (3 grid cells) */
+  int eigen;              /* evaluated by the eigenbasis SLQ (loglik_method "eigen") */
   double loglik_se;       /* standard error of loglik (from the SLQ log-determinant) */
   double logdet, logdet_se, datafit;
   int64_t probes_used;

@@ -785,6 +785,11 @@ int sgp_ski_loglik_grad_eig(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ker
 /* 1 when the log-likelihood of an m-point grid is computed exactly under
  * method (EXACT; AUTO with m <= SGP_SKI_EXACT_AUTO_MAX), 0 for SLQ. */
 int sgp_ski_loglik_use_exact(sgp_ski_loglik_method method, int64_t m);
+/* 1 when the learning evaluates sgp_ski_loglik_grad_eig: method EIGEN, or
+ * AUTO on a grid too large for the exact one, for a kernel and grid it
+ * applies to (sgp_ski_kron_eig_applies). */
+int sgp_ski_loglik_use_eig(sgp_ski_loglik_method method, const sgp_kernel *k,
+                           const sgp_ski_grid *g, int64_t m);
 /* The exact log marginal likelihood at kernel k and noise (res->value: loglik,
  * logdet, datafit; logdet_se 0, probes_used 0, converged 1), and with grad its
  * gradient in theta = (log ell_1..L, log outputscale, log noise) (res->grad,

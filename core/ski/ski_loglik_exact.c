@@ -76,10 +76,17 @@
  * columns of m). */
 #define CHUNK 256
 
+int sgp_ski_loglik_use_eig(sgp_ski_loglik_method method, const sgp_kernel *k,
+                           const sgp_ski_grid *g, int64_t m)
+{
+  if (sgp_ski_loglik_use_exact(method, m) || method == SGP_SKI_LOGLIK_SLQ) return 0;
+  return sgp_ski_kron_eig_applies(k, g);
+}
+
 int sgp_ski_loglik_use_exact(sgp_ski_loglik_method method, int64_t m)
 {
   if (method == SGP_SKI_LOGLIK_EXACT) return 1;
-  if (method == SGP_SKI_LOGLIK_SLQ) return 0;
+  if (method == SGP_SKI_LOGLIK_SLQ || method == SGP_SKI_LOGLIK_EIGEN) return 0;
   return m <= SGP_SKI_EXACT_AUTO_MAX;
 }
 

@@ -18,7 +18,7 @@
 static const char *const interpolation_names[] = {"cubic", "linear", NULL};
 static const char *const method_names[] = {"gsgp", "ski", NULL};
 static const char *const variance_names[] = {"none", "lanczos", "exact", NULL};
-static const char *const loglik_method_names[] = {"auto", "exact", "slq", NULL};
+static const char *const loglik_method_names[] = {"auto", "exact", "slq", "eigen", NULL};
 static const char *const bounds_names[] = {"error", "truncate", "clamp", "drop", NULL};
 /* bit i of sgp_ski_opts.learn (SGP_SKI_LEARN_*) */
 static const char *const learn_names[] = {"lengthscale", "outputscale", "noise", "mean", "auto",
@@ -75,7 +75,10 @@ static const sgp_opt_spec specs[] = {
   {"loglik_method", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, loglik_method_names,
    OFF(loglik_method), SGP_STORE_INT, 0,
    "log-likelihood and its gradient: \"exact\" (dense m-by-m, O(m^3), no probes), \"slq\" "
-   "(stochastic, probes) or \"auto\" (exact for at most 2048 grid points)"},
+   "(stochastic, the statistics' probe sketches), \"eigen\" (stochastic, preconditioned in "
+   "the kernel's eigenbasis; learning with rbf, or on a 1-D grid, with at most 512 points per "
+   "dimension) or \"auto\" (exact for at most 2048 grid points, else eigen where it "
+   "applies, else slq)"},
   {"precond_rank", SGP_OPT_COUNT, "0", 0, INTMAX, 0, NULL, OFF(precond_rank), SGP_STORE_INT64, 0,
    "method \"gsgp\": rank of the K_G preconditioner of the mean solve (0: none)"},
 };

@@ -104,8 +104,9 @@ static sgp_value used_list(const sgp_ctx *ctx, const sgp_ski_fit_parts *p, sgp_v
     sgp_vo_string(a, sgp_opt_choice_name("context", "backend", ctx->backend)),
     sgp_vo_scalar(a, (double)ctx->seed), sgp_vo_scalar(a, (double)o->slq_max_iter),
     sgp_vo_scalar(a, (double)o->precond_rank), sgp_vo_flag(a, o->loglik != 0),
-    /* "auto" resolved by the grid's size */
-    sgp_vo_string(a, sgp_ski_loglik_use_exact(o->loglik_method, p->m) ? "exact" : "slq"),
+    /* "auto" resolved: by the grid's size, and "eigen" when the learning used it */
+    sgp_vo_string(a, sgp_ski_loglik_use_exact(o->loglik_method, p->m) ? "exact"
+                     : p->sel && p->sel->eigen ? "eigen" : "slq"),
     sgp_vo_flag(a, ctx->verbose != 0), sgp_vo_string(a, w1), sgp_vo_string(a, w2),
     sgp_vo_string(a, w3), sgp_vo_string(a, w4)};
   return sgp_vo_list(a, 20, names, v);

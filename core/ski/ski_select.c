@@ -3,8 +3,10 @@
  * data-based initial values for the others, and, for those in `learn`
  * (default: every one not given), the maximizer of the SLQ log marginal
  * likelihood by L-BFGS (select.c, optim.c). Every evaluation is
- * sgp_ski_loglik_grad on the statistics and the fixed probe sketches (common
- * random numbers): no pass over the data, the cost of a step independent of n.
+ * sgp_ski_loglik_grad_eig for a separable kernel (the eigenbasis, grid-space
+ * probes of the options' probes and seed), else sgp_ski_loglik_grad on the
+ * fixed probe sketches (common random numbers either way): no pass over the
+ * data, the cost of a step independent of n.
  * The log-likelihood and its gradient are reported at the values used. */
 #include "ski.h"
 #include "select.h"
@@ -433,7 +435,13 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
   /* learning: before the fit; nothing learned: the gradient after it */
   if (code || (opt_bits ? after_fit : !after_fit || !o->loglik)) goto done;
   s.exact = sgp_ski_loglik_use_exact(o->loglik_method, st->m);
-  s.eig = !s.exact && sgp_ski_kron_eig_applies(&o->kernel, &st->grid);
+  s.eig = sgp_ski_loglik_use_eig(o->loglik_method, &o->kernel, &st->grid, st->m);
+  if (o->loglik_method == SGP_SKI_LOGLIK_EIGEN && !s.eig) {
+    code = sgp_fail(ctx, SGP_EINVAL, "loglik_method: \"eigen\" needs a separable kernel (rbf, "
+                    "or a grid of one dimension) with at most %d points per dimension",
+                    SGP_SKI_KRON_EIG_DIM_MAX);
+    goto done;
+  }
   s.probes = o->probes;
   s.seed = o->seed;
   if (!s.exact && !s.eig && sd->probes < 1) {
@@ -515,6 +523,7 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
     }
   if (!code && s.have_best && h->grad) {
     sel->evaluated = 1;
+    sel->eigen = s.eig && !after_fit; /* after the fit the value is the fit's */
     sel->logdet = s.best.logdet;
     sel->logdet_se = s.best.logdet_se;
     sel->loglik_se = sel->hyper.loglik_se = 0.5 * s.best.logdet_se; /* loglik = -(logdet + ...)/2 */
