@@ -10,6 +10,7 @@
  * CSR drops only exact zeros, so the two give the same numbers (up to the sign
  * of zero). Neither copies D's values for STENCIL; CSR copies the non-zeros. */
 #include "ski.h"
+#include "../target_clones.h"
 #ifdef SGP_HAVE_CUDA
 #include "cuda_backend.h"
 #endif
@@ -38,6 +39,49 @@ static void bop_free(bop_state *b)
   free(b);
 }
 
+#define FIBRE_BLOCK_CELLS 2048
+#define STENCIL_COLUMNS 16
+
+/* Fibres r0..r1-1 of Y = B V. The offsets go in groups of the P along
+ * dimension 1 (o_1 = -R..R, numbered consecutively): they share the fibre and
+ * the test of the other dimensions, and a column's fibre of y stays in L1
+ * across the group. Each entry still sums the offsets in the order s = 0, 1,
+ * ...; the clones (target_clones.h, which also pins the contraction) run the
+ * innermost loop in AVX2/AVX-512 registers. */
+SGP_TARGET_CLONES static void stencil_fibres(const sgp_ski_stats *st, const double *v,
+                                             int64_t ldv, double *y, int64_t ldy, int64_t nc,
+                                             int64_t r0, int64_t r1)
+{
+  const int d = st->grid.d;
+  const int64_t m = st->m, m1 = st->grid.m[0], S = st->S, P = 2 * st->R + 1;
+  for (int64_t c = 0; c < nc; c++)
+    memset(y + c * ldy + r0 * m1, 0, (size_t)((r1 - r0) * m1) * sizeof(double));
+  for (int64_t s0 = 0; s0 < S; s0 += P) {
+    const int *o = st->off + s0 * d;
+    for (int64_t row = r0; row < r1; row++) {
+      int64_t rest = row;
+      int inside = 1;
+      for (int j = 1; j < d && inside; j++) {
+        const int64_t t = rest % st->grid.m[j] + o[j];
+        rest /= st->grid.m[j];
+        inside = t >= 0 && t < st->grid.m[j];
+      }
+      if (!inside) continue;
+      const int64_t g0 = row * m1;
+      for (int64_t c = 0; c < nc; c++) {
+        double *yr = y + c * ldy + g0;
+        for (int64_t s = s0; s < s0 + P; s++) {
+          const int o1 = st->off[s * d];
+          const int64_t lo = o1 < 0 ? -o1 : 0, hi = o1 > 0 ? m1 - o1 : m1;
+          const double *Ds = st->D + s * m + g0, *vs = v + c * ldv + g0 + st->delta[s];
+#pragma omp simd
+          for (int64_t i = lo; i < hi; i++) yr[i] += Ds[i] * vs[i];
+        }
+      }
+    }
+  }
+}
+
 /* Y = B V from the stencil for nc columns (ld m each); parallel over blocks of
  * grid fibres (fixed i_2..i_d). A block of FIBRE_BLOCK fibres is swept once per
  * offset, so D is read in long runs: its S rows lie m doubles apart (a power
@@ -47,42 +91,17 @@ static void bop_free(bop_state *b)
  * one column at a time made a block product of the SLQ probes memory-bound);
  * every entry still sums its offsets in the same order, so each column is
  * bitwise what a one-column product gives. */
-#define FIBRE_BLOCK_CELLS 2048
-#define STENCIL_COLUMNS 16
 static void stencil_apply(const sgp_ski_stats *st, const double *v, int64_t ldv, double *y,
                           int64_t ldy, int64_t nc, int nthreads)
 {
-  const int d = st->grid.d;
-  const int64_t m = st->m, m1 = st->grid.m[0], fibres = m / m1, S = st->S;
+  const int64_t m1 = st->grid.m[0], fibres = st->m / m1;
   const int64_t fb = m1 >= FIBRE_BLOCK_CELLS ? 1 : FIBRE_BLOCK_CELLS / m1;
   const int64_t nblocks = (fibres + fb - 1) / fb;
   (void)nthreads;
 #pragma omp parallel for num_threads(nthreads) schedule(static)
   for (int64_t blk = 0; blk < nblocks; blk++) {
     const int64_t r0 = blk * fb, r1 = r0 + fb < fibres ? r0 + fb : fibres;
-    for (int64_t c = 0; c < nc; c++)
-      memset(y + c * ldy + r0 * m1, 0, (size_t)((r1 - r0) * m1) * sizeof(double));
-    for (int64_t s = 0; s < S; s++) {
-      const int *o = st->off + s * d;
-      const int64_t lo = o[0] < 0 ? -o[0] : 0, hi = o[0] > 0 ? m1 - o[0] : m1;
-      for (int64_t row = r0; row < r1; row++) {
-        int64_t rest = row;
-        int inside = 1;
-        for (int j = 1; j < d && inside; j++) {
-          const int64_t t = rest % st->grid.m[j] + o[j];
-          rest /= st->grid.m[j];
-          inside = t >= 0 && t < st->grid.m[j];
-        }
-        if (!inside) continue;
-        const int64_t g0 = row * m1;
-        const double *Ds = st->D + s * m + g0;
-        for (int64_t c = 0; c < nc; c++) {
-          double *yr = y + c * ldy + g0;
-          const double *vs = v + c * ldv + g0 + st->delta[s];
-          for (int64_t i = lo; i < hi; i++) yr[i] += Ds[i] * vs[i];
-        }
-      }
-    }
+    stencil_fibres(st, v, ldv, y, ldy, nc, r0, r1);
   }
 }
 
