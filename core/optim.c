@@ -46,6 +46,7 @@ void sgp_optim_opts_default(sgp_optim_opts *o)
   memset(o, 0, sizeof *o);
   o->max_eval = 100;
   o->ftol_rel = 1e-6;
+  o->ftol_abs = 0.0;
   o->restarts = 0;
   o->restart_sd = 1.0;
   o->seed = 1;
@@ -97,6 +98,9 @@ static int check_opts(sgp_ctx *ctx, const sgp_optim_opts *o)
     return sgp_fail(ctx, SGP_EINVAL, "max_eval: must be a whole number >= 1 (got %d)", o->max_eval);
   if (!(o->ftol_rel >= 0.0 && o->ftol_rel < 1.0))
     return sgp_fail(ctx, SGP_EINVAL, "ftol_rel: must be in [0, 1) (got %g)", o->ftol_rel);
+  if (!(o->ftol_abs >= 0.0) || !isfinite(o->ftol_abs))
+    return sgp_fail(ctx, SGP_EINVAL, "ftol_abs: must be a non-negative number (got %g)",
+                    o->ftol_abs);
   if (o->restarts < 0)
     return sgp_fail(ctx, SGP_EINVAL, "restarts: must be a whole number >= 0 (got %d)", o->restarts);
   if (!(o->restart_sd >= 0.0 && isfinite(o->restart_sd)))
@@ -415,7 +419,13 @@ static int describe_stop(optim_run *R, nlopt_result res, char *msg, size_t size,
   switch (res) {
   case NLOPT_FTOL_REACHED:
     *converged = 1;
-    snprintf(msg, size, "relative change of the objective below %g", o->ftol_rel);
+    if (o->ftol_abs > 0 && o->ftol_rel > 0)
+      snprintf(msg, size, "change of the objective below %g (relative) or %g", o->ftol_rel,
+               o->ftol_abs);
+    else if (o->ftol_abs > 0)
+      snprintf(msg, size, "change of the objective below %g", o->ftol_abs);
+    else
+      snprintf(msg, size, "relative change of the objective below %g", o->ftol_rel);
     break;
   case NLOPT_XTOL_REACHED:
     *converged = 1;
@@ -461,6 +471,7 @@ static int run_start(optim_run *R, double *xs, char *msg, size_t size, int *conv
     && nlopt_set_upper_bounds(R->opt, R->ub) > 0
     && nlopt_set_min_objective(R->opt, nlopt_objective, R) > 0
     && nlopt_set_ftol_rel(R->opt, o->ftol_rel) > 0
+    && nlopt_set_ftol_abs(R->opt, o->ftol_abs) > 0
     /* NLopt counts the unevaluated cut-backs too (beyond_step); max_eval is
      * enforced on real evaluations in nlopt_objective */
     && nlopt_set_maxeval(R->opt, 4 * o->max_eval + 20) > 0

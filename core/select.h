@@ -27,7 +27,7 @@ typedef int (*sgp_select_eval)(sgp_ctx *ctx, const double *theta, double *value,
  * values (sgp_optim_opts), progress lines labelled task. */
 typedef struct {
   int max_eval, restarts;
-  double ftol_rel;
+  double ftol_rel, ftol_abs;      /* ftol_abs: a stop on an absolute change too (0: none) */
   int path_values;
   double (*value_se)(void *data); /* with path_values: the last value's standard error
                                    * (data: f's; sgp_optim_opts), or NULL */

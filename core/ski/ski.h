@@ -750,13 +750,6 @@ int sgp_ski_kron_eig_dsqrt(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, unsigned ma
 int sgp_ski_kron_eig_diag_proxy(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, const double *d,
                                 double *g);
 
-/* f_i = q_i' Bbar q_i for the translation-invariant average of B's stencil
- * (offset weights sum_g B[g, g + o] / sum_g (W'1)_g): how much the
- * interpolation smooths eigenvector i (1 for a constant one, less toward the
- * grid's Nyquist frequency). Times the density proxy it estimates q_i'B q_i. */
-int sgp_ski_kron_eig_stencil_response(sgp_ctx *ctx, const sgp_ski_kron_eig *ke,
-                                      const sgp_ski_stats *st, double *f);
-
 /* ------------------------------------------------------------ ski_loglik_eig.c */
 
 /* sgp_ski_loglik_grad for a separable kernel (sgp_ski_kron_eig_applies), in

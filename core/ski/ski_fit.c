@@ -9,6 +9,11 @@
 
 static const double unit_lengthscale = 1.0;
 
+int64_t sgp_ski_probes(const sgp_ski_opts *o, int eigen)
+{
+  return o->probes > 0 ? o->probes : eigen ? SGP_SKI_EIG_PROBES : SGP_SKI_PROBES;
+}
+
 void sgp_ski_opts_default(sgp_ski_opts *o)
 {
   memset(o, 0, sizeof *o);
@@ -29,7 +34,7 @@ void sgp_ski_opts_default(sgp_ski_opts *o)
   o->tol = 0.01;
   o->max_iter = 1000;
   o->variance = SGP_SKI_VARIANCE_NONE;
-  o->probes = 30;
+  o->probes = 0; /* NULL: sgp_ski_probes */
   o->slq_max_iter = 100;
   o->loglik_method = SGP_SKI_LOGLIK_AUTO;
   o->seed = 1;
@@ -169,7 +174,7 @@ static double fit_products(const sgp_ski_opts *o, int64_t m)
   double p = (double)o->max_iter + 2.0;
   if (o->variance == SGP_SKI_VARIANCE_LANCZOS) p += (double)sgp_ski_love_rank_max(o, m) + 2.0;
   if (o->loglik)
-    p += (double)o->probes * (double)(o->slq_max_iter > 0 ? o->slq_max_iter : 100) +
+    p += (double)sgp_ski_probes(o, 0) * (double)(o->slq_max_iter > 0 ? o->slq_max_iter : 100) +
          (double)o->max_iter;
   if (o->precond_rank > 0) p += 30.0 * (double)o->precond_rank;
   return p;
@@ -398,17 +403,16 @@ int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, s
   sgp_ski_stats_data d;
   if (!o) return sgp_fail(ctx, SGP_EINVAL, "opts: missing");
   if ((code = sgp_ski_stats_shape(ctx, g, o->interpolation, &m, NULL))) return code;
+  const int64_t np = sgp_ski_probes(o, 0);
   if (o->loglik && !sgp_ski_loglik_use_exact(o->loglik_method, m)) {
-    if (o->probes < 1)
-      return sgp_fail(ctx, SGP_EINVAL, "probes: must be >= 1 (got %lld)", (long long)o->probes);
-    if (!(uz = sgp_alloc(m * o->probes)))
+    if (!(uz = sgp_alloc(m * np)))
       return sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for the sketches");
   }
   code = sgp_ski_stats_compute(ctx, g, o, X, y, 0, &st, uz, &rhoz);
   if (!code) code = sgp_ski_stats_export(ctx, st, &d);
   if (!code) {
     if (uz) {
-      d.probes = o->probes;
+      d.probes = np;
       d.probe_seed = o->seed;
       d.uz = uz;
       d.rhoz = rhoz;

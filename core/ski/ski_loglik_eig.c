@@ -101,17 +101,16 @@ static int apply_m(sgp_ctx *ctx, eig_work *w, int64_t nl)
   return SGP_OK;
 }
 
-/* One CG step of column col given q = M'p; records the probes' coefficients. */
-static int cg_step(sgp_ctx *ctx, eig_work *w, int64_t col, const double *q)
+/* One CG step of column col given q = M'p; records the probes' coefficients.
+ * Returns 1 on a non-finite p'q (the caller fails), else 0. Columns are
+ * independent: the steps of one iteration run in parallel. */
+static int cg_step(eig_work *w, int64_t col, const double *q)
 {
   const int64_t m = w->m, j = col - NMEAN;
   double *x = w->X + col * m, *r = w->R + col * m, *z = w->Z + col * m, *p = w->P + col * m;
   const double delta = dot(m, p, q);
-  if (!isfinite(delta))
-    return sgp_fail(ctx, SGP_EINVAL, "outputscale: the log-likelihood's CG met a non-finite "
-                    "value (an overflow: y, outputscale and noise must be of moderate "
-                    "magnitude)");
-  if (!(delta > 0)) { w->live[col] = 0; w->broke[col] = 1; return SGP_OK; }
+  if (!isfinite(delta)) return 1;
+  if (!(delta > 0)) { w->live[col] = 0; w->broke[col] = 1; return 0; }
   const double a = w->gamma[col] / delta;
   double g2 = 0.0;
   for (int64_t i = 0; i < m; i++) {
@@ -124,17 +123,18 @@ static int cg_step(sgp_ctx *ctx, eig_work *w, int64_t col, const double *q)
   w->its[col]++;
   const double bt = g2 / w->gamma[col];
   w->gamma[col] = g2;
-  if (g2 <= w->stop[col]) { w->live[col] = 0; w->conv[col] = 1; return SGP_OK; }
-  if (w->its[col] >= w->cap[col]) { w->live[col] = 0; return SGP_OK; }
+  if (g2 <= w->stop[col]) { w->live[col] = 0; w->conv[col] = 1; return 0; }
+  if (w->its[col] >= w->cap[col]) { w->live[col] = 0; return 0; }
   if (j >= 0) w->beta[w->its[col] - 1 + j * w->K] = bt;
   for (int64_t i = 0; i < m; i++) p[i] = z[i] + bt * p[i];
-  return SGP_OK;
+  return 0;
 }
 
 /* Batched PCG from x = 0 on every column (R holds the right-hand sides). */
 static int pcg_run(sgp_ctx *ctx, eig_work *w)
 {
   const int64_t m = w->m;
+  const int nt = sgp_ctx_threads(ctx) > 0 ? sgp_ctx_threads(ctx) : 1;
   int code;
   for (int64_t col = 0; col < w->c; col++) {
     const double *r = w->R + col * m;
@@ -152,8 +152,14 @@ static int pcg_run(sgp_ctx *ctx, eig_work *w)
     if (nl == 0) return SGP_OK;
     if ((code = sgp_poll_interrupt(ctx))) return code;
     if ((code = apply_m(ctx, w, nl))) return code;
-    for (int64_t k = 0; k < nl; k++)
-      if ((code = cg_step(ctx, w, w->idx[k], w->T2 + k * m))) return code;
+    int bad = 0;
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(| : bad)
+    for (int64_t k = 0; k < nl; k++) bad |= cg_step(w, w->idx[k], w->T2 + k * m);
+    if (bad)
+      return sgp_fail(ctx, SGP_EINVAL, "outputscale: the log-likelihood's CG met a non-finite "
+                      "value (an overflow: y, outputscale and noise must be of moderate "
+                      "magnitude)");
   }
 }
 
@@ -346,11 +352,8 @@ static int eig_setup(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
   double *g = w->buf + 2 * w->m;
   sgp_ski_kron_eig_sqrt_values(&w->ke, w->lamh);
   if ((code = sgp_ski_kron_eig_diag_proxy(ctx, &w->ke, st->u1, g))) return code;
-  if ((code = sgp_ski_kron_eig_stencil_response(ctx, &w->ke, st, w->pd))) return code;
-  for (int64_t i = 0; i < w->m; i++) {
-    const double gi = g[i] * w->pd[i];
-    w->pd[i] = w->s2 + w->lamh[i] * w->lamh[i] * (gi > 0 ? gi : 0.0);
-  }
+  for (int64_t i = 0; i < w->m; i++)
+    w->pd[i] = w->s2 + w->lamh[i] * w->lamh[i] * (g[i] > 0 ? g[i] : 0.0);
   return SGP_OK;
 }
 

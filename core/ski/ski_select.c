@@ -29,6 +29,20 @@
  * normal ones. */
 #define LEARN_TOL 1e-6
 #define LEARN_KRYLOV 300
+/* The eigenbasis objective's probe solves (ski_loglik_eig.c) stop at a
+ * relative residual of the preconditioned system of EIG_PROBE_TOL: their
+ * quadratures and traces converge far sooner than the plain SLQ's. Measured at
+ * the start of bench_ski_learn (m = 128K, n = 1e6, 30 probes) against 1e-6:
+ * the log-likelihood moved by 0.002 (its standard error 1.55), the gradient
+ * by 0.1 and 0.008 (standard errors 10 and 0.5), at 13 Krylov steps instead of
+ * 35. The mean columns keep LEARN_TOL (the data fit and quadratic terms have
+ * no probe noise to hide an error). */
+#define EIG_PROBE_TOL 1e-3
+/* Its optimizer stops on an absolute change of the value below EIG_FTOL_ABS,
+ * far below its standard error and above the wobble of the probe solves
+ * (~0.002): the objective has no scale a relative change could refer to, and
+ * with none NLopt ran on for 10 evaluations at the optimum (to 1e-3). */
+#define EIG_FTOL_ABS 0.05
 /* The exact objective (ski_loglik_exact.c) is smooth to its rounding, a
  * relative 1e-13 or so, so the optimizer may stop on a far smaller relative
  * change than the default 1e-6, which left the weakly determined outputscale
@@ -369,15 +383,21 @@ static int on_box_edge(const sgp_hyper *h, const double *theta, const double *bo
   return 0;
 }
 
-/* The learning: for the exact objective one optimizer run (with the user's
- * restarts); for SLQ the runs in a moving box (above). */
+/* The learning: for the exact and the eigenbasis objectives one optimizer run
+ * (with the user's restarts); for the sketch SLQ the runs in a moving box
+ * (above). */
 static int learn(sgp_ctx *ctx, const sgp_ski_opts *o, unsigned opt_bits, const double *theta_lo,
                  select_t *s, double *theta, int *evaluated)
 {
   sgp_hyper *h = s->h;
-  sgp_select_run run = {o->optim_max_iter, o->restarts, EXACT_FTOL, 0, NULL, "ski_gsgp: learning"};
+  sgp_select_run run = {o->optim_max_iter, o->restarts, EXACT_FTOL, 0.0, 0, NULL,
+                        "ski_gsgp: learning"};
   int64_t best_eval = -1;
-  if (s->exact) {
+  if (s->eig) {
+    run.ftol_rel = 0.0;
+    run.ftol_abs = EIG_FTOL_ABS;
+  }
+  if (s->exact || s->eig) {
     const int code = sgp_select_learn(ctx, h, theta, theta_lo, NULL, opt_bits, &run, objective,
                                       s, &best_eval);
     *evaluated = best_eval >= 0;
@@ -442,7 +462,7 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
                     SGP_SKI_KRON_EIG_DIM_MAX);
     goto done;
   }
-  s.probes = o->probes;
+  s.probes = sgp_ski_probes(o, 1);
   s.seed = o->seed;
   if (!s.exact && !s.eig && sd->probes < 1) {
     code = sgp_fail(ctx, SGP_EINVAL, "stats: has no probe sketches for the log-likelihood");
@@ -468,6 +488,7 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
   if (opt_bits) { /* see LEARN_TOL */
     s.lo.tol = s.lo.mean_tol = fmin(o->tol, LEARN_TOL);
     s.lo.slq_max_iter = s.lo.slq_max_iter > LEARN_KRYLOV ? s.lo.slq_max_iter : LEARN_KRYLOV;
+    if (s.eig) s.lo.tol = fmax(s.lo.tol, EIG_PROBE_TOL);
   }
   double theta[SGP_SKI_NTHETA_MAX];
   for (int64_t j = 0; j < h->n_lengthscale; j++) theta[j] = log(h->lengthscale[j]);

@@ -54,7 +54,7 @@ int sgp_ski_stats_compute_pass(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_sk
   sgp_ski_stats *st = NULL;
   if (!out || !o) return sgp_fail(ctx, SGP_EINVAL, "stats: output or options missing");
   *out = NULL;
-  const int64_t probes = uz ? o->probes : 0;
+  const int64_t probes = uz ? sgp_ski_probes(o, 0) : 0;
   if (probes < 0 || (uz && !rhoz))
     return sgp_fail(ctx, SGP_EINVAL, "probes: must be >= 0 with room for the sketches");
   if (pass != SGP_SKI_PASS_AUTO && pass != SGP_SKI_PASS_TAP && pass != SGP_SKI_PASS_MOMENTS)

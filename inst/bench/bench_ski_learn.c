@@ -47,7 +47,7 @@
 #include <time.h>
 
 #define CHUNK 1000000
-#define PROBES 30
+#define PROBES 30 /* the sketches'; the eigenbasis path's: BENCH_PROBES, default sgp_ski_probes */
 
 static double now(void)
 {
@@ -77,7 +77,7 @@ static void run(int64_t n)
         "grid");
   sgp_ski_opts o;
   sgp_ski_opts_default(&o);
-  o.probes = PROBES;
+  o.probes = PROBES; /* the sketches' */
   o.seed = 1;
   int64_t m = 0;
   check(&ctx, sgp_ski_stats_shape(&ctx, &g, SGP_SKI_CUBIC, &m, NULL), "shape");
@@ -125,11 +125,17 @@ static void run(int64_t n)
   sgp_ski_loglik_opts lo;
   sgp_ski_loglik_opts_default(&lo);
   lo.tol = lo.mean_tol = 1e-6; /* ski_select.c: LEARN_TOL, LEARN_KRYLOV */
+  /* the eigenbasis path's probes: ski_select.c's EIG_PROBE_TOL and sgp_ski_probes */
+  sgp_ski_opts eo = o;
+  eo.probes = getenv("BENCH_PROBES") ? atoi(getenv("BENCH_PROBES")) : 0;
+  const int64_t eprobes = sgp_ski_probes(&eo, 1);
+  const double ptol = getenv("BENCH_PLAIN") ? 1e-6 : 1e-3;
   lo.slq_max_iter = 300;
   const double ell = 0.4;
   sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, v / 2};
   sgp_ski_loglik_grad_result r;
   double ts[3];
+  lo.tol = ptol;
   const int reps = getenv("BENCH_REPS") ? atoi(getenv("BENCH_REPS")) : 3;
   for (int rep = 0; rep < reps; rep++) {
     const double t1 = now();
@@ -137,7 +143,7 @@ static void run(int64_t n)
       check(&ctx, sgp_ski_loglik_grad(&ctx, total, &k, v / 4, NULL, uz, rhoz, PROBES, &lo, NULL,
                                       &r), "loglik_grad");
     else
-      check(&ctx, sgp_ski_loglik_grad_eig(&ctx, total, &k, v / 4, NULL, PROBES, 1, &lo, NULL,
+      check(&ctx, sgp_ski_loglik_grad_eig(&ctx, total, &k, v / 4, NULL, eprobes, 1, &lo, NULL,
                                           &r), "loglik_grad_eig");
     fprintf(stderr, "bench_ski_learn: loglik %.6f (logdet %.4f se %.3g, datafit %.4f) mean its "
             "%lld grad %.4g %.4g %.4g (se %.3g %.3g %.3g)\n", r.value.loglik, r.value.logdet,
@@ -167,10 +173,15 @@ static void run(int64_t n)
   res.weights = w;
   res.history = hist;
   const double t2 = now();
-  check(&ctx, sgp_ski_fit_learn(&ctx, &sd, &o, sgp_cmat_of(NULL, 0, 0), sgp_cmat_of(NULL, 0, 0),
+  check(&ctx, sgp_ski_fit_learn(&ctx, &sd, &eo, sgp_cmat_of(NULL, 0, 0), sgp_cmat_of(NULL, 0, 0),
                                 &ro, &sel, &res), "fit_learn");
   const double t_learn = now() - t2;
   const sgp_hyper *h = &sel.hyper;
+  for (int64_t e = 0; e < h->n_eval; e++) /* the trace: (ell, s, mean, noise) */
+    fprintf(stderr, "eval %2lld %7.1f s: loglik %.3f ell %.4f s %.4f mean %.4f noise %.5f\n",
+            (long long)e, h->tr_seconds[e], h->tr_loglik[e], h->tr_theta[e],
+            h->tr_theta[e + h->n_eval], h->tr_theta[e + 2 * h->n_eval],
+            h->tr_theta[e + 3 * h->n_eval]);
   printf("BENCH ski_learn n=%.0e m=%lld pass=%.1fs step=%.3fs (krylov %lld) learn=%.1fs "
          "evals=%lld converged=%d ell=%.4g s=%.4g noise=%.4g loglik=%.8g\n",
          (double)n, (long long)m, t_pass, ts[1], (long long)r.value.slq_iterations, t_learn,

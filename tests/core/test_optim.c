@@ -13,6 +13,7 @@
 #include "optim.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static double quad_xtol(double ftol_rel, double fstar, double lam)
 {
@@ -622,13 +623,48 @@ static void bad_arguments_are_einval(void **state)
   sgp_optim_result_free(&zero); /* safe on a zeroed result */
 }
 
+/* ftol_abs stops a start on an absolute change of the objective: along
+ * Rosenbrock's curved valley (from (-1.2, 1), f = -24.2) the run with
+ * ftol_abs = 0.01 and no relative test stops before the run with a relative
+ * 1e-12, says why, counts as converged and is not below its start. */
+static void absolute_change_stops_a_start(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const double x0[2] = {-1.2, 1.0};
+  sgp_optim_opts o;
+  sgp_optim_result ra, rr;
+  sgp_optim_opts_default(&o);
+  o.ftol_rel = 1e-12;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &rr),
+                   SGP_OK);
+  o.ftol_rel = 0.0;
+  o.ftol_abs = 0.01;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &ra),
+                   SGP_OK);
+  if (getenv("TEST_VERBOSE"))
+    print_message("ftol_abs: %lld evaluations (%s); ftol_rel 1e-12: %lld\n",
+                  (long long)ra.n_eval, ra.message, (long long)rr.n_eval);
+  assert_true(ra.converged);
+  assert_string_equal(ra.message, "change of the objective below 0.01");
+  assert_true(ra.n_eval < rr.n_eval);
+  assert_true(ra.value >= ra.trace_value[0]);
+  sgp_optim_result_free(&ra);
+  sgp_optim_result_free(&rr);
+  o.ftol_abs = -1.0;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &ra),
+                   SGP_EINVAL);
+  assert_non_null(strstr(ctx.errmsg, "ftol_abs"));
+}
+
 static void defaults_are_documented(void **state)
 {
   (void)state;
   sgp_optim_opts o;
   sgp_optim_opts_default(&o);
   assert_int_equal(o.max_eval, 100);
-  assert_true(o.ftol_rel == 1e-6);
+  assert_true(o.ftol_rel == 1e-6 && o.ftol_abs == 0.0);
   assert_int_equal(o.restarts, 0);
   assert_true(o.restart_sd == 1.0);
   assert_int_equal(o.seed, 1);
@@ -698,6 +734,7 @@ static void path_values_follow_the_gradient_past_a_biased_value(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(absolute_change_stops_a_start),
     cmocka_unit_test(defaults_are_documented),
     cmocka_unit_test(rosenbrock_unbounded_reaches_one_one),
     cmocka_unit_test(quadratic_with_active_bounds_ends_on_them),

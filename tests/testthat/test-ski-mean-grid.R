@@ -86,8 +86,13 @@ test_that("the mean from statistics alone, merged chunks, and the learned mean",
                        ski_stats(x[301:600], y[301:600], fit, first_row = 300))
   fs <- ski_gsgp(stats = s, lengthscale = 0.5, outputscale = 1, noise = 0.01, tol = 1e-8,
                  verbose = FALSE)
-  # merged statistics equal one pass up to rounding; the mean then to the solve
-  expect_equal(fs$hyper$mean, fit$hyper$mean, tolerance = 1e-10)
+  # merged statistics equal one pass up to rounding; the mean then to the GLS
+  # solves (tol 1e-8 each): a residual of tol |y - mu| moves 1'A^-1 y / 1'A^-1 1
+  # by about tol sd(y) times A's conditioning (noise 0.01 under a unit
+  # outputscale: ~100), i.e. 1e-6 here (seen: 8e-8 since the stencil product
+  # rounds with fused multiply-adds, 1e-13 before, when both runs took the same
+  # CG path)
+  expect_lt(abs(fs$hyper$mean - fit$hyper$mean), 100 * 1e-8)
   # learning with the mean as a coordinate ends near the GLS mean at the learned values
   fl <- ski_gsgp(x, y, grid_size = 60, probes = 16, seed = 1, verbose = FALSE)
   expect_setequal(fl$learned, c("lengthscale", "outputscale", "mean", "noise"))
