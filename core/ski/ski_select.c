@@ -30,7 +30,8 @@
 #define LEARN_TOL 1e-6
 #define LEARN_KRYLOV 300
 /* The eigenbasis objective's probe solves (ski_loglik_eig.c) stop at a
- * relative residual of the preconditioned system of EIG_PROBE_TOL: their
+ * relative residual of the preconditioned system of EIG_PROBE_TOL (the user's
+ * tol when tighter), when learning and for the gradient alone: their
  * quadratures and traces converge far sooner than the plain SLQ's. Measured at
  * the start of bench_ski_learn (m = 128K, n = 1e6, 30 probes) against 1e-6:
  * the log-likelihood moved by 0.002 (its standard error 1.55), the gradient
@@ -488,8 +489,8 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
   if (opt_bits) { /* see LEARN_TOL */
     s.lo.tol = s.lo.mean_tol = fmin(o->tol, LEARN_TOL);
     s.lo.slq_max_iter = s.lo.slq_max_iter > LEARN_KRYLOV ? s.lo.slq_max_iter : LEARN_KRYLOV;
-    if (s.eig) s.lo.tol = fmax(s.lo.tol, EIG_PROBE_TOL);
   }
+  if (s.eig) s.lo.tol = fmin(o->tol, EIG_PROBE_TOL); /* learning or not (a gradient) */
   double theta[SGP_SKI_NTHETA_MAX];
   for (int64_t j = 0; j < h->n_lengthscale; j++) theta[j] = log(h->lengthscale[j]);
   theta[h->n_lengthscale] = log(h->outputscale);
