@@ -11,7 +11,15 @@
 #include <string.h>
 #include <time.h>
 
-enum { STOP_NONE = 0, STOP_MAXEVAL, STOP_INTERRUPT, STOP_FIRST_FAILED, STOP_NOMEM };
+enum { STOP_NONE = 0, STOP_MAXEVAL, STOP_INTERRUPT, STOP_FIRST_FAILED, STOP_NOMEM,
+       STOP_FTOL_ABS };
+/* ftol_abs: a start stops when its best value, having gained ftol_abs once
+ * (not while the first line search backs off an overlong step), has gained
+ * less than ftol_abs over this many evaluations (Luksan's L-BFGS tests only
+ * successive iterates,
+ * and line searches that keep probing near the optimum went on for 10
+ * evaluations on a stochastic objective) */
+#define FTOL_ABS_EVALS 3
 
 /* One call of sgp_optim_maximize. Values inside are in the maximization sense;
  * only nlopt_objective() negates for NLopt. */
@@ -30,6 +38,9 @@ typedef struct {
   double *sx, *sg;             /* best point of the current start and its gradient */
   double sval;                 /* its value (a path value with o->path_values) */
   double sfirst;               /* value at the start's first point */
+  double s_ref;                /* the start's best value when it last gained ftol_abs */
+  int64_t s_ref_eval;          /* and the evaluation (s_evals) it was reached at */
+  int s_gained;                /* the start has gained ftol_abs once at least */
   int s_have, start, stop;
   int64_t s_evals, s_failed;   /* evaluations and failures of the current start */
   int s_consec_failed;         /* failures since its last success */
@@ -278,11 +289,17 @@ static int evaluate(optim_run *R, const double *x)
     R->fx = R->o->path_values && R->s_have ? path_value(R, value) : value;
     if (!R->s_have) R->sfirst = value;
     int improved = 0;
+    const int first = !R->s_have;
     if (!R->s_have || R->fx > R->sval) {
       improved = R->s_have = 1;
       R->sval = R->fx;
       memcpy(R->sx, R->xe, (size_t)n * sizeof *R->sx);
       memcpy(R->sg, R->g, (size_t)n * sizeof *R->sg);
+    }
+    if (first || R->sval > R->s_ref + R->o->ftol_abs) {
+      R->s_gained = !first;
+      R->s_ref = R->sval;
+      R->s_ref_eval = R->s_evals;
     }
     /* by path values: the start's best point, its own value against other starts' */
     const int best = R->o->path_values
@@ -387,6 +404,8 @@ static double nlopt_objective(unsigned n, const double *x, double *grad, void *d
     return penalty(R, x, grad); /* cut back, not evaluated: each trace row is one call of f */
   const int st = evaluate(R, x);
   if (st == SGP_OK) {
+    if (R->o->ftol_abs > 0 && R->s_gained && R->s_evals - R->s_ref_eval >= FTOL_ABS_EVALS)
+      stop_start(R, STOP_FTOL_ABS);
     if (grad) for (int i = 0; i < R->n; i++) grad[i] = -R->g[i];
     return -R->fx;
   }
@@ -414,6 +433,11 @@ static int describe_stop(optim_run *R, nlopt_result res, char *msg, size_t size,
   case STOP_INTERRUPT: snprintf(msg, size, "interrupted"); return SGP_OK;
   case STOP_MAXEVAL: snprintf(msg, size, "max_eval (%d) evaluations reached", o->max_eval); return SGP_OK;
   case STOP_FIRST_FAILED: snprintf(msg, size, "the starting point failed: %s", R->failure); return SGP_OK;
+  case STOP_FTOL_ABS:
+    *converged = 1;
+    snprintf(msg, size, "the best value gained less than %g in %d evaluations", o->ftol_abs,
+             FTOL_ABS_EVALS);
+    return SGP_OK;
   default: break;
   }
   switch (res) {
@@ -482,6 +506,7 @@ static int run_start(optim_run *R, double *xs, char *msg, size_t size, int *conv
     return sgp_fail(R->ctx, SGP_EINVAL, "optim: NLopt rejected the settings (n = %d)", R->n);
   }
   R->s_have = 0;
+  R->s_gained = 0;
   R->stop = STOP_NONE;
   R->s_evals = R->s_failed = 0;
   R->s_consec_failed = 0;

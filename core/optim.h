@@ -32,7 +32,9 @@ typedef int (*sgp_objective)(sgp_ctx *ctx, const double *x, double *value, doubl
 typedef struct {
   int max_eval;        /* objective evaluations at most, per start; default 100 */
   double ftol_rel;     /* stop on relative change of the objective; default 1e-6 */
-  double ftol_abs;     /* and on an absolute change below this; default 0 (off) */
+  double ftol_abs;     /* and on an absolute change below this (NLopt's test between
+                        * iterates, and the best value gaining less in 3 evaluations);
+                        * default 0 (off) */
   int restarts;        /* extra starts from seeded random points; default 0 */
   double restart_sd;   /* the random starts: x0 + restart_sd * N(0,1) per coordinate, clamped to the bounds; default 1 */
   uint64_t seed;       /* seed of the random starts; default 1 */

@@ -21,7 +21,7 @@ typedef int (*sgp_select_eval)(sgp_ctx *ctx, const double *theta, double *value,
                                double *grad, void *data);
 
 /* How one learning runs: max_eval evaluations per start, restarts seeded by
- * ctx->seed, a stop on a relative change of f below ftol_rel (<= 0: the
+ * ctx->seed, a stop on a relative change of f below ftol_rel (< 0: none; 0: the
  * optimizer's default, 1e-6), path values for an estimated objective whose
  * gradient is no derivative of its value, kept within 3 standard errors of its
  * values (sgp_optim_opts), progress lines labelled task. */
