@@ -15,10 +15,9 @@ enum { STOP_NONE = 0, STOP_MAXEVAL, STOP_INTERRUPT, STOP_FIRST_FAILED, STOP_NOME
        STOP_FTOL_ABS };
 /* ftol_abs: a start stops when its best value, having gained ftol_abs once
  * (not while the first line search backs off an overlong step), has gained
- * less than ftol_abs over this many evaluations (Luksan's L-BFGS tests only
- * successive iterates,
- * and line searches that keep probing near the optimum went on for 10
- * evaluations on a stochastic objective) */
+ * less than ftol_abs over this many evaluations. Luksan's L-BFGS tests only
+ * successive iterates, and its line searches near the optimum of a stochastic
+ * objective went on for 10 evaluations without a gain. */
 #define FTOL_ABS_EVALS 3
 
 /* One call of sgp_optim_maximize. Values inside are in the maximization sense;
