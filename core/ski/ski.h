@@ -276,6 +276,18 @@ int64_t sgp_ski_stats_offset_index(const sgp_ski_stats *st, const int *o);
  * deterministic). st is not copied and must outlive the operator; diag gives
  * the diagonal of B. */
 int sgp_ski_stats_op(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_op *op);
+/* 1 when the fibre `row` (fixed i_2..i_d, first dimension fastest) shifted by
+ * the offset o (its components 2..d) stays inside the grid: the stencil's
+ * entries D[s][row's cells] then pair with cells of that shifted fibre. */
+static inline int sgp_ski_fibre_inside(const sgp_ski_stats *st, int64_t row, const int *o)
+{
+  for (int j = 1; j < st->grid.d; j++) {
+    const int64_t t = row % st->grid.m[j] + o[j];
+    row /= st->grid.m[j];
+    if (t < 0 || t >= st->grid.m[j]) return 0;
+  }
+  return 1;
+}
 
 /* ------------------------------------------------------------ ski_bop.c */
 

@@ -59,14 +59,7 @@ SGP_TARGET_CLONES static void stencil_fibres(const sgp_ski_stats *st, const doub
   for (int64_t s0 = 0; s0 < S; s0 += P) {
     const int *o = st->off + s0 * d;
     for (int64_t row = r0; row < r1; row++) {
-      int64_t rest = row;
-      int inside = 1;
-      for (int j = 1; j < d && inside; j++) {
-        const int64_t t = rest % st->grid.m[j] + o[j];
-        rest /= st->grid.m[j];
-        inside = t >= 0 && t < st->grid.m[j];
-      }
-      if (!inside) continue;
+      if (!sgp_ski_fibre_inside(st, row, o)) continue;
       const int64_t g0 = row * m1;
       for (int64_t c = 0; c < nc; c++) {
         double *yr = y + c * ldy + g0;

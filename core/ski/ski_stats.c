@@ -402,14 +402,7 @@ static void mirror_half(sgp_ski_stats *st, int nthreads)
     double *dst = st->D + (2 * c0 - s) * m + st->delta[s];
     const int64_t lo = o[0] < 0 ? -o[0] : 0, hi = o[0] > 0 ? m1 - o[0] : m1;
     for (int64_t row = 0; row < fibres; row++) {
-      int64_t rest = row;
-      int inside = 1;
-      for (int j = 1; j < d && inside; j++) {
-        const int64_t t = rest % st->grid.m[j] + o[j];
-        rest /= st->grid.m[j];
-        inside = t >= 0 && t < st->grid.m[j];
-      }
-      if (!inside) continue;
+      if (!sgp_ski_fibre_inside(st, row, o)) continue;
       const int64_t g0 = row * m1;
       for (int64_t i = lo; i < hi; i++) dst[g0 + i] = src[g0 + i];
     }
