@@ -37,9 +37,10 @@ typedef struct {
   double *sx, *sg;             /* best point of the current start and its gradient */
   double sval;                 /* its value (a path value with o->path_values) */
   double sfirst;               /* value at the start's first point */
-  double s_ref;                /* the start's best value when it last gained ftol_abs */
+  double s_ftol;               /* the start's gain threshold: ftol_abs, or ftol_se ses */
+  double s_ref;                /* the start's best value when it last gained s_ftol */
   int64_t s_ref_eval;          /* and the evaluation (s_evals) it was reached at */
-  int s_gained;                /* the start has gained ftol_abs once at least */
+  int s_gained;                /* the start has gained s_ftol once at least */
   int s_have, start, stop;
   int64_t s_evals, s_failed;   /* evaluations and failures of the current start */
   int s_consec_failed;         /* failures since its last success */
@@ -57,6 +58,7 @@ void sgp_optim_opts_default(sgp_optim_opts *o)
   o->max_eval = 100;
   o->ftol_rel = 1e-6;
   o->ftol_abs = 0.0;
+  o->ftol_se = 0.0;
   o->restarts = 0;
   o->restart_sd = 1.0;
   o->seed = 1;
@@ -111,6 +113,9 @@ static int check_opts(sgp_ctx *ctx, const sgp_optim_opts *o)
   if (!(o->ftol_abs >= 0.0) || !isfinite(o->ftol_abs))
     return sgp_fail(ctx, SGP_EINVAL, "ftol_abs: must be a non-negative number (got %g)",
                     o->ftol_abs);
+  if (!(o->ftol_se >= 0.0) || !isfinite(o->ftol_se))
+    return sgp_fail(ctx, SGP_EINVAL, "ftol_se: must be a non-negative number (got %g)",
+                    o->ftol_se);
   if (o->restarts < 0)
     return sgp_fail(ctx, SGP_EINVAL, "restarts: must be a whole number >= 0 (got %d)", o->restarts);
   if (!(o->restart_sd >= 0.0 && isfinite(o->restart_sd)))
@@ -295,7 +300,11 @@ static int evaluate(optim_run *R, const double *x)
       memcpy(R->sx, R->xe, (size_t)n * sizeof *R->sx);
       memcpy(R->sg, R->g, (size_t)n * sizeof *R->sg);
     }
-    if (first || R->sval > R->s_ref + R->o->ftol_abs) {
+    if (first) {
+      const double se = R->o->ftol_se > 0 && R->o->value_se ? R->o->value_se(R->data) : 0.0;
+      R->s_ftol = fmax(R->o->ftol_abs, R->o->ftol_se * (isfinite(se) ? se : 0.0));
+    }
+    if (first || R->sval > R->s_ref + R->s_ftol) {
       R->s_gained = !first;
       R->s_ref = R->sval;
       R->s_ref_eval = R->s_evals;
@@ -403,7 +412,7 @@ static double nlopt_objective(unsigned n, const double *x, double *grad, void *d
     return penalty(R, x, grad); /* cut back, not evaluated: each trace row is one call of f */
   const int st = evaluate(R, x);
   if (st == SGP_OK) {
-    if (R->o->ftol_abs > 0 && R->s_gained && R->s_evals - R->s_ref_eval >= FTOL_ABS_EVALS)
+    if (R->s_ftol > 0 && R->s_gained && R->s_evals - R->s_ref_eval >= FTOL_ABS_EVALS)
       stop_start(R, STOP_FTOL_ABS);
     if (grad) for (int i = 0; i < R->n; i++) grad[i] = -R->g[i];
     return -R->fx;
@@ -434,7 +443,7 @@ static int describe_stop(optim_run *R, nlopt_result res, char *msg, size_t size,
   case STOP_FIRST_FAILED: snprintf(msg, size, "the starting point failed: %s", R->failure); return SGP_OK;
   case STOP_FTOL_ABS:
     *converged = 1;
-    snprintf(msg, size, "the best value gained less than %g in %d evaluations", o->ftol_abs,
+    snprintf(msg, size, "the best value gained less than %.3g in %d evaluations", R->s_ftol,
              FTOL_ABS_EVALS);
     return SGP_OK;
   default: break;

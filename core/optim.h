@@ -57,7 +57,10 @@ typedef struct {
                         * them of f's own value, so that the gradient leads where the
                         * values cannot tell the points apart and the values lead where
                         * they can (a gradient far off its mean at a bad point is
-                        * overruled). NULL (default): not kept */
+                        * overruled). NULL (default): not kept. Also read by ftol_se */
+  double ftol_se;      /* with value_se: the stop on the best value's gain (ftol_abs) uses
+                        * at least ftol_se times the standard error of each start's first
+                        * value, a gain the estimate can resolve; default 0 */
 } sgp_optim_opts;
 
 typedef struct {

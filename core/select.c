@@ -174,6 +174,7 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
   oo.restarts = run->restarts;
   if (run->ftol_rel != 0) oo.ftol_rel = run->ftol_rel > 0 ? run->ftol_rel : 0.0;
   oo.ftol_abs = run->ftol_abs;
+  oo.ftol_se = run->ftol_se;
   oo.path_values = run->path_values;
   oo.value_se = run->value_se ? learn_value_se : NULL;
   oo.seed = ctx->seed;

@@ -28,9 +28,10 @@ typedef int (*sgp_select_eval)(sgp_ctx *ctx, const double *theta, double *value,
 typedef struct {
   int max_eval, restarts;
   double ftol_rel, ftol_abs;      /* ftol_abs: a stop on an absolute change too (0: none) */
+  double ftol_se;                 /* and on a gain below ftol_se standard errors (value_se) */
   int path_values;
-  double (*value_se)(void *data); /* with path_values: the last value's standard error
-                                   * (data: f's; sgp_optim_opts), or NULL */
+  double (*value_se)(void *data); /* with path_values or ftol_se: the last value's standard
+                                   * error (data: f's; sgp_optim_opts), or NULL */
   const char *task;
 } sgp_select_run;
 

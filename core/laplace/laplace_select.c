@@ -232,7 +232,7 @@ static int pilot_start(sgp_ctx *ctx, select_t *s, unsigned bits, int max_eval, d
   double pt[SGP_OPT_MAX_THETA];
   memcpy(pt, theta, (size_t)ph.n_theta * sizeof(double));
   int64_t best_eval = -1;
-  const sgp_select_run run = {max_eval, 0, 0.0, 0.0, 0, NULL,
+  const sgp_select_run run = {max_eval, 0, 0.0, 0.0, 0.0, 0, NULL,
                               "gp_laplace: learning the start on a subset"};
   if (!st) st = sgp_select_learn(ctx, &ph, pt, NULL, NULL, bits, &run, objective, &ps, &best_eval);
   if (!st && !ph.note[0]) {
@@ -273,7 +273,7 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
            : sgp_ev_ws_init(ctx, &s.ws, lik->n, lik->C, 1);
   int64_t best_eval = -1;
   /* the stochastic gradient is no derivative of its value: path values */
-  const sgp_select_run run = {o->optim_max_iter, o->restarts, 0.0, 0.0, stochastic, last_se,
+  const sgp_select_run run = {o->optim_max_iter, o->restarts, 0.0, 0.0, 0.0, stochastic, last_se,
                               "gp_laplace: learning"};
   int interrupted = 0;
   if (!st && bits && stochastic && lik->n >= 2 * SGP_EVS_PILOT_N)

@@ -206,8 +206,7 @@ typedef struct {
   int64_t probes;
   uint64_t seed;
   double best_dmean, best_dmean2; /* dL/dmu, d2L/dmu2 at the best evaluation (eig) */
-  int cached;                 /* the next evaluation at cache_theta is cache_value, _grad */
-  double cache_theta[SGP_SKI_NTHETA_MAX], cache_value, cache_grad[SGP_SKI_NTHETA_MAX];
+  double last_value_se;       /* the last evaluation's loglik standard error */
   int64_t last_run_evals;     /* evaluations of the last optimizer run (learn) */
   int have_best;
   sgp_ski_loglik_result best; /* the value's parts at the best evaluation */
@@ -263,14 +262,6 @@ static int objective(sgp_ctx *ctx, const double *theta, double *value, double *g
   sgp_ski_loglik_grad_result r;
   sgp_ski_stats c; /* the targets centred on the mean evaluated */
   int code;
-  const size_t nb = (size_t)s->h->n_theta * sizeof(double);
-  if (s->cached && !memcmp(theta, s->cache_theta, nb)) { /* the start, evaluated by learn */
-    s->cached = 0;
-    *value = s->cache_value;
-    memcpy(grad, s->cache_grad, nb);
-    return SGP_OK;
-  }
-  s->cached = 0;
   set_theta(s, theta);
   sgp_ski_stats_centred(s->st, s->h->mean[0], s->uy, &c);
   if (s->exact)
@@ -285,6 +276,7 @@ static int objective(sgp_ctx *ctx, const double *theta, double *value, double *g
   if (!isfinite(r.value.loglik))
     return sgp_fail(ctx, SGP_EINVAL, "loglik: not finite at these hyperparameters");
   *value = r.value.loglik;
+  s->last_value_se = 0.5 * r.value.logdet_se;
   /* r's coordinates (log ell, log s, log noise) around the mean's: its
    * derivative 1'z is exact up to the mean solve, whose error bounds it:
    * |1'dz| <= sqrt(n) ||A^-1|| tol ||y - mu 1|| <= sqrt(n) tol ||y - mu 1|| / noise */
@@ -398,6 +390,11 @@ static int on_box_edge(const sgp_hyper *h, const double *theta, const double *bo
   return 0;
 }
 
+static double last_value_se(void *data)
+{
+  return ((const select_t *)data)->last_value_se;
+}
+
 /* The learning: for the exact and the eigenbasis objectives one optimizer run
  * (with the user's restarts); for the sketch SLQ the runs in a moving box
  * (above). */
@@ -405,18 +402,14 @@ static int learn(sgp_ctx *ctx, const sgp_ski_opts *o, unsigned opt_bits, const d
                  select_t *s, double *theta, int *evaluated)
 {
   sgp_hyper *h = s->h;
-  sgp_select_run run = {o->optim_max_iter, o->restarts, EXACT_FTOL, 0.0, 0, NULL,
+  sgp_select_run run = {o->optim_max_iter, o->restarts, EXACT_FTOL, 0.0, 0.0, 0, NULL,
                         "ski_gsgp: learning"};
   int64_t best_eval = -1;
-  if (s->eig) { /* the start's standard error sets the stop (EIG_FTOL_SE) */
-    const size_t nb = (size_t)h->n_theta * sizeof(double);
-    int code = objective(ctx, theta, &s->cache_value, s->cache_grad, s);
-    if (code == SGP_EINTERRUPT || code == SGP_ENOMEM) return code;
-    s->cached = code == SGP_OK;
-    memcpy(s->cache_theta, theta, nb);
+  if (s->eig) { /* a stop on the start's standard error (EIG_FTOL_SE) */
     run.ftol_rel = -1.0;
-    run.ftol_abs = fmax(EIG_FTOL_SE * 0.5 * (s->cached ? s->best.logdet_se : 0.0),
-                        EIG_FTOL_MIN);
+    run.ftol_abs = EIG_FTOL_MIN;
+    run.ftol_se = EIG_FTOL_SE;
+    run.value_se = last_value_se;
   }
   if (s->exact || s->eig) {
     const int code = sgp_select_learn(ctx, h, theta, theta_lo, NULL, opt_bits, &run, objective,

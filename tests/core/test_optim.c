@@ -658,13 +658,57 @@ static void absolute_change_stops_a_start(void **state)
   assert_non_null(strstr(ctx.errmsg, "ftol_abs"));
 }
 
+/* ftol_se: the gain threshold is ftol_se times the standard error value_se
+ * reports at each start's first point (here a constant 0.02, so 0.5 x 0.02 =
+ * 0.01) when that exceeds ftol_abs (here 0): optim's own test, not NLopt's,
+ * stops the start, earlier than the relative 1e-12. */
+static double const_se(void *data)
+{
+  (void)data;
+  return 0.02;
+}
+
+static void standard_error_scales_the_gain_stop(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const double x0[2] = {-1.2, 1.0};
+  sgp_optim_opts o;
+  sgp_optim_result ra, rr;
+  sgp_optim_opts_default(&o);
+  o.ftol_rel = 1e-12;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &rr),
+                   SGP_OK);
+  o.ftol_rel = 0.0;
+  o.ftol_se = 0.5;
+  o.value_se = const_se;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &ra),
+                   SGP_OK);
+  assert_true(ra.converged);
+  assert_string_equal(ra.message, "the best value gained less than 0.01 in 3 evaluations");
+  assert_true(ra.n_eval < rr.n_eval);
+  /* the stop: 3 evaluations after the best last rose by 0.01 */
+  int64_t last_gain = 0;
+  double ref = ra.trace_value[0];
+  for (int64_t k = 1; k < ra.n_eval; k++)
+    if (ra.trace_value[k] > ref + 0.01) { ref = ra.trace_value[k]; last_gain = k; }
+  assert_int_equal(ra.n_eval - 1 - last_gain, 3);
+  sgp_optim_result_free(&ra);
+  sgp_optim_result_free(&rr);
+  o.ftol_se = -1.0;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &ra),
+                   SGP_EINVAL);
+  assert_non_null(strstr(ctx.errmsg, "ftol_se"));
+}
+
 static void defaults_are_documented(void **state)
 {
   (void)state;
   sgp_optim_opts o;
   sgp_optim_opts_default(&o);
   assert_int_equal(o.max_eval, 100);
-  assert_true(o.ftol_rel == 1e-6 && o.ftol_abs == 0.0);
+  assert_true(o.ftol_rel == 1e-6 && o.ftol_abs == 0.0 && o.ftol_se == 0.0);
   assert_int_equal(o.restarts, 0);
   assert_true(o.restart_sd == 1.0);
   assert_int_equal(o.seed, 1);
@@ -735,6 +779,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(absolute_change_stops_a_start),
+    cmocka_unit_test(standard_error_scales_the_gain_stop),
     cmocka_unit_test(defaults_are_documented),
     cmocka_unit_test(rosenbrock_unbounded_reaches_one_one),
     cmocka_unit_test(quadratic_with_active_bounds_ends_on_them),
