@@ -334,8 +334,11 @@ static int compute_stats(sgp_ctx *ctx, const sgp_ski_opts *o, sgp_cmat X, sgp_cm
     sgp_ski_fixed_defaults(o, &go);
   if ((code = sgp_ski_make_grid(ctx, sgp_cmat_of(range, d, 2), n, &go, &g))) return code;
   if ((code = sgp_ski_stats_shape(ctx, &g, o->interpolation, &m, NULL))) return code;
-  /* probe sketches for the SLQ log-likelihood only */
-  const int64_t np = (o->loglik || sgp_ski_learn_optimized(o)) &&
+  /* probe sketches for the sketch SLQ only: loglik = TRUE, or learning that the
+   * exact or eigenbasis log-likelihood does not take (those need none) */
+  const int learn_sketches = sgp_ski_learn_optimized(o) &&
+                             !sgp_ski_loglik_use_eig(o->loglik_method, &o->kernel, &g, m);
+  const int64_t np = (o->loglik || learn_sketches) &&
                      !sgp_ski_loglik_use_exact(o->loglik_method, m) ? sgp_ski_probes(o, 0) : 0;
   double rhoz = 0.0;
   if (np > 0 && !(out->uz = sgp_alloc(m * np)))
