@@ -609,6 +609,7 @@ typedef struct {
   int64_t slq_max_iter;  /* Krylov steps per probe; default 100 */
   double mean_tol;       /* data-fit (mean) solve tolerance; default 0.01 */
   int64_t max_iter;      /* mean solve iterations; default 1000 */
+  int eig_precond;       /* sgp_ski_eig_precond of sgp_ski_loglik_grad_eig; default MARGINAL */
 } sgp_ski_loglik_opts;
 
 typedef struct {
@@ -751,6 +752,10 @@ void sgp_ski_kron_eig_sqrt_values(const sgp_ski_kron_eig *ke, double *lamh);
  * mtot * cols; X, Y and work distinct. */
 int sgp_ski_kron_eig_transform(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, char trans,
                                int64_t cols, const double *X, double *Y, double *work);
+/* Y = op(F_d) x ... x op(F_1) X for per-dimension m_j-by-m_j factors F (NULL:
+ * identity), on the grid of ke; same block layout and work as the transform. */
+int sgp_ski_kron_eig_apply(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, double *const *F,
+                           char trans, int64_t cols, const double *X, double *Y, double *work);
 /* Y = Q' (d K_G^{1/2} / d log ell) Q X in the eigenbasis, summed over the
  * dimensions in mask (an isotropic lengthscale: all of them). */
 int sgp_ski_kron_eig_dsqrt(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, unsigned mask,
@@ -761,6 +766,30 @@ int sgp_ski_kron_eig_dsqrt(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, unsigned ma
  * closely for the smooth ones that carry K_G's large eigenvalues. */
 int sgp_ski_kron_eig_diag_proxy(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, const double *d,
                                 double *g);
+
+/* ------------------------------------------------------------ ski_eig_precond.c */
+
+/* The preconditioner of sgp_ski_loglik_grad_eig (ski_eig_precond.c). */
+typedef enum {
+  SGP_SKI_EIG_PRECOND_MARGINAL = 0, /* B ~ c (B_d x ... x B_1) from B's marginals */
+  SGP_SKI_EIG_PRECOND_DENSITY = 1   /* diagonal in the eigenbasis from the density W'1 */
+} sgp_ski_eig_precond;
+
+/* The working basis: M = noise I + F'BF with F = sqrt(s) (F_d x ... x F_1),
+ * F_j = Q_j diag(mu_j)^{1/2} U_j; U[j] NULL for the identity (DENSITY), F[j]
+ * and U[j] NULL where m_j = 1. */
+typedef struct {
+  double *F[SGP_SKI_MAX_D], *U[SGP_SKI_MAX_D];
+} sgp_ski_eig_basis;
+
+/* The basis and the preconditioner's diagonal pd (mtot) for the kernel of ke. */
+int sgp_ski_eig_basis_make(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_kron_eig *ke,
+                           double noise, sgp_ski_eig_precond precond, sgp_ski_eig_basis *eb,
+                           double *pd);
+void sgp_ski_eig_basis_free(sgp_ski_eig_basis *eb);
+/* Bj[j] (m_j-by-m_j each, column-major) = (I x 1')B(I x 1): B summed over
+ * every dimension but j; total = 1'B1. */
+int sgp_ski_stats_marginals(sgp_ctx *ctx, const sgp_ski_stats *st, double **Bj, double *total);
 
 /* ------------------------------------------------------------ ski_loglik_eig.c */
 

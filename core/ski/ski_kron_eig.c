@@ -150,10 +150,8 @@ static void mode_product(int nt, int64_t mj, const double *F, char trans, int64_
                    B + p * S * mj, S);
 }
 
-/* Y = op(F_d) x ... x op(F_1) X for the factors F (NULL: identity), with work
- * (mtot * cols) for the modes in between; X, Y and work are distinct. */
-static int kron_apply(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, double *const *F, char trans,
-                      int64_t cols, const double *X, double *Y, double *work)
+int sgp_ski_kron_eig_apply(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, double *const *F,
+                           char trans, int64_t cols, const double *X, double *Y, double *work)
 {
   const int64_t total = ke->mtot * cols;
   int left = 0;
@@ -186,7 +184,7 @@ static int kron_apply(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, double *const *F
 int sgp_ski_kron_eig_transform(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, char trans,
                                int64_t cols, const double *X, double *Y, double *work)
 {
-  return kron_apply(ctx, ke, (double *const *)ke->Q, trans, cols, X, Y, work);
+  return sgp_ski_kron_eig_apply(ctx, ke, (double *const *)ke->Q, trans, cols, X, Y, work);
 }
 
 int sgp_ski_kron_eig_dsqrt(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, unsigned mask,
@@ -207,7 +205,7 @@ int sgp_ski_kron_eig_dsqrt(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, unsigned ma
     sqrt_products(ke, j, w);
     for (int64_t c = 0; c < cols; c++)
       for (int64_t i = 0; i < m; i++) scaled[i + c * m] = rs * w[i] * X[i + c * m];
-    code = kron_apply(ctx, ke, F, 'N', cols, scaled, first ? Y : part, work);
+    code = sgp_ski_kron_eig_apply(ctx, ke, F, 'N', cols, scaled, first ? Y : part, work);
     if (!code && !first)
       for (int64_t i = 0; i < m * cols; i++) Y[i] += part[i];
     first = 0;
@@ -229,7 +227,7 @@ int sgp_ski_kron_eig_diag_proxy(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, const 
     if (!(F[j] = sgp_alloc(mj * mj))) code = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
     else for (int64_t i = 0; i < mj * mj; i++) F[j][i] = ke->Q[j][i] * ke->Q[j][i];
   }
-  if (!code) code = kron_apply(ctx, ke, F, 'T', 1, d, g, work);
+  if (!code) code = sgp_ski_kron_eig_apply(ctx, ke, F, 'T', 1, d, g, work);
   for (int j = 0; j < ke->d; j++) free(F[j]);
   free(work);
   return code;

@@ -99,6 +99,7 @@ void sgp_ski_loglik_opts_default(sgp_ski_loglik_opts *o)
   o->slq_max_iter = 100;
   o->mean_tol = 0.01;
   o->max_iter = 1000;
+  o->eig_precond = SGP_SKI_EIG_PRECOND_MARGINAL;
 }
 
 int sgp_ski_loglik_opts_check(sgp_ctx *ctx, const sgp_ski_loglik_opts *o)
@@ -115,6 +116,9 @@ int sgp_ski_loglik_opts_check(sgp_ctx *ctx, const sgp_ski_loglik_opts *o)
   if (o->max_iter < 0)
     return sgp_fail(ctx, SGP_EINVAL, "max_iter: must be non-negative (got %lld)",
                     (long long)o->max_iter);
+  if (o->eig_precond != SGP_SKI_EIG_PRECOND_MARGINAL &&
+      o->eig_precond != SGP_SKI_EIG_PRECOND_DENSITY)
+    return sgp_fail(ctx, SGP_EINVAL, "eig_precond: unknown preconditioner %d", o->eig_precond);
   return SGP_OK;
 }
 

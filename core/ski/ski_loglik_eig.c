@@ -4,22 +4,21 @@
  * Sylvester's identity and Woodbury give, for A = noise I + W K_G W':
  *   logdet A   = (n - m) log noise + logdet M,
  *   y'A^{-1}y  = (y'y - b'M^{-1}b) / noise,  b = S W'y,
- * so every solve is with M, which in the eigenbasis is
- *   M' = noise I + Lambda^{1/2} Q'B Q Lambda^{1/2}
- * (two Kronecker transforms and one B product per column and step). Its
- * diagonal preconditioner P = noise + Lambda g, g_i ~ q_i'B q_i from the data
- * density (sgp_ski_kron_eig_diag_proxy), is nearly exact where the data cover
- * the grid evenly: the CG steps then stay few whatever the conditioning of A
- * (spec ski_gsgp.md §8.4: the plain SLQ ran into its Krylov cap at m = 128K).
- * logdet M = logdet P + logdet(P^{-1/2} M' P^{-1/2}), the second by SLQ with
- * Rademacher probes xi_j in grid space, i.e. PCG on M' from r0 = P^{1/2} xi_j;
- * its solves u_j = M'^{-1} P^{1/2} xi_j and v_j = P^{-1/2} xi_j give the
- * Hutchinson traces E[u'X v] = tr(M'^{-1} X):
+ * so every solve is with M, which in the working basis (ski_eig_precond.c)
+ * is M' = noise I + F'BF, F = Q Lambda^{1/2} U (two Kronecker products and
+ * one B product per column and step), with a preconditioner P diagonal in
+ * that basis: by default the exact inverse of M' for B replaced by the
+ * Kronecker product of its marginals, which holds the CG steps to a few
+ * whatever n (spec ski_gsgp.md §8.4: the plain SLQ ran into its Krylov cap at
+ * m = 128K). logdet M = logdet P + logdet(P^{-1/2} M' P^{-1/2}), the second by
+ * SLQ with Rademacher probes xi_j in the working basis, i.e. PCG on M' from
+ * r0 = P^{1/2} xi_j; its solves u_j = M'^{-1} P^{1/2} xi_j and
+ * v_j = P^{-1/2} xi_j give the Hutchinson traces E[u'X v] = tr(M'^{-1} X):
  *   d logdet A / d log noise = (n - m) + noise tr(M^{-1}),
  *   d logdet A / d log s     = m - noise tr(M^{-1}),
  *   d logdet A / d log ell   = 2 tr(M^{-1} S B dS)   (dS from dR, Daleckii-Krein).
- * Two more columns solve M' a = S W'y and M' a1 = S W'1: the data fit, the
- * quadratic terms (W'A^{-1}y = (W'y - B S a) / noise) and the GLS mean's
+ * Two more columns solve M' a = F'W'y and M' a1 = F'W'1: the data fit, the
+ * quadratic terms (W'A^{-1}y = (W'y - B F a) / noise) and the GLS mean's
  * 1'A^{-1}1. Columns: 0 = y, 1 = ones, 2.. = probes. */
 #include "ski.h"
 
@@ -42,7 +41,8 @@ typedef struct {
   double s2;
   const sgp_op *B;
   sgp_ski_kron_eig ke;
-  double *buf, *lamh, *pd, *b;       /* Lambda^{1/2}, P, the mean right-hand sides (m x 2) */
+  sgp_ski_eig_basis eb;
+  double *buf, *pd, *b;              /* P, the mean right-hand sides (m x 2) */
   double *X, *R, *Z, *P, *T1, *T2, *T3; /* m x c each */
   double *gamma, *stop, *alpha, *beta, *tri;
   int64_t *its, *cap, *idx;
@@ -52,13 +52,14 @@ typedef struct {
 static void work_free(eig_work *w)
 {
   sgp_ski_kron_eig_free(&w->ke);
+  sgp_ski_eig_basis_free(&w->eb);
   free(w->buf); free(w->gamma); free(w->its); free(w->live);
 }
 
 static int work_alloc(sgp_ctx *ctx, eig_work *w)
 {
   const int64_t m = w->m, c = w->c, t = w->t, K = w->K;
-  w->buf = sgp_calloc(m * (3 + NMEAN + 7 * c));
+  w->buf = sgp_calloc(m * (1 + NMEAN + 7 * c));
   w->gamma = sgp_calloc(2 * c + 2 * K * t + 3 * K + K * K);
   w->its = (int64_t *)calloc((size_t)(3 * c), sizeof(int64_t));
   w->live = (char *)calloc((size_t)(3 * c), 1);
@@ -66,8 +67,8 @@ static int work_alloc(sgp_ctx *ctx, eig_work *w)
     return sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory for %lld probe solves (m = %lld)",
                     (long long)t, (long long)m);
   double *p = w->buf;
-  w->lamh = p; w->pd = p + m; w->b = p + 3 * m; /* p + 2m: the density proxy */
-  p += (3 + NMEAN) * m;
+  w->pd = p; w->b = p + m;
+  p += (1 + NMEAN) * m;
   w->X = p; w->R = p + m * c; w->Z = p + 2 * m * c; w->P = p + 3 * m * c;
   w->T1 = p + 4 * m * c; w->T2 = p + 5 * m * c; w->T3 = p + 6 * m * c;
   w->stop = w->gamma + c; w->alpha = w->gamma + 2 * c; w->beta = w->alpha + K * t;
@@ -77,26 +78,28 @@ static int work_alloc(sgp_ctx *ctx, eig_work *w)
   return SGP_OK;
 }
 
-/* T2[:, k] = M' P[:, idx[k]] for the nl live columns. */
+/* Y = F X (trans 'N': working basis to grid) or F'X ('T'), cols columns. */
+static int basis_apply(sgp_ctx *ctx, const eig_work *w, char trans, int64_t cols,
+                       const double *X, double *Y, double *work)
+{
+  return sgp_ski_kron_eig_apply(ctx, &w->ke, w->eb.F, trans, cols, X, Y, work);
+}
+
+/* T2[:, k] = M P[:, idx[k]] for the nl live columns. */
 static int apply_m(sgp_ctx *ctx, eig_work *w, int64_t nl)
 {
   const int64_t m = w->m;
   int code;
-  for (int64_t k = 0; k < nl; k++) {
-    const double *p = w->P + w->idx[k] * m;
-    double *o = w->T1 + k * m;
-    for (int64_t i = 0; i < m; i++) o[i] = w->lamh[i] * p[i];
-  }
-  if ((code = sgp_ski_kron_eig_transform(ctx, &w->ke, 'N', nl, w->T1, w->T2, w->T3)))
-    return code;
+  for (int64_t k = 0; k < nl; k++)
+    memcpy(w->T1 + k * m, w->P + w->idx[k] * m, (size_t)m * sizeof(double));
+  if ((code = basis_apply(ctx, w, 'N', nl, w->T1, w->T2, w->T3))) return code;
   if ((code = w->B->apply(w->B, sgp_cmat_of(w->T2, m, nl), sgp_mat_of(w->T1, m, nl), ctx)))
     return code;
-  if ((code = sgp_ski_kron_eig_transform(ctx, &w->ke, 'T', nl, w->T1, w->T2, w->T3)))
-    return code;
+  if ((code = basis_apply(ctx, w, 'T', nl, w->T1, w->T2, w->T3))) return code;
   for (int64_t k = 0; k < nl; k++) {
     const double *p = w->P + w->idx[k] * m;
     double *o = w->T2 + k * m;
-    for (int64_t i = 0; i < m; i++) o[i] = w->s2 * p[i] + w->lamh[i] * o[i];
+    for (int64_t i = 0; i < m; i++) o[i] += w->s2 * p[i];
   }
   return SGP_OK;
 }
@@ -176,9 +179,7 @@ static int pcg_setup(sgp_ctx *ctx, const sgp_ski_stats *st, uint64_t seed,
   int code;
   memcpy(w->T1, st->uy, (size_t)m * sizeof(double));
   memcpy(w->T1 + m, st->u1, (size_t)m * sizeof(double));
-  if ((code = sgp_ski_kron_eig_transform(ctx, &w->ke, 'T', NMEAN, w->T1, w->b, w->T3)))
-    return code;
-  for (int64_t i = 0; i < m * NMEAN; i++) w->b[i] *= w->lamh[i % m];
+  if ((code = basis_apply(ctx, w, 'T', NMEAN, w->T1, w->b, w->T3))) return code;
   memcpy(w->R, w->b, (size_t)(m * NMEAN) * sizeof(double));
   w->stop[0] = o->mean_tol * o->mean_tol * w->s2 * st->yy;
   w->stop[1] = o->mean_tol * o->mean_tol * w->s2 * (double)st->n;
@@ -253,10 +254,8 @@ static int mean_part(sgp_ctx *ctx, const sgp_ski_stats *st, eig_work *w,
   const double s2 = w->s2;
   sgp_ski_loglik_result *v = &res->value;
   int code;
-  for (int64_t i = 0; i < m; i++) w->T1[i] = w->lamh[i] * w->X[i];
-  if ((code = sgp_ski_kron_eig_transform(ctx, &w->ke, 'N', 1, w->T1, w->T2, w->T3)))
-    return code;
-  const double *sa = w->T2; /* S a (grid) */
+  if ((code = basis_apply(ctx, w, 'N', 1, w->X, w->T2, w->T3))) return code;
+  const double *sa = w->T2; /* F a = S a (grid) */
   if ((code = w->B->apply(w->B, sgp_cmat_of(sa, m, 1), sgp_mat_of(w->T1, m, 1), ctx)))
     return code;
   const double *bsa = w->T1;
@@ -327,12 +326,13 @@ static int trace_part(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k
   finish_entry(w, sample, quad[L], (int)L, res);
   for (int64_t j = 0; j < t; j++) sample[j] = (double)(st->n - m) + (double)m - sample[j];
   finish_entry(w, sample, res->quad[L + 1], (int)L + 1, res);
-  /* lengthscales: 2 (B Q Lambda^{1/2} u_j)' (Q dS' v_j) */
-  for (int64_t i = 0; i < m * t; i++) w->T1[i] = w->lamh[i % m] * U[i];
-  if ((code = sgp_ski_kron_eig_transform(ctx, &w->ke, 'N', t, w->T1, w->T2, w->T3)))
-    return code;
+  /* lengthscales: 2 (B F u_j)' (Q dR U v_j), dR of K_G^{1/2} in Q's basis */
+  if ((code = basis_apply(ctx, w, 'N', t, U, w->T2, w->T3))) return code;
   if ((code = w->B->apply(w->B, sgp_cmat_of(w->T2, m, t), sgp_mat_of(w->T1, m, t), ctx)))
     return code;
+  if ((code = sgp_ski_kron_eig_apply(ctx, &w->ke, w->eb.U, 'N', t, V, w->R, w->T3)))
+    return code;
+  memcpy(V, w->R, (size_t)(m * t) * sizeof(double));
   const unsigned all = (1u << st->grid.d) - 1u;
   for (int64_t p = 0; p < L; p++) {
     const unsigned mask = L == 1 ? all : 1u << p;
@@ -345,16 +345,13 @@ static int trace_part(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k
   return SGP_OK;
 }
 
-static int eig_setup(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k, eig_work *w)
+static int eig_setup(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
+                     const sgp_ski_loglik_opts *o, eig_work *w)
 {
   int code;
   if ((code = sgp_ski_kron_eig_make(ctx, k, &st->grid, &w->ke))) return code;
-  double *g = w->buf + 2 * w->m;
-  sgp_ski_kron_eig_sqrt_values(&w->ke, w->lamh);
-  if ((code = sgp_ski_kron_eig_diag_proxy(ctx, &w->ke, st->u1, g))) return code;
-  for (int64_t i = 0; i < w->m; i++)
-    w->pd[i] = w->s2 + w->lamh[i] * w->lamh[i] * (g[i] > 0 ? g[i] : 0.0);
-  return SGP_OK;
+  return sgp_ski_eig_basis_make(ctx, st, &w->ke, w->s2, (sgp_ski_eig_precond)o->eig_precond,
+                                &w->eb, w->pd);
 }
 
 int sgp_ski_loglik_grad_eig(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
@@ -381,7 +378,7 @@ int sgp_ski_loglik_grad_eig(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ker
   w.m = st->m; w.t = probes; w.c = probes + NMEAN; w.s2 = noise; w.B = &B;
   w.K = o->slq_max_iter;
   if ((code = work_alloc(ctx, &w))) goto cleanup;
-  if ((code = eig_setup(ctx, st, k, &w))) goto cleanup;
+  if ((code = eig_setup(ctx, st, k, o, &w))) goto cleanup;
   if ((code = pcg_setup(ctx, st, seed, o, &w))) goto cleanup;
   if ((code = pcg_run(ctx, &w))) goto cleanup;
   if ((code = logdet_part(ctx, st, &w, w.T1, &res->value))) goto cleanup;

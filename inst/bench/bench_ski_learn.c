@@ -15,7 +15,9 @@
  * Environment: BENCH_REPS (step repetitions, default 3), BENCH_STEP_ONLY (skip
  * the whole learning), BENCH_PAD (the grid's pad cells, default 2: grid_pad),
  * BENCH_PROBES (the eigenbasis path's probes), BENCH_PLAIN (time the plain SLQ
- * step). Progress on stderr.
+ * step), BENCH_DENSITY (the step with the density preconditioner), BENCH_BALL
+ * (data uniform in the inscribed ball), BENCH_SLAB (x3 = (x1 + x2)/2 +
+ * N(0, 0.05^2), clipped to [0, 1]). Progress on stderr.
  * Built and run by `make bench-ski-learn` (part of `make bench`). Output: one
  * `BENCH ski_learn n=.. m=.. pass=..s step=..s learn=..s evals=.. ...` line
  * per n.
@@ -35,20 +37,25 @@
  * instead). The learning of a separable kernel now runs in the kernel's
  * eigenbasis (sgp_ski_loglik_grad_eig, preconditioned; 10 probes to 1e-3,
  * ski_select.c), and so does the step timed here. 2026-11-27, idle machine,
- * `bench_ski_learn 1e6 1e8`:
+ * `bench_ski_learn 1e6 1e8`, with its first preconditioner (diagonal in the
+ * eigenbasis, from the data density; BENCH_DENSITY):
  *   n = 1e6: pass   3.0 s, step 1.65 s (13 Krylov steps), learn 45.3 s,
  *            23 evaluations, ell 0.6487, s 1.753, noise 0.0100
  *   n = 1e8: pass 310.7 s, step 3.32 s (32), learn 74.3 s, 20 evaluations,
  *            ell 0.6504, s 2.069, noise 0.0100
- * (the data's noise variance is 0.01). The plain step at n = 1e6 took 116.3 s
- * the same day. The step is NOT within 20% between the two n: its cost per
- * Krylov step does not depend on n, but with 100 times the data more modes
- * rise above the noise and the diagonal preconditioner misses more of B's
- * spatial variation (Ritz values of the preconditioned system [0.056, 2.4] at
- * 1e6, [0.034, 2.6] at 1e7). The 60 s budget for the learning is met at 1e6,
- * not at 1e8. Most of that is the grid's pad: cubic grids put the data 2 cells
- * in, so the outer layer holds no datum, which the diagonal preconditioner
- * cannot see. BENCH_PAD=1 (grid_pad = 1), same day:
+ * (the data's noise variance is 0.01): not within 20%, since the diagonal
+ * missed more of B's coupling of modes as n grew, most of it from the grid's
+ * pad (the outer cells hold no datum). With the marginal preconditioner (the
+ * default since: B replaced by the Kronecker product of its marginals, B's
+ * expectation for this product density), 2026-11-27 (later), idle machine:
+ *   n = 1e6: pass   3.2 s, step 0.497 s (1 Krylov step), learn 19.6 s,
+ *            24 evaluations, ell 0.6349, s 1.516, noise 0.0100
+ *   n = 1e8: pass 337.9 s, step 0.488 s (1), learn 31.2 s, 33 evaluations,
+ *            ell 0.7001, s 4.117, noise 0.0100
+ * Step within 2%, learning within 60 s at both n. Other data, n = 1e6, step:
+ *   BENCH_BALL: 1.95 s (18 Krylov steps), BENCH_DENSITY 11.95 s (147);
+ *   BENCH_SLAB: 22.9 s (300, the cap), BENCH_DENSITY 25.2 s (300).
+ * Earlier, with the density preconditioner, BENCH_PAD=1 (grid_pad = 1):
  *   n = 1e6: step 0.98 s (6 Krylov steps), learn 29.9 s, 24 evaluations
  *   n = 1e7: step 1.14 s (8)
  *   n = 1e8: step 1.44 s (11), learn 68.4 s, 21 evaluations
@@ -106,11 +113,21 @@ static void run(int64_t n)
   double rhoz = 0.0;
   sgp_rng rng;
   sgp_rng_seed(&rng, 42);
+  const int ball = getenv("BENCH_BALL") != NULL, slab = getenv("BENCH_SLAB") != NULL;
   const double t0 = now();
   for (int64_t first = 0; first < n; first += CHUNK) {
     const int64_t nc = n - first < CHUNK ? n - first : CHUNK;
     for (int64_t i = 0; i < nc; i++) {
-      for (int j = 0; j < 3; j++) X[i + j * nc] = sgp_rng_uniform(&rng);
+      double r2;
+      do { /* BENCH_BALL: uniform in the ball inscribed in the cube */
+        r2 = 0.0;
+        for (int j = 0; j < 3; j++) {
+          X[i + j * nc] = sgp_rng_uniform(&rng);
+          r2 += (X[i + j * nc] - 0.5) * (X[i + j * nc] - 0.5);
+        }
+      } while (ball && r2 > 0.25);
+      if (slab) /* BENCH_SLAB: near the plane x3 = (x1 + x2) / 2 */
+        X[i + 2 * nc] = fmin(1.0, fmax(0.0, 0.5 * (X[i] + X[i + nc]) + 0.05 * sgp_rng_normal(&rng)));
       y[i] = sin(4 * X[i]) * cos(3 * X[i + nc]) + X[i + 2 * nc] + 0.1 * sgp_rng_normal(&rng);
     }
     sgp_ski_stats *st = NULL;
@@ -148,6 +165,7 @@ static void run(int64_t n)
   const int64_t eprobes = sgp_ski_probes(&eo, 1);
   const double ptol = getenv("BENCH_PLAIN") ? 1e-6 : 1e-3;
   lo.slq_max_iter = 300;
+  if (getenv("BENCH_DENSITY")) lo.eig_precond = SGP_SKI_EIG_PRECOND_DENSITY;
   const double ell = 0.4;
   sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, v / 2};
   sgp_ski_loglik_grad_result r;

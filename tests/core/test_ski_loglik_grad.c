@@ -132,7 +132,22 @@ static const config CFG_2D_M52 = {2, {12, 10}, {0.25, 0.25}, SGP_KERNEL_MATERN52
 static const config CFG_1D_M32 = {1, {44, 1}, {0.1, 1.0}, SGP_KERNEL_MATERN32, 1, {0.6, 0},
                                   0.9, 0.2};
 
-static prob *prob_new(const config *c, int64_t n)
+/* Rows i1 + n1 i2 of X (n-by-2) become (x_1 of row i1, x_2 of row i2): data on
+ * a tensor product of coordinates, whose B = W'W is a Kronecker product. */
+static void tensor_rows(int64_t n, int64_t n1, double *X)
+{
+  double *x0 = th_zeros(2 * n);
+  memcpy(x0, X, (size_t)(2 * n) * sizeof(double));
+  for (int64_t i = 0; i < n; i++) {
+    X[i] = x0[i % n1];
+    X[i + n] = x0[i / n1 + n];
+  }
+  free(x0);
+}
+
+/* The problem of config c with n random data points (tensor data of n1 by
+ * n / n1 points when n1 > 0, 2-D only). */
+static prob *prob_make(const config *c, int64_t n, int64_t n1)
 {
   prob *p = (prob *)calloc(1, sizeof *p);
   assert_non_null(p);
@@ -154,6 +169,7 @@ static prob *prob_new(const config *c, int64_t n)
   p->X = th_zeros(n * c->d);
   p->y = th_zeros(n);
   th_ski_data(&rng, &p->g, SGP_SKI_CUBIC, n, 0.0, p->X, p->y);
+  if (n1 > 0) tensor_rows(n, n1, p->X);
   p->W = th_ski_dense_W(&p->ctx, &p->g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, p->X, n);
   p->P = th_zeros(p->m * c->d);
   assert_int_equal(sgp_ski_grid_points(&p->ctx, &p->g, sgp_mat_of(p->P, p->m, c->d)), SGP_OK);
@@ -162,6 +178,11 @@ static prob *prob_new(const config *c, int64_t n)
                                             sgp_cmat_of(p->y, n, 1), 0, SGP_SKI_BOUNDS_ERROR),
                    SGP_OK);
   return p;
+}
+
+static prob *prob_new(const config *c, int64_t n)
+{
+  return prob_make(c, n, 0);
 }
 
 static void prob_free(prob *p)
@@ -1043,59 +1064,73 @@ static void kron_eig_dsqrt_matches_fd(void **state)
     }
 }
 
-/* The eigenbasis log-likelihood against the dense one, every separable case.
- * The data fit, the quadratic terms, dL/dmu and d2L/dmu2 carry no probe
- * noise: an error err in z = A^{-1}y (quad_bound's: the mean solve's residual
- * over noise plus the rounding of pieces of size |y|/noise that cancel down
- * to |a|) moves y'z by |y| err, 1'z by sqrt(n) err, a quadratic term by
- * quad_bound; 1'A^{-1}1 likewise with 1 for y (pieces sqrt(n)/noise, solve
- * tolerance mean_tol). logdet and each gradient entry within 4 of their
- * standard errors (64 probes). */
+/* The eigenbasis log-likelihood against the dense one, every separable case,
+ * with either preconditioner. The data fit, the quadratic terms, dL/dmu and
+ * d2L/dmu2 carry no probe noise: an error err in z = A^{-1}y (quad_bound's:
+ * the mean solve's residual over noise plus the rounding of pieces of size
+ * |y|/noise that cancel down to |a|) moves y'z by |y| err, 1'z by sqrt(n)
+ * err, a quadratic term by quad_bound; 1'A^{-1}1 likewise with 1 for y
+ * (pieces sqrt(n)/noise, solve tolerance mean_tol). logdet and each gradient
+ * entry within 4 of their standard errors (64 probes). In 1-D the marginal
+ * preconditioner is B itself, M's exact inverse: every probe converges in
+ * its first step (to M's rounding, ~m eps cond(M) ~ 1e-12 here against the
+ * tolerance 1e-10; 2 steps allowed) and the standard errors are rounding. */
+static void check_eig_precond(prob *p, const dense_ref *r, const sgp_ski_kg_opts *ko,
+                              sgp_ski_eig_precond pc)
+{
+  sgp_ski_loglik_opts o;
+  tight_opts(&o);
+  o.eig_precond = pc;
+  sgp_ski_loglik_grad_result res;
+  const int64_t t = 64;
+  assert_int_equal(sgp_ski_loglik_grad_eig(&p->ctx, p->st, &p->k, p->noise, ko, t, 5, &o,
+                                           NULL, &res), SGP_OK);
+  assert_true(res.value.converged);
+  assert_int_equal(res.value.probes_used, t);
+  const int exact = pc == SGP_SKI_EIG_PRECOND_MARGINAL && p->d == 1;
+  const double n = (double)p->n, nm = (double)(p->n + p->m);
+  const double err = mean_error(p, &res, r) +
+                     16.0 * nm * EPS * (r->alpha_norm + 2.0 * r->y_norm / p->noise);
+  const double ftol = r->y_norm * err, mtol = sqrt(n) * err;
+  const double otol = n / p->noise * (48.0 * nm * EPS + o.mean_tol);
+  if (verbose())
+    print_message("eig precond %d kind %d nell %d: fit %.12g dense %.12g (tol %.2e) logdet "
+                  "%.10g dense %.10g se %.3g its %lld/%lld\n", (int)pc, (int)p->k.kind,
+                  (int)p->k.n_lengthscale, res.value.datafit, r->fit, ftol, res.value.logdet,
+                  r->logdet, res.value.logdet_se, (long long)res.value.slq_iterations,
+                  (long long)res.value.mean_info.iterations);
+  assert_close(res.value.datafit, r->fit, ftol);
+  assert_le(ftol, 1e-4 * r->fit); /* teeth: a wrong term is O(1) */
+  if (exact) assert_true(res.value.slq_iterations <= 2);
+  else assert_true(res.value.logdet_se > 0);
+  assert_close(res.value.logdet, r->logdet, 4.0 * res.value.logdet_se + 16.0 * nm * EPS * n);
+  assert_close(res.value.loglik, -0.5 * (res.value.logdet + res.value.datafit +
+                                         n * 1.8378770664093454836), 1e-12 * n);
+  assert_close(res.dmean, r->sum_alpha, mtol);
+  assert_close(res.dmean2, -r->ones, otol);
+  assert_le(otol, 1e-4 * r->ones);
+  for (int e = 0; e < res.ntheta; e++) {
+    const double qtol = quad_bound(p, &res, r, e);
+    if (verbose())
+      print_message("  e %d: quad %.12g dense %.12g (tol %.2e) grad %.6g exact %.6g se %.3g "
+                    "z %.2f\n", e, res.quad[e], r->quad[e], qtol, res.grad[e], r->grad[e],
+                    res.grad_se[e], (res.grad[e] - r->grad[e]) / res.grad_se[e]);
+    assert_close(res.quad[e], r->quad[e], qtol);
+    assert_le(qtol, 1e-4 * fabs(r->quad[e]) + 1e-6);
+    assert_true(res.grad_se[e] > 0); /* Hutchinson's variance, even with P = M */
+    assert_close(res.grad[e], r->grad[e], 4.0 * res.grad_se[e] + qtol);
+  }
+}
+
 static void check_eig(const config *c, sgp_ski_kg_path path)
 {
   if (path != SGP_SKI_KG_AUTO) return;
   dense_ref r;
   sgp_ski_kg_opts ko;
   prob *p = prob_with_reference(c, path, &r, &ko);
-  if (!sgp_ski_kron_eig_applies(&p->k, &p->g)) { prob_free(p); return; }
-  sgp_ski_loglik_opts o;
-  tight_opts(&o);
-  sgp_ski_loglik_grad_result res;
-  const int64_t t = 64;
-  assert_int_equal(sgp_ski_loglik_grad_eig(&p->ctx, p->st, &p->k, p->noise, &ko, t, 5, &o,
-                                           NULL, &res), SGP_OK);
-  assert_true(res.value.converged);
-  assert_int_equal(res.value.probes_used, t);
-  const double n = (double)p->n, nm = (double)(p->n + p->m);
-  const double err = mean_error(p, &res, &r) +
-                     16.0 * nm * EPS * (r.alpha_norm + 2.0 * r.y_norm / p->noise);
-  const double ftol = r.y_norm * err, mtol = sqrt(n) * err;
-  const double otol = n / p->noise * (48.0 * nm * EPS + o.mean_tol);
-  if (verbose())
-    print_message("eig kind %d nell %d: fit %.12g dense %.12g (tol %.2e) logdet %.8g dense "
-                  "%.8g se %.3g its %lld/%lld\n", (int)c->kind, c->nell, res.value.datafit,
-                  r.fit, ftol, res.value.logdet, r.logdet, res.value.logdet_se,
-                  (long long)res.value.slq_iterations,
-                  (long long)res.value.mean_info.iterations);
-  assert_close(res.value.datafit, r.fit, ftol);
-  assert_le(ftol, 1e-4 * r.fit); /* teeth: a wrong term is O(1) */
-  assert_true(res.value.logdet_se > 0);
-  assert_close(res.value.logdet, r.logdet, 4.0 * res.value.logdet_se + 16.0 * nm * EPS * n);
-  assert_close(res.value.loglik, -0.5 * (res.value.logdet + res.value.datafit +
-                                         n * 1.8378770664093454836), 1e-12 * n);
-  assert_close(res.dmean, r.sum_alpha, mtol);
-  assert_close(res.dmean2, -r.ones, otol);
-  assert_le(otol, 1e-4 * r.ones);
-  for (int e = 0; e < res.ntheta; e++) {
-    const double qtol = quad_bound(p, &res, &r, e);
-    if (verbose())
-      print_message("  e %d: quad %.12g dense %.12g (tol %.2e) grad %.6g exact %.6g se %.3g "
-                    "z %.2f\n", e, res.quad[e], r.quad[e], qtol, res.grad[e], r.grad[e],
-                    res.grad_se[e], (res.grad[e] - r.grad[e]) / res.grad_se[e]);
-    assert_close(res.quad[e], r.quad[e], qtol);
-    assert_le(qtol, 1e-4 * fabs(r.quad[e]) + 1e-6);
-    assert_true(res.grad_se[e] > 0);
-    assert_close(res.grad[e], r.grad[e], 4.0 * res.grad_se[e] + qtol);
+  if (sgp_ski_kron_eig_applies(&p->k, &p->g)) {
+    check_eig_precond(p, &r, &ko, SGP_SKI_EIG_PRECOND_DENSITY);
+    check_eig_precond(p, &r, &ko, SGP_SKI_EIG_PRECOND_MARGINAL);
   }
   prob_free(p);
 }
@@ -1108,10 +1143,12 @@ static void eig_matches_dense(void **state)
 
 /* The preconditioner's point: on an evenly covered grid the log-determinant's
  * standard error is a small fraction of the plain SLQ's with the same number
- * of probes (the probes estimate only logdet(P^{-1/2} M P^{-1/2})): a third
- * of it here (1.11 against 3.37; a fifth on the 3-D benchmark), asserted
- * below half, three of the ratio's sd (each se is itself estimated from 32
- * probes, to ~13%) above what was seen. */
+ * of probes (the probes estimate only logdet(P^{-1/2} M P^{-1/2})): with the
+ * default (marginal) preconditioner 0.148 against 3.37 here (the density one
+ * gave 1.11), and on the 3-D benchmark 0.06 with 10 probes against 17 with
+ * 30 plain ones. Asserted below half,
+ * three of the ratio's sd (each se is itself estimated from 32 probes, to
+ * ~13%) above the density one's ratio. */
 static void eig_smaller_se(void **state)
 {
   (void)state;
@@ -1129,6 +1166,67 @@ static void eig_smaller_se(void **state)
     print_message("se: eig %.3g plain %.3g\n", e.value.logdet_se, q.value.logdet_se);
   assert_le(e.value.logdet_se, 0.5 * q.value.logdet_se);
   free(uz);
+  prob_free(p);
+}
+
+/* sgp_ski_stats_marginals against sums of the dense W'W, to the rounding of
+ * sums of up to S m terms of size at most max|B| (the stencil adds them in
+ * another order). */
+static void marginals_match_dense(void **state)
+{
+  (void)state;
+  prob *p = prob_new(&CFG_2D_ARD, 300);
+  const int64_t n = p->n, m = p->m, m1 = p->g.m[0], m2 = p->g.m[1];
+  double *B = th_zeros(m * m), *Bj[2] = {th_zeros(m1 * m1), th_zeros(m2 * m2)}, total;
+  double *ref[2] = {th_zeros(m1 * m1), th_zeros(m2 * m2)}, tref = 0.0, bmax = 0.0;
+  for (int64_t b = 0; b < m; b++)
+    for (int64_t a = 0; a < m; a++) {
+      double v = 0.0;
+      for (int64_t i = 0; i < n; i++) v += p->W[i + a * n] * p->W[i + b * n];
+      B[a + b * m] = v;
+      ref[0][a % m1 + (b % m1) * m1] += v;
+      ref[1][a / m1 + (b / m1) * m2] += v;
+      tref += v;
+      if (fabs(v) > bmax) bmax = fabs(v);
+    }
+  assert_int_equal(sgp_ski_stats_marginals(&p->ctx, p->st, Bj, &total), SGP_OK);
+  const double tol = 4.0 * (double)(p->st->S * m) * EPS * bmax;
+  assert_close(total, tref, tol);
+  assert_close(tref, (double)n, 1e-12 * n); /* the cubic weights sum to 1 */
+  for (int j = 0; j < 2; j++)
+    for (int64_t i = 0; i < p->g.m[j] * p->g.m[j]; i++) assert_close(Bj[j][i], ref[j][i], tol);
+  free(B); free(Bj[0]); free(Bj[1]); free(ref[0]); free(ref[1]);
+  prob_free(p);
+}
+
+/* On data at a tensor product of coordinates B is a Kronecker product, so
+ * the marginal preconditioner is M's exact inverse in 2-D too: the probes
+ * converge in one step (two allowed, see check_eig_precond) and logdet is the
+ * dense one to rounding; the density preconditioner takes several steps. */
+static void marginal_exact_for_tensor_data(void **state)
+{
+  (void)state;
+  prob *p = prob_make(&CFG_2D_ARD, 300, 20);
+  dense_ref r;
+  dense_reference(p, &r);
+  sgp_ski_loglik_opts o;
+  tight_opts(&o);
+  sgp_ski_loglik_grad_result res[2];
+  for (int pc = 0; pc < 2; pc++) {
+    o.eig_precond = pc;
+    assert_int_equal(sgp_ski_loglik_grad_eig(&p->ctx, p->st, &p->k, p->noise, NULL, 16, 5,
+                                             &o, NULL, &res[pc]), SGP_OK);
+    if (verbose())
+      print_message("tensor precond %d: logdet %.12g dense %.12g se %.3g its %lld\n", pc,
+                    res[pc].value.logdet, r.logdet, res[pc].value.logdet_se,
+                    (long long)res[pc].value.slq_iterations);
+  }
+  const double nm = (double)(p->n + p->m);
+  assert_true(res[SGP_SKI_EIG_PRECOND_MARGINAL].value.slq_iterations <= 2);
+  assert_true(res[SGP_SKI_EIG_PRECOND_DENSITY].value.slq_iterations > 4);
+  assert_close(res[SGP_SKI_EIG_PRECOND_MARGINAL].value.logdet, r.logdet,
+               4.0 * res[SGP_SKI_EIG_PRECOND_MARGINAL].value.logdet_se +
+               16.0 * nm * EPS * (double)p->n);
   prob_free(p);
 }
 
@@ -1203,6 +1301,8 @@ int main(void)
     cmocka_unit_test(kron_eig_dsqrt_matches_fd),
     cmocka_unit_test(eig_matches_dense),
     cmocka_unit_test(eig_smaller_se),
+    cmocka_unit_test(marginals_match_dense),
+    cmocka_unit_test(marginal_exact_for_tensor_data),
     cmocka_unit_test(eig_errors),
     cmocka_unit_test(errors),
   };
