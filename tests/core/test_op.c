@@ -178,6 +178,7 @@ static void dense_operator_matches_dense_product(void **state)
   const double shift = 0.3;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
+  ctx.backend = SGP_BACKEND_CPU; /* the CPU operator's path: AUTO would take a GPU (test_backend) */
   data_set a;
   make_data(&ctx.rng, &a, n, d, SGP_KERNEL_MATERN52);
   const size_t caches[] = {0, (size_t)1 << 30};
@@ -224,6 +225,7 @@ static void dense_operator_cache_threshold(void **state)
   const int64_t n = 30;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
+  ctx.backend = SGP_BACKEND_CPU; /* the CPU operator's path: AUTO would take a GPU (test_backend) */
   data_set a;
   make_data(&ctx.rng, &a, n, 3, SGP_KERNEL_RBF);
   sgp_dense_op_opts o;
@@ -350,6 +352,7 @@ static void hooked_ctx(sgp_ctx *ctx, hook_log *h, int stop_after, int nthreads)
   memset(h, 0, sizeof *h);
   h->stop_after = stop_after;
   sgp_ctx_init(ctx);
+  ctx->backend = SGP_BACKEND_CPU; /* the CPU operator's path: AUTO would take a GPU (test_backend) */
   ctx->interrupt = counting_interrupt;
   ctx->progress = recording_progress;
   ctx->print = recording_print;

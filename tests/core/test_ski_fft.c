@@ -47,6 +47,7 @@ static double check_case(sgp_kernel_kind kind, int d, const int64_t *m, int ard,
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   sgp_ctx_set_seed(&ctx, 1000 + 17 * (uint64_t)ncases);
+  ctx.backend = SGP_BACKEND_CPU; /* the CPU operator's path: AUTO would take a GPU (test_backend) */
   const sgp_ski_grid g = make_grid(d, m);
   const int64_t M = sgp_ski_grid_npoints(&g), ldv = M + 2, ldy = M + 1;
   const double ell[3] = {0.6, 0.8, 0.5}, iso = 0.7;
@@ -318,6 +319,7 @@ static void grid_op_rejects_bad_arguments(void **state)
   (void)state;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
+  ctx.backend = SGP_BACKEND_CPU; /* the CPU operator's path: AUTO would take a GPU (test_backend) */
   const int64_t m[2] = {5, 4};
   const sgp_ski_grid g = make_grid(2, m);
   const double ell[3] = {0.5, 0.6, 0.7};

@@ -479,6 +479,7 @@ static void deriv_op_errors(void **state)
   (void)state;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
+  ctx.backend = SGP_BACKEND_CPU; /* the CPU operator's path: AUTO would take a GPU (test_backend) */
   const int64_t m[2] = {6, 5};
   const double lo[2] = {0, 0}, h[2] = {0.5, 0.5}, ell[1] = {1.0};
   const sgp_ski_grid g = th_ski_grid(2, m, lo, h);

@@ -295,6 +295,7 @@ static void check_csr(int d, const int64_t *msz, sgp_ski_interpolation interp, i
 {
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
+  ctx.backend = SGP_BACKEND_CPU; /* the CPU operator's path: AUTO would take a GPU (test_backend) */
   ctx.nthreads = 2;
   sgp_rng rng;
   sgp_rng_seed(&rng, 901 + (uint64_t)ncsr);
@@ -368,6 +369,7 @@ static void csr_equals_stencil(void **state)
   /* bad format code */
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
+  ctx.backend = SGP_BACKEND_CPU; /* the CPU operator's path: AUTO would take a GPU (test_backend) */
   const double lo[2] = {0.0, 0.0}, h[2] = {0.25, 0.25};
   const sgp_ski_grid g = th_ski_grid(2, m2, lo, h);
   sgp_ski_stats *st = NULL;
