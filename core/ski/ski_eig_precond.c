@@ -56,28 +56,32 @@ static void marginal_rows(const sgp_ski_stats *st, int64_t s0, int64_t s1, doubl
   }
 }
 
+/* Partial sums over this many fixed slices of the stencil rows, added in
+ * order: the marginals' bits do not depend on the thread count. */
+#define MARGINAL_SLICES 4
+
 int sgp_ski_stats_marginals(sgp_ctx *ctx, const sgp_ski_stats *st, double **Bj, double *total)
 {
   const int d = st->grid.d;
   int64_t size = 0;
   for (int j = 0; j < d; j++) size += st->grid.m[j] * st->grid.m[j];
   const int nt = sgp_ctx_threads(ctx) > 0 ? sgp_ctx_threads(ctx) : 1;
-  double *part = sgp_calloc(size * nt);
+  double *part = sgp_calloc(size * MARGINAL_SLICES);
   if (!part) return sgp_fail(ctx, SGP_ENOMEM, "out of memory for the marginals of B");
-  /* a fixed split of the stencil rows between nt accumulators, summed in order */
+  (void)nt;
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (int t = 0; t < nt; t++) {
+  for (int t = 0; t < MARGINAL_SLICES; t++) {
     double *mine[SGP_SKI_MAX_D];
     int64_t at = size * t;
     for (int j = 0; j < d; j++) { mine[j] = part + at; at += st->grid.m[j] * st->grid.m[j]; }
-    marginal_rows(st, st->S * t / nt, st->S * (t + 1) / nt, mine);
+    marginal_rows(st, st->S * t / MARGINAL_SLICES, st->S * (t + 1) / MARGINAL_SLICES, mine);
   }
   int64_t at = 0;
   for (int j = 0; j < d; j++) {
     const int64_t n2 = st->grid.m[j] * st->grid.m[j];
     for (int64_t i = 0; i < n2; i++) {
       double v = 0.0;
-      for (int t = 0; t < nt; t++) v += part[size * t + at + i];
+      for (int t = 0; t < MARGINAL_SLICES; t++) v += part[size * t + at + i];
       Bj[j][i] = v;
     }
     at += n2;

@@ -218,10 +218,11 @@ static void run(int64_t n)
             h->tr_theta[e + h->n_eval], h->tr_theta[e + 2 * h->n_eval],
             h->tr_theta[e + 3 * h->n_eval]);
   printf("BENCH ski_learn n=%.0e m=%lld pass=%.1fs step=%.3fs (krylov %lld) learn=%.1fs "
-         "evals=%lld converged=%d ell=%.4g s=%.4g noise=%.4g loglik=%.8g\n",
-         (double)n, (long long)m, t_pass, ts[1], (long long)r.value.slq_iterations, t_learn,
-         (long long)h->n_eval, h->optim_converged, h->lengthscale[0], h->outputscale, h->noise,
-         h->loglik);
+         "evals=%lld (last at %.1fs) fit_its=%lld converged=%d ell=%.4g s=%.4g noise=%.4g "
+         "loglik=%.8g\n", (double)n, (long long)m, t_pass, ts[1],
+         (long long)r.value.slq_iterations, t_learn, (long long)h->n_eval,
+         h->n_eval > 0 ? h->tr_seconds[h->n_eval - 1] : 0.0, (long long)res.iterations,
+         h->optim_converged, h->lengthscale[0], h->outputscale, h->noise, h->loglik);
   fflush(stdout);
   sgp_ski_selection_free(&sel);
   sgp_ski_stats_free(total);

@@ -1172,7 +1172,7 @@ static void eig_smaller_se(void **state)
 
 /* sgp_ski_stats_marginals against sums of the dense W'W, to the rounding of
  * sums of up to S m terms of size at most max|B| (the stencil adds them in
- * another order). */
+ * another order), and bitwise the same on 1 and 2 threads. */
 static void marginals_match_dense(void **state)
 {
   (void)state;
@@ -1191,6 +1191,14 @@ static void marginals_match_dense(void **state)
       if (fabs(v) > bmax) bmax = fabs(v);
     }
   assert_int_equal(sgp_ski_stats_marginals(&p->ctx, p->st, Bj, &total), SGP_OK);
+  /* the same bits on one thread: fixed slices, added in order */
+  double *B1[2] = {th_zeros(m1 * m1), th_zeros(m2 * m2)}, total1;
+  p->ctx.nthreads = 1;
+  assert_int_equal(sgp_ski_stats_marginals(&p->ctx, p->st, B1, &total1), SGP_OK);
+  assert_true(total1 == total);
+  assert_memory_equal(B1[0], Bj[0], (size_t)(m1 * m1) * sizeof(double));
+  assert_memory_equal(B1[1], Bj[1], (size_t)(m2 * m2) * sizeof(double));
+  free(B1[0]); free(B1[1]);
   const double tol = 4.0 * (double)(p->st->S * m) * EPS * bmax;
   assert_close(total, tref, tol);
   assert_close(tref, (double)n, 1e-12 * n); /* the cubic weights sum to 1 */
