@@ -1252,6 +1252,11 @@ static void eig_errors(void **state)
   assert_int_equal(sgp_ski_loglik_grad_eig(&p->ctx, p->st, &p->k, 0.0, NULL, 4, 1, &o, NULL,
                                            &res), SGP_EINVAL);
   assert_contains(p->ctx.errmsg, "noise:");
+  o.eig_precond = 7;
+  assert_int_equal(sgp_ski_loglik_grad_eig(&p->ctx, p->st, &p->k, p->noise, NULL, 4, 1, &o, NULL,
+                                           &res), SGP_EINVAL);
+  assert_contains(p->ctx.errmsg, "eig_precond:");
+  o.eig_precond = SGP_SKI_EIG_PRECOND_MARGINAL;
   p->k.kind = SGP_KERNEL_MATERN52; /* not separable in 2-D */
   assert_false(sgp_ski_kron_eig_applies(&p->k, &p->g));
   assert_int_equal(sgp_ski_loglik_grad_eig(&p->ctx, p->st, &p->k, p->noise, NULL, 4, 1, &o,
