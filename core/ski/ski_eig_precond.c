@@ -208,9 +208,13 @@ int sgp_ski_eig_basis_make(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_
                            double *pd)
 {
   memset(eb, 0, sizeof *eb);
+  /* a serial BLAS, as for ke's factors: a threaded one splits the products by
+   * its thread count, which changes their bits */
+  const int blas = sgp_blas_serial_begin();
   const int code = precond == SGP_SKI_EIG_PRECOND_MARGINAL
                    ? marginal_basis(ctx, st, ke, noise, eb, pd)
                    : density_basis(ctx, st, ke, noise, eb, pd);
+  sgp_blas_serial_end(blas);
   if (code) sgp_ski_eig_basis_free(eb);
   return code;
 }
