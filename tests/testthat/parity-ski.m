@@ -47,9 +47,10 @@ emit (fid, "fit2.love", [f2.love.Ft(:); f2.love.c0(:)]);
 y5 = y1 + 0.2 * (mod ((1:40)' * 7919, 13) / 13 - 0.5);
 f5 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, o{:});
 f7 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, "loglik_method", "slq", o{:});
-learned = {f5, f7};
-names = {"fit5", "fit7"};
-for k = 1:2
+f8 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, "loglik_method", "eigen", o{:});
+learned = {f5, f7, f8};
+names = {"fit5", "fit7", "fit8"};
+for k = 1:3
   f = learned{k};
   t = names{k};
   emit (fid, [t ".fields"], strjoin (sort (setdiff (fieldnames (f), {"class"}))(:)', ","));

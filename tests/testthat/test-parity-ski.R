@@ -75,13 +75,18 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   # the hosts' old difference most, to ~4e-6, so this fixture had fixed it at 0)
   # Both log-likelihoods: fit 5 the exact one ("auto" on 40 grid points: the
   # LU of s2 I + K_G B with a serial BLAS, the same bits for any thread count,
-  # ski_loglik_exact.c), fit 7 the SLQ one with the same probes.
+  # ski_loglik_exact.c), fit 7 the SLQ one with the same probes, fit 8 the
+  # eigenbasis one (ski_loglik_eig.c: its basis and marginal preconditioner
+  # from serial BLAS calls, its marginals summed in fixed slices).
   f5 <- ski_gsgp(x1, y5, grid_size = 40, probes = 8, seed = 1, threads = 1, verbose = FALSE)
   f7 <- ski_gsgp(x1, y5, grid_size = 40, probes = 8, seed = 1, threads = 1,
                  loglik_method = "slq", verbose = FALSE)
-  expect_identical(c(f5$probes_used, f7$probes_used), c(0L, 8L))
-  for (k in c(5, 7)) {
-    f <- if (k == 5) f5 else f7
+  f8 <- ski_gsgp(x1, y5, grid_size = 40, probes = 8, seed = 1, threads = 1,
+                 loglik_method = "eigen", verbose = FALSE)
+  expect_identical(c(f5$probes_used, f7$probes_used, f8$probes_used), c(0L, 8L, 8L))
+  learned <- list("5" = f5, "7" = f7, "8" = f8)
+  for (k in c(5, 7, 8)) {
+    f <- learned[[as.character(k)]]
     t <- function(s) oct[[sprintf("fit%d.%s", k, s)]]
     expect_identical(paste(sort(names(f)), collapse = ","), t("fields"))
     expect_identical(paste(f$learned, collapse = ","), t("learned"))
