@@ -777,9 +777,14 @@ typedef enum {
 
 /* The working basis: M = noise I + F'BF with F = sqrt(s) (F_d x ... x F_1),
  * F_j = Q_j diag(mu_j)^{1/2} U_j; U[j] NULL for the identity (DENSITY), F[j]
- * and U[j] NULL where m_j = 1. */
+ * and U[j] NULL where m_j = 1. MARGINAL also keeps what the lengthscale
+ * traces' control variate needs (ski_loglik_eig.c): the marginals Bm[j], c,
+ * E[j] and dA[j] = diag(U_j' diag(mu_j)^{1/2} Q_j'B_jQ_j dR_j U_j) (NULL
+ * otherwise and where m_j = 1). */
 typedef struct {
   double *F[SGP_SKI_MAX_D], *U[SGP_SKI_MAX_D];
+  double *Bm[SGP_SKI_MAX_D], *E[SGP_SKI_MAX_D], *dA[SGP_SKI_MAX_D];
+  double c;
 } sgp_ski_eig_basis;
 
 /* The basis and the preconditioner's diagonal pd (mtot) for the kernel of ke. */

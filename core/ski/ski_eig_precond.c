@@ -31,7 +31,9 @@
 
 void sgp_ski_eig_basis_free(sgp_ski_eig_basis *eb)
 {
-  for (int j = 0; j < SGP_SKI_MAX_D; j++) { free(eb->F[j]); free(eb->U[j]); }
+  for (int j = 0; j < SGP_SKI_MAX_D; j++) {
+    free(eb->F[j]); free(eb->U[j]); free(eb->Bm[j]); free(eb->E[j]); free(eb->dA[j]);
+  }
   memset(eb, 0, sizeof *eb);
 }
 
@@ -134,6 +136,25 @@ static int marginal_eig(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, int j, double 
   return SGP_OK;
 }
 
+/* dA = diag(U' diag(mu)^{1/2} C dR U) for C = Q_j'B_jQ_j (m_j-by-m_j). */
+static int marginal_dA(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, int j, const double *C,
+                       const double *U, double *dA)
+{
+  const int64_t mj = ke->m[j];
+  double *W = sgp_alloc(2 * mj * mj);
+  if (!W) return sgp_fail(ctx, SGP_ENOMEM, "out of memory for the lengthscale traces");
+  double *W2 = W + mj * mj;
+  int code = sgp_gemm(ctx, 'N', 'N', mj, mj, mj, 1.0, C, mj, ke->dR[j], mj, 0.0, W, mj);
+  if (!code) code = sgp_gemm(ctx, 'N', 'N', mj, mj, mj, 1.0, W, mj, U, mj, 0.0, W2, mj);
+  for (int64_t i = 0; !code && i < mj; i++) {
+    double v = 0.0;
+    for (int64_t a = 0; a < mj; a++) v += U[a + i * mj] * sqrt(ke->mu[j][a]) * W2[a + i * mj];
+    dA[i] = v;
+  }
+  free(W);
+  return code;
+}
+
 /* pd = noise + c s prod_j E_j[sub_j] (E_j = {1} where m_j = 1: its marginal
  * is the scalar 1'B1, whose factor c already holds). */
 static void marginal_diagonal(const sgp_ski_kron_eig *ke, double *const *E, double cs,
@@ -155,7 +176,7 @@ static int marginal_basis(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_k
                           double noise, sgp_ski_eig_basis *eb, double *pd)
 {
   const int d = ke->d;
-  double *Bj[SGP_SKI_MAX_D] = {NULL}, *E[SGP_SKI_MAX_D] = {NULL}, total = 0.0;
+  double *Bj[SGP_SKI_MAX_D] = {NULL}, **E = eb->E, total = 0.0;
   int code = SGP_OK, first = 1, scalars = 0;
   for (int j = 0; j < d && !code; j++) {
     Bj[j] = sgp_alloc(ke->m[j] * ke->m[j]);
@@ -168,15 +189,19 @@ static int marginal_basis(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_k
     if (!ke->Q[j]) { scalars++; continue; }
     const int64_t mj = ke->m[j];
     eb->U[j] = sgp_alloc(mj * mj); eb->F[j] = sgp_alloc(mj * mj); E[j] = sgp_alloc(mj);
-    if (!eb->U[j] || !eb->F[j] || !E[j]) code = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-    if (!code) code = marginal_eig(ctx, ke, j, Bj[j], eb->U[j], E[j]);
+    eb->Bm[j] = sgp_alloc(mj * mj); eb->dA[j] = sgp_alloc(mj);
+    if (!eb->U[j] || !eb->F[j] || !E[j] || !eb->Bm[j] || !eb->dA[j])
+      code = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+    if (!code) memcpy(eb->Bm[j], Bj[j], (size_t)(mj * mj) * sizeof(double));
+    if (!code) code = marginal_eig(ctx, ke, j, Bj[j], eb->U[j], E[j]); /* Bj: Q_j'B_jQ_j */
+    if (!code) code = marginal_dA(ctx, ke, j, Bj[j], eb->U[j], eb->dA[j]);
     if (!code) code = basis_factor(ctx, ke, j, eb->U[j], first, eb->F[j]);
     first = 0;
   }
-  /* c s with c = total^(1 - d); a dimension with m_j = 1 contributes total */
-  if (!code)
-    marginal_diagonal(ke, E, ke->scale * pow(total, (double)(1 + scalars - d)), noise, pd);
-  for (int j = 0; j < d; j++) { free(Bj[j]); free(E[j]); }
+  /* c = total^(1 - d); a dimension with m_j = 1 contributes total */
+  eb->c = pow(total, (double)(1 + scalars - d));
+  if (!code) marginal_diagonal(ke, E, ke->scale * eb->c, noise, pd);
+  for (int j = 0; j < d; j++) free(Bj[j]);
   return code;
 }
 

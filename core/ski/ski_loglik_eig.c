@@ -310,7 +310,49 @@ static int kernel_quad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *
   return SGP_OK;
 }
 
-/* The trace terms from the probe solves u_j (X) and v_j = P^{-1/2} xi_j (Z). */
+/* E[c_j] for the lengthscale control variate c_j = 2 (Bk F v_j)'(Q D U v_j)
+ * (trace_part): tr(P^{-1} G), G = 2 F'Bk Q D U with Bk = c (B_d x ... x B_1)
+ * and D = Q'(dK_G^{1/2})Q summed over the dimensions j in mask, is exact from
+ * G's diagonal 2 c s sum_j (x_{k != j} E_k) x dA_j (ski_eig_precond.c). */
+static double control_trace(const eig_work *w, unsigned mask)
+{
+  const sgp_ski_eig_basis *eb = &w->eb;
+  int64_t sub[SGP_SKI_MAX_D] = {0};
+  double tr = 0.0;
+  for (int64_t i = 0; i < w->m; i++) {
+    double g = 0.0;
+    for (int j = 0; j < w->ke.d; j++) {
+      if (!(mask >> j & 1u) || !eb->dA[j]) continue;
+      double v = eb->dA[j][sub[j]];
+      for (int k = 0; k < w->ke.d; k++) if (k != j && eb->E[k]) v *= eb->E[k][sub[k]];
+      g += v;
+    }
+    tr += g / w->pd[i];
+    for (int j = 0; j < w->ke.d; j++) {
+      if (++sub[j] < w->ke.m[j]) break;
+      sub[j] = 0;
+    }
+  }
+  return 2.0 * eb->c * w->ke.scale * tr;
+}
+
+/* cv = Bk F V (m-by-t): the control variate's left factor (MARGINAL only). */
+static int control_left(sgp_ctx *ctx, eig_work *w, const double *V, double *cv)
+{
+  const int64_t n = w->m * w->t;
+  int code;
+  if ((code = basis_apply(ctx, w, 'N', w->t, V, w->T2, w->T3))) return code;
+  if ((code = sgp_ski_kron_eig_apply(ctx, &w->ke, w->eb.Bm, 'N', w->t, w->T2, cv, w->T3)))
+    return code;
+  for (int64_t i = 0; i < n; i++) cv[i] *= w->eb.c;
+  return SGP_OK;
+}
+
+/* The trace terms from the probe solves u_j (X) and v_j = P^{-1/2} xi_j (Z).
+ * The lengthscales' samples 2 (B F u_j)'(Q D U v_j) take the control variate
+ * c_j - E[c_j] off (MARGINAL): with u_j ~ v_j where M ~ P, and B ~ Bk, most
+ * of their probe noise goes, and all of it where M = P and B = Bk (1-D, or
+ * data on a tensor product of coordinates). */
 static int trace_part(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
                       uint64_t seed, eig_work *w, const double *quad,
                       sgp_ski_loglik_grad_result *res)
@@ -326,7 +368,10 @@ static int trace_part(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k
   finish_entry(w, sample, quad[L], (int)L, res);
   for (int64_t j = 0; j < t; j++) sample[j] = (double)(st->n - m) + (double)m - sample[j];
   finish_entry(w, sample, res->quad[L + 1], (int)L + 1, res);
-  /* lengthscales: 2 (B F u_j)' (Q dR U v_j), dR of K_G^{1/2} in Q's basis */
+  /* lengthscales: 2 (B F u_j)' (Q D U v_j), D of K_G^{1/2} in Q's basis */
+  const int cv = w->eb.Bm[0] != NULL || w->eb.dA[w->ke.d - 1] != NULL;
+  double *CV = w->P + NMEAN * m; /* the directions are free after the solves */
+  if (cv && (code = control_left(ctx, w, V, CV))) return code;
   if ((code = basis_apply(ctx, w, 'N', t, U, w->T2, w->T3))) return code;
   if ((code = w->B->apply(w->B, sgp_cmat_of(w->T2, m, t), sgp_mat_of(w->T1, m, t), ctx)))
     return code;
@@ -339,7 +384,11 @@ static int trace_part(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k
     if ((code = sgp_ski_kron_eig_dsqrt(ctx, &w->ke, mask, t, V, w->T2, w->T3))) return code;
     if ((code = sgp_ski_kron_eig_transform(ctx, &w->ke, 'N', t, w->T2, w->R, w->T3)))
       return code;
-    for (int64_t j = 0; j < t; j++) sample[j] = 2.0 * dot(m, w->T1 + j * m, w->R + j * m);
+    const double mean_cv = cv ? control_trace(w, mask) : 0.0;
+    for (int64_t j = 0; j < t; j++) {
+      sample[j] = 2.0 * dot(m, w->T1 + j * m, w->R + j * m);
+      if (cv) sample[j] += mean_cv - 2.0 * dot(m, CV + j * m, w->R + j * m);
+    }
     finish_entry(w, sample, quad[p], (int)p, res);
   }
   return SGP_OK;

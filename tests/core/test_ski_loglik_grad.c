@@ -1075,7 +1075,8 @@ static void kron_eig_dsqrt_matches_fd(void **state)
  * entry within 4 of their standard errors (64 probes). In 1-D the marginal
  * preconditioner is B itself, M's exact inverse: every probe converges in
  * its first step (to M's rounding, ~m eps cond(M) ~ 1e-12 here against the
- * tolerance 1e-10; 2 steps allowed) and the standard errors are rounding. */
+ * tolerance 1e-10; 2 steps allowed) and the standard errors are rounding,
+ * the gradient's too (its control variate is then exact). */
 static void check_eig_precond(prob *p, const dense_ref *r, const sgp_ski_kg_opts *ko,
                               sgp_ski_eig_precond pc)
 {
@@ -1118,7 +1119,11 @@ static void check_eig_precond(prob *p, const dense_ref *r, const sgp_ski_kg_opts
                     res.grad_se[e], (res.grad[e] - r->grad[e]) / res.grad_se[e]);
     assert_close(res.quad[e], r->quad[e], qtol);
     assert_le(qtol, 1e-4 * fabs(r->quad[e]) + 1e-6);
-    assert_true(res.grad_se[e] > 0); /* Hutchinson's variance, even with P = M */
+    /* exact: Rademacher probes of the diagonal P^{-1} = M^{-1} and the
+     * lengthscales' control variate (B = Bk) leave rounding alone, far below
+     * 1e-6 and far below the probe noise without them (0.06 to 0.6 here) */
+    if (exact) assert_true(res.grad_se[e] <= 1e-6 * (fabs(r->grad[e]) + 1.0));
+    else assert_true(res.grad_se[e] > 0);
     assert_close(res.grad[e], r->grad[e], 4.0 * res.grad_se[e] + qtol);
   }
 }
@@ -1210,8 +1215,9 @@ static void marginals_match_dense(void **state)
 
 /* On data at a tensor product of coordinates B is a Kronecker product, so
  * the marginal preconditioner is M's exact inverse in 2-D too: the probes
- * converge in one step (two allowed, see check_eig_precond) and logdet is the
- * dense one to rounding; the density preconditioner takes several steps. */
+ * converge in one step (two allowed, see check_eig_precond), logdet is the
+ * dense one to rounding and so is the gradient (its control variate exact);
+ * the density preconditioner takes several steps. */
 static void marginal_exact_for_tensor_data(void **state)
 {
   (void)state;
@@ -1231,6 +1237,15 @@ static void marginal_exact_for_tensor_data(void **state)
                     (long long)res[pc].value.slq_iterations);
   }
   const double nm = (double)(p->n + p->m);
+  const sgp_ski_loglik_grad_result *mg = &res[SGP_SKI_EIG_PRECOND_MARGINAL];
+  for (int e = 0; e < mg->ntheta; e++) { /* exact too: see check_eig_precond */
+    const double qtol = quad_bound(p, mg, &r, e);
+    if (verbose())
+      print_message("  e %d: grad %.12g dense %.12g se %.3g (density se %.3g)\n", e, mg->grad[e],
+                    r.grad[e], mg->grad_se[e], res[SGP_SKI_EIG_PRECOND_DENSITY].grad_se[e]);
+    assert_true(mg->grad_se[e] <= 1e-6 * (fabs(r.grad[e]) + 1.0));
+    assert_close(mg->grad[e], r.grad[e], 4.0 * mg->grad_se[e] + qtol);
+  }
   assert_true(res[SGP_SKI_EIG_PRECOND_MARGINAL].value.slq_iterations <= 2);
   assert_true(res[SGP_SKI_EIG_PRECOND_DENSITY].value.slq_iterations > 4);
   assert_close(res[SGP_SKI_EIG_PRECOND_MARGINAL].value.logdet, r.logdet,
