@@ -52,7 +52,15 @@
  *            24 evaluations, ell 0.6349, s 1.516, noise 0.0100
  *   n = 1e8: pass 337.9 s, step 0.488 s (1), learn 31.2 s, 33 evaluations,
  *            ell 0.7001, s 4.117, noise 0.0100
- * Step within 2%, learning within 60 s at both n. Other data, n = 1e6, step:
+ * Step within 2%, learning within 60 s at both n. With the lengthscale
+ * traces' control variate (same day; the lengthscale derivative's standard
+ * error 0.183 against 12.7 at n = 1e6, 0.083 against 24.7 at 1e8):
+ *   n = 1e6: step 0.528 s (1), learn 16.7 s, 20 evaluations, ell 0.6359,
+ *            s 1.513, noise 0.0100
+ *   n = 1e8: pass 321.0 s, step 0.518 s (1), learn 30.5 s, 30 evaluations,
+ *            ell 0.7058, s 4.369, noise 0.0100
+ * The fit at the learned values after it (EFCG, `fit_its`) took 300
+ * iterations at n = 1e6 and ran to max_iter 1000 at 1e8. Other data, n = 1e6, step:
  *   BENCH_BALL: 1.95 s (18 Krylov steps), BENCH_DENSITY 11.95 s (147);
  *   BENCH_SLAB: 22.9 s (300, the cap), BENCH_DENSITY 25.2 s (300).
  * Earlier, with the density preconditioner, BENCH_PAD=1 (grid_pad = 1):
