@@ -784,7 +784,7 @@ typedef enum {
 typedef struct {
   double *F[SGP_SKI_MAX_D], *U[SGP_SKI_MAX_D];
   double *Bm[SGP_SKI_MAX_D], *E[SGP_SKI_MAX_D], *dA[SGP_SKI_MAX_D];
-  double c;
+  double c; /* 0 for DENSITY */
 } sgp_ski_eig_basis;
 
 /* The basis and the preconditioner's diagonal pd (mtot) for the kernel of ke. */

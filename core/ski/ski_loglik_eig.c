@@ -369,7 +369,7 @@ static int trace_part(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k
   for (int64_t j = 0; j < t; j++) sample[j] = (double)(st->n - m) + (double)m - sample[j];
   finish_entry(w, sample, res->quad[L + 1], (int)L + 1, res);
   /* lengthscales: 2 (B F u_j)' (Q D U v_j), D of K_G^{1/2} in Q's basis */
-  const int cv = w->eb.Bm[0] != NULL || w->eb.dA[w->ke.d - 1] != NULL;
+  const int cv = w->eb.c > 0; /* MARGINAL */
   double *CV = w->P + NMEAN * m; /* the directions are free after the solves */
   if (cv && (code = control_left(ctx, w, V, CV))) return code;
   if ((code = basis_apply(ctx, w, 'N', t, U, w->T2, w->T3))) return code;
