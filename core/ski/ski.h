@@ -289,6 +289,16 @@ static inline int sgp_ski_fibre_inside(const sgp_ski_stats *st, int64_t row, con
   return 1;
 }
 
+/* The grid subscript after sub (d dimensions of m[j] points, the first
+ * fastest), back to 0 after the last: walks grid index order alongside i. */
+static inline void sgp_ski_sub_next(int64_t *sub, const int64_t *m, int d)
+{
+  for (int j = 0; j < d; j++) {
+    if (++sub[j] < m[j]) return;
+    sub[j] = 0;
+  }
+}
+
 /* ------------------------------------------------------------ ski_bop.c */
 
 /* Storage of B used by the operator (spec §3.2; option b_format). */
@@ -610,6 +620,10 @@ typedef struct {
   double mean_tol;       /* data-fit (mean) solve tolerance; default 0.01 */
   int64_t max_iter;      /* mean solve iterations; default 1000 */
   int eig_precond;       /* sgp_ski_eig_precond of sgp_ski_loglik_grad_eig; default MARGINAL */
+  const struct sgp_ski_marginals *marginals; /* MARGINAL: B's marginals made once for many
+                                                calls on the same statistics
+                                                (sgp_ski_marginals_make); NULL (default):
+                                                made in each call */
 } sgp_ski_loglik_opts;
 
 typedef struct {
@@ -775,26 +789,35 @@ typedef enum {
   SGP_SKI_EIG_PRECOND_DENSITY = 1   /* diagonal in the eigenbasis from the density W'1 */
 } sgp_ski_eig_precond;
 
+/* B's marginals: B[j] (m_j-by-m_j, column-major) = (I x 1')B(I x 1), B
+ * summed over every dimension but j, and total = 1'B1. They depend on the
+ * statistics alone, not on the hyperparameters. */
+typedef struct sgp_ski_marginals {
+  double *B[SGP_SKI_MAX_D];
+  double total;
+} sgp_ski_marginals;
+int sgp_ski_marginals_make(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_marginals *mg);
+void sgp_ski_marginals_free(sgp_ski_marginals *mg);
+
 /* The working basis: M = noise I + F'BF with F = sqrt(s) (F_d x ... x F_1),
  * F_j = Q_j diag(mu_j)^{1/2} U_j; U[j] NULL for the identity (DENSITY), F[j]
  * and U[j] NULL where m_j = 1. MARGINAL also keeps what the lengthscale
- * traces' control variate needs (ski_loglik_eig.c): the marginals Bm[j], c,
- * E[j] and dA[j] = diag(U_j' diag(mu_j)^{1/2} Q_j'B_jQ_j dR_j U_j) (NULL
- * otherwise and where m_j = 1). */
+ * traces' control variate needs (ski_loglik_eig.c): the marginals mg (not
+ * owned), c, E[j] and dA[j] = diag(U_j' diag(mu_j)^{1/2} Q_j'B_jQ_j dR_j U_j)
+ * (NULL otherwise and where m_j = 1). */
 typedef struct {
   double *F[SGP_SKI_MAX_D], *U[SGP_SKI_MAX_D];
-  double *Bm[SGP_SKI_MAX_D], *E[SGP_SKI_MAX_D], *dA[SGP_SKI_MAX_D];
+  const sgp_ski_marginals *mg;
+  double *E[SGP_SKI_MAX_D], *dA[SGP_SKI_MAX_D];
   double c; /* 0 for DENSITY */
 } sgp_ski_eig_basis;
 
-/* The basis and the preconditioner's diagonal pd (mtot) for the kernel of ke. */
+/* The basis and the preconditioner's diagonal pd (mtot) for the kernel of ke;
+ * mg (MARGINAL: required, must outlive eb) from the same statistics. */
 int sgp_ski_eig_basis_make(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_kron_eig *ke,
-                           double noise, sgp_ski_eig_precond precond, sgp_ski_eig_basis *eb,
-                           double *pd);
+                           const sgp_ski_marginals *mg, double noise,
+                           sgp_ski_eig_precond precond, sgp_ski_eig_basis *eb, double *pd);
 void sgp_ski_eig_basis_free(sgp_ski_eig_basis *eb);
-/* Bj[j] (m_j-by-m_j each, column-major) = (I x 1')B(I x 1): B summed over
- * every dimension but j; total = 1'B1. */
-int sgp_ski_stats_marginals(sgp_ctx *ctx, const sgp_ski_stats *st, double **Bj, double *total);
 
 /* ------------------------------------------------------------ ski_loglik_eig.c */
 

@@ -32,7 +32,7 @@
 void sgp_ski_eig_basis_free(sgp_ski_eig_basis *eb)
 {
   for (int j = 0; j < SGP_SKI_MAX_D; j++) {
-    free(eb->F[j]); free(eb->U[j]); free(eb->Bm[j]); free(eb->E[j]); free(eb->dA[j]);
+    free(eb->F[j]); free(eb->U[j]); free(eb->E[j]); free(eb->dA[j]);
   }
   memset(eb, 0, sizeof *eb);
 }
@@ -54,10 +54,7 @@ static void marginal_rows(const sgp_ski_stats *st, int64_t s0, int64_t s1, doubl
           const int64_t mj = st->grid.m[j];
           Bj[j][sub[j] + (sub[j] + o[j]) * mj] += v;
         }
-      for (int j = 0; j < d; j++) {
-        if (++sub[j] < st->grid.m[j]) break;
-        sub[j] = 0;
-      }
+      sgp_ski_sub_next(sub, st->grid.m, d);
     }
   }
 }
@@ -66,14 +63,29 @@ static void marginal_rows(const sgp_ski_stats *st, int64_t s0, int64_t s1, doubl
  * order: the marginals' bits do not depend on the thread count. */
 #define MARGINAL_SLICES 4
 
-int sgp_ski_stats_marginals(sgp_ctx *ctx, const sgp_ski_stats *st, double **Bj, double *total)
+void sgp_ski_marginals_free(sgp_ski_marginals *mg)
+{
+  for (int j = 0; j < SGP_SKI_MAX_D; j++) free(mg->B[j]);
+  memset(mg, 0, sizeof *mg);
+}
+
+int sgp_ski_marginals_make(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_marginals *mg)
 {
   const int d = st->grid.d;
   int64_t size = 0;
+  memset(mg, 0, sizeof *mg);
   for (int j = 0; j < d; j++) size += st->grid.m[j] * st->grid.m[j];
   const int nt = sgp_ctx_threads(ctx) > 0 ? sgp_ctx_threads(ctx) : 1;
   double *part = sgp_calloc(size * MARGINAL_SLICES);
-  if (!part) return sgp_fail(ctx, SGP_ENOMEM, "out of memory for the marginals of B");
+  int code = part ? SGP_OK : sgp_fail(ctx, SGP_ENOMEM, "out of memory for the marginals of B");
+  for (int j = 0; j < d && !code; j++)
+    if (!(mg->B[j] = sgp_alloc(st->grid.m[j] * st->grid.m[j])))
+      code = sgp_fail(ctx, SGP_ENOMEM, "out of memory for the marginals of B");
+  if (code) {
+    free(part);
+    sgp_ski_marginals_free(mg);
+    return code;
+  }
   (void)nt;
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int t = 0; t < MARGINAL_SLICES; t++) {
@@ -88,13 +100,11 @@ int sgp_ski_stats_marginals(sgp_ctx *ctx, const sgp_ski_stats *st, double **Bj, 
     for (int64_t i = 0; i < n2; i++) {
       double v = 0.0;
       for (int t = 0; t < MARGINAL_SLICES; t++) v += part[size * t + at + i];
-      Bj[j][i] = v;
+      mg->B[j][i] = v;
     }
     at += n2;
   }
-  double tot = 0.0;
-  for (int64_t i = 0; i < st->grid.m[0] * st->grid.m[0]; i++) tot += Bj[0][i];
-  *total = tot;
+  for (int64_t i = 0; i < st->grid.m[0] * st->grid.m[0]; i++) mg->total += mg->B[0][i];
   free(part);
   return SGP_OK;
 }
@@ -165,43 +175,39 @@ static void marginal_diagonal(const sgp_ski_kron_eig *ke, double *const *E, doub
     double p = cs;
     for (int j = 0; j < ke->d; j++) if (E[j]) p *= E[j][sub[j]];
     pd[i] = noise + p;
-    for (int j = 0; j < ke->d; j++) {
-      if (++sub[j] < ke->m[j]) break;
-      sub[j] = 0;
-    }
+    sgp_ski_sub_next(sub, ke->m, ke->d);
   }
 }
 
-static int marginal_basis(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_kron_eig *ke,
+static int marginal_basis(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, const sgp_ski_marginals *mg,
                           double noise, sgp_ski_eig_basis *eb, double *pd)
 {
   const int d = ke->d;
-  double *Bj[SGP_SKI_MAX_D] = {NULL}, **E = eb->E, total = 0.0;
+  double **E = eb->E, *C = NULL;
   int code = SGP_OK, first = 1, scalars = 0;
-  for (int j = 0; j < d && !code; j++) {
-    Bj[j] = sgp_alloc(ke->m[j] * ke->m[j]);
-    if (!Bj[j]) code = sgp_fail(ctx, SGP_ENOMEM, "out of memory for the marginals of B");
-  }
-  if (!code) code = sgp_ski_stats_marginals(ctx, st, Bj, &total);
-  if (!code && !(total > 0))
-    code = sgp_fail(ctx, SGP_EINVAL, "stats: the interpolation weights sum to %g", total);
+  if (!mg || !(mg->total > 0))
+    return sgp_fail(ctx, SGP_EINVAL, "stats: the interpolation weights sum to %g",
+                    mg ? mg->total : 0.0);
+  eb->mg = mg;
   for (int j = 0; j < d && !code; j++) {
     if (!ke->Q[j]) { scalars++; continue; }
     const int64_t mj = ke->m[j];
     eb->U[j] = sgp_alloc(mj * mj); eb->F[j] = sgp_alloc(mj * mj); E[j] = sgp_alloc(mj);
-    eb->Bm[j] = sgp_alloc(mj * mj); eb->dA[j] = sgp_alloc(mj);
-    if (!eb->U[j] || !eb->F[j] || !E[j] || !eb->Bm[j] || !eb->dA[j])
+    eb->dA[j] = sgp_alloc(mj);
+    free(C);
+    C = sgp_alloc(mj * mj);
+    if (!eb->U[j] || !eb->F[j] || !E[j] || !eb->dA[j] || !C)
       code = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-    if (!code) memcpy(eb->Bm[j], Bj[j], (size_t)(mj * mj) * sizeof(double));
-    if (!code) code = marginal_eig(ctx, ke, j, Bj[j], eb->U[j], E[j]); /* Bj: Q_j'B_jQ_j */
-    if (!code) code = marginal_dA(ctx, ke, j, Bj[j], eb->U[j], eb->dA[j]);
+    if (!code) memcpy(C, mg->B[j], (size_t)(mj * mj) * sizeof(double));
+    if (!code) code = marginal_eig(ctx, ke, j, C, eb->U[j], E[j]); /* C: Q_j'B_jQ_j */
+    if (!code) code = marginal_dA(ctx, ke, j, C, eb->U[j], eb->dA[j]);
     if (!code) code = basis_factor(ctx, ke, j, eb->U[j], first, eb->F[j]);
     first = 0;
   }
+  free(C);
   /* c = total^(1 - d); a dimension with m_j = 1 contributes total */
-  eb->c = pow(total, (double)(1 + scalars - d));
+  eb->c = pow(mg->total, (double)(1 + scalars - d));
   if (!code) marginal_diagonal(ke, E, ke->scale * eb->c, noise, pd);
-  for (int j = 0; j < d; j++) free(Bj[j]);
   return code;
 }
 
@@ -229,15 +235,15 @@ static int density_basis(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_kr
 }
 
 int sgp_ski_eig_basis_make(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_kron_eig *ke,
-                           double noise, sgp_ski_eig_precond precond, sgp_ski_eig_basis *eb,
-                           double *pd)
+                           const sgp_ski_marginals *mg, double noise,
+                           sgp_ski_eig_precond precond, sgp_ski_eig_basis *eb, double *pd)
 {
   memset(eb, 0, sizeof *eb);
   /* a serial BLAS, as for ke's factors: a threaded one splits the products by
    * its thread count, which changes their bits */
   const int blas = sgp_blas_serial_begin();
   const int code = precond == SGP_SKI_EIG_PRECOND_MARGINAL
-                   ? marginal_basis(ctx, st, ke, noise, eb, pd)
+                   ? marginal_basis(ctx, ke, mg, noise, eb, pd)
                    : density_basis(ctx, st, ke, noise, eb, pd);
   sgp_blas_serial_end(blas);
   if (code) sgp_ski_eig_basis_free(eb);

@@ -338,10 +338,7 @@ static int setup_circulant(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
       c[idx] = !used ? 0.0
                : mask ? sgp_kernel_dlogell_r2(k->kind, k->outputscale, r2, qm)
                       : sgp_kernel_value_r2(k->kind, k->outputscale, r2);
-      for (int j = 0; j < d; j++) { /* next subscript, first dimension fastest */
-        if (++sub[j] < s->L[j]) break;
-        sub[j] = 0;
-      }
+      sgp_ski_sub_next(sub, s->L, d);
     }
   }
   st = eigenvalues(ctx, d, s->L, c, s->Lctot, (double)s->Ltot, s->lambda);

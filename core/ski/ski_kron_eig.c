@@ -111,10 +111,7 @@ static void sqrt_products(const sgp_ski_kron_eig *ke, int skip, double *out)
     for (int j = 0; j < ke->d; j++)
       if (j != skip && ke->mu[j]) p *= ke->mu[j][sub[j]];
     out[i] = sqrt(p);
-    for (int j = 0; j < ke->d; j++) {
-      if (++sub[j] < ke->m[j]) break;
-      sub[j] = 0;
-    }
+    sgp_ski_sub_next(sub, ke->m, ke->d);
   }
 }
 

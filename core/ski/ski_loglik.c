@@ -100,6 +100,7 @@ void sgp_ski_loglik_opts_default(sgp_ski_loglik_opts *o)
   o->mean_tol = 0.01;
   o->max_iter = 1000;
   o->eig_precond = SGP_SKI_EIG_PRECOND_MARGINAL;
+  o->marginals = NULL;
 }
 
 int sgp_ski_loglik_opts_check(sgp_ctx *ctx, const sgp_ski_loglik_opts *o)

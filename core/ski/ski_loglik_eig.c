@@ -42,6 +42,7 @@ typedef struct {
   const sgp_op *B;
   sgp_ski_kron_eig ke;
   sgp_ski_eig_basis eb;
+  sgp_ski_marginals own; /* B's marginals when the options bring none */
   double *buf, *pd, *b;              /* P, the mean right-hand sides (m x 2) */
   double *X, *R, *Z, *P, *T1, *T2, *T3; /* m x c each */
   double *gamma, *stop, *alpha, *beta, *tri;
@@ -53,6 +54,7 @@ static void work_free(eig_work *w)
 {
   sgp_ski_kron_eig_free(&w->ke);
   sgp_ski_eig_basis_free(&w->eb);
+  sgp_ski_marginals_free(&w->own);
   free(w->buf); free(w->gamma); free(w->its); free(w->live);
 }
 
@@ -328,10 +330,7 @@ static double control_trace(const eig_work *w, unsigned mask)
       g += v;
     }
     tr += g / w->pd[i];
-    for (int j = 0; j < w->ke.d; j++) {
-      if (++sub[j] < w->ke.m[j]) break;
-      sub[j] = 0;
-    }
+    sgp_ski_sub_next(sub, w->ke.m, w->ke.d);
   }
   return 2.0 * eb->c * w->ke.scale * tr;
 }
@@ -342,7 +341,7 @@ static int control_left(sgp_ctx *ctx, eig_work *w, const double *V, double *cv)
   const int64_t n = w->m * w->t;
   int code;
   if ((code = basis_apply(ctx, w, 'N', w->t, V, w->T2, w->T3))) return code;
-  if ((code = sgp_ski_kron_eig_apply(ctx, &w->ke, w->eb.Bm, 'N', w->t, w->T2, cv, w->T3)))
+  if ((code = sgp_ski_kron_eig_apply(ctx, &w->ke, w->eb.mg->B, 'N', w->t, w->T2, cv, w->T3)))
     return code;
   for (int64_t i = 0; i < n; i++) cv[i] *= w->eb.c;
   return SGP_OK;
@@ -397,10 +396,15 @@ static int trace_part(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k
 static int eig_setup(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,
                      const sgp_ski_loglik_opts *o, eig_work *w)
 {
+  const sgp_ski_marginals *mg = o->marginals;
   int code;
   if ((code = sgp_ski_kron_eig_make(ctx, k, &st->grid, &w->ke))) return code;
-  return sgp_ski_eig_basis_make(ctx, st, &w->ke, w->s2, (sgp_ski_eig_precond)o->eig_precond,
-                                &w->eb, w->pd);
+  if (o->eig_precond == SGP_SKI_EIG_PRECOND_MARGINAL && !mg) {
+    if ((code = sgp_ski_marginals_make(ctx, st, &w->own))) return code;
+    mg = &w->own;
+  }
+  return sgp_ski_eig_basis_make(ctx, st, &w->ke, mg, w->s2,
+                                (sgp_ski_eig_precond)o->eig_precond, &w->eb, w->pd);
 }
 
 int sgp_ski_loglik_grad_eig(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel *k,

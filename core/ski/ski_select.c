@@ -36,8 +36,9 @@
  * the start of bench_ski_learn (m = 128K, n = 1e6, 30 probes) against 1e-6:
  * the log-likelihood moved by 0.002 (its standard error 1.55), the gradient
  * by 0.1 and 0.008 (standard errors 10 and 0.5), at 13 Krylov steps instead of
- * 35. The mean columns keep LEARN_TOL (the data fit and quadratic terms have
- * no probe noise to hide an error). */
+ * 35 (then with the density preconditioner; the marginal one, the default
+ * since, takes 1 step there). The mean columns keep LEARN_TOL (the data fit
+ * and quadratic terms have no probe noise to hide an error). */
 #define EIG_PROBE_TOL 1e-3
 /* Its optimizer stops on an absolute change of the value below EIG_FTOL_SE
  * of the start's standard error (no less than EIG_FTOL_MIN, above the wobble
@@ -207,6 +208,7 @@ typedef struct {
   uint64_t seed;
   double best_dmean, best_dmean2; /* dL/dmu, d2L/dmu2 at the best evaluation (eig) */
   double last_value_se;       /* the last evaluation's loglik standard error */
+  sgp_ski_marginals mg;       /* B's marginals (eig): the same in every evaluation */
   int64_t last_run_evals;     /* evaluations of the last optimizer run (learn) */
   int have_best;
   sgp_ski_loglik_result best; /* the value's parts at the best evaluation */
@@ -508,7 +510,11 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
     s.lo.tol = s.lo.mean_tol = fmin(o->tol, LEARN_TOL);
     s.lo.slq_max_iter = s.lo.slq_max_iter > LEARN_KRYLOV ? s.lo.slq_max_iter : LEARN_KRYLOV;
   }
-  if (s.eig) s.lo.tol = fmin(o->tol, EIG_PROBE_TOL); /* learning or not (a gradient) */
+  if (s.eig) { /* learning or not (a gradient) */
+    s.lo.tol = fmin(o->tol, EIG_PROBE_TOL);
+    if ((code = sgp_ski_marginals_make(ctx, st, &s.mg))) goto done;
+    s.lo.marginals = &s.mg;
+  }
   double theta[SGP_SKI_NTHETA_MAX];
   for (int64_t j = 0; j < h->n_lengthscale; j++) theta[j] = log(h->lengthscale[j]);
   theta[h->n_lengthscale] = log(h->outputscale);
@@ -572,6 +578,7 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
     sel->loglik_converged = s.best.converged;
   }
 done:
+  sgp_ski_marginals_free(&s.mg);
   free(s.uy);
   free(s.work);
   sgp_ski_stats_free(st);

@@ -623,39 +623,53 @@ static void bad_arguments_are_einval(void **state)
   sgp_optim_result_free(&zero); /* safe on a zeroed result */
 }
 
-/* ftol_abs stops a start on an absolute change of the objective: along
- * Rosenbrock's curved valley (from (-1.2, 1), f = -24.2) the run with
- * ftol_abs = 0.01 and no relative test stops before the run with a relative
- * 1e-12, says why, counts as converged and is not below its start. */
-static void absolute_change_stops_a_start(void **state)
+/* From Rosenbrock's (-1.2, 1) (f = -24.2): rr the run with only a relative
+ * 1e-12 test, ra the run with o and no relative test (o->ftol_rel set to 0);
+ * then o with *bad (one of its fields) at -1 is refused naming it. */
+static void rosenbrock_gain_runs(sgp_optim_opts *o, double *bad, const char *name,
+                                 sgp_optim_result *ra, sgp_optim_result *rr)
 {
-  (void)state;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   const double x0[2] = {-1.2, 1.0};
+  sgp_optim_opts ref;
+  sgp_optim_opts_default(&ref);
+  ref.ftol_rel = 1e-12;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &ref, rr),
+                   SGP_OK);
+  o->ftol_rel = 0.0;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, o, ra),
+                   SGP_OK);
+  if (getenv("TEST_VERBOSE"))
+    print_message("%s: %lld evaluations (%s); ftol_rel 1e-12: %lld\n", name,
+                  (long long)ra->n_eval, ra->message, (long long)rr->n_eval);
+  const double keep = *bad;
+  sgp_optim_result r;
+  *bad = -1.0;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, o, &r),
+                   SGP_EINVAL);
+  assert_non_null(strstr(ctx.errmsg, name));
+  *bad = keep;
+}
+
+/* ftol_abs stops a start on an absolute change of the objective: along
+ * Rosenbrock's curved valley the run with ftol_abs = 0.01 and no relative
+ * test stops before the run with a relative 1e-12, says why, counts as
+ * converged and is not below its start. */
+static void absolute_change_stops_a_start(void **state)
+{
+  (void)state;
   sgp_optim_opts o;
   sgp_optim_result ra, rr;
   sgp_optim_opts_default(&o);
-  o.ftol_rel = 1e-12;
-  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &rr),
-                   SGP_OK);
-  o.ftol_rel = 0.0;
   o.ftol_abs = 0.01;
-  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &ra),
-                   SGP_OK);
-  if (getenv("TEST_VERBOSE"))
-    print_message("ftol_abs: %lld evaluations (%s); ftol_rel 1e-12: %lld\n",
-                  (long long)ra.n_eval, ra.message, (long long)rr.n_eval);
+  rosenbrock_gain_runs(&o, &o.ftol_abs, "ftol_abs", &ra, &rr);
   assert_true(ra.converged);
   assert_string_equal(ra.message, "change of the objective below 0.01");
   assert_true(ra.n_eval < rr.n_eval);
   assert_true(ra.value >= ra.trace_value[0]);
   sgp_optim_result_free(&ra);
   sgp_optim_result_free(&rr);
-  o.ftol_abs = -1.0;
-  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &ra),
-                   SGP_EINVAL);
-  assert_non_null(strstr(ctx.errmsg, "ftol_abs"));
 }
 
 /* ftol_se: the gain threshold is ftol_se times the standard error value_se
@@ -671,20 +685,12 @@ static double const_se(void *data)
 static void standard_error_scales_the_gain_stop(void **state)
 {
   (void)state;
-  sgp_ctx ctx;
-  sgp_ctx_init(&ctx);
-  const double x0[2] = {-1.2, 1.0};
   sgp_optim_opts o;
   sgp_optim_result ra, rr;
   sgp_optim_opts_default(&o);
-  o.ftol_rel = 1e-12;
-  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &rr),
-                   SGP_OK);
-  o.ftol_rel = 0.0;
   o.ftol_se = 0.5;
   o.value_se = const_se;
-  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &ra),
-                   SGP_OK);
+  rosenbrock_gain_runs(&o, &o.ftol_se, "ftol_se", &ra, &rr);
   assert_true(ra.converged);
   assert_string_equal(ra.message, "the best value gained less than 0.01 in 3 evaluations");
   assert_true(ra.n_eval < rr.n_eval);
@@ -696,10 +702,6 @@ static void standard_error_scales_the_gain_stop(void **state)
   assert_int_equal(ra.n_eval - 1 - last_gain, 3);
   sgp_optim_result_free(&ra);
   sgp_optim_result_free(&rr);
-  o.ftol_se = -1.0;
-  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, NULL, &o, &ra),
-                   SGP_EINVAL);
-  assert_non_null(strstr(ctx.errmsg, "ftol_se"));
 }
 
 static void defaults_are_documented(void **state)

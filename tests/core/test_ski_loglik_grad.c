@@ -1175,41 +1175,52 @@ static void eig_smaller_se(void **state)
   prob_free(p);
 }
 
-/* sgp_ski_stats_marginals against sums of the dense W'W, to the rounding of
+/* sgp_ski_marginals_make against sums of the dense W'W, to the rounding of
  * sums of up to S m terms of size at most max|B| (the stencil adds them in
- * another order), and bitwise the same on 1 and 2 threads. */
+ * another order), and bitwise the same on 1 and 2 threads. A log-likelihood
+ * given these marginals (the learning's: made once) is bitwise the one that
+ * makes its own. */
 static void marginals_match_dense(void **state)
 {
   (void)state;
   prob *p = prob_new(&CFG_2D_ARD, 300);
   const int64_t n = p->n, m = p->m, m1 = p->g.m[0], m2 = p->g.m[1];
-  double *B = th_zeros(m * m), *Bj[2] = {th_zeros(m1 * m1), th_zeros(m2 * m2)}, total;
   double *ref[2] = {th_zeros(m1 * m1), th_zeros(m2 * m2)}, tref = 0.0, bmax = 0.0;
   for (int64_t b = 0; b < m; b++)
     for (int64_t a = 0; a < m; a++) {
       double v = 0.0;
       for (int64_t i = 0; i < n; i++) v += p->W[i + a * n] * p->W[i + b * n];
-      B[a + b * m] = v;
       ref[0][a % m1 + (b % m1) * m1] += v;
       ref[1][a / m1 + (b / m1) * m2] += v;
       tref += v;
       if (fabs(v) > bmax) bmax = fabs(v);
     }
-  assert_int_equal(sgp_ski_stats_marginals(&p->ctx, p->st, Bj, &total), SGP_OK);
-  /* the same bits on one thread: fixed slices, added in order */
-  double *B1[2] = {th_zeros(m1 * m1), th_zeros(m2 * m2)}, total1;
+  sgp_ski_marginals mg, mg1;
+  assert_int_equal(sgp_ski_marginals_make(&p->ctx, p->st, &mg), SGP_OK);
   p->ctx.nthreads = 1;
-  assert_int_equal(sgp_ski_stats_marginals(&p->ctx, p->st, B1, &total1), SGP_OK);
-  assert_true(total1 == total);
-  assert_memory_equal(B1[0], Bj[0], (size_t)(m1 * m1) * sizeof(double));
-  assert_memory_equal(B1[1], Bj[1], (size_t)(m2 * m2) * sizeof(double));
-  free(B1[0]); free(B1[1]);
+  assert_int_equal(sgp_ski_marginals_make(&p->ctx, p->st, &mg1), SGP_OK);
+  p->ctx.nthreads = 2;
+  assert_true(mg1.total == mg.total);
+  assert_memory_equal(mg1.B[0], mg.B[0], (size_t)(m1 * m1) * sizeof(double));
+  assert_memory_equal(mg1.B[1], mg.B[1], (size_t)(m2 * m2) * sizeof(double));
   const double tol = 4.0 * (double)(p->st->S * m) * EPS * bmax;
-  assert_close(total, tref, tol);
+  assert_close(mg.total, tref, tol);
   assert_close(tref, (double)n, 1e-12 * n); /* the cubic weights sum to 1 */
   for (int j = 0; j < 2; j++)
-    for (int64_t i = 0; i < p->g.m[j] * p->g.m[j]; i++) assert_close(Bj[j][i], ref[j][i], tol);
-  free(B); free(Bj[0]); free(Bj[1]); free(ref[0]); free(ref[1]);
+    for (int64_t i = 0; i < p->g.m[j] * p->g.m[j]; i++) assert_close(mg.B[j][i], ref[j][i], tol);
+  sgp_ski_loglik_opts o;
+  tight_opts(&o);
+  sgp_ski_loglik_grad_result own, given;
+  assert_int_equal(sgp_ski_loglik_grad_eig(&p->ctx, p->st, &p->k, p->noise, NULL, 8, 5, &o,
+                                           NULL, &own), SGP_OK);
+  o.marginals = &mg;
+  assert_int_equal(sgp_ski_loglik_grad_eig(&p->ctx, p->st, &p->k, p->noise, NULL, 8, 5, &o,
+                                           NULL, &given), SGP_OK);
+  assert_true(given.value.loglik == own.value.loglik);
+  assert_memory_equal(given.grad, own.grad, (size_t)own.ntheta * sizeof(double));
+  sgp_ski_marginals_free(&mg);
+  sgp_ski_marginals_free(&mg1);
+  free(ref[0]); free(ref[1]);
   prob_free(p);
 }
 
