@@ -74,20 +74,15 @@ int sgp_r_apply_options(sgp_ctx *ctx, const char *verb, SEXP opts, void *o)
   SEXP names = Rf_getAttrib(opts, R_NamesSymbol);
   if (!t || TYPEOF(opts) != VECSXP || (XLENGTH(opts) > 0 && Rf_isNull(names)))
     Rf_error("internal: options must be a named list");
-  for (R_xlen_t i = 0; i < XLENGTH(opts); i++) {
-    const char *name = CHAR(STRING_ELT(names, i));
-    const sgp_value v = sgp_r_value(VECTOR_ELT(opts, i));
-    int st, verbose = ctx->verbose;
-    if (!name[0]) Rf_error("internal: option %d has no name", (int)i + 1);
-    if (sgp_ctx_opt_find(t, name)) {
-      st = sgp_ctx_opt_set(ctx, name, &v, &verbose);
-      ctx->verbose = verbose;
-    } else {
-      st = sgp_opts_set(ctx, t, o, name, &v);
-    }
-    if (st) return st;
+  const R_xlen_t n = XLENGTH(opts);
+  const char **nm = (const char **)R_alloc((size_t)(n > 0 ? n : 1), sizeof(const char *));
+  sgp_value *v = (sgp_value *)R_alloc((size_t)(n > 0 ? n : 1), sizeof(sgp_value));
+  for (R_xlen_t i = 0; i < n; i++) {
+    nm[i] = CHAR(STRING_ELT(names, i));
+    if (!nm[i][0]) Rf_error("internal: option %d has no name", (int)i + 1);
+    v[i] = sgp_r_value(VECTOR_ELT(opts, i));
   }
-  return SGP_OK;
+  return sgp_opts_apply(ctx, t, o, (int64_t)n, nm, v);
 }
 
 void sgp_r_fail(const char *fn, sgp_ctx *ctx, int status)

@@ -155,3 +155,25 @@ int sgp_fd_columns(const sgp_fd *f, const char *name, const char *const *need, i
   }
   return sgp_fd_bad(f, name, "must be a data frame with numeric columns %s", list);
 }
+
+int sgp_fd_hyper_mean(const sgp_fd *f, int64_t n_max, sgp_cmat *out)
+{
+  const sgp_value *h = sgp_fd_elt(f->fit, "hyper");
+  char name[32];
+  snprintf(name, sizeof name, "hyper%smean", f->sep);
+  if (h->type != SGP_VAL_LIST)
+    return sgp_fd_is_nothing(h) && !sgp_fd_has(f->fit, "hyper")
+             ? sgp_fd_bad(f, "hyper", "is missing")
+             : sgp_fd_bad(f, "hyper", "must be a list or struct");
+  const sgp_value *m = sgp_fd_elt(h, "mean");
+  if (!sgp_fd_has(h, "mean")) return sgp_fd_bad(f, name, "is missing");
+  if (m->type != SGP_VAL_REAL || !(m->len == 1 || m->len == n_max)) {
+    if (n_max > 1)
+      return sgp_fd_bad(f, name, "must be 1 or %lld numbers (the constant prior mean)",
+                        (long long)n_max);
+    return sgp_fd_bad(f, name, "must be one number (the constant prior mean)");
+  }
+  if (!sgp_fd_finite(m)) return sgp_fd_bad(f, name, "contains NaN, NA or Inf");
+  *out = sgp_cmat_of(m->real, m->len, 1);
+  return SGP_OK;
+}

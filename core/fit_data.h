@@ -49,5 +49,8 @@ int sgp_fd_columns(const sgp_fd *f, const char *name, const char *const *need, i
 int sgp_fd_is_nothing(const sgp_value *v);
 /* All finite. */
 int sgp_fd_finite(const sgp_value *v);
+/* hyper$mean, the constant prior mean every fit has: 1 or n_max finite numbers
+ * (a fit without it would predict with the mean dropped). */
+int sgp_fd_hyper_mean(const sgp_fd *f, int64_t n_max, sgp_cmat *out);
 
 #endif

@@ -286,6 +286,12 @@ int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *
       snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "",
                i < t->n ? t->opts[i].name : c->opts[i - t->n].name);
     }
+    for (int i = 0; i < t->n + nc; i++) {
+      const char *known = i < t->n ? t->opts[i].name : c->opts[i - t->n].name;
+      if (!strcasecmp(name, known))
+        return sgp_fail(ctx, SGP_EINVAL, "unknown option '%s'; option names are lower case: "
+                        "'%s'", name, known);
+    }
     return sgp_fail(ctx, SGP_EINVAL, "unknown option '%s'; valid options are %s", name, list);
   }
   if (v->type == SGP_VAL_NULL && (s->flags & SGP_OPT_NULL_OK) && s->kind != SGP_OPT_VECTOR &&
@@ -379,4 +385,23 @@ void sgp_user_message(const char *fn, const sgp_ctx *ctx, int status, char *buf,
     snprintf(buf, size, "%s: '%.*s' %s", fn, (int)k, m, m + k + 2);
   else
     snprintf(buf, size, "%s: %s", fn, m);
+}
+
+int sgp_opts_apply(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, int64_t n,
+                   const char *const *names, const sgp_value *values)
+{
+  for (int64_t i = 0; i < n; i++) {
+    for (int64_t j = 0; j < i; j++)
+      if (!strcmp(names[i], names[j]))
+        return sgp_fail(ctx, SGP_EINVAL, "'%s' is given twice", names[i]);
+    int st, verbose = ctx->verbose;
+    if (sgp_ctx_opt_find(t, names[i])) {
+      st = sgp_ctx_opt_set(ctx, names[i], &values[i], &verbose);
+      ctx->verbose = verbose;
+    } else {
+      st = sgp_opts_set(ctx, t, opts, names[i], &values[i]);
+    }
+    if (st) return st;
+  }
+  return SGP_OK;
 }

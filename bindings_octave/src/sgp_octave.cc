@@ -251,25 +251,21 @@ namespace sgp_octave
     const sgp_verb_table *t = sgp_verb_options (verb);
     if ((args.length () - first) % 2)
       error ("%s: options must come in name/value pairs", ctx.fname ().c_str ());
-    for (int i = first; i < args.length (); i += 2)
+    const int n = (args.length () - first) / 2;
+    std::vector<std::string> names (n);
+    std::vector<const char *> cnames (n);
+    std::vector<sgp_value> values (n);
+    for (int k = 0; k < n; k++)
       {
+        const int i = first + 2 * k;
         if (! args(i).is_string ())
           error ("%s: option names must be strings (argument %d is not)", ctx.fname ().c_str (),
                  i + 1);
-        const std::string name = args(i).string_value ();
-        const sgp_value v = value_of (args(i + 1), keep);
-        int verbose = ctx.get ()->verbose, st;
-        if (sgp_ctx_opt_find (t, name.c_str ()))
-          {
-            st = sgp_ctx_opt_set (ctx.get (), name.c_str (), &v, &verbose);
-            ctx.get ()->verbose = verbose;
-          }
-        else
-          st = sgp_opts_set (ctx.get (), t, opts, name.c_str (), &v);
-        if (st)
-          return st;
+        names[k] = args(i).string_value ();
+        cnames[k] = names[k].c_str ();
+        values[k] = value_of (args(i + 1), keep);
       }
-    return SGP_OK;
+    return sgp_opts_apply (ctx.get (), t, opts, n, cnames.data (), values.data ());
   }
 
   void

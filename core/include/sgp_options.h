@@ -111,6 +111,12 @@ int sgp_opt_choice_index(const char *verb, const char *option, const char *name)
  * SGP_EINVAL "'name' must be ..." (or "unknown option 'name'"). */
 int sgp_opts_set(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, const char *name,
                  const sgp_value *v);
+/* Stores options names[i] = values[i] (i < n) of verb t: the context's into ctx
+ * (sgp_ctx_opt_find), the others into opts. The one rule of both hosts: a name
+ * as the table writes it (another letter case is the unknown-option error,
+ * naming the right one) and at most once ("'tol' is given twice"). */
+int sgp_opts_apply(sgp_ctx *ctx, const sgp_verb_table *t, void *opts, int64_t n,
+                   const char *const *names, const sgp_value *values);
 /* The user's message for a failed call of verb fn, in the one form both hosts
  * show: "fn: 'arg' rest" from the core's "arg: rest" (or "'arg' rest"), else
  * "fn: message". */

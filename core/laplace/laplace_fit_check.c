@@ -135,9 +135,6 @@ static int check_run(const sgp_fd *f, int64_t r)
       (st = sgp_fd_string(f, "policy", choices("policy"), NULL)) ||
       (st = sgp_fd_columns(f, "history", hist, 4)) || (st = sgp_fd_columns(f, "steps", steps, 1)))
     return st;
-  const sgp_value *h = sgp_fd_elt(f->fit, "hyper");
-  if (!sgp_fd_is_nothing(h) && h->type != SGP_VAL_LIST)
-    return sgp_fd_bad(f, "hyper", "must be a list or struct");
   return SGP_OK;
 }
 
@@ -157,12 +154,8 @@ int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, c
       (st = check_model(&f, &lik, &C, k)) || (st = check_arrays(&f, C, &X, &W, &R, k)) ||
       (st = check_data(&f, lik, X.rows, C, &noise)) || (st = check_run(&f, R.cols)))
     return st;
-  /* the constant prior mean (absent from fits saved before it existed) */
-  const sgp_value *mean = sgp_fd_elt(sgp_fd_elt(fit, "hyper"), "mean");
-  if (!sgp_fd_is_nothing(mean) && !sgp_fd_is_numeric(mean))
-    return sgp_fd_bad(&f, "hyper", "must have a numeric mean (the constant prior mean)");
-  const sgp_cmat mv = sgp_fd_is_numeric(mean) && mean->len
-                        ? sgp_cmat_of(mean->real, mean->len, 1) : sgp_cmat_of(NULL, 0, 0);
+  sgp_cmat mv;
+  if ((st = sgp_fd_hyper_mean(&f, C, &mv))) return st;
   return sgp_laplace_fit_view(ctx, view, X, W, R.cols ? R : sgp_cmat_of(NULL, 0, 0), k, lik,
                               noise, mv);
 }

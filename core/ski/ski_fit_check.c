@@ -22,7 +22,7 @@ static int positive(const sgp_value *v)
 }
 
 /* kernel, lengthscale, outputscale, noise, tol, max_iter, method, variance,
- * bounds_policy, backend (optional: older fits have none), hyper$mean (optional) */
+ * bounds_policy, backend (optional: older fits have none), hyper$mean */
 static int check_model(const sgp_fd *f, int64_t d, sgp_ski_fit_view *v)
 {
   int st, k, i;
@@ -53,11 +53,9 @@ static int check_model(const sgp_fd *f, int64_t d, sgp_ski_fit_view *v)
   if (sgp_fd_has(f->fit, "backend") &&
       (st = sgp_fd_string(f, "backend", backend_names, &v->backend)))
     return st;
-  const sgp_value *mean = sgp_fd_elt(sgp_fd_elt(f->fit, "hyper"), "mean");
-  if (!sgp_fd_is_nothing(mean) && (mean->type != SGP_VAL_REAL || mean->len != 1 ||
-                                   !isfinite(mean->real[0])))
-    return sgp_fd_bad(f, "hyper", "must have one finite mean (the constant prior mean)");
-  o->mean = sgp_fd_is_nothing(mean) ? 0.0 : mean->real[0];
+  sgp_cmat mean;
+  if ((st = sgp_fd_hyper_mean(f, 1, &mean))) return st;
+  o->mean = mean.data[0];
   return SGP_OK;
 }
 

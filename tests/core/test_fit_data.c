@@ -16,8 +16,8 @@ static const double HIST[1] = {0};
 
 typedef struct {
   const char *names[20];
-  sgp_value vals[20], kernel[3], hist[4], steps[1];
-  const char *knames[3], *hnames[4], *snames[1];
+  sgp_value vals[20], kernel[3], hist[4], steps[1], hyper[1];
+  const char *knames[3], *hnames[4], *snames[1], *hypnames[1];
   sgp_value fit;
 } fit_data;
 
@@ -25,7 +25,7 @@ static void make_fit(fit_data *d)
 {
   const char *names[] = {"x", "f", "var", "weights", "root", "likelihood", "n_class", "kernel",
                          "y", "newton_steps", "iterations", "converged", "policy",
-                         "stop_reason", "history", "steps"};
+                         "stop_reason", "history", "steps", "hyper"};
   const sgp_value vals[] = {REALV(X, N), REALV(F, N), REALV(V, N), REALV(W, N), REALV(R, N),
                             STRV("bernoulli"), REALV(&ONE, 1), {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL},
                             REALV(Y, N), REALV(&ONE, 1), REALV(&ONE, 1),
@@ -48,6 +48,9 @@ static void make_fit(fit_data *d)
   d->snames[0] = "delta";
   d->steps[0] = (sgp_value)REALV(HIST, 1);
   d->vals[15] = (sgp_value){SGP_VAL_LIST, 1, NULL, NULL, d->snames, 0, 0, d->steps};
+  d->hypnames[0] = "mean";
+  d->hyper[0] = (sgp_value)REALV(&ZERO, 1);
+  d->vals[16] = (sgp_value){SGP_VAL_LIST, 1, NULL, NULL, d->hypnames, 0, 0, d->hyper};
   d->fit = (sgp_value){SGP_VAL_LIST, n, NULL, NULL, d->names, 0, 0, d->vals};
 }
 
@@ -101,6 +104,19 @@ static void tampered_fields_are_named(void **state)
   d.vals[5] = (sgp_value)STRV("probit");
   assert_int_equal(check(&d, &ctx), SGP_EINVAL);
   assert_non_null(strstr(ctx.errmsg, "'object$likelihood' must be one of"));
+  make_fit(&d);
+  d.fit.len = 16; /* hyper deleted: predicting would drop the prior mean */
+  assert_int_equal(check(&d, &ctx), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'object$hyper' is missing");
+  make_fit(&d);
+  static const double NAN_ = NAN;
+  d.hyper[0] = (sgp_value)REALV(&NAN_, 1);
+  assert_int_equal(check(&d, &ctx), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'object$hyper$mean' contains NaN, NA or Inf");
+  make_fit(&d);
+  d.hyper[0] = (sgp_value)STRV("zero");
+  assert_int_equal(check(&d, &ctx), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'object$hyper$mean' must be one number (the constant prior mean)");
   make_fit(&d);
   d.fit.len = 2; /* only x and f */
   assert_int_equal(check(&d, &ctx), SGP_EINVAL);

@@ -6,8 +6,8 @@
 ## Private: name/value options of the scalegp front functions.
 ##
 ## @var{defaults} is a struct whose field names are the valid option names and
-## whose values are the defaults.  Option names match case-insensitively; a
-## later pair overrides an earlier one.  @var{opts} is @var{defaults} with the
+## whose values are the defaults.  Option names match exactly and are given
+## once, as the core's options are.  @var{opts} is @var{defaults} with the
 ## given values filled in; @var{given} has the same fields, true where the
 ## caller passed the option (so the core's own defaults can be kept for the
 ## others).  Errors start with "@var{fname}: ".
@@ -25,7 +25,10 @@ function [opts, given] = parse_options (fname, defaults, varargin)
              "%s: options must be name/value pairs: expected an option name, got a %s",
              fname, describe_value (name));
     endif
-    k = find (strcmpi (name, names));
+    k = find (strcmp (name, names));
+    if (! isempty (k) && given.(names{k}))
+      error ("scalegp:invalid-argument", "%s: '%s' is given twice", fname, name);
+    endif
     if (isempty (k))
       error ("scalegp:invalid-argument", "%s: unknown option '%s'; valid options are %s",
              fname, name, strjoin (names.', ", "));

@@ -23,8 +23,12 @@ function [front, pairs] = split_options (fname, front_names, varargin)
     if (i == n)
       error ("scalegp:invalid-argument", "%s: option '%s' has no value", fname, name);
     endif
-    name = lower (name);  # Octave's habit: option names in any case
+    ## names as the core's tables write them (lower case) and each once, as in
+    ## R: the core words both errors for the options it is forwarded
     if (any (strcmp (name, front_names)))
+      if (any (strcmp (name, varargin(1:2:i-1))))
+        error ("scalegp:invalid-argument", "%s: '%s' is given twice", fname, name);
+      endif
       front.(name) = varargin{i+1};
     else
       pairs(end+1:end+2) = {name, varargin{i+1}};
