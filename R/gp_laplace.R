@@ -156,7 +156,7 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
                 levels = lab$levels, policy = used$policy, x = x, y = lab$y,
                 offset = used$offset, noise = used$noise, seed = used$seed),
            laplace_selection(res$selection))
-  if (!is.null(xtest)) fit$test <- pred_class_names(res$test, fit)
+  if (!is.null(xtest)) fit$test <- pred_class_names(res$test, fit, fn)
   class(fit) <- "gp_laplace"
   if (nzchar(used$warning)) warning(used$warning, call. = FALSE)
   if (isTRUE(opts[["verbose"]])) print(fit)
@@ -235,9 +235,13 @@ laplace_labels <- function(y, likelihood, n, fn) {
 
 # Predictions as the core writes them (sgp_laplace_predict_plain,
 # sgp_valla_predict_plain), softmax probabilities with the class names as column
-# names (R's only addition).
-pred_class_names <- function(p, fit) {
+# names (R's only addition); the core's warning (variances that rounding does not
+# resolve) becomes fn's warning and leaves the list.
+pred_class_names <- function(p, fit, fn) {
   if (fit$likelihood == "softmax") colnames(p$prob) <- fit$levels
+  w <- p[["warning", exact = TRUE]]
+  if (!is.null(w) && nzchar(w)) warning(fn, ": ", w, call. = FALSE)
+  p[["warning"]] <- NULL
   p
 }
 
@@ -290,7 +294,7 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
                threads = threads)
   p <- sgp_call("laplace_predict", object, fn, "object", newdata, opts)
   type <- p$type
-  out <- pred_class_names(p$pred, fit)
+  out <- pred_class_names(p$pred, fit, fn)
   formula_pad(switch(type,
     list = out,
     response = switch(fit$likelihood, bernoulli = , softmax = out$prob,

@@ -299,7 +299,7 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
                seed = seed %||% as.double(sample.int(.Machine$integer.max, 1L)))
   p <- sgp_call("valla_predict", object, newdata, opts)  # the core reads and checks the fit
   type <- p$type
-  out <- pred_class_names(p$pred, object)
+  out <- pred_class_names(p$pred, object, fn)
   formula_pad(switch(type,
     list = out,
     response = if (object$likelihood == "gaussian") out$mean else out$prob,

@@ -60,6 +60,6 @@ valla_result <- function(fit, lab) {
   fit$history$validation <- as.data.frame(fit$history$validation)
   fit["levels"] <- list(lab$levels)
   class(fit) <- "valla"
-  if (!is.null(fit$test)) fit$test <- pred_class_names(fit$test, fit)
+  if (!is.null(fit$test)) fit$test <- pred_class_names(fit$test, fit, "valla")
   fit
 }

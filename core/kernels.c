@@ -14,6 +14,7 @@
 #include "kernel_exp.h"
 #include "target_clones.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,18 @@ int sgp_kprep_init(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *
   for (int64_t j = 0; j < d; j++) {
     const double ell = k->lengthscale[k->n_lengthscale == 1 ? 0 : j];
     const double c = center ? center[j] : 0.0;
-    for (int64_t i = 0; i < n; i++) p->z[i + j * n] = (X.data[i + j * X.ld] - c) / ell;
+    for (int64_t i = 0; i < n; i++) {
+      const double x = X.data[i + j * X.ld];
+      /* a subnormal input has lost its precision and every distance of it underflows:
+       * the kernel would see one point */
+      if (x != 0.0 && fabs(x) < DBL_MIN) {
+        sgp_kprep_free(p);
+        return sgp_fail(ctx, SGP_EINVAL, "%s: has %g at row %lld, column %lld, a subnormal "
+                        "number (below %g in magnitude, where doubles lose their precision); "
+                        "rescale the inputs", argname, x, (long long)(i + 1), (long long)(j + 1), DBL_MIN);
+      }
+      p->z[i + j * n] = (x - c) / ell;
+    }
   }
   /* squared distances of d such values must stay finite */
   for (int64_t q = 0; q < n * d; q++)

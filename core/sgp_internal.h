@@ -33,6 +33,26 @@ static inline int sgp_team_size(void)
 #endif
 }
 
+/* A predictive variance v computed as a difference (a prior variance minus what
+ * the data explain), whose terms add up to mag in absolute value, `terms` of them:
+ * rounding leaves v uncertain by about (terms + 2) eps mag, so a v below that is
+ * not resolved: cancellation may have put it far below the exact variance, and a
+ * negative v is rounding alone. Returns what is reported (v, 0 where negative) and
+ * counts an unresolved v in *unresolved: the caller warns, never clamps silently. */
+static inline double sgp_variance_resolved(double v, double mag, int64_t terms,
+                                           int64_t *unresolved)
+{
+  if (v < (double)(terms + 2) * 2.220446049250313e-16 * mag) {
+    (*unresolved)++;
+    return v > 0.0 ? v : 0.0;
+  }
+  return v;
+}
+
+/* The warning of count unresolved variances out of n (sgp_variance_resolved), one
+ * wording for every method ("" when count is 0; the hosts prefix the function). */
+void sgp_variance_warning(int64_t count, int64_t n, char *buf, size_t size);
+
 #if defined(__GNUC__)
 #define SGP_PRINTF_LIKE(i, j) __attribute__((format(printf, i, j)))
 #else

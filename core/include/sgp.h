@@ -389,6 +389,11 @@ void sgp_laplace_fit_free(sgp_laplace_fit_t *fit);
 int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
                         sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
                         sgp_mat resp_var);
+/* The same, counting into *unresolved the latent variances below what rounding
+ * resolves (reported as computed, 0 where negative; the caller warns). */
+int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
+                              sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
+                              sgp_mat resp_var, int64_t *unresolved);
 
 /* A non-owning fit for predictions from plain data (a fit reloaded from R or
  * Octave): fills *fit with pointers to X (n x d), weights (n x C) and root
@@ -978,6 +983,12 @@ int  sgp_valla_fit_from_data(sgp_ctx *ctx, const sgp_valla_mlp *model,
  * Any output with data NULL is skipped. */
 int  sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_mat mean,
                        sgp_mat var, sgp_mat latent_var, sgp_mat prob, sgp_mat cov);
+/* The same, counting into *unresolved the latent variances below what rounding
+ * resolves (reported as computed, 0 where negative; the caller warns). An output
+ * or variance that overflows is an error naming the test point. */
+int  sgp_valla_predict_count(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_mat mean,
+                             sgp_mat var, sgp_mat latent_var, sgp_mat prob, sgp_mat cov,
+                             int64_t *unresolved);
 /* Monte-Carlo class probabilities (prob_method = "mc", spec §5): the mean over
  * mc_samples draws f = g + chol(K* + eps I) e of softmax(f) (Bernoulli: the
  * sigmoid, prob n x 2), seeded from the ctx RNG. */

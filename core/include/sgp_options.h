@@ -339,7 +339,8 @@ int sgp_ski_stats_merge_plain(sgp_ctx *ctx, int64_t k, const sgp_ski_stats_data 
 sgp_value sgp_predict_result_plain(sgp_value pred, const char *type, sgp_value_arena *a);
 /* gp_laplace's predictions at X as plain data: mean, var (latent; plain vectors
  * when C = 1, else m x C) and the response: prob (bernoulli, softmax), rate_mean
- * and rate_var (poisson) or y_var (gaussian). */
+ * and rate_var (poisson) or y_var (gaussian); last, warning (sgp_variance_warning,
+ * "" when none: the hosts warn with it and take it off). */
 int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat X,
                               sgp_cmat offset, sgp_value_arena *a, sgp_value *out);
 /* ski_gsgp's predictions at X as plain data: mean, var (NULL with variance

@@ -118,17 +118,22 @@ int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cm
                               sgp_cmat offset, sgp_value_arena *a, sgp_value *out)
 {
   const int64_t m = X.rows, C = fit->C;
-  sgp_value v[4] = {by_latent(a, m, C), by_latent(a, m, C), by_latent(a, m, C),
+  sgp_value v[5] = {by_latent(a, m, C), by_latent(a, m, C), by_latent(a, m, C),
                     by_latent(a, m, C)};
   *out = sgp_vo_null();
   if (sgp_value_arena_failed(a)) return sgp_fail(ctx, SGP_ENOMEM, "gp_laplace: out of memory");
-  const int st = sgp_laplace_predict(ctx, fit, X, offset, sgp_mat_of((double *)v[0].real, m, C),
-                                     sgp_mat_of((double *)v[1].real, m, C),
-                                     sgp_mat_of((double *)v[2].real, m, C),
-                                     sgp_mat_of((double *)v[3].real, m, C));
+  int64_t unresolved = 0;
+  const int st = sgp_laplace_predict_count(ctx, fit, X, offset,
+                                           sgp_mat_of((double *)v[0].real, m, C),
+                                           sgp_mat_of((double *)v[1].real, m, C),
+                                           sgp_mat_of((double *)v[2].real, m, C),
+                                           sgp_mat_of((double *)v[3].real, m, C), &unresolved);
   if (st) return st;
-  /* the response: class probabilities, the rate's mean and variance, or y's variance */
-  const char *names[4] = {"mean", "var"};
+  /* the response: class probabilities, the rate's mean and variance, or y's variance;
+   * last, the warning of unresolved variances ("" when none), which the hosts take off */
+  char warning[512];
+  sgp_variance_warning(unresolved, m * C, warning, sizeof warning);
+  const char *names[5] = {"mean", "var"};
   int k = 2;
   switch (fit->likelihood) {
   case SGP_LIK_POISSON:
@@ -138,6 +143,8 @@ int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cm
   case SGP_LIK_GAUSSIAN: names[k] = "y_var"; v[k] = v[3]; k++; break;
   default: names[k] = "prob"; v[k] = v[2]; k++; break;
   }
+  names[k] = "warning";
+  v[k++] = sgp_vo_string(a, warning);
   *out = sgp_vo_list(a, k, names, v);
   return sgp_value_arena_failed(a) ? sgp_fail(ctx, SGP_ENOMEM, "gp_laplace: out of memory") : SGP_OK;
 }

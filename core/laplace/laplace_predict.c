@@ -13,6 +13,15 @@ int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
                         sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
                         sgp_mat resp_var)
 {
+  int64_t unresolved = 0;
+  return sgp_laplace_predict_count(ctx, fit, Xs, offset_s, mean, var, resp_mean, resp_var,
+                                   &unresolved);
+}
+
+int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
+                              sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
+                              sgp_mat resp_var, int64_t *unresolved)
+{
   int st;
   double *A = NULL, *mu = NULL;
   if (!fit) return sgp_fail(ctx, SGP_EINVAL, "fit: must not be NULL");
@@ -68,7 +77,10 @@ int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
         const double *a = A + (c + C * (l + 1)) * ns;
         for (int64_t i = 0; i < ns; i++) mu[i + c * ns] -= a[i] * a[i];
       }
-    for (int64_t q = 0; q < ns * C; q++) if (mu[q] < 0) mu[q] = 0.0;
+    /* s - |K(x*, X) Q|^2 sums nr + 1 terms of total size 2 s - mu */
+    const double s2 = fit->kernel.outputscale;
+    for (int64_t q = 0; q < ns * C; q++)
+      mu[q] = sgp_variance_resolved(mu[q], 2.0 * s2 - mu[q], nr, unresolved);
     if (var.data)
       for (int64_t c = 0; c < C; c++)
         for (int64_t i = 0; i < ns; i++) var.data[i + c * var.ld] = mu[i + c * ns];

@@ -60,20 +60,26 @@ int sgp_valla_predict_plain(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X
   if (sgp_value_arena_failed(a)) return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
   const sgp_mat none = sgp_mat_of(NULL, 0, 0);
   double *P = (double *)prob.real;
-  int st = sgp_valla_predict(ctx, fit, X, sgp_mat_of((double *)mean.real, n, C),
-                             sgp_mat_of((double *)var.real, n, C),
-                             sgp_mat_of((double *)lv.real, n, C),
-                             cls && !o->mc ? sgp_mat_of(P, n, K) : none,
-                             o->full_cov ? sgp_mat_of((double *)cov.real, C * C, n) : none);
+  int64_t unresolved = 0;
+  int st = sgp_valla_predict_count(ctx, fit, X, sgp_mat_of((double *)mean.real, n, C),
+                                   sgp_mat_of((double *)var.real, n, C),
+                                   sgp_mat_of((double *)lv.real, n, C),
+                                   cls && !o->mc ? sgp_mat_of(P, n, K) : none,
+                                   o->full_cov ? sgp_mat_of((double *)cov.real, C * C, n) : none,
+                                   &unresolved);
   if (!st && cls && o->mc) st = sgp_valla_predict_mc(ctx, fit, X, o->mc_samples, sgp_mat_of(P, n, K));
   if (st) return st;
   if (bern) prob = sgp_vo_real(a, n, P + n, 0, 0); /* P(y = 1) */
-  const char *names[5] = {"mean", "var"};
-  sgp_value v[5] = {mean, var};
+  char warning[512];
+  sgp_variance_warning(unresolved, n * C, warning, sizeof warning);
+  const char *names[6] = {"mean", "var"};
+  sgp_value v[6] = {mean, var};
   int k = 2;
   if (!cls) { names[k] = "latent_var"; v[k++] = lv; }
   if (cls) { names[k] = "prob"; v[k++] = prob; }
   if (o->full_cov) { names[k] = "cov"; v[k++] = cov; }
+  names[k] = "warning"; /* "" when none: the hosts warn with it and take it off */
+  v[k++] = sgp_vo_string(a, warning);
   *out = sgp_vo_list(a, k, names, v);
   return sgp_value_arena_failed(a) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory") : SGP_OK;
 }

@@ -19,9 +19,11 @@ double valla_kernel_scale(const sgp_valla_fit_t *fit)
 }
 
 /* For one tile: latent variances v (nr, standardized scale) and optionally the
- * C x C blocks (C*C*n). G receives the outputs (n x C). */
+ * C x C blocks (C*C*n). G receives the outputs (n x C). mag (nr) is scratch for
+ * the size of the terms whose difference v is (sgp_variance_resolved). */
 static int tile_latent(sgp_ctx *ctx, const sgp_valla_fit_t *fit, const valla_cache *cZ,
-                       sgp_cmat X, double *G, double *v, double *blk, int64_t *clamps)
+                       sgp_cmat X, double *G, double *v, double *mag, double *blk,
+                       int64_t *unresolved)
 {
   const sgp_valla_net *net = &fit->net;
   const int64_t n = X.rows, C = fit->C, nr = n * C, M = fit->M;
@@ -36,7 +38,10 @@ static int tile_latent(sgp_ctx *ctx, const sgp_valla_fit_t *fit, const valla_cac
   }
   memcpy(G, cX.G, (size_t)(n * C) * sizeof(double));
   valla_ntk_diag(ctx, net, &cX, fit->layers, v);
-  for (int64_t r = 0; r < nr; r++) v[r] *= fit->prior ? sc : 0.0;
+  for (int64_t r = 0; r < nr; r++) {
+    v[r] *= fit->prior ? sc : 0.0;
+    mag[r] = fabs(v[r]);
+  }
   if (blk) {
     valla_ntk_blocks(ctx, net, &cX, fit->layers, blk);
     for (int64_t k = 0; k < C * C * n; k++) blk[k] *= fit->prior ? sc : 0.0;
@@ -49,7 +54,11 @@ static int tile_latent(sgp_ctx *ctx, const sgp_valla_fit_t *fit, const valla_cac
       double *Q = pass ? Q2 : Q1;
       if (!P) continue;
       if ((st = sgp_gemm(ctx, 'N', 'T', M, nr, M, 1.0, P, M, K, nr, 0.0, Q, M))) goto done;
-      for (int64_t r = 0; r < nr; r++) v[r] += sign * sgp_dot(M, Q + M * r, Q + M * r);
+      for (int64_t r = 0; r < nr; r++) {
+        const double q = sgp_dot(M, Q + M * r, Q + M * r);
+        v[r] += sign * q;
+        mag[r] += q;
+      }
       if (blk)
         for (int64_t i = 0; i < n; i++)
           for (int64_t a = 0; a < C; a++)
@@ -57,8 +66,7 @@ static int tile_latent(sgp_ctx *ctx, const sgp_valla_fit_t *fit, const valla_cac
               blk[a + C * b + C * C * i] += sign * sgp_dot(M, Q + M * (i + n * a), Q + M * (i + n * b));
     }
   }
-  for (int64_t r = 0; r < nr; r++)
-    if (v[r] < 0) { v[r] = 0; (*clamps)++; }
+  for (int64_t r = 0; r < nr; r++) v[r] = sgp_variance_resolved(v[r], mag[r], M, unresolved);
 done:
   valla_cache_free(net, &cX);
   free(K); free(Q1); free(Q2);
@@ -72,8 +80,29 @@ static int check_out(sgp_ctx *ctx, const char *name, sgp_mat m, int64_t rows, in
   return SGP_OK;
 }
 
+/* An output or variance that overflowed: the error names the first test point. */
+static int tile_finite(sgp_ctx *ctx, const double *G, const double *v, int64_t nt, int64_t C,
+                       int64_t i0)
+{
+  for (int64_t r = 0; r < nt * C; r++)
+    if (!isfinite(G[r]) || !isfinite(v[r]))
+      return sgp_fail(ctx, SGP_EINVAL, "fit: the prediction overflowed double precision "
+                      "(non-finite %s at test point %lld); the network's weights are out "
+                      "of range", isfinite(G[r]) ? "variance" : "output",
+                      (long long)(i0 + r % nt + 1));
+  return SGP_OK;
+}
+
 int sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_mat mean,
                       sgp_mat var, sgp_mat latent_var, sgp_mat prob, sgp_mat cov)
+{
+  int64_t unresolved = 0;
+  return sgp_valla_predict_count(ctx, fit, X, mean, var, latent_var, prob, cov, &unresolved);
+}
+
+int sgp_valla_predict_count(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_mat mean,
+                            sgp_mat var, sgp_mat latent_var, sgp_mat prob, sgp_mat cov,
+                            int64_t *unresolved)
 {
   const int64_t n = X.rows, C = fit->C, K = fit->n_class;
   int st;
@@ -93,16 +122,18 @@ int sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_
                                             fit->tags, &cZ)))
     return st;
   const int64_t T = n < TILE ? (n > 0 ? n : 1) : TILE;
-  double *G = sgp_alloc(T * C), *v = sgp_alloc(T * C), *blk = cov.data ? sgp_alloc(C * C * T) : NULL;
-  int64_t clamps = 0;
-  if (!G || !v || (cov.data && !blk)) st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in predict");
+  double *G = sgp_alloc(T * C), *v = sgp_alloc(T * C), *mag = sgp_alloc(T * C),
+         *blk = cov.data ? sgp_alloc(C * C * T) : NULL;
+  if (!G || !v || !mag || (cov.data && !blk)) st = sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory in predict");
   const int gauss = fit->likelihood == SGP_LIK_GAUSSIAN;
   const double sd2 = fit->y_sd * fit->y_sd, s = gauss ? exp(fit->log_noise) : 0.0;
   for (int64_t i0 = 0; i0 < n && !st; i0 += T) {
     if ((st = sgp_poll_interrupt(ctx))) break;
     const int64_t nt = n - i0 < T ? n - i0 : T;
     sgp_cmat Xt = {X.data + i0, nt, X.cols, X.ld};
-    if ((st = tile_latent(ctx, fit, &cZ, Xt, G, v, blk, &clamps))) break;
+    if ((st = tile_latent(ctx, fit, &cZ, Xt, G, v, mag, blk, unresolved)) ||
+        (st = tile_finite(ctx, G, v, nt, C, i0)))
+      break;
     for (int64_t c = 0; c < C; c++)
       for (int64_t i = 0; i < nt; i++) {
         const double g = G[i + nt * c], lv = v[i + nt * c];
@@ -119,7 +150,7 @@ int sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_
         valla_probit_prob(fit->likelihood, C, G + i, nt, v + i, nt, prob.data + i0 + i, prob.ld);
   }
   if (fit->M > 0) valla_cache_free(&fit->net, &cZ);
-  free(G); free(v); free(blk);
+  free(G); free(v); free(mag); free(blk);
   return st;
 }
 

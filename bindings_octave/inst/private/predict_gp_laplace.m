@@ -30,7 +30,7 @@ function pred = predict_gp_laplace (fit, xnew, names, varargin)
   ## and writes the predictions (sgp_laplace_predict_plain: mean, var, and prob,
   ## rate_mean and rate_var, or y_var)
   r = __sgp_call__ ("laplace_predict", fit, fname, "fit", xnew, xname, oname, varargin{:});
-  pred = r.pred;
+  pred = take_pred_warning (r.pred, fname);
   switch (r.type)
     case "response"
       if (isfield (pred, "prob"))

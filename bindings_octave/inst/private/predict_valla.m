@@ -42,7 +42,7 @@ function pred = predict_valla (fit, xnew, varargin)
   ## mc_samples; seed and threads: the context), which checks them against the fit
   r = __sgp_call__ ("valla_predict", fit, xnew, "seed", if_else (isempty (seed), 0, seed),
                     opts{:});
-  pred = r.pred;
+  pred = take_pred_warning (r.pred, fname);
   switch (r.type)
     case "response"
       if (strcmp (fit.likelihood, "gaussian"))

@@ -1,0 +1,71 @@
+# Fits given back, options and predictions that must not go wrong silently:
+# a fit without its prior mean, options given twice or in another letter case,
+# variances that rounding does not resolve, network outputs that overflow,
+# subnormal inputs.
+
+set.seed(11)
+rel_x <- matrix(runif(40))
+rel_y <- rbinom(40, 1, plogis(3 * sin(6 * rel_x[, 1])))
+
+test_that("a fit whose hyper or hyper$mean was deleted is an error naming it", {
+  fit <- gp_laplace(rel_x, rel_y, lengthscale = 0.3, outputscale = 1, verbose = FALSE)
+  f <- fit; f$hyper <- NULL
+  expect_error(predict(f, rel_x), "predict.gp_laplace: 'object$hyper' is missing", fixed = TRUE)
+  f <- fit; f$hyper$mean <- NULL
+  expect_error(predict(f, rel_x), "'object$hyper$mean' is missing", fixed = TRUE)
+  f <- fit; f$hyper$mean <- NaN
+  expect_error(predict(f, rel_x), "'object$hyper$mean' contains NaN, NA or Inf", fixed = TRUE)
+  s <- ski_gsgp(rel_x, sin(6 * rel_x[, 1]), lengthscale = 0.3, outputscale = 1, noise = 0.01,
+                verbose = FALSE)
+  s$hyper <- NULL
+  expect_error(predict(s, rel_x), "predict.ski_gsgp: 'object$hyper' is missing", fixed = TRUE)
+})
+
+test_that("an option given twice or in another letter case is refused, by the core", {
+  expect_error(gp_laplace(rel_x, rel_y, tol = 1e-3, tol = 1e-4),
+               "gp_laplace: 'tol' is given twice", fixed = TRUE)
+  expect_error(gp_laplace(rel_x, rel_y, seed = 1, seed = 2),
+               "gp_laplace: 'seed' is given twice", fixed = TRUE)
+  expect_error(gp_laplace(rel_x, rel_y, Tol = 1e-3),
+               "gp_laplace: unknown option 'Tol'; option names are lower case: 'tol'", fixed = TRUE)
+  expect_error(gp_kernel(rel_x, lengthscale = 1, Kernel = "rbf"),
+               "option names are lower case: 'kernel'", fixed = TRUE)
+})
+
+test_that("latent variances below what rounding resolves are reported, not clamped silently", {
+  fit <- gp_laplace(rel_x, rel_y, lengthscale = 0.3, outputscale = 1, mean = 0,
+                    learn = character(0), verbose = FALSE)
+  expect_silent(p0 <- predict(fit, rel_x))
+  # an edited root explains more than the prior variance: every s - |K* Q|^2 < 0
+  f <- fit; f$root <- f$root * 10
+  expect_warning(p <- predict(f, rel_x),
+                 "predict.gp_laplace: 40 of 40 latent variances are below the rounding error")
+  expect_true(all(p$var == 0))
+  expect_false("warning" %in% names(p))
+})
+
+test_that("valla: outputs that overflow are an error; unresolved variances warn", {
+  x <- matrix(seq(-2, 2, length.out = 60))
+  y <- sin(2 * x[, 1])
+  net <- mlp_fit(x, y, hidden = 8, iterations = 100, lr = 0.01, seed = 1, verbose = FALSE)
+  fit <- valla(net, x, y, inducing = 8, iterations = 50, seed = 1, verbose = FALSE)
+  expect_false("warning" %in% names(predict(fit, x)))
+  big <- fit
+  big$model$weights <- lapply(big$model$weights, function(w) w * 1e200)
+  big$model$biases <- lapply(big$model$biases, function(b) b * 1e200)
+  # tanh saturates: the output layer's 1e200 weights times 1e200 overflow the
+  # Jacobian's products, or the latent variance is 0 against a prior of 1e400
+  res <- tryCatch(predict(big, x), warning = function(w) conditionMessage(w),
+                  error = function(e) conditionMessage(e))
+  expect_true(is.character(res))
+  expect_match(res, "overflowed double precision|below the rounding error")
+  ovf <- fit
+  ovf$model$weights[[2]] <- ovf$model$weights[[2]] * 1e308
+  expect_error(predict(ovf, x), "predict.valla: .*overflowed double precision")
+})
+
+test_that("subnormal inputs are an error naming them, not a constant predictor", {
+  expect_error(gp_laplace(rel_x * 1e-310, rel_y, verbose = FALSE),
+               "gp_laplace: 'x' has .* at row 1, column 1, a subnormal number")
+  expect_error(gp_kernel(rel_x * 1e-310, lengthscale = 1), "a subnormal number")
+})
