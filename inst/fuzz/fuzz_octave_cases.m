@@ -32,7 +32,7 @@ endfunction
 function c = fuzz_all_cases (fx, quick)
   c = [kernel_cases(fx), laplace_cases(fx), predict_cases(fx), display_cases(fx), ski_cases(fx), ...
        network_cases(fx), {mk("scalegp_info", "no arguments", {"none"}, @() scalegp_info ())}, ...
-       tamper_cases(fx, quick)];
+       tamper_cases(fx, quick), fit_reliability_cases(fx)];
 endfunction
 
 function k = mk (fn, label, arg, run, ref)
@@ -358,4 +358,17 @@ function c = tamper_cases (fx, quick)
       endfor
     endfor
   endfor
+endfunction
+
+## Options twice or in another case, subnormal inputs, a fit edited out of range:
+## each a clean error naming what is wrong (as R's fit_reliability_cases).
+function c = fit_reliability_cases (fx)
+  x = fx.x2;  y = fx.yb;
+  c = {mk("gp_laplace", "tol given twice", {"tol"}, @() gp_laplace (x, y, "tol", 1e-3, "tol", 1e-4)), ...
+       mk("gp_laplace", "xtest given twice", {"xtest"}, @() gp_laplace (x, y, "xtest", x, "xtest", x)), ...
+       mk("gp_laplace", "an option in upper case (Tol)", {"Tol"}, @() gp_laplace (x, y, "Tol", 1e-3)), ...
+       mk("gp_laplace", "x * 1e-310 (subnormal)", {"x"}, @() gp_laplace (x * 1e-310, y)), ...
+       mk("gp_kernel", "x * 1e-310 (subnormal)", {"x"}, @() gp_kernel (x * 1e-310, "lengthscale", 1)), ...
+       mk("scalegp_predict", "gp_laplace fit without hyper", {"fit.hyper"}, ...
+          @() scalegp_predict (rmfield (fx.lap.bernoulli, "hyper"), x))};
 endfunction

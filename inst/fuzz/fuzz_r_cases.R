@@ -6,7 +6,7 @@ fuzz_all_cases <- function(fx, quick) {
   c(kernel_cases(fx), laplace_cases(fx), laplace_predict_cases(fx), ski_grid_cases(fx),
     ski_stats_cases(fx), ski_gsgp_cases(fx), ski_predict_cases(fx), mlp_cases(fx),
     valla_cases(fx), valla_predict_cases(fx), metrics_cases(fx), info_cases(),
-    tamper_cases(fx, quick))
+    tamper_cases(fx, quick), fit_reliability_cases(fx))
 }
 
 # Cases for several arguments of one function: spec = list(arg = values, ...).
@@ -309,4 +309,33 @@ tamper_cases <- function(fx, quick) {
     }
   }
   out
+}
+
+# ------------------------------------------- options, edited fits, overflow
+
+# Options twice or in another case, subnormal inputs, fits edited out of range:
+# each a clean error naming what is wrong, or predictions that warn.
+fit_reliability_cases <- function(fx) {
+  x <- fx$x2; y <- fx$yb
+  scaled <- function(fit, by) {
+    fit$model$weights <- lapply(fit$model$weights, function(w) w * by)
+    fit
+  }
+  warned <- function(run) function() {  # no warning: the non-finite sentinel
+    w <- FALSE
+    v <- withCallingHandlers(run(), warning = function(c) { w <<- TRUE; invokeRestart("muffleWarning") })
+    if (w) v else NaN
+  }
+  edited <- fx$lap$bernoulli
+  edited$root <- edited$root * 10
+  c(one("gp_laplace", "tol given twice", "tol", function() gp_laplace(x, y, tol = 1e-3, tol = 1e-4)),
+    one("gp_laplace", "an option in upper case (Tol)", "Tol", function() gp_laplace(x, y, Tol = 1e-3)),
+    one("gp_laplace", "x * 1e-310 (subnormal)", "x", function() gp_laplace(x * 1e-310, y)),
+    one("gp_kernel", "x * 1e-310 (subnormal)", "x", function() gp_kernel(x * 1e-310, lengthscale = 1)),
+    one("predict.gp_laplace", "root * 10 (variances below 0)", "object",
+        warned(function() predict(edited, x))),
+    one("predict.valla", "weights * 1e308", "object",
+        function() predict(scaled(fx$valla$gaussian, 1e308), x)),
+    one("predict.valla", "weights * 1e200", "object",
+        warned(function() predict(scaled(fx$valla$gaussian, 1e200), x))))
 }
