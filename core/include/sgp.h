@@ -103,7 +103,9 @@ int  sgp_ctx_set_threads(sgp_ctx *ctx, double threads);
 void sgp_ctx_rename_arg(sgp_ctx *ctx, const char *from, const char *to);
 /* Thread count the core will actually use: nthreads <= 0 resolves to the OpenMP
  * default; a field set directly above SGP_MAX_THREADS (or OpenMP's thread
- * limit) is capped there. */
+ * limit) is capped there; 1 in a process forked after the library was loaded
+ * (OpenMP's thread pool does not survive fork). Every parallel region of the
+ * core takes its team size from here. */
 int  sgp_ctx_threads(const sgp_ctx *ctx);
 
 /* ---------------------------------------------------------------- build info */
