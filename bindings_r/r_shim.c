@@ -29,9 +29,12 @@ static void check_interrupt(void *unused)
 static int r_interrupt(void *ud)
 {
   sgp_r_hooks *h = (sgp_r_hooks *)ud;
-  if (h->interrupt_after >= 0 && h->polls++ >= h->interrupt_after) return 1;
-  /* R_ToplevelExec returns FALSE when R_CheckUserInterrupt wanted to jump. */
-  return R_ToplevelExec(check_interrupt, NULL) == FALSE;
+  if (h->interrupted) return 1;
+  if (h->interrupt_after >= 0 && h->polls++ >= h->interrupt_after) return h->interrupted = 1;
+  /* R_ToplevelExec returns FALSE when R_CheckUserInterrupt wanted to jump. That
+   * consumes R's pending interrupt, so it is kept here: a Ctrl-C stops the whole
+   * call (as Octave's flag, which the hook only peeks at, does), never one loop. */
+  return h->interrupted = R_ToplevelExec(check_interrupt, NULL) == FALSE;
 }
 
 static void r_progress(void *ud, const char *task, double fraction)
@@ -56,6 +59,7 @@ void sgp_r_ctx(sgp_ctx *ctx, sgp_r_hooks *hooks, SEXP verbose, SEXP threads,
   sgp_ctx_init(ctx);
   hooks->interrupt_after = Rf_isNull(interrupt_after) ? -1 : Rf_asInteger(interrupt_after);
   hooks->polls = 0;
+  hooks->interrupted = 0;
   hooks->last_progress = sgp_r_seconds();
   hooks->progress_shown = 0;
   ctx->print = r_print;

@@ -13,6 +13,7 @@
 typedef struct {
   int interrupt_after;   /* >= 0: report an interrupt after that many polls (tests) */
   int polls;
+  int interrupted;       /* an interrupt was seen: every later poll of the call reports it */
   double last_progress;  /* wall time of the last progress line (or the start) */
   int progress_shown;    /* a line of the current task was printed */
 } sgp_r_hooks;

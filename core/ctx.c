@@ -2,6 +2,7 @@
 #include "sgp_internal.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +47,38 @@ int sgp_ctx_set_threads(sgp_ctx *ctx, double threads)
   return SGP_OK;
 }
 
+#ifdef _OPENMP
+#include <pthread.h>
+/* libgomp keeps its thread pool across fork() but not the pool's threads: a
+ * forked child (parallel::mclapply, a FORK cluster) that enters a parallel
+ * region with more than one thread waits for them forever. Whether the parent
+ * had a pool cannot be known (any library on the same libgomp may have made
+ * one), so every child forked after this library was loaded runs its regions
+ * with one thread; its parallelism is the processes'. The handler is registered
+ * at load (glibc drops it when the library is unloaded). */
+static volatile sig_atomic_t forked_child;
+
+static void on_fork_child(void) { forked_child = 1; }
+
+__attribute__((constructor)) static void register_fork_handler(void)
+{
+  pthread_atfork(NULL, NULL, on_fork_child);
+}
+#endif
+
+int sgp_forked_child(void)
+{
+#ifdef _OPENMP
+  return forked_child != 0;
+#else
+  return 0;
+#endif
+}
+
 int sgp_ctx_threads(const sgp_ctx *ctx)
 {
 #ifdef _OPENMP
+  if (forked_child) return 1;
   int n = ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
   const int limit = omp_get_thread_limit();
   if (n > SGP_MAX_THREADS) n = SGP_MAX_THREADS;
@@ -199,7 +229,7 @@ void sgp_info(sgp_build_info *info)
   info->fftw = sgp_fft_version();
 #ifdef _OPENMP
   info->openmp = 1;
-  info->max_threads = omp_get_max_threads();
+  info->max_threads = forked_child ? 1 : omp_get_max_threads();
 #else
   info->openmp = 0;
   info->max_threads = 1;

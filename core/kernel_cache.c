@@ -120,11 +120,19 @@ int sgp_kcache_apply_chunked(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat 
     const int64_t fit = acc_doubles / ((int64_t)(nacc - 1) * n);
     if (chunk > fit) chunk = fit > 1 ? fit : 1;
   }
+  /* and a pass does about SGP_KCACHE_PASS_FLOPS at most (2 n^2 a column; at least
+   * SGP_KCACHE_PASS_MIN columns, which keep it compute-bound): the interrupt is
+   * polled between passes */
+  const double per_column = 2.0 * (double)n * (double)n;
+  int64_t by_work = (int64_t)(SGP_KCACHE_PASS_FLOPS / per_column);
+  if (by_work < SGP_KCACHE_PASS_MIN) by_work = SGP_KCACHE_PASS_MIN;
+  if (chunk > by_work) chunk = by_work;
   double *acc = NULL;
   if (nacc > 1 && !(acc = sgp_alloc((int64_t)(nacc - 1) * n * chunk)))
     return sgp_fail(ctx, SGP_ENOMEM, "out of memory for the kernel product");
   const int blas_threads = sgp_blas_serial_begin();
-  for (int64_t c0 = 0; c0 < nb; c0 += chunk) {
+  int st = SGP_OK;
+  for (int64_t c0 = 0; c0 < nb && !(st = sgp_poll_interrupt(ctx)); c0 += chunk) {
     const int64_t m = c0 + chunk <= nb ? chunk : nb - c0;
     const double *v = V.data + c0 * V.ld;
     double *y = Y.data + c0 * Y.ld;
@@ -157,5 +165,5 @@ int sgp_kcache_apply_chunked(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat 
   }
   sgp_blas_serial_end(blas_threads);
   free(acc);
-  return SGP_OK;
+  return st;
 }

@@ -20,7 +20,10 @@ int sgp_kcache_fill(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *p, doubl
 /* Y = K V from the lower triangle of K (n-by-n, ld n), in tile x tile blocks
  * (tile <= 0: SGP_DEFAULT_TILE) shared out to the threads. Deterministic for a
  * given thread count and tile (each thread sums into its own copy of Y, added
- * in a fixed order). */
+ * in a fixed order). In passes over column chunks of bounded work, the
+ * interrupt polled before each (SGP_EINTERRUPT). */
+#define SGP_KCACHE_PASS_FLOPS 2e9
+#define SGP_KCACHE_PASS_MIN 16
 int sgp_kcache_apply(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat V, sgp_mat Y,
                      int tile);
 /* The same with the private accumulators capped at acc_doubles (the product then

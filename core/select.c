@@ -193,6 +193,9 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
   memset(&r, 0, sizeof r);
   int st = sgp_optim_maximize(ctx, (int)nf, x0, lo, hi, objective, &s, &oo, &r);
   if (s.nomem && st == SGP_OK) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  /* Ctrl-C means stop now, as everywhere else: no fit on the values reached so
+   * far, which would take a whole fit's time and claim a learning it lacks */
+  if (st == SGP_OK && r.interrupted) st = sgp_fail(ctx, SGP_EINTERRUPT, "interrupted by the user");
   if (st && st != SGP_EINTERRUPT && st != SGP_ENOMEM) {
     /* no evaluation succeeded: the fit goes on from the start values and says so */
     snprintf(h->note, sizeof h->note, "learning failed, the start values are used: %.200s",
@@ -221,9 +224,7 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
 void sgp_select_warning(const sgp_hyper *h, char *buf, size_t size)
 {
   if (size > 0) buf[0] = '\0';
-  if (h->learned && h->optim_interrupted)
-    snprintf(buf, size, "interrupted: the fit uses the best hyperparameters found so far");
-  else if (h->learned && !h->optim_converged)
+  if (h->learned && !h->optim_converged)
     snprintf(buf, size, "learning the hyperparameters did not converge (%s); raise "
              "optim_max_iter", h->optim_message);
   const size_t len = strlen(buf);

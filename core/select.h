@@ -43,13 +43,13 @@ typedef struct {
  * learning failed: h->note says why), h its trace, h->loglik its value and
  * h->grad (n_theta, allocated by the caller) its full gradient, h->learned = bits,
  * and *best_eval that point's row of the trace (-1 when h->loglik and h->grad
- * are not of theta). SGP_EINTERRUPT keeps the best point so far (the
- * optimizer's interrupt); errors: SGP_ENOMEM. */
+ * are not of theta). Errors: SGP_EINTERRUPT when the host asked to stop (the
+ * learning is not kept: the caller stops too), SGP_ENOMEM. */
 int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *theta_lo,
                      const double *theta_hi, unsigned bits, const sgp_select_run *run,
                      sgp_select_eval f, void *data, int64_t *best_eval);
 
-/* The model-selection warning of h (interrupted, not converged, or the note of
+/* The model-selection warning of h (not converged, or the note of
  * a selection that was asked for) in buf, without the function's name; "" when
  * none. Its identifier is "model-selection". */
 void sgp_select_warning(const sgp_hyper *h, char *buf, size_t size);

@@ -13,6 +13,10 @@
  * fit are refused before anything is allocated. */
 double sgp_phys_mem_bytes(void);
 
+/* 1 in a process forked after the library was loaded (where sgp_ctx_threads
+ * gives 1: OpenMP's thread pool does not survive fork), else 0. */
+int sgp_forked_child(void);
+
 /* Inside a parallel region: this thread's number and the team's size (0 and 1
  * without OpenMP; the runtime may give a smaller team than asked for). */
 static inline int sgp_thread_num(void)

@@ -103,7 +103,9 @@ int  sgp_ctx_set_threads(sgp_ctx *ctx, double threads);
 void sgp_ctx_rename_arg(sgp_ctx *ctx, const char *from, const char *to);
 /* Thread count the core will actually use: nthreads <= 0 resolves to the OpenMP
  * default; a field set directly above SGP_MAX_THREADS (or OpenMP's thread
- * limit) is capped there. */
+ * limit) is capped there; 1 in a process forked after the library was loaded
+ * (OpenMP's thread pool does not survive fork). Every parallel region of the
+ * core takes its team size from here. */
 int  sgp_ctx_threads(const sgp_ctx *ctx);
 
 /* ---------------------------------------------------------------- build info */
@@ -315,7 +317,8 @@ typedef struct sgp_hyper {
   double *tr_loglik, *tr_gradnorm, *tr_seconds; /* n_eval each */
   double *tr_theta;        /* n_eval x n_theta (ld n_eval): the values evaluated, on the
                             * user's scale (lengthscale, outputscale, mean, noise) */
-  int optim_converged, optim_interrupted;
+  int optim_converged;
+  int optim_interrupted;   /* always 0: an interrupted learning ends the call (SGP_EINTERRUPT) */
   char optim_message[256];
   char note[256];          /* "" or why the hyperparameters were not learned / loglik is NaN */
 } sgp_hyper;

@@ -72,6 +72,29 @@ int  sgp_ev_cov_parts(sgp_ctx *ctx, const sgp_ev_factor *fac, const double *K, d
                       double *S);
 void sgp_ev_factor_free(sgp_ev_factor *fac);
 
+/* ---- evidence_blocked.c: the dense steps in blocks of bounded work, polling
+ * the interrupt hook between them (SGP_EINTERRUPT); lower triangles, column-major. */
+/* A = L L' in place; *minor > 0 (the leading minor, 1-based) when A is not
+ * positive definite, as dpotrf's info. */
+int sgp_ev_potrf(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, int64_t *minor);
+/* L^-1 in place (dtrtri), and L' L in place for a lower L (dlauum). */
+int sgp_ev_trtri(sgp_ctx *ctx, int64_t n, double *A, int64_t lda);
+int sgp_ev_lauum(sgp_ctx *ctx, int64_t n, double *A, int64_t lda);
+/* The lower triangle of (L L')^-1 from the Cholesky factor L, in place (dpotri). */
+int sgp_ev_potri(sgp_ctx *ctx, int64_t n, double *A, int64_t lda);
+/* B = op(A)^-1 B and B = op(A) B for a triangular m x m A and B m x n (no unit
+ * diagonal), in column panels. */
+int sgp_ev_trsm_left(sgp_ctx *ctx, char uplo, char trans, int64_t m, int64_t n,
+                     const double *A, int64_t lda, double *B, int64_t ldb);
+int sgp_ev_trmm_left(sgp_ctx *ctx, char uplo, char trans, int64_t m, int64_t n,
+                     const double *A, int64_t lda, double *B, int64_t ldb);
+/* C = A B (m x k by k x n), in column panels. */
+int sgp_ev_gemm_nn(sgp_ctx *ctx, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+                   const double *B, int64_t ldb, double *C, int64_t ldc);
+/* Q -= Y' Y for Y k x n and a symmetric n x n Q, both triangles written. */
+int sgp_ev_syrk_sub(sgp_ctx *ctx, int64_t n, int64_t k, const double *Y, int64_t ldy, double *Q,
+                    int64_t ldq);
+
 /* ---- evidence_mode.c */
 /* How the mode reaches K and R = (W^-1 + K)^-1: the dense K and the factors of B
  * (exact), or the kernel operator and CG solves on B (evidence_stochastic.c). */

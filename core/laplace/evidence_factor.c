@@ -1,6 +1,7 @@
 /* evidence_factor.c -- B = I + W^1/2 K W^1/2 for the exact evidence: its
  * factorization, products with R = W^1/2 B^-1 W^1/2, and the parts of
- * Sigma = K - K R K that the gradient needs (spec model_selection.md §2). */
+ * Sigma = K - K R K that the gradient needs (spec model_selection.md §2). The
+ * O(n^3) steps run in blocks that poll the interrupt (evidence_blocked.c). */
 #include "evidence.h"
 
 #include <math.h>
@@ -22,12 +23,19 @@ int sgp_chol_scaled(sgp_ctx *ctx, int64_t n, const double *A, int64_t lda, const
   return minor ? sgp_potrf_minor(ctx, n, L, ldl, minor) : sgp_potrf(ctx, n, L, ldl);
 }
 
-/* L L' = I + diag(s) K diag(s); half_logdet += sum log L_ii. */
+/* L L' = I + diag(s) K diag(s) (polled: evidence_blocked.c); half_logdet += sum log L_ii. */
 static int chol_scaled(sgp_ctx *ctx, int64_t n, const double *K, const double *s, double *L,
                        double *half_logdet)
 {
-  int st = sgp_chol_scaled(ctx, n, K, n, s, 1.0, L, n, NULL);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = j; i < n; i++)
+      L[i + j * n] = (i == j ? 1.0 : 0.0) + s[i] * K[i + j * n] * s[j];
+  int64_t minor = 0;
+  int st = sgp_ev_potrf(ctx, n, L, n, &minor);
   if (st) return st;
+  if (minor > 0)
+    return sgp_fail(ctx, SGP_ENOTPD, "matrix is not positive definite (leading minor %lld)",
+                    (long long)minor);
   for (int64_t i = 0; i < n; i++) *half_logdet += log(L[i + i * n]);
   return SGP_OK;
 }
@@ -38,7 +46,7 @@ static int inv_scaled(sgp_ctx *ctx, int64_t n, const double *L, const double *s,
 {
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = 0; i < n; i++) V[i + j * n] = i >= j ? L[i + j * n] : 0.0;
-  int st = sgp_trtri(ctx, 'L', n, V, n);
+  int st = sgp_ev_trtri(ctx, n, V, n);
   if (st) return st;
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = j; i < n; i++) V[i + j * n] *= s[j];
@@ -61,12 +69,20 @@ int sgp_ev_factorize(sgp_ctx *ctx, sgp_ev_factor *fac, const double *K, const do
     for (int64_t i = 0; i < n; i++) sq[i] = sqrt(w[i + c * n]);
     if ((st = chol_scaled(ctx, n, K, sq, Lc, &fac->half_logdet))) return st;
     if ((st = inv_scaled(ctx, n, Lc, sq, V))) return st;
-    if ((st = sgp_syrk(ctx, 'T', n, n, 1.0, V, n, 0.0, E, n))) return st;
+    /* E = V'V for the lower-triangular V (dlauum's n^3/3 flops), both triangles */
+    memcpy(E, V, (size_t)(n * n) * sizeof(double));
+    if ((st = sgp_ev_lauum(ctx, n, E, n))) return st;
+    for (int64_t j = 1; j < n; j++)
+      for (int64_t i = 0; i < j; i++) E[i + j * n] = E[j + i * n];
   }
   memcpy(fac->M, fac->E, (size_t)(n * n) * sizeof(double));
   for (int64_t c = 1; c < C; c++)
     for (int64_t k = 0; k < n * n; k++) fac->M[k] += fac->E[c * n * n + k];
-  if ((st = sgp_potrf(ctx, n, fac->M, n))) return st;
+  int64_t minor = 0;
+  if ((st = sgp_ev_potrf(ctx, n, fac->M, n, &minor))) return st;
+  if (minor > 0)
+    return sgp_fail(ctx, SGP_ENOTPD, "matrix is not positive definite (leading minor %lld)",
+                    (long long)minor);
   for (int64_t i = 0; i < n; i++) fac->half_logdet += log(fac->M[i + i * n]);
   return SGP_OK;
 }
@@ -103,7 +119,7 @@ static int diag_kvvk(sgp_ctx *ctx, int64_t n, const double *V, const double *K, 
                      double *d)
 {
   memcpy(work, K, (size_t)(n * n) * sizeof(double));
-  int st = sgp_trmm(ctx, 'L', 'L', 'N', n, n, 1.0, V, n, work, n);
+  int st = sgp_ev_trmm_left(ctx, 'L', 'N', n, n, V, n, work, n);
   if (st) return st;
   for (int64_t i = 0; i < n; i++) d[i] = sgp_dot(n, work + i * n, work + i * n);
   return SGP_OK;
@@ -121,7 +137,7 @@ static int cov_parts_diagonal(sgp_ctx *ctx, const sgp_ev_factor *fac, const doub
   const int64_t n = fac->n;
   const double *sw = fac->sw;
   memcpy(Q, fac->L, (size_t)(n * n) * sizeof(double));
-  int st = sgp_potri(ctx, n, Q, n);
+  int st = sgp_ev_potri(ctx, n, Q, n);
   if (st) return st;
   for (int64_t i = 0; i < n; i++)
     S[i] = sw[i] > 0.0 ? (1.0 - Q[i + i * n]) / (sw[i] * sw[i]) : K[i + i * n];
@@ -143,9 +159,9 @@ static int cov_parts_softmax(sgp_ctx *ctx, const sgp_ev_factor *fac, const doubl
   for (int64_t k = 0; k < nn; k++) { Q[k] = 0.0; for (int64_t c = 0; c < C; c++) Q[k] += fac->E[c * nn + k]; }
   for (int64_t c = 0; c < C && !st; c++) {
     memcpy(Y, fac->E + c * nn, (size_t)nn * sizeof(double));
-    if ((st = sgp_trsm(ctx, 'L', 'L', 'N', n, n, 1.0, fac->M, n, Y, n))) break;
-    if ((st = sgp_syrk(ctx, 'T', n, n, -1.0, Y, n, 1.0, Q, n))) break;
-    if ((st = sgp_gemm(ctx, 'N', 'N', n, n, n, 1.0, Y, n, K, n, 0.0, H + c * nn, n))) break;
+    if ((st = sgp_ev_trsm_left(ctx, 'L', 'N', n, n, fac->M, n, Y, n))) break;
+    if ((st = sgp_ev_syrk_sub(ctx, n, n, Y, n, Q, n))) break;
+    if ((st = sgp_ev_gemm_nn(ctx, n, n, n, Y, n, K, n, H + c * nn, n))) break;
     if ((st = diag_kvvk(ctx, n, fac->V + c * nn, K, Y, d))) break;
     for (int64_t i = 0; i < n; i++) S[i + n * (c + C * c)] = K[i + i * n] - d[i];
   }

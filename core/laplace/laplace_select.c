@@ -204,10 +204,8 @@ static int subset_take(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const int64
  * long stochastic run from the data-based start spends most of its (minute-long)
  * evaluations getting near the optimum, which a subset locates to within the
  * flat directions of the evidence. theta moves to the subset's maximizer; h is
- * untouched but for the values set_theta writes. When the subset's learning is
- * interrupted, *interrupted is set and theta holds its best point. */
-static int pilot_start(sgp_ctx *ctx, select_t *s, unsigned bits, int max_eval, double *theta,
-                       int *interrupted)
+ * untouched but for the values set_theta writes. */
+static int pilot_start(sgp_ctx *ctx, select_t *s, unsigned bits, int max_eval, double *theta)
 {
   const int64_t n = s->p.lik.n, m = SGP_EVS_PILOT_N;
   int64_t *idx = (int64_t *)malloc((size_t)n * sizeof(int64_t));
@@ -235,10 +233,7 @@ static int pilot_start(sgp_ctx *ctx, select_t *s, unsigned bits, int max_eval, d
   const sgp_select_run run = {max_eval, 0, 0.0, 0.0, 0.0, 0, NULL,
                               "gp_laplace: learning the start on a subset"};
   if (!st) st = sgp_select_learn(ctx, &ph, pt, NULL, NULL, bits, &run, objective, &ps, &best_eval);
-  if (!st && !ph.note[0]) {
-    memcpy(theta, pt, (size_t)ph.n_theta * sizeof(double));
-    *interrupted = ph.optim_interrupted;
-  }
+  if (!st && !ph.note[0]) memcpy(theta, pt, (size_t)ph.n_theta * sizeof(double));
   sgp_ev_ws_free(&ps.ws);
   free(ps.se); free(ph.grad);
   free(ph.tr_loglik); free(ph.tr_gradnorm); free(ph.tr_seconds); free(ph.tr_theta);
@@ -275,17 +270,11 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
   /* the stochastic gradient is no derivative of its value: path values */
   const sgp_select_run run = {o->optim_max_iter, o->restarts, 0.0, 0.0, 0.0, stochastic, last_se,
                               "gp_laplace: learning"};
-  int interrupted = 0;
   if (!st && bits && stochastic && lik->n >= 2 * SGP_EVS_PILOT_N)
-    st = pilot_start(ctx, &s, bits, o->optim_max_iter, theta, &interrupted);
-  if (!st && bits && interrupted) { /* the subset's best point, evaluated below */
-    h->learned = bits;
-    h->optim_interrupted = 1;
-    snprintf(h->optim_message, sizeof h->optim_message,
-             "interrupted while learning the start on a subset of %d points", SGP_EVS_PILOT_N);
-  } else if (!st && bits) {
+    st = pilot_start(ctx, &s, bits, o->optim_max_iter, theta);
+  /* an interrupt ends the learning with SGP_EINTERRUPT, and the call with it */
+  if (!st && bits)
     st = sgp_select_learn(ctx, h, theta, NULL, NULL, bits, &run, objective, &s, &best_eval);
-  }
   if (bits) set_theta(&s, theta);
   /* after learning, h holds the best point evaluated and h->grad its gradient */
   if (best_eval >= 0) h->loglik_se = best_eval < s.n_se ? s.se[best_eval] : NAN;
