@@ -62,4 +62,6 @@
 %! assert (isempty (strfind (log, "Newton step")), log);  # the signal came during the learning
 %! assert (isempty (strfind (log, "returned")), log);
 %! assert (! isempty (strfind (log, "next 0")), log);      # no fit
-%! assert (stop_s < 0.5, sprintf ("stopped %.3f s after the signal", stop_s));
+%! ## the polls are at most about 1e9 flops apart (0.5 s is what we aim at); a
+%! ## second leaves room for a loaded machine's scheduling
+%! assert (stop_s < 1, sprintf ("stopped %.3f s after the signal", stop_s));
