@@ -771,17 +771,21 @@ static int kx_rowsum(sgp_ctx *ctx, run_t *R, int compute, double *lam)
   return SGP_OK;
 }
 
-/* Bound on max_n |f_n - f_mode| at f (f - m = K v). -Hess Psi = K^{-1} + W(f)
- * >= K^{-1} everywhere (log-concave likelihoods): Psi is strongly concave in
- * the K^{-1} norm, so with g = grad Psi = grad l - v (softmax: minus its
- * per-point class mean, spec 1.4: the iteration and the mode keep the sums of
- * f - m at 0, and on the sums v is rounding amplified by K^{-1})
+/* Bound on max_n |f_n - f_mode| at f (f - m = K v, given as kv). -Hess Psi =
+ * K^{-1} + W(f) >= K^{-1} everywhere (log-concave likelihoods): Psi is strongly
+ * concave in the K^{-1} norm, so with g = grad Psi = grad l - v
  *   ||f - f_mode||_2^2 <= lambda_max(K) ||f - f_mode||_{K^-1}^2 <= lambda_max(K) g'K g
  * and ||f - f_mode||_2 <= ||g||_2 / (1/lambda_max(K) + min W) (the W part holds
  * near f; diagonal W). The first needs a K product (when kprod and the cheap
- * bounds fail); the second none. Sets R->forcing for the next solve. */
+ * bounds fail); the second none. Softmax: the likelihood ignores per-point
+ * constants, and K^{-1} commutes with the centring P, so Psi splits into the
+ * centred part (bounded as above with P g: on the sums v is rounding amplified
+ * by K^{-1}) and the sums, where Psi = -1/2 (f - m)'K^{-1}(f - m) peaks at
+ * (I - P)(f - m) = 0: their error is known exactly, ||(I - P) K v||, and adds
+ * in squares (a sum left there is a fixed point of the W^+ iteration: the
+ * centred gradient alone never sees it). Sets R->forcing for the next solve. */
 static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *v,
-                      const double *nd, int kprod, double *out)
+                      const double *kv, const double *nd, int kprod, double *out)
 {
   const int64_t n = R->it.n, NC = R->it.NC, C = R->it.C;
   const double s = R->o->kernel.outputscale, tol = R->o->tol;
@@ -810,6 +814,15 @@ static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *
     R->kprod++;
     const double gkg = sgp_dot(NC, g, R->t), bk = sqrt(lam * (gkg > 0.0 ? gkg : 0.0));
     if (bk < bound) bound = bk;
+  }
+  if (softmax) { /* the sums of f - m, exactly */
+    double e2 = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+      double mu = 0.0;
+      for (int64_t c = 0; c < C; c++) mu += kv[i + c * n];
+      e2 += (double)C * (mu / (double)C) * (mu / (double)C);
+    }
+    bound = sqrt(bound * bound + e2);
   }
   *out = isfinite(bound) ? bound : INFINITY;
   /* inexact Newton (with damping): the next solve's residual r leaves grad Psi
@@ -1233,6 +1246,22 @@ static double take_step(run_t *R, sgp_laplace_fit_t *fit, const double *m)
   return gn > 0 ? sqrt(dn / gn) : (dn > 0 ? INFINITY : 0.0);
 }
 
+/* Softmax: the Newton step on the per-point sums, v, K v <- P v, P K v (P the
+ * centring; K commutes with it). There Psi = -1/2 (f - m)'K^{-1}(f - m) (the
+ * likelihood ignores per-point constants), whose Newton step lands on its peak,
+ * (I - P)(f - m) = 0; the W^+ iteration instead keeps the sums of K v (K^ = K
+ * on them: v = K^{-1} b leaves them as they were), so what unit actions (not
+ * centred: the cholesky policy) or rounding in an ill-conditioned K put there
+ * would stay. Psi(P v) >= Psi(v) (the quadratic term splits, the likelihood is
+ * unchanged), the probabilities are unchanged, and the cg policy's centred
+ * actions keep v centred up to rounding. */
+static void sums_step(const run_t *R, double *v, double *Kv)
+{
+  if (R->lik->kind != SGP_LIK_SOFTMAX) return;
+  center_classes(R->it.n, R->it.C, v);
+  center_classes(R->it.n, R->it.C, Kv);
+}
+
 /* One Newton step i (O3-O11): *stop is set when the run ends here (converged,
  * diverged, stalled, budget, time); *have = 1 once a step was taken. */
 static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, int *stop,
@@ -1252,7 +1281,8 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
   if (!all_finite(NC, N->b) || !all_finite(NC, N->nd)) { *stop = SGP_STOP_DIVERGED; return SGP_OK; }
   double err_i, err_next = INFINITY;
   /* the K-norm bound costs a K product: near convergence only */
-  if ((st = mode_bound(ctx, R, N->grad, N->v, N->nd, *prev_delta <= 1e-3, &err_i))) return st;
+  if ((st = mode_bound(ctx, R, N->grad, N->v, N->g, N->nd, *prev_delta <= 1e-3, &err_i)))
+    return st;
   /* O5 */
   if (!o->recycle || o->rank == 0) { R->it.B = R->it.r = 0; R->kappa = 0; }
   /* O6 */
@@ -1266,9 +1296,11 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
     *stop = SGP_STOP_DIVERGED;
     return SGP_OK;
   }
+  sums_step(R, N->v, N->Kv);
   /* O8 damping (spec 3.8); a truncated solve: the best step in its subspace */
   if (R->sub_k > 0 && *inner_reason != SGP_STOP_RESID) {
     if ((st = subspace_step(ctx, R, m, N->g, N->vprev, psi, N->v, N->Kv))) return st;
+    sums_step(R, N->v, N->Kv); /* the basis holds uncentred actions */
   } else if (o->damping) {
     damped_step(R->lik, NC, m, N->g, N->vprev, psi, N->v, N->Kv, N->ftry, N->ndtry);
   }
@@ -1276,7 +1308,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
   *have = 1;
   if (err_i <= o->tol) { /* the posterior's linearization point is verified: f_{i+1}? */
     sgp_lik_eval(R->lik, N->fcur, NULL, N->grad, NULL, N->ndtry);
-    if ((st = mode_bound(ctx, R, N->grad, N->v, N->ndtry, 1, &err_next))) return st;
+    if ((st = mode_bound(ctx, R, N->grad, N->v, N->g, N->ndtry, 1, &err_next))) return st;
   }
   step_record(ctx, R, fit, i, psi, delta_i, err_i, *inner_reason, kp0);
   *prev_delta = delta_i;
