@@ -9,6 +9,16 @@
 #include <string.h>
 #include <time.h>
 
+/* The scale the absolute tolerances (tol, inner_atol) are in units of: a
+ * gaussian latent field is in y's units, so the prior's standard deviation
+ * sqrt(outputscale) (a fit on c y with scales c^2 is then c times the fit on y,
+ * the solver taking the same actions); the other likelihoods' link fixes the
+ * latent scale (a logit or log rate), so 1. */
+double sgp_laplace_latent_scale(sgp_likelihood lik, double outputscale)
+{
+  return lik == SGP_LIK_GAUSSIAN && outputscale > 0.0 ? sqrt(outputscale) : 1.0;
+}
+
 void sgp_laplace_opts_default(sgp_laplace_opts *o)
 {
   memset(o, 0, sizeof *o);
@@ -136,6 +146,7 @@ typedef struct {
   double *scratch;          /* NC */
   int64_t J, kappa, kprod, hist_cap, cap_max;
   double hist_scale, t0;
+  double tol, atol;         /* the mode's tol and inner_atol times the latent scale */
   double kx_rowsum;         /* max row sum of K_x (>= lambda_max), 0 until needed */
   int64_t sub_k;            /* > 0: truncated solves take the globalized step over at
                              * most sub_k of the last actions */
@@ -356,7 +367,7 @@ static int solve_begin(sgp_ctx *ctx, run_t *R, solve_t *S, int *bad)
   }
   if (R->pc && (st = sgp_laplace_precond_update(ctx, R->pc, S->nd))) return st;
   S->bnorm = nrm2(NC, b);
-  S->rtol = o->inner_atol > o->inner_rtol * S->bnorm ? o->inner_atol : o->inner_rtol * S->bnorm;
+  S->rtol = R->atol > o->inner_rtol * S->bnorm ? R->atol : o->inner_rtol * S->bnorm;
   if (!S->full && R->forcing > 0.0 && R->forcing < S->rtol) S->rtol = R->forcing; /* full: exact */
   return SGP_OK;
 }
@@ -788,7 +799,7 @@ static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *
                       const double *kv, const double *nd, int kprod, double *out)
 {
   const int64_t n = R->it.n, NC = R->it.NC, C = R->it.C;
-  const double s = R->o->kernel.outputscale, tol = R->o->tol;
+  const double s = R->o->kernel.outputscale, tol = R->tol;
   const int softmax = R->lik->kind == SGP_LIK_SOFTMAX;
   double *g = R->s, g2 = 0.0;
   if (!(tol > 0.0)) kprod = 0; /* nothing to verify: no product for it */
@@ -1135,6 +1146,9 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   N->nd = N->delta + NC; N->b = N->nd + NC; N->v = N->b + NC; N->Kv = N->v + NC;
   N->vprev = N->Kv + NC; N->ftry = N->vprev + NC; N->ndtry = N->ftry + NC;
   R->scratch = N->ndtry + NC;
+  const double fs = sgp_laplace_latent_scale(o->likelihood, o->kernel.outputscale);
+  R->tol = o->tol * fs;
+  R->atol = o->inner_atol * fs;
   /* truncated solves of a non-Gaussian likelihood: globalized steps (a Gaussian
    * one's Newton steps continue one IterGP run, whose posterior is the answer) */
   if (o->damping && (int64_t)o->max_iter < NC && o->likelihood != SGP_LIK_GAUSSIAN)
@@ -1306,7 +1320,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
   }
   const double delta_i = take_step(R, fit, m);
   *have = 1;
-  if (err_i <= o->tol) { /* the posterior's linearization point is verified: f_{i+1}? */
+  if (err_i <= R->tol) { /* the posterior's linearization point is verified: f_{i+1}? */
     sgp_lik_eval(R->lik, N->fcur, NULL, N->grad, NULL, N->ndtry);
     if ((st = mode_bound(ctx, R, N->grad, N->v, N->g, N->ndtry, 1, &err_next))) return st;
   }
@@ -1318,7 +1332,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
     *stop = SGP_STOP_CONVERGED;
   /* converged: the linearization point f_i and the returned f_{i+1} both
    * within tol of the mode */
-  else if (err_i <= o->tol && err_next <= o->tol) *stop = SGP_STOP_CONVERGED;
+  else if (err_i <= R->tol && err_next <= R->tol) *stop = SGP_STOP_CONVERGED;
   if (*stop) return SGP_OK;
   /* stalled: no movement, twice, and nothing that would change the next solve
    * (actions kept for it by recycling) */

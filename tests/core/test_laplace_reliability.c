@@ -1,11 +1,29 @@
-/* test_laplace_reliability.c -- gp_laplace's solver ends against dense oracles:
- * softmax's converged = 1 holds on the per-point sums of f - m, where the mode
- * has 0. */
+/* test_laplace_reliability.c -- gp_laplace's solver ends against dense oracles
+ * (naive kernel matrix and Cholesky of test_helpers.c): a gaussian fit on c y
+ * with scales c^2 is c times the fit on y; softmax's converged = 1 holds on the
+ * per-point sums of f - m, where the mode has 0. */
 #include "test_helpers.h"
 #include "laplace/laplace.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+enum { NS = 40 };
+
+static void gaussian_opts(sgp_laplace_opts *o, const double *ell, const double *s,
+                          const double *mean, const double *noise)
+{
+  sgp_laplace_opts_default(o);
+  o->likelihood = SGP_LIK_GAUSSIAN;
+  o->kernel.kind = SGP_KERNEL_RBF;
+  o->kernel.lengthscale = ell;
+  o->kernel.n_lengthscale = 1;
+  o->kernel.outputscale = *s;
+  o->mean = mean;
+  o->n_mean = 1;
+  o->noise = sgp_cmat_of(noise, 1, 1);
+  o->learn = 0;
+}
 
 static sgp_laplace_fit_t *fit_or_fail(sgp_ctx *ctx, const double *x, int64_t n, int64_t d,
                                       const double *y, const sgp_laplace_opts *o)
@@ -15,6 +33,46 @@ static sgp_laplace_fit_t *fit_or_fail(sgp_ctx *ctx, const double *x, int64_t n, 
                                  sgp_cmat_of(NULL, 0, 0), o, &fit);
   if (st) fail_msg("sgp_laplace_fit: %s", ctx->errmsg);
   return fit;
+}
+
+/* (y, m, s, noise) -> (c y, c m, c^2 s, c^2 noise): the solver takes the same
+ * actions, so f scales by c and var by c^2 up to the rounding of scaling by c
+ * (not a power of 2) through its ~20 iterations, cond(K^) <= 1 + n s / noise;
+ * against the unscaled fit to 1e-8. The default budget (cg, 5 iterations,
+ * several Newton steps). */
+static void gaussian_scale_covariance(void **state)
+{
+  (void)state;
+  const double ell = 0.3;
+  double x[NS], y[NS], yc[NS];
+  sgp_rng rng;
+  sgp_rng_seed(&rng, 22);
+  for (int i = 0; i < NS; i++) {
+    x[i] = sgp_rng_uniform(&rng);
+    y[i] = sin(6.0 * x[i]) + 0.3 * sgp_rng_normal(&rng);
+  }
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_laplace_opts o;
+  const double s1 = 1.0, m1 = 0.5, n1 = 0.1;
+  gaussian_opts(&o, &ell, &s1, &m1, &n1);
+  sgp_laplace_fit_t *base = fit_or_fail(&ctx, x, NS, 1, y, &o);
+  assert_int_equal(base->converged, 1);
+  const double cs[2] = {1e-6, 1e6};
+  for (int k = 0; k < 2; k++) {
+    const double c = cs[k], sc = c * c, mc = c * m1, nc = c * c * n1;
+    for (int i = 0; i < NS; i++) yc[i] = c * y[i];
+    gaussian_opts(&o, &ell, &sc, &mc, &nc);
+    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, x, NS, 1, yc, &o);
+    assert_int_equal(fit->converged, 1);
+    assert_int_equal(fit->iterations, base->iterations);
+    for (int i = 0; i < NS; i++) {
+      assert_close(fit->f[i] / c, base->f[i], 1e-8 * th_max_abs(NS, base->f));
+      assert_close(fit->var[i] / sc, base->var[i], 1e-8);
+    }
+    sgp_laplace_fit_free(fit);
+  }
+  sgp_laplace_fit_free(base);
 }
 
 /* Softmax, cholesky policy, a truncated budget: unit actions are not centred,
@@ -65,6 +123,7 @@ static void softmax_sums_at_the_mode(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(gaussian_scale_covariance),
     cmocka_unit_test(softmax_sums_at_the_mode),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

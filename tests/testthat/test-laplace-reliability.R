@@ -1,12 +1,86 @@
-# gp_laplace's reliability against dense oracles (plain R, solve()):
-# softmax's converged = TRUE holds along the per-point sums too.
+# gp_laplace's reliability against dense oracles (plain R, solve()): a
+# gaussian fit on c y with scales c^2 is c times the fit on y; softmax's
+# converged = TRUE holds along the per-point sums too.
 
 rbf <- function(a, b, ell, s) {
   d2 <- outer(rowSums(a^2), rowSums(b^2), "+") - 2 * a %*% t(b)
   s * exp(-0.5 * pmax(d2, 0) / ell^2)
 }
 
+# the exact gaussian posterior at the training points
+dense_gp <- function(x, y, mean, noise, ell, s) {
+  K <- rbf(x, x, ell, s)
+  A <- K + noise * diag(nrow(x))
+  list(K = K, f = mean + as.vector(K %*% solve(A, y - mean)),
+       var = diag(K - K %*% solve(A, K)))
+}
+
 gl <- function(...) gp_laplace(..., verbose = FALSE, seed = 1)
+
+test_that("a gaussian fit on c y with scales c^2 is c times the fit on y, and the dense GP's", {
+  set.seed(2)
+  n <- 40
+  x <- matrix(runif(2 * n), n)
+  y <- sin(3 * x[, 1]) + cos(2 * x[, 2]) + 0.3 * rnorm(n)
+  fit_c <- function(cc, ...) gl(x, cc * y, likelihood = "gaussian", mean = 0.5 * cc,
+                                noise = 0.1 * cc^2, lengthscale = 0.3, outputscale = cc^2,
+                                learn = character(0), ...)
+  base <- fit_c(1)
+  ex <- dense_gp(x, y, 0.5, 0.1, 0.3, 1)
+  for (cc in c(1e-6, 1e6)) {
+    fit <- fit_c(cc)
+    expect_true(fit$converged)
+    # the same actions in exact arithmetic: the rounding of scaling by c
+    # (not a power of 2) through ~20 CG iterations on cond(K^) <= 1 + n / 0.1
+    # stays far below 1e-8
+    expect_equal(fit$iterations, base$iterations)
+    expect_equal(fit$f / cc, base$f, tolerance = 1e-8)
+    expect_equal(fit$var / cc^2, base$var, tolerance = 1e-8)
+    # dense GP: f - f* = K K^-1 res and ||K K^-1|| <= 1, so ||f - f*|| is
+    # at most the residual tolerance max(inner_atol c, inner_rtol ||c (y - m)||)
+    tol <- max(1e-5 * cc, 1e-5 * cc * sqrt(sum((y - 0.5)^2)))
+    expect_lte(sqrt(sum((fit$f - cc * ex$f)^2)), tol)
+    # IterGP's variance is never below the exact one (rounding: eps cond(K^) c^2)
+    expect_true(all(fit$var >= cc^2 * (ex$var - 1e-12)))
+    # a full budget is the exact state: the dense GP's variances
+    full <- fit_c(cc, max_iter = n)
+    expect_equal(as.vector(full$var) / cc^2, ex$var, tolerance = 1e-9)
+    expect_equal(as.vector(full$f) / cc, ex$f, tolerance = 1e-9)
+  }
+})
+
+# Newton for bernoulli / poisson on Psi(f) = log p(y | f) - 1/2 (f - m)'K^-1 (f - m)
+# in R&W's a-form (f = m + K a), to max |step| < 1e-13.
+dense_mode <- function(K, y, lik) {
+  n <- length(y)
+  f <- rep(0, n)
+  for (it in 1:100) {
+    if (lik == "bernoulli") { p <- 1 / (1 + exp(-f)); g <- y - p; w <- p * (1 - p) }
+    else { g <- y - exp(f); w <- exp(f) }
+    a <- solve(diag(n) + w * K, w * f + g)
+    fn <- as.vector(K %*% a)
+    step <- max(abs(fn - f)); f <- fn
+    if (step < 1e-13) break
+  }
+  f
+}
+
+test_that("bernoulli and poisson keep tol on the link's scale at any outputscale", {
+  set.seed(4)
+  n <- 40
+  x <- matrix(runif(2 * n), n)
+  z <- sin(4 * x[, 1]) + x[, 2]
+  ys <- list(bernoulli = as.numeric(runif(n) < 1 / (1 + exp(-2 * z))), poisson = rpois(n, exp(z)))
+  for (lik in names(ys)) for (s in c(1e-4, 1e2)) {
+    fit <- gl(x, ys[[lik]], likelihood = lik, mean = 0, lengthscale = 0.3, outputscale = s,
+              learn = character(0), max_iter = 20, max_newton = 50)
+    expect_true(fit$converged)
+    # the mode bound holds in 2-norm, so max |f - mode| <= tol = 1e-6 (the
+    # oracle's own error: cond(I + W K) eps << 1e-6)
+    mode <- dense_mode(rbf(x, x, 0.3, s), ys[[lik]], lik)
+    expect_lte(max(abs(fit$f - mode)), 1e-6)
+  }
+})
 
 # Softmax: 6 Gaussian clusters in 4-D, class `drop` without points (n_class
 # stays 6: a factor's levels are its classes).
