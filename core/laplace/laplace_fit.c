@@ -147,6 +147,9 @@ typedef struct {
   int64_t J, kappa, kprod, hist_cap, cap_max;
   double hist_scale, t0;
   double tol, atol;         /* the mode's tol and inner_atol times the latent scale */
+  double *zsur;             /* NC: the surrogate right-hand side (surrogate_begin) */
+  sgp_rng rng_sur;          /* its random vectors: a stream keyed by the seed */
+  int sur_plain;            /* a surrogate solve: actions without the preconditioner */
   double kx_rowsum;         /* max row sum of K_x (>= lambda_max), 0 until needed */
   int64_t sub_k;            /* > 0: truncated solves take the globalized step over at
                              * most sub_k of the last actions */
@@ -321,6 +324,9 @@ typedef struct {
   double *v, *Kv;
   int recursive, full, blocked;   /* the solve's mode */
   int filling, resid_met, v_changed, direct_tried, vzero;
+  int surrogate, restart;         /* surrogate_begin: in its phase; the residual changed */
+  int64_t j_draw;                 /* j when the surrogate right-hand side was drawn */
+  const double *b_user;           /* the true right-hand side while S->b is the surrogate */
   int64_t kfill, since_best, j;   /* j: the next action's number (1-based) */
   int64_t iters;                  /* class actions: solver iterations taken */
   int64_t j_fresh;                /* recursive: j when K v was last computed explicitly */
@@ -400,6 +406,99 @@ static int solve_residual(sgp_ctx *ctx, run_t *R, solve_t *S, double *rho)
   return SGP_OK;
 }
 
+/* A solve whose right-hand side meets the tolerance before any action (b = 0:
+ * a gaussian y that equals the prior mean; or |b| below inner_atol) would end
+ * with the prior as its posterior, though the budget could buy variance. Any
+ * actions S give a valid IterGP posterior (mean C b, covariance K - K C K with
+ * C = S (S'K^S)^{-1} S' <= K^{-1}: its variance is never below the exact one),
+ * so the budget is spent on actions chosen without b, and the mean stays C b =
+ * Q Q'b (surrogate_end), the Galerkin solution of the true system.
+ * cg: the CG actions of a surrogate system K^ x = z with z = K xi, xi a seeded
+ * standard normal vector (centred per point for softmax, as every cg action).
+ * The variance reduction along an eigenvector u of K is lambda^2 / (lambda +
+ * W^{-1}): it lies in K's top eigenspace, and CG's Krylov space from z finds
+ * it faster when z is already weighted by lambda (the randomized range
+ * finder's sample K xi, Halko et al. 2011), at one kernel product; xi alone
+ * puts the budget's first action on the flat directions, and so would a
+ * preconditioner P ~ K^ (P^-1 K xi ~ xi): the surrogate's actions are plain
+ * residuals. A surrogate solved before the budget is spent is followed by
+ * another (surrogate_draw).
+ * cholesky: the policy's unit actions do not depend on b; they go on (in the
+ * policy's order) without the residual stop, v staying their Galerkin solution.
+ * The solve then ends as converged (SGP_STOP_RESID): the true system's residual
+ * is met; the history rows of a cg surrogate show its residual, relative to |z|. */
+static int surrogate_draw(sgp_ctx *ctx, run_t *R, solve_t *S);
+
+static int surrogate_begin(sgp_ctx *ctx, run_t *R, solve_t *S)
+{
+  S->surrogate = 1;
+  S->b_user = S->b;
+  sgp_rng_seed(&R->rng_sur, ctx->seed ^ (0x5ec0a7e5b1d5ull + (uint64_t)R->newton));
+  if (R->o->policy != SGP_POLICY_CG) { S->restart = 1; return SGP_OK; }
+  R->sur_plain = 1;
+  return surrogate_draw(ctx, R, S);
+}
+
+/* cg: a (next) surrogate z = K xi, its solve started at the Galerkin solution
+ * v = Q Q'z on the actions so far (none at first), K v. A surrogate solved
+ * before the budget is spent (Krylov spaces of a strong preconditioner are
+ * small) draws another: its residual is a new direction of K's range. */
+static int surrogate_draw(sgp_ctx *ctx, run_t *R, solve_t *S)
+{
+  const int64_t n = R->it.n, C = R->it.C, NC = R->it.NC;
+  double *xi = R->s;
+  int st;
+  for (int64_t q = 0; q < NC; q++) xi[q] = sgp_rng_normal(&R->rng_sur);
+  if (R->lik->kind == SGP_LIK_SOFTMAX) center_classes(n, C, xi);
+  if ((st = R->op->apply(R->op, sgp_cmat_of(xi, n, C), sgp_mat_of(R->zsur, n, C), ctx)))
+    return st;
+  R->kprod++;
+  S->b = R->zsur;
+  S->bnorm = nrm2(NC, R->zsur);
+  S->rtol = R->o->inner_rtol * S->bnorm;
+  S->rho_best = INFINITY;
+  S->since_best = 0;
+  S->restart = 1;
+  S->j_draw = S->j;
+  S->v_changed = 1;
+  S->vzero = R->it.r == 0;
+  if (S->vzero) return SGP_OK; /* v = K v = 0 */
+  if ((st = sgp_itergp_root(ctx, &R->it))) return st;
+  if ((st = sgp_itergp_project(ctx, &R->it, S->b, S->v, R->wr))) return st;
+  if ((st = R->op->apply(R->op, sgp_cmat_of(S->v, n, C), sgp_mat_of(S->Kv, n, C), ctx)))
+    return st;
+  R->kprod++;
+  S->j_fresh = S->j;
+  S->v_changed = 0;
+  return SGP_OK;
+}
+
+/* The end of a surrogate phase: the solve is converged on the true system, and
+ * (cg) v = Q Q'b with K v for the true b (0 when b is). */
+static int surrogate_end(sgp_ctx *ctx, run_t *R, solve_t *S, int *reason)
+{
+  sgp_itergp *it = &R->it;
+  const int64_t n = it->n, C = it->C, NC = it->NC;
+  int st;
+  *reason = SGP_STOP_RESID;
+  R->sur_plain = 0;
+  if (S->b == S->b_user) return SGP_OK; /* cholesky: v is already that */
+  S->b = S->b_user;
+  S->bnorm = nrm2(NC, S->b);
+  if (S->bnorm == 0.0 || it->r == 0) {
+    memset(S->v, 0, (size_t)NC * sizeof(double));
+    memset(S->Kv, 0, (size_t)NC * sizeof(double));
+    S->vzero = 1;
+    return SGP_OK;
+  }
+  if ((st = sgp_itergp_root(ctx, it))) return st;
+  if ((st = sgp_itergp_project(ctx, it, S->b, S->v, R->wr))) return st;
+  if ((st = R->op->apply(R->op, sgp_cmat_of(S->v, n, C), sgp_mat_of(S->Kv, n, C), ctx)))
+    return st;
+  R->kprod++;
+  return SGP_OK;
+}
+
 /* I6, I7 and the other ends of a solve: *stop = 1 with *reason. A converged
  * residual at a full budget goes on filling span(S) unless the exact state
  * (full_exact) is available. */
@@ -410,13 +509,26 @@ static int solve_stop(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, int *reaso
   const int64_t NC = it->NC;
   int st;
   *stop = 1;
-  if (!S->filling && rho < S->rtol) {
+  if (!S->filling && !S->surrogate && (rho < S->rtol || rho == 0.0)) {
+    if (!S->full && it->r == 0 && !budget_spent(R)) { /* nothing bought yet */
+      *stop = 0;
+      return surrogate_begin(ctx, R, S);
+    }
     if (!S->full) { *reason = SGP_STOP_RESID; return SGP_OK; }
     int ok = 0;
     if ((st = full_exact(ctx, R, S->b, S->nd, S->v, S->Kv, &ok))) return st;
     if (ok) { *reason = SGP_STOP_RESID; return SGP_OK; }
     S->filling = S->resid_met = 1;
     S->kfill = 0;
+  }
+  if (S->surrogate && o->policy == SGP_POLICY_CG && rho < S->rtol) {
+    if (S->j > S->j_draw && (R->per > 1 ? S->iters : S->j - 1) < o->max_iter &&
+        !budget_spent(R)) {
+      *stop = 0;
+      return surrogate_draw(ctx, R, S);
+    }
+    *reason = SGP_STOP_RESID; /* the true system's residual is met */
+    return SGP_OK;
   }
   if (S->filling && (S->kfill >= NC || it->B >= NC)) {
     *reason = S->resid_met ? SGP_STOP_RESID : SGP_STOP_EXHAUSTED;
@@ -480,7 +592,7 @@ static int solve_block(sgp_ctx *ctx, run_t *R, solve_t *S, int *reason, int *sto
   memset(&ub, 0, sizeof ub);
   ub.lik = R->lik; ub.nd = S->nd; ub.kernel = &o->kernel; ub.prep = &R->prep; ub.rhs = S->b;
   ub.idx = R->bidx; ub.b = bb;
-  ub.rtol = S->filling ? 0.0 : S->rtol;
+  ub.rtol = S->filling || S->surrogate ? 0.0 : S->rtol;
   /* fill: skip directions that are numerically in span(S) (relative pivot) */
   ub.eta_rtol = S->filling ? 1e-10 : o->eta_tol;
   ub.ws = R->bws; ub.v = S->v; ub.res = R->res; ub.Kv = S->recursive ? S->Kv : NULL;
@@ -531,7 +643,7 @@ static int action_choose(sgp_ctx *ctx, run_t *R, double *alpha, int64_t *uidx)
     sgp_kernel_tile(ctx, &o->kernel, &R->prep, 0, n, &R->prep, p, 1, R->t + n * c, n);
     return SGP_OK;
   }
-  if (R->pc) { /* preconditioned actions (laplace_precond.c) */
+  if (R->pc && !R->sur_plain) { /* preconditioned actions (laplace_precond.c) */
     if ((st = sgp_laplace_precond_apply(ctx, R->pc, R->res, R->s))) return st;
   } else {
     memcpy(R->s, R->res, (size_t)NC * sizeof(double));
@@ -737,6 +849,7 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
   S.v_changed = 1;
   S.rho_best = INFINITY;
   S.j = S.j_fresh = 1;
+  R->sur_plain = 0;
   *bad = 0;
   *reason = SGP_STOP_NONE;
   int st, stop;
@@ -747,10 +860,13 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     if (!isfinite(rho)) { *bad = 1; return SGP_OK; }
     if ((st = solve_stop(ctx, R, &S, rho, reason, &stop))) return st;
     if (stop) break;
+    if (S.restart) { S.restart = 0; continue; } /* the surrogate's residual */
     if (solve_direct_fits(R, &S)) { /* the exact mode's first solve (laplace_direct.c) */
       int fallback = 0;
       S.direct_tried = 1;
-      if ((st = direct_solve(ctx, R, b, nd, v, Kv, S.rtol, S.bnorm, &S.j, &fallback))) return st;
+      if ((st = direct_solve(ctx, R, b, nd, v, Kv, S.surrogate ? 0.0 : S.rtol, S.bnorm, &S.j,
+                             &fallback)))
+        return st;
       if (!fallback) { S.vzero = 0; S.v_changed = 1; }
       continue;
     }
@@ -759,6 +875,7 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     if (st || *bad) return st;
     if (stop) break;
   }
+  if (S.surrogate && (st = surrogate_end(ctx, R, &S, reason))) return st;
   return solve_end(ctx, R, &S);
 }
 
@@ -1137,7 +1254,7 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   if ((st = sgp_itergp_init(ctx, &R->it, n, C, cap < step ? cap : step))) return st;
   if (R->per > 1 && !(R->cls = sgp_alloc(2 * NC)))
     return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-  double *vec = R->vec = sgp_alloc(6 * NC + 2 * cap + 12 * NC);
+  double *vec = R->vec = sgp_alloc(6 * NC + 2 * cap + 13 * NC);
   if (!vec) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   R->res = vec; R->s = vec + NC; R->t = vec + 2 * NC; R->z = vec + 3 * NC; R->d = vec + 4 * NC;
   R->kd = vec + 5 * NC; R->wr = vec + 6 * NC; R->gw = R->wr + cap;
@@ -1146,6 +1263,7 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   N->nd = N->delta + NC; N->b = N->nd + NC; N->v = N->b + NC; N->Kv = N->v + NC;
   N->vprev = N->Kv + NC; N->ftry = N->vprev + NC; N->ndtry = N->ftry + NC;
   R->scratch = N->ndtry + NC;
+  R->zsur = R->scratch + NC;
   const double fs = sgp_laplace_latent_scale(o->likelihood, o->kernel.outputscale);
   R->tol = o->tol * fs;
   R->atol = o->inner_atol * fs;

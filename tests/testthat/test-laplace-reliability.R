@@ -1,4 +1,5 @@
 # gp_laplace's reliability against dense oracles (plain R, solve()): a
+# right-hand side that meets the tolerance at once still buys variance; a
 # gaussian fit on c y with scales c^2 is c times the fit on y; softmax's
 # converged = TRUE holds along the per-point sums too.
 
@@ -16,6 +17,75 @@ dense_gp <- function(x, y, mean, noise, ell, s) {
 }
 
 gl <- function(...) gp_laplace(..., verbose = FALSE, seed = 1)
+
+test_that("a gaussian y equal to its prior mean still spends the budget on variance", {
+  set.seed(1)
+  x <- matrix(runif(30))
+  ex <- dense_gp(x, rep(5, 30), 5, 0.1, 0.3, 1)
+  fit <- gl(x, rep(5, 30), likelihood = "gaussian", mean = 5, noise = 0.1, lengthscale = 0.3,
+            outputscale = 1, learn = character(0))
+  expect_true(fit$converged)
+  # b = y - m = 0 meets the tolerance before any action; the budget (cg, 5
+  # iterations) goes to the actions of a surrogate system, the mean stays C b = 0
+  expect_equal(fit$iterations, 5)
+  expect_equal(ncol(fit$root), 5)
+  expect_equal(as.vector(fit$f), rep(5, 30), tolerance = 0)
+  # a valid IterGP posterior: var = diag(K - K Q Q'K) with Q'K^Q = I (rounding:
+  # cond(K^) eps, K^ = K + 0.1 I has cond <= 1 + 30 / 0.1)
+  Q <- fit$root
+  expect_equal(crossprod(Q, (ex$K + 0.1 * diag(30)) %*% Q), diag(5), tolerance = 1e-10)
+  expect_equal(as.vector(fit$var), diag(ex$K - ex$K %*% Q %*% t(Q) %*% ex$K), tolerance = 1e-10)
+  # never below the exact variance (C <= K^-1), and far below the prior's 1:
+  # the exact reduction sum lambda^2 / (lambda + 0.1) lies almost all (>= 99%,
+  # checked) in K's top 5 eigenvectors, which 5 Krylov actions from K xi find
+  # but for a remainder, so they buy at least 90% of it
+  expect_true(all(fit$var >= ex$var - 1e-12))
+  lam <- eigen(ex$K, symmetric = TRUE, only.values = TRUE)$values
+  red <- lam^2 / (lam + 0.1)
+  expect_gt(sum(red[1:5]) / sum(red), 0.99)
+  expect_gt(sum(1 - fit$var), 0.9 * sum(1 - ex$var))
+  expect_lt(max(fit$var), 0.1)
+  # predictions carry it; the fit passes its own check
+  p <- predict(fit, x)
+  expect_equal(p$var, as.vector(fit$var), tolerance = 1e-10)
+  # a preconditioner would undo the weighting by K (P^-1 K xi ~ xi): the
+  # surrogate's actions are plain, the same as without one
+  pc <- gl(x, rep(5, 30), likelihood = "gaussian", mean = 5, noise = 0.1, lengthscale = 0.3,
+           outputscale = 1, learn = character(0), precond_rank = 5)
+  expect_equal(pc$var, fit$var, tolerance = 1e-10)
+  # the cholesky policy goes on with its unit actions: 5 points at their exact
+  # subset-of-data variance
+  ch <- gl(x, rep(5, 30), likelihood = "gaussian", mean = 5, noise = 0.1, lengthscale = 0.3,
+           outputscale = 1, learn = character(0), policy = "cholesky")
+  expect_true(ch$converged)
+  expect_equal(ch$iterations, 5)
+  I <- 1:5
+  sod <- diag(ex$K - ex$K[, I] %*% solve(ex$K[I, I] + 0.1 * diag(5), ex$K[I, ]))
+  expect_equal(as.vector(ch$var), sod, tolerance = 1e-10)
+})
+
+test_that("a full budget whose right-hand side meets the tolerance at once is the exact state", {
+  set.seed(1)
+  x <- matrix(runif(30))
+  ex <- dense_gp(x, rep(5, 30), 5, 0.1, 0.3, 1)
+  fit <- gl(x, rep(5, 30), likelihood = "gaussian", mean = 5, noise = 0.1, lengthscale = 0.3,
+            outputscale = 1, learn = character(0), max_iter = 30)
+  expect_true(fit$converged)
+  expect_equal(ncol(fit$root), 30)
+  expect_equal(fit$iterations, 0)
+  expect_equal(as.vector(fit$var), ex$var, tolerance = 1e-10)
+  expect_equal(predict(fit, x)$var, ex$var, tolerance = 1e-10)
+  # n = 1: the default budget is full; print, summary and predict read the fit
+  one <- gl(x[1, , drop = FALSE], 5, likelihood = "gaussian", mean = 5, noise = 0.1,
+            lengthscale = 0.3, outputscale = 1, learn = character(0))
+  expect_true(one$converged)
+  expect_equal(as.vector(one$var), 1 - 1 / 1.1, tolerance = 1e-14)
+  expect_output(print(one), "Newton steps")
+  expect_output(print(summary(one)))
+  xs <- matrix(c(0.2, 0.9))
+  ks <- rbf(xs, x[1, , drop = FALSE], 0.3, 1)
+  expect_equal(predict(one, xs)$var, as.vector(1 - ks^2 / 1.1), tolerance = 1e-12)
+})
 
 test_that("a gaussian fit on c y with scales c^2 is c times the fit on y, and the dense GP's", {
   set.seed(2)
