@@ -69,7 +69,7 @@
 ## @item @qcode{"rank"}
 ## compression rank of the recycled actions (Inf: none) (default @code{Inf}).
 ## @item @qcode{"tol"}
-## converged when the bound on max |f - mode| is at most tol (default @code{1e-06}).
+## converged when the bound on max |f - mode| is at most tol, in units of the latent scale: sqrt(outputscale) for gaussian (y's scale), 1 for the others (the link's) (default @code{1e-06}).
 ## @item @qcode{"n_class"}
 ## softmax: number of classes (0: the largest label) (default @code{0}).
 ## @item @qcode{"recycle"}
@@ -83,11 +83,11 @@
 ## @item @qcode{"time_limit"}
 ## seconds after which the Newton loop stops (default @code{Inf}).
 ## @item @qcode{"inner_atol"}
-## solver residual tolerance, absolute (default @code{1e-05}).
+## solver residual tolerance in units of the latent scale (as tol); the larger of it and inner_rtol's applies (default @code{1e-05}).
 ## @item @qcode{"inner_rtol"}
-## solver residual tolerance, relative to the right-hand side (default @code{1e-05}).
+## solver residual tolerance, relative to the norm of the right-hand side (default @code{1e-05}).
 ## @item @qcode{"noise_max"}
-## cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points (default @code{1e+12}).
+## cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points (not gaussian's noise) (default @code{1e+12}).
 ## @item @qcode{"history_trace"}
 ## the history's trace column (a metric): "auto": where it is cheap (NA in the exact mode's dense first solve, where it costs as much as the solve), "always": everywhere (default @qcode{"auto"}).
 ## @item @qcode{"kernel_cache_bytes"}

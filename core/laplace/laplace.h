@@ -27,7 +27,8 @@ typedef struct {
 int sgp_lik_check(sgp_ctx *ctx, const sgp_lik *lik);
 /* At f (N x C): log-likelihood sum, gradient grad (NC), pseudo-target increment
  * delta = W^{-1} grad (NC) and the noise data nd (NC; W^{-1} diagonal, capped at
- * noise_max; softmax: capped 1/pi). Any output pointer may be NULL except nd. */
+ * noise_max except gaussian's noise; softmax: capped 1/pi). Any output pointer may be
+ * NULL except nd. */
 void sgp_lik_eval(const sgp_lik *lik, const double *f, double *loglik, double *grad,
                   double *delta, double *nd);
 /* Y = W^{-1} V for b NC-vectors (V, Y: NC x b with ld NC); Y may not alias V. */
@@ -46,6 +47,10 @@ double sgp_softmax_lse(const double *f, int64_t stride, int64_t C);
 /* Softmax per point: out = W_n^dagger u for a C-vector u given inv_pi = 1/pi. */
 void sgp_softmax_pinv_apply(int64_t C, const double *inv_pi, int64_t stride,
                             const double *u, int64_t su, double *out, int64_t so);
+
+/* The unit of the absolute tolerances tol and inner_atol (laplace_fit.c):
+ * sqrt(outputscale) for gaussian, 1 otherwise (the link fixes the latent scale). */
+double sgp_laplace_latent_scale(sgp_likelihood lik, double outputscale);
 
 /* ------------------------------------------------------------ internal: model selection */
 

@@ -9,6 +9,16 @@
 #include <string.h>
 #include <time.h>
 
+/* The scale the absolute tolerances (tol, inner_atol) are in units of: a
+ * gaussian latent field is in y's units, so the prior's standard deviation
+ * sqrt(outputscale) (a fit on c y with scales c^2 is then c times the fit on y,
+ * the solver taking the same actions); the other likelihoods' link fixes the
+ * latent scale (a logit or log rate), so 1. */
+double sgp_laplace_latent_scale(sgp_likelihood lik, double outputscale)
+{
+  return lik == SGP_LIK_GAUSSIAN && outputscale > 0.0 ? sqrt(outputscale) : 1.0;
+}
+
 void sgp_laplace_opts_default(sgp_laplace_opts *o)
 {
   memset(o, 0, sizeof *o);
@@ -136,6 +146,10 @@ typedef struct {
   double *scratch;          /* NC */
   int64_t J, kappa, kprod, hist_cap, cap_max;
   double hist_scale, t0;
+  double tol, atol;         /* the mode's tol and inner_atol times the latent scale */
+  double *zsur;             /* NC: the surrogate right-hand side (surrogate_begin) */
+  sgp_rng rng_sur;          /* its random vectors: a stream keyed by the seed */
+  int sur_plain;            /* a surrogate solve: actions without the preconditioner */
   double kx_rowsum;         /* max row sum of K_x (>= lambda_max), 0 until needed */
   int64_t sub_k;            /* > 0: truncated solves take the globalized step over at
                              * most sub_k of the last actions */
@@ -310,6 +324,9 @@ typedef struct {
   double *v, *Kv;
   int recursive, full, blocked;   /* the solve's mode */
   int filling, resid_met, v_changed, direct_tried, vzero;
+  int surrogate, restart;         /* surrogate_begin: in its phase; the residual changed */
+  int64_t j_draw;                 /* j when the surrogate right-hand side was drawn */
+  const double *b_user;           /* the true right-hand side while S->b is the surrogate */
   int64_t kfill, since_best, j;   /* j: the next action's number (1-based) */
   int64_t iters;                  /* class actions: solver iterations taken */
   int64_t j_fresh;                /* recursive: j when K v was last computed explicitly */
@@ -356,7 +373,7 @@ static int solve_begin(sgp_ctx *ctx, run_t *R, solve_t *S, int *bad)
   }
   if (R->pc && (st = sgp_laplace_precond_update(ctx, R->pc, S->nd))) return st;
   S->bnorm = nrm2(NC, b);
-  S->rtol = o->inner_atol > o->inner_rtol * S->bnorm ? o->inner_atol : o->inner_rtol * S->bnorm;
+  S->rtol = R->atol > o->inner_rtol * S->bnorm ? R->atol : o->inner_rtol * S->bnorm;
   if (!S->full && R->forcing > 0.0 && R->forcing < S->rtol) S->rtol = R->forcing; /* full: exact */
   return SGP_OK;
 }
@@ -389,6 +406,99 @@ static int solve_residual(sgp_ctx *ctx, run_t *R, solve_t *S, double *rho)
   return SGP_OK;
 }
 
+/* A solve whose right-hand side meets the tolerance before any action (b = 0:
+ * a gaussian y that equals the prior mean; or |b| below inner_atol) would end
+ * with the prior as its posterior, though the budget could buy variance. Any
+ * actions S give a valid IterGP posterior (mean C b, covariance K - K C K with
+ * C = S (S'K^S)^{-1} S' <= K^{-1}: its variance is never below the exact one),
+ * so the budget is spent on actions chosen without b, and the mean stays C b =
+ * Q Q'b (surrogate_end), the Galerkin solution of the true system.
+ * cg: the CG actions of a surrogate system K^ x = z with z = K xi, xi a seeded
+ * standard normal vector (centred per point for softmax, as every cg action).
+ * The variance reduction along an eigenvector u of K is lambda^2 / (lambda +
+ * W^{-1}): it lies in K's top eigenspace, and CG's Krylov space from z finds
+ * it faster when z is already weighted by lambda (the randomized range
+ * finder's sample K xi, Halko et al. 2011), at one kernel product; xi alone
+ * puts the budget's first action on the flat directions, and so would a
+ * preconditioner P ~ K^ (P^-1 K xi ~ xi): the surrogate's actions are plain
+ * residuals. A surrogate solved before the budget is spent is followed by
+ * another (surrogate_draw).
+ * cholesky: the policy's unit actions do not depend on b; they go on (in the
+ * policy's order) without the residual stop, v staying their Galerkin solution.
+ * The solve then ends as converged (SGP_STOP_RESID): the true system's residual
+ * is met; the history rows of a cg surrogate show its residual, relative to |z|. */
+static int surrogate_draw(sgp_ctx *ctx, run_t *R, solve_t *S);
+
+static int surrogate_begin(sgp_ctx *ctx, run_t *R, solve_t *S)
+{
+  S->surrogate = 1;
+  S->b_user = S->b;
+  sgp_rng_seed(&R->rng_sur, ctx->seed ^ (0x5ec0a7e5b1d5ull + (uint64_t)R->newton));
+  if (R->o->policy != SGP_POLICY_CG) { S->restart = 1; return SGP_OK; }
+  R->sur_plain = 1;
+  return surrogate_draw(ctx, R, S);
+}
+
+/* cg: a (next) surrogate z = K xi, its solve started at the Galerkin solution
+ * v = Q Q'z on the actions so far (none at first), K v. A surrogate solved
+ * before the budget is spent (Krylov spaces of a strong preconditioner are
+ * small) draws another: its residual is a new direction of K's range. */
+static int surrogate_draw(sgp_ctx *ctx, run_t *R, solve_t *S)
+{
+  const int64_t n = R->it.n, C = R->it.C, NC = R->it.NC;
+  double *xi = R->s;
+  int st;
+  for (int64_t q = 0; q < NC; q++) xi[q] = sgp_rng_normal(&R->rng_sur);
+  if (R->lik->kind == SGP_LIK_SOFTMAX) center_classes(n, C, xi);
+  if ((st = R->op->apply(R->op, sgp_cmat_of(xi, n, C), sgp_mat_of(R->zsur, n, C), ctx)))
+    return st;
+  R->kprod++;
+  S->b = R->zsur;
+  S->bnorm = nrm2(NC, R->zsur);
+  S->rtol = R->o->inner_rtol * S->bnorm;
+  S->rho_best = INFINITY;
+  S->since_best = 0;
+  S->restart = 1;
+  S->j_draw = S->j;
+  S->v_changed = 1;
+  S->vzero = R->it.r == 0;
+  if (S->vzero) return SGP_OK; /* v = K v = 0 */
+  if ((st = sgp_itergp_root(ctx, &R->it))) return st;
+  if ((st = sgp_itergp_project(ctx, &R->it, S->b, S->v, R->wr))) return st;
+  if ((st = R->op->apply(R->op, sgp_cmat_of(S->v, n, C), sgp_mat_of(S->Kv, n, C), ctx)))
+    return st;
+  R->kprod++;
+  S->j_fresh = S->j;
+  S->v_changed = 0;
+  return SGP_OK;
+}
+
+/* The end of a surrogate phase: the solve is converged on the true system, and
+ * (cg) v = Q Q'b with K v for the true b (0 when b is). */
+static int surrogate_end(sgp_ctx *ctx, run_t *R, solve_t *S, int *reason)
+{
+  sgp_itergp *it = &R->it;
+  const int64_t n = it->n, C = it->C, NC = it->NC;
+  int st;
+  *reason = SGP_STOP_RESID;
+  R->sur_plain = 0;
+  if (S->b == S->b_user) return SGP_OK; /* cholesky: v is already that */
+  S->b = S->b_user;
+  S->bnorm = nrm2(NC, S->b);
+  if (S->bnorm == 0.0 || it->r == 0) {
+    memset(S->v, 0, (size_t)NC * sizeof(double));
+    memset(S->Kv, 0, (size_t)NC * sizeof(double));
+    S->vzero = 1;
+    return SGP_OK;
+  }
+  if ((st = sgp_itergp_root(ctx, it))) return st;
+  if ((st = sgp_itergp_project(ctx, it, S->b, S->v, R->wr))) return st;
+  if ((st = R->op->apply(R->op, sgp_cmat_of(S->v, n, C), sgp_mat_of(S->Kv, n, C), ctx)))
+    return st;
+  R->kprod++;
+  return SGP_OK;
+}
+
 /* I6, I7 and the other ends of a solve: *stop = 1 with *reason. A converged
  * residual at a full budget goes on filling span(S) unless the exact state
  * (full_exact) is available. */
@@ -399,13 +509,26 @@ static int solve_stop(sgp_ctx *ctx, run_t *R, solve_t *S, double rho, int *reaso
   const int64_t NC = it->NC;
   int st;
   *stop = 1;
-  if (!S->filling && rho < S->rtol) {
+  if (!S->filling && !S->surrogate && (rho < S->rtol || rho == 0.0)) {
+    if (!S->full && it->r == 0 && !budget_spent(R)) { /* nothing bought yet */
+      *stop = 0;
+      return surrogate_begin(ctx, R, S);
+    }
     if (!S->full) { *reason = SGP_STOP_RESID; return SGP_OK; }
     int ok = 0;
     if ((st = full_exact(ctx, R, S->b, S->nd, S->v, S->Kv, &ok))) return st;
     if (ok) { *reason = SGP_STOP_RESID; return SGP_OK; }
     S->filling = S->resid_met = 1;
     S->kfill = 0;
+  }
+  if (S->surrogate && o->policy == SGP_POLICY_CG && rho < S->rtol) {
+    if (S->j > S->j_draw && (R->per > 1 ? S->iters : S->j - 1) < o->max_iter &&
+        !budget_spent(R)) {
+      *stop = 0;
+      return surrogate_draw(ctx, R, S);
+    }
+    *reason = SGP_STOP_RESID; /* the true system's residual is met */
+    return SGP_OK;
   }
   if (S->filling && (S->kfill >= NC || it->B >= NC)) {
     *reason = S->resid_met ? SGP_STOP_RESID : SGP_STOP_EXHAUSTED;
@@ -469,7 +592,7 @@ static int solve_block(sgp_ctx *ctx, run_t *R, solve_t *S, int *reason, int *sto
   memset(&ub, 0, sizeof ub);
   ub.lik = R->lik; ub.nd = S->nd; ub.kernel = &o->kernel; ub.prep = &R->prep; ub.rhs = S->b;
   ub.idx = R->bidx; ub.b = bb;
-  ub.rtol = S->filling ? 0.0 : S->rtol;
+  ub.rtol = S->filling || S->surrogate ? 0.0 : S->rtol;
   /* fill: skip directions that are numerically in span(S) (relative pivot) */
   ub.eta_rtol = S->filling ? 1e-10 : o->eta_tol;
   ub.ws = R->bws; ub.v = S->v; ub.res = R->res; ub.Kv = S->recursive ? S->Kv : NULL;
@@ -520,7 +643,7 @@ static int action_choose(sgp_ctx *ctx, run_t *R, double *alpha, int64_t *uidx)
     sgp_kernel_tile(ctx, &o->kernel, &R->prep, 0, n, &R->prep, p, 1, R->t + n * c, n);
     return SGP_OK;
   }
-  if (R->pc) { /* preconditioned actions (laplace_precond.c) */
+  if (R->pc && !R->sur_plain) { /* preconditioned actions (laplace_precond.c) */
     if ((st = sgp_laplace_precond_apply(ctx, R->pc, R->res, R->s))) return st;
   } else {
     memcpy(R->s, R->res, (size_t)NC * sizeof(double));
@@ -726,6 +849,7 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
   S.v_changed = 1;
   S.rho_best = INFINITY;
   S.j = S.j_fresh = 1;
+  R->sur_plain = 0;
   *bad = 0;
   *reason = SGP_STOP_NONE;
   int st, stop;
@@ -736,10 +860,13 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     if (!isfinite(rho)) { *bad = 1; return SGP_OK; }
     if ((st = solve_stop(ctx, R, &S, rho, reason, &stop))) return st;
     if (stop) break;
+    if (S.restart) { S.restart = 0; continue; } /* the surrogate's residual */
     if (solve_direct_fits(R, &S)) { /* the exact mode's first solve (laplace_direct.c) */
       int fallback = 0;
       S.direct_tried = 1;
-      if ((st = direct_solve(ctx, R, b, nd, v, Kv, S.rtol, S.bnorm, &S.j, &fallback))) return st;
+      if ((st = direct_solve(ctx, R, b, nd, v, Kv, S.surrogate ? 0.0 : S.rtol, S.bnorm, &S.j,
+                             &fallback)))
+        return st;
       if (!fallback) { S.vzero = 0; S.v_changed = 1; }
       continue;
     }
@@ -748,6 +875,7 @@ static int inner(sgp_ctx *ctx, run_t *R, const double *b, const double *nd, doub
     if (st || *bad) return st;
     if (stop) break;
   }
+  if (S.surrogate && (st = surrogate_end(ctx, R, &S, reason))) return st;
   return solve_end(ctx, R, &S);
 }
 
@@ -771,20 +899,24 @@ static int kx_rowsum(sgp_ctx *ctx, run_t *R, int compute, double *lam)
   return SGP_OK;
 }
 
-/* Bound on max_n |f_n - f_mode| at f (f - m = K v). -Hess Psi = K^{-1} + W(f)
- * >= K^{-1} everywhere (log-concave likelihoods): Psi is strongly concave in
- * the K^{-1} norm, so with g = grad Psi = grad l - v (softmax: minus its
- * per-point class mean, spec 1.4: the iteration and the mode keep the sums of
- * f - m at 0, and on the sums v is rounding amplified by K^{-1})
+/* Bound on max_n |f_n - f_mode| at f (f - m = K v, given as kv). -Hess Psi =
+ * K^{-1} + W(f) >= K^{-1} everywhere (log-concave likelihoods): Psi is strongly
+ * concave in the K^{-1} norm, so with g = grad Psi = grad l - v
  *   ||f - f_mode||_2^2 <= lambda_max(K) ||f - f_mode||_{K^-1}^2 <= lambda_max(K) g'K g
  * and ||f - f_mode||_2 <= ||g||_2 / (1/lambda_max(K) + min W) (the W part holds
  * near f; diagonal W). The first needs a K product (when kprod and the cheap
- * bounds fail); the second none. Sets R->forcing for the next solve. */
+ * bounds fail); the second none. Softmax: the likelihood ignores per-point
+ * constants, and K^{-1} commutes with the centring P, so Psi splits into the
+ * centred part (bounded as above with P g: on the sums v is rounding amplified
+ * by K^{-1}) and the sums, where Psi = -1/2 (f - m)'K^{-1}(f - m) peaks at
+ * (I - P)(f - m) = 0: their error is known exactly, ||(I - P) K v||, and adds
+ * in squares (a sum left there is a fixed point of the W^+ iteration: the
+ * centred gradient alone never sees it). Sets R->forcing for the next solve. */
 static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *v,
-                      const double *nd, int kprod, double *out)
+                      const double *kv, const double *nd, int kprod, double *out)
 {
   const int64_t n = R->it.n, NC = R->it.NC, C = R->it.C;
-  const double s = R->o->kernel.outputscale, tol = R->o->tol;
+  const double s = R->o->kernel.outputscale, tol = R->tol;
   const int softmax = R->lik->kind == SGP_LIK_SOFTMAX;
   double *g = R->s, g2 = 0.0;
   if (!(tol > 0.0)) kprod = 0; /* nothing to verify: no product for it */
@@ -810,6 +942,15 @@ static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *
     R->kprod++;
     const double gkg = sgp_dot(NC, g, R->t), bk = sqrt(lam * (gkg > 0.0 ? gkg : 0.0));
     if (bk < bound) bound = bk;
+  }
+  if (softmax) { /* the sums of f - m, exactly */
+    double e2 = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+      double mu = 0.0;
+      for (int64_t c = 0; c < C; c++) mu += kv[i + c * n];
+      e2 += (double)C * (mu / (double)C) * (mu / (double)C);
+    }
+    bound = sqrt(bound * bound + e2);
   }
   *out = isfinite(bound) ? bound : INFINITY;
   /* inexact Newton (with damping): the next solve's residual r leaves grad Psi
@@ -1113,7 +1254,7 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   if ((st = sgp_itergp_init(ctx, &R->it, n, C, cap < step ? cap : step))) return st;
   if (R->per > 1 && !(R->cls = sgp_alloc(2 * NC)))
     return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-  double *vec = R->vec = sgp_alloc(6 * NC + 2 * cap + 12 * NC);
+  double *vec = R->vec = sgp_alloc(6 * NC + 2 * cap + 13 * NC);
   if (!vec) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   R->res = vec; R->s = vec + NC; R->t = vec + 2 * NC; R->z = vec + 3 * NC; R->d = vec + 4 * NC;
   R->kd = vec + 5 * NC; R->wr = vec + 6 * NC; R->gw = R->wr + cap;
@@ -1122,6 +1263,10 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   N->nd = N->delta + NC; N->b = N->nd + NC; N->v = N->b + NC; N->Kv = N->v + NC;
   N->vprev = N->Kv + NC; N->ftry = N->vprev + NC; N->ndtry = N->ftry + NC;
   R->scratch = N->ndtry + NC;
+  R->zsur = R->scratch + NC;
+  const double fs = sgp_laplace_latent_scale(o->likelihood, o->kernel.outputscale);
+  R->tol = o->tol * fs;
+  R->atol = o->inner_atol * fs;
   /* truncated solves of a non-Gaussian likelihood: globalized steps (a Gaussian
    * one's Newton steps continue one IterGP run, whose posterior is the answer) */
   if (o->damping && (int64_t)o->max_iter < NC && o->likelihood != SGP_LIK_GAUSSIAN)
@@ -1233,6 +1378,22 @@ static double take_step(run_t *R, sgp_laplace_fit_t *fit, const double *m)
   return gn > 0 ? sqrt(dn / gn) : (dn > 0 ? INFINITY : 0.0);
 }
 
+/* Softmax: the Newton step on the per-point sums, v, K v <- P v, P K v (P the
+ * centring; K commutes with it). There Psi = -1/2 (f - m)'K^{-1}(f - m) (the
+ * likelihood ignores per-point constants), whose Newton step lands on its peak,
+ * (I - P)(f - m) = 0; the W^+ iteration instead keeps the sums of K v (K^ = K
+ * on them: v = K^{-1} b leaves them as they were), so what unit actions (not
+ * centred: the cholesky policy) or rounding in an ill-conditioned K put there
+ * would stay. Psi(P v) >= Psi(v) (the quadratic term splits, the likelihood is
+ * unchanged), the probabilities are unchanged, and the cg policy's centred
+ * actions keep v centred up to rounding. */
+static void sums_step(const run_t *R, double *v, double *Kv)
+{
+  if (R->lik->kind != SGP_LIK_SOFTMAX) return;
+  center_classes(R->it.n, R->it.C, v);
+  center_classes(R->it.n, R->it.C, Kv);
+}
+
 /* One Newton step i (O3-O11): *stop is set when the run ends here (converged,
  * diverged, stalled, budget, time); *have = 1 once a step was taken. */
 static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, int *stop,
@@ -1252,7 +1413,8 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
   if (!all_finite(NC, N->b) || !all_finite(NC, N->nd)) { *stop = SGP_STOP_DIVERGED; return SGP_OK; }
   double err_i, err_next = INFINITY;
   /* the K-norm bound costs a K product: near convergence only */
-  if ((st = mode_bound(ctx, R, N->grad, N->v, N->nd, *prev_delta <= 1e-3, &err_i))) return st;
+  if ((st = mode_bound(ctx, R, N->grad, N->v, N->g, N->nd, *prev_delta <= 1e-3, &err_i)))
+    return st;
   /* O5 */
   if (!o->recycle || o->rank == 0) { R->it.B = R->it.r = 0; R->kappa = 0; }
   /* O6 */
@@ -1266,17 +1428,19 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
     *stop = SGP_STOP_DIVERGED;
     return SGP_OK;
   }
+  sums_step(R, N->v, N->Kv);
   /* O8 damping (spec 3.8); a truncated solve: the best step in its subspace */
   if (R->sub_k > 0 && *inner_reason != SGP_STOP_RESID) {
     if ((st = subspace_step(ctx, R, m, N->g, N->vprev, psi, N->v, N->Kv))) return st;
+    sums_step(R, N->v, N->Kv); /* the basis holds uncentred actions */
   } else if (o->damping) {
     damped_step(R->lik, NC, m, N->g, N->vprev, psi, N->v, N->Kv, N->ftry, N->ndtry);
   }
   const double delta_i = take_step(R, fit, m);
   *have = 1;
-  if (err_i <= o->tol) { /* the posterior's linearization point is verified: f_{i+1}? */
+  if (err_i <= R->tol) { /* the posterior's linearization point is verified: f_{i+1}? */
     sgp_lik_eval(R->lik, N->fcur, NULL, N->grad, NULL, N->ndtry);
-    if ((st = mode_bound(ctx, R, N->grad, N->v, N->ndtry, 1, &err_next))) return st;
+    if ((st = mode_bound(ctx, R, N->grad, N->v, N->g, N->ndtry, 1, &err_next))) return st;
   }
   step_record(ctx, R, fit, i, psi, delta_i, err_i, *inner_reason, kp0);
   *prev_delta = delta_i;
@@ -1286,7 +1450,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
     *stop = SGP_STOP_CONVERGED;
   /* converged: the linearization point f_i and the returned f_{i+1} both
    * within tol of the mode */
-  else if (err_i <= o->tol && err_next <= o->tol) *stop = SGP_STOP_CONVERGED;
+  else if (err_i <= R->tol && err_next <= R->tol) *stop = SGP_STOP_CONVERGED;
   if (*stop) return SGP_OK;
   /* stalled: no movement, twice, and nothing that would change the next solve
    * (actions kept for it by recycling) */

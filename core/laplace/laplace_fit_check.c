@@ -117,8 +117,11 @@ static int check_data(const sgp_fd *f, sgp_likelihood lik, int64_t n, int64_t C,
 }
 
 /* counters, status and history; a root without columns only with no solver
- * iteration (else predict would give the prior) */
-static int check_run(const sgp_fd *f, int64_t r)
+ * iteration (else predict would give the prior), and columns without an
+ * iteration only as the exact state (all nC of them: a full budget whose
+ * right-hand side met the tolerance at once takes the dense Cholesky of K^,
+ * recording no iteration) */
+static int check_run(const sgp_fd *f, int64_t r, int64_t nc)
 {
   static const char *const hist[] = {"newton", "total", "residual", "trace"};
   static const char *const steps[] = {"delta"};
@@ -127,7 +130,7 @@ static int check_run(const sgp_fd *f, int64_t r)
   if ((st = sgp_fd_whole(f, "newton_steps", 0, &steps_n)) ||
       (st = sgp_fd_whole(f, "iterations", 0, &iters)))
     return st;
-  if ((r == 0) != (iters == 0))
+  if ((r == 0 && iters > 0) || (r > 0 && r < nc && iters == 0))
     return sgp_fd_bad(f, "root", "has %lld columns but the fit took %.15g solver iterations",
                       (long long)r, iters);
   if ((st = sgp_fd_flag(f, "converged", &conv)) || (st = sgp_fd_string(f, "policy", NULL, NULL)) ||
@@ -152,7 +155,7 @@ int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, c
                                      "policy", "stop_reason", "history", "steps", NULL};
   if ((st = sgp_fd_begin(&f, ctx, fit, arg, sep, "gp_laplace", need, NULL)) ||
       (st = check_model(&f, &lik, &C, k)) || (st = check_arrays(&f, C, &X, &W, &R, k)) ||
-      (st = check_data(&f, lik, X.rows, C, &noise)) || (st = check_run(&f, R.cols)))
+      (st = check_data(&f, lik, X.rows, C, &noise)) || (st = check_run(&f, R.cols, X.rows * C)))
     return st;
   sgp_cmat mv;
   if ((st = sgp_fd_hyper_mean(&f, C, &mv))) return st;

@@ -96,12 +96,13 @@ void sgp_lik_eval(const sgp_lik *lik, const double *f, double *loglik, double *g
     const double y = lik->y[i];
     switch (lik->kind) {
     case SGP_LIK_GAUSSIAN: {
+      /* the model's noise, not a pseudo-noise: never capped (noise_max would
+       * bind on a y in large units, where the fit must be c times the fit on y / c) */
       const double s2 = lik->noise[lik->n_noise == 1 ? 0 : i], r = y - f[i];
-      const double ndi = cap(s2, vmax);
       ll += -0.5 * r * r / s2 - 0.5 * log(6.283185307179586476925 * s2);
-      nd[i] = ndi;
+      nd[i] = s2;
       if (grad) grad[i] = r / s2;
-      if (delta) delta[i] = ndi == s2 ? r : ndi * (r / s2);
+      if (delta) delta[i] = r;
       break;
     }
     case SGP_LIK_BERNOULLI: {

@@ -69,7 +69,8 @@ static const sgp_opt_spec specs[] = {
   {"rank", SGP_OPT_COUNT, "Inf", 0, 9007199254740992.0, SGP_OPT_INF_NONE, NULL, OFF(rank),
    SGP_STORE_INT64, 0, "compression rank of the recycled actions (Inf: none)"},
   {"tol", SGP_OPT_REAL, "1e-06", 0, INFINITY, 0, NULL, OFF(tol), SGP_STORE_DOUBLE, 0,
-   "converged when the bound on max |f - mode| is at most tol"},
+   "converged when the bound on max |f - mode| is at most tol, in units of the latent scale: "
+   "sqrt(outputscale) for gaussian (y's scale), 1 for the others (the link's)"},
   {"n_class", SGP_OPT_COUNT, "0", 0, 2147483647.0, 0, NULL, OFF(n_class), SGP_STORE_INT, 0,
    "softmax: number of classes (0: the largest label)"},
   {"recycle", SGP_OPT_FLAG, "TRUE", 0, 0, 0, NULL, OFF(recycle), SGP_STORE_INT, 0,
@@ -84,11 +85,12 @@ static const sgp_opt_spec specs[] = {
   {"time_limit", SGP_OPT_REAL, "Inf", 0, INFINITY, SGP_OPT_INF_NONE, NULL, OFF(time_limit),
    SGP_STORE_DOUBLE, 0, "seconds after which the Newton loop stops"},
   {"inner_atol", SGP_OPT_REAL, "1e-05", 0, INFINITY, 0, NULL, OFF(inner_atol), SGP_STORE_DOUBLE,
-   0, "solver residual tolerance, absolute"},
+   0, "solver residual tolerance in units of the latent scale (as tol); the larger of it and "
+   "inner_rtol's applies"},
   {"inner_rtol", SGP_OPT_REAL, "1e-05", 0, INFINITY, 0, NULL, OFF(inner_rtol), SGP_STORE_DOUBLE,
-   0, "solver residual tolerance, relative to the right-hand side"},
+   0, "solver residual tolerance, relative to the norm of the right-hand side"},
   {"noise_max", SGP_OPT_REAL, "1e+12", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(noise_max),
-   SGP_STORE_DOUBLE, 0, "cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points"},
+   SGP_STORE_DOUBLE, 0, "cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points (not gaussian's noise)"},
   {"history_trace", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, history_trace_names, OFF(history_trace),
    SGP_STORE_INT, 0,
    "the history's trace column (a metric): \"auto\": where it is cheap (NA in the exact "

@@ -33,7 +33,9 @@ int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
              "did not converge (stop reason \"%s\" after %d Newton steps, %lld solver "
              "iterations; the mode is within %.3g, tol %g); raise max_iter or max_newton%s",
              sgp_laplace_stop_name(fit->stop_reason), fit->newton_steps,
-             (long long)fit->iterations, err, o->tol, o->damping ? "" : ", or use damping = TRUE");
+             (long long)fit->iterations, err,
+             o->tol * sgp_laplace_latent_scale(fit->likelihood, fit->kernel.outputscale),
+             o->damping ? "" : ", or use damping = TRUE");
     add(buf, size, ids, ids_size, &k, "not-converged", msg);
   }
   if (fit->empty_class > 0) {

@@ -84,7 +84,17 @@ laplace_extra_cases <- function(fx, base) {
         function() suppressWarnings(gp_laplace(matrix(runif(2e4)), rep(0:1, 1e4),
                                                time_limit = 0.01, verbose = FALSE)$converged)),
     one("gp_laplace", "xtest = one point as a vector of length d", "xtest",
-        function() gp_laplace(fx$x2, fx$yb, xtest = c(0.5, 0.5), verbose = FALSE)$test))
+        function() gp_laplace(fx$x2, fx$yb, xtest = c(0.5, 0.5), verbose = FALSE)$test),
+    one("gp_laplace", "gaussian y equal to its prior mean, then predict", "y",
+        function() fit_pred(y = rep(5, 30), likelihood = "gaussian", mean = 5, noise = 0.1)),
+    one("gp_laplace", "gaussian fit on n = 1 point, then summary and predict", "x",
+        function() {
+          f <- gp_laplace(fx$x2[1, , drop = FALSE], 5, likelihood = "gaussian", mean = 5,
+                          noise = 0.1, lengthscale = 0.3, outputscale = 1,
+                          learn = character(0), verbose = FALSE, seed = 1)
+          summary(f)
+          predict(f, fx$x2[1:5, ])
+        }))
 }
 
 laplace_predict_cases <- function(fx) {

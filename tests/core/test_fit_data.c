@@ -86,6 +86,27 @@ static void whole_fit_predicts(void **state)
   assert_string_equal(ctx.errmsg, "offset: is only used with likelihood = \"poisson\"");
 }
 
+/* A root of all n C columns with no iteration is the exact state (a full budget
+ * whose right-hand side met the tolerance at once: the dense Cholesky of K^). */
+static void exact_state_without_iterations(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  fit_data d;
+  make_fit(&d);
+  static const double root[N * N] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  d.vals[4] = (sgp_value)REALV(root, N * N);
+  d.vals[4].rows = N;
+  d.vals[4].cols = N;
+  d.vals[10] = (sgp_value)REALV(&ZERO, 1);
+  assert_int_equal(check(&d, &ctx), SGP_OK);
+  d.vals[4].len = N * (N - 1); /* one column short of the exact state */
+  d.vals[4].cols = N - 1;
+  assert_int_equal(check(&d, &ctx), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'object$root' has 3 columns but the fit took 0 solver iterations");
+}
+
 static void tampered_fields_are_named(void **state)
 {
   (void)state;
@@ -100,6 +121,11 @@ static void tampered_fields_are_named(void **state)
   d.vals[10] = (sgp_value)REALV(&ZERO, 1); /* iterations 0 with a root column */
   assert_int_equal(check(&d, &ctx), SGP_EINVAL);
   assert_string_equal(ctx.errmsg, "'object$root' has 1 columns but the fit took 0 solver iterations");
+  make_fit(&d);
+  d.vals[4].len = 0; /* no root column after an iteration: predict would give the prior */
+  d.vals[4].cols = 0;
+  assert_int_equal(check(&d, &ctx), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "'object$root' has 0 columns but the fit took 1 solver iterations");
   make_fit(&d);
   d.vals[5] = (sgp_value)STRV("probit");
   assert_int_equal(check(&d, &ctx), SGP_EINVAL);
@@ -133,6 +159,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(whole_fit_predicts),
     cmocka_unit_test(tampered_fields_are_named),
+    cmocka_unit_test(exact_state_without_iterations),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
