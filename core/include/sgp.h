@@ -368,6 +368,7 @@ typedef struct sgp_laplace_fit {
   int stop_reason, inner_stop_reason;
   int64_t kernel_products;
   int64_t empty_class;     /* softmax: the first class in 1..C no training point has, else 0 */
+  int64_t var_unresolved;  /* variances in var below what rounding resolves (warned) */
   sgp_laplace_hyper hyper; /* the hyperparameters used and their selection */
   sgp_laplace_history history;
 } sgp_laplace_fit_t;
@@ -376,9 +377,10 @@ typedef struct sgp_laplace_fit {
 int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                     const sgp_laplace_opts *o, sgp_laplace_fit_t **out);
 /* The warnings of a fit, one wording for both hosts, one per line of buf ("" and 0
- * when none): it did not converge, a softmax class has no training point, model
- * selection fell short. ids (may be NULL) gets each line's identifier ("not-converged",
- * "empty-class", "model-selection"), one per line. Returns the count. */
+ * when none): it did not converge, a softmax class has no training point, variances
+ * that rounding does not resolve, model selection fell short. ids (may be NULL) gets
+ * each line's identifier ("not-converged", "empty-class", "variance-unresolved",
+ * "model-selection"), one per line. Returns the count. */
 #define SGP_LAPLACE_WARNING_SIZE 2048
 int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o, char *buf,
                         size_t size, char *ids, size_t ids_size);

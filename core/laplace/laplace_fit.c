@@ -1505,7 +1505,11 @@ static int fit_finish(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, sgp_cmat X
     if (!fit->root) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   }
   if ((st = sgp_laplace_check_fit_finite(ctx, fit))) return st;
-  for (int64_t q = 0; q < NC; q++) if (!(fit->var[q] > 0)) fit->var[q] = 0.0;
+  /* s - |K Q|^2 row by row: r + 1 terms of total size 2 s - var */
+  const double s2 = o->kernel.outputscale;
+  for (int64_t q = 0; q < NC; q++)
+    fit->var[q] = sgp_variance_resolved(fit->var[q], 2.0 * s2 - fit->var[q], r,
+                                        &fit->var_unresolved);
   return SGP_OK;
 }
 

@@ -130,14 +130,17 @@ static int check_run(const sgp_fd *f, int64_t r, int64_t nc)
   if ((st = sgp_fd_whole(f, "newton_steps", 0, &steps_n)) ||
       (st = sgp_fd_whole(f, "iterations", 0, &iters)))
     return st;
-  if ((r == 0 && iters > 0) || (r > 0 && r < nc && iters == 0))
-    return sgp_fd_bad(f, "root", "has %lld columns but the fit took %.15g solver iterations",
-                      (long long)r, iters);
   if ((st = sgp_fd_flag(f, "converged", &conv)) || (st = sgp_fd_string(f, "policy", NULL, NULL)) ||
       (st = sgp_fd_string(f, "stop_reason", NULL, NULL)) ||
       (st = sgp_fd_string(f, "policy", choices("policy"), NULL)) ||
       (st = sgp_fd_columns(f, "history", hist, 4)) || (st = sgp_fd_columns(f, "steps", steps, 1)))
     return st;
+  /* a fit that diverged keeps the last finite weights and no root (its variance
+   * is the prior's, and it says it did not converge) */
+  const int diverged = !strcmp(sgp_fd_elt(f->fit, "stop_reason")->str, "diverged");
+  if ((r == 0 && iters > 0 && !diverged) || (r > 0 && r < nc && iters == 0))
+    return sgp_fd_bad(f, "root", "has %lld columns but the fit took %.15g solver iterations",
+                      (long long)r, iters);
   return SGP_OK;
 }
 

@@ -45,6 +45,10 @@ int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
              (long long)fit->empty_class, (long long)fit->C);
     add(buf, size, ids, ids_size, &k, "empty-class", msg);
   }
+  if (fit->var_unresolved > 0) {
+    sgp_variance_warning(fit->var_unresolved, fit->n * fit->C, msg, sizeof msg);
+    add(buf, size, ids, ids_size, &k, "variance-unresolved", msg);
+  }
   sgp_select_warning(&fit->hyper, msg, sizeof msg);
   if (msg[0]) add(buf, size, ids, ids_size, &k, "model-selection", msg);
   return k;

@@ -51,3 +51,28 @@
 
 %!error <gp_laplace: 'x' has .* at row 1, column 1, a subnormal number>
 %! gp_laplace (x * 1e-310, y, "verbose", false);
+
+## a fit that diverged before a posterior predicts with the prior's variance;
+## a fit's own variances below what rounding resolves are a warning
+%!test
+%! x = (1:30).' / 30;
+%! y = mod (1:30, 2).';
+%! warning ("off", "all", "local");
+%! f = gp_laplace (x, y, "outputscale", 1e300, "lengthscale", 0.3, "mean", 0, "learn", {},
+%!                 "verbose", false);
+%! if (strcmp (f.stop_reason, "diverged"))
+%!   p = scalegp_predict (f, x(1:3));
+%!   assert (p.var, 1e300 * ones (3, 1));
+%! endif
+%!test
+%! x = (1:30).' / 30;
+%! y = mod (1:30, 2).';
+%! warning ("error", "scalegp:variance-unresolved", "local");  # caught below
+%! try
+%!   gp_laplace (x, y, "outputscale", 1e30, "lengthscale", 0.3, "mean", 0, "learn", {},
+%!               "policy", "cholesky", "max_iter", 30, "verbose", false);
+%!   msg = "";
+%! catch err
+%!   msg = err.message;
+%! end_try_catch
+%! assert (! isempty (strfind (msg, "latent variances are below the rounding error")), msg);

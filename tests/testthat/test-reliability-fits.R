@@ -69,3 +69,28 @@ test_that("subnormal inputs are an error naming them, not a constant predictor",
                "gp_laplace: 'x' has .* at row 1, column 1, a subnormal number")
   expect_error(gp_kernel(rel_x * 1e-310, lengthscale = 1), "a subnormal number")
 })
+
+test_that("a fit's own variances below what rounding resolves are a warning, not a silent 0", {
+  set.seed(1)
+  x <- matrix(runif(30)); y <- rbinom(30, 1, 0.5)
+  w <- character(0)
+  fit <- withCallingHandlers(
+    gp_laplace(x, y, outputscale = 1e30, lengthscale = 0.3, mean = 0, learn = character(0),
+               policy = "cholesky", max_iter = 30, verbose = FALSE),
+    warning = function(c) { w <<- c(w, conditionMessage(c)); invokeRestart("muffleWarning") })
+  # s = 1e30 leaves rounding errors of about 1e16 in s - |K Q|^2
+  expect_true(any(fit$var < 1e18))
+  expect_true(any(grepl("latent variances are below the rounding error", w)))
+})
+
+test_that("a fit that diverged before a posterior predicts with the prior's variance", {
+  set.seed(1)
+  x <- matrix(runif(30)); y <- rbinom(30, 1, 0.5)
+  fit <- suppressWarnings(gp_laplace(x, y, outputscale = 1e300, lengthscale = 0.3, mean = 0,
+                                     learn = character(0), verbose = FALSE))
+  skip_if(fit$stop_reason != "diverged", "the fit did not diverge here")
+  expect_false(fit$converged)
+  p <- predict(fit, x[1:3, , drop = FALSE])
+  expect_equal(p$var, rep(1e300, 3))
+  expect_output(print(fit), "gp_laplace")
+})
