@@ -1,0 +1,189 @@
+# CSV chunk sources: one open connection read forward by bytes, so each line is
+# read once, by position, whatever a line holds (a re-read from a line count
+# that a parser's own idea of lines set would skip or repeat rows). A block is
+# block_rows data rows; blank lines are skipped (never a data row), anything
+# else that is not exactly the header's count of numbers is an error naming
+# the file, the line (1-based, the header is line 1) and the data row (1-based,
+# blank lines not counted). Octave's reader (private/ski_csv_blocks.m) follows
+# the same rules and words.
+
+# Lines of a file in order: take(n) gives the next (at most) k <= n lines as
+# one string s (joined by newlines; a NUL byte, which R strings cannot hold,
+# replaced by \001), the number of the first, the lines (of these) holding a
+# NUL, whether any has a "\r", and `clean`: no NUL, "\r", space, tab or empty
+# line, so s is k data lines as they are. lines(t) splits a take into lines
+# (a "\r" before the newline removed). Byte scans are grepRaw's (C, no
+# logical vector per byte).
+ski_line_source <- function(path) {
+  con <- file(path, open = "rb")
+  buf <- raw(0)
+  eof <- FALSE
+  done <- 0 # lines given out so far
+  bpl <- 64 # bytes per line, re-estimated from what was read
+  has <- function(byte, x) length(grepRaw(as.raw(byte), x, fixed = TRUE)) > 0L
+  take <- function(n) {
+    nl <- grepRaw(as.raw(10L), buf, fixed = TRUE, all = TRUE)
+    while (length(nl) < n && !eof) {
+      more <- readBin(con, "raw", max(65536, ceiling(1.25 * (n - length(nl)) * bpl)))
+      if (!length(more)) {
+        eof <<- TRUE
+      } else {
+        nl <- c(nl, length(buf) + grepRaw(as.raw(10L), more, fixed = TRUE, all = TRUE))
+        buf <<- c(buf, more)
+      }
+    }
+    k <- min(n, length(nl))
+    nl <- nl[seq_len(k)]
+    end <- if (k > 0) nl[k] else 0L
+    if (k < n && eof && length(buf) > end) { # the last line, without its newline
+      k <- k + 1L
+      end <- length(buf)
+      nl <- c(nl, end + 1L)
+    }
+    first <- done + 1
+    if (k == 0) return(list(s = "", k = 0L, first = first, nul = integer(0), cr = FALSE,
+                            clean = TRUE))
+    bytes <- buf[seq_len(if (nl[k] == end) end - 1L else end)] # the last newline left out
+    buf <<- if (end < length(buf)) buf[(end + 1L):length(buf)] else raw(0)
+    bpl <<- end / k
+    done <<- done + k
+    nul <- integer(0)
+    if (has(0L, bytes)) {
+      z <- which(bytes == as.raw(0L))
+      nul <- unique(findInterval(z, c(0L, nl[-k])))
+      bytes[z] <- as.raw(1L)
+    }
+    cr <- has(13L, bytes)
+    clean <- !length(nul) && !cr && !has(32L, bytes) && !has(9L, bytes) &&
+      !any(diff(c(0L, nl)) == 1L)
+    list(s = rawToChar(bytes), k = k, first = first, nul = nul, cr = cr, clean = clean)
+  }
+  lines <- function(t) {
+    text <- strsplit(t$s, "\n", fixed = TRUE, useBytes = TRUE)[[1L]]
+    length(text) <- t$k # strsplit gives no field for a last empty line
+    text[is.na(text)] <- ""
+    if (t$cr) sub("\r$", "", text, useBytes = TRUE) else text
+  }
+  list(take = take, lines = lines, close = function() close(con))
+}
+
+ski_blank_lines <- function(text) grepl("^[ \t]*$", text, useBytes = TRUE)
+
+# Fields of a header or data line: split at commas (a trailing empty field
+# kept), spaces and tabs around each removed.
+ski_csv_fields <- function(text) {
+  f <- strsplit(paste0(text, ","), ",", fixed = TRUE, useBytes = TRUE)
+  lapply(f, function(v) gsub("^[ \t]+|[ \t]+$", "", v, useBytes = TRUE))
+}
+
+ski_plural <- function(n, what) sprintf("%d %s%s", n, what, if (n == 1) "" else "s")
+
+ski_csv_header <- function(src, path) {
+  h <- src$take(1L)
+  if (!h$k) stop(sprintf("%s: the file is empty", path), call. = FALSE)
+  if (length(h$nul)) stop(sprintf("%s: line 1 (the header) contains a NUL byte", path), call. = FALSE)
+  text <- sub("^\xef\xbb\xbf", "", src$lines(h), useBytes = TRUE) # a UTF-8 byte order mark
+  if (ski_blank_lines(text)) stop(sprintf("%s: line 1 (the header) is blank", path), call. = FALSE)
+  names <- ski_csv_fields(text)[[1L]]
+  sub('^"(.*)"$', "\\1", names, useBytes = TRUE)
+}
+
+# A number as both readers take it: decimal, or Inf / NaN / NA (which the
+# checks of the data then name).
+ski_number_re <- "^[+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|[Ii]nf|NaN|NA)$"
+
+ski_csv_reader <- function(path, xsel, ysel, block_rows) {
+  ski_need("data.table", "reading CSV chunks")
+  src <- ski_line_source(path)
+  ok <- FALSE
+  on.exit(if (!ok) src$close())
+  header <- ski_csv_header(src, path)
+  xi <- ski_columns(xsel, header, "x", path)
+  yi <- ski_columns(ysel, header, "y", path)
+  if (length(yi) != 1L) stop(sprintf("%s: 'y' must name one column", path), call. = FALSE)
+  nc <- length(header)
+  rows <- 0 # data rows read so far
+  block <- function(v, line) {
+    rows <<- rows + nrow(v)
+    list(x = v[, xi, drop = FALSE], y = v[, yi], line = line)
+  }
+  next_block <- function() {
+    t <- src$take(block_rows)
+    if (t$clean && t$k > 0) { # the common case: k data lines, read as they are
+      v <- ski_csv_fread(if (t$k > 1L) t$s else paste0(t$s, "\n"), t$k, nc)
+      if (!is.null(v)) return(block(v, t$first - 1 + seq_len(t$k)))
+    }
+    text <- character(0)
+    line <- numeric(0)
+    while (t$k > 0) {
+      all <- src$lines(t)
+      keep <- !ski_blank_lines(all)
+      if (length(t$nul)) { # the lines before it first: the first fault in the file is named
+        i <- t$nul[1L]
+        before <- which(keep[seq_len(i - 1L)])
+        text <- c(text, all[before])
+        ski_csv_parse(text, c(line, t$first - 1 + before), nc, rows, path)
+        stop(sprintf("%s: line %.0f (data row %.0f) contains a NUL byte", path, t$first + i - 1,
+                     rows + length(text) + 1), call. = FALSE)
+      }
+      text <- c(text, all[keep])
+      line <- c(line, t$first - 1 + which(keep))
+      if (length(text) >= block_rows) break
+      t <- src$take(block_rows - length(text))
+    }
+    if (!length(text)) {
+      if (rows == 0) stop(sprintf("%s: the file has no data rows (only the header)", path),
+                          call. = FALSE)
+      return(NULL)
+    }
+    block(ski_csv_parse(text, line, nc, rows, path), line)
+  }
+  ok <- TRUE
+  list(next_block = next_block, close = src$close, where = function(r, line)
+    sprintf("data row %.0f (line %.0f of %s)", r, line, path))
+}
+
+# k lines in one string as a k-by-nc matrix, or NULL unless fread reads them
+# as exactly that, every value a number ("NA" or an empty field is left to
+# the strict reading, which words it; fread's own recovery skips or splits
+# lines, so only a full count of rows is taken).
+ski_csv_fread <- function(s, k, nc) {
+  b <- tryCatch(data.table::fread(text = s, sep = ",", header = FALSE, skip = 0L, quote = "",
+                                  colClasses = rep("double", nc), fill = FALSE,
+                                  blank.lines.skip = FALSE, strip.white = TRUE,
+                                  showProgress = FALSE),
+                warning = function(w) NULL, error = function(e) NULL)
+  if (is.null(b) || ncol(b) != nc || nrow(b) != k || !all(vapply(b, is.double, NA))) return(NULL)
+  v <- unname(as.matrix(b))
+  if (anyNA(v)) NULL else v
+}
+
+# A block's lines (no blank one) as an n-by-nc matrix: fread when it reads
+# every line as nc numbers, else the strict reading line by line, which names
+# the first line that is not. (A string with a newline: fread writes a vector
+# of lines to a temporary file first, and takes one without for a file name.)
+ski_csv_parse <- function(text, line, nc, rows, path) {
+  v <- if (!any(grepl("\r", text, fixed = TRUE, useBytes = TRUE)))
+    ski_csv_fread(paste0(paste(text, collapse = "\n"), "\n"), length(text), nc)
+  if (is.null(v)) ski_csv_strict(text, line, nc, rows, path) else v
+}
+
+ski_csv_strict <- function(text, line, nc, rows, path) {
+  f <- ski_csv_fields(text)
+  nf <- lengths(f)
+  num <- lapply(f, function(v) grepl(ski_number_re, v, perl = TRUE, useBytes = TRUE))
+  bad <- which(nf != nc | !vapply(num, all, NA))
+  if (length(bad)) {
+    i <- bad[1L]
+    at <- sprintf("%s: line %.0f (data row %.0f)", path, line[i], rows + i)
+    if (nf[i] != nc)
+      stop(sprintf("%s has %s; the header has %d", at, ski_plural(nf[i], "field"), nc), call. = FALSE)
+    j <- which(!num[[i]])[1L]
+    v <- f[[i]][j]
+    what <- if (!nzchar(v)) "is empty" else if (grepl("^[ -~]{1,40}$", v, useBytes = TRUE))
+      sprintf("is not a number (\"%s\")", v) else "is not a number (not plain text)"
+    stop(sprintf("%s, field %d %s", at, j, what), call. = FALSE)
+  }
+  # (as.numeric warns of "NA", a number here that the data's checks name)
+  matrix(suppressWarnings(as.numeric(unlist(f, use.names = FALSE))), ncol = nc, byrow = TRUE)
+}
