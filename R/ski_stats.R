@@ -126,6 +126,7 @@ ski_stats <- function(x, y, grid, ..., cluster = NULL, block_rows = NULL) {
 }
 
 ski_check_y <- function(y, n, fn) {
+  y <- as_plain_numbers(y, fn, "y")
   if (is.matrix(y) && ncol(y) == 1L) y <- as.vector(y)
   if (!is.numeric(y) || !is.null(dim(y)))
     stop_arg(fn, "y", "must be a numeric vector")
