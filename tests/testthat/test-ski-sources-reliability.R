@@ -244,10 +244,13 @@ test_that("integer64 values are the whole numbers they hold, up to 2^53; beyond,
   set.seed(5)
   x <- matrix(runif(20), 20)
   cnt <- rpois(20, 2)
-  a <- gp_laplace(x, cnt, likelihood = "poisson", offset = i64(rep(1, 20)), verbose = FALSE, seed = 1)
-  b <- gp_laplace(x, cnt, likelihood = "poisson", offset = rep(1, 20), verbose = FALSE, seed = 1)
+  o <- list(likelihood = "poisson", lengthscale = 0.3, outputscale = 1, learn = character(0),
+            verbose = FALSE, seed = 1)
+  a <- do.call(gp_laplace, c(list(x, cnt, offset = i64(rep(1, 20))), o))
+  b <- do.call(gp_laplace, c(list(x, cnt, offset = rep(1, 20)), o))
   expect_identical(a$offset, b$offset)
-  expect_identical(a$mean, b$mean)
+  expect_false(is.null(a$f))
+  expect_identical(a$f, b$f)
   expect_error(gp_laplace(x, cnt, likelihood = "poisson", offset = i64(rep("9007199254740995", 20)),
                           verbose = FALSE), "gp_laplace: 'offset' holds an integer64 value beyond 2^53",
                fixed = TRUE)
@@ -317,5 +320,54 @@ test_that("a chunk retried in the master after its worker died is labelled so", 
     tag <- if (retried) "retried here" else "cluster"
     expect_true(any(grepl(sprintf("^ski_stats: chunk %d/2 \\(function %d\\): 100 rows \\[%s\\]$",
                                   k, k, tag), msgs)), label = paste(msgs, collapse = " | "))
+  }
+})
+
+test_that("R and Octave word every fault of a chunk file alike", {
+  root <- parity_skip()
+  skip_if_not_installed("data.table")
+  skip_if_not_installed("hdf5r")
+  d <- rel_data(400)
+  dir <- tempfile("relpar")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  rel_write(file.path(dir, "good.csv"), rel_lines(d, 1:200))
+  L <- rel_lines(d, 201:400)
+  set.seed(6)
+  faults <- list(comment = charToRaw("# comment"), missing = charToRaw("0.5,0.5"),
+                 extra = charToRaw("0.5,0.5,1,2"), empty_field = charToRaw("0.5,,1"),
+                 text = charToRaw("0.5,oops,1"), long_text = charToRaw(paste(rep("z", 60), collapse = "")),
+                 nul = c(charToRaw("0.5,0.5,1"), as.raw(0L)),
+                 bytes = as.raw(sample(128:255, 30, TRUE)), random = as.raw(sample(0:255, 300, TRUE)),
+                 outside = charToRaw("0.5,3,1"))
+  cases <- character(0)
+  for (nm in names(faults)) {
+    rel_write(file.path(dir, paste0(nm, ".csv")), L, c(faults[[nm]], as.raw(10L)), after = 120L)
+    cases <- c(cases, paste(nm, paste0(nm, ".csv")))
+  }
+  rel_write(file.path(dir, "blank.csv"), L, as.raw(c(32L, 9L, 13L, 10L)), after = 120L)
+  rel_write(file.path(dir, "header.csv"), "a,b,y")
+  writeBin(raw(0), file.path(dir, "zero.csv"))
+  rel_write(file.path(dir, "blank_header.csv"), c("", L[-1]))
+  h5 <- file.path(dir, "mismatch.h5")
+  f <- hdf5r::H5File$new(h5, mode = "w")
+  f[["x"]] <- d$x
+  f[["y"]] <- d$y[1:300]
+  f$close_all()
+  writeLines("not HDF5", file.path(dir, "text.h5"))
+  cases <- c(cases, "blank blank.csv", "header header.csv", "zero zero.csv",
+             "blank_header blank_header.csv", "mismatch mismatch.h5", "text_h5 text.h5")
+  writeLines(cases, file.path(dir, "cases"))
+  Sys.setenv(SCALEGP_PARITY_FAULTS = dir)
+  on.exit(Sys.unsetenv("SCALEGP_PARITY_FAULTS"), add = TRUE)
+  oct <- parity_run_octave(root, "parity-ski-sources-faults.m")
+  g <- d$grid
+  good <- file.path(dir, "good.csv")
+  for (cs in strsplit(cases, " ")) {
+    p <- file.path(dir, cs[2])
+    r <- if (grepl("\\.h5$", p)) rel_error(ski_stats(p, g, x = "x", y = "y", verbose = FALSE)) else
+      rel_error(ski_stats(c(good, p), g, x = 1:2, y = 3, block_rows = 64, verbose = FALSE))
+    expect_identical(r, oct[[cs[1]]], label = cs[1])
+    expect_true(cs[1] == "blank" || grepl(p, r, fixed = TRUE), label = r)
   }
 })
