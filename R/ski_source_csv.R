@@ -4,16 +4,21 @@
 # block_rows data rows; blank lines are skipped (never a data row), anything
 # else that is not exactly the header's count of numbers is an error naming
 # the file, the line (1-based, the header is line 1) and the data row (1-based,
-# blank lines not counted). Octave's reader (private/ski_csv_blocks.m) follows
+# blank lines not counted). Octave's reader (private/ski_csv_reader.m) follows
 # the same rules and words.
 
-# Lines of a file in order: take(n) gives the next (at most) k <= n lines as
-# one string s (joined by newlines; a NUL byte, which R strings cannot hold,
-# replaced by \001), the number of the first, the lines (of these) holding a
-# NUL, whether any has a "\r", and `clean`: no NUL, "\r", space, tab or empty
-# line, so s is k data lines as they are. lines(t) splits a take into lines
-# (a "\r" before the newline removed). Byte scans are grepRaw's (C, no
-# logical vector per byte).
+# Text is taken at most this many bytes at a time (a block of more is read in
+# several takes): an R string holds < 2^31 bytes, and one take's bytes, string
+# and parse are held together.
+ski_take_bytes <- 2^28
+
+# Lines of a file in order: take(n) gives the next k <= n lines (fewer where
+# they would pass ski_take_bytes, at least one) as one string s (joined by
+# newlines; a NUL byte, which R strings cannot hold, replaced by \001), the
+# number of the first, the lines (of these) holding a NUL, whether any has a
+# "\r", and `clean`: no NUL, "\r", space, tab or empty line, so s is k data
+# lines as they are. lines(t) splits a take into lines (a "\r" before the
+# newline removed). Byte scans are grepRaw's (C, no logical vector per byte).
 ski_line_source <- function(path) {
   con <- file(path, open = "rb")
   buf <- raw(0)
@@ -23,20 +28,24 @@ ski_line_source <- function(path) {
   has <- function(byte, x) length(grepRaw(as.raw(byte), x, fixed = TRUE)) > 0L
   take <- function(n) {
     nl <- grepRaw(as.raw(10L), buf, fixed = TRUE, all = TRUE)
-    while (length(nl) < n && !eof) {
-      more <- readBin(con, "raw", max(65536, ceiling(1.25 * (n - length(nl)) * bpl)))
-      if (!length(more)) {
-        eof <<- TRUE
-      } else {
-        nl <- c(nl, length(buf) + grepRaw(as.raw(10L), more, fixed = TRUE, all = TRUE))
-        buf <<- c(buf, more)
-      }
+    pieces <- list(buf)
+    total <- length(buf)
+    while (!eof && length(nl) < n && (total < ski_take_bytes || !length(nl))) {
+      want <- min(ski_take_bytes, max(65536, ceiling(1.25 * (n - length(nl)) * bpl)))
+      more <- readBin(con, "raw", want)
+      if (length(more) < want) eof <<- TRUE
+      nl <- c(nl, total + grepRaw(as.raw(10L), more, fixed = TRUE, all = TRUE))
+      pieces[[length(pieces) + 1L]] <- more
+      total <- total + length(more)
     }
-    k <- min(n, length(nl))
+    if (length(pieces) > 1L) buf <<- unlist(pieces, use.names = FALSE)
+    found <- length(nl)
+    k <- min(n, found)
+    if (k > 1L && nl[k] > ski_take_bytes) k <- max(1L, sum(nl[seq_len(k)] <= ski_take_bytes))
     nl <- nl[seq_len(k)]
     end <- if (k > 0) nl[k] else 0L
-    if (k < n && eof && length(buf) > end) { # the last line, without its newline
-      k <- k + 1L
+    if (eof && k == found && k < n && length(buf) > end) {
+      k <- k + 1L # the last line, without its newline
       end <- length(buf)
       nl <- c(nl, end + 1L)
     }
@@ -103,44 +112,52 @@ ski_csv_reader <- function(path, xsel, ysel, block_rows) {
   if (length(yi) != 1L) stop(sprintf("%s: 'y' must name one column", path), call. = FALSE)
   nc <- length(header)
   rows <- 0 # data rows read so far
-  block <- function(v, line) {
-    rows <<- rows + nrow(v)
-    list(x = v[, xi, drop = FALSE], y = v[, yi], line = line)
-  }
   next_block <- function() {
-    t <- src$take(block_rows)
-    if (t$clean && t$k > 0) { # the common case: k data lines, read as they are
-      v <- ski_csv_fread(if (t$k > 1L) t$s else paste0(t$s, "\n"), t$k, nc)
-      if (!is.null(v)) return(block(v, t$first - 1 + seq_len(t$k)))
+    parts <- list()
+    at <- list()
+    got <- 0
+    while (got < block_rows) {
+      t <- src$take(block_rows - got)
+      if (!t$k) break
+      p <- ski_csv_take(src, t, nc, rows + got, path)
+      parts[[length(parts) + 1L]] <- p$v
+      at[[length(at) + 1L]] <- p$line
+      got <- got + nrow(p$v)
     }
-    text <- character(0)
-    line <- numeric(0)
-    while (t$k > 0) {
-      all <- src$lines(t)
-      keep <- !ski_blank_lines(all)
-      if (length(t$nul)) { # the lines before it first: the first fault in the file is named
-        i <- t$nul[1L]
-        before <- which(keep[seq_len(i - 1L)])
-        text <- c(text, all[before])
-        ski_csv_parse(text, c(line, t$first - 1 + before), nc, rows, path)
-        stop(sprintf("%s: line %.0f (data row %.0f) contains a NUL byte", path, t$first + i - 1,
-                     rows + length(text) + 1), call. = FALSE)
-      }
-      text <- c(text, all[keep])
-      line <- c(line, t$first - 1 + which(keep))
-      if (length(text) >= block_rows) break
-      t <- src$take(block_rows - length(text))
-    }
-    if (!length(text)) {
+    if (!got) {
       if (rows == 0) stop(sprintf("%s: the file has no data rows (only the header)", path),
                           call. = FALSE)
       return(NULL)
     }
-    block(ski_csv_parse(text, line, nc, rows, path), line)
+    v <- if (length(parts) == 1L) parts[[1L]] else do.call(rbind, parts)
+    rows <<- rows + got
+    list(x = v[, xi, drop = FALSE], y = v[, yi], line = unlist(at, use.names = FALSE))
   }
   ok <- TRUE
   list(next_block = next_block, close = src$close, where = function(r, line)
     sprintf("data row %.0f (line %.0f of %s)", r, line, path))
+}
+
+# One take's data rows (rows before it) as a matrix with their file lines:
+# fread on the text as it is when it is clean, else its lines without the
+# blank ones; a NUL byte is named after the lines before it are read (the
+# first fault in the file is the one named).
+ski_csv_take <- function(src, t, nc, rows, path) {
+  if (t$clean) { # the common case: k data lines, read as they are
+    v <- ski_csv_fread(if (t$k > 1L) t$s else paste0(t$s, "\n"), t$k, nc)
+    if (!is.null(v)) return(list(v = v, line = t$first - 1 + seq_len(t$k)))
+  }
+  all <- src$lines(t)
+  keep <- !ski_blank_lines(all)
+  if (length(t$nul)) {
+    i <- t$nul[1L]
+    before <- which(keep[seq_len(i - 1L)])
+    ski_csv_parse(all[before], t$first - 1 + before, nc, rows, path)
+    stop(sprintf("%s: line %.0f (data row %.0f) contains a NUL byte", path, t$first + i - 1,
+                 rows + length(before) + 1), call. = FALSE)
+  }
+  line <- t$first - 1 + which(keep)
+  list(v = ski_csv_parse(all[keep], line, nc, rows, path), line = line)
 }
 
 # k lines in one string as a k-by-nc matrix, or NULL unless fread reads them
@@ -163,6 +180,7 @@ ski_csv_fread <- function(s, k, nc) {
 # the first line that is not. (A string with a newline: fread writes a vector
 # of lines to a temporary file first, and takes one without for a file name.)
 ski_csv_parse <- function(text, line, nc, rows, path) {
+  if (!length(text)) return(matrix(0, 0, nc))
   v <- if (!any(grepl("\r", text, fixed = TRUE, useBytes = TRUE)))
     ski_csv_fread(paste0(paste(text, collapse = "\n"), "\n"), length(text), nc)
   if (is.null(v)) ski_csv_strict(text, line, nc, rows, path) else v
@@ -180,8 +198,9 @@ ski_csv_strict <- function(text, line, nc, rows, path) {
       stop(sprintf("%s has %s; the header has %d", at, ski_plural(nf[i], "field"), nc), call. = FALSE)
     j <- which(!num[[i]])[1L]
     v <- f[[i]][j]
-    what <- if (!nzchar(v)) "is empty" else if (grepl("^[ -~]{1,40}$", v, useBytes = TRUE))
-      sprintf("is not a number (\"%s\")", v) else "is not a number (not plain text)"
+    plain <- grepl("^[ -~]+$", v, useBytes = TRUE) # (substr needs valid characters)
+    what <- if (!nzchar(v)) "is empty" else if (!plain) "is not a number (not plain text)" else
+      sprintf("is not a number (\"%s%s\")", substr(v, 1, 40), if (nchar(v) > 40) "..." else "")
     stop(sprintf("%s, field %d %s", at, j, what), call. = FALSE)
   }
   # (as.numeric warns of "NA", a number here that the data's checks name)

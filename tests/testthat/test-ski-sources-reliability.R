@@ -129,6 +129,28 @@ test_that("a line that is not the header's count of numbers names the file, line
   }
 })
 
+test_that("a block read in several takes of text is the same block", {
+  skip_if_not_installed("data.table")
+  # takes of at most 700 bytes (about 14 lines): every block of 100 data rows
+  # is put together from several, across blank lines and "\r\n" endings
+  old <- scalegp:::ski_take_bytes
+  utils::assignInNamespace("ski_take_bytes", 700, "scalegp")
+  on.exit(utils::assignInNamespace("ski_take_bytes", old, "scalegp"), add = TRUE)
+  d <- rel_data(600)
+  L <- rel_lines(d, 1:600)
+  L[100:140] <- paste0(L[100:140], "\r")
+  f <- rel_write(tempfile(fileext = ".csv"), c(L[1:50], "", "", L[51:300], " ", L[301:601]))
+  s <- ski_stats(f, d$grid, x = 1:2, y = 3, block_rows = 100, probes = 2, verbose = FALSE)
+  ref <- rel_blockwise(d, list(1:600), 100, probes = 2)
+  for (fld in rel_fields) expect_identical(s[[fld]], ref[[fld]], label = fld)
+  # a line longer than a take, and a fault after many takes
+  long <- paste0(strrep("0", 2000), "0.5,0.5,1")
+  rel_write(f, c(L[1:200], long, L[201:400], "0.5;0.5;1"))
+  expect_identical(rel_error(ski_stats(f, d$grid, x = 1:2, y = 3, block_rows = 100, verbose = FALSE)),
+                   sprintf("ski_stats: chunk 1 (%s) failed twice: %s: line 402 (data row 401) has 1 field; the header has 3",
+                           f, f))
+})
+
 test_that("a header-only, blank-headed or empty file is named and said to be so", {
   skip_if_not_installed("data.table")
   d <- rel_data(50)
@@ -336,7 +358,7 @@ test_that("R and Octave word every fault of a chunk file alike", {
   set.seed(6)
   faults <- list(comment = charToRaw("# comment"), missing = charToRaw("0.5,0.5"),
                  extra = charToRaw("0.5,0.5,1,2"), empty_field = charToRaw("0.5,,1"),
-                 text = charToRaw("0.5,oops,1"), long_text = charToRaw(paste(rep("z", 60), collapse = "")),
+                 text = charToRaw("0.5,oops,1"), long_text = charToRaw(paste0("0.5,", paste(rep("z", 60), collapse = ""), ",1")),
                  nul = c(charToRaw("0.5,0.5,1"), as.raw(0L)),
                  bytes = as.raw(sample(128:255, 30, TRUE)), random = as.raw(sample(0:255, 300, TRUE)),
                  outside = charToRaw("0.5,3,1"))

@@ -36,13 +36,13 @@ function rd = csv_open (path, xsel, ysel)
   rd = struct ("fid", fid, "path", path, "buf", "", "eof", false, "done", 0, "bpl", 64,
                "rows", 0, "nc", 0, "xi", [], "yi", []);
   try
-    [rd, h, ~, nul] = take (rd, 1);
-    if (isempty (h))
+    [rd, t] = take (rd, 1);
+    if (t.k == 0)
       error ("%s: the file is empty", path);
-    elseif (! isempty (nul))
+    elseif (! isempty (t.nul))
       error ("%s: line 1 (the header) contains a NUL byte", path);
     endif
-    h = h{1};
+    h = lines_of (t){1};
     if (numel (h) >= 3 && all (double (h(1:3)) == [239 187 191]))   # a UTF-8 byte order mark
       h = h(4:end);
     endif
@@ -64,49 +64,53 @@ function rd = csv_open (path, xsel, ysel)
 endfunction
 
 function [rd, x, y, line] = csv_next (rd, block_rows)
-  text = {};
-  line = [];
-  while (numel (text) < block_rows)
-    [rd, t, first, nul, blank] = take (rd, block_rows - numel (text));
-    if (isempty (t))
+  parts = at = {};
+  got = 0;
+  while (got < block_rows)
+    [rd, t] = take (rd, block_rows - got);
+    if (t.k == 0)
       break;
     endif
-    if (! isempty (nul))   # the lines before it first: the first fault in the file is named
-      i = nul(1);
-      keep = ! blank(1:i-1);
-      text = [text, t(keep)];
-      line = [line, first - 1 + find(keep)];
-      parse (text, line, rd.nc, rd.rows, rd.path);
-      error ("%s: line %d (data row %d) contains a NUL byte", rd.path, first + i - 1,
-             rd.rows + numel (text) + 1);
-    endif
-    text = [text, t(! blank)];
-    line = [line, first - 1 + find(! blank)];
+    [v, ln] = take_rows (t, rd.nc, rd.rows + got, rd.path);
+    parts{end+1} = v;
+    at{end+1} = ln;
+    got += size (v, 1);
   endwhile
-  if (isempty (text) && rd.rows == 0)
+  if (got == 0 && rd.rows == 0)
     error ("%s: the file has no data rows (only the header)", rd.path);
   endif
-  v = parse (text, line, rd.nc, rd.rows, rd.path);
-  rd.rows += numel (text);
+  v = zeros (0, rd.nc);
+  if (! isempty (parts))
+    v = vertcat (parts{:});
+  endif
+  line = [zeros(1, 0), at{:}];
+  rd.rows += got;
   x = v(:, rd.xi);
   y = v(:, rd.yi);
 endfunction
 
-## The next (at most) n lines, their first line number, the lines (of these)
-## holding a NUL byte and the blank ones (nothing but spaces and tabs, after
-## a "\r" before the newline is removed).
-function [rd, text, first, nul, blank] = take (rd, n)
-  first = rd.done + 1;
+## The next (at most) n lines: t.blk, their bytes joined by "\n" (the last
+## newline left out), t.k lines from line t.first, starting at t.s and ending
+## at t.e (a "\r" before the newline left out), the lines holding a NUL byte
+## (t.nul), the blank ones (nothing but spaces and tabs), and t.clean: no NUL,
+## blank line, "\r", "\v" or "\f", so t.blk is k data lines as they are.
+function [rd, t] = take (rd, n)
+  t = struct ("blk", "", "k", 0, "first", rd.done + 1, "s", [], "e", [], "nul", [],
+              "blank", false (1, 0), "cr", false (1, 0), "clean", true);
   nl = find (rd.buf == "\n");
+  pieces = {rd.buf};
+  total = numel (rd.buf);
   while (numel (nl) < n && ! rd.eof)
-    more = fread (rd.fid, max (65536, ceil (1.25 * (n - numel (nl)) * rd.bpl)), "uint8=>char").';
-    if (isempty (more))
-      rd.eof = true;
-    else
-      nl = [nl, numel(rd.buf) + find(more == "\n")];
-      rd.buf = [rd.buf, more];
-    endif
+    want = max (65536, ceil (1.25 * (n - numel (nl)) * rd.bpl));
+    more = fread (rd.fid, want, "uint8=>char").';
+    rd.eof = numel (more) < want;
+    nl = [nl, total + find(more == "\n")];
+    pieces{end+1} = more;
+    total += numel (more);
   endwhile
+  if (numel (pieces) > 1)
+    rd.buf = [pieces{:}];
+  endif
   k = min (n, numel (nl));
   nl = nl(1:k);
   last = 0;
@@ -118,8 +122,6 @@ function [rd, text, first, nul, blank] = take (rd, n)
     last = numel (rd.buf);
     nl(k) = last + 1;
   endif
-  text = {};
-  nul = blank = [];
   if (k == 0)
     return;
   endif
@@ -127,46 +129,100 @@ function [rd, text, first, nul, blank] = take (rd, n)
   rd.buf = rd.buf(last+1:end);
   rd.bpl = last / k;
   rd.done += k;
-  s = [1, nl(1:k-1) + 1];
-  e = nl(1:k) - 1;
-  cr = e >= s & blk(max (e, 1)) == "\r";
-  e(cr) -= 1;
-  if (blk(end) == "\n")   # (else ostrsplit gives an empty line after it)
+  if (blk(end) == "\n")
     blk = blk(1:end-1);
   endif
-  text = {""};   # (ostrsplit gives no line for "")
+  s = [1, nl(1:k-1) + 1];
+  e = nl(1:k) - 1;
+  cr = false (1, k);
   if (! isempty (blk))
-    text = ostrsplit (blk, "\n")(1:k);
+    cr = e >= s & blk(max (e, 1)) == "\r";
   endif
-  for i = find (cr)
-    text{i} = text{i}(1:end-1);
+  e(cr) -= 1;
+  blank = e < s;
+  full = find (! blank);
+  for i = full(blk(s(full)) == " " | blk(s(full)) == "\t")   # (the few that start so)
+    blank(i) = all (blk(s(i):e(i)) == " " | blk(s(i):e(i)) == "\t");
   endfor
-  z = find (blk == char (0));
-  if (! isempty (z))
-    nul = unique (lookup ([0, nl(1:k-1)], z));
+  nul = [];
+  if (any (blk == char (0)))
+    nul = unique (lookup ([0, nl(1:k-1)], find (blk == char (0))));
   endif
-  nonws = [0, cumsum(blk != " " & blk != "\t")];
-  blank = nonws(e + 1) - nonws(s) == 0;
+  clean = isempty (nul) && ! any (blank) && ! any (blk == "\r" | blk == "\v" | blk == "\f");
+  t = struct ("blk", blk, "k", k, "first", t.first, "s", s, "e", e, "nul", nul,
+              "blank", blank, "cr", cr, "clean", clean);
 endfunction
 
-## Lines as an n-by-nc matrix: sscanf (which rounds correctly) when every line
-## is exactly nc numbers, else the strict reading line by line, which names
-## the first line that is not.
+## A take's lines as a cellstr, without the "\r" before a newline.
+function text = lines_of (t)
+  text = {""};   # (ostrsplit gives no line for "")
+  if (! isempty (t.blk))
+    text = ostrsplit (t.blk, "\n")(1:t.k);
+  endif
+  for i = find (t.cr)
+    text{i} = text{i}(1:end-1);
+  endfor
+endfunction
+
+## One take's data rows (rows before it) as a matrix with their file lines:
+## sscanf on the text as it is when it is clean, else its lines without the
+## blank ones; a NUL byte is named after the lines before it are read (the
+## first fault in the file is the one named).
+function [v, line] = take_rows (t, nc, rows, path)
+  if (t.clean)
+    [v, ok] = scan_lines (t.blk, t.s, t.k, nc);
+    if (ok)
+      line = t.first - 1 + (1:t.k);
+      return;
+    endif
+  endif
+  text = lines_of (t);
+  keep = ! t.blank;
+  if (! isempty (t.nul))
+    i = t.nul(1);
+    before = find (keep(1:i-1));
+    parse (text(before), t.first - 1 + before, nc, rows, path);
+    error ("%s: line %d (data row %d) contains a NUL byte", path, t.first + i - 1,
+           rows + numel (before) + 1);
+  endif
+  line = t.first - 1 + find (keep);
+  v = parse (text(keep), line, nc, rows, path);
+endfunction
+
+## k lines in txt (lines starting at s) as a k-by-nc matrix by sscanf (which
+## rounds correctly), ok only when every line has nc - 1 commas and sscanf
+## reads nc k numbers (a line of zeros after the last: text after its last
+## number stops sscanf early).
+function [v, ok] = scan_lines (txt, s, k, nc)
+  v = [];
+  commas = find (txt == ",");
+  before = lookup (commas, s - 0.5);   # commas before each line
+  ok = all (diff ([before, numel(commas)]) == nc - 1);
+  if (ok)
+    [vals, count] = sscanf ([txt, "\n", repmat("0,", 1, nc - 1), "0"],
+                            [repmat("%f,", 1, nc - 1), "%f"]);
+    ok = count == nc * (k + 1);
+    if (ok)
+      v = reshape (vals(1:nc*k), nc, k).';
+    endif
+  endif
+endfunction
+
+## Lines (no blank one) as an n-by-nc matrix: sscanf when every line is
+## exactly nc numbers, else the strict reading line by line, which names the
+## first line that is not.
 function v = parse (text, line, nc, rows, path)
   n = numel (text);
   v = zeros (0, nc);
   if (n == 0)
     return;
   endif
-  ## a line of zeros after the last: text after its last number stops sscanf early
-  txt = [strjoin(text, "\n"), "\n", repmat("0,", 1, nc - 1), "0"];
-  nlp = find (txt == "\n");
-  commas = diff ([0, cumsum(txt == ",")(nlp)]);
-  [vals, count] = sscanf (txt, [repmat("%f,", 1, nc - 1), "%f"]);
-  if (count == nc * (n + 1) && all (commas == nc - 1)
-      && ! any (txt == "\r" | txt == "\v" | txt == "\f"))
-    v = reshape (vals(1:nc*n), nc, n).';
-    return;
+  txt = strjoin (text, "\n");
+  if (! any (txt == "\r" | txt == "\v" | txt == "\f"))
+    [v, ok] = scan_lines (txt, [1, find(txt == "\n") + 1], n, nc);
+    if (ok)
+      return;
+    endif
   endif
   v = strict (text, line, nc, rows, path);
 endfunction
