@@ -273,9 +273,24 @@ test_that("integer64 values are the whole numbers they hold, up to 2^53; beyond,
   expect_identical(a$offset, b$offset)
   expect_false(is.null(a$f))
   expect_identical(a$f, b$f)
+  expect_identical(do.call(gp_laplace, c(list(x, i64(cnt), offset = rep(1, 20)), o))$f, b$f)
+  expect_error(gp_laplace(x, i64(c(rep("1", 19), "9007199254740993")), likelihood = "poisson",
+                          verbose = FALSE), "gp_laplace: 'y' holds an integer64 value beyond 2^53",
+               fixed = TRUE)
   expect_error(gp_laplace(x, cnt, likelihood = "poisson", offset = i64(rep("9007199254740995", 20)),
                           verbose = FALSE), "gp_laplace: 'offset' holds an integer64 value beyond 2^53",
                fixed = TRUE)
+  # the formula interface: a data frame's integer64 column, in the fit and in newdata
+  d64 <- data.frame(a = i64(c(1, 5, 9, 2)), y = c(0.1, 0.5, 0.9, 0.2))
+  dd <- data.frame(a = c(1, 5, 9, 2), y = d64$y)
+  fo <- list(lengthscale = 3, grid_size = 10, learn = character(0), verbose = FALSE)
+  f64 <- do.call(ski_gsgp, c(list(y ~ a, d64), fo))
+  fd <- do.call(ski_gsgp, c(list(y ~ a, dd), fo))
+  expect_identical(f64$grid$bounds, fd$grid$bounds)
+  expect_identical(predict(f64, data.frame(a = i64(c(1, 5))))$mean,
+                   predict(fd, data.frame(a = c(1, 5)))$mean)
+  expect_error(predict(fd, data.frame(a = i64("9007199254740993"))),
+               "predict.ski_gsgp: 'newdata$a' holds an integer64 value beyond 2^53", fixed = TRUE)
   # valla_metrics: labels and predictions
   p <- list(mean = c(0, 1, 2), var = c(1, 0.5, 1))
   expect_identical(valla_metrics(p, i64(c(1, 5, 9))), valla_metrics(p, c(1, 5, 9)))
