@@ -16,9 +16,10 @@ ski_take_bytes <- 2^28
 # they would pass ski_take_bytes, at least one) as one string s (joined by
 # newlines; a NUL byte, which R strings cannot hold, replaced by \001), the
 # number of the first, the lines (of these) holding a NUL, whether any has a
-# "\r", and `clean`: no NUL, "\r", space, tab or empty line, so s is k data
-# lines as they are. lines(t) splits a take into lines (a "\r" before the
-# newline removed). Byte scans are grepRaw's (C, no logical vector per byte).
+# "\r", and `clean`: no NUL, space, tab, empty line or "\r" but before a
+# newline, so s is k data lines as they are. lines(t) splits a take into
+# lines (a "\r" before the newline removed). Byte scans are grepRaw's (C, no
+# logical vector per byte).
 ski_line_source <- function(path) {
   con <- file(path, open = "rb")
   buf <- raw(0)
@@ -51,7 +52,7 @@ ski_line_source <- function(path) {
     }
     first <- done + 1
     if (k == 0) return(list(s = "", k = 0L, first = first, nul = integer(0), cr = FALSE,
-                            clean = TRUE))
+                            clean = TRUE, open = FALSE))
     bytes <- buf[seq_len(if (nl[k] == end) end - 1L else end)] # the last newline left out
     buf <<- if (end < length(buf)) buf[(end + 1L):length(buf)] else raw(0)
     bpl <<- end / k
@@ -62,10 +63,14 @@ ski_line_source <- function(path) {
       nul <- unique(findInterval(z, c(0L, nl[-k])))
       bytes[z] <- as.raw(1L)
     }
-    cr <- has(13L, bytes)
-    clean <- !length(nul) && !cr && !has(32L, bytes) && !has(9L, bytes) &&
-      !any(diff(c(0L, nl)) == 1L)
-    list(s = rawToChar(bytes), k = k, first = first, nul = nul, cr = cr, clean = clean)
+    # a "\r" only before a newline ("\r\n" endings) leaves the text clean for fread
+    crs <- grepRaw(as.raw(13L), bytes, fixed = TRUE, all = TRUE)
+    ends <- c(nl[-k] - 1L, length(bytes)) # each line's last byte
+    len <- ends - c(0L, nl[-k]) - (ends %in% crs) # its length without that "\r"
+    clean <- !length(nul) && all(crs %in% ends) && !has(32L, bytes) && !has(9L, bytes) &&
+      all(len > 0L)
+    list(s = rawToChar(bytes), k = k, first = first, nul = nul, cr = length(crs) > 0L,
+         clean = clean, open = k == 1L || length(bytes) %in% crs)
   }
   lines <- function(t) {
     text <- strsplit(t$s, "\n", fixed = TRUE, useBytes = TRUE)[[1L]]
@@ -144,7 +149,9 @@ ski_csv_reader <- function(path, xsel, ysel, block_rows) {
 # first fault in the file is the one named).
 ski_csv_take <- function(src, t, nc, rows, path) {
   if (t$clean) { # the common case: k data lines, read as they are
-    v <- ski_csv_fread(if (t$k > 1L) t$s else paste0(t$s, "\n"), t$k, nc)
+    # (fread takes a string without a newline for a file name, and a last "\r"
+    # without one for part of the field)
+    v <- ski_csv_fread(if (t$open) paste0(t$s, "\n") else t$s, t$k, nc)
     if (!is.null(v)) return(list(v = v, line = t$first - 1 + seq_len(t$k)))
   }
   all <- src$lines(t)

@@ -82,6 +82,13 @@
 %!   endfor
 %!   assert (s.WtW, one.WtW, 1e-12 * max (abs (one.WtW(:))));
 %! endfor
+%! ## "\r\n" endings throughout, the last line without one
+%! fwrite_all (f1, strjoin ([{hdr}, row_text(1:600)], "\r\n"));
+%! s = ski_stats (f1, g, "x", [1 2], "y", 3, "block_rows", 250, "probes", 2);
+%! ref = blockwise ({1:600}, 250, "probes", 2);
+%! for f = fields
+%!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
+%! endfor
 %! delete (f1); delete (f2);
 
 %!test

@@ -143,6 +143,11 @@ test_that("a block read in several takes of text is the same block", {
   s <- ski_stats(f, d$grid, x = 1:2, y = 3, block_rows = 100, probes = 2, verbose = FALSE)
   ref <- rel_blockwise(d, list(1:600), 100, probes = 2)
   for (fld in rel_fields) expect_identical(s[[fld]], ref[[fld]], label = fld)
+  # "\r\n" endings throughout, the last line without one (fread's own reading)
+  crlf <- tempfile(fileext = ".csv")
+  writeBin(charToRaw(paste(rel_lines(d, 1:600), collapse = "\r\n")), crlf)
+  s2 <- ski_stats(crlf, d$grid, x = 1:2, y = 3, block_rows = 100, probes = 2, verbose = FALSE)
+  for (fld in rel_fields) expect_identical(s2[[fld]], ref[[fld]], label = fld)
   # a line longer than a take, and a fault after many takes
   long <- paste0(strrep("0", 2000), "0.5,0.5,1")
   rel_write(f, c(L[1:200], long, L[201:400], "0.5;0.5;1"))

@@ -93,7 +93,8 @@ endfunction
 ## newline left out), t.k lines from line t.first, starting at t.s and ending
 ## at t.e (a "\r" before the newline left out), the lines holding a NUL byte
 ## (t.nul), the blank ones (nothing but spaces and tabs), and t.clean: no NUL,
-## blank line, "\r", "\v" or "\f", so t.blk is k data lines as they are.
+## blank line, "\v", "\f" or "\r" but before a newline, so t.blk is k data
+## lines as they are.
 function [rd, t] = take (rd, n)
   t = struct ("blk", "", "k", 0, "first", rd.done + 1, "s", [], "e", [], "nul", [],
               "blank", false (1, 0), "cr", false (1, 0), "clean", true);
@@ -148,7 +149,9 @@ function [rd, t] = take (rd, n)
   if (any (blk == char (0)))
     nul = unique (lookup ([0, nl(1:k-1)], find (blk == char (0))));
   endif
-  clean = isempty (nul) && ! any (blank) && ! any (blk == "\r" | blk == "\v" | blk == "\f");
+  ## (a "\r" before a newline is whitespace to sscanf, as it should be)
+  clean = (isempty (nul) && ! any (blank) && sum (blk == "\r") == sum (cr)
+           && ! any (blk == "\v" | blk == "\f"));
   t = struct ("blk", blk, "k", k, "first", t.first, "s", s, "e", e, "nul", nul,
               "blank", blank, "cr", cr, "clean", clean);
 endfunction
