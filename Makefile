@@ -5,7 +5,7 @@ RSCRIPT ?= Rscript
 RLIB := build/Rlib
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
-  r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-future r-cran-future.apply \
+  r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-bit64 r-cran-future r-cran-future.apply \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \

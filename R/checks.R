@@ -9,6 +9,7 @@ stop_arg <- function(fn, arg, ...) {
 # column: n points in one dimension; with d > 1 given, a vector of length d is
 # one point). Rejects empty, non-numeric and non-finite.
 as_input_matrix <- function(x, fn, arg = "x", d = NULL) {
+  x <- as_plain_numbers(x, fn, arg)
   if (is.data.frame(x)) {
     if (!all(vapply(x, is.numeric, logical(1))))
       stop_arg(fn, arg, "must have only numeric columns")
@@ -31,6 +32,76 @@ as_input_matrix <- function(x, fn, arg = "x", d = NULL) {
   storage.mode(x) <- "double"
   attributes(x) <- list(dim = dim(x))
   x
+}
+
+# bit64's integer64 (what data.table::fread and hdf5r give for big whole
+# numbers) keeps the integers' bits in a double vector: read as doubles (by the
+# gateway, matrix(), as.matrix()) 1 is 4.9e-324. Whole numbers up to 2^53 become
+# doubles exactly; a larger one has no exact double: an error naming the
+# argument. Data frames have their integer64 columns converted (named
+# 'arg$column'); NA stays NA.
+as_plain_numbers <- function(v, fn, arg) {
+  if (is.data.frame(v)) {
+    for (j in which(vapply(v, inherits, NA, "integer64")))
+      v[[j]] <- as_plain_numbers(v[[j]], fn, paste0(arg, "$", names(v)[j]))
+    return(v)
+  }
+  if (!inherits(v, "integer64")) return(v)
+  if (!requireNamespace("bit64", quietly = TRUE))
+    stop_arg(fn, arg, "is integer64; reading it needs the R package 'bit64'")
+  lim <- bit64::as.integer64(max_whole)
+  big <- which(v > lim | v < -lim)
+  if (length(big))
+    stop_arg(fn, arg, "holds an integer64 value beyond 2^53 (", as.character(v[big[1L]]),
+             " at ", big[1L], "), which a double does not hold exactly")
+  d <- suppressWarnings(as.double(v)) # (bit64 warns at 2^53 itself, which is exact)
+  attributes(d) <- attributes(unclass(v))
+  d
+}
+
+# Every integer64 anywhere in the arguments of a core call (an option given
+# by name, valla_metrics' pred, ...) converted by as_plain_numbers, named by
+# its place: an option list's element by its name, else the front's variable
+# with $-paths. fn is the nearest calling front's `fn`.
+plain_call_args <- function(args, exprs) {
+  found <- function(v) inherits(v, "integer64") ||
+    (is.list(v) && any(vapply(v, found, NA)))
+  if (!any(vapply(args, found, NA))) return(args)
+  fn <- calling_front()
+  walk <- function(v, path) {
+    if (inherits(v, "integer64")) return(as_plain_numbers(v, fn, path))
+    nm <- names(v)
+    for (i in seq_along(v)) {
+      el <- if (!is.null(nm) && nzchar(nm[i])) nm[i] else sprintf("[[%d]]", i)
+      sub <- if (!nzchar(path)) el else if (startsWith(el, "[[")) paste0(path, el) else
+        paste0(path, "$", el)
+      if (found(v[[i]])) v[[i]] <- walk(v[[i]], sub)
+    }
+    v
+  }
+  for (i in seq_along(args)) {
+    e <- exprs[[i]]
+    top <- if (is.symbol(e)) as.character(e) else sprintf("argument %d", i + 1L)
+    if (found(args[[i]])) args[[i]] <- walk(args[[i]], if (identical(top, "opts")) "" else top)
+  }
+  args
+}
+
+# The name of the nearest front function on the stack (its `fn`, else its own
+# name when it is exported), for messages raised below it.
+calling_front <- function() {
+  ns <- topenv()
+  calls <- sys.calls()
+  for (i in rev(seq_along(calls))) {
+    env <- environment(sys.function(i))
+    if (is.null(env) || !identical(topenv(env), ns)) next
+    f <- get0("fn", envir = sys.frame(i), inherits = FALSE)
+    if (is.character(f) && length(f) == 1L) return(f)
+    head <- calls[[i]][[1L]]
+    if (is.symbol(head) && as.character(head) %in% getNamespaceExports(ns))
+      return(as.character(head))
+  }
+  "scalegp"
 }
 
 # A vector of positive finite numbers whose length is one of `lengths`.
@@ -210,4 +281,8 @@ match_columns <- function(newdata, names_fit, fn, arg) {
 
 # The one .Call entry of the package (bindings_r/r_dispatch.c): the C entry `verb`
 # with the arguments in ..., e.g. sgp_call("laplace_fit", x, y, ...).
-sgp_call <- function(verb, ...) .Call(C_sgp_call_r, verb, list(...))
+# Integer64 values are made doubles on the way (plain_call_args).
+sgp_call <- function(verb, ...) {
+  args <- plain_call_args(list(...), as.list(substitute(list(...)))[-1L])
+  .Call(C_sgp_call_r, verb, args)
+}

@@ -33,7 +33,7 @@ formula_fit <- function(cl, env, fn, numeric_only = FALSE, like = NULL) {
   mf$drop.unused.levels <- is.null(xlev)  # (the network's levels are all its columns)
   mf$xlev <- xlev
   mf[[1L]] <- quote(stats::model.frame)
-  mf <- eval(mf, env)
+  mf <- as_plain_numbers(eval(mf, env), fn, "data") # (model.matrix reads integer64's bits)
   mt <- attr(mf, "terms")
   if (!attr(mt, "response")) stop_arg(fn, "x", "is a formula without a response (y ~ ...)")
   if (numeric_only) formula_numeric(mt, fn)
@@ -125,6 +125,7 @@ formula_newdata <- function(fit, newdata, fn, arg, pad = TRUE) {
   }
   mf <- stats::model.frame(tt, newdata, xlev = xlev,
                            na.action = if (pad) stats::na.exclude else stats::na.pass)
+  mf <- as_plain_numbers(mf, fn, arg)
   c(formula_design(tt, mf, fit[["contrasts", exact = TRUE]], fn, arg)[c("x", "offset")],
     list(na.action = attr(mf, "na.action")))
 }

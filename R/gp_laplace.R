@@ -174,6 +174,7 @@ laplace_selection <- function(s) {
 # (bernoulli) or 1..C (softmax) and keeps its level names; a logical 0/1.
 label_codes <- function(y, likelihood, fn) {
   levels <- NULL
+  y <- as_plain_numbers(y, fn, "y")
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   if (is.factor(y)) {
     if (!likelihood %in% c("bernoulli", "softmax"))

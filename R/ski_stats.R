@@ -66,9 +66,11 @@ ski_grid <- function(x = NULL, ..., range = NULL) {
 #' \strong{Chunk sources} (data that does not fit in memory, or lives in
 #' many files): \code{ski_stats(files, grid, x = <input columns>, y = <response
 #' column>, cluster = cl)}. A character vector as the first argument is a set
-#' of files: CSV (read with \code{data.table::fread} in blocks of
-#' \code{block_rows} rows; \code{x} and \code{y} are column names or
-#' indices) or HDF5 (\file{.h5}, \file{.hdf5}, read with \pkg{hdf5r};
+#' of files: CSV (read forward in blocks of \code{block_rows} rows, parsed
+#' with \code{data.table::fread}; \code{x} and \code{y} are column names or
+#' indices; a blank line is skipped, any other line that is not the header's
+#' count of numbers is an error naming the file, the line and the data row)
+#' or HDF5 (\file{.h5}, \file{.hdf5}, read with \pkg{hdf5r};
 #' \code{x} names an n-by-d dataset and \code{y} an n-vector dataset). A list
 #' is a set of chunk sources: file paths or functions that return
 #' \code{list(x = , y = )}. Each chunk's statistics are computed on
@@ -126,6 +128,7 @@ ski_stats <- function(x, y, grid, ..., cluster = NULL, block_rows = NULL) {
 }
 
 ski_check_y <- function(y, n, fn) {
+  y <- as_plain_numbers(y, fn, "y")
   if (is.matrix(y) && ncol(y) == 1L) y <- as.vector(y)
   if (!is.numeric(y) || !is.null(dim(y)))
     stop_arg(fn, "y", "must be a numeric vector")

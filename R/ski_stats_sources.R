@@ -37,19 +37,20 @@ ski_sources_call <- function(x, y, grid, dots) {
 # A label for messages: the file name, or "function k".
 ski_source_label <- function(src, k) if (is.character(src)) src else sprintf("function %d", k)
 
-# One chunk: list(x, y) blocks in order from a reader; next_block(offset) gives
-# the rows from offset (0-based) on, at most block_rows of them, or NULL.
+# A chunk's reader: next_block() gives its blocks in order, list(x, y) (and
+# for CSV the file line of each row), then NULL; close() frees the file;
+# where(r, line) words the chunk's data row r (read from that line) for errors.
 ski_source_reader <- function(src, xsel, ysel, block_rows) {
   if (is.function(src)) {
     done <- FALSE
-    return(function(offset) {
+    return(list(next_block = function() {
       if (done) return(NULL)
       done <<- TRUE
       out <- src()
       if (!is.list(out) || !all(c("x", "y") %in% names(out)))
         stop("the function must return list(x = <inputs>, y = <responses>)", call. = FALSE)
       out[c("x", "y")]
-    })
+    }, close = function() NULL, where = function(r, line) sprintf("row %.0f of the chunk", r)))
   }
   if (!file.exists(src)) stop("cannot read the file (it does not exist)", call. = FALSE)
   if (is.null(xsel) || is.null(ysel))
@@ -64,71 +65,59 @@ ski_need <- function(pkg, what) {
          call. = FALSE)
 }
 
-# Columns by name or 1-based index against a header.
-ski_columns <- function(sel, header, arg) {
+# Columns by name or 1-based index against a file's header.
+ski_columns <- function(sel, header, arg, path) {
   idx <- if (is.character(sel)) match(sel, header) else if (is.numeric(sel)) as.integer(sel) else NA
   bad <- is.na(idx) | idx < 1L | idx > length(header)
   if (!length(idx) || any(bad))
-    stop(sprintf("'%s' names a column the file does not have (%s); it has %s", arg,
+    stop(sprintf("%s: '%s' names a column the file does not have (%s); it has %s", path, arg,
                  format(sel[which(bad)[1L]]), paste(header, collapse = ", ")), call. = FALSE)
   idx
 }
 
-ski_csv_reader <- function(path, xsel, ysel, block_rows) {
-  ski_need("data.table", "reading CSV chunks")
-  header <- names(data.table::fread(path, nrows = 0L))
-  xi <- ski_columns(xsel, header, "x")
-  yi <- ski_columns(ysel, header, "y")
-  if (length(yi) != 1L) stop("'y' must name one column", call. = FALSE)
-  function(offset) {
-    b <- tryCatch(data.table::fread(path, skip = offset + 1L, nrows = block_rows, header = FALSE,
-                                    select = c(xi, yi), col.names = header[c(xi, yi)]),
-                  error = function(e) if (offset > 0) NULL else stop(e))
-    if (is.null(b) || !nrow(b)) return(NULL)
-    b <- as.data.frame(b)
-    list(x = as.matrix(b[header[xi]]), y = b[[header[yi]]])
+# An error of a block's statistics with its row named in the source: the
+# checks of R count a block's rows from 1, the core from the block's key
+# (first_row: (k - 1) 2^40 + the rows before, a number no user knows).
+ski_block_error <- function(e, offset, rows, line, where) {
+  msg <- conditionMessage(e)
+  m <- regexec("(row |first at )([0-9]+)", msg)[[1L]]
+  if (m[1L] > 0) {
+    at <- regmatches(msg, list(m))[[1L]]
+    i <- as.numeric(at[3L]) - offset
+    if (i >= 1 && (is.null(line) || i <= length(line))) {
+      lab <- paste0(if (at[2L] == "first at ") "first at ", where(rows + i, line[i]))
+      msg <- paste0(substr(msg, 1L, m[1L] - 1L), lab,
+                    substr(msg, m[1L] + nchar(at[1L]), nchar(msg)))
+    }
   }
-}
-
-# HDF5: x names an n-by-d dataset and y an n-vector dataset (as hdf5r writes R
-# matrices), read by row blocks.
-ski_hdf5_reader <- function(path, xsel, ysel, block_rows) {
-  ski_need("hdf5r", "reading HDF5 chunks")
-  if (!is.character(xsel) || !is.character(ysel) || length(xsel) != 1L || length(ysel) != 1L)
-    stop("for HDF5 files, 'x' and 'y' name datasets", call. = FALSE)
-  function(offset) {
-    f <- hdf5r::H5File$new(path, mode = "r")
-    on.exit(f$close_all())
-    for (nm in c(xsel, ysel))
-      if (!f$exists(nm)) stop(sprintf("the file has no dataset '%s'", nm), call. = FALSE)
-    dx <- f[[xsel]]; dy <- f[[ysel]]
-    n <- dy$dims[1L]
-    if (offset >= n) return(NULL)
-    rows <- (offset + 1):min(n, offset + block_rows)
-    x <- if (length(dx$dims) == 1L) matrix(dx[rows]) else dx[rows, , drop = FALSE]
-    list(x = x, y = dy[rows])
-  }
+  stop(msg, call. = FALSE)
 }
 
 # One chunk's statistics (run by a worker): its blocks merged in order, the
 # rows read and the rows (1-based within the chunk) that bounds_policy "drop"
 # left out.
 ski_chunk_stats <- function(task) {
-  next_block <- ski_source_reader(task$source, task$x, task$y, task$block_rows)
+  fn <- "ski_stats"
+  rd <- ski_source_reader(task$source, task$x, task$y, task$block_rows)
+  on.exit(rd$close())
   acc <- NULL
   rows <- 0
   dropped <- numeric(0)
   grid <- task$grid
   repeat {
-    b <- next_block(rows)
+    b <- rd$next_block()
     if (is.null(b)) break
+    named <- function(offset) function(e) ski_block_error(e, offset, rows, b$line, rd$where)
+    x <- tryCatch(as_input_matrix(b$x, fn, "x"), error = named(0))
+    y <- tryCatch(ski_check_y(b$y, nrow(x), fn), error = named(0))
     key <- list(first_row = (task$k - 1) * ski_chunk_key + rows, verbose = FALSE)
-    s <- do.call(ski_stats, c(list(b$x, b$y, grid), task$opts, key))
+    s <- tryCatch(do.call(ski_stats, c(list(x, y, grid), task$opts, key)),
+                  error = named(key$first_row))
     if (task$drop)
-      dropped <- c(dropped, rows + sgp_call("ski_outside", as_input_matrix(b$x, "ski_stats", "x"),
-                                         as.double(grid$size), grid$bounds, grid$interpolation))
+      dropped <- c(dropped, rows + sgp_call("ski_outside", x, as.double(grid$size), grid$bounds,
+                                         grid$interpolation))
     acc <- if (is.null(acc)) s else ski_stats_merge(acc, s)
-    rows <- rows + NROW(b$x)
+    rows <- rows + nrow(x)
   }
   if (is.null(acc)) stop("the chunk has no rows", call. = FALSE)
   list(stats = acc, rows = rows, dropped = dropped)
@@ -212,7 +201,14 @@ ski_stats_sources <- function(call, cluster, block_rows, fn) {
     for (j in seq_along(ks)) {
       k <- ks[j]
       r <- out[[j]]
-      if (!isTRUE(r$ok)) r <- ski_try_chunk(task(k)) # retried once, here
+      where <- engine$name
+      if (!isTRUE(r$ok)) {
+        if (verbose)
+          message(sprintf("%s: chunk %d (%s) failed (%s); retried here", fn, k, info$source[k],
+                          r$reason))
+        r <- ski_try_chunk(task(k)) # retried once, here
+        where <- "retried here"
+      }
       if (!isTRUE(r$ok))
         stop(sprintf("%s: chunk %d (%s) failed twice: %s", fn, k, info$source[k], r$reason),
              call. = FALSE)
@@ -223,7 +219,7 @@ ski_stats_sources <- function(call, cluster, block_rows, fn) {
       if (verbose)
         message(sprintf("%s: chunk %d/%d (%s): %g rows%s [%s]", fn, k, K, info$source[k], v$rows,
                         if (length(v$dropped)) sprintf(", %d dropped", length(v$dropped)) else "",
-                        engine$name))
+                        where))
     }
   }
   acc$chunks <- info

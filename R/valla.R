@@ -198,6 +198,7 @@ valla_likelihood <- function(likelihood, m, fn) {
 
 # Labels as the core wants them (softmax 0..C-1, bernoulli 0/1) with the level names.
 valla_labels <- function(y, likelihood, n, m, fn, arg) {
+  y <- as_plain_numbers(y, fn, arg)
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   if (likelihood == "gaussian") {
     if (!is.numeric(y) || !is.null(dim(y))) stop_arg(fn, arg, "must be a numeric vector")

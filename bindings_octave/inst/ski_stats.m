@@ -29,7 +29,9 @@
 ## names and function handles that return @code{struct ("x", @dots{}, "y",
 ## @dots{})}.  CSV files are read in blocks of @qcode{"block_rows"} rows
 ## (default: a block's numbers about as many as the statistics', at least
-## 10000; @qcode{"x"} and @qcode{"y"} are column names or indices); HDF5 files
+## 10000; @qcode{"x"} and @qcode{"y"} are column names or indices; a blank
+## line is skipped, any other line that is not the header's count of numbers
+## is an error naming the file, the line and the data row); HDF5 files
 ## (@file{.h5}, @file{.hdf5}) are read in the same row blocks, each a hyperslab
 ## of the datasets named by @qcode{"x"} (n-by-d as R and Octave write a
 ## matrix, or n values) and @qcode{"y"} (n values; a variable saved by

@@ -34,16 +34,18 @@ struct handle {
   handle &operator= (const handle &) = delete;
 };
 
-// One open dataset: its name for messages, its rank and dims (at most 2).
+// One open dataset: its file and name for messages, its rank and dims (at
+// most 2).
 struct dataset {
-  std::string name;
+  std::string file, name;
   handle h { -1, H5Dclose };
   int rank = 0;
   hsize_t dims[2] = { 0, 0 };
 };
 
-void open_dataset (hid_t file, const std::string &name, dataset &d)
+void open_dataset (hid_t file, const std::string &path, const std::string &name, dataset &d)
 {
+  d.file = path;
   d.name = name;
   d.h.id = H5Dopen2 (file, name.c_str (), H5P_DEFAULT);
   if (d.h.id < 0) {
@@ -51,17 +53,17 @@ void open_dataset (hid_t file, const std::string &name, dataset &d)
     if (g.id >= 0)
       d.h.id = H5Dopen2 (g.id, "value", H5P_DEFAULT);
     if (d.h.id < 0)
-      error ("the file has no dataset '%s'", name.c_str ());
+      error ("%s: the file has no dataset '%s'", path.c_str (), name.c_str ());
   }
   handle type (H5Dget_type (d.h.id), H5Tclose);
   H5T_class_t cls = H5Tget_class (type.id);
   if (cls != H5T_INTEGER && cls != H5T_FLOAT)
-    error ("dataset '%s' is not numeric", name.c_str ());
+    error ("%s: dataset '%s' is not numeric", path.c_str (), name.c_str ());
   handle space (H5Dget_space (d.h.id), H5Sclose);
   d.rank = H5Sget_simple_extent_ndims (space.id);
   if (d.rank < 1 || d.rank > 2)
-    error ("dataset '%s' has %d dimensions; 'x' and 'y' must have 1 or 2", name.c_str (),
-           d.rank);
+    error ("%s: dataset '%s' has %d dimensions; 'x' and 'y' must have 1 or 2", path.c_str (),
+           name.c_str (), d.rank);
   H5Sget_simple_extent_dims (space.id, d.dims, nullptr);
 }
 
@@ -69,14 +71,15 @@ void open_dataset (hid_t file, const std::string &name, dataset &d)
 void shape (const dataset &x, const dataset &y, hsize_t &n, hsize_t &d)
 {
   if (y.rank == 2 && y.dims[0] != 1 && y.dims[1] != 1)
-    error ("dataset '%s' (y) is a %llu-by-%llu matrix, not a vector", y.name.c_str (),
+    error ("%s: dataset '%s' (y) is a %llu-by-%llu matrix, not a vector", y.file.c_str (),
+           y.name.c_str (),
            (unsigned long long) y.dims[1], (unsigned long long) y.dims[0]);
   n = y.rank == 1 ? y.dims[0] : y.dims[0] * y.dims[1];
   const hsize_t rows = x.rank == 1 ? x.dims[0] : x.dims[1];
   d = x.rank == 1 ? 1 : x.dims[0];
   if (rows != n)
-    error ("dataset '%s' (x) has %llu rows but '%s' (y) has %llu values (an n-by-d matrix "
-           "written by R or Octave has the HDF5 dims {d, n})", x.name.c_str (),
+    error ("%s: dataset '%s' (x) has %llu rows but '%s' (y) has %llu values (an n-by-d matrix "
+           "written by R or Octave has the HDF5 dims {d, n})", x.file.c_str (), x.name.c_str (),
            (unsigned long long) rows, y.name.c_str (), (unsigned long long) n);
 }
 
@@ -97,7 +100,8 @@ void read_rows (const dataset &ds, hsize_t r0, hsize_t nr, hsize_t cols, double 
   handle mem (H5Screate_simple (1, &total, nullptr), H5Sclose);
   if (H5Sselect_hyperslab (space.id, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0
       || H5Dread (ds.h.id, H5T_NATIVE_DOUBLE, mem.id, space.id, H5P_DEFAULT, out) < 0)
-    error ("cannot read rows %llu to %llu of dataset '%s'", (unsigned long long) r0 + 1,
+    error ("%s: cannot read rows %llu to %llu of dataset '%s'", ds.file.c_str (),
+           (unsigned long long) r0 + 1,
            (unsigned long long) (r0 + nr), ds.name.c_str ());
 }
 
@@ -121,13 +125,13 @@ sgp_verbs::h5_rows (const octave_value_list& args, int nargout)
   const std::string path = args(0).string_value ();
   quiet_hdf5 quiet;
   if (H5Fis_hdf5 (path.c_str ()) <= 0)
-    error ("the file is not an HDF5 file");
+    error ("%s: the file is not an HDF5 file", path.c_str ());
   handle file (H5Fopen (path.c_str (), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (file.id < 0)
-    error ("cannot open the HDF5 file");
+    error ("%s: cannot open the HDF5 file (it may be damaged)", path.c_str ());
   dataset x, y;
-  open_dataset (file.id, args(1).string_value (), x);
-  open_dataset (file.id, args(2).string_value (), y);
+  open_dataset (file.id, path, args(1).string_value (), x);
+  open_dataset (file.id, path, args(2).string_value (), y);
   hsize_t n, d;
   shape (x, y, n, d);
   if (nargs == 3)
@@ -164,6 +168,14 @@ sgp_verbs::h5_rows (const octave_value_list& args, int nargout)
 %!error <the file has no dataset 'z'> __sgp_call__ ("h5_rows", f, "a", "z")
 %!error <dataset 's' is not numeric> __sgp_call__ ("h5_rows", f, "s", "b")
 %!error <the file is not an HDF5 file> __sgp_call__ ("h5_rows", tempname (), "a", "b")
+%!test
+%! ## every message names the file first
+%! try
+%!   __sgp_call__ ("h5_rows", f, "c", "b");
+%!   error ("no error");
+%! catch e
+%!   assert (strncmp (e.message, [f ": dataset 'c' (x) has 2 rows"], numel (f) + 28));
+%! end_try_catch
 %!error <Invalid call> __sgp_call__ ("h5_rows", "a")
 %!test
 %! delete (f);

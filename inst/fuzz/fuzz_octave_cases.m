@@ -32,7 +32,7 @@ endfunction
 function c = fuzz_all_cases (fx, quick)
   c = [kernel_cases(fx), laplace_cases(fx), predict_cases(fx), display_cases(fx), ski_cases(fx), ...
        network_cases(fx), {mk("scalegp_info", "no arguments", {"none"}, @() scalegp_info ())}, ...
-       tamper_cases(fx, quick), fit_reliability_cases(fx)];
+       tamper_cases(fx, quick), fit_reliability_cases(fx), source_cases(fx)];
 endfunction
 
 function k = mk (fn, label, arg, run, ref)
@@ -380,4 +380,83 @@ function c = fit_reliability_cases (fx)
        mk("gp_kernel", "x * 1e-310 (subnormal)", {"x"}, @() gp_kernel (x * 1e-310, "lengthscale", 1)), ...
        mk("scalegp_predict", "gp_laplace fit without hyper", {"fit.hyper"}, ...
           @() scalegp_predict (rmfield (fx.lap.bernoulli, "hyper"), x))};
+## ------------------------------------------------------------ chunk files
+
+## ski_stats over files holding faults (each run writes its files, so a case
+## stands alone in its child): every one but a blank line is an error that must
+## name the file; and int64 values, read as the whole numbers they hold.
+function c = source_cases (fx)
+  dir = fullfile (tempdir (), sprintf ("sgp_fuzz_sources_%d", getpid ()));
+  lines = [{"a,b,y"}, arrayfun(@(i) sprintf ("%.17g,%.17g,%.17g", fx.x2(i, 1), fx.x2(i, 2), ...
+                                             fx.yg(i)), 1:fx.n, "uniformoutput", false)];
+  good = fullfile (dir, "good.csv");
+  faults = {"a blank line", "\n"; "a '# comment' line", "# comment\n";
+            "a missing field", "0.5,0.5\n"; "an extra field", "0.5,0.5,1,2\n";
+            "an empty field", "0.5,,1\n"; "a text field", "0.5,oops,1\n";
+            "a NUL byte", ["0.5,0.5,1" char(0) "\n"]; "random bytes", char(mod ((1:200) * 7919, 256));
+            "a value outside the grid", "0.5,3,1\n"};
+  c = {};
+  for i = 1:rows (faults)
+    path = fullfile (dir, sprintf ("fault%d.csv", i));
+    bytes = [sprintf("%s\n", lines{1:11}), faults{i, 2}, sprintf("%s\n", lines{12:end})];
+    c{end+1} = mk ("ski_stats (files)", ["CSV with " faults{i, 1}], {path}, ...
+                   @() source_run (dir, {good, path}, {sprintf("%s\n", lines{:}), bytes}, ...
+                                   @() ski_stats ({good, path}, fx.grid, "x", [1 2], "y", 3, ...
+                                                  "block_rows", 8)));
+  endfor
+  whole = {"CSV of a header only", "a,b,y\n"; "CSV of zero bytes", "";
+           "CSV with a blank header", ["\n" sprintf("%s\n", lines{2:end})]};
+  for i = 1:rows (whole)
+    path = fullfile (dir, sprintf ("whole%d.csv", i));
+    c{end+1} = mk ("ski_stats (files)", whole{i, 1}, {path}, ...
+                   @() source_run (dir, {path}, whole(i, 2), ...
+                                   @() ski_stats (path, fx.grid, "x", [1 2], "y", 3)));
+  endfor
+  h5 = fullfile (dir, "mismatch.h5");
+  txt = fullfile (dir, "text.h5");
+  c = [c, {mk("ski_stats (files)", "HDF5 x of 30 rows, y of 20", {h5}, ...
+              @() source_h5 (dir, h5, fx.x2, fx.yg(1:20), fx.grid)), ...
+           mk("ski_stats (files)", "HDF5 that is not one", {txt}, ...
+              @() source_run (dir, {txt}, {"a,b\n"}, ...
+                              @() ski_stats (txt, fx.grid, "x", "x", "y", "y"))), ...
+           mk("gp_kernel", "x int64 (valid)", {"x"}, @() gp_kernel (int64 ([1; 5; 9]))), ...
+           mk("ski_stats", "y int64 (valid)", {"y"}, ...
+              @() ski_stats (fx.x2, int64 (round (10 * fx.yg)), fx.grid))}];
+endfunction
+
+function v = source_run (dir, paths, bytes, run)
+  if (! exist (dir, "dir"))
+    mkdir (dir);
+  endif
+  unwind_protect
+    for i = 1:numel (paths)
+      fid = fopen (paths{i}, "wb");
+      fwrite (fid, bytes{i}, "uchar");
+      fclose (fid);
+    endfor
+    v = run ();
+  unwind_protect_cleanup   # (Octave's tempdir is shared: the files go with the case)
+    source_clean (dir, paths);
+  end_unwind_protect
+endfunction
+
+function v = source_h5 (dir, h5, xx, yy, g)
+  if (! exist (dir, "dir"))
+    mkdir (dir);
+  endif
+  unwind_protect
+    save ("-hdf5", h5, "xx", "yy");
+    v = ski_stats (h5, g, "x", "xx", "y", "yy");
+  unwind_protect_cleanup
+    source_clean (dir, {h5});
+  end_unwind_protect
+endfunction
+
+function source_clean (dir, paths)
+  for i = 1:numel (paths)
+    if (exist (paths{i}, "file"))
+      [~] = unlink (paths{i});
+    endif
+  endfor
+  [~] = rmdir (dir);
 endfunction

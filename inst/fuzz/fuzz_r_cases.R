@@ -6,7 +6,7 @@ fuzz_all_cases <- function(fx, quick) {
   c(kernel_cases(fx), laplace_cases(fx), laplace_predict_cases(fx), ski_grid_cases(fx),
     ski_stats_cases(fx), ski_gsgp_cases(fx), ski_predict_cases(fx), mlp_cases(fx),
     valla_cases(fx), valla_predict_cases(fx), metrics_cases(fx), info_cases(),
-    tamper_cases(fx, quick), fit_reliability_cases(fx))
+    tamper_cases(fx, quick), fit_reliability_cases(fx), source_file_cases(fx))
 }
 
 # Cases for several arguments of one function: spec = list(arg = values, ...).
@@ -348,4 +348,69 @@ fit_reliability_cases <- function(fx) {
         function() predict(scaled(fx$valla$gaussian, 1e308), x)),
     one("predict.valla", "weights * 1e200", "object",
         warned(function() predict(scaled(fx$valla$gaussian, 1e200), x))))
+# ------------------------------------------------------------------ chunk files
+
+# ski_stats over files holding faults (each run writes its files, so a case
+# stands alone in its child): every one but a blank line is an error that must
+# name the file; and integer64 values (bit64), which must be read as the whole
+# numbers they hold or, beyond 2^53, named.
+source_file_cases <- function(fx) {
+  dir <- file.path(tempdir(), "sgp_fuzz_sources")
+  text <- function(l) charToRaw(paste0(paste(l, collapse = "\n"), "\n"))
+  lines <- c("a,b,y", sprintf("%.17g,%.17g,%.17g", fx$x2[, 1], fx$x2[, 2], fx$yg))
+  good <- file.path(dir, "good.csv")
+  put <- function(path, bytes) {
+    dir.create(dir, showWarnings = FALSE)
+    writeBin(bytes, path)
+  }
+  faults <- list("a blank line" = as.raw(10L), "a '# comment' line" = text("# comment"),
+                 "a missing field" = text("0.5,0.5"), "an extra field" = text("0.5,0.5,1,2"),
+                 "an empty field" = text("0.5,,1"), "a text field" = text("0.5,oops,1"),
+                 "a NUL byte" = c(charToRaw("0.5,0.5,1"), as.raw(c(0L, 10L))),
+                 "random bytes" = as.raw((1:200 * 7919) %% 256),
+                 "a value outside the grid" = text("0.5,3,1"))
+  csv <- unlist(recursive = FALSE, lapply(seq_along(faults), function(i) {
+    path <- file.path(dir, sprintf("fault%d.csv", i))
+    bytes <- c(text(lines[1:11]), faults[[i]], text(lines[12:31]))
+    one("ski_stats (files)", paste("CSV with", names(faults)[i]), path, function() {
+      put(good, text(lines))
+      put(path, bytes)
+      ski_stats(c(good, path), fx$grid, x = 1:2, y = 3, block_rows = 8, verbose = FALSE)
+    })
+  }))
+  whole <- list("CSV of a header only" = text("a,b,y"), "CSV of zero bytes" = raw(0),
+                "CSV with a blank header" = text(c("", lines[-1])))
+  files <- unlist(recursive = FALSE, lapply(seq_along(whole), function(i) {
+    path <- file.path(dir, sprintf("whole%d.csv", i))
+    one("ski_stats (files)", names(whole)[i], path, function() {
+      put(path, whole[[i]])
+      ski_stats(path, fx$grid, x = 1:2, y = 3, verbose = FALSE)
+    })
+  }))
+  if (!requireNamespace("data.table", quietly = TRUE)) csv <- files <- list()
+  h5 <- file.path(dir, "mismatch.h5")
+  if (requireNamespace("hdf5r", quietly = TRUE)) files <- c(files, one("ski_stats (files)", "HDF5 x of 30 rows, y of 20", h5, function() {
+    dir.create(dir, showWarnings = FALSE)
+    f <- hdf5r::H5File$new(h5, mode = "w")
+    f[["x"]] <- fx$x2
+    f[["y"]] <- fx$yg[1:20]
+    f$close_all()
+    ski_stats(h5, fx$grid, x = "x", y = "y", verbose = FALSE)
+  }), one("ski_stats (files)", "HDF5 that is not one", file.path(dir, "text.h5"), function() {
+    put(file.path(dir, "text.h5"), text("a,b"))
+    ski_stats(file.path(dir, "text.h5"), fx$grid, x = "x", y = "y", verbose = FALSE)
+  }))
+  if (!requireNamespace("bit64", quietly = TRUE)) return(c(csv, files))
+  i64 <- bit64::as.integer64
+  c(csv, files,
+    one("gp_kernel", "x integer64 (valid)", "x", function() gp_kernel(i64(c(1, 5, 9)), lengthscale = 3)),
+    one("gp_kernel", "x integer64 beyond 2^53", "x",
+        function() gp_kernel(i64(c("1", "9007199254740993")), lengthscale = 3)),
+    one("gp_laplace", "offset integer64 beyond 2^53", "offset", function()
+      gp_laplace(fx$x2, fx$yp, likelihood = "poisson", offset = i64(rep("9007199254740995", 30)),
+                 verbose = FALSE, seed = 1)),
+    one("ski_stats", "y integer64 (valid)", "y", function()
+      ski_stats(fx$x2, i64(round(10 * fx$yg)), fx$grid, verbose = FALSE)),
+    one("valla_metrics", "y integer64 beyond 2^53", "y", function()
+      valla_metrics(list(mean = fx$yg, var = rep(0.1, 30)), i64(rep("-9007199254740993", 30)))))
 }

@@ -84,13 +84,13 @@
 %!   ski_stats (h5, g, "x", "inputs", "y", "nope");
 %!   error ("no error");
 %! catch err
-%!   assert (err.message, sprintf ("ski_stats: chunk 1 (%s) failed twice: the file has no dataset 'nope'", h5{1}));
+%!   assert (err.message, sprintf ("ski_stats: chunk 1 (%s) failed twice: %s: the file has no dataset 'nope'", h5{1}, h5{1}));
 %! end_try_catch
 %! try
 %!   ski_stats (h5(1), g, "x", "xt", "y", "resp");
 %!   error ("no error");
 %! catch err
-%!   assert (strncmp (err.message, sprintf ("ski_stats: chunk 1 (%s) failed twice: dataset 'xt' (x) has 2 rows but 'resp' (y) has 100 values", h5{1}), 100));
+%!   assert (strncmp (err.message, sprintf ("ski_stats: chunk 1 (%s) failed twice: %s: dataset 'xt' (x) has 2 rows but 'resp' (y) has 100 values", h5{1}, h5{1}), 120));
 %! end_try_catch
 %! cellfun (@delete, h5);
 
@@ -113,7 +113,7 @@
 %!   ski_stats ({files{1}, bad}, g, "x", [1 2], "y", 3);
 %!   error ("no error");
 %! catch err
-%!   assert (err.message, sprintf ("ski_stats: chunk 2 (%s) failed twice: row 3 does not parse as numbers", bad));
+%!   assert (err.message, sprintf ("ski_stats: chunk 2 (%s) failed twice: %s: line 3 (data row 2), field 2 is not a number (\"oops\")", bad, bad));
 %! end_try_catch
 %! try
 %!   ski_stats ({files{1}, @() error ("boom")}, g, "x", [1 2], "y", 3);

@@ -192,7 +192,7 @@ test_that("a worker that dies is replaced by a retry in the master; a corrupt fi
   bad <- tempfile(fileext = ".csv")
   writeLines(c("u,v,z", "0.1,0.2,1", "0.3,oops,2"), bad)
   expect_error(ski_stats(bad, d$grid, x = 1:2, y = 3, verbose = FALSE),
-               "ski_stats: chunk 1 \\(.*\\) failed twice: ski_stats: 'x' must be a numeric matrix")
+               "ski_stats: chunk 1 \\(.*\\) failed twice: .*: line 3 \\(data row 2\\), field 2 is not a number \\(\"oops\"\\)")
 })
 
 test_that("the fit from merged chunk statistics equals the one-pass fit", {

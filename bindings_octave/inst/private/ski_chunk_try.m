@@ -28,7 +28,8 @@ function [acc, rows, dropped] = chunk_stats (task)
     if (! isstruct (c) || ! all (isfield (c, {"x", "y"})))
       error ("the function must return struct (\"x\", <inputs>, \"y\", <responses>)");
     endif
-    [acc, rows, dropped] = add_block (task, acc, rows, dropped, c.x, c.y);
+    where = @(r, line) sprintf ("row %d of the chunk", r);
+    [acc, rows, dropped] = add_block (task, acc, rows, dropped, c.x, c.y, [], where);
   elseif (! ischar (src) || ! exist (src, "file"))
     error ("cannot read the file (it does not exist)");
   elseif (regexpi (src, '\.(h5|hdf5)$'))
@@ -50,15 +51,15 @@ function [acc, rows, dropped] = hdf5_blocks (task)
   acc = [];
   rows = 0;
   dropped = zeros (0, 1);
+  where = @(r, line) sprintf ("row %d of %s", r, task.source);
   n = __sgp_call__ ("h5_rows", task.source, task.x, task.y);
   while (rows < n)
     [x, y] = __sgp_call__ ("h5_rows", task.source, task.x, task.y, rows, task.block_rows);
-    [acc, rows, dropped] = add_block (task, acc, rows, dropped, x, y);
+    [acc, rows, dropped] = add_block (task, acc, rows, dropped, x, y, [], where);
   endwhile
 endfunction
 
-## CSV read in row blocks from one open file (fscanf continues where it
-## stopped); a field that does not parse is an error naming its row.
+## CSV read in blocks of data rows from one open file (ski_csv_reader).
 function [acc, rows, dropped] = csv_blocks (task)
   acc = [];
   rows = 0;
@@ -66,62 +67,38 @@ function [acc, rows, dropped] = csv_blocks (task)
   if (isempty (task.x) || isempty (task.y))
     error ("files need 'x' (input columns) and 'y' (the response column)");
   endif
-  fid = fopen (task.source, "r");
-  if (fid < 0)
-    error ("cannot open the file");
-  endif
+  where = @(r, line) sprintf ("data row %d (line %d of %s)", r, line, task.source);
+  rd = ski_csv_reader ("open", task.source, task.x, task.y);
   unwind_protect
-    header = strtrim (strrep (strsplit (fgetl (fid), ","), '"', ""));
-    xi = columns_of (task.x, header, "x");
-    yi = columns_of (task.y, header, "y");
-    if (numel (yi) != 1)
-      error ("'y' must name one column");
-    endif
-    nc = numel (header);
-    fmt = [repmat("%f,", 1, nc - 1), "%f"];   # fscanf rounds correctly (textscan does not)
     while (true)
-      [data, count] = fscanf (fid, fmt, [nc, task.block_rows]);
-      got = floor (count / nc);
-      if (mod (count, nc) || (got < task.block_rows && ! feof (fid)))
-        error ("row %d does not parse as numbers", rows + got + 2);
-      endif
-      if (got == 0)
+      [rd, x, y, line] = ski_csv_reader ("next", rd, task.block_rows);
+      if (isempty (line))
         break;
       endif
-      data = data(:, 1:got).';
-      [acc, rows, dropped] = add_block (task, acc, rows, dropped, data(:, xi), data(:, yi));
-      if (got < task.block_rows)
-        break;
-      endif
+      [acc, rows, dropped] = add_block (task, acc, rows, dropped, x, y, line, where);
     endwhile
   unwind_protect_cleanup
-    fclose (fid);
+    ski_csv_reader ("close", rd);
   end_unwind_protect
 endfunction
 
-function idx = columns_of (sel, header, arg)
-  if (ischar (sel) || iscellstr (sel))
-    [ok, idx] = ismember (cellstr (sel), header);
-  else
-    idx = sel(:).';
-    ok = idx >= 1 & idx <= numel (header) & idx == round (idx);
-  endif
-  if (isempty (idx) || ! all (ok))
-    bad = find (! ok, 1);
-    if (iscell (sel) || ischar (sel))
-      what = cellstr (sel){bad};
-    else
-      what = num2str (sel(bad));
-    endif
-    error ("'%s' names a column the file does not have (%s); it has %s", arg, what,
-           strjoin (header, ", "));
-  endif
-endfunction
-
-function [acc, rows, dropped] = add_block (task, acc, rows, dropped, x, y)
+## A block's statistics, merged; an error names its row in the source: the
+## front's checks count a block's rows from 1, the core from the block's key
+## (first_row: (k - 1) 2^40 + the rows before, a number no user knows).
+function [acc, rows, dropped] = add_block (task, acc, rows, dropped, x, y, line, where)
   g = task.grid;
-  s = ski_stats (x, y, g, task.opts{:}, "first_row", (task.k - 1) * 2^40 + rows,
-                 "verbose", false);
+  key = (task.k - 1) * 2^40 + rows;
+  try
+    x = check_input_matrix (x, "ski_stats", "x");
+    y = ski_check_y (y, size (x, 1), "ski_stats");
+  catch err
+    block_error (err, 0, rows, line, where);
+  end_try_catch
+  try
+    s = ski_stats (x, y, g, task.opts{:}, "first_row", key, "verbose", false);
+  catch err
+    block_error (err, key, rows, line, where);
+  end_try_catch
   if (task.drop)
     dropped = [dropped; rows + __sgp_call__("ski_outside", x, g.size, g.bounds, g.interpolation)];
   endif
@@ -131,4 +108,27 @@ function [acc, rows, dropped] = add_block (task, acc, rows, dropped, x, y)
     acc = ski_stats_merge (acc, s);
   endif
   rows += size (x, 1);
+endfunction
+
+function block_error (err, offset, rows, line, where)
+  msg = err.message;
+  [tok, s, e] = regexp (msg, '(row |first at )(\d+)', "tokens", "start", "end", "once");
+  if (! isempty (tok))
+    i = str2double (tok{2}) - offset;
+    if (i >= 1 && (isempty (line) || i <= numel (line)))
+      li = [];
+      if (! isempty (line))
+        li = line(i);
+      endif
+      lab = where (rows + i, li);
+      if (strcmp (tok{1}, "first at "))
+        lab = ["first at " lab];
+      endif
+      msg = [msg(1:s-1), lab, msg(e+1:end)];
+    endif
+  endif
+  if (isempty (err.identifier))
+    error ("%s", msg);
+  endif
+  error (err.identifier, "%s", msg);
 endfunction

@@ -20,6 +20,7 @@ function s = ski_stats_sources (sources, grid, opts)
   if (ischar (sources))
     sources = cellstr (sources);
   endif
+  sources = sources(:).';   # (a column of sources too)
   K = numel (sources);
   if (K > 8192)
     arg_error (fname, "sources", "has %d chunks; at most 8192", K);
