@@ -380,6 +380,8 @@ function c = fit_reliability_cases (fx)
        mk("gp_kernel", "x * 1e-310 (subnormal)", {"x"}, @() gp_kernel (x * 1e-310, "lengthscale", 1)), ...
        mk("scalegp_predict", "gp_laplace fit without hyper", {"fit.hyper"}, ...
           @() scalegp_predict (rmfield (fx.lap.bernoulli, "hyper"), x))};
+endfunction
+
 ## ------------------------------------------------------------ chunk files
 
 ## ski_stats over files holding faults (each run writes its files, so a case

@@ -348,6 +348,8 @@ fit_reliability_cases <- function(fx) {
         function() predict(scaled(fx$valla$gaussian, 1e308), x)),
     one("predict.valla", "weights * 1e200", "object",
         warned(function() predict(scaled(fx$valla$gaussian, 1e200), x))))
+}
+
 # ------------------------------------------------------------------ chunk files
 
 # ski_stats over files holding faults (each run writes its files, so a case

@@ -132,10 +132,9 @@ test_that("tampered gp_laplace fits are refused naming the field, by every metho
   expect_error(predict(structure(unclass(fit)[1:3], class = "gp_laplace"), fz_x),
                "'object\\$x' is missing")
   expect_error(scalegp:::predict.gp_laplace("a", fz_x), "'object' must be a gp_laplace fit")
-  # a fit that took no iteration legitimately has a root without columns
+  # a response equal to its mean is solved at once: the budget buys variance
   z <- gp_laplace(fz_x, rep(0, 20), likelihood = "gaussian", verbose = FALSE, seed = 1)
-  expect_identical(ncol(z$root), 0L)
-  expect_identical(z$iterations, 0)
+  expect_identical(ncol(z$root), as.integer(z$iterations))
   expect_length(predict(z, fz_x)$mean, 20L)
   expect_output(print(fit), "gp_laplace: bernoulli likelihood")
 })

@@ -97,10 +97,10 @@ test_that("predictions use the learned constant mean, also from a saved fit", {
   bad <- unclass(fit)
   bad$hyper$mean <- c(1, 2)
   expect_error(scalegp:::predict.gp_laplace(bad, d$x[1:2, ], offset = c(0, 0)),
-               "predict.gp_laplace: 'mean' has 2 values; need 1")
+               "predict.gp_laplace: 'object$hyper$mean' must be one number", fixed = TRUE)
   bad$hyper$mean <- NaN
   expect_error(scalegp:::predict.gp_laplace(bad, d$x[1:2, ], offset = c(0, 0)),
-               "predict.gp_laplace: 'mean' contains NaN")
+               "predict.gp_laplace: 'object$hyper$mean' contains NaN", fixed = TRUE)
   far <- predict(fit, matrix(100, 1, 2), offset = 0)  # far from the data: the prior mean
   expect_equal(far$mean, fit$hyper$mean, tolerance = 1e-10)
 })
