@@ -137,13 +137,15 @@ static void exact_variances_match_dense(void **state)
   sgp_ski_solve_opts o;
   sgp_ski_solve_opts_default(&o);
   o.tol = 1e-12;
-  sgp_ski_solve_info info;
+  sgp_ski_var_info info;
   int code = sgp_ski_var_exact(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, SGP_SKI_BOUNDS_ERROR, Xt, &o,
                                var, pvar, &info);
   if (code) fail_msg("var_exact: %s", p->b.ctx.errmsg);
-  assert_true(info.converged);
-  assert_le(info.rel_residual, 1e-12);
-  it_exact = (int)info.iterations;
+  assert_true(info.solve.converged);
+  assert_le(info.solve.rel_residual, 1e-12);
+  assert_le(info.rel_error, SGP_SKI_RTOL);
+  assert_int_equal(info.clamped, 0);
+  it_exact = (int)info.solve.iterations;
   err_exact = max_rel(nt, var, p->var_ref);
   assert_le(err_exact, 1e-8);
   for (int64_t i = 0; i < nt; i++) {
@@ -154,7 +156,7 @@ static void exact_variances_match_dense(void **state)
   sgp_ski_solve_opts_default(&o);
   assert_int_equal(sgp_ski_var_exact(&p->b.ctx, p->b.st, &p->b.kg, p->b.noise, SGP_SKI_BOUNDS_ERROR,
                                      Xt, &o, var, NULL, &info), SGP_OK);
-  assert_true(info.converged);
+  assert_true(info.solve.converged);
   for (int64_t i = 0; i < nt; i++) assert_true(var[i] >= 0 && var[i] <= prior[i]);
   free(var); free(pvar); free(prior);
 }
@@ -174,7 +176,7 @@ static void love_variances(void **state)
   love_rank_full = lv->rank;
   assert_true(lv->rank >= 40 && lv->rank <= p->b.m);
   assert_int_equal(sgp_ski_love_var(&p->b.ctx, lv, SGP_SKI_BOUNDS_ERROR, Xt, p->b.noise, var,
-                                    pvar), SGP_OK);
+                                    pvar, NULL), SGP_OK);
   err_love_full = max_rel(nt, var, p->var_ref);
   assert_le(err_love_full, 1e-8);
   for (int64_t i = 0; i < nt; i++) assert_close(pvar[i], var[i] + p->b.noise, 1e-15);
@@ -190,7 +192,7 @@ static void love_variances(void **state)
                      SGP_OK);
     assert_int_equal(lv->rank, ranks[r]);
     assert_int_equal(sgp_ski_love_var(&p->b.ctx, lv, SGP_SKI_BOUNDS_ERROR, Xt, p->b.noise, var,
-                                      NULL), SGP_OK);
+                                      NULL, NULL), SGP_OK);
     err_love[r] = 0.0; /* relative to the prior: the scale of the variance */
     for (int64_t i = 0; i < nt; i++)
       err_love[r] = fmax(err_love[r], fabs(var[i] - p->var_ref[i]) / p->prior_ref[i]);
@@ -396,7 +398,7 @@ static void reject_bad_inputs(void **state)
   assert_contains(ctx.errmsg, "row 2");
   assert_int_equal(sgp_ski_love_build(&ctx, p->b.st, &p->b.kg, p->b.noise, 5, &lv), SGP_OK);
   assert_int_equal(sgp_ski_love_var(&ctx, lv, SGP_SKI_BOUNDS_ERROR, sgp_cmat_of(xo, 2, 2),
-                                    p->b.noise, var, NULL), SGP_EINVAL);
+                                    p->b.noise, var, NULL, NULL), SGP_EINVAL);
   assert_contains(ctx.errmsg, "xtest");
   assert_int_equal(sgp_ski_prior_var(&ctx, &p->b.g, SGP_SKI_CUBIC, SGP_SKI_BOUNDS_ERROR, &p->b.kg,
                                      sgp_cmat_of(x1, 3, 1), var), SGP_EDIM);
@@ -427,16 +429,17 @@ static void no_data_gives_prior(void **state)
   const sgp_cmat Xt = sgp_cmat_of(p->b.Xt, nt, 2);
   sgp_ski_solve_opts so;
   sgp_ski_solve_opts_default(&so);
-  sgp_ski_solve_info info;
+  sgp_ski_var_info info;
   assert_int_equal(sgp_ski_var_exact(&p->b.ctx, st0, &p->b.kg, p->b.noise, SGP_SKI_BOUNDS_ERROR, Xt,
                                      &so, var, NULL, &info), SGP_OK);
-  assert_true(info.converged);
+  assert_true(info.solve.converged);
+  assert_le(info.rel_error, 1e-12); /* x = 0 exact: only the rounding allowance */
   assert_le(max_rel(nt, var, p->prior_ref), 1e-12);
   sgp_ski_love *lv = NULL;
   assert_int_equal(sgp_ski_love_build(&p->b.ctx, st0, &p->b.kg, p->b.noise, 10, &lv), SGP_OK);
   assert_int_equal(lv->rank, 0);
   assert_int_equal(sgp_ski_love_var(&p->b.ctx, lv, SGP_SKI_BOUNDS_ERROR, Xt, p->b.noise, var,
-                                    NULL), SGP_OK);
+                                    NULL, NULL), SGP_OK);
   assert_le(max_rel(nt, var, p->prior_ref), 1e-12);
   sgp_ski_love_free(lv);
   sgp_ski_loglik_opts o;

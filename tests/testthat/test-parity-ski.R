@@ -169,7 +169,7 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
                         invokeRestart("muffleWarning")
                       })
   expect_identical(last, oct$warning.xtest)
-  expect_match(last, "^ski_gsgp: exact variances did not all reach tol")
+  expect_match(last, "^ski_gsgp: the exact variance solves did not all converge")
   # predict and tampered fits: the core's check, one text in both hosts
   tp <- function(name, value) { b <- f1; b[name] <- list(value); b }
   dropf <- function(name) { b <- f1; b[[name]] <- NULL; b }
