@@ -255,15 +255,19 @@ print.ski_gsgp <- function(x, ...) {
   cat(sprintf("<ski_gsgp> %s, %g points, %s grid (%d points, %s), %s kernel\n",
               x$method, x$stats$n, paste(x$grid$size, collapse = " x "),
               as.integer(prod(x$grid$size)), x$grid$interpolation, x$kernel))
+  # the mean solve's own state is its stop (converged also covers the xtest variances)
+  mean_ok <- if (is.null(x$stop)) x$converged else identical(x$stop, "tol")
   cat(sprintf("  mean solve: %d iterations, relative residual %.3g (%s)\n", x$iterations,
-              x$rel_residual, if (x$converged) "converged" else "NOT converged"))
+              x$rel_residual, if (mean_ok) "converged" else "NOT converged"))
   cat(ski_hyper_line(x), "\n", sep = "")
   if (!is.null(x$loglik))
     cat(sprintf("  log marginal likelihood %.6g %s(logdet %.6g)\n", x$loglik,
                 if (isTRUE(x$logdet_se > 0)) sprintf("+- %.2g ", x$logdet_se / 2)
                 else if (isTRUE(x$logdet_se == 0)) "exact " else "",
                 x$logdet))
-  if (!is.null(x$test)) cat(sprintf("  predictions at %d test points\n", length(x$test$mean)))
+  if (!is.null(x$test))
+    cat(sprintf("  predictions at %d test points%s\n", length(x$test$mean),
+                if (isFALSE(x$test$converged)) " (variances NOT resolved)" else ""))
   invisible(x)
 }
 

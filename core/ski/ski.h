@@ -390,8 +390,9 @@ typedef struct {
   int converged;       /* 1 when the true relative residual met tol */
   double rel_residual; /* ||b - A x|| / ||b|| of the returned x (recomputed) */
   sgp_ski_stop stop;   /* why it stopped (TOL when converged) */
-  double quad, quad_err; /* with quad_rtol: y'A^{-1}y = y'x + x'r (+ r'A^{-1}r, in
-                            [0, quad_err]) of the returned x */
+  double quad, quad_err; /* sgp_ski_mean_efcg without preconditioner (else NaN):
+                            y'A^{-1}y ~ y'x + x'r of the returned x, short by at
+                            most quad_err (||r||^2 / noise and rounding) */
 } sgp_ski_solve_info;
 
 void sgp_ski_solve_opts_default(sgp_ski_solve_opts *o);
@@ -675,6 +676,11 @@ typedef struct {
   double tol;            /* SLQ CG relative tolerance; default 0.01 (spec §5.8) */
   int64_t slq_max_iter;  /* Krylov steps per probe; default 100 */
   double mean_tol;       /* data-fit (mean) solve tolerance; default 0.01 */
+  double datafit_rtol;   /* > 0: the mean solve also runs until the bound on the data fit's
+                            error is this fraction of it (sgp_ski_solve_opts quad_rtol);
+                            default 0: off (the learning keeps its solves' stopping rule
+                            smooth in theta). Either way converged is 0 when the bound
+                            exceeds SGP_SKI_RTOL of the data fit */
   int64_t max_iter;      /* mean solve iterations; default 1000 */
   int eig_precond;       /* sgp_ski_eig_precond of sgp_ski_loglik_grad_eig; default MARGINAL */
   const struct sgp_ski_marginals *marginals; /* MARGINAL: B's marginals made once for many
@@ -731,6 +737,13 @@ int sgp_ski_logdet_slq_solves(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_o
  * 3 k + k^2. *ok = 0 (value partial) when a Ritz value is not positive. */
 int sgp_ski_cg_quadrature(sgp_ctx *ctx, int64_t k, const double *alpha, const double *beta,
                           double *work, double *value, int *ok);
+/* The data fit of a mean solve from x0 = 0 (info mi, y'x = yx): with
+ * o->datafit_rtol y'x + x'r (mi->quad), else y'x, the value the learning's
+ * optimizer has always seen (the x'r term, rounding-sized, changed its path);
+ * and the bound on its error (mi->quad_err, plus |x'r| for y'x). */
+double sgp_ski_datafit(const sgp_ski_loglik_opts *o, const sgp_ski_solve_info *mi, double yx);
+double sgp_ski_datafit_err(const sgp_ski_loglik_opts *o, const sgp_ski_solve_info *mi,
+                           double datafit);
 /* Log marginal likelihood (spec §4.5): SLQ log-determinant plus the data fit
  * y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve; weights (m, may
  * be NULL) receives the mean cache of that solve. */

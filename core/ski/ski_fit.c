@@ -296,6 +296,7 @@ static int fit_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_stats
                       "(make it with probes > 0)");
     sgp_ski_loglik_opts_default(&lo);
     lo.mean_tol = o->tol;
+    lo.datafit_rtol = SGP_SKI_RTOL; /* a reported value: resolved (ski_loglik.c) */
     lo.max_iter = o->max_iter;
     if (o->slq_max_iter > 0) lo.slq_max_iter = o->slq_max_iter;
     if ((code = sgp_ski_loglik(ctx, st, kg, o->noise, stats->uz, stats->rhoz, stats->probes,

@@ -267,7 +267,7 @@ static int efcg_verify(void *sv, sgp_ctx *ctx, int replace, double *g2)
   double *rh = replace ? e->rh : e->rt, *uh = replace ? e->uh : e->ut;
   code = sgp_ski_efcg_residual(ctx, e->B, e->kg, e->s2, e->st, e->xh, e->cx, e->t, e->weights,
                                rh, &cr, uh, g2);
-  if (!code && e->qrtol > 0) efcg_quad(e, rh, uh, cr, *g2);
+  if (!code) efcg_quad(e, rh, uh, cr, *g2);
   if (code || !replace) return code;
   e->cr = cr;
   if ((code = e->kg->apply(e->kg, sgp_cmat_of(uh, e->m, 1), sgp_mat_of(e->vh, e->m, 1), ctx)))
@@ -340,8 +340,8 @@ int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
     goto cleanup;
   if (xhat_out) memcpy(xhat_out, e.xh, (size_t)m * sizeof(double));
   if (cx_out) *cx_out = e.cx;
-  inf.quad = o->quad_rtol > 0 ? e.quad : NAN;
-  inf.quad_err = o->quad_rtol > 0 ? e.qerr : NAN;
+  inf.quad = e.quad;
+  inf.quad_err = e.qerr;
 cleanup:
   if (info) *info = inf;
   sgp_op_destroy(&B);

@@ -120,6 +120,8 @@ int sgp_ski_prior_var(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation
     const int64_t nb = n - i0 < blk ? n - i0 : blk;
     const sgp_cmat Xb = {Xs.data + i0, nb, Xs.cols, Xs.ld};
     if ((code = interp_test(ctx, g, interp, policy, Xb, i0, idx, w))) goto cleanup;
+    /* w'K_G w >= 0 for the positive semi-definite K_G: below 0 only by the
+     * rounding of its sum (eps times sum |w_a w_b kappa|), not an estimate */
     for (int64_t i = 0; i < nb; i++)
       prior[i0 + i] = fmax(0.0, prior_point(g, c0, T, idx + i * T, w + i * T, sub));
   }
@@ -520,6 +522,7 @@ int sgp_ski_love_var(sgp_ctx *ctx, const sgp_ski_love *lv, sgp_ski_bounds_policy
     for (int64_t i = 0; i < nb; i++) {
       const int64_t *ix = idx + i * T;
       const double *wi = w + i * T;
+      /* (w'K_G w < 0 only by rounding, as in sgp_ski_prior_var) */
       const double prior = fmax(0.0, prior_point(g, lv->c0, T, ix, wi, sub));
       for (int64_t j = 0; j < k; j++) f[j] = 0.0;
       for (int64_t t = 0; t < T; t++) {
