@@ -67,7 +67,7 @@
 %! xt = linspace (0.05, 2.95, 15)';
 
 %!test
-%! ## equal to the dense SKI GP to 1e-3 (the acceptance; the bound is 1e-4)
+%! ## equal to the dense SKI GP to 1e-3 (ten times the bound the solves met)
 %! ## at the default tol, noise 1e-2 to 1e-8: the residual rule alone left
 %! ## them 4 to 3e6 times too large
 %! warning ("off", "scalegp:grid", "local");

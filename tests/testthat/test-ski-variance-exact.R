@@ -24,8 +24,8 @@ test_that("exact variances equal the dense SKI GP's to 1e-3 whenever converged (
     v <- ski_dense_var(ski_dense_W(matrix(x), gs, f$grid$bounds, "cubic"),
                        ski_dense_W(matrix(xt), gs, f$grid$bounds, "cubic"), d$KG, noise)
     lab <- sprintf("noise %g", noise)
-    # the bound the solves met (1e-4 relative) plus the oracle's rounding: 1e-3
-    # is the acceptance, ten times the bound
+    # the bound the solves met (1e-4 relative) plus the oracle's rounding
+    # (below 1e-8): 1e-3 leaves ten times the bound
     expect_true(f$test$converged, label = lab)
     expect_true(f$converged, label = lab)
     expect_lte(f$test$var_error, 1e-4, label = lab)
