@@ -17,9 +17,14 @@
 #' \code{weights} = \eqn{a = K_G W^\top (W K_G W^\top + \sigma^2 I)^{-1} y}, found
 #' by conjugate gradients to the relative residual \code{tol}. Variances
 #' (of the latent function, without the noise) are \code{"exact"} (one
-#' grid-size solve per test point) or \code{"lanczos"} (a rank-\code{rank}
-#' LOVE cache built once; cheap per test point, never negative, at most the
-#' prior variance). With \code{loglik = TRUE} the log marginal likelihood is
+#' grid-size solve per test point, run until a bound on the variance's
+#' relative error from the solve's residual is at most 1e-4: a variance is the
+#' difference of two numbers near the prior, many times smaller at small
+#' noise, and the residual \code{tol} alone does not resolve it) or
+#' \code{"lanczos"} (a rank-\code{rank} LOVE cache built once; cheap per test
+#' point, never negative, at most the prior variance; the same bound is
+#' checked at 8 grid nodes of the most data, \code{love$error}, and a cache
+#' whose bound exceeds 1e-4 there gives a warning: raise \code{rank}). With \code{loglik = TRUE} the log marginal likelihood is
 #' estimated by stochastic Lanczos quadrature with \code{probes} random probes.
 #'
 #' \strong{Hyperparameters.} A \code{lengthscale}, \code{outputscale} or
@@ -70,8 +75,9 @@
 #'   are, which rows to use and what to do with NA (default
 #'   \code{getOption("na.action")}), as in \code{\link[stats]{lm}}.
 #' @param stats sufficient statistics (\code{\link{ski_stats}},
-#'   \code{\link{ski_stats_merge}}) instead of \code{x}, \code{y}; the grid
-#'   and interpolation are theirs. For \code{loglik = TRUE} they must carry
+#'   \code{\link{ski_stats_merge}}) instead of \code{x}, \code{y} (both
+#'   given is an error, but for \code{method = "ski"}, which needs the data
+#'   the statistics came from); the grid and interpolation are theirs. For \code{loglik = TRUE} they must carry
 #'   probe sketches (\code{ski_stats(..., probes = )}).
 #' @param ... options by name (see Options): \code{grid_size},
 #'   \code{grid_bounds}, \code{kernel}, \code{lengthscale},
@@ -98,9 +104,10 @@
 #'   \code{logdet_se}, \code{datafit} (with \code{loglik = TRUE}),
 #'   \code{stats}, the model (\code{kernel}, \code{lengthscale},
 #'   \code{outputscale}, \code{noise}, \code{method}, \code{variance}, ...),
-#'   \code{love} (the LOVE cache with \code{variance = "lanczos"}),
-#'   \code{timings} and \code{test = list(mean, var)} when \code{xtest} is
-#'   given; \code{interp_error} (the estimated interpolation error of the
+#'   \code{love} (the LOVE cache with \code{variance = "lanczos"}: \code{Ft},
+#'   \code{c0} and \code{error}, the bound on its variances' relative error at
+#'   its check points), \code{timings} and \code{test} (as
+#'   \code{\link{predict.ski_gsgp}} gives it) when \code{xtest} is given; \code{interp_error} (the estimated interpolation error of the
 #'   posterior mean; \code{NA} for linear interpolation); the model
 #'   selection: \code{hyper} (the lengthscale, outputscale, mean and noise
 #'   used), \code{learned}, \code{loglik} with \code{loglik_se}
@@ -110,7 +117,8 @@
 #'   \code{optim} (a data frame per evaluation: \code{evaluation},
 #'   \code{loglik}, \code{grad_norm}, \code{seconds} and the values). An
 #'   optimizer that did not converge gives a warning. A fit that did not reach \code{tol} has \code{converged = FALSE}
-#'   and gives a warning that says why. A solve that overflows (a non-finite
+#'   and gives a warning that says why; so has one whose variances at
+#'   \code{xtest} are not resolved (\code{test$converged}). A solve that overflows (a non-finite
 #'   value: extreme \code{outputscale}, \code{noise} or \code{y}) is an
 #'   error.
 #' @seealso \code{\link{ski_stats}}, \code{\link{predict.ski_gsgp}}
@@ -160,7 +168,8 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
            list(rank = if (lanczos) nrow(r$love_Ft) else NULL),
            u[c("tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
                "precond_rank")],
-           list(love = if (lanczos) list(Ft = r$love_Ft, c0 = r$love_c0) else NULL))
+           list(love = if (lanczos) list(Ft = r$love_Ft, c0 = r$love_c0, error = r$love_error)
+                       else NULL))
   if (!is.na(r$loglik))  # with loglik = TRUE, and whenever something was learned
     fit[c("loglik", "logdet", "logdet_se", "datafit", "probes_used")] <-
       list(r$loglik, r$logdet, r$logdet_se, r$datafit, as.integer(r$probes_used))
@@ -181,6 +190,8 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
     fit$test <- ski_predict_impl(fit, xtest, u$variance, opts[["threads"]], u$backend, fn,
                                  "xtest")
     fit$timings[["predict"]] <- proc.time()[["elapsed"]] - t2
+    # the fit's results include its variances: not resolved, not converged
+    fit$converged <- fit$converged && fit$test$converged
   }
   if (isTRUE(opts[["verbose"]])) print(fit)
   fit
@@ -196,9 +207,16 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
 #' @param threads OpenMP threads.
 #' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"}; default the fit's.
 #' @param ... not used.
-#' @return \code{list(mean, var)}: the posterior mean and the latent
-#'   (noise-free) posterior variance (\code{NULL} with \code{variance =
-#'   "none"}); add \code{object$noise} for the variance of a new observation.
+#' @return \code{list(mean, var, converged, var_error, clamped)}: the
+#'   posterior mean and the latent (noise-free) posterior variance (\code{NULL}
+#'   with \code{variance = "none"}; add \code{object$noise} for the variance
+#'   of a new observation); \code{converged}, \code{FALSE} when the variances
+#'   are not resolved (exact: a solve did not meet \code{tol} or its bound;
+#'   lanczos: the fit's check of its cache), with a warning; \code{var_error},
+#'   the bound on their relative error (exact: the largest at these points;
+#'   lanczos: the fit's at its check points; \code{NA} when not known);
+#'   \code{clamped}, how many variance estimates fell below 0 and were set to
+#'   0 (with a warning).
 #' @examples
 #' x <- runif(100); fit <- ski_gsgp(x, cos(3 * x), lengthscale = 0.3, outputscale = 1,
 #'                                 noise = 0.01)
@@ -227,7 +245,7 @@ ski_predict_impl <- function(object, newdata, variance, threads, backend, fn, ar
              list(variance = variance, backend = backend, threads = threads), arg)
   if (nzchar(p$warning)) warning(p$warning, call. = FALSE)  # worded by the core
   # (under bounds_policy "drop" the core gives NaN at points outside the grid)
-  list(mean = p$mean, var = p$var)
+  p[names(p) != "warning"]
 }
 
 
@@ -237,15 +255,19 @@ print.ski_gsgp <- function(x, ...) {
   cat(sprintf("<ski_gsgp> %s, %g points, %s grid (%d points, %s), %s kernel\n",
               x$method, x$stats$n, paste(x$grid$size, collapse = " x "),
               as.integer(prod(x$grid$size)), x$grid$interpolation, x$kernel))
+  # the mean solve's own state is its stop (converged also covers the xtest variances)
+  mean_ok <- if (is.null(x$stop)) x$converged else identical(x$stop, "tol")
   cat(sprintf("  mean solve: %d iterations, relative residual %.3g (%s)\n", x$iterations,
-              x$rel_residual, if (x$converged) "converged" else "NOT converged"))
+              x$rel_residual, if (mean_ok) "converged" else "NOT converged"))
   cat(ski_hyper_line(x), "\n", sep = "")
   if (!is.null(x$loglik))
     cat(sprintf("  log marginal likelihood %.6g %s(logdet %.6g)\n", x$loglik,
                 if (isTRUE(x$logdet_se > 0)) sprintf("+- %.2g ", x$logdet_se / 2)
                 else if (isTRUE(x$logdet_se == 0)) "exact " else "",
                 x$logdet))
-  if (!is.null(x$test)) cat(sprintf("  predictions at %d test points\n", length(x$test$mean)))
+  if (!is.null(x$test))
+    cat(sprintf("  predictions at %d test points%s\n", length(x$test$mean),
+                if (isFALSE(x$test$converged)) " (variances NOT resolved)" else ""))
   invisible(x)
 }
 

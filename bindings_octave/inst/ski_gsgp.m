@@ -32,7 +32,9 @@
 ## @code{fit.test.var}.
 ## @item @qcode{"stats"}
 ## Statistics from @code{ski_stats}/@code{ski_stats_merge} instead of @var{x},
-## @var{y} (their grid is used; for @qcode{"loglik"} they need probe sketches).
+## @var{y} (both is an error but for method @qcode{"ski"}, which needs the data
+## the statistics came from; their grid is used; for @qcode{"loglik"} they need
+## probe sketches).
 ## @c options: generated from the core's table by tools/option_docs.R
 ## @item @qcode{"grid_size"}
 ## grid points per dimension, one value or d (NULL: from the lengthscale and the data range) (default @code{[]}).
@@ -93,9 +95,16 @@
 ## @qcode{"max_iter"}, @qcode{"accuracy"} (rounding errors keep the residual
 ## above tol: raise it) or @qcode{"breakdown"}),
 ## @code{history} (iteration, rel_residual), @code{stats}, the model options,
-## @code{love} (with @qcode{"lanczos"}), @code{loglik}, @code{logdet},
-## @code{logdet_se}, @code{datafit} (with @qcode{"loglik"}), @code{timings},
-## @code{test} (with @qcode{"xtest"}), @code{interp_error} (the estimated
+## @code{love} (with @qcode{"lanczos"}: @code{Ft}, @code{c0} and @code{error},
+## the bound on its variances' relative error at 8 grid nodes of the most
+## data; above 1e-4 predictions warn: raise @qcode{"rank"}), @code{loglik},
+## @code{logdet}, @code{logdet_se}, @code{datafit} (with @qcode{"loglik"}),
+## @code{timings}, @code{test} (with @qcode{"xtest"}: mean, var, converged,
+## var_error and clamped, as from @code{scalegp_predict}; exact variances
+## run until a bound on their relative error from the solve's residual is at
+## most 1e-4, and those not resolved make @code{converged} false with a
+## warning; variance estimates below 0 are set to 0, counted in
+## @code{clamped} and warned of), @code{interp_error} (the estimated
 ## interpolation error of the posterior mean; a warning when above a tenth of
 ## the noise sd), and the model selection: @code{hyper} (with the constant
 ## prior @code{mean}: not given, its GLS estimate, or learned with the others
@@ -179,6 +188,8 @@ function fit = ski_gsgp (varargin)
     fit.test = predict_ski_gsgp (fit, front.xtest, fname, "xtest", "threads",
                                  option_value (fname, opts, "threads"), "backend", fit.backend);
     fit.timings.predict = toc (t0);
+    ## the fit's results include its variances: not resolved, not converged
+    fit.converged = fit.converged && fit.test.converged;
   endif
   if (r.used.verbose)
     printf ("ski_gsgp: %s, %d points, %s grid, %d iterations, relative residual %.3g\n",

@@ -12,8 +12,10 @@
 // (named xarg in errors) and the options "variance", "backend"
 // (by default the fit's) and "threads": the core's predictions
 // (sgp_ski_predict_plain), a struct with fields mean, var (empty with
-// variance "none") and warning (the core's words when exact variances did
-// not all converge, else empty).
+// variance "none"), converged (false when the variances are not resolved),
+// var_error (the bound on their relative error, NA when not known), clamped
+// (variances set to 0 from below) and warning (the core's words when the
+// variances are not resolved or some were clamped, else empty).
 // See ski_gsgp, scalegp_predict.
 octave_value_list
 sgp_verbs::ski_predict (const octave_value_list& args, int)

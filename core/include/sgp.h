@@ -618,6 +618,9 @@ typedef struct {
   double *love_c0;        /* variance LANCZOS: m, K_G e_0 (prior table) */
   /* written by the fit */
   int64_t love_rank;      /* rows of love_Ft in use (ld stays love_rank too) */
+  double love_error;      /* variance LANCZOS: the bound on the LOVE variances' relative
+                             error at the cache's check points (ski_love_check.c; NaN
+                             otherwise) */
   int64_t iterations;     /* mean solve iterations */
   int converged;          /* mean solve met tol (its true residual) */
   double rel_residual;    /* of the mean solve at exit: the true relative residual */
@@ -690,9 +693,15 @@ int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, s
 
 typedef struct {
   int64_t iterations;     /* exact variances: the most any point needed */
-  int converged;          /* exact variances: every point met tol (else 1) */
-  double rel_residual;    /* the worst */
-  sgp_ski_stop stop;      /* the worst reason (TOL when every point converged) */
+  int converged;          /* the variances are resolved: exact, every point's solve met
+                             tol and its error bound; lanczos, the fit's LOVE check
+                             (else 1) */
+  double rel_residual;    /* exact: the worst */
+  sgp_ski_stop stop;      /* exact: the worst reason (TOL when every point converged) */
+  double var_error;       /* bound on the variances' relative error: exact, the largest
+                             at these points; lanczos, the fit's at its check points
+                             (NaN: not known, or no variances) */
+  int64_t clamped;        /* variances whose estimate fell below 0, set to 0 */
 } sgp_ski_predict_info;
 
 /* Predictive mean (t) at the rows of Xs from the fit's weights plus the fit's
@@ -761,10 +770,11 @@ void sgp_ski_grid_warning(const char *fn, const sgp_ski_fit_result *res, const s
                           char *buf, size_t size);
 void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
                       char *mean_warning, char *loglik_warning, size_t size);
-/* The warning of exact variances that did not all converge ("" when they did);
- * fn: the user's function (ski_gsgp, predict). */
-void sgp_ski_predict_warning(const char *fn, const sgp_ski_predict_info *info, char *buf,
-                             size_t size);
+/* The warning of predictions ("" when none): variances (of kind variance, a
+ * sgp_ski_variance) not resolved (info->converged 0) and variances set to 0 from
+ * below; fn: the user's function (ski_gsgp, predict). */
+void sgp_ski_predict_warning(const char *fn, const sgp_ski_predict_info *info, int variance,
+                             char *buf, size_t size);
 
 /* ---------------------------------------------------------------- valla ---- */
 /* VaLLA (spec shared/spec/valla.md): variational linearized Laplace for a

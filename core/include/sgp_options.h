@@ -207,6 +207,7 @@ typedef struct {
   const double *weights;     /* m */
   const double *love_Ft, *love_c0; /* the LOVE cache (rank-by-m, m) or NULL */
   int64_t love_rank;
+  double love_error;         /* the LOVE cache's check (love$error; NaN: none) */
 } sgp_ski_fit_view;
 /* Checks every field of a ski_gsgp fit that predict, print, summary and plot read
  * (grid, statistics, model, weights, LOVE cache, results), errors naming the field
@@ -309,7 +310,7 @@ typedef struct {
 } sgp_ski_fit_parts;
 /* A ski_gsgp fit as plain data: weights, iterations, converged, rel_residual,
  * history (iterations + 1 relative residuals), love_Ft (love_rank x m), love_c0,
- * loglik, logdet, logdet_se, datafit, probes_used, loglik_converged, stop,
+ * love_error (the LOVE cache's check, NA without one), loglik, logdet, logdet_se, datafit, probes_used, loglik_converged, stop,
  * interp_error, stats (sgp_ski_stats_plain, NULL when given), used (the options
  * under their argument names, the context's backend, seed and verbose, and the
  * warnings), selection (sgp_hyper_plain), loglik_se (NA when not evaluated),

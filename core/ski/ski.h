@@ -380,6 +380,9 @@ typedef struct {
   int64_t max_iter;  /* default 1000 */
   int64_t precond_rank; /* sgp_ski_mean_efcg only: rank q of the K_G
                            preconditioner (ski_precond.c); 0 (default) = off */
+  double quad_rtol;  /* sgp_ski_mean_efcg without preconditioner: > 0 also stops only
+                        once the bound on y'A^{-1}y's error is at most quad_rtol of it
+                        (the data fit, ski_loglik.c); 0 (default) = off */
 } sgp_ski_solve_opts;
 
 typedef struct {
@@ -387,6 +390,9 @@ typedef struct {
   int converged;       /* 1 when the true relative residual met tol */
   double rel_residual; /* ||b - A x|| / ||b|| of the returned x (recomputed) */
   sgp_ski_stop stop;   /* why it stopped (TOL when converged) */
+  double quad, quad_err; /* sgp_ski_mean_efcg without preconditioner (else NaN):
+                            y'A^{-1}y ~ y'x + x'r of the returned x, short by at
+                            most quad_err (||r||^2 / noise and rounding) */
 } sgp_ski_solve_info;
 
 void sgp_ski_solve_opts_default(sgp_ski_solve_opts *o);
@@ -400,7 +406,10 @@ void sgp_ski_solve_opts_default(sgp_ski_solve_opts *o);
  *           allowance included) without touching the recursion's vectors;
  *           replace: r becomes that true residual;
  *  direct:  p = r + b p (b from the new g2, CG's or PCG's; b = 0 when
- *           restart, after a replacement), returns b.
+ *           restart, after a replacement), returns b;
+ *  target:  (may be NULL) the relative residual the iterate of the last
+ *           verify needs for the quantity the solve is for (<= 0: none
+ *           reachable); the solve's tolerance becomes min(tol, target).
  * what names the solve in messages ("mean", "variance"). */
 typedef struct {
   void *state;
@@ -409,6 +418,7 @@ typedef struct {
   int (*advance)(void *state, sgp_ctx *ctx, double a, double *g2);
   int (*verify)(void *state, sgp_ctx *ctx, int replace, double *g2);
   double (*direct)(void *state, double g2, int restart);
+  double (*target)(void *state);
 } sgp_ski_cg;
 
 /* Runs cg from ||r0||^2 = g2 (relative to nb = ||b||) until the true relative
@@ -494,6 +504,19 @@ int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doubl
                   const double *rhat0, double nb, const sgp_ski_solve_opts *o, double *xd,
                   double *xhat, sgp_ski_solve_info *info, double *history, double *alpha,
                   double *beta);
+/* An exact variance v = prior - k'A^{-1}k, k = W rhat0, and its a-posteriori
+ * bound (ski_var.c derives it): in, prior = w*'K_G w* and rtol, the relative
+ * accuracy wanted; out, var (the estimate) and err with |var - v| <= err. */
+typedef struct {
+  double prior, rtol;
+  double var, err;
+} sgp_ski_var_bound;
+/* sgp_ski_sefcg from x0 = 0 (nb = ||W rhat0||) for the variance of vb: the
+ * solve also stops only once err <= rtol (var - err) (tol then shrinks as
+ * sgp_ski_cg's target says; info->converged: both met). xd as there. */
+int sgp_ski_sefcg_var(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                      const double *rhat0, const sgp_ski_solve_opts *o, double *xd,
+                      sgp_ski_var_bound *vb, sgp_ski_solve_info *info);
 /* Posterior mean by sEFCG from x0 = y/noise (spec §4.2 route 3, the paper's
  * and reference code's choice): rhat0 = -K_G u_y/noise, nb = ||y||,
  * W'x = xd + u_y/noise, weights = K_G W'x. history[0] may exceed 1. */
@@ -557,17 +580,36 @@ int sgp_ski_prior_var(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation
                       sgp_ski_bounds_policy policy, const sgp_op *kg, sgp_cmat Xs,
                       double *prior);
 
+/* The relative accuracy of what ski_gsgp reads from its solves beyond their
+ * residual: an exact variance (its solve runs until the bound on its error is
+ * at most this fraction of it; ski_var.c derives the bound), the data fit of
+ * the log-likelihood (ski_loglik.c), and what the LOVE check must show for the
+ * lanczos variances to count as resolved (ski_love_check.c). */
+#define SGP_SKI_RTOL 1e-4
+
+/* What the variances of a set of test points met: solve (iterations = the most
+ * any point needed, converged = every point met its tolerance, rel_residual and
+ * stop the worst), rel_error = the largest bound on a variance's relative error
+ * (Inf: one not resolved from 0), clamped = estimates below 0 set to 0. */
+typedef struct {
+  sgp_ski_solve_info solve;
+  double rel_error;
+  int64_t clamped;
+} sgp_ski_var_info;
+void sgp_ski_var_info_init(sgp_ski_var_info *info);
+
 /* Exact posterior variances at the rows of Xs (spec §4.3, variance = "exact"):
  * var(x*) = w*' K_G w* - rhat' W'A^{-1}W rhat with rhat = K_G w(x*), one sEFCG
  * solve (Alg. A4, x0 = 0, relative to ||W rhat|| = sqrt(rhat' B rhat)) per
- * test point; only grid-size work. var (t) receives the latent (noise-free)
- * variance, clamped at >= 0; pvar (t, may be NULL) the predictive variance
- * var + noise. info (may be NULL): iterations = the most any point needed,
- * converged = every point met tol, rel_residual = the worst. Errors name
- * `stats`, `kg`, `noise`, `xtest`, `tol`, `max_iter`. */
+ * test point (sgp_ski_sefcg_var: to tol and to a relative error bound of
+ * SGP_SKI_RTOL); only grid-size work. var (t) receives the latent
+ * (noise-free) variance in [0, prior], a negative estimate set to 0 and
+ * counted; pvar (t, may be NULL) the predictive variance var + noise. info
+ * (may be NULL) as sgp_ski_var_info says. Errors name `stats`, `kg`, `noise`,
+ * `xtest`, `tol`, `max_iter`. */
 int sgp_ski_var_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                       sgp_ski_bounds_policy policy, sgp_cmat Xs, const sgp_ski_solve_opts *o,
-                      double *var, double *pvar, sgp_ski_solve_info *info);
+                      double *var, double *pvar, sgp_ski_var_info *info);
 
 /* LOVE-style low-rank cache (spec §4.4, variance = "lanczos"): k steps of
  * span-W efficiently factorized Lanczos (Alg. A6', full reorthogonalization
@@ -582,7 +624,22 @@ typedef struct sgp_ski_love {
   int64_t rank;        /* Lanczos steps kept (<= requested: invariant subspace) */
   double *Ft;          /* rank-by-m: Ft[j + g rank] = F[g, j] */
   double *c0;          /* m: K_G e_0 (prior table) */
+  double error;        /* sgp_ski_love_check's bound (NaN: not checked) */
 } sgp_ski_love;
+
+/* Check points of the LOVE cache (ski_love_check.c). */
+#define SGP_SKI_LOVE_CHECKS 8
+/* The Lanczos basis a LOVE cache was made of: Qhat, Phat = B Qhat (m-by-k,
+ * leading dimension m) and T = C C' (cc: k, ee: k - 1); c0 = K_G e_0. */
+typedef struct {
+  int64_t k;
+  const double *Qh, *Ph, *cc, *ee, *c0;
+} sgp_ski_love_basis;
+/* *rel_error: the largest bound on the relative error of the LOVE variance at
+ * the check points (ski_love_check.c derives it; Inf: one not resolved from 0;
+ * 0 without data). B is the operator of st (sgp_ski_stats_op). */
+int sgp_ski_love_check(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, const sgp_op *B,
+                       double noise, const sgp_ski_love_basis *lb, double *rel_error);
 
 /* rank: 0 = the default min(m, 256); values above m are reduced to m;
  * negative is SGP_EINVAL naming `rank`. Errors also name `stats`, `kg`,
@@ -591,10 +648,11 @@ int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
                        int64_t rank, sgp_ski_love **out);
 void sgp_ski_love_free(sgp_ski_love *lv);
 /* Low-rank variances at the rows of Xs: var = max(0, prior - ||F' w(x)||^2)
- * (never negative; never above the prior); pvar (may be NULL) = var + noise.
+ * (never negative; never above the prior); pvar (may be NULL) = var + noise;
+ * clamped (may be NULL): how many estimates fell below 0 and were set to 0.
  * Errors name `xtest`. */
 int sgp_ski_love_var(sgp_ctx *ctx, const sgp_ski_love *lv, sgp_ski_bounds_policy policy,
-                     sgp_cmat Xs, double noise, double *var, double *pvar);
+                     sgp_cmat Xs, double noise, double *var, double *pvar, int64_t *clamped);
 
 /* ------------------------------------------------------------ ski_loglik.c */
 
@@ -618,6 +676,11 @@ typedef struct {
   double tol;            /* SLQ CG relative tolerance; default 0.01 (spec §5.8) */
   int64_t slq_max_iter;  /* Krylov steps per probe; default 100 */
   double mean_tol;       /* data-fit (mean) solve tolerance; default 0.01 */
+  double datafit_rtol;   /* > 0: the mean solve also runs until the bound on the data fit's
+                            error is this fraction of it (sgp_ski_solve_opts quad_rtol);
+                            default 0: off (the learning keeps its solves' stopping rule
+                            smooth in theta). Either way converged is 0 when the bound
+                            exceeds SGP_SKI_RTOL of the data fit */
   int64_t max_iter;      /* mean solve iterations; default 1000 */
   int eig_precond;       /* sgp_ski_eig_precond of sgp_ski_loglik_grad_eig; default MARGINAL */
   const struct sgp_ski_marginals *marginals; /* MARGINAL: B's marginals made once for many
@@ -674,6 +737,13 @@ int sgp_ski_logdet_slq_solves(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_o
  * 3 k + k^2. *ok = 0 (value partial) when a Ritz value is not positive. */
 int sgp_ski_cg_quadrature(sgp_ctx *ctx, int64_t k, const double *alpha, const double *beta,
                           double *work, double *value, int *ok);
+/* The data fit of a mean solve from x0 = 0 (info mi, y'x = yx): with
+ * o->datafit_rtol y'x + x'r (mi->quad), else y'x, the value the learning's
+ * optimizer has always seen (the x'r term, rounding-sized, changed its path);
+ * and the bound on its error (mi->quad_err, plus |x'r| for y'x). */
+double sgp_ski_datafit(const sgp_ski_loglik_opts *o, const sgp_ski_solve_info *mi, double yx);
+double sgp_ski_datafit_err(const sgp_ski_loglik_opts *o, const sgp_ski_solve_info *mi,
+                           double datafit);
 /* Log marginal likelihood (spec §4.5): SLQ log-determinant plus the data fit
  * y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve; weights (m, may
  * be NULL) receives the mean cache of that solve. */

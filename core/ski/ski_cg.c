@@ -21,6 +21,10 @@
  *    iterate's true residual meets tol, e.g. an exact solution).
  *  - A non-finite p'Ap or residual is an error naming outputscale (the solve
  *    overflowed), never a fit made of NaN.
+ *  - A solve whose quantity needs more than tol (cg->target: the exact
+ *    variances, ski_var.c) gets, after each verification, the residual that
+ *    quantity needs at the iterate just verified; the tolerance only shrinks,
+ *    and `converged` is judged against the last one.
  * The reported rel_residual is the true one of the returned iterate, with an
  * allowance for the rounding of its factorized norm (sgp_ski_fnorm2). */
 #include "ski.h"
@@ -101,19 +105,32 @@ static int verify(sgp_ctx *ctx, const sgp_ski_cg *cg, int64_t k, int replace, do
   return SGP_OK;
 }
 
+/* The tolerance after a verification: o->tol, or less where the solve's
+ * quantity asks for it (cg->target, from the iterate just verified); never
+ * more than before. */
+static double tighten(const sgp_ski_cg *cg, double tol)
+{
+  if (!cg->target) return tol;
+  const double t = cg->target(cg->state);
+  return t < tol ? (t > 0 ? t : 0.0) : tol;
+}
+
 int sgp_ski_cg_run(sgp_ctx *ctx, const sgp_ski_cg *cg, double g2, double nb,
                    const sgp_ski_solve_opts *o, sgp_ski_solve_info *inf, double *history,
                    double *alpha, double *beta)
 {
   int code = SGP_OK, verified = 0, done;
   double last = INFINITY; /* the true relative residual at the last replacement */
-  double thr = o->tol;    /* the recursion's level that triggers the next check */
+  double tol = o->tol;    /* tightened by cg->target after each verification */
+  double thr = tol;       /* the recursion's level that triggers the next check */
   inf->iterations = 0;
   inf->converged = 0;
   inf->stop = SGP_SKI_STOP_MAX_ITER;
   inf->rel_residual = rel_of(g2, nb);
   if (history) history[0] = inf->rel_residual;
-  done = inf->rel_residual <= o->tol; /* r0 = b: exact, no rounding */
+  /* r0 = b: exact, no rounding; a target judges an iterate only once verified
+   * (b = 0 needs none: x = 0 is exact) */
+  done = inf->rel_residual <= tol && (!cg->target || !(g2 > 0));
   for (int64_t k = 0; !done && k < o->max_iter; k++) {
     double delta, a;
     int restart = 0;
@@ -133,7 +150,8 @@ int sgp_ski_cg_run(sgp_ctx *ctx, const sgp_ski_cg *cg, double g2, double nb,
       double g2t;
       if ((code = verify(ctx, cg, k + 1, 0, nb, &g2t, inf, history))) return code;
       verified = 1;
-      if ((done = inf->rel_residual <= o->tol)) break;
+      tol = tighten(cg, tol);
+      if ((done = inf->rel_residual <= tol)) break;
       if (k + 1 < o->max_iter) {
         const double rel = inf->rel_residual;
         if (rel <= 2.0 * rec) { /* the recursion is still accurate: on to half its level */
@@ -144,7 +162,7 @@ int sgp_ski_cg_run(sgp_ctx *ctx, const sgp_ski_cg *cg, double g2, double nb,
         } else { /* drifted: the true residual replaces it, CG restarts from it */
           if ((code = cg->verify(cg->state, ctx, 1, &g2))) return code;
           last = rel;
-          thr = o->tol;
+          thr = tol;
           restart = 1;
         }
       }
@@ -152,9 +170,11 @@ int sgp_ski_cg_run(sgp_ctx *ctx, const sgp_ski_cg *cg, double g2, double nb,
     const double b = cg->direct(cg->state, g2, restart);
     if (beta) beta[k] = b;
   }
-  if (!verified && (code = verify(ctx, cg, inf->iterations, 0, nb, &g2, inf, history)))
-    return code;
-  inf->converged = inf->rel_residual <= o->tol;
+  if (!verified) {
+    if ((code = verify(ctx, cg, inf->iterations, 0, nb, &g2, inf, history))) return code;
+    tol = tighten(cg, tol);
+  }
+  inf->converged = inf->rel_residual <= tol;
   if (inf->converged) inf->stop = SGP_SKI_STOP_TOL;
   return SGP_OK;
 }

@@ -296,6 +296,7 @@ static int fit_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_stats
                       "(make it with probes > 0)");
     sgp_ski_loglik_opts_default(&lo);
     lo.mean_tol = o->tol;
+    lo.datafit_rtol = SGP_SKI_RTOL; /* a reported value: resolved (ski_loglik.c) */
     lo.max_iter = o->max_iter;
     if (o->slq_max_iter > 0) lo.slq_max_iter = o->slq_max_iter;
     if ((code = sgp_ski_loglik(ctx, st, kg, o->noise, stats->uz, stats->rhoz, stats->probes,
@@ -327,6 +328,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
   sgp_ski_fixed_defaults(o, &fixed);
   o = &fixed;
   res->love_rank = 0;
+  res->love_error = NAN;
   res->iterations = 0;
   res->converged = 0;
   res->rel_residual = NAN;
@@ -376,6 +378,7 @@ int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opt
     if ((code = sgp_ski_love_build(ctx, st, &kg, o->noise, sgp_ski_love_rank_max(o, m), &lv)))
       goto cleanup;
     res->love_rank = lv->rank;
+    res->love_error = lv->error;
     memcpy(res->love_Ft, lv->Ft, (size_t)(lv->rank * m) * sizeof(double));
     memcpy(res->love_c0, lv->c0, (size_t)m * sizeof(double));
   }
@@ -486,6 +489,8 @@ static int predict_values(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const s
     info->converged = 1;
     info->rel_residual = 0.0;
     info->stop = SGP_SKI_STOP_TOL;
+    info->var_error = NAN;
+    info->clamped = 0;
   }
   if (!stats || !o) return sgp_fail(ctx, SGP_EINVAL, "stats: missing");
   if (!weights || !mean) return sgp_fail(ctx, SGP_EINVAL, "weights: missing");
@@ -516,12 +521,17 @@ static int predict_values(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const s
     lv.rank = love_rank;
     lv.Ft = (double *)love_Ft;  /* read only: love_var does not write */
     lv.c0 = (double *)love_c0;
-    return sgp_ski_love_var(ctx, &lv, o->bounds_policy, Xs, o->noise, var, NULL);
+    lv.error = NAN;
+    int64_t clamped = 0;
+    code = sgp_ski_love_var(ctx, &lv, o->bounds_policy, Xs, o->noise, var, NULL, &clamped);
+    if (info) info->clamped = clamped;
+    return code;
   }
   if (o->variance != SGP_SKI_VARIANCE_EXACT)
     return sgp_fail(ctx, SGP_EINVAL, "variance: unknown code %d", (int)o->variance);
   sgp_ski_solve_opts so;
-  sgp_ski_solve_info si = {0};
+  sgp_ski_var_info si;
+  sgp_ski_var_info_init(&si);
   sgp_ski_solve_opts_default(&so);
   so.tol = o->tol;
   so.max_iter = o->max_iter;
@@ -530,10 +540,12 @@ static int predict_values(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const s
       !(code = grid_op(ctx, &k, g, (double)Xs.rows * ((double)o->max_iter + 2.0), &kg)))
     code = sgp_ski_var_exact(ctx, st, &kg, o->noise, o->bounds_policy, Xs, &so, var, NULL, &si);
   if (!code && info) {
-    info->iterations = si.iterations;
-    info->converged = si.converged;
-    info->rel_residual = si.rel_residual;
-    info->stop = si.stop;
+    info->iterations = si.solve.iterations;
+    info->converged = si.solve.converged;
+    info->rel_residual = si.solve.rel_residual;
+    info->stop = si.solve.stop;
+    info->var_error = si.rel_error;
+    info->clamped = si.clamped;
   }
   sgp_op_destroy(&kg);
   sgp_ski_stats_free(st);

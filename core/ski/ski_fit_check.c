@@ -59,13 +59,17 @@ static int check_model(const sgp_fd *f, int64_t d, sgp_ski_fit_view *v)
   return SGP_OK;
 }
 
-/* The LOVE cache list(Ft = rank-by-m, c0 = m values), finite; variance "lanczos" needs it. */
+/* The LOVE cache list(Ft = rank-by-m, c0 = m values, error), finite; variance
+ * "lanczos" needs it. error (the bound of its check: a number >= 0, Inf, or NA)
+ * is optional: fits made before the check have none. */
 static int check_love(const sgp_fd *f, int64_t m, sgp_ski_fit_view *v)
 {
   const sgp_value *love = sgp_fd_elt(f->fit, "love");
-  char ft[32], c0[32];
+  char ft[32], c0[32], er[32];
   snprintf(ft, sizeof ft, "love%sFt", f->sep);
   snprintf(c0, sizeof c0, "love%sc0", f->sep);
+  snprintf(er, sizeof er, "love%serror", f->sep);
+  v->love_error = NAN;
   if (sgp_fd_is_nothing(love)) {
     if (v->variance == SGP_SKI_VARIANCE_LANCZOS)
       return sgp_fd_bad(f, "love", "is missing (the fit was made with variance = \"lanczos\")");
@@ -82,6 +86,11 @@ static int check_love(const sgp_fd *f, int64_t m, sgp_ski_fit_view *v)
   v->love_Ft = F->real;
   v->love_c0 = c->real;
   v->love_rank = sgp_fd_rows(F);
+  const sgp_value *e = sgp_fd_elt(love, "error");
+  if (sgp_fd_is_nothing(e)) return SGP_OK;
+  if (e->type != SGP_VAL_REAL || e->len != 1 || e->real[0] < 0)
+    return sgp_fd_bad(f, er, "must be one number >= 0 (or NA)");
+  v->love_error = e->real[0];
   return SGP_OK;
 }
 

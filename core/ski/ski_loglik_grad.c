@@ -139,7 +139,8 @@ static void grad_scale_noise(const sgp_ski_stats *st, double noise, double cx, i
 }
 
 /* The mean solve: a (mean cache), xh, c_x and W'z = B xh + c_x u_y; the data
- * fit y'z = u_y'xh + c_x y'y and the log-likelihood value. */
+ * fit y'z + z'r and its bound (as sgp_ski_loglik's: the same solve, the same
+ * value) and the log-likelihood value. */
 static int mean_part(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                      const sgp_ski_loglik_opts *o, grad_work *w, double *cx,
                      sgp_ski_loglik_result *v)
@@ -150,16 +151,19 @@ static int mean_part(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, do
   sgp_ski_solve_opts_default(&so);
   so.tol = o->mean_tol;
   so.max_iter = o->max_iter;
+  so.quad_rtol = o->datafit_rtol;
   if ((code = sgp_ski_mean_efcg(ctx, st, kg, noise, &so, w->a, w->xh, cx, &v->mean_info, NULL,
                                 NULL, NULL)))
     return code;
-  if (!v->mean_info.converged) v->converged = 0;
+  const sgp_ski_solve_info *mi = &v->mean_info;
   if ((code = sgp_ski_stats_op(ctx, st, &B))) return code;
   code = B.apply(&B, sgp_cmat_of(w->xh, w->m, 1), sgp_mat_of(w->wt, w->m, 1), ctx);
   sgp_op_destroy(&B);
   if (code) return code;
   for (int64_t i = 0; i < w->m; i++) w->wt[i] += *cx * st->uy[i];
-  v->datafit = dot(w->m, st->uy, w->xh) + *cx * st->yy;
+  v->datafit = sgp_ski_datafit(o, mi, dot(w->m, st->uy, w->xh) + *cx * st->yy);
+  if (!mi->converged || !(sgp_ski_datafit_err(o, mi, v->datafit) <= SGP_SKI_RTOL * v->datafit))
+    v->converged = 0;
   v->loglik = -0.5 * (v->logdet + v->datafit + (double)st->n * 1.8378770664093454836);
   return SGP_OK;
 }

@@ -178,8 +178,8 @@ void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_s
              stop_words(res->stop));
   if (o->loglik && !res->loglik_converged)
     snprintf(loglik_warning, size,
-             "%s: a log-likelihood solve did not reach tol (or probes were discarded); the "
-             "estimate is rough", fn);
+             "%s: a log-likelihood solve did not reach tol or the accuracy its data fit needs (or "
+             "probes were discarded); the estimate is rough", fn);
 }
 
 void sgp_ski_grid_warning(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
@@ -194,14 +194,28 @@ void sgp_ski_grid_warning(const char *fn, const sgp_ski_fit_result *res, const s
              res->interp_error, sd);
 }
 
-void sgp_ski_predict_warning(const char *fn, const sgp_ski_predict_info *info, char *buf,
-                             size_t size)
+void sgp_ski_predict_warning(const char *fn, const sgp_ski_predict_info *info, int variance,
+                             char *buf, size_t size)
 {
+  size_t k = 0;
   buf[0] = '\0';
-  if (!info->converged)
-    snprintf(buf, size,
-             "%s: exact variances did not all reach tol (worst relative residual %.3g; %s)", fn,
-             info->rel_residual, stop_words(info->stop));
+  if (!info->converged && variance == SGP_SKI_VARIANCE_EXACT)
+    k = (size_t)snprintf(buf, size,
+                         "%s: the exact variance solves did not all converge: %s (worst relative "
+                         "residual %.3g; bound on a variance's relative error %.3g, needed "
+                         "%.3g)", fn, stop_words(info->stop), info->rel_residual,
+                         info->var_error, SGP_SKI_RTOL);
+  else if (!info->converged && variance == SGP_SKI_VARIANCE_LANCZOS)
+    k = (size_t)snprintf(buf, size,
+                         "%s: the lanczos variances are not resolved at the fit's rank: at the "
+                         "fit's check points the bound on their relative error is %.3g (needed "
+                         "%.3g); raise rank or use variance = \"exact\"", fn, info->var_error,
+                         SGP_SKI_RTOL);
+  if (info->clamped > 0 && k < size)
+    snprintf(buf + k, size - k, "%s%s%lld %s variance%s fell below 0 and %s set to 0",
+             k ? "; " : fn, k ? "" : ": ", (long long)info->clamped,
+             variance == SGP_SKI_VARIANCE_EXACT ? "exact" : "lanczos",
+             info->clamped > 1 ? "s" : "", info->clamped > 1 ? "were" : "was");
 }
 
 /* The options against the grid's dimension d (lengthscale, grid_size). */
@@ -363,6 +377,12 @@ int sgp_ski_gsgp_prepare(sgp_ctx *ctx, const sgp_ski_opts *o, int interpolation_
   if (o->precond_rank > 0 && o->method != SGP_SKI_METHOD_GSGP)
     return sgp_fail(ctx, SGP_EINVAL, "precond_rank: applies to method = \"gsgp\" only");
   const int has_data = X.data != NULL;
+  /* method "gsgp" fits from the statistics alone: data beside them would be
+   * ignored (method "ski" needs both: its CG runs on the data) */
+  if (stats && has_data && o->method != SGP_SKI_METHOD_SKI)
+    return sgp_fail(ctx, SGP_EINVAL,
+                    "x: and 'y' are given with 'stats'; method = \"gsgp\" fits from the "
+                    "statistics alone and would ignore them: give either x and y or stats");
   if (stats) {
     if ((code = check_stats(ctx, o, interpolation_given, X, stats))) return code;
     out->stats = *stats;

@@ -6,6 +6,7 @@
 #include "sgp_internal.h"
 #include "value_out.h"
 
+#include <math.h>
 #include <string.h>
 
 sgp_value sgp_ski_grid_plain(const sgp_ski_grid *g, sgp_ski_interpolation interp,
@@ -120,22 +121,24 @@ sgp_value sgp_ski_fit_plain(const sgp_ctx *ctx, const sgp_ski_fit_parts *p,
   sgp_value secs = sgp_vo_real(a, 2, p->seconds, 0, 0);
   secs.rows = SGP_VO_ROW;
   const char *names[] = {"weights", "iterations", "converged", "rel_residual", "history",
-                         "love_Ft", "love_c0", "loglik", "logdet", "logdet_se", "datafit",
-                         "probes_used", "loglik_converged", "stop", "interp_error", "stats",
-                         "used", "selection", "loglik_se", "seconds"};
+                         "love_Ft", "love_c0", "love_error", "loglik", "logdet", "logdet_se",
+                         "datafit", "probes_used", "loglik_converged", "stop", "interp_error",
+                         "stats", "used", "selection", "loglik_se", "seconds"};
   const sgp_value v[] = {
     sgp_vo_real(a, m, r->weights, 0, 0), sgp_vo_scalar(a, (double)r->iterations),
     sgp_vo_flag(a, r->converged != 0), sgp_vo_scalar(a, r->rel_residual),
     sgp_vo_real(a, r->iterations + 1, r->history, 0, 0),
     sgp_vo_real(a, k * m, k > 0 ? r->love_Ft : NULL, k, m),
-    sgp_vo_real(a, p->n_love_c0, r->love_c0, 0, 0), sgp_vo_scalar(a, r->loglik),
+    sgp_vo_real(a, p->n_love_c0, r->love_c0, 0, 0),
+    sgp_vo_scalar(a, isnan(r->love_error) ? sgp_vo_na() : r->love_error),
+    sgp_vo_scalar(a, r->loglik),
     sgp_vo_scalar(a, r->logdet), sgp_vo_scalar(a, r->logdet_se), sgp_vo_scalar(a, r->datafit),
     sgp_vo_scalar(a, (double)r->probes_used), sgp_vo_flag(a, r->loglik_converged != 0),
     sgp_vo_string(a, sgp_ski_stop_name(r->stop)), sgp_vo_scalar(a, r->interp_error),
     p->stats ? sgp_ski_stats_plain(p->stats, p->grid_bounds, a) : sgp_vo_null(),
     used_list(ctx, p, a), sgp_hyper_plain(&p->sel->hyper, a),
     sgp_vo_scalar(a, p->sel->evaluated ? p->sel->loglik_se : sgp_vo_na()), secs};
-  return sgp_vo_list(a, 20, names, v);
+  return sgp_vo_list(a, 21, names, v);
 }
 
 int sgp_ski_predict_plain(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_predict_opts *o,
@@ -150,10 +153,14 @@ int sgp_ski_predict_plain(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski
   const int st = sgp_ski_fit_predict(ctx, v, o, X, (double *)mean.real,
                                      want_var ? (double *)var.real : NULL, &info);
   if (st) return st;
-  char warn[512];
-  sgp_ski_predict_warning(fn, &info, warn, sizeof warn);
-  const char *names[] = {"mean", "var", "warning"};
-  const sgp_value e[] = {mean, var, sgp_vo_string(a, warn)};
-  *out = sgp_vo_list(a, 3, names, e);
+  char warn[1024];
+  sgp_ski_predict_warning(fn, &info, o->variance, warn, sizeof warn);
+  /* converged: the variances are resolved (always with none); var_error: the
+   * bound on their relative error (NA: not known); clamped: set to 0 from below */
+  const char *names[] = {"mean", "var", "converged", "var_error", "clamped", "warning"};
+  const sgp_value e[] = {mean, var, sgp_vo_flag(a, info.converged != 0),
+                         sgp_vo_scalar(a, isnan(info.var_error) ? sgp_vo_na() : info.var_error),
+                         sgp_vo_int(a, 1, &info.clamped), sgp_vo_string(a, warn)};
+  *out = sgp_vo_list(a, 6, names, e);
   return sgp_value_arena_failed(a) ? sgp_fail(ctx, SGP_ENOMEM, "%s: out of memory", fn) : SGP_OK;
 }

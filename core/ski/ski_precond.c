@@ -220,7 +220,7 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   double *buf = NULL;
   sgp_op B;
   precond pc;
-  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER};
+  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER, NAN, NAN};
   memset(&B, 0, sizeof B);
   memset(&pc, 0, sizeof pc);
   if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
@@ -265,7 +265,7 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   memcpy(e.mp, e.mz, (size_t)m * sizeof(double));
   e.cp = e.cz;
   e.gamma = e.g2z;
-  const sgp_ski_cg cg = {&e, "mean", pcg_step, pcg_advance, pcg_verify, pcg_direct};
+  const sgp_ski_cg cg = {&e, "mean", pcg_step, pcg_advance, pcg_verify, pcg_direct, NULL};
   if ((code = sgp_ski_cg_run(ctx, &cg, st->yy, sqrt(st->yy), o, &inf, history, alpha, beta)))
     goto cleanup;
   if (xhat_out) memcpy(xhat_out, e.xh, (size_t)m * sizeof(double));

@@ -39,7 +39,15 @@ int sgp_ski_fit_predict(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_p
   so.rank = 0;
   so.loglik = 0;
   so.slq_max_iter = 100;
-  return sgp_ski_predict(ctx, &v->stats, &so, v->weights, lanczos ? v->love_Ft : NULL,
-                         lanczos ? v->love_c0 : NULL, lanczos ? v->love_rank : 0, Xs, mean,
-                         o->variance != SGP_SKI_VARIANCE_NONE ? var : NULL, info);
+  const int code = sgp_ski_predict(ctx, &v->stats, &so, v->weights,
+                                   lanczos ? v->love_Ft : NULL, lanczos ? v->love_c0 : NULL,
+                                   lanczos ? v->love_rank : 0, Xs, mean,
+                                   o->variance != SGP_SKI_VARIANCE_NONE ? var : NULL, info);
+  /* LOVE variances are as good as the fit's check of its cache says (fits made
+   * before the check have none: not known) */
+  if (!code && lanczos && info) {
+    info->var_error = v->love_error;
+    info->converged = !(v->love_error > SGP_SKI_RTOL);
+  }
+  return code;
 }

@@ -509,6 +509,9 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
   if (opt_bits) { /* see LEARN_TOL */
     s.lo.tol = s.lo.mean_tol = fmin(o->tol, LEARN_TOL);
     s.lo.slq_max_iter = s.lo.slq_max_iter > LEARN_KRYLOV ? s.lo.slq_max_iter : LEARN_KRYLOV;
+  } else { /* the gradient after the fit, at tol: its data-fit solve resolved, as the
+            * fit's own log-likelihood (no optimizer needs a smooth stopping rule) */
+    s.lo.datafit_rtol = SGP_SKI_RTOL;
   }
   if (s.eig) { /* learning or not (a gradient) */
     s.lo.tol = fmin(o->tol, EIG_PROBE_TOL);

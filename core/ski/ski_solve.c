@@ -7,6 +7,7 @@
  * a = K_G W' A^{-1} y (spec §4.2): mu(x*) = w(x*)' a. */
 #include "ski.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ void sgp_ski_solve_opts_default(sgp_ski_solve_opts *o)
   o->tol = 0.01;
   o->max_iter = 1000;
   o->precond_rank = 0;
+  o->quad_rtol = 0.0;
 }
 
 static int check_opts(sgp_ctx *ctx, const sgp_ski_solve_opts *o)
@@ -123,7 +125,7 @@ int sgp_ski_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_ski_s
 {
   int code = SGP_OK;
   double *buf = NULL, *u = NULL;
-  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER};
+  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER, NAN, NAN};
   const sgp_op *kg = sgp_ski_op_ski_kg(ski);
   if (!kg) return sgp_fail(ctx, SGP_EINVAL, "op: not a SKI operator (sgp_ski_op_ski)");
   if ((code = check_opts(ctx, o))) return code;
@@ -146,7 +148,7 @@ int sgp_ski_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_ski_s
   memcpy(s.r, y.data, (size_t)n * sizeof(double));
   memcpy(s.p, y.data, (size_t)n * sizeof(double));
   s.gamma = dot(n, s.r, s.r);
-  const sgp_ski_cg cg = {&s, "mean", cg_step, cg_advance, cg_verify, cg_direct};
+  const sgp_ski_cg cg = {&s, "mean", cg_step, cg_advance, cg_verify, cg_direct, NULL};
   if ((code = sgp_ski_cg_run(ctx, &cg, s.gamma, sqrt(s.gamma), o, &inf, history, alpha, beta)))
     goto cleanup;
   /* a = K_G W' x */
@@ -174,6 +176,7 @@ typedef struct {
   double rho0, kappa0, s2;
   double *xh, *rh, *ph, *uh, *vh, *sh, *zh, *t, *rt, *ut, *weights; /* rt, ut: verify's */
   double cx, cr, cp, gamma;
+  double qrtol, quad, qerr, qround; /* quad_rtol: the data fit of the last verify */
 } efcg_state;
 
 static int efcg_step(void *sv, sgp_ctx *ctx, double *delta, double *a)
@@ -224,6 +227,36 @@ int sgp_ski_efcg_residual(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, doubl
   return SGP_OK;
 }
 
+/* The data fit y'A^{-1}y of x = W xh + cx y with r = W rh + cr y (uh = B rh):
+ * y'x + x'r, within ||r||^2 / noise below the true one (the identity of
+ * ski_var.c with k = y), and the bound with the sums' rounding. */
+static void efcg_quad(efcg_state *e, const double *rh, const double *uh, double cr, double g2)
+{
+  const double *u0 = e->u0, cx = e->cx, yy = e->rho0;
+  double yx = 0.0, xu = 0.0, xu0 = 0.0, ru0 = 0.0, mag = 0.0;
+  for (int64_t i = 0; i < e->m; i++) {
+    yx += u0[i] * e->xh[i];
+    xu += e->xh[i] * uh[i];
+    xu0 += e->xh[i] * u0[i];
+    ru0 += rh[i] * u0[i];
+    mag += fabs(u0[i] * e->xh[i]) * (1.0 + fabs(cr)) + fabs(e->xh[i] * uh[i]) +
+           fabs(cx * rh[i] * u0[i]);
+  }
+  e->quad = yx + cx * yy + xu + cr * xu0 + cx * ru0 + cx * cr * yy;
+  e->qround = (2.0 + sqrt((double)e->m)) * DBL_EPSILON *
+              (mag + fabs(cx) * yy * (1.0 + fabs(cr)));
+  e->qerr = g2 / e->s2 + e->qround;
+}
+
+/* The relative residual at which the data fit's bound would meet qrtol:
+ * g2 / noise + round <= qrtol quad (quad is below the true value). */
+static double efcg_target(void *sv)
+{
+  const efcg_state *e = (const efcg_state *)sv;
+  const double room = e->qrtol * e->quad - e->qround;
+  return room > 0 && e->rho0 > 0 ? sqrt(room * e->s2 / e->rho0) : 0.0;
+}
+
 static int efcg_verify(void *sv, sgp_ctx *ctx, int replace, double *g2)
 {
   efcg_state *e = (efcg_state *)sv;
@@ -232,9 +265,10 @@ static int efcg_verify(void *sv, sgp_ctx *ctx, int replace, double *g2)
   /* the true residual into work vectors unless it replaces the recursion's,
    * then with vh = K_G uh + noise rh */
   double *rh = replace ? e->rh : e->rt, *uh = replace ? e->uh : e->ut;
-  if ((code = sgp_ski_efcg_residual(ctx, e->B, e->kg, e->s2, e->st, e->xh, e->cx, e->t,
-                                    e->weights, rh, &cr, uh, g2)) || !replace)
-    return code;
+  code = sgp_ski_efcg_residual(ctx, e->B, e->kg, e->s2, e->st, e->xh, e->cx, e->t, e->weights,
+                               rh, &cr, uh, g2);
+  if (!code) efcg_quad(e, rh, uh, cr, *g2);
+  if (code || !replace) return code;
   e->cr = cr;
   if ((code = e->kg->apply(e->kg, sgp_cmat_of(uh, e->m, 1), sgp_mat_of(e->vh, e->m, 1), ctx)))
     return code;
@@ -275,7 +309,7 @@ int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
   int code = SGP_OK;
   double *buf = NULL;
   sgp_op B;
-  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER};
+  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER, NAN, NAN};
   memset(&B, 0, sizeof B);
   if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   const int64_t m = st->m;
@@ -295,15 +329,19 @@ int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
   double *k0 = buf + 10 * m;
   efcg_state e = {m, &B, kg, st, st->uy, k0, st->yy, 0.0, noise, buf, buf + m, buf + 2 * m,
                   buf + 3 * m, buf + 4 * m, buf + 5 * m, buf + 6 * m, buf + 7 * m, buf + 8 * m,
-                  buf + 9 * m, weights, 0.0, 1.0, 1.0, st->yy};
+                  buf + 9 * m, weights, 0.0, 1.0, 1.0, st->yy, o->quad_rtol, 0.0,
+                  st->yy / noise, 0.0}; /* x0 = 0: r = y, quad 0, its bound yy / noise */
   if ((code = kg->apply(kg, sgp_cmat_of(st->uy, m, 1), sgp_mat_of(k0, m, 1), ctx)))
     goto cleanup;
   e.kappa0 = dot(m, st->uy, k0);
-  const sgp_ski_cg cg = {&e, "mean", efcg_step, efcg_advance, efcg_verify, efcg_direct};
+  const sgp_ski_cg cg = {&e, "mean", efcg_step, efcg_advance, efcg_verify, efcg_direct,
+                         o->quad_rtol > 0 ? efcg_target : NULL};
   if ((code = sgp_ski_cg_run(ctx, &cg, st->yy, sqrt(st->yy), o, &inf, history, alpha, beta)))
     goto cleanup;
   if (xhat_out) memcpy(xhat_out, e.xh, (size_t)m * sizeof(double));
   if (cx_out) *cx_out = e.cx;
+  inf.quad = e.quad;
+  inf.quad_err = e.qerr;
 cleanup:
   if (info) *info = inf;
   sgp_op_destroy(&B);
@@ -330,6 +368,8 @@ typedef struct {
   const double *rh0;
   double *xh, *rh, *ph, *uh, *vh, *sh, *zh, *t, *rt, *ut, *xd; /* rt, ut: verify's */
   double gamma;
+  sgp_ski_var_bound *vb; /* a variance solve (sgp_ski_sefcg_var), else NULL */
+  double nb, round;      /* ||b||; vb: the rounding allowance of vb->var */
 } sefcg_state;
 
 static int sefcg_step(void *sv, sgp_ctx *ctx, double *delta, double *a)
@@ -366,7 +406,32 @@ static int sefcg_verify(void *sv, sgp_ctx *ctx, int replace, double *g2)
   if (replace) code = sgp_ski_bop_pair(ctx, e->B, e->kg, e->s2, m, rh, uh, e->vh);
   else code = e->B->apply(e->B, sgp_cmat_of(rh, m, 1), sgp_mat_of(uh, m, 1), ctx);
   if (!code) *g2 = sgp_ski_fnorm2(m, rh, uh, NULL, 0.0, 0.0);
+  if (!code && e->vb) {
+    /* the variance of the iterate and its bound (ski_var.c derives them):
+     * k'x = rh0' B xh = rh0'xd, x'r = xh' B rh = xh'uh */
+    double q = 0.0, qa = 0.0, xr = 0.0, xra = 0.0;
+    for (int64_t i = 0; i < m; i++) {
+      q += e->rh0[i] * e->xd[i];
+      qa += fabs(e->rh0[i] * e->xd[i]);
+      xr += e->xh[i] * uh[i];
+      xra += fabs(e->xh[i] * uh[i]);
+    }
+    e->vb->var = e->vb->prior - q - xr;
+    /* the sums' rounding, as sgp_ski_fnorm2 allows for it */
+    e->round = (2.0 + sqrt((double)m)) * DBL_EPSILON * (fabs(e->vb->prior) + qa + xra);
+    e->vb->err = *g2 / e->s2 + e->round;
+  }
   return code;
+}
+
+/* The relative residual at which the verified iterate's variance would meet
+ * vb->rtol: err = g2/noise + round <= rtol (var - err), i.e. g2 <= noise
+ * (rtol var / (1 + rtol) - round); 0 where no residual reaches it. */
+static double sefcg_target(void *sv)
+{
+  const sefcg_state *e = (const sefcg_state *)sv;
+  const double r = e->vb->rtol, room = r * e->vb->var / (1.0 + r) - e->round;
+  return room > 0 && e->nb > 0 ? sqrt(room * e->s2) / e->nb : 0.0;
 }
 
 static double sefcg_direct(void *sv, double g2, int restart)
@@ -375,15 +440,15 @@ static double sefcg_direct(void *sv, double g2, int restart)
   return next_direction(e->m, g2, restart, &e->gamma, e->rh, e->uh, e->vh, e->ph, e->sh, e->zh);
 }
 
-int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
-                  const double *rhat0, double nb, const sgp_ski_solve_opts *o, double *xd,
-                  double *xhat, sgp_ski_solve_info *info, double *history, double *alpha,
-                  double *beta)
+static int sefcg_solve(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                       const double *rhat0, double nb, const sgp_ski_solve_opts *o, double *xd,
+                       double *xhat, sgp_ski_solve_info *info, double *history, double *alpha,
+                       double *beta, sgp_ski_var_bound *vb)
 {
   int code;
   double *buf = NULL;
   sgp_op B;
-  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER};
+  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER, NAN, NAN};
   memset(&B, 0, sizeof B);
   if ((code = check_common(ctx, st, kg, noise, o))) return code;
   const int64_t m = st->m;
@@ -402,7 +467,7 @@ int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doubl
   }
   sefcg_state e = {m, &B, kg, noise, rhat0, buf, buf + m, buf + 2 * m, buf + 3 * m,
                    buf + 4 * m, buf + 5 * m, buf + 6 * m, buf + 7 * m, buf + 8 * m,
-                   buf + 9 * m, xd, 0.0};
+                   buf + 9 * m, xd, 0.0, vb, 0.0, 0.0};
   memcpy(e.rh, rhat0, (size_t)m * sizeof(double));
   memcpy(e.ph, rhat0, (size_t)m * sizeof(double));
   if ((code = sgp_ski_bop_pair(ctx, &B, kg, noise, m, e.rh, e.uh, e.vh))) goto cleanup;
@@ -410,8 +475,13 @@ int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, doubl
   memcpy(e.zh, e.vh, (size_t)m * sizeof(double));
   e.gamma = fmax(dot(m, e.rh, e.uh), 0.0);
   if (!(nb > 0)) nb = sqrt(e.gamma);
+  e.nb = nb;
+  if (vb) { /* x0 = 0: the prior, exact when b = 0 (no verification then) */
+    vb->var = vb->prior;
+    vb->err = 0.0;
+  }
   const sgp_ski_cg cg = {&e, "variance", sefcg_step, sefcg_advance, sefcg_verify,
-                         sefcg_direct};
+                         sefcg_direct, vb ? sefcg_target : NULL};
   if ((code = sgp_ski_cg_run(ctx, &cg, e.gamma, nb, o, &inf, history, alpha, beta)))
     goto cleanup;
   if (xhat) memcpy(xhat, e.xh, (size_t)m * sizeof(double));
@@ -422,13 +492,30 @@ cleanup:
   return code;
 }
 
+int sgp_ski_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                  const double *rhat0, double nb, const sgp_ski_solve_opts *o, double *xd,
+                  double *xhat, sgp_ski_solve_info *info, double *history, double *alpha,
+                  double *beta)
+{
+  return sefcg_solve(ctx, st, kg, noise, rhat0, nb, o, xd, xhat, info, history, alpha, beta,
+                     NULL);
+}
+
+int sgp_ski_sefcg_var(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
+                      const double *rhat0, const sgp_ski_solve_opts *o, double *xd,
+                      sgp_ski_var_bound *vb, sgp_ski_solve_info *info)
+{
+  if (!vb || !(vb->rtol > 0)) return sgp_fail(ctx, SGP_EINVAL, "rtol: must be positive");
+  return sefcg_solve(ctx, st, kg, noise, rhat0, 0.0, o, xd, NULL, info, NULL, NULL, NULL, vb);
+}
+
 int sgp_ski_mean_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                        const sgp_ski_solve_opts *o, double *weights, sgp_ski_solve_info *info,
                        double *history, double *alpha, double *beta)
 {
   int code;
   double *buf = NULL;
-  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER};
+  sgp_ski_solve_info inf = {0, 0, 0.0, SGP_SKI_STOP_MAX_ITER, NAN, NAN};
   if ((code = check_common(ctx, st, kg, noise, o))) return code;
   if (!weights) return sgp_fail(ctx, SGP_EINVAL, "weights: output missing");
   const int64_t m = st->m;

@@ -120,6 +120,8 @@ int sgp_ski_prior_var(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation
     const int64_t nb = n - i0 < blk ? n - i0 : blk;
     const sgp_cmat Xb = {Xs.data + i0, nb, Xs.cols, Xs.ld};
     if ((code = interp_test(ctx, g, interp, policy, Xb, i0, idx, w))) goto cleanup;
+    /* w'K_G w >= 0 for the positive semi-definite K_G: below 0 only by the
+     * rounding of its sum (eps times sum |w_a w_b kappa|), not an estimate */
     for (int64_t i = 0; i < nb; i++)
       prior[i0 + i] = fmax(0.0, prior_point(g, c0, T, idx + i * T, w + i * T, sub));
   }
@@ -130,14 +132,61 @@ cleanup:
 
 /* ------------------------------------------------------------ exact (§4.3) */
 
+/* The accuracy of an exact variance. With A = W K_G W' + noise I, k = W rhat
+ * (rhat = K_G w*) and any iterate x of A x = k with residual r = k - A x,
+ *   k'A^{-1}k = k'x + x'r + r'A^{-1}r   (write k = A x + r),
+ * so the posterior variance v = prior - k'A^{-1}k satisfies
+ *   v = var - r'A^{-1}r,  var = prior - k'x - x'r,
+ *   0 <= r'A^{-1}r <= ||r||^2 / lambda_min(A) <= ||r||^2 / noise
+ * (W K_G W' is positive semi-definite). var is computed from the solve's
+ * verified residual (x'r vanishes for exact CG, not after its restarts), and
+ *   |var - v| <= err = ||r||^2 / noise + rounding of var's sums.
+ * The error is quadratic in the residual but must be small against v itself,
+ * which is the difference of two numbers near the prior: at small noise v is
+ * many times below the prior (at noise 1e-8 a point among the data has
+ * v ~ 1e-9 of a prior 1), and ||r|| <= tol ||k|| at tol 0.01 gave variances
+ * 5 to 3e6 times the exact ones (noise 1e-2 to 1e-8). So each solve also runs
+ * until err <= SGP_SKI_RTOL (var - err), i.e. the relative error of var
+ * against v is at most SGP_SKI_RTOL; where rounding (or max_iter) stops it
+ * first, the variance is reported not converged. */
+
+/* The largest relative error err / (var - err) of a variance; Inf when the
+ * bound does not keep v away from 0. */
+static double var_rel_error(const sgp_ski_var_bound *vb)
+{
+  const double lo = vb->var - vb->err;
+  if (vb->err == 0.0) return 0.0;
+  return lo > 0 ? vb->err / lo : INFINITY;
+}
+
+static void var_info_add(sgp_ski_var_info *tot, const sgp_ski_solve_info *inf,
+                         const sgp_ski_var_bound *vb)
+{
+  if (inf->iterations > tot->solve.iterations) tot->solve.iterations = inf->iterations;
+  if (!inf->converged) tot->solve.converged = 0;
+  if (inf->stop > tot->solve.stop) tot->solve.stop = inf->stop; /* the worst reason */
+  if (inf->rel_residual > tot->solve.rel_residual) tot->solve.rel_residual = inf->rel_residual;
+  const double re = var_rel_error(vb);
+  if (!(re <= tot->rel_error)) tot->rel_error = re;
+}
+
+void sgp_ski_var_info_init(sgp_ski_var_info *info)
+{
+  const sgp_ski_solve_info none = {0, 1, 0.0, SGP_SKI_STOP_TOL, NAN, NAN};
+  info->solve = none;
+  info->rel_error = 0.0;
+  info->clamped = 0;
+}
+
 int sgp_ski_var_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                       sgp_ski_bounds_policy policy, sgp_cmat Xs, const sgp_ski_solve_opts *o,
-                      double *var, double *pvar, sgp_ski_solve_info *info)
+                      double *var, double *pvar, sgp_ski_var_info *info)
 {
   int code;
   int64_t *idx = NULL;
   double *w = NULL, *Wt = NULL, *Rh = NULL, *xd = NULL;
-  sgp_ski_solve_info tot = {0, 1, 0.0, SGP_SKI_STOP_TOL};
+  sgp_ski_var_info tot;
+  sgp_ski_var_info_init(&tot);
   if (info) *info = tot;
   if ((code = sgp_ski_check_model(ctx, st, kg, noise))) return code;
   if (!o) return sgp_fail(ctx, SGP_EINVAL, "tol: options missing");
@@ -175,21 +224,20 @@ int sgp_ski_var_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
       goto cleanup;
     for (int64_t i = 0; i < nb; i++) {
       const double *rh = Rh + i * m;
-      double prior = 0.0;
+      sgp_ski_var_bound vb = {0.0, SGP_SKI_RTOL, 0.0, 0.0};
       for (int64_t t = 0; t < T; t++)
-        if (idx[i * T + t] >= 0) prior += w[i * T + t] * rh[idx[i * T + t]];
+        if (idx[i * T + t] >= 0) vb.prior += w[i * T + t] * rh[idx[i * T + t]];
       sgp_ski_solve_info inf;
-      /* x0 = 0, b = W rhat: xd = W' A^{-1} W rhat; nb = ||W rhat|| */
-      if ((code = sgp_ski_sefcg(ctx, st, kg, noise, rh, 0.0, o, xd, NULL, &inf, NULL, NULL,
-                                NULL)))
-        goto cleanup;
-      if (inf.iterations > tot.iterations) tot.iterations = inf.iterations;
-      if (!inf.converged) tot.converged = 0;
-      if (inf.stop > tot.stop) tot.stop = inf.stop; /* the worst reason */
-      if (inf.rel_residual > tot.rel_residual) tot.rel_residual = inf.rel_residual;
-      double v = prior - dot(m, rh, xd);
-      if (!(v > 0)) v = 0.0;
-      if (v > prior) v = prior;
+      if ((code = sgp_ski_sefcg_var(ctx, st, kg, noise, rh, o, xd, &vb, &inf))) goto cleanup;
+      var_info_add(&tot, &inf, &vb);
+      /* v <= prior always: a var above it is within err and moves closer;
+       * v >= 0: a var below 0 is counted (its err exceeds it: not converged) */
+      double v = vb.var;
+      if (v > vb.prior) v = vb.prior;
+      if (!(v >= 0)) {
+        v = 0.0;
+        tot.clamped++;
+      }
       var[i0 + i] = v;
       if (pvar) pvar[i0 + i] = v + noise;
     }
@@ -431,6 +479,8 @@ int sgp_ski_love_build(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
   if ((code = love_lanczos_run(ctx, kg, &B, &lz, &steps))) goto cleanup;
   lv->rank = love_tridiag_cholesky(&lz, steps);
   if (lv->rank > 0 && (code = love_cache(ctx, kg, &lz, lv))) goto cleanup;
+  const sgp_ski_love_basis lb = {lv->rank, lz.Qh, lz.Ph, lz.cc, lz.ee, lv->c0};
+  if ((code = sgp_ski_love_check(ctx, st, kg, &B, noise, &lb, &lv->error))) goto cleanup;
   *out = lv;
   lv = NULL;
 cleanup:
@@ -441,7 +491,7 @@ cleanup:
 }
 
 int sgp_ski_love_var(sgp_ctx *ctx, const sgp_ski_love *lv, sgp_ski_bounds_policy policy,
-                     sgp_cmat Xs, double noise, double *var, double *pvar)
+                     sgp_cmat Xs, double noise, double *var, double *pvar, int64_t *clamped)
 {
   int code;
   int64_t *idx = NULL, *sub = NULL;
@@ -453,6 +503,7 @@ int sgp_ski_love_var(sgp_ctx *ctx, const sgp_ski_love *lv, sgp_ski_bounds_policy
     return sgp_fail(ctx, SGP_EINVAL, "noise: must be a non-negative finite variance (got %g)",
                     noise);
   const int64_t n = Xs.rows, T = sgp_ski_interp_taps(lv->interp, g->d), k = lv->rank;
+  if (clamped) *clamped = 0;
   if (n == 0) return SGP_OK;
   if (!var) return sgp_fail(ctx, SGP_EINVAL, "var: output missing");
   const int64_t blk = n < VAR_BLOCK ? n : VAR_BLOCK;
@@ -471,6 +522,7 @@ int sgp_ski_love_var(sgp_ctx *ctx, const sgp_ski_love *lv, sgp_ski_bounds_policy
     for (int64_t i = 0; i < nb; i++) {
       const int64_t *ix = idx + i * T;
       const double *wi = w + i * T;
+      /* (w'K_G w < 0 only by rounding, as in sgp_ski_prior_var) */
       const double prior = fmax(0.0, prior_point(g, lv->c0, T, ix, wi, sub));
       for (int64_t j = 0; j < k; j++) f[j] = 0.0;
       for (int64_t t = 0; t < T; t++) {
@@ -479,7 +531,11 @@ int sgp_ski_love_var(sgp_ctx *ctx, const sgp_ski_love *lv, sgp_ski_bounds_policy
         for (int64_t j = 0; j < k; j++) f[j] += wt * Fg[j];
       }
       double v = prior - dot(k, f, f);
-      if (!(v > 0)) v = 0.0; /* never negative (low rank can overshoot by rounding) */
+      if (!(v >= 0)) { /* never negative: set to 0 and counted (the check's bound tells how
+                          far the cache is from exact) */
+        v = 0.0;
+        if (clamped) (*clamped)++;
+      }
       var[i0 + i] = v;
       if (pvar) pvar[i0 + i] = v + noise;
     }

@@ -168,7 +168,11 @@ ski_gsgp_cases <- function(fx) {
     many_args("ski_gsgp", ski_gsgp, list(stats = s, lengthscale = 0.3, verbose = FALSE),
               list(stats = stats)),
     one("ski_gsgp", "an unknown argument", "foo",
-        function() ski_gsgp(fx$x2, fx$yg, foo = 1, verbose = FALSE)))
+        function() ski_gsgp(fx$x2, fx$yg, foo = 1, verbose = FALSE)),
+    one("ski_gsgp", "x and y with stats (method gsgp would ignore them)", c("x", "y"),
+        function() ski_gsgp(fx$x2, fx$yg, stats = s, lengthscale = 0.3, verbose = FALSE)),
+    one("ski_gsgp", "x and y with stats, learning (x only for a start)", c("x", "y"),
+        function() ski_gsgp(fx$x2, fx$yg, stats = s, verbose = FALSE)))
 }
 
 ski_predict_cases <- function(fx) {

@@ -169,7 +169,7 @@ static void ski_fit_fields(void **state)
   sgp_ski_fit_result res;
   memset(&res, 0, sizeof res);
   res.weights = w; res.history = hist; res.iterations = 1; res.converged = 1;
-  res.loglik = NAN; res.interp_error = NAN;
+  res.loglik = NAN; res.interp_error = NAN; res.love_error = NAN;
   sgp_ski_opts o;
   sgp_ski_opts_default(&o);
   o.kernel.lengthscale = &ls; o.kernel.n_lengthscale = 1; o.kernel.outputscale = 1;
@@ -184,8 +184,9 @@ static void ski_fit_fields(void **state)
   sgp_value_arena *a = sgp_value_arena_new();
   const sgp_value v = sgp_ski_fit_plain(&ctx, &parts, a);
   assert_false(sgp_value_arena_failed(a));
-  assert_int_equal(v.len, 20);
+  assert_int_equal(v.len, 21);
   assert_int_equal(elt(&v, "stats")->type, SGP_VAL_NULL);
+  assert_true(isnan(elt(&v, "love_error")->real[0])); /* NA: no LOVE cache */
   assert_int_equal(elt(&v, "history")->len, 2);
   assert_int_equal(elt(&v, "love_Ft")->rows, 0);
   assert_int_equal(elt(&v, "love_Ft")->cols, 3);

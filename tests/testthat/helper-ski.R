@@ -157,3 +157,26 @@ mspace_optimum <- function(ev, starts) {
   stopifnot(!is.null(best))
   best$par
 }
+
+# Latent posterior variances of the dense SKI GP (covariance W K_G W' + noise I)
+# at the rows of Ws, without the cancellation of k(x,x) - k'A^{-1}k (which
+# loses eps cond(A) of the prior: all of a variance of 1e-9 at noise 1e-8):
+# with K_G = L L' (its eigen-decomposition) the posterior covariance of the
+# grid values is L (I + L'W'W L / noise)^{-1} L', so v = ||R^{-T} L'w*||^2 with
+# R the QR factor of [W L / sigma; I]. QR's backward error eps ||[W L / sigma; I]||
+# bounds v's relative error by about 2 eps sqrt(||W K_G W'|| / noise) (3e-9 at
+# noise 1e-8 and ||W K_G W'|| = 60).
+ski_dense_var <- function(W, Ws, KG, noise) {
+  e <- eigen(KG, symmetric = TRUE)
+  L <- e$vectors %*% diag(sqrt(pmax(e$values, 0)), ncol(KG))
+  R <- qr.R(qr(rbind(W %*% L / sqrt(noise), diag(ncol(KG)))))
+  colSums(backsolve(R, t(Ws %*% L), transpose = TRUE)^2)
+}
+
+# The grid points (first dimension fastest) and K_G of a fit's grid, rbf kernel.
+ski_dense_KG <- function(grid, kernel, lengthscale, outputscale) {
+  b <- grid$bounds
+  G <- as.matrix(expand.grid(lapply(seq_len(nrow(b)), function(j)
+    seq(b[j, 1], b[j, 2], length.out = grid$size[j]))))
+  list(points = G, KG = dense_kernel(G, G, kernel, lengthscale, outputscale))
+}

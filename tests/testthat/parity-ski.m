@@ -40,10 +40,12 @@ for k = 1:numel (fits)
   if (isfield (f, "test"))
     emit (fid, [t ".test.mean"], f.test.mean);
     emit (fid, [t ".test.var"], f.test.var);
+    emit (fid, [t ".test.fields"], strjoin (sort (fieldnames (f.test))(:)', ","));
+    emit (fid, [t ".test.resolved"], [double(f.test.converged), f.test.var_error, f.test.clamped]);
   endif
 endfor
 emit (fid, "fit2.loglik", [f2.loglik, f2.logdet, f2.logdet_se, f2.datafit, f2.probes_used]);
-emit (fid, "fit2.love", [f2.love.Ft(:); f2.love.c0(:)]);
+emit (fid, "fit2.love", [f2.love.Ft(:); f2.love.c0(:); f2.love.error]);
 y5 = y1 + 0.2 * (mod ((1:40)' * 7919, 13) / 13 - 0.5);
 f5 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, o{:});
 f7 = ski_gsgp (x1, y5, "grid_size", 40, "probes", 8, "loglik_method", "slq", o{:});
@@ -88,6 +90,7 @@ emit_error (fid, "err.interp", @() ski_gsgp ("stats", s0, "interpolation", "line
 emit_error (fid, "err.probes", @() ski_gsgp ("stats", s0, "loglik", true, "loglik_method", "slq", "learn", {}));
 emit_error (fid, "err.loglik_method", @() ski_gsgp ("stats", s0, "loglik_method", "all", "learn", {}));
 emit_error (fid, "err.ski_data", @() ski_gsgp ("stats", s0, "method", "ski", "learn", {}));
+emit_error (fid, "err.stats_xy", @() ski_gsgp (x1, y1, "stats", s0, "learn", {}));
 emit_error (fid, "err.precond", @() ski_gsgp (x1, y1, "precond_rank", 2, "method", "ski", "learn", {}));
 emit_error (fid, "err.precond_m", @() ski_gsgp (x1, y1, "grid_size", 10, "precond_rank", 10, "learn", {}));
 emit_error (fid, "err.grid_pad", @() ski_gsgp (x1, y1, "grid_pad", 0, "learn", {}));

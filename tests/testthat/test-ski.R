@@ -90,7 +90,11 @@ test_that("fits and statistics survive saveRDS/readRDS", {
 
 test_that("LOVE variances at low rank stay between the exact variance and the prior", {
   cs <- read_ski_case("2d")
-  fit <- ski_fit_case(cs, tol = 1e-10, variance = "lanczos", rank = 5, xtest = cs$xtest)
+  # rank 5 of 120 grid points: said so (the LOVE check), not converged
+  expect_warning(fit <- ski_fit_case(cs, tol = 1e-10, variance = "lanczos", rank = 5,
+                                     xtest = cs$xtest), "lanczos variances are not resolved")
+  expect_false(fit$test$converged)
+  expect_false(fit$converged)
   expect_true(all(fit$test$var >= 0))
   expect_true(all(fit$test$var >= cs$var - 1e-8))
   expect_equal(fit$rank, 5L)

@@ -27,7 +27,7 @@ function fit = ski_gsgp_result (r, stats)
   endfor
   if (strcmp (u.variance, "lanczos"))
     fit.rank = rows (r.love_Ft);
-    fit.love = struct ("Ft", r.love_Ft, "c0", r.love_c0);
+    fit.love = struct ("Ft", r.love_Ft, "c0", r.love_c0, "error", r.love_error);
   else
     fit.rank = [];
     fit.love = [];
