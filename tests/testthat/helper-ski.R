@@ -180,3 +180,21 @@ ski_dense_KG <- function(grid, kernel, lengthscale, outputscale) {
     seq(b[j, 1], b[j, 2], length.out = grid$size[j]))))
   list(points = G, KG = dense_kernel(G, G, kernel, lengthscale, outputscale))
 }
+
+# The oracle of chunk sources: ski_stats of the same blocks with the same keys, each chunk's
+# blocks merged in order, then the chunks in order, from the data in memory.
+ski_blockwise <- function(d, idx, block_rows, ...) {
+  chunk <- function(k) {
+    rows <- idx[[k]]
+    acc <- NULL
+    for (o in seq(0, length(rows) - 1, by = block_rows)) {
+      b <- rows[(o + 1):min(length(rows), o + block_rows)]
+      s <- ski_stats(d$x[b, , drop = FALSE], d$y[b], d$grid, first_row = (k - 1) * 2^40 + o, ...)
+      acc <- if (is.null(acc)) s else ski_stats_merge(acc, s)
+    }
+    acc
+  }
+  Reduce(ski_stats_merge, lapply(seq_along(idx), chunk))
+}
+
+ski_stats_fields <- c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "Wtz", "rhoz")

@@ -25,23 +25,6 @@ rel_write <- function(path, lines, insert = NULL, after = 0L) {
   path
 }
 
-# The oracle: ski_stats of the same blocks with the same keys, each chunk's
-# blocks merged in order, then the chunks in order.
-rel_blockwise <- function(d, idx, block_rows, ...) {
-  chunk <- function(k) {
-    rows <- idx[[k]]
-    acc <- NULL
-    for (o in seq(0, length(rows) - 1, by = block_rows)) {
-      b <- rows[(o + 1):min(length(rows), o + block_rows)]
-      s <- ski_stats(d$x[b, , drop = FALSE], d$y[b], d$grid, first_row = (k - 1) * 2^40 + o, ...)
-      acc <- if (is.null(acc)) s else ski_stats_merge(acc, s)
-    }
-    acc
-  }
-  Reduce(ski_stats_merge, lapply(seq_along(idx), chunk))
-}
-
-rel_fields <- c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "Wtz", "rhoz")
 
 rel_cluster <- function() {
   cl <- parallel::makeCluster(2L)
@@ -63,7 +46,7 @@ test_that("blank lines are skipped, never a data row, sequentially and on a PSOC
   L2[2:11] <- paste0(L2[2:11], "\r")
   f2 <- rel_write(file.path(dir, "b.csv"), c(L2[1:250], " \t", L2[251:601], "", ""))
   idx <- list(1:600, 601:1200)
-  ref <- rel_blockwise(d, idx, 250, probes = 2)
+  ref <- ski_blockwise(d, idx, 250, probes = 2)
   one <- ski_stats(d$x, d$y, d$grid)
   cl <- rel_cluster()
   on.exit(parallel::stopCluster(cl), add = TRUE)
@@ -72,7 +55,7 @@ test_that("blank lines are skipped, never a data row, sequentially and on a PSOC
                    cluster = engine, verbose = FALSE)
     expect_equal(s$n, 1200)
     expect_equal(s$chunks$rows, c(600, 600))
-    for (f in rel_fields) expect_identical(s[[f]], ref[[f]], label = f)
+    for (f in ski_stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
     for (f in c("yty", "ysum", "Wty", "Wt1", "WtW")) expect_equal(s[[f]], one[[f]], label = f)
   }
   # the file of the report: 12000 rows, a blank line after row 6000, blocks of 5000
@@ -82,9 +65,9 @@ test_that("blank lines are skipped, never a data row, sequentially and on a PSOC
     s <- ski_stats(c(big, big), d2$grid, x = c("a", "b"), y = "y", block_rows = 5000,
                    cluster = engine, verbose = FALSE)
     expect_equal(s$n, 24000)
-    ref2 <- rel_blockwise(list(x = rbind(d2$x, d2$x), y = c(d2$y, d2$y), grid = d2$grid),
+    ref2 <- ski_blockwise(list(x = rbind(d2$x, d2$x), y = c(d2$y, d2$y), grid = d2$grid),
                           list(1:12000, 12001:24000), 5000)
-    for (f in rel_fields) expect_identical(s[[f]], ref2[[f]], label = f)
+    for (f in ski_stats_fields) expect_identical(s[[f]], ref2[[f]], label = f)
   }
 })
 
@@ -141,13 +124,13 @@ test_that("a block read in several takes of text is the same block", {
   L[100:140] <- paste0(L[100:140], "\r")
   f <- rel_write(tempfile(fileext = ".csv"), c(L[1:50], "", "", L[51:300], " ", L[301:601]))
   s <- ski_stats(f, d$grid, x = 1:2, y = 3, block_rows = 100, probes = 2, verbose = FALSE)
-  ref <- rel_blockwise(d, list(1:600), 100, probes = 2)
-  for (fld in rel_fields) expect_identical(s[[fld]], ref[[fld]], label = fld)
+  ref <- ski_blockwise(d, list(1:600), 100, probes = 2)
+  for (fld in ski_stats_fields) expect_identical(s[[fld]], ref[[fld]], label = fld)
   # "\r\n" endings throughout, the last line without one (fread's own reading)
   crlf <- tempfile(fileext = ".csv")
   writeBin(charToRaw(paste(rel_lines(d, 1:600), collapse = "\r\n")), crlf)
   s2 <- ski_stats(crlf, d$grid, x = 1:2, y = 3, block_rows = 100, probes = 2, verbose = FALSE)
-  for (fld in rel_fields) expect_identical(s2[[fld]], ref[[fld]], label = fld)
+  for (fld in ski_stats_fields) expect_identical(s2[[fld]], ref[[fld]], label = fld)
   # a line longer than a take, and a fault after many takes
   long <- paste0(strrep("0", 2000), "0.5,0.5,1")
   rel_write(f, c(L[1:200], long, L[201:400], "0.5;0.5;1"))
@@ -312,7 +295,7 @@ test_that("integer64 values are the whole numbers they hold, up to 2^53; beyond,
   ys <- c(2, 7, 1, 4)
   ref <- ski_stats(xs, ys, g)
   s <- ski_stats(data.frame(a = i64(xs[, 1]), b = xs[, 2]), i64(ys), g)
-  for (f in rel_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  for (f in ski_stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
   sf <- ski_stats(list(function() list(x = data.frame(a = i64(xs[, 1]), b = xs[, 2]), y = i64(ys))),
                   g, verbose = FALSE)
   for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW")) expect_identical(sf[[f]], ref[[f]], label = f)

@@ -19,23 +19,6 @@ write_chunks <- function(d, k = 3, dir = tempfile("skisrc")) {
   list(files = files, idx = idx)
 }
 
-# The oracle: ski_stats of the same blocks with the same keys, each chunk's
-# blocks merged in order, then the chunks in order, from the data in memory.
-blockwise <- function(d, idx, block_rows, ...) {
-  chunk <- function(k) {
-    rows <- idx[[k]]
-    acc <- NULL
-    for (o in seq(0, length(rows) - 1, by = block_rows)) {
-      b <- rows[(o + 1):min(length(rows), o + block_rows)]
-      s <- ski_stats(d$x[b, , drop = FALSE], d$y[b], d$grid, first_row = (k - 1) * 2^40 + o, ...)
-      acc <- if (is.null(acc)) s else ski_stats_merge(acc, s)
-    }
-    acc
-  }
-  Reduce(ski_stats_merge, lapply(seq_along(idx), chunk))
-}
-
-stats_fields <- c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "Wtz", "rhoz")
 
 test_that("CSV chunks read in blocks equal the blockwise statistics bitwise", {
   skip_if_not_installed("data.table")
@@ -43,8 +26,8 @@ test_that("CSV chunks read in blocks equal the blockwise statistics bitwise", {
   ch <- write_chunks(d)
   s <- ski_stats(ch$files, d$grid, x = c("u", "v"), y = "z", block_rows = 70, probes = 4,
                  verbose = FALSE)
-  ref <- blockwise(d, ch$idx, 70, probes = 4)
-  for (f in stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  ref <- ski_blockwise(d, ch$idx, 70, probes = 4)
+  for (f in ski_stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
   expect_equal(s$chunks$rows, unname(lengths(ch$idx)))
   expect_equal(s$chunks$used, unname(lengths(ch$idx)))
   # columns by index give the same
@@ -68,24 +51,24 @@ test_that("function sources, a PSOCK cluster and a future plan give identical st
   idx <- list(1:100, 101:200, 201:300)
   fns <- lapply(idx, function(i) { force(i); function() list(x = d$x[i, ], y = d$y[i]) })
   s <- ski_stats(fns, d$grid, probes = 3, verbose = FALSE)
-  ref <- blockwise(d, idx, 1e5, probes = 3)
-  for (f in stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  ref <- ski_blockwise(d, idx, 1e5, probes = 3)
+  for (f in ski_stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
   cl <- parallel::makeCluster(2L)
   on.exit(parallel::stopCluster(cl), add = TRUE)
   parallel::clusterCall(cl, function(p) .libPaths(p), .libPaths())
   sc <- ski_stats(fns, d$grid, probes = 3, cluster = cl, verbose = FALSE)
-  for (f in stats_fields) expect_identical(sc[[f]], s[[f]], label = f)
+  for (f in ski_stats_fields) expect_identical(sc[[f]], s[[f]], label = f)
   if (.Platform$OS.type == "unix") {
     fk <- parallel::makeForkCluster(2L)
     sk <- ski_stats(fns, d$grid, probes = 3, cluster = fk, verbose = FALSE)
     parallel::stopCluster(fk)
-    for (f in stats_fields) expect_identical(sk[[f]], s[[f]], label = f)
+    for (f in ski_stats_fields) expect_identical(sk[[f]], s[[f]], label = f)
   }
   skip_if_not_installed("future.apply")
   old <- future::plan(future::multisession, workers = 2L)
   on.exit(future::plan(old), add = TRUE)
   sf <- ski_stats(fns, d$grid, probes = 3, verbose = FALSE)
-  for (f in stats_fields) expect_identical(sf[[f]], s[[f]], label = f)
+  for (f in ski_stats_fields) expect_identical(sf[[f]], s[[f]], label = f)
   # and a fit from them runs
   # (the 12 x 10 grid is coarse for this kernel: the fit says so)
   expect_warning(fit <- ski_gsgp(stats = sf, kernel = "rbf", lengthscale = 0.3, outputscale = 1,
@@ -144,8 +127,8 @@ test_that("HDF5 chunks read in blocks equal function chunks bitwise", {
   f$close_all()
   s <- ski_stats(path, d$grid, x = "inputs", y = "resp", block_rows = 64, probes = 2,
                  verbose = FALSE)
-  ref <- blockwise(d, list(1:300), 64, probes = 2)
-  for (f in stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  ref <- ski_blockwise(d, list(1:300), 64, probes = 2)
+  for (f in ski_stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
   expect_error(ski_stats(path, d$grid, x = "nope", y = "resp", verbose = FALSE),
                "the file has no dataset 'nope'", fixed = TRUE)
 })
@@ -168,7 +151,7 @@ test_that("CSV and HDF5 files on a PSOCK cluster equal the sequential run bitwis
     a <- ski_stats(src, d$grid, x = xs, y = ys, block_rows = 50, probes = 2, verbose = FALSE)
     b <- ski_stats(src, d$grid, x = xs, y = ys, block_rows = 50, probes = 2, cluster = cl,
                    verbose = FALSE)
-    for (fld in stats_fields) expect_identical(b[[fld]], a[[fld]], label = fld)
+    for (fld in ski_stats_fields) expect_identical(b[[fld]], a[[fld]], label = fld)
   }
 })
 
@@ -187,7 +170,7 @@ test_that("a worker that dies is replaced by a retry in the master; a corrupt fi
   s <- ski_stats(list(dies, good), d$grid, cluster = cl, verbose = FALSE)
   ref <- ski_stats(list(function() list(x = d$x[1:100, ], y = d$y[1:100]), good), d$grid,
                    verbose = FALSE)
-  for (f in stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  for (f in ski_stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
   skip_if_not_installed("data.table")
   bad <- tempfile(fileext = ".csv")
   writeLines(c("u,v,z", "0.1,0.2,1", "0.3,oops,2"), bad)
