@@ -133,7 +133,7 @@ endfunction
 
 %!test
 %! r = sqrt (r2) / 0.7;
-%! K = gp_kernel (x, x2, "Kernel", "MATERN32", "lengthscale", 0.7);
+%! K = gp_kernel (x, x2, "kernel", "MATERN32", "lengthscale", 0.7);
 %! assert (K, (1 + sqrt (3) * r) .* exp (-sqrt (3) * r), 1e-14);
 %! K = gp_kernel (x, x2, "kernel", "matern52", "lengthscale", 0.7, "outputscale", 2);
 %! assert (K, 2 * (1 + sqrt (5) * r + 5 * r .^ 2 / 3) .* exp (-sqrt (5) * r), 1e-14);

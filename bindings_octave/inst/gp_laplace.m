@@ -153,10 +153,10 @@ function fit = gp_laplace (x, y, varargin)
   likelihood = option_value (fname, opts, "likelihood");
   [ycode, levels] = label_codes (y, likelihood, fname);
   if (numel (levels) >= 2 && strcmp (likelihood, "softmax"))
-    opts(end+1:end+2) = {"n_class", numel(levels)};
+    opts = set_option (opts, "n_class", numel(levels));
   endif
   if (isempty (option_value (fname, opts, "seed")))
-    opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
+    opts = set_option (opts, "seed", floor(rand () * 2147483647));
   endif
   xtest = front.xtest;
   has_test = ! isempty (xtest);

@@ -75,7 +75,7 @@ function [model, loss, info] = mlp_fit (x, y, varargin)
       arg_error (fname, pos_names{k}, "is given both by position and by name");
     endif
     if (k == 3)
-      opts(end+1:end+2) = {"likelihood", positional{k}};
+      opts = set_option (opts, "likelihood", positional{k});
     elseif (k > 1 || ! isempty (positional{k}))
       front.(pos_names{k}) = positional{k};
     endif
@@ -122,7 +122,7 @@ function [model, loss, info] = mlp_fit (x, y, varargin)
       endif
   endswitch
   if (isempty (option_value (fname, opts, "seed")))
-    opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
+    opts = set_option (opts, "seed", floor(rand () * 2147483647));
   endif
 
   res = __sgp_call__ ("mlp_fit", x, y, [columns(x), double(hidden(:))', C], activation, [],

@@ -161,7 +161,7 @@ function fit = ski_gsgp (varargin)
     stats.class = "ski_stats";
   endif
   if (isempty (option_value (fname, opts, "seed")))
-    opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
+    opts = set_option (opts, "seed", floor(rand () * 2147483647));
   endif
 
   ## the core checks the options (and against the data), makes the statistics, fits

@@ -148,7 +148,7 @@ function fit = valla (model, x, y, varargin)
     arg_error (fname, "x", "has %d columns but the network expects %d inputs", columns (x), D);
   endif
   likelihood = valla_likelihood (option_value (fname, opts, "likelihood"), C, fname);
-  opts(end+1:end+2) = {"likelihood", likelihood};
+  opts = set_option (opts, "likelihood", likelihood);
   ycode = valla_labels (y, likelihood, C, rows (x), fname, "y");
   [inducing, tags, opts] = valla_inducing_arg (front.inducing, front.inducing_tags, D, C,
                                                opts, fname);
@@ -167,7 +167,7 @@ function fit = valla (model, x, y, varargin)
     endif
   endfor
   if (isempty (option_value (fname, opts, "seed")))
-    opts(end+1:end+2) = {"seed", floor(rand () * 2147483647)};
+    opts = set_option (opts, "seed", floor(rand () * 2147483647));
   endif
 
   res = __sgp_call__ ("valla_fit", model, x, ycode, xval, yval, inducing, tags, layers,

@@ -60,10 +60,9 @@
 %!error <scalegp_predict: 'fit.noise' must be empty> scalegp_predict (setfield (fit, "noise", 1), x)
 %!error <scalegp_predict: 'fit.iterations' must be a whole number> scalegp_predict (setfield (fit, "iterations", -1), x)
 %!error <scalegp_predict: 'fit.root' is missing> scalegp_predict (rmfield (fit, "root"), x)
-%!test  # a fit that took no iteration legitimately has a root without columns
+%!test  # a response equal to its mean is solved at once: the budget buys variance
 %! z = gp_laplace (x, zeros (20, 1), "likelihood", "gaussian", "seed", 1);
-%! assert (columns (z.root), 0);
-%! assert (z.iterations, 0);
+%! assert (columns (z.root), z.iterations);
 %! assert (size (scalegp_predict (z, x).mean), [20 1]);
 
 ## scales beyond double precision

@@ -9,7 +9,7 @@ function [inducing, tags, opts] = valla_inducing_arg (iv, tg, D, C, opts, fname)
   if (isempty (iv))
     ## not given: the core's default
   elseif (isnumeric (iv) && isscalar (iv))
-    opts(end+1:end+2) = {"inducing", iv};
+    opts = set_option (opts, "inducing", iv);
   else
     if (! (isnumeric (iv) && isreal (iv) && ndims (iv) == 2 && columns (iv) == D))
       arg_error (fname, "inducing", "must be a number M or an M-by-%d real matrix", D);
