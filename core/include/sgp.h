@@ -311,7 +311,7 @@ typedef struct sgp_hyper {
   double loglik;           /* the evidence (gp_laplace: exact Laplace or the matrix-free
                             * estimate; ski_gsgp: SLQ estimate); NaN when not computed
                             * (note says why) */
-  double loglik_se;        /* the estimate's standard error; NaN when exact */
+  double loglik_se;        /* the estimate's standard error; 0 when exact */
   double *grad;            /* n_theta, or NULL with loglik */
   int64_t n_eval;          /* optimizer evaluations (rows of the trace) */
   double *tr_loglik, *tr_gradnorm, *tr_seconds; /* n_eval each */

@@ -283,7 +283,7 @@ int sgp_value_arena_failed(const sgp_value_arena *a);
 
 /* The model selection of a fit (gp_laplace, ski_gsgp; spec model_selection.md §6):
  * hyper (lengthscale, outputscale, mean when the model has one, noise: NULL when
- * there is none), loglik, loglik_se (NaN when exact), loglik_grad (named by theta's
+ * there is none), loglik, loglik_se (0 when exact), loglik_grad (named by theta's
  * coordinates), learned (the names of gp_laplace's `learn` choices that were
  * optimized), optim (columns evaluation, loglik, grad_norm, seconds and one per
  * coordinate), optim_converged (NA when nothing was learned), optim_message, note. */

@@ -28,10 +28,11 @@ typedef struct {
   int64_t n_se, cap_se;
 } select_t;
 
-/* The evidence at s->p's hyperparameters: exact (se NaN) or estimated. */
+/* The evidence at s->p's hyperparameters: exact (se 0, as ski_gsgp's exact
+ * log-likelihood) or estimated. */
 static int evaluate(sgp_ctx *ctx, select_t *s, double *value, double *se, double *grad)
 {
-  *se = NAN;
+  *se = 0.0;
   return s->stochastic ? sgp_evidence_stochastic(ctx, &s->p, &s->mws, value, se, grad)
                        : sgp_evidence(ctx, &s->p, &s->ws, value, grad);
 }
@@ -302,8 +303,11 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
   sgp_ev_layout l = {h->n_lengthscale, h->n_mean,
                      lik->kind == SGP_LIK_GAUSSIAN && lik->n_noise == 1};
   unsigned bits = 0;
-  int st = learn_bits(ctx, o, &l, &bits);
-  if (st || (st = start_values(ctx, X, lik, o, bits, h))) return st;
+  /* the start values come from y's moments, which must not overflow */
+  int st = sgp_check_bounded(ctx, "y", sgp_cmat_of(lik->y, lik->n, 1), SGP_MAX_DATA_VALUE);
+  if (st || (st = learn_bits(ctx, o, &l, &bits)) ||
+      (st = start_values(ctx, X, lik, o, bits, h)))
+    return st;
   h->requested = bits;
   if (sgp_ev_size(&l) > SGP_OPT_MAX_THETA)
     return sgp_fail(ctx, SGP_EDIM, "lengthscale: model selection takes at most %d "

@@ -88,9 +88,12 @@ function [cls, msg] = fuzz_classify (k)
     cls = if_named (named, "error", "unclear");
     return;
   end_try_catch
-  ## a fit that warned (did not converge) may carry non-finite diagnostics
+  ## a fit that warned (did not converge, learning failed) may carry non-finite
+  ## diagnostics: its history, the optimizer's failed evaluations, an evidence
+  ## that could not be evaluated
   if (! isempty (lastwarn ()) && isstruct (v))
-    v = rmfield (v, intersect (fieldnames (v), {"history", "steps"}));
+    v = rmfield (v, intersect (fieldnames (v), {"history", "steps", "optim", "loglik", ...
+                                               "loglik_se", "loglik_grad"}));
   endif
   if (! all_finite (v))
     cls = "garbage";

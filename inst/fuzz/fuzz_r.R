@@ -213,8 +213,11 @@ fuzz_classify <- function(k) {
     return(list(class = if (named) "error" else "unclear", msg = msg))
   }
   bad <- k$check(res$value)
-  # a fit that warned (did not converge) may carry non-finite diagnostics
-  if (nzchar(bad) && length(warns) && all_finite_leaves(res$value, c("history", "steps")))
+  # a fit that warned (did not converge, learning failed) may carry non-finite
+  # diagnostics: its history, the optimizer's failed evaluations, an evidence
+  # that could not be evaluated
+  diagnostics <- c("history", "steps", "optim", "loglik", "loglik_se", "loglik_grad")
+  if (nzchar(bad) && length(warns) && all_finite_leaves(res$value, diagnostics))
     bad <- ""
   if (!is.null(k$ref) && !nzchar(bad)) {
     ref <- tryCatch({ utils::capture.output(r <- k$ref()); r }, error = function(e) e)

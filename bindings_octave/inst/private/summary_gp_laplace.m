@@ -39,7 +39,7 @@ function s = hyper_line (fit)
     noise = [", noise " fmt_g(h.noise)];
   endif
   ev = fmt_g (fit.loglik, 6);
-  if (isfield (fit, "loglik_se") && isscalar (fit.loglik_se) && isfinite (fit.loglik_se))
+  if (isfield (fit, "loglik_se") && isscalar (fit.loglik_se) && isfinite (fit.loglik_se) && fit.loglik_se > 0)
     ev = [ev " (se " fmt_g(fit.loglik_se, 2) ")"];
   endif
   learned = "nothing learned";
