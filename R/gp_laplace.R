@@ -239,7 +239,12 @@ laplace_labels <- function(y, likelihood, n, fn) {
 # names (R's only addition); the core's warning (variances that rounding does not
 # resolve) becomes fn's warning and leaves the list.
 pred_class_names <- function(p, fit, fn) {
-  if (fit$likelihood == "softmax") colnames(p$prob) <- fit$levels
+  if (fit$likelihood == "softmax" && !is.null(fit$levels)) {
+    if (!is.character(fit$levels) || length(fit$levels) != ncol(p$prob))
+      stop_arg(fn, "object$levels", "must be NULL or ", ncol(p$prob),
+               " class names (the fit is damaged; refit it)")
+    colnames(p$prob) <- fit$levels
+  }
   w <- p[["warning", exact = TRUE]]
   if (!is.null(w) && nzchar(w)) warning(fn, ": ", w, call. = FALSE)
   p[["warning"]] <- NULL

@@ -28,6 +28,9 @@ valla_refit_fun <- function(model, refit, env, fn) {
 # list(x, y) whose y - g(x) are the out-of-fold residuals (g: the network's outputs), or
 # NULL when there is no refit function or folds is 0 (the core's val_frac hold-out).
 valla_oof_validation <- function(model, x, y, refit, opts, env, fn) {
+  # the options this decision reads, checked by the core first (its words)
+  for (name in intersect(c("folds", "method", "closed_form", "iterations"), names(opts)))
+    sgp_call("option_check", fn, name, opts[[name]])
   folds <- opts[["folds"]] %||% option_default(fn, "folds")
   uses_adam <- (opts[["method"]] %||% "valla") == "valla" && !isTRUE(opts[["closed_form"]]) &&
     (opts[["iterations"]] %||% 1) > 0

@@ -546,6 +546,8 @@ int sgp_ski_gls_mean(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, do
  * targets. work: 2 n + m. */
 int sgp_ski_gls_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_ski_solve_opts *so,
                         double *work, double *mu, sgp_ski_solve_info *info);
+/* The error of a GLS mean whose 1'A^-1 1 (den) is not positive and finite. */
+int sgp_ski_gls_fail(sgp_ctx *ctx, double den);
 
 /* ------------------------------------------------------------ ski_precond.c */
 

@@ -305,8 +305,7 @@ int sgp_ski_loglik_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel
   if (gls) { /* 1'A^{-1}(y - mu 1) / 1'A^{-1}1 */
     const double den = ((double)st->n - sgp_dot(m, st->u1, a1)) / noise;
     if (!(den > 0) || !isfinite(res->dmean / den)) {
-      code = sgp_fail(ctx, SGP_EINVAL, "mean: its GLS estimate is not finite (1'A^-1 1 = %g); "
-                      "give mean", den);
+      code = sgp_ski_gls_fail(ctx, den);
       goto cleanup;
     }
     *gls = res->dmean / den;

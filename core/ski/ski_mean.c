@@ -12,6 +12,15 @@
 #include <math.h>
 #include <string.h>
 
+
+int sgp_ski_gls_fail(sgp_ctx *ctx, double den)
+{
+  /* 1'A^-1 1 > 0 for any positive definite A: a value that is not is A's
+   * rounding, an outputscale or noise far off the data's scale */
+  return sgp_fail(ctx, SGP_EINVAL, "mean: its GLS estimate is not finite (1'A^-1 1 = %g): give "
+                  "mean, or an outputscale and noise on the data's scale", den);
+}
+
 void sgp_ski_stats_centred(const sgp_ski_stats *st, double mu, double *uy_buf,
                            sgp_ski_stats *out)
 {
@@ -48,8 +57,7 @@ int sgp_ski_gls_mean(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, do
   num += cx * st->ysum;
   den += cx * (double)st->n;
   if (!(den > 0) || !isfinite(num / den))
-    return sgp_fail(ctx, SGP_EINVAL, "mean: its GLS estimate is not finite (1'A^-1 1 = %g); "
-                    "give mean", den);
+    return sgp_ski_gls_fail(ctx, den);
   *mu = num / den;
   return SGP_OK;
 }
@@ -75,8 +83,7 @@ int sgp_ski_gls_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_s
     den += x[i];
   }
   if (!(den > 0) || !isfinite(num / den))
-    return sgp_fail(ctx, SGP_EINVAL, "mean: its GLS estimate is not finite (1'A^-1 1 = %g); "
-                    "give mean", den);
+    return sgp_ski_gls_fail(ctx, den);
   *mu = num / den;
   return SGP_OK;
 }

@@ -156,7 +156,9 @@ int sgp_ski_predict_plain(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski
   char warn[1024];
   sgp_ski_predict_warning(fn, &info, o->variance, warn, sizeof warn);
   /* converged: the variances are resolved (always with none); var_error: the
-   * bound on their relative error (NA: not known); clamped: set to 0 from below */
+   * bound on their relative error (0 with none: no variance to be wrong; NA: not
+   * known); clamped: set to 0 from below */
+  if (o->variance == SGP_SKI_VARIANCE_NONE) info.var_error = 0.0;
   const char *names[] = {"mean", "var", "converged", "var_error", "clamped", "warning"};
   const sgp_value e[] = {mean, var, sgp_vo_flag(a, info.converged != 0),
                          sgp_vo_scalar(a, isnan(info.var_error) ? sgp_vo_na() : info.var_error),

@@ -93,7 +93,7 @@ function [cls, msg] = fuzz_classify (k)
   ## that could not be evaluated
   if (! isempty (lastwarn ()) && isstruct (v))
     v = rmfield (v, intersect (fieldnames (v), {"history", "steps", "optim", "loglik", ...
-                                               "loglik_se", "loglik_grad"}));
+                                               "loglik_se", "loglik_grad", "interp_error"}));
   endif
   if (! all_finite (v))
     cls = "garbage";

@@ -216,7 +216,8 @@ fuzz_classify <- function(k) {
   # a fit that warned (did not converge, learning failed) may carry non-finite
   # diagnostics: its history, the optimizer's failed evaluations, an evidence
   # that could not be evaluated
-  diagnostics <- c("history", "steps", "optim", "loglik", "loglik_se", "loglik_grad")
+  diagnostics <- c("history", "steps", "optim", "loglik", "loglik_se", "loglik_grad",
+                   "interp_error")
   if (nzchar(bad) && length(warns) && all_finite_leaves(res$value, diagnostics))
     bad <- ""
   if (!is.null(k$ref) && !nzchar(bad)) {
