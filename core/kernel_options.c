@@ -1,11 +1,9 @@
-/* kernel_options.c -- gp_kernel's option table (sgp_options.h) and the kernel
- * names every table with a kernel shares. */
+/* kernel_options.c -- gp_kernel's option table (sgp_options.h); the kernel
+ * names every table with a kernel shares are kernel_table.c's. */
 #include "sgp_options.h"
 
 #include <math.h>
 #include <stddef.h>
-
-const char *const sgp_kernel_names[] = {"rbf", "matern12", "matern32", "matern52", NULL};
 
 void sgp_kernel_opts_default(sgp_kernel_opts *o)
 {

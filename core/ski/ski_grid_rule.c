@@ -8,7 +8,8 @@
  * the Sobolev smoothness the kernel's spectrum ~ w^-(2 nu + d) gives its
  * sample paths beyond H^(d/2)), capped by the cubic order 3:
  *   E(h) = (d/2) sqrt(s) C_k max_j (h_j/ell_j)^p_k,
- *   p = 1 (Matern-1/2), 2 (3/2), 3 (5/2), 3 (rbf).
+ *   p = 1 (Matern-1/2), 2 (3/2), 3 (5/2), 3 (rbf); C and p are the kernel's row
+ *   of kernel_table.c.
  * The constants C_k are the upper envelope of max |mean - exact| / sqrt(s)
  * measured against the dense exact GP (2-D, n = 3000 uniform on the unit
  * square, ell 0.2, s 1, noise sd 0.1 and 0.3, 400 test points, tol 1e-9,
@@ -21,6 +22,7 @@
  * error). Linear interpolation is not calibrated: its default keeps h <= ell/3
  * and its error is not estimated (NaN). */
 #include "ski.h"
+#include "../kernel_table.h"
 
 #include <math.h>
 
@@ -29,14 +31,13 @@
 /* h <= ell/3 at least: the rule of the spec (and of linear interpolation). */
 #define MIN_CELLS 3.0
 
+/* C and p of the kernel's row (kernel_table.c); a kind out of range never
+ * reaches here (sgp_kernel_check), NaN if one did. */
 static void kernel_rule(sgp_kernel_kind kind, double *C, double *p)
 {
-  switch (kind) {
-  case SGP_KERNEL_MATERN12: *C = 1.7; *p = 1.0; break;
-  case SGP_KERNEL_MATERN32: *C = 1.3; *p = 2.0; break;
-  case SGP_KERNEL_MATERN52: *C = 1.3; *p = 3.0; break;
-  default: *C = 0.12; *p = 3.0; break;
-  }
+  const sgp_kernel_info *info = sgp_kernel_info_of(kind);
+  *C = info ? info->ski_C : NAN;
+  *p = info ? info->ski_p : NAN;
 }
 
 double sgp_ski_cells_per_lengthscale(sgp_kernel_kind kind, sgp_ski_interpolation interp,
