@@ -12,8 +12,9 @@ void sgp_kernel_opts_default(sgp_kernel_opts *o)
   o->kernel.lengthscale = &one;
   o->kernel.n_lengthscale = 1;
   o->kernel.outputscale = 1.0;
+  o->kernel.alpha = 1.0;
 }
 
 static const sgp_opt_spec specs[] = {SGP_KERNEL_OPTION_ROWS(sgp_kernel_opts, kernel)};
 
-const sgp_verb_table sgp_kernel_table = {"gp_kernel", specs, 3, 0};
+const sgp_verb_table sgp_kernel_table = {"gp_kernel", specs, (int)(sizeof specs / sizeof specs[0]), 0};

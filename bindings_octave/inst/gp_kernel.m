@@ -51,6 +51,8 @@
 ## one lengthscale, or one per column of x (ARD) (default @code{1}).
 ## @item @qcode{"outputscale"}
 ## kernel variance (default @code{1}).
+## @item @qcode{"alpha"}
+## shape parameter of the kernels whose formula has alpha (the others ignore it) (default @code{1}).
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
 ## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}); whole number for reproducible random choices; [] draws one with rand (default @code{[]}); print progress (default @code{false}); OpenMP threads (0: the OpenMP default) (default @code{0}).
 ## @c end of the generated options

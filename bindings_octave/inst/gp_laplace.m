@@ -38,6 +38,8 @@
 ## one lengthscale, or one per column of x (ARD); not given: learned (1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"outputscale"}
 ## kernel variance; not given: learned (1 when learn leaves it out) (default @code{[]}).
+## @item @qcode{"alpha"}
+## shape parameter of the kernels whose formula has alpha (the others ignore it) (default @code{1}).
 ## @item @qcode{"mean"}
 ## constant prior mean: 1 value, or one per class (softmax); not given: learned (0 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"noise"}

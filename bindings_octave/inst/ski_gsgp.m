@@ -48,6 +48,8 @@
 ## one lengthscale, or one per column of x (ARD); not given: learned (or 1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"outputscale"}
 ## kernel variance; not given: learned (or 1 when learn leaves it out) (default @code{[]}).
+## @item @qcode{"alpha"}
+## shape parameter of the kernels whose formula has alpha (the others ignore it) (default @code{1}).
 ## @item @qcode{"noise"}
 ## Gaussian noise variance; not given: learned (or 1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"mean"}

@@ -130,7 +130,7 @@ int sgp_ctx_opt_set(sgp_ctx *ctx, const char *name, const sgp_value *v, int *ver
 extern const char *const sgp_kernel_names[];
 extern const char sgp_kernel_doc[];
 
-/* The three rows of a kernel (kernel, lengthscale, outputscale) for a table over
+/* The four rows of a kernel (kernel, lengthscale, outputscale, alpha) for a table over
  * the options struct TYPE whose sgp_kernel is MEMBER: every verb with a kernel
  * uses these, so the kernel's options are written once. */
 #define SGP_KERNEL_OPTION_ROWS(TYPE, MEMBER)                                              \
@@ -146,7 +146,10 @@ extern const char sgp_kernel_doc[];
    SGP_STORE_DOUBLE, offsetof(TYPE, MEMBER.n_lengthscale),                                 \
    "one lengthscale, or one per column of x (ARD)" DOC},                                   \
   {"outputscale", SGP_OPT_REAL, OS_DEF, 0, INFINITY, SGP_OPT_LO_OPEN | (OS_FLAGS), NULL,    \
-   offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance" DOC}
+   offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance" DOC},          \
+  {"alpha", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL,                         \
+   offsetof(TYPE, MEMBER.alpha), SGP_STORE_DOUBLE, 0,                                      \
+   "shape parameter of the kernels whose formula has alpha (the others ignore it)"}
 
 /* What a host returns from predict (the "type" of the predict tables). */
 enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };

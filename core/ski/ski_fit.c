@@ -24,6 +24,7 @@ void sgp_ski_opts_default(sgp_ski_opts *o)
   o->kernel.lengthscale = NULL; /* not given: learned, or 1 (sgp_ski_fixed_defaults) */
   o->kernel.n_lengthscale = 1;
   o->kernel.outputscale = NAN;
+  o->kernel.alpha = 1.0;
   o->noise = NAN;
   o->mean = NAN;
   o->grid_rule = 1;

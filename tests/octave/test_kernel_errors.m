@@ -51,7 +51,7 @@
 %!error <gp_kernel: 'x' must be a real numeric matrix or vector, not char> gp_kernel ("abc", 1)
 %!error <gp_kernel: 'x' must be a real numeric matrix or vector, not complex> gp_kernel (x + 1i)
 %!error <gp_kernel: 'x2' must be a real numeric matrix or vector, not cell> gp_kernel (x, {1})
-%!error <gp_kernel: unknown option 'sigma'; valid options are kernel, lengthscale, outputscale, backend, seed, verbose, threads> gp_kernel (x, "sigma", 1)
+%!error <gp_kernel: unknown option 'sigma'; valid options are kernel, lengthscale, outputscale, alpha, backend, seed, verbose, threads> gp_kernel (x, "sigma", 1)
 %!error <gp_kernel: option 'outputscale' has no value> gp_kernel (x, "kernel", "rbf", "outputscale")
 %!error <gp_kernel: 'threads' must be a whole number> gp_kernel (x, "threads", -2)
 
