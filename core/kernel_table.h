@@ -36,6 +36,7 @@ const sgp_kernel_info *sgp_kernel_info_of(sgp_kernel_kind kind);
   case SGP_KERNEL_MATERN12: LOOP(SGP_KERNEL_MATERN12); break;                    \
   case SGP_KERNEL_MATERN32: LOOP(SGP_KERNEL_MATERN32); break;                    \
   case SGP_KERNEL_MATERN52: LOOP(SGP_KERNEL_MATERN52); break;                    \
+  case SGP_KERNEL_RQ: LOOP(SGP_KERNEL_RQ); break;                                \
   case SGP_KERNEL_COUNT: break;                                                  \
   }
 
@@ -45,7 +46,6 @@ static inline __attribute__((always_inline)) double sgp_kernel_of_r2(sgp_kernel_
                                                                      double r2)
 {
   double a;
-  (void)alpha;
   switch (kind) {
   case SGP_KERNEL_RBF: return s2 * exp_nonpositive(-0.5 * r2);
   case SGP_KERNEL_MATERN12: return s2 * exp_nonpositive(-sqrt(r2));
@@ -57,6 +57,8 @@ static inline __attribute__((always_inline)) double sgp_kernel_of_r2(sgp_kernel_
     a = sqrt(5.0 * r2);
     a = a < 745.0 ? a : 745.0; /* as above */
     return s2 * (1.0 + a + a * a / 3.0) * exp_nonpositive(-a);
+  case SGP_KERNEL_RQ: /* log1p keeps small r2 accurate; the exponent is <= 0 */
+    return s2 * exp_nonpositive(-alpha * log1p(r2 / (2.0 * alpha)));
   case SGP_KERNEL_COUNT: break;
   }
   return NAN;
@@ -67,7 +69,6 @@ static inline __attribute__((always_inline)) double sgp_kernel_of_r2(sgp_kernel_
 static inline double sgp_kernel_psi_of(sgp_kernel_kind kind, double alpha, double kval,
                                        double r2)
 {
-  (void)alpha;
   switch (kind) {
   case SGP_KERNEL_RBF: return kval;
   case SGP_KERNEL_MATERN12: return r2 > 0 ? kval / sqrt(r2) : 0.0;
@@ -76,6 +77,7 @@ static inline double sgp_kernel_psi_of(sgp_kernel_kind kind, double alpha, doubl
     const double a = sqrt(5.0 * r2);
     return (5.0 / 3.0) * (1.0 + a) * kval / (1.0 + a + a * a / 3.0);
   }
+  case SGP_KERNEL_RQ: return kval / (1.0 + r2 / (2.0 * alpha));
   case SGP_KERNEL_COUNT: break;
   }
   return NAN;

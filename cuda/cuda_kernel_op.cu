@@ -37,7 +37,6 @@ __host__ __device__ static int kernel_value(sgp_kernel_kind kind, double s2, dou
                                             double r2, double *v)
 {
   double a;
-  (void)alpha;
   switch (kind) {
   case SGP_KERNEL_RBF: *v = s2 * exp(-0.5 * r2); return 1;
   case SGP_KERNEL_MATERN12: *v = s2 * exp(-sqrt(r2)); return 1;
@@ -49,6 +48,7 @@ __host__ __device__ static int kernel_value(sgp_kernel_kind kind, double s2, dou
     a = sqrt(5.0 * r2);
     *v = s2 * (1.0 + a + a * a / 3.0) * exp(-a);
     return 1;
+  case SGP_KERNEL_RQ: *v = s2 * exp(-alpha * log1p(r2 / (2.0 * alpha))); return 1;
   case SGP_KERNEL_COUNT: break;
   }
   *v = NAN;

@@ -130,6 +130,7 @@ typedef enum {
   SGP_KERNEL_MATERN12 = 1,  /* s2 exp(-r) */
   SGP_KERNEL_MATERN32 = 2,  /* s2 (1 + sqrt3 r) exp(-sqrt3 r) */
   SGP_KERNEL_MATERN52 = 3,  /* s2 (1 + sqrt5 r + 5 r^2/3) exp(-sqrt5 r) */
+  SGP_KERNEL_RQ = 4,        /* s2 (1 + r^2/(2 alpha))^(-alpha), rational quadratic */
   SGP_KERNEL_COUNT          /* the number of kernels (core/kernel_table.c has their facts) */
 } sgp_kernel_kind;
 /* r = || (x - x') / lengthscale || with per-dimension (ARD) or one lengthscale. */

@@ -48,6 +48,7 @@ static double dk_factor(sgp_kernel_kind kind, double s, double r)
   case SGP_KERNEL_MATERN32: return 3.0 * s * exp(-sqrt(3.0) * r);
   case SGP_KERNEL_MATERN52: return 5.0 / 3.0 * s * (1.0 + sqrt(5.0) * r) * exp(-sqrt(5.0) * r);
 
+  case SGP_KERNEL_RQ: break; /* alpha not here: NaN */
   case SGP_KERNEL_COUNT: break;
   }
   return NAN;

@@ -43,7 +43,7 @@
 %!error <gp_kernel: 'outputscale' must be positive and finite> gp_kernel (x, "outputscale", Inf)
 
 ## kernel name
-%!error <gp_kernel: 'kernel' must be one of "rbf", "matern12", "matern32", "matern52" \(got "matern72"\)> gp_kernel (x, "kernel", "matern72")
+%!error <gp_kernel: 'kernel' must be one of "rbf", "matern12", "matern32", "matern52", "rq" \(got "matern72"\)> gp_kernel (x, "kernel", "matern72")
 %!error <gp_kernel: 'kernel' must be one of .* \(got ""\)> gp_kernel (x, "kernel", "")
 %!error <gp_kernel: 'kernel' must be one of .* \(got 2 strings\)> gp_kernel (x, "kernel", {"rbf", "rbf"})
 
