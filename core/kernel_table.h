@@ -20,6 +20,7 @@ typedef struct {
   /* SKI grid rule (ski_grid_rule.c): the posterior mean's cubic-interpolation
    * error ~ C (h/ell)^p */
   double ski_C, ski_p;
+  double ski_C_alpha; /* C grows by the factor (1 + ski_C_alpha / alpha) */
   /* phi(sum_j r_j^2) = prod_j phi(r_j^2): the grid kernel is a Kronecker product
    * of 1-D ones on any grid (the SKI Kronecker and eigenbasis paths) */
   int separable;

@@ -61,7 +61,7 @@ static double cells_per_ell(const sgp_ski_opts *o, int d)
   if (!o->grid_rule) return 3.0;
   const double s = o->kernel.outputscale, noise = o->noise;
   const double ratio = isnan(s) || isnan(noise) ? sqrt(0.5) : sqrt(noise / s);
-  return sgp_ski_cells_per_lengthscale(o->kernel.kind, o->interpolation, ratio, d);
+  return sgp_ski_cells_per_lengthscale(&o->kernel, o->interpolation, ratio, d);
 }
 
 int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,

@@ -31,21 +31,22 @@
 /* h <= ell/3 at least: the rule of the spec (and of linear interpolation). */
 #define MIN_CELLS 3.0
 
-/* C and p of the kernel's row (kernel_table.c); a kind out of range never
+/* C and p of the kernel's row (kernel_table.c), C times (1 + ski_C_alpha /
+ * alpha) for a kernel with a shape parameter; a kind out of range never
  * reaches here (sgp_kernel_check), NaN if one did. */
-static void kernel_rule(sgp_kernel_kind kind, double *C, double *p)
+static void kernel_rule(const sgp_kernel *k, double *C, double *p)
 {
-  const sgp_kernel_info *info = sgp_kernel_info_of(kind);
-  *C = info ? info->ski_C : NAN;
+  const sgp_kernel_info *info = sgp_kernel_info_of(k->kind);
+  *C = info ? info->ski_C * (info->uses_alpha ? 1.0 + info->ski_C_alpha / k->alpha : 1.0) : NAN;
   *p = info ? info->ski_p : NAN;
 }
 
-double sgp_ski_cells_per_lengthscale(sgp_kernel_kind kind, sgp_ski_interpolation interp,
+double sgp_ski_cells_per_lengthscale(const sgp_kernel *k, sgp_ski_interpolation interp,
                                      double sd_ratio, int d)
 {
   if (interp != SGP_SKI_CUBIC || !(sd_ratio > 0) || !isfinite(sd_ratio)) return MIN_CELLS;
   double C, p;
-  kernel_rule(kind, &C, &p);
+  kernel_rule(k, &C, &p);
   /* (d/2) C (h/ell)^p <= TARGET_FRACTION sd_ratio */
   const double cells = pow(0.5 * (double)d * C / (TARGET_FRACTION * sd_ratio), 1.0 / p);
   return cells > MIN_CELLS ? cells : MIN_CELLS;
@@ -56,7 +57,7 @@ double sgp_ski_interp_error_est(const sgp_ski_grid *g, sgp_ski_interpolation int
 {
   if (interp != SGP_SKI_CUBIC || !k->lengthscale) return NAN;
   double C, p, r = 0.0;
-  kernel_rule(k->kind, &C, &p);
+  kernel_rule(k, &C, &p);
   for (int j = 0; j < g->d; j++) {
     if (g->m[j] < 2) continue;
     const double ell = k->lengthscale[k->n_lengthscale == 1 ? 0 : j];

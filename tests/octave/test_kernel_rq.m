@@ -36,3 +36,24 @@
 %!error <gp_kernel: 'alpha'> gp_kernel ([1 2; 3 4], "kernel", "rq", "alpha", 0)
 %!error <gp_kernel: 'alpha'> gp_kernel ([1 2; 3 4], "kernel", "rq", "alpha", -1)
 %!error <gp_kernel: 'kernel' must be one of .*"rq"> gp_kernel ([1 2; 3 4], "kernel", "rq2")
+
+%!test
+%! ## ski_gsgp with rq carries alpha into its fit and predictions
+%! state = rand ("state");
+%! rand ("state", 5);
+%! x = rand (200, 1);
+%! y = sin (6 * x);
+%! xt = linspace (0.1, 0.9, 7).';
+%! fit = ski_gsgp (x, y, "kernel", "rq", "alpha", 0.5, "lengthscale", 0.3,
+%!                 "outputscale", 1, "noise", 0.04, "mean", 0, "xtest", xt);
+%! assert (fit.alpha, 0.5);
+%! p = scalegp_predict (fit, xt);
+%! assert (p.mean, fit.test.mean);
+%! bad = rmfield (fit, "alpha");
+%! rand ("state", state);
+%! try
+%!   scalegp_predict (bad, xt);
+%!   error ("no error");
+%! catch e
+%!   assert (! isempty (strfind (e.message, "alpha")));
+%! end_try_catch

@@ -56,3 +56,24 @@ test_that("gp_laplace with rq gives the exact Gaussian posterior mean", {
   bad$kernel$alpha <- NULL
   expect_error(predict(bad, xt), "alpha")
 })
+
+test_that("ski_gsgp with rq carries alpha into its fit and predictions", {
+  set.seed(5)
+  n <- 200
+  x <- matrix(runif(n))
+  y <- sin(6 * x[, 1]) + 0.2 * rnorm(n)
+  xt <- matrix(seq(0.1, 0.9, length.out = 7))
+  fit <- ski_gsgp(x, y, kernel = "rq", alpha = 0.5, lengthscale = 0.3, outputscale = 1,
+                  noise = 0.04, mean = 0, xtest = xt)
+  expect_equal(fit$alpha, 0.5)
+  expect_identical(predict(fit, xt)$mean, fit$test$mean)
+  # the grid rule asks for more cells at a smaller alpha (shorter scales mixed
+  # in); a small noise, so that neither takes the minimum of 3 cells per ell
+  sizes <- sapply(c(0.5, 4), function(a)
+    ski_gsgp(x, y, kernel = "rq", alpha = a, lengthscale = 0.3, outputscale = 1,
+             noise = 1e-4, mean = 0)$grid$size)
+  expect_gt(sizes[1], sizes[2])
+  bad <- fit
+  bad$alpha <- NULL
+  expect_error(predict(bad, xt), "alpha")
+})
