@@ -263,6 +263,17 @@ static void test_cuda_plugin_loads_on_demand(void **state)
   assert_non_null(api.op_ski_stencil);
   assert_int_equal(maps_cuda(), 1);
   assert_int_equal(api.device_count() > 0, gpu_present());
+  /* a kind without a device case is refused before any device work, never
+   * evaluated as another kernel */
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const double ell = 1.0;
+  const sgp_kernel bad = {SGP_KERNEL_COUNT, &ell, 1, 1.0, 1.0};
+  sgp_kprep prep;
+  memset(&prep, 0, sizeof prep);
+  sgp_op op;
+  assert_int_equal(api.op_dense_kernel(&ctx, &bad, &prep, 0.0, &op), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "no CUDA implementation");
 }
 #endif
 
