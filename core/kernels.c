@@ -32,7 +32,7 @@ int sgp_kernel_from_name(sgp_ctx *ctx, const char *name, sgp_kernel_kind *kind)
   for (int i = 0; i < SGP_KERNEL_COUNT; i++)
     snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"",
              i == 0 ? "" : i + 1 < SGP_KERNEL_COUNT ? ", " : " or ", sgp_kernel_names[i]);
-  return sgp_fail(ctx, SGP_EINVAL, "kernel: unknown kernel '%s' (use %s)", name ? name : "", list);
+  return sgp_fail(ctx, SGP_EINVAL, "kernel: is unknown: \"%s\"; use %s", name ? name : "", list);
 }
 
 const char *sgp_kernel_name(sgp_kernel_kind kind)

@@ -118,6 +118,10 @@ static void rq_name_alpha_check_and_far_values(void **state)
   assert_int_equal(sgp_kernel_from_name(&ctx, "rq", &kind), SGP_OK);
   assert_int_equal(kind, SGP_KERNEL_RQ);
   assert_string_equal(sgp_kernel_name(kind), "rq");
+  /* the names in an error come from the table too */
+  assert_int_equal(sgp_kernel_from_name(&ctx, "rq2", &kind), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "kernel: is unknown: \"rq2\"; use \"rbf\", \"matern12\", "
+                                  "\"matern32\", \"matern52\" or \"rq\"");
   const double ell = 1.0;
   const double bad[] = {0.0, -1.0, NAN, INFINITY};
   for (int i = 0; i < 4; i++) {
