@@ -122,6 +122,7 @@ int sgp_r_kernel(sgp_ctx *ctx, SEXP kernel, SEXP lengthscale, SEXP outputscale, 
   k->lengthscale = REAL(lengthscale);
   k->n_lengthscale = XLENGTH(lengthscale);
   k->outputscale = Rf_asReal(outputscale);
+  k->alpha = 1.0; /* the kernel option's default */
   return st;
 }
 

@@ -31,7 +31,7 @@ static inline void pair_grad(const sgp_kernel *k, int64_t d, double kv, double r
                              const double *buf, double w, double *pc)
 {
   const int64_t nl = k->n_lengthscale;
-  const double psi = sgp_kernel_psi(k->kind, kv, r2);
+  const double psi = sgp_kernel_psi(k, kv, r2);
   if (nl == 1) pc[0] += w * psi * r2;
   else for (int64_t j = 0; j < d; j++) pc[j] += w * psi * buf[j];
   pc[nl] += w * kv;
@@ -133,7 +133,7 @@ int sgp_kernel_grad_lowrank(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, sgp_c
         for (int64_t c = 0; c < nj; c++)
           for (int64_t i = i0 == j0 ? c : 0; i < ni; i++) {
             const double r2 = pair_r2(X, i0 + i, j0 + c, g.inv, buf);
-            const double kv = sgp_kernel_value_r2(k->kind, k->outputscale, r2);
+            const double kv = sgp_kernel_value_r2(k, k->outputscale, r2);
             pair_grad(k, d, kv, r2, buf, (i0 + i == j0 + c ? 0.5 : 1.0) * H[i + c * ni], pc);
           }
       }

@@ -1,11 +1,9 @@
-/* kernel_options.c -- gp_kernel's option table (sgp_options.h) and the kernel
- * names every table with a kernel shares. */
+/* kernel_options.c -- gp_kernel's option table (sgp_options.h); the kernel
+ * names every table with a kernel shares are kernel_table.c's. */
 #include "sgp_options.h"
 
 #include <math.h>
 #include <stddef.h>
-
-const char *const sgp_kernel_names[] = {"rbf", "matern12", "matern32", "matern52", NULL};
 
 void sgp_kernel_opts_default(sgp_kernel_opts *o)
 {
@@ -14,8 +12,9 @@ void sgp_kernel_opts_default(sgp_kernel_opts *o)
   o->kernel.lengthscale = &one;
   o->kernel.n_lengthscale = 1;
   o->kernel.outputscale = 1.0;
+  o->kernel.alpha = 1.0;
 }
 
 static const sgp_opt_spec specs[] = {SGP_KERNEL_OPTION_ROWS(sgp_kernel_opts, kernel)};
 
-const sgp_verb_table sgp_kernel_table = {"gp_kernel", specs, 3, 0};
+const sgp_verb_table sgp_kernel_table = {"gp_kernel", specs, (int)(sizeof specs / sizeof specs[0]), 0};

@@ -11,34 +11,40 @@
  * reads errno or traps. On x86-64 Linux the tile loops are also cloned for
  * AVX-512 and AVX2/FMA (target_clones.h, which also fixes their contraction). */
 #include "kernels.h"
-#include "kernel_exp.h"
+#include "kernel_table.h"
 #include "target_clones.h"
+#include "sgp_options.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kernel_names[] = {"rbf", "matern12", "matern32", "matern52"};
-
 int sgp_kernel_from_name(sgp_ctx *ctx, const char *name, sgp_kernel_kind *kind)
 {
-  for (int i = 0; i < 4; i++)
-    if (name && strcmp(name, kernel_names[i]) == 0) { *kind = (sgp_kernel_kind)i; return SGP_OK; }
-  return sgp_fail(ctx, SGP_EINVAL,
-                  "kernel: unknown kernel '%s' (use \"rbf\", \"matern12\", \"matern32\" or \"matern52\")",
-                  name ? name : "");
+  for (int i = 0; i < SGP_KERNEL_COUNT; i++)
+    if (name && strcmp(name, sgp_kernel_names[i]) == 0) {
+      *kind = (sgp_kernel_kind)i;
+      return SGP_OK;
+    }
+  char list[256] = "";
+  for (int i = 0; i < SGP_KERNEL_COUNT; i++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"",
+             i == 0 ? "" : i + 1 < SGP_KERNEL_COUNT ? ", " : " or ", sgp_kernel_names[i]);
+  return sgp_fail(ctx, SGP_EINVAL, "kernel: is unknown: \"%s\"; use %s", name ? name : "", list);
 }
 
 const char *sgp_kernel_name(sgp_kernel_kind kind)
 {
-  return (kind >= 0 && kind < 4) ? kernel_names[kind] : "unknown";
+  const sgp_kernel_info *info = sgp_kernel_info_of(kind);
+  return info ? info->name : "unknown";
 }
 
 int sgp_kernel_check(sgp_ctx *ctx, const sgp_kernel *k, int64_t d)
 {
-  if (k->kind < SGP_KERNEL_RBF || k->kind > SGP_KERNEL_MATERN52)
-    return sgp_fail(ctx, SGP_EINVAL, "kernel: unknown kernel code %d", (int)k->kind);
+  const sgp_kernel_info *info = sgp_kernel_info_of(k->kind);
+  if (!info) return sgp_fail(ctx, SGP_EINVAL, "kernel: unknown kernel code %d", (int)k->kind);
   if (k->n_lengthscale != 1 && k->n_lengthscale != d)
     return sgp_fail(ctx, SGP_EDIM, "lengthscale: has %lld values; need 1 or ncol(x) = %lld",
                     (long long)k->n_lengthscale, (long long)d);
@@ -49,6 +55,8 @@ int sgp_kernel_check(sgp_ctx *ctx, const sgp_kernel *k, int64_t d)
   if (!isfinite(k->outputscale) || k->outputscale <= 0)
     return sgp_fail(ctx, SGP_EINVAL, "outputscale: must be positive and finite (got %g)",
                     k->outputscale);
+  if (info->uses_alpha && !(isfinite(k->alpha) && k->alpha > 0))
+    return sgp_fail(ctx, SGP_EINVAL, "alpha: must be positive and finite (got %g)", k->alpha);
   return SGP_OK;
 }
 
@@ -151,42 +159,13 @@ int sgp_column_means(sgp_ctx *ctx, sgp_cmat X, double **center)
 
 /* ------------------------------------------------------------ tile evaluation */
 
-/* One kernel value from a squared scaled distance; always inlined with a
- * constant kind (KERNEL_LOOP below), so each kind's loop vectorizes. */
-static inline __attribute__((always_inline)) double kernel_of_r2(sgp_kernel_kind kind, double s2,
-                                                                 double r2)
-{
-  double a;
-  switch (kind) {
-  case SGP_KERNEL_RBF: return s2 * exp_nonpositive(-0.5 * r2);
-  case SGP_KERNEL_MATERN12: return s2 * exp_nonpositive(-sqrt(r2));
-  case SGP_KERNEL_MATERN32:
-    a = sqrt(3.0 * r2);
-    a = a < 745.0 ? a : 745.0; /* exp(-a) underflows: keep (1 + a) finite */
-    return s2 * (1.0 + a) * exp_nonpositive(-a);
-  case SGP_KERNEL_MATERN52:
-    a = sqrt(5.0 * r2);
-    a = a < 745.0 ? a : 745.0; /* as above */
-    return s2 * (1.0 + a + a * a / 3.0) * exp_nonpositive(-a);
-  }
-  return NAN;
-}
-
-/* The statement LOOP(K) once per kind, with K a constant. */
-#define KERNEL_LOOP(kind, LOOP)                                                  \
-  switch (kind) {                                                                \
-  case SGP_KERNEL_RBF: LOOP(SGP_KERNEL_RBF); break;                              \
-  case SGP_KERNEL_MATERN12: LOOP(SGP_KERNEL_MATERN12); break;                    \
-  case SGP_KERNEL_MATERN32: LOOP(SGP_KERNEL_MATERN32); break;                    \
-  case SGP_KERNEL_MATERN52: LOOP(SGP_KERNEL_MATERN52); break;                    \
-  }
-
 /* Few dimensions (d <= 4): each squared distance from direct differences and
  * turned into its kernel value in the same pass over the tile; the loops are
  * written per d so that they vectorize. */
-SGP_TARGET_CLONES static void tile_direct(sgp_kernel_kind kind, double s2, const sgp_kprep *a,
-                                          int64_t i0, int64_t ni, const sgp_kprep *b,
-                                          int64_t j0, int64_t nj, double *t, int64_t ldt)
+SGP_TARGET_CLONES static void tile_direct(sgp_kernel_kind kind, double s2, double al,
+                                          const sgp_kprep *a, int64_t i0, int64_t ni,
+                                          const sgp_kprep *b, int64_t j0, int64_t nj, double *t,
+                                          int64_t ldt)
 {
   const int64_t d = a->d;
   const double *za[4];
@@ -196,7 +175,7 @@ SGP_TARGET_CLONES static void tile_direct(sgp_kernel_kind kind, double s2, const
     for (int64_t l = 0; l < d; l++) zb[l] = b->z[j0 + j + l * b->n];
 #define SQ(l) ((za[l][i] - zb[l]) * (za[l][i] - zb[l]))
 #define DIRECT_LOOP_D(K, R2) \
-  _Pragma("omp simd") for (int64_t i = 0; i < ni; i++) col[i] = kernel_of_r2(K, s2, R2);
+  _Pragma("omp simd") for (int64_t i = 0; i < ni; i++) col[i] = sgp_kernel_of_r2(K, s2, al, R2);
 #define DIRECT_LOOP(K)                                                             \
   switch (d) {                                                                     \
   case 1: DIRECT_LOOP_D(K, SQ(0)) break;                                           \
@@ -204,7 +183,7 @@ SGP_TARGET_CLONES static void tile_direct(sgp_kernel_kind kind, double s2, const
   case 3: DIRECT_LOOP_D(K, SQ(0) + SQ(1) + SQ(2)) break;                           \
   default: DIRECT_LOOP_D(K, SQ(0) + SQ(1) + SQ(2) + SQ(3)) break;                  \
   }
-    KERNEL_LOOP(kind, DIRECT_LOOP)
+    SGP_KERNEL_DISPATCH(kind, DIRECT_LOOP)
 #undef DIRECT_LOOP
 #undef DIRECT_LOOP_D
 #undef SQ
@@ -216,9 +195,10 @@ SGP_TARGET_CLONES static void tile_direct(sgp_kernel_kind kind, double s2, const
  * of the norms, e.g. the diagonal) are marked -1 there (kernel values are >= 0)
  * and recomputed from direct differences after it, so near-coincident points
  * keep full accuracy. */
-SGP_TARGET_CLONES static void tile_from_dots(sgp_kernel_kind kind, double s2, const sgp_kprep *a,
-                                             int64_t i0, int64_t ni, const sgp_kprep *b,
-                                             int64_t j0, int64_t nj, double *t, int64_t ldt)
+SGP_TARGET_CLONES static void tile_from_dots(sgp_kernel_kind kind, double s2, double al,
+                                             const sgp_kprep *a, int64_t i0, int64_t ni,
+                                             const sgp_kprep *b, int64_t j0, int64_t nj,
+                                             double *t, int64_t ldt)
 {
   const int64_t d = a->d;
   const double *na = a->norm2 + i0;
@@ -231,9 +211,9 @@ SGP_TARGET_CLONES static void tile_from_dots(sgp_kernel_kind kind, double s2, co
     const double scale = na[i] + nb, v = col[i] + scale;                         \
     const int c = v < 1e-4 * scale;                                              \
     marked += c ? 1.0 : 0.0;                                                     \
-    col[i] = c ? -1.0 : kernel_of_r2(K, s2, v);                                  \
+    col[i] = c ? -1.0 : sgp_kernel_of_r2(K, s2, al, v);                                  \
   }
-    KERNEL_LOOP(kind, DOTS_LOOP)
+    SGP_KERNEL_DISPATCH(kind, DOTS_LOOP)
 #undef DOTS_LOOP
     for (int64_t i = 0; marked > 0.0 && i < ni; i++)
       if (col[i] < 0.0) {
@@ -242,20 +222,20 @@ SGP_TARGET_CLONES static void tile_from_dots(sgp_kernel_kind kind, double s2, co
           const double diff = a->z[i0 + i + l * a->n] - b->z[j0 + j + l * b->n];
           v += diff * diff;
         }
-        col[i] = kernel_of_r2(kind, s2, v);
+        col[i] = sgp_kernel_of_r2(kind, s2, al, v);
       }
   }
 }
 
 /* Turns squared distances into kernel values in place. */
-SGP_TARGET_CLONES static void tile_transform(sgp_kernel_kind kind, double s2, int64_t ni,
-                                             int64_t nj, double *t, int64_t ldt)
+SGP_TARGET_CLONES static void tile_transform(sgp_kernel_kind kind, double s2, double al,
+                                             int64_t ni, int64_t nj, double *t, int64_t ldt)
 {
   for (int64_t j = 0; j < nj; j++) {
     double *c = t + j * ldt;
 #define TRANSFORM_LOOP(K)                                                        \
-  _Pragma("omp simd") for (int64_t i = 0; i < ni; i++) c[i] = kernel_of_r2(K, s2, c[i]);
-    KERNEL_LOOP(kind, TRANSFORM_LOOP)
+  _Pragma("omp simd") for (int64_t i = 0; i < ni; i++) c[i] = sgp_kernel_of_r2(K, s2, al, c[i]);
+    SGP_KERNEL_DISPATCH(kind, TRANSFORM_LOOP)
 #undef TRANSFORM_LOOP
   }
 }
@@ -265,40 +245,30 @@ void sgp_kernel_tile(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a, int6
                      int64_t ldt)
 {
   if (a->d <= 4) {
-    tile_direct(k->kind, k->outputscale, a, i0, ni, b, j0, nj, t, ldt);
+    tile_direct(k->kind, k->outputscale, k->alpha, a, i0, ni, b, j0, nj, t, ldt);
     return;
   }
   /* dgemm cannot fail on these sizes */
   (void)sgp_gemm(ctx, 'N', 'T', ni, nj, a->d, -2.0, a->z + i0, a->n, b->z + j0, b->n, 0.0, t,
                  ldt);
-  tile_from_dots(k->kind, k->outputscale, a, i0, ni, b, j0, nj, t, ldt);
+  tile_from_dots(k->kind, k->outputscale, k->alpha, a, i0, ni, b, j0, nj, t, ldt);
 }
 
-double sgp_kernel_value_r2(sgp_kernel_kind kind, double s2, double r2)
+double sgp_kernel_value_r2(const sgp_kernel *k, double s2, double r2)
 {
   double v = r2;
-  tile_transform(kind, s2, 1, 1, &v, 1);
+  tile_transform(k->kind, s2, k->alpha, 1, 1, &v, 1);
   return v;
 }
 
-double sgp_kernel_psi(sgp_kernel_kind kind, double kval, double r2)
+double sgp_kernel_psi(const sgp_kernel *k, double kval, double r2)
 {
-  /* -2 dk/dr2 as a multiple of k itself, so no exp is evaluated again */
-  switch (kind) {
-  case SGP_KERNEL_RBF: return kval;
-  case SGP_KERNEL_MATERN12: return r2 > 0 ? kval / sqrt(r2) : 0.0;
-  case SGP_KERNEL_MATERN32: return 3.0 * kval / (1.0 + sqrt(3.0 * r2));
-  case SGP_KERNEL_MATERN52: {
-    const double a = sqrt(5.0 * r2);
-    return (5.0 / 3.0) * (1.0 + a) * kval / (1.0 + a + a * a / 3.0);
-  }
-  }
-  return NAN;
+  return sgp_kernel_psi_of(k->kind, k->alpha, kval, r2);
 }
 
-double sgp_kernel_dlogell_r2(sgp_kernel_kind kind, double s2, double r2, double q2)
+double sgp_kernel_dlogell_r2(const sgp_kernel *k, double s2, double r2, double q2)
 {
   if (!(q2 > 0)) return 0.0; /* no distance along the differentiated lengthscales */
   /* matern12's psi has 1/r, but q2 / r <= r: the product vanishes at the origin */
-  return sgp_kernel_psi(kind, sgp_kernel_value_r2(kind, s2, r2), r2) * q2;
+  return sgp_kernel_psi(k, sgp_kernel_value_r2(k, s2, r2), r2) * q2;
 }

@@ -31,16 +31,17 @@ void sgp_kernel_tile(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a, int6
 /* sgp_kernel_apply with the names of X1 and X2 in its messages (e.g. "xtest", "x"). */
 int sgp_kernel_apply_named(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X1, const char *name1,
                            sgp_cmat X2, const char *name2, sgp_cmat V, sgp_mat Y, int tile);
-/* One kernel value from a squared scaled distance (same arithmetic as the tiles). */
-double sgp_kernel_value_r2(sgp_kernel_kind kind, double s2, double r2);
+/* One value of k's kernel (kind, alpha; s2 in place of its outputscale) from a
+ * squared scaled distance (same arithmetic as the tiles). */
+double sgp_kernel_value_r2(const sgp_kernel *k, double s2, double r2);
 /* psi = -2 dk/d(r2) from the kernel's value kval = k(r2), so that
  * dk/dlog ell_j = psi (delta_j / ell_j)^2 (0 at r2 = 0 for matern12, whose
  * factor (delta_j / ell_j)^2 <= r2 vanishes there). */
-double sgp_kernel_psi(sgp_kernel_kind kind, double kval, double r2);
+double sgp_kernel_psi(const sgp_kernel *k, double kval, double r2);
 /* Derivative of that value with respect to the log of the lengthscale(s) of
  * some dimensions, q2 = their part of r2 (r2 = sum_j (delta_j/ell_j)^2):
  * d k / d log ell = -2 (dk/dr2) q2 (0 when q2 = 0). */
-double sgp_kernel_dlogell_r2(sgp_kernel_kind kind, double s2, double r2, double q2);
+double sgp_kernel_dlogell_r2(const sgp_kernel *k, double s2, double r2, double q2);
 
 /* Y = k(a, b) V, tiled and threaded over row tiles; polls interrupts between row blocks. */
 int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *a,

@@ -16,7 +16,7 @@
 
 typedef struct {
   sgp_kernel_kind kind;
-  double s2, shift;
+  double s2, alpha, shift;
   int64_t n, d;
   double *z, *norm2;   /* device: n-by-d prepared inputs, their squared norms */
   double *K;           /* device: TILE-by-TILE kernel tile */
@@ -29,26 +29,37 @@ static int blas_fail(sgp_ctx *ctx, cublasStatus_t s, const char *what)
   return sgp_fail(ctx, SGP_ECUDA, "cublas: %s failed (status %d)", what, (int)s);
 }
 
-__device__ static double kernel_value(int kind, double s2, double r2)
+/* The kernel table's values on the device (core/kernel_table.h has the CPU's
+ * arithmetic): 1 and *v = s2 phi(r2) for a kind with a case here, 0 for any
+ * other. No default: a kernel added to the table without a case here is refused
+ * by cuda_op_dense_kernel (which asks on the host), never evaluated as another. */
+__host__ __device__ static int kernel_value(sgp_kernel_kind kind, double s2, double alpha,
+                                            double r2, double *v)
 {
+  double a;
   switch (kind) {
-  case SGP_KERNEL_RBF: return s2 * exp(-0.5 * r2);
-  case SGP_KERNEL_MATERN12: return s2 * exp(-sqrt(r2));
-  case SGP_KERNEL_MATERN32: {
-    const double a = sqrt(3.0 * r2);
-    return s2 * (1.0 + a) * exp(-a);
+  case SGP_KERNEL_RBF: *v = s2 * exp(-0.5 * r2); return 1;
+  case SGP_KERNEL_MATERN12: *v = s2 * exp(-sqrt(r2)); return 1;
+  case SGP_KERNEL_MATERN32:
+    a = sqrt(3.0 * r2);
+    *v = s2 * (1.0 + a) * exp(-a);
+    return 1;
+  case SGP_KERNEL_MATERN52:
+    a = sqrt(5.0 * r2);
+    *v = s2 * (1.0 + a + a * a / 3.0) * exp(-a);
+    return 1;
+  case SGP_KERNEL_RQ: *v = s2 * exp(-alpha * log1p(r2 / (2.0 * alpha))); return 1;
+  case SGP_KERNEL_COUNT: break;
   }
-  default: {
-    const double a = sqrt(5.0 * r2);
-    return s2 * (1.0 + a + a * a / 3.0) * exp(-a);
-  }
-  }
+  *v = NAN;
+  return 0;
 }
 
 /* T (ni-by-nj, ld ni) holds -2 za.zb' when from_gemm, else nothing; becomes k. */
 __global__ static void tile_kernel(int64_t ni, int64_t nj, double *T, const double *z, int64_t n,
                                    int64_t d, const double *norm2, int64_t i0, int64_t j0,
-                                   int kind, double s2, int from_gemm)
+                                   sgp_kernel_kind kind, double s2, double alpha,
+                                   int from_gemm)
 {
   const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= ni * nj) return;
@@ -66,7 +77,7 @@ __global__ static void tile_kernel(int64_t ni, int64_t nj, double *T, const doub
       r2 += diff * diff;
     }
   }
-  T[idx] = kernel_value(kind, s2, r2);
+  (void)kernel_value(kind, s2, alpha, r2, &T[idx]); /* kind checked on the host */
 }
 
 __global__ static void add_shift(int64_t n, int64_t b, double shift, const double *V, double *Y)
@@ -91,8 +102,8 @@ static int device_product(sgp_ctx *ctx, cuda_dense *s, int64_t b)
                             s->z + i0, (int)n, s->z + j0, (int)n, &zero, s->K, (int)ni)))
         return blas_fail(ctx, bs, "dgemm (cross products)");
       const int64_t cells = ni * nj;
-      tile_kernel<<<blocks_for(cells), 256>>>(ni, nj, s->K, s->z, n, s->d, s->norm2,
-                                                            i0, j0, (int)s->kind, s->s2, from_gemm);
+      tile_kernel<<<blocks_for(cells), 256>>>(ni, nj, s->K, s->z, n, s->d, s->norm2, i0, j0,
+                                              s->kind, s->s2, s->alpha, from_gemm);
       if ((bs = cublasDgemm(s->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)ni, (int)b, (int)nj, &one,
                             s->K, (int)ni, s->blk.V + j0, (int)n, j0 == 0 ? &zero : &one,
                             s->blk.Y + i0, (int)n)))
@@ -148,10 +159,15 @@ int cuda_op_dense_kernel(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *pre
                          double shift, sgp_op *op)
 {
   memset(op, 0, sizeof *op);
+  double k0;
+  if (!kernel_value(k->kind, k->outputscale, k->alpha, 0.0, &k0))
+    return sgp_fail(ctx, SGP_EINVAL, "kernel: kind %d has no CUDA implementation (use "
+                    "backend = \"cpu\")", (int)k->kind); /* the plugin links no core */
   cuda_dense *s = (cuda_dense *)calloc(1, sizeof *s);
   if (!s) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   s->kind = k->kind;
   s->s2 = k->outputscale;
+  s->alpha = k->alpha;
   s->shift = shift;
   s->n = prep->n;
   s->d = prep->d;

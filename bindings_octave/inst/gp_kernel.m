@@ -46,11 +46,13 @@
 ## @table @asis
 ## @c options: generated from the core's table by tools/option_docs.R
 ## @item @qcode{"kernel"}
-## "rbf", "matern12", "matern32" or "matern52" (default @qcode{"rbf"}).
+## "rbf": s exp(-r^2/2); "matern12": s exp(-r); "matern32": s (1 + sqrt(3) r) exp(-sqrt(3) r); "matern52": s (1 + sqrt(5) r + 5 r^2/3) exp(-sqrt(5) r); "rq": s (1 + r^2/(2 alpha))^(-alpha); r = |x - x'| / lengthscale (default @qcode{"rbf"}).
 ## @item @qcode{"lengthscale"}
 ## one lengthscale, or one per column of x (ARD) (default @code{1}).
 ## @item @qcode{"outputscale"}
 ## kernel variance (default @code{1}).
+## @item @qcode{"alpha"}
+## shape parameter of the kernels whose formula has alpha (the others ignore it) (default @code{1}).
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
 ## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}); whole number for reproducible random choices; [] draws one with rand (default @code{[]}); print progress (default @code{false}); OpenMP threads (0: the OpenMP default) (default @code{0}).
 ## @c end of the generated options

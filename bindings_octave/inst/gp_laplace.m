@@ -33,11 +33,13 @@
 ## @item @qcode{"likelihood"}
 ## "bernoulli" (logit), "poisson" (log link), "softmax" or "gaussian" (default @qcode{"bernoulli"}).
 ## @item @qcode{"kernel"}
-## "rbf", "matern12", "matern32" or "matern52" (default @qcode{"rbf"}).
+## "rbf": s exp(-r^2/2); "matern12": s exp(-r); "matern32": s (1 + sqrt(3) r) exp(-sqrt(3) r); "matern52": s (1 + sqrt(5) r + 5 r^2/3) exp(-sqrt(5) r); "rq": s (1 + r^2/(2 alpha))^(-alpha); r = |x - x'| / lengthscale (default @qcode{"rbf"}).
 ## @item @qcode{"lengthscale"}
 ## one lengthscale, or one per column of x (ARD); not given: learned (1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"outputscale"}
 ## kernel variance; not given: learned (1 when learn leaves it out) (default @code{[]}).
+## @item @qcode{"alpha"}
+## shape parameter of the kernels whose formula has alpha (the others ignore it) (default @code{1}).
 ## @item @qcode{"mean"}
 ## constant prior mean: 1 value, or one per class (softmax); not given: learned (0 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"noise"}

@@ -366,6 +366,7 @@ namespace sgp_octave
     out.k.lengthscale = out.lengthscale.data ();
     out.k.n_lengthscale = out.lengthscale.numel ();
     out.k.outputscale = scalar_arg (outputscale, ctx.fname (), "outputscale");
+    out.k.alpha = 1.0; // the kernel option's default
   }
 
   // ------------------------------------------------------------ results

@@ -129,7 +129,9 @@ typedef enum {
   SGP_KERNEL_RBF = 0,       /* s2 exp(-r^2/2) */
   SGP_KERNEL_MATERN12 = 1,  /* s2 exp(-r) */
   SGP_KERNEL_MATERN32 = 2,  /* s2 (1 + sqrt3 r) exp(-sqrt3 r) */
-  SGP_KERNEL_MATERN52 = 3   /* s2 (1 + sqrt5 r + 5 r^2/3) exp(-sqrt5 r) */
+  SGP_KERNEL_MATERN52 = 3,  /* s2 (1 + sqrt5 r + 5 r^2/3) exp(-sqrt5 r) */
+  SGP_KERNEL_RQ = 4,        /* s2 (1 + r^2/(2 alpha))^(-alpha), rational quadratic */
+  SGP_KERNEL_COUNT          /* the number of kernels (core/kernel_table.c has their facts) */
 } sgp_kernel_kind;
 /* r = || (x - x') / lengthscale || with per-dimension (ARD) or one lengthscale. */
 
@@ -138,13 +140,15 @@ typedef struct {
   const double *lengthscale;  /* n_lengthscale positive values */
   int64_t n_lengthscale;      /* 1 (isotropic) or d (ARD) */
   double outputscale;         /* signal variance s2 > 0 */
+  double alpha;               /* shape parameter > 0 of the kernels that have one */
 } sgp_kernel;
 
-/* Kernel by name ("rbf", "matern12", "matern32", "matern52"); SGP_EINVAL if unknown. */
+/* Kernel by name (sgp_kernel_names); SGP_EINVAL if unknown. */
 int sgp_kernel_from_name(sgp_ctx *ctx, const char *name, sgp_kernel_kind *kind);
 const char *sgp_kernel_name(sgp_kernel_kind kind);
 /* Checks the kernel for inputs of dimension d (lengthscale count and positivity,
- * outputscale > 0, all finite); messages name `lengthscale` / `outputscale`. */
+ * outputscale > 0, alpha > 0 where the kernel has it, all finite); messages name
+ * `lengthscale` / `outputscale` / `alpha`. */
 int sgp_kernel_check(sgp_ctx *ctx, const sgp_kernel *k, int64_t d);
 /* Checks that a matrix argument is non-empty and finite; names it in errors. */
 int sgp_check_finite(sgp_ctx *ctx, const char *argname, sgp_cmat a);

@@ -125,10 +125,12 @@ void sgp_user_message(const char *fn, const sgp_ctx *ctx, int status, char *buf,
  * number 0..2^53), "verbose" (logical), "threads" (0..SGP_MAX_THREADS). */
 int sgp_ctx_opt_set(sgp_ctx *ctx, const char *name, const sgp_value *v, int *verbose);
 
-/* Kernel names by sgp_kernel_kind ("rbf", ...; NULL-terminated). */
+/* Kernel names by sgp_kernel_kind ("rbf", ...; NULL-terminated) and the kernel
+ * option's doc (each name and formula), from the kernel table (kernel_table.c). */
 extern const char *const sgp_kernel_names[];
+extern const char sgp_kernel_doc[];
 
-/* The three rows of a kernel (kernel, lengthscale, outputscale) for a table over
+/* The four rows of a kernel (kernel, lengthscale, outputscale, alpha) for a table over
  * the options struct TYPE whose sgp_kernel is MEMBER: every verb with a kernel
  * uses these, so the kernel's options are written once. */
 #define SGP_KERNEL_OPTION_ROWS(TYPE, MEMBER)                                              \
@@ -138,14 +140,16 @@ extern const char *const sgp_kernel_names[];
  * doc suffix. */
 #define SGP_KERNEL_OPTION_ROWS_AS(TYPE, MEMBER, LS_DEF, OS_DEF, OS_FLAGS, DOC)              \
   {"kernel", SGP_OPT_CHOICE, "\"rbf\"", 0, 0, 0, sgp_kernel_names,                        \
-   offsetof(TYPE, MEMBER.kind), SGP_STORE_INT, 0,                                          \
-   "\"rbf\", \"matern12\", \"matern32\" or \"matern52\""},                                \
+   offsetof(TYPE, MEMBER.kind), SGP_STORE_INT, 0, sgp_kernel_doc},                         \
   {"lengthscale", SGP_OPT_POSITIVES, LS_DEF, 0, 0, (OS_FLAGS), NULL,                      \
    offsetof(TYPE, MEMBER.lengthscale),                                                     \
    SGP_STORE_DOUBLE, offsetof(TYPE, MEMBER.n_lengthscale),                                 \
    "one lengthscale, or one per column of x (ARD)" DOC},                                   \
   {"outputscale", SGP_OPT_REAL, OS_DEF, 0, INFINITY, SGP_OPT_LO_OPEN | (OS_FLAGS), NULL,    \
-   offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance" DOC}
+   offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance" DOC},          \
+  {"alpha", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL,                         \
+   offsetof(TYPE, MEMBER.alpha), SGP_STORE_DOUBLE, 0,                                      \
+   "shape parameter of the kernels whose formula has alpha (the others ignore it)"}
 
 /* What a host returns from predict (the "type" of the predict tables). */
 enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };

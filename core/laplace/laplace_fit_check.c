@@ -4,6 +4,7 @@
  * for type, shape, finiteness and consistency, the error naming the field. */
 #include "laplace.h"
 #include "../fit_data.h"
+#include "../kernel_table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -75,6 +76,14 @@ static int check_arrays(const sgp_fd *f, int64_t C, sgp_cmat *X, sgp_cmat *W, sg
   k->lengthscale = ell->real;
   k->n_lengthscale = ell->len;
   k->outputscale = s2->real[0];
+  k->alpha = 1.0;
+  if (sgp_kernel_info_of(k->kind)->uses_alpha) {
+    const sgp_value *al = sgp_fd_elt(kv, "alpha");
+    if (al->type != SGP_VAL_REAL || al->len != 1 || !isfinite(al->real[0]) || !(al->real[0] > 0))
+      return sgp_fd_bad(f, "kernel", "must have one positive finite alpha (kernel \"%s\")",
+                        sgp_kernel_names[k->kind]);
+    k->alpha = al->real[0];
+  }
   return SGP_OK;
 }
 

@@ -3,6 +3,7 @@
  * from them (R's gp_laplace, Octave's gp_laplace.m). */
 #include "laplace.h"
 #include "value_out.h"
+#include "kernel_table.h"
 
 #include <math.h>
 
@@ -63,9 +64,12 @@ static sgp_value used_list(const sgp_laplace_fit_t *fit, const sgp_laplace_opts 
   sgp_laplace_warning(fit, o, warn, sizeof warn, ids, sizeof ids);
   sgp_value ls = sgp_vo_real(a, fit->kernel.n_lengthscale, fit->kernel.lengthscale, 0, 0);
   ls.rows = SGP_VO_ROW;
-  const char *kn[] = {"kernel", "lengthscale", "outputscale"};
+  /* alpha only for the kernels that read it */
+  const char *kn[] = {"kernel", "lengthscale", "outputscale", "alpha"};
   const sgp_value kv[] = {sgp_vo_string(a, sgp_kernel_names[fit->kernel.kind]), ls,
-                          sgp_vo_scalar(a, fit->kernel.outputscale)};
+                          sgp_vo_scalar(a, fit->kernel.outputscale),
+                          sgp_vo_scalar(a, fit->kernel.alpha)};
+  const int nk = sgp_kernel_info_of(fit->kernel.kind)->uses_alpha ? 4 : 3;
   const double noise1 = fit->noise;
   const sgp_cmat noise = o->noise.data && o->noise.rows * o->noise.cols > 1
                              ? o->noise : sgp_cmat_of(&noise1, 1, 1);
@@ -73,7 +77,7 @@ static sgp_value used_list(const sgp_laplace_fit_t *fit, const sgp_laplace_opts 
   const char *names[] = {"kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
                          "warning", "warning_id"};
   const sgp_value v[] = {
-    sgp_vo_list(a, 3, kn, kv),
+    sgp_vo_list(a, nk, kn, kv),
     sgp_vo_string(a, sgp_opt_choice_name("gp_laplace", "likelihood", o->likelihood)),
     sgp_vo_string(a, sgp_opt_choice_name("gp_laplace", "policy", o->policy)),
     sgp_vo_int(a, 1, &C),

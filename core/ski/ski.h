@@ -72,7 +72,7 @@ int sgp_ski_grid_size_auto(sgp_ctx *ctx, sgp_cmat data_range, int64_t n,
  * 3) so that the estimated interpolation error of the posterior mean is 5%
  * of the noise sd; sd_ratio = noise sd / sqrt(outputscale). Linear
  * interpolation (not calibrated): 3. */
-double sgp_ski_cells_per_lengthscale(sgp_kernel_kind kind, sgp_ski_interpolation interp,
+double sgp_ski_cells_per_lengthscale(const sgp_kernel *k, sgp_ski_interpolation interp,
                                      double sd_ratio, int d);
 /* The estimated max |posterior mean - exact GP's| of SKI on grid g with
  * kernel k (ski_grid_rule.c has the model); NaN for linear interpolation or

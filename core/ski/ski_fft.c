@@ -27,6 +27,7 @@
 #include "cuda_backend.h"
 #endif
 #include "kernels.h"
+#include "kernel_table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -336,8 +337,8 @@ static int setup_circulant(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
         if (mask >> j & 1u) qm += v;
       }
       c[idx] = !used ? 0.0
-               : mask ? sgp_kernel_dlogell_r2(k->kind, k->outputscale, r2, qm)
-                      : sgp_kernel_value_r2(k->kind, k->outputscale, r2);
+               : mask ? sgp_kernel_dlogell_r2(k, k->outputscale, r2, qm)
+                      : sgp_kernel_value_r2(k, k->outputscale, r2);
       sgp_ski_sub_next(sub, s->L, d);
     }
   }
@@ -370,8 +371,8 @@ static int setup_kronecker(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
     if (!t) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
     for (int64_t i = 0; i < m; i++) {
       const double z = (double)i * g->h[j] / ell;
-      t[i] = dj ? sgp_kernel_dlogell_r2(k->kind, 1.0, z * z, z * z)
-                : sgp_kernel_value_r2(k->kind, 1.0, z * z);
+      t[i] = dj ? sgp_kernel_dlogell_r2(k, 1.0, z * z, z * z)
+                : sgp_kernel_value_r2(k, 1.0, z * z);
     }
     if (m <= o->dense_max) {
       kd->mode = MODE_DENSE;
@@ -727,7 +728,7 @@ static int grid_op_make(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g
                     (int)o.planner);
   int nontrivial = 0;
   for (int j = 0; j < g->d; j++) nontrivial += g->m[j] > 1;
-  const int separable = k->kind == SGP_KERNEL_RBF || nontrivial <= 1;
+  const int separable = sgp_kernel_info_of(k->kind)->separable || nontrivial <= 1;
   if (mask >> g->d)
     return sgp_fail(ctx, SGP_EINVAL, "lengthscale: derivative mask 0x%x names dimensions "
                     "beyond d = %d", mask, g->d);
@@ -754,7 +755,7 @@ static int grid_op_make(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g
   s->mtot = sgp_ski_grid_npoints(g);
   for (int j = 0; j < g->d; j++) s->m[j] = g->m[j];
   /* the diagonal: k(0), or 0 for a lengthscale derivative (lag 0) */
-  s->outputscale = mask ? 0.0 : sgp_kernel_value_r2(k->kind, k->outputscale, 0.0);
+  s->outputscale = mask ? 0.0 : sgp_kernel_value_r2(k, k->outputscale, 0.0);
   s->scale = 1.0;
   s->nthreads = sgp_ctx_threads(ctx);
   if (s->nthreads < 1) s->nthreads = 1;

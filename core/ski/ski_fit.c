@@ -24,6 +24,7 @@ void sgp_ski_opts_default(sgp_ski_opts *o)
   o->kernel.lengthscale = NULL; /* not given: learned, or 1 (sgp_ski_fixed_defaults) */
   o->kernel.n_lengthscale = 1;
   o->kernel.outputscale = NAN;
+  o->kernel.alpha = 1.0;
   o->noise = NAN;
   o->mean = NAN;
   o->grid_rule = 1;
@@ -60,7 +61,7 @@ static double cells_per_ell(const sgp_ski_opts *o, int d)
   if (!o->grid_rule) return 3.0;
   const double s = o->kernel.outputscale, noise = o->noise;
   const double ratio = isnan(s) || isnan(noise) ? sqrt(0.5) : sqrt(noise / s);
-  return sgp_ski_cells_per_lengthscale(o->kernel.kind, o->interpolation, ratio, d);
+  return sgp_ski_cells_per_lengthscale(&o->kernel, o->interpolation, ratio, d);
 }
 
 int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,

@@ -5,6 +5,7 @@
  * ("the fit is damaged; refit it"); and the view its predictions need. */
 #include "ski.h"
 #include "../fit_data.h"
+#include "../kernel_table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +37,12 @@ static int check_model(const sgp_fd *f, int64_t d, sgp_ski_fit_view *v)
   if (!ok) return sgp_fd_bad(f, "lengthscale", "must be 1 or %lld positive finite numbers", (long long)d);
   o->kernel.lengthscale = ell->real;
   o->kernel.n_lengthscale = ell->len;
+  o->kernel.alpha = 1.0;
+  if (sgp_kernel_info_of(o->kernel.kind)->uses_alpha) {
+    if (!positive(sgp_fd_elt(f->fit, "alpha")))
+      return sgp_fd_bad(f, "alpha", "must be one positive finite number");
+    o->kernel.alpha = sgp_fd_elt(f->fit, "alpha")->real[0];
+  }
   const char *pos[] = {"outputscale", "noise", "tol"};
   double *to[] = {&o->kernel.outputscale, &o->noise, &o->tol};
   for (int j = 0; j < 3; j++) {

@@ -8,7 +8,8 @@
  * the Sobolev smoothness the kernel's spectrum ~ w^-(2 nu + d) gives its
  * sample paths beyond H^(d/2)), capped by the cubic order 3:
  *   E(h) = (d/2) sqrt(s) C_k max_j (h_j/ell_j)^p_k,
- *   p = 1 (Matern-1/2), 2 (3/2), 3 (5/2), 3 (rbf).
+ *   p = 1 (Matern-1/2), 2 (3/2), 3 (5/2), 3 (rbf); C and p are the kernel's row
+ *   of kernel_table.c.
  * The constants C_k are the upper envelope of max |mean - exact| / sqrt(s)
  * measured against the dense exact GP (2-D, n = 3000 uniform on the unit
  * square, ell 0.2, s 1, noise sd 0.1 and 0.3, 400 test points, tol 1e-9,
@@ -21,6 +22,7 @@
  * error). Linear interpolation is not calibrated: its default keeps h <= ell/3
  * and its error is not estimated (NaN). */
 #include "ski.h"
+#include "../kernel_table.h"
 
 #include <math.h>
 
@@ -29,22 +31,22 @@
 /* h <= ell/3 at least: the rule of the spec (and of linear interpolation). */
 #define MIN_CELLS 3.0
 
-static void kernel_rule(sgp_kernel_kind kind, double *C, double *p)
+/* C and p of the kernel's row (kernel_table.c), C times (1 + ski_C_alpha /
+ * alpha) for a kernel with a shape parameter; a kind out of range never
+ * reaches here (sgp_kernel_check), NaN if one did. */
+static void kernel_rule(const sgp_kernel *k, double *C, double *p)
 {
-  switch (kind) {
-  case SGP_KERNEL_MATERN12: *C = 1.7; *p = 1.0; break;
-  case SGP_KERNEL_MATERN32: *C = 1.3; *p = 2.0; break;
-  case SGP_KERNEL_MATERN52: *C = 1.3; *p = 3.0; break;
-  default: *C = 0.12; *p = 3.0; break;
-  }
+  const sgp_kernel_info *info = sgp_kernel_info_of(k->kind);
+  *C = info ? info->ski_C * (info->uses_alpha ? 1.0 + info->ski_C_alpha / k->alpha : 1.0) : NAN;
+  *p = info ? info->ski_p : NAN;
 }
 
-double sgp_ski_cells_per_lengthscale(sgp_kernel_kind kind, sgp_ski_interpolation interp,
+double sgp_ski_cells_per_lengthscale(const sgp_kernel *k, sgp_ski_interpolation interp,
                                      double sd_ratio, int d)
 {
   if (interp != SGP_SKI_CUBIC || !(sd_ratio > 0) || !isfinite(sd_ratio)) return MIN_CELLS;
   double C, p;
-  kernel_rule(kind, &C, &p);
+  kernel_rule(k, &C, &p);
   /* (d/2) C (h/ell)^p <= TARGET_FRACTION sd_ratio */
   const double cells = pow(0.5 * (double)d * C / (TARGET_FRACTION * sd_ratio), 1.0 / p);
   return cells > MIN_CELLS ? cells : MIN_CELLS;
@@ -55,7 +57,7 @@ double sgp_ski_interp_error_est(const sgp_ski_grid *g, sgp_ski_interpolation int
 {
   if (interp != SGP_SKI_CUBIC || !k->lengthscale) return NAN;
   double C, p, r = 0.0;
-  kernel_rule(k->kind, &C, &p);
+  kernel_rule(k, &C, &p);
   for (int j = 0; j < g->d; j++) {
     if (g->m[j] < 2) continue;
     const double ell = k->lengthscale[k->n_lengthscale == 1 ? 0 : j];

@@ -9,6 +9,7 @@
  * dense products (BLAS-3). */
 #include "ski.h"
 #include "../kernels.h"
+#include "../kernel_table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ int sgp_ski_kron_eig_applies(const sgp_kernel *k, const sgp_ski_grid *g)
     if (g->m[j] > SGP_SKI_KRON_EIG_DIM_MAX) return 0;
     nontrivial += g->m[j] > 1;
   }
-  return k->kind == SGP_KERNEL_RBF || nontrivial <= 1;
+  return sgp_kernel_info_of(k->kind)->separable || nontrivial <= 1;
 }
 
 void sgp_ski_kron_eig_free(sgp_ski_kron_eig *ke)
@@ -55,8 +56,8 @@ static int factor(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g, int 
   }
   for (int64_t i = 0; i < m; i++) {
     const double z = (double)i * g->h[j] / ell;
-    t[i] = sgp_kernel_value_r2(k->kind, 1.0, z * z);
-    t[m + i] = sgp_kernel_dlogell_r2(k->kind, 1.0, z * z, z * z);
+    t[i] = sgp_kernel_value_r2(k, 1.0, z * z);
+    t[m + i] = sgp_kernel_dlogell_r2(k, 1.0, z * z, z * z);
   }
   for (int64_t b = 0; b < m; b++)
     for (int64_t a = 0; a < m; a++) {

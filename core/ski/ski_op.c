@@ -16,7 +16,7 @@ typedef struct {
   double *w;
   const sgp_op *kg;      /* not owned */
   double noise;
-  sgp_kernel_kind kind;  /* kernel copy for diag */
+  sgp_kernel kernel;     /* kind and alpha, for diag (no lengthscale) */
   double ell[SGP_SKI_MAX_D], outputscale;
   double *u, *ku;        /* m work vectors */
 } ski_state;
@@ -101,7 +101,7 @@ static int ski_diag(const sgp_op *op, sgp_mat dg, sgp_ctx *ctx)
           const double q = (double)(sa[j] - sb[j]) * s->grid.h[j] / s->ell[j];
           r2 += q * q;
         }
-        acc += wi[a] * wi[b] * sgp_kernel_value_r2(s->kind, s->outputscale, r2);
+        acc += wi[a] * wi[b] * sgp_kernel_value_r2(&s->kernel, s->outputscale, r2);
       }
     }
     dg.data[i] = acc + s->noise;
@@ -145,7 +145,8 @@ int sgp_ski_op_ski(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
   s->T = sgp_ski_interp_taps(interp, g->d);
   s->kg = kg;
   s->noise = noise;
-  s->kind = k->kind;
+  s->kernel = *k;
+  s->kernel.lengthscale = NULL;
   s->outputscale = k->outputscale;
   for (int j = 0; j < g->d; j++) s->ell[j] = k->lengthscale[k->n_lengthscale == 1 ? 0 : j];
   s->idx = (int64_t *)malloc((size_t)(s->n * s->T) * sizeof(int64_t));

@@ -5,6 +5,7 @@
 #include "ski.h"
 #include "sgp_internal.h"
 #include "value_out.h"
+#include "kernel_table.h"
 
 #include <math.h>
 #include <string.h>
@@ -94,7 +95,7 @@ static sgp_value used_list(const sgp_ctx *ctx, const sgp_ski_fit_parts *p, sgp_v
   const char *names[] = {"kernel", "lengthscale", "outputscale", "noise", "method", "variance",
                          "tol", "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter",
                          "precond_rank", "loglik", "loglik_method", "verbose", "warning",
-                         "loglik_warning", "selection_warning", "grid_warning"};
+                         "loglik_warning", "selection_warning", "grid_warning", "alpha"};
   const sgp_value v[] = {
     sgp_vo_string(a, sgp_kernel_names[o->kernel.kind]), ls,
     sgp_vo_scalar(a, o->kernel.outputscale), sgp_vo_scalar(a, o->noise),
@@ -109,8 +110,9 @@ static sgp_value used_list(const sgp_ctx *ctx, const sgp_ski_fit_parts *p, sgp_v
     sgp_vo_string(a, sgp_ski_loglik_use_exact(o->loglik_method, p->m) ? "exact"
                      : p->sel && p->sel->eigen ? "eigen" : "slq"),
     sgp_vo_flag(a, ctx->verbose != 0), sgp_vo_string(a, w1), sgp_vo_string(a, w2),
-    sgp_vo_string(a, w3), sgp_vo_string(a, w4)};
-  return sgp_vo_list(a, 20, names, v);
+    sgp_vo_string(a, w3), sgp_vo_string(a, w4), sgp_vo_scalar(a, o->kernel.alpha)};
+  /* alpha (last) only for the kernels that read it */
+  return sgp_vo_list(a, sgp_kernel_info_of(o->kernel.kind)->uses_alpha ? 21 : 20, names, v);
 }
 
 sgp_value sgp_ski_fit_plain(const sgp_ctx *ctx, const sgp_ski_fit_parts *p,

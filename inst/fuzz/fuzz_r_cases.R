@@ -29,7 +29,8 @@ kernel_cases <- function(fx) {
                function(k) { k$arg <- c("x2", "x"); k })
   c(many_args("gp_kernel", gp_kernel, base, list(
       x = bad_matrices(30, 2), kernel = bad_strings,
-      lengthscale = bad_numbers, outputscale = bad_numbers, threads = bad_threads)), x2,
+      lengthscale = bad_numbers, outputscale = bad_numbers, alpha = bad_numbers,
+      threads = bad_threads)), x2,
     one("gp_kernel", "x, x2 of 1e6 rows (an 8 TB matrix)", c("x", "x2"),
         function() gp_kernel(matrix(0, 1e6, 1), matrix(0, 1e6, 1))),
     one("gp_kernel", "x2 = one point as a vector of length d", "x2",

@@ -54,7 +54,7 @@ static void test_cuda_request_without_gpu(void **state)
   sgp_ctx_init(&ctx);
   ctx.backend = SGP_BACKEND_CUDA;
   double X[6] = {0, 1, 2, 3, 4, 5}, ell = 1.0;
-  sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0};
+  sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0, 1.0};
   sgp_dense_op_opts o;
   sgp_dense_op_opts_default(&o);
   sgp_op op;
@@ -81,7 +81,7 @@ static void test_cuda_operator_equals_cpu(void **state)
         th_randn(&rng, n * d, X, 1.0, 0.3);
         th_randn(&rng, n * nb, V, 1.0, 0.0);
         for (int64_t l = 0; l < d; l++) ell[l] = 0.5 + sgp_rng_uniform(&rng);
-        sgp_kernel k = {(sgp_kernel_kind)kind, ell, d, 1.7};
+        sgp_kernel k = {(sgp_kernel_kind)kind, ell, d, 1.7, 1.0};
         sgp_dense_op_opts o;
         sgp_dense_op_opts_default(&o);
         o.shift = 0.25;
@@ -142,7 +142,7 @@ static void test_cuda_ski_operators_equal_cpu(void **state)
                                             (sgp_cmat){y, n, 1, n}, 0, SGP_SKI_BOUNDS_ERROR),
                    SGP_OK);
   double ell = 0.3;
-  sgp_kernel k = {SGP_KERNEL_MATERN32, &ell, 1, 1.4};
+  sgp_kernel k = {SGP_KERNEL_MATERN32, &ell, 1, 1.4, 1.0};
   sgp_ski_kg_opts ko;
   sgp_ski_kg_opts_default(&ko);
   ko.path = SGP_SKI_KG_CIRCULANT;
@@ -168,7 +168,7 @@ static void test_cuda_ski_operators_equal_cpu(void **state)
   sgp_ctx gctx;
   sgp_ctx_init(&gctx);
   gctx.backend = SGP_BACKEND_CUDA;
-  sgp_kernel kr = {SGP_KERNEL_RBF, &ell, 1, 1.4};
+  sgp_kernel kr = {SGP_KERNEL_RBF, &ell, 1, 1.4, 1.0};
   for (int kk = 0; kk < 2; kk++) {
     const sgp_kernel *kern = kk ? &kr : &k;
     sgp_op kc, kgpu;
@@ -213,7 +213,7 @@ static void test_ski_cuda_request_without_gpu(void **state)
   const double lo[2] = {0, 0}, h[2] = {0.1, 0.1};
   sgp_ski_grid g = th_ski_grid(2, m, lo, h);
   double ell = 0.3;
-  sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0};
+  sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0, 1.0};
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   ctx.backend = SGP_BACKEND_CUDA;
@@ -263,6 +263,17 @@ static void test_cuda_plugin_loads_on_demand(void **state)
   assert_non_null(api.op_ski_stencil);
   assert_int_equal(maps_cuda(), 1);
   assert_int_equal(api.device_count() > 0, gpu_present());
+  /* a kind without a device case is refused before any device work, never
+   * evaluated as another kernel */
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  const double ell = 1.0;
+  const sgp_kernel bad = {SGP_KERNEL_COUNT, &ell, 1, 1.0, 1.0};
+  sgp_kprep prep;
+  memset(&prep, 0, sizeof prep);
+  sgp_op op;
+  assert_int_equal(api.op_dense_kernel(&ctx, &bad, &prep, 0.0, &op), SGP_EINVAL);
+  assert_contains(ctx.errmsg, "no CUDA implementation");
 }
 #endif
 

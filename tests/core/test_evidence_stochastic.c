@@ -26,7 +26,7 @@ static void lowrank_matches_dense(sgp_kernel_kind kind, int64_t nl)
   th_randn(&rng, n * r, U, 1.0, 0.0);
   th_randn(&rng, n * r, V, 1.0, 0.0);
   double ls[3] = {0.8, 1.3, 0.6};
-  sgp_kernel k = {kind, ls, nl, 1.7};
+  sgp_kernel k = {kind, ls, nl, 1.7, 1.0};
   th_kernel_matrix(kind, k.outputscale, ls, nl, X, n, X, n, d, K);
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = 0; i < n; i++) {
@@ -78,7 +78,7 @@ static void precond_kept_pivots(int64_t d)
   sgp_rng_seed(&rng, 21);
   double *X = th_zeros(n * d), ls[1] = {0.9};
   th_randn(&rng, n * d, X, 1.0, 0.0);
-  sgp_kernel k = {SGP_KERNEL_MATERN52, ls, 1, 1.6};
+  sgp_kernel k = {SGP_KERNEL_MATERN52, ls, 1, 1.6, 1.0};
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   int64_t piv[50], npiv = 0;

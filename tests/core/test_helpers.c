@@ -25,6 +25,9 @@ double th_kernel_of_r(sgp_kernel_kind kind, double s2, double r)
   case SGP_KERNEL_MATERN32: return s2 * (1.0 + sqrt(3.0) * r) * exp(-sqrt(3.0) * r);
   case SGP_KERNEL_MATERN52:
     return s2 * (1.0 + sqrt(5.0) * r + 5.0 * r * r / 3.0) * exp(-sqrt(5.0) * r);
+
+  case SGP_KERNEL_RQ: break; /* alpha not here: NaN */
+  case SGP_KERNEL_COUNT: break;
   }
   return NAN;
 }

@@ -29,7 +29,7 @@ static void compare_with_oracle(sgp_kernel_kind kind, int64_t d, int ard, int64_
   }
   const int64_t nell = ard ? d : 1;
   for (int64_t l = 0; l < nell; l++) ell[l] = 0.5 + 1.5 * sgp_rng_uniform(&ctx.rng);
-  const sgp_kernel k = {kind, ell, nell, 1.7};
+  const sgp_kernel k = {kind, ell, nell, 1.7, 1.0};
   assert_int_equal(sgp_kernel_matrix(&ctx, &k, sgp_cmat_of(X1, n1, d), sgp_cmat_of(X2, n2, d),
                                      sgp_mat_of(K, n1, n2)), SGP_OK);
   th_kernel_matrix(kind, k.outputscale, ell, nell, X1, n1, X2, n2, d, Kref);
@@ -78,7 +78,7 @@ static void kernel_matrix_far_from_origin_keeps_diagonal(void **state)
       const int64_t d = all_dims[i];
       double *X = th_zeros(n * d), *K = th_zeros(n * n), *Kref = th_zeros(n * n), ell = 1.0;
       th_randn(&ctx.rng, n * d, X, 1.0, 1e3);
-      const sgp_kernel k = {all_kinds[c], &ell, 1, 2.5};
+      const sgp_kernel k = {all_kinds[c], &ell, 1, 2.5, 1.0};
       assert_int_equal(sgp_kernel_matrix(&ctx, &k, sgp_cmat_of(X, n, d), sgp_cmat_of(X, n, d),
                                          sgp_mat_of(K, n, n)), SGP_OK);
       for (int64_t j = 0; j < n; j++) assert_close(K[j + j * n], 2.5, 1e-12 * 2.5);
@@ -103,7 +103,7 @@ static void kernel_matrix_clustered_far_data_within_documented_bound(void **stat
     th_randn(&ctx.rng, n * d, X, 0.5, 0.0);
     for (int64_t l = 0; l < d; l++)
       for (int64_t i = 0; i < n; i++) X[i + l * n] += i % 2 ? 50.0 : -50.0;
-    const sgp_kernel k = {all_kinds[c], &ell, 1, 1.0};
+    const sgp_kernel k = {all_kinds[c], &ell, 1, 1.0, 1.0};
     assert_int_equal(sgp_kernel_matrix(&ctx, &k, sgp_cmat_of(X, n, d), sgp_cmat_of(X, n, d),
                                        sgp_mat_of(K, n, n)), SGP_OK);
     th_kernel_matrix(all_kinds[c], 1.0, &ell, 1, X, n, X, n, d, Kref);
@@ -128,7 +128,7 @@ static void kernel_matrix_respects_leading_dimensions(void **state)
   th_randn(&ctx.rng, n2 * d, X2, 1.0, 0.0);
   for (int64_t l = 0; l < d; l++)
     for (int64_t i = 0; i < n1; i++) X1[i + l * ldx] = X1c[i + l * n1];
-  const sgp_kernel k = {SGP_KERNEL_MATERN52, &ell, 1, 1.0};
+  const sgp_kernel k = {SGP_KERNEL_MATERN52, &ell, 1, 1.0, 1.0};
   sgp_cmat xv = {X1, n1, d, ldx};
   sgp_mat kv = {K, n1, n2, ldk};
   assert_int_equal(sgp_kernel_matrix(&ctx, &k, xv, sgp_cmat_of(X2, n2, d), kv), SGP_OK);
@@ -226,28 +226,28 @@ static void kernel_matrix_rejects_bad_kernel_parameters(void **state)
   const double bad_ell[] = {0.0, -1.0, NAN, INFINITY};
   for (int i = 0; i < 4; i++) {
     f->ell[1] = bad_ell[i];
-    sgp_kernel ard = {SGP_KERNEL_RBF, f->ell, 3, 1.0};
+    sgp_kernel ard = {SGP_KERNEL_RBF, f->ell, 3, 1.0, 1.0};
     expect_error(f, &ard, X, X4, K, SGP_EINVAL, "lengthscale");
-    sgp_kernel iso = {SGP_KERNEL_RBF, f->ell + 1, 1, 1.0};
+    sgp_kernel iso = {SGP_KERNEL_RBF, f->ell + 1, 1, 1.0, 1.0};
     expect_error(f, &iso, X, X4, K, SGP_EINVAL, "lengthscale");
   }
   f->ell[1] = 1.0;
-  sgp_kernel two = {SGP_KERNEL_MATERN12, f->ell, 2, 1.0}; /* 2 values for d = 3 */
+  sgp_kernel two = {SGP_KERNEL_MATERN12, f->ell, 2, 1.0, 1.0}; /* 2 values for d = 3 */
   expect_error(f, &two, X, X4, K, SGP_EDIM, "lengthscale");
-  sgp_kernel none = {SGP_KERNEL_MATERN12, f->ell, 0, 1.0};
+  sgp_kernel none = {SGP_KERNEL_MATERN12, f->ell, 0, 1.0, 1.0};
   expect_error(f, &none, X, X4, K, SGP_EDIM, "lengthscale");
   const double bad_s2[] = {0.0, -2.0, NAN, INFINITY};
   for (int i = 0; i < 4; i++) {
-    sgp_kernel k = {SGP_KERNEL_MATERN52, f->ell, 1, bad_s2[i]};
+    sgp_kernel k = {SGP_KERNEL_MATERN52, f->ell, 1, bad_s2[i], 1.0};
     expect_error(f, &k, X, X4, K, SGP_EINVAL, "outputscale");
   }
-  sgp_kernel unknown = {(sgp_kernel_kind)7, f->ell, 1, 1.0};
+  sgp_kernel unknown = {(sgp_kernel_kind)7, f->ell, 1, 1.0, 1.0};
   expect_error(f, &unknown, X, X4, K, SGP_EINVAL, "kernel");
   /* scales beyond double precision: a lengthscale so small that the squared
    * scaled inputs would overflow */
-  const sgp_kernel k1 = {SGP_KERNEL_RBF, f->ell, 1, 1.0};
+  const sgp_kernel k1 = {SGP_KERNEL_RBF, f->ell, 1, 1.0, 1.0};
   const double tiny = 1e-300;
-  sgp_kernel small = {SGP_KERNEL_MATERN32, &tiny, 1, 1.0};
+  sgp_kernel small = {SGP_KERNEL_MATERN32, &tiny, 1, 1.0, 1.0};
   expect_error(f, &small, X, X4, K, SGP_EINVAL, "x: divided by the lengthscale");
   const double far[6] = {-1e120, 1e120, 0, 0, 0, 0}; /* x2 far from its mean 0 */
   expect_error(f, &k1, X, sgp_cmat_of(far, 2, 3), sgp_mat_of(f->K, 5, 2), SGP_EINVAL,
@@ -260,9 +260,10 @@ static void kernel_values_at_huge_distances_are_finite(void **state)
 {
   (void)state;
   for (int kind = SGP_KERNEL_RBF; kind <= SGP_KERNEL_MATERN52; kind++) {
-    const double v = sgp_kernel_value_r2((sgp_kernel_kind)kind, 2.0, 1e198);
+    const sgp_kernel k = {(sgp_kernel_kind)kind, NULL, 0, 2.0, 0.0};
+    const double v = sgp_kernel_value_r2(&k, 2.0, 1e198);
     assert_true(isfinite(v) && v >= 0.0 && v < 1e-290);
-    const double w = sgp_kernel_value_r2((sgp_kernel_kind)kind, 2.0, INFINITY);
+    const double w = sgp_kernel_value_r2(&k, 2.0, INFINITY);
     assert_true(isfinite(w) && w >= 0.0 && w < 1e-290);
   }
 }
@@ -270,7 +271,7 @@ static void kernel_values_at_huge_distances_are_finite(void **state)
 static void kernel_matrix_rejects_bad_inputs(void **state)
 {
   err_fixture *f = (err_fixture *)*state;
-  const sgp_kernel k = {SGP_KERNEL_MATERN32, f->ell, 1, 1.0};
+  const sgp_kernel k = {SGP_KERNEL_MATERN32, f->ell, 1, 1.0, 1.0};
   const sgp_cmat X4 = sgp_cmat_of(f->X, 4, 3);
   const sgp_mat K = sgp_mat_of(f->K, 5, 4);
   const double bad[] = {NAN, INFINITY, -INFINITY};

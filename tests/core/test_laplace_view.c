@@ -95,7 +95,7 @@ static void view_rejects_bad_fields(void **state)
   sgp_laplace_fit_t view;
   double X[6] = {0, 1, 2, 0, 1, 2}, w[6] = {0.1, 0.2, 0.3, 0.1, 0.2, 0.3}, R[6] = {0};
   const double ell = 1.0, bad_ell = -1.0;
-  sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0};
+  sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0, 1.0};
   const sgp_cmat Xv = sgp_cmat_of(X, 3, 2), wv = sgp_cmat_of(w, 3, 1);
   const sgp_cmat Rv = sgp_cmat_of(R, 3, 2), none = sgp_cmat_of(NULL, 0, 0);
   assert_int_equal(sgp_laplace_fit_view(&ctx, &view, Xv, wv, Rv, &k, SGP_LIK_BERNOULLI, 0, sgp_cmat_of(NULL, 0, 0)),
@@ -144,7 +144,7 @@ static void predictions_that_overflow_are_errors(void **state)
   sgp_laplace_fit_t view;
   double X[3] = {0, 0.1, 0.2}, w[3] = {1e308, 1e308, 1e308}, m[2], v[2], pm[2], pv[2];
   const double ell = 1.0, Xs[2] = {0.05, 0.15}, off[2] = {700, 700};
-  const sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0};
+  const sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0, 1.0};
   const sgp_cmat Xv = sgp_cmat_of(X, 3, 1), none = sgp_cmat_of(NULL, 0, 0);
   const sgp_mat M = sgp_mat_of(m, 2, 1), V = sgp_mat_of(v, 2, 1);
   const sgp_mat PM = sgp_mat_of(pm, 2, 1), PV = sgp_mat_of(pv, 2, 1);

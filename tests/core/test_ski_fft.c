@@ -51,7 +51,7 @@ static double check_case(sgp_kernel_kind kind, int d, const int64_t *m, int ard,
   const sgp_ski_grid g = make_grid(d, m);
   const int64_t M = sgp_ski_grid_npoints(&g), ldv = M + 2, ldy = M + 1;
   const double ell[3] = {0.6, 0.8, 0.5}, iso = 0.7;
-  const sgp_kernel k = {kind, ard ? ell : &iso, ard ? d : 1, 1.3};
+  const sgp_kernel k = {kind, ard ? ell : &iso, ard ? d : 1, 1.3, 1.0};
   double *P = th_zeros(M * d), *K = th_zeros(M * M), *V = th_zeros(ldv * b),
          *Y = th_zeros(ldy * b), *Vc = th_zeros(M * b), *Yref = th_zeros(M * b);
   assert_int_equal(sgp_ski_grid_points(&ctx, &g, sgp_mat_of(P, M, d)), SGP_OK);
@@ -169,7 +169,7 @@ static void paths_agree_and_batches_are_columns(void **state)
   const int64_t m[3] = {9, 6, 5}, M = 270, b = 4;
   const sgp_ski_grid g = make_grid(3, m);
   const double ell[3] = {0.5, 0.9, 0.4};
-  const sgp_kernel k = {SGP_KERNEL_RBF, ell, 3, 2.1};
+  const sgp_kernel k = {SGP_KERNEL_RBF, ell, 3, 2.1, 1.0};
   double *V = th_zeros(M * b), *Y1 = th_zeros(M * b), *Y2 = th_zeros(M * b),
          *Y3 = th_zeros(M * b);
   th_randn(&ctx.rng, M * b, V, 1.0, 0.0);
@@ -231,7 +231,7 @@ static void dense_grid_kernel_is_kronecker_product(void **state)
   const int64_t m[3] = {4, 3, 2}, M = 24;
   const sgp_ski_grid g = make_grid(3, m);
   const double ell[3] = {0.6, 0.8, 0.5}, s = 1.3;
-  const sgp_kernel k = {SGP_KERNEL_RBF, ell, 3, s};
+  const sgp_kernel k = {SGP_KERNEL_RBF, ell, 3, s, 1.0};
   double *P = th_zeros(M * 3), *K = th_zeros(M * M);
   assert_int_equal(sgp_ski_grid_points(&ctx, &g, sgp_mat_of(P, M, 3)), SGP_OK);
   assert_int_equal(sgp_kernel_matrix(&ctx, &k, sgp_cmat_of(P, M, 3), sgp_cmat_of(P, M, 3),
@@ -284,7 +284,7 @@ static void operators_made_concurrently(void **state)
   const sgp_ski_grid g = make_grid(2, m2);
   const int64_t M = sgp_ski_grid_npoints(&g);
   const double ell = 0.7;
-  const sgp_kernel k = {SGP_KERNEL_MATERN52, &ell, 1, 1.3};
+  const sgp_kernel k = {SGP_KERNEL_MATERN52, &ell, 1, 1.3, 1.0};
   double *V = th_zeros(M), *Yref = th_zeros(M), *Y = th_zeros(M * NOPS);
   for (int64_t i = 0; i < M; i++) V[i] = sin(0.3 * (double)i);
   sgp_ctx ctx;
@@ -323,7 +323,7 @@ static void grid_op_rejects_bad_arguments(void **state)
   const int64_t m[2] = {5, 4};
   const sgp_ski_grid g = make_grid(2, m);
   const double ell[3] = {0.5, 0.6, 0.7};
-  sgp_kernel k = {SGP_KERNEL_MATERN32, ell, 2, 1.0};
+  sgp_kernel k = {SGP_KERNEL_MATERN32, ell, 2, 1.0, 1.0};
   sgp_ski_kg_opts o;
   sgp_ski_kg_opts_default(&o);
   sgp_op op;

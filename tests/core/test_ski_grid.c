@@ -739,32 +739,29 @@ static void grid_rule_inverse(void **state)
                                     SGP_KERNEL_MATERN52, SGP_KERNEL_RBF};
   const double ell = 0.3, s = 2.0;
   double prev = INFINITY;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 6; i++) {
+    /* then rq at alpha 2 and 0.5 */
+    const sgp_kernel k = {i < 4 ? kinds[i] : SGP_KERNEL_RQ, &ell, 1, s, i == 5 ? 0.5 : 2.0};
     for (int d = 1; d <= 3; d++) {
-      const double sd = 0.05, c = sgp_ski_cells_per_lengthscale(kinds[i], SGP_SKI_CUBIC,
+      const double sd = 0.05, c = sgp_ski_cells_per_lengthscale(&k, SGP_SKI_CUBIC,
                                                                  sd / sqrt(s), d);
       assert_true(c >= 3.0);
       const int64_t m[3] = {50, 50, 50};
       const double lo[3] = {0, 0, 0}, h[3] = {ell / c, ell / c, ell / c};
       const sgp_ski_grid g = th_ski_grid(d, m, lo, h);
-      sgp_kernel k = {0};
-      k.kind = kinds[i];
-      k.lengthscale = &ell;
-      k.n_lengthscale = 1;
-      k.outputscale = s;
       const double e = sgp_ski_interp_error_est(&g, SGP_SKI_CUBIC, &k);
       if (c > 3.0) assert_true(fabs(e - 0.05 * sd) <= 1e-12 * 0.05 * sd);
       else assert_true(e <= 0.05 * sd * (1 + 1e-12));
       assert_true(isnan(sgp_ski_interp_error_est(&g, SGP_SKI_LINEAR, &k)));
       /* less noise, a finer grid */
-      assert_true(sgp_ski_cells_per_lengthscale(kinds[i], SGP_SKI_CUBIC, sd / 10 / sqrt(s), d) >=
-                  c);
+      assert_true(sgp_ski_cells_per_lengthscale(&k, SGP_SKI_CUBIC, sd / 10 / sqrt(s), d) >= c);
       if (d == 2) {
-        assert_true(c <= prev); /* smoother kernels: no more cells */
+        if (i < 4) assert_true(c <= prev); /* smoother kernels: no more cells */
+        if (i == 5) assert_true(c > prev);  /* rq: a smaller alpha, more cells */
         prev = c;
       }
     }
-    assert_true(sgp_ski_cells_per_lengthscale(kinds[i], SGP_SKI_LINEAR, 0.01, 2) == 3.0);
+    assert_true(sgp_ski_cells_per_lengthscale(&k, SGP_SKI_LINEAR, 0.01, 2) == 3.0);
   }
 }
 

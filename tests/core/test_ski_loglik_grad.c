@@ -47,6 +47,9 @@ static double dk_factor(sgp_kernel_kind kind, double s, double r)
   case SGP_KERNEL_MATERN12: return r > 0 ? s * exp(-r) / r : 0.0;
   case SGP_KERNEL_MATERN32: return 3.0 * s * exp(-sqrt(3.0) * r);
   case SGP_KERNEL_MATERN52: return 5.0 / 3.0 * s * (1.0 + sqrt(5.0) * r) * exp(-sqrt(5.0) * r);
+
+  case SGP_KERNEL_RQ: break; /* alpha not here: NaN */
+  case SGP_KERNEL_COUNT: break;
   }
   return NAN;
 }
@@ -441,7 +444,7 @@ static void deriv_ops_match_dense(void **state)
           const int d = dims[sh];
           const double lo[2] = {0.0, -1.0}, h[2] = {0.3, 0.4}, ell[2] = {0.7, 1.1};
           const sgp_ski_grid g = th_ski_grid(d, shapes[sh], lo, h);
-          const sgp_kernel k = {(sgp_kernel_kind)kind, ell, nell, 1.7};
+          const sgp_kernel k = {(sgp_kernel_kind)kind, ell, nell, 1.7, 1.0};
           const int64_t m = sgp_ski_grid_npoints(&g), b = 3;
           double *P = th_zeros(m * d), *D = th_zeros(m * m), *V = th_zeros(m * b),
                  *Y = th_zeros(m * b), *R = th_zeros(m * b);
@@ -483,7 +486,7 @@ static void deriv_op_errors(void **state)
   const int64_t m[2] = {6, 5};
   const double lo[2] = {0, 0}, h[2] = {0.5, 0.5}, ell[1] = {1.0};
   const sgp_ski_grid g = th_ski_grid(2, m, lo, h);
-  const sgp_kernel k = {SGP_KERNEL_RBF, ell, 1, 1.0};
+  const sgp_kernel k = {SGP_KERNEL_RBF, ell, 1, 1.0, 1.0};
   sgp_op op;
   assert_int_equal(sgp_ski_grid_op_deriv(&ctx, &k, &g, NULL, 0u, &op), SGP_EINVAL);
   assert_contains(ctx.errmsg, "lengthscale:");
@@ -1035,11 +1038,11 @@ static void kron_eig_dsqrt_matches_fd(void **state)
     for (int e = 0; e < nell; e++) {
       const unsigned mask = nell == 1 ? 3u : 1u << e;
       double ell[2] = {0.3, 0.35}, *S[2], *lamh = th_zeros(m);
-      sgp_kernel k = {SGP_KERNEL_RBF, ell, nell, 1.7};
+      sgp_kernel k = {SGP_KERNEL_RBF, ell, nell, 1.7, 1.0};
       for (int sgn = 0; sgn < 2; sgn++) {
         double el[2] = {ell[0], ell[1]};
         el[e] *= exp(sgn ? h : -h);
-        sgp_kernel kk = {SGP_KERNEL_RBF, el, nell, 1.7};
+        sgp_kernel kk = {SGP_KERNEL_RBF, el, nell, 1.7, 1.0};
         sgp_ski_kron_eig ke;
         assert_int_equal(sgp_ski_kron_eig_make(&ctx, &kk, &g, &ke), SGP_OK);
         sgp_ski_kron_eig_sqrt_values(&ke, lamh);

@@ -34,7 +34,7 @@ static int kernel_setup(void **state)
   sgp_ctx_set_seed(&p->ctx, 2);
   th_randn(&p->ctx.rng, 120, p->X, 1.0, 0.0);
   p->ell = 0.8;
-  p->k = (sgp_kernel){SGP_KERNEL_RBF, &p->ell, 1, 1.5};
+  p->k = (sgp_kernel){SGP_KERNEL_RBF, &p->ell, 1, 1.5, 1.0};
   p->A = th_zeros(p->n * p->n);
   th_kernel_matrix(p->k.kind, p->k.outputscale, &p->ell, 1, p->X, p->n, p->X, p->n, 2, p->A);
   for (int64_t i = 0; i < p->n; i++) p->A[i + i * p->n] += 0.1;

@@ -43,7 +43,7 @@
 %!error <gp_kernel: 'outputscale' must be positive and finite> gp_kernel (x, "outputscale", Inf)
 
 ## kernel name
-%!error <gp_kernel: 'kernel' must be one of "rbf", "matern12", "matern32", "matern52" \(got "matern72"\)> gp_kernel (x, "kernel", "matern72")
+%!error <gp_kernel: 'kernel' must be one of "rbf", "matern12", "matern32", "matern52", "rq" \(got "matern72"\)> gp_kernel (x, "kernel", "matern72")
 %!error <gp_kernel: 'kernel' must be one of .* \(got ""\)> gp_kernel (x, "kernel", "")
 %!error <gp_kernel: 'kernel' must be one of .* \(got 2 strings\)> gp_kernel (x, "kernel", {"rbf", "rbf"})
 
@@ -51,7 +51,7 @@
 %!error <gp_kernel: 'x' must be a real numeric matrix or vector, not char> gp_kernel ("abc", 1)
 %!error <gp_kernel: 'x' must be a real numeric matrix or vector, not complex> gp_kernel (x + 1i)
 %!error <gp_kernel: 'x2' must be a real numeric matrix or vector, not cell> gp_kernel (x, {1})
-%!error <gp_kernel: unknown option 'sigma'; valid options are kernel, lengthscale, outputscale, backend, seed, verbose, threads> gp_kernel (x, "sigma", 1)
+%!error <gp_kernel: unknown option 'sigma'; valid options are kernel, lengthscale, outputscale, alpha, backend, seed, verbose, threads> gp_kernel (x, "sigma", 1)
 %!error <gp_kernel: option 'outputscale' has no value> gp_kernel (x, "kernel", "rbf", "outputscale")
 %!error <gp_kernel: 'threads' must be a whole number> gp_kernel (x, "threads", -2)
 

@@ -25,6 +25,9 @@ function fit = ski_gsgp_result (r, stats)
               "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter", "precond_rank"}
     fit.(name{1}) = u.(name{1});
   endfor
+  if (isfield (u, "alpha"))  # only for the kernels that read it (e.g. "rq")
+    fit.alpha = u.alpha;
+  endif
   if (strcmp (u.variance, "lanczos"))
     fit.rank = rows (r.love_Ft);
     fit.love = struct ("Ft", r.love_Ft, "c0", r.love_c0, "error", r.love_error);
