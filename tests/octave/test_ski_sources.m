@@ -25,23 +25,10 @@
 %! endfor
 %! fields = {"n", "yty", "ysum", "Wty", "Wt1", "WtW", "Wtz", "rhoz"};
 
-%!function s = blockwise (x, y, g, idx, B, varargin)
-%!  s = [];
-%!  for k = 1:numel (idx)
-%!    r = idx{k}; c = [];
-%!    for o = 0:B:numel (r) - 1
-%!      b = r(o+1:min (numel (r), o + B));
-%!      t = ski_stats (x(b, :), y(b), g, "first_row", (k - 1) * 2^40 + o, varargin{:});
-%!      if (isempty (c)) c = t; else c = ski_stats_merge (c, t); endif
-%!    endfor
-%!    if (isempty (s)) s = c; else s = ski_stats_merge (s, c); endif
-%!  endfor
-%!endfunction
-
 %!test
 %! ## CSV blocks of 40 rows, columns by name and by index
 %! s = ski_stats (files, g, "x", {"u", "v"}, "y", "z", "block_rows", 40, "probes", 3);
-%! ref = blockwise (x, y, g, idx, 40, "probes", 3);
+%! ref = ski_blockwise_stats (x, y, g, idx, 40, "probes", 3);
 %! for f = fields
 %!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
 %! endfor
@@ -71,7 +58,7 @@
 %! inputs = x(101:300, :); resp = y(101:300);
 %! save ("-hdf5", h5{2}, "inputs", "resp");
 %! s = ski_stats (h5, g, "x", "inputs", "y", "resp", "block_rows", 64, "probes", 3);
-%! ref = blockwise (x, y, g, {1:100, 101:300}, 64, "probes", 3);
+%! ref = ski_blockwise_stats (x, y, g, {1:100, 101:300}, 64, "probes", 3);
 %! for f = fields
 %!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
 %! endfor
@@ -136,7 +123,7 @@
 %! good = @() struct ("x", x(151:300, :), "y", y(151:300));
 %! out = evalc ("s = ski_stats ({dies, good}, g, 'workers', 2, 'probes', 2, 'verbose', true);");
 %! assert (! isempty (strfind (out, "chunk 1 (function 1) failed (the worker process was killed (signal 9)); retried here")));
-%! ref = blockwise (x, y, g, {1:150, 151:300}, 1e4, "probes", 2);
+%! ref = ski_blockwise_stats (x, y, g, {1:150, 151:300}, 1e4, "probes", 2);
 %! for f = fields
 %!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
 %! endfor

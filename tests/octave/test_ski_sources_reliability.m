@@ -20,7 +20,7 @@
 %! hdr = "a,b,y";
 %! row_text = @(r) arrayfun (@(i) sprintf ("%.17g,%.17g,%.17g", x(i, 1), x(i, 2), y(i)), r,
 %!                           "uniformoutput", false);
-%! blockwise = @(idx, B, varargin) blockwise_stats (x, y, g, idx, B, varargin{:});
+%! blockwise = @(idx, B, varargin) ski_blockwise_stats (x, y, g, idx, B, varargin{:});
 
 %!function fwrite_all (f, bytes)
 %!  fid = fopen (f, "wb");
@@ -38,19 +38,6 @@
 %!    tail = sprintf ("%s\n", lines{after+1:end});
 %!  endif
 %!  fwrite_all (f, [head, ins, tail]);
-%!endfunction
-
-%!function s = blockwise_stats (x, y, g, idx, B, varargin)
-%!  s = [];
-%!  for k = 1:numel (idx)
-%!    r = idx{k}; c = [];
-%!    for o = 0:B:numel (r) - 1
-%!      b = r(o+1:min (numel (r), o + B));
-%!      t = ski_stats (x(b, :), y(b), g, "first_row", (k - 1) * 2^40 + o, varargin{:});
-%!      if (isempty (c)) c = t; else c = ski_stats_merge (c, t); endif
-%!    endfor
-%!    if (isempty (s)) s = c; else s = ski_stats_merge (s, c); endif
-%!  endfor
 %!endfunction
 
 %!function msg = err_of (f)
@@ -101,7 +88,7 @@
 %! body = sprintf ("%.17g,%.17g,%.17g\n", [xb yb].');
 %! cut = numel (sprintf ("%.17g,%.17g,%.17g\n", [xb(1:6000, :) yb(1:6000)].'));
 %! fwrite_all (f, [hdr "\n" body(1:cut) "\n" body(cut+1:end)]);
-%! ref = blockwise_stats ([xb; xb], [yb; yb], g, {1:n, n+1:2*n}, 5000);
+%! ref = ski_blockwise_stats ([xb; xb], [yb; yb], g, {1:n, n+1:2*n}, 5000);
 %! for w = [1 2]
 %!   s = ski_stats ({f, f}, g, "x", [1 2], "y", 3, "block_rows", 5000, "workers", w);
 %!   assert (s.n, 2 * n);
