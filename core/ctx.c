@@ -1,4 +1,5 @@
 /* ctx.c -- context, status text, host hooks, seeded RNG, build information. */
+#define _POSIX_C_SOURCE 200809L
 #include "sgp_internal.h"
 
 #include <math.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *sgp_strerror(int status)
@@ -255,4 +257,11 @@ double sgp_phys_mem_bytes(void)
   if (pages > 0 && page > 0) return (double)pages * (double)page;
 #endif
   return 0.0;
+}
+
+double sgp_clock(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

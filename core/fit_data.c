@@ -18,6 +18,7 @@ int sgp_fd_begin(sgp_fd *f, sgp_ctx *ctx, const sgp_value *fit, const char *arg,
   f->fit = fit;
   f->arg = arg;
   f->sep = sep;
+  f->empty_absent = sep && !strcmp(sep, ".");
   if (!fit || fit->type != SGP_VAL_LIST)
     return sgp_fail(ctx, SGP_EINVAL, "'%s' must be a %s fit (a list or struct)", arg, what);
   for (int i = 0; need && need[i]; i++)
@@ -68,6 +69,11 @@ int sgp_fd_is_nothing(const sgp_value *v)
 {
   return v->type == SGP_VAL_NULL || (v->type != SGP_VAL_LIST && v->len == 0 &&
                                      v->type != SGP_VAL_OTHER);
+}
+
+int sgp_fd_absent(const sgp_fd *f, const sgp_value *v)
+{
+  return v->type == SGP_VAL_NULL || (f->empty_absent && sgp_fd_is_nothing(v));
 }
 
 static const char *type_word(const sgp_value *v)

@@ -15,6 +15,9 @@ typedef struct {
   const char *arg;      /* the fit's argument name ("object", "x", "fit") */
   const char *sep;      /* the host's field separator ("$", ".") */
   const char *suffix;   /* appended to every field error (NULL: nothing) */
+  int empty_absent;     /* an empty value stands for an absent field (Octave, whose
+                         * "nothing" is []; R has NULL, and an empty vector there is
+                         * a damaged value) */
 } sgp_fd;
 
 /* Starts a check: "'arg' must be a <what> fit (a list or struct)" unless fit is a
@@ -47,10 +50,18 @@ int sgp_fd_string(const sgp_fd *f, const char *name, const char *const *choices,
 int sgp_fd_columns(const sgp_fd *f, const char *name, const char *const *need, int n_need);
 /* Nothing: NULL, [] or {} (an absent optional field). */
 int sgp_fd_is_nothing(const sgp_value *v);
+/* An optional field left out: NULL, or in a host without NULL an empty value. */
+int sgp_fd_absent(const sgp_fd *f, const sgp_value *v);
 /* All finite. */
 int sgp_fd_finite(const sgp_value *v);
 /* hyper$mean, the constant prior mean every fit has: 1 or n_max finite numbers
  * (a fit without it would predict with the mean dropped). */
 int sgp_fd_hyper_mean(const sgp_fd *f, int64_t n_max, sgp_cmat *out);
+/* The model-selection fields (hyper, loglik, loglik_se, loglik_grad, learned,
+ * optim; select_fit_check.c) against the n_ls lengthscales ls, the outputscale
+ * and the noise (NULL: none to compare) the fit used. Call after
+ * sgp_fd_hyper_mean. */
+int sgp_fd_selection(const sgp_fd *f, const double *ls, int64_t n_ls, double outputscale,
+                     const double *noise);
 
 #endif

@@ -12,7 +12,7 @@
 #include <time.h>
 
 enum { STOP_NONE = 0, STOP_MAXEVAL, STOP_INTERRUPT, STOP_FIRST_FAILED, STOP_NOMEM,
-       STOP_FTOL_ABS };
+       STOP_FTOL_ABS, STOP_TIME };
 /* ftol_abs: a start stops when its best value, having gained ftol_abs once
  * (not while the first line search backs off an overlong step), has gained
  * less than ftol_abs over this many evaluations. Luksan's L-BFGS tests only
@@ -79,13 +79,6 @@ void sgp_optim_result_free(sgp_optim_result *r)
   free(r->trace_start); free(r->trace_x);
   r->x = r->grad = r->trace_value = r->trace_gradnorm = r->trace_seconds = r->trace_x = NULL;
   r->trace_start = NULL;
-}
-
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Truncating copy (a failure's text may be longer than the field keeping it). */
@@ -175,7 +168,7 @@ static int trace_push(optim_run *R, const double *x, double value, double gradno
   const int64_t k = r->n_eval++;
   r->trace_value[k] = value;
   r->trace_gradnorm[k] = gradnorm;
-  r->trace_seconds[k] = now_s() - R->t0;
+  r->trace_seconds[k] = sgp_clock() - R->t0;
   r->trace_start[k] = R->start;
   memcpy(r->trace_x + k * R->n, x, (size_t)R->n * sizeof *x);
   return SGP_OK;
@@ -408,6 +401,12 @@ static double nlopt_objective(unsigned n, const double *x, double *grad, void *d
   if (R->stop) return penalty(R, x, grad);
   if (R->s_evals >= R->o->max_eval) { stop_start(R, STOP_MAXEVAL); return penalty(R, x, grad); }
   if (sgp_poll_interrupt(R->ctx) != SGP_OK) { stop_start(R, STOP_INTERRUPT); return penalty(R, x, grad); }
+  if (R->o->deadline > 0 && sgp_clock() >= R->o->deadline) {
+    if (!R->have_best) copy_text(R->r->last_failure, sizeof R->r->last_failure,
+                                 "the time limit was reached before the first evaluation");
+    stop_start(R, STOP_TIME);
+    return penalty(R, x, grad);
+  }
   if (beyond_step(R, x) || !finite_in_box(R, x))
     return penalty(R, x, grad); /* cut back, not evaluated: each trace row is one call of f */
   const int st = evaluate(R, x);
@@ -440,6 +439,7 @@ static int describe_stop(optim_run *R, nlopt_result res, char *msg, size_t size,
   switch (R->stop) {
   case STOP_INTERRUPT: snprintf(msg, size, "interrupted"); return SGP_OK;
   case STOP_MAXEVAL: snprintf(msg, size, "max_eval (%d) evaluations reached", o->max_eval); return SGP_OK;
+  case STOP_TIME: snprintf(msg, size, "the time limit was reached"); return SGP_OK;
   case STOP_FIRST_FAILED: snprintf(msg, size, "the starting point failed: %s", R->failure); return SGP_OK;
   case STOP_FTOL_ABS:
     *converged = 1;
@@ -563,7 +563,7 @@ static int finish(optim_run *R, int interrupted_at)
 int sgp_optim_maximize(sgp_ctx *ctx, int n, const double *x0, const double *lb, const double *ub,
                        sgp_objective f, void *data, const sgp_optim_opts *o, sgp_optim_result *r)
 {
-  const double t0 = now_s(); /* the trace's clock */
+  const double t0 = sgp_clock(); /* the trace's clock */
   if (!r) return sgp_fail(ctx, SGP_EINVAL, "r: the result must not be NULL");
   memset(r, 0, sizeof *r);
   sgp_optim_opts od;
@@ -610,6 +610,10 @@ int sgp_optim_maximize(sgp_ctx *ctx, int n, const double *x0, const double *lb, 
     if (R.have_best && r->best_start == s) {
       snprintf(r->message, sizeof r->message, "%s", msg);
       r->converged = conv;
+    }
+    if (R.stop == STOP_TIME) {
+      r->timed_out = 1;
+      break;
     }
     if (R.stop == STOP_INTERRUPT) {
       r->interrupted = 1;

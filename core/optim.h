@@ -58,6 +58,9 @@ typedef struct {
                         * values cannot tell the points apart and the values lead where
                         * they can (a gradient far off its mean at a bad point is
                         * overruled). NULL (default): not kept. Also read by ftol_se */
+  double deadline;     /* sgp_clock() seconds after which no evaluation starts: the
+                        * start ends, later starts are skipped, and the result is not
+                        * converged (timed_out); 0 (default): none */
   double ftol_se;      /* with value_se: the stop on the best value's gain (ftol_abs) uses
                         * at least ftol_se times the standard error of each start's first
                         * value, a gain the estimate can resolve; default 0 */
@@ -72,6 +75,7 @@ typedef struct {
   int *trace_start;    /* n_eval: 0 for the first start, 1.. for restarts */
   double *trace_x;     /* n_eval x n, column-major with ld = n_eval (R: a data frame's columns) */
   int converged;       /* the best start stopped by its tolerance (ftol/xtol), not by max_eval, failure or interrupt */
+  int timed_out;       /* stopped at o->deadline */
   int interrupted;     /* stopped by the interrupt hook or an SGP_EINTERRUPT from the objective */
   int64_t n_failed;    /* failed evaluations */
   char message[256];   /* why the best start stopped, in words ("relative change of the objective below 1e-06", "max_eval (100) evaluations reached", "interrupted", ...) */

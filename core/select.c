@@ -60,6 +60,7 @@ static int keep_trace(sgp_ctx *ctx, const sgp_optim_result *r, sgp_hyper *h,
     if (sgp_select_coordinate(h->n_lengthscale, h->n_mean, k) != SGP_LEARN_MEAN)
       for (int64_t e = 0; e < ne; e++) h->tr_theta[e + k * ne] = exp(h->tr_theta[e + k * ne]);
   h->optim_converged = r->converged;
+  h->optim_timed_out = r->timed_out;
   h->optim_interrupted = r->interrupted;
   snprintf(h->optim_message, sizeof h->optim_message, "%s", r->message);
   return SGP_OK;
@@ -179,6 +180,7 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
   oo.value_se = run->value_se ? learn_value_se : NULL;
   oo.seed = ctx->seed;
   oo.task = run->task;
+  oo.deadline = run->deadline;
   char names[SGP_OPT_MAX_THETA][32];
   const char *np[SGP_OPT_MAX_THETA];
   unsigned char on_log[SGP_OPT_MAX_THETA];
@@ -225,8 +227,8 @@ void sgp_select_warning(const sgp_hyper *h, char *buf, size_t size)
 {
   if (size > 0) buf[0] = '\0';
   if (h->learned && !h->optim_converged)
-    snprintf(buf, size, "learning the hyperparameters did not converge (%s); raise "
-             "optim_max_iter", h->optim_message);
+    snprintf(buf, size, "learning the hyperparameters did not converge (%s); raise %s",
+             h->optim_message, h->optim_timed_out ? "time_limit" : "optim_max_iter");
   const size_t len = strlen(buf);
   if (h->note[0] && h->requested) /* also beside the optimizer's verdict: a value at a bound */
     snprintf(buf + len, size - len, "%s%s", len ? "; " : "", h->note);

@@ -33,6 +33,7 @@ typedef struct {
   double (*value_se)(void *data); /* with path_values or ftol_se: the last value's standard
                                    * error (data: f's; sgp_optim_opts), or NULL */
   const char *task;
+  double deadline;                /* sgp_clock() seconds; 0: none (sgp_optim_opts) */
 } sgp_select_run;
 
 /* Maximizes f over the coordinates of theta in bits (SGP_LEARN_*), from theta,

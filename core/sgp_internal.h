@@ -73,6 +73,8 @@ void sgp_say(sgp_ctx *ctx, const char *fmt, ...) SGP_PRINTF_LIKE(2, 3);
 void sgp_progress(sgp_ctx *ctx, const char *task, double fraction);
 /* SGP_EINTERRUPT (with message) when the host asks to stop, else SGP_OK. */
 int sgp_poll_interrupt(sgp_ctx *ctx);
+/* Seconds on a monotonic clock: the one clock of time limits and traces. */
+double sgp_clock(void);
 
 /* The first k entries of idx (n of them) become a uniform random k-subset of all
  * n, in random order (partial Fisher-Yates). */

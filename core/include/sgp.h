@@ -322,6 +322,7 @@ typedef struct sgp_hyper {
   double *tr_theta;        /* n_eval x n_theta (ld n_eval): the values evaluated, on the
                             * user's scale (lengthscale, outputscale, mean, noise) */
   int optim_converged;
+  int optim_timed_out;     /* the learning stopped at the time limit */
   int optim_interrupted;   /* always 0: an interrupted learning ends the call (SGP_EINTERRUPT) */
   char optim_message[256];
   char note[256];          /* "" or why the hyperparameters were not learned / loglik is NaN */

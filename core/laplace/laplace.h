@@ -65,9 +65,10 @@ int sgp_laplace_initial(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, int want_l
 void sgp_laplace_pilot_rows(const sgp_ctx *ctx, int64_t n, int64_t *idx);
 /* The hyperparameters of a fit into h (the user's, initial or learned values, the
  * evidence and its gradient), and ro = o with them; lik's one gaussian noise value
- * is set to the one used. */
+ * is set to the one used. No evaluation starts after deadline (sgp_clock()
+ * seconds; 0: none): the learning stops there and h says so. */
 int  sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
-                        sgp_laplace_opts *ro, sgp_laplace_hyper *h);
+                        double deadline, sgp_laplace_opts *ro, sgp_laplace_hyper *h);
 
 /* ------------------------------------------------------------ internal: IterGP */
 

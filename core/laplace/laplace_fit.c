@@ -80,13 +80,6 @@ const char *sgp_laplace_stop_name(int reason)
   }
 }
 
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void history_free(sgp_laplace_history *h)
 {
   free(h->it_newton); free(h->it_iter); free(h->it_total); free(h->it_buffer);
@@ -147,6 +140,7 @@ typedef struct {
   double *scratch;          /* NC */
   int64_t J, kappa, kprod, hist_cap, cap_max;
   double hist_scale, t0;
+  double deadline;           /* sgp_clock() seconds of time_limit, 0: none */
   double tol, atol;         /* the mode's tol and inner_atol times the latent scale */
   double *zsur;             /* NC: the surrogate right-hand side (surrogate_begin) */
   sgp_rng rng_sur;          /* its random vectors: a stream keyed by the seed */
@@ -192,7 +186,7 @@ static void record(run_t *R, int64_t j, double rho, double bnorm, double alpha, 
   h->it_alpha[row] = alpha;
   h->it_eta[row] = eta;
   h->it_trace[row] = R->hist_scale - trace_KQ;
-  h->it_time[row] = now_s() - R->t0;
+  h->it_time[row] = sgp_clock() - R->t0;
   h->n_iter++;
   R->J++;
 }
@@ -1352,7 +1346,7 @@ static void step_record(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, d
   h->st_inner_stop[i] = inner_reason;
   h->st_kprod[i] = R->kprod - kp0;
   h->st_dropped[i] = R->it.dropped;
-  h->st_time[i] = now_s() - R->t0;
+  h->st_time[i] = sgp_clock() - R->t0;
   h->n_step = i + 1;
   fit->newton_steps = i + 1;
   sgp_say(ctx, "gp_laplace: Newton step %d: %lld iterations (%s), delta %.3g, mode error <= %.3g",
@@ -1459,7 +1453,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
   *still = delta_i <= 64.0 * DBL_EPSILON && !kept ? *still + 1 : 0;
   if (*still >= 2) *stop = SGP_STOP_STALLED;
   else if (o->max_total_iter >= 0 && R->J >= o->max_total_iter) *stop = SGP_STOP_BUDGET;
-  else if (o->time_limit >= 0 && now_s() - R->t0 >= o->time_limit) *stop = SGP_STOP_TIME;
+  else if (R->deadline > 0 && sgp_clock() >= R->deadline) *stop = SGP_STOP_TIME;
   return SGP_OK;
 }
 
@@ -1532,7 +1526,9 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   sgp_laplace_hyper hyper;
   memset(&hyper, 0, sizeof hyper);
   if ((st = lik_setup(ctx, &R, y, C))) goto cleanup;
-  if ((st = sgp_laplace_select(ctx, X, &R.lik_own, o, &ro, &hyper))) goto cleanup;
+  /* time_limit bounds the whole call: the learning and the Newton loop */
+  R.deadline = o->time_limit >= 0 ? sgp_clock() + fmax(o->time_limit, 1e-9) : 0.0;
+  if ((st = sgp_laplace_select(ctx, X, &R.lik_own, o, R.deadline, &ro, &hyper))) goto cleanup;
   R.o = o = &ro;
   if ((st = sgp_kernel_check(ctx, &o->kernel, X.cols))) goto cleanup;
   if ((st = run_setup(ctx, &R, X, C, unit_block))) goto cleanup;
@@ -1541,7 +1537,7 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   memset(&hyper, 0, sizeof hyper);
   fit->empty_class = empty_class(R.lik);
   R.h = &fit->history;
-  R.t0 = now_s();
+  R.t0 = sgp_clock();
   /* O1 */
   const int64_t NC = R.it.NC;
   memcpy(R.nv.fcur, fit->m, (size_t)NC * sizeof(double));

@@ -32,8 +32,8 @@ static int check_model(const sgp_fd *f, sgp_likelihood *lik, int64_t *C, sgp_ker
   *C = (int64_t)c->real[0];
   const sgp_value *lev = sgp_fd_elt(f->fit, "levels");
   const int64_t nl = *C > 2 ? *C : 2;
-  if (!sgp_fd_is_nothing(lev) && (lev->type != SGP_VAL_STRING || lev->len != nl))
-    return sgp_fd_bad(f, "levels", "must be empty or %lld class names", (long long)nl);
+  if (!sgp_fd_absent(f, lev) && (lev->type != SGP_VAL_STRING || lev->len != nl))
+    return sgp_fd_bad(f, "levels", "must be absent or %lld class names", (long long)nl);
   const sgp_value *kv = sgp_fd_elt(f->fit, "kernel");
   const sgp_fd kf = {f->ctx, kv, f->arg, f->sep, NULL};
   memset(k, 0, sizeof *k);
@@ -114,13 +114,13 @@ static int check_data(const sgp_fd *f, sgp_likelihood lik, int64_t n, int64_t C,
     if (!ok)
       return sgp_fd_bad(f, "noise", "must be 1 or %lld positive finite variances", (long long)n);
     *noise = nv->real[0];
-  } else if (!sgp_fd_is_nothing(nv)) {
-    return sgp_fd_bad(f, "noise", "must be empty for likelihood = \"%s\"", ln);
+  } else if (!sgp_fd_absent(f, nv)) {
+    return sgp_fd_bad(f, "noise", "must be absent (NULL or []) for likelihood = \"%s\"", ln);
   }
   const sgp_value *off = sgp_fd_elt(f->fit, "offset");
-  if (!sgp_fd_is_nothing(off) && (lik != SGP_LIK_POISSON || off->type != SGP_VAL_REAL ||
+  if (!sgp_fd_absent(f, off) && (lik != SGP_LIK_POISSON || off->type != SGP_VAL_REAL ||
                                   off->len != n || !sgp_fd_finite(off)))
-    return sgp_fd_bad(f, "offset", "must be empty or, for likelihood = \"poisson\", %lld finite "
+    return sgp_fd_bad(f, "offset", "must be absent or, for likelihood = \"poisson\", %lld finite "
                       "numbers", (long long)n);
   return SGP_OK;
 }
@@ -170,7 +170,11 @@ int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, c
       (st = check_data(&f, lik, X.rows, C, &noise)) || (st = check_run(&f, R.cols, X.rows * C)))
     return st;
   sgp_cmat mv;
-  if ((st = sgp_fd_hyper_mean(&f, C, &mv))) return st;
+  const int one_noise = lik == SGP_LIK_GAUSSIAN && sgp_fd_elt(fit, "noise")->len == 1;
+  if ((st = sgp_fd_hyper_mean(&f, C, &mv)) ||
+      (st = sgp_fd_selection(&f, k->lengthscale, k->n_lengthscale, k->outputscale,
+                             one_noise ? &noise : NULL)))
+    return st;
   return sgp_laplace_fit_view(ctx, view, X, W, R.cols ? R : sgp_cmat_of(NULL, 0, 0), k, lik,
                               noise, mv);
 }

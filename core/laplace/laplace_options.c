@@ -83,7 +83,7 @@ static const sgp_opt_spec specs[] = {
   {"random_order", SGP_OPT_FLAG, "FALSE", 0, 0, 0, NULL, OFF(random_order), SGP_STORE_INT, 0,
    "cholesky policy: visit the points in a seeded random order"},
   {"time_limit", SGP_OPT_REAL, "Inf", 0, INFINITY, SGP_OPT_INF_NONE, NULL, OFF(time_limit),
-   SGP_STORE_DOUBLE, 0, "seconds after which the Newton loop stops"},
+   SGP_STORE_DOUBLE, 0, "seconds after which the call stops learning and Newton steps (the fit says so)"},
   {"inner_atol", SGP_OPT_REAL, "1e-05", 0, INFINITY, 0, NULL, OFF(inner_atol), SGP_STORE_DOUBLE,
    0, "solver residual tolerance in units of the latent scale (as tol); the larger of it and "
    "inner_rtol's applies"},

@@ -31,11 +31,12 @@ int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
     const double err = h->n_step > 0 ? h->st_mode_err[h->n_step - 1] : 0.0;
     snprintf(msg, sizeof msg,
              "did not converge (stop reason \"%s\" after %d Newton steps, %lld solver "
-             "iterations; the mode is within %.3g, tol %g); raise max_iter or max_newton%s",
+             "iterations; the mode is within %.3g, tol %g); raise %s%s",
              sgp_laplace_stop_name(fit->stop_reason), fit->newton_steps,
              (long long)fit->iterations, err,
              o->tol * sgp_laplace_latent_scale(fit->likelihood, fit->kernel.outputscale),
-             o->damping ? "" : ", or use damping = TRUE");
+             fit->stop_reason == SGP_STOP_TIME ? "time_limit" : "max_iter or max_newton",
+             fit->stop_reason == SGP_STOP_TIME || o->damping ? "" : ", or use damping = TRUE");
     add(buf, size, ids, ids_size, &k, "not-converged", msg);
   }
   if (fit->empty_class > 0) {

@@ -26,6 +26,7 @@ typedef struct {
   sgp_laplace_hyper *h;
   double *se;          /* the standard error of every evaluation of the learning */
   int64_t n_se, cap_se;
+  double deadline;     /* sgp_clock() seconds, 0: none */
 } select_t;
 
 /* The evidence at s->p's hyperparameters: exact (se 0, as ski_gsgp's exact
@@ -232,7 +233,7 @@ static int pilot_start(sgp_ctx *ctx, select_t *s, unsigned bits, int max_eval, d
   memcpy(pt, theta, (size_t)ph.n_theta * sizeof(double));
   int64_t best_eval = -1;
   const sgp_select_run run = {max_eval, 0, 0.0, 0.0, 0.0, 0, NULL,
-                              "gp_laplace: learning the start on a subset"};
+                              "gp_laplace: learning the start on a subset", s->deadline};
   if (!st) st = sgp_select_learn(ctx, &ph, pt, NULL, NULL, bits, &run, objective, &ps, &best_eval);
   if (!st && !ph.note[0]) memcpy(theta, pt, (size_t)ph.n_theta * sizeof(double));
   sgp_ev_ws_free(&ps.ws);
@@ -245,11 +246,12 @@ static int pilot_start(sgp_ctx *ctx, select_t *s, unsigned bits, int max_eval, d
 /* The evidence at the values used, learned first when asked. */
 static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
                               const sgp_ev_layout *l, unsigned bits, int stochastic,
-                              sgp_laplace_hyper *h)
+                              double deadline, sgp_laplace_hyper *h)
 {
   select_t s;
   memset(&s, 0, sizeof s);
   s.h = h;
+  s.deadline = deadline;
   s.p.lik = *lik;
   if (!isnan(h->noise)) s.p.lik.noise = &h->noise;
   s.p.X = X;
@@ -270,7 +272,7 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
   int64_t best_eval = -1;
   /* the stochastic gradient is no derivative of its value: path values */
   const sgp_select_run run = {o->optim_max_iter, o->restarts, 0.0, 0.0, 0.0, stochastic, last_se,
-                              "gp_laplace: learning"};
+                              "gp_laplace: learning", deadline};
   if (!st && bits && stochastic && lik->n >= 2 * SGP_EVS_PILOT_N)
     st = pilot_start(ctx, &s, bits, o->optim_max_iter, theta);
   /* an interrupt ends the learning with SGP_EINTERRUPT, and the call with it */
@@ -279,7 +281,16 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
   if (bits) set_theta(&s, theta);
   /* after learning, h holds the best point evaluated and h->grad its gradient */
   if (best_eval >= 0) h->loglik_se = best_eval < s.n_se ? s.se[best_eval] : NAN;
-  if (!st && best_eval < 0 && (st = evaluate(ctx, &s, &h->loglik, &h->loglik_se, h->grad)) &&
+  const int late = deadline > 0 && sgp_clock() >= deadline;
+  if (!st && best_eval < 0 && late) {
+    snprintf(h->note, sizeof h->note, "the evidence was not computed: the time limit was "
+             "reached%s", bits ? " before the first evaluation of the learning" : "");
+    h->loglik = h->loglik_se = NAN;
+    free(h->grad);
+    h->grad = NULL;
+  }
+  if (!st && best_eval < 0 && !late &&
+      (st = evaluate(ctx, &s, &h->loglik, &h->loglik_se, h->grad)) &&
       st != SGP_EINTERRUPT) {
     snprintf(h->note, sizeof h->note, "the evidence failed at these values: %.200s", ctx->errmsg);
     h->loglik = h->loglik_se = NAN;
@@ -294,7 +305,7 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
 }
 
 int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
-                       sgp_laplace_opts *ro, sgp_laplace_hyper *h)
+                       double deadline, sgp_laplace_opts *ro, sgp_laplace_hyper *h)
 {
   memset(h, 0, sizeof *h);
   h->loglik = h->loglik_se = NAN;
@@ -319,7 +330,7 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
   int stochastic = 0;
   if (!h->note[0] && !(st = choose_estimator(ctx, lik, o, &stochastic, h->note, sizeof h->note)) &&
       !h->note[0])
-    st = evidence_and_learn(ctx, X, lik, o, &l, bits, stochastic, h);
+    st = evidence_and_learn(ctx, X, lik, o, &l, bits, stochastic, deadline, h);
   if (st) return st;
   *ro = *o;
   ro->kernel.lengthscale = h->lengthscale;

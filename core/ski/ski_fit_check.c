@@ -127,18 +127,22 @@ static int check_results(const sgp_fd *f)
   int st, conv;
   if ((st = sgp_fd_whole(f, "iterations", 0, &it)) || (st = sgp_fd_flag(f, "converged", &conv)))
     return st;
+  /* the log-likelihood's figures come together (a fit without them has none of
+   * the fields); a field that is there holds its value (older fits lack stop and
+   * timings) */
+  const int with_loglik = sgp_fd_has(f->fit, "loglik");
   for (int j = 0; j < 5; j++) {
     const sgp_value *v = sgp_fd_elt(f->fit, num[j]);
-    if (j > 0 && sgp_fd_is_nothing(v)) continue;
+    if (j > 0 && !with_loglik && !sgp_fd_has(f->fit, num[j])) continue;
     if (v->type != SGP_VAL_REAL || v->len != 1 || !isfinite(v->real[0]))
-      return sgp_fd_bad(f, num[j], "must be one finite number");
+      return sgp_fd_bad(f, num[j], "must be one finite number%s", j > 1 && with_loglik
+                        ? " (loglik is given)" : "");
     if ((j == 0 || j == 3) && v->real[0] < 0) return sgp_fd_bad(f, num[j], "must be >= 0");
   }
   const sgp_value *t = sgp_fd_elt(f->fit, "timings");
-  if (!sgp_fd_is_nothing(t) && !timings_ok(t))
+  if (sgp_fd_has(f->fit, "timings") && !timings_ok(t))
     return sgp_fd_bad(f, "timings", "must be named finite seconds >= 0 (preprocess, solve, ...)");
-  if (!sgp_fd_is_nothing(sgp_fd_elt(f->fit, "stop")))
-    return sgp_fd_string(f, "stop", stop_names, NULL);
+  if (sgp_fd_has(f->fit, "stop")) return sgp_fd_string(f, "stop", stop_names, NULL);
   return SGP_OK;
 }
 
@@ -178,6 +182,7 @@ int sgp_ski_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const
     return sgp_fd_bad(&f, "weights", "must be %lld finite numbers (one per grid point)", (long long)m);
   v->weights = w->real;
   v->o.interpolation = v->stats.interpolation;
-  if ((st = check_love(&f, m, v))) return st;
-  return check_results(&f);
+  if ((st = check_love(&f, m, v)) || (st = check_results(&f))) return st;
+  return sgp_fd_selection(&f, v->o.kernel.lengthscale, v->o.kernel.n_lengthscale,
+                          v->o.kernel.outputscale, &v->o.noise);
 }

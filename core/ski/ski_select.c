@@ -405,7 +405,7 @@ static int learn(sgp_ctx *ctx, const sgp_ski_opts *o, unsigned opt_bits, const d
 {
   sgp_hyper *h = s->h;
   sgp_select_run run = {o->optim_max_iter, o->restarts, EXACT_FTOL, 0.0, 0.0, 0, NULL,
-                        "ski_gsgp: learning"};
+                        "ski_gsgp: learning", 0.0};
   int64_t best_eval = -1;
   if (s->eig) { /* a stop on the start's standard error (EIG_FTOL_SE) */
     run.ftol_rel = -1.0;

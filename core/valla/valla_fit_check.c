@@ -54,8 +54,8 @@ static int check_scalars(const sgp_fd *f, int *lik, double *d, double *C)
       return sgp_fd_bad(f, pos[i], "must be one positive finite number");
   if (!finite_scalar(sgp_fd_elt(f->fit, "y_mean"), 0))
     return sgp_fd_bad(f, "y_mean", "must be one finite number");
-  if (*lik != 0 && !null_or_empty(sgp_fd_elt(f->fit, "noise")))
-    return sgp_fd_bad(f, "noise", "must be empty for classification");
+  if (*lik != 0 && !sgp_fd_absent(f, sgp_fd_elt(f->fit, "noise")))
+    return sgp_fd_bad(f, "noise", "must be absent (NULL or []) for classification");
   return SGP_OK;
 }
 
@@ -99,14 +99,14 @@ static int check_rest(const sgp_fd *f, int lik, double C)
     return sgp_fd_bad(f, "history", "must be a list or struct of objective and validation "
                       "(iteration, nll)");
   const sgp_value *t = sgp_fd_elt(f->fit, "test");
-  if (!null_or_empty(t) && (t->type != SGP_VAL_LIST || !sgp_fd_is_numeric(sgp_fd_elt(t, "mean"))))
+  if (!sgp_fd_absent(f, t) && (t->type != SGP_VAL_LIST || !sgp_fd_is_numeric(sgp_fd_elt(t, "mean"))))
     return sgp_fd_bad(f, "test", "must be a list or struct of mean, var, ...");
-  if (!null_or_empty(sgp_fd_elt(f->fit, "stop_reason"))) {
+  if (!sgp_fd_absent(f, sgp_fd_elt(f->fit, "stop_reason"))) {
     int st = sgp_fd_string(f, "stop_reason", stop_names, NULL);
     if (st) return st;
   }
   const sgp_value *lv = sgp_fd_elt(f->fit, "levels");
-  if (!null_or_empty(lv)) {
+  if (!sgp_fd_absent(f, lv)) {
     const int64_t want = lik == 0 ? 0 : lik == 2 ? 2 : (int64_t)C;
     if (!want) return sgp_fd_bad(f, "levels", "must be empty for a gaussian fit");
     int ok = lv->type == SGP_VAL_STRING && lv->len == want && lv->strs;

@@ -338,8 +338,11 @@ function ok = tamper_applies (edit, field, value, cls)
       ok = ! ischar (value);
     case "negated"
       ok = any (strcmp (field, m{2})) && isnumeric (value);
-    case {"first row dropped", "no columns", "transposed"}
+    case {"first row dropped", "no columns"}
       ok = isnumeric (value) || islogical (value) || ischar (value) || iscell (value);
+    case "transposed"  # not square: a transposed square factor has a valid fit's shape
+      ok = (isnumeric (value) || islogical (value) || ischar (value) || iscell (value)) ...
+           && ! (ismatrix (value) && rows (value) == columns (value) && rows (value) > 1);
     otherwise
       ok = true;
   endswitch

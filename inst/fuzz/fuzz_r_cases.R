@@ -253,7 +253,9 @@ info_cases <- function() {
 
 # Edits of one field that make it invalid. Only edits that cannot give another
 # valid fit are used: "removed" skips the optional fields, "a string" the
-# character ones, "negated" is for the fields that are never negative.
+# character ones, "negated" is for the fields that are never negative, and
+# "transposed" skips square matrices (a transposed square factor has a valid
+# fit's shape: only recomputing the fit could tell it apart).
 tamper_edits <- function(quick) {
   e <- list(
     "removed" = function(v) NULL,
@@ -289,6 +291,7 @@ tamper_applies <- function(edit, field, value, cls) {
     "removed" = !field %in% meta$optional,
     "a string" = !is.character(value),
     "negated" = field %in% meta$nonneg && is.numeric(value),
+    "transposed" = !(is.matrix(value) && nrow(value) == ncol(value)),
     TRUE)
 }
 

@@ -464,6 +464,63 @@ static void interrupt_before_any_evaluation_is_an_error(void **state)
   sgp_optim_result_free(&r);
 }
 
+/* ------------------------------------------------------------ the deadline */
+
+/* Rosenbrock that spends 2 ms of wall time per evaluation. */
+static int slow_rosenbrock(sgp_ctx *ctx, const double *x, double *v, double *g, void *data)
+{
+  const double until = sgp_clock() + 2e-3;
+  while (sgp_clock() < until) {}
+  return neg_rosenbrock(ctx, x, v, g, data);
+}
+
+/* 3 starts of up to 1000 evaluations would take at least 6 s; a deadline 0.1 s
+ * away ends the first start at the first evaluation after it, skips the
+ * restarts, and the result says it timed out and did not converge. */
+static void deadline_ends_the_starts(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.max_eval = 1000;
+  o.ftol_rel = 1e-15;
+  o.restarts = 2;
+  const double x0[2] = {-1.2, 1.0};
+  int evals = 0;
+  o.deadline = sgp_clock() + 0.1;
+  sgp_optim_result r;
+  assert_int_equal(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, slow_rosenbrock, &evals, &o, &r),
+                   SGP_OK);
+  assert_true(sgp_clock() >= o.deadline);
+  assert_int_equal(r.timed_out, 1);
+  assert_int_equal(r.converged, 0);
+  assert_int_equal(r.best_start, 0);
+  assert_string_equal(r.message, "the time limit was reached");
+  assert_true(r.n_eval >= 1 && r.n_eval < 1000);
+  assert_int_equal(evals, (int)r.n_eval);
+  sgp_optim_result_free(&r);
+}
+
+static void deadline_before_any_evaluation_is_an_error(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_optim_opts o;
+  sgp_optim_opts_default(&o);
+  o.deadline = sgp_clock() - 1.0;
+  const double x0[2] = {-1.2, 1.0};
+  int evals = 0;
+  sgp_optim_result r;
+  assert_true(sgp_optim_maximize(&ctx, 2, x0, NULL, NULL, neg_rosenbrock, &evals, &o, &r) < 0);
+  assert_int_equal(evals, 0);
+  assert_int_equal(r.n_eval, 0);
+  assert_string_equal(ctx.errmsg, "the time limit was reached before the first evaluation");
+  sgp_optim_result_free(&r);
+}
+
 /* ------------------------------------------------------------ restarts, max_eval */
 
 static void run_bimodal(uint64_t seed, sgp_optim_result *r)
@@ -797,6 +854,8 @@ int main(void)
     cmocka_unit_test(objective_interrupt_returns_the_best_so_far),
     cmocka_unit_test(interrupt_in_a_later_start_is_reported),
     cmocka_unit_test(interrupt_before_any_evaluation_is_an_error),
+    cmocka_unit_test(deadline_ends_the_starts),
+    cmocka_unit_test(deadline_before_any_evaluation_is_an_error),
     cmocka_unit_test(restarts_are_reproducible_and_the_best_start_wins),
     cmocka_unit_test(max_eval_is_respected_per_start),
     cmocka_unit_test(verbose_prints_one_line_per_evaluation),

@@ -105,3 +105,20 @@
 %!   assert (full.var / c ^ 2, ev, -1e-9);
 %!   assert (full.f / c, fx, -1e-9);
 %! endfor
+
+## time_limit bounds the learning as well as the Newton loop: learning on 2e4
+## points takes minutes; no evaluation of it starts after 0.05 s, and the
+## Newton loop stops after its first step
+%!test
+%! rand ("state", 1);
+%! x = rand (2e4, 1);
+%! y = double (x > 0.5);
+%! lastwarn ("");
+%! t0 = tic ();
+%! f = gp_laplace (x, y, "time_limit", 0.05, "verbose", false, "seed", 1);
+%! assert (toc (t0) < 60);
+%! msg = lastwarn ();  # the last of the fit's warnings: the learning's
+%! assert (! isempty (strfind (msg, "time limit was reached")));
+%! assert (! f.converged);
+%! assert (f.stop_reason, "time_limit");
+%! assert (isnan (f.loglik));

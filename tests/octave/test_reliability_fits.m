@@ -76,3 +76,36 @@
 %!   msg = err.message;
 %! end_try_catch
 %! assert (! isempty (strfind (msg, "latent variances are below the rounding error")), msg);
+
+%!function assert_error_text (f, text)
+%!  try
+%!    f ();
+%!  catch err
+%!    assert (! isempty (strfind (err.message, text)), err.message);
+%!    return;
+%!  end_try_catch
+%!  error ("no error; expected: %s", text);
+%!endfunction
+
+## model-selection fields that disagree with the fit are refused, as in R
+%!test
+%! rand ("state", 3);
+%! x = rand (40, 1);
+%! y = double (rand (40, 1) < 0.5);
+%! warning ("off", "all", "local");
+%! fit = gp_laplace (x, y, "verbose", false, "seed", 1);
+%! assert (fit.learned, {"lengthscale", "outputscale", "mean"});
+%! f = fit; f.learned = f.learned(2:end);
+%! assert_error_text (@() scalegp_summary (f), ...
+%!   "'fit.learned' lacks lengthscale, which the optimizer's trace (optim) moves");
+%! f = fit; f.loglik = NaN;
+%! assert_error_text (@() scalegp_summary (f), ...
+%!   "'fit.loglik' must be one finite number (loglik_grad is given)");
+%! f = fit; f.loglik_se = [];
+%! assert_error_text (@() scalegp_summary (f), ...
+%!   "'fit.loglik_se' must be one finite number >= 0 (loglik_grad is given)");
+%! f = fit; f.hyper.outputscale = 2 * f.hyper.outputscale;
+%! assert_error_text (@() scalegp_summary (f), "'fit.hyper' must hold the lengthscale");
+%! f = fit; f.optim.seconds(2) = -1;
+%! assert_error_text (@() scalegp_summary (f), "'fit.optim' row 2 is not an evaluation");
+%! s = scalegp_summary (fit);  # the untouched fit passes

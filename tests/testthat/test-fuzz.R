@@ -114,7 +114,7 @@ test_that("tampered gp_laplace fits are refused naming the field, by every metho
     list("kernel", list(kernel = "rbf", lengthscale = -1, outputscale = 1),
          "'%s\\$kernel' must have 1 or d = 2 positive"),
     list("y", rep(2, 20), "'%s\\$y' must be 20 finite labels"),
-    list("noise", 1, "'%s\\$noise' must be empty for likelihood = \"bernoulli\""),
+    list("noise", 1, "'%s\\$noise' must be absent \\(NULL or \\[\\]\\) for likelihood = \"bernoulli\""),
     list("iterations", -1, "'%s\\$iterations' must be a whole number >= 0"),
     list("converged", NA, "'%s\\$converged' must be TRUE or FALSE"),
     list("policy", "lanczos", "'%s\\$policy' must be one of \"cg\", \"cholesky\""),

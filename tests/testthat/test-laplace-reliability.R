@@ -227,3 +227,19 @@ test_that("softmax with unit actions keeps the per-point sums of f at the mode's
   expect_true(fit$converged)
   expect_lte(max(abs(fit$f - fx$tr[, d + 2 + 1:C])), 1e-6)
 })
+
+test_that("time_limit bounds the learning as well as the Newton loop", {
+  # Learning on 2e4 points takes minutes; with time_limit = 0.05 no evaluation of the
+  # learning starts after 0.05 s, and the Newton loop stops after its first step.
+  set.seed(1)
+  n <- 2e4
+  x <- matrix(runif(n))
+  y <- as.integer(x > 0.5)
+  t0 <- proc.time()[["elapsed"]]
+  expect_warning(f <- gp_laplace(x, y, time_limit = 0.05, verbose = FALSE, seed = 1),
+                 "time limit was reached.*raise time_limit|raise time_limit.*time limit")
+  expect_lt(proc.time()[["elapsed"]] - t0, 60)
+  expect_false(f$converged)
+  expect_identical(f$stop_reason, "time_limit")
+  expect_true(is.na(f$loglik))
+})

@@ -94,3 +94,54 @@ test_that("a fit that diverged before a posterior predicts with the prior's vari
   expect_equal(p$var, rep(1e300, 3))
   expect_output(print(fit), "gp_laplace")
 })
+
+test_that("print and summary refuse model-selection fields that disagree with the fit", {
+  fit <- suppressWarnings(gp_laplace(rel_x, rel_y, verbose = FALSE, seed = 1))
+  expect_identical(fit$learned, c("lengthscale", "outputscale", "mean"))
+  bad <- function(f, pattern) {  # print names the fit x, summary object
+    expect_error(print(f), paste0("print.gp_laplace: ", pattern), fixed = TRUE)
+    expect_error(summary(f), paste0("summary.gp_laplace: ", sub("'x", "'object", pattern)),
+                 fixed = TRUE)
+  }
+  f <- fit; f$learned <- f$learned[-1]  # the trace moves the lengthscale
+  bad(f, "'x$learned' lacks lengthscale, which the optimizer's trace (optim) moves")
+  f <- fit; f$learned <- character(0)
+  bad(f, "'x$learned' is empty but the optimizer's trace (optim) has")
+  f <- fit; f$learned <- c("mean", "mean")
+  bad(f, "'x$learned' must be distinct names out of lengthscale, outputscale, mean, noise")
+  f <- fit; f$loglik <- NA  # the gradient says it was computed
+  bad(f, "'x$loglik' must be one finite number (loglik_grad is given)")
+  f <- fit; f$loglik <- Inf
+  bad(f, "'x$loglik' must be one finite number, or NA when not computed")
+  f <- fit; f$loglik_se <- NA
+  bad(f, "'x$loglik_se' must be one finite number >= 0 (loglik_grad is given)")
+  f <- fit; f$loglik_grad <- f$loglik_grad[-1]
+  bad(f, "'x$loglik_grad' must be 3 finite numbers named by the hyperparameters")
+  f <- fit; f$hyper$lengthscale <- 2 * f$hyper$lengthscale
+  bad(f, "'x$hyper' must hold the lengthscale, outputscale, mean and noise the fit used")
+  f <- fit; f$optim$seconds[2] <- -1
+  bad(f, "'x$optim' row 2 is not an evaluation")
+  f <- fit; f$optim <- f$optim[, -1]
+  bad(f, "'x$optim' must be a data frame with numeric columns evaluation, loglik")
+  # an offset, noise or stop reason emptied is damage, not absence (R's absence is NULL)
+  pf <- gp_laplace(rel_x, rpois(40, 2), likelihood = "poisson", offset = rep(0.1, 40),
+                   lengthscale = 0.3, outputscale = 1, mean = 0, learn = character(0),
+                   verbose = FALSE)
+  f <- pf; f$offset <- numeric(0)
+  expect_error(summary(f), "'object$offset' must be absent or", fixed = TRUE)
+  f <- pf; f$noise <- numeric(0)
+  expect_error(print(f), "'x$noise' must be absent (NULL or []) for likelihood", fixed = TRUE)
+  # the same rules hold for ski_gsgp, whose figures of the log-likelihood come together
+  s <- suppressWarnings(ski_gsgp(rel_x, sin(6 * rel_x[, 1]), verbose = FALSE, seed = 1))
+  expect_true(length(s$learned) > 0)
+  g <- s; g$learned <- character(0)
+  expect_error(summary(g), "'object$learned' is empty but the optimizer's trace", fixed = TRUE)
+  g <- s; g$loglik_grad <- NULL
+  expect_error(summary(g), "'object$loglik_se' must be NA or absent", fixed = TRUE)
+  g <- s; g$logdet <- numeric(0)
+  expect_error(print(g), "'x$logdet' must be one finite number (loglik is given)", fixed = TRUE)
+  g <- s; g$stop <- character(0)
+  expect_error(print(g), "'x$stop'", fixed = TRUE)
+  expect_output(print(s), "ski_gsgp")
+  expect_output(print(fit), "learned: lengthscale, outputscale, mean")
+})
