@@ -83,7 +83,7 @@
 ## @item @qcode{"random_order"}
 ## cholesky policy: visit the points in a seeded random order (default @code{false}).
 ## @item @qcode{"time_limit"}
-## seconds after which the Newton loop stops (default @code{Inf}).
+## seconds after which the call stops learning and Newton steps (the fit says so) (default @code{Inf}).
 ## @item @qcode{"inner_atol"}
 ## solver residual tolerance in units of the latent scale (as tol); the larger of it and inner_rtol's applies (default @code{1e-05}).
 ## @item @qcode{"inner_rtol"}

@@ -88,14 +88,19 @@ function [cls, msg] = fuzz_classify (k)
     cls = if_named (named, "error", "unclear");
     return;
   end_try_catch
-  ## a fit that warned (did not converge, learning failed) may carry non-finite
-  ## diagnostics: its history, the optimizer's failed evaluations, an evidence
-  ## that could not be evaluated
-  if (! isempty (lastwarn ()) && isstruct (v))
-    v = rmfield (v, intersect (fieldnames (v), {"history", "steps", "optim", "loglik", ...
-                                               "loglik_se", "loglik_grad", "interp_error"}));
+  ## the optimizer's trace marks a failed evaluation NaN (documented); a fit that
+  ## warned (did not converge, learning failed) may carry more non-finite
+  ## diagnostics: its history, an evidence that could not be evaluated
+  if (isstruct (v))
+    skip = {"optim"};
+    if (! isempty (lastwarn ()))
+      skip = {"history", "steps", "optim", "loglik", "loglik_se", "loglik_grad", "interp_error"};
+    endif
+    checked = rmfield (v, intersect (fieldnames (v), skip));
+  else
+    checked = v;
   endif
-  if (! all_finite (v))
+  if (! all_finite (checked))
     cls = "garbage";
     msg = "non-finite values in the result";
   elseif (is_function_handle (k.ref) && ! isequal (k.ref (), v))

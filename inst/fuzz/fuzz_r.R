@@ -213,12 +213,12 @@ fuzz_classify <- function(k) {
     return(list(class = if (named) "error" else "unclear", msg = msg))
   }
   bad <- k$check(res$value)
-  # a fit that warned (did not converge, learning failed) may carry non-finite
-  # diagnostics: its history, the optimizer's failed evaluations, an evidence
-  # that could not be evaluated
-  diagnostics <- c("history", "steps", "optim", "loglik", "loglik_se", "loglik_grad",
-                   "interp_error")
-  if (nzchar(bad) && length(warns) && all_finite_leaves(res$value, diagnostics))
+  # the optimizer's trace marks a failed evaluation NaN (documented); a fit that
+  # warned (did not converge, learning failed) may carry more non-finite
+  # diagnostics: its history, an evidence that could not be evaluated
+  diagnostics <- if (length(warns)) c("history", "steps", "optim", "loglik", "loglik_se",
+                                      "loglik_grad", "interp_error") else "optim"
+  if (nzchar(bad) && all_finite_leaves(res$value, diagnostics))
     bad <- ""
   if (!is.null(k$ref) && !nzchar(bad)) {
     ref <- tryCatch({ utils::capture.output(r <- k$ref()); r }, error = function(e) e)
