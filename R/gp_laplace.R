@@ -352,8 +352,9 @@ laplace_hyper_line <- function(x) {
   sprintf("  lengthscale %s, outputscale %s, mean %s%s; log evidence %s; %s", num(h$lengthscale),
           num(h$outputscale), num(h$mean), if (is.null(h$noise)) "" else
           paste0(", noise ", num(h$noise)),
-          paste0(fmt_g(x$loglik, 6), if (isTRUE(x$loglik_se > 0))
-            paste0(" (se ", fmt_g(x$loglik_se, 2), ")") else ""),
+          if (is.na(x$loglik)) "not computed" else
+            paste0(fmt_g(x$loglik, 6), if (isTRUE(x$loglik_se > 0))
+              paste0(" (se ", fmt_g(x$loglik_se, 2), ")") else ""),
           if (length(x$learned)) paste("learned:", paste(x$learned, collapse = ", "))
           else "nothing learned")
 }

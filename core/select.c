@@ -94,7 +94,9 @@ static void note_bound(sgp_hyper *h, const int64_t *idx, int64_t nf, const doubl
     snprintf(h->note, sizeof h->note, "%s stopped at its %s bound %.3g (the evidence still "
              "rises there%s); give %s a value, or check the data",
              name, at_hi ? "upper" : "lower", exp(at_hi ? hi[k] : lo[k]),
-             at_hi && idx[k] == h->n_lengthscale && h->n_mean > 0
+             /* a model with a noise coordinate is a regression */
+             at_hi && idx[k] == h->n_lengthscale &&
+                 h->n_theta == h->n_lengthscale + 1 + h->n_mean
                ? ": for classes, the data may be separable" : "", name);
     return;
   }

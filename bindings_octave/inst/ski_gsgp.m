@@ -128,7 +128,7 @@
 ## @group
 ## x = 4 * rand (500, 1);  y = sin (2 * x) + 0.2 * randn (500, 1);
 ## fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.04,
-##                 "variance", "lanczos", "xtest", (0:0.5:4)', "learn", {});
+##                 "variance", "lanczos", "xtest", (0:0.5:4)', "learn", @{@});
 ## [fit.test.mean, sin(2 * (0:0.5:4)')]
 ## @end group
 ## @end example

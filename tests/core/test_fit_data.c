@@ -16,8 +16,8 @@ static const double HIST[1] = {0};
 
 typedef struct {
   const char *names[20];
-  sgp_value vals[20], kernel[3], hist[4], steps[1], hyper[1];
-  const char *knames[3], *hnames[4], *snames[1], *hypnames[1];
+  sgp_value vals[20], kernel[3], hist[4], steps[1], hyper[3], optim[7];
+  const char *knames[3], *hnames[4], *snames[1], *hypnames[3];
   sgp_value fit;
 } fit_data;
 
@@ -25,12 +25,13 @@ static void make_fit(fit_data *d)
 {
   const char *names[] = {"x", "f", "var", "weights", "root", "likelihood", "n_class", "kernel",
                          "y", "newton_steps", "iterations", "converged", "policy",
-                         "stop_reason", "history", "steps", "hyper"};
+                         "stop_reason", "history", "steps", "hyper", "optim"};
   const sgp_value vals[] = {REALV(X, N), REALV(F, N), REALV(V, N), REALV(W, N), REALV(R, N),
                             STRV("bernoulli"), REALV(&ONE, 1), {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL},
                             REALV(Y, N), REALV(&ONE, 1), REALV(&ONE, 1),
                             {SGP_VAL_LOGICAL, 1, &TRUE_, NULL, NULL, 0, 0, NULL}, STRV("cg"),
                             STRV("converged"), {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL},
+                            {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL},
                             {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL}};
   const int n = (int)(sizeof names / sizeof names[0]);
   memcpy(d->names, names, sizeof names);
@@ -48,9 +49,18 @@ static void make_fit(fit_data *d)
   d->snames[0] = "delta";
   d->steps[0] = (sgp_value)REALV(HIST, 1);
   d->vals[15] = (sgp_value){SGP_VAL_LIST, 1, NULL, NULL, d->snames, 0, 0, d->steps};
+  /* the hyperparameters used (the kernel's), nothing learned: an empty trace */
   d->hypnames[0] = "mean";
+  d->hypnames[1] = "lengthscale";
+  d->hypnames[2] = "outputscale";
   d->hyper[0] = (sgp_value)REALV(&ZERO, 1);
-  d->vals[16] = (sgp_value){SGP_VAL_LIST, 1, NULL, NULL, d->hypnames, 0, 0, d->hyper};
+  d->hyper[1] = (sgp_value)REALV(&ONE, 1);
+  d->hyper[2] = (sgp_value)REALV(&ONE, 1);
+  d->vals[16] = (sgp_value){SGP_VAL_LIST, 3, NULL, NULL, d->hypnames, 0, 0, d->hyper};
+  static const char *const onames[] = {"evaluation", "loglik", "grad_norm", "seconds",
+                                       "lengthscale", "outputscale", "mean"};
+  for (int i = 0; i < 7; i++) d->optim[i] = (sgp_value)REALV(HIST, 0);
+  d->vals[17] = (sgp_value){SGP_VAL_LIST, 7, NULL, NULL, onames, 0, 0, d->optim};
   d->fit = (sgp_value){SGP_VAL_LIST, n, NULL, NULL, d->names, 0, 0, d->vals};
 }
 

@@ -122,3 +122,5 @@
 %! assert (! f.converged);
 %! assert (f.stop_reason, "time_limit");
 %! assert (isnan (f.loglik));
+%! out = evalc ("scalegp_summary (f)");
+%! assert (! isempty (strfind (out, "log evidence not computed; learned: lengthscale")));

@@ -38,7 +38,10 @@ function s = hyper_line (fit)
   if (isfield (h, "noise") && ! isempty (h.noise))
     noise = [", noise " fmt_g(h.noise)];
   endif
-  ev = fmt_g (fit.loglik, 6);
+  ev = "not computed";
+  if (! isnan (fit.loglik))
+    ev = fmt_g (fit.loglik, 6);
+  endif
   if (isfield (fit, "loglik_se") && isscalar (fit.loglik_se) && isfinite (fit.loglik_se) && fit.loglik_se > 0)
     ev = [ev " (se " fmt_g(fit.loglik_se, 2) ")"];
   endif
