@@ -143,7 +143,7 @@ check_threads <- function(threads, fn) {
   if (is.null(threads)) return(0L)
   if (!(is.numeric(threads) || is.logical(threads)) || length(threads) != 1L)
     stop_arg(fn, "threads", "must be one whole number (0 or NULL: the OpenMP default)")
-  sgp_call("check_threads", as.double(threads), fn)
+  sgp_call(C_check_threads, as.double(threads), fn)
 }
 
 # One string out of `choices` (exact match); the error lists the choices.
@@ -199,7 +199,7 @@ alloc_error_names <- function(expr, fn, arg, what) {
 #' scalegp_options("gp_laplace")
 #' @export
 scalegp_options <- function(fn) {
-  t <- sgp_call("options", as.character(fn))  # the core's table (sgp_options_plain)
+  t <- sgp_call(C_options, as.character(fn))  # the core's table (sgp_options_plain)
   structure(as.data.frame(t[c("name", "kind", "default", "doc")], stringsAsFactors = FALSE),
             context = t$context)
 }
@@ -275,10 +275,12 @@ match_columns <- function(newdata, names_fit, fn, arg) {
   newdata[, names_fit, drop = FALSE]
 }
 
-# The one .Call entry of the package (bindings_r/r_dispatch.c): the C entry `verb`
-# with the arguments in ..., e.g. sgp_call("laplace_fit", x, y, ...).
-# Integer64 values are made doubles on the way (plain_call_args).
-sgp_call <- function(verb, ...) {
+# The package's .Call entries, one per verb, registered in src/init.c as C_<verb>
+# (the verbs of Octave's __sgp_call__): sgp_call(C_laplace_fit, x, y, ...).
+# Integer64 values are made doubles on the way (plain_call_args). The call is
+# built from `args[[i]]`, not from the values, so that an error's call stays short.
+sgp_call <- function(entry, ...) {
   args <- plain_call_args(list(...), as.list(substitute(list(...)))[-1L])
-  .Call(C_sgp_call_r, verb, args)
+  eval(as.call(c(quote(.Call), quote(entry),
+                 lapply(seq_along(args), function(i) call("[[", quote(args), i)))))
 }
