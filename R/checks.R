@@ -156,23 +156,6 @@ check_choice <- function(value, choices, fn, arg) {
   value
 }
 
-check_flag <- function(value, fn, arg) {
-  if (!is.logical(value) || length(value) != 1L || is.na(value))
-    stop_arg(fn, arg, "must be TRUE or FALSE")
-  value
-}
-
-# NULL draws a seed from R's RNG (so set.seed() makes a run reproducible).
-check_seed <- function(seed, fn) {
-  if (is.null(seed)) return(as.double(sample.int(.Machine$integer.max, 1L)))
-  if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || seed != round(seed) ||
-      seed < 0)
-    stop_arg(fn, "seed", "must be one non-negative whole number")
-  if (seed > max_whole)
-    stop_arg(fn, "seed", "must be at most 2^53 = ", format(max_whole, scientific = FALSE))
-  as.double(seed)
-}
-
 # Evaluates expr (a .Call whose output R allocates from the input sizes); when
 # R cannot allocate it, the error names the argument that sets the size.
 alloc_error_names <- function(expr, fn, arg, what) {
