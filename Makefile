@@ -4,6 +4,12 @@ R ?= R
 RSCRIPT ?= Rscript
 RLIB := build/Rlib
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
+# How the core is built (sources, flags, libraries): core/core.mk, shared with
+# the R, Octave and test builds. The C benchmark drivers here are CPU-only
+# (bench-cuda builds its own), so CUDA is not looked for.
+SGP_CUDA_CFG :=
+include core/core.mk
+BENCH_LIBS = $(SGP_CORE_LIBS) -ldl
 DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-bit64 r-cran-future r-cran-future.apply \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
@@ -106,7 +112,7 @@ bench-select-mf: install
 # compiler's default standard: -std=c99 turned off FMA contraction in the
 # kernels' target clones and made drivers 15-25% slower than the package, issue 18;
 # core/target_clones.h now fixes the clones' contraction whatever the -std).
-BENCH_CFLAGS := -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
+BENCH_CFLAGS := -O2 -g $(SGP_OPENMP_CFLAGS) -Wall -Wextra $(SGP_CORE_CPPFLAGS)
 
 # Spatial Poisson counts, n = 5000 (issue 18 points 2, 3): the exact mode's Newton
 # step against one Cholesky, and cg iterations with and without precond_rank;
@@ -114,9 +120,9 @@ BENCH_CFLAGS := -O2 -g -fopenmp -Wall -Wextra -Icore/include -Icore
 # the driver). ARGS="exact" | "solve RANK" | "cg RANK MAXIT".
 bench-laplace-poisson:
 	@mkdir -p build
-	$$($(R) CMD config CC) $$($(R) CMD config CFLAGS) -fopenmp -fno-math-errno -fno-trapping-math \
-	  -DSGP_LAPLACE_STAGNATION=1000000 -Icore/include -Icore inst/bench/laplace_poisson_bench.c $$(find core -name '*.c') \
-	  -o build/laplace_poisson_bench $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
+	$$($(R) CMD config CC) $$($(R) CMD config CFLAGS) $(SGP_OPENMP_CFLAGS) $(SGP_FAST_MATH_CFLAGS) \
+	  -DSGP_LAPLACE_STAGNATION=1000000 $(SGP_CORE_CPPFLAGS) inst/bench/laplace_poisson_bench.c $(SGP_CORE_SRC) \
+	  -o build/laplace_poisson_bench $(BENCH_LIBS)
 	OPENBLAS_NUM_THREADS=2 build/laplace_poisson_bench $(ARGS)
 
 # gp_laplace softmax at the paper's budget: n = 1e5, C = 10, matrix-free, rank 10,
@@ -136,9 +142,9 @@ bench-laplace-gmm: install
 # package is. ARGS="reps threads n...", e.g. ARGS="3 2 20000".
 bench-kernel:
 	@mkdir -p build
-	$$($(R) CMD config CC) $$($(R) CMD config CFLAGS) -fopenmp -fno-math-errno -fno-trapping-math \
-	  -Icore/include -Icore inst/bench/bench_kernel_bound.c $$(find core -name '*.c') \
-	  -o build/bench_kernel_bound $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
+	$$($(R) CMD config CC) $$($(R) CMD config CFLAGS) $(SGP_OPENMP_CFLAGS) $(SGP_FAST_MATH_CFLAGS) \
+	  $(SGP_CORE_CPPFLAGS) inst/bench/bench_kernel_bound.c $(SGP_CORE_SRC) \
+	  -o build/bench_kernel_bound $(BENCH_LIBS)
 	@uptime
 	OMP_WAIT_POLICY=passive build/bench_kernel_bound $(ARGS)
 	@uptime
@@ -146,9 +152,9 @@ bench-kernel:
 # CPU-only build of the whole core into one binary (no CUDA objects to link).
 bench-laplace-core:
 	@mkdir -p build
-	$(CC) -O2 -fopenmp -fno-math-errno -fno-trapping-math -Icore/include -Icore \
-	  inst/bench/laplace_core_bench.c $$(find core -name '*.c') \
-	  -o build/laplace_core_bench $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
+	$(CC) -O2 $(SGP_OPENMP_CFLAGS) $(SGP_FAST_MATH_CFLAGS) $(SGP_CORE_CPPFLAGS) \
+	  inst/bench/laplace_core_bench.c $(SGP_CORE_SRC) \
+	  -o build/laplace_core_bench $(BENCH_LIBS)
 	OPENBLAS_NUM_THREADS=2 build/laplace_core_bench $(ARGS)
 
 # R CMD build + R CMD check on the tarball (acceptance of the R package).
@@ -192,15 +198,15 @@ bench-valla-coverage: install
 # git and R CMD build). VALLA_BENCH_QUICK=1 make bench-valla: smoke run (< 1 min).
 # Each case runs in its own process so that its peak RSS is its own.
 VALLA_BENCH := build/bench-valla
-VALLA_BENCH_SRC := $(shell find core -name '*.c') $(wildcard inst/bench/valla/*.c)
+VALLA_BENCH_SRC := $(SGP_CORE_SRC) $(wildcard inst/bench/valla/*.c)
 VALLA_BENCH_OBJ := $(patsubst %.c,$(VALLA_BENCH)/%.o,$(VALLA_BENCH_SRC))
 VALLA_BENCH_CFLAGS := $(BENCH_CFLAGS)
-$(VALLA_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h inst/bench/valla/*.h)
+$(VALLA_BENCH)/%.o: %.c $(SGP_CORE_HDR) $(wildcard inst/bench/valla/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(VALLA_BENCH_CFLAGS) -c $< -o $@
-$(VALLA_BENCH)/core/kernels.o: VALLA_BENCH_CFLAGS += -fno-math-errno -fno-trapping-math
+$(patsubst %.c,$(VALLA_BENCH)/%.o,$(SGP_FAST_MATH_SRC)): VALLA_BENCH_CFLAGS += $(SGP_FAST_MATH_CFLAGS)
 $(VALLA_BENCH)/bench_valla: $(VALLA_BENCH_OBJ)
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
+	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
 .PHONY: bench-valla
 bench-valla: deps $(VALLA_BENCH)/bench_valla
 	@dpkg -s dataset-fashion-mnist >/dev/null 2>&1 || sh tools/deps.sh dataset-fashion-mnist
@@ -214,27 +220,27 @@ bench-valla: deps $(VALLA_BENCH)/bench_valla
 # core, compiled as the package (BENCH_CFLAGS) into build/bench (ignored by git
 # and R CMD build). SKI_BENCH_QUICK=1 make bench-ski: a smoke run (< 1 min).
 SKI_BENCH := build/bench
-SKI_BENCH_SRC := $(shell find core -name '*.c') inst/bench/bench_ski.c
+SKI_BENCH_SRC := $(SGP_CORE_SRC) inst/bench/bench_ski.c
 SKI_BENCH_OBJ := $(patsubst %.c,$(SKI_BENCH)/%.o,$(SKI_BENCH_SRC))
 SKI_BENCH_CFLAGS := $(BENCH_CFLAGS)
-$(SKI_BENCH)/%.o: %.c $(wildcard core/*.h core/*/*.h core/include/*.h)
+$(SKI_BENCH)/%.o: %.c $(SGP_CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(SKI_BENCH_CFLAGS) -c $< -o $@
-$(SKI_BENCH)/core/kernels.o: SKI_BENCH_CFLAGS += -fno-math-errno -fno-trapping-math
+$(patsubst %.c,$(SKI_BENCH)/%.o,$(SGP_FAST_MATH_SRC)): SKI_BENCH_CFLAGS += $(SGP_FAST_MATH_CFLAGS)
 $(SKI_BENCH)/bench_ski: $(SKI_BENCH_OBJ)
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
+	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
 # Passive OpenMP waits: on a shared, oversubscribed machine spinning threads
 # steal the cores the working ones need (it only makes small products slower).
 bench-ski: $(SKI_BENCH)/bench_ski
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski all
 # The crossover of the statistics pass (tap vs moments, ski_stats_pass.c).
 $(SKI_BENCH)/bench_ski_pass: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_pass.o
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
+	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
 # Hyperparameter learning from streamed 3-D statistics (issue 13): the time of one
 # optimizer step at n = 1e6 and 1e8 and the whole learning at m = 128K;
 # BENCH_ARGS="1e6 1e7" picks other n.
 $(SKI_BENCH)/bench_ski_learn: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_learn.o
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
+	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
 # ski_stats over 20 CSV files (2e7 points in 3-D; BENCH_ARGS="2e8 20 /big/dir"
 # for the 2e8 run, ~8 GB of disk): sequential and 2-worker PSOCK beside the rate
 # of merely reading the files; the master's peak RSS.
@@ -254,7 +260,7 @@ bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
 # One K_G product with FFTW_ESTIMATE plans (the deterministic default) against
 # FFTW_MEASURE ones, side by side (issue 18); BENCH_ARGS="rounds reps".
 $(SKI_BENCH)/bench_ski_planner: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_planner.o
-	$(CC) -fopenmp -o $@ $^ $$(pkg-config --libs fftw3 nlopt) -llapack -lblas -lm -ldl
+	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
 .PHONY: bench-ski-planner
 bench-ski-planner: $(SKI_BENCH)/bench_ski_planner
 	@uptime

@@ -143,7 +143,7 @@ check_threads <- function(threads, fn) {
   if (is.null(threads)) return(0L)
   if (!(is.numeric(threads) || is.logical(threads)) || length(threads) != 1L)
     stop_arg(fn, "threads", "must be one whole number (0 or NULL: the OpenMP default)")
-  sgp_call("check_threads", as.double(threads), fn)
+  sgp_call(C_check_threads, as.double(threads), fn)
 }
 
 # One string out of `choices` (exact match); the error lists the choices.
@@ -154,23 +154,6 @@ check_choice <- function(value, choices, fn, arg) {
     stop_arg(fn, arg, "is unknown: \"", value, "\"; use one of ",
              paste0("\"", choices, "\"", collapse = ", "))
   value
-}
-
-check_flag <- function(value, fn, arg) {
-  if (!is.logical(value) || length(value) != 1L || is.na(value))
-    stop_arg(fn, arg, "must be TRUE or FALSE")
-  value
-}
-
-# NULL draws a seed from R's RNG (so set.seed() makes a run reproducible).
-check_seed <- function(seed, fn) {
-  if (is.null(seed)) return(as.double(sample.int(.Machine$integer.max, 1L)))
-  if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || seed != round(seed) ||
-      seed < 0)
-    stop_arg(fn, "seed", "must be one non-negative whole number")
-  if (seed > max_whole)
-    stop_arg(fn, "seed", "must be at most 2^53 = ", format(max_whole, scientific = FALSE))
-  as.double(seed)
 }
 
 # Evaluates expr (a .Call whose output R allocates from the input sizes); when
@@ -199,7 +182,7 @@ alloc_error_names <- function(expr, fn, arg, what) {
 #' scalegp_options("gp_laplace")
 #' @export
 scalegp_options <- function(fn) {
-  t <- sgp_call("options", as.character(fn))  # the core's table (sgp_options_plain)
+  t <- sgp_call(C_options, as.character(fn))  # the core's table (sgp_options_plain)
   structure(as.data.frame(t[c("name", "kind", "default", "doc")], stringsAsFactors = FALSE),
             context = t$context)
 }
@@ -275,10 +258,12 @@ match_columns <- function(newdata, names_fit, fn, arg) {
   newdata[, names_fit, drop = FALSE]
 }
 
-# The one .Call entry of the package (bindings_r/r_dispatch.c): the C entry `verb`
-# with the arguments in ..., e.g. sgp_call("laplace_fit", x, y, ...).
-# Integer64 values are made doubles on the way (plain_call_args).
-sgp_call <- function(verb, ...) {
+# The package's .Call entries, one per verb, registered in src/init.c as C_<verb>
+# (the verbs of Octave's __sgp_call__): sgp_call(C_laplace_fit, x, y, ...).
+# Integer64 values are made doubles on the way (plain_call_args). The call is
+# built from `args[[i]]`, not from the values, so that an error's call stays short.
+sgp_call <- function(entry, ...) {
   args <- plain_call_args(list(...), as.list(substitute(list(...)))[-1L])
-  .Call(C_sgp_call_r, verb, args)
+  eval(as.call(c(quote(.Call), quote(entry),
+                 lapply(seq_along(args), function(i) call("[[", quote(args), i)))))
 }

@@ -36,7 +36,7 @@ gp_kernel <- function(x, x2 = x, ...) {
   x2 <- as_input_matrix(x2, fn, "x2", d = ncol(x))
   if (ncol(x2) != ncol(x))
     stop_arg(fn, "x2", "has ", ncol(x2), " columns but 'x' has ", ncol(x))
-  alloc_error_names(sgp_call("kernel_matrix", x, x2, opts),
+  alloc_error_names(sgp_call(C_kernel_matrix, x, x2, opts),
                     fn, "x2", sprintf("and 'x' give a %d x %d kernel matrix", nrow(x), nrow(x2)))
 }
 
@@ -51,7 +51,7 @@ kernel_apply <- function(x, v, kernel = "rbf", lengthscale = 1, outputscale = 1,
   x <- as_input_matrix(x, fn, "x")
   v <- as_input_matrix(v, fn, "v")
   if (nrow(v) != nrow(x)) stop_arg(fn, "v", "must have nrow(x) = ", nrow(x), " rows")
-  sgp_call("kernel_apply", x, v, check_kernel(kernel, fn),
+  sgp_call(C_kernel_apply, x, v, check_kernel(kernel, fn),
         check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x))),
         check_positive(outputscale, fn, "outputscale"),
         check_count(tile, fn, "tile"), as.double(cache_bytes),

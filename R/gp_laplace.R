@@ -147,7 +147,7 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
       stop_arg(fn, "xtest", "has ", ncol(xtest), " columns but 'x' has ", ncol(x))
   }
   if (is.null(xtest) && !is.null(xtest_offset)) stop_arg(fn, "xtest_offset", "needs 'xtest'")
-  res <- sgp_call("laplace_fit", x, lab$y, xtest, as_doubles(xtest_offset), opts, NULL)
+  res <- sgp_call(C_laplace_fit, x, lab$y, xtest, as_doubles(xtest_offset), opts, NULL)
   used <- res$used
   fit <- c(res[c("f", "var", "weights", "root", "newton_steps", "iterations", "converged",
                  "stop_reason", "inner_stop_reason", "kernel_products")],
@@ -298,7 +298,7 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
   # the core checks the fit, newdata and the options (their table "gp_laplace_predict")
   opts <- list(offset = as_doubles(offset), type = if (missing(type)) "list" else type,
                threads = threads)
-  p <- sgp_call("laplace_predict", object, fn, "object", newdata, opts)
+  p <- sgp_call(C_laplace_predict, object, fn, "object", newdata, opts)
   type <- p$type
   out <- pred_class_names(p$pred, fit, fn)
   formula_pad(switch(type,

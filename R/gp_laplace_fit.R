@@ -5,7 +5,7 @@
 # R's methods index: numbers as double matrices, history and steps as data
 # frames. Fields are read with their exact names ($ would partially match).
 laplace_fit_check <- function(object, fn, arg = "object") {
-  sgp_call("laplace_predict", object, fn, arg, NULL, list())
+  sgp_call(C_laplace_predict, object, fn, arg, NULL, list())
   get <- function(name) object[[name, exact = TRUE]]
   mat <- function(name) {
     v <- get(name)

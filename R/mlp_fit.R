@@ -59,7 +59,7 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", ..., data = N
   cn <- input_colnames(x)  # valla and mlp_forward match columns by these names
   x <- as_input_matrix(x, fn, "x")
   likelihood <- opts[["likelihood"]] %||% option_default(fn, "likelihood")
-  sgp_call("option_check", fn, "likelihood", likelihood)  # the core's choices and message
+  sgp_call(C_option_check, fn, "likelihood", likelihood)  # the core's choices and message
   activation <- check_choice(activation, c("tanh", "sigmoid", "relu", "identity"), fn,
                              "activation")
   if (!is.numeric(hidden) || any(!is.finite(hidden)) || any(hidden < 1) ||
@@ -74,7 +74,7 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", ..., data = N
     lab <- laplace_labels(y, likelihood, nrow(x), fn)
   }
   width <- as.double(c(ncol(x), hidden, C))  # the core checks the sizes
-  res <- sgp_call("mlp_fit", x, lab$y, width, activation, opts)
+  res <- sgp_call(C_mlp_fit, x, lab$y, width, activation, opts)
   out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, coefnames = cn,
                            loss = res$loss,
                            initial_loss = res$initial_loss, iterations = res$iterations,
@@ -124,6 +124,6 @@ valla_metrics <- function(pred, y, var = NULL, bins = 15) {
   # var), codes the labels and checks everything; factor and logical labels are
   # numbered here
   if (is.factor(y) || is.logical(y)) y <- as.integer(y)
-  unlist(sgp_call("valla_metrics", pred, y, var, bins))
+  unlist(sgp_call(C_valla_metrics, pred, y, var, bins))
 }
 

@@ -10,7 +10,7 @@
 #' scalegp_info()
 #' @export
 scalegp_info <- function() {
-  info <- sgp_call("info")
+  info <- sgp_call(C_info)
   si <- utils::sessionInfo()
   info$blas <- if (is.null(si$BLAS)) "unknown" else si$BLAS
   info$lapack <- if (is.null(si$LAPACK)) "unknown" else si$LAPACK

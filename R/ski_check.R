@@ -5,8 +5,8 @@
 # shapes.
 ski_check_fit <- function(object, fn, arg = "object") {
   if (!inherits(object, "ski_gsgp")) stop_arg(fn, arg, "must be a ski_gsgp fit")
-  sgp_call("ski_predict", object, fn, arg, NULL, list(), "newdata")
-  object$grid <- structure(sgp_call("ski_grid_check", object[["grid"]], fn, paste0(arg, "$grid")),
+  sgp_call(C_ski_predict, object, fn, arg, NULL, list(), "newdata")
+  object$grid <- structure(sgp_call(C_ski_grid_check, object[["grid"]], fn, paste0(arg, "$grid")),
                            class = "ski_grid")
   object$stats <- ski_check_stats(object[["stats"]], fn, paste0(arg, "$stats"))
   object

@@ -155,7 +155,7 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
   }
   if (!is.null(stats)) stats <- structure(ski_check_stats(stats, fn), class = "ski_stats")
   # the core checks the options (and against the data), makes the statistics, fits
-  r <- sgp_call("ski_gsgp", x, y, stats, opts)
+  r <- sgp_call(C_ski_gsgp, x, y, stats, opts)
   if (!is.null(r$stats)) stats <- structure(r$stats, class = "ski_stats")
   u <- r$used
   lanczos <- u$variance == "lanczos"
@@ -242,7 +242,7 @@ ski_predict_impl <- function(object, newdata, variance, threads, backend, fn, ar
   d <- length(object$grid$size)
   if (d > 1L && ncol(xs) == 1L && nrow(xs) == d) xs <- t(xs)  # one point as a column
   # the core checks the fit, the options (variance, backend: by default the fit's) and xs
-  p <- sgp_call("ski_predict", object, fn, "object", xs,
+  p <- sgp_call(C_ski_predict, object, fn, "object", xs,
              list(variance = variance, backend = backend, threads = threads), arg)
   if (nzchar(p$warning)) warning(p$warning, call. = FALSE)  # worded by the core
   # (under bounds_policy "drop" the core gives NaN at points outside the grid)

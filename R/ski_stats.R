@@ -38,7 +38,7 @@ ski_grid <- function(x = NULL, ..., range = NULL) {
   if (!is.null(x)) x <- as_input_matrix(x, fn, "x")
   if (!is.null(range)) range <- as_input_matrix(range, fn, "range")
   # the core checks the options and makes the grid (of x, range or grid_bounds)
-  structure(sgp_call("ski_grid", x, range, opts), class = "ski_grid")
+  structure(sgp_call(C_ski_grid, x, range, opts), class = "ski_grid")
 }
 
 #' Sufficient statistics of SKI for one chunk of data
@@ -124,7 +124,7 @@ ski_stats <- function(x, y, grid, ..., cluster = NULL, block_rows = NULL) {
   # the core reads and checks the grid (a ski_grid, ski_stats or ski_gsgp object,
   # or a list of size, bounds, interpolation) and the options, and computes the
   # statistics in one pass
-  structure(sgp_call("ski_stats", x, y, grid, opts), class = "ski_stats")
+  structure(sgp_call(C_ski_stats, x, y, grid, opts), class = "ski_stats")
 }
 
 ski_check_y <- function(y, n, fn) {
@@ -142,8 +142,8 @@ ski_check_y <- function(y, n, fn) {
 ski_check_stats <- function(s, fn, arg = "stats") {
   # the core reads and checks them (sgp_ski_stats_check: errors name arg); here
   # they only take R's shapes
-  sgp_call("ski_stats_merge", list(s), arg, fn, FALSE)
-  s$grid <- sgp_call("ski_grid_check", s$grid, fn, paste0(arg, "$grid"))
+  sgp_call(C_ski_stats_merge, list(s), arg, fn, FALSE)
+  s$grid <- sgp_call(C_ski_grid_check, s$grid, fn, paste0(arg, "$grid"))
   for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes", "probe_seed", "rhoz", "Wtz"))
     storage.mode(s[[f]]) <- "double"
   s
@@ -172,7 +172,7 @@ ski_stats_merge <- function(a, b, ...) {
   labels <- c("a", "b", sprintf("...%d", seq_len(max(0L, length(parts) - 2L))))[seq_along(parts)]
   # the core reads and checks each part, that grids and probe sketches agree, adds,
   # and names the argument; the result is the core's (the first argument's grid)
-  structure(sgp_call("ski_stats_merge", unname(parts), labels, fn, TRUE), class = "ski_stats")
+  structure(sgp_call(C_ski_stats_merge, unname(parts), labels, fn, TRUE), class = "ski_stats")
 }
 
 #' @export

@@ -114,7 +114,7 @@ ski_chunk_stats <- function(task) {
     s <- tryCatch(do.call(ski_stats, c(list(x, y, grid), task$opts, key)),
                   error = named(key$first_row))
     if (task$drop)
-      dropped <- c(dropped, rows + sgp_call("ski_outside", x, as.double(grid$size), grid$bounds,
+      dropped <- c(dropped, rows + sgp_call(C_ski_outside, x, as.double(grid$size), grid$bounds,
                                          grid$interpolation))
     acc <- if (is.null(acc)) s else ski_stats_merge(acc, s)
     rows <- rows + nrow(x)
@@ -176,9 +176,9 @@ ski_stats_sources <- function(call, cluster, block_rows, fn) {
   sources <- as.list(call$sources)
   K <- length(sources)
   if (K > ski_max_chunks) stop_arg(fn, "sources", "has ", K, " chunks; at most ", ski_max_chunks)
-  grid <- structure(sgp_call("ski_grid_check", call$grid, fn, "grid"), class = "ski_grid")
+  grid <- structure(sgp_call(C_ski_grid_check, call$grid, fn, "grid"), class = "ski_grid")
   if (is.null(block_rows)) { # a block's data about the size of a chunk's statistics (m S numbers)
-    shape <- sgp_call("ski_shape", as.double(grid$size), grid$bounds, grid$interpolation, fn)
+    shape <- sgp_call(C_ski_shape, as.double(grid$size), grid$bounds, grid$interpolation, fn)
     block_rows <- max(1e4, ceiling(shape[1] * shape[2] / (length(grid$size) + 1)))
   }
   block_rows <- check_number(block_rows, fn, "block_rows")

@@ -164,7 +164,7 @@ valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, refit = NUL
   if (is.null(validation) && opts$likelihood == "gaussian")
     validation <- valla_oof_validation(model, x, lab$y, refit, opts, parent.frame(), fn)
   data <- valla_data_args(validation, xtest, opts$likelihood, m, fn)
-  res <- sgp_call("valla_fit", m$spec, x, lab$y, data$xval, data$yval, front$Z, front$tags,
+  res <- sgp_call(C_valla_fit, m$spec, x, lab$y, data$xval, data$yval, front$Z, front$tags,
                front$layers, data$xtest, front$pred, opts, NULL)
   fit <- valla_result(res$fit, lab)
   if (nzchar(res$warning)) warning(fn, ": ", res$warning, call. = FALSE)
@@ -183,7 +183,7 @@ valla_likelihood <- function(likelihood, m, fn) {
                " (softmax needs C >= 2)" else " (it needs one)")
     return(m$likelihood)
   }
-  sgp_call("option_check", fn, "likelihood", likelihood)  # the core's choices and message
+  sgp_call(C_option_check, fn, "likelihood", likelihood)  # the core's choices and message
   if (!is.null(m$likelihood) && likelihood != m$likelihood)
     stop_arg(fn, "likelihood", "is \"", likelihood, "\" but the ",
              if (m$kind == "nnet") "nnet fit" else "mlp_fit network", " implies \"",
@@ -298,7 +298,7 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
                prob_method = if (missing(prob_method)) "probit" else prob_method,
                mc_samples = mc_samples, threads = threads,
                seed = seed %||% as.double(sample.int(.Machine$integer.max, 1L)))
-  p <- sgp_call("valla_predict", object, newdata, opts)  # the core reads and checks the fit
+  p <- sgp_call(C_valla_predict, object, newdata, opts)  # the core reads and checks the fit
   type <- p$type
   out <- pred_class_names(p$pred, object, fn)
   formula_pad(switch(type,

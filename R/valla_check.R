@@ -7,6 +7,6 @@
 
 # Stops naming the first damaged field of object (returns it invisibly when sound).
 valla_check_fit <- function(object, fn, arg = "object") {
-  sgp_call("valla_fit_check", object, fn, arg)
+  sgp_call(C_valla_fit_check, object, fn, arg)
   invisible(object)
 }

@@ -60,7 +60,7 @@ nnet_spec <- function(model, fn, arg = "model", forward = FALSE) {
 # and checked by the core (sgp_valla_net_from_value, errors naming the element),
 # which gives its inputs D, outputs C and layers L; the list goes to the core as it is.
 mlp_spec <- function(model, fn, arg = "model") {
-  s <- sgp_call("valla_net_check", model, fn, arg)
+  s <- sgp_call(C_valla_net_check, model, fn, arg)
   list(spec = model, kind = "mlp", likelihood = if (inherits(model, "mlp")) model$likelihood,
        levels = model$levels, D = s$D, C = s$C, L = s$L)
 }
@@ -107,6 +107,6 @@ mlp_forward <- function(model, x, threads = getOption("scalegp.threads")) {
   x <- as_input_matrix(x, fn, "x")
   if (ncol(x) != m$D)
     stop_arg(fn, "x", "has ", ncol(x), " columns but the network expects ", m$D, " inputs")
-  formula_pad(sgp_call("valla_forward", m$spec, x, check_threads(threads, fn)),
+  formula_pad(sgp_call(C_valla_forward, m$spec, x, check_threads(threads, fn)),
               fd$na.action)
 }

@@ -30,7 +30,7 @@ valla_refit_fun <- function(model, refit, env, fn) {
 valla_oof_validation <- function(model, x, y, refit, opts, env, fn) {
   # the options this decision reads, checked by the core first (its words)
   for (name in intersect(c("folds", "method", "closed_form", "iterations"), names(opts)))
-    sgp_call("option_check", fn, name, opts[[name]])
+    sgp_call(C_option_check, fn, name, opts[[name]])
   folds <- opts[["folds"]] %||% option_default(fn, "folds")
   uses_adam <- (opts[["method"]] %||% "valla") == "valla" && !isTRUE(opts[["closed_form"]]) &&
     (opts[["iterations"]] %||% 1) > 0

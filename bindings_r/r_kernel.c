@@ -42,7 +42,8 @@ SEXP sgp_kernel_apply_r(SEXP x, SEXP v, SEXP kernel, SEXP lengthscale, SEXP outp
   sgp_dense_op_opts_default(&o);
   o.tile = Rf_asInteger(tile);
   o.cache_bytes = (size_t)Rf_asReal(cache_bytes);
-  int st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &k);
+  int st = sgp_ctx_test_hook(&ctx, "interrupt_after", hooks.interrupt_after);
+  if (!st) st = sgp_r_kernel(&ctx, kernel, lengthscale, outputscale, &k);
   if (!st) st = sgp_op_dense_kernel(&ctx, &k, X, &o, &op, &cached);
   setup = sgp_r_seconds() - t0;
   for (int r = 0; r < nreps && !st; r++) {

@@ -52,7 +52,8 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
   sgp_laplace_fit_t *fit = NULL;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, interrupt_after);
   sgp_laplace_opts_default(&o);
-  int st = sgp_r_apply_options(&ctx, "gp_laplace", opts, &o);
+  int st = sgp_ctx_test_hook(&ctx, "interrupt_after", hooks.interrupt_after);
+  if (!st) st = sgp_r_apply_options(&ctx, "gp_laplace", opts, &o);
   if (st) sgp_r_fail("gp_laplace", &ctx, st);
   /* the core fit is handed to this holder (allocated before the fit, so that no R
    * allocation can fail while the fit is unowned) and freed by the GC on an R error */

@@ -69,7 +69,8 @@ SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP indu
   sgp_valla_opts_default(&o);
   sgp_valla_predict_opts po; /* xtest's: full_cov, prob_method, mc_samples */
   sgp_valla_predict_opts_default(&po);
-  int st = sgp_r_apply_options(&ctx, "valla", opts, &o);
+  int st = sgp_ctx_test_hook(&ctx, "interrupt_after", hooks.interrupt_after);
+  if (!st) st = sgp_r_apply_options(&ctx, "valla", opts, &o);
   if (!st) st = sgp_valla_opts_check(&ctx, &o);
   if (!st) st = sgp_r_apply_options(&ctx, "valla_predict", pred, &po);
   if (!st) st = net_from_r(&ctx, model, "model", &net);

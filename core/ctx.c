@@ -49,6 +49,15 @@ int sgp_ctx_set_threads(sgp_ctx *ctx, double threads)
   return SGP_OK;
 }
 
+int sgp_ctx_test_hook(sgp_ctx *ctx, const char *name, double value)
+{
+  const char *on = getenv("SCALEGP_TEST_HOOKS");
+  if (!(value >= 0.0) || (on && !strcmp(on, "1"))) return SGP_OK;
+  return sgp_fail(ctx, SGP_EINVAL,
+                  "%s: is a test hook, honoured only where the environment variable "
+                  "SCALEGP_TEST_HOOKS is 1", name);
+}
+
 #ifdef _OPENMP
 #include <pthread.h>
 /* libgomp keeps its thread pool across fork() but not the pool's threads: a

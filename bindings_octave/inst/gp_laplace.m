@@ -363,4 +363,13 @@ endfunction
 %!error <'recycle' must be true or false> gp_laplace (x, y, "recycle", 2)
 %!error <'inner_atol' must be a number .* \(got -1\)> gp_laplace (x, y, "inner_atol", -1)
 %!error <unknown option 'lenghtscale'> gp_laplace (x, y, "lenghtscale", 2)
-%!error <gp_laplace: interrupted> gp_laplace (x, y, "interrupt_after", 0)
+%!error <gp_laplace: interrupted>
+%! setenv ("SCALEGP_TEST_HOOKS", "1");  # interrupt_after is a test hook
+%! unwind_protect
+%!   gp_laplace (x, y, "interrupt_after", 0);
+%! unwind_protect_cleanup
+%!   unsetenv ("SCALEGP_TEST_HOOKS");
+%! end_unwind_protect
+%!error <gp_laplace: 'interrupt_after' is a test hook>
+%! unsetenv ("SCALEGP_TEST_HOOKS");
+%! gp_laplace (x, y, "interrupt_after", 0);

@@ -367,7 +367,16 @@ endfunction
 %!error <'layers' must be 2 true/false flags> valla (net, x, y, "layers", [1 0 1])
 %!error <unknown option 'inducng'> valla (net, x, y, "inducng", 3)
 %!error <'y' must be 0/1 for likelihood = "bernoulli"> valla (net, x, y, "likelihood", "bernoulli")
-%!error <valla: interrupted> valla (net, x, y, "inducing", 4, "interrupt_after", 0)
+%!error <valla: interrupted>
+%! setenv ("SCALEGP_TEST_HOOKS", "1");  # interrupt_after is a test hook
+%! unwind_protect
+%!   valla (net, x, y, "inducing", 4, "interrupt_after", 0);
+%! unwind_protect_cleanup
+%!   unsetenv ("SCALEGP_TEST_HOOKS");
+%! end_unwind_protect
+%!error <valla: 'interrupt_after' is a test hook>
+%! unsetenv ("SCALEGP_TEST_HOOKS");
+%! valla (net, x, y, "inducing", 4, "interrupt_after", 0);
 
 %!test
 %! ## refit: the out-of-fold residuals of its networks are the validation data

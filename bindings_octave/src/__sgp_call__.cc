@@ -1,6 +1,6 @@
 // __sgp_call__.cc -- the one oct-file of scalegp: __sgp_call__ ("verb", ...)
 // runs the verb's handler (sgp_octave_verbs.h) with the arguments after the
-// name, as R's one .Call entry sgp_call_r does (bindings_r/r_dispatch.c).
+// name, as R's .Call entry of the same name does (registered in src/init.c).
 #include "sgp_octave_verbs.h"
 
 namespace

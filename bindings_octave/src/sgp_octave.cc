@@ -35,40 +35,7 @@ namespace sgp_octave
     m_ctx.verbose = verbose ? 1 : 0;
     // the core's rule for `threads` (0..SGP_MAX_THREADS) and its message
     check (sgp_ctx_set_threads (&m_ctx, nthreads > 0 ? nthreads : 0));
-  }
-
-  context::context (const std::string& fname, const run_args& r)
-    : context (fname, r.nthreads, r.verbose, r.interrupt_after)
-  { }
-
-  run_args
-  run_args_of (const octave_value_list& args, int at, const std::string& fname)
-  {
-    run_args r;
-    r.nthreads = static_cast<int> (integer_arg (args(at + 1), fname, "threads", 0, INT_MAX));
-    r.interrupt_after = args.length () > at + 2
-      ? integer_arg (args(at + 2), fname, "interrupt_after", -1, LONG_MAX) : -1;
-    r.verbose = args(at).bool_value ();
-    return r;
-  }
-
-  void
-  context::set_seed (const octave_value& v)
-  {
-    const double seed = scalar_arg (v, m_fname, "seed");
-    if (! (seed >= 0) || ! std::isfinite (seed))
-      error ("%s: seed must be a non-negative whole number", m_fname.c_str ());
-    sgp_ctx_set_seed (&m_ctx, static_cast<uint64_t> (seed));
-  }
-
-  void
-  context::set_backend (const std::string& name)
-  {
-    m_ctx.backend = name == "cuda" ? SGP_BACKEND_CUDA
-                    : name == "cpu" ? SGP_BACKEND_CPU : SGP_BACKEND_AUTO;
-    if (m_ctx.backend == SGP_BACKEND_CUDA && ! sgp_backend_available (SGP_BACKEND_CUDA))
-      error ("%s: backend: \"cuda\" is not available (not built or no device); use \"cpu\"",
-             m_fname.c_str ());
+    check (sgp_ctx_test_hook (&m_ctx, "interrupt_after", interrupt_after));
   }
 
   void

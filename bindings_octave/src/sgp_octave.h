@@ -24,18 +24,6 @@
 
 namespace sgp_octave
 {
-  // The last arguments of a fit's oct-file: verbose, threads and, when given,
-  // interrupt_after (the tests' simulated Ctrl-C).
-  struct run_args
-  {
-    int nthreads;
-    bool verbose;
-    long interrupt_after;
-  };
-  // verbose at args(at), threads at args(at + 1), interrupt_after at args(at + 2)
-  // when args has that many values (else -1: off).
-  run_args run_args_of (const octave_value_list& args, int at, const std::string& fname);
-
   // A core context wired to Octave. Not copyable: the hooks get `this`.
   class context
   {
@@ -43,10 +31,10 @@ namespace sgp_octave
     // fname names the user-facing function in messages ("gp_kernel").
     // nthreads <= 0: OpenMP default; above SGP_MAX_THREADS an error naming
     // `threads` (raised here). interrupt_after >= 0 simulates Ctrl-C:
-    // the first interrupt_after polls pass, the next one reports an interrupt.
+    // the first interrupt_after polls pass, the next one reports an interrupt
+    // (a test hook: an error unless SCALEGP_TEST_HOOKS=1, sgp_ctx_test_hook).
     context (const std::string& fname, int nthreads, bool verbose = false,
              long interrupt_after = -1);
-    context (const std::string& fname, const run_args& r);
 
     context (const context&) = delete;
     context& operator = (const context&) = delete;
@@ -61,12 +49,6 @@ namespace sgp_octave
     void check (int status);
 
     long polls (void) const { return m_polls; }
-
-    // Seeds the core's RNG from a non-negative whole number (error otherwise).
-    void set_seed (const octave_value& seed);
-    // Backend "cuda", "cpu" or anything else for auto; "cuda" without the
-    // build or a device is an error naming `backend`.
-    void set_backend (const std::string& name);
 
   private:
     static void print_hook (void *ud, const char *msg);

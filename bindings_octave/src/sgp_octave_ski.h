@@ -84,46 +84,6 @@ namespace sgp_octave
     const sgp_value s = fit_value (v, sv.keep);
     ctx.check (sgp_ski_stats_check (ctx.get (), &s, arg, ".", &sv.d));
   }
-
-  // Options struct of the .m fronts (codes: method 0 gsgp / 1 ski; variance
-  // 0 none / 1 lanczos / 2 exact; bounds_policy 0 error, 1 truncate, 2 clamp,
-  // 3 drop).
-  inline void ski_opts_arg (context& ctx, const octave_value& v, kernel_spec& ks,
-                            sgp_ski_opts *o)
-  {
-    const std::string& fn = ctx.fname ();
-    if (! v.isstruct () || v.numel () != 1)
-      error ("%s: internal: options must be a struct", fn.c_str ());
-    const octave_scalar_map s = v.scalar_map_value ();
-    auto num = [&] (const char *name) { return scalar_arg (field (s, name, fn), fn, name); };
-    sgp_ski_opts_default (o);
-    // backend goes to the context like gp_laplace's ("cuda" must be available)
-    if (s.isfield ("backend"))
-      {
-        const std::string b = string_arg (s.getfield ("backend"), fn, "backend");
-        ctx.get ()->backend = b == "cuda" ? SGP_BACKEND_CUDA
-                              : b == "cpu" ? SGP_BACKEND_CPU : SGP_BACKEND_AUTO;
-        if (ctx.get ()->backend == SGP_BACKEND_CUDA && ! sgp_backend_available (SGP_BACKEND_CUDA))
-          error ("%s: backend: \"cuda\" is not available (not built or no device); use \"cpu\"",
-                 fn.c_str ());
-      }
-    kernel_arg (ctx, field (s, "kernel", fn), field (s, "lengthscale", fn),
-                field (s, "outputscale", fn), ks);
-    o->kernel = ks.k;
-    o->noise = num ("noise");
-    // the fit's prior mean (none before fits had one)
-    o->mean = s.isfield ("mean") ? num ("mean") : 0.0;
-    o->method = static_cast<sgp_ski_method> (static_cast<int> (num ("method")));
-    o->tol = num ("tol");
-    o->max_iter = static_cast<int64_t> (num ("max_iter"));
-    o->variance = static_cast<sgp_ski_variance> (static_cast<int> (num ("variance")));
-    o->rank = static_cast<int64_t> (num ("rank"));
-    o->loglik = num ("loglik") != 0;
-    o->slq_max_iter = static_cast<int64_t> (num ("slq_max_iter"));
-    if (s.isfield ("precond_rank"))  // fits only; predict has none
-      o->precond_rank = static_cast<int64_t> (num ("precond_rank"));
-    o->bounds_policy = static_cast<sgp_ski_bounds_policy> (static_cast<int> (num ("bounds_policy")));
-  }
 }
 
 #endif

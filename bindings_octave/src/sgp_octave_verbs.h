@@ -1,9 +1,9 @@
-// sgp_octave_verbs.h -- the verbs of scalegp's one oct-file, __sgp_call__ (issue
-// 12: one gateway per host, as R's sgp_call): __sgp_call__ ("verb", args...)
+// sgp_octave_verbs.h -- the verbs of scalegp's one oct-file, __sgp_call__ (one
+// gateway per host, as R's sgp_call): __sgp_call__ ("verb", args...)
 // runs the handler of that name with the arguments after the verb. The names
-// are R's (bindings_r/r_dispatch.c) where both hosts have the verb; each
-// handler lives in verb_<name>.cc with its usage and its tests, and the table
-// that maps names to handlers is in __sgp_call__.cc.
+// are R's (the .Call entries registered in src/init.c) where both hosts have
+// the verb; each handler lives in verb_<name>.cc with its usage and its tests,
+// and the table that maps names to handlers is in __sgp_call__.cc.
 //
 // A handler converts Octave values for one core call and the result back (the
 // glue is sgp_octave.h); it raises errors with error () / ctx.check () only

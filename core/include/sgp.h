@@ -98,6 +98,11 @@ void sgp_ctx_set_seed(sgp_ctx *ctx, uint64_t seed);
  * above the maximum) leaves ctx->nthreads alone and returns SGP_EINVAL with a
  * message naming `threads`. */
 int  sgp_ctx_set_threads(sgp_ctx *ctx, double threads);
+/* The tests' hooks (`name`, e.g. interrupt_after: a simulated Ctrl-C after that
+ * many interrupt polls) work only where the environment variable
+ * SCALEGP_TEST_HOOKS is "1", so that no user reaches one by accident. SGP_OK when
+ * value < 0 (the hook is off) or the variable is set, else SGP_EINVAL naming it. */
+int  sgp_ctx_test_hook(sgp_ctx *ctx, const char *name, double value);
 /* When ctx->errmsg starts with "<from>:", makes it "<to>:" (a host whose argument
  * has another name than the core's, e.g. predict's newdata for the core's xtest). */
 void sgp_ctx_rename_arg(sgp_ctx *ctx, const char *from, const char *to);

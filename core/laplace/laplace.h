@@ -235,6 +235,11 @@ int sgp_laplace_check_fit_finite(sgp_ctx *ctx, const sgp_laplace_fit_t *fit);
 int sgp_laplace_check_pred_finite(sgp_ctx *ctx, int has_offset, sgp_mat mean, sgp_mat var,
                                   sgp_mat resp_mean, sgp_mat resp_var);
 
+/* Test hook: sgp_laplace_fit with the solver's unit blocks of at most unit_block
+ * columns (sgp_laplace_fit passes SGP_LAPLACE_UNIT_BLOCK; 1 with the cholesky
+ * policy is the reference path), so that the core tests compare the blocked
+ * solve with the reference one. Core-internal: not in sgp.h, and no host
+ * gateway calls it. */
 int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                             const sgp_laplace_opts *o, int unit_block,
                             sgp_laplace_fit_t **out);
@@ -250,7 +255,6 @@ typedef struct sgp_laplace_precond sgp_laplace_precond;
 int  sgp_laplace_precond_new(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, int rank,
                              sgp_laplace_precond **out);
 void sgp_laplace_precond_free(sgp_laplace_precond *p);
-int64_t sgp_laplace_precond_rank(const sgp_laplace_precond *p); /* columns of F */
 int  sgp_laplace_precond_update(sgp_ctx *ctx, sgp_laplace_precond *p, const double *nd);
 int  sgp_laplace_precond_apply(sgp_ctx *ctx, const sgp_laplace_precond *p, const double *r,
                                double *s);

@@ -993,9 +993,6 @@ static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const d
  * solver's v; g = K v_prev. The whole buffer was tried: no better on the mlbench
  * sets at small budgets, and slower. */
 #define SUBSPACE_ACTIONS 62
-static void damped_step(const sgp_lik *lik, int64_t NC, const double *m, const double *g,
-                        const double *vprev, double psi, double *v, double *Kv, double *ftry,
-                        double *ndtry);
 
 static int subspace_step(sgp_ctx *ctx, run_t *R, const double *m, const double *g,
                          const double *vprev, double psi, double *v, double *Kv)

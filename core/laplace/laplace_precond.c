@@ -43,8 +43,6 @@ void sgp_laplace_precond_free(sgp_laplace_precond *p)
   free(p);
 }
 
-int64_t sgp_laplace_precond_rank(const sgp_laplace_precond *p) { return p ? p->pc.k : 0; }
-
 int sgp_laplace_precond_update(sgp_ctx *ctx, sgp_laplace_precond *p, const double *nd)
 {
   const int64_t n = p->pc.n;

@@ -1,6 +1,8 @@
-/* test_ctx.c -- status text, context defaults, the RNG and build information.
- * Oracles: a reference splitmix64 + xoshiro256** written here from the
- * published algorithm, and sample moments of 1e5 draws against 4 standard errors. */
+/* test_ctx.c -- status text, context defaults, test hooks, the RNG and build
+ * information. Oracles: a reference splitmix64 + xoshiro256** written here from
+ * the published algorithm, and sample moments of 1e5 draws against 4 standard
+ * errors. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test_helpers.h"
 #include "sgp_internal.h" /* sgp_cuda_built */
 
@@ -110,6 +112,25 @@ static void ctx_rename_arg_changes_only_the_leading_name(void **state)
   strcpy(ctx.errmsg, "xtest2: other");       /* a longer name is not a match */
   sgp_ctx_rename_arg(&ctx, "xtest", "xnew");
   assert_string_equal(ctx.errmsg, "xtest2: other");
+}
+
+/* A test hook is refused (naming it) unless SCALEGP_TEST_HOOKS is exactly "1";
+ * a value < 0 (the hook off) is always fine. */
+static void test_hooks_need_the_environment_variable(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  unsetenv("SCALEGP_TEST_HOOKS");
+  assert_int_equal(sgp_ctx_test_hook(&ctx, "interrupt_after", -1), SGP_OK);
+  assert_int_equal(sgp_ctx_test_hook(&ctx, "interrupt_after", 0), SGP_EINVAL);
+  assert_string_equal(ctx.errmsg, "interrupt_after: is a test hook, honoured only where the "
+                      "environment variable SCALEGP_TEST_HOOKS is 1");
+  setenv("SCALEGP_TEST_HOOKS", "yes", 1);
+  assert_int_equal(sgp_ctx_test_hook(&ctx, "interrupt_after", 3), SGP_EINVAL);
+  setenv("SCALEGP_TEST_HOOKS", "1", 1);
+  assert_int_equal(sgp_ctx_test_hook(&ctx, "interrupt_after", 3), SGP_OK);
+  unsetenv("SCALEGP_TEST_HOOKS");
 }
 
 /* ------------------------------------------------------------ RNG */
@@ -280,6 +301,7 @@ int main(void)
     cmocka_unit_test(ctx_threads_resolves_default),
       cmocka_unit_test(ctx_set_threads_checks_the_range),
       cmocka_unit_test(ctx_rename_arg_changes_only_the_leading_name),
+    cmocka_unit_test(test_hooks_need_the_environment_variable),
     cmocka_unit_test(rng_matches_reference_xoshiro256starstar),
     cmocka_unit_test(rng_same_seed_same_stream_different_seed_differs),
     cmocka_unit_test(rng_uniform_strictly_inside_unit_interval),

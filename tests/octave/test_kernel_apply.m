@@ -6,6 +6,7 @@
 ## interrupt (interrupt_after) that stands in for Ctrl-C.
 
 %!shared x, v, K
+%! setenv ("SCALEGP_TEST_HOOKS", "1");  # interrupt_after is a test hook; unset at the end
 %! state = randn ("state");
 %! randn ("state", 42);
 %! x = randn (203, 3);
@@ -113,3 +114,5 @@
 %! endfor
 %! grown_mb = (rss () - before) / 1024;
 %! assert (grown_mb < 50, sprintf ("RSS grew by %.0f MB", grown_mb));
+
+%!test unsetenv ("SCALEGP_TEST_HOOKS");

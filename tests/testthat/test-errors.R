@@ -29,7 +29,7 @@ test_that("bad kernel parameters are rejected with the argument's name", {
 
 test_that("the C layer names the argument too (defence in depth)", {
   x <- matrix(1:6 / 6, 3, 2)
-  kc <- function(x1, x2, ...) scalegp:::sgp_call("kernel_matrix", x1, x2, list(...))
+  kc <- function(x1, x2, ...) scalegp:::sgp_call(scalegp:::C_kernel_matrix, x1, x2, list(...))
   expect_error(kc(x, x, kernel = "nope"), "gp_kernel: 'kernel' must be one of")
   expect_error(kc(x, x, lengthscale = -1), "gp_kernel: 'lengthscale' must be positive")
   expect_error(kc(x, x, outputscale = 0), "gp_kernel: 'outputscale' must be positive")

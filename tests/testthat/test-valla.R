@@ -392,10 +392,15 @@ test_that("bad input gives errors naming the argument", {
   opts <- list(inducing = 3, iterations = 1000, batch_size = 5, lr = 0.01, backend = "cpu",
                seed = 1, verbose = FALSE, threads = 0L)
   spec <- scalegp:::valla_model_spec(net, "t")$spec
-  expect_error(scalegp:::sgp_call("valla_fit", spec, x, y, NULL, NULL, NULL, NULL, NULL,
-                     NULL, list(), opts, 5L),
-               "valla: interrupted")
-  expect_silent(scalegp:::sgp_call("valla_fit", spec, x, y, NULL, NULL, NULL, NULL, NULL,
+  with_test_hooks(
+    expect_error(scalegp:::sgp_call(scalegp:::C_valla_fit, spec, x, y, NULL, NULL, NULL, NULL, NULL,
+                                    NULL, list(), opts, 5L),
+                 "valla: interrupted"))
+  with_test_hooks(on = FALSE,
+    expect_error(scalegp:::sgp_call(scalegp:::C_valla_fit, spec, x, y, NULL, NULL, NULL, NULL, NULL,
+                                    NULL, list(), opts, 5L),
+                 "valla: 'interrupt_after' is a test hook"))
+  expect_silent(scalegp:::sgp_call(scalegp:::C_valla_fit, spec, x, y, NULL, NULL, NULL, NULL, NULL,
                       NULL, list(), opts, NULL))
   skip_if_not_installed("nnet")
   nn <- nnet::nnet(x, y, size = 2, linout = TRUE, trace = FALSE, maxit = 5)
