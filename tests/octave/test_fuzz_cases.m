@@ -57,7 +57,7 @@
 %!error <scalegp_predict: 'fit.likelihood' must be one of> scalegp_predict (setfield (fit, "likelihood", "probit"), x)
 %!error <scalegp_predict: 'fit.n_class' must be 1> scalegp_predict (setfield (fit, "n_class", 3), x)
 %!error <scalegp_predict: 'fit.kernel' must have 1 or d = 2 positive> scalegp_predict (setfield (fit, "kernel", struct ("kernel", "rbf", "lengthscale", -1, "outputscale", 1)), x)
-%!error <scalegp_predict: 'fit.noise' must be empty> scalegp_predict (setfield (fit, "noise", 1), x)
+%!error <scalegp_predict: 'fit.noise' must be absent .NULL or ... for likelihood> scalegp_predict (setfield (fit, "noise", 1), x)
 %!error <scalegp_predict: 'fit.iterations' must be a whole number> scalegp_predict (setfield (fit, "iterations", -1), x)
 %!error <scalegp_predict: 'fit.root' is missing> scalegp_predict (rmfield (fit, "root"), x)
 %!test  # a response equal to its mean is solved at once: the budget buys variance
