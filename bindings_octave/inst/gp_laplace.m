@@ -31,7 +31,7 @@
 ## @code{fit.test}.
 ## @c options: generated from the core's table by tools/option_docs.R
 ## @item @qcode{"likelihood"}
-## "bernoulli" (logit), "poisson" (log link), "softmax" or "gaussian" (default @qcode{"bernoulli"}).
+## "gaussian": identity link, variance noise; "bernoulli": logit link, y 0 or 1; "poisson": log link, counts, log exposure offset; "softmax": y 1..n_class, one latent function per class; labels are checked against it (default @qcode{"bernoulli"}).
 ## @item @qcode{"kernel"}
 ## "rbf": s exp(-r^2/2); "matern12": s exp(-r); "matern32": s (1 + sqrt(3) r) exp(-sqrt(3) r); "matern52": s (1 + sqrt(5) r + 5 r^2/3) exp(-sqrt(5) r); "rq": s (1 + r^2/(2 alpha))^(-alpha); r = |x - x'| / lengthscale (default @qcode{"rbf"}).
 ## @item @qcode{"lengthscale"}
@@ -83,7 +83,7 @@
 ## @item @qcode{"random_order"}
 ## cholesky policy: visit the points in a seeded random order (default @code{false}).
 ## @item @qcode{"time_limit"}
-## seconds after which the Newton loop stops (default @code{Inf}).
+## seconds after which the call stops learning and Newton steps (the fit says so) (default @code{Inf}).
 ## @item @qcode{"inner_atol"}
 ## solver residual tolerance in units of the latent scale (as tol); the larger of it and inner_rtol's applies (default @code{1e-05}).
 ## @item @qcode{"inner_rtol"}

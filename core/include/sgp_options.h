@@ -129,6 +129,15 @@ int sgp_ctx_opt_set(sgp_ctx *ctx, const char *name, const sgp_value *v, int *ver
  * option's doc (each name and formula), from the kernel table (kernel_table.c). */
 extern const char *const sgp_kernel_names[];
 extern const char sgp_kernel_doc[];
+/* gp_laplace's likelihoods (core/laplace/lik_table.c): names, index = sgp_likelihood;
+ * valla's choices (the names of those it offers, "" for the others); the doc */
+extern const char *const sgp_lik_names[];
+extern const char *const sgp_lik_valla_names[];
+extern const char sgp_lik_doc[];
+/* Facts of a likelihood (0 for a kind out of range): C latents per point with a
+ * block W (softmax); offered by valla and mlp_fit (with their own arithmetic). */
+int sgp_lik_multiclass(sgp_likelihood kind);
+int sgp_lik_valla(sgp_likelihood kind);
 
 /* The four rows of a kernel (kernel, lengthscale, outputscale, alpha) for a table over
  * the options struct TYPE whose sgp_kernel is MEMBER: every verb with a kernel

@@ -14,7 +14,6 @@
 #define TEXT_OF_VALUE(x) TEXT_OF(x)
 #define PILOT_N_TEXT TEXT_OF_VALUE(SGP_EVS_PILOT_N)
 
-static const char *const likelihood_names[] = {"gaussian", "bernoulli", "poisson", "softmax", NULL};
 static const char *const policy_names[] = {"cg", "cholesky", NULL};
 static const char *const residual_names[] = {"explicit", "recursive", NULL}; /* SGP_RESIDUAL_* */
 static const char *const history_trace_names[] = {"auto", "always", NULL}; /* SGP_HISTORY_TRACE_* */
@@ -24,8 +23,8 @@ static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", 
                                           NULL};
 
 static const sgp_opt_spec specs[] = {
-  {"likelihood", SGP_OPT_CHOICE, "\"bernoulli\"", 0, 0, 0, likelihood_names, OFF(likelihood),
-   SGP_STORE_INT, 0, "\"bernoulli\" (logit), \"poisson\" (log link), \"softmax\" or \"gaussian\""},
+  {"likelihood", SGP_OPT_CHOICE, "\"bernoulli\"", 0, 0, 0, sgp_lik_names, OFF(likelihood),
+   SGP_STORE_INT, 0, sgp_lik_doc},
   SGP_KERNEL_OPTION_ROWS_AS(sgp_laplace_opts, kernel, "NULL", "NULL", SGP_OPT_NULL_OK,
                             "; not given: learned (1 when learn leaves it out)"),
   {"mean", SGP_OPT_VECTOR, "NULL", 0, 0, SGP_OPT_PTR, NULL, OFF(mean), SGP_STORE_DOUBLE, OFF(n_mean),

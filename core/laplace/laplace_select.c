@@ -95,7 +95,7 @@ static int exact_fits(int64_t n, int64_t C, char *note, size_t size)
 static int choose_estimator(sgp_ctx *ctx, const sgp_lik *lik, const sgp_laplace_opts *o,
                             int *stochastic, char *note, size_t size)
 {
-  const int soft = lik->kind == SGP_LIK_SOFTMAX;
+  const int soft = sgp_lik_multiclass(lik->kind);
   *stochastic = 0;
   if (o->evidence == SGP_EVIDENCE_STOCHASTIC) {
     if (soft)
@@ -121,7 +121,7 @@ static int learn_bits(sgp_ctx *ctx, const sgp_laplace_opts *o, const sgp_ev_layo
     if (!o->noise.data && l->has_noise) b |= SGP_LEARN_NOISE;
   }
   if ((b & SGP_LEARN_NOISE) && !l->has_noise)
-    return sgp_fail(ctx, SGP_EINVAL, o->likelihood == SGP_LIK_GAUSSIAN
+    return sgp_fail(ctx, SGP_EINVAL, sgp_lik_has_noise(o->likelihood)
                     ? "learn: names \"noise\", which is learned as one value; 'noise' has one per point"
                     : "learn: names \"noise\", which only likelihood = \"gaussian\" has");
   *bits = b;
@@ -151,8 +151,8 @@ static int start_values(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const sgp_
   if (o->kernel.lengthscale) memcpy(h->lengthscale, o->kernel.lengthscale, (size_t)nl * sizeof(double));
   if (!isnan(o->kernel.outputscale)) h->outputscale = o->kernel.outputscale;
   for (int64_t c = 0; o->mean && c < h->n_mean; c++) h->mean[c] = o->mean[o->n_mean == 1 ? 0 : c];
-  if (lik->kind == SGP_LIK_GAUSSIAN && lik->n_noise == 1 && o->noise.data) h->noise = lik->noise[0];
-  if (lik->kind != SGP_LIK_GAUSSIAN || lik->n_noise != 1) h->noise = NAN;
+  if (sgp_lik_has_noise(lik->kind) && lik->n_noise == 1 && o->noise.data) h->noise = lik->noise[0];
+  if (!sgp_lik_has_noise(lik->kind) || lik->n_noise != 1) h->noise = NAN;
   return SGP_OK;
 }
 
@@ -310,9 +310,9 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
   memset(h, 0, sizeof *h);
   h->loglik = h->loglik_se = NAN;
   h->n_lengthscale = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
-  h->n_mean = lik->kind == SGP_LIK_SOFTMAX ? lik->C : 1;
+  h->n_mean = sgp_lik_multiclass(lik->kind) ? lik->C : 1;
   sgp_ev_layout l = {h->n_lengthscale, h->n_mean,
-                     lik->kind == SGP_LIK_GAUSSIAN && lik->n_noise == 1};
+                     sgp_lik_has_noise(lik->kind) && lik->n_noise == 1};
   unsigned bits = 0;
   /* the start values come from y's moments, which must not overflow */
   int st = sgp_check_bounded(ctx, "y", sgp_cmat_of(lik->y, lik->n, 1), SGP_MAX_DATA_VALUE);
