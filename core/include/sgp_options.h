@@ -357,6 +357,15 @@ sgp_value sgp_predict_result_plain(sgp_value pred, const char *type, sgp_value_a
  * "" when none: the hosts warn with it and take it off). */
 int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat X,
                               sgp_cmat offset, sgp_value_arena *a, sgp_value *out);
+/* What summary and plot read of a gp_laplace fit given back as plain data (fit
+ * checked by sgp_laplace_fit_check first): loglik (log p(y | f) at the fit's f),
+ * accuracy (the training accuracy of a classifier, else NULL), plot_scale
+ * ("latent", "rate", "probability" or "classes": what the 1-D plot's line is,
+ * f, exp f or the inverse logit of f, or f with the labels as ticks) and
+ * plot_y (the data on that scale: y, y / exposure, y / trials; NULL for
+ * classes). */
+int sgp_laplace_train_plain(sgp_ctx *ctx, const sgp_value *fit, sgp_value_arena *a,
+                            sgp_value *out);
 /* ski_gsgp's predictions at X as plain data: mean, var (NULL with variance
  * "none") and warning (sgp_ski_predict_warning for function fn, "" when none). */
 int sgp_ski_predict_plain(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_predict_opts *o,

@@ -22,6 +22,8 @@ typedef struct {
   const double *noise;    /* gaussian: 1 or N values */
   int64_t n_noise;
   double noise_max;
+  const double *trials;   /* binomial: 1 or N values; NULL: 1 */
+  int64_t n_trials;
   double par;             /* the likelihood's scalar parameter (negbin: dispersion) */
 } sgp_lik;
 

@@ -1131,6 +1131,9 @@ static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_m
   if (o->offset.data && !sgp_lik_ops_of(o->likelihood)->takes_offset)
     return sgp_fail(ctx, SGP_EINVAL, "offset: is only used with likelihood = %s",
                     sgp_lik_list(SGP_LIK_FACT_OFFSET, 1, list, sizeof list));
+  if (o->trials.data && !sgp_lik_ops_of(o->likelihood)->takes_trials)
+    return sgp_fail(ctx, SGP_EINVAL, "trials: is only used with likelihood = %s",
+                    sgp_lik_list(SGP_LIK_FACT_TRIALS, 1, list, sizeof list));
   if (o->noise.data && !sgp_lik_has_noise(o->likelihood))
     return sgp_fail(ctx, SGP_EINVAL, "noise: is only used with likelihood = %s (got \"%s\")",
                     sgp_lik_list(SGP_LIK_FACT_NOISE, 1, list, sizeof list),
@@ -1154,6 +1157,8 @@ static int lik_setup(sgp_ctx *ctx, run_t *R, sgp_cmat y, int64_t C)
   lik->y = ycopy;
   lik->noise_max = o->noise_max;
   lik->par = sgp_lik_par_of(o);
+  lik->trials = o->trials.data; /* the options outlive the run */
+  lik->n_trials = o->trials.rows * o->trials.cols;
   if (o->offset.data) {
     for (int64_t i = 0; i < n; i++) ycopy[n + i] = o->offset.data[i];
     lik->offset = ycopy + n;

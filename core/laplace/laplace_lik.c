@@ -11,6 +11,8 @@ int sgp_lik_check(sgp_ctx *ctx, const sgp_lik *lik)
   if (!ops)
     return sgp_fail(ctx, SGP_EINVAL, "likelihood: unknown value %d", (int)lik->kind);
   if (n <= 0) return sgp_fail(ctx, SGP_EINVAL, "y: is empty");
+  int st = ops->check ? ops->check(ctx, lik) : SGP_OK;
+  if (st) return st;
   for (int64_t i = 0; i < n; i++) {
     const double y = lik->y[i];
     char why[160];

@@ -47,7 +47,10 @@ static const sgp_opt_spec specs[] = {
   {"probes", SGP_OPT_COUNT, "32", 2, 100000, 0, NULL, OFF(probes), SGP_STORE_INT, 0,
    "stochastic evidence: probes, preconditioned, their random parts fixed during learning (the seed's)"},
   {"offset", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(offset), SGP_STORE_DOUBLE, 0,
-   "poisson: log exposure per point (none given: 0)"},
+   "log exposure per point, for the likelihoods with a log link (none given: 0)"},
+  {"trials", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(trials), SGP_STORE_DOUBLE, 0,
+   "binomial: trials per point (y successes in 0..trials), 1 or n whole numbers >= 1 "
+   "(none given: 1)"},
   {"policy", SGP_OPT_CHOICE, "\"cg\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,
    "solver actions: \"cg\" (residuals) or \"cholesky\" (unit vectors: subset of data)"},
   {"residual", SGP_OPT_CHOICE, "\"recursive\"", 0, 0, 0, residual_names, OFF(residual),

@@ -12,7 +12,7 @@ static const char *const type_names[] = {"list", "response", "class", NULL}; /* 
 
 static const sgp_opt_spec specs[] = {
   {"offset", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(offset), SGP_STORE_DOUBLE, 0,
-   "Poisson log exposure at the new inputs (NULL: 0)"},
+   "log exposure at the new inputs, for the likelihoods with a log link (NULL: 0)"},
   {"type", SGP_OPT_CHOICE, "\"list\"", 0, 0, 0, type_names, OFF(type), SGP_STORE_INT, 0,
    "\"list\" (latent mean and variance and the response), \"response\" or \"class\""},
 };

@@ -164,27 +164,29 @@ void sgp_laplace_pilot_rows(const sgp_ctx *ctx, int64_t n, int64_t *idx)
   sgp_rng_sample_prefix(&rng, idx, n, SGP_EVS_PILOT_N);
 }
 
-/* Subset: the rows idx[0..m) of X and of y, offset and a per-point noise. */
+/* Subset: the rows idx[0..m) of X and of y, offset, a per-point noise and
+ * per-point trials. */
 typedef struct {
-  double *X, *y, *offset, *noise;
+  double *X, *y, *offset, *noise, *trials;
   sgp_lik lik;
 } subset_t;
 
 static void subset_free(subset_t *b)
 {
-  free(b->X); free(b->y); free(b->offset); free(b->noise);
+  free(b->X); free(b->y); free(b->offset); free(b->noise); free(b->trials);
 }
 
 static int subset_take(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const int64_t *idx,
                        int64_t m, subset_t *b)
 {
-  const int64_t d = X.cols, pn = lik->n_noise == lik->n;
+  const int64_t d = X.cols, pn = lik->n_noise == lik->n, pt = lik->trials && lik->n_trials == lik->n;
   memset(b, 0, sizeof *b);
   b->X = sgp_alloc(m * d);
   b->y = sgp_alloc(m);
   if (lik->offset) b->offset = sgp_alloc(m);
   if (pn) b->noise = sgp_alloc(m);
-  if (!b->X || !b->y || (lik->offset && !b->offset) || (pn && !b->noise))
+  if (pt) b->trials = sgp_alloc(m);
+  if (!b->X || !b->y || (lik->offset && !b->offset) || (pn && !b->noise) || (pt && !b->trials))
     return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   for (int64_t i = 0; i < m; i++) {
     const int64_t r = idx[i];
@@ -192,12 +194,14 @@ static int subset_take(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const int64
     b->y[i] = lik->y[r];
     if (b->offset) b->offset[i] = lik->offset[r];
     if (b->noise) b->noise[i] = lik->noise[r];
+    if (b->trials) b->trials[i] = lik->trials[r];
   }
   b->lik = *lik;
   b->lik.n = m;
   b->lik.y = b->y;
   b->lik.offset = b->offset;
   if (pn) { b->lik.noise = b->noise; b->lik.n_noise = m; }
+  if (pt) { b->lik.trials = b->trials; b->lik.n_trials = m; }
   return SGP_OK;
 }
 

@@ -26,6 +26,7 @@ typedef struct sgp_lik_ops {
   int has_noise;         /* gaussian: the noise variance (option, hyperparameter,
                           * latent scale sqrt(outputscale), never capped) */
   int takes_offset;      /* the option `offset` (a log exposure) applies */
+  int takes_trials;      /* the option `trials` (binomial) applies */
   /* the likelihood's scalar parameter (sgp_lik.par; NULL: none): its option
    * and fit field name, its field in sgp_laplace_opts and default (the option
    * row's) */
@@ -39,6 +40,9 @@ typedef struct sgp_lik_ops {
   /* 1: y[i] is a valid label (finite already checked); 0: why holds the rule,
    * as "bernoulli labels must be 0 or 1" (the error: "y: <rule> (element i is y)") */
   int (*label)(const sgp_lik *lik, int64_t i, char *why, size_t size);
+  /* optional: the checks of the likelihood's own data (trials, the scalar
+   * parameter), before the labels; messages name the option */
+  int (*check)(sgp_ctx *ctx, const sgp_lik *lik);
   /* log p summed, gradient, delta = W^-1 grad and nd (W^-1 capped at noise_max;
    * softmax: capped 1/pi) at f; grad, delta may be NULL */
   void (*eval)(const sgp_lik *lik, const double *f, double *loglik, double *grad,
@@ -66,11 +70,14 @@ typedef struct sgp_lik_ops {
 const sgp_lik_ops *sgp_lik_ops_of(sgp_likelihood kind);
 /* The name list, valla's and the doc (sgp_options.h) are written from the rows. */
 /* A fact of the ops, by name, for the lists in messages. */
-typedef enum { SGP_LIK_FACT_OFFSET, SGP_LIK_FACT_CLASSES, SGP_LIK_FACT_NOISE } sgp_lik_fact;
+typedef enum {
+  SGP_LIK_FACT_OFFSET, SGP_LIK_FACT_CLASSES, SGP_LIK_FACT_NOISE, SGP_LIK_FACT_TRIALS
+} sgp_lik_fact;
 static inline int sgp_lik_has(const sgp_lik_ops *ops, sgp_lik_fact fact)
 {
   return fact == SGP_LIK_FACT_OFFSET ? ops->takes_offset
-         : fact == SGP_LIK_FACT_CLASSES ? ops->classes : ops->has_noise;
+         : fact == SGP_LIK_FACT_CLASSES ? ops->classes
+         : fact == SGP_LIK_FACT_TRIALS ? ops->takes_trials : ops->has_noise;
 }
 /* The names of the likelihoods with the fact, as `"a"`, `"a" or "b"`, `"a", "b"
  * or "c"` (quote; else without the quotes), in buf (returned). */
@@ -81,6 +88,9 @@ void sgp_lik_par_defaults(sgp_laplace_opts *o);
 double sgp_lik_par_of(const sgp_laplace_opts *o);
 
 /* ---- arithmetic shared by the likelihood files */
+/* The start values of a count with a log link: the mean rate over the exposure,
+ * the outputscale from the spread of log counts (lik_poisson.c). */
+void sgp_lik_rate_initial(const sgp_lik *lik, double *s, double *mean, double *noise);
 static inline double sgp_log1pexp(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
 static inline double sgp_logistic(double x)
 {
@@ -90,6 +100,10 @@ static inline double sgp_lik_cap(double v, double vmax) { return v < vmax ? v : 
 static inline double sgp_lik_offset(const sgp_lik *lik, int64_t i)
 {
   return lik->offset ? lik->offset[i] : 0.0;
+}
+static inline double sgp_lik_trials(const sgp_lik *lik, int64_t i)
+{
+  return lik->trials ? lik->trials[lik->n_trials == 1 ? 0 : i] : 1.0;
 }
 /* 1 / sqrt(1 + pi s2 / 8): the probit approximation of E sigma(f) */
 static inline double sgp_probit_kappa(double s2)

@@ -48,8 +48,9 @@ static void response(const sgp_laplace_fit_t *fit, int64_t C, const double *m, i
 
 static double log_count(double y) { return log(y + 0.5); }
 
-/* the mean rate over the exposure; the outputscale from the spread of log counts */
-static void initial(const sgp_lik *lik, double *s, double *mean, double *noise)
+/* the mean rate over the exposure; the outputscale from the spread of log counts
+ * (every log-link count likelihood's start) */
+void sgp_lik_rate_initial(const sgp_lik *lik, double *s, double *mean, double *noise)
 {
   (void)noise;
   const int64_t n = lik->n;
@@ -68,5 +69,5 @@ const sgp_lik_ops sgp_lik_poisson_ops = {
   .takes_offset = 1, .resp_mean = "rate_mean", .resp_var = "rate_var", .plot_scale = "rate",
   .label = label,
   .eval = eval, .w_apply = w_apply, .curvature = curvature, .response = response,
-  .initial = initial,
+  .initial = sgp_lik_rate_initial,
 };
