@@ -193,8 +193,9 @@ function fit = gp_laplace (x, y, varargin)
   fit.offset = used.offset;
   fit.noise = used.noise;
   ## the likelihood's own fields (binomial's trials, negbin's dispersion)
-  for name = setdiff (fieldnames (used)', {"kernel", "likelihood", "policy", "n_class", "noise",
-                                           "offset", "seed", "warning", "warning_id"})
+  own = setdiff (fieldnames (used)', {"kernel", "likelihood", "policy", "n_class", "noise", ...
+                                      "offset", "seed", "warning", "warning_id"});
+  for name = own
     fit.(name{1}) = used.(name{1});
   endfor
   fit.seed = used.seed;
