@@ -34,7 +34,7 @@
 ## @code{fit.test}.
 ## @c options: generated from the core's table by tools/option_docs.R
 ## @item @qcode{"likelihood"}
-## "gaussian": identity link, variance noise; "bernoulli": logit link, y 0 or 1; "poisson": log link, counts, log exposure offset; "softmax": y 1..n_class, one latent function per class; "binomial": logit link, y successes in 0..trials; labels are checked against it (default @qcode{"bernoulli"}).
+## "gaussian": identity link, variance noise; "bernoulli": logit link, y 0 or 1; "poisson": log link, counts, log exposure offset; "softmax": y 1..n_class, one latent function per class; "binomial": logit link, y successes in 0..trials; "negbin": log link, counts with variance mu + mu^2/dispersion, log exposure offset; labels are checked against it (default @qcode{"bernoulli"}).
 ## @item @qcode{"kernel"}
 ## "rbf": s exp(-r^2/2); "matern12": s exp(-r); "matern32": s (1 + sqrt(3) r) exp(-sqrt(3) r); "matern52": s (1 + sqrt(5) r + 5 r^2/3) exp(-sqrt(5) r); "rq": s (1 + r^2/(2 alpha))^(-alpha); r = |x - x'| / lengthscale (default @qcode{"rbf"}).
 ## @item @qcode{"lengthscale"}
@@ -61,6 +61,8 @@
 ## log exposure per point, for the likelihoods with a log link (none given: 0) (default @code{[]}).
 ## @item @qcode{"trials"}
 ## binomial: trials per point (y successes in 0..trials), 1 or n whole numbers >= 1 (none given: 1) (default @code{[]}).
+## @item @qcode{"dispersion"}
+## negbin: r of the variance mu + mu^2/r (Poisson as r -> Inf) (default @code{1}).
 ## @item @qcode{"policy"}
 ## solver actions: "cg" (residuals) or "cholesky" (unit vectors: subset of data) (default @qcode{"cg"}).
 ## @item @qcode{"residual"}

@@ -51,6 +51,8 @@ static const sgp_opt_spec specs[] = {
   {"trials", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(trials), SGP_STORE_DOUBLE, 0,
    "binomial: trials per point (y successes in 0..trials), 1 or n whole numbers >= 1 "
    "(none given: 1)"},
+  {"dispersion", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(dispersion),
+   SGP_STORE_DOUBLE, 0, "negbin: r of the variance mu + mu^2/r (Poisson as r -> Inf)"},
   {"policy", SGP_OPT_CHOICE, "\"cg\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,
    "solver actions: \"cg\" (residuals) or \"cholesky\" (unit vectors: subset of data)"},
   {"residual", SGP_OPT_CHOICE, "\"recursive\"", 0, 0, 0, residual_names, OFF(residual),

@@ -13,7 +13,8 @@
   X(SGP_LIK_BERNOULLI, bernoulli, 1, "logit link, y 0 or 1")                                \
   X(SGP_LIK_POISSON, poisson, 0, "log link, counts, log exposure offset")                   \
   X(SGP_LIK_SOFTMAX, softmax, 1, "y 1..n_class, one latent function per class")            \
-  X(SGP_LIK_BINOMIAL, binomial, 0, "logit link, y successes in 0..trials")
+  X(SGP_LIK_BINOMIAL, binomial, 0, "logit link, y successes in 0..trials")                 \
+  X(SGP_LIK_NEGBIN, negbin, 0, "log link, counts with variance mu + mu^2/dispersion, log exposure offset")
 
 #define DECLARE(kind, name, valla, doc) extern const sgp_lik_ops sgp_lik_##name##_ops;
 LIK_ROWS(DECLARE)

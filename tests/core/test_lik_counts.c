@@ -121,7 +121,7 @@ static double oracle(const case_t *c, double *f)
 }
 
 /* the likelihood's scalar parameter, where it has one */
-static void set_par(sgp_laplace_opts *o, double par) { (void)o; (void)par; }
+static void set_par(sgp_laplace_opts *o, double par) { o->dispersion = par; }
 
 static void opts_of(const case_t *c, sgp_laplace_opts *o)
 {
@@ -156,7 +156,7 @@ static void problem_of(case_t *c, sgp_ev_problem *p)
   p->layout.n_ls = 1; p->layout.n_mean = 1;
 }
 
-static const sgp_likelihood kinds[] = {SGP_LIK_BINOMIAL};
+static const sgp_likelihood kinds[] = {SGP_LIK_BINOMIAL, SGP_LIK_NEGBIN};
 
 /* Newton with the full budget ends at the mode (quadratic convergence: rounding
  * of f's O(1) entries, ~1e-15); 1e-8 leaves room for the conditioning of
@@ -271,12 +271,35 @@ static void binomial_rejects_bad_labels_and_trials(void **state)
   expect_error(&c, &o, c.y, "trials: is only used with likelihood = \"binomial\"");
 }
 
+static void negbin_rejects_bad_labels_and_dispersion(void **state)
+{
+  (void)state;
+  case_t c;
+  make_case(SGP_LIK_NEGBIN, &c);
+  sgp_laplace_opts o;
+  opts_of(&c, &o);
+  double y[N];
+  memcpy(y, c.y, sizeof y);
+  y[2] = -1;
+  expect_error(&c, &o, y, "y: negbin counts must be non-negative integers (element 3 is -1)");
+  y[2] = 0.5;
+  expect_error(&c, &o, y, "y: negbin counts must be non-negative integers (element 3 is 0.5)");
+  o.dispersion = 0;
+  expect_error(&c, &o, c.y, "dispersion: must be positive and finite (got 0)");
+  o.dispersion = INFINITY;
+  expect_error(&c, &o, c.y, "dispersion: must be positive and finite (got inf)");
+  opts_of(&c, &o);
+  o.trials = sgp_cmat_of(c.trials, N, 1);
+  expect_error(&c, &o, c.y, "trials: is only used with likelihood = \"binomial\"");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(mode_and_evidence_match_the_dense_oracle),
     cmocka_unit_test(gradient_matches_finite_differences),
     cmocka_unit_test(binomial_rejects_bad_labels_and_trials),
+    cmocka_unit_test(negbin_rejects_bad_labels_and_dispersion),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -203,7 +203,7 @@ static void kinds_check_and_word_errors(void **state)
   expect_message(t, "max_newton", nul, "'max_newton' must be a whole number >= 1 (got nothing)");
   expect_message(t, "nonsense", r0,
                  "unknown option 'nonsense'; valid options are likelihood, kernel, lengthscale, "
-                 "outputscale, alpha, mean, noise, learn, optim_max_iter, restarts, evidence, probes, offset, trials, policy, residual, max_newton, max_iter, precond_rank, class_actions, rank, tol, n_class, "
+                 "outputscale, alpha, mean, noise, learn, optim_max_iter, restarts, evidence, probes, offset, trials, dispersion, policy, residual, max_newton, max_iter, precond_rank, class_actions, rank, tol, n_class, "
                  "recycle, damping, max_total_iter, random_order, time_limit, inner_atol, "
                  "inner_rtol, noise_max, history_trace, kernel_cache_bytes, backend, seed, verbose, threads");
   /* what is valid is stored; Inf means none */
