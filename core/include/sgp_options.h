@@ -352,8 +352,9 @@ int sgp_ski_stats_merge_plain(sgp_ctx *ctx, int64_t k, const sgp_ski_stats_data 
 /* predict's result: list(pred, type (the name of the checked option "type")). */
 sgp_value sgp_predict_result_plain(sgp_value pred, const char *type, sgp_value_arena *a);
 /* gp_laplace's predictions at X as plain data: mean, var (latent; plain vectors
- * when C = 1, else m x C) and the response: prob (bernoulli, softmax), rate_mean
- * and rate_var (poisson) or y_var (gaussian); last, warning (sgp_variance_warning,
+ * when C = 1, else m x C) and the response under the likelihood's field names
+ * (core/laplace/lik_table.h): prob (bernoulli, softmax, binomial), rate_mean
+ * and rate_var (poisson, negbin) or y_var (gaussian); last, warning (sgp_variance_warning,
  * "" when none: the hosts warn with it and take it off). */
 int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat X,
                               sgp_cmat offset, sgp_value_arena *a, sgp_value *out);

@@ -100,7 +100,8 @@ static int check_data(const sgp_fd *f, sgp_likelihood lik, int64_t n, int64_t C,
   const sgp_value *tv = sgp_fd_elt(f->fit, "trials");
   if (ops->takes_trials) { /* binomial: the trials the labels are checked against */
     int tok = tv->type == SGP_VAL_REAL && (tv->len == 1 || tv->len == n);
-    for (int64_t i = 0; tok && i < tv->len; i++) tok = sgp_lik_whole_in(tv->real[i], 1, 9007199254740992.0);
+    for (int64_t i = 0; tok && i < tv->len; i++)
+      tok = sgp_lik_whole_in(tv->real[i], 1, 9007199254740992.0);
     if (!tok)
       return sgp_fd_bad(f, "trials", "must be 1 or %lld whole numbers >= 1 for likelihood = \"%s\"",
                         (long long)n, ln);
@@ -112,8 +113,8 @@ static int check_data(const sgp_fd *f, sgp_likelihood lik, int64_t n, int64_t C,
   if (ops->par_name) { /* negbin: the dispersion its labels and summary read */
     const sgp_value *pv = sgp_fd_elt(f->fit, ops->par_name);
     if (pv->type != SGP_VAL_REAL || pv->len != 1 || !isfinite(pv->real[0]) || !(pv->real[0] > 0))
-      return sgp_fd_bad(f, ops->par_name, "must be one positive finite number for likelihood = \"%s\"",
-                        ln);
+      return sgp_fd_bad(f, ops->par_name,
+                        "must be one positive finite number for likelihood = \"%s\"", ln);
     labels.par = pv->real[0];
   }
   for (int64_t i = 0; ok && i < n; i++) ok = ops->label(&labels, i, why, sizeof why);

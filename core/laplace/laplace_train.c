@@ -80,5 +80,6 @@ int sgp_laplace_train_plain(sgp_ctx *ctx, const sgp_value *fit, sgp_value_arena 
                          sgp_vo_string(a, ops->plot_scale),
                          classes ? sgp_vo_null() : sgp_vo_real(a, n, py, 0, 0)};
   *out = sgp_vo_list(a, 4, names, v);
-  return sgp_value_arena_failed(a) ? sgp_fail(ctx, SGP_ENOMEM, "gp_laplace: out of memory") : SGP_OK;
+  if (sgp_value_arena_failed(a)) return sgp_fail(ctx, SGP_ENOMEM, "gp_laplace: out of memory");
+  return SGP_OK;
 }

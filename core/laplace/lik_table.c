@@ -14,7 +14,8 @@
   X(SGP_LIK_POISSON, poisson, 0, "log link, counts, log exposure offset")                   \
   X(SGP_LIK_SOFTMAX, softmax, 1, "y 1..n_class, one latent function per class")            \
   X(SGP_LIK_BINOMIAL, binomial, 0, "logit link, y successes in 0..trials")                 \
-  X(SGP_LIK_NEGBIN, negbin, 0, "log link, counts with variance mu + mu^2/dispersion, log exposure offset")
+  X(SGP_LIK_NEGBIN, negbin, 0,                                                             \
+    "log link, counts with variance mu + mu^2/dispersion, log exposure offset")
 
 #define DECLARE(kind, name, valla, doc) extern const sgp_lik_ops sgp_lik_##name##_ops;
 LIK_ROWS(DECLARE)
@@ -39,7 +40,10 @@ const sgp_lik_ops *sgp_lik_ops_of(sgp_likelihood kind)
   return (int)kind >= 0 && (int)kind < LIK_COUNT ? rows[kind] : NULL;
 }
 
-int sgp_lik_valla(sgp_likelihood kind) { return sgp_lik_ops_of(kind) && sgp_lik_valla_names[kind][0]; }
+int sgp_lik_valla(sgp_likelihood kind)
+{
+  return sgp_lik_ops_of(kind) && sgp_lik_valla_names[kind][0];
+}
 
 void sgp_lik_par_defaults(sgp_laplace_opts *o)
 {

@@ -3,7 +3,10 @@
  * in large units, where the fit must be c times the fit on y / c). */
 #include "../lik_table.h"
 
-static double noise_at(const sgp_lik *lik, int64_t i) { return lik->noise[lik->n_noise == 1 ? 0 : i]; }
+static double noise_at(const sgp_lik *lik, int64_t i)
+{
+  return lik->noise[lik->n_noise == 1 ? 0 : i];
+}
 
 static int label(const sgp_lik *lik, int64_t i, char *why, size_t size)
 {

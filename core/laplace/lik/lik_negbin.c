@@ -60,7 +60,8 @@ static void w_apply(const sgp_lik *lik, const double *f, int64_t b, const double
                     double *Y, int64_t ldy, double *pi)
 {
   (void)pi;
-  SGP_LIK_DIAG_APPLY(lik, b, V, ldv, Y, ldy, w_at(lik->par, lik->y[i], f[i] + sgp_lik_offset(lik, i)))
+  SGP_LIK_DIAG_APPLY(lik, b, V, ldv, Y, ldy,
+                     w_at(lik->par, lik->y[i], f[i] + sgp_lik_offset(lik, i)))
 }
 
 static void curvature(const sgp_lik *lik, const double *f, double *w, double *d3)
