@@ -15,7 +15,9 @@
 #' \code{"softmax"} takes integers 1..C or a factor (C is the number of levels,
 #' or the largest label); \code{"poisson"} takes non-negative integer counts
 #' with an optional log exposure \code{offset}; \code{"gaussian"} takes real
-#' responses with variance \code{noise}.
+#' responses with variance \code{noise}; \code{"binomial"} takes successes in
+#' 0..\code{trials}. The option \code{likelihood} (Options) lists every
+#' likelihood with its labels.
 #'
 #' Policies: \code{"cg"} uses the current residual as the next action
 #' (conjugate gradients; few iterations reach the mode), \code{"cholesky"} uses
@@ -30,7 +32,8 @@
 #'   \code{data}).
 #' @param xtest optional test inputs (d columns; for a formula fit also a data
 #'   frame): predictions go to \code{$test}.
-#' @param xtest_offset Poisson log exposure at \code{xtest} (default 0).
+#' @param xtest_offset log exposure at \code{xtest} (likelihoods with a log link;
+#'   default 0).
 #' @param data,subset,na.action with a formula \code{x}: where its variables
 #'   are, which rows to use and what to do with rows holding NA, as in
 #'   \code{\link[stats]{lm}} (see Formulas).
@@ -154,13 +157,21 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
            list(history = as.data.frame(res$history), steps = as.data.frame(res$steps),
                 kernel = used$kernel, likelihood = used$likelihood, n_class = used$n_class,
                 levels = lab$levels, policy = used$policy, x = x, y = lab$y,
-                offset = used$offset, noise = used$noise, seed = used$seed),
+                offset = used$offset, noise = used$noise),
+           used[laplace_lik_fields(used)], list(seed = used$seed),
            laplace_selection(res$selection))
   if (!is.null(xtest)) fit$test <- pred_class_names(res$test, fit, fn)
   class(fit) <- "gp_laplace"
   if (nzchar(used$warning)) warning(used$warning, call. = FALSE)
   if (isTRUE(opts[["verbose"]])) print(fit)
   fit
+}
+
+# The likelihood's own fields of a fit (binomial's trials, negbin's dispersion):
+# those of the core's used options that the fit does not take otherwise.
+laplace_lik_fields <- function(used) {
+  setdiff(names(used), c("kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
+                         "warning", "warning_id"))
 }
 
 # The model selection's fields of a fit: hyper, loglik, loglik_se, loglik_grad, learned, optim.
@@ -260,7 +271,8 @@ pred_class_names <- function(p, fit, fn) {
 #'   padded with NA at the rows \code{na.exclude} left out); for a fit made
 #'   from a formula also a data frame with the formula's variables (rows with
 #'   NA in them give NA).
-#' @param offset Poisson log exposure at \code{newdata} (length m, default 0,
+#' @param offset log exposure at \code{newdata} (likelihoods with a log link;
+#'   length m, default 0,
 #'   or the formula's offset term; the training offset when \code{newdata} is
 #'   not given).
 #' @param type \code{"list"} (default): \code{list(mean, var, prob)} with the
@@ -303,8 +315,7 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
   out <- pred_class_names(p$pred, fit, fn)
   formula_pad(switch(type,
     list = out,
-    response = switch(fit$likelihood, bernoulli = , softmax = out$prob,
-                      poisson = out$rate_mean, gaussian = out$mean),
+    response = out[[intersect(c("prob", "rate_mean", "mean"), names(out))[1L]]],
     class = {
       k <- if (fit$likelihood == "bernoulli") as.integer(out$prob > 0.5) + 1L
            else max.col(out$prob, ties.method = "first")
@@ -334,7 +345,7 @@ print.gp_laplace <- function(x, ...) {
   x <- laplace_fit_check(x, "print.gp_laplace", "x")
   cat(sprintf("gp_laplace: %s likelihood, %s kernel, n = %d, d = %d%s\n", x$likelihood,
               x$kernel$kernel, nrow(x$x), ncol(x$x),
-              if (x$likelihood == "softmax") sprintf(", C = %d", x$n_class) else ""))
+              if (x$n_class > 1) sprintf(", C = %d", x$n_class) else ""))
   cat(sprintf("  %d Newton steps, %s solver iterations (%s policy), rank %d; %s (%s)\n",
               x$newton_steps, fmt_count(x$iterations), x$policy, ncol(x$root),
               if (x$converged) "converged" else "NOT converged", x$stop_reason))
@@ -370,23 +381,9 @@ laplace_hyper_line <- function(x) {
 #' @export
 summary.gp_laplace <- function(object, ...) {
   object <- laplace_fit_check(object, "summary.gp_laplace")
-  f <- object$f
-  y <- object$y
-  ll <- switch(object$likelihood,
-    bernoulli = sum(y * f[, 1] - log1p(exp(-abs(f[, 1]))) - pmax(f[, 1], 0)),
-    poisson = {
-      eta <- f[, 1] + if (is.null(object$offset)) 0 else object$offset
-      sum(y * eta - exp(eta) - lgamma(y + 1))
-    },
-    softmax = {
-      mx <- apply(f, 1, max)
-      sum(f[cbind(seq_along(y), y)] - mx - log(rowSums(exp(f - mx))))
-    },
-    gaussian = sum(stats::dnorm(y, f[, 1], sqrt(object$noise), log = TRUE)))
-  acc <- switch(object$likelihood,
-    bernoulli = mean((f[, 1] > 0) == (y == 1)),
-    softmax = mean(max.col(f, ties.method = "first") == y),
-    NULL)
+  tr <- attr(object, "train")  # the core's (sgp_laplace_train_plain)
+  ll <- tr$loglik
+  acc <- tr$accuracy
   s <- list(likelihood = object$likelihood, kernel = object$kernel, n = nrow(object$x),
             d = ncol(object$x), C = object$n_class, policy = object$policy,
             newton_steps = object$newton_steps, iterations = object$iterations,
@@ -493,7 +490,7 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
               xlab = "x1", ylab = "x2",
               main = sprintf("gp_laplace (%s): %s", fit$likelihood, what), .user = list(...))
     graphics::contour(g1, g2, z, add = TRUE, nlevels = 8)
-    graphics::points(fit$x, pch = 21, bg = if (fit$n_class > 1 || fit$likelihood == "bernoulli")
+    graphics::points(fit$x, pch = 21, bg = if (attr(fit, "train")$plot_scale == "classes")
       as.integer(fit$y) + 1L else "white")
   } else {
     stop_arg("plot.gp_laplace", "x", "has d = ", d, " inputs; plot() shows d = 1 or 2 (use what = \"history\")")
@@ -503,9 +500,11 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
 
 # What the 1-D plot of a gp_laplace fit draws, on the data's scale: the line
 # (mid), the band (lo, hi: 2 latent sds) over a grid of the inputs' range and
-# the data points (px, py). gaussian: latent mean and the responses; poisson:
-# the rate exp(f) (per unit exposure; the band's ends are the 2.3% and 97.7%
-# quantiles of the lognormal rate) and each count / exposure; classification:
+# the data points (px, py), on the scale the core names (plot_scale): "latent":
+# latent mean and the responses; "rate" (log link): the rate exp(f) (per unit
+# exposure; the band's ends are the 2.3% and 97.7% quantiles of the lognormal
+# rate) and each count / exposure; "probability" (binomial): the inverse logit
+# of f and each y / trials; "classes":
 # the latent f of class c1 with the labels as ticks at the bottom and top.
 laplace_plot_series <- function(fit, c1, n_grid) {
   g <- seq(min(fit$x), max(fit$x), length.out = n_grid)
@@ -514,15 +513,21 @@ laplace_plot_series <- function(fit, c1, n_grid) {
   s <- sqrt(as.matrix(p$var)[, c1])
   v <- list(x = g, mid = m, lo = m - 2 * s, hi = m + 2 * s, px = fit$x[, 1], pch = 20,
             col = "black", ylab = sprintf("latent f%s", if (fit$n_class > 1) c1 else ""))
-  if (fit$likelihood == "poisson") {
+  # the plot's scale and the data on it, from the core's check
+  tr <- attr(fit, "train") %||% attr(laplace_fit_check(fit, "plot.gp_laplace", "x"), "train")
+  if (tr$plot_scale == "rate") {
     v[c("mid", "lo", "hi")] <- lapply(v[c("mid", "lo", "hi")], exp)
-    v$py <- fit$y / exp(if (is.null(fit$offset)) 0 else fit$offset)
+    v$py <- tr$plot_y
     v$ylab <- "rate (count / exposure)"
-  } else if (fit$likelihood == "gaussian") {
-    v$py <- fit$y
+  } else if (tr$plot_scale == "probability") {
+    v[c("mid", "lo", "hi")] <- lapply(v[c("mid", "lo", "hi")], stats::plogis)
+    v$py <- tr$plot_y
+    v$ylab <- "probability (y / trials)"
+  } else if (tr$plot_scale == "latent") {
+    v$py <- tr$plot_y
   } else {
     # labels along the bottom (0 / other classes) and top (1 / class c1)
-    hit <- if (fit$likelihood == "bernoulli") fit$y == 1 else fit$y == c1
+    hit <- if (fit$n_class == 1L) fit$y == 1 else fit$y == c1
     yl <- range(v$lo, v$hi)
     v$py <- ifelse(hit, yl[2], yl[1])
     v$pch <- "|"

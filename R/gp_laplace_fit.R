@@ -3,9 +3,11 @@
 # plot read (sgp_laplace_fit_check: types, shapes, finiteness, consistency; an
 # error names the field, "object$root"); here the fields only take the shapes
 # R's methods index: numbers as double matrices, history and steps as data
-# frames. Fields are read with their exact names ($ would partially match).
+# frames. The attribute "train" is what summary and plot read, computed by the
+# core (sgp_laplace_train_plain: loglik, accuracy, plot_scale, plot_y). Fields
+# are read with their exact names ($ would partially match).
 laplace_fit_check <- function(object, fn, arg = "object") {
-  sgp_call(C_laplace_predict, object, fn, arg, NULL, list())
+  train <- sgp_call(C_laplace_predict, object, fn, arg, NULL, list())
   get <- function(name) object[[name, exact = TRUE]]
   mat <- function(name) {
     v <- get(name)
@@ -27,5 +29,8 @@ laplace_fit_check <- function(object, fn, arg = "object") {
               stop_reason = get("stop_reason"), history = as.data.frame(get("history")),
               steps = as.data.frame(get("steps")), test = get("test"), hyper = get("hyper"))
   for (name in c("loglik", "loglik_se", "loglik_grad", "learned", "optim")) fit[[name]] <- get(name)
-  structure(fit, class = "gp_laplace")
+  # the rest as given (the likelihood's own fields: binomial's trials, ...)
+  rest <- setdiff(names(object), names(fit))
+  fit[rest] <- unclass(object)[rest]
+  structure(fit, class = "gp_laplace", train = train)
 }

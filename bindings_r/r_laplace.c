@@ -20,6 +20,17 @@ static int predict_plain(const void *p, sgp_value_arena *a, sgp_value *out)
   return st;
 }
 
+typedef struct {
+  sgp_ctx *ctx;
+  const sgp_value *fit;
+} train_args;
+
+static int train_plain(const void *p, sgp_value_arena *a, sgp_value *out)
+{
+  const train_args *t = (const train_args *)p;
+  return sgp_laplace_train_plain(t->ctx, t->fit, a, out);
+}
+
 /* The core fit lives in an external pointer while R objects are allocated from it,
  * so an R error (allocation failure, interrupt) lets the finalizer free it. */
 static void fit_finalizer(SEXP p)
@@ -93,7 +104,8 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
 /* predict.gp_laplace() (and the check of print, summary, plot): the core checks
  * the fit `object` (plain data, named `arg` in errors of function `fn`), the
  * options (offset, type, threads) and newdata, then predicts: list(pred
- * (sgp_laplace_predict_plain), type). newdata NULL: the check only (returns NULL). */
+ * (sgp_laplace_predict_plain), type). newdata NULL: the check only, returning
+ * what summary and plot read (sgp_laplace_train_plain). */
 SEXP sgp_laplace_predict_r(SEXP object, SEXP fn_s, SEXP arg_s, SEXP newdata, SEXP opts)
 {
   sgp_ctx ctx;
@@ -110,7 +122,13 @@ SEXP sgp_laplace_predict_r(SEXP object, SEXP fn_s, SEXP arg_s, SEXP newdata, SEX
   if (!st && !Rf_isNull(newdata))
     st = sgp_laplace_predict_check(&ctx, &view, &o, sgp_r_cmat(newdata).rows);
   if (st) sgp_r_fail(fn, &ctx, st);
-  if (Rf_isNull(newdata)) return R_NilValue;
+  if (Rf_isNull(newdata)) { /* the check: what summary and plot read */
+    const train_args t = {&ctx, &fit};
+    SEXP out = PROTECT(sgp_r_build_status(train_plain, &t, &st));
+    if (st) sgp_r_fail(fn, &ctx, st);
+    UNPROTECT(1);
+    return out;
+  }
   const predict_args q = {&ctx, &view, sgp_r_cmat(newdata), o.offset,
                           sgp_opt_choice_name("gp_laplace_predict", "type", o.type)};
   SEXP out = PROTECT(sgp_r_build_status(predict_plain, &q, &st));

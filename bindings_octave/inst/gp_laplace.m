@@ -20,18 +20,21 @@
 ## points in one dimension).  @var{y} has n labels: bernoulli 0/1 or logical;
 ## softmax 1..C (C = @code{max (y)}); both also accept a cell array of strings
 ## (classes in sorted order, kept in @code{fit.levels}); poisson non-negative
-## integer counts; gaussian real responses.
+## integer counts; gaussian real responses; binomial successes in
+## 0..@qcode{"trials"}.  The option @qcode{"likelihood"} lists every
+## likelihood with its labels.
 ##
 ## Options, as name/value pairs with the same names as in R (every option's
 ## name, default, range and check are defined once in the compiled core):
 ##
 ## @table @asis
 ## @item @qcode{"xtest"}, @qcode{"xtest_offset"}
-## Test inputs (d columns) and their Poisson log exposure: predictions go to
+## Test inputs (d columns) and their log exposure (likelihoods with a log
+## link): predictions go to
 ## @code{fit.test}.
 ## @c options: generated from the core's table by tools/option_docs.R
 ## @item @qcode{"likelihood"}
-## "bernoulli" (logit), "poisson" (log link), "softmax" or "gaussian" (default @qcode{"bernoulli"}).
+## "gaussian": identity link, variance noise; "bernoulli": logit link, y 0 or 1; "poisson": log link, counts, log exposure offset; "softmax": y 1..n_class, one latent function per class; "binomial": logit link, y successes in 0..trials; "negbin": log link, counts with variance mu + mu^2/dispersion, log exposure offset; labels are checked against it (default @qcode{"bernoulli"}).
 ## @item @qcode{"kernel"}
 ## "rbf": s exp(-r^2/2); "matern12": s exp(-r); "matern32": s (1 + sqrt(3) r) exp(-sqrt(3) r); "matern52": s (1 + sqrt(5) r + 5 r^2/3) exp(-sqrt(5) r); "rq": s (1 + r^2/(2 alpha))^(-alpha); r = |x - x'| / lengthscale (default @qcode{"rbf"}).
 ## @item @qcode{"lengthscale"}
@@ -55,7 +58,11 @@
 ## @item @qcode{"probes"}
 ## stochastic evidence: probes, preconditioned, their random parts fixed during learning (the seed's) (default @code{32}).
 ## @item @qcode{"offset"}
-## poisson: log exposure per point (none given: 0) (default @code{[]}).
+## log exposure per point, for the likelihoods with a log link (none given: 0) (default @code{[]}).
+## @item @qcode{"trials"}
+## binomial: trials per point (y successes in 0..trials), 1 or n whole numbers >= 1 (none given: 1) (default @code{[]}).
+## @item @qcode{"dispersion"}
+## negbin: r of the variance mu + mu^2/r (Poisson as r -> Inf) (default @code{1}).
 ## @item @qcode{"policy"}
 ## solver actions: "cg" (residuals) or "cholesky" (unit vectors: subset of data) (default @qcode{"cg"}).
 ## @item @qcode{"residual"}
@@ -187,6 +194,12 @@ function fit = gp_laplace (x, y, varargin)
   fit.y = ycode;
   fit.offset = used.offset;
   fit.noise = used.noise;
+  ## the likelihood's own fields (binomial's trials, negbin's dispersion)
+  own = setdiff (fieldnames (used)', {"kernel", "likelihood", "policy", "n_class", "noise", ...
+                                      "offset", "seed", "warning", "warning_id"});
+  for name = own
+    fit.(name{1}) = used.(name{1});
+  endfor
   fit.seed = used.seed;
   for name = {"hyper", "loglik", "loglik_se", "loglik_grad", "learned", "optim"}
     fit.(name{1}) = sel.(name{1});

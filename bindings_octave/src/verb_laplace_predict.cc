@@ -4,11 +4,12 @@
 #include "sgp_octave_verbs.h"
 #include "sgp_octave.h"
 
-// Usage: __sgp_call__ ("laplace_predict", fit, fname, arg)
+// Usage: t = __sgp_call__ ("laplace_predict", fit, fname, arg)
 // Usage: p = __sgp_call__ ("laplace_predict", fit, fname, arg, xnew, xname, oname, name, value, ...)
 // Private: checks a gp_laplace fit struct (plain data, also after save/load) as the
 // core does for both hosts, errors naming the function fname and the field
-// ("'fit.root' ..." with arg = "fit").  With xnew
+// ("'fit.root' ..." with arg = "fit"), and gives what summary and plot read
+// (sgp_laplace_train_plain: loglik, accuracy, plot_scale, plot_y).  With xnew
 // (named xname in errors; the offset oname) and the options "offset", "type",
 // "threads": the core's predictions (sgp_laplace_predict_plain), a struct
 // with fields pred (mean, var (latent, m-by-C) and the response: prob, rate_mean
@@ -26,8 +27,16 @@ sgp_verbs::laplace_predict (const octave_value_list& args, int)
   sgp_laplace_fit_t view;
   sgp_kernel k;
   ctx.check (sgp_laplace_fit_check (ctx.get (), &fit, arg.c_str (), ".", &view, &k));
-  if (args.length () == 3)
-    return ovl ();
+  if (args.length () == 3)  // the check: what summary and plot read
+    {
+      int st = SGP_OK;
+      return ovl (sgp_octave::build_map ([&] (sgp_value_arena *a)
+        {
+          sgp_value t;
+          st = sgp_laplace_train_plain (ctx.get (), &fit, a, &t);
+          return t;
+        }, [&] () { ctx.check (st); }));
+    }
   const std::string xname = args(4).string_value (), oname = args(5).string_value ();
   const Matrix xnew = sgp_octave::matrix_arg (args(3), fn, xname.c_str ());
   sgp_laplace_predict_opts o;

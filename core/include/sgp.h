@@ -215,7 +215,10 @@ typedef enum {
   SGP_LIK_GAUSSIAN = 0,   /* y real, variance `noise` (scalar or per point) */
   SGP_LIK_BERNOULLI = 1,  /* y in {0, 1}, logit link, one latent function */
   SGP_LIK_POISSON = 2,    /* y in {0, 1, 2, ...}, log link, log exposure `offset` */
-  SGP_LIK_SOFTMAX = 3     /* y in {1, ..., n_class}, C = n_class latents, shared kernel */
+  SGP_LIK_SOFTMAX = 3,    /* y in {1, ..., n_class}, C = n_class latents, shared kernel */
+  SGP_LIK_BINOMIAL = 4,   /* y in {0, ..., trials}, logit link, `trials` per point */
+  SGP_LIK_NEGBIN = 5      /* y in {0, 1, 2, ...}, NB2: variance mu + mu^2 / dispersion, log
+                           * link, log exposure `offset` */
 } sgp_likelihood;
 
 typedef enum { SGP_POLICY_CG = 0, SGP_POLICY_CHOLESKY = 1 } sgp_policy;
@@ -245,6 +248,8 @@ typedef struct {
   sgp_cmat noise;            /* gaussian variance: 1x1 or Nx1; empty (default) = 1.
                               * Other likelihoods: must stay empty (SGP_EINVAL) */
   sgp_cmat offset;           /* Nx1 poisson log exposure; empty (data NULL) = 0 */
+  sgp_cmat trials;           /* binomial trials: 1x1 or Nx1 whole numbers >= 1; empty = 1 */
+  double dispersion;         /* negbin: r of the variance mu + mu^2 / r (> 0); 1 */
   sgp_kernel kernel;         /* shared by all classes */
   sgp_policy policy;         /* default CG */
   int max_newton;            /* default 20 */

@@ -129,6 +129,15 @@ int sgp_ctx_opt_set(sgp_ctx *ctx, const char *name, const sgp_value *v, int *ver
  * option's doc (each name and formula), from the kernel table (kernel_table.c). */
 extern const char *const sgp_kernel_names[];
 extern const char sgp_kernel_doc[];
+/* gp_laplace's likelihoods (core/laplace/lik_table.c): names, index = sgp_likelihood;
+ * valla's choices (the names of those it offers, "" for the others); the doc */
+extern const char *const sgp_lik_names[];
+extern const char *const sgp_lik_valla_names[];
+extern const char sgp_lik_doc[];
+/* Facts of a likelihood (0 for a kind out of range): C latents per point with a
+ * block W (softmax); offered by valla and mlp_fit (with their own arithmetic). */
+int sgp_lik_multiclass(sgp_likelihood kind);
+int sgp_lik_valla(sgp_likelihood kind);
 
 /* The four rows of a kernel (kernel, lengthscale, outputscale, alpha) for a table over
  * the options struct TYPE whose sgp_kernel is MEMBER: every verb with a kernel
@@ -343,11 +352,21 @@ int sgp_ski_stats_merge_plain(sgp_ctx *ctx, int64_t k, const sgp_ski_stats_data 
 /* predict's result: list(pred, type (the name of the checked option "type")). */
 sgp_value sgp_predict_result_plain(sgp_value pred, const char *type, sgp_value_arena *a);
 /* gp_laplace's predictions at X as plain data: mean, var (latent; plain vectors
- * when C = 1, else m x C) and the response: prob (bernoulli, softmax), rate_mean
- * and rate_var (poisson) or y_var (gaussian); last, warning (sgp_variance_warning,
+ * when C = 1, else m x C) and the response under the likelihood's field names
+ * (core/laplace/lik_table.h): prob (bernoulli, softmax, binomial), rate_mean
+ * and rate_var (poisson, negbin) or y_var (gaussian); last, warning (sgp_variance_warning,
  * "" when none: the hosts warn with it and take it off). */
 int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat X,
                               sgp_cmat offset, sgp_value_arena *a, sgp_value *out);
+/* What summary and plot read of a gp_laplace fit given back as plain data (fit
+ * checked by sgp_laplace_fit_check first): loglik (log p(y | f) at the fit's f),
+ * accuracy (the training accuracy of a classifier, else NULL), plot_scale
+ * ("latent", "rate", "probability" or "classes": what the 1-D plot's line is,
+ * f, exp f or the inverse logit of f, or f with the labels as ticks) and
+ * plot_y (the data on that scale: y, y / exposure, y / trials; NULL for
+ * classes). */
+int sgp_laplace_train_plain(sgp_ctx *ctx, const sgp_value *fit, sgp_value_arena *a,
+                            sgp_value *out);
 /* ski_gsgp's predictions at X as plain data: mean, var (NULL with variance
  * "none") and warning (sgp_ski_predict_warning for function fn, "" when none). */
 int sgp_ski_predict_plain(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski_predict_opts *o,

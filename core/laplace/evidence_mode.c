@@ -5,6 +5,7 @@
  * grad Psi = 0). K and R come through sgp_ev_ops: dense factors (exact) or the
  * matrix-free operator with CG solves (evidence_stochastic.c). */
 #include "evidence.h"
+#include "lik_table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,28 +17,9 @@
  * and the third derivative d3) or pi (softmax: n x C) at f, uncapped. */
 double sgp_ev_lik_derivs(const sgp_lik *lik, const double *f, double *g, double *w, double *d3)
 {
-  const int64_t n = lik->n, C = lik->C;
   double lp;
   sgp_lik_eval(lik, f, &lp, g, NULL, w); /* w: scratch for the capped W^-1 */
-  for (int64_t i = 0; i < n; i++)
-    switch (lik->kind) {
-    case SGP_LIK_BERNOULLI: {
-      const double p = f[i] >= 0 ? 1.0 / (1.0 + exp(-f[i])) : exp(f[i]) / (1.0 + exp(f[i]));
-      w[i] = p * (1.0 - p); d3[i] = -w[i] * (1.0 - 2.0 * p);
-      break;
-    }
-    case SGP_LIK_POISSON:
-      w[i] = exp(f[i] + (lik->offset ? lik->offset[i] : 0.0)); d3[i] = -w[i];
-      break;
-    case SGP_LIK_GAUSSIAN:
-      w[i] = 1.0 / lik->noise[lik->n_noise == 1 ? 0 : i]; d3[i] = 0.0;
-      break;
-    case SGP_LIK_SOFTMAX: {
-      const double lse = sgp_softmax_lse(f + i, n, C);
-      for (int64_t c = 0; c < C; c++) w[i + c * n] = exp(f[i + c * n] - lse);
-      break;
-    }
-    }
+  sgp_lik_ops_of(lik->kind)->curvature(lik, f, w, d3);
   return lp;
 }
 

@@ -398,7 +398,7 @@ int sgp_evidence_stochastic(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *w
                             double *loglik, double *se, double *grad)
 {
   const int64_t n = ws->n, t = ws->t;
-  if (p->lik.C != 1 || p->lik.kind == SGP_LIK_SOFTMAX)
+  if (p->lik.C != 1 || sgp_lik_multiclass(p->lik.kind))
     return sgp_fail(ctx, SGP_EINVAL, "evidence: the stochastic estimator takes a diagonal W "
                     "(bernoulli, poisson, gaussian), not softmax");
   const int max_iter = n < MF_MAX_CG ? (int)n : MF_MAX_CG;

@@ -10,17 +10,21 @@
 #include "sgp_internal.h"
 #include "select.h"
 #include "kernels.h"
+#include "sgp_options.h"
 
 /* ------------------------------------------------------------ internal: likelihoods */
 
 typedef struct {
-  sgp_likelihood kind;
+  sgp_likelihood kind;    /* its ops: sgp_lik_ops_of (lik_table.h) */
   int64_t n, C;
   const double *y;        /* N (labels 1..C for softmax) */
   const double *offset;   /* N or NULL */
   const double *noise;    /* gaussian: 1 or N values */
   int64_t n_noise;
   double noise_max;
+  const double *trials;   /* binomial: 1 or N values; NULL: 1 */
+  int64_t n_trials;
+  double par;             /* the likelihood's scalar parameter (negbin: dispersion) */
 } sgp_lik;
 
 /* Checks y (and noise/offset) for the likelihood; messages name `y`, `noise`, `offset`. */
@@ -42,6 +46,9 @@ void sgp_lik_winv_add(const sgp_lik *lik, const double *nd, int64_t b, const dou
  * scratch. */
 void sgp_lik_w_apply(const sgp_lik *lik, const double *f, int64_t b, const double *V,
                      int64_t ldv, double *Y, int64_t ldy, double *pi);
+/* 1: the kind has a noise variance (gaussian; lik_table.h; sgp_lik_multiclass
+ * is in sgp_options.h). */
+int sgp_lik_has_noise(sgp_likelihood kind);
 /* log sum_c exp f[c * stride] for one point's C latents, without overflow. */
 double sgp_softmax_lse(const double *f, int64_t stride, int64_t C);
 /* Softmax per point: out = W_n^dagger u for a C-vector u given inv_pi = 1/pi. */

@@ -174,7 +174,7 @@ int sgp_itergp_exact_state(sgp_ctx *ctx, sgp_itergp *it, const sgp_unit_block *c
     for (int64_t i = j; i < NC; i++)
       L[i + j * ldg] = 0.5 * (K[i + j * NC] + K[j + i * NC]) + y[i];
   }
-  if (cols->lik->kind != SGP_LIK_SOFTMAX) { /* diagonal W^{-1}: through B (pivots >= 1) */
+  if (!sgp_lik_multiclass(cols->lik->kind)) { /* diagonal W^{-1}: through B (pivots >= 1) */
     int okb = 0;
     if ((st = sgp_khat_cholesky(ctx, NC, L, ldg, cols->nd, NULL, e, &okb)) || !okb) return st;
   } else {

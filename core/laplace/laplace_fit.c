@@ -1,7 +1,7 @@
 /* laplace_fit.c -- gp_laplace (IterNCGP): the IterGP inner loop (spec 3.4, policies
  * 3.5, stopping 3.6, safeguards 3.7) and the Newton outer loop (3.2), outputs 4.1. */
 #define _POSIX_C_SOURCE 200809L
-#include "laplace.h"
+#include "lik_table.h"
 
 #include <float.h>
 #include <math.h>
@@ -16,13 +16,14 @@
  * latent scale (a logit or log rate), so 1. */
 double sgp_laplace_latent_scale(sgp_likelihood lik, double outputscale)
 {
-  return lik == SGP_LIK_GAUSSIAN && outputscale > 0.0 ? sqrt(outputscale) : 1.0;
+  return sgp_lik_has_noise(lik) && outputscale > 0.0 ? sqrt(outputscale) : 1.0;
 }
 
 void sgp_laplace_opts_default(sgp_laplace_opts *o)
 {
   memset(o, 0, sizeof *o);
   o->likelihood = SGP_LIK_BERNOULLI;
+  sgp_lik_par_defaults(o);
   o->noise = sgp_cmat_of(NULL, 0, 0); /* gaussian: 1 */
   o->offset = sgp_cmat_of(NULL, 0, 0);
   o->kernel.kind = SGP_KERNEL_RBF;
@@ -444,7 +445,7 @@ static int surrogate_draw(sgp_ctx *ctx, run_t *R, solve_t *S)
   double *xi = R->s;
   int st;
   for (int64_t q = 0; q < NC; q++) xi[q] = sgp_rng_normal(&R->rng_sur);
-  if (R->lik->kind == SGP_LIK_SOFTMAX) center_classes(n, C, xi);
+  if (sgp_lik_multiclass(R->lik->kind)) center_classes(n, C, xi);
   if ((st = R->op->apply(R->op, sgp_cmat_of(xi, n, C), sgp_mat_of(R->zsur, n, C), ctx)))
     return st;
   R->kprod++;
@@ -643,7 +644,7 @@ static int action_choose(sgp_ctx *ctx, run_t *R, double *alpha, int64_t *uidx)
   } else {
     memcpy(R->s, R->res, (size_t)NC * sizeof(double));
   }
-  if (R->lik->kind == SGP_LIK_SOFTMAX) center_classes(n, C, R->s);
+  if (sgp_lik_multiclass(R->lik->kind)) center_classes(n, C, R->s);
   *alpha = sgp_dot(NC, R->s, R->res);
   if ((st = R->op->apply(R->op, sgp_cmat_of(R->s, n, C), sgp_mat_of(R->t, n, C), ctx)))
     return st;
@@ -912,7 +913,7 @@ static int mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const double *
 {
   const int64_t n = R->it.n, NC = R->it.NC, C = R->it.C;
   const double s = R->o->kernel.outputscale, tol = R->tol;
-  const int softmax = R->lik->kind == SGP_LIK_SOFTMAX;
+  const int softmax = sgp_lik_multiclass(R->lik->kind);
   double *g = R->s, g2 = 0.0;
   if (!(tol > 0.0)) kprod = 0; /* nothing to verify: no product for it */
   for (int64_t q = 0; q < NC; q++) g[q] = grad[q] - v[q];
@@ -1042,7 +1043,7 @@ static int n_classes(sgp_ctx *ctx, sgp_cmat y, const sgp_laplace_opts *o, int64_
 {
   const int64_t n = y.rows;
   int64_t C = 1;
-  if (o->likelihood == SGP_LIK_SOFTMAX) {
+  if (sgp_lik_multiclass(o->likelihood)) {
     C = o->n_class;
     if (C == 0) {
       double ymax = 0.0;
@@ -1087,7 +1088,7 @@ static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_m
   if (!k.lengthscale) { k.lengthscale = &one; k.n_lengthscale = 1; }
   if (isnan(k.outputscale)) k.outputscale = 1.0;
   if ((st = sgp_kernel_check(ctx, &k, d))) return st;
-  if (o->likelihood < SGP_LIK_GAUSSIAN || o->likelihood > SGP_LIK_SOFTMAX)
+  if (!sgp_lik_ops_of(o->likelihood))
     return sgp_fail(ctx, SGP_EINVAL, "likelihood: unknown value %d", (int)o->likelihood);
   if (o->policy != SGP_POLICY_CG && o->policy != SGP_POLICY_CHOLESKY)
     return sgp_fail(ctx, SGP_EINVAL, "policy: unknown value %d", (int)o->policy);
@@ -1110,7 +1111,7 @@ static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_m
   if (o->tile < 0) return sgp_fail(ctx, SGP_EINVAL, "tile: must be positive (got %d)", o->tile);
   if (o->precond_rank < 0)
     return sgp_fail(ctx, SGP_EINVAL, "precond_rank: must be >= 0 (got %d)", o->precond_rank);
-  if (o->precond_rank > 0 && o->likelihood == SGP_LIK_SOFTMAX)
+  if (o->precond_rank > 0 && sgp_lik_multiclass(o->likelihood))
     return sgp_fail(ctx, SGP_EINVAL,
                     "precond_rank: is only used with a diagonal W (not likelihood = \"softmax\")");
   if ((st = n_classes(ctx, y, o, Cout))) return st;
@@ -1123,12 +1124,17 @@ static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_m
   if (o->offset.data && (o->offset.rows != n || o->offset.cols != 1))
     return sgp_fail(ctx, SGP_EDIM, "offset: is %lld x %lld; need %lld x 1",
                     (long long)o->offset.rows, (long long)o->offset.cols, (long long)n);
-  if (o->offset.data && o->likelihood != SGP_LIK_POISSON)
-    return sgp_fail(ctx, SGP_EINVAL, "offset: is only used with likelihood = \"poisson\"");
-  if (o->noise.data && o->likelihood != SGP_LIK_GAUSSIAN)
-    return sgp_fail(ctx, SGP_EINVAL, "noise: is only used with likelihood = \"gaussian\" (got \"%s\")",
-                    o->likelihood == SGP_LIK_BERNOULLI ? "bernoulli"
-                    : o->likelihood == SGP_LIK_POISSON ? "poisson" : "softmax");
+  char list[160];
+  if (o->offset.data && !sgp_lik_ops_of(o->likelihood)->takes_offset)
+    return sgp_fail(ctx, SGP_EINVAL, "offset: is only used with likelihood = %s",
+                    sgp_lik_list(SGP_LIK_FACT_OFFSET, 1, list, sizeof list));
+  if (o->trials.data && !sgp_lik_ops_of(o->likelihood)->takes_trials)
+    return sgp_fail(ctx, SGP_EINVAL, "trials: is only used with likelihood = %s",
+                    sgp_lik_list(SGP_LIK_FACT_TRIALS, 1, list, sizeof list));
+  if (o->noise.data && !sgp_lik_has_noise(o->likelihood))
+    return sgp_fail(ctx, SGP_EINVAL, "noise: is only used with likelihood = %s (got \"%s\")",
+                    sgp_lik_list(SGP_LIK_FACT_NOISE, 1, list, sizeof list),
+                    sgp_lik_names[o->likelihood]);
   return SGP_OK;
 }
 
@@ -1147,11 +1153,14 @@ static int lik_setup(sgp_ctx *ctx, run_t *R, sgp_cmat y, int64_t C)
   lik->C = C;
   lik->y = ycopy;
   lik->noise_max = o->noise_max;
+  lik->par = sgp_lik_par_of(o);
+  lik->trials = o->trials.data; /* the options outlive the run */
+  lik->n_trials = o->trials.rows * o->trials.cols;
   if (o->offset.data) {
     for (int64_t i = 0; i < n; i++) ycopy[n + i] = o->offset.data[i];
     lik->offset = ycopy + n;
   }
-  if (o->likelihood == SGP_LIK_GAUSSIAN) {
+  if (sgp_lik_has_noise(o->likelihood)) {
     const int64_t nn = o->noise.data ? o->noise.rows * o->noise.cols : 1;
     if (o->noise.data && (o->noise.cols != 1 || (nn != 1 && nn != n)))
       return sgp_fail(ctx, SGP_EDIM, "noise: needs 1 or %lld values", (long long)n);
@@ -1185,7 +1194,7 @@ static int64_t buffer_cap(const sgp_laplace_opts *o, int64_t NC, int64_t per)
 int64_t sgp_laplace_actions_per_iteration(const sgp_laplace_opts *o, int64_t C, int64_t NC,
                                           double mem)
 {
-  if (!(o->class_actions && o->policy == SGP_POLICY_CG && o->likelihood == SGP_LIK_SOFTMAX &&
+  if (!(o->class_actions && o->policy == SGP_POLICY_CG && sgp_lik_multiclass(o->likelihood) &&
         C > 2))
     return 1;
   if (mem > 0.0 && 32.0 * (double)NC * (double)buffer_cap(o, NC, C) > 0.25 * mem) return 1;
@@ -1261,7 +1270,7 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   R->atol = o->inner_atol * fs;
   /* truncated solves of a non-Gaussian likelihood: globalized steps (a Gaussian
    * one's Newton steps continue one IterGP run, whose posterior is the answer) */
-  if (o->damping && (int64_t)o->max_iter < NC && o->likelihood != SGP_LIK_GAUSSIAN)
+  if (o->damping && (int64_t)o->max_iter < NC && !sgp_lik_has_noise(o->likelihood))
     R->sub_k = step < SUBSPACE_ACTIONS ? step : SUBSPACE_ACTIONS;
   if (o->policy == SGP_POLICY_CG && o->precond_rank > 0 &&
       (st = sgp_laplace_precond_new(ctx, &o->kernel, X, o->precond_rank, &R->pc)))
@@ -1294,7 +1303,7 @@ static void run_free(run_t *R)
  * hear of it. */
 static int64_t empty_class(const sgp_lik *lik)
 {
-  if (lik->kind != SGP_LIK_SOFTMAX) return 0;
+  if (!sgp_lik_multiclass(lik->kind)) return 0;
   unsigned char *seen = (unsigned char *)calloc((size_t)lik->C, 1);
   if (!seen) return 0;
   for (int64_t i = 0; i < lik->n; i++) seen[(int64_t)lik->y[i] - 1] = 1;
@@ -1324,7 +1333,7 @@ static int fit_new(sgp_ctx *ctx, const run_t *R, int64_t n, int64_t d, sgp_cmat 
   memcpy(fit->lengthscale, o->kernel.lengthscale,
          (size_t)o->kernel.n_lengthscale * sizeof(double));
   fit->kernel.lengthscale = fit->lengthscale;
-  fit->noise = o->likelihood == SGP_LIK_GAUSSIAN ? R->lik->noise[0] : 0.0;
+  fit->noise = sgp_lik_has_noise(o->likelihood) ? R->lik->noise[0] : 0.0;
   for (int64_t c = 0; c < C; c++) /* the given prior mean plus the constant one */
     for (int64_t i = 0; i < n; i++)
       fit->m[i + c * n] = (prior_mean.data ? prior_mean.data[i + c * prior_mean.ld] : 0.0) +
@@ -1381,7 +1390,7 @@ static double take_step(run_t *R, sgp_laplace_fit_t *fit, const double *m)
  * actions keep v centred up to rounding. */
 static void sums_step(const run_t *R, double *v, double *Kv)
 {
-  if (R->lik->kind != SGP_LIK_SOFTMAX) return;
+  if (!sgp_lik_multiclass(R->lik->kind)) return;
   center_classes(R->it.n, R->it.C, v);
   center_classes(R->it.n, R->it.C, Kv);
 }
@@ -1438,7 +1447,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
   *prev_delta = delta_i;
   if ((st = sgp_poll_interrupt(ctx))) return st;
   /* O11 */
-  if (o->likelihood == SGP_LIK_GAUSSIAN && *inner_reason == SGP_STOP_RESID)
+  if (sgp_lik_has_noise(o->likelihood) && *inner_reason == SGP_STOP_RESID)
     *stop = SGP_STOP_CONVERGED;
   /* converged: the linearization point f_i and the returned f_{i+1} both
    * within tol of the mode */

@@ -2,7 +2,7 @@
  * an Octave struct: saved, reloaded, edited) is checked here, once for both
  * hosts, before predict, print, summary or plot read it: every field those read,
  * for type, shape, finiteness and consistency, the error naming the field. */
-#include "laplace.h"
+#include "lik_table.h"
 #include "../fit_data.h"
 #include "../kernel_table.h"
 
@@ -19,10 +19,10 @@ static const char *const *choices(const char *option)
 static int check_model(const sgp_fd *f, sgp_likelihood *lik, int64_t *C, sgp_kernel *k)
 {
   int st, li, ki;
-  if ((st = sgp_fd_string(f, "likelihood", choices("likelihood"), &li))) return st;
+  if ((st = sgp_fd_string(f, "likelihood", sgp_lik_names, &li))) return st;
   *lik = (sgp_likelihood)li;
-  const char *ln = choices("likelihood")[li];
-  const int softmax = *lik == SGP_LIK_SOFTMAX;
+  const char *ln = sgp_lik_names[li];
+  const int softmax = sgp_lik_multiclass(*lik);
   const sgp_value *c = sgp_fd_elt(f->fit, "n_class");
   if (c->type != SGP_VAL_REAL || c->len != 1 || !isfinite(c->real[0]) ||
       c->real[0] != floor(c->real[0]) || (softmax && c->real[0] < 2) ||
@@ -87,28 +87,42 @@ static int check_arrays(const sgp_fd *f, int64_t C, sgp_cmat *X, sgp_cmat *W, sg
   return SGP_OK;
 }
 
-static int label_ok(sgp_likelihood lik, double y, int64_t C)
-{
-  switch (lik) {
-  case SGP_LIK_BERNOULLI: return y == 0 || y == 1;
-  case SGP_LIK_POISSON: return y >= 0 && y == floor(y);
-  case SGP_LIK_SOFTMAX: return y >= 1 && y <= (double)C && y == floor(y);
-  default: return 1;
-  }
-}
-
-/* y (labels valid for the likelihood), noise (gaussian), offset (poisson) */
+/* y (labels valid for the likelihood), trials (binomial), the scalar parameter,
+ * noise (gaussian), offset (log links) */
 static int check_data(const sgp_fd *f, sgp_likelihood lik, int64_t n, int64_t C, double *noise)
 {
-  const char *ln = choices("likelihood")[lik];
+  const sgp_lik_ops *ops = sgp_lik_ops_of(lik);
+  const char *ln = sgp_lik_names[lik];
   const sgp_value *y = sgp_fd_elt(f->fit, "y");
   int ok = y->type == SGP_VAL_REAL && y->len == n && sgp_fd_finite(y);
-  for (int64_t i = 0; ok && i < n; i++) ok = label_ok(lik, y->real[i], C);
+  char why[160], list[160];
+  sgp_lik labels = {.kind = lik, .n = n, .C = C, .y = ok ? y->real : NULL};
+  const sgp_value *tv = sgp_fd_elt(f->fit, "trials");
+  if (ops->takes_trials) { /* binomial: the trials the labels are checked against */
+    int tok = tv->type == SGP_VAL_REAL && (tv->len == 1 || tv->len == n);
+    for (int64_t i = 0; tok && i < tv->len; i++)
+      tok = sgp_lik_whole_in(tv->real[i], 1, 9007199254740992.0);
+    if (!tok)
+      return sgp_fd_bad(f, "trials", "must be 1 or %lld whole numbers >= 1 for likelihood = \"%s\"",
+                        (long long)n, ln);
+    labels.trials = tv->real;
+    labels.n_trials = tv->len;
+  } else if (!sgp_fd_absent(f, tv)) {
+    return sgp_fd_bad(f, "trials", "must be absent (NULL or []) for likelihood = \"%s\"", ln);
+  }
+  if (ops->par_name) { /* negbin: the dispersion its labels and summary read */
+    const sgp_value *pv = sgp_fd_elt(f->fit, ops->par_name);
+    if (pv->type != SGP_VAL_REAL || pv->len != 1 || !isfinite(pv->real[0]) || !(pv->real[0] > 0))
+      return sgp_fd_bad(f, ops->par_name,
+                        "must be one positive finite number for likelihood = \"%s\"", ln);
+    labels.par = pv->real[0];
+  }
+  for (int64_t i = 0; ok && i < n; i++) ok = ops->label(&labels, i, why, sizeof why);
   if (!ok)
     return sgp_fd_bad(f, "y", "must be %lld finite labels valid for likelihood = \"%s\"",
                       (long long)n, ln);
   const sgp_value *nv = sgp_fd_elt(f->fit, "noise");
-  if (lik == SGP_LIK_GAUSSIAN) {
+  if (ops->has_noise) {
     ok = nv->type == SGP_VAL_REAL && (nv->len == 1 || nv->len == n) && sgp_fd_finite(nv);
     for (int64_t i = 0; ok && i < nv->len; i++) ok = nv->real[i] > 0;
     if (!ok)
@@ -118,10 +132,10 @@ static int check_data(const sgp_fd *f, sgp_likelihood lik, int64_t n, int64_t C,
     return sgp_fd_bad(f, "noise", "must be absent (NULL or []) for likelihood = \"%s\"", ln);
   }
   const sgp_value *off = sgp_fd_elt(f->fit, "offset");
-  if (!sgp_fd_absent(f, off) && (lik != SGP_LIK_POISSON || off->type != SGP_VAL_REAL ||
+  if (!sgp_fd_absent(f, off) && (!ops->takes_offset || off->type != SGP_VAL_REAL ||
                                   off->len != n || !sgp_fd_finite(off)))
-    return sgp_fd_bad(f, "offset", "must be absent or, for likelihood = \"poisson\", %lld finite "
-                      "numbers", (long long)n);
+    return sgp_fd_bad(f, "offset", "must be absent or, for likelihood = %s, %lld finite "
+                      "numbers", sgp_lik_list(SGP_LIK_FACT_OFFSET, 1, list, sizeof list), (long long)n);
   return SGP_OK;
 }
 
@@ -170,7 +184,7 @@ int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, c
       (st = check_data(&f, lik, X.rows, C, &noise)) || (st = check_run(&f, R.cols, X.rows * C)))
     return st;
   sgp_cmat mv;
-  const int one_noise = lik == SGP_LIK_GAUSSIAN && sgp_fd_elt(fit, "noise")->len == 1;
+  const int one_noise = sgp_lik_has_noise(lik) && sgp_fd_elt(fit, "noise")->len == 1;
   if ((st = sgp_fd_hyper_mean(&f, C, &mv)) ||
       (st = sgp_fd_selection(&f, k->lengthscale, k->n_lengthscale, k->outputscale,
                              one_noise ? &noise : NULL)))

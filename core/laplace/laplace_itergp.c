@@ -212,7 +212,7 @@ static int cholesky_root(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const 
   for (int64_t i = 0; i < B; i++) if (s->M[i + i * ldg] > dmax) dmax = s->M[i + i * ldg];
   if (!(dmax > 0.0)) return 0;
   int ok = 0;
-  for (int pass = lik->kind == SGP_LIK_SOFTMAX || b_tried; pass < 2 && !ok; pass++) {
+  for (int pass = sgp_lik_multiclass(lik->kind) || b_tried; pass < 2 && !ok; pass++) {
     for (int64_t j = 0; j < B; j++)
       memcpy(s->G + j * ldg + j, s->M + j * ldg + j, (size_t)(B - j) * sizeof(double));
     if (pass == 0) { /* B form (s->w: scratch until an eigen path) */
@@ -313,7 +313,7 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
   s->root_lazy = 0;
   if (B == 0) { s->r = 0; s->unit = s->g_tri = 1; return SGP_OK; }
   int b_tried = 0;
-  if (s->unit && lik->kind != SGP_LIK_SOFTMAX && (rank < 0 || rank >= B)) {
+  if (s->unit && !sgp_lik_multiclass(lik->kind) && (rank < 0 || rank >= B)) {
     int done = 0;
     if ((st = unit_root_in_g(ctx, s, nd, finite, &b_tried, &done)) || !*finite) return st;
     if (done) { /* as the Cholesky branch below */
@@ -325,7 +325,7 @@ int sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const do
     }
   }
   /* V2-V3: Y = T + W^{-1} S, M = S'Y symmetrized (a row gather when S = P_I) */
-  if (s->unit && lik->kind != SGP_LIK_SOFTMAX) {
+  if (s->unit && !sgp_lik_multiclass(lik->kind)) {
     /* S = P_I and W^{-1} diagonal: M = T[I, :] + diag(nd[I]), no NC x B pass */
     for (int64_t j = 0; j < B; j++) {
       for (int64_t i = 0; i < B; i++) s->M[i + j * ldg] = s->T[s->idx[i] + j * NC];
@@ -482,7 +482,7 @@ int sgp_itergp_kq_exact(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const d
   int st;
   *done = 0;
   if (!s->root_lazy || !s->unit || s->C != 1 || B != NC || s->r != B ||
-      lik->kind == SGP_LIK_SOFTMAX) {
+      sgp_lik_multiclass(lik->kind)) {
     if ((st = sgp_itergp_root(ctx, s))) return st;
     return sgp_itergp_kq(ctx, s);
   }

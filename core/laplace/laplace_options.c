@@ -14,7 +14,6 @@
 #define TEXT_OF_VALUE(x) TEXT_OF(x)
 #define PILOT_N_TEXT TEXT_OF_VALUE(SGP_EVS_PILOT_N)
 
-static const char *const likelihood_names[] = {"gaussian", "bernoulli", "poisson", "softmax", NULL};
 static const char *const policy_names[] = {"cg", "cholesky", NULL};
 static const char *const residual_names[] = {"explicit", "recursive", NULL}; /* SGP_RESIDUAL_* */
 static const char *const history_trace_names[] = {"auto", "always", NULL}; /* SGP_HISTORY_TRACE_* */
@@ -24,8 +23,8 @@ static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", 
                                           NULL};
 
 static const sgp_opt_spec specs[] = {
-  {"likelihood", SGP_OPT_CHOICE, "\"bernoulli\"", 0, 0, 0, likelihood_names, OFF(likelihood),
-   SGP_STORE_INT, 0, "\"bernoulli\" (logit), \"poisson\" (log link), \"softmax\" or \"gaussian\""},
+  {"likelihood", SGP_OPT_CHOICE, "\"bernoulli\"", 0, 0, 0, sgp_lik_names, OFF(likelihood),
+   SGP_STORE_INT, 0, sgp_lik_doc},
   SGP_KERNEL_OPTION_ROWS_AS(sgp_laplace_opts, kernel, "NULL", "NULL", SGP_OPT_NULL_OK,
                             "; not given: learned (1 when learn leaves it out)"),
   {"mean", SGP_OPT_VECTOR, "NULL", 0, 0, SGP_OPT_PTR, NULL, OFF(mean), SGP_STORE_DOUBLE, OFF(n_mean),
@@ -48,7 +47,12 @@ static const sgp_opt_spec specs[] = {
   {"probes", SGP_OPT_COUNT, "32", 2, 100000, 0, NULL, OFF(probes), SGP_STORE_INT, 0,
    "stochastic evidence: probes, preconditioned, their random parts fixed during learning (the seed's)"},
   {"offset", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(offset), SGP_STORE_DOUBLE, 0,
-   "poisson: log exposure per point (none given: 0)"},
+   "log exposure per point, for the likelihoods with a log link (none given: 0)"},
+  {"trials", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(trials), SGP_STORE_DOUBLE, 0,
+   "binomial: trials per point (y successes in 0..trials), 1 or n whole numbers >= 1 "
+   "(none given: 1)"},
+  {"dispersion", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(dispersion),
+   SGP_STORE_DOUBLE, 0, "negbin: r of the variance mu + mu^2/r (Poisson as r -> Inf)"},
   {"policy", SGP_OPT_CHOICE, "\"cg\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,
    "solver actions: \"cg\" (residuals) or \"cholesky\" (unit vectors: subset of data)"},
   {"residual", SGP_OPT_CHOICE, "\"recursive\"", 0, 0, 0, residual_names, OFF(residual),

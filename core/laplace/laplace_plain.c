@@ -1,11 +1,12 @@
 /* laplace_plain.c -- a gp_laplace fit as plain data (sgp_laplace_fit_plain,
  * sgp_options.h): its fields written once for both hosts, which shape the fit
  * from them (R's gp_laplace, Octave's gp_laplace.m). */
-#include "laplace.h"
+#include "lik_table.h"
 #include "value_out.h"
 #include "kernel_table.h"
 
 #include <math.h>
+#include <string.h>
 
 
 /* One row per accepted solver iteration (newton from 1, iteration within it from 1,
@@ -74,16 +75,26 @@ static sgp_value used_list(const sgp_laplace_fit_t *fit, const sgp_laplace_opts 
   const sgp_cmat noise = o->noise.data && o->noise.rows * o->noise.cols > 1
                              ? o->noise : sgp_cmat_of(&noise1, 1, 1);
   const int64_t C = fit->C;
-  const char *names[] = {"kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
-                         "warning", "warning_id"};
-  const sgp_value v[] = {
+  const sgp_lik_ops *ops = sgp_lik_ops_of(o->likelihood);
+  /* and the likelihood's own: trials, its scalar parameter */
+  const char *names[11] = {"kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
+                           "warning", "warning_id"};
+  sgp_value v[11] = {
     sgp_vo_list(a, nk, kn, kv),
-    sgp_vo_string(a, sgp_opt_choice_name("gp_laplace", "likelihood", o->likelihood)),
+    sgp_vo_string(a, sgp_lik_names[o->likelihood]),
     sgp_vo_string(a, sgp_opt_choice_name("gp_laplace", "policy", o->policy)),
     sgp_vo_int(a, 1, &C),
-    o->likelihood != SGP_LIK_GAUSSIAN ? sgp_vo_null() : given(&noise, a), given(&o->offset, a),
+    !sgp_lik_has_noise(o->likelihood) ? sgp_vo_null() : given(&noise, a), given(&o->offset, a),
     sgp_vo_scalar(a, (double)seed), sgp_vo_string(a, warn), sgp_vo_string(a, ids)};
-  return sgp_vo_list(a, 9, names, v);
+  int k = 9;
+  if (ops->takes_trials) {
+    static const double one = 1.0;
+    const sgp_cmat t1 = sgp_cmat_of(&one, 1, 1);
+    names[k] = "trials";
+    v[k++] = given(o->trials.data ? &o->trials : &t1, a);
+  }
+  if (ops->par_name) { names[k] = ops->par_name; v[k++] = sgp_vo_scalar(a, sgp_lik_par_of(o)); }
+  return sgp_vo_list(a, k, names, v);
 }
 
 sgp_value sgp_laplace_fit_plain(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
@@ -139,14 +150,9 @@ int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cm
   sgp_variance_warning(unresolved, m * C, warning, sizeof warning);
   const char *names[5] = {"mean", "var"};
   int k = 2;
-  switch (fit->likelihood) {
-  case SGP_LIK_POISSON:
-    names[k] = "rate_mean"; v[k] = v[2]; k++;
-    names[k] = "rate_var"; v[k] = v[3]; k++;
-    break;
-  case SGP_LIK_GAUSSIAN: names[k] = "y_var"; v[k] = v[3]; k++; break;
-  default: names[k] = "prob"; v[k] = v[2]; k++; break;
-  }
+  const sgp_lik_ops *ops = sgp_lik_ops_of(fit->likelihood);
+  if (strcmp(ops->resp_mean, "mean")) { names[k] = ops->resp_mean; v[k] = v[2]; k++; }
+  if (ops->resp_var) { names[k] = ops->resp_var; v[k] = v[3]; k++; }
   names[k] = "warning";
   v[k++] = sgp_vo_string(a, warning);
   *out = sgp_vo_list(a, k, names, v);

@@ -1,13 +1,11 @@
 /* laplace_predict.c -- latent predictive of gp_laplace at test inputs (spec 4.2):
  * mean m + K(X*, X) v (m the constant prior mean), variance k(x*, x*) - ||K(x*, X) Q||^2 (incl. computational
  * uncertainty), and the response (spec 4.3). */
-#include "laplace.h"
+#include "lik_table.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static double probit_kappa(double s2) { return 1.0 / sqrt(1.0 + 3.14159265358979323846 * s2 / 8.0); }
 
 int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
                         sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
@@ -44,7 +42,7 @@ int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cm
   const sgp_cmat Xf = sgp_cmat_of(fit->X, n, fit->d);
   const int need_var = var.data || resp_mean.data || resp_var.data;
   const int64_t nr = need_var ? r : 0;
-  mu = sgp_alloc(ns * C);
+  mu = sgp_alloc(ns * C + 2 * C); /* and one point's response */
   if (!mu) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   memset(mu, 0, (size_t)(ns * C) * sizeof(double));
   if (nr == 0) {
@@ -86,39 +84,15 @@ int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cm
         for (int64_t i = 0; i < ns; i++) var.data[i + c * var.ld] = mu[i + c * ns];
   }
   if (resp_mean.data || resp_var.data) {
+    const sgp_lik_ops *ops = sgp_lik_ops_of(fit->likelihood);
+    double *pm = mu + ns * C, *pv = pm + C; /* one point's response */
     for (int64_t i = 0; i < ns; i++) {
-      if (fit->likelihood == SGP_LIK_SOFTMAX) {
-        double zmax = -INFINITY, zs = 0.0;
-        for (int64_t c = 0; c < C; c++) {
-          const double z = mean.data[i + c * mean.ld] * probit_kappa(mu[i + c * ns]);
-          if (z > zmax) zmax = z;
-        }
-        for (int64_t c = 0; c < C; c++)
-          zs += exp(mean.data[i + c * mean.ld] * probit_kappa(mu[i + c * ns]) - zmax);
-        for (int64_t c = 0; c < C; c++) {
-          const double p =
-              exp(mean.data[i + c * mean.ld] * probit_kappa(mu[i + c * ns]) - zmax) / zs;
-          if (resp_mean.data) resp_mean.data[i + c * resp_mean.ld] = p;
-          if (resp_var.data) resp_var.data[i + c * resp_var.ld] = p * (1.0 - p);
-        }
-        continue;
+      ops->response(fit, C, mean.data + i, mean.ld, mu + i, ns,
+                    offset_s.data ? offset_s.data[i] : 0.0, pm, pv);
+      for (int64_t c = 0; c < C; c++) {
+        if (resp_mean.data) resp_mean.data[i + c * resp_mean.ld] = pm[c];
+        if (resp_var.data) resp_var.data[i + c * resp_var.ld] = pv[c];
       }
-      const double m = mean.data[i], s2 = mu[i];
-      double pm, pv;
-      if (fit->likelihood == SGP_LIK_BERNOULLI) {
-        const double z = m * probit_kappa(s2);
-        pm = z >= 0 ? 1.0 / (1.0 + exp(-z)) : exp(z) / (1.0 + exp(z));
-        pv = pm * (1.0 - pm);
-      } else if (fit->likelihood == SGP_LIK_POISSON) {
-        const double eta = m + (offset_s.data ? offset_s.data[i] : 0.0);
-        pm = exp(eta + 0.5 * s2);
-        pv = expm1(s2) * exp(2.0 * eta + s2);
-      } else {
-        pm = m;
-        pv = s2 + fit->noise;
-      }
-      if (resp_mean.data) resp_mean.data[i] = pm;
-      if (resp_var.data) resp_var.data[i] = pv;
     }
   }
   st = sgp_laplace_check_pred_finite(ctx, offset_s.data != NULL, mean, var, resp_mean, resp_var);

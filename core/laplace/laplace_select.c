@@ -95,7 +95,7 @@ static int exact_fits(int64_t n, int64_t C, char *note, size_t size)
 static int choose_estimator(sgp_ctx *ctx, const sgp_lik *lik, const sgp_laplace_opts *o,
                             int *stochastic, char *note, size_t size)
 {
-  const int soft = lik->kind == SGP_LIK_SOFTMAX;
+  const int soft = sgp_lik_multiclass(lik->kind);
   *stochastic = 0;
   if (o->evidence == SGP_EVIDENCE_STOCHASTIC) {
     if (soft)
@@ -121,7 +121,7 @@ static int learn_bits(sgp_ctx *ctx, const sgp_laplace_opts *o, const sgp_ev_layo
     if (!o->noise.data && l->has_noise) b |= SGP_LEARN_NOISE;
   }
   if ((b & SGP_LEARN_NOISE) && !l->has_noise)
-    return sgp_fail(ctx, SGP_EINVAL, o->likelihood == SGP_LIK_GAUSSIAN
+    return sgp_fail(ctx, SGP_EINVAL, sgp_lik_has_noise(o->likelihood)
                     ? "learn: names \"noise\", which is learned as one value; 'noise' has one per point"
                     : "learn: names \"noise\", which only likelihood = \"gaussian\" has");
   *bits = b;
@@ -151,8 +151,8 @@ static int start_values(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const sgp_
   if (o->kernel.lengthscale) memcpy(h->lengthscale, o->kernel.lengthscale, (size_t)nl * sizeof(double));
   if (!isnan(o->kernel.outputscale)) h->outputscale = o->kernel.outputscale;
   for (int64_t c = 0; o->mean && c < h->n_mean; c++) h->mean[c] = o->mean[o->n_mean == 1 ? 0 : c];
-  if (lik->kind == SGP_LIK_GAUSSIAN && lik->n_noise == 1 && o->noise.data) h->noise = lik->noise[0];
-  if (lik->kind != SGP_LIK_GAUSSIAN || lik->n_noise != 1) h->noise = NAN;
+  if (sgp_lik_has_noise(lik->kind) && lik->n_noise == 1 && o->noise.data) h->noise = lik->noise[0];
+  if (!sgp_lik_has_noise(lik->kind) || lik->n_noise != 1) h->noise = NAN;
   return SGP_OK;
 }
 
@@ -164,27 +164,29 @@ void sgp_laplace_pilot_rows(const sgp_ctx *ctx, int64_t n, int64_t *idx)
   sgp_rng_sample_prefix(&rng, idx, n, SGP_EVS_PILOT_N);
 }
 
-/* Subset: the rows idx[0..m) of X and of y, offset and a per-point noise. */
+/* Subset: the rows idx[0..m) of X and of y, offset, a per-point noise and
+ * per-point trials. */
 typedef struct {
-  double *X, *y, *offset, *noise;
+  double *X, *y, *offset, *noise, *trials;
   sgp_lik lik;
 } subset_t;
 
 static void subset_free(subset_t *b)
 {
-  free(b->X); free(b->y); free(b->offset); free(b->noise);
+  free(b->X); free(b->y); free(b->offset); free(b->noise); free(b->trials);
 }
 
 static int subset_take(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const int64_t *idx,
                        int64_t m, subset_t *b)
 {
-  const int64_t d = X.cols, pn = lik->n_noise == lik->n;
+  const int64_t d = X.cols, pn = lik->n_noise == lik->n, pt = lik->trials && lik->n_trials == lik->n;
   memset(b, 0, sizeof *b);
   b->X = sgp_alloc(m * d);
   b->y = sgp_alloc(m);
   if (lik->offset) b->offset = sgp_alloc(m);
   if (pn) b->noise = sgp_alloc(m);
-  if (!b->X || !b->y || (lik->offset && !b->offset) || (pn && !b->noise))
+  if (pt) b->trials = sgp_alloc(m);
+  if (!b->X || !b->y || (lik->offset && !b->offset) || (pn && !b->noise) || (pt && !b->trials))
     return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   for (int64_t i = 0; i < m; i++) {
     const int64_t r = idx[i];
@@ -192,12 +194,14 @@ static int subset_take(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const int64
     b->y[i] = lik->y[r];
     if (b->offset) b->offset[i] = lik->offset[r];
     if (b->noise) b->noise[i] = lik->noise[r];
+    if (b->trials) b->trials[i] = lik->trials[r];
   }
   b->lik = *lik;
   b->lik.n = m;
   b->lik.y = b->y;
   b->lik.offset = b->offset;
   if (pn) { b->lik.noise = b->noise; b->lik.n_noise = m; }
+  if (pt) { b->lik.trials = b->trials; b->lik.n_trials = m; }
   return SGP_OK;
 }
 
@@ -310,9 +314,9 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
   memset(h, 0, sizeof *h);
   h->loglik = h->loglik_se = NAN;
   h->n_lengthscale = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
-  h->n_mean = lik->kind == SGP_LIK_SOFTMAX ? lik->C : 1;
+  h->n_mean = sgp_lik_multiclass(lik->kind) ? lik->C : 1;
   sgp_ev_layout l = {h->n_lengthscale, h->n_mean,
-                     lik->kind == SGP_LIK_GAUSSIAN && lik->n_noise == 1};
+                     sgp_lik_has_noise(lik->kind) && lik->n_noise == 1};
   unsigned bits = 0;
   /* the start values come from y's moments, which must not overflow */
   int st = sgp_check_bounded(ctx, "y", sgp_cmat_of(lik->y, lik->n, 1), SGP_MAX_DATA_VALUE);

@@ -1,6 +1,6 @@
 /* laplace_view.c -- a non-owning sgp_laplace_fit_t over plain data, so that the R
  * and Octave shims can predict from a saved/reloaded fit (no external pointers). */
-#include "laplace.h"
+#include "lik_table.h"
 
 #include <string.h>
 
@@ -11,16 +11,16 @@ int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_c
   int st;
   if (!fit || !kernel) return sgp_fail(ctx, SGP_EINVAL, "fit: must not be NULL");
   memset(fit, 0, sizeof *fit);
-  if (likelihood < SGP_LIK_GAUSSIAN || likelihood > SGP_LIK_SOFTMAX)
+  const sgp_lik_ops *ops = sgp_lik_ops_of(likelihood);
+  if (!ops)
     return sgp_fail(ctx, SGP_EINVAL, "likelihood: unknown value %d", (int)likelihood);
   if ((st = sgp_check_finite(ctx, "x", X))) return st;
   if ((st = sgp_kernel_check(ctx, kernel, X.cols))) return st;
   const int64_t n = X.rows, C = weights.cols;
-  if (weights.rows != n || C < 1 || (likelihood != SGP_LIK_SOFTMAX && C != 1) ||
-      (likelihood == SGP_LIK_SOFTMAX && C < 2))
+  if (weights.rows != n || C < 1 || (!ops->multiclass && C != 1) || (ops->multiclass && C < 2))
     return sgp_fail(ctx, SGP_EDIM, "weights: is %lld x %lld; need %lld rows and %s",
                     (long long)weights.rows, (long long)C, (long long)n,
-                    likelihood == SGP_LIK_SOFTMAX ? "at least 2 columns" : "1 column");
+                    ops->multiclass ? "at least 2 columns" : "1 column");
   if ((st = sgp_check_finite(ctx, "weights", weights))) return st;
   if (root.cols > 0 && root.rows != n * C)
     return sgp_fail(ctx, SGP_EDIM, "root: has %lld rows; need n * C = %lld",
@@ -29,7 +29,7 @@ int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_c
   /* the predictor reads contiguous blocks */
   if (X.ld != n || weights.ld != n || (root.cols > 0 && root.ld != n * C))
     return sgp_fail(ctx, SGP_EDIM, "x: views must be contiguous (ld = rows)");
-  if (likelihood == SGP_LIK_GAUSSIAN && !(noise > 0.0))
+  if (ops->has_noise && !(noise > 0.0))
     return sgp_fail(ctx, SGP_EINVAL, "noise: must be positive (got %g)", noise);
   const int64_t nm = mean.data ? mean.rows * mean.cols : 0;
   if (nm && nm != 1 && nm != C)
@@ -48,6 +48,6 @@ int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_c
   fit->X = (double *)X.data;
   fit->weights = (double *)weights.data;
   fit->root = (double *)root.data;
-  fit->noise = likelihood == SGP_LIK_GAUSSIAN ? noise : 0.0;
+  fit->noise = ops->has_noise ? noise : 0.0;
   return SGP_OK;
 }

@@ -2,6 +2,7 @@
  * of a network, original-scale hyperparameters and a fit rebuilt from plain data
  * (a fit saved by R or Octave and reloaded), so prediction needs no live state. */
 #include "valla/valla.h"
+#include "sgp_options.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -145,15 +146,12 @@ static int check_maps(sgp_ctx *ctx, const sgp_valla_fit_data *d, int64_t M)
 
 static int check_data(sgp_ctx *ctx, const sgp_valla_fit_data *d, int64_t C)
 {
-  switch (d->likelihood) {
-  case SGP_LIK_GAUSSIAN: case SGP_LIK_BERNOULLI:
-    if (C != 1) return sgp_fail(ctx, SGP_EINVAL, "likelihood: needs a network with one output (has %lld)", (long long)C);
-    break;
-  case SGP_LIK_SOFTMAX:
-    if (C < 2) return sgp_fail(ctx, SGP_EINVAL, "likelihood: softmax needs at least 2 network outputs");
-    break;
-  default: return sgp_fail(ctx, SGP_EINVAL, "likelihood must be gaussian, softmax or bernoulli");
-  }
+  if (!sgp_lik_valla(d->likelihood))
+    return sgp_fail(ctx, SGP_EINVAL, "likelihood must be gaussian, softmax or bernoulli");
+  if (!sgp_lik_multiclass(d->likelihood) && C != 1)
+    return sgp_fail(ctx, SGP_EINVAL, "likelihood: needs a network with one output (has %lld)", (long long)C);
+  if (sgp_lik_multiclass(d->likelihood) && C < 2)
+    return sgp_fail(ctx, SGP_EINVAL, "likelihood: softmax needs at least 2 network outputs");
   if (C > VALLA_MAX_C)
     return sgp_fail(ctx, SGP_EINVAL, "model: at most %d network outputs are supported", VALLA_MAX_C);
   if ((int)d->method < 0 || (int)d->method > SGP_VALLA_METHOD_ELLA)

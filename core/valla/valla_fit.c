@@ -2,6 +2,7 @@
  * k-means, tags), then exact LLA, the closed form or the Adam loop over
  * minibatches with `learn` masks and validation early stopping (spec §3.1, §3.2). */
 #include "valla/valla.h"
+#include "sgp_options.h"
 
 #include <float.h>
 #include <math.h>
@@ -59,18 +60,14 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
   if ((st = sgp_check_bounded(ctx, "y", y, SGP_MAX_DATA_VALUE))) return st;
   if (C > VALLA_MAX_C)
     return sgp_fail(ctx, SGP_EINVAL, "model: at most %d network outputs are supported", VALLA_MAX_C);
-  switch (o->likelihood) {
-  case SGP_LIK_GAUSSIAN:
-    if (C != 1) return sgp_fail(ctx, SGP_EINVAL, "likelihood: gaussian needs a network with one output (has %lld)", (long long)C);
-    break;
-  case SGP_LIK_SOFTMAX:
-    if (C < 2) return sgp_fail(ctx, SGP_EINVAL, "likelihood: softmax needs at least 2 network outputs");
-    break;
-  case SGP_LIK_BERNOULLI:
-    if (C != 1) return sgp_fail(ctx, SGP_EINVAL, "likelihood: bernoulli needs one logit output");
-    break;
-  default: return sgp_fail(ctx, SGP_EINVAL, "likelihood must be gaussian, softmax or bernoulli");
-  }
+  if (!sgp_lik_valla(o->likelihood))
+    return sgp_fail(ctx, SGP_EINVAL, "likelihood must be gaussian, softmax or bernoulli");
+  if (sgp_lik_multiclass(o->likelihood) && C < 2)
+    return sgp_fail(ctx, SGP_EINVAL, "likelihood: softmax needs at least 2 network outputs");
+  if (o->likelihood == SGP_LIK_BERNOULLI && C != 1) /* valla's own coding: one logit */
+    return sgp_fail(ctx, SGP_EINVAL, "likelihood: bernoulli needs one logit output");
+  if (!sgp_lik_multiclass(o->likelihood) && C != 1)
+    return sgp_fail(ctx, SGP_EINVAL, "likelihood: gaussian needs a network with one output (has %lld)", (long long)C);
   const int64_t K = o->likelihood == SGP_LIK_BERNOULLI ? 2 : C;
   for (int pass = 0; pass < 2; pass++) {
     sgp_cmat v = pass ? yv : y;

@@ -6,12 +6,12 @@
  * values, shapes and the P1 / P2 / prior combination are sgp_valla_fit_from_data's. */
 #include "valla.h"
 #include "../fit_data.h"
+#include "sgp_options.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char *const lik_names[] = {"gaussian", "softmax", "bernoulli", NULL};
 static const char *const method_names[] = {"valla", "lla", "ella", NULL};
 static const char *const stop_names[] = {"iterations", "early_stopping", "diverged", "loss_rose",
                                          NULL};
@@ -45,16 +45,16 @@ static int check_scalars(const sgp_fd *f, int *lik, double *d, double *C)
   }
   if (*d < 1) return sgp_fd_bad(f, "d", "must be at least 1");
   if (*C < 1) return sgp_fd_bad(f, "C", "must be at least 1");
-  if ((st = sgp_fd_string(f, "likelihood", lik_names, lik)) ||
+  if ((st = sgp_fd_string(f, "likelihood", sgp_lik_valla_names, lik)) ||
       (st = sgp_fd_string(f, "method", method_names, &method)))
     return st;
   const char *pos[] = {"prior_var", "y_sd", "noise"};
-  for (int i = 0; i < 3 - (*lik != 0); i++)
+  for (int i = 0; i < 3 - (*lik != SGP_LIK_GAUSSIAN); i++)
     if (!finite_scalar(sgp_fd_elt(f->fit, pos[i]), 1))
       return sgp_fd_bad(f, pos[i], "must be one positive finite number");
   if (!finite_scalar(sgp_fd_elt(f->fit, "y_mean"), 0))
     return sgp_fd_bad(f, "y_mean", "must be one finite number");
-  if (*lik != 0 && !sgp_fd_absent(f, sgp_fd_elt(f->fit, "noise")))
+  if (*lik != SGP_LIK_GAUSSIAN && !sgp_fd_absent(f, sgp_fd_elt(f->fit, "noise")))
     return sgp_fd_bad(f, "noise", "must be absent (NULL or []) for classification");
   return SGP_OK;
 }
@@ -107,7 +107,7 @@ static int check_rest(const sgp_fd *f, int lik, double C)
   }
   const sgp_value *lv = sgp_fd_elt(f->fit, "levels");
   if (!sgp_fd_absent(f, lv)) {
-    const int64_t want = lik == 0 ? 0 : lik == 2 ? 2 : (int64_t)C;
+    const int64_t want = lik == SGP_LIK_GAUSSIAN ? 0 : lik == SGP_LIK_BERNOULLI ? 2 : (int64_t)C;
     if (!want) return sgp_fd_bad(f, "levels", "must be empty for a gaussian fit");
     int ok = lv->type == SGP_VAL_STRING && lv->len == want && lv->strs;
     for (int64_t i = 0; ok && i < want; i++) {

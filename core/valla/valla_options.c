@@ -13,8 +13,6 @@
 #define OFF(field) offsetof(sgp_valla_opts, field)
 #define MAX_COUNT 2147483647.0 /* counts as R's integers (and Octave's) */
 
-/* index = sgp_likelihood ("" : poisson, not offered by valla) */
-static const char *const likelihood_names[] = {"gaussian", "bernoulli", "", "softmax", NULL};
 static const char *const method_names[] = {"valla", "lla", "ella", NULL};
 /* bit i = SGP_VALLA_LEARN_* */
 static const char *const learn_names[] = {"A", "inducing", "prior_var", "noise", NULL};
@@ -22,7 +20,7 @@ static const char *const init_names[] = {"identity", "closed_form", NULL};
 static const char *const noise_fit_names[] = {"validation", "adam", NULL}; /* SGP_VALLA_NOISE_* */
 
 static const sgp_opt_spec specs[] = {
-  {"likelihood", SGP_OPT_CHOICE, "NULL", 0, 0, SGP_OPT_NULL_OK, likelihood_names,
+  {"likelihood", SGP_OPT_CHOICE, "NULL", 0, 0, SGP_OPT_NULL_OK, sgp_lik_valla_names,
    OFF(likelihood), SGP_STORE_INT, 0,
    "\"gaussian\", \"softmax\" or \"bernoulli\" (NULL: the network's, else gaussian for one "
    "output and softmax for more)"},
@@ -100,7 +98,7 @@ const sgp_verb_table sgp_valla_table = {"valla", specs, (int)(sizeof specs / siz
  * the fronts: they shape the network, not the training). */
 #define MOFF(field) offsetof(sgp_valla_mlp_fit_opts, field)
 static const sgp_opt_spec mlp_specs[] = {
-  {"likelihood", SGP_OPT_CHOICE, "\"gaussian\"", 0, 0, 0, likelihood_names, MOFF(likelihood),
+  {"likelihood", SGP_OPT_CHOICE, "\"gaussian\"", 0, 0, 0, sgp_lik_valla_names, MOFF(likelihood),
    SGP_STORE_INT, 0, "\"gaussian\" (squared error, one output), \"softmax\" or \"bernoulli\""},
   {"iterations", SGP_OPT_COUNT, "2000", 0, MAX_COUNT, 0, NULL, MOFF(iterations), SGP_STORE_INT64,
    0, "Adam steps"},

@@ -4,6 +4,7 @@
 #include "valla.h"
 #include "../fit_data.h"
 #include "../value_out.h"
+#include "sgp_options.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -223,12 +224,11 @@ static sgp_cmat opt_view(const sgp_fd *f, const char *name)
 /* The fields prediction reads, of a fit sgp_valla_fit_check passed. */
 static int read_fit(const sgp_fd *f, const sgp_valla_net *net, sgp_valla_fit_t **out)
 {
-  static const char *const lik[] = {"gaussian", "bernoulli", "", "softmax", NULL}; /* enum */
   static const char *const meth[] = {"valla", "lla", "ella", NULL};
   sgp_valla_fit_data d;
   memset(&d, 0, sizeof d);
   int li = 0, mi = 0, *tags = NULL, *layers = NULL;
-  int st = sgp_fd_string(f, "likelihood", lik, &li);
+  int st = sgp_fd_string(f, "likelihood", sgp_lik_valla_names, &li);
   if (!st) st = sgp_fd_string(f, "method", meth, &mi);
   d.likelihood = (sgp_likelihood)li;
   d.method = (sgp_valla_method)mi;

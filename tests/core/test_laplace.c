@@ -543,7 +543,7 @@ static void virtual_run_recycles_and_compresses(void **state)
   th_randn(&rng, n * B, S0, 1.0, 0.0);
   th_randn(&rng, n, b, 1.0, 0.0);
   th_matmul(n, B, n, K, S0, T0);
-  sgp_lik lik = {SGP_LIK_BERNOULLI, n, 1, p.y, NULL, NULL, 0, 1e12};
+  sgp_lik lik = {.kind = SGP_LIK_BERNOULLI, .n = n, .C = 1, .y = p.y, .noise_max = 1e12};
   sgp_lik_eval(&lik, f, NULL, NULL, NULL, nd);
   memcpy(Khat, K, (size_t)(n * n) * sizeof(double));
   for (int64_t i = 0; i < n; i++) Khat[i + i * n] += nd[i];
@@ -750,8 +750,8 @@ static void likelihood_derivatives(void **state)
     for (int i = 0; i < 6; i++)
       yy[i] = kind == SGP_LIK_BERNOULLI ? (double)((int)y[i] % 2)
               : kind == SGP_LIK_SOFTMAX ? (double)(1 + i % 3) : y[i];
-    sgp_lik lik = {(sgp_likelihood)kind, n, C, yy, kind == SGP_LIK_POISSON ? off : NULL, NULL, 0,
-                   1e12};
+    sgp_lik lik = {.kind = (sgp_likelihood)kind, .n = n, .C = C, .y = yy,
+                   .offset = kind == SGP_LIK_POISSON ? off : NULL, .noise_max = 1e12};
     for (int64_t i = 0; i < NC; i++) f[i] = -2.0 + 4.0 * sgp_rng_uniform(&rng);
     double ll;
     sgp_lik_eval(&lik, f, &ll, grad, delta, nd);
@@ -847,7 +847,7 @@ static void fit_rejects_bad_arguments(void **state)
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   double f[2] = {60.0, -800.0}, yy[2] = {0.0, 1.0}, g[2], dl[2], nd[2], ll;
-  sgp_lik lik = {SGP_LIK_BERNOULLI, 2, 1, yy, NULL, NULL, 0, 1e12};
+  sgp_lik lik = {.kind = SGP_LIK_BERNOULLI, .n = 2, .C = 1, .y = yy, .noise_max = 1e12};
   sgp_lik_eval(&lik, f, &ll, g, dl, nd);
   assert_true(isfinite(ll) || ll == -INFINITY);
   for (int i = 0; i < 2; i++) {

@@ -203,7 +203,7 @@ static void kinds_check_and_word_errors(void **state)
   expect_message(t, "max_newton", nul, "'max_newton' must be a whole number >= 1 (got nothing)");
   expect_message(t, "nonsense", r0,
                  "unknown option 'nonsense'; valid options are likelihood, kernel, lengthscale, "
-                 "outputscale, alpha, mean, noise, learn, optim_max_iter, restarts, evidence, probes, offset, policy, residual, max_newton, max_iter, precond_rank, class_actions, rank, tol, n_class, "
+                 "outputscale, alpha, mean, noise, learn, optim_max_iter, restarts, evidence, probes, offset, trials, dispersion, policy, residual, max_newton, max_iter, precond_rank, class_actions, rank, tol, n_class, "
                  "recycle, damping, max_total_iter, random_order, time_limit, inner_atol, "
                  "inner_rtol, noise_max, history_trace, kernel_cache_bytes, backend, seed, verbose, threads");
   /* what is valid is stored; Inf means none */
@@ -459,7 +459,7 @@ static void choice_names_follow_the_tables(void **state)
   assert_string_equal(sgp_opt_choice_name("gp_laplace", "likelihood", SGP_LIK_SOFTMAX), "softmax");
   assert_string_equal(sgp_opt_choice_name("gp_laplace", "policy", SGP_POLICY_CHOLESKY), "cholesky");
   assert_string_equal(sgp_opt_choice_name("context", "backend", SGP_BACKEND_CUDA), "cuda");
-  assert_string_equal(sgp_opt_choice_name("gp_laplace", "likelihood", 4), "");
+  assert_string_equal(sgp_opt_choice_name("gp_laplace", "likelihood", 99), "");
   assert_string_equal(sgp_opt_choice_name("gp_laplace", "nonsense", 0), "");
   assert_int_equal(sgp_opt_choice_index("gp_laplace", "likelihood", "poisson"), SGP_LIK_POISSON);
   assert_int_equal(sgp_opt_choice_index("valla", "likelihood", "poisson"), -1); /* not offered */

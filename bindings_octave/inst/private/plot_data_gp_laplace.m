@@ -3,18 +3,19 @@
 
 ## Private: what scalegp_plot draws for a gp_laplace fit (as R's plot method).
 ## 1-D: the latent mean of class o.class with a band of 2 latent sds over a
-## grid of the inputs' range and the data; poisson on the data's scale: the
-## rate exp(f) per unit exposure (band ends transformed likewise) and each
-## count / exp(offset); classification: labels as ticks at the bottom (0 /
+## grid of the inputs' range and the data, on the core's plot_scale: "rate"
+## (log link): the rate exp(f) per unit exposure (band ends transformed
+## likewise) and each count / exp(offset); "probability" (binomial): the
+## inverse logit and y / trials; "classes": labels as ticks at the bottom (0 /
 ## other classes) and top (1 / the class shown).  2-D: an image of the latent
 ## mean (classification: the probability of class o.class, default C).
 function v = plot_data_gp_laplace (fit, o, fname)
-  fit = laplace_check_fit (fit, fname);
+  [fit, train] = laplace_check_fit (fit, fname);
   n_grid = check_count (if_else (isempty (o.n_grid), 100, o.n_grid), fname, "n_grid", 2, 2000);
   C = fit.n_class;
   d = columns (fit.x);
   pred = @(xs) predict_gp_laplace (fit, xs, {fname, "fit"});
-  classify = any (strcmp (fit.likelihood, {"bernoulli", "softmax"}));
+  classify = strcmp (train.plot_scale, "classes");
   if (d == 1)
     c1 = check_count (if_else (isempty (o.class), 1, o.class), fname, "class", 1, C);
     g = linspace (min (fit.x), max (fit.x), n_grid)';
@@ -25,17 +26,22 @@ function v = plot_data_gp_laplace (fit, o, fname)
                 "px", fit.x, "py", [], "marker", ".", "ticks", [],
                 "xlabel", "x", "ylabel", sprintf ("latent f%s", if_else (C > 1, num2str (c1), "")),
                 "title", sprintf ("gp_laplace (%s)", fit.likelihood));
-    switch (fit.likelihood)
-      case "poisson"
+    switch (train.plot_scale)  # the core's, with the data on that scale
+      case "rate"
         v.mid = exp (v.mid);
         v.lo = exp (v.lo);
         v.hi = exp (v.hi);
-        v.py = fit.y(:) ./ exp (if_else (isempty (fit.offset), 0, fit.offset(:)));
+        v.py = train.plot_y(:);
         v.ylabel = "rate (count / exposure)";
-      case "gaussian"
-        v.py = fit.y(:);
+      case "probability"
+        [v.mid, v.lo, v.hi] = deal (1 ./ (1 + exp (-v.mid)), 1 ./ (1 + exp (-v.lo)),
+                                    1 ./ (1 + exp (-v.hi)));
+        v.py = train.plot_y(:);
+        v.ylabel = "probability (y / trials)";
+      case "latent"
+        v.py = train.plot_y(:);
       otherwise
-        hit = fit.y(:) == if_else (strcmp (fit.likelihood, "bernoulli"), 1, c1);
+        hit = fit.y(:) == if_else (C == 1, 1, c1);
         yl = [min(v.lo), max(v.hi)];
         v.py = yl(1 + hit)(:);
         v.marker = "+";

@@ -4,9 +4,10 @@
 ## Private: the lines of R's print(summary(<gp_laplace fit>)), same words and
 ## formats (a parity test compares them).
 function lines = summary_gp_laplace (fit, fname)
-  fit = laplace_check_fit (fit, fname);
+  [fit, train] = laplace_check_fit (fit, fname);
   k = fit.kernel;
-  [ll, acc] = train_fit (fit);
+  ll = train.loglik;
+  acc = train.accuracy;
   lines = {sprintf("gp_laplace (IterNCGP) with %s likelihood", fit.likelihood), ...
            sprintf("  kernel       %s, lengthscale %s, outputscale %s", k.kernel,
                    fmt_g (k.lengthscale), fmt_g (k.outputscale))};
@@ -51,29 +52,4 @@ function s = hyper_line (fit)
   endif
   s = sprintf ("  lengthscale %s, outputscale %s, mean %s%s; log evidence %s; %s",
                fmt_g (h.lengthscale), fmt_g (h.outputscale), fmt_g (h.mean), noise, ev, learned);
-endfunction
-
-## The training log-likelihood at the mode and, for classification, the
-## training accuracy (R's summary.gp_laplace).
-function [ll, acc] = train_fit (fit)
-  f = fit.f;
-  y = fit.y(:);
-  acc = [];
-  switch (fit.likelihood)
-    case "bernoulli"
-      f = f(:, 1);
-      ll = sum (y .* f - log1p (exp (-abs (f))) - max (f, 0));
-      acc = mean ((f > 0) == (y == 1));
-    case "poisson"
-      eta = f(:, 1) + if_else (isempty (fit.offset), 0, fit.offset(:));
-      ll = sum (y .* eta - exp (eta) - gammaln (y + 1));
-    case "softmax"
-      mx = max (f, [], 2);
-      ll = sum (f(sub2ind (size (f), (1:rows (f))', y)) - mx - log (sum (exp (f - mx), 2)));
-      [~, k] = max (f, [], 2);
-      acc = mean (k == y);
-    otherwise  # gaussian
-      s2 = fit.noise(:);
-      ll = sum (-0.5 * log (2 * pi * s2) - (y - f(:, 1)) .^ 2 ./ (2 * s2));
-  endswitch
 endfunction

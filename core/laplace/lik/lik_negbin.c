@@ -1,0 +1,94 @@
+/* lik_negbin.c -- the negative binomial NB2: y in {0, 1, 2, ...} with mean
+ * mu = exp(f + offset) (log link, log exposure `offset`) and variance
+ * mu + mu^2 / r, r = `dispersion` (> 0; Poisson as r -> Inf):
+ *   log p = lgamma(y + r) - lgamma(r) - lgamma(y + 1) + r log(r / (r + mu))
+ *           + y log(mu / (r + mu)).
+ * In eta = log mu: gradient r (y - mu) / (r + mu), W = r mu (y + r) / (r + mu)^2
+ * (> 0: log-concave in f for a fixed r), d3 = -r (y + r) mu (r - mu) / (r + mu)^3. */
+#include "../lik_table.h"
+
+#include <stddef.h>
+
+static int label(const sgp_lik *lik, int64_t i, char *why, size_t size)
+{
+  if (lik->y[i] >= 0.0 && lik->y[i] == floor(lik->y[i])) return 1;
+  snprintf(why, size, "negbin counts must be non-negative integers");
+  return 0;
+}
+
+static int check(sgp_ctx *ctx, const sgp_lik *lik)
+{
+  if (!(lik->par > 0.0) || !isfinite(lik->par))
+    return sgp_fail(ctx, SGP_EINVAL, "dispersion: must be positive and finite (got %g)", lik->par);
+  return SGP_OK;
+}
+
+/* log(r + mu) from eta = log mu without overflow */
+static double log_r_mu(double r, double eta)
+{
+  const double lr = log(r);
+  return eta > lr ? eta + log1p(exp(lr - eta)) : lr + log1p(exp(eta - lr));
+}
+
+static void eval(const sgp_lik *lik, const double *f, double *loglik, double *grad, double *delta,
+                 double *nd)
+{
+  const double vmax = lik->noise_max, r = lik->par, lgr = lgamma(r), lr = log(r);
+  double ll = 0.0;
+  for (int64_t i = 0; i < lik->n; i++) {
+    const double y = lik->y[i], eta = f[i] + sgp_lik_offset(lik, i), mu = exp(eta);
+    const double lrm = log_r_mu(r, eta), s = r / (r + mu); /* s = r / (r + mu) */
+    const double g = (y - mu) * s;
+    /* W^-1 = (r + mu)^2 / (r mu (y + r)) = (r + mu) / (mu (y + r) s) */
+    const double raw = exp(lrm - eta) / ((y + r) * s), ndi = sgp_lik_cap(raw, vmax);
+    ll += lgamma(y + r) - lgr - lgamma(y + 1.0) + r * (lr - lrm) + y * (eta - lrm);
+    nd[i] = ndi;
+    if (grad) grad[i] = g;
+    /* W^-1 g = (r + mu) / (y + r) (y / mu - 1) */
+    if (delta) delta[i] = ndi == raw ? exp(lrm - log(y + r)) * (y * exp(-eta) - 1.0) : ndi * g;
+  }
+  if (loglik) *loglik = ll;
+}
+
+static double w_at(double r, double y, double eta)
+{
+  const double mu = exp(eta), s = r / (r + mu);
+  return s * s * mu * (y + r) / r;
+}
+
+static void w_apply(const sgp_lik *lik, const double *f, int64_t b, const double *V, int64_t ldv,
+                    double *Y, int64_t ldy, double *pi)
+{
+  (void)pi;
+  SGP_LIK_DIAG_APPLY(lik, b, V, ldv, Y, ldy,
+                     w_at(lik->par, lik->y[i], f[i] + sgp_lik_offset(lik, i)))
+}
+
+static void curvature(const sgp_lik *lik, const double *f, double *w, double *d3)
+{
+  const double r = lik->par;
+  for (int64_t i = 0; i < lik->n; i++) {
+    const double eta = f[i] + sgp_lik_offset(lik, i), mu = exp(eta);
+    w[i] = w_at(r, lik->y[i], eta);
+    d3[i] = -w[i] * (r - mu) / (r + mu);
+  }
+}
+
+/* the mean mu = exp(f + off) of a normal f: lognormal mean and variance (as
+ * poisson's rate) */
+static void response(const sgp_laplace_fit_t *fit, int64_t C, const double *m, int64_t sm,
+                     const double *s2, int64_t ss, double off, double *pm, double *pv)
+{
+  (void)fit; (void)C; (void)sm; (void)ss;
+  const double eta = m[0] + off;
+  *pm = exp(eta + 0.5 * s2[0]);
+  *pv = expm1(s2[0]) * exp(2.0 * eta + s2[0]);
+}
+
+const sgp_lik_ops sgp_lik_negbin_ops = {
+  .takes_offset = 1, .par_name = "dispersion", .par_offset = offsetof(sgp_laplace_opts, dispersion),
+  .par_default = 1.0, .resp_mean = "rate_mean", .resp_var = "rate_var", .plot_scale = "rate",
+  .label = label, .check = check,
+  .eval = eval, .w_apply = w_apply, .curvature = curvature, .response = response,
+  .initial = sgp_lik_rate_initial,
+};
