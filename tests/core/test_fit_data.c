@@ -86,14 +86,15 @@ static void whole_fit_predicts(void **state)
   assert_int_equal(sgp_laplace_predict(&ctx, &view, sgp_cmat_of(xs, 2, 1), sgp_cmat_of(NULL, 0, 0),
                                        sgp_mat_of(m, 2, 1), sgp_mat_of(v, 2, 1),
                                        sgp_mat_of(NULL, 0, 0), sgp_mat_of(NULL, 0, 0)), SGP_OK);
-  /* the options' rules: an offset only for poisson, "class" for classification */
+  /* the options' rules: an offset only for the count likelihoods, "class" for classification */
   sgp_laplace_predict_opts o;
   sgp_laplace_predict_opts_default(&o);
   o.type = SGP_PREDICT_CLASS;
   assert_int_equal(sgp_laplace_predict_check(&ctx, &view, &o, 2), SGP_OK);
   o.offset = sgp_cmat_of(xs, 2, 1);
   assert_int_equal(sgp_laplace_predict_check(&ctx, &view, &o, 2), SGP_EINVAL);
-  assert_string_equal(ctx.errmsg, "offset: is only used with likelihood = \"poisson\"");
+  assert_string_equal(ctx.errmsg,
+                      "offset: is only used with likelihood = \"poisson\" or \"negbin\"");
 }
 
 /* A root of all n C columns with no iteration is the exact state (a full budget
