@@ -6,8 +6,8 @@
 #include <R.h>
 #include <Rinternals.h>
 
-#include "sgp.h"
-#include "sgp_options.h"
+#include "api/sgp.h"
+#include "api/sgp_options.h"
 
 /* Host state behind the context hooks. */
 typedef struct {

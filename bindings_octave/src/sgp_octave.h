@@ -19,8 +19,8 @@
 
 #include <octave/oct.h>
 
-#include "sgp.h"
-#include "sgp_options.h"
+#include "api/sgp.h"
+#include "api/sgp_options.h"
 
 namespace sgp_octave
 {

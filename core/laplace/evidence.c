@@ -7,8 +7,8 @@
  * kernel coordinate is sum_ik G_ik dK_ik with one weight matrix
  *   G = sum_c (1/2 a_c a_c' + sym(u_c a_c')) - 1/2 Q,   Q = sum_c R_cc,
  * contracted in one pass (sgp_kernel_grad_dense). The mean: 1'(a_c + u_c). */
-#include "evidence.h"
-#include "kernels.h"
+#include "laplace/evidence.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>

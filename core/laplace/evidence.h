@@ -5,7 +5,7 @@
 #ifndef SGP_EVIDENCE_H
 #define SGP_EVIDENCE_H
 
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 /* The coordinates of spec §1, in this order: log lengthscale (n_ls values), log
  * outputscale, the prior mean (n_mean: 1, or C for softmax), log noise variance

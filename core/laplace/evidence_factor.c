@@ -2,7 +2,7 @@
  * factorization, products with R = W^1/2 B^-1 W^1/2, and the parts of
  * Sigma = K - K R K that the gradient needs (spec model_selection.md §2). The
  * O(n^3) steps run in blocks that poll the interrupt (evidence_blocked.c). */
-#include "evidence.h"
+#include "laplace/evidence.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -30,8 +30,8 @@
  *           1'(a + u); gaussian noise s2n (1/2 a'a - 1/2 tr R).
  * The preconditioner's pivots are chosen once and kept, so that Q and the probes
  * move smoothly with theta: the optimizer sees one smooth function of theta. */
-#include "evidence.h"
-#include "kernels.h"
+#include "laplace/evidence.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>

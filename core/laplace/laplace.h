@@ -1,16 +1,16 @@
 /* laplace.h -- gp_laplace (IterNCGP, spec shared/spec/gp_laplace.md): internals of
  * the likelihoods and the IterGP inner loop with recycling/compression. The public
- * part (options, fit, predict) is the gp_laplace section of core/include/sgp.h.
+ * part (options, fit, predict) is the gp_laplace section of core/api/sgp.h.
  *
  * Storage: every NC-vector is a column-major N-by-C matrix (entry (n, c) at
  * n + N*c); a block of b such vectors is one N-by-(C*b) matrix with ld = N. */
 #ifndef SGP_LAPLACE_H
 #define SGP_LAPLACE_H
 
-#include "sgp_internal.h"
-#include "select.h"
-#include "kernels.h"
-#include "sgp_options.h"
+#include "runtime/sgp_internal.h"
+#include "select/select.h"
+#include "kernels/kernels.h"
+#include "api/sgp_options.h"
 
 /* ------------------------------------------------------------ internal: likelihoods */
 

@@ -8,7 +8,7 @@
  * which is the one-at-a-time Gram-Schmidt of spec 3.4 (I11-I16) reordered. When
  * S = P_I (every action so far a unit vector) Q'z = G'z[I] and D's rows are G's,
  * so the projection costs O(r^2 b) instead of O(NC r b). */
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  * many as the Cholesky) only serves the trace, a metric (spec 4.4): it is taken
  * when ub->trace (option history_trace = "always"); otherwise the trace is NaN
  * and the solve costs one Cholesky. The state left behind is the same. */
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* laplace_fit.c -- gp_laplace (IterNCGP): the IterGP inner loop (spec 3.4, policies
  * 3.5, stopping 3.6, safeguards 3.7) and the Newton outer loop (3.2), outputs 4.1. */
 #define _POSIX_C_SOURCE 200809L
-#include "lik_table.h"
+#include "laplace/lik_table.h"
 
 #include <float.h>
 #include <math.h>

@@ -4,7 +4,7 @@
 #if defined(__linux__)
 #define _DEFAULT_SOURCE /* madvise */
 #endif
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <math.h>
 #include <stdlib.h>

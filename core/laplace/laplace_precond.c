@@ -8,7 +8,7 @@
  * whatever actions were taken (spec 2.3); preconditioning only chooses them (the
  * conjugate-gradient actions of PCG), and the Gram-Schmidt against Q in the K^
  * inner product is unchanged. Diagonal W only (not softmax). */
-#include "evidence.h"
+#include "laplace/evidence.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * (evidence.c), or estimated matrix-free with probes fixed for the whole
  * optimization (evidence_stochastic.c) when asked or when the exact one does not
  * fit. The evidence and its gradient are reported at the values used, learned or not. */
-#include "evidence.h"
+#include "laplace/evidence.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
  * v_prev, and as span(U) grows to R^{NC} it is the exact Newton iteration's limit,
  * the mode. Cost per iteration O(NC k^2), no
  * kernel products (K U = [T, K v_prev, K v_solver] is known). */
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <float.h>
 #include <math.h>

@@ -12,14 +12,14 @@
  * coordinates lo_j + i_j h_j. Dimensions are numbered from 0 in C and from 1 in
  * error messages (they name the R/Octave arguments).
  *
- * The types and entry points the shims need are public (core/include/sgp.h). */
+ * The types and entry points the shims need are public (core/api/sgp.h). */
 #ifndef SGP_SKI_H
 #define SGP_SKI_H
 
-#include "sgp_internal.h"
+#include "runtime/sgp_internal.h"
 
 /* SGP_SKI_MAX_D, sgp_ski_interpolation, sgp_ski_bounds_policy and sgp_ski_grid
- * are public: core/include/sgp.h (ski_gsgp section). */
+ * are public: core/api/sgp.h (ski_gsgp section). */
 
 /* ------------------------------------------------------------ ski_grid.c */
 

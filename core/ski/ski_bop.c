@@ -9,10 +9,10 @@
  * Both add the terms of a row in increasing stencil order starting from 0, and
  * CSR drops only exact zeros, so the two give the same numbers (up to the sign
  * of zero). Neither copies D's values for STENCIL; CSR copies the non-zeros. */
-#include "ski.h"
-#include "../target_clones.h"
+#include "ski/ski.h"
+#include "kernels/target_clones.h"
 #ifdef SGP_HAVE_CUDA
-#include "cuda_backend.h"
+#include "runtime/cuda_backend.h"
 #endif
 
 #include <stdlib.h>

@@ -22,12 +22,12 @@
  * row-major multi-dimensional layout is described through the guru64
  * interface with our first-dimension-fastest strides, so the halved r2c axis is
  * dimension 1 and sizes beyond INT_MAX are fine. */
-#include "ski_fft_plan.h"
+#include "ski/ski_fft_plan.h"
 #ifdef SGP_HAVE_CUDA
-#include "cuda_backend.h"
+#include "runtime/cuda_backend.h"
 #endif
-#include "kernels.h"
-#include "kernel_table.h"
+#include "kernels/kernels.h"
+#include "kernels/kernel_table.h"
 
 #include <math.h>
 #include <stdlib.h>

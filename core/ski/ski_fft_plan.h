@@ -3,7 +3,7 @@
 #ifndef SKI_FFT_PLAN_H
 #define SKI_FFT_PLAN_H
 
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <fftw3.h>
 

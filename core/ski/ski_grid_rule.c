@@ -21,8 +21,8 @@
  * calibration to other dimensions (each dimension's interpolation adds its
  * error). Linear interpolation is not calibrated: its default keeps h <= ell/3
  * and its error is not estimated (NaN). */
-#include "ski.h"
-#include "../kernel_table.h"
+#include "ski/ski.h"
+#include "kernels/kernel_table.h"
 
 #include <math.h>
 

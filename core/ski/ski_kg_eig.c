@@ -2,7 +2,7 @@
  * for the low-rank preconditioner of ski_precond.c. Matrix-free: block
  * subspace iteration with Rayleigh-Ritz, so it needs only (batched) K_G
  * products and works for every kernel the grid operator supports. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  *    request the probe solves A^{-1} z_j of the same iterates (the gradient's
  *    Hutchinson traces, ski_loglik_grad.c);
  *  - the data fit y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

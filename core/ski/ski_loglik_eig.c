@@ -20,7 +20,7 @@
  * Two more columns solve M' a = F'W'y and M' a1 = F'W'1: the data fit, the
  * quadratic terms (W'A^{-1}y = (W'y - B F a) / noise) and the GLS mean's
  * 1'A^{-1}1. Columns: 0 = y, 1 = ones, 2.. = probes. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

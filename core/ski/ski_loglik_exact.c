@@ -65,7 +65,7 @@
  * computed alike (ski_fft.c, ski_bop.c): the result is the same for every
  * thread count. Measured on 2 shared cores: 0.92 s per evaluation (value and
  * gradient) at m = 2048 with the serial BLAS, 0.95 s with two threads. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

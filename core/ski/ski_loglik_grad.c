@@ -9,7 +9,7 @@
  * a grid operator like K_G (sgp_ski_grid_op_deriv): K_G itself for log s, a
  * differentiated generating array or Toeplitz factor for log ell. Nothing
  * here touches the data: the cost per call is that of the solves. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

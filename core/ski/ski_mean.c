@@ -7,7 +7,7 @@
  * (Lake Huron ~579 ft) ||y|| is dominated by the offset, and a 1% residual of
  * it is several feet of error in the posterior mean; with b = y - mu 1 the
  * rule is relative to the data's variation. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <string.h>

@@ -25,7 +25,7 @@
  * Scope: d <= 3 (the moments take (2r+1)^d + (r+1)^d doubles per grid
  * point) and bounds policies error, clamp and drop (truncate splits cells;
  * use sgp_ski_stats_accumulate for it). */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * follows from rh = noise zh + V g:  rh'B rh = noise rh'B zh + (V'B rh)'g,
  * where V'B rh is already part of g (no BV product). So the stopping rule
  * and rel_residual mean exactly what they mean without P. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

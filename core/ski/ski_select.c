@@ -8,8 +8,8 @@
  * fixed probe sketches (common random numbers either way): no pass over the
  * data, the cost of a step independent of n.
  * The log-likelihood and its gradient are reported at the values used. */
-#include "ski.h"
-#include "select.h"
+#include "ski/ski.h"
+#include "select/select.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * CG control of ski_cg.c (true residuals checked before `converged` is
  * claimed); they stop on ||b - A x|| <= tol ||b|| and return the mean cache
  * a = K_G W' A^{-1} y (spec §4.2): mu(x*) = w(x*)' a. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <float.h>
 #include <math.h>

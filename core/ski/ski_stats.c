@@ -10,7 +10,7 @@
  * point touches each entry (g, o) at most once (its taps have distinct grid
  * indices), so every entry receives its terms in data order: the statistics
  * are bitwise identical for any chunking and thread count. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

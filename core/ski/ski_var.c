@@ -5,7 +5,7 @@
  *  - LOVE-style low-rank variances (spec §4.4, variance = "lanczos"): span-W
  *    efficiently factorized Lanczos (Alg. A6') with full reorthogonalization,
  *    precomputed once into F (m-by-k), then O(k taps) per test point. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

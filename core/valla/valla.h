@@ -3,14 +3,14 @@
  * adjoint for Z, k-means, Adam, the alpha-objective with hand-coded gradients,
  * the fit loop, predictions, exact LLA / ELLA baselines and metrics.
  * The public part (network views, options, fit, predict, MAP trainer, metrics)
- * is the valla section of core/include/sgp.h; this header holds the internals.
+ * is the valla section of core/api/sgp.h; this header holds the internals.
  *
  * Conventions: points are rows (X is n-by-D); labels are 0..C-1 as doubles;
  * a block of NTK rows for n points and all C outputs has row r = i + n*c. */
 #ifndef SGP_VALLA_H
 #define SGP_VALLA_H
 
-#include "sgp_internal.h"
+#include "runtime/sgp_internal.h"
 
 /* ------------------------------------------------------------ internal: network */
 

@@ -2,7 +2,7 @@
  * k-means, tags), then exact LLA, the closed form or the Adam loop over
  * minibatches with `learn` masks and validation early stopping (spec §3.1, §3.2). */
 #include "valla/valla.h"
-#include "sgp_options.h"
+#include "api/sgp_options.h"
 
 #include <float.h>
 #include <math.h>

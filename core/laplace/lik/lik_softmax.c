@@ -1,7 +1,7 @@
 /* lik_softmax.c -- y in {1, ..., n_class}, C = n_class latents with a shared
  * kernel; per point W_n = diag(pi) - pi pi' (singular along the all-ones
  * direction: the pseudo-inverse W^dagger with the capped 1/pi stands for W^-1). */
-#include "../lik_table.h"
+#include "laplace/lik_table.h"
 
 static int label(const sgp_lik *lik, int64_t i, char *why, size_t size)
 {
