@@ -7,7 +7,6 @@
 #include <Rinternals.h>
 
 #include "api/sgp.h"
-#include "api/sgp_options.h"
 
 /* Host state behind the context hooks. */
 typedef struct {

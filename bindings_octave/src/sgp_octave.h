@@ -20,7 +20,6 @@
 #include <octave/oct.h>
 
 #include "api/sgp.h"
-#include "api/sgp_options.h"
 
 namespace sgp_octave
 {

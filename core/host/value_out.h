@@ -6,7 +6,7 @@
 #ifndef SGP_VALUE_OUT_H
 #define SGP_VALUE_OUT_H
 
-#include "api/sgp_options.h"
+#include "api/sgp_plain.h"
 
 /* rows of a plain vector that Octave shows as a row (sgp_options.h). */
 #define SGP_VO_ROW (-1)
