@@ -41,6 +41,7 @@ check: deps
 	@echo "make check: all test layers passed"
 
 check-core: deps
+	python3 tools/function_lengths.py core cuda
 	$(MAKE) -C tests/core check check-asan
 
 # The R-vs-Octave parity tests (test-parity-*.R) run the Octave side on oct-files
