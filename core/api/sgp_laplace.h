@@ -11,9 +11,12 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------- gp_laplace */
-/* IterNCGP (spec shared/spec/gp_laplace.md): computation-aware Laplace inference for
- * non-conjugate likelihoods. Every NC-vector is a column-major N-by-C matrix. */
-
+/* IterNCGP: computation-aware Laplace inference for non-conjugate likelihoods
+ * (Tatzel, Wenger, Schneider and Hennig, "Accelerating Generalized Linear Models
+ * by Trading off Computation for Uncertainty", 2023; IterGP: Wenger, Pleiss,
+ * Pfoertner, Hennig and Cunningham, "Posterior and Computational Uncertainty in
+ * Gaussian Processes", NeurIPS 2022); docs/gp_laplace.md. Every NC-vector is a
+ * column-major N-by-C matrix. */
 
 typedef enum { SGP_POLICY_CG = 0, SGP_POLICY_CHOLESKY = 1 } sgp_policy;
 typedef enum { SGP_RESIDUAL_EXPLICIT = 0, SGP_RESIDUAL_RECURSIVE = 1 } sgp_residual;
@@ -61,13 +64,13 @@ typedef struct {
   double eig_rtol, kappa, noise_max;      /* 1e-12, 0, 1e12 */
   sgp_residual residual;     /* default recursive: one kernel product per solver
                               * iteration, K v recomputed every 32 */
-  int damping;               /* 1: backtracking on Psi after each Newton step (spec 3.8), so
+  int damping;               /* 1: backtracking on Psi after each Newton step, so
                               * that truncated solves cannot diverge; 0: the paper's
                               * undamped steps; 1 */
   int random_order;          /* unit policy: seeded random permutation (default 0) */
   size_t kernel_cache_bytes; /* materialize K_x when 8 N^2 bytes fit; default 2 GiB */
   int tile;                  /* kernel tile size; default 512 */
-  /* model selection (spec shared/spec/model_selection.md). Not given: the kernel's
+  /* model selection. Not given: the kernel's
    * lengthscale NULL, its outputscale NaN, mean NULL, noise empty. */
   const double *mean;        /* constant prior mean: 1 value, or C (softmax); added to
                               * sgp_laplace_fit's prior_mean */
@@ -87,7 +90,7 @@ typedef struct {
                               * products all from the action's one product (default 1);
                               * 0: one action per iteration */
   int history_trace;         /* SGP_HISTORY_TRACE_*: the history's trace column (a metric,
-                              * spec 4.4). AUTO (default): recorded where it is an
+                              * not used by the fit). AUTO (default): recorded where it is an
                               * incremental O(B NC) update; NaN in the exact mode's dense
                               * first solve, where it needs the inverse of a Cholesky factor
                               * (NC^3/3 flops, as much as the solve). ALWAYS: everywhere */

@@ -30,7 +30,7 @@ void sgp_value_arena_free(sgp_value_arena *a);
 /* Whether a builder ran out of memory (the tree is then incomplete): SGP_ENOMEM. */
 int sgp_value_arena_failed(const sgp_value_arena *a);
 
-/* The model selection of a fit (gp_laplace, ski_gsgp; spec model_selection.md §6):
+/* The model selection of a fit (gp_laplace, ski_gsgp):
  * hyper (lengthscale, outputscale, mean when the model has one, noise: NULL when
  * there is none), loglik, loglik_se (0 when exact), loglik_grad (named by theta's
  * coordinates), learned (the names of gp_laplace's `learn` choices that were

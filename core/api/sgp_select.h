@@ -15,9 +15,8 @@ enum {
   SGP_LEARN_NOISE = 8u, SGP_LEARN_AUTO = 16u
 };
 
-/* The hyperparameters a fit used, and its model selection (spec model_selection.md
- * §6; gp_laplace, and ski_gsgp with its one constant mean: n_mean 1): the evidence and its
- * gradient in the coordinates theta = (log lengthscale(s), log outputscale, mean(s),
+/* The hyperparameters a fit used, and its model selection (gp_laplace, and
+ * ski_gsgp with its one constant mean: n_mean 1): the evidence and its gradient in the coordinates theta = (log lengthscale(s), log outputscale, mean(s),
  * log noise), and the optimizer's trace. */
 typedef struct sgp_hyper {
   double *lengthscale;     /* n_lengthscale */

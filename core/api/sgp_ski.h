@@ -11,10 +11,12 @@ extern "C" {
 #endif
 
 /* ---- ski_gsgp ---- */
-/* Structured kernel interpolation on a regular grid (spec shared/spec/ski_gsgp.md).
+/* Structured kernel interpolation on a regular grid (Wilson and Nickisch, "Kernel
+ * Interpolation for Scalable Structured Gaussian Processes (KISS-GP)", ICML 2015),
+ * fitted from sufficient statistics; docs/ski_gsgp.md.
  * Grid vectors are stored first dimension fastest, g = i_1 + m_1 (i_2 + ...), so
  * R's array(v, dim = grid_size) reshapes them. The internals (K_G operators,
- * solvers, LOVE) are declared in core/ski/ski.h; the shims need only this. */
+ * solvers, LOVE) are declared in ski/ski.h; the shims need only this. */
 
 #define SGP_SKI_MAX_D 8
 
@@ -68,7 +70,7 @@ typedef enum {
 /* Options of ski_gsgp (same names in R and Octave). The seed of the probes,
  * threads, backend and verbosity live in sgp_ctx. */
 typedef struct {
-  int64_t grid_size[SGP_SKI_MAX_D]; /* points per dimension; 0 = automatic (spec §8.2) */
+  int64_t grid_size[SGP_SKI_MAX_D]; /* points per dimension; 0 = automatic */
   const double *grid_bounds;        /* d-by-2 (lower, upper; both are grid points);
                                        NULL = data range plus grid_pad cells */
   int grid_pad;                     /* < 0 (default): 2 cells cubic, 1 linear */
@@ -98,13 +100,13 @@ typedef struct {
   int64_t slq_max_iter;             /* Krylov steps per probe; 100 */
   sgp_ski_loglik_method loglik_method; /* AUTO */
   int64_t precond_rank;             /* method GSGP: rank q of the K_G preconditioner
-                                       of the mean solve (spec §8.4); 0 = none (default) */
+                                       of the mean solve; 0 = none (default) */
   int64_t n_grid_size;              /* values given in grid_size: 0 (default) every entry
                                        j < d as stored; 1: grid_size[0] for every
                                        dimension; else it must be d */
   int64_t n_grid_bounds;            /* numbers in grid_bounds: 0 (default) d-by-2 as
                                        stored; else it must be 2 d */
-  /* model selection (spec model_selection.md §4-§6; sgp_ski_fit_learn) */
+  /* model selection */
   unsigned learn;                   /* SGP_SKI_LEARN_* bits; default AUTO: those not given */
   int optim_max_iter;               /* log-likelihood evaluations of the optimizer; 100 */
   int restarts;                     /* extra seeded starts of the optimizer; 0 */
@@ -251,7 +253,7 @@ unsigned sgp_ski_learn_bits(const sgp_ski_opts *o);
  * whose GLS estimate is closed form): they need probe sketches. */
 unsigned sgp_ski_learn_optimized(const sgp_ski_opts *o);
 
-/* The model selection of a ski_gsgp fit (spec model_selection.md §4-§6). */
+/* The model selection of a ski_gsgp fit. */
 typedef struct {
   sgp_hyper hyper;        /* values used, loglik, its gradient (n_mean 0), the trace */
   int evaluated;          /* loglik and the fields below are set */

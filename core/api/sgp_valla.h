@@ -11,11 +11,12 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------- valla ---- */
-/* VaLLA (spec shared/spec/valla.md): variational linearized Laplace for a
- * pre-trained MLP, with exact LLA and ELLA baselines, a small MAP trainer and
+/* VaLLA: variational linearized Laplace (Ortega, Santana and Hernandez-Lobato,
+ * "Variational Linearized Laplace Approximation for Bayesian Deep Learning",
+ * ICML 2024; docs/valla.md) for a pre-trained MLP, with exact LLA and ELLA baselines, a small MAP trainer and
  * metrics. Points are rows (X is n-by-D); labels are 0..C-1 as doubles (the R
  * and Octave fronts shift 1..C). A block of rows for n points and all C outputs
- * has row r = i + n*c. Internal pieces live in core/valla/valla.h. */
+ * has row r = i + n*c. Internal pieces live in valla/valla.h. */
 
 typedef enum {
   SGP_ACT_IDENTITY = 0,
@@ -56,7 +57,7 @@ const char *sgp_valla_activation_name(sgp_activation act);
 /* Checks the view (shapes, finiteness, activations) and copies it. Messages name
  * the pieces `W[l]`, `b[l]`, `skip`, `width` (l 1-based). */
 int  sgp_valla_net_from_mlp(sgp_ctx *ctx, const sgp_valla_mlp *mlp, sgp_valla_net *net);
-/* nnet layout (spec §4.4): D inputs, H hidden (0 allowed with skip), K outputs;
+/* nnet layout: D inputs, H hidden (0 allowed with skip), K outputs;
  * out_sigmoid: output units apply the clipped logistic (entropy / logistic LS). */
 int  sgp_valla_net_from_nnet(sgp_ctx *ctx, int64_t D, int64_t H, int64_t K, int skip,
                              int out_sigmoid, sgp_cmat wts, sgp_valla_net *net);
@@ -115,7 +116,7 @@ typedef struct {
   double noise;               /* initial noise variance, original scale; <= 0 =
                                  exp(-5) on the standardized scale (default) */
   unsigned learn;             /* SGP_VALLA_LEARN_* bits; default all four */
-  int closed_form;            /* 1: Titsias/GGN optimum for A (spec §1.4); default 0 */
+  int closed_form;            /* 1: Titsias/GGN optimum for A; default 0 */
   int64_t iterations, batch_size;   /* 20000, 100 */
   double lr, alpha;           /* 1e-3, 1 (alpha in [0, 1], gaussian only below 1) */
   /* additional options */
@@ -154,7 +155,7 @@ int sgp_valla_opts_check(sgp_ctx *ctx, const sgp_valla_opts *o);
  * diverged at), "" when nothing went wrong; returns 1 when there is one. */
 int sgp_valla_stop_warning(sgp_valla_stop stop, int64_t diverged_at, char *buf, size_t size);
 
-/* Predictive latent covariance of every method in one form (spec §1.3, §1.4, §6):
+/* Predictive latent covariance of every method in one form:
  *   K*(x,x) = prior * K_xx - |P1 K_Zx|^2 + |P2 K_Zx|^2   (P1, P2: M x M or NULL)
  * with K = s0 * k0 / y_sd^2 (regression) between x and the tagged points Z. */
 typedef struct sgp_valla_fit {
@@ -238,14 +239,14 @@ int  sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp
 int  sgp_valla_predict_count(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_mat mean,
                              sgp_mat var, sgp_mat latent_var, sgp_mat prob, sgp_mat cov,
                              int64_t *unresolved);
-/* Monte-Carlo class probabilities (prob_method = "mc", spec §5): the mean over
+/* Monte-Carlo class probabilities (prob_method = "mc"): the mean over
  * mc_samples draws f = g + chol(K* + eps I) e of softmax(f) (Bernoulli: the
  * sigmoid, prob n x 2), seeded from the ctx RNG. */
 int  sgp_valla_predict_mc(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X,
                           int64_t mc_samples, sgp_mat prob);
 
-/* Laplace log evidence of LLA at (prior_var, noise) on the original target scale
- * (spec §6.1): sum log p(y|g) - |theta|^2/(2 prior_var) - log|I + L^1/2 K L^1/2|/2. */
+/* Laplace log evidence of LLA at (prior_var, noise) on the original target scale:
+ * sum log p(y|g) - |theta|^2/(2 prior_var) - log|I + L^1/2 K L^1/2|/2. */
 int sgp_valla_lla_log_evidence(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
                                sgp_likelihood lik, const int *layers, double prior_var,
                                double noise, double *log_evidence);
@@ -300,7 +301,7 @@ double sgp_valla_cqm(int64_t n, const double *y, const double *mu, const double 
 /* Classification: prob n x C (ld n), labels 0..C-1. */
 double sgp_valla_accuracy(int64_t n, int64_t C, const double *prob, const double *y);
 double sgp_valla_class_nll(int64_t n, int64_t C, const double *prob, const double *y);
-/* bins equal-width confidence bins (lo, hi] on max_c p (spec: 15). */
+/* bins equal-width confidence bins (lo, hi] on max_c p (15 is the usual choice). */
 double sgp_valla_ece(int64_t n, int64_t C, const double *prob, const double *y, int bins);
 double sgp_valla_brier(int64_t n, int64_t C, const double *prob, const double *y);
 /* ROC AUC of score for labels 1 (positive) vs 0, tie-averaged ranks (Mann-Whitney). */

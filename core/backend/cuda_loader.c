@@ -5,7 +5,7 @@
  * The core links no CUDA library: cudart, cuBLAS and cuFFT are mapped only
  * when the plugin is opened, which happens only where an NVIDIA driver is
  * present (so "auto" on a machine without one costs nothing: they add ~220 MiB
- * to a process's peak RSS, issue 18) or when a test opens it explicitly. */
+ * to a process's peak RSS) or when a test opens it explicitly. */
 #define _GNU_SOURCE /* dladdr */
 #include "runtime/sgp_internal.h"
 

@@ -1,6 +1,6 @@
 /* kernel_grad.c -- the kernel's derivatives contracted with a weight matrix,
  * sum_ik G_ik dK_ik/dtheta for every kernel coordinate in one pass over the
- * pairs (spec model_selection.md §1-§3): a gradient of the evidence is a few
+ * pairs: a gradient of the evidence is a few
  * solves plus this pass, not one pass per hyperparameter. With k = s phi(r):
  *   dk/dlog l_j = psi (x_j - x'_j)^2 / l_j^2 (psi = sgp_kernel_psi, from k),
  *   dk/dlog s   = k,

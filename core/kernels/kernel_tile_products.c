@@ -2,7 +2,7 @@
  * y_i += K v_j and y_j += K' v_i, read straight from the tile (column-major,
  * L2-resident) in register blocks. A BLAS call would first pack the tile (once
  * per product), and at the few right-hand sides of a solver (b ~ 10) those
- * copies cost as much as the multiplications themselves (issue 14). Each
+ * copies cost as much as the multiplications themselves. Each
  * output entry is summed in a fixed order, so the result does not depend on
  * the thread count. Vectors of 4 doubles (GNU C vector extensions) map onto
  * AVX2/AVX-512 registers in the clones (target_clones.h) and onto SSE2 pairs

@@ -1,5 +1,6 @@
-/* evidence.c -- the exact Laplace evidence and its gradient (spec
- * model_selection.md §2). At the mode f, a = K^-1 (f - m):
+/* evidence.c -- the exact Laplace evidence and its gradient
+ * (Rasmussen and Williams, "Gaussian Processes for Machine Learning", 2006,
+ * sections 3.4 and 5.5.1). At the mode f, a = K^-1 (f - m):
  *   log q = -1/2 a'(f - m) + log p(y | f) - 1/2 log |B|,
  * and for a kernel coordinate with C_j = I_C x dK/dtheta_j
  *   d log q = 1/2 a'C_j a - 1/2 tr(R C_j) + u'C_j a,   u = (I + W K)^-1 s2,

@@ -92,7 +92,7 @@ int sgp_laplace_mode_bound(sgp_ctx *ctx, run_t *R, const double *grad, const dou
   return SGP_OK;
 }
 
-/* O8 damping (spec 3.8): f(t) = f_i + t (f_{i+1} - f_i), v(t) likewise, for the
+/* O8 damping: f(t) = f_i + t (f_{i+1} - f_i), v(t) likewise, for the
  * first t = 1, 1/2, ..., 2^-40 (each try is O(NC); exp-type links can need t far below
  * 2^-10 far from the mode) with finite Psi(f(t)) >= Psi(f_i); t = 0 (no
  * step; two in a row end the run as stalled) when none is. g = f_i - m; v, Kv

@@ -51,7 +51,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->kernel_cache_bytes = (size_t)2 << 30;
   o->mean = NULL;
   o->n_mean = 0;
-  o->learn = SGP_LEARN_AUTO; /* spec §6: what is not given is learned */
+  o->learn = SGP_LEARN_AUTO; /* what is not given is learned */
   o->optim_max_iter = 100;
   o->restarts = 0;
   o->evidence = SGP_EVIDENCE_AUTO;

@@ -160,7 +160,7 @@ static int lik_setup(sgp_ctx *ctx, run_t *R, sgp_cmat y, int64_t C)
   return sgp_lik_check(ctx, lik);
 }
 
-/* Buffer capacity (spec 2.3): the actions a run can keep (per of them per
+/* Buffer capacity: the actions a run can keep (per of them per
  * solver iteration). */
 static int64_t buffer_cap(const sgp_laplace_opts *o, int64_t NC, int64_t per)
 {
@@ -239,7 +239,7 @@ static int run_setup(sgp_ctx *ctx, run_t *R, sgp_cmat X, int64_t C, int unit_blo
   if (o->max_total_iter >= 0 && R->hist_cap > o->max_total_iter) R->hist_cap = o->max_total_iter;
   R->hist_scale = (double)NC * o->kernel.outputscale;
   R->cap_max = cap;
-  /* start small and grow geometrically between Newton steps (spec 2.3) */
+  /* start small and grow geometrically between Newton steps */
   if ((st = sgp_itergp_init(ctx, &R->it, n, C, cap < step ? cap : step))) return st;
   if (R->per > 1 && !(R->cls = sgp_alloc(2 * NC)))
     return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
@@ -418,7 +418,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
     return SGP_OK;
   }
   sums_step(R, N->v, N->Kv);
-  /* O8 damping (spec 3.8); a truncated solve: the best step in its subspace */
+  /* O8 damping; a truncated solve: the best step in its subspace */
   if (R->sub_k > 0 && *inner_reason != SGP_STOP_RESID) {
     if ((st = sgp_laplace_damped_subspace(ctx, R, m, N->g, N->vprev, psi, N->v, N->Kv))) return st;
     sums_step(R, N->v, N->Kv); /* the basis holds uncentred actions */
@@ -451,7 +451,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
   return SGP_OK;
 }
 
-/* Outputs (spec 4.1): f, weights, the root Q and var = s - rowsums((K Q)^2) (K Q
+/* Outputs: f, weights, the root Q and var = s - rowsums((K Q)^2) (K Q
  * in the work buffer: kept current by the inner loop, else computed; in the
  * exact mode only its row sums, from the Cholesky factor of the last step's K^).
  * The operator (a cached K) goes first, so that the copy of X for predictions

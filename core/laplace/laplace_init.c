@@ -1,5 +1,5 @@
-/* laplace_init.c -- data-based initial hyperparameters (spec model_selection.md
- * §5): the values a fit starts learning from, and uses when told to learn
+/* laplace_init.c -- data-based initial hyperparameters: the
+ * values a fit starts learning from, and uses when told to learn
  * nothing of what the user did not give. */
 #include "laplace/lik_table.h"
 

@@ -98,7 +98,7 @@ static int direct_solve(sgp_ctx *ctx, run_t *R, const double *b, const double *n
 
 /* Softmax: x <- P x, the per-point class mean removed. In exact arithmetic every
  * CG residual has zero per-point sums already (W^+ = P W^+ P and K commute with
- * P, spec 1.4); on the sums K^ = K is ill-conditioned, so rounding left there
+ * P); on the sums K^ = K is ill-conditioned, so rounding left there
  * makes actions nearly dependent (breakdowns, a stalled mode). */
 void sgp_laplace_center_classes(int64_t n, int64_t C, double *x)
 {
@@ -156,7 +156,7 @@ static int full_exact(sgp_ctx *ctx, run_t *R, const double *b, const double *nd,
   return st;
 }
 
-/* One IterGP solve of K^ v = b (spec 3.4), in phases that share solve_t. On exit
+/* One IterGP solve of K^ v = b, in phases that share solve_t. On exit
  * v, Kv = K v (u in recursive mode), *reason; *bad = 1 when a non-finite
  * quantity appeared.
  * Full budget [X]: with policy cg and max_iter >= NC, a converged residual (or a
@@ -417,7 +417,7 @@ static int solve_direct_fits(const run_t *R, const solve_t *S)
          R->hist_cap - R->J >= NC && (o->max_total_iter < 0 || o->max_total_iter - R->J >= NC);
 }
 
-/* A block of unit-vector actions (spec 2.2): one BLAS-3 sweep; *stop = 1 (with
+/* A block of unit-vector actions: one BLAS-3 sweep; *stop = 1 (with
  * *reason) when a pivot broke down outside a fill. */
 static int solve_block(sgp_ctx *ctx, run_t *R, solve_t *S, int *reason, int *stop)
 {
@@ -593,9 +593,9 @@ static void class_block(int64_t n, int64_t C, int64_t c, const double *x0, doubl
 /* Class actions (option class_actions): the iteration's centred residual s and
  * its product K s (action_choose) cut into the C actions s_c = P (s[:, c] (x) e_c),
  * each with K s_c from K s. They sum to s, so span(S) grows by span{s_c}, which
- * holds the cg action; the sum directions (K^ = K there, spec 1.4) stay outside
+ * holds the cg action; the sum directions (K^ = K there) stay outside
  * span(S), as with one action. IterGP takes them one after the other: v stays
- * the Galerkin solution on span(S) (spec 2.3), C = S (S'K^S)^-1 S'. alpha =
+ * the Galerkin solution on span(S), C = S (S'K^S)^-1 S'. alpha =
  * d'res with the residual before the iteration: d is K^-orthogonal to the
  * earlier blocks' directions, which are all v moved along since. A block in
  * span(S) (with two classes the blocks coincide) is skipped; *taken: the number

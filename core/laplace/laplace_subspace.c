@@ -1,5 +1,4 @@
-/* laplace_subspace.c -- the globalized Newton step of a truncated inner solve
- * (issue 16, damping = TRUE).
+/* laplace_subspace.c -- the globalized Newton step of a truncated inner solve.
  *
  * A truncated IterGP solve is a Galerkin projection of the Newton system with the
  * test space S, not the restricted Newton step (whose test space is W K S), so the

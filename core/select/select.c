@@ -1,6 +1,5 @@
-/* select.c -- model selection shared by gp_laplace and ski_gsgp (spec
- * model_selection.md §5, §6): theta's coordinates and names, the bounds of the
- * optimizer, one optimizer run over the coordinates asked for with its trace
+/* select.c -- model selection shared by gp_laplace and ski_gsgp: theta's
+ * coordinates and names, the bounds of the optimizer, one optimizer run over the coordinates asked for with its trace
  * kept in an sgp_hyper, the model-selection warning, and the data-based
  * initial lengthscale. */
 #include "select/select.h"

@@ -1,5 +1,5 @@
 /* select.h -- model selection shared by the fronts that learn hyperparameters
- * (gp_laplace, ski_gsgp; spec model_selection.md §5, §6): theta's coordinates and
+ * (gp_laplace, ski_gsgp): theta's coordinates and
  * names, the optimizer's bounds, one L-BFGS run over the coordinates asked for
  * with its trace kept in an sgp_hyper, and the model-selection warning.
  * Core-internal. */
@@ -55,7 +55,7 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
  * none. Its identifier is "model-selection". */
 void sgp_select_warning(const sgp_hyper *h, char *buf, size_t size);
 
-/* The data-based initial lengthscale (spec §5): the median Euclidean distance
+/* The data-based initial lengthscale: the median Euclidean distance
  * between the points of a seeded subsample of at most 1000 rows of X (one
  * lengthscale: a lengthscale not given is isotropic; ARD starts from the values
  * the user gives). The subsample's stream is keyed by ctx->seed alone. */

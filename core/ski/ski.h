@@ -1,11 +1,14 @@
 /* ski.h -- ski_gsgp internals (core-internal; not part of the public API yet).
  *
- * First layer of the ski_gsgp method (spec shared/spec/ski_gsgp.md §1.2, §1.3,
- * §2): the regular grid, the interpolation weights w(x) and the products with
+ * Structured kernel interpolation (Wilson and Nickisch, "Kernel Interpolation
+ * for Scalable Structured Gaussian Processes (KISS-GP)", ICML 2015) fitted from
+ * sufficient statistics (Yadav, Sheldon and Musco, "Faster Kernel Interpolation
+ * for Gaussian Processes", AISTATS 2021); docs/ski_gsgp.md. The regular grid, the
+ * interpolation weights w(x) and the products with
  * the grid kernel matrix K_G as an sgp_op (Kronecker-of-Toeplitz and multilevel
  * circulant embedding, FFTW).
  *
- * Conventions (spec §0): a grid vector is stored first dimension fastest,
+ * Conventions: a grid vector is stored first dimension fastest,
  *   g = i_1 + m_1 (i_2 + m_2 (i_3 + ...)),  0 <= i_j < m_j,
  * so R's array(v, dim = grid_size) reshapes it directly, and
  * K_G = s T_d (x) ... (x) T_1 for separable kernels. Grid point i has the

@@ -1,5 +1,5 @@
 /* ski_grid.c -- the regular grid of ski_gsgp: construction from user bounds or
- * from the data range (spec §1.3), default sizes (§8.2), index helpers and the
+ * from the data range, default sizes, index helpers and the
  * grid points. */
 #include "ski/ski.h"
 

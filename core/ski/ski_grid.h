@@ -33,7 +33,7 @@ void sgp_ski_grid_subscripts(const sgp_ski_grid *g, int64_t idx, int64_t *sub);
  * m_j > 1 (where m_j = 1 the only point is lo and hi is ignored). */
 int sgp_ski_grid_bounds(sgp_ctx *ctx, sgp_cmat grid_bounds, const int64_t *grid_size,
                         sgp_ski_grid *out);
-/* Default grid_bounds (spec §1.3): data range [a_j, b_j] (d-by-2: min, max),
+/* Default grid_bounds: data range [a_j, b_j] (d-by-2: min, max),
  * grid_size, and a pad of p cells (grid_pad < 0: 2 for cubic, 1 for linear):
  * h_j = (b_j - a_j)/(m_j - 1 - 2p) (1 when b_j = a_j), lo_j = a_j - p h_j, so
  * every datum lies at t in [p, m_j - 1 - p]. Needs m_j >= 2p + 2 and m_j at
@@ -43,7 +43,7 @@ int sgp_ski_grid_auto(sgp_ctx *ctx, sgp_cmat data_range, const int64_t *grid_siz
 /* Column minima and maxima of X (n-by-d, n >= 1) into range (d-by-2,
  * column-major: range[j] = min, range[d + j] = max); errors name `x`. */
 int sgp_ski_data_range(sgp_ctx *ctx, sgp_cmat X, double *range);
-/* Default grid_size (spec §8.2) for n data points with range data_range (d-by-2):
+/* Default grid_size for n data points with range data_range (d-by-2):
  *  - with lengthscales (n_lengthscale 1 or d, else NULL): resolve the kernel,
  *    h_j <= lengthscale_j / 3, i.e. m_j = ceil(3 (b_j - a_j)/ell_j) + 1 + 2p;
  *  - without: m_j = ceil(n^(1/d)) + 2p (GPyTorch's ratio-1 rule);
@@ -77,7 +77,7 @@ int64_t sgp_ski_fft_good_size(int64_t n);
 /* Taps per dimension (2r: 4 cubic, 2 linear) and per point ((2r)^d). */
 int sgp_ski_interp_width(sgp_ski_interpolation interp);
 int64_t sgp_ski_interp_taps(sgp_ski_interpolation interp, int d);
-/* Keys' cubic convolution kernel u(xi), a = -1/2 (spec §1.3). */
+/* Keys' cubic convolution kernel u(xi), a = -1/2. */
 double sgp_ski_keys_kernel(double xi);
 /* The four cubic weights at fractional offset f in [0, 1] (closed form). */
 void sgp_ski_cubic_weights(double f, double w[4]);
@@ -117,7 +117,7 @@ int sgp_ski_interp(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation in
 
 /* ------------------------------------------------------------ ski_fft.c */
 
-/* How K_G V is computed (spec §2.3, §2.4). */
+/* How K_G V is computed. */
 typedef enum {
   SGP_SKI_KG_AUTO = 0,      /* Kronecker when separable, else circulant */
   SGP_SKI_KG_KRONECKER = 1, /* s T_d (x) ... (x) T_1: separable kernels only (rbf,
@@ -148,7 +148,7 @@ typedef enum {
  * iteration count and the means, bit for bit) is the same in every run and
  * process: plans of different algorithms round differently, and which
  * algorithm FFTW_MEASURE picks depends on timings (identical ski_gsgp fits
- * took 652 to 666 iterations under AUTO, issue 18). ESTIMATE's choice depends
+ * took 652 to 666 iterations under AUTO). ESTIMATE's choice depends
  * only on the sizes, strides and alignment -- unless measured wisdom for the
  * same transform exists in the process (FFTW's planner reuses it for an
  * ESTIMATE request): the core never measures unless AUTO or MEASURE is asked

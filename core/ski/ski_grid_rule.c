@@ -1,5 +1,5 @@
 /* ski_grid_rule.c -- the default grid spacing of ski_gsgp from the kernel's
- * smoothness (spec §8.2), and the estimated interpolation error of the
+ * smoothness, and the estimated interpolation error of the
  * posterior mean a fit reports.
  *
  * Model. Cubic convolution reproduces quadratics, so for a smooth kernel its

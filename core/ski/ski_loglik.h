@@ -7,7 +7,7 @@
 
 /* ------------------------------------------------------------ ski_loglik.c */
 
-/* Counter-based probe RNG (spec §3.3, §4.5): a splitmix64-style hash of
+/* Counter-based probe RNG: a splitmix64-style hash of
  * (seed, probe, global row) -> Rademacher value +-1. No state, so probe
  * sketches do not depend on chunking or thread count. */
 double sgp_ski_probe_value(uint64_t seed, int64_t probe, int64_t row);
@@ -24,7 +24,7 @@ int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
                          uint64_t seed, int64_t probes, double *uz, double *rhoz);
 
 typedef struct {
-  double tol;            /* SLQ CG relative tolerance; default 0.01 (spec §5.8) */
+  double tol;            /* SLQ CG relative tolerance; default 0.01 */
   int64_t slq_max_iter;  /* Krylov steps per probe; default 100 */
   double mean_tol;       /* data-fit (mean) solve tolerance; default 0.01 */
   double datafit_rtol;   /* > 0: the mean solve also runs until the bound on the data fit's
@@ -52,22 +52,23 @@ typedef struct {
   sgp_ski_solve_info mean_info;
 } sgp_ski_loglik_result;
 
-/* Defaults: probes 30 is the caller's (API `probes`); the rest per spec §5.8. */
+/* Defaults: probes 30 is the caller's (API `probes`); the rest are the
+ * tolerances below. */
 void sgp_ski_loglik_opts_default(sgp_ski_loglik_opts *o);
 
 /* SGP_EINVAL naming `tol`, `slq_max_iter` or `max_iter` when o is out of range. */
 int sgp_ski_loglik_opts_check(sgp_ctx *ctx, const sgp_ski_loglik_opts *o);
-/* SLQ log-determinant (spec §4.5): batched EFCG (Alg. A3, general start
+/* SLQ log-determinant: batched EFCG (Alg. A3, general start
  * r0 = z_j, x0 = 0) on A x = z_j for all probes at once (one B and one K_G
  * block product per iteration), Lanczos tridiagonals from the CG
- * coefficients (§5.5), Gamma_j = rho_z sum_i tau_i^2 log theta_i. uz
+ * coefficients, Gamma_j = rho_z sum_i tau_i^2 log theta_i. uz
  * (m-by-probes) and rhoz come from sgp_ski_probe_sketch. Probes whose T has a
  * non-positive Ritz value are discarded and counted. Writes logdet,
  * logdet_se, probes_used/discarded, slq_iterations, converged of res. */
 int sgp_ski_logdet_slq(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                        const double *uz, double rhoz, int64_t probes,
                        const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res);
-/* The probe solves of the SLQ's batched EFCG (the mBCG idea, spec §8.1):
+/* The probe solves of the SLQ's batched EFCG (the mBCG idea):
  * x_j = A^{-1} z_j (to the SLQ tolerance) = W xh_j + c_j z_j, reported as
  * wx (m-by-probes) = W'x_j = B xh_j + c_j u_zj, xz (probes) = x_j'z_j =
  * xh_j'u_zj + c_j rho_z, kz (m-by-probes, may be NULL) = K_G u_zj (the
@@ -84,7 +85,7 @@ int sgp_ski_logdet_slq_solves(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_o
                               const sgp_ski_loglik_opts *o, sgp_ski_loglik_result *res,
                               sgp_ski_slq_solves *sol);
 /* The Gauss quadrature e1' log(T) e1 of the Lanczos tridiagonal T of k CG
- * steps with coefficients alpha (k) and beta (k - 1) (spec §5.5); work is
+ * steps with coefficients alpha (k) and beta (k - 1); work is
  * 3 k + k^2. *ok = 0 (value partial) when a Ritz value is not positive. */
 int sgp_ski_cg_quadrature(sgp_ctx *ctx, int64_t k, const double *alpha, const double *beta,
                           double *work, double *value, int *ok);
@@ -95,7 +96,7 @@ int sgp_ski_cg_quadrature(sgp_ctx *ctx, int64_t k, const double *alpha, const do
 double sgp_ski_datafit(const sgp_ski_loglik_opts *o, const sgp_ski_solve_info *mi, double yx);
 double sgp_ski_datafit_err(const sgp_ski_loglik_opts *o, const sgp_ski_solve_info *mi,
                            double datafit);
-/* Log marginal likelihood (spec §4.5): SLQ log-determinant plus the data fit
+/* Log marginal likelihood: SLQ log-determinant plus the data fit
  * y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve; weights (m, may
  * be NULL) receives the mean cache of that solve. */
 int sgp_ski_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
@@ -126,7 +127,7 @@ typedef struct {
                                          0 where not computed (only ski_loglik_eig.c) */
 } sgp_ski_loglik_grad_result;
 
-/* Log marginal likelihood and its gradient in theta (spec §8.1) at the kernel
+/* Log marginal likelihood and its gradient in theta at the kernel
  * k and noise variance noise, from the statistics st and the probe sketches
  * uz (m-by-probes), rhoz of sgp_ski_probe_sketch: no data pass. One batched
  * EFCG over the probes gives the SLQ tridiagonals and the solves x_j =

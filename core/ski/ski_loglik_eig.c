@@ -9,7 +9,7 @@
  * one B product per column and step), with a preconditioner P diagonal in
  * that basis: by default the exact inverse of M' for B replaced by the
  * Kronecker product of its marginals, which holds the CG steps to a few
- * whatever n (spec ski_gsgp.md §8.4: the plain SLQ ran into its Krylov cap at
+ * whatever n (the plain SLQ ran into its Krylov cap at
  * m = 128K). logdet M = logdet P + logdet(P^{-1/2} M' P^{-1/2}), the second by
  * SLQ with Rademacher probes xi_j in the working basis, i.e. PCG on M' from
  * r0 = P^{1/2} xi_j; its solves u_j = M'^{-1} P^{1/2} xi_j and

@@ -1,6 +1,6 @@
 /* ski_loglik_exact.c -- the exact log marginal likelihood of ski_gsgp and its
  * gradient from the sufficient statistics alone (option loglik_method
- * "exact"; spec model_selection.md §4, ski_gsgp.md §4.5, §8.1), by dense
+ * "exact"), by dense
  * m-by-m linear algebra: O(m^3) per evaluation, independent of n, no probes,
  * deterministic.
  *

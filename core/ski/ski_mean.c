@@ -1,4 +1,4 @@
-/* ski_mean.c -- the constant prior mean of ski_gsgp (spec §8.5): statistics of
+/* ski_mean.c -- the constant prior mean of ski_gsgp: statistics of
  * the centred targets y - mu 1 and the GLS estimate of mu, both from the
  * sufficient statistics alone (W'y, W'1, y'y, sum y, n), so fits from merged
  * statistics need no data pass.

@@ -81,7 +81,7 @@ void sgp_ski_dot4(int64_t n, const double *const a[4], const double *const b[4],
 double sgp_ski_fnorm2(int64_t m, const double *rh, const double *u, const double *u0, double c,
                       double rho0);
 
-/* Posterior mean, SKI baseline (spec §4.2 route 1, Alg. A1): CG on
+/* Posterior mean, SKI baseline: CG on
  * (W K_G W' + noise I) x = y from x0 = 0 with the operator of sgp_ski_op_ski;
  * weights (m) = K_G W' x, the mean cache a: mu(x*) = w(x*)' a.
  * Optional outputs (NULL to skip): x (n), history (max_iter + 1 relative
@@ -98,22 +98,22 @@ int sgp_ski_mean_cg(sgp_ctx *ctx, const sgp_op *ski, sgp_cmat y, const sgp_ski_s
  * the grid's order, noise a positive finite variance (errors name them). */
 int sgp_ski_check_model(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise);
 
-/* The factorized operator of spec §4.1, (v, u) = Bop(r): u = B r and
+/* The factorized operator (v, u) = Bop(r): u = B r and
  * v = K_G u + noise r (m values each) -- the one B and one K_G product of a
  * factorized CG iteration (ski_solve.c, ski_precond.c). */
 int sgp_ski_bop_pair(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double noise, int64_t m,
                      const double *r, double *u, double *v);
 
-/* The true residual r = y - A x of x = W xh + cx y in factorized form (spec
- * §4.1): t = B xh + cx u_y, weights = K_G t (the mean cache of x),
+/* The true residual r = y - A x of x = W xh + cx y in factorized form:
+ * t = B xh + cx u_y, weights = K_G t (the mean cache of x),
  * r = W rh + cr y with rh = -(weights + noise xh), cr = 1 - noise cx;
  * uh = B rh and *g2 = ||r||^2 (sgp_ski_fnorm2's bound). t, weights, rh, uh: m. */
 int sgp_ski_efcg_residual(sgp_ctx *ctx, const sgp_op *B, const sgp_op *kg, double noise,
                           const sgp_ski_stats *st, const double *xh, double cx, double *t,
                           double *weights, double *rh, double *cr, double *uh, double *g2);
 
-/* Posterior mean by efficiently factorized CG (spec §4.2 route 2, Alg. A3
- * corrected, x0 = 0, r0 = y): the same iterates as sgp_ski_mean_cg in exact
+/* Posterior mean by efficiently factorized CG (x0 = 0,
+ * r0 = y): the same iterates as sgp_ski_mean_cg in exact
  * arithmetic, with only grid-size work per iteration (one K_G and one B
  * product). Needs only the statistics st, the K_G operator kg and the noise
  * variance. weights (m) = K_G W'x = K_G (B xhat + c_x u_y). Optional: xhat (m) and cx with
@@ -124,9 +124,9 @@ int sgp_ski_mean_efcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
                       sgp_ski_solve_info *info, double *history, double *alpha,
                       double *beta);
 
-/* Simplified EFCG (spec §5.4, Alg. A4) for A x = b from x0 when the initial
+/* Simplified EFCG for A x = b from x0 when the initial
  * residual r0 = b - A x0 = W rhat0 lies in span(W) (e.g. x0 = 0, b = W rhat0:
- * the exact covariance columns of §4.3; or the mean with x0 = y/noise).
+ * the exact covariance columns of the exact variances; or the mean with x0 = y/noise).
  * Only B and K_G products. nb = ||b|| for the relative stopping rule
  * ||r_k|| <= tol nb (nb <= 0: nb = ||r0|| = sqrt(rhat0' B rhat0), the x0 = 0
  * case). Returns xd (m) = W'(x - x0) and optionally xhat (m) with
@@ -150,8 +150,8 @@ typedef struct {
 int sgp_ski_sefcg_var(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                       const double *rhat0, const sgp_ski_solve_opts *o, double *xd,
                       sgp_ski_var_bound *vb, sgp_ski_solve_info *info);
-/* Posterior mean by sEFCG from x0 = y/noise (spec §4.2 route 3, the paper's
- * and reference code's choice): rhat0 = -K_G u_y/noise, nb = ||y||,
+/* Posterior mean by sEFCG from x0 = y/noise (the start of
+ * Yadav, Sheldon and Musco's paper and code): rhat0 = -K_G u_y/noise, nb = ||y||,
  * W'x = xd + u_y/noise, weights = K_G W'x. history[0] may exceed 1. */
 int sgp_ski_mean_sefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, double noise,
                        const sgp_ski_solve_opts *o, double *weights, sgp_ski_solve_info *info,
@@ -184,7 +184,7 @@ int sgp_ski_gls_fail(sgp_ctx *ctx, double den);
 
 /* ------------------------------------------------------------ ski_precond.c */
 
-/* Top-q eigenpairs of K_G (spec §8.4) by block subspace iteration with
+/* Top-q eigenpairs of K_G by block subspace iteration with
  * Rayleigh-Ritz on q + oversampling columns from a Gaussian start drawn from
  * ctx->rng, using only kg products (any kernel the grid operator supports).
  * Stops when every kept pair has ||K_G v - lam v|| <= tol lam_1 or after
@@ -194,7 +194,7 @@ int sgp_ski_gls_fail(sgp_ctx *ctx, double den);
 int sgp_ski_kg_eig(sgp_ctx *ctx, const sgp_op *kg, int64_t q, double tol, int64_t max_iter,
                    double *V, double *lam, int64_t *iters, double *resid);
 
-/* Preconditioned EFCG for the posterior mean (spec §8.4): P = noise I +
+/* Preconditioned EFCG for the posterior mean: P = noise I +
  * W V L V' W' with V L V' the top-q eigenpairs of K_G (q = o->precond_rank),
  * applied by Woodbury in factorized form with V'BV formed once. One B and one
  * K_G product per iteration plus O(m q); stops on the unpreconditioned
@@ -207,7 +207,7 @@ int sgp_ski_mean_pefcg(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, 
 
 /* ------------------------------------------------------------ ski_var.c */
 
-/* Prior SKI variance w(x)' K_G w(x) at the rows of Xs (spec §2.5): a table of
+/* Prior SKI variance w(x)' K_G w(x) at the rows of Xs: a table of
  * K_G's first column (one K_G product) and the tap pairs of each point, so
  * O(taps^2) per point. kg is the operator of sgp_ski_grid_op for the grid g
  * (stationary kernels are even in each coordinate). Errors name `xtest`. */
@@ -233,7 +233,7 @@ typedef struct {
 } sgp_ski_var_info;
 void sgp_ski_var_info_init(sgp_ski_var_info *info);
 
-/* Exact posterior variances at the rows of Xs (spec §4.3, variance = "exact"):
+/* Exact posterior variances at the rows of Xs:
  * var(x*) = w*' K_G w* - rhat' W'A^{-1}W rhat with rhat = K_G w(x*), one sEFCG
  * solve (Alg. A4, x0 = 0, relative to ||W rhat|| = sqrt(rhat' B rhat)) per
  * test point (sgp_ski_sefcg_var: to tol and to a relative error bound of
@@ -246,7 +246,7 @@ int sgp_ski_var_exact(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg, d
                       sgp_ski_bounds_policy policy, sgp_cmat Xs, const sgp_ski_solve_opts *o,
                       double *var, double *pvar, sgp_ski_var_info *info);
 
-/* LOVE-style low-rank cache (spec §4.4, variance = "lanczos"): k steps of
+/* LOVE-style low-rank cache: k steps of
  * span-W efficiently factorized Lanczos (Alg. A6', full reorthogonalization
  * by CGS2, start bhat = K_G 1/m) give Q = W Qhat, T; with R = K_G B Qhat and
  * T = C C' (bidiagonal Cholesky), F = R C^{-T} (m-by-k) so that

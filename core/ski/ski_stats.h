@@ -8,7 +8,7 @@
 
 /* ------------------------------------------------------------ ski_stats.c */
 
-/* Sufficient statistics of the streaming pass (spec §3): B = W'W in
+/* Sufficient statistics of the streaming pass: B = W'W in
  * STENCIL_FULL storage, u_y = W'y, u_1 = W'1, rho_y = y'y, sum y, n.
  * Offsets o in {-R..R}^d, R = 2r - 1 (3 cubic, 1 linear), are numbered
  * s = (o_1 + R) + P ((o_2 + R) + P (...)), P = 2R + 1, S = P^d; then
@@ -84,7 +84,7 @@ static inline void sgp_ski_sub_next(int64_t *sub, const int64_t *m, int d)
 
 /* ------------------------------------------------------------ ski_bop.c */
 
-/* Storage of B used by the operator (spec §3.2; option b_format). */
+/* Storage of B used by the operator. */
 typedef enum {
   SGP_SKI_B_AUTO = 0,    /* CSR when nnz(B) <= S m / 3, else STENCIL (default) */
   SGP_SKI_B_STENCIL = 1, /* the S-by-m stencil D as stored: O(S m) per product */
@@ -141,7 +141,7 @@ int sgp_ski_stats_compute_pass(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_sk
                                sgp_cmat X, sgp_cmat y, int64_t first_row, sgp_ski_pass pass,
                                sgp_ski_stats **out, double *uz, double *rhoz);
 
-/* Classic SKI operator (spec §5.1, method "ski"): v -> W K_G W' v + noise v on
+/* Classic SKI operator: v -> W K_G W' v + noise v on
  * R^n. W of the rows of X is computed and kept (n taps indices and weights);
  * kg (from sgp_ski_grid_op with the same kernel and grid) is not copied and
  * must outlive the operator; the kernel is copied (diag evaluates it at the
