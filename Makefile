@@ -41,6 +41,7 @@ check: deps
 	@echo "make check: all test layers passed"
 
 check-core: deps
+	python3 tools/function_lengths.py core cuda
 	$(MAKE) -C tests/core check check-asan
 
 # The R-vs-Octave parity tests (test-parity-*.R) run the Octave side on oct-files
@@ -111,7 +112,7 @@ bench-select-mf: install
 # C benchmark drivers compile the core as R compiles the package (GNU C, the
 # compiler's default standard: -std=c99 turned off FMA contraction in the
 # kernels' target clones and made drivers 15-25% slower than the package, issue 18;
-# core/target_clones.h now fixes the clones' contraction whatever the -std).
+# core/kernels/target_clones.h now fixes the clones' contraction whatever the -std).
 BENCH_CFLAGS := -O2 -g $(SGP_OPENMP_CFLAGS) -Wall -Wextra $(SGP_CORE_CPPFLAGS)
 
 # Spatial Poisson counts, n = 5000 (issue 18 points 2, 3): the exact mode's Newton

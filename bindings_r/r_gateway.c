@@ -2,7 +2,7 @@
  * R's values become sgp_values, checked and stored by the core's option tables
  * (sgp_options.h); the verb's runner does the data and the result. */
 #include "r_shim.h"
-#include "sgp_options.h"
+#include "api/sgp.h"
 
 #include <math.h>
 #include <string.h>

@@ -6,8 +6,7 @@
 #include <R.h>
 #include <Rinternals.h>
 
-#include "sgp.h"
-#include "sgp_options.h"
+#include "api/sgp.h"
 
 /* Host state behind the context hooks. */
 typedef struct {

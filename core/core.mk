@@ -27,10 +27,10 @@ SGP_CORE_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 endif
 SGP_CORE_SRC := $(shell find $(SGP_CORE_DIR) -name '*.c' | LC_ALL=C sort)
 SGP_CORE_HDR := $(shell find $(SGP_CORE_DIR) -name '*.h' | LC_ALL=C sort)
-SGP_CORE_INC := -I$(SGP_CORE_DIR)/include -I$(SGP_CORE_DIR)
+SGP_CORE_INC := -I$(SGP_CORE_DIR)
 
-# kernels.c must vectorize its sqrt/exp loops (see the comment at its top).
-SGP_FAST_MATH_SRC := $(SGP_CORE_DIR)/kernels.c
+# kernels/kernels.c must vectorize its sqrt/exp loops (see the comment at its top).
+SGP_FAST_MATH_SRC := $(SGP_CORE_DIR)/kernels/kernels.c
 SGP_FAST_MATH_CFLAGS := -fno-math-errno -fno-trapping-math
 
 SGP_OPENMP_CFLAGS ?= -fopenmp
@@ -46,7 +46,7 @@ SGP_NLOPT_LIBS := $(shell pkg-config --libs nlopt 2>/dev/null || echo -lnlopt)
 # The optional CUDA backend (cuda/ beside this folder): compiled when
 # cuda_config.sh finds an nvcc that builds and links a test ("nvcc libdir").
 # Nothing links a CUDA library but the backend's own shared object,
-# scalegp_cuda.so, which core/cuda_loader.c opens on first use (-ldl).
+# scalegp_cuda.so, which core/backend/cuda_loader.c opens on first use (-ldl).
 ifeq ($(origin SGP_CUDA_DIR),undefined)
 SGP_CUDA_DIR := $(dir $(SGP_CORE_DIR))cuda
 endif
@@ -61,7 +61,7 @@ SGP_CUDA_CPPFLAGS :=
 SGP_CUDA_LDLIBS :=
 SGP_CUDA_PLUGIN :=
 ifneq ($(SGP_NVCC),)
-SGP_CUDA_CPPFLAGS := -DSGP_HAVE_CUDA -I$(SGP_CUDA_DIR)
+SGP_CUDA_CPPFLAGS := -DSGP_HAVE_CUDA
 SGP_CUDA_LDLIBS := -ldl
 SGP_CUDA_PLUGIN := scalegp_cuda.so
 endif
@@ -69,7 +69,7 @@ endif
 SGP_NVCC_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
   -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 SGP_NVCC_FLAGS = -O2 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
-  $(SGP_NVCC_ARCH) $(SGP_CORE_INC) -I$(SGP_CUDA_DIR)
+  $(SGP_NVCC_ARCH) $(SGP_CORE_INC)
 SGP_CUDA_PLUGIN_LIBS = -L$(SGP_CUDA_LIB) -Wl,-rpath,$(SGP_CUDA_LIB) -lcufft -lcublas -lcudart
 # Recipes: one .cu into $@; the objects of $^ into the backend's shared object.
 SGP_NVCC_COMPILE = $(SGP_NVCC) $(SGP_NVCC_FLAGS) -c $< -o $@

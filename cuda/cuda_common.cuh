@@ -6,7 +6,9 @@
 #include <cuda_runtime.h>
 
 extern "C" {
-#include "cuda_backend.h"
+#include "runtime/cuda_backend.h"
+#include "kernels/kernels.h"
+#include "ski/ski.h"
 }
 
 static inline int cuda_fail(sgp_ctx *ctx, cudaError_t e, const char *what)

@@ -5,8 +5,10 @@
 #include <cuda_runtime.h>
 
 extern "C" {
-#include "cuda_plugin.h"
-#include "sgp_internal.h"
+#include "backend/cuda_plugin.h"
+#include "runtime/sgp_internal.h"
+#include "kernels/kernels.h"
+#include "ski/ski.h"
 }
 
 int cuda_op_dense_kernel(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *prep, double shift,

@@ -1,6 +1,6 @@
 /* cuda_kernel_op.cu -- the dense kernel operator k(X, X) V + shift V on the GPU.
  *
- * Same arithmetic as core/kernels.c: inputs are centred and scaled on the host
+ * Same arithmetic as core/kernels/kernels.c: inputs are centred and scaled on the host
  * (sgp_kprep); for d > 4 squared distances are |z|^2 + |z'|^2 - 2 z.z' from one
  * cuBLAS dgemm per tile, with entries that suffer cancellation recomputed from
  * the differences; for d <= 4 the differences are summed directly. A tile of K
@@ -29,7 +29,7 @@ static int blas_fail(sgp_ctx *ctx, cublasStatus_t s, const char *what)
   return sgp_fail(ctx, SGP_ECUDA, "cublas: %s failed (status %d)", what, (int)s);
 }
 
-/* The kernel table's values on the device (core/kernel_table.h has the CPU's
+/* The kernel table's values on the device (core/kernels/kernel_table.h has the CPU's
  * arithmetic): 1 and *v = s2 phi(r2) for a kind with a case here, 0 for any
  * other. No default: a kernel added to the table without a case here is refused
  * by cuda_op_dense_kernel (which asks on the host), never evaluated as another. */

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""tools/function_lengths.py -- the longest functions of the code (issue 12: none over
-120 lines in core/, bindings_r/, bindings_octave/, R/). C/C++: from a definition line
-at column 0 (or DEFUN_DLD) to its matching brace, comments and strings left out;
-R: `name <- function(` to its matching brace; Octave: function .. endfunction.
+"""tools/function_lengths.py -- the size limits of the code: no function over 120
+lines, no .c file over 800 lines and no header over 400 (small files, one purpose;
+ARCHITECTURE.md). C/C++: a function runs from a definition line at column 0 (or
+DEFUN_DLD) to its matching brace, comments and strings left out; R: `name <-
+function(` to its matching brace; Octave: function .. endfunction. File limits
+apply to C sources (.c, .cc, .cu) and headers (.h, .cuh).
 
-  python3 tools/function_lengths.py [folder ...]     (from the repository root)
+  python3 tools/function_lengths.py [folder ...]     (from the repository root;
+      default: core cuda bindings_r bindings_octave R)
 
-Prints the 12 longest and the count over 120 lines; not part of make check."""
+Prints the 12 longest functions and every function or file over its limit, and
+exits with status 1 when there is one (make check-core runs it on core/ and cuda/)."""
 import os, re, sys
 
 def strip_c(line, state):
@@ -81,17 +85,29 @@ def m_funcs(path):
             st, name = stack.pop(); res.append((k - st + 1, name, st + 1))
     return res
 
-roots = sys.argv[1:] or ['core', 'bindings_r', 'bindings_octave', 'R']
-allf = []
+MAX_FUNC, MAX_C, MAX_H = 120, 800, 400
+roots = sys.argv[1:] or ['core', 'cuda', 'bindings_r', 'bindings_octave', 'R']
+allf = []; over_files = []
 for r in roots:
     for dp, _, fs in os.walk(r):
-        if '/obj' in dp: continue
-        for f in fs:
+        if '/obj' in dp or '/bin' in dp: continue
+        for f in sorted(fs):
             p = os.path.join(dp, f)
-            if f.endswith(('.c', '.h', '.cc', '.cu')): allf += [(n, p, nm, ln) for n, nm, ln in c_funcs(p)]
+            if f.endswith(('.c', '.h', '.cc', '.cu', '.cuh')):
+                allf += [(n, p, nm, ln) for n, nm, ln in c_funcs(p)]
+                limit = MAX_H if f.endswith(('.h', '.cuh')) else MAX_C
+                lines = len(open(p, errors='replace').read().splitlines())
+                if lines > limit: over_files.append((lines, p, limit))
             elif f.endswith('.R'): allf += [(n, p, nm, ln) for n, nm, ln in r_funcs(p)]
             elif f.endswith('.m'): allf += [(n, p, nm, ln) for n, nm, ln in m_funcs(p)]
 allf.sort(reverse=True)
 for n, p, nm, ln in allf[:12]:
     print(f"{n:5d}  {p}:{ln}  {nm}")
-print("functions:", len(allf), " over 120 lines:", sum(1 for a in allf if a[0] > 120))
+over_funcs = [a for a in allf if a[0] > MAX_FUNC]
+print("functions:", len(allf), f" over {MAX_FUNC} lines:", len(over_funcs))
+for n, p, nm, ln in over_funcs:
+    print(f"function over {MAX_FUNC} lines: {p}:{ln} {nm} ({n})")
+for n, p, limit in sorted(over_files, reverse=True):
+    print(f"file over {limit} lines: {p} ({n})")
+print("files over their limit (.c 800, .h 400):", len(over_files))
+sys.exit(1 if over_funcs or over_files else 0)

@@ -10,7 +10,7 @@
 set -eu
 
 root=$(pwd)
-if [ ! -d "$root/bindings_octave" ] || [ ! -d "$root/core/include" ]; then
+if [ ! -d "$root/bindings_octave" ] || [ ! -f "$root/core/core.mk" ]; then
   echo "octave_pkg.sh: run from the repository root (bindings_octave/ and core/ not found)" >&2
   exit 1
 fi

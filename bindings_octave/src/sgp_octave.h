@@ -19,8 +19,7 @@
 
 #include <octave/oct.h>
 
-#include "sgp.h"
-#include "sgp_options.h"
+#include "api/sgp.h"
 
 namespace sgp_octave
 {

@@ -1,5 +1,6 @@
-/* evidence.c -- the exact Laplace evidence and its gradient (spec
- * model_selection.md §2). At the mode f, a = K^-1 (f - m):
+/* evidence.c -- the exact Laplace evidence and its gradient
+ * (Rasmussen and Williams, "Gaussian Processes for Machine Learning", 2006,
+ * sections 3.4 and 5.5.1). At the mode f, a = K^-1 (f - m):
  *   log q = -1/2 a'(f - m) + log p(y | f) - 1/2 log |B|,
  * and for a kernel coordinate with C_j = I_C x dK/dtheta_j
  *   d log q = 1/2 a'C_j a - 1/2 tr(R C_j) + u'C_j a,   u = (I + W K)^-1 s2,
@@ -7,8 +8,8 @@
  * kernel coordinate is sum_ik G_ik dK_ik with one weight matrix
  *   G = sum_c (1/2 a_c a_c' + sym(u_c a_c')) - 1/2 Q,   Q = sum_c R_cc,
  * contracted in one pass (sgp_kernel_grad_dense). The mean: 1'(a_c + u_c). */
-#include "evidence.h"
-#include "kernels.h"
+#include "laplace/evidence.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 /* evidence.h -- gp_laplace's exact Laplace evidence log q(y | theta) and its
- * gradient (spec shared/spec/model_selection.md §2; core-internal). Dense: the
+ * gradient. Dense: the
  * kernel matrix and the factors are n x n, so this is the exact mode's
  * estimator, O(n^3) per evaluation. */
 #ifndef SGP_EVIDENCE_H
 #define SGP_EVIDENCE_H
 
-#include "laplace.h"
+#include "laplace/laplace.h"
 
-/* The coordinates of spec §1, in this order: log lengthscale (n_ls values), log
+/* The coordinates of theta, in this order: log lengthscale (n_ls values), log
  * outputscale, the prior mean (n_mean: 1, or C for softmax), log noise variance
  * (gaussian only, one value). */
 typedef struct { int64_t n_ls, n_mean, has_noise; } sgp_ev_layout;
@@ -127,7 +127,7 @@ int  sgp_ev_mode(sgp_ctx *ctx, const sgp_ev_ops *ops, const sgp_lik *lik, const 
 /* log p(y | f) summed, its gradient g, and W and d3 (diagonal) or pi (softmax). */
 double sgp_ev_lik_derivs(const sgp_lik *lik, const double *f, double *g, double *w, double *d3);
 
-/* ---- evidence_stochastic.c: the matrix-free estimator (spec §3), diagonal W only.
+/* ---- evidence_stochastic.c: the matrix-free estimator, diagonal W only.
  * Nothing n x n is stored: K is the kernel operator (tiles, or its cache when
  * cache_bytes allows, as in the fit), the mode is found by Newton with CG solves
  * on B, log|B| = log|P| + log|P^-1/2 B P^-1/2| with P the preconditioner below,

@@ -6,7 +6,7 @@
  * algorithms are LAPACK's blocked ones (dpotrf's right-looking variant, dtrtri,
  * dlauum), with their large level-3 updates cut into blocks of b columns or
  * rows: the flops are the same, and b >= 64 keeps the calls at level-3 speed. */
-#include "evidence.h"
+#include "laplace/evidence.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* evidence_factor.c -- B = I + W^1/2 K W^1/2 for the exact evidence: its
  * factorization, products with R = W^1/2 B^-1 W^1/2, and the parts of
- * Sigma = K - K R K that the gradient needs (spec model_selection.md §2). The
+ * Sigma = K - K R K that the gradient needs. The
  * O(n^3) steps run in blocks that poll the interrupt (evidence_blocked.c). */
-#include "evidence.h"
+#include "laplace/evidence.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -62,7 +62,8 @@ int sgp_ev_factorize(sgp_ctx *ctx, sgp_ev_factor *fac, const double *K, const do
     for (int64_t i = 0; i < n; i++) fac->sw[i] = sqrt(w[i]);
     return chol_scaled(ctx, n, K, fac->sw, fac->L, &fac->half_logdet);
   }
-  /* softmax: |B| = prod_c |B_c| * |sum_c E_c| (R&W §3.4.2, matrix determinant lemma) */
+  /* softmax: |B| = prod_c |B_c| * |sum_c E_c| (Rasmussen and Williams, GPML, section 3.4.2;
+   * the matrix determinant lemma) */
   double *Lc = fac->M, *sq = fac->sw; /* M and sw double as scratch until the end */
   for (int64_t c = 0; c < C; c++) {
     double *V = fac->V + c * n * n, *E = fac->E + c * n * n;

@@ -4,8 +4,8 @@
  * evaluation's mode and run to full accuracy (the evidence and its gradient assume
  * grad Psi = 0). K and R come through sgp_ev_ops: dense factors (exact) or the
  * matrix-free operator with CG solves (evidence_stochastic.c). */
-#include "evidence.h"
-#include "lik_table.h"
+#include "laplace/evidence.h"
+#include "laplace/lik_table.h"
 
 #include <math.h>
 #include <stdlib.h>

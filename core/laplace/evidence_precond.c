@@ -4,8 +4,8 @@
  * Woodbury, P^-1 v = v - S F (I_k + F' W F)^-1 F' S v, refactorized (k x k) when W
  * changes; log|P| = log|I_k + F' W F| (the determinant lemma) for the probes'
  * quadrature, which is of P^-1/2 B P^-1/2. */
-#include "evidence.h"
-#include "kernels.h"
+#include "laplace/evidence.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* evidence_stochastic.c -- the matrix-free Laplace evidence (spec
- * model_selection.md §3) for a diagonal W (bernoulli, poisson, gaussian). With
+/* evidence_stochastic.c -- the matrix-free Laplace evidence for a
+ * diagonal W (bernoulli, poisson, gaussian). With
  * S = W^1/2, B = I + S K S, R = S B^-1 S, Sigma = K - K R K:
  *   mode:   Newton (evidence_mode.c) with R z by CG on B, K by the kernel operator,
  *           the CG preconditioned by a pivoted Cholesky of K (evidence_precond.c);
@@ -30,8 +30,8 @@
  *           1'(a + u); gaussian noise s2n (1/2 a'a - 1/2 tr R).
  * The preconditioner's pivots are chosen once and kept, so that Q and the probes
  * move smoothly with theta: the optimizer sees one smooth function of theta. */
-#include "evidence.h"
-#include "kernels.h"
+#include "laplace/evidence.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,16 +1,16 @@
-/* laplace.h -- gp_laplace (IterNCGP, spec shared/spec/gp_laplace.md): internals of
- * the likelihoods and the IterGP inner loop with recycling/compression. The public
- * part (options, fit, predict) is the gp_laplace section of core/include/sgp.h.
+/* laplace.h -- gp_laplace (IterNCGP; api/sgp_laplace.h cites the papers):
+ * internals of the likelihoods and the IterGP inner loop with recycling/compression. The public
+ * part (options, fit, predict) is api/sgp_laplace.h.
  *
  * Storage: every NC-vector is a column-major N-by-C matrix (entry (n, c) at
  * n + N*c); a block of b such vectors is one N-by-(C*b) matrix with ld = N. */
 #ifndef SGP_LAPLACE_H
 #define SGP_LAPLACE_H
 
-#include "sgp_internal.h"
-#include "select.h"
-#include "kernels.h"
-#include "sgp_options.h"
+#include "runtime/sgp_internal.h"
+#include "select/select.h"
+#include "kernels/kernels.h"
+#include "api/sgp_options.h"
 
 /* ------------------------------------------------------------ internal: likelihoods */
 
@@ -61,7 +61,7 @@ double sgp_laplace_latent_scale(sgp_likelihood lik, double outputscale);
 
 /* ------------------------------------------------------------ internal: model selection */
 
-/* Data-based initial values (spec model_selection.md §5): one lengthscale when
+/* Data-based initial values: one lengthscale when
  * want_ls, outputscale s, mean (1, or C for softmax) and the gaussian noise (NaN
  * otherwise). */
 int sgp_laplace_initial(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, int want_ls, double *ls,
@@ -120,7 +120,7 @@ void sgp_itergp_free(sgp_itergp *s);
  * columns fit; keeps S, T, Q and G. Called between Newton steps, never inside
  * the solver iterations. */
 int  sgp_itergp_reserve(sgp_ctx *ctx, sgp_itergp *s, int64_t need, int64_t cap_max);
-/* Virtual solver run (spec 3.3) for the noise data nd: replaces S, T by the kept
+/* Virtual solver run for the noise data nd: replaces S, T by the kept
  * (rotated when compressing) actions and builds Q = S G with Q'K^Q = I.
  * rank < 0: no truncation. Sets *finite to 0 when M is not finite. */
 int  sgp_itergp_virtual(sgp_ctx *ctx, sgp_itergp *s, const sgp_lik *lik, const double *nd,
@@ -173,7 +173,7 @@ int sgp_khat_cholesky(sgp_ctx *ctx, int64_t n, double *A, int64_t lda, const dou
 /* ------------------------------------------------------------ internal: unit-vector blocks */
 
 /* One block of b unit-vector actions e_{idx[0..b-1]} (storage indices, all outside
- * span(S) in exact arithmetic) appended with BLAS-3 work (spec 2.2: K e_(p,c) is
+ * span(S) in exact arithmetic) appended with BLAS-3 work (K e_(p,c) is
  * column p of K_x in class block c, evaluated directly). Equal, up to rounding, to
  * b one-at-a-time IterGP iterations: q_j, G, v, K Q, the trace and the residual
  * after each action are the same. Stops early (accepting j < b actions) when the

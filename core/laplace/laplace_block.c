@@ -1,14 +1,15 @@
 /* laplace_block.c -- a block of unit-vector actions appended to the IterGP state
- * with BLAS-3 work (spec 2.2, 3.5). For actions s_j = e_{idx_j}:
+ * with BLAS-3 work. For actions s_j = e_{idx_j}:
  *   T_b = K S_b            kernel columns, no K product
  *   Z   = T_b + W^{-1} S_b  = K^ S_b
  *   W   = Q'Z,  D = S_b - Q W        projection on the old root
  *   E   = D'K^D = Z_J - W'W = L L'   (pivot j of L is eta_j of action j)
  *   Q_new = D L^{-T},  K Q_new = (T_b - (K Q) W) L^{-T}
- * which is the one-at-a-time Gram-Schmidt of spec 3.4 (I11-I16) reordered. When
+ * which is the one-at-a-time Gram-Schmidt of the inner
+ * solve (laplace_inner.c) reordered. When
  * S = P_I (every action so far a unit vector) Q'z = G'z[I] and D's rows are G's,
  * so the projection costs O(r^2 b) instead of O(NC r b). */
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* laplace_direct.c -- the exact mode's first solve: NC unit-vector actions from an
- * empty IterGP state as one dense Cholesky (spec 3.5, policy cholesky, full budget).
+ * empty IterGP state as one dense Cholesky.
  * In the permuted basis (action order idx) A = P'K^P = L L'. The actions taken one
  * at a time build exactly this factor (eta_j = L_jj^2), and with z = L^{-1} P'b:
  *   v_a   = P_a L_a^{-T} z[0..a)                 (weights after a actions)
@@ -9,10 +9,10 @@
  * (K P L^{-T} = L - D L^{-T}, D = W^{-1} permuted, diagonal for C = 1), so the
  * per-action history costs O(NC^2) plus one trtri, instead of the O(NC^3) that
  * keeping K Q current costs in the blocked path. The trtri (NC^3/3 flops, as
- * many as the Cholesky) only serves the trace, a metric (spec 4.4): it is taken
+ * many as the Cholesky) only serves the trace, a metric: it is taken
  * when ub->trace (option history_trace = "always"); otherwise the trace is NaN
  * and the solve costs one Cholesky. The state left behind is the same. */
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <math.h>
 #include <stdlib.h>

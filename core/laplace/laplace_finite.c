@@ -2,7 +2,7 @@
  * NaN or Inf leaves the core as a result. Scales beyond double precision (counts,
  * offsets or kernel scales whose exp or square overflows) would otherwise come
  * back as silent garbage; they become an error naming the inputs involved. */
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <math.h>
 

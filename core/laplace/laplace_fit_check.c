@@ -2,9 +2,9 @@
  * an Octave struct: saved, reloaded, edited) is checked here, once for both
  * hosts, before predict, print, summary or plot read it: every field those read,
  * for type, shape, finiteness and consistency, the error naming the field. */
-#include "lik_table.h"
-#include "../fit_data.h"
-#include "../kernel_table.h"
+#include "laplace/lik_table.h"
+#include "host/fit_data.h"
+#include "kernels/kernel_table.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
-/* laplace_init.c -- data-based initial hyperparameters (spec model_selection.md
- * §5): the values a fit starts learning from, and uses when told to learn
+/* laplace_init.c -- data-based initial hyperparameters: the
+ * values a fit starts learning from, and uses when told to learn
  * nothing of what the user did not give. */
-#include "lik_table.h"
+#include "laplace/lik_table.h"
 
 #include <math.h>
 

@@ -1,10 +1,10 @@
 /* laplace_itergp.c -- IterGP state (buffers S, T, root Q = S G) and the virtual
- * solver run with optional compression (spec 2.3, 3.3). */
+ * solver run with optional compression. */
 #define _POSIX_C_SOURCE 200809L
 #if defined(__linux__)
 #define _DEFAULT_SOURCE /* madvise */
 #endif
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <math.h>
 #include <stdlib.h>

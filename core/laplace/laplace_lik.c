@@ -1,6 +1,6 @@
 /* laplace_lik.c -- the likelihoods' common entry points (laplace.h): the checks
  * every likelihood shares and the dispatch to its ops (lik_table.h). */
-#include "lik_table.h"
+#include "laplace/lik_table.h"
 
 #include <math.h>
 

@@ -1,9 +1,9 @@
 /* laplace_options.c -- gp_laplace's options: names, kinds, defaults, ranges and
  * docs, defined once (sgp_options.h). The defaults here are what
  * sgp_laplace_opts_default stores; a test checks that the two agree. */
-#include "evidence.h"
-#include "laplace.h"
-#include "sgp_options.h"
+#include "laplace/evidence.h"
+#include "laplace/laplace.h"
+#include "api/sgp_options.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -1,9 +1,9 @@
 /* laplace_plain.c -- a gp_laplace fit as plain data (sgp_laplace_fit_plain,
  * sgp_options.h): its fields written once for both hosts, which shape the fit
  * from them (R's gp_laplace, Octave's gp_laplace.m). */
-#include "lik_table.h"
-#include "value_out.h"
-#include "kernel_table.h"
+#include "laplace/lik_table.h"
+#include "host/value_out.h"
+#include "kernels/kernel_table.h"
 
 #include <math.h>
 #include <string.h>

@@ -5,10 +5,10 @@
  * K^ = S^-1 B S^-1, P = S^-1 P_B S^-1 and P^-1 r = S P_B^-1 (S r), so the same
  * Woodbury factor serves both.
  * IterGP stays exact: its posterior C = S (S'K^S)^-1 S' is defined on K^ by
- * whatever actions were taken (spec 2.3); preconditioning only chooses them (the
+ * whatever actions were taken; preconditioning only chooses them (the
  * conjugate-gradient actions of PCG), and the Gram-Schmidt against Q in the K^
  * inner product is unchanged. Diagonal W only (not softmax). */
-#include "evidence.h"
+#include "laplace/evidence.h"
 
 #include <math.h>
 #include <stdlib.h>

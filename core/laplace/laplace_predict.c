@@ -1,7 +1,7 @@
-/* laplace_predict.c -- latent predictive of gp_laplace at test inputs (spec 4.2):
+/* laplace_predict.c -- latent predictive of gp_laplace at test inputs:
  * mean m + K(X*, X) v (m the constant prior mean), variance k(x*, x*) - ||K(x*, X) Q||^2 (incl. computational
- * uncertainty), and the response (spec 4.3). */
-#include "lik_table.h"
+ * uncertainty), and the response. */
+#include "laplace/lik_table.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* laplace_predict_options.c -- the options of gp_laplace's predictions (R's
  * predict.gp_laplace, Octave's scalegp_predict) and their rules against the fit:
  * defined once, as the verbs' are (sgp_options.h). */
-#include "lik_table.h"
-#include "sgp_options.h"
+#include "laplace/lik_table.h"
+#include "api/sgp_options.h"
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* laplace_report.c -- what a fit tells its user beyond its numbers: the warnings
  * (no convergence, an empty class, model selection that fell short), worded once
  * for both hosts, each with its identifier. */
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,11 +1,10 @@
-/* laplace_select.c -- gp_laplace's model selection (spec model_selection.md §5,
- * §6): the hyperparameters a fit uses are the user's values, data-based initial
- * values for the others, and, for those in `learn` (default: every one not
+/* laplace_select.c -- gp_laplace's model selection: the hyperparameters a fit
+ * uses are the user's values, data-based initial values for the others, and, for those in `learn` (default: every one not
  * given), the maximizer of the Laplace evidence (L-BFGS, optim.c): exact
  * (evidence.c), or estimated matrix-free with probes fixed for the whole
  * optimization (evidence_stochastic.c) when asked or when the exact one does not
  * fit. The evidence and its gradient are reported at the values used, learned or not. */
-#include "evidence.h"
+#include "laplace/evidence.h"
 
 #include <math.h>
 #include <stdio.h>

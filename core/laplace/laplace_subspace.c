@@ -1,5 +1,4 @@
-/* laplace_subspace.c -- the globalized Newton step of a truncated inner solve
- * (issue 16, damping = TRUE).
+/* laplace_subspace.c -- the globalized Newton step of a truncated inner solve.
  *
  * A truncated IterGP solve is a Galerkin projection of the Newton system with the
  * test space S, not the restricted Newton step (whose test space is W K S), so the
@@ -16,7 +15,7 @@
  * v_prev, and as span(U) grows to R^{NC} it is the exact Newton iteration's limit,
  * the mode. Cost per iteration O(NC k^2), no
  * kernel products (K U = [T, K v_prev, K v_solver] is known). */
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <float.h>
 #include <math.h>

@@ -2,9 +2,9 @@
  * as plain data, computed once for both hosts from the likelihood's ops: the
  * log-likelihood at the mode f, the training accuracy of a classifier and the
  * data on the plot's scale. */
-#include "lik_table.h"
-#include "value_out.h"
-#include "../fit_data.h"
+#include "laplace/lik_table.h"
+#include "host/value_out.h"
+#include "host/fit_data.h"
 
 #include <string.h>
 

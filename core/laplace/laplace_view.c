@@ -1,6 +1,6 @@
 /* laplace_view.c -- a non-owning sgp_laplace_fit_t over plain data, so that the R
  * and Octave shims can predict from a saved/reloaded fit (no external pointers). */
-#include "lik_table.h"
+#include "laplace/lik_table.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * enum's value, the name (the ops are sgp_lik_<name>_ops, in lik/lik_<name>.c),
  * whether valla offers it, and the option doc's phrase. The `likelihood`
  * option's choices and doc, valla's choices and every fit check read them here. */
-#include "lik_table.h"
+#include "laplace/lik_table.h"
 
 #include <stddef.h>
 #include <stdio.h>

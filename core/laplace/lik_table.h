@@ -13,7 +13,7 @@
 #ifndef SGP_LIK_TABLE_H
 #define SGP_LIK_TABLE_H
 
-#include "laplace.h"
+#include "laplace/laplace.h"
 
 #include <math.h>
 #include <stdio.h>

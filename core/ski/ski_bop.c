@@ -1,18 +1,18 @@
-/* ski_bop.c -- the operator v -> B v (B = W'W, spec §3.2) of the statistics,
+/* ski_bop.c -- the operator v -> B v (B = W'W) of the statistics,
  * in one of two forms chosen when the operator is built:
  *  - STENCIL: the S-by-m stencil D as stored (branch-free, streams S m doubles);
  *  - CSR: only the grid rows that carry data (B[g, g] != 0; a zero diagonal
  *    means a zero row since B[g, g] = sum_i w_i(g)^2) and, within them, only the
  *    non-zero stencil entries, so a product costs O(nnz) instead of O(S m).
- *    Chosen by AUTO when nnz(B) <= S m / 3 (spec §3.2), typically m >~ n or
+ *    Chosen by AUTO when nnz(B) <= S m / 3, typically m >~ n or
  *    data covering only part of the grid.
  * Both add the terms of a row in increasing stencil order starting from 0, and
  * CSR drops only exact zeros, so the two give the same numbers (up to the sign
  * of zero). Neither copies D's values for STENCIL; CSR copies the non-zeros. */
-#include "ski.h"
-#include "../target_clones.h"
+#include "ski/ski.h"
+#include "kernels/target_clones.h"
 #ifdef SGP_HAVE_CUDA
-#include "cuda_backend.h"
+#include "runtime/cuda_backend.h"
 #endif
 
 #include <stdlib.h>

@@ -27,7 +27,7 @@
  *    and `converged` is judged against the last one.
  * The reported rel_residual is the true one of the returned iterate, with an
  * allowance for the rounding of its factorized norm (sgp_ski_fnorm2). */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <float.h>
 #include <math.h>

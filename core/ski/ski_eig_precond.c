@@ -23,7 +23,7 @@
  * MARGINAL is the default: on 3-D data at m = 128K (bench_ski_learn) the
  * probes took 1 Krylov step at n = 1e6 and 1e8 against DENSITY's 13 and 32;
  * for data uniform in a ball, 18 against 147; near a plane, both the cap. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

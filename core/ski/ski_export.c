@@ -1,7 +1,7 @@
 /* ski_export.c -- the sufficient statistics as plain arrays and back, so the R
  * and Octave fronts can hold them as lists/structs that survive saveRDS/save,
  * travel between workers and are merged by adding arrays. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

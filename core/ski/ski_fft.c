@@ -1,12 +1,15 @@
-/* ski_fft.c -- products with the grid kernel matrix K_G (spec §2), the one
- * file of ski_gsgp that calls FFTW.
+/* ski_fft.c -- products with the grid kernel matrix K_G: the operator, its
+ * circulant path and its FFTW plans and work space (the Kronecker path is
+ * ski_fft_kron.c; these and ski_fft_plan.c are the files of ski_gsgp that call
+ * FFTW). docs/ski_gsgp.md; Wilson and Nickisch, "Kernel Interpolation for
+ * Scalable Structured Gaussian Processes (KISS-GP)", ICML 2015.
  *
  * Two paths, both exact up to rounding:
- *  - Kronecker (separable kernels, spec §2.4): K_G = s T_d (x) ... (x) T_1,
+ *  - Kronecker (separable kernels): K_G = s T_d (x) ... (x) T_1,
  *    each symmetric Toeplitz T_j applied along mode j of the m_1 x ... x m_d
  *    tensor, densely (dgemm) for small m_j or by a 1-D circulant embedding of
  *    length L_j (batched real FFTs over packed fibres) for large m_j;
- *  - circulant (any stationary kernel, spec §2.3): the d-level Toeplitz K_G is
+ *  - circulant (any stationary kernel): the d-level Toeplitz K_G is
  *    embedded in a d-level circulant of size L = prod L_j, L_j >= 2 m_j - 1,
  *    whose eigenvalues are the real parts of the r2c transform of the
  *    generating array; v is zero-padded into an L-array, transformed,
@@ -22,67 +25,16 @@
  * row-major multi-dimensional layout is described through the guru64
  * interface with our first-dimension-fastest strides, so the halved r2c axis is
  * dimension 1 and sizes beyond INT_MAX are fine. */
-#include "ski_fft_plan.h"
+#include "ski/ski_fft_state.h"
 #ifdef SGP_HAVE_CUDA
-#include "cuda_backend.h"
+#include "runtime/cuda_backend.h"
 #endif
-#include "kernels.h"
-#include "kernel_table.h"
+#include "kernels/kernels.h"
+#include "kernels/kernel_table.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { MODE_SKIP = 0, MODE_DENSE = 1, MODE_FFT = 2 };
-
-typedef struct {
-  int mode;
-  int64_t m;          /* points in this dimension */
-  int64_t L, Lc;      /* FFT: embedding length and L/2 + 1 */
-  int64_t nb;         /* FFT: fibres per batch (the plans' howmany) */
-  double *T;          /* DENSE: m-by-m Toeplitz factor */
-  double *lambda;     /* FFT: Lc eigenvalues divided by L */
-  fftw_plan fwd, bwd;
-  int measured;       /* FFT: the plans are FFTW_MEASURE ones */
-} kron_dim;
-
-/* Per-thread FFT buffers (allocated serially, outside parallel regions). */
-typedef struct {
-  int count;
-  double **re;
-  fftw_complex **cx;
-} fft_buffers;
-
-/* The work space of one product: per-thread FFT buffers and the Kronecker
- * path's ping-pong arrays A, B (mtot x columns). */
-typedef struct {
-  fft_buffers fft;
-  double *A, *B;
-  int cached;         /* the operator's own (give it back, do not free it) */
-} kg_work;
-
-typedef struct {
-  sgp_ski_kg_path path;
-  int d;
-  int64_t m[SGP_SKI_MAX_D], mtot;
-  double outputscale;
-  double scale;       /* factor applied on copy-out (outputscale when no factor holds it) */
-  int nthreads;       /* at creation: sizes the Kronecker fibre batches */
-  /* circulant */
-  int64_t L[SGP_SKI_MAX_D], Ltot, Lctot;
-  double *lambda;     /* Lctot eigenvalues divided by Ltot */
-  fftw_plan fwd, bwd;
-  int measured;
-  /* Kronecker */
-  kron_dim dim[SGP_SKI_MAX_D];
-  /* work space: FFT buffers per thread of nre + ncx (complex) values; a
-   * single-column product (one per solver iteration) takes the operator's own
-   * when it is free (busy, an atomic flag), so that products do not allocate
-   * (fresh pages per product cost 60 of 105 us at m = 8000, 1-D) */
-  int64_t work_nre, work_ncx;
-  kg_work cache;
-  int busy;
-} kg_state;
 
 void sgp_ski_kg_opts_default(sgp_ski_kg_opts *o)
 {
@@ -93,7 +45,7 @@ void sgp_ski_kg_opts_default(sgp_ski_kg_opts *o)
   o->expected_products = 0.0;
 }
 
-static int64_t embed_length(sgp_ski_fft_size rule, int64_t m)
+int64_t sgp_ski_fft_embed_length(sgp_ski_fft_size rule, int64_t m)
 {
   switch (rule) {
   case SGP_SKI_FFT_DOUBLE: return 2 * m;
@@ -230,9 +182,9 @@ static void work_give(kg_state *s, kg_work *w)
 /* The operator's first plans: MEASURE when asked for; AUTO takes measured
  * plans from the process's wisdom when there are some, else ESTIMATE ones
  * (plan_effort may measure later, once the expected work is known). */
-static int first_plans(sgp_ctx *ctx, int rank, const int64_t *L, int64_t howmany,
-                       sgp_ski_fft_planner planner, fftw_plan *fwd, fftw_plan *bwd,
-                       int *measured)
+int sgp_ski_fft_first_plans(sgp_ctx *ctx, int rank, const int64_t *L, int64_t howmany,
+                            sgp_ski_fft_planner planner, fftw_plan *fwd, fftw_plan *bwd,
+                            int *measured)
 {
   *measured = planner == SGP_SKI_FFT_PLAN_MEASURE;
   if (planner == SGP_SKI_FFT_PLAN_MEASURE)
@@ -265,8 +217,8 @@ static void kg_free(kg_state *s)
 }
 
 /* Re(r2c(c)) / scale into lambda (length Lc), via a one-off estimate plan. */
-static int eigenvalues(sgp_ctx *ctx, int rank, const int64_t *L, double *c, int64_t Lc,
-                       double scale, double *lambda)
+int sgp_ski_fft_eigenvalues(sgp_ctx *ctx, int rank, const int64_t *L, double *c, int64_t Lc,
+                            double scale, double *lambda)
 {
   fftw_plan fwd = NULL, bwd = NULL;
   fftw_complex *cx = fftw_alloc_complex((size_t)Lc);
@@ -296,7 +248,7 @@ static int setup_circulant(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
   int st = SGP_OK;
   s->Ltot = 1;
   for (int j = 0; j < d; j++) {
-    s->L[j] = embed_length(o->fft_size, g->m[j]);
+    s->L[j] = sgp_ski_fft_embed_length(o->fft_size, g->m[j]);
     if (s->Ltot > ((int64_t)1 << 52) / s->L[j])
       return sgp_fail(ctx, SGP_EUNSUPPORTED, "grid_size: the circulant embedding is too large");
     s->Ltot *= s->L[j];
@@ -323,7 +275,7 @@ static int setup_circulant(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
     goto cleanup;
   }
   /* plans first: FFTW_MEASURE overwrites its arrays (scratch here anyway) */
-  if ((st = first_plans(ctx, d, s->L, 1, o->planner, &s->fwd, &s->bwd, &s->measured)))
+  if ((st = sgp_ski_fft_first_plans(ctx, d, s->L, 1, o->planner, &s->fwd, &s->bwd, &s->measured)))
     goto cleanup;
   {
     int64_t sub[SGP_SKI_MAX_D] = {0};
@@ -342,76 +294,9 @@ static int setup_circulant(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid
       sgp_ski_sub_next(sub, s->L, d);
     }
   }
-  st = eigenvalues(ctx, d, s->L, c, s->Lctot, (double)s->Ltot, s->lambda);
+  st = sgp_ski_fft_eigenvalues(ctx, d, s->L, c, s->Lctot, (double)s->Ltot, s->lambda);
 cleanup:
   for (int j = 0; j < d; j++) free(q2[j]);
-  fftw_free(c);
-  return st;
-}
-
-/* mask: 0 or one dimension j (d K_G / d log ell_j: factor j differentiated;
- * zero when m_j = 1, where the only lag is 0). */
-static int setup_kronecker(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
-                           const sgp_ski_kg_opts *o, unsigned mask, kg_state *s)
-{
-  double *t = NULL, *c = NULL;
-  int st = SGP_OK, scaled = 0, zero = 0;
-  s->scale = 1.0;
-  for (int j = 0; j < g->d; j++) {
-    kron_dim *kd = &s->dim[j];
-    const int64_t m = g->m[j];
-    const int dj = mask >> j & 1u;
-    kd->m = m;
-    if (m == 1) { kd->mode = MODE_SKIP; zero |= dj; continue; }
-    const double ell = k->lengthscale[k->n_lengthscale == 1 ? 0 : j];
-    /* the factor's scale: outputscale in the first non-trivial dimension only */
-    const double f = scaled ? 1.0 : k->outputscale;
-    scaled = 1;
-    t = sgp_alloc(m);
-    if (!t) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-    for (int64_t i = 0; i < m; i++) {
-      const double z = (double)i * g->h[j] / ell;
-      t[i] = dj ? sgp_kernel_dlogell_r2(k, 1.0, z * z, z * z)
-                : sgp_kernel_value_r2(k, 1.0, z * z);
-    }
-    if (m <= o->dense_max) {
-      kd->mode = MODE_DENSE;
-      kd->T = sgp_alloc(m * m);
-      if (!kd->T) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-      for (int64_t b = 0; b < m; b++)
-        for (int64_t a = 0; a < m; a++) kd->T[a + b * m] = f * t[a > b ? a - b : b - a];
-    } else {
-      kd->mode = MODE_FFT;
-      kd->L = embed_length(o->fft_size, m);
-      kd->Lc = kd->L / 2 + 1;
-      const int64_t fibres = s->mtot / m;
-      int64_t nb = 32768 / kd->L;
-      const int64_t share = (fibres + s->nthreads - 1) / s->nthreads;
-      if (nb > share) nb = share;
-      kd->nb = nb < 1 ? 1 : nb;
-      c = fftw_alloc_real((size_t)kd->L);
-      kd->lambda = fftw_alloc_real((size_t)kd->Lc);
-      if (!c || !kd->lambda) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
-      if ((st = first_plans(ctx, 1, &kd->L, kd->nb, o->planner, &kd->fwd, &kd->bwd,
-                            &kd->measured)))
-        goto cleanup;
-      for (int64_t i = 0; i < kd->L; i++) {
-        if (i < m) c[i] = f * t[i];
-        else if (i > kd->L - m) c[i] = f * t[kd->L - i];
-        else c[i] = 0.0;
-      }
-      if ((st = eigenvalues(ctx, 1, &kd->L, c, kd->Lc, (double)kd->L, kd->lambda)))
-        goto cleanup;
-      fftw_free(c);
-      c = NULL;
-    }
-    free(t);
-    t = NULL;
-  }
-  if (!scaled) s->scale = k->outputscale;
-  if (zero) s->scale = 0.0;
-cleanup:
-  free(t);
   fftw_free(c);
   return st;
 }
@@ -466,123 +351,6 @@ static void apply_circulant(const kg_state *s, const fft_buffers *bufp, sgp_cmat
   }
 }
 
-/* Kronecker path, one mode by dense T_j: B = A x_j T_j for all slabs. Every
- * dgemm here runs with a serial BLAS: a threaded OpenBLAS splits one product
- * by its thread count, and the bits of the result change with it (learned
- * values differed between OPENBLAS_NUM_THREADS=1 and 2 on a 1-D 100-point
- * grid with 64 probes and a 30 x 30 grid); the slabs are threaded by OpenMP
- * instead, each slab's product the same whatever the thread count. */
-static int mode_dense_slabs(int nthreads, const kron_dim *kd, int64_t S, int64_t total,
-                            const double *A, double *B, sgp_ctx *ctx)
-{
-  const int64_t m = kd->m, slabs = total / (S * m);
-  if (S == 1)
-    return sgp_gemm(ctx, 'N', 'N', m, slabs, m, 1.0, kd->T, m, A, m, 0.0, B, m);
-  if (slabs < 2 || nthreads < 2) {
-    int st = SGP_OK;
-    for (int64_t p = 0; p < slabs && !st; p++)
-      st = sgp_gemm(ctx, 'N', 'N', S, m, m, 1.0, A + p * S * m, S, kd->T, m, 0.0,
-                    B + p * S * m, S);
-    return st;
-  }
-  const int nt = (int64_t)nthreads < slabs ? nthreads : (int)slabs;
-  (void)nt; /* used by OpenMP only */
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t p = 0; p < slabs; p++)
-    (void)sgp_gemm(ctx, 'N', 'N', S, m, m, 1.0, A + p * S * m, S, kd->T, m, 0.0,
-                   B + p * S * m, S);
-  return SGP_OK;
-}
-
-static int mode_dense(int nthreads, const kron_dim *kd, int64_t S, int64_t total,
-                      const double *A, double *B, sgp_ctx *ctx)
-{
-  const int blas_threads = sgp_blas_serial_begin();
-  const int code = mode_dense_slabs(nthreads, kd, S, total, A, B, ctx);
-  sgp_blas_serial_end(blas_threads);
-  return code;
-}
-
-/* Kronecker path, one mode by 1-D circulant embedding: fibres (stride S) are
- * packed nb at a time into zero-padded length-L rows, transformed, scaled by
- * the eigenvalues and transformed back. */
-static void mode_fft(int nthreads, const kron_dim *kd, const fft_buffers *bufp, int64_t S,
-                     int64_t total, const double *A, double *B)
-{
-  const int64_t m = kd->m, L = kd->L, Lc = kd->Lc, nb = kd->nb;
-  const int64_t fibres = total / m, batches = (fibres + nb - 1) / nb;
-  const int nt = (int64_t)nthreads < batches ? nthreads : (int)batches;
-  const fft_buffers buf = *bufp;
-  (void)nt;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-  for (int64_t bt = 0; bt < batches; bt++) {
-    const int tid = sgp_thread_num();
-    double *re = buf.re[tid];
-    fftw_complex *cx = buf.cx[tid];
-    const int64_t f0 = bt * nb, cnt = f0 + nb <= fibres ? nb : fibres - f0;
-    for (int64_t q = 0; q < cnt; q++) { /* the fibre, then zeros */
-      const int64_t f = f0 + q, p = f / S, o = f % S;
-      const double *src = A + p * S * m + o;
-      double *row = re + q * L;
-      for (int64_t i = 0; i < m; i++) row[i] = src[i * S];
-      memset(row + m, 0, (size_t)(L - m) * sizeof *re);
-    }
-    if (cnt < nb) memset(re + cnt * L, 0, (size_t)((nb - cnt) * L) * sizeof *re);
-    fftw_execute_dft_r2c(kd->fwd, re, cx);
-    for (int64_t q = 0; q < cnt; q++) {
-      fftw_complex *c = cx + q * Lc;
-      for (int64_t k = 0; k < Lc; k++) {
-        c[k][0] *= kd->lambda[k];
-        c[k][1] *= kd->lambda[k];
-      }
-    }
-    fftw_execute_dft_c2r(kd->bwd, cx, re);
-    for (int64_t q = 0; q < cnt; q++) {
-      const int64_t f = f0 + q, p = f / S, o = f % S;
-      double *dst = B + p * S * m + o;
-      const double *row = re + q * L;
-      for (int64_t i = 0; i < m; i++) dst[i * S] = row[i];
-    }
-  }
-}
-
-/* Modes applied one after the other, ping-ponging between the work arrays;
- * a contiguous V is read in place and the last mode writes into a contiguous
- * Y when no scale is left to apply (no copies in the solvers' products). */
-static int apply_kronecker(const kg_state *s, const kg_work *w, sgp_cmat V, sgp_mat Y,
-                           int nthreads, sgp_ctx *ctx)
-{
-  const int64_t n = s->mtot, nb = V.cols, total = n * nb;
-  int st = SGP_OK, left = 0;
-  for (int j = 0; j < s->d; j++) left += s->dim[j].mode != MODE_SKIP;
-  const double *in = V.data;
-  if (V.ld != n) {
-    for (int64_t j = 0; j < nb; j++)
-      memcpy(w->A + j * n, V.data + j * V.ld, (size_t)n * sizeof *w->A);
-    in = w->A;
-  }
-  int64_t S = 1;
-  for (int j = 0; j < s->d; j++) {
-    const kron_dim *kd = &s->dim[j];
-    S *= kd->m;
-    if (kd->mode == MODE_SKIP) continue;
-    double *out = --left == 0 && Y.ld == n && s->scale == 1.0 ? Y.data
-                                                              : (in == w->A ? w->B : w->A);
-    if ((st = sgp_poll_interrupt(ctx))) return st;
-    if (kd->mode == MODE_DENSE) st = mode_dense(nthreads, kd, S / kd->m, total, in, out, ctx);
-    else mode_fft(nthreads, kd, &w->fft, S / kd->m, total, in, out);
-    if (st) return st;
-    in = out;
-  }
-  if (in != Y.data)
-    for (int64_t j = 0; j < nb; j++) {
-      double *y = Y.data + j * Y.ld;
-      const double *a = in + j * n;
-      for (int64_t i = 0; i < n; i++) y[i] = s->scale * a[i];
-    }
-  return SGP_OK;
-}
-
 static int kg_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
 {
   const kg_state *s = (const kg_state *)op->state;
@@ -598,7 +366,7 @@ static int kg_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
   const int nthreads = sgp_ctx_threads(ctx);
   kg_work w;
   if ((st = work_take(ctx, ms, V.cols, nthreads, &w))) return st;
-  if (s->path == SGP_SKI_KG_KRONECKER) st = apply_kronecker(s, &w, V, Y, nthreads, ctx);
+  if (s->path == SGP_SKI_KG_KRONECKER) st = sgp_ski_fft_apply_kronecker(s, &w, V, Y, nthreads, ctx);
   else apply_circulant(s, &w.fft, V, Y, nthreads);
   work_give(ms, &w);
   return st;
@@ -759,7 +527,7 @@ static int grid_op_make(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g
   s->scale = 1.0;
   s->nthreads = sgp_ctx_threads(ctx);
   if (s->nthreads < 1) s->nthreads = 1;
-  st = s->path == SGP_SKI_KG_KRONECKER ? setup_kronecker(ctx, k, g, &o, mask, s)
+  st = s->path == SGP_SKI_KG_KRONECKER ? sgp_ski_fft_setup_kronecker(ctx, k, g, &o, mask, s)
                                        : setup_circulant(ctx, k, g, &o, mask, s);
   if (!st) st = work_setup(ctx, s);
   if (st) goto cleanup;

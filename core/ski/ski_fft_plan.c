@@ -8,7 +8,7 @@
  * build without OpenMP spins on an atomic flag). The lock is the one piece of
  * process state the core keeps, as FFTW's wisdom is. */
 #define _POSIX_C_SOURCE 199309L
-#include "ski_fft_plan.h"
+#include "ski/ski_fft_plan.h"
 
 #include <time.h>
 

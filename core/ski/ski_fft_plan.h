@@ -1,9 +1,9 @@
 /* ski_fft_plan.h -- FFTW planning of ski_fft.c (ski_fft_plan.c); private to
- * the two files that include FFTW. */
+ * the files that include FFTW (ski_fft.c, ski_fft_kron.c, ski_fft_plan.c). */
 #ifndef SKI_FFT_PLAN_H
 #define SKI_FFT_PLAN_H
 
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <fftw3.h>
 

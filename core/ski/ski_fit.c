@@ -1,7 +1,7 @@
 /* ski_fit.c -- the public one-shot entry points of ski_gsgp: options, the grid
  * of a fit, the fit from (plain) sufficient statistics and the predictions
  * from the plain fit data (weights, LOVE factor, statistics). */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,9 +3,9 @@
  * before predict, print, summary or plot read it: its grid and statistics, the
  * model, the weights, the LOVE cache and the results, each error naming the field
  * ("the fit is damaged; refit it"); and the view its predictions need. */
-#include "ski.h"
-#include "../fit_data.h"
-#include "../kernel_table.h"
+#include "ski/ski.h"
+#include "host/fit_data.h"
+#include "kernels/kernel_table.h"
 
 #include <math.h>
 #include <stdio.h>

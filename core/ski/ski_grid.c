@@ -1,7 +1,7 @@
 /* ski_grid.c -- the regular grid of ski_gsgp: construction from user bounds or
- * from the data range (spec §1.3), default sizes (§8.2), index helpers and the
+ * from the data range, default sizes, index helpers and the
  * grid points. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* ski_grid_rule.c -- the default grid spacing of ski_gsgp from the kernel's
- * smoothness (spec §8.2), and the estimated interpolation error of the
+ * smoothness, and the estimated interpolation error of the
  * posterior mean a fit reports.
  *
  * Model. Cubic convolution reproduces quadratics, so for a smooth kernel its
@@ -21,8 +21,8 @@
  * calibration to other dimensions (each dimension's interpolation adds its
  * error). Linear interpolation is not calibrated: its default keeps h <= ell/3
  * and its error is not estimated (NaN). */
-#include "ski.h"
-#include "../kernel_table.h"
+#include "ski/ski.h"
+#include "kernels/kernel_table.h"
 
 #include <math.h>
 

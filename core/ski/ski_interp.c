@@ -1,7 +1,7 @@
-/* ski_interp.c -- interpolation weights of ski_gsgp (spec §1.3): cubic
+/* ski_interp.c -- interpolation weights of ski_gsgp: cubic
  * convolution (Keys 1981, a = -1/2, 4 taps per dimension) or linear (2 taps),
  * tensor products over the dimensions, and the boundary policies. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <float.h>
 #include <math.h>

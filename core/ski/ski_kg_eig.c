@@ -1,8 +1,8 @@
-/* ski_kg_eig.c -- top eigenpairs of the grid kernel matrix K_G (spec §8.4)
+/* ski_kg_eig.c -- top eigenpairs of the grid kernel matrix K_G
  * for the low-rank preconditioner of ski_precond.c. Matrix-free: block
  * subspace iteration with Rayleigh-Ritz, so it needs only (batched) K_G
  * products and works for every kernel the grid operator supports. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,9 +7,9 @@
  * (Daleckii-Krein): Q_j'(d T_j^{1/2})Q_j = (Q_j' dT_j Q_j) o G_j with
  * G_j[a,b] = 1 / (sqrt(mu_a) + sqrt(mu_b)). Products with Q are mode-by-mode
  * dense products (BLAS-3). */
-#include "ski.h"
-#include "../kernels.h"
-#include "../kernel_table.h"
+#include "ski/ski.h"
+#include "kernels/kernels.h"
+#include "kernels/kernel_table.h"
 
 #include <math.h>
 #include <stdlib.h>

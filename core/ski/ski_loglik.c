@@ -1,13 +1,13 @@
-/* ski_loglik.c -- log marginal likelihood of ski_gsgp (spec §4.5):
+/* ski_loglik.c -- log marginal likelihood of ski_gsgp:
  *  - a counter-based Rademacher probe RNG keyed by (seed, probe, global row);
- *  - probe sketches W' z_j accumulated chunk by chunk (§3.3);
+ *  - probe sketches W' z_j accumulated chunk by chunk;
  *  - stochastic Lanczos quadrature of logdet A: batched efficiently factorized
  *    CG (Alg. A3, general start r0 = z_j, x0 = 0) on all probes at once, with
- *    the Lanczos tridiagonal rebuilt from the CG coefficients (§5.5), and on
+ *    the Lanczos tridiagonal rebuilt from the CG coefficients, and on
  *    request the probe solves A^{-1} z_j of the same iterates (the gradient's
  *    Hutchinson traces, ski_loglik_grad.c);
  *  - the data fit y'A^{-1}y = u_y' xhat + c_x rho_y from the EFCG mean solve. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -341,7 +341,7 @@ int sgp_ski_cg_quadrature(sgp_ctx *ctx, int64_t k, const double *alpha, const do
   return SGP_OK;
 }
 
-/* Quadrature per probe: T from the CG coefficients (§5.5); gam[0..*used) gets
+/* Quadrature per probe: T from the CG coefficients; gam[0..*used) gets
  * rho0 e1' log(T) e1 of each probe with positive Ritz values. */
 static int slq_quadrature(sgp_ctx *ctx, slq_work *w, sgp_ski_loglik_result *res, int64_t *used)
 {

@@ -9,7 +9,7 @@
  * one B product per column and step), with a preconditioner P diagonal in
  * that basis: by default the exact inverse of M' for B replaced by the
  * Kronecker product of its marginals, which holds the CG steps to a few
- * whatever n (spec ski_gsgp.md §8.4: the plain SLQ ran into its Krylov cap at
+ * whatever n (the plain SLQ ran into its Krylov cap at
  * m = 128K). logdet M = logdet P + logdet(P^{-1/2} M' P^{-1/2}), the second by
  * SLQ with Rademacher probes xi_j in the working basis, i.e. PCG on M' from
  * r0 = P^{1/2} xi_j; its solves u_j = M'^{-1} P^{1/2} xi_j and
@@ -20,7 +20,7 @@
  * Two more columns solve M' a = F'W'y and M' a1 = F'W'1: the data fit, the
  * quadratic terms (W'A^{-1}y = (W'y - B F a) / noise) and the GLS mean's
  * 1'A^{-1}1. Columns: 0 = y, 1 = ones, 2.. = probes. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* ski_loglik_exact.c -- the exact log marginal likelihood of ski_gsgp and its
  * gradient from the sufficient statistics alone (option loglik_method
- * "exact"; spec model_selection.md §4, ski_gsgp.md §4.5, §8.1), by dense
+ * "exact"), by dense
  * m-by-m linear algebra: O(m^3) per evaluation, independent of n, no probes,
  * deterministic.
  *
@@ -65,7 +65,7 @@
  * computed alike (ski_fft.c, ski_bop.c): the result is the same for every
  * thread count. Measured on 2 shared cores: 0.92 s per evaluation (value and
  * gradient) at m = 2048 with the serial BLAS, 0.95 s with two threads. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* ski_loglik_grad.c -- gradient of ski_gsgp's log marginal likelihood with
  * respect to theta = (log ell_1..L, log outputscale, log noise) from the
- * sufficient statistics and probe sketches only (spec §8.1):
+ * sufficient statistics and probe sketches only:
  *   dL/dtheta = 1/2 z'(dA)z - 1/2 tr(A^{-1} dA),  z = A^{-1} y,
  *   dA = W (dK_G) W' (kernel parameters), noise I (log noise).
  * The quadratic term comes from the EFCG mean solve (W'z = B xh + c_x u_y);
@@ -9,7 +9,7 @@
  * a grid operator like K_G (sgp_ski_grid_op_deriv): K_G itself for log s, a
  * differentiated generating array or Toeplitz factor for log ell. Nothing
  * here touches the data: the cost per call is that of the solves. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

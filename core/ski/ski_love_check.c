@@ -18,7 +18,7 @@
  * most data weight (W'1), where the posterior variance is smallest against
  * the prior and so hardest to resolve. This bounds the error there, not at
  * every test point; variance = "exact" bounds it at each. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* ski_mean.c -- the constant prior mean of ski_gsgp (spec §8.5): statistics of
+/* ski_mean.c -- the constant prior mean of ski_gsgp: statistics of
  * the centred targets y - mu 1 and the GLS estimate of mu, both from the
  * sufficient statistics alone (W'y, W'1, y'y, sum y, n), so fits from merged
  * statistics need no data pass.
@@ -7,7 +7,7 @@
  * (Lake Huron ~579 ft) ||y|| is dominated by the offset, and a 1% residual of
  * it is several feet of error in the posterior mean; with b = y - mu 1 the
  * rule is relative to the data's variation. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * the R and Octave fronts hold and for the core's own statistics. The
  * statistics are sums over data points, so those of a union of chunks are
  * their sum; the fronts only pass the arguments and their names. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* ski_moments.c -- a faster streaming pass for the statistics of large data
- * (spec §3.3, §6): per-cell power moments instead of per-tap products.
+/* ski_moments.c -- a faster streaming pass for the statistics of large data:
+ * per-cell power moments instead of per-tap products.
  *
  * Why: within one grid cell (the points sharing the tap-0 grid index c) every
  * interpolation weight is a polynomial of degree r = width - 1 in the local
@@ -25,7 +25,7 @@
  * Scope: d <= 3 (the moments take (2r+1)^d + (r+1)^d doubles per grid
  * point) and bounds policies error, clamp and drop (truncate splits cells;
  * use sgp_ski_stats_accumulate for it). */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
-/* ski_op.c -- the classic SKI operator (spec §5.1, method "ski"):
+/* ski_op.c -- the classic SKI operator:
  * v -> W K_G W' v + noise v on R^n, with W kept in row-compressed form
  * (n x taps indices and weights). O(n taps + K_G product) per application. */
-#include "ski.h"
-#include "kernels.h"
+#include "ski/ski.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * the statistics a fit reads, and the words of its warnings: defined once, for
  * both hosts. The defaults here are what sgp_ski_opts_default stores; a test
  * checks that the two agree. */
-#include "ski.h"
-#include "sgp_options.h"
+#include "ski/ski.h"
+#include "api/sgp_options.h"
 
 #include <math.h>
 #include <stddef.h>

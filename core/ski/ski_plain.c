@@ -2,10 +2,10 @@
  * sgp_ski_stats_plain, the merged sgp_ski_stats_merge_plain; sgp_options.h) and a
  * ski_gsgp fit (sgp_ski_fit_plain) and its predictions (sgp_ski_predict_plain):
  * their fields written once for both hosts. */
-#include "ski.h"
-#include "sgp_internal.h"
-#include "value_out.h"
-#include "kernel_table.h"
+#include "ski/ski.h"
+#include "runtime/sgp_internal.h"
+#include "host/value_out.h"
+#include "kernels/kernel_table.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* ski_precond.c -- opt-in preconditioned EFCG for the ski_gsgp posterior mean
- * (spec §8.4). P = noise I + W V L V' W' with V L V' the top-q eigenpairs of
+/* ski_precond.c -- opt-in preconditioned EFCG for the ski_gsgp posterior mean.
+ * P = noise I + W V L V' W' with V L V' the top-q eigenpairs of
  * K_G keeps the compressed form: by Woodbury, for r = W rh + c_r y,
  *   P^{-1} r = [ (rh - V g) / noise, c_r / noise ],
  *   g = C^{-1} (V'B rh + c_r V'u_y),  C = noise L^{-1} + V'BV (q-by-q),
@@ -13,7 +13,7 @@
  * follows from rh = noise zh + V g:  rh'B rh = noise rh'B zh + (V'B rh)'g,
  * where V'B rh is already part of g (no BV product). So the stopping rule
  * and rel_residual mean exactly what they mean without P. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

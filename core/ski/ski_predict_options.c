@@ -2,8 +2,8 @@
  * predict.ski_gsgp, Octave's scalegp_predict), their defaults from the fit and
  * their rule against it, defined once (sgp_options.h); the prediction from a
  * checked fit. */
-#include "ski.h"
-#include "sgp_options.h"
+#include "ski/ski.h"
+#include "api/sgp_options.h"
 
 #include <stddef.h>
 

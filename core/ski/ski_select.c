@@ -1,5 +1,4 @@
-/* ski_select.c -- ski_gsgp's model selection (spec model_selection.md §4-§6,
- * ski_gsgp.md §8.1): the hyperparameters a fit uses are the user's values,
+/* ski_select.c -- ski_gsgp's model selection: the hyperparameters a fit uses are the user's values,
  * data-based initial values for the others, and, for those in `learn`
  * (default: every one not given), the maximizer of the SLQ log marginal
  * likelihood by L-BFGS (select.c, optim.c). Every evaluation is
@@ -8,8 +7,8 @@
  * fixed probe sketches (common random numbers either way): no pass over the
  * data, the cost of a step independent of n.
  * The log-likelihood and its gradient are reported at the values used. */
-#include "ski.h"
-#include "select.h"
+#include "ski/ski.h"
+#include "select/select.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -58,7 +57,7 @@
  * at a few more evaluations. */
 #define EXACT_FTOL 1e-10
 /* A learned lengthscale stays at least this many grid cells: below, the grid
- * no longer resolves the kernel (spec §8.2: h <= ell/3) and the model turns
+ * no longer resolves the kernel and the model turns
  * into cubic interpolation of nearly independent grid values, whose evidence
  * can exceed that of the kernel the grid was meant for (seen on a 1-D signal:
  * the optimizer ran to the smallest lengthscale it was allowed). */
@@ -161,7 +160,7 @@ static double stats_lengthscale(const sgp_ski_stats *st)
 }
 
 /* h's values: the user's where given; else the data-based initial values
- * (spec §5: outputscale var(y)/2, noise var(y)/4, the lengthscale from X or
+ * (outputscale var(y)/2, noise var(y)/4, the lengthscale from X or
  * the statistics) for what is learned, and 1 for what is not. var(y) comes
  * from the statistics (y'y, sum y, n). */
 static int start_values(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_cmat X,

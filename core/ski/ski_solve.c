@@ -1,11 +1,11 @@
-/* ski_solve.c -- posterior mean solvers of ski_gsgp (spec §4.2, §5.1, §5.3):
+/* ski_solve.c -- posterior mean solvers of ski_gsgp:
  * the SKI baseline CG on A = W K_G W' + noise I (A1), efficiently factorized
- * CG (A3, corrected per §5.7, x0 = 0, r0 = y) and simplified EFCG (A4), the
+ * CG (x0 = 0, r0 = y) and simplified EFCG (A4), the
  * last two with grid-size quantities only. Each is a set of callbacks for the
  * CG control of ski_cg.c (true residuals checked before `converged` is
  * claimed); they stop on ||b - A x|| <= tol ||b|| and return the mean cache
- * a = K_G W' A^{-1} y (spec §4.2): mu(x*) = w(x*)' a. */
-#include "ski.h"
+ * a = K_G W' A^{-1} y: mu(x*) = w(x*)' a. */
+#include "ski/ski.h"
 
 #include <float.h>
 #include <math.h>
@@ -165,7 +165,7 @@ cleanup:
 
 /* ------------------------------------------------------------ A3 (EFCG) */
 
-/* Factorized CG for A x = y from x0 = 0 (spec §4.2, A3): x = W xh + cx y,
+/* Factorized CG for A x = y from x0 = 0: x = W xh + cx y,
  * r = W rh + cr y, p = W ph + cp y, with sh = B ph, zh = K_G sh + noise ph,
  * uh = B rh, vh = K_G uh + noise rh; k0 = K_G u_y, kappa0 = u_y'k0. */
 typedef struct {
@@ -358,7 +358,7 @@ static int check_common(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_op *kg,
   return code ? code : check_opts(ctx, o);
 }
 
-/* sEFCG for A x = W rh0 from x0 = 0 (spec §5.4, A4): x = W xh, r = W rh,
+/* sEFCG for A x = W rh0 from x0 = 0: x = W xh, r = W rh,
  * p = W ph, sh = B ph, zh = K_G sh + noise ph, uh = B rh, vh = K_G uh +
  * noise rh; xd = W'x = B xh (set by verify). */
 typedef struct {

@@ -1,5 +1,7 @@
-/* ski_stats.c -- sufficient statistics of the ski_gsgp streaming pass (spec
- * §3): B = W'W in offset-stencil storage (STENCIL_FULL, §3.2), W'y, W'1, y'y,
+/* ski_stats.c -- sufficient statistics of the ski_gsgp streaming pass
+ * (the statistics of Yadav, Sheldon and Musco, "Faster Kernel Interpolation
+ * for Gaussian Processes", AISTATS 2021): B = W'W in offset-stencil storage
+ * (STENCIL_FULL), W'y, W'1, y'y,
  * sum y and n, accumulated chunk by chunk (merge is in ski_merge.c, the operator
  * v -> B v in ski_bop.c).
  *
@@ -10,7 +12,7 @@
  * point touches each entry (g, o) at most once (its taps have distinct grid
  * indices), so every entry receives its terms in data order: the statistics
  * are bitwise identical for any chunking and thread count. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  * A grid given as plain data (ski_stats' grid argument, the grid of statistics or
  * of a fit) is read here too (sgp_ski_grid_read), its errors naming the field in
  * the host's syntax: "'grid$size' ..." (R), "'grid.size' ..." (Octave). */
-#include "ski.h"
-#include "../fit_data.h"
+#include "ski/ski.h"
+#include "host/fit_data.h"
 
 #include <math.h>
 #include <stdio.h>

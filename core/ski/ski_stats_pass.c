@@ -9,7 +9,7 @@
  * dominate and the tap pass is as fast with less memory. Both passes are
  * independent of the thread count and give the same statistics up to
  * rounding, so the choice only moves the last bits. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <string.h>
 

@@ -1,11 +1,11 @@
 /* ski_var.c -- posterior variances of ski_gsgp at test points:
- *  - the SKI prior w(x)' K_G w(x) from a table of K_G's first column (§2.5);
- *  - exact variances (spec §4.3, variance = "exact"): one sEFCG solve (Alg. A4,
+ *  - the SKI prior w(x)' K_G w(x) from a table of K_G's first column;
+ *  - exact variances: one sEFCG solve (Alg. A4,
  *    x0 = 0, right-hand side W K_G w(x*)) per test point, grid-size work only;
- *  - LOVE-style low-rank variances (spec §4.4, variance = "lanczos"): span-W
+ *  - LOVE-style low-rank variances: span-W
  *    efficiently factorized Lanczos (Alg. A6') with full reorthogonalization,
  *    precomputed once into F (m-by-k), then O(k taps) per test point. */
-#include "ski.h"
+#include "ski/ski.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -130,7 +130,7 @@ cleanup:
   return code;
 }
 
-/* ------------------------------------------------------------ exact (§4.3) */
+/* ------------------------------------------------------------ exact */
 
 /* The accuracy of an exact variance. With A = W K_G W' + noise I, k = W rhat
  * (rhat = K_G w*) and any iterate x of A x = k with residual r = k - A x,
@@ -248,7 +248,7 @@ cleanup:
   return code;
 }
 
-/* ------------------------------------------------------------ LOVE (§4.4) */
+/* ------------------------------------------------------------ LOVE */
 
 void sgp_ski_love_free(sgp_ski_love *lv)
 {

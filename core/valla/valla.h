@@ -1,16 +1,17 @@
-/* valla.h -- VaLLA (variational linearized Laplace, spec shared/spec/valla.md):
- * MLP forward pass and sensitivities, the NTK contraction (spec §4.3) and its
+/* valla.h -- VaLLA (variational linearized Laplace; api/sgp_valla.h cites the
+ * paper):
+ * MLP forward pass and sensitivities, the NTK contraction and its
  * adjoint for Z, k-means, Adam, the alpha-objective with hand-coded gradients,
  * the fit loop, predictions, exact LLA / ELLA baselines and metrics.
  * The public part (network views, options, fit, predict, MAP trainer, metrics)
- * is the valla section of core/include/sgp.h; this header holds the internals.
+ * is api/sgp_valla.h; this header holds the internals.
  *
  * Conventions: points are rows (X is n-by-D); labels are 0..C-1 as doubles;
  * a block of NTK rows for n points and all C outputs has row r = i + n*c. */
 #ifndef SGP_VALLA_H
 #define SGP_VALLA_H
 
-#include "sgp_internal.h"
+#include "runtime/sgp_internal.h"
 
 /* ------------------------------------------------------------ internal: network */
 
@@ -80,7 +81,7 @@ void valla_jacobian_rows(const sgp_valla_net *net, const valla_cache *c, const i
 
 /* ------------------------------------------------------------ internal: NTK */
 
-/* Unscaled NTK blocks (spec §4.3) for caches cB (rows = sensitivities) and cZ:
+/* Unscaled NTK blocks for caches cB (rows = sensitivities) and cZ:
  * K (cB.nr x cZ.nr) = sum_l (Dl_B Dl_Z') o (A_B A_Z' + 1 [+ X_B X_Z' at the last
  * layer with skip]). layers: n_layers flags (NULL = all). */
 int  valla_ntk_cross(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *cB,
@@ -91,7 +92,7 @@ void valla_ntk_diag(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *c
 /* Full C x C blocks per point (cache built with tags == NULL): out (C x C x n). */
 void valla_ntk_blocks(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *c, const int *layers,
                       double *out);
-/* Adjoint for Z (spec §3.4): given Om_BZ (cB.nr x cZ.nr) and symmetric Om_ZZ
+/* Adjoint for Z: given Om_BZ (cB.nr x cZ.nr) and symmetric Om_ZZ
  * (cZ.nr x cZ.nr) adjoints of the unscaled blocks, adds d/dZ of
  * <Om_BZ, K0_BZ> + <Om_ZZ, K0_ZZ> to Zbar (M x D). cZ must be tagged (nr = n). */
 int  valla_ntk_adjoint_z(sgp_ctx *ctx, const sgp_valla_net *net, const valla_cache *cB,
@@ -130,8 +131,8 @@ typedef struct {
  * batch variances clamped at 0 (may be NULL). */
 int  valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_cmat yb,
                      double *value, valla_grad *grad, int64_t *clamps);
-/* Unscaled kernel blocks of a batch computed beforehand (fixed Z, spec §3.5
- * phase 1): K0BZ (nb*C x M, row i + nb*c), kd0 (nb*C), K0ZZ (M x M), outputs G
+/* Unscaled kernel blocks of a batch computed beforehand (fixed Z, the
+ * first phase of training): K0BZ (nb*C x M, row i + nb*c), kd0 (nb*C), K0ZZ (M x M), outputs G
  * (nb x C). */
 typedef struct { int64_t nb; const double *K0BZ, *kd0, *K0ZZ, *G; } valla_kernels;
 /* valla_objective from precomputed kernels (pre != NULL; Xb unused; no Z gradient). */
@@ -147,18 +148,18 @@ int  valla_kl(sgp_ctx *ctx, int64_t M, const double *L, const double *K, double 
 
 /* Builds P1/P2 of a valla fit from its L (or the closed form). */
 int  valla_fit_finalize(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X);
-/* Closed-form (Titsias / GGN) P1, P2 from the data X (spec §1.4), for any K_ZZ
+/* Closed-form (Titsias / GGN) P1, P2 from the data X, for any K_ZZ
  * (valla_closed_form.c); the reported L is an exact lower factor of A*. */
 int  valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double jitter);
 /* Scaled K_ZZ of the fit (M x M). */
 int  valla_kzz(sgp_ctx *ctx, const sgp_valla_fit_t *fit, double *K);
 /* Inverse of a lower-triangular T (n x n) into Ti (n x n). */
 int  valla_tri_inverse(sgp_ctx *ctx, int64_t n, const double *T, double *Ti);
-/* Exact LLA (spec §6.1): Z = X with all C tags; P1 from the dense posterior. */
+/* Exact LLA: Z = X with all C tags; P1 from the dense posterior. */
 int  valla_lla_exact(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X);
 /* s0 / y_sd^2 (regression) or s0: the factor from k0 to the fit's kernel. */
 double valla_kernel_scale(const sgp_valla_fit_t *fit);
-/* ELLA (spec §6.2): valla_ella_pick draws M training points with a uniform
+/* ELLA: valla_ella_pick draws M training points with a uniform
  * output tag each into fit->Z / tags; valla_ella builds P2 from at most `rank`
  * eigenpairs at the fit's prior and noise. */
 int  valla_ella_pick(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t M);

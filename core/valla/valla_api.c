@@ -2,7 +2,7 @@
  * of a network, original-scale hyperparameters and a fit rebuilt from plain data
  * (a fit saved by R or Octave and reloaded), so prediction needs no live state. */
 #include "valla/valla.h"
-#include "sgp_options.h"
+#include "api/sgp_options.h"
 
 #include <math.h>
 #include <stdlib.h>

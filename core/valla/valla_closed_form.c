@@ -1,4 +1,5 @@
-/* valla_closed_form.c -- the Titsias / GGN closed form of spec §1.4 as the maps
+/* valla_closed_form.c -- the Titsias / GGN closed form of the
+ * variational covariance as the maps
  * P1, P2 of sgp_valla_fit_t, for any K_ZZ, singular ones included.
  *
  * With any F (M x M) such that F K_ZZ F' is the identity on range(K_ZZ) (F's other

@@ -1,4 +1,4 @@
-/* valla_ella.c -- ELLA baseline (Deng et al. 2022; spec §6.2): Nystrom features
+/* valla_ella.c -- ELLA baseline (Deng et al. 2022): Nystrom features
  * psi(x) = K0(x, Z_E) U_K Lambda_K^{-1/2} from the top K eigenpairs of K0 on M_E
  * tagged training points, a Gaussian posterior over the feature weights
  * (G + I/s0)^{-1} with G = sum_n psi_n' Lambda_n psi_n, stored as the P2 map of the

@@ -1,5 +1,6 @@
-/* valla_evidence.c -- Laplace log evidence of LLA (spec §6.1, as the `laplace`
- * library): log Z = sum_n log p(y_n | g_n) - |theta|^2 / (2 s0)
+/* valla_evidence.c -- Laplace log evidence of LLA (as the `laplace` library of
+ * Daxberger et al., "Laplace Redux -- Effortless Bayesian Deep Learning",
+ * NeurIPS 2021): log Z = sum_n log p(y_n | g_n) - |theta|^2 / (2 s0)
  *                   - 1/2 log|I + Lambda^{1/2} K Lambda^{1/2}|,  K = s0 K0,
  * on the original target scale. One eigendecomposition (of K0, or of
  * Lambda^{1/2} K0 Lambda^{1/2} for classification) makes each evaluation O(N C);

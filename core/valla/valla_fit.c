@@ -1,8 +1,8 @@
 /* valla_fit.c -- sgp_valla_fit: argument checks, inducing points (per-class
  * k-means, tags), then exact LLA, the closed form or the Adam loop over
- * minibatches with `learn` masks and validation early stopping (spec §3.1, §3.2). */
+ * minibatches with `learn` masks and validation early stopping. */
 #include "valla/valla.h"
-#include "sgp_options.h"
+#include "api/sgp_options.h"
 
 #include <float.h>
 #include <math.h>
@@ -222,7 +222,7 @@ static void unpack(sgp_valla_fit_t *f, const double *x)
   for (int64_t k = 0; k < f->M * f->D; k++) f->Z[k] = x[p++];
 }
 
-/* Phase-1 cache (fixed Z, spec §3.5): unscaled K0(X, Z) (N*C x M, row i + N*c),
+/* Phase-1 cache (fixed Z): unscaled K0(X, Z) (N*C x M, row i + N*c),
  * diag k0 (N*C), outputs (N x C) and K0_ZZ, computed once in tiles. */
 typedef struct { double *K, *kd, *G, *KZZ; } train_cache;
 

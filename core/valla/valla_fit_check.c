@@ -4,9 +4,9 @@
  * its fields, each error naming the field ("the fit is damaged; refit it"), and
  * the network (`model`) by sgp_valla_net_from_value, as valla's own argument; the
  * values, shapes and the P1 / P2 / prior combination are sgp_valla_fit_from_data's. */
-#include "valla.h"
-#include "../fit_data.h"
-#include "sgp_options.h"
+#include "valla/valla.h"
+#include "host/fit_data.h"
+#include "api/sgp_options.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* valla_kmeans.c -- seeded Lloyd k-means for the initial inducing inputs (spec
- * §3.1, as scipy's kmeans2(minit = "points")), in column-standardized coordinates. */
+/* valla_kmeans.c -- seeded Lloyd k-means for the initial inducing inputs
+ * (as scipy's kmeans2(minit = "points")), in column-standardized coordinates. */
 #include "valla/valla.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* valla_lik.c -- per-point expected log-likelihood terms e_i of the alpha
- * objective (spec §2.3, §2.4) and their derivatives in the latent variances:
+ * objective and their derivatives in the latent variances:
  * Gaussian closed form for alpha in [0, 1], probit / mean-field softmax and the
  * binary (one logit) case. At alpha = 1 e_i is the log predictive density, so the
  * same code gives the validation NLL. */

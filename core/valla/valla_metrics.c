@@ -1,4 +1,4 @@
-/* valla_metrics.c -- evaluation metrics of spec §7.1 (means over test points):
+/* valla_metrics.c -- evaluation metrics (means over test points):
  * Gaussian NLL, CRPS, CQM; accuracy, NLL, ECE (15 bins), Brier; OOD AUC. */
 #include "valla/valla.h"
 

@@ -2,8 +2,8 @@
  * hosts: what `pred` is (a list or struct of mean and var, or of prob; n-by-C
  * probabilities; P(y = 1); predictive means with `var`), the labels' coding and
  * the option bins (its table), then the checked metrics (valla_metrics.c). */
-#include "valla.h"
-#include "../fit_data.h"
+#include "valla/valla.h"
+#include "host/fit_data.h"
 
 #include <math.h>
 #include <stddef.h>

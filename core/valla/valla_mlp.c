@@ -1,4 +1,4 @@
-/* valla_mlp.c -- MLP forward pass and per-layer sensitivities (spec §4.2) for a
+/* valla_mlp.c -- MLP forward pass and per-layer sensitivities for a
  * point set, as GEMMs over all points at once; the explicit Jacobian for tests. */
 #include "valla/valla.h"
 

@@ -1,5 +1,5 @@
 /* valla_net.c -- the network as owned, normalized storage: checks and copies of
- * a user's MLP view, the nnet weight layout (spec §4.4), and activations. */
+ * a user's MLP view, the nnet weight layout, and activations. */
 #include "valla/valla.h"
 
 #include <math.h>

@@ -3,8 +3,8 @@
  * checked once for both hosts (sgp_valla_net_from_value, sgp_options.h), and the
  * nnet layout R's front turns an nnet fit into. Errors name the element as the
  * host's user writes it: 'model$weights[[2]]' (R) or 'model.weights{2}' (Octave). */
-#include "valla.h"
-#include "../fit_data.h"
+#include "valla/valla.h"
+#include "host/fit_data.h"
 
 #include <stdio.h>
 #include <stdlib.h>

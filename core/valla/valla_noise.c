@@ -1,6 +1,6 @@
 /* valla_noise.c -- the gaussian noise taken from validation data and the check that
  * the network fits its training data much better than the validation data
- * (overfitting; issue 17). A network trained on x has residuals on x that understate
+ * (overfitting). A network trained on x has residuals on x that understate
  * its error elsewhere, and Adam's noise, learned on x, inherits that: the intervals
  * cover far less than they claim. The paper treats the noise as a hyperparameter tuned
  * on validation data; here it is the exact minimizer of the validation NLL given the

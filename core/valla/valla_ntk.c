@@ -1,5 +1,7 @@
-/* valla_ntk.c -- the NTK by the corrected layer-wise contraction of App. E.3
- * (spec §4.3): k0_cc'(x,x') = sum_l (delta^l_c(x) . delta^l_c'(x')) (a^l(x) . a^l(x') + 1),
+/* valla_ntk.c -- the NTK by the corrected layer-wise contraction of appendix
+ * E.3 of Ortega, Santana and Hernandez-Lobato, "Variational Linearized Laplace
+ * Approximation for Bayesian Deep Learning", ICML 2024:
+ * k0_cc'(x,x') = sum_l (delta^l_c(x) . delta^l_c'(x')) (a^l(x) . a^l(x') + 1),
  * two GEMMs per layer, never forming Jacobians. */
 #include "valla/valla.h"
 

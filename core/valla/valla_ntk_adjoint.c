@@ -1,5 +1,5 @@
 /* valla_ntk_adjoint.c -- gradient of <Om_BZ, K0_BZ> + <Om_ZZ, K0_ZZ> with respect
- * to the inducing inputs Z (spec §3.4): adjoints of the per-layer products, then
+ * to the inducing inputs Z: adjoints of the per-layer products, then
  * a second-order ("double") backprop through Z's backward and forward passes. */
 #include "valla/valla.h"
 

@@ -1,6 +1,6 @@
 /* valla_objective.c -- the minibatch alpha-objective l = -(N/n_b) sum_i e_i + KL
- * (spec §2.2-§2.5) with A = L L' through H = I + L'KL = R R' (never A^{-1}), and
- * its hand-derived gradients (§3.3, §3.4) for L, log sigma0, log noise and Z. */
+ * with A = L L' through H = I + L'KL = R R' (never A^{-1}), and
+ * its hand-derived gradients for L, log sigma0, log noise and Z. */
 #include "valla/valla.h"
 #include "valla/valla_lik.h"
 

@@ -2,9 +2,9 @@
  * defined once (sgp_options.h). The data (model, x, y, inducing locations and
  * their tags, validation, xtest, layers) stay with the fronts. The defaults
  * here are what sgp_valla_opts_default stores; a test checks that they agree. */
-#include "sgp.h"
-#include "sgp_options.h"
-#include "sgp_internal.h"
+#include "api/sgp.h"
+#include "api/sgp_options.h"
+#include "runtime/sgp_internal.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -1,10 +1,10 @@
 /* valla_plain.c -- valla's and mlp_fit's results as plain data, written once for
  * both hosts (sgp_options.h): the network, the fit, the predictions, mlp_fit's
  * result; and a fit given back as plain data read into a fit for prediction. */
-#include "valla.h"
-#include "../fit_data.h"
-#include "../value_out.h"
-#include "sgp_options.h"
+#include "valla/valla.h"
+#include "host/fit_data.h"
+#include "host/value_out.h"
+#include "api/sgp_options.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* valla_posterior.c -- the M x M maps P1, P2 of sgp_valla_fit_t for a trained L
- * (P1 = R^{-1} L', spec §1.3) and exact LLA (spec §6.1, Z = X with all C tags;
+ * (P1 = R^{-1} L') and exact LLA (Z = X with all C tags;
  * the symmetric Lambda^{1/2} form for softmax). The closed form is in
  * valla_closed_form.c. */
 #include "valla/valla.h"

@@ -1,4 +1,4 @@
-/* valla_predict.c -- predictions of every method from one representation (spec §5):
+/* valla_predict.c -- predictions of every method from one representation:
  * mean = network output; latent covariance prior*K_xx - |P1 K_Zx|^2 + |P2 K_Zx|^2,
  * in tiles of test points; regression predictive variance and probit class
  * probabilities; the mean predictive NLL used for validation. */

@@ -1,8 +1,8 @@
 /* valla_predict_options.c -- the options of valla's predictions (R's
  * predict.valla, Octave's scalegp_predict) and their rules against the fit's
  * likelihood, defined once (sgp_options.h); seed and threads are the context's. */
-#include "valla.h"
-#include "sgp_options.h"
+#include "valla/valla.h"
+#include "api/sgp_options.h"
 
 #include <stddef.h>
 

@@ -16,8 +16,8 @@
  * Build and run (as the package builds): make bench-kernel ARGS="reps threads n..."
  * Not part of make check. */
 #define _POSIX_C_SOURCE 200809L
-#include "kernels.h"
-#include "kernel_exp.h"
+#include "kernels/kernels.h"
+#include "kernels/kernel_exp.h"
 
 #include <math.h>
 #include <omp.h>

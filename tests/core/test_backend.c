@@ -5,9 +5,9 @@
  * operator and the naive dense oracle to 1e-10 relative (double precision). */
 #define _POSIX_C_SOURCE 200809L /* readlink */
 #include "test_helpers.h"
-#include "sgp_internal.h"
+#include "runtime/sgp_internal.h"
 #ifdef SGP_HAVE_CUDA
-#include "cuda_plugin.h"
+#include "backend/cuda_plugin.h"
 #endif
 
 #include <stdio.h>

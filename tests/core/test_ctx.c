@@ -4,7 +4,7 @@
  * errors. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test_helpers.h"
-#include "sgp_internal.h" /* sgp_cuda_built */
+#include "runtime/sgp_internal.h" /* sgp_cuda_built */
 
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@
 #include "test_helpers.h"
 
 #include <stdlib.h>
-#include "kernels.h"
+#include "kernels/kernels.h"
 #include "laplace/evidence.h"
 #include "laplace/laplace.h"
 

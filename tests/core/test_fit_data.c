@@ -3,7 +3,7 @@
  * view that predicts, and each tampered field is an error naming it in the host's
  * words ("'object$root' ..."); the predict options' rules against the fit. */
 #include "test_helpers.h"
-#include "sgp_options.h"
+#include "api/sgp_options.h"
 
 enum { N = 4 };
 static const double X[N] = {0, 1, 2, 3}, F[N] = {0.1, 0.2, 0.3, 0.4}, V[N] = {1, 1, 1, 1},

@@ -5,7 +5,7 @@
  * (sgp_valla_metrics_of: what pred is, the labels' coding, the option bins) and
  * a valla fit's fields (sgp_valla_fit_check). */
 #include "test_helpers.h"
-#include "sgp_options.h"
+#include "api/sgp_options.h"
 
 #include <float.h>
 #include <stdlib.h>

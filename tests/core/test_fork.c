@@ -10,8 +10,8 @@
  * condition number is below 3: the factors differ by a few n eps of it). */
 #define _POSIX_C_SOURCE 200809L
 #include "test_helpers.h"
-#include "kernels.h"
-#include "sgp_internal.h"
+#include "kernels/kernels.h"
+#include "runtime/sgp_internal.h"
 
 #include <math.h>
 #include <signal.h>

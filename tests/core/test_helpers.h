@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sgp.h"
+#include "api/sgp.h"
 #include "ski/ski.h"
 
 /* |a - b| <= tol, reporting both values (NaN fails). */

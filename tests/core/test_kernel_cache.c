@@ -9,7 +9,7 @@
 #define _DEFAULT_SOURCE /* mincore */
 #endif
 #include "test_helpers.h"
-#include "kernel_cache.h"
+#include "kernels/kernel_cache.h"
 
 #include <math.h>
 #include <stdlib.h>

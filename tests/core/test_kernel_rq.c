@@ -3,7 +3,7 @@
  * lengthscale-scaled distance; its lengthscale gradient against central
  * differences of that oracle. */
 #include "test_helpers.h"
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * tile size, thread count and width, with strided views whose padding must
  * survive; bitwise the same for every thread count (and on a repeat). */
 #include "test_helpers.h"
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * sum of at most 19 products of values in [-1, 1], so two summation orders
  * differ by at most 19 * 19 eps < 1e-13 (absolute). */
 #include "test_helpers.h"
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>

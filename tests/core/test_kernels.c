@@ -2,7 +2,7 @@
  * Oracle: th_kernel_matrix, a naive dense kernel (plain loops, libm exp/sqrt,
  * r = ||(x - x') / lengthscale||) written from the formulas in sgp.h. */
 #include "test_helpers.h"
-#include "kernels.h" /* sgp_kernel_value_r2 */
+#include "kernels/kernels.h" /* sgp_kernel_value_r2 */
 
 #include <stdlib.h>
 

@@ -4,7 +4,7 @@
  * Oracle: the naive dense kernel th_kernel_matrix times V by plain loops
  * (th_matmul); the interrupt oracle is a hook that counts its calls. */
 #include "test_helpers.h"
-#include "sgp_internal.h" /* sgp_say: the print hook's only caller */
+#include "runtime/sgp_internal.h" /* sgp_say: the print hook's only caller */
 
 #include <stdio.h>
 #include <stdlib.h>

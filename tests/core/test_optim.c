@@ -10,7 +10,7 @@
  * ftol stop is below the last change, taken here with a factor 100:
  * df = 100 ftol_rel |f*|. The gradient test gives |d| <= 1e-8 / (2 lam), far inside. */
 #include "test_helpers.h"
-#include "optim.h"
+#include "select/optim.h"
 
 #include <stdio.h>
 #include <stdlib.h>

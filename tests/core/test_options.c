@@ -2,7 +2,7 @@
  * agree with the verb's defaults function, every kind's checks and messages, and
  * the one user-message form. */
 #include "test_helpers.h"
-#include "sgp_options.h"
+#include "api/sgp_options.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * and older W/b names, errors in each host's syntax), and the network written
  * back as plain data (sgp_valla_net_plain) reads as the same network. */
 #include "test_helpers.h"
-#include "sgp_options.h"
+#include "api/sgp_options.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * core writes them for both hosts (sgp_hyper_plain, sgp_ski_grid_plain,
  * sgp_laplace_fit_plain, sgp_ski_fit_plain), in an arena freed once. */
 #include "test_helpers.h"
-#include "sgp_options.h"
+#include "api/sgp_options.h"
 
 #include <math.h>
 

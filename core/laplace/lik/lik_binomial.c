@@ -1,6 +1,6 @@
 /* lik_binomial.c -- y successes in `trials` (per point, or one value for all),
  * logit link: log p = log choose(t, y) + y f - t log(1 + e^f). */
-#include "../lik_table.h"
+#include "laplace/lik_table.h"
 
 static int label(const sgp_lik *lik, int64_t i, char *why, size_t size)
 {

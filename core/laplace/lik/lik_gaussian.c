@@ -1,7 +1,7 @@
 /* lik_gaussian.c -- y real, variance `noise` (1 or n values), identity link. The
  * model's noise, not a pseudo-noise: never capped (noise_max would bind on a y
  * in large units, where the fit must be c times the fit on y / c). */
-#include "../lik_table.h"
+#include "laplace/lik_table.h"
 
 static double noise_at(const sgp_lik *lik, int64_t i)
 {

@@ -5,7 +5,7 @@
  *           + y log(mu / (r + mu)).
  * In eta = log mu: gradient r (y - mu) / (r + mu), W = r mu (y + r) / (r + mu)^2
  * (> 0: log-concave in f for a fixed r), d3 = -r (y + r) mu (r - mu) / (r + mu)^3. */
-#include "../lik_table.h"
+#include "laplace/lik_table.h"
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /* lik_poisson.c -- y in {0, 1, 2, ...}, log link, log exposure `offset`. */
-#include "../lik_table.h"
+#include "laplace/lik_table.h"
 
 static int label(const sgp_lik *lik, int64_t i, char *why, size_t size)
 {

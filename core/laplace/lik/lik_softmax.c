@@ -1,7 +1,7 @@
 /* lik_softmax.c -- y in {1, ..., n_class}, C = n_class latents with a shared
  * kernel; per point W_n = diag(pi) - pi pi' (singular along the all-ones
  * direction: the pseudo-inverse W^dagger with the capped 1/pi stands for W^-1). */
-#include "../lik_table.h"
+#include "laplace/lik_table.h"
 
 static int label(const sgp_lik *lik, int64_t i, char *why, size_t size)
 {
@@ -49,7 +49,7 @@ static void eval(const sgp_lik *lik, const double *f, double *loglik, double *gr
       if (grad) grad[i + c * n] = (c == yc ? 1.0 : 0.0) - p;
     }
     if (!delta) continue;
-    /* delta = W^dagger grad with the capped 1/pi (spec 1.5) */
+    /* delta = W^dagger grad with the capped 1/pi */
     double mu = 0.0, mw = 0.0;
     for (int64_t c = 0; c < C; c++) {
       const double p = exp(f[i + c * n] - lse);

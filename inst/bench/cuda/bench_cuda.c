@@ -3,8 +3,8 @@
  *   make bench-cuda            (BENCH_CUDA_QUICK=1 for a smaller smoke run)
  * Prints a table and one BENCH line per figure. Without a device it says so
  * and exits 0. */
-#include "sgp_internal.h"
-#include "cuda_backend.h"
+#include "runtime/sgp_internal.h"
+#include "backend/cuda_backend.h"
 #include "laplace/laplace.h"
 
 #include <stdio.h>
