@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/function_lengths.py -- the longest functions of the code (issue 12: none over
+"""tools/function_lengths.py -- the longest functions of the code (the project's rule: none over
 120 lines in core/, bindings_r/, bindings_octave/, R/). C/C++: from a definition line
 at column 0 (or DEFUN_DLD) to its matching brace, comments and strings left out;
 R: `name <- function(` to its matching brace; Octave: function .. endfunction.
