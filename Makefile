@@ -14,7 +14,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-bit64 r-cran-future r-cran-future.apply \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
-.PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
+.PHONY: all deps install demo check check-core check-r check-octave check-self-contained hooks bench bench-cuda \
   octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel bench-laplace-gmm
 
 all: install
@@ -34,7 +34,9 @@ demo: install
 	R_LIBS=$(RLIB) $(RSCRIPT) inst/examples/demo.R build/demo.png
 
 # The README's test command: every test (core C under ASan/UBSan, R, Octave).
+# check-self-contained goes first: a grep, it fails in a second.
 check: deps
+	$(MAKE) check-self-contained
 	$(MAKE) check-core
 	$(MAKE) check-r
 	$(MAKE) check-octave
@@ -51,6 +53,20 @@ check-r: install
 
 check-octave: deps
 	sh tools/check_octave.sh
+
+# Comments cite papers and docs/, never documents outside the repository or
+# issue numbers: tools/check_self_contained.sh lists any such citation.
+check-self-contained:
+	sh tools/check_self_contained.sh
+
+# The git hooks of tools/ into this clone's hooks folder (git rev-parse
+# --git-path hooks: the common one for every worktree): commit-msg rejects a
+# subject over 72 characters. Nothing to do outside a git checkout.
+hooks:
+	@if hooks=$$(git rev-parse --git-path hooks 2>/dev/null); then \
+	  mkdir -p "$$hooks" && cp tools/commit-msg "$$hooks/commit-msg" && \
+	  chmod +x "$$hooks/commit-msg" && echo "installed $$hooks/commit-msg"; \
+	else echo "make hooks: not a git checkout; nothing installed"; fi
 
 octave-pkg: deps
 	sh tools/octave_pkg.sh
