@@ -14,7 +14,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-bit64 r-cran-future r-cran-future.apply \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
-.PHONY: all deps install demo check check-core check-r check-octave bench bench-cuda \
+.PHONY: all deps install demo check check-core check-r check-octave check-self-contained hooks bench bench-cuda \
   octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel bench-laplace-gmm
 
 all: install
@@ -34,7 +34,9 @@ demo: install
 	R_LIBS=$(RLIB) $(RSCRIPT) inst/examples/demo.R build/demo.png
 
 # The README's test command: every test (core C under ASan/UBSan, R, Octave).
+# check-self-contained goes first: a grep, it fails in a second.
 check: deps
+	$(MAKE) check-self-contained
 	$(MAKE) check-core
 	$(MAKE) check-r
 	$(MAKE) check-octave
@@ -52,6 +54,20 @@ check-r: install
 
 check-octave: deps
 	sh tools/check_octave.sh
+
+# Comments cite papers and docs/, never documents outside the repository or
+# issue numbers: tools/check_self_contained.sh lists any such citation.
+check-self-contained:
+	sh tools/check_self_contained.sh
+
+# The git hooks of tools/ into this clone's hooks folder (git rev-parse
+# --git-path hooks: the common one for every worktree): commit-msg rejects a
+# subject over 72 characters. Nothing to do outside a git checkout.
+hooks:
+	@if hooks=$$(git rev-parse --git-path hooks 2>/dev/null); then \
+	  mkdir -p "$$hooks" && cp tools/commit-msg "$$hooks/commit-msg" && \
+	  chmod +x "$$hooks/commit-msg" && echo "installed $$hooks/commit-msg"; \
+	else echo "make hooks: not a git checkout; nothing installed"; fi
 
 octave-pkg: deps
 	sh tools/octave_pkg.sh
@@ -74,7 +90,7 @@ bench: install
 bench-cuda: deps
 	$(MAKE) -C inst/bench/cuda run
 
-# gp_laplace benchmarks (spec gp_laplace.md section 6, issue 3 targets); Fashion-MNIST
+# gp_laplace benchmarks (the experiments of Wenger et al.'s IterNCGP paper); Fashion-MNIST
 # from Debian. BENCH_ARGS selects cases/options, e.g. BENCH_ARGS="--quick e2_toy".
 # bench-laplace-core: the C timing driver (no R), ARGS="exact 5000 16 2".
 BENCH_DEB_PACKAGES := dataset-fashion-mnist r-cran-mlbench
@@ -83,20 +99,20 @@ bench-laplace: install
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace.R $(BENCH_ARGS)
 
 # gp_laplace at small solver budgets on real data (r-cran-mlbench): accuracy,
-# log loss and ECE per max_iter beside the prior and a converged fit (issue 16).
+# log loss and ECE per max_iter beside the prior and a converged fit.
 bench-laplace-budget: install
 	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_budget.R $(BENCH_ARGS)
 
 # gp_laplace's recursive residual (default) against residual = "explicit":
-# seconds per solver iteration side by side on the softmax GMM (issue 18);
+# seconds per solver iteration side by side on the softmax GMM;
 # BENCH_ARGS="--per=2000 --max_iter=5 --rounds=3" (per x 10 points).
 bench-laplace-residual: install
 	@uptime
 	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(RSCRIPT) inst/bench/bench_laplace_residual.R $(BENCH_ARGS)
 	@uptime
 
-# Model selection in the exact mode on real data (issue 13): learning time and
+# Model selection in the exact mode on real data: learning time and
 # held-out log loss, learned ARD hyperparameters against the fixed defaults
 # (mlbench, MASS, spatstat.data). BENCH_ARGS picks sets: pima biopsy bei letters.
 SELECT_DEB_PACKAGES := r-cran-mlbench r-cran-mass r-cran-spatstat.data
@@ -105,17 +121,17 @@ bench-select: install
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_model_selection.R $(BENCH_ARGS)
 
 # The matrix-free (stochastic) evidence at n = 20000, d = 16 against exact-mode
-# learning on a 5000-point subset (issue 13, acceptance 3); generated data.
+# learning on a 5000-point subset; generated data.
 bench-select-mf: install
 	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_learn_mf.R $(BENCH_ARGS)
 
 # C benchmark drivers compile the core as R compiles the package (GNU C, the
 # compiler's default standard: -std=c99 turned off FMA contraction in the
-# kernels' target clones and made drivers 15-25% slower than the package, issue 18;
+# kernels' target clones and made drivers 15-25% slower than the package;
 # core/kernels/target_clones.h now fixes the clones' contraction whatever the -std).
 BENCH_CFLAGS := -O2 -g $(SGP_OPENMP_CFLAGS) -Wall -Wextra $(SGP_CORE_CPPFLAGS)
 
-# Spatial Poisson counts, n = 5000 (issue 18 points 2, 3): the exact mode's Newton
+# Spatial Poisson counts, n = 5000: the exact mode's Newton
 # step against one Cholesky, and cg iterations with and without precond_rank;
 # built with R's compiler and flags, as the package is (the stagnation rule off: see
 # the driver). ARGS="exact" | "solve RANK" | "cg RANK MAXIT".
@@ -127,7 +143,7 @@ bench-laplace-poisson:
 	OPENBLAS_NUM_THREADS=2 build/laplace_poisson_bench $(ARGS)
 
 # gp_laplace softmax at the paper's budget: n = 1e5, C = 10, matrix-free, rank 10,
-# 100 solver iterations, 2 threads (issue 14 acceptance 2: <= 15 min, <= 2 GB);
+# 100 solver iterations, 2 threads (target: <= 15 min, <= 2 GB);
 # BENCH_ARGS="per_class max_iter".
 bench-laplace-gmm: install
 	@sh tools/deps.sh time
@@ -158,7 +174,7 @@ bench-laplace-core:
 	  -o build/laplace_core_bench $(BENCH_LIBS)
 	OPENBLAS_NUM_THREADS=2 build/laplace_core_bench $(ARGS)
 
-# R CMD build + R CMD check on the tarball (acceptance of the R package).
+# R CMD build + R CMD check on the tarball.
 rcheck: deps
 	@mkdir -p build/rcheck
 	cd build/rcheck && $(R) CMD build ../.. && \
@@ -188,13 +204,13 @@ clean:
 	sh cleanup
 	rm -rf build tests/core/bin
 
-# valla's held-out 95% coverage on an overfitted nnet (Boston; issue 17, point 5)
+# valla's held-out 95% coverage on an overfitted nnet (Boston)
 # beside the old hold-out default, LLA, a bootstrap of the nnet and lm; about 2 min.
 # BENCH_ARGS: the number of seeded splits (5).
 bench-valla-coverage: install
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_valla_coverage.R $(BENCH_ARGS)
 
-# VaLLA benchmarks (issue 5): a C driver (inst/bench/valla/) linked against the
+# VaLLA benchmarks: a C driver (inst/bench/valla/) linked against the
 # core, compiled as the package (BENCH_CFLAGS) into build/bench-valla (ignored by
 # git and R CMD build). VALLA_BENCH_QUICK=1 make bench-valla: smoke run (< 1 min).
 # Each case runs in its own process so that its peak RSS is its own.
@@ -237,7 +253,7 @@ bench-ski: $(SKI_BENCH)/bench_ski
 # The crossover of the statistics pass (tap vs moments, ski_stats_pass.c).
 $(SKI_BENCH)/bench_ski_pass: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_pass.o
 	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
-# Hyperparameter learning from streamed 3-D statistics (issue 13): the time of one
+# Hyperparameter learning from streamed 3-D statistics: the time of one
 # optimizer step at n = 1e6 and 1e8 and the whole learning at m = 128K;
 # BENCH_ARGS="1e6 1e7" picks other n.
 $(SKI_BENCH)/bench_ski_learn: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_learn.o
@@ -259,7 +275,7 @@ bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_pass
 	@uptime
 # One K_G product with FFTW_ESTIMATE plans (the deterministic default) against
-# FFTW_MEASURE ones, side by side (issue 18); BENCH_ARGS="rounds reps".
+# FFTW_MEASURE ones, side by side; BENCH_ARGS="rounds reps".
 $(SKI_BENCH)/bench_ski_planner: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_planner.o
 	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
 .PHONY: bench-ski-planner
@@ -268,7 +284,7 @@ bench-ski-planner: $(SKI_BENCH)/bench_ski_planner
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_planner $(BENCH_ARGS)
 	@uptime
 # First-call latency of ski_gsgp against a warm call, and the per-iteration time
-# (FFTW planning effort, issue 11); BENCH_ARGS="--libs=old/Rlib,build/Rlib --rounds=5"
+# (FFTW planning effort); BENCH_ARGS="--libs=old/Rlib,build/Rlib --rounds=5"
 # compares two installed builds side by side.
 .PHONY: bench-ski-first
 bench-ski-first: install

@@ -1,4 +1,4 @@
-# Documentation of the options from the core's tables (issue 12): the roxygen
+# Documentation of the options from the core's tables (ARCHITECTURE.md, "Options"): the roxygen
 # "Options" section of a verb (@eval in its roxygen block; make docs) and the
 # texinfo block of its Octave help (tools/option_docs.R writes it between
 # markers), so that no option is described outside the core's table.

@@ -2,7 +2,7 @@
 # layout the core reads, or a generic MLP list, read and checked by the core
 # (core/valla/valla_net_read.c).
 
-# nnet's canonical connection list (spec section 4.4): units 0 = bias, 1..D
+# nnet's canonical connection list: units 0 = bias, 1..D
 # inputs, D+1..D+H hidden, then K outputs; incoming weights contiguous, bias first.
 nnet_canonical_conn <- function(D, H, K, skip) {
   hid <- if (H > 0) unlist(lapply(seq_len(H), function(j) 0:D)) else integer(0)
@@ -13,7 +13,7 @@ nnet_canonical_conn <- function(D, H, K, skip) {
   list(conn = c(hid, out), nconn = nconn)
 }
 
-# The network of an nnet fit: spec for the core, the likelihood it implies, and
+# The network of an nnet fit: its description for the core, the likelihood it implies, and
 # its class levels. forward = TRUE keeps the logistic output of entropy fits
 # (to reproduce predict.nnet); valla linearizes their logit instead.
 nnet_spec <- function(model, fn, arg = "model", forward = FALSE) {

@@ -1,4 +1,4 @@
-# Out-of-fold validation data for valla's default (issue 17). A network's residuals on
+# Out-of-fold validation data for valla's default (docs/valla.md, "Noise and validation data"). A network's residuals on
 # the data it was trained on understate its error elsewhere, and nothing computed from
 # those data alone sees it (the linearized model's own leave-one-out residuals are those
 # of a model whose residuals are orthogonal to its Jacobian: they barely grow). Refitting

@@ -83,7 +83,7 @@ endfunction
 %!error <ski_grid: 'grid_size' must be 1 to 8 whole numbers> ski_grid ([], "range", [0 1], "grid_size", 2.5)
 %!error <ski_grid: 'interpolation' must be one of> ski_grid ([], "range", [0 1], "interpolation", "spline")
 %!error <ski_grid: 'range' must have min <= max> ski_grid ([], "range", [1 0])
-%!## oversized grids (issue 11): beyond the int32 sizes of R, and statistics that
+%!## oversized grids: beyond the int32 sizes of R, and statistics that
 %!## cannot fit in memory ((343 + 2) x 1e14 doubles), name grid_size
 %!error <'grid_size' must be at most 2147483647> ski_grid ([], "range", [0 1], "grid_size", 1e10)
 %!error <'grid_size' must be at most> ski_grid ([], "range", [0 1], "grid_size", 3e9)

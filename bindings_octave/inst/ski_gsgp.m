@@ -283,7 +283,7 @@ endfunction
 %! assert (all (isfinite (p.mean)));
 
 %!test
-%! ## honest convergence (issue 11): why a solve stopped, the true residual.
+%! ## honest convergence: why a solve stopped, the true residual.
 %! ## A tol below the attainable accuracy on noisy data, as test-ski-reliability.R
 %! ## (on the noise-free shared y the ill-conditioned solve, cond ~ 1e8, ran to
 %! ## max_iter instead once the stencil product rounded with fused multiply-adds:
@@ -324,7 +324,7 @@ endfunction
 %!endfunction
 
 %!test
-%! ## damaged fits (issue 11): scalegp_predict names the field instead of
+%! ## damaged fits: scalegp_predict names the field instead of
 %! ## answering (a NaN in the LOVE factor gave variance 0)
 %! fit = ski_gsgp (x, y, "lengthscale", 0.5, "noise", 0.01, "variance", "lanczos", "learn", {});
 %! f = fit; f.love.Ft(2, 3) = NaN;

@@ -37,7 +37,7 @@ endfunction
 %!error <'...1' was built on another grid> ski_stats_merge (a, a, ski_stats (1, 1, ski_grid ([], "grid_size", 20, "grid_bounds", [-1 4], "interpolation", "linear")))
 %!error <'b' must be ski_stats \(from ski_stats or ski_stats_merge\)> ski_stats_merge (a, 1)
 %!error <'b' has other probe sketches> ski_stats_merge (a, ski_stats ([0; 1; 2], [1; 2; 3], g, "probes", 2))
-%!## the core's merge checks and messages, the same texts as R's (issue 12)
+%!## the core's merge checks and messages, the same texts as R's
 %!error <ski_stats_merge: '...1' has other probe sketches than 'a' \(probes and seed must agree\)> ski_stats_merge (a, a, ski_stats ([0; 1; 2], [1; 2; 3], g, "probes", 2))
 %!error <ski_stats_merge: 'b' makes the merged 'yty' overflow \(not finite\); rescale y> ski_stats_merge (setfield (a, "yty", 1.5e308), setfield (a, "yty", 1.5e308))
 %!test

@@ -380,7 +380,7 @@ endfunction
 
 %!test
 %! ## refit: the out-of-fold residuals of its networks are the validation data
-%! ## (issue 17). A "refit" that misses by 1 everywhere makes them about 1 in mean
+%! ## (see docs/valla.md). A "refit" that misses by 1 everywhere makes them about 1 in mean
 %! ## square against about 0.01 on x: valla warns and takes the noise from them (the
 %! ## minimizer of their NLL lies between mean r^2 - max latent var and max r^2).
 %! x = linspace (-2, 2, 80)';

@@ -2,7 +2,7 @@
 // Octave's hooks (output, Ctrl-C, progress), views on Octave matrices, argument
 // conversion and the mapping from core status codes to Octave errors.
 //
-// Rules (see shared/design/ARCHITECTURE.md, "The shims"):
+// Rules (ARCHITECTURE.md, "One gateway per host"):
 //  - Octave's error() and octave_quit() throw C++ exceptions; they are raised
 //    only after the core has returned, never from a hook, so no exception
 //    crosses a C frame. Resources owned by the shim are RAII objects.

@@ -1,5 +1,5 @@
 // verb_mlp_fit.cc -- __sgp_call__ ("mlp_fit") behind mlp_fit.m: the seeded MAP
-// trainer for an MLP (Adam, weight decay; spec shared/spec/valla.md).
+// trainer for an MLP (Adam, weight decay; docs/valla.md).
 #include "sgp_octave_verbs.h"
 #include "sgp_valla_octave.h"
 

@@ -1,5 +1,5 @@
 // verb_valla_fit.cc -- __sgp_call__ ("valla_fit") behind valla.m: the VaLLA / exact LLA /
-// ELLA fit of a pre-trained MLP (spec shared/spec/valla.md).
+// ELLA fit of a pre-trained MLP (docs/valla.md).
 #include "sgp_octave_verbs.h"
 #include "sgp_valla_octave.h"
 

@@ -1,7 +1,7 @@
 // verb_valla_metrics.cc -- __sgp_call__ ("valla_metrics") behind valla_metrics.m: the core
 // reads pred (a struct of mean and var or of prob, n-by-C probabilities, P(y = 1),
 // or means with var), codes the labels, checks everything and names the metrics
-// (sgp_valla_metrics_of; spec shared/spec/valla.md §7.1).
+// (sgp_valla_metrics_of; the metrics of the VaLLA paper, docs/valla.md).
 #include "sgp_octave_verbs.h"
 #include "sgp_octave.h"
 

@@ -1,5 +1,5 @@
 /* bench_kernel_bound.c -- the matrix-free symmetric product Y = K V (K = k(X, X)
- * never stored, V n x b) against its physical bound on this machine (issue 14),
+ * never stored, V n x b) against its physical bound on this machine,
  * all measured in one run with the same thread count:
  *   R_gemm  the DGEMM rate: each thread multiplies its own 1024^3 square matrices
  *           (serial BLAS per thread, as the product's tiles run);

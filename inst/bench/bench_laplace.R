@@ -1,5 +1,6 @@
-# Benchmarks of gp_laplace (IterNCGP; spec shared/spec/gp_laplace.md section 6 and
-# the speed/memory targets of issue 3). Every case runs in a child Rscript so that
+# Benchmarks of gp_laplace (IterNCGP): the experiments of Tatzel, Wenger et al.,
+# Accelerating Non-Conjugate Gaussian Processes By Trading Off Computation For
+# Uncertainty (E2-E5 below), and speed/memory targets. Every case runs in a child Rscript so that
 # its peak resident memory (VmHWM) is its own; timings are medians of `reps` fits
 # after one warm-up fit (the heavy cases: one fit after a small warm-up fit, said
 # in the table). All fits use `threads` OpenMP threads (default 2).
@@ -65,7 +66,7 @@ prob_matrix <- function(prob) {
   p
 }
 
-# Accuracy, NLL and ECE (15 bins, torchmetrics binning: spec 4.4); y in 1..C.
+# Accuracy, NLL and ECE (15 bins, torchmetrics binning); y in 1..C.
 metrics <- function(p, y) {
   p <- prob_matrix(p)
   pred <- max.col(p, ties.method = "first")
@@ -78,7 +79,7 @@ metrics <- function(p, y) {
   c(acc = mean(correct), nll = nll, ece = ece)
 }
 
-# Draws f = L z, L = chol(K + 1e-6 s I) for a GP prior (spec 6).
+# Draws f = L z, L = chol(K + 1e-6 s I) for a GP prior.
 gp_draw <- function(x, kernel, lengthscale, outputscale, seed) {
   K <- gp_kernel(x, kernel = kernel, lengthscale = lengthscale, outputscale = outputscale)
   set.seed(seed)
@@ -119,7 +120,7 @@ binary_data <- function(n, nt = 2000, d = 16, seed = 1) {
   list(x = x[1:n, ], y = y[1:n], xt = x[-(1:n), ], yt = y[-(1:n)])
 }
 
-# The spec 6.4 mixture (gmm_data), shared with bench_laplace_gmm_budget.R.
+# The paper's GMM mixture (gmm_data), shared with bench_laplace_gmm_budget.R.
 source(file.path(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE),
                                                               value = TRUE)))), "gmm_data.R"))
 
@@ -223,7 +224,7 @@ run_case <- function(case) {
     fit_s <- function(y, s, seed) gp_laplace(x, y, likelihood = "poisson", kernel = "rbf",
       lengthscale = 0.1, outputscale = 5, policy = "cg", max_newton = s[1], max_iter = s[2],
       max_total_iter = 100, damping = FALSE, xtest = x, verbose = FALSE, threads = threads)
-    # seed rule (spec 6.3): the first GP draws for which every schedule stays finite
+    # seed rule: the first GP draws for which every schedule stays finite
     rows <- list(); used <- integer(); seed <- 0
     while (length(used) < 10 && seed < 200) {
       seed <- seed + 1
@@ -316,7 +317,7 @@ for (case in cases) {
   results[[case]] <- r
   switch(case,
   binary_exact = , binary_cg = {
-    target <- if (case == "binary_exact") "<= 10 s (issue 3)" else "<= 2 s (issue 3)"
+    target <- if (case == "binary_exact") "<= 10 s" else "<= 2 s"
     cat(sprintf("%s: binary n = %d, d = 16, Matern-3/2, %s\n", case, r$n,
                 if (case == "binary_exact") "policy = cholesky, max_iter = n (exact Laplace)"
                 else "policy = cg, max_iter = 5, max_newton = 10"))
@@ -329,12 +330,12 @@ for (case in cases) {
     cat("\n")
   },
   softmax_fmnist = {
-    cat(sprintf("E5 Fashion-MNIST (stand-in for MNIST, spec 6.5): n = %d, d = 784, C = 10, cg, recycling, R = Inf, kernel cached\n", r$n))
+    cat(sprintf("E5 Fashion-MNIST (stand-in for the paper's MNIST): n = %d, d = 784, C = 10, cg, recycling, R = Inf, kernel cached\n", r$n))
     tab <- r$table
     tab$peak_rss_mb <- round(r$peak_rss_mb)
     tab$paper <- "beats SVGP in acc/NLL (MNIST, GPU)"
     print(tab, digits = 4, row.names = FALSE)
-    cat("target (issue 3): softmax n = 20000, C = 10 <= 120 s and <= 4 GB = 4.0e9 bytes (3815 MiB) peak RSS\n",
+    cat("target: softmax n = 20000, C = 10 <= 120 s and <= 4 GB = 4.0e9 bytes (3815 MiB) peak RSS\n",
         "(whole child process; peak_rss_mb is MiB). The cached K keeps only its lower triangle\n",
         "resident (~1.6e9 bytes at n = 20000; 4036 MiB peak before, with the full 3.2e9-byte K)\n\n", sep = "")
     for (i in seq_len(nrow(tab)))
@@ -355,7 +356,7 @@ for (case in cases) {
     cat("\n")
   },
   e2_toy = {
-    cat("E2 2-D binary toy (spec 6.2, Fig. 3): distance of the step-0 test mean to the reference (Chol, j = 100)\n")
+    cat("E2 2-D binary toy (the IterNCGP paper's Fig. 3): distance of the step-0 test mean to the reference (Chol, j = 100)\n")
     d <- r$dist
     d$paper <- "CG much closer than Chol at equal j"
     print(d, digits = 4, row.names = FALSE)
@@ -368,7 +369,7 @@ for (case in cases) {
     cat("\n")
   },
   e3_poisson = {
-    cat("E3 Poisson schedules at a 100-iteration budget (spec 6.3, Fig. 5), GP seeds", paste(r$seeds, collapse = " "), "\n")
+    cat("E3 Poisson schedules at a 100-iteration budget (the IterNCGP paper's Fig. 5), GP seeds", paste(r$seeds, collapse = " "), "\n")
     tab <- r$table
     agg <- do.call(rbind, lapply(split(tab, factor(tab$schedule, unique(tab$schedule))), function(t)
       data.frame(schedule = t$schedule[1], median_test_nll = median(t$nll), min_nll = min(t$nll),
@@ -383,7 +384,7 @@ for (case in cases) {
     cat("\n")
   },
   e4_gmm = {
-    cat(sprintf("E4 GMM (spec 6.4, scaled CI version): n = %d, C = 10, test 2000\n", r$n))
+    cat(sprintf("E4 GMM (the IterNCGP paper's mixture, scaled CI version): n = %d, C = 10, test 2000\n", r$n))
     tab <- r$table
     tab$peak_rss_mb <- round(r$peak_rss_mb)
     tab$paper <- ifelse(grepl("IterNCGP", tab$method), "best acc/NLL/ECE; R=10 ~ R=Inf",

@@ -1,4 +1,4 @@
-# gp_laplace at small solver budgets (issue 16): for max_iter in 1, 2, 5, 10, 20
+# gp_laplace at small solver budgets: for max_iter in 1, 2, 5, 10, 20
 # and the defaults otherwise (policy cg, damping on), held-out accuracy, log
 # loss and ECE on real data sets from Debian's r-cran-mlbench, beside the prior
 # predictive (log loss log C for softmax, the binary entropy of the class

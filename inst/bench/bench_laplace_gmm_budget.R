@@ -1,4 +1,4 @@
-# gp_laplace at the paper's budget on the GMM toy (issue 14, acceptance 2):
+# gp_laplace at the paper's budget on the GMM toy (Tatzel, Wenger et al.'s IterNCGP paper):
 # softmax, n = 1e5 (10 classes x 1e4, 3-D), matrix-free (no kernel cache), cg
 # policy, compression rank 10, 100 solver iterations in one Newton step, 2
 # threads. Prints the wall and CPU seconds, the iterations and kernel products;

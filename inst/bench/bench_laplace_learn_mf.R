@@ -1,7 +1,7 @@
 # Benchmark (not a test) of gp_laplace's model selection with the matrix-free
-# stochastic evidence (spec shared/spec/model_selection.md §3, issue 13): a binary
+# stochastic evidence (docs/gp_laplace.md, "Stochastic evidence"): a binary
 # problem of n = 20000 points in d = 16 dimensions, learned with
-# evidence = "stochastic" on `threads` threads (acceptance: at most 10 minutes), and
+# evidence = "stochastic" on `threads` threads (target: at most 10 minutes), and
 # its held-out accuracy against exact-evidence learning on a 5000-point subset.
 #
 # Data: x ~ N(0, I_d); a smooth latent f(x) = sum_k a_k sin(w_k'x + b_k) with four

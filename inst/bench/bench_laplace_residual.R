@@ -1,4 +1,4 @@
-# gp_laplace's solver residual (issue 18): the recursive default (one kernel
+# gp_laplace's solver residual: the recursive default (one kernel
 # product per solver iteration) against residual = "explicit" (two), on the
 # softmax GMM of bench_laplace.R (n = 10 x per, C = 10, matrix-free). Runs the
 # two modes alternately, `rounds` times each, and prints the medians of the
@@ -7,7 +7,7 @@
 # nor the evidence after the fit counts), their ratio and the largest
 # relative difference of f between the modes.
 # Usage: Rscript bench_laplace_residual.R [--per=2000] [--max_iter=5] [--rounds=3] [--threads=2]
-#          [--class_actions=1]   (0: one action per kernel product, the issue's setting)
+#          [--class_actions=1]   (0: one action per kernel product, as before class actions)
 args <- commandArgs(trailingOnly = TRUE)
 opt <- function(name, default) {
   hit <- grep(paste0("^--", name, "="), args, value = TRUE)
@@ -17,7 +17,7 @@ per <- opt("per", 2000); max_iter <- opt("max_iter", 5); rounds <- opt("rounds",
 threads <- opt("threads", 2); class_actions <- opt("class_actions", 1) != 0
 suppressPackageStartupMessages(library(scalegp))
 
-# the mixture of bench_laplace.R's gmm_data (spec 6.4), training part only
+# the mixture of bench_laplace.R's gmm_data, training part only
 set.seed(42)
 comps <- lapply(1:10, function(k) {
   A <- matrix(runif(9), 3, 3)

@@ -1,4 +1,4 @@
-# Model selection in gp_laplace's exact mode on real data (issue 13, acceptance 2):
+# Model selection in gp_laplace's exact mode on real data:
 # ARD lengthscales, outputscale and prior mean learned by maximizing the exact
 # Laplace evidence, against the fixed defaults (lengthscale 1, outputscale 1,
 # mean 0 on standardized inputs). Both fits then use the same posterior

@@ -1,4 +1,5 @@
-/* bench_ski.c -- ski_gsgp benchmarks (issue 4; spec shared/spec/ski_gsgp.md §6).
+/* bench_ski.c -- ski_gsgp benchmarks (the comparisons of Yadav, Sheldon & Musco,
+ * Faster Kernel Interpolation for Gaussian Processes).
  * A C driver linked against the core (built by `make bench-ski`):
  *   bench_ski table1    (a) time and memory per iteration, GSGP (EFCG) vs classic
  *                           SKI CG, 1-D sine data, n in {1e4..1e7}, m in {sqrt n, n/16, n}
@@ -96,7 +97,7 @@ static void die(const char *what, const sgp_ctx *ctx)
   exit(2);
 }
 
-/* Grid with the default pad on the data range [0, 1]^d (spec §1.3). */
+/* Grid with the default pad on the data range [0, 1]^d (ski_grid's rule). */
 static sgp_ski_grid make_grid(int d, const int64_t *msz, sgp_ctx *ctx)
 {
   double range[2 * SGP_SKI_MAX_D];

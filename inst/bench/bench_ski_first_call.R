@@ -1,4 +1,4 @@
-# First-call latency of ski_gsgp (issue 11): a 1-D recording, n = 67855 points,
+# First-call latency of ski_gsgp: a 1-D recording, n = 67855 points,
 # grid_size = 8000, tol = 1e-8, rbf lengthscale 0.1, noise 0.01 (the solve runs
 # to max_iter = 1000, the expensive case). For each library in --libs (R
 # library paths, compared side by side: rounds alternate between them) and
@@ -12,7 +12,7 @@
 # --case=grid2d: instead, the 2-D problem of test-ski-deterministic.R (n = 20000,
 # 128 x 128 grid, matern32, tol 1e-6, max_iter 2000: ~700 iterations; per-iter
 # from 400 and 2000 iterations), whose expected work made the former AUTO
-# planner measure FFT plans (issue 18: ESTIMATE against MEASURE side by side).
+# planner measure FFT plans (ESTIMATE against MEASURE side by side).
 # Prints one BENCH line per process and the medians over rounds per library.
 #   R_LIBS=build/Rlib Rscript inst/bench/bench_ski_first_call.R [--libs=A,B] [--rounds=5] [--case=1d|grid2d]
 args <- commandArgs(trailingOnly = TRUE)

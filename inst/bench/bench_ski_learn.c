@@ -1,6 +1,5 @@
-/* bench_ski_learn.c -- ski_gsgp's hyperparameter learning at scale (issue 13;
- * spec model_selection.md §4: "the cost per optimizer step is independent of
- * n"). 3-D data, uniform on the unit cube, y = sin(4 x1) cos(3 x2) + x3 +
+/* bench_ski_learn.c -- ski_gsgp's hyperparameter learning at scale: the cost
+ * per optimizer step does not depend on n. 3-D data, uniform on the unit cube, y = sin(4 x1) cos(3 x2) + x3 +
  * N(0, 0.1^2), streamed in chunks of 10^6 rows: the statistics of each chunk
  * (sgp_ski_stats_compute, with 30 probe sketches keyed by the global row) are
  * merged into one (sgp_ski_stats_merge; the sketches add). Then, on a
@@ -10,7 +9,7 @@
  *    (median of 3);
  *  - learn: the whole model selection after the statistics pass
  *    (sgp_ski_fit_learn: start values, L-BFGS, the fit at the learned values).
- * Acceptance (issue 13): step(1e6) and step(1e8) within 20% of each other;
+ * Targets: step(1e6) and step(1e8) within 20% of each other;
  * learn <= 60 s at m = 128K. Usage: bench_ski_learn [n ...] (default 1e6 1e8).
  * Environment: BENCH_REPS (step repetitions, default 3), BENCH_STEP_ONLY (skip
  * the whole learning), BENCH_PAD (the grid's pad cells, default 2: grid_pad),

@@ -1,4 +1,4 @@
-/* bench_ski_pass.c -- the crossover behind sgp_ski_stats_pass_choice (issue 4):
+/* bench_ski_pass.c -- the crossover behind sgp_ski_stats_pass_choice:
  * time of sgp_ski_stats_compute_pass with the tap pass and with the moment pass
  * (create + accumulate + flush) for n / m in {0.5, 1, 2, 4, 8, 16}, cubic,
  * d = 1 (m = 2^16), 2 (256^2), 3 (32^3), 2 threads, uniform data, median of

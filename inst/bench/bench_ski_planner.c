@@ -1,4 +1,4 @@
-/* bench_ski_planner.c -- the cost of deterministic FFT plans (issue 18): the
+/* bench_ski_planner.c -- the cost of deterministic FFT plans: the
  * seconds of one K_G product with FFTW_ESTIMATE plans (ski_gsgp's default)
  * against FFTW_MEASURE plans (the former AUTO choice for long solves), on the
  * grids of bench-ski-first (1-D, m = 8000, rbf) and test-ski-deterministic.R

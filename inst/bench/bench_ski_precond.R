@@ -1,4 +1,4 @@
-# Preconditioned mean solve of ski_gsgp (precond_rank, spec §8.4) on the demo's
+# Preconditioned mean solve of ski_gsgp (precond_rank, docs/ski_gsgp.md) on the demo's
 # 4th panel (inst/examples/demo.R): 1e6 points of a 2-D field, grid 128 x 128,
 # Matern-3/2, lengthscale 0.15, outputscale 0.5, noise 0.09, tol 0.01.
 #   R_LIBS=build/Rlib Rscript inst/bench/bench_ski_precond.R [q ...]

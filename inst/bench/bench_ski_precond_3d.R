@@ -1,4 +1,4 @@
-# The eigen-preconditioner of K_G (precond_rank, spec ski_gsgp.md §8.4) on the data
+# The eigen-preconditioner of K_G (precond_rank, docs/ski_gsgp.md) on the data
 # of the SKI learning benchmark (bench_ski_learn.c: 3-D, uniform on the unit cube,
 # y = sin(4 x1) cos(3 x2) + x3 + N(0, 0.1^2), cubic 64 x 64 x 32 = 131072-point
 # grid), here 1e6 points, at the learning's data-based start (lengthscale 0.29,

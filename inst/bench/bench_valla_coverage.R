@@ -1,4 +1,4 @@
-# bench-valla-coverage (issue 17, acceptance 5): held-out coverage of 95% intervals for
+# bench-valla-coverage: held-out coverage of 95% intervals for
 # an overfitted nnet on Boston housing (MASS::Boston, inputs standardized, medv in its
 # units). nnet(size = 10, linout, no decay, maxit 1000) fits the training part to about
 # a third of its test RMSE. Seeded 80/20 splits; per split and method: the share of
@@ -84,5 +84,5 @@ cat(sprintf("\nBoston, nnet size 10, %d splits of 405/101: held-out coverage of 
             n_split))
 print(round(out, 3))
 ok <- out["valla", "coverage_mean"] >= 0.9
-cat(sprintf("\nacceptance (issue 17 point 5): valla's mean coverage %.3f >= 0.9: %s\n",
+cat(sprintf("\ntarget: valla's mean coverage %.3f >= 0.9: %s\n",
             out["valla", "coverage_mean"], if (ok) "yes" else "NO"))

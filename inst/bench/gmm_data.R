@@ -1,5 +1,5 @@
-# The mixture of spec gp_laplace.md 6.4 (bench_laplace.R, bench_laplace_gmm_budget.R).
-# Spec 6.4 mixture: 10 classes in 3-D; per class a mean ~ U[-1,1]^3 and
+# The Gaussian-mixture toy of the IterNCGP paper (bench_laplace.R, bench_laplace_gmm_budget.R).
+# The mixture: 10 classes in 3-D; per class a mean ~ U[-1,1]^3 and
 # Sigma = U diag(lambda) U', lambda ~ U[0.001, 0.1], drawn once (seed 42).
 gmm_data <- function(per_class, per_class_test, seed) {
   set.seed(42)

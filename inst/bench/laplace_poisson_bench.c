@@ -1,5 +1,4 @@
-/* laplace_poisson_bench.c -- gp_laplace on spatial Poisson counts (issue 18, points
- * 2 and 3): a 100 x 50 grid of cells (n = 5000) with a smooth log intensity over
+/* laplace_poisson_bench.c -- gp_laplace on spatial Poisson counts: a 100 x 50 grid of cells (n = 5000) with a smooth log intensity over
  * [-3.5, 5.7] and seeded Poisson counts, so that W^-1 = exp(-f) at the mode spans
  * about 1e4. Build and run (as the package builds: R's CC and CFLAGS):
  *   make bench-laplace-poisson ARGS="exact"          per Newton step vs one dpotrf
@@ -10,7 +9,7 @@
  * solve: the exact fit's mode first, then one gp_laplace cg solve of
  * (K + W^-1) v = y at that iterate's W^-1 (a gaussian likelihood with noise W^-1,
  * one Newton step), to inner_rtol 1e-5: the iterations that preconditioning
- * saves (issue 18 point 3). The Makefile target builds with
+ * saves. The Makefile target builds with
  * SGP_LAPLACE_STAGNATION raised so that an unpreconditioned solve is not cut
  * short by the stagnation rule (20 iterations without halving the residual).
  * Arguments: mode (exact | cg), precond_rank, max_iter (cg), nx (cells per row;
@@ -37,7 +36,7 @@ static double now_s(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Eigendecompositions of order >= 1000 the fit took (the fallback of issue 18):
+/* Eigendecompositions of order >= 1000 the fit took (an eigendecomposition fallback):
  * LAPACK's dsyevd_ interposed, counted, and forwarded. */
 static long n_syevd = 0;
 typedef void syevd_fn(const char *, const char *, const int *, double *, const int *, double *,

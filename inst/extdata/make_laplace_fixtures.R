@@ -1,7 +1,7 @@
 # Regenerates the gp_laplace fixtures read by the R and Octave tests:
 #   Rscript inst/extdata/make_laplace_fixtures.R   (from the repo root)
 # The expected numbers come from an independent dense implementation in plain
-# R (dense Newton with Cholesky solves, spec shared/spec/gp_laplace.md §1, R&W
+# R (dense Newton with Cholesky solves, Rasmussen & Williams, GPML
 # Alg. 3.1/3.2), not from the C core. Newton runs until the step is below 1e-13 (relative).
 #
 # Files per case (bernoulli, poisson, softmax, gaussian), no headers:
@@ -12,7 +12,8 @@
 #     resp (C): bernoulli P(y = 1), softmax class probabilities (probit
 #     approximation), poisson rate mean, gaussian variance of a new observation.
 # Latent variances: diag(K(*,*) - K(*,X) (K + W^-1)^-1 K(X,*)) at the mode, with
-# W^-1 the pseudo-inverse W^dagger for softmax (spec §1.3-1.4).
+# W^-1 the pseudo-inverse W^dagger for softmax (W = diag(pi) - pi pi' per point is
+# singular: the likelihood ignores a constant added to all C latents).
 set.seed(20261123)
 kernels <- c("rbf", "matern12", "matern32", "matern52")
 

@@ -3,7 +3,8 @@
 # The expected numbers come from an independent plain-R oracle (no scalegp
 # calls): explicit network Jacobians J (analytic backprop, checked here against
 # central finite differences), the LLA prior kappa = prior_var * J J' and the
-# dense exact LLA posterior (spec shared/spec/valla.md §1.1):
+# dense exact LLA posterior (Ortega et al., Variational Linearized Laplace
+# Approximation for Bayesian Deep Learning; docs/valla.md):
 #   K_LLA(x,x') = kappa(x,x') - kappa(x,X) L^1/2 (I + L^1/2 kappa(X,X) L^1/2)^-1 L^1/2 kappa(X,x')
 # with L = I/noise (gaussian) or the softmax Hessian blocks diag(p) - p p' at the
 # network logits (the symmetric form, since they are singular).

@@ -225,7 +225,7 @@ static void test_ski_cuda_request_without_gpu(void **state)
 }
 
 #ifdef SGP_HAVE_CUDA
-/* The backend's shared object (issue 18: loaded on first use, never linked):
+/* The backend's shared object (loaded on first use, never linked):
  * it opens beside this binary and answers with this build's interface (0
  * devices on a machine without a GPU, as the runtime reports); a missing file
  * is an error naming it, never a crash. The process maps no CUDA library

@@ -1,7 +1,7 @@
 /* test_evidence.c -- gp_laplace's exact Laplace evidence (core/laplace/evidence.c)
  * against independent oracles: the gaussian closed form, the dense determinant
  * of I + K W, and central finite differences of the evidence for every
- * coordinate of the gradient (spec model_selection.md §7, oracles 1-2). */
+ * coordinate of the gradient (docs/gp_laplace.md derives both). */
 #include "test_helpers.h"
 #include "laplace/evidence.h"
 
@@ -50,7 +50,8 @@ static void make_data(const ev_case *c, ev_data *e)
   p->layout.n_ls = c->n_ls; p->layout.n_mean = c->C; p->layout.has_noise = c->lik == SGP_LIK_GAUSSIAN;
 }
 
-/* Coordinate k of theta (spec §1) moved by h. */
+/* Coordinate k of theta (log lengthscales, log outputscale, means, log noise)
+ * moved by h. */
 static void shift(ev_data *e, int64_t k, double h)
 {
   const sgp_ev_layout *l = &e->p.layout;

@@ -1,6 +1,5 @@
 /* test_evidence_stochastic.c -- the matrix-free Laplace evidence
- * (core/laplace/evidence_stochastic.c) against the exact one (evidence.c), spec
- * model_selection.md §7 oracle 3, and its one-pass low-rank kernel contraction
+ * (core/laplace/evidence_stochastic.c) against the exact one (evidence.c), and its one-pass low-rank kernel contraction
  * (sgp_kernel_grad_lowrank) against the dense one. */
 #include "test_helpers.h"
 

@@ -84,7 +84,7 @@ void th_ski_data(sgp_rng *rng, const sgp_ski_grid *g, sgp_ski_interpolation inte
 /* 1 when two statistics are bitwise equal (n, y'y, sum y, W'W stencil, W'y, W'1) */
 int th_ski_stats_same_bits(const sgp_ski_stats *a, const sgp_ski_stats *b);
 
-/* SKI problem P2 (spec §7): n = 400 points of a 2-D field on a 12 x 10 cubic
+/* SKI problem P2: n = 400 points of a 2-D field on a 12 x 10 cubic
  * grid (h = 0.25), RBF kernel (lengthscales 0.6, 0.8; outputscale 1.3), noise
  * 0.5, 50 test points; dense oracles W, Wt, K_G, A = W K_G W' + noise I,
  * a_ref = K_G W' A^{-1} y and mean_ref = Wt a_ref; the K_G and classic SKI

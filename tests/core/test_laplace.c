@@ -1,7 +1,7 @@
 /* test_laplace.c -- gp_laplace (IterNCGP) core: likelihoods, the IterGP inner loop
  * with recycling/compression, the Newton outer loop and predictions, against
  * dense oracles written here with plain loops (naive kernel matrix, naive
- * Cholesky from test_helpers.c, Gaussian elimination) -- spec gp_laplace.md §7. */
+ * Cholesky from test_helpers.c, Gaussian elimination); docs/gp_laplace.md derives the IterGP state. */
 #include "test_helpers.h"
 #include "laplace/laplace.h"
 
@@ -1051,7 +1051,7 @@ static void softmax_response_sums_to_one(void **state)
   sgp_laplace_fit_free(fit);
 }
 
-/* Damping (spec 3.8): large Poisson counts make undamped Newton from f_0 = 0
+/* Damping: large Poisson counts make undamped Newton from f_0 = 0
  * overshoot; the damped run reaches the mode (weights = gradient, f = K grad). */
 static void damping_rescues_large_counts(void **state)
 {
@@ -1152,7 +1152,7 @@ static void root_invariants_after_fit(void **state)
 }
 
 /* Softmax with CG actions (one, or C class actions, per iteration) and recycling
- * reaches the MAP of Psi (spec 1.4). */
+ * reaches the MAP of Psi, the Laplace objective log p(y | f) - 1/2 (f - m)'K^-1 (f - m). */
 static void softmax_cg_reaches_map(void **state)
 {
   (void)state;
@@ -1371,8 +1371,8 @@ static void cg_full_budget_exact_case(sgp_likelihood kind, int64_t n, uint64_t s
  * 1e-8 leaves room for any CPU's rounding. The last case is ill-conditioned
  * (softmax, long lengthscale: K^ = K on the per-point sums, where W^+ is 0):
  * filling span(S) with Gram-Schmidt'd unit vectors after CG, the previous
- * method, was off by 5e-6 there without recycling (the CPU-dependent failure
- * of issue 11); the dense state is at 7e-12. */
+ * method, was off by 5e-6 there without recycling (a failure on some CPUs
+ * only); the dense state is at 7e-12. */
 static void cg_full_budget_exact_variance(void **state)
 {
   (void)state;
@@ -1386,7 +1386,7 @@ static void cg_full_budget_exact_variance(void **state)
   }
 }
 
-/* ------------------------------------------------------------ globalized step (issue 16) */
+/* ------------------------------------------------------------ globalized step */
 
 static sgp_lik lik_of(const problem *p)
 {

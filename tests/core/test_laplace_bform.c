@@ -1,6 +1,6 @@
-/* test_laplace_bform.c -- issue 18: the exact mode's Cholesky through
- * B = I + W^1/2 K W^1/2 when W^-1 spreads over many decades (point 2), and the
- * cg policy with pivoted-Cholesky preconditioned actions (precond_rank, point 3),
+/* test_laplace_bform.c -- the exact mode's Cholesky through
+ * B = I + W^1/2 K W^1/2 when W^-1 spreads over many decades, and the
+ * cg policy with pivoted-Cholesky preconditioned actions (precond_rank),
  * against dense oracles written here: Rasmussen & Williams Alg. 3.1 for the mode
  * and the Galerkin projection on the preconditioned Krylov space for IterGP.
  * eps below is DBL_EPSILON; every tolerance is a multiple of n eps times the

@@ -1,4 +1,4 @@
-/* test_ski_converge.c -- honest convergence of ski_gsgp's solves (issue 11):
+/* test_ski_converge.c -- honest convergence of ski_gsgp's solves:
  * on problem P2 (d = 2, grid 12 x 10, n = 400) with noise 0.5, 1e-2, 1e-4
  * and tol 1e-8, 1e-12, SKI CG (A1), EFCG (A3) and preconditioned EFCG report
  * `converged` only when the true residual ||y - A x|| / ||y|| of the returned

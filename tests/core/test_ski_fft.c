@@ -1,5 +1,4 @@
-/* test_ski_fft.c -- products with the grid kernel matrix K_G (spec §2, oracles
- * §7.2, §7.4): the Kronecker-of-Toeplitz and the multilevel circulant paths
+/* test_ski_fft.c -- products with the grid kernel matrix K_G: the Kronecker-of-Toeplitz and the multilevel circulant paths
  * against the dense K_G V, with K_G = sgp_kernel_matrix on the grid points
  * (first dimension fastest) and the product by plain loops. */
 #include "test_helpers.h"
@@ -160,7 +159,7 @@ static void kronecker_matches_dense(void **state)
   check_case(SGP_KERNEL_MATERN52, 2, shapes2[0], 1, 2, &o, SGP_SKI_KG_CIRCULANT);
 }
 
-/* Kronecker = circulant for rbf (oracle 7.4) and batched = column by column. */
+/* Kronecker = circulant for rbf (a separable, stationary kernel) and batched = column by column. */
 static void paths_agree_and_batches_are_columns(void **state)
 {
   (void)state;

@@ -1,5 +1,4 @@
-/* test_ski_grid.c -- ski_gsgp grid and interpolation weights (spec §1.2, §1.3,
- * oracles §7.1, §7.2).
+/* test_ski_grid.c -- ski_gsgp grid and interpolation weights.
  * Oracles: Keys' kernel u(xi) evaluated directly; exact reproduction of
  * polynomials of degree <= 2 per dimension (cubic) / multilinear (linear); the
  * closed-form error of x^3; first-dimension-fastest index arithmetic written

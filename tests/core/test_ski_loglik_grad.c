@@ -1,5 +1,5 @@
 /* test_ski_loglik_grad.c -- gradient of ski_gsgp's log marginal likelihood
- * from statistics and probe sketches (sgp_ski_loglik_grad, spec §8.1), and the
+ * from statistics and probe sketches (sgp_ski_loglik_grad), and the
  * derivative grid operators it uses (sgp_ski_grid_op_deriv).
  *
  * Oracles (all dense, n <= 300):
@@ -17,8 +17,8 @@
  *  - the scaling identity (A(c s, c noise) = c A): grad_s + grad_noise =
  *    1/2 y'A^{-1}y - n/2, where for Rademacher probes the trace part is n/2
  *    up to the solve tolerance alone (x_j'A z_j = z_j'z_j = n exactly).
- * The finite differences of the fixed-probe SLQ objective (model_selection.md
- * §7 oracle 5) are NOT an oracle: the Hutchinson trace x_j'(dA)z_j is not the
+ * The finite differences of the fixed-probe SLQ objective
+ * are NOT an oracle: the Hutchinson trace x_j'(dA)z_j is not the
  * derivative of the quadrature of z_j' log(A) z_j (they agree in expectation
  * only, or when A and dA commute). */
 #include "test_helpers.h"
@@ -427,7 +427,7 @@ static double quad_bound(const prob *p, const sgp_ski_loglik_grad_result *res,
 
 /* sgp_ski_grid_op_deriv = dense d K_G / d log ell on random blocks, every
  * kernel, both paths, single dimensions and the isotropic mask. The product is
- * exact up to FFT rounding (spec oracle 7.4: 1e-12 relative). */
+ * exact up to FFT rounding: 1e-12 relative. */
 static void deriv_ops_match_dense(void **state)
 {
   (void)state;

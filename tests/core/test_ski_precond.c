@@ -1,6 +1,6 @@
-/* test_ski_precond.c -- the opt-in preconditioned EFCG of ski_gsgp (spec §8.4,
- * core/ski/ski_precond.c) and the K_G eigenpairs it uses (ski_kg_eig.c), on
- * problem P2 of §7 (d = 2, grid 12 x 10, RBF ell = (0.6, 0.8), s = 1.3,
+/* test_ski_precond.c -- the opt-in preconditioned EFCG of ski_gsgp (docs/ski_gsgp.md,
+ * "precond_rank"; core/ski/ski_precond.c) and the K_G eigenpairs it uses (ski_kg_eig.c), on
+ * problem P2 of test_helpers.h (d = 2, grid 12 x 10, RBF ell = (0.6, 0.8), s = 1.3,
  * noise 0.5, n = 400) with dense oracles:
  *  - eigenpairs: ||K_G v - lam v|| small, V'V = I, lam equal the top
  *    eigenvalues of the dense K_G (Jacobi);

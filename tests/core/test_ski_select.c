@@ -1,5 +1,5 @@
-/* test_ski_select.c -- ski_gsgp's model selection (sgp_ski_fit_learn; spec
- * model_selection.md §4-§6, ski_gsgp.md §8.1).
+/* test_ski_select.c -- ski_gsgp's model selection (sgp_ski_fit_learn;
+ * docs/ski_gsgp.md, "Hyperparameters").
  *
  * Problem: 1-D, n = 2000 points uniform on [0, 4], y = sin(3x) + 0.5 cos(7x)
  * + N(0, 0.1^2), a 100-point cubic grid (h = 0.04 against a learned
@@ -19,7 +19,7 @@
  *    row of the trace), and the trace's best row is the reported loglik up to
  *    the data fits' solve errors (polish_allowance has the bound).
  *  - Plausible values (wide: noise, lengthscale, outputscale).
- *  - Not given: learned from the data-based start (spec §5); given: fixed
+ *  - Not given: learned from the data-based start; given: fixed
  *    (the reported value is the user's); learn = none: the not-given ones are 1
  *    and nothing is learned, and loglik is evaluated only with loglik = 1.
  *  - Without probe sketches SLQ learning is an error naming stats; the exact

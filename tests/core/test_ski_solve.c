@@ -1,5 +1,5 @@
-/* test_ski_solve.c -- ski_gsgp posterior mean solvers (spec §4.2, §5.1, §5.3,
- * oracles §7.6, §7.7) on problem P2 of §7 (d = 2, grid 12 x 10, h = 0.25,
+/* test_ski_solve.c -- ski_gsgp posterior mean solvers (docs/ski_gsgp.md,
+ * "The statistics and the factorized solves") on problem P2 of test_helpers.h (d = 2, grid 12 x 10, h = 0.25,
  * RBF ell = (0.6, 0.8), s = 1.3, noise 0.5, n = 400):
  *  - SKI CG (A1) and EFCG (A3) run to a tight tolerance give the mean cache
  *    a = K_G W' A^{-1} y of the dense SKI GP (A = W K_G W' + noise I built in
@@ -116,7 +116,7 @@ static void solvers_match_dense_ski_gp(void **state)
   free(a1); free(a3); free(mu); free(hist);
 }
 
-/* EFCG = SKI CG in the first 8 iterations (oracle 7.7). */
+/* EFCG = SKI CG in the first 8 iterations (the same iterates in exact arithmetic). */
 static void efcg_reproduces_cg_iterates(void **state)
 {
   problem *p = (problem *)*state;
@@ -170,7 +170,7 @@ static void default_tolerance(void **state)
   assert_le(i1.rel_residual, 0.01);
   assert_le(i3.rel_residual, 0.01);
   /* same iterates in exact arithmetic; finite-precision trajectories drift
-   * apart after ~10 steps (spec §7.7), so compare loosely */
+   * apart after ~10 steps, so compare loosely */
   assert_le(labs((long)(i1.iterations - i3.iterations)), 1);
   err_def = fmax(th_rel_max(p->m, a1, p->a_ref), th_rel_max(p->m, a3, p->a_ref));
   assert_le(err_def, 0.1);
@@ -204,7 +204,7 @@ static void sefcg_mean_matches_dense(void **state)
   free(a); free(hist);
 }
 
-/* sEFCG with b = W bhat, x0 = 0 (covariance columns, spec §4.3) reproduces SKI
+/* sEFCG with b = W bhat, x0 = 0 (covariance columns of the exact variances) reproduces SKI
  * CG on b: first 8 iterates, and W' A^{-1} b at a tight tolerance. */
 static void sefcg_span_w_matches_cg(void **state)
 {

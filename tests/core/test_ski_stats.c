@@ -1,4 +1,4 @@
-/* test_ski_stats.c -- ski_gsgp sufficient statistics (spec §3, oracles §7.3):
+/* test_ski_stats.c -- ski_gsgp sufficient statistics:
  * the streamed stencil B = W'W, W'y, W'1, y'y, n against the dense W (n-by-m,
  * built in the test from the interpolation taps) for several grids; bitwise
  * invariance to chunk size {1, 7, n} and thread count {1, 2}; merge(a, b) =
@@ -284,7 +284,7 @@ static void stats_reject_bad_inputs(void **state)
   sgp_ski_stats_free(NULL);
 }
 
-/* B operator in CSR form (spec §3.2) when the data cover only part of the grid:
+/* B operator in CSR form when the data cover only part of the grid:
  * CSR, STENCIL and the dense W'W give the same products; AUTO picks CSR exactly
  * when nnz(B) <= S m / 3; nnz equals the dense count of non-zeros. */
 static double max_err_csr = 0.0;

@@ -1,5 +1,5 @@
-/* test_ski_var.c -- ski_gsgp variances and log marginal likelihood (spec §4.3,
- * §4.4, §4.5, §5.5, §5.6; oracles §7.9-§7.11) on problem P2 of §7 (d = 2,
+/* test_ski_var.c -- ski_gsgp variances (exact and LOVE) and log marginal
+ * likelihood (SLQ) on problem P2 of test_helpers.h (d = 2,
  * grid 12 x 10, h = 0.25, RBF ell = (0.6, 0.8), s = 1.3, noise 0.5, n = 400,
  * 50 test points). The dense SKI GP (A = W K_G W' + noise I from a dense W and
  * K_G, naive Cholesky in this file) is the oracle:
@@ -123,7 +123,7 @@ static double max_rel(int64_t n, const double *a, const double *ref)
   return e;
 }
 
-/* §4.3 / oracle 7.9: exact per-point variances = the dense SKI GP's. */
+/* Exact per-point variances = the dense SKI GP's. */
 static void exact_variances_match_dense(void **state)
 {
   problem *p = (problem *)*state;
@@ -249,7 +249,7 @@ static void exact_variances_small_noise(void **state)
   free(var); free(ref);
 }
 
-/* §4.4 / oracle 7.9: LOVE with the full Krylov dimension equals the exact
+/* LOVE with the full Krylov dimension equals the exact
  * variances; lower ranks lie in [0, prior] with errors falling in the rank. */
 static void love_variances(void **state)
 {
@@ -352,7 +352,7 @@ static void love_check_bounds_the_error(void **state)
   free(pts); free(xc); free(var); free(K); free(S);
 }
 
-/* §4.5 / oracle 7.10: SLQ log-determinant against the dense one. */
+/* SLQ log-determinant against the dense one. */
 static void slq_logdet(void **state)
 {
   problem *p = (problem *)*state;
@@ -430,7 +430,7 @@ static void slq_logdet(void **state)
   free(uz); free(uz2);
 }
 
-/* §5.5 / oracle 7.10(a): one probe, CG run to convergence: the quadrature from
+/* One probe, CG run to convergence: the quadrature from
  * the CG coefficients equals Lanczos quadrature on the dense A (standard
  * Lanczos with full reorthogonalization started at z) run past convergence. */
 static void single_probe_quadrature(void **state)
@@ -469,7 +469,7 @@ static void single_probe_quadrature(void **state)
   free(uz); free(z); free(V);
 }
 
-/* §4.5 / oracle 7.11: log marginal likelihood against the dense SKI GP. */
+/* Log marginal likelihood against the dense SKI GP. */
 static void loglik_matches_dense(void **state)
 {
   problem *p = (problem *)*state;

@@ -1,5 +1,5 @@
-/* test_valla_fit.c -- VaLLA posterior, fit and predictions (spec §8 oracles 5, 6,
- * 10, 11, 13 and the error paths): exact LLA and the closed form with Z = X vs a
+/* test_valla_fit.c -- VaLLA posterior, fit and predictions (and the
+ * error paths): exact LLA and the closed form with Z = X vs a
  * dense GP on the explicit Jacobian, ELBO stationarity at A*, variance bounds,
  * permutation invariance, seeded reproducibility, early stopping, bad input. */
 #include "valla_fixtures.h"
@@ -643,7 +643,7 @@ static void regression_scaling_and_predictive(void **state)
 }
 
 /* Closed form with K-means Z approaches exact LLA as M grows; Z = X is exact
- * (spec §8.12; the trend is reported, the Z = X equality asserted). */
+ * (the trend is reported, the Z = X equality asserted). */
 static void closed_form_converges_to_lla(void **state)
 {
   (void)state;

@@ -1,4 +1,4 @@
-/* test_valla_lla.c -- LLA Laplace log evidence (spec §6.1) vs a dense
+/* test_valla_lla.c -- LLA Laplace log evidence vs a dense
  * parameter-space computation on the explicit Jacobian
  * (log|I + s0 J' Lambda J| by Jacobi eigenvalues), and the tuned
  * hyper-parameters are a stationary maximum (central differences). */

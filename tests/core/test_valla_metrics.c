@@ -1,4 +1,4 @@
-/* test_valla_metrics.c -- metrics of spec §7.1 (oracle 14): CRPS vs numerical
+/* test_valla_metrics.c -- metrics of valla_metrics: CRPS vs numerical
  * integration, CQM and ECE near 0 for calibrated samples, AUC vs brute-force
  * Mann-Whitney with ties, hand-computed NLL / Brier / accuracy / ECE. */
 #include "valla_fixtures.h"

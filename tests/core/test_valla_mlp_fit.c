@@ -87,7 +87,7 @@ static void training_reduces_loss_and_is_seeded(void **state)
  * standardized targets and the same trajectory; they differ by the rounding of the
  * standardization (|a| eps relative), which 1500 Adam steps may amplify but not to
  * 1e-6 of the output's scale (a run without standardization misses by O(1): the
- * raw loss of an unstandardized run is several times larger, issue 17). */
+ * raw loss of an unstandardized run is several times larger). */
 static void targets_are_standardized(void **state)
 {
   (void)state;

@@ -1,5 +1,5 @@
 /* test_valla_noise.c -- valla's noise from validation data and its overfitting check
- * (issue 17): the noise is the minimizer of the validation NLL (oracle: valla_nll on
+ * (docs/valla.md, "Noise and validation data"): the noise is the minimizer of the validation NLL (oracle: valla_nll on
  * a fine log grid and at nearby values), and overfit is set when the validation
  * residuals are much larger than those on x, not when they are alike. */
 #include "valla_fixtures.h"

@@ -1,4 +1,4 @@
-/* test_valla_ntk.c -- VaLLA network layer (spec §8 oracles 1-4): forward pass vs a
+/* test_valla_ntk.c -- VaLLA network layer: forward pass vs a
  * naive per-point loop, the nnet weight layout vs a naive nnet forward, the
  * Jacobian vs central differences on every weight, and the NTK contraction vs the
  * explicit J J' for every activation, skip layers, mixed tags and layer masks. */

@@ -1,4 +1,4 @@
-/* test_valla_objective.c -- the VaLLA alpha-objective (spec §8 oracles 7-9):
+/* test_valla_objective.c -- the VaLLA alpha-objective (docs/valla.md):
  * every gradient (L, log sigma0, log noise, Z) vs central differences for
  * Gaussian (alpha 1, 0, 0.5), softmax probit and binary probit with tanh,
  * logistic, relu and nnet networks; the KL vs dense formulas. */

@@ -1,4 +1,4 @@
-/* test_valla_rank.c -- the closed form when K_ZZ is singular (spec §1.4, issue 11):
+/* test_valla_rank.c -- the closed form (docs/valla.md) when K_ZZ is singular:
  * more inducing points than network parameters (Z = X, the identity to exact
  * LLA), layer masks, skip layers, duplicated inducing points, and the reported
  * factor L of A*, against dense oracles in weight space built from the explicit

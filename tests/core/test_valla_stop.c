@@ -1,4 +1,4 @@
-/* test_valla_stop.c -- why valla's Adam loop stopped (issue 11): a learning rate
+/* test_valla_stop.c -- why valla's Adam loop stopped: a learning rate
  * that makes the objective or the parameters non-finite (or the prior / noise
  * variance leave the normal doubles) stops the loop with a usable state and
  * stop = diverged; an objective that rises over the run is reported as

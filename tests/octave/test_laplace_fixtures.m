@@ -167,7 +167,7 @@
 %!error <scalegp_predict: 'fit.weights' is 39 x 1> __sgp_call__ ("laplace_predict", setfield (fit_fixture (fixture ("bernoulli")), "weights", zeros (39, 1)), "scalegp_predict", "fit", zeros (2, 2), "xnew", "offset")
 
 %!test
-%! ## noise_max: added in the core's option table only (issue 12)
+%! ## noise_max: added in the core's option table only
 %! x = linspace (-2, 2, 30)'; y = double (x > 0);
 %! a = gp_laplace (x, y, "outputscale", 25, "lengthscale", 0.3, "seed", 1);
 %! warning ("off", "scalegp:not-converged", "local");  # capped curvature: slower Newton

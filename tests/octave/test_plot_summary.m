@@ -1,7 +1,7 @@
 ## Copyright (C) 2026 scalegp authors
 ## SPDX-License-Identifier: MIT
 ##
-## scalegp_summary, scalegp_plot_data and scalegp_plot (issue 17).  The
+## scalegp_summary, scalegp_plot_data and scalegp_plot.  The
 ## summary's text equals R's line by line (test-parity-*.R); here its content
 ## is checked against the fit.  What a plot draws is checked as numbers
 ## (scalegp_plot_data) against scalegp_predict, the oracle of every line and

@@ -2,7 +2,7 @@
 ## SPDX-License-Identifier: MIT
 ##
 ## ski_gsgp (..., "precond_rank", q, "learn", {}): the opt-in preconditioner of the mean
-## solve (spec §8.4).  Oracle: the unpreconditioned fit of the same model at a
+## solve (docs/ski_gsgp.md, "precond_rank").  Oracle: the unpreconditioned fit of the same model at a
 ## tight tolerance (checked against the dense GP in test_ski_fixtures.m).
 
 %!shared x, y, xs

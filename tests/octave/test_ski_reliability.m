@@ -1,7 +1,7 @@
 ## Copyright (C) 2026 scalegp authors
 ## SPDX-License-Identifier: MIT
 ##
-## ski_gsgp never fails on finite data inside the grid (issue 17): the moment
+## ski_gsgp never fails on finite data inside the grid: the moment
 ## pass reached W'W's diagonal (a sum of squares) by cancellation and left
 ## -1e-18 where it is 0, which the statistics' check refused (27 of 160 Octave
 ## fits in 2-D failed).  The sweep of the R test (test-ski-reliability.R) on

@@ -1,7 +1,7 @@
 ## Copyright (C) 2026 scalegp authors
 ## SPDX-License-Identifier: MIT
 ##
-## Damaged valla fits (issue 11): scalegp_predict checks a fit's fields
+## Damaged valla fits: scalegp_predict checks a fit's fields
 ## (presence, types, dimensions, finiteness, and the P1 / P2 / prior
 ## combination each method leaves) and stops naming the field, instead of
 ## predicting with what is left.

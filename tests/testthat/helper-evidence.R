@@ -1,13 +1,13 @@
 # Independent dense oracle for the Laplace evidence (log marginal likelihood)
-# and its gradient, spec shared/spec/model_selection.md §1-§2 (likelihood and
-# softmax conventions of gp_laplace.md §1). Plain R, no scalegp code: every
+# and its gradient (docs/gp_laplace.md, "The Laplace evidence and its gradient";
+# Rasmussen & Williams, GPML chapters 3 and 5). Plain R, no scalegp code: every
 # matrix is formed densely (softmax: nC x nC), so it is meant for n*C <= ~200.
 # Only function definitions here (testthat sources helper-*.R files).
 #
 # Conventions
 # - latent f is n x C (C = 1 except softmax); as a vector it is class-major,
 #   c(f[, 1], f[, 2], ...), and the prior covariance is K = I_C (x) K_x.
-# - theta (spec §1): log lengthscale ("lengthscale" or "lengthscale1".."d"),
+# - theta: log lengthscale ("lengthscale" or "lengthscale1".."d"),
 #   log outputscale ("outputscale"), mean ("mean" or "mean1".."meanC"),
 #   log noise variance ("noise", gaussian only).
 # - a = K^-1 (f - mu), at the mode a = grad log p(y | f).
@@ -191,7 +191,7 @@ ev_laplace <- function(x, y, likelihood = c("bernoulli", "poisson", "gaussian", 
   out
 }
 
-# Exact GP regression evidence and its gradient (spec §2, Gaussian):
+# Exact GP regression evidence and its gradient (Gaussian likelihood):
 # alpha = (K + s2 I)^-1 (y - mu); d/dtheta_j = 1/2 alpha'C_j alpha - 1/2 tr(Ky^-1 C_j)
 # with C_j = dK/dlog ell_j, K (log s), s2 I (log noise); d/dmu = 1'alpha.
 ev_gaussian_exact <- function(x, y, kernel, lengthscale, outputscale, mean, noise) {
@@ -216,7 +216,7 @@ ev_all_names <- function(likelihood, lengthscale, C) {
     if (likelihood == "gaussian") "noise")
 }
 
-# theta in the spec §1 coordinates (named), restricted to `learn`.
+# theta in the coordinates above (named), restricted to `learn`.
 ev_theta <- function(likelihood, lengthscale, outputscale, mean = 0, noise = 1, C = 1L,
                      learn = c("lengthscale", "outputscale", "mean", "noise")) {
   C <- if (likelihood == "softmax") C else 1L
@@ -241,7 +241,7 @@ ev_untheta <- function(theta, hyper) {
 
 ## ------------------------------------------------------------- gradients --
 
-# Central finite differences of ev_laplace()$loglik in the spec §1 coordinates,
+# Central finite differences of ev_laplace()$loglik in theta's coordinates,
 # each perturbed mode warm-started from the unperturbed one and converged to
 # ||grad Psi||_inf <= tol.
 # Error: truncation h^2/6 |l'''| plus rounding ~ delta / h, where delta is the
@@ -277,17 +277,18 @@ ev_grad_fd <- function(x, y, likelihood = c("bernoulli", "poisson", "gaussian", 
   setNames(g, names(th))
 }
 
-# Analytic gradient of the Laplace evidence (spec §2), named as ev_theta().
-# method "spec": bernoulli/poisson by the spec's R, s2 formulas, gaussian by the
+# Analytic gradient of the Laplace evidence, named as ev_theta().
+# method "closed": bernoulli/poisson by the closed form 1/2 a'C_j a - 1/2 tr(R C_j)
+# + u'C_j a, u = (I + W K)^-1 s2, s2 = +1/2 diag(Sigma) d3, gaussian by the
 # closed form, softmax by the dense implicit-function gradient; method "dense":
 # the dense implicit-function gradient for every non-Gaussian likelihood (an
-# independent cross-check of the spec's s2 sign). s2_sign = -1 gives the
+# independent cross-check of the closed form's s2 sign). s2_sign = -1 gives the
 # printed R&W Alg. 5.1 sign (wrong; kept only to show that FD rejects it).
 ev_grad <- function(x, y, likelihood = c("bernoulli", "poisson", "gaussian", "softmax"),
                     kernel = "rbf", lengthscale = 1, outputscale = 1, mean = 0,
                     noise = 1, offset = NULL, tol = 1e-12,
                     learn = c("lengthscale", "outputscale", "mean", "noise"),
-                    method = c("spec", "dense"), a0 = NULL, s2_sign = 1) {
+                    method = c("closed", "dense"), a0 = NULL, s2_sign = 1) {
   likelihood <- match.arg(likelihood)
   method <- match.arg(method)
   x <- as.matrix(x)
@@ -305,12 +306,12 @@ ev_grad <- function(x, y, likelihood = c("bernoulli", "poisson", "gaussian", "so
   dK <- if (C == 1L) dKx else lapply(dKx, function(M) kronecker(diag(C), M))
   E <- sapply(seq_len(C), function(c) as.numeric(rep(seq_len(C), each = n) == c))
   colnames(E) <- ev_mean_names(C)
-  if (method == "spec" && likelihood %in% c("bernoulli", "poisson")) {
+  if (method == "closed" && likelihood %in% c("bernoulli", "poisson")) {
     w <- m$lik$w; sw <- sqrt(w)
     B <- diag(n) + outer(sw, sw) * K
     R <- outer(sw, sw) * chol2inv(chol(B))        # W^1/2 B^-1 W^1/2 = (W^-1 + K)^-1
     Sig <- K - K %*% R %*% K
-    s2 <- s2_sign * 0.5 * diag(Sig) * m$lik$d3    # + sign as in the spec
+    s2 <- s2_sign * 0.5 * diag(Sig) * m$lik$d3    # + sign: d(-1/2 log|B|)/df
     IKR <- diag(n) - K %*% R                      # (I + K W)^-1
     gk <- vapply(dK, function(Cj) 0.5 * sum(a * (Cj %*% a)) - 0.5 * sum(R * Cj) +
                    sum(s2 * (IKR %*% (Cj %*% a))), 0)
@@ -372,7 +373,7 @@ ev_softmax_logdet_rw <- function(K, pi) {
 
 ## -------------------------------------------------------------- optimiser --
 
-# L-BFGS-B (R's optim) on the evidence in the spec §1 coordinates with the
+# L-BFGS-B (R's optim) on the evidence in theta's coordinates with the
 # analytic gradient; start 1 is the given hyperparameters, starts 2.. add
 # seeded N(0, 1) perturbations to theta. Bounds: log coordinates in [-9, 9]
 # (ell, s, sigma^2 in [1.2e-4, 8e3]), means in [-20, 20]. Returns the best

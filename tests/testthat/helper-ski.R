@@ -70,7 +70,7 @@ dense_gp_optimum <- function(theta0, y, kfun) {
 }
 
 # Standard deviations of the learned log hyperparameters caused by the t
-# Rademacher probes of the Hutchinson trace, at theta (spec §8.1): the
+# Rademacher probes of the Hutchinson trace, at theta: the
 # gradient's estimate 1/2 mean_j z_j'M_k z_j has covariance
 # 1/(4t) Cov(z'M_k z, z'M_l z) = 1/(4t) 2 sum_{i != j} S^k_ij S^l_ij (S: the
 # symmetric part of M_k = A^-1 dA_k), and a gradient error e moves the

@@ -1,4 +1,4 @@
-# issue 18: the CUDA backend is a shared object of its own (scalegp_cuda.so),
+# The CUDA backend is a shared object of its own (scalegp_cuda.so),
 # opened on first use; a CPU-only process must never map the CUDA libraries
 # (they raised a plain library(scalegp)'s peak RSS from ~54 to ~272 MiB). A
 # child process loads the package and computes with the default backend

@@ -1,6 +1,6 @@
 # Proves the dense evidence oracle of helper-evidence.R on its own (no scalegp
 # code): kernel derivatives, the Newton mode, the evidence value, the analytic
-# gradient (spec model_selection.md §2) against finite differences, the softmax
+# gradient (docs/gp_laplace.md, "The Laplace evidence and its gradient") against finite differences, the softmax
 # log-determinant in the R&W Alg. 3.3 form, and the optimiser.
 #
 # Tolerances (from analysis, not from one run):
@@ -8,7 +8,7 @@
 #   in log coordinates of the order of |loglik| <= ~40 here, so <= ~1e-7; the
 #   rounding part delta/h with delta ~ 1e-13 (mode to ||grad Psi|| <= 1e-12,
 #   LU log-det of a matrix with eigenvalues >= 1) is ~1e-9. The FD error is
-#   absolute, so the spec's "1e-6 relative" is applied as
+#   absolute, so a 1e-6 relative check is applied as
 #   |g - fd| <= 1e-6 max(|g|, 1) (a unit floor: entries near 0 cannot be
 #   checked relatively by FD). Richardson FD (4 D(h) - D(2h)) / 3 removes the
 #   h^2 term (left: h^4 l^(5)/30 ~ 1e-15, rounding ~ 1e-9), checked to 1e-8.
@@ -120,8 +120,8 @@ test_that("softmax: dense log det(I + K W) equals the R&W Alg. 3.3 form", {
   }
 })
 
-# one FD check: plain central FD to the spec's 1e-6, Richardson FD to 1e-8,
-# and the spec formula equal to the dense implicit-function gradient
+# one FD check: plain central FD to 1e-6, Richardson FD to 1e-8,
+# and the closed form equal to the dense implicit-function gradient
 ev_check_grad <- function(fx, likelihood, kern, ell, s, mu, noise = 1) {
   args <- list(fx$x, fx$y, likelihood, kern, ell, s, mu, noise, fx$offset)
   g <- do.call(ev_grad, args)
@@ -136,7 +136,7 @@ ev_check_grad <- function(fx, likelihood, kern, ell, s, mu, noise = 1) {
   invisible(g)
 }
 
-test_that("bernoulli: analytic gradient (spec §2, s2 = +1/2 diag(Sigma) d3) equals FD", {
+test_that("bernoulli: analytic gradient (implicit term s2 = +1/2 diag(Sigma) d3) equals FD", {
   fx <- ev_fixture("bernoulli", 30, 2, 51)
   for (kern in c("rbf", "matern12", "matern32", "matern52")) {
     g <- ev_check_grad(fx, "bernoulli", kern, c(0.3, 0.6), 1.5, 0.4)    # ARD, mean

@@ -1,4 +1,4 @@
-# gp_laplace with evidence = "stochastic" (spec model_selection.md §3): learning on
+# gp_laplace with evidence = "stochastic" (docs/gp_laplace.md, "Stochastic evidence"): learning on
 # the matrix-free estimate against learning on the exact evidence. The estimate is
 # q^(theta) = q(theta) + e(theta), its probes fixed for the whole optimization, with
 # |e| <= 3 se (se = loglik_se) except with probability ~0.3%; its gradient g^ is

@@ -1,4 +1,4 @@
-# gp_laplace's convergence is honest (issue 11): converged = TRUE only when the
+# gp_laplace's convergence is honest: converged = TRUE only when the
 # mode is found to tol, checked against dense Newton/Laplace in plain R.
 
 # Bernoulli-logit Laplace at the mode (R&W Alg. 3.1 in the a-form, and the
@@ -136,7 +136,7 @@ test_that("a long truncated softmax solve stays finite and damped steps never lo
 })
 
 test_that("small budgets are never worse than the prior predictive (MASS::fgl, MASS::Pima) and Psi ascends", {
-  # issue 16's acceptance 1 on data at hand: held-out log loss <= the prior
+  # small budgets never predict worse than no data: held-out log loss <= the prior
   # predictive's (log C; the class frequencies' entropy) + 0.05 at max_iter 1, 2, 5
   skip_if_not_installed("MASS")
   logloss <- function(P, k) -mean(log(pmax(P[cbind(seq_along(k), k)], 1e-300)))

@@ -1,10 +1,10 @@
-# gp_laplace's model selection (spec model_selection.md §7, oracles 1, 2 and 4) against
+# gp_laplace's model selection (the evidence, its gradient, the learned point) against
 # the dense R oracle of helper-evidence.R. Tolerances:
 # - the evidence: both sides are sums of O(n) terms of O(1..10) with Cholesky/LU
-#   rounding ~ n eps cond(B) ~ 30 * 2e-16 * 1e2: 1e-8 (spec) has a wide margin;
+#   rounding ~ n eps cond(B) ~ 30 * 2e-16 * 1e2: 1e-8 has a wide margin;
 # - the gradient equals the oracle's analytic gradient (the oracle's own test proves
 #   that one against finite differences to 1e-6) to 1e-8 relative to max(|g|, 1);
-# - the learned evidence is >= the best of 5 L-BFGS-B starts of R's optim - 1e-3 (spec).
+# - the learned evidence is >= the best of 5 L-BFGS-B starts of R's optim - 1e-3.
 
 sel_data <- function(lik, n = 30, seed = 3) {
   set.seed(seed)
@@ -107,7 +107,7 @@ test_that("predictions use the learned constant mean, also from a saved fit", {
 
 test_that("a learned value stopped at its bound is a warning naming it, not a silent optimum", {
   # alternating labels at lengthscale 3: no signal, the evidence rises as the
-  # outputscale falls, to the bound 1e-4 x its start (1 for bernoulli, spec §5)
+  # outputscale falls, to the bound 1e-4 x its start (1 for bernoulli)
   x <- matrix(1:20); y <- rep(0:1, 10)
   expect_warning(f <- gp_laplace(x, y, lengthscale = 3, seed = 1, verbose = FALSE),
                  "outputscale stopped at its lower bound 0.0001 \\(the evidence still rises there\\)")

@@ -67,7 +67,7 @@ test_that("cg with a budget >= n C reaches the exact Laplace mode and variances 
   # the dense Cholesky of K^ over all n C unit vectors (span(S) = everything), so
   # mode and variances are the oracle's own computation up to cond(K^) eps
   # (~1e-11 for these fixtures); 1e-8 leaves room for any CPU's rounding. The
-  # previous fill by Gram-Schmidt lost up to 1.8e-4 on softmax (issue 11).
+  # previous fill by Gram-Schmidt lost up to 1.8e-4 on softmax.
   for (recycle in c(TRUE, FALSE)) for (case in cases) {
     fx <- laplace_fixture(case)
     fit <- fit_fixture(fx, policy = "cg", max_iter = fx$n * fx$C, tol = 1e-8, max_newton = 50,
@@ -250,7 +250,7 @@ test_that("plot draws 1-D, 2-D and history views", {
   f1 <- gp_laplace(x, as.integer(x[, 1] > 0), max_iter = 10, verbose = FALSE, seed = 1)
   expect_identical(plot(f1), f1)
   expect_identical(plot(f1, what = "history"), f1)
-  # the user's graphical arguments replace the method's defaults (issue 17)
+  # the user's graphical arguments replace the method's defaults
   expect_identical(plot(f1, main = "m", xlab = "x", ylim = c(-3, 3)), f1)
   expect_identical(plot(f1, what = "history", main = "h", xlab = "it"), f1)
   fx <- laplace_fixture("softmax")
@@ -261,7 +261,7 @@ test_that("plot draws 1-D, 2-D and history views", {
   expect_error(plot(f3), "d = 3")
 })
 
-test_that("the 1-D Poisson plot draws data and model on the rate scale (issue 17)", {
+test_that("the 1-D Poisson plot draws data and model on the rate scale", {
   pdf(NULL)
   on.exit(dev.off())
   set.seed(4)
@@ -370,7 +370,7 @@ test_that("every bad argument is an error naming it", {
 })
 
 test_that("noise_max (added in the core's option table only) reaches the fit", {
-  # issue 12: an option is a row of the core's table; neither front names it
+  # an option is a row of the core's table; neither front names it
   x <- matrix(seq(-2, 2, length.out = 30)); y <- as.integer(x[, 1] > 0)
   expect_true("noise_max" %in% scalegp_options("gp_laplace")$name)
   a <- gp_laplace(x, y, outputscale = 25, lengthscale = 0.3, verbose = FALSE, seed = 1)
@@ -384,7 +384,7 @@ test_that("noise_max (added in the core's option table only) reaches the fit", {
 })
 
 test_that("residual: the recursive default makes one kernel product per solver iteration", {
-  # issue 18: an option of the core's table. Fixed hyperparameters, tol = 0 (no
+  # an option of the core's table. Fixed hyperparameters, tol = 0 (no
   # mode-bound products) and max_iter 5 < 32 (no refresh of K v): the default
   # makes exactly one product per iteration, "explicit" a second one (K v) for
   # every iteration after the first of each Newton step
@@ -409,7 +409,7 @@ test_that("residual: the recursive default makes one kernel product per solver i
 })
 
 test_that("precond_rank (a row of the core's table only) reaches the fit: fewer cg iterations, same solve", {
-  # issue 18: cg actions P^-1 r, P = F F' + W^-1 (F F' a rank-k pivoted Cholesky of K)
+  # cg actions P^-1 r, P = F F' + W^-1 (F F' a rank-k pivoted Cholesky of K)
   expect_true("precond_rank" %in% scalegp_options("gp_laplace")$name)
   set.seed(3)
   x <- matrix(runif(80)); y <- rpois(80, exp(2 * sin(6 * x[, 1])))
@@ -430,7 +430,7 @@ test_that("precond_rank (a row of the core's table only) reaches the fit: fewer 
 })
 
 test_that("class_actions (a row of the core's table only) reaches the fit: C actions per product", {
-  # issue 16: softmax, C = 3, one Newton step from f = 0 without damping or
+  # softmax, C = 3, one Newton step from f = 0 without damping or
   # mode-bound products: max_iter = 2 iterations make 2 kernel products, and 6
   # actions with class_actions
   expect_true("class_actions" %in% scalegp_options("gp_laplace")$name)

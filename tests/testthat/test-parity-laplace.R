@@ -1,4 +1,4 @@
-# R and Octave fronts of gp_laplace agree (issue 12): the same calls on the same
+# R and Octave fronts of gp_laplace agree: the same calls on the same
 # doubles give the same field sets, the same numbers (to 1e-10: one core, one
 # thread, the same seed), the same option table and the same error and warning
 # texts (helper-parity.R runs the Octave side, parity-laplace.m).
@@ -23,11 +23,11 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
                gf(x, yp, likelihood = "poisson", offset = rep(0.1, 30), policy = "cholesky",
                   max_iter = 30, xtest = xs),
                gf(x, yg, likelihood = "gaussian", noise = 0.1, max_iter = 30, xtest = xs),
-               # preconditioned cg actions (issue 18) up to the full budget
+               # preconditioned cg actions up to the full budget
                gf(x, yp, likelihood = "poisson", offset = rep(0.1, 30), precond_rank = 10,
                   max_iter = 30, xtest = xs))
   same <- function(r, o, what) expect_equal(as.vector(r), o, tolerance = 1e-10, label = what)
-  # learned hyperparameters (spec model_selection.md §7, acceptance 5: 1e-8): the same
+  # learned hyperparameters agree to 1e-8: the same
   # core optimizer on the same evidence, one thread, and both hosts link the
   # system's one BLAS/LAPACK (the README installs both from Debian), so an
   # evaluation differs between them at most by the BLAS's rounding, n eps cond(B)
@@ -46,7 +46,7 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
            outputscale = 1, mean = 0, learn = character(0), evidence = "stochastic", probes = 8)
   expect_equal(c(fs$loglik, fs$loglik_se, fs$loglik_grad[["lengthscale"]]), oct[["stoch.loglik"]],
                tolerance = 1e-10)
-  # summary: the same lines in both hosts (issue 17); numbers printed with at
+  # summary: the same lines in both hosts; numbers printed with at
   # most 6 significant digits from fits that agree to 1e-8 (learned) or 1e-10
   for (k in seq_along(fits)) parity_expect_summary(fits[[k]], oct, sprintf("fit%d", k))
   parity_expect_summary(fl, oct, "learn")

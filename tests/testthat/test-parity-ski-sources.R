@@ -1,4 +1,4 @@
-# R and Octave read chunk files the same way (issue 15): CSV and HDF5 files
+# R and Octave read chunk files the same way: CSV and HDF5 files
 # written by R (hdf5r: an n-by-2 matrix "inputs", a vector "resp", as R's
 # reader expects them), read in blocks of 64 rows, give bitwise the same
 # statistics in both hosts (one thread, the same keys and merges; the data are

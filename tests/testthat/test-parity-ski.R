@@ -1,4 +1,4 @@
-# R and Octave fronts of ski_gsgp agree (issue 12): the same calls on the same
+# R and Octave fronts of ski_gsgp agree: the same calls on the same
 # doubles give the same field sets, the same numbers, the same option table and
 # the same error and warning texts (helper-parity.R runs the Octave side,
 # parity-ski.m). The statistics and the grid (one pass, one thread) agree to
@@ -68,7 +68,7 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   }
   solved(c(f2$loglik, f2$logdet, f2$logdet_se, f2$datafit, f2$probes_used), oct$fit2.loglik,
          "fit 2 log-likelihood")
-  # learned hyperparameters (model selection, issue 13 acceptance 5: 1e-8): a
+  # learned hyperparameters (model selection, to 1e-8): a
   # 40-point grid takes the dense Kronecker path (no FFT plans chosen at run
   # time), one thread, one BLAS, the same probes; the statistics, every
   # evaluation of the objective and its gradient, and so the optimizer's
@@ -113,7 +113,7 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   expect_identical(paste(f6$learned, collapse = ","), oct$fit6.learned)
   same(c(f6$hyper$mean, f6$interp_error), oct$fit6.mean, "fit 6 mean")
   same(f6$test$mean, oct$fit6.test.mean, "fit 6 test mean")
-  # summary: the same lines in both hosts (issue 17) but the timings and the
+  # summary: the same lines in both hosts but the timings and the
   # solver's figures: iteration counts within 2 and residuals (~1e-11) and the
   # gradient at the optimum (~1e-6), whose printed digits a rounding difference
   # (FFT plans, as above) would change

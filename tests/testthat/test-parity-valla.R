@@ -1,4 +1,4 @@
-# R and Octave fronts of valla, mlp_fit and valla_metrics agree (issue 12): the
+# R and Octave fronts of valla, mlp_fit and valla_metrics agree: the
 # same calls on one fixed data set give the same field names, the same numbers
 # (to 1e-10; both hosts run the same core with the same seed, one thread), the
 # same argument error texts, option table and warning, and the same default
@@ -142,7 +142,7 @@ test_that("valla, mlp_fit and valla_metrics agree between R and Octave", {
     y = valla_metrics(Pm, "abcd"))))[-1]
   parity_expect_errors(calls, oct, "metrics.err.", "valla_metrics")
   expect_match(oct$metrics.err.unknown, "^valla_metrics: unknown option 'nbins'; valid options are bins$")
-  # summary: the same lines in both hosts (issue 17)
+  # summary: the same lines in both hosts
   for (t in c("cf", "ad")) parity_expect_summary(if (t == "cf") cf else ad, oct, t)
   parity_expect_summary(df, oct, "df")
 })

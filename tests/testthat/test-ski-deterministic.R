@@ -1,4 +1,4 @@
-# issue 18: a ski_gsgp fit must not depend on FFTW planner timings. Plans of
+# A ski_gsgp fit must not depend on FFTW planner timings. Plans of
 # different algorithms round differently, so a timing-dependent choice
 # (FFTW_MEASURE) changed CG's path: identical fits took 652 to 666 iterations.
 # The default plans (FFTW_ESTIMATE) depend only on the transform, so the same

@@ -1,9 +1,9 @@
-# Spec model_selection.md §7 oracle 5: ski_gsgp's learned hyperparameters equal
+# ski_gsgp's learned hyperparameters equal
 # those of the dense SKI GP -- the same model, A = W K_G W' + s2 I, W from the
 # interpolation formula in R -- maximized by R's L-BFGS-B, to 1e-3.
 #
 # Exact path (loglik_method = "exact", the default "auto" on this 150-point
-# grid), n = 3000 as the spec asks. The oracle's evidence is computed in R in
+# grid), n = 3000. The oracle's evidence is computed in R in
 # m-space (ski_mspace_evidence, helper-ski.R): an eigen-decomposition of K_G
 # and the Cholesky factor of s2 I + L'BL -- other algebra than the core's LU
 # of s2 I + K_G B -- so that an optimization with restarts takes a few seconds
@@ -45,7 +45,7 @@ size <- 150
 log_hyper <- function(fit) log(c(fit$hyper$lengthscale, fit$hyper$outputscale, fit$hyper$noise))
 starts <- function(th) list(th, th + c(0.3, -0.5, 0.3), th + c(-0.2, 0.5, -0.3))
 
-test_that("exact: learned values equal the dense SKI GP's maximum to 1e-3 (oracle 5)", {
+test_that("exact: learned values equal the dense SKI GP's maximum to 1e-3", {
   fit <- ski_gsgp(x, y, grid_size = size, mean = 0, verbose = FALSE)
   expect_setequal(fit$learned, c("lengthscale", "outputscale", "noise"))
   expect_identical(fit$probes_used, 0L) # "auto" took the exact path on 150 points

@@ -1,5 +1,4 @@
-# ski_gsgp's model selection against the dense exact GP (spec model_selection.md
-# §4-§7). 1-D, y = sin(3x) + 0.5 cos(7x) + N(0, 0.1^2) on [0, 4], a 150-point
+# ski_gsgp's model selection against the dense exact GP. 1-D, y = sin(3x) + 0.5 cos(7x) + N(0, 0.1^2) on [0, 4], a 150-point
 # cubic grid: h = 0.027 against a learned lengthscale near 0.36; the dense SKI
 # evidence's gradient at ski_gsgp's point equals the exact GP's to 1% (checked
 # while writing this test), so the grid is fine enough for SKI to be the exact

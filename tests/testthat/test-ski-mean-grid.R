@@ -1,4 +1,4 @@
-# ski_gsgp on uncentred data and its default grid (issue 17, acceptance 2).
+# ski_gsgp on uncentred data and its default grid.
 #
 # (a) A constant prior mean. Oracle: the dense SKI GP with a constant mean,
 # A = W K_G W' + noise I formed in R from the interpolation weights, so only
@@ -20,7 +20,7 @@
 #
 # (b) The default grid. Oracle: the dense exact GP (not SKI) posterior mean.
 # The grid rule (core/ski/ski_grid_rule.c) aims at 5% of the noise sd; the
-# acceptance is 10%. The solves run to 1e-8 so that the grid is all that
+# test allows 10%. The solves run to 1e-8 so that the grid is all that
 # separates the two (the solve's own share is below 1e-6 here).
 
 ski_dense_grid <- function(bounds, size) {

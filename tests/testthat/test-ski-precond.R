@@ -1,5 +1,5 @@
 # ski_gsgp(precond_rank = q, learn = character(0)): the opt-in preconditioner of the mean solve
-# (spec §8.4). Oracle: the unpreconditioned fit of the same model at a tight
+# (docs/ski_gsgp.md, "precond_rank"). Oracle: the unpreconditioned fit of the same model at a tight
 # tolerance (itself checked against the dense GP in test-ski.R).
 
 precond_case <- function() {

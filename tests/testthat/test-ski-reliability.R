@@ -1,4 +1,4 @@
-# ski_gsgp reliability (issue 11): dropped points, oversized grids, damaged
+# ski_gsgp reliability: dropped points, oversized grids, damaged
 # fits, honest convergence.
 
 test_that("bounds_policy = 'drop': dropped points are no data (n, yty, loglik of the kept ones)", {
@@ -155,7 +155,7 @@ test_that("damaged fits: predict, print, summary and plot name the field", {
 test_that("valid data never fails: 740 fits (one-shot and streamed) in 1, 2 and 3 dimensions", {
   # W'W's diagonal is a sum of squares; the moment pass reaches it by cancellation
   # and used to leave -1e-18 where it is 0, which the statistics' check refused
-  # (5 of 370 streamed fits failed before the fix; issue 17: 33 of 160 one-shot
+  # (5 of 370 streamed fits failed before the fix, and 33 of 160 one-shot
   # fits in 2-D). Each (d, seed, grid) runs both paths, on grids one point apart
   # so the two sweeps cover different grids. A fit must not error, its weights
   # must be finite, and it is converged (true residual <= tol) or it warned.

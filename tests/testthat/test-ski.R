@@ -234,11 +234,11 @@ test_that("bad inputs give errors naming the argument", {
                                                               interpolation = "linear"))),
                "'...1' was built on another grid")
   expect_error(ski_stats_merge(a, list(1)), "'b' must be ski_stats \\(from ski_stats or ski_stats_merge\\)")
-  # do.call with a list of chunks named anyhow (issue 17); nothing at all is an error
+  # do.call with a list of chunks named anyhow; nothing at all is an error
   expect_equal(do.call(ski_stats_merge, list(p1 = a, p2 = a))$n, 2 * a$n)
   expect_equal(do.call(ski_stats_merge, list(a, a, a))$n, 3 * a$n)
   expect_error(ski_stats_merge(), "ski_stats_merge: 'a' is missing")
-  # the core's merge checks and messages, the same texts as Octave's (issue 12)
+  # the core's merge checks and messages, the same texts as Octave's
   expect_error(ski_stats_merge(a, a, ski_stats(x, y, g1, probes = 2)),
                "ski_stats_merge: '...1' has other probe sketches than 'a' (probes and seed must agree)",
                fixed = TRUE)

@@ -1,4 +1,4 @@
-# valla_metrics never turns bad input into NA/NaN (issue 11): empty inputs,
+# valla_metrics never turns bad input into NA/NaN: empty inputs,
 # NA/NaN/Inf, mismatched lengths, non-positive variances, probabilities that are
 # not probabilities and labels outside the classes are errors naming the
 # argument (the core's messages).

@@ -1,4 +1,4 @@
-# valla on a network that overfits (issue 17): the default takes the noise from
+# valla on a network that overfits: the default takes the noise from
 # residuals the network did not fit (out-of-fold refits of an nnet) and warns; with
 # unseen validation data the noise is the minimizer of their NLL and the kept state is
 # the best checked one, not the start. mlp_fit standardizes gaussian targets.
@@ -87,7 +87,7 @@ test_that("mlp_fit trains raw targets as well as standardized ones (mcycle)", {
   rmse_std <- s * sqrt(mean(((y - m) / s - mlp_forward(std, x))^2))
   # both runs train on the same standardized targets up to the rounding of (y - m) / s
   # (1e-16 relative), which 2000 Adam steps do not amplify to 1e-6; without the
-  # internal standardization the raw run ends near RMSE 39 against 21 (issue 17)
+  # internal standardization the raw run ends near RMSE 39 against 21
   expect_equal(rmse_raw, rmse_std, tolerance = 1e-6)
   expect_equal(as.vector(mlp_forward(raw, x)), m + s * as.vector(mlp_forward(std, x)),
                tolerance = 1e-6)

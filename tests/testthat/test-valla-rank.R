@@ -1,4 +1,4 @@
-# valla's closed form with more inducing points than network weights (issue 11):
+# valla's closed form with more inducing points than network weights:
 # an nnet fit with 10 hidden units on 13 inputs has 151 weights, so the NTK Gram
 # matrix of the 400 training inputs is singular; Z = X is still exact LLA.
 # Oracle: LLA in weight space from the explicit nnet Jacobian written here,

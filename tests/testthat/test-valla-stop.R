@@ -1,4 +1,4 @@
-# Training that goes wrong (issue 11): a learning rate that diverges makes
+# Training that goes wrong: a learning rate that diverges makes
 # mlp_fit and valla stop with a usable state, a stop reason and a warning; a
 # network too large to train is refused before anything is allocated.
 

@@ -1,4 +1,4 @@
-# Damaged valla fits (issue 11): predict, print, summary and plot check a fit's
+# Damaged valla fits: predict, print, summary and plot check a fit's
 # fields (presence by exact name, type, dimensions, finiteness, and the P1 / P2 /
 # prior combination each method leaves) and stop naming the field, instead of
 # predicting with what is left.

@@ -296,8 +296,8 @@ test_that("classification fits: probabilities, classes, MC, validation set, plot
   pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   expect_silent(plot(fit, data = list(x, y), class = 2))
-  # the user's graphical arguments replace the method's defaults (issue 17:
-  # xlab = was "matched by multiple actual arguments")
+  # the user's graphical arguments replace the method's defaults (a
+  # duplicated xlab = was "matched by multiple actual arguments")
   expect_silent(plot(fit, data = list(x, y), main = "m", xlab = "t", ylab = "p", ylim = c(0, 0.5)))
 })
 

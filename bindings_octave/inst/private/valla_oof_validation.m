@@ -5,7 +5,7 @@
 ## @deftypefn {} {@var{val} =} valla_oof_validation (@var{model}, @var{x}, @var{y}, @var{refit}, @var{opts}, @var{fname})
 ## Private: validation data whose residuals y - g(x) are the out-of-fold
 ## residuals of @qcode{"folds"} refits of the network by the function handle
-## @var{refit} (as R's valla_oof_validation; issue 17), or [] when the fit does
+## @var{refit} (as R's valla_oof_validation), or [] when the fit does
 ## not run Adam, @qcode{"folds"} is below 2 or there are fewer than 2 folds rows.
 ## @end deftypefn
 

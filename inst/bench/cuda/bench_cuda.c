@@ -1,5 +1,5 @@
 /* bench_cuda.c -- GPU against 2-thread CPU for the operators the CUDA backend
- * accelerates (issue: CUDA backend, acceptance 2). Run on a machine with a GPU:
+ * accelerates. Run on a machine with a GPU:
  *   make bench-cuda            (BENCH_CUDA_QUICK=1 for a smaller smoke run)
  * Prints a table and one BENCH line per figure. Without a device it says so
  * and exits 0. */
@@ -147,7 +147,7 @@ static void bench_ski(const int64_t *m, int64_t n, int reps)
 }
 
 
-/* Spec E4 GMM: C = 10 classes in 3-D, n points, labels 1..C in y. */
+/* The GMM of bench_laplace.R's E4: C = 10 classes in 3-D, n points, labels 1..C in y. */
 static void gmm_data(int64_t n, uint64_t seed, double *X, double *y)
 {
   sgp_rng rng;

@@ -1,8 +1,9 @@
-/* bench_valla.c -- VaLLA benchmarks (issue 5, acceptance 2 and 3):
+/* bench_valla.c -- VaLLA benchmarks against the experiments of Ortega et al.,
+ * Variational Linearized Laplace Approximation for Bayesian Deep Learning:
  *   bench_valla toy | fmnist | reg      one case per process (own peak RSS)
  * VALLA_BENCH_QUICK=1 shrinks every case to a smoke run. Each case prints a
  * readable table with the paper's numbers beside ours and one BENCH line per
- * figure (shared/design/ARCHITECTURE.md). 2 threads. */
+ * figure. 2 threads. */
 #include "bench_valla.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * a 2x200 tanh MLP trained by mlp_fit (paper: Adam lr 1e-3, weight decay 1e-3,
  * batch 100; last 5000 training images = validation; pixels / 255), then MAP,
  * VaLLA M = 100, 200 (probit probabilities) and ELLA: accuracy, NLL, ECE, Brier
- * beside the paper's table (spec §7.3). */
+ * beside the VaLLA paper's table. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_valla.h"
 

@@ -118,7 +118,7 @@ int bv_reg_speed(void)
   printf("BENCH valla_reg n=%lld model=valla m=100 nll=%.4f crps=%.4f cqm=%.4f threads=2\n",
          (long long)n, r_va.nll, r_va.crps, r_va.cqm);
 
-  printf("\n== d. speed (acceptance 3): 3x200 tanh, M = 100, batch 100, %lld iterations, 2 threads, "
+  printf("\n== d. speed: 3x200 tanh, M = 100, batch 100, %lld iterations, 2 threads, "
          "validation every 100 on %lld points, %s\n", (long long)iters, (long long)val_max, bv_load());
   printf("   %-10s %10s %12s %10s   target\n", "n", "time", "per iter", "CPU time");
   printf("   %-10lld %9.1fs %10.2fms %9.1fs\n", (long long)n_small, t_small,

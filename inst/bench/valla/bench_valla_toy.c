@@ -1,4 +1,4 @@
-/* bench_valla_toy.c -- case a: the 1-D toy of App. C/D (spec §7.2): x = 300 points
+/* bench_valla_toy.c -- case a: the 1-D toy of the VaLLA paper's App. C/D: x = 300 points
  * on [-2, 2], y = sin(4x) + N(0, 0.1^2), train on (-1,-0.5) u (0.5,1), test on all;
  * a 2x50 tanh MAP network; exact LLA with evidence-tuned prior/noise, reused by
  * VaLLA (Adam, learned A and Z), VaLLA closed form and ELLA for M = 5, 10, 20. */
