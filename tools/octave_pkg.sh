@@ -47,7 +47,7 @@ for f in "$root"/bindings_octave/src/Makefile "$root"/bindings_octave/src/*.cc \
   [ -f "$f" ] && cp "$f" "$stage/src/"
 done
 
-# The C core with its include/ and any subfolders, without build products.
+# The C core with all its folders, without build products.
 cp -R "$root/core" "$stage/src/core"
 # The optional CUDA backend (compiled only where nvcc exists).
 cp -R "$root/cuda" "$stage/src/cuda"

@@ -1,5 +1,5 @@
 /* test_kernel_cache.c -- the dense operator's cached K kept as its lower triangle
- * (core/kernel_cache.c): the fill writes exactly the lower triangle, the tiled
+ * (core/kernels/kernel_cache.c): the fill writes exactly the lower triangle, the tiled
  * symmetric product equals the untiled full product, and the untouched upper
  * half never becomes resident.
  * Oracles: the naive kernel matrix th_kernel_matrix; the full symmetric matrix

@@ -1,5 +1,5 @@
 /* test_kernel_sym.c -- the matrix-free symmetric product Y = k(X, X) V
- * (core/kernel_sym_apply.c), which evaluates only the tiles on and below the
+ * (core/kernels/kernel_sym_apply.c), which evaluates only the tiles on and below the
  * diagonal and uses each for both of its places.
  * Oracles: the naive kernel matrix th_kernel_matrix times V by plain loops, and
  * the general tiled product sgp_kernel_apply_prepared; 1e-12 relative for every

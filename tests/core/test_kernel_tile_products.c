@@ -1,5 +1,5 @@
 /* test_kernel_tile_products.c -- the register-blocked products of one kernel
- * tile (core/kernel_tile_products.c), y += K v and y += K' v, against plain
+ * tile (core/kernels/kernel_tile_products.c), y += K v and y += K' v, against plain
  * loops: every row, column and width remainder of the blocks (ni, nj in 1..19,
  * nb in 1..23), strided K, v and y whose padding must survive, and both the
  * AVX-512 and the narrow blocks whatever the CPU. Tolerance: each entry is a

@@ -1,4 +1,4 @@
-/* test_optim.c -- the bounded L-BFGS maximizer (core/optim.c): known optima of
+/* test_optim.c -- the bounded L-BFGS maximizer (core/select/optim.c): known optima of
  * Rosenbrock and concave quadratics (free and on a bound), failed and non-finite
  * evaluations, the interrupt, seeded restarts, max_eval, the trace and bad arguments.
  *
