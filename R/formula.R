@@ -10,6 +10,7 @@
 # its inputs are the columns it was trained on). The intercept column is
 # dropped: a GP's constant is its prior mean (and a network's its output bias).
 formula_fit <- function(cl, env, fn, numeric_only = FALSE, like = NULL) {
+  call <- cl  # the fit's call: update() evaluates the formula call again
   xlev <- if (is.list(like)) like[["xlevels", exact = TRUE]]
   nm <- names(cl)
   if ("weights" %in% nm)
@@ -53,6 +54,7 @@ formula_fit <- function(cl, env, fn, numeric_only = FALSE, like = NULL) {
   cl <- formula_test_args(cl, env, info, fn)
   fit <- eval(cl, env)
   fit[names(info)] <- info  # (keeps the fit's class)
+  if (!is.null(fit[["call", exact = TRUE]])) fit$call <- call  # (mlp_fit keeps none)
   fit
 }
 

@@ -110,6 +110,9 @@
 #'   given (poisson: \code{rate_mean}, \code{rate_var} instead of \code{prob};
 #'   gaussian: \code{y_var}, the variance of a new observation, with the first
 #'   \code{noise} value when the noise is per point).
+#'   \code{call} is the call (\code{update} refits from it); \code{logLik},
+#'   \code{AIC}, \code{BIC}, \code{coef} and \code{nobs} work as for
+#'   \code{glm} (\code{\link{scalegp_methods}}).
 #' @seealso \code{\link{predict.gp_laplace}}, \code{\link{plot.gp_laplace}}
 #' @examples
 #' set.seed(1)
@@ -161,6 +164,7 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
            used[laplace_lik_fields(used)], list(seed = used$seed),
            laplace_selection(res$selection))
   if (!is.null(xtest)) fit$test <- pred_class_names(res$test, fit, fn)
+  fit$call <- match.call()  # (a formula's fit takes the formula call: formula_fit)
   class(fit) <- "gp_laplace"
   if (nzchar(used$warning)) warning(used$warning, call. = FALSE)
   if (isTRUE(opts[["verbose"]])) print(fit)
@@ -281,10 +285,22 @@ pred_class_names <- function(p, fit, fn) {
 #'   P(y = 1), softmax: m-by-C); poisson gives \code{rate_mean}/\code{rate_var},
 #'   gaussian \code{y_var}. \code{"response"}: the expected response only
 #'   (probabilities, rates or means). \code{"class"}: the most probable class
-#'   (a factor when the fit had level names, else 0/1 or 1..C).
+#'   (a factor when the fit had level names, else 0/1 or 1..C). \code{"link"}:
+#'   the latent mean (m-by-C for softmax), as \code{glm}'s linear predictor.
+#' @param se.fit with \code{type = "link"} or \code{"response"}, also the
+#'   standard errors, as \code{glm} gives them: \code{list(fit, se.fit)}.
+#'   \code{"link"}: the latent standard deviation \code{sqrt(var)} (it includes
+#'   the computational uncertainty). \code{"response"}: the standard error of
+#'   the expected response (not of a new observation): gaussian the latent
+#'   standard deviation; poisson and negbin the standard deviation of the rate
+#'   under the latent posterior, \code{sqrt(rate_var)}; bernoulli and binomial
+#'   the delta method at the latent mean, \eqn{p(1-p)} times the latent
+#'   standard deviation with \eqn{p} = \code{plogis(mean)}, as \code{glm}'s
+#'   (\code{fit} stays the probit approximation of the probability); softmax
+#'   has none (an error; use \code{"link"}).
 #' @param threads OpenMP threads.
-#' @param ... unused.
-#' @return See \code{type}.
+#' @param ... nothing: an argument the method does not take is an error.
+#' @return See \code{type} and \code{se.fit}.
 #' @examples
 #' x <- matrix(seq(-2, 2, length.out = 30))
 #' fit <- gp_laplace(x, factor(ifelse(x[, 1] > 0, "yes", "no")), max_iter = 30,
@@ -292,9 +308,11 @@ pred_class_names <- function(p, fit, fn) {
 #' predict(fit, matrix(c(-1, 1)), type = "class")
 #' @export
 predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
-                               type = c("list", "response", "class"),
-                               threads = getOption("scalegp.threads"), ...) {
+                               type = c("list", "response", "class", "link"),
+                               se.fit = FALSE, threads = getOption("scalegp.threads"), ...) {
   fn <- "predict.gp_laplace"
+  no_extra_args(list(...), fn)
+  se.fit <- check_se_fit(se.fit, fn)
   fit <- laplace_fit_check(object, fn)
   omit <- object[["na.action", exact = TRUE]]  # fitted values: na.exclude pads them
   if (is.null(newdata)) {
@@ -313,8 +331,10 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
   p <- sgp_call(C_laplace_predict, object, fn, "object", newdata, opts)
   type <- p$type
   out <- pred_class_names(p$pred, fit, fn)
+  if (se.fit) return(formula_pad(pred_se_fit(out, type, fit$n_class, fn), omit))
   formula_pad(switch(type,
     list = out,
+    link = out$mean,
     response = out[[intersect(c("prob", "rate_mean", "mean"), names(out))[1L]]],
     class = {
       k <- if (fit$likelihood == "bernoulli") as.integer(out$prob > 0.5) + 1L

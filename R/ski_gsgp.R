@@ -121,6 +121,9 @@
 #'   \code{xtest} are not resolved (\code{test$converged}). A solve that overflows (a non-finite
 #'   value: extreme \code{outputscale}, \code{noise} or \code{y}) is an
 #'   error.
+#'   \code{call} is the call (\code{update} refits from it); \code{logLik}
+#'   (with \code{loglik = TRUE}), \code{AIC}, \code{BIC}, \code{coef} and
+#'   \code{nobs} work as for \code{glm} (\code{\link{scalegp_methods}}).
 #' @seealso \code{\link{ski_stats}}, \code{\link{predict.ski_gsgp}}
 #' @examples
 #' set.seed(1)
@@ -181,6 +184,7 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
   fit$stop <- r$stop
   fit$interp_error <- r$interp_error
   fit$timings <- c(preprocess = r$seconds[1], solve = r$seconds[2])
+  fit$call <- match.call()  # (a formula's fit takes the formula call: formula_fit)
   class(fit) <- "ski_gsgp"
   if (nzchar(u$warning)) warning(u$warning, call. = FALSE)
   if (nzchar(u$loglik_warning)) warning(u$loglik_warning, call. = FALSE)
@@ -207,8 +211,12 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
 #'   \code{variance = "lanczos"}) or \code{"exact"}; default the fit's.
 #' @param threads OpenMP threads.
 #' @param backend \code{"auto"}, \code{"cpu"} or \code{"cuda"}; default the fit's.
-#' @param ... not used.
-#' @return \code{list(mean, var, converged, var_error, clamped)}: the
+#' @param se.fit \code{TRUE}: \code{list(fit, se.fit)} as \code{glm} gives it,
+#'   the posterior mean and its standard error, the square root of the latent
+#'   (noise-free) variance; it needs a \code{variance} other than \code{"none"}.
+#' @param ... nothing: an argument the method does not take is an error.
+#' @return With \code{se.fit = TRUE} \code{list(fit, se.fit)}, else
+#'   \code{list(mean, var, converged, var_error, clamped)}: the
 #'   posterior mean and the latent (noise-free) posterior variance (\code{NULL}
 #'   with \code{variance = "none"}; add \code{object$noise} for the variance
 #'   of a new observation); \code{converged}, \code{FALSE} when the variances
@@ -227,11 +235,20 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
 predict.ski_gsgp <- function(object, newdata, variance = object$variance,
                              threads = getOption("scalegp.threads"),
                              backend = if (is.null(object$backend)) "auto" else object$backend,
-                             ...) {
+                             se.fit = FALSE, ...) {
   fn <- "predict.ski_gsgp"
+  no_extra_args(list(...), fn)
+  se.fit <- check_se_fit(se.fit, fn)
   fd <- formula_newdata(object, newdata, fn, "newdata")
-  formula_pad(ski_predict_impl(object, if (is.null(fd)) newdata else fd$x, variance, threads,
-                               backend, fn, "newdata"), fd$na.action)
+  p <- ski_predict_impl(object, if (is.null(fd)) newdata else fd$x, variance, threads, backend,
+                        fn, "newdata")
+  if (se.fit) {
+    if (is.null(p$var))
+      stop_arg(fn, "se.fit", "needs variances (variance = \"none\"): give variance = ",
+               "\"exact\" or \"lanczos\"")
+    p <- list(fit = p$mean, se.fit = sqrt(p$var))
+  }
+  formula_pad(p, fd$na.action)
 }
 
 # fn, arg: the user's function and its argument of the test inputs (ski_gsgp's

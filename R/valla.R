@@ -120,6 +120,10 @@
 #'   the latent variance), \code{prob} the class probabilities (softmax
 #'   n-by-C; bernoulli P(y = 1)), and \code{cov} (C-by-C-by-n) with
 #'   \code{full_cov = TRUE}.
+#'   \code{call} is the call (\code{update} refits from it). \code{coef}
+#'   gives \code{prior_var} (and \code{noise}), \code{nobs} n; there is no
+#'   \code{logLik} (nor \code{AIC}, \code{BIC}): see
+#'   \code{\link{scalegp_methods}}.
 #' @seealso \code{\link{predict.valla}}, \code{\link{plot.valla}},
 #'   \code{\link{mlp_fit}}, \code{\link{valla_metrics}}
 #' @examples
@@ -167,6 +171,7 @@ valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, refit = NUL
   res <- sgp_call(C_valla_fit, m$spec, x, lab$y, data$xval, data$yval, front$Z, front$tags,
                front$layers, data$xtest, front$pred, opts, NULL)
   fit <- valla_result(res$fit, lab)
+  fit$call <- match.call()  # (a formula's fit takes the formula call: formula_fit)
   if (nzchar(res$warning)) warning(fn, ": ", res$warning, call. = FALSE)
   if (nzchar(res$overfit)) warning(fn, ": ", res$overfit, call. = FALSE)
   if (isTRUE(opts[["verbose"]])) print(fit)
@@ -270,8 +275,15 @@ valla_layers <- function(layers, m, fn) {
 #' @param mc_samples Monte-Carlo samples per point for \code{prob_method = "mc"}.
 #' @param seed seed for \code{"mc"} (\code{NULL}: drawn from R's RNG).
 #' @param threads OpenMP threads.
-#' @param ... unused.
-#' @return See \code{type}.
+#' @param se.fit with \code{type = "response"}, \code{list(fit, se.fit)} as
+#'   \code{glm} gives it: the standard error of the expected response (not of
+#'   a new observation): regression the latent standard deviation
+#'   \code{sqrt(latent_var)}; bernoulli the delta method at the network's
+#'   logit, \eqn{p(1-p)} times the latent standard deviation with \eqn{p} =
+#'   \code{plogis(mean)} (\code{fit} stays the probit approximation of the
+#'   probability); softmax has none (an error).
+#' @param ... nothing: an argument the method does not take is an error.
+#' @return See \code{type} and \code{se.fit}.
 #' @examples
 #' x <- matrix(seq(-2, 2, length.out = 60))
 #' y <- as.integer(x[, 1] + rnorm(60, sd = 0.5) > 0) + 1
@@ -285,8 +297,10 @@ valla_layers <- function(layers, m, fn) {
 predict.valla <- function(object, newdata, type = c("list", "response", "class"),
                           full_cov = FALSE, prob_method = c("probit", "mc"),
                           mc_samples = 2048, seed = NULL,
-                          threads = getOption("scalegp.threads"), ...) {
+                          threads = getOption("scalegp.threads"), se.fit = FALSE, ...) {
   fn <- "predict.valla"
+  no_extra_args(list(...), fn)
+  se.fit <- check_se_fit(se.fit, fn)
   valla_check_fit(object, fn)
   fd <- formula_newdata(object, newdata, fn, "newdata")
   if (!is.null(fd)) newdata <- fd$x
@@ -301,6 +315,7 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
   p <- sgp_call(C_valla_predict, object, newdata, opts)  # the core reads and checks the fit
   type <- p$type
   out <- pred_class_names(p$pred, object, fn)
+  if (se.fit) return(formula_pad(pred_se_fit(out, type, object$C, fn, "response"), fd$na.action))
   formula_pad(switch(type,
     list = out,
     response = if (object$likelihood == "gaussian") out$mean else out$prob,

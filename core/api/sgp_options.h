@@ -165,7 +165,7 @@ int sgp_lik_valla(sgp_likelihood kind);
    "shape parameter of the kernels whose formula has alpha (the others ignore it)"}
 
 /* What a host returns from predict (the "type" of the predict tables). */
-enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS };
+enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS, SGP_PREDICT_LINK };
 
 
 #ifdef __cplusplus

@@ -8,13 +8,15 @@
 
 #define OFF(field) offsetof(sgp_laplace_predict_opts, field)
 
-static const char *const type_names[] = {"list", "response", "class", NULL}; /* SGP_PREDICT_* */
+/* SGP_PREDICT_* */
+static const char *const type_names[] = {"list", "response", "class", "link", NULL};
 
 static const sgp_opt_spec specs[] = {
   {"offset", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(offset), SGP_STORE_DOUBLE, 0,
    "log exposure at the new inputs, for the likelihoods with a log link (NULL: 0)"},
   {"type", SGP_OPT_CHOICE, "\"list\"", 0, 0, 0, type_names, OFF(type), SGP_STORE_INT, 0,
-   "\"list\" (latent mean and variance and the response), \"response\" or \"class\""},
+   "\"list\" (latent mean and variance and the response), \"response\", \"class\" or "
+   "\"link\" (the latent mean)"},
 };
 
 const sgp_verb_table sgp_laplace_predict_table = {"gp_laplace_predict", specs,

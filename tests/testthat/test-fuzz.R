@@ -165,7 +165,7 @@ test_that("scales beyond double precision are errors naming the input", {
 test_that("unclear errors of the fuzz run now name the argument", {
   expect_error(fz_fit(xtest_offset = rep(0, 5)), "'xtest_offset' needs 'xtest'")
   expect_error(predict(fz_fit(), fz_x, type = "nonsense"),
-               "'type' must be one of \"list\", \"response\", \"class\" \\(got \"nonsense\"\\)")
+               "'type' must be one of \"list\", \"response\", \"class\", \"link\" \\(got \"nonsense\"\\)")
   expect_error(predict(fz_fit(), fz_x, type = NA), "'type' must be one of .* \\(got NA\\)")
   expect_error(gp_kernel(matrix(0, 1e6, 1), matrix(0, 1e6, 1)),
                "gp_kernel: 'x2' and 'x' give a 1000000 x 1000000 kernel matrix")

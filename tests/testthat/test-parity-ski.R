@@ -38,7 +38,7 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   for (k in seq_along(fits)) {
     f <- fits[[k]]
     t <- function(s) oct[[sprintf("fit%d.%s", k, s)]]
-    expect_identical(paste(sort(names(f)), collapse = ","), t("fields"))
+    expect_identical(paste(sort(setdiff(names(f), "call")), collapse = ","), t("fields"))
     expect_identical(paste(sort(names(f$stats)), collapse = ","), t("stats"))
     for (g in c("noise", "outputscale", "lengthscale", "tol", "max_iter", "seed",
                 "slq_max_iter", "precond_rank"))
@@ -96,7 +96,7 @@ test_that("ski_gsgp agrees between R and Octave: fields, numbers, options, messa
   for (k in c(5, 7, 8)) {
     f <- learned[[as.character(k)]]
     t <- function(s) oct[[sprintf("fit%d.%s", k, s)]]
-    expect_identical(paste(sort(names(f)), collapse = ","), t("fields"))
+    expect_identical(paste(sort(setdiff(names(f), "call")), collapse = ","), t("fields"))
     expect_identical(paste(f$learned, collapse = ","), t("learned"))
     expect_identical(f$learned, c("lengthscale", "outputscale", "mean", "noise"))
     same(unlist(f$hyper), t("hyper"), sprintf("fit %d hyper", k), 1e-8)

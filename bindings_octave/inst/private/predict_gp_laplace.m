@@ -13,8 +13,9 @@
 ## @qcode{"type"}: @qcode{"list"} (default; a struct with the latent
 ## @code{mean} and @code{var} (m-by-C) and @code{prob} for classification,
 ## @code{rate_mean}, @code{rate_var} for poisson, @code{y_var} for gaussian),
-## @qcode{"response"} (probabilities, rates or means only) or @qcode{"class"}
-## (most probable class: 0/1, 1..C, or a cell array of the fit's level names);
+## @qcode{"response"} (probabilities, rates or means only), @qcode{"class"}
+## (most probable class: 0/1, 1..C, or a cell array of the fit's level names)
+## or @qcode{"link"} (the latent mean, m-by-C);
 ## @qcode{"threads"}.
 ## @end deftypefn
 
@@ -32,6 +33,8 @@ function pred = predict_gp_laplace (fit, xnew, names, varargin)
   r = __sgp_call__ ("laplace_predict", fit, fname, "fit", xnew, xname, oname, varargin{:});
   pred = take_pred_warning (r.pred, fname);
   switch (r.type)
+    case "link"
+      pred = pred.mean;
     case "response"
       if (isfield (pred, "prob"))
         pred = pred.prob;
