@@ -47,7 +47,7 @@ static const sgp_opt_spec specs[] = {
   {"lr", SGP_OPT_REAL, "0.001", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(lr), SGP_STORE_DOUBLE, 0,
    "Adam step size"},
   {"alpha", SGP_OPT_REAL, "1", 0, 1, 0, NULL, OFF(alpha), SGP_STORE_DOUBLE, 0,
-   "alpha of the objective (1: ELBO; below 1 gaussian only)"},
+   "alpha of the objective (1: the log predictive density; 0: the ELBO; below 1 gaussian only)"},
   {"eval_every", SGP_OPT_COUNT, "100", 1, MAX_COUNT, 0, NULL, OFF(eval_every), SGP_STORE_INT64,
    0, "iterations between validation checks (after 1, 1 + eval_every, ... and the last)"},
   {"patience", SGP_OPT_COUNT, "1", 1, MAX_COUNT, 0, NULL, OFF(patience), SGP_STORE_INT64, 0,
