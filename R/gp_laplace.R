@@ -159,7 +159,8 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
                  "stop_reason", "inner_stop_reason", "kernel_products")],
            list(history = as.data.frame(res$history), steps = as.data.frame(res$steps),
                 kernel = used$kernel, likelihood = used$likelihood, n_class = used$n_class,
-                levels = lab$levels, policy = used$policy, x = x, y = lab$y,
+                levels = lab$levels, policy = used$policy,
+                policy_reason = used$policy_reason, x = x, y = lab$y,
                 offset = used$offset, noise = used$noise),
            used[laplace_lik_fields(used)], list(seed = used$seed),
            laplace_selection(res$selection))
@@ -174,7 +175,8 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
 # The likelihood's own fields of a fit (binomial's trials, negbin's dispersion):
 # those of the core's used options that the fit does not take otherwise.
 laplace_lik_fields <- function(used) {
-  setdiff(names(used), c("kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
+  setdiff(names(used), c("kernel", "likelihood", "policy", "policy_reason", "n_class", "noise",
+                         "offset", "seed",
                          "warning", "warning_id"))
 }
 

@@ -190,12 +190,14 @@ function fit = gp_laplace (x, y, varargin)
   fit.n_class = used.n_class;
   fit.levels = levels;
   fit.policy = used.policy;
+  fit.policy_reason = used.policy_reason;
   fit.x = x;
   fit.y = ycode;
   fit.offset = used.offset;
   fit.noise = used.noise;
   ## the likelihood's own fields (binomial's trials, negbin's dispersion)
-  own = setdiff (fieldnames (used)', {"kernel", "likelihood", "policy", "n_class", "noise", ...
+  own = setdiff (fieldnames (used)', {"kernel", "likelihood", "policy", "policy_reason", ...
+                                      "n_class", "noise", ...
                                       "offset", "seed", "warning", "warning_id"});
   for name = own
     fit.(name{1}) = used.(name{1});
