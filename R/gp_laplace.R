@@ -24,6 +24,11 @@
 #' unit vectors (data points in order, or in a seeded random order with
 #' \code{random_order = TRUE}), which equals a partial Cholesky factorization;
 #' with \code{max_iter >= n C} both reproduce the exact Laplace approximation.
+#' \code{"auto"} (the default) is that exact Laplace (\code{"cholesky"},
+#' \code{max_iter = n C}) where its dense factor fits (see the option) and
+#' \code{"cg"} beyond or when a budget (\code{max_iter}, \code{rank},
+#' \code{max_total_iter}, \code{precond_rank}) is given; the fit's
+#' \code{policy} and \code{policy_reason} say which ran and why.
 #'
 #' @param x n-by-d numeric matrix of training inputs (a vector is one column;
 #'   a data frame's columns must be numeric), or a formula (see Formulas).
