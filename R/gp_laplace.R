@@ -24,6 +24,11 @@
 #' unit vectors (data points in order, or in a seeded random order with
 #' \code{random_order = TRUE}), which equals a partial Cholesky factorization;
 #' with \code{max_iter >= n C} both reproduce the exact Laplace approximation.
+#' \code{"auto"} (the default) is that exact Laplace (\code{"cholesky"},
+#' \code{max_iter = n C}) where its dense factor fits (see the option) and
+#' \code{"cg"} beyond or when a budget (\code{max_iter}, \code{rank},
+#' \code{max_total_iter}, \code{precond_rank}) is given; the fit's
+#' \code{policy} and \code{policy_reason} say which ran and why.
 #'
 #' @param x n-by-d numeric matrix of training inputs (a vector is one column;
 #'   a data frame's columns must be numeric), or a formula (see Formulas).
@@ -159,7 +164,8 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
                  "stop_reason", "inner_stop_reason", "kernel_products")],
            list(history = as.data.frame(res$history), steps = as.data.frame(res$steps),
                 kernel = used$kernel, likelihood = used$likelihood, n_class = used$n_class,
-                levels = lab$levels, policy = used$policy, x = x, y = lab$y,
+                levels = lab$levels, policy = used$policy,
+                policy_reason = used$policy_reason, x = x, y = lab$y,
                 offset = used$offset, noise = used$noise),
            used[laplace_lik_fields(used)], list(seed = used$seed),
            laplace_selection(res$selection))
@@ -174,7 +180,8 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
 # The likelihood's own fields of a fit (binomial's trials, negbin's dispersion):
 # those of the core's used options that the fit does not take otherwise.
 laplace_lik_fields <- function(used) {
-  setdiff(names(used), c("kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
+  setdiff(names(used), c("kernel", "likelihood", "policy", "policy_reason", "n_class", "noise",
+                         "offset", "seed",
                          "warning", "warning_id"))
 }
 

@@ -64,13 +64,13 @@
 ## @item @qcode{"dispersion"}
 ## negbin: r of the variance mu + mu^2/r (Poisson as r -> Inf) (default @code{1}).
 ## @item @qcode{"policy"}
-## solver actions: "cg" (residuals) or "cholesky" (unit vectors: subset of data) (default @qcode{"cg"}).
+## solver actions: "cg" (residuals), "cholesky" (unit vectors: subset of data) or "auto": the exact Laplace (cholesky with max_iter = n C) where its dense factor (8 (n C)^2 doubles) fits in a quarter of the memory and n C <= 3000 or the learning used the exact evidence (C = 1), else cg; cg when max_iter, rank, max_total_iter or precond_rank is given. The fit's policy and policy_reason say which ran and why (default @qcode{"auto"}).
 ## @item @qcode{"residual"}
 ## K v of the solver: "recursive" (updated from each action's product: one kernel product per iteration, recomputed every 32) or "explicit" (recomputed: two) (default @qcode{"recursive"}).
 ## @item @qcode{"max_newton"}
 ## Newton steps at most (default @code{20}).
 ## @item @qcode{"max_iter"}
-## solver iterations per Newton step (the budget; C actions each with class_actions) (default @code{5}).
+## solver iterations per Newton step (the budget; C actions each with class_actions); NULL: 5 (n C on policy auto's exact path) (default @code{[]}).
 ## @item @qcode{"precond_rank"}
 ## policy cg: rank of a pivoted-Cholesky preconditioner of K + W^-1 that picks the actions (0: none; not softmax) (default @code{0}).
 ## @item @qcode{"class_actions"}
@@ -190,12 +190,14 @@ function fit = gp_laplace (x, y, varargin)
   fit.n_class = used.n_class;
   fit.levels = levels;
   fit.policy = used.policy;
+  fit.policy_reason = used.policy_reason;
   fit.x = x;
   fit.y = ycode;
   fit.offset = used.offset;
   fit.noise = used.noise;
   ## the likelihood's own fields (binomial's trials, negbin's dispersion)
-  own = setdiff (fieldnames (used)', {"kernel", "likelihood", "policy", "n_class", "noise", ...
+  own = setdiff (fieldnames (used)', {"kernel", "likelihood", "policy", "policy_reason", ...
+                                      "n_class", "noise", ...
                                       "offset", "seed", "warning", "warning_id"});
   for name = own
     fit.(name{1}) = used.(name{1});
@@ -354,7 +356,7 @@ endfunction
 %!error <'y' must have exactly 2 classes> gp_laplace (x, repmat ({"a"; "b"; "c"}, 10, 1))
 %!error <'x' contains NaN> gp_laplace ([NaN; x(2:end)], y)
 %!error <'likelihood' must be one of .* \(got "probit"\)> gp_laplace (x, y, "likelihood", "probit")
-%!error <'policy' must be one of "cg", "cholesky" \(got "lanczos"\)> gp_laplace (x, y, "policy", "lanczos")
+%!error <'policy' must be one of "cg", "cholesky", "auto" \(got "lanczos"\)> gp_laplace (x, y, "policy", "lanczos")
 %!error <'kernel' must be one of> gp_laplace (x, y, "kernel", "gauss")
 %!error <'lengthscale' must be positive> gp_laplace (x, y, "lengthscale", 0)
 %!error <'outputscale' must be positive> gp_laplace (x, y, "outputscale", -1)

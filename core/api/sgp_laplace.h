@@ -18,7 +18,10 @@ extern "C" {
  * Gaussian Processes", NeurIPS 2022); docs/gp_laplace.md. Every NC-vector is a
  * column-major N-by-C matrix. */
 
-typedef enum { SGP_POLICY_CG = 0, SGP_POLICY_CHOLESKY = 1 } sgp_policy;
+/* AUTO (the default) is resolved before the Newton loop (sgp_laplace_auto_policy):
+ * the exact Laplace (CHOLESKY with max_iter = NC) where its dense factor fits, else
+ * CG; a max_iter the caller gives (> 0) means CG with that budget. */
+typedef enum { SGP_POLICY_CG = 0, SGP_POLICY_CHOLESKY = 1, SGP_POLICY_AUTO = 2 } sgp_policy;
 typedef enum { SGP_RESIDUAL_EXPLICIT = 0, SGP_RESIDUAL_RECURSIVE = 1 } sgp_residual;
 
 /* Stop reasons (inner loop and outer loop). */
@@ -48,9 +51,10 @@ typedef struct {
   sgp_cmat trials;           /* binomial trials: 1x1 or Nx1 whole numbers >= 1; empty = 1 */
   double dispersion;         /* negbin: r of the variance mu + mu^2 / r (> 0); 1 */
   sgp_kernel kernel;         /* shared by all classes */
-  sgp_policy policy;         /* default CG */
+  sgp_policy policy;         /* default AUTO */
   int max_newton;            /* default 20 */
-  int max_iter;              /* solver iterations per Newton step; default 5 */
+  int max_iter;              /* solver iterations per Newton step; 0 (default): not
+                              * given, 5 for CG and CHOLESKY, NC on AUTO's exact path */
   int64_t rank;              /* compression rank R; < 0 = Inf (default) */
   double tol;                /* outer: converged when the bound on max |f_i - f_mode| at the
                               * linearization point of the returned posterior is <= tol
@@ -138,6 +142,9 @@ typedef struct sgp_laplace_fit {
   int converged;
   int stop_reason, inner_stop_reason;
   int64_t kernel_products;
+  int policy;              /* the policy that ran (SGP_POLICY_CG or _CHOLESKY) */
+  int max_iter;            /* and its budget per Newton step */
+  char policy_reason[160]; /* why: "given", or policy auto's choice and its reason */
   int64_t empty_class;     /* softmax: the first class in 1..C no training point has, else 0 */
   int64_t var_unresolved;  /* variances in var below what rounding resolves (warned) */
   sgp_laplace_hyper hyper; /* the hyperparameters used and their selection */

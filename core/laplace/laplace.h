@@ -76,6 +76,18 @@ void sgp_laplace_pilot_rows(const sgp_ctx *ctx, int64_t n, int64_t *idx);
  * seconds; 0: none): the learning stops there and h says so. */
 int  sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace_opts *o,
                         double deadline, sgp_laplace_opts *ro, sgp_laplace_hyper *h);
+/* The policy a fit runs and its budget per Newton step (laplace_select.c), with why
+ * in reason. A policy given (cg, cholesky) runs with max_iter (5 when not given).
+ * "auto" with a budget given (max_iter, rank, max_total_iter, precond_rank) is cg
+ * with it; else the exact Laplace (cholesky with max_iter = NC, the exact state) when
+ * its dense buffers (SGP_LAPLACE_DENSE_DOUBLES NC^2 doubles) fit in the exact
+ * evidence's share of mem bytes and its O(NC^3) work is that of the learning's: NC at
+ * most SGP_EVIDENCE_UNASKED_MAX_N, or C = 1 with the exact evidence evaluated
+ * (evidence_exact); else cg with 5. */
+#define SGP_LAPLACE_DEFAULT_MAX_ITER 5
+#define SGP_LAPLACE_DENSE_DOUBLES 8.0
+void sgp_laplace_auto_policy(const sgp_laplace_opts *o, int64_t n, int64_t C, int evidence_exact,
+                             double mem, int *policy, int *max_iter, char *reason, size_t size);
 
 /* ------------------------------------------------------------ internal: IterGP */
 

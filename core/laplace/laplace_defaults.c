@@ -30,9 +30,9 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->kernel.n_lengthscale = 1;  /* when a lengthscale pointer is set */
   o->kernel.outputscale = NAN;
   o->kernel.alpha = 1.0;
-  o->policy = SGP_POLICY_CG;
+  o->policy = SGP_POLICY_AUTO;
   o->max_newton = 20;
-  o->max_iter = 5;
+  o->max_iter = 0; /* not given: sgp_laplace_auto_policy */
   o->rank = -1;
   o->tol = 1e-6;
   o->n_class = 0; /* softmax: the largest label */

@@ -78,7 +78,8 @@ static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_m
   if ((st = sgp_kernel_check(ctx, &k, d))) return st;
   if (!sgp_lik_ops_of(o->likelihood))
     return sgp_fail(ctx, SGP_EINVAL, "likelihood: unknown value %d", (int)o->likelihood);
-  if (o->policy != SGP_POLICY_CG && o->policy != SGP_POLICY_CHOLESKY)
+  if (o->policy != SGP_POLICY_CG && o->policy != SGP_POLICY_CHOLESKY &&
+      o->policy != SGP_POLICY_AUTO)
     return sgp_fail(ctx, SGP_EINVAL, "policy: unknown value %d", (int)o->policy);
   if (o->residual != SGP_RESIDUAL_EXPLICIT && o->residual != SGP_RESIDUAL_RECURSIVE)
     return sgp_fail(ctx, SGP_EINVAL, "residual: unknown value %d", (int)o->residual);
@@ -86,7 +87,7 @@ static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_m
     return sgp_fail(ctx, SGP_EINVAL, "history_trace: unknown value %d", o->history_trace);
   if (o->max_newton < 1)
     return sgp_fail(ctx, SGP_EINVAL, "max_newton: must be at least 1 (got %d)", o->max_newton);
-  if (o->max_iter < 1)
+  if (o->max_iter < 0) /* 0: not given (sgp_laplace_auto_policy) */
     return sgp_fail(ctx, SGP_EINVAL, "max_iter: must be at least 1 (got %d)", o->max_iter);
   if (o->rank < -1)
     return sgp_fail(ctx, SGP_EINVAL, "rank: must be >= 0 or Inf (got %lld)", (long long)o->rank);
@@ -523,10 +524,21 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   /* time_limit bounds the whole call: the learning and the Newton loop */
   R.deadline = o->time_limit >= 0 ? sgp_clock() + fmax(o->time_limit, 1e-9) : 0.0;
   if ((st = sgp_laplace_select(ctx, X, &R.lik_own, o, R.deadline, &ro, &hyper))) goto cleanup;
+  /* the policy that runs: the exact evidence was evaluated where it has no standard error */
+  int policy = 0, max_iter = 0;
+  char reason[sizeof fit->policy_reason];
+  sgp_laplace_auto_policy(o, X.rows, C, hyper.requested && isfinite(hyper.loglik) &&
+                          hyper.loglik_se == 0.0, sgp_phys_mem_bytes(), &policy, &max_iter,
+                          reason, sizeof reason);
+  ro.policy = (sgp_policy)policy;
+  ro.max_iter = max_iter;
   R.o = o = &ro;
   if ((st = sgp_kernel_check(ctx, &o->kernel, X.cols))) goto cleanup;
   if ((st = run_setup(ctx, &R, X, C, unit_block))) goto cleanup;
   if ((st = fit_new(ctx, &R, X.rows, X.cols, prior_mean, &fit))) goto cleanup;
+  fit->policy = policy;
+  fit->max_iter = max_iter;
+  memcpy(fit->policy_reason, reason, sizeof reason);
   fit->hyper = hyper; /* the fit owns it now */
   memset(&hyper, 0, sizeof hyper);
   fit->empty_class = empty_class(R.lik);

@@ -14,7 +14,7 @@
 #define TEXT_OF_VALUE(x) TEXT_OF(x)
 #define PILOT_N_TEXT TEXT_OF_VALUE(SGP_EVS_PILOT_N)
 
-static const char *const policy_names[] = {"cg", "cholesky", NULL};
+static const char *const policy_names[] = {"cg", "cholesky", "auto", NULL}; /* SGP_POLICY_* */
 static const char *const residual_names[] = {"explicit", "recursive", NULL}; /* SGP_RESIDUAL_* */
 static const char *const history_trace_names[] = {"auto", "always", NULL}; /* SGP_HISTORY_TRACE_* */
 static const char *const evidence_names[] = {"auto", "exact", "stochastic", NULL}; /* SGP_EVIDENCE_* */
@@ -53,16 +53,22 @@ static const sgp_opt_spec specs[] = {
    "(none given: 1)"},
   {"dispersion", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(dispersion),
    SGP_STORE_DOUBLE, 0, "negbin: r of the variance mu + mu^2/r (Poisson as r -> Inf)"},
-  {"policy", SGP_OPT_CHOICE, "\"cg\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,
-   "solver actions: \"cg\" (residuals) or \"cholesky\" (unit vectors: subset of data)"},
+  {"policy", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,
+   "solver actions: \"cg\" (residuals), \"cholesky\" (unit vectors: subset of data) or "
+   "\"auto\": the exact Laplace (cholesky with max_iter = n C) where its dense factor (8 (n C)^2 "
+   "doubles) fits in a quarter of the memory and n C <= 3000 or the learning used the exact "
+   "evidence (C = 1), else cg; cg when max_iter, rank, max_total_iter or precond_rank is given. "
+   "The fit's policy and policy_reason say which ran and why"},
   {"residual", SGP_OPT_CHOICE, "\"recursive\"", 0, 0, 0, residual_names, OFF(residual),
    SGP_STORE_INT, 0,
    "K v of the solver: \"recursive\" (updated from each action's product: one kernel "
    "product per iteration, recomputed every 32) or \"explicit\" (recomputed: two)"},
   {"max_newton", SGP_OPT_COUNT, "20", 1, 2147483647.0, 0, NULL, OFF(max_newton), SGP_STORE_INT, 0,
    "Newton steps at most"},
-  {"max_iter", SGP_OPT_COUNT, "5", 1, 2147483647.0, 0, NULL, OFF(max_iter), SGP_STORE_INT, 0,
-   "solver iterations per Newton step (the budget; C actions each with class_actions)"},
+  {"max_iter", SGP_OPT_COUNT, "NULL", 1, 2147483647.0, SGP_OPT_NULL_OK, NULL, OFF(max_iter),
+   SGP_STORE_INT, 0,
+   "solver iterations per Newton step (the budget; C actions each with class_actions); NULL: 5 "
+   "(n C on policy auto's exact path)"},
   {"precond_rank", SGP_OPT_COUNT, "0", 0, 2147483647.0, 0, NULL, OFF(precond_rank),
    SGP_STORE_INT, 0,
    "policy cg: rank of a pivoted-Cholesky preconditioner of K + W^-1 that picks the actions "

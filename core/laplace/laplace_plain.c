@@ -55,7 +55,8 @@ static sgp_value given(const sgp_cmat *m, sgp_value_arena *a)
 }
 
 /* The options a fit used under their argument names (the kernel: kernel,
- * lengthscale as a row in Octave, outputscale; likelihood, policy, n_class, the
+ * lengthscale as a row in Octave, outputscale; likelihood, the policy that ran and why
+ * (policy auto's choice), n_class, the
  * one noise value used or the user's per-point values, offset, seed) and its
  * warnings with their identifiers ("" when converged). */
 static sgp_value used_list(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
@@ -77,16 +78,17 @@ static sgp_value used_list(const sgp_laplace_fit_t *fit, const sgp_laplace_opts 
   const int64_t C = fit->C;
   const sgp_lik_ops *ops = sgp_lik_ops_of(o->likelihood);
   /* and the likelihood's own: trials, its scalar parameter */
-  const char *names[11] = {"kernel", "likelihood", "policy", "n_class", "noise", "offset", "seed",
-                           "warning", "warning_id"};
-  sgp_value v[11] = {
+  const char *names[12] = {"kernel", "likelihood", "policy", "policy_reason", "n_class", "noise",
+                           "offset", "seed", "warning", "warning_id"};
+  sgp_value v[12] = {
     sgp_vo_list(a, nk, kn, kv),
     sgp_vo_string(a, sgp_lik_names[o->likelihood]),
-    sgp_vo_string(a, sgp_opt_choice_name("gp_laplace", "policy", o->policy)),
+    sgp_vo_string(a, sgp_opt_choice_name("gp_laplace", "policy", fit->policy)),
+    sgp_vo_string(a, fit->policy_reason),
     sgp_vo_int(a, 1, &C),
     !sgp_lik_has_noise(o->likelihood) ? sgp_vo_null() : given(&noise, a), given(&o->offset, a),
     sgp_vo_scalar(a, (double)seed), sgp_vo_string(a, warn), sgp_vo_string(a, ids)};
-  int k = 9;
+  int k = 10;
   if (ops->takes_trials) {
     static const double one = 1.0;
     const sgp_cmat t1 = sgp_cmat_of(&one, 1, 1);

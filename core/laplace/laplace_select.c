@@ -6,6 +6,7 @@
  * fit. The evidence and its gradient are reported at the values used, learned or not. */
 #include "laplace/evidence.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,40 @@ static int exact_fits(int64_t n, int64_t C, char *note, size_t size)
            "is %.3g GB)%s", need / 1e9, (long long)n, have / 1e9,
            C > 1 ? "; softmax has no matrix-free estimate" : "");
   return 0;
+}
+
+void sgp_laplace_auto_policy(const sgp_laplace_opts *o, int64_t n, int64_t C, int evidence_exact,
+                             double mem, int *policy, int *max_iter, char *reason, size_t size)
+{
+  const int64_t NC = n * C;
+  *max_iter = o->max_iter > 0 ? o->max_iter : SGP_LAPLACE_DEFAULT_MAX_ITER;
+  *policy = o->policy == SGP_POLICY_CHOLESKY ? SGP_POLICY_CHOLESKY : SGP_POLICY_CG;
+  if (o->policy != SGP_POLICY_AUTO) { snprintf(reason, size, "given"); return; }
+  if (o->max_iter > 0 || o->rank >= 0 || o->max_total_iter >= 0 || o->precond_rank > 0) {
+    snprintf(reason, size, "auto: cg, as a budget is given (max_iter, rank, max_total_iter or "
+             "precond_rank)");
+    return;
+  }
+  /* the same share of the memory as the exact evidence's factors */
+  const double need = 8.0 * SGP_LAPLACE_DENSE_DOUBLES * (double)NC * (double)NC;
+  const double have = EV_MEMORY_SHARE * mem;
+  if (need > have || NC > INT_MAX) {
+    snprintf(reason, size, "auto: cg with max_iter %d, as the exact Laplace's dense factor "
+             "for n C = %lld needs %.3g GB (a quarter of the memory is %.3g GB)", *max_iter,
+             (long long)NC, need / 1e9, have / 1e9);
+    return;
+  }
+  /* its O(NC^3) work: that of one exact evidence, which the learning evaluated */
+  if (NC > SGP_EVIDENCE_UNASKED_MAX_N && !(C == 1 && evidence_exact)) {
+    snprintf(reason, size, "auto: cg with max_iter %d, as n C = %lld > %d and the learning did "
+             "not use the exact evidence (the exact Laplace costs O((n C)^3))", *max_iter,
+             (long long)NC, SGP_EVIDENCE_UNASKED_MAX_N);
+    return;
+  }
+  *policy = SGP_POLICY_CHOLESKY;
+  *max_iter = (int)NC;
+  snprintf(reason, size, "auto: the exact Laplace (cholesky, max_iter = n C = %lld)",
+           (long long)NC);
 }
 
 /* Which estimator (1: stochastic), or 0 with a note when neither is run. */

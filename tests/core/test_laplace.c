@@ -70,6 +70,9 @@ static void make_problem(problem *p, sgp_likelihood kind, int64_t n, uint64_t se
 static void opts_for(const problem *p, sgp_laplace_opts *o)
 {
   sgp_laplace_opts_default(o);
+  /* the cg policy at the paper's budget, the default before policy "auto" */
+  o->policy = SGP_POLICY_CG;
+  o->max_iter = 5;
   o->likelihood = p->lik;
   o->kernel.kind = SGP_KERNEL_RBF;
   o->kernel.lengthscale = &p->ell;
@@ -814,7 +817,7 @@ static void fit_rejects_bad_arguments(void **state)
   o.n_class = 1; expect_fit_error(&p, &o, y, SGP_EINVAL, "n_class");
   opts_for(&p, &o);
   memcpy(y, p.y, sizeof y);
-  o.max_iter = 0; expect_fit_error(&p, &o, y, SGP_EINVAL, "max_iter");
+  o.max_iter = -1; expect_fit_error(&p, &o, y, SGP_EINVAL, "max_iter");
   opts_for(&p, &o);
   o.max_newton = 0; expect_fit_error(&p, &o, y, SGP_EINVAL, "max_newton");
   opts_for(&p, &o);
@@ -1694,6 +1697,8 @@ static void class_actions_fit_in_memory(void **state)
   (void)state;
   sgp_laplace_opts o;
   sgp_laplace_opts_default(&o);
+  o.policy = SGP_POLICY_CG;
+  o.max_iter = 5;
   o.likelihood = SGP_LIK_SOFTMAX;
   const int64_t C = 10, NC = 20000 * C;
   const double need = 32.0 * (double)NC * 1000.0;

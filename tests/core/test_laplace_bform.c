@@ -39,6 +39,9 @@ static void opts_pois(const pois *p, sgp_laplace_opts *o)
 {
   static const double zero = 0.0;
   sgp_laplace_opts_default(o);
+  /* the cg policy at the paper's budget, the default before policy "auto" */
+  o->policy = SGP_POLICY_CG;
+  o->max_iter = 5;
   o->likelihood = SGP_LIK_POISSON;
   o->kernel.kind = SGP_KERNEL_RBF;
   o->kernel.lengthscale = &ELL;

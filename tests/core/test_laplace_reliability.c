@@ -26,6 +26,9 @@ static void gaussian_opts(sgp_laplace_opts *o, const double *ell, const double *
                           const double *mean, const double *noise)
 {
   sgp_laplace_opts_default(o);
+  /* the cg policy at the paper's budget, the default before policy "auto" */
+  o->policy = SGP_POLICY_CG;
+  o->max_iter = 5;
   o->likelihood = SGP_LIK_GAUSSIAN;
   o->kernel.kind = SGP_KERNEL_RBF;
   o->kernel.lengthscale = ell;

@@ -196,7 +196,7 @@ static void kinds_check_and_word_errors(void **state)
   expect_message(t, "rank", rh, "'rank' must be a whole number >= 0 or Inf (got 2.5)");
   expect_message(t, "recycle", lna, "'recycle' must be true or false (got NA)");
   expect_message(t, "recycle", rh, "'recycle' must be true or false (got 2.5)");
-  expect_message(t, "policy", s, "'policy' must be one of \"cg\", \"cholesky\" (got \"lanczos\")");
+  expect_message(t, "policy", s, "'policy' must be one of \"cg\", \"cholesky\", \"auto\" (got \"lanczos\")");
   expect_message(t, "outputscale", r0, "'outputscale' must be positive and finite (got 0)");
   expect_message(t, "tol", rinf, "'tol' must be a number >= 0 and finite (got Inf)");
   expect_message(t, "lengthscale", r2, "'lengthscale' must be positive and finite (got 0)");

@@ -114,7 +114,7 @@
 %! ## a small cg budget: the mode, and variances that include computational uncertainty
 %! for name = {"bernoulli", "softmax"}
 %!   fx = fixture (name{1});
-%!   fit = fit_fixture (fx, "tol", 1e-6, "max_newton", 50);
+%!   fit = fit_fixture (fx, "policy", "cg", "tol", 1e-6, "max_newton", 50);
 %!   assert (fit.converged);
 %!   assert (columns (fit.root) < fx.n * fx.C);
 %!   assert (rel (fit.f, fx.f) < 1e-5);

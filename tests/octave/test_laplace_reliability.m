@@ -34,7 +34,8 @@
 %! x = rand (30, 1);
 %! y = 5 * ones (30, 1);
 %! [~, ev, K] = dense_gp (x, y, 5, 0.1, 0.3, 1);
-%! fit = gl (x, y, "mean", 5, "noise", 0.1, "lengthscale", 0.3, "outputscale", 1);
+%! fit = gl (x, y, "mean", 5, "noise", 0.1, "lengthscale", 0.3, "outputscale", 1,
+%!           "policy", "cg");
 %! assert (fit.converged);
 %! assert (fit.iterations, 5);
 %! assert (columns (fit.root), 5);

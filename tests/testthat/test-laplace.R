@@ -78,10 +78,37 @@ test_that("cg with a budget >= n C reaches the exact Laplace mode and variances 
   }
 })
 
+test_that("policy auto: the exact Laplace on small data, cg with a budget given", {
+  # learned hyperparameters (the defaults): auto runs the code of cholesky with the
+  # full budget, so the same bits
+  for (case in c("bernoulli", "poisson", "softmax")) {
+    fx <- laplace_fixture(case)
+    fit_at <- function(...) {
+      args <- list(fx$x, fx$y, likelihood = case, seed = 1, ...)
+      if (case == "poisson") args$offset <- fx$offset
+      do.call(gp_laplace, args)
+    }
+    a <- fit_at()
+    b <- fit_at(policy = "cholesky", max_iter = fx$n * fx$C)
+    expect_true(a$converged)
+    expect_identical(a$policy, "cholesky")
+    expect_match(a$policy_reason, "^auto: the exact Laplace")
+    expect_identical(b$policy_reason, "given")
+    for (nm in c("f", "var", "weights", "root", "hyper")) expect_identical(a[[nm]], b[[nm]], info = nm)
+  }
+  fx <- laplace_fixture("bernoulli")
+  a <- fit_fixture(fx, max_iter = 5)
+  b <- fit_fixture(fx, policy = "cg", max_iter = 5)
+  expect_identical(a$policy, "cg")
+  expect_match(a$policy_reason, "budget is given")
+  expect_identical(a$f, b$f)
+  expect_identical(a$var, b$var)
+})
+
 test_that("a small cg budget finds the mode and its variances include computational uncertainty", {
   for (case in c("bernoulli", "softmax")) {
     fx <- laplace_fixture(case)
-    fit <- fit_fixture(fx, tol = 1e-6, max_newton = 50)
+    fit <- fit_fixture(fx, policy = "cg", tol = 1e-6, max_newton = 50)
     expect_true(fit$converged)
     expect_lt(ncol(fit$root), fx$n * fx$C)
     # converged = the mode bound <= tol: max |f - f_mode| <= 1e-6
@@ -187,7 +214,7 @@ test_that("seeds reproduce the random visiting order of the cholesky policy", {
 
 test_that("result fields, history, non-convergence warning, verbose output", {
   fx <- laplace_fixture("poisson")
-  fit <- fit_fixture(fx)
+  fit <- fit_fixture(fx, policy = "cg") # a history over several Newton steps
   expect_s3_class(fit, "gp_laplace")
   for (nm in c("f", "var", "weights", "root", "newton_steps", "iterations", "converged",
                "history", "kernel", "likelihood", "test"))
@@ -313,7 +340,7 @@ test_that("every bad argument is an error naming it", {
   expect_error(gl(x, factor(y), likelihood = "poisson"), "'y' is a factor")
   expect_error(gl(matrix(c(NaN, x[-1])), y), "'x' contains NaN")
   expect_error(gl(x, y, likelihood = "probit"), "'likelihood' must be one of .* \\(got \"probit\"\\)")
-  expect_error(gl(x, y, policy = "lanczos"), "'policy' must be one of \"cg\", \"cholesky\" \\(got \"lanczos\"\\)")
+  expect_error(gl(x, y, policy = "lanczos"), "'policy' must be one of \"cg\", \"cholesky\", \"auto\" \\(got \"lanczos\"\\)")
   expect_error(gl(x, y, kernel = "gauss"), "'kernel' must be one of")
   expect_error(gl(x, y, lengthscale = 0), "'lengthscale' must be positive")
   expect_error(gl(x, y, outputscale = -1), "'outputscale' must be positive")
