@@ -11,7 +11,7 @@ SGP_CUDA_CFG :=
 include core/core.mk
 BENCH_LIBS = $(SGP_CORE_LIBS) -ldl
 DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
-  r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-bit64 r-cran-future r-cran-future.apply \
+  r-cran-knitr r-cran-rmarkdown pandoc r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-bit64 r-cran-future r-cran-future.apply \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave check-self-contained hooks bench bench-cuda \
@@ -183,9 +183,11 @@ rcheck: deps
 # Regenerates NAMESPACE and man/ from the roxygen comments in R/.
 # The options' docs come from the core's tables (R/option_docs.R): roxygen runs
 # on the installed package, and tools/option_docs.R writes the Octave help blocks.
+# The vignettes go to build/doc (R CMD build makes the tarball's inst/doc itself).
 docs: install
 	R_LIBS=$(RLIB) $(RSCRIPT) -e 'roxygen2::roxygenise(load_code = roxygen2::load_installed)'
 	R_LIBS=$(RLIB) $(RSCRIPT) tools/option_docs.R
+	R_LIBS=$(RLIB) $(RSCRIPT) tools/build_vignettes.R
 
 # Fuzz runs (not part of check): bad inputs and tampered fits for every public
 # function; tables of clean errors / crashes / silent garbage. FUZZ_ARGS, e.g.

@@ -254,6 +254,33 @@ function [ycode, levels] = label_codes (y, likelihood, fname)
   ycode = double (y(:));
 endfunction
 
+%!demo
+%! ## Binary classification in 1-D: the lengthscale, outputscale and prior
+%! ## mean are learned from the Laplace evidence (none is given).
+%! rand ("state", 1);
+%! x = 6 * rand (200, 1) - 3;
+%! y = double (rand (200, 1) < 1 ./ (1 + exp (-2 * sin (x))));
+%! fit = gp_laplace (x, y, "max_iter", 200, "seed", 1);
+%! scalegp_summary (fit);
+%! p = scalegp_predict (fit, [-1.5; 0; 1.5]);
+%! printf ("P(y = 1) at -1.5, 0, 1.5: %s (truth %s)\n", mat2str (p.prob', 3),
+%!         mat2str (1 ./ (1 + exp (-2 * sin ([-1.5 0 1.5]))), 3));
+%! scalegp_plot (fit, "title", "latent mean, 2 sd band, labels as ticks");
+
+%!demo
+%! ## Over-dispersed counts: a negative binomial likelihood (variance
+%! ## mu + mu^2 / dispersion) against a Poisson one, by their log evidence.
+%! ## The counts are Poisson at gamma rates (shape 2), negative binomial draws.
+%! rand ("state", 2);  randg ("state", 2);  randp ("state", 2);
+%! x = sort (10 * rand (150, 1));
+%! mu = exp (1.5 + sin (x));
+%! y = randp (mu .* randg (2, 150, 1) / 2);
+%! pois = gp_laplace (x, y, "likelihood", "poisson", "max_iter", 150, "seed", 1);
+%! nb = gp_laplace (x, y, "likelihood", "negbin", "dispersion", 2,
+%!                  "max_iter", 150, "seed", 1);
+%! printf ("log evidence: poisson %.1f, negbin %.1f\n", pois.loglik, nb.loglik);
+%! scalegp_plot (nb, "title", "negative binomial: the rate with a 2 sd band");
+
 %!shared x, y
 %! x = linspace (-2, 2, 30)';
 %! y = double (sin (2 * x) > 0);

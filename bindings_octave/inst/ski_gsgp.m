@@ -217,6 +217,32 @@ function s = ifelse_learned (learned)
   endif
 endfunction
 
+%!demo
+%! ## 20000 noisy readings of a 1-D signal on a 400-point grid; lengthscale,
+%! ## outputscale, noise and prior mean learned from the statistics.
+%! rand ("state", 1);  randn ("state", 1);
+%! truth = @(x) sin (2 * x) + 0.5 * cos (5 * x);
+%! x = 10 * rand (20000, 1);
+%! y = truth (x) + 0.5 * randn (20000, 1);
+%! fit = ski_gsgp (x, y, "grid_size", 400, "seed", 1);
+%! scalegp_summary (fit);
+%! xs = (1:2:9)';
+%! p = scalegp_predict (fit, xs, "variance", "exact");
+%! disp ([xs, p.mean, sqrt(p.var), truth(xs)]);   # x, mean, sd, truth
+%! scalegp_plot (fit, "noise", true, "title", "posterior mean, 2 sd band for new readings");
+
+%!demo
+%! ## The same model from two chunks' statistics on one grid, merged: the
+%! ## data need not be in memory together (ski_stats also reads files).
+%! rand ("state", 1);  randn ("state", 1);
+%! x = 10 * rand (20000, 1);
+%! y = sin (2 * x) + 0.5 * cos (5 * x) + 0.5 * randn (20000, 1);
+%! g = ski_grid ([], "range", [0 10], "grid_size", 400);
+%! s = ski_stats_merge (ski_stats (x(1:10000), y(1:10000), g),
+%!                      ski_stats (x(10001:end), y(10001:end), g, "first_row", 10000));
+%! fit = ski_gsgp ("stats", s, "seed", 1);
+%! scalegp_summary (fit);
+
 %!shared x, y
 %! x = linspace (0, 3, 60)';
 %! y = sin (2 * x);
