@@ -499,7 +499,8 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
   if (d == 1L) {
     c1 <- if (is.null(class)) 1L else class
     v <- laplace_plot_series(fit, c1, n_grid)
-    plot_call(graphics::plot, v$x, v$mid, type = "n", ylim = v$ylim, xlab = "x", ylab = v$ylab,
+    plot_call(graphics::plot, v$x, v$mid, type = "n", ylim = v$ylim,
+              xlab = colnames(fit$x)[1] %||% "x", ylab = v$ylab,
               main = sprintf("gp_laplace (%s)", fit$likelihood), .user = list(...))
     graphics::polygon(c(v$x, rev(v$x)), c(v$lo, rev(v$hi)),
                       col = grDevices::adjustcolor("steelblue", 0.3), border = NA)
@@ -508,13 +509,17 @@ plot.gp_laplace <- function(x, what = c("fit", "history"), class = NULL, n_grid 
   } else if (d == 2L) {
     g1 <- seq(min(fit$x[, 1]), max(fit$x[, 1]), length.out = n_grid)
     g2 <- seq(min(fit$x[, 2]), max(fit$x[, 2]), length.out = n_grid)
-    p <- predict(fit, as.matrix(expand.grid(g1, g2)))
+    # the grid's columns carry the inputs' names, which predict matches
+    cn <- colnames(fit$x) %||% c("x1", "x2")
+    grid <- as.matrix(expand.grid(g1, g2))
+    colnames(grid) <- colnames(fit$x)
+    p <- predict(fit, grid)
     c1 <- if (is.null(class)) fit$n_class else class
     z <- if (!is.null(p$prob)) as.matrix(p$prob)[, c1] else as.matrix(p$mean)[, c1]
     z <- matrix(z, n_grid, n_grid)
     what <- if (!is.null(p$prob)) "probability" else "latent mean"
     plot_call(graphics::image, g1, g2, z, col = grDevices::hcl.colors(50, "Blue-Red 3"),
-              xlab = "x1", ylab = "x2",
+              xlab = cn[1], ylab = cn[2],
               main = sprintf("gp_laplace (%s): %s", fit$likelihood, what), .user = list(...))
     graphics::contour(g1, g2, z, add = TRUE, nlevels = 8)
     graphics::points(fit$x, pch = 21, bg = if (attr(fit, "train")$plot_scale == "classes")

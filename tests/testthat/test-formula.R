@@ -177,3 +177,13 @@ test_that("valla takes an nnet formula fit with a formula on the same data", {
   expect_identical(predict(fit, df[, c("g", "a")])$var, predict(ref, mm)$var)
   expect_identical(mlp_forward(nn, df[1:3, ]), mlp_forward(nn, mm[1:3, ]))
 })
+
+test_that("plot of a 2-D gp_laplace fit with named inputs draws (its grid has the names)", {
+  set.seed(3)
+  df <- data.frame(glu = runif(40), bmi = runif(40))
+  df$y <- as.integer(df$glu + df$bmi > 1)
+  fit <- suppressWarnings(gp_laplace(y ~ glu + bmi, data = df, verbose = FALSE, seed = 1))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_identical(plot(fit), fit)
+})
