@@ -88,15 +88,21 @@ function [cls, msg] = fuzz_classify (k)
     cls = if_named (named, "error", "unclear");
     return;
   end_try_catch
-  ## the optimizer's trace marks a failed evaluation NaN (documented); a fit that
-  ## warned (did not converge, learning failed) may carry more non-finite
-  ## diagnostics: its history, an evidence that could not be evaluated
+  ## documented NaN: the optimizer's trace marks a failed evaluation, the
+  ## history's trace column is NA where history_trace did not compute it (the
+  ## exact path's dense solve); a fit that warned (did not converge, learning
+  ## failed) may carry more non-finite diagnostics: its history, an evidence that
+  ## could not be evaluated
   if (isstruct (v))
     skip = {"optim"};
     if (! isempty (lastwarn ()))
       skip = {"history", "steps", "optim", "loglik", "loglik_se", "loglik_grad", "interp_error"};
     endif
     checked = rmfield (v, intersect (fieldnames (v), skip));
+    if (isfield (checked, "history") && isstruct (checked.history) && isscalar (checked)
+        && isfield (checked.history, "trace"))
+      checked.history = rmfield (checked.history, "trace");
+    endif
   else
     checked = v;
   endif

@@ -213,11 +213,12 @@ fuzz_classify <- function(k) {
     return(list(class = if (named) "error" else "unclear", msg = msg))
   }
   bad <- k$check(res$value)
-  # the optimizer's trace marks a failed evaluation NaN (documented); a fit that
-  # warned (did not converge, learning failed) may carry more non-finite
-  # diagnostics: its history, an evidence that could not be evaluated
+  # documented NaN: the optimizer's trace marks a failed evaluation, the history's
+  # trace column is NA where history_trace did not compute it (the exact path's
+  # dense solve); a fit that warned (did not converge, learning failed) may carry
+  # more non-finite diagnostics: its history, an evidence that could not be evaluated
   diagnostics <- if (length(warns)) c("history", "steps", "optim", "loglik", "loglik_se",
-                                      "loglik_grad", "interp_error") else "optim"
+                                      "loglik_grad", "interp_error") else c("optim", "trace")
   if (nzchar(bad) && all_finite_leaves(res$value, diagnostics))
     bad <- ""
   if (!is.null(k$ref) && !nzchar(bad)) {

@@ -23,7 +23,7 @@ test_that("a gaussian y equal to its prior mean still spends the budget on varia
   x <- matrix(runif(30))
   ex <- dense_gp(x, rep(5, 30), 5, 0.1, 0.3, 1)
   fit <- gl(x, rep(5, 30), likelihood = "gaussian", mean = 5, noise = 0.1, lengthscale = 0.3,
-            outputscale = 1, learn = character(0))
+            outputscale = 1, learn = character(0), policy = "cg")
   expect_true(fit$converged)
   # b = y - m = 0 meets the tolerance before any action; the budget (cg, 5
   # iterations) goes to the actions of a surrogate system, the mean stays C b = 0
