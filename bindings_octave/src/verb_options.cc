@@ -41,8 +41,8 @@ sgp_verbs::option_check (const octave_value_list& args, int)
 /*
 %!test
 %! t = __sgp_call__ ("options", "gp_laplace");
-%! assert (any (strcmp (t.name, "max_iter")));
-%! assert (t.default{strcmp (t.name, "max_iter")}, "5");
+%! assert (any (strcmp (t.name, "max_newton")));
+%! assert (t.default{strcmp (t.name, "max_newton")}, "20");
 %!error <unknown verb> __sgp_call__ ("options", "nonsense")
 %!test
 %! __sgp_call__ ("option_check", "valla", "learn", {"A", "noise"});
