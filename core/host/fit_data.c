@@ -9,16 +9,18 @@
 
 static const sgp_value null_value = {SGP_VAL_NULL, 0, NULL, NULL, NULL, 0, 0, NULL};
 
+sgp_fd sgp_fd_of(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
+                 const char *suffix)
+{
+  const sgp_fd f = {ctx, fit, arg, sep, suffix, sep && !strcmp(sep, ".")};
+  return f;
+}
+
 int sgp_fd_begin(sgp_fd *f, sgp_ctx *ctx, const sgp_value *fit, const char *arg,
                  const char *sep, const char *what, const char *const *need,
                  const char *suffix)
 {
-  f->suffix = suffix;
-  f->ctx = ctx;
-  f->fit = fit;
-  f->arg = arg;
-  f->sep = sep;
-  f->empty_absent = sep && !strcmp(sep, ".");
+  *f = sgp_fd_of(ctx, fit, arg, sep, suffix);
   if (!fit || fit->type != SGP_VAL_LIST)
     return sgp_fail(ctx, SGP_EINVAL, "'%s' must be a %s fit (a list or struct)", arg, what);
   for (int i = 0; need && need[i]; i++)

@@ -20,6 +20,10 @@ typedef struct {
                          * a damaged value) */
 } sgp_fd;
 
+/* A check's state for fit (no check made): the empty-value rule of the host whose
+ * separator is sep ("." : Octave). */
+sgp_fd sgp_fd_of(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
+                 const char *suffix);
 /* Starts a check: "'arg' must be a <what> fit (a list or struct)" unless fit is a
  * LIST, then "'arg$name' is missing" for the first of the fields `need`
  * (NULL-terminated) that it lacks (R's NULL is a value: a field set to NULL is not

@@ -35,7 +35,7 @@ static int check_model(const sgp_fd *f, sgp_likelihood *lik, int64_t *C, sgp_ker
   if (!sgp_fd_absent(f, lev) && (lev->type != SGP_VAL_STRING || lev->len != nl))
     return sgp_fd_bad(f, "levels", "must be absent or %lld class names", (long long)nl);
   const sgp_value *kv = sgp_fd_elt(f->fit, "kernel");
-  const sgp_fd kf = {f->ctx, kv, f->arg, f->sep, NULL, f->empty_absent};
+  const sgp_fd kf = sgp_fd_of(f->ctx, kv, f->arg, f->sep, NULL);
   memset(k, 0, sizeof *k);
   if (kv->type != SGP_VAL_LIST || sgp_fd_string(&kf, "kernel", sgp_kernel_names, &ki)) {
     char list[128] = "";

@@ -12,8 +12,23 @@
 #include <stdio.h>
 #include <string.h>
 
-/* the groups of theta's coordinates, as `learned` names them */
-static const char *const groups[] = {"lengthscale", "outputscale", "mean", "noise"};
+/* the groups of theta's coordinates: SGP_LEARN_* bits, named as `learn`'s choices
+ * (bit i = choice i), which `learned` repeats */
+#define GROUP_BITS (SGP_LEARN_LENGTHSCALE | SGP_LEARN_OUTPUTSCALE | SGP_LEARN_MEAN | \
+                    SGP_LEARN_NOISE)
+
+static const char *const *group_names(void)
+{
+  return sgp_opt_find(sgp_verb_options("gp_laplace"), "learn")->choices;
+}
+
+/* The name of one group bit. */
+static const char *group_name(unsigned bit)
+{
+  int i = 0;
+  while (bit > 1u) { bit >>= 1; i++; }
+  return group_names()[i];
+}
 
 /* one number; R's NA is a logical one */
 static int one_number(const sgp_value *v)
@@ -91,26 +106,20 @@ static int check_learned(const sgp_fd *f, unsigned *bits)
   const sgp_value *v = sgp_fd_elt(f->fit, "learned");
   *bits = 0;
   if (sgp_fd_is_nothing(v)) return SGP_OK;
+  const char *const *names = group_names();
   int ok = v->type == SGP_VAL_STRING;
   for (int64_t i = 0; ok && i < v->len; i++) {
     const char *s = v->strs ? v->strs[i] : v->str;
     int j = 0;
-    while (j < 4 && (!s || strcmp(s, groups[j]))) j++;
-    ok = j < 4 && !(*bits & (1u << j));
-    *bits |= 1u << j;
+    while (names[j] && (!s || strcmp(s, names[j]))) j++;
+    const unsigned bit = names[j] ? 1u << j : 0u;
+    ok = (bit & GROUP_BITS) && !(*bits & bit);
+    *bits |= bit;
   }
   if (!ok)
     return sgp_fd_bad(f, "learned", "must be distinct names out of lengthscale, outputscale, "
                       "mean, noise");
   return SGP_OK;
-}
-
-/* The group of theta's coordinate k (an index of groups). */
-static int group_of(const sgp_hyper *h, int64_t k)
-{
-  if (k < h->n_lengthscale) return 0;
-  if (k == h->n_lengthscale) return 1;
-  return k <= h->n_lengthscale + h->n_mean ? 2 : 3;
 }
 
 /* optim: the trace, one row per evaluation; the coordinates it moves were learned */
@@ -139,10 +148,11 @@ static int check_optim(const sgp_fd *f, const sgp_hyper *h, const char *const *t
     const sgp_value *c = sgp_fd_elt(o, theta[k]);
     if (!sgp_fd_finite(c))
       return sgp_fd_bad(f, "optim", "column %s must be finite", theta[k]);
+    const unsigned bit = sgp_select_coordinate(h->n_lengthscale, h->n_mean, k);
     for (int64_t e = 1; e < rows; e++)
-      if (c->real[e] != c->real[0] && !(bits & (1u << group_of(h, k))))
+      if (c->real[e] != c->real[0] && !(bits & bit))
         return sgp_fd_bad(f, "learned", "lacks %s, which the optimizer's trace (optim) moves",
-                          groups[group_of(h, k)]);
+                          group_name(bit));
   }
   return SGP_OK;
 }

@@ -10,15 +10,6 @@
 #define _POSIX_C_SOURCE 199309L
 #include "ski/ski_fft_plan.h"
 
-#include <time.h>
-
-double ski_fft_clock(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static unsigned effort_flags(ski_plan_effort effort)
 {
   switch (effort) {

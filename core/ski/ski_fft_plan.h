@@ -22,7 +22,5 @@ int ski_fft_plan_pair(sgp_ctx *ctx, int rank, const int64_t *L, int64_t howmany,
                       ski_plan_effort effort, double seconds, fftw_plan *fwd, fftw_plan *bwd);
 /* Destroys a plan (NULL is fine) under the planner lock and sets it to NULL. */
 void ski_fft_plan_destroy(fftw_plan *p);
-/* Seconds of a monotonic clock. */
-double ski_fft_clock(void);
 
 #endif

@@ -73,7 +73,7 @@ int sgp_ski_grid_read(sgp_ctx *ctx, const sgp_value *g, const char *arg, const c
       !sgp_fd_has(g, "interpolation"))
     return sgp_fail(ctx, SGP_EINVAL, "'%s' must be a grid from ski_grid (or ski_stats or a "
                     "ski_gsgp fit)", arg);
-  const sgp_fd f = {ctx, g, arg, sep, NULL, !strcmp(sep, ".")};
+  const sgp_fd f = sgp_fd_of(ctx, g, arg, sep, NULL);
   sgp_ski_opts o;
   sgp_ski_opts_default(&o);
   if ((st = read_size(&f, sgp_fd_elt(g, "size"), &o)) ||
@@ -115,7 +115,7 @@ int sgp_ski_stats_check(sgp_ctx *ctx, const sgp_value *s, const char *arg, const
 {
   static const char *const need[] = {"grid", "n", "yty", "ysum", "Wty", "Wt1", "WtW", "probes",
                                      "probe_seed", "rhoz", "Wtz"};
-  sgp_fd f = {ctx, s, arg, sep, NULL, !strcmp(sep, ".")};
+  sgp_fd f = sgp_fd_of(ctx, s, arg, sep, NULL);
   sgp_ski_grid_data g;
   char sub[96];
   int st;

@@ -268,7 +268,7 @@ int sgp_valla_fit_read(sgp_ctx *ctx, const sgp_value *fit, const char *arg, cons
   snprintf(marg, sizeof marg, "%s%smodel", arg, sep);
   sgp_valla_net net;
   if ((st = sgp_valla_net_from_value(ctx, sgp_fd_elt(fit, "model"), marg, sep, &net))) return st;
-  sgp_fd f = {ctx, fit, arg, sep, " (the fit is damaged; refit it)", !strcmp(sep, ".")};
+  sgp_fd f = sgp_fd_of(ctx, fit, arg, sep, " (the fit is damaged; refit it)");
   st = read_fit(&f, &net, out);
   sgp_valla_net_free(&net);
   return st;
