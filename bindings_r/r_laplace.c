@@ -7,7 +7,7 @@
 
 typedef struct {
   sgp_ctx *ctx;
-  const sgp_laplace_fit_t *fit;
+  const sgp_laplace_result *fit;
   sgp_cmat X, offset;
   const char *type;   /* predict: list(pred, type); NULL: the predictions */
 } predict_args;
@@ -35,13 +35,13 @@ static int train_plain(const void *p, sgp_value_arena *a, sgp_value *out)
  * so an R error (allocation failure, interrupt) lets the finalizer free it. */
 static void fit_finalizer(SEXP p)
 {
-  sgp_laplace_fit_t *fit = (sgp_laplace_fit_t *)R_ExternalPtrAddr(p);
+  sgp_laplace_result *fit = (sgp_laplace_result *)R_ExternalPtrAddr(p);
   if (fit) sgp_laplace_fit_free(fit);
   R_ClearExternalPtr(p);
 }
 
 typedef struct {
-  const sgp_laplace_fit_t *fit;
+  const sgp_laplace_result *fit;
   const sgp_laplace_opts *o;
   uint64_t seed;
 } plain_args;
@@ -60,7 +60,7 @@ SEXP sgp_laplace_fit_r(SEXP x, SEXP y, SEXP xtest, SEXP xtest_offset, SEXP opts,
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_laplace_opts o;
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, interrupt_after);
   sgp_laplace_opts_default(&o);
   int st = sgp_ctx_test_hook(&ctx, "interrupt_after", hooks.interrupt_after);
@@ -111,7 +111,7 @@ SEXP sgp_laplace_predict_r(SEXP object, SEXP fn_s, SEXP arg_s, SEXP newdata, SEX
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_kernel k;
-  sgp_laplace_fit_t view;
+  sgp_laplace_result view;
   sgp_laplace_predict_opts o;
   const char *fn = CHAR(STRING_ELT(fn_s, 0));
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);

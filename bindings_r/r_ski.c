@@ -32,7 +32,7 @@ static int r_grid(sgp_ctx *ctx, SEXP size, SEXP bounds, sgp_ski_interpolation in
     o.grid_size[j] = TYPEOF(size) == INTSXP ? INTEGER(size)[j] : (int64_t)REAL(size)[j];
   o.grid_bounds = REAL(bounds);
   const sgp_cmat range = sgp_cmat_of(REAL(bounds), d, 2); /* only its row count is used */
-  return sgp_ski_make_grid(ctx, range, 0, &o, g);
+  return sgp_ski_grid_from_range(ctx, range, 0, &o, g);
 }
 
 static sgp_ski_interpolation r_interp(SEXP name)
@@ -257,7 +257,7 @@ SEXP sgp_ski_gsgp_r(SEXP x, SEXP y, SEXP stats, SEXP opts)
   sgp_r_hooks hooks;
   sgp_ski_opts o;
   sgp_ski_stats_data given;
-  sgp_ski_fit_result res;
+  sgp_ski_result res;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   sgp_ski_opts_default(&o);
   int code = sgp_r_apply_options(&ctx, "ski_gsgp", opts, &o);

@@ -20,7 +20,7 @@ static int net_from_r(sgp_ctx *ctx, SEXP model, const char *arg, sgp_valla_net *
 /* What valla's results are written from (the core's builders). */
 typedef struct {
   sgp_ctx *ctx;
-  const sgp_valla_fit_t *fit;
+  const sgp_valla_result *fit;
   sgp_cmat X;                       /* predictions: the inputs (data NULL: none) */
   const sgp_valla_predict_opts *po;
   const sgp_valla_opts *o;          /* a fit's plain data (NULL: predict's result) */
@@ -40,7 +40,7 @@ static int build_valla(const void *what, sgp_value_arena *a, sgp_value *out)
 }
 
 /* The plain data of b (freeing fit on every path); errors name fn. */
-static SEXP valla_result(const valla_build *b, sgp_valla_fit_t *fit, const char *fn)
+static SEXP valla_result(const valla_build *b, sgp_valla_result *fit, const char *fn)
 {
   int st;
   SEXP out = PROTECT(sgp_r_build_status(build_valla, b, &st));
@@ -64,7 +64,7 @@ SEXP sgp_valla_fit_r(SEXP model, SEXP x, SEXP y, SEXP xval, SEXP yval, SEXP indu
   sgp_r_hooks hooks;
   sgp_valla_opts o;
   sgp_valla_net net;
-  sgp_valla_fit_t *fit = NULL;
+  sgp_valla_result *fit = NULL;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, interrupt_after);
   sgp_valla_opts_default(&o);
   sgp_valla_predict_opts po; /* xtest's: full_cov, prob_method, mc_samples */
@@ -97,7 +97,7 @@ SEXP sgp_valla_predict_r(SEXP rfit, SEXP xnew, SEXP opts)
   sgp_valla_predict_opts o;
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   sgp_valla_predict_opts_default(&o);
-  sgp_valla_fit_t *fit = NULL;
+  sgp_valla_result *fit = NULL;
   const sgp_value v = sgp_r_value(rfit);
   int st = sgp_r_apply_options(&ctx, "valla_predict", opts, &o);
   if (!st) st = sgp_valla_fit_read(&ctx, &v, "object", "$", &fit);

@@ -41,7 +41,7 @@ namespace sgp_octave
         o.grid_size[j] = static_cast<int64_t> (size(j));
       }
     o.grid_bounds = bounds.data ();
-    return sgp_ski_make_grid (ctx.get (), cview (bounds), 0, &o, g);
+    return sgp_ski_grid_from_range (ctx.get (), cview (bounds), 0, &o, g);
   }
 
   // The core's statistics (sgp_ski_stats_plain) as ski_stats' struct: class

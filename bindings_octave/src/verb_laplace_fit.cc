@@ -9,7 +9,7 @@ namespace
 {
   struct fit_deleter
   {
-    void operator () (sgp_laplace_fit_t *f) const { sgp_laplace_fit_free (f); }
+    void operator () (sgp_laplace_result *f) const { sgp_laplace_fit_free (f); }
   };
 }
 
@@ -42,10 +42,10 @@ sgp_verbs::laplace_fit (const octave_value_list& args, int)
   sgp_octave::verb_options (ctx, "gp_laplace", sgp_laplace_opts_default, args, 3, o, keep);
 
   // ---- compute (no Octave error inside)
-  sgp_laplace_fit_t *raw = nullptr;
+  sgp_laplace_result *raw = nullptr;
   const int st = sgp_laplace_fit (ctx.get (), sgp_octave::cview (x), sgp_octave::cview (y),
                                   sgp_cmat_of (nullptr, 0, 0), &o, &raw);
-  std::unique_ptr<sgp_laplace_fit_t, fit_deleter> fit (raw);
+  std::unique_ptr<sgp_laplace_result, fit_deleter> fit (raw);
 
   // ---- return results
   ctx.check (st);

@@ -24,7 +24,7 @@ sgp_verbs::laplace_predict (const octave_value_list& args, int)
   sgp_octave::context ctx (fn, 0);
   sgp_octave::option_store keep;
   const sgp_value fit = sgp_octave::fit_value (args(0), keep);
-  sgp_laplace_fit_t view;
+  sgp_laplace_result view;
   sgp_kernel k;
   ctx.check (sgp_laplace_fit_check (ctx.get (), &fit, arg.c_str (), ".", &view, &k));
   if (args.length () == 3)  // the check: what summary and plot read

@@ -67,7 +67,7 @@ sgp_verbs::ski_gsgp (const octave_value_list& args, int)
   const int64_t m = g.in.stats.m;
   const int64_t kmax = o.variance == SGP_SKI_VARIANCE_LANCZOS ? sgp_ski_love_rank_max (&o, m) : 0;
   Matrix weights (m, 1), hist (o.max_iter + 1, 1), Ft (kmax, m), c0 (kmax > 0 ? m : 0, 1);
-  sgp_ski_fit_result res;
+  sgp_ski_result res;
   std::memset (&res, 0, sizeof res);
   res.weights = weights.fortran_vec ();
   res.history = hist.fortran_vec ();

@@ -11,7 +11,7 @@ namespace
 {
   struct fit_deleter
   {
-    void operator () (sgp_valla_fit_t *f) const { sgp_valla_fit_free (f); }
+    void operator () (sgp_valla_result *f) const { sgp_valla_fit_free (f); }
   };
 }
 
@@ -75,13 +75,13 @@ sgp_verbs::valla_fit (const octave_value_list& args, int)
   o.layers = layers.empty () ? nullptr : layers.data ();
 
   // ---- compute (no Octave error inside)
-  sgp_valla_fit_t *raw = nullptr;
+  sgp_valla_result *raw = nullptr;
   const sgp_cmat none = sgp_cmat_of (nullptr, 0, 0);
   const int st = sgp_valla_fit (ctx.get (), &net.net, sgp_octave::cview (x),
                                 sgp_octave::cview (y),
                                 xval.isempty () ? none : sgp_octave::cview (xval),
                                 yval.isempty () ? none : sgp_octave::cview (yval), &o, &raw);
-  std::unique_ptr<sgp_valla_fit_t, fit_deleter> fit (raw);
+  std::unique_ptr<sgp_valla_result, fit_deleter> fit (raw);
 
   // ---- return results
   ctx.check (st);

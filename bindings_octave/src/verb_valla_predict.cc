@@ -11,7 +11,7 @@ namespace
 {
   struct fit_deleter
   {
-    void operator () (sgp_valla_fit_t *f) const { sgp_valla_fit_free (f); }
+    void operator () (sgp_valla_result *f) const { sgp_valla_fit_free (f); }
   };
 }
 
@@ -57,9 +57,9 @@ sgp_verbs::valla_predict (const octave_value_list& args, int)
   const Matrix xnew = sgp_octave::matrix_arg (args(1), fn, "xnew");
 
   // ---- compute (no Octave error inside)
-  sgp_valla_fit_t *raw = nullptr;
+  sgp_valla_result *raw = nullptr;
   int st = sgp_valla_fit_read (ctx.get (), &fv, "fit", ".", &raw);
-  std::unique_ptr<sgp_valla_fit_t, fit_deleter> fit (raw);
+  std::unique_ptr<sgp_valla_result, fit_deleter> fit (raw);
   if (! st)
     st = sgp_valla_predict_check (ctx.get (), fit->likelihood, &po);
   ctx.check (st);

@@ -20,7 +20,7 @@ extern "C" {
  * (types, shapes, finiteness, labels against the likelihood, counters, history) and
  * makes the view that sgp_laplace_predict needs (its kernel in *k, referenced). */
 int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
-                          sgp_laplace_fit_t *view, sgp_kernel *k);
+                          sgp_laplace_result *view, sgp_kernel *k);
 
 /* A SKI grid given as plain data, read and checked by sgp_ski_grid_read. */
 typedef struct {
@@ -112,7 +112,7 @@ typedef struct {
 void sgp_laplace_predict_opts_default(sgp_laplace_predict_opts *o);
 /* The rules between the options and the fit at m new inputs (an offset only for
  * poisson and one per input; type "class" only for classification). */
-int sgp_laplace_predict_check(sgp_ctx *ctx, const sgp_laplace_fit_t *fit,
+int sgp_laplace_predict_check(sgp_ctx *ctx, const sgp_laplace_result *fit,
                               const sgp_laplace_predict_opts *o, int64_t m);
 
 #ifdef __cplusplus

@@ -123,7 +123,7 @@ typedef struct {
   double *st_time;
 } sgp_laplace_history;
 
-typedef struct sgp_laplace_fit {
+typedef struct sgp_laplace_result {
   int64_t n, d, C, r;      /* data points, input dimension, latents, rank of root */
   sgp_likelihood likelihood;
   sgp_kernel kernel;       /* lengthscale points into the fit's own copy */
@@ -149,32 +149,32 @@ typedef struct sgp_laplace_fit {
   int64_t var_unresolved;  /* variances in var below what rounding resolves (warned) */
   sgp_laplace_hyper hyper; /* the hyperparameters used and their selection */
   sgp_laplace_history history;
-} sgp_laplace_fit_t;
+} sgp_laplace_result;
 
 /* y: N x 1 (softmax labels 1..C as doubles); prior_mean: N x C or empty (= 0). */
 int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
-                    const sgp_laplace_opts *o, sgp_laplace_fit_t **out);
+                    const sgp_laplace_opts *o, sgp_laplace_result **out);
 /* The warnings of a fit, one wording for both hosts, one per line of buf ("" and 0
  * when none): it did not converge, a softmax class has no training point, variances
  * that rounding does not resolve, model selection fell short. ids (may be NULL) gets
  * each line's identifier ("not-converged", "empty-class", "variance-unresolved",
  * "model-selection"), one per line. Returns the count. */
 #define SGP_LAPLACE_WARNING_SIZE 2048
-int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o, char *buf,
+int sgp_laplace_warning(const sgp_laplace_result *fit, const sgp_laplace_opts *o, char *buf,
                         size_t size, char *ids, size_t ids_size);
-void sgp_laplace_fit_free(sgp_laplace_fit_t *fit);
+void sgp_laplace_fit_free(sgp_laplace_result *fit);
 /* Latent mean / variance (Ns x C each; var may have data NULL) at Xs (with the
  * fit's constant prior mean), and the response (optional, data NULL to skip), Ns x C each:
  * bernoulli P(y=1) by the probit approximation and its Bernoulli variance;
  * softmax probabilities softmax(mu_c kappa(s2_c)) and p(1-p); poisson rate mean
  * exp(mu+o+s2/2) and variance (e^{s2}-1) e^{2(mu+o)+s2}; gaussian mu and s2+noise.
  * offset_s: Ns x 1 test log exposure (poisson) or empty. */
-int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
+int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_result *fit, sgp_cmat Xs,
                         sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
                         sgp_mat resp_var);
 /* The same, counting into *unresolved the latent variances below what rounding
  * resolves (reported as computed, 0 where negative; the caller warns). */
-int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
+int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_result *fit, sgp_cmat Xs,
                               sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
                               sgp_mat resp_var, int64_t *unresolved);
 
@@ -185,7 +185,7 @@ int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cm
  * empty = 0; referenced). Checks shapes and finiteness; messages
  * name the field ("x", "weights", "root", ...). Never pass the view to
  * sgp_laplace_fit_free. */
-int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_cmat weights,
+int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_result *fit, sgp_cmat X, sgp_cmat weights,
                          sgp_cmat root, const sgp_kernel *kernel, sgp_likelihood likelihood,
                          double noise, sgp_cmat mean);
 

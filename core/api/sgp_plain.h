@@ -44,12 +44,12 @@ sgp_value sgp_hyper_plain(const sgp_hyper *h, sgp_value_arena *a);
  * Newton step): lists of columns, used (the
  * options it used under their argument names, its warnings and their
  * identifiers) and selection (sgp_hyper_plain); seed: the context's. */
-sgp_value sgp_laplace_fit_plain(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
+sgp_value sgp_laplace_fit_plain(const sgp_laplace_result *fit, const sgp_laplace_opts *o,
                                 uint64_t seed, sgp_value_arena *a);
 
 /* The parts of a ski_gsgp fit that its plain data is written from. */
 typedef struct {
-  const sgp_ski_fit_result *res;
+  const sgp_ski_result *res;
   const sgp_ski_opts *used;          /* the options the fit used (sgp_ski_fit_learn's) */
   const sgp_ski_selection *sel;
   const sgp_ski_stats_data *stats;   /* the statistics it computed, or NULL (given ones) */
@@ -92,7 +92,7 @@ sgp_value sgp_predict_result_plain(sgp_value pred, const char *type, sgp_value_a
  * (core/laplace/lik_table.h): prob (bernoulli, softmax, binomial), rate_mean
  * and rate_var (poisson, negbin) or y_var (gaussian); last, warning (sgp_variance_warning,
  * "" when none: the hosts warn with it and take it off). */
-int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat X,
+int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_result *fit, sgp_cmat X,
                               sgp_cmat offset, sgp_value_arena *a, sgp_value *out);
 /* What summary and plot read of a gp_laplace fit given back as plain data (fit
  * checked by sgp_laplace_fit_check first): loglik (log p(y | f) at the fit's f),
@@ -136,7 +136,7 @@ sgp_value sgp_valla_net_shape_plain(const sgp_valla_net *net, sgp_value_arena *a
  * the context's seed, the training inputs (n, x_range) and the predictions at
  * xtest (sgp_valla_predict_plain) or NULL. */
 typedef struct {
-  const sgp_valla_fit_t *fit;
+  const sgp_valla_result *fit;
   const sgp_valla_opts *opts;
   uint64_t seed;
   sgp_cmat X;
@@ -153,11 +153,11 @@ sgp_value sgp_valla_fit_plain(const sgp_valla_fit_parts *p, sgp_value_arena *a);
 /* Predictions at X (n x D) as plain data: mean, var (plain vectors when C = 1, else
  * n x C), latent_var (gaussian), prob (softmax n x classes, bernoulli P(y = 1)),
  * cov (with full_cov: C x C x n). */
-int sgp_valla_predict_plain(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X,
+int sgp_valla_predict_plain(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X,
                             const sgp_valla_predict_opts *o, sgp_value_arena *a,
                             sgp_value *out);
 /* predict's result: list(pred (sgp_valla_predict_plain), type (the option's name)). */
-int sgp_valla_predict_result(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X,
+int sgp_valla_predict_result(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X,
                              const sgp_valla_predict_opts *o, sgp_value_arena *a,
                              sgp_value *out);
 /* mlp_fit's result: model, loss, initial_loss, iterations, stop_reason, diverged_at,
@@ -168,7 +168,7 @@ sgp_value sgp_valla_mlp_fit_plain(const sgp_valla_net *net, const sgp_valla_mlp_
 /* A valla fit given back as plain data, checked (sgp_valla_fit_check) and read into
  * an owning fit for prediction (sgp_valla_fit_free). */
 int sgp_valla_fit_read(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
-                       sgp_valla_fit_t **out);
+                       sgp_valla_result **out);
 
 #ifdef __cplusplus
 }

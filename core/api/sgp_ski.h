@@ -131,7 +131,7 @@ int64_t sgp_ski_probes(const sgp_ski_opts *o, int eigen);
 /* The grid of a fit: o->grid_size (0 entries chosen from n, d and the kernel's
  * lengthscale) and o->grid_bounds (NULL: from data_range, d-by-2 min/max, with
  * the pad). Errors name grid_size, grid_bounds, interpolation. */
-int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,
+int sgp_ski_grid_from_range(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,
                       sgp_ski_grid *out);
 
 /* Sufficient statistics (opaque; core/ski/ski.h): B = W'W as a stencil, W'y,
@@ -232,7 +232,7 @@ typedef struct {
   double loglik, logdet, logdet_se, datafit; /* with o->loglik */
   int64_t probes_used;
   int loglik_converged;
-} sgp_ski_fit_result;
+} sgp_ski_result;
 
 /* Fits the posterior mean from the statistics: method GSGP by EFCG with grid
  * work only; method SKI by CG on the n data (X, y needed: the rows the
@@ -241,7 +241,7 @@ typedef struct {
  * reported in res, not as an error. Errors name stats, x, y, noise,
  * lengthscale, outputscale, tol, max_iter, rank, probes. */
 int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
-                sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res);
+                sgp_cmat X, sgp_cmat y, sgp_ski_result *res);
 
 /* The hyperparameters a fit uses (not given: 1) in *out: o with a NULL
  * lengthscale, a NaN outputscale or noise replaced by 1. */
@@ -279,18 +279,18 @@ void sgp_ski_selection_free(sgp_ski_selection *sel);
  * error). */
 int sgp_ski_fit_learn(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                       sgp_cmat X, sgp_cmat y, sgp_ski_opts *ro, sgp_ski_selection *sel,
-                      sgp_ski_fit_result *res);
+                      sgp_ski_result *res);
 /* The model-selection warning of a fit ("fn: ..."; "" when none): identifier
  * "model-selection" (the hosts' warning id scalegp:model-selection). */
 void sgp_ski_selection_warning(const char *fn, const sgp_ski_selection *sel, char *buf,
                                size_t size);
 
 /* One shot from the data: the statistics of X (n-by-d), y (n) on the grid g
- * (from sgp_ski_make_grid; m from sgp_ski_stats_shape sizes res's arrays), with
+ * (from sgp_ski_grid_from_range; m from sgp_ski_stats_shape sizes res's arrays), with
  * o->probes sketches when o->loglik, then sgp_ski_fit. The statistics are
  * freed; use sgp_ski_stats_compute + sgp_ski_stats_export to keep them. */
 int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, sgp_cmat X,
-                   sgp_cmat y, sgp_ski_fit_result *res);
+                   sgp_cmat y, sgp_ski_result *res);
 
 typedef struct {
   int64_t iterations;     /* exact variances: the most any point needed */
@@ -367,9 +367,9 @@ const char *sgp_ski_stop_name(sgp_ski_stop stop);
  * there is none. */
 /* The grid warning of a fit ("" when none): its estimated interpolation error
  * is above a tenth of the noise sd. */
-void sgp_ski_grid_warning(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+void sgp_ski_grid_warning(const char *fn, const sgp_ski_result *res, const sgp_ski_opts *o,
                           char *buf, size_t size);
-void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+void sgp_ski_warnings(const char *fn, const sgp_ski_result *res, const sgp_ski_opts *o,
                       char *mean_warning, char *loglik_warning, size_t size);
 /* The warning of predictions ("" when none): variances (of kind variance, a
  * sgp_ski_variance) not resolved (info->converged 0) and variances set to 0 from

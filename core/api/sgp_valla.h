@@ -158,7 +158,7 @@ int sgp_valla_stop_warning(sgp_valla_stop stop, int64_t diverged_at, char *buf, 
 /* Predictive latent covariance of every method in one form:
  *   K*(x,x) = prior * K_xx - |P1 K_Zx|^2 + |P2 K_Zx|^2   (P1, P2: M x M or NULL)
  * with K = s0 * k0 / y_sd^2 (regression) between x and the tagged points Z. */
-typedef struct sgp_valla_fit {
+typedef struct sgp_valla_result {
   sgp_valla_net net;
   sgp_likelihood likelihood;
   sgp_valla_method method;
@@ -185,23 +185,23 @@ typedef struct sgp_valla_fit {
   int overfit;                /* 1 when validation residuals exceed x's (valla_noise.c) */
   double rmse_train, rmse_val;  /* the network's RMSE on x and on the validation data
                                    (original scale; 0 without validation data) */
-} sgp_valla_fit_t;
+} sgp_valla_result;
 
 /* y: N x 1 (regression targets; labels 0..C-1 / 0-1 as doubles). X_val/y_val: an
  * explicit validation set (data NULL: a val_frac hold-out of X when valla runs
  * Adam with early stopping). Dispatches on o->method. */
 int  sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
                    sgp_cmat X_val, sgp_cmat y_val, const sgp_valla_opts *o,
-                   sgp_valla_fit_t **out);
-void sgp_valla_fit_free(sgp_valla_fit_t *fit);
+                   sgp_valla_result **out);
+void sgp_valla_fit_free(sgp_valla_result *fit);
 /* Original-scale hyperparameters of a fit: prior_var = sigma0^2, noise = s y_sd^2
  * (0 for classification). */
-double sgp_valla_fit_prior_var(const sgp_valla_fit_t *fit);
-double sgp_valla_fit_noise(const sgp_valla_fit_t *fit);
+double sgp_valla_fit_prior_var(const sgp_valla_result *fit);
+double sgp_valla_fit_noise(const sgp_valla_result *fit);
 /* The overfitting warning of a gaussian fit with validation data ("" when the
  * network's validation residuals are not much larger than those on x); returns 1
  * when there is one. The hosts' warning id is scalegp:overfit. */
-int sgp_valla_overfit_warning(const sgp_valla_fit_t *fit, char *buf, size_t size);
+int sgp_valla_overfit_warning(const sgp_valla_result *fit, char *buf, size_t size);
 
 /* What prediction needs from a fit, as plain data (a fit saved by R or Octave
  * and reloaded): the network comes separately as an sgp_valla_mlp view. */
@@ -224,25 +224,25 @@ typedef struct {
  * when prior; lla: P1 and prior; ella: P2 without prior); messages name the
  * field ("inducing", "P1", "tags", "prior_var", ...). Traces are empty. */
 int  sgp_valla_fit_from_data(sgp_ctx *ctx, const sgp_valla_mlp *model,
-                             const sgp_valla_fit_data *d, sgp_valla_fit_t **out);
+                             const sgp_valla_fit_data *d, sgp_valla_result **out);
 
 /* Latent/predictive quantities at X (n x D): mean (n x C, network output on the
  * original scale), var (n x C: regression predictive variance incl. noise,
  * classification latent variance), latent_var (n x C), prob (n x n_class, probit),
  * cov (C*C x n: column i is the latent C x C block of point i, column-major).
  * Any output with data NULL is skipped. */
-int  sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_mat mean,
+int  sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, sgp_mat mean,
                        sgp_mat var, sgp_mat latent_var, sgp_mat prob, sgp_mat cov);
 /* The same, counting into *unresolved the latent variances below what rounding
  * resolves (reported as computed, 0 where negative; the caller warns). An output
  * or variance that overflows is an error naming the test point. */
-int  sgp_valla_predict_count(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_mat mean,
+int  sgp_valla_predict_count(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, sgp_mat mean,
                              sgp_mat var, sgp_mat latent_var, sgp_mat prob, sgp_mat cov,
                              int64_t *unresolved);
 /* Monte-Carlo class probabilities (prob_method = "mc"): the mean over
  * mc_samples draws f = g + chol(K* + eps I) e of softmax(f) (Bernoulli: the
  * sigmoid, prob n x 2), seeded from the ctx RNG. */
-int  sgp_valla_predict_mc(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X,
+int  sgp_valla_predict_mc(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X,
                           int64_t mc_samples, sgp_mat prob);
 
 /* Laplace log evidence of LLA at (prior_var, noise) on the original target scale:

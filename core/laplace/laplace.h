@@ -250,7 +250,7 @@ int sgp_itergp_exact_state(sgp_ctx *ctx, sgp_itergp *it, const sgp_unit_block *c
  * (before its clamp at 0), weights and root (naming y), the predicted mean, var
  * and response, NULL data skipped (naming the offset when one was given, else
  * the fit). */
-int sgp_laplace_check_fit_finite(sgp_ctx *ctx, const sgp_laplace_fit_t *fit);
+int sgp_laplace_check_fit_finite(sgp_ctx *ctx, const sgp_laplace_result *fit);
 int sgp_laplace_check_pred_finite(sgp_ctx *ctx, int has_offset, sgp_mat mean, sgp_mat var,
                                   sgp_mat resp_mean, sgp_mat resp_var);
 
@@ -261,7 +261,7 @@ int sgp_laplace_check_pred_finite(sgp_ctx *ctx, int has_offset, sgp_mat mean, sg
  * gateway calls it. */
 int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                             const sgp_laplace_opts *o, int unit_block,
-                            sgp_laplace_fit_t **out);
+                            sgp_laplace_result **out);
 
 /* ------------------------------------------------------------ internal: preconditioned actions */
 

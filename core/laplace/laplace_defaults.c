@@ -112,7 +112,7 @@ int sgp_laplace_history_alloc(sgp_laplace_history *h, int64_t ni, int64_t ns)
   return 0;
 }
 
-void sgp_laplace_fit_free(sgp_laplace_fit_t *fit)
+void sgp_laplace_fit_free(sgp_laplace_result *fit)
 {
   if (!fit) return;
   free(fit->lengthscale); free(fit->X); free(fit->m); free(fit->f); free(fit->var);

@@ -14,7 +14,7 @@ static int64_t first_bad(int64_t n, const double *v)
   return -1;
 }
 
-int sgp_laplace_check_fit_finite(sgp_ctx *ctx, const sgp_laplace_fit_t *fit)
+int sgp_laplace_check_fit_finite(sgp_ctx *ctx, const sgp_laplace_result *fit)
 {
   const int64_t NC = fit->n * fit->C;
   const char *names[] = {"f", "var", "weights", "root"};

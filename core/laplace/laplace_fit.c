@@ -16,7 +16,7 @@ static int all_finite(int64_t n, const double *x)
 }
 
 int sgp_laplace_fit(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
-                    const sgp_laplace_opts *o, sgp_laplace_fit_t **out)
+                    const sgp_laplace_opts *o, sgp_laplace_result **out)
 {
   return sgp_laplace_fit_blocked(ctx, X, y, prior_mean, o, SGP_LAPLACE_UNIT_BLOCK, out);
 }
@@ -304,11 +304,11 @@ static int64_t empty_class(const sgp_lik *lik)
 
 /* A fit with its arrays allocated, the kernel copied and the prior mean set. */
 static int fit_new(sgp_ctx *ctx, const run_t *R, int64_t n, int64_t d, sgp_cmat prior_mean,
-                   sgp_laplace_fit_t **out)
+                   sgp_laplace_result **out)
 {
   const sgp_laplace_opts *o = R->o;
   const int64_t C = R->it.C, NC = n * C;
-  sgp_laplace_fit_t *fit = *out = (sgp_laplace_fit_t *)calloc(1, sizeof *fit);
+  sgp_laplace_result *fit = *out = (sgp_laplace_result *)calloc(1, sizeof *fit);
   if (!fit) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   fit->n = n; fit->d = d; fit->C = C; fit->likelihood = o->likelihood;
   fit->kernel = o->kernel;
@@ -331,7 +331,7 @@ static int fit_new(sgp_ctx *ctx, const run_t *R, int64_t n, int64_t d, sgp_cmat 
 }
 
 /* O10: the history row of Newton step i, and the progress report. */
-static void step_record(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, double psi,
+static void step_record(sgp_ctx *ctx, run_t *R, sgp_laplace_result *fit, int i, double psi,
                         double delta_i, double err_i, int inner_reason, int64_t kp0)
 {
   sgp_laplace_history *h = &fit->history;
@@ -351,7 +351,7 @@ static void step_record(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, d
 
 /* O7, O9: the relative step |g_{i+1} - g_i| / |g_{i+1}|; then the new iterate
  * f_{i+1} = m + K v becomes the current one (g = K v). */
-static double take_step(run_t *R, sgp_laplace_fit_t *fit, const double *m)
+static double take_step(run_t *R, sgp_laplace_result *fit, const double *m)
 {
   newton_t *N = &R->nv;
   const int64_t NC = R->it.NC;
@@ -386,7 +386,7 @@ static void sums_step(const run_t *R, double *v, double *Kv)
 
 /* One Newton step i (O3-O11): *stop is set when the run ends here (converged,
  * diverged, stalled, budget, time); *have = 1 once a step was taken. */
-static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, int *stop,
+static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_result *fit, int i, int *stop,
                        int *inner_reason, int *have, int *still, double *prev_delta)
 {
   const sgp_laplace_opts *o = R->o;
@@ -457,7 +457,7 @@ static int newton_step(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, int i, in
  * exact mode only its row sums, from the Cholesky factor of the last step's K^).
  * The operator (a cached K) goes first, so that the copy of X for predictions
  * never coexists with it (peak memory). */
-static int fit_finish(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, sgp_cmat X, int stop,
+static int fit_finish(sgp_ctx *ctx, run_t *R, sgp_laplace_result *fit, sgp_cmat X, int stop,
                       int inner_reason, int have)
 {
   const sgp_laplace_opts *o = R->o;
@@ -505,7 +505,7 @@ static int fit_finish(sgp_ctx *ctx, run_t *R, sgp_laplace_fit_t *fit, sgp_cmat X
 
 int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_mean,
                             const sgp_laplace_opts *o, int unit_block,
-                            sgp_laplace_fit_t **out)
+                            sgp_laplace_result **out)
 {
   if (!out) return sgp_fail(ctx, SGP_EINVAL, "out: must not be NULL");
   *out = NULL;
@@ -513,7 +513,7 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   int64_t C = 1;
   int st = check_fit_args(ctx, X, y, prior_mean, o, &C);
   if (st) return st;
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   run_t R;
   memset(&R, 0, sizeof R);
   R.o = o;

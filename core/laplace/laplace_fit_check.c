@@ -168,7 +168,7 @@ static int check_run(const sgp_fd *f, int64_t r, int64_t nc)
 }
 
 int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
-                          sgp_laplace_fit_t *view, sgp_kernel *k)
+                          sgp_laplace_result *view, sgp_kernel *k)
 {
   sgp_fd f;
   sgp_likelihood lik;

@@ -59,7 +59,7 @@ static sgp_value given(const sgp_cmat *m, sgp_value_arena *a)
  * (policy auto's choice), n_class, the
  * one noise value used or the user's per-point values, offset, seed) and its
  * warnings with their identifiers ("" when converged). */
-static sgp_value used_list(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
+static sgp_value used_list(const sgp_laplace_result *fit, const sgp_laplace_opts *o,
                            uint64_t seed, sgp_value_arena *a)
 {
   char warn[SGP_LAPLACE_WARNING_SIZE], ids[128];
@@ -99,7 +99,7 @@ static sgp_value used_list(const sgp_laplace_fit_t *fit, const sgp_laplace_opts 
   return sgp_vo_list(a, k, names, v);
 }
 
-sgp_value sgp_laplace_fit_plain(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o,
+sgp_value sgp_laplace_fit_plain(const sgp_laplace_result *fit, const sgp_laplace_opts *o,
                                 uint64_t seed, sgp_value_arena *a)
 {
   const int64_t n = fit->n, C = fit->C, r = fit->r, steps = fit->newton_steps;
@@ -131,7 +131,7 @@ static sgp_value by_latent(sgp_value_arena *a, int64_t m, int64_t C)
   return sgp_vo_real(a, m * C, NULL, C == 1 ? 0 : m, C == 1 ? 0 : C);
 }
 
-int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat X,
+int sgp_laplace_predict_plain(sgp_ctx *ctx, const sgp_laplace_result *fit, sgp_cmat X,
                               sgp_cmat offset, sgp_value_arena *a, sgp_value *out)
 {
   const int64_t m = X.rows, C = fit->C;

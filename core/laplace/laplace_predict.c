@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
+int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_result *fit, sgp_cmat Xs,
                         sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
                         sgp_mat resp_var)
 {
@@ -16,7 +16,7 @@ int sgp_laplace_predict(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
                                    &unresolved);
 }
 
-int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, sgp_cmat Xs,
+int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_result *fit, sgp_cmat Xs,
                               sgp_cmat offset_s, sgp_mat mean, sgp_mat var, sgp_mat resp_mean,
                               sgp_mat resp_var, int64_t *unresolved)
 {

@@ -28,7 +28,7 @@ void sgp_laplace_predict_opts_default(sgp_laplace_predict_opts *o)
   o->offset = sgp_cmat_of(NULL, 0, 0);
 }
 
-int sgp_laplace_predict_check(sgp_ctx *ctx, const sgp_laplace_fit_t *fit,
+int sgp_laplace_predict_check(sgp_ctx *ctx, const sgp_laplace_result *fit,
                               const sgp_laplace_predict_opts *o, int64_t m)
 {
   const sgp_lik_ops *ops = sgp_lik_ops_of(fit->likelihood);

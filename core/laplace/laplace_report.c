@@ -19,7 +19,7 @@ static void add(char *buf, size_t size, char *ids, size_t ids_size, int *k, cons
   (*k)++;
 }
 
-int sgp_laplace_warning(const sgp_laplace_fit_t *fit, const sgp_laplace_opts *o, char *buf,
+int sgp_laplace_warning(const sgp_laplace_result *fit, const sgp_laplace_opts *o, char *buf,
                         size_t size, char *ids, size_t ids_size)
 {
   char msg[600];

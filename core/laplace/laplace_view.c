@@ -1,10 +1,10 @@
-/* laplace_view.c -- a non-owning sgp_laplace_fit_t over plain data, so that the R
+/* laplace_view.c -- a non-owning sgp_laplace_result over plain data, so that the R
  * and Octave shims can predict from a saved/reloaded fit (no external pointers). */
 #include "laplace/lik_table.h"
 
 #include <string.h>
 
-int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_fit_t *fit, sgp_cmat X, sgp_cmat weights,
+int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_result *fit, sgp_cmat X, sgp_cmat weights,
                          sgp_cmat root, const sgp_kernel *kernel, sgp_likelihood likelihood,
                          double noise, sgp_cmat mean)
 {

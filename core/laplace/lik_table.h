@@ -59,7 +59,7 @@ typedef struct sgp_lik_ops {
   void (*curvature)(const sgp_lik *lik, const double *f, double *w, double *d3);
   /* the response's mean and variance (pm, pv: C each) at one test point from its
    * latent means m and variances s2 (C each, strides sm and ss) and log exposure off */
-  void (*response)(const sgp_laplace_fit_t *fit, int64_t C, const double *m, int64_t sm,
+  void (*response)(const sgp_laplace_result *fit, int64_t C, const double *m, int64_t sm,
                    const double *s2, int64_t ss, double off, double *pm, double *pv);
   /* data-based start values: outputscale s, the mean (1, or C values), the
    * gaussian noise (left NaN otherwise) */

@@ -64,7 +64,7 @@ static double cells_per_ell(const sgp_ski_opts *o, int d)
   return sgp_ski_cells_per_lengthscale(&o->kernel, o->interpolation, ratio, d);
 }
 
-int sgp_ski_make_grid(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,
+int sgp_ski_grid_from_range(sgp_ctx *ctx, sgp_cmat data_range, int64_t n, const sgp_ski_opts *o,
                       sgp_ski_grid *out)
 {
   int code;
@@ -223,7 +223,7 @@ static int kept_rows(sgp_ctx *ctx, const sgp_ski_stats *st, sgp_ski_bounds_polic
  * is the solve's; a GLS solve that did not converge makes it unconverged. */
 static int mean_solve(sgp_ctx *ctx, sgp_ski_stats *st, const sgp_op *kg, const sgp_kernel *k,
                       const sgp_ski_opts *o, const sgp_ski_solve_opts *so, sgp_cmat X,
-                      sgp_cmat y, sgp_ski_fit_result *res, sgp_ski_solve_info *info,
+                      sgp_cmat y, sgp_ski_result *res, sgp_ski_solve_info *info,
                       double **kept, sgp_op *ski)
 {
   int code;
@@ -281,7 +281,7 @@ static int mean_solve(sgp_ctx *ctx, sgp_ski_stats *st, const sgp_op *kg, const s
  * with the statistics' probe sketches. */
 static int fit_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_stats_data *stats,
                       const sgp_op *kg, const sgp_kernel *k, const sgp_ski_opts *o,
-                      sgp_ski_fit_result *res)
+                      sgp_ski_result *res)
 {
   sgp_ski_loglik_result lr;
   int code;
@@ -314,7 +314,7 @@ static int fit_loglik(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_ski_stats
 }
 
 int sgp_ski_fit(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
-                sgp_cmat X, sgp_cmat y, sgp_ski_fit_result *res)
+                sgp_cmat X, sgp_cmat y, sgp_ski_result *res)
 {
   int code;
   sgp_ski_stats *st = NULL;
@@ -398,7 +398,7 @@ cleanup:
 }
 
 int sgp_ski_fit_xy(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_opts *o, sgp_cmat X,
-                   sgp_cmat y, sgp_ski_fit_result *res)
+                   sgp_cmat y, sgp_ski_result *res)
 {
   int code;
   int64_t m = 0;

@@ -163,7 +163,7 @@ static const char *stop_words(sgp_ski_stop stop)
   }
 }
 
-void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+void sgp_ski_warnings(const char *fn, const sgp_ski_result *res, const sgp_ski_opts *o,
                       char *mean_warning, char *loglik_warning, size_t size)
 {
   mean_warning[0] = loglik_warning[0] = '\0';
@@ -182,7 +182,7 @@ void sgp_ski_warnings(const char *fn, const sgp_ski_fit_result *res, const sgp_s
              "probes were discarded); the estimate is rough", fn);
 }
 
-void sgp_ski_grid_warning(const char *fn, const sgp_ski_fit_result *res, const sgp_ski_opts *o,
+void sgp_ski_grid_warning(const char *fn, const sgp_ski_result *res, const sgp_ski_opts *o,
                           char *buf, size_t size)
 {
   buf[0] = '\0';
@@ -328,7 +328,7 @@ int sgp_ski_grid_make(sgp_ctx *ctx, const sgp_ski_grid_opts *o, sgp_cmat X, sgp_
                     "x: is needed (or 'range', or both 'grid_size' and 'grid_bounds')");
   }
   if ((code = check_dims(ctx, &o->ski, d, 0))) return code;
-  return sgp_ski_make_grid(ctx, sgp_cmat_of(rng, d, 2), n, &o->ski, out);
+  return sgp_ski_grid_from_range(ctx, sgp_cmat_of(rng, d, 2), n, &o->ski, out);
 }
 
 /* The statistics of X, y on the options' grid (sketches with loglik). */
@@ -346,7 +346,7 @@ static int compute_stats(sgp_ctx *ctx, const sgp_ski_opts *o, sgp_cmat X, sgp_cm
   sgp_ski_opts go = *o;
   if (!o->kernel.lengthscale && !(sgp_ski_learn_bits(o) & SGP_LEARN_LENGTHSCALE))
     sgp_ski_fixed_defaults(o, &go);
-  if ((code = sgp_ski_make_grid(ctx, sgp_cmat_of(range, d, 2), n, &go, &g))) return code;
+  if ((code = sgp_ski_grid_from_range(ctx, sgp_cmat_of(range, d, 2), n, &go, &g))) return code;
   if ((code = sgp_ski_stats_shape(ctx, &g, o->interpolation, &m, NULL))) return code;
   /* probe sketches for the sketch SLQ only: loglik = TRUE, or learning that the
    * exact or eigenbasis log-likelihood does not take (those need none) */

@@ -118,7 +118,7 @@ static sgp_value used_list(const sgp_ctx *ctx, const sgp_ski_fit_parts *p, sgp_v
 sgp_value sgp_ski_fit_plain(const sgp_ctx *ctx, const sgp_ski_fit_parts *p,
                             sgp_value_arena *a)
 {
-  const sgp_ski_fit_result *r = p->res;
+  const sgp_ski_result *r = p->res;
   const int64_t m = p->m, k = r->love_rank;
   sgp_value secs = sgp_vo_real(a, 2, p->seconds, 0, 0);
   secs.rows = SGP_VO_ROW;

@@ -589,7 +589,7 @@ done:
 
 int sgp_ski_fit_learn(sgp_ctx *ctx, const sgp_ski_stats_data *stats, const sgp_ski_opts *o,
                       sgp_cmat X, sgp_cmat y, sgp_ski_opts *ro, sgp_ski_selection *sel,
-                      sgp_ski_fit_result *res)
+                      sgp_ski_result *res)
 {
   if (!stats || !o || !ro || !sel || !res)
     return sgp_fail(ctx, SGP_EINVAL, "stats: arguments missing");

@@ -84,7 +84,7 @@ int sgp_ski_grid_read(sgp_ctx *ctx, const sgp_value *g, const char *arg, const c
   o.grid_bounds = out->bounds;
   out->interpolation = o.interpolation;
   /* the grid itself: spacing in doubles, statistics that fit in memory */
-  return sgp_ski_make_grid(ctx, sgp_cmat_of(out->bounds, o.n_grid_size, 2), 0, &o, &out->grid);
+  return sgp_ski_grid_from_range(ctx, sgp_cmat_of(out->bounds, o.n_grid_size, 2), 0, &o, &out->grid);
 }
 
 static int scalar(const sgp_value *v, double *out)

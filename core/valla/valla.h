@@ -129,50 +129,50 @@ typedef struct {
  * current Z, tags, L, log_sigma0, log_noise (regression targets on the original
  * scale; standardized with fit->y_mean / y_sd). grad may be NULL. *clamps counts
  * batch variances clamped at 0 (may be NULL). */
-int  valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_cmat yb,
+int  valla_objective(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat Xb, sgp_cmat yb,
                      double *value, valla_grad *grad, int64_t *clamps);
 /* Unscaled kernel blocks of a batch computed beforehand (fixed Z, the
  * first phase of training): K0BZ (nb*C x M, row i + nb*c), kd0 (nb*C), K0ZZ (M x M), outputs G
  * (nb x C). */
 typedef struct { int64_t nb; const double *K0BZ, *kd0, *K0ZZ, *G; } valla_kernels;
 /* valla_objective from precomputed kernels (pre != NULL; Xb unused; no Z gradient). */
-int  valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
+int  valla_objective_k(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat Xb,
                        const valla_kernels *pre, sgp_cmat yb, double *value, valla_grad *grad,
                        int64_t *clamps);
 /* valla_objective_k with its scratch memory in arena (NULL: malloc). */
-int  valla_objective_a(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
+int  valla_objective_a(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat Xb,
                        const valla_kernels *pre, sgp_cmat yb, double *value, valla_grad *grad,
                        int64_t *clamps, valla_arena *arena);
 /* KL term alone from L and K_ZZ (scaled): 0.5 (log|H| - M + tr H^{-1}). */
 int  valla_kl(sgp_ctx *ctx, int64_t M, const double *L, const double *K, double *kl);
 
 /* Builds P1/P2 of a valla fit from its L (or the closed form). */
-int  valla_fit_finalize(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X);
+int  valla_fit_finalize(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X);
 /* Closed-form (Titsias / GGN) P1, P2 from the data X, for any K_ZZ
  * (valla_closed_form.c); the reported L is an exact lower factor of A*. */
-int  valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double jitter);
+int  valla_closed_form(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, double jitter);
 /* Scaled K_ZZ of the fit (M x M). */
-int  valla_kzz(sgp_ctx *ctx, const sgp_valla_fit_t *fit, double *K);
+int  valla_kzz(sgp_ctx *ctx, const sgp_valla_result *fit, double *K);
 /* Inverse of a lower-triangular T (n x n) into Ti (n x n). */
 int  valla_tri_inverse(sgp_ctx *ctx, int64_t n, const double *T, double *Ti);
 /* Exact LLA: Z = X with all C tags; P1 from the dense posterior. */
-int  valla_lla_exact(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X);
+int  valla_lla_exact(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X);
 /* s0 / y_sd^2 (regression) or s0: the factor from k0 to the fit's kernel. */
-double valla_kernel_scale(const sgp_valla_fit_t *fit);
+double valla_kernel_scale(const sgp_valla_result *fit);
 /* ELLA: valla_ella_pick draws M training points with a uniform
  * output tag each into fit->Z / tags; valla_ella builds P2 from at most `rank`
  * eigenpairs at the fit's prior and noise. */
-int  valla_ella_pick(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t M);
-int  valla_ella(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t rank);
+int  valla_ella_pick(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, int64_t M);
+int  valla_ella(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, int64_t rank);
 /* Mean predictive NLL of (X, y) under the fit (validation criterion). */
 /* fit->log_noise := the minimizer of the validation NLL given the latent variances
  * (gaussian; no-op otherwise). */
-int  valla_noise_from_validation(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat Xv, sgp_cmat yv);
+int  valla_noise_from_validation(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat Xv, sgp_cmat yv);
 /* fit->rmse_train, rmse_val and overfit from the network's residuals on (X, y) and
  * on the validation data (gaussian; clears overfit otherwise). */
-int  valla_overfit_check(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
+int  valla_overfit_check(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
                          sgp_cmat yv);
-int  valla_nll(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, double *nll);
+int  valla_nll(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, sgp_cmat y, double *nll);
 
 /* ------------------------------------------------------------ internal: MAP trainer */
 

@@ -64,9 +64,9 @@ const char *sgp_valla_stop_advice(sgp_valla_stop stop)
   }
 }
 
-double sgp_valla_fit_prior_var(const sgp_valla_fit_t *fit) { return exp(2.0 * fit->log_sigma0); }
+double sgp_valla_fit_prior_var(const sgp_valla_result *fit) { return exp(2.0 * fit->log_sigma0); }
 
-double sgp_valla_fit_noise(const sgp_valla_fit_t *fit)
+double sgp_valla_fit_noise(const sgp_valla_result *fit)
 {
   return fit->likelihood == SGP_LIK_GAUSSIAN ? exp(fit->log_noise) * fit->y_sd * fit->y_sd : 0.0;
 }
@@ -125,7 +125,7 @@ static int copy_mat(sgp_ctx *ctx, const char *name, sgp_cmat v, int64_t rows, in
   return SGP_OK;
 }
 
-/* P1, P2 and prior as each method leaves them (sgp_valla_fit_t): a fit that lost
+/* P1, P2 and prior as each method leaves them (sgp_valla_result): a fit that lost
  * one of them, or got one it never has, would predict wrong variances silently. */
 static int check_maps(sgp_ctx *ctx, const sgp_valla_fit_data *d, int64_t M)
 {
@@ -175,10 +175,10 @@ static int check_data(sgp_ctx *ctx, const sgp_valla_fit_data *d, int64_t C)
 }
 
 int sgp_valla_fit_from_data(sgp_ctx *ctx, const sgp_valla_mlp *model,
-                            const sgp_valla_fit_data *d, sgp_valla_fit_t **out)
+                            const sgp_valla_fit_data *d, sgp_valla_result **out)
 {
   *out = NULL;
-  sgp_valla_fit_t *fit = (sgp_valla_fit_t *)calloc(1, sizeof *fit);
+  sgp_valla_result *fit = (sgp_valla_result *)calloc(1, sizeof *fit);
   if (!fit) return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
   int st = sgp_valla_net_from_mlp(ctx, model, &fit->net);
   if (st) { free(fit); return st; }

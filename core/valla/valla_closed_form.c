@@ -1,6 +1,6 @@
 /* valla_closed_form.c -- the Titsias / GGN closed form of the
  * variational covariance as the maps
- * P1, P2 of sgp_valla_fit_t, for any K_ZZ, singular ones included.
+ * P1, P2 of sgp_valla_result, for any K_ZZ, singular ones included.
  *
  * With any F (M x M) such that F K_ZZ F' is the identity on range(K_ZZ) (F's other
  * rows zero) and W = sum_n (F K_Zn) Lambda_n (F K_Zn)',
@@ -30,7 +30,7 @@
 
 /* W = sum_n Q_n Lambda_n Q_n' with Q_n = F K_Zn (scaled kernels), streamed over
  * tiles of X: per tile Q = K_BZ F' (nr x M), W += Q' (Lambda Q). */
-static int w_accumulate(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, const double *F,
+static int w_accumulate(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, const double *F,
                         double *W)
 {
   const sgp_valla_net *net = &fit->net;
@@ -115,7 +115,7 @@ static int factor_eig(sgp_ctx *ctx, int64_t M, int64_t P, double *K, double *F, 
  * (M x P, the tagged output at each inducing point, active layers) with
  * sigma > max(M, P) u sigma_max (the numerical-rank threshold of an SVD); rows
  * past *rank are zero. s0 here is the whole kernel scale (K_ZZ = sc J_Z J_Z'). */
-static int factor_svd(sgp_ctx *ctx, const sgp_valla_fit_t *fit, int64_t P, double *F, int64_t *rank)
+static int factor_svd(sgp_ctx *ctx, const sgp_valla_result *fit, int64_t P, double *F, int64_t *rank)
 {
   const int64_t M = fit->M, k = M < P ? M : P;
   double *J = sgp_alloc(M * P), *U = sgp_alloc(M * k), *sv = sgp_alloc(k);
@@ -177,7 +177,7 @@ static int posterior_map(sgp_ctx *ctx, int64_t M, const double *F, const double 
   return st;
 }
 
-int valla_closed_form(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, double jitter)
+int valla_closed_form(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, double jitter)
 {
   const int64_t M = fit->M, P = valla_nparam_active(&fit->net, fit->layers);
   double *K = sgp_alloc(M * M), *F = sgp_alloc(M * M), *W = sgp_alloc(M * M), *P2 = sgp_alloc(M * M);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int valla_ella_pick(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t M)
+int valla_ella_pick(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, int64_t M)
 {
   const int64_t N = X.rows, D = fit->D;
   int64_t *idx = (int64_t *)malloc((size_t)N * sizeof(int64_t));
@@ -31,7 +31,7 @@ int valla_ella_pick(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t M)
   return SGP_OK;
 }
 
-int valla_ella(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t rank)
+int valla_ella(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, int64_t rank)
 {
   const sgp_valla_net *net = &fit->net;
   const int64_t M = fit->M, C = fit->C, N = X.rows, T = N < 512 ? N : 512;

@@ -127,7 +127,7 @@ static int check_args(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cm
 }
 
 /* Inducing inputs and tags: user locations, or k-means (per class for classification). */
-static int init_inducing(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
+static int init_inducing(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, sgp_cmat y,
                          const sgp_valla_opts *o)
 {
   const int64_t D = fit->D, N = X.rows;
@@ -201,9 +201,9 @@ static void shuffle(sgp_rng *rng, int64_t *a, int64_t n)
 }
 
 /* Parameter vector: lower triangle of L (column by column), omega0, rho, Z. */
-static int64_t n_params(const sgp_valla_fit_t *f) { return f->M * (f->M + 1) / 2 + 2 + f->M * f->D; }
+static int64_t n_params(const sgp_valla_result *f) { return f->M * (f->M + 1) / 2 + 2 + f->M * f->D; }
 
-static void pack(const sgp_valla_fit_t *f, const double *dL, double dw, double dr, const double *dZ,
+static void pack(const sgp_valla_result *f, const double *dL, double dw, double dr, const double *dZ,
                  double *x)
 {
   int64_t p = 0;
@@ -213,7 +213,7 @@ static void pack(const sgp_valla_fit_t *f, const double *dL, double dw, double d
   for (int64_t k = 0; k < f->M * f->D; k++) x[p++] = dZ ? dZ[k] : 0.0;
 }
 
-static void unpack(sgp_valla_fit_t *f, const double *x)
+static void unpack(sgp_valla_result *f, const double *x)
 {
   int64_t p = 0;
   for (int64_t j = 0; j < f->M; j++) for (int64_t i = j; i < f->M; i++) f->L[i + f->M * j] = x[p++];
@@ -228,7 +228,7 @@ typedef struct { double *K, *kd, *G, *KZZ; } train_cache;
 
 static void train_cache_free(train_cache *t) { free(t->K); free(t->kd); free(t->G); free(t->KZZ); }
 
-static int train_cache_build(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, train_cache *t)
+static int train_cache_build(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, train_cache *t)
 {
   const sgp_valla_net *net = &fit->net;
   const int64_t N = X.rows, C = fit->C, M = fit->M, T = N < 1024 ? N : 1024;
@@ -285,7 +285,7 @@ static int all_finite(int64_t n, const double *x)
 /* A parameter vector the fit can use: finite, and prior variance exp(2 omega0) and
  * noise exp(rho) positive normal numbers (a step of lr = 1e3 on log sigma0 makes
  * exp underflow to 0 although the vector is finite). */
-static int usable(const sgp_valla_fit_t *f, int64_t P, const double *x)
+static int usable(const sgp_valla_result *f, int64_t P, const double *x)
 {
   const int64_t nl = f->M * (f->M + 1) / 2;
   const double s0 = exp(2.0 * x[nl]), s = exp(x[nl + 1]);
@@ -312,7 +312,7 @@ static int objective_rose(const double *trace, int64_t n)
  * prev when its covariance can be built (best_iteration = it - 1), else the
  * start x0 (best_iteration = 0); with keep_best the caller restores its best
  * validated state instead. */
-static int diverged(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, int64_t it, const double *prev,
+static int diverged(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, int64_t it, const double *prev,
                     const double *x0, int keep_best)
 {
   fit->stop = SGP_VALLA_STOP_DIVERGED;
@@ -359,7 +359,7 @@ static void adam_run_free(adam_run *r)
 }
 
 /* Adam moves the entries of the parameter blocks that `learn` names. */
-static void fill_learn_mask(const sgp_valla_fit_t *fit, unsigned learn, int want_z, int64_t P,
+static void fill_learn_mask(const sgp_valla_result *fit, unsigned learn, int want_z, int64_t P,
                             unsigned char *mask)
 {
   int64_t p = 0;
@@ -371,7 +371,7 @@ static void fill_learn_mask(const sgp_valla_fit_t *fit, unsigned learn, int want
 }
 
 /* The run's buffers, the fit's traces and the Adam state. */
-static int adam_run_alloc(sgp_ctx *ctx, sgp_valla_fit_t *fit, int64_t N, const sgp_valla_opts *o,
+static int adam_run_alloc(sgp_ctx *ctx, sgp_valla_result *fit, int64_t N, const sgp_valla_opts *o,
                           adam_run *r)
 {
   const int64_t M = fit->M, D = fit->D, P = r->P, nb = r->nb;
@@ -394,7 +394,7 @@ static int adam_run_alloc(sgp_ctx *ctx, sgp_valla_fit_t *fit, int64_t N, const s
 }
 
 /* Fixed Z: the training kernels are cached once when they fit in cache_max_bytes. */
-static int adam_run_cache(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X,
+static int adam_run_cache(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X,
                           const sgp_valla_opts *o, adam_run *r)
 {
   const int64_t N = X.rows, M = fit->M, C = fit->C, nb = r->nb;
@@ -408,14 +408,14 @@ static int adam_run_cache(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X,
 }
 
 /* Restore the best validated state instead of the last usable one. */
-static int keeps_best(const sgp_valla_fit_t *fit, const sgp_valla_opts *o, const adam_run *r)
+static int keeps_best(const sgp_valla_result *fit, const sgp_valla_opts *o, const adam_run *r)
 {
   return r->have_val && o->restore_best && fit->n_eval > 0;
 }
 
 /* Iteration it: one Adam step on the next minibatch. *end is set when the run
  * stops here (divergence; the fit then holds the state diverged() chose). */
-static int adam_iteration(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
+static int adam_iteration(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, sgp_cmat y,
                           const sgp_valla_opts *o, adam_run *r, int64_t it, int *end)
 {
   const int64_t N = X.rows, nb = r->nb, P = r->P;
@@ -451,7 +451,7 @@ static int adam_iteration(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cm
 /* The validation NLL of the current state (its covariance built first); with
  * r->tune_noise the noise is first set to the variance that minimizes it, also in
  * Adam's vector (so that the state checked and the one kept carry it). */
-static int validation_nll(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat Xv,
+static int validation_nll(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, sgp_cmat Xv,
                           sgp_cmat yv, adam_run *r, double *nll)
 {
   *nll = 0;
@@ -463,7 +463,7 @@ static int validation_nll(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cm
 }
 
 /* nll of iteration it into the traces; a new best state is remembered. */
-static void record_nll(sgp_valla_fit_t *fit, adam_run *r, int64_t it, double nll)
+static void record_nll(sgp_valla_result *fit, adam_run *r, int64_t it, double nll)
 {
   fit->trace_val[fit->n_eval] = nll;
   fit->trace_val_iter[fit->n_eval++] = it;
@@ -472,7 +472,7 @@ static void record_nll(sgp_valla_fit_t *fit, adam_run *r, int64_t it, double nll
 
 /* A validation check after iteration it; *end is set on divergence or when
  * patience checks in a row got worse (early stopping). */
-static int validation_check(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat Xv,
+static int validation_check(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, sgp_cmat Xv,
                             sgp_cmat yv, const sgp_valla_opts *o, adam_run *r, int64_t it,
                             int *end)
 {
@@ -493,7 +493,7 @@ static int validation_check(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_
 /* After the loop: the final iterate competes too (without this check, iterations
  * after the last evaluation, all but the first when eval_every >= iterations,
  * would be discarded); then the state kept and the stop reason. */
-static int finish_run(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat Xv, sgp_cmat yv,
+static int finish_run(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, sgp_cmat Xv, sgp_cmat yv,
                       const sgp_valla_opts *o, adam_run *r)
 {
   int st = SGP_OK;
@@ -514,7 +514,7 @@ static int finish_run(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat X
   return st;
 }
 
-static int adam_loop(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
+static int adam_loop(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
                      sgp_cmat yv, const sgp_valla_opts *o)
 {
   const int64_t N = X.rows;
@@ -554,7 +554,7 @@ done:
 }
 
 /* y_mean and y_sd of the gaussian targets (population sd; 1 when y is constant). */
-static void standardize_targets(sgp_valla_fit_t *fit, sgp_cmat y)
+static void standardize_targets(sgp_valla_result *fit, sgp_cmat y)
 {
   const int64_t N = y.rows * y.cols;
   double m = 0, v = 0;
@@ -576,7 +576,7 @@ static void split_bufs_free(split_bufs *b)
 
 /* Without a validation set: a seeded val_frac of the rows is held out (when
  * that leaves both parts non-empty); Xt, yt, Xv, yv then view sp's copies. */
-static int hold_out_validation(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
+static int hold_out_validation(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, sgp_cmat y,
                                double val_frac, split_bufs *sp, sgp_cmat *Xt, sgp_cmat *yt,
                                sgp_cmat *Xv, sgp_cmat *yv)
 {
@@ -601,7 +601,7 @@ static int hold_out_validation(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cma
 
 /* A seeded subsample of val_max validation rows, so that a check's cost does
  * not grow with n; Xv, yv then view sp's copies. */
-static int subsample_validation(sgp_ctx *ctx, const sgp_valla_fit_t *fit, int64_t val_max,
+static int subsample_validation(sgp_ctx *ctx, const sgp_valla_result *fit, int64_t val_max,
                                 split_bufs *sp, sgp_cmat *Xv, sgp_cmat *yv)
 {
   const int64_t nv = Xv->rows;
@@ -621,7 +621,7 @@ static int subsample_validation(sgp_ctx *ctx, const sgp_valla_fit_t *fit, int64_
 }
 
 int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y,
-                  sgp_cmat X_val, sgp_cmat y_val, const sgp_valla_opts *o, sgp_valla_fit_t **out)
+                  sgp_cmat X_val, sgp_cmat y_val, const sgp_valla_opts *o, sgp_valla_result **out)
 {
   *out = NULL;
   int st = check_args(ctx, net, X, y, X_val, y_val, o);
@@ -634,7 +634,7 @@ int sgp_valla_fit(sgp_ctx *ctx, const sgp_valla_net *net, sgp_cmat X, sgp_cmat y
                  "available for k-means)", (long long)resolved.n_inducing, VALLA_DEFAULT_INDUCING,
             (long long)resolved.n_inducing);
   o = &resolved;
-  sgp_valla_fit_t *fit = (sgp_valla_fit_t *)calloc(1, sizeof *fit);
+  sgp_valla_result *fit = (sgp_valla_result *)calloc(1, sizeof *fit);
   if (!fit) return sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory");
   split_bufs sp;
   memset(&sp, 0, sizeof sp);

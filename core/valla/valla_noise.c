@@ -43,7 +43,7 @@ static double nll_argmin(int64_t n, const double *v, const double *r2)
 }
 
 /* Residuals (y - g)^2 and latent variances at X on the standardized scale. */
-static int residuals(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y,
+static int residuals(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, sgp_cmat y,
                      double *r2, double *lv)
 {
   const int64_t n = X.rows;
@@ -62,7 +62,7 @@ static int residuals(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_c
   return st;
 }
 
-int valla_noise_from_validation(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat Xv, sgp_cmat yv)
+int valla_noise_from_validation(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat Xv, sgp_cmat yv)
 {
   const int64_t n = Xv.rows;
   if (fit->likelihood != SGP_LIK_GAUSSIAN || n < 1) return SGP_OK;
@@ -87,7 +87,7 @@ static void log_mean_stats(int64_t n, const double *r2, double *mean, double *va
   *var_log = m > 0 ? v / ((double)n * m * m) : 0;
 }
 
-int valla_overfit_check(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
+int valla_overfit_check(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X, sgp_cmat y, sgp_cmat Xv,
                         sgp_cmat yv)
 {
   fit->overfit = 0;
@@ -113,7 +113,7 @@ int valla_overfit_check(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat
   return SGP_OK;
 }
 
-int sgp_valla_overfit_warning(const sgp_valla_fit_t *fit, char *buf, size_t size)
+int sgp_valla_overfit_warning(const sgp_valla_result *fit, char *buf, size_t size)
 {
   if (size > 0) buf[0] = '\0';
   if (!fit->overfit) return 0;

@@ -45,13 +45,13 @@ static void work_free(obj_work *w, valla_arena *a)
   for (size_t k = 0; k < sizeof *w / sizeof(double *); k++) valla_arena_free(a, p[k]);
 }
 
-int valla_objective(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb, sgp_cmat yb,
+int valla_objective(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat Xb, sgp_cmat yb,
                     double *value, valla_grad *grad, int64_t *clamps)
 {
   return valla_objective_k(ctx, fit, Xb, NULL, yb, value, grad, clamps);
 }
 
-int valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
+int valla_objective_k(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat Xb,
                       const valla_kernels *pre, sgp_cmat yb, double *value, valla_grad *grad,
                       int64_t *clamps)
 {
@@ -60,7 +60,7 @@ int valla_objective_k(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
 
 /* The batch's and the inducing points' kernels K_BZ (nr x M), K_ZZ and diag K_BB,
  * computed (or copied from pre) into w and scaled by sc. */
-static int scaled_kernels(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
+static int scaled_kernels(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat Xb,
                           const valla_kernels *pre, double sc, valla_arena *a, obj_work *w,
                           valla_cache *cB, valla_cache *cZ)
 {
@@ -130,7 +130,7 @@ static int latent_variances(sgp_ctx *ctx, int64_t M, int64_t nr, const double *L
 
 /* The data term sum_i e_i of the batch (outputs Gb, nb x C); gb_r = d e / d v_r
  * into w->gb, and *dsum = d/d log noise of the sum. */
-static double expected_loglik(const sgp_valla_fit_t *fit, const double *Gb, sgp_cmat yb,
+static double expected_loglik(const sgp_valla_result *fit, const double *Gb, sgp_cmat yb,
                               int64_t nb, double s, obj_work *w, double *dsum)
 {
   const int gauss = fit->likelihood == SGP_LIK_GAUSSIAN;
@@ -224,7 +224,7 @@ static double grad_log_s0(int64_t M, int64_t nr, obj_work *w)
   return dls0;
 }
 
-int valla_objective_a(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat Xb,
+int valla_objective_a(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat Xb,
                       const valla_kernels *pre, sgp_cmat yb, double *value, valla_grad *grad,
                       int64_t *clamps, valla_arena *a)
 {

@@ -49,7 +49,7 @@ static sgp_value outputs(sgp_value_arena *a, int64_t n, int64_t C)
   return sgp_vo_real(a, n * C, NULL, C == 1 ? 0 : n, C == 1 ? 0 : C);
 }
 
-int sgp_valla_predict_plain(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X,
+int sgp_valla_predict_plain(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X,
                             const sgp_valla_predict_opts *o, sgp_value_arena *a, sgp_value *out)
 {
   const int64_t n = X.rows, C = fit->C, K = fit->n_class;
@@ -85,7 +85,7 @@ int sgp_valla_predict_plain(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X
   return sgp_value_arena_failed(a) ? sgp_fail(ctx, SGP_ENOMEM, "valla: out of memory") : SGP_OK;
 }
 
-int sgp_valla_predict_result(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X,
+int sgp_valla_predict_result(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X,
                              const sgp_valla_predict_opts *o, sgp_value_arena *a, sgp_value *out)
 {
   sgp_value pred;
@@ -96,7 +96,7 @@ int sgp_valla_predict_result(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat 
 }
 
 /* history: objective (one per iteration) and validation (iteration, nll). */
-static sgp_value history(const sgp_valla_fit_t *fit, sgp_value_arena *a)
+static sgp_value history(const sgp_valla_result *fit, sgp_value_arena *a)
 {
   const char *vn[] = {"iteration", "nll"};
   const sgp_value vv[] = {sgp_vo_count(a, fit->n_eval, fit->trace_val_iter),
@@ -134,7 +134,7 @@ static sgp_value opt_matrix(sgp_value_arena *a, int64_t M, const double *P)
 /* The fit's fields, in R's order (levels NULL: R's front names the classes). */
 static sgp_value fit_fields(const sgp_valla_fit_parts *p, sgp_value_arena *a)
 {
-  const sgp_valla_fit_t *f = p->fit;
+  const sgp_valla_result *f = p->fit;
   const sgp_valla_opts *o = p->opts;
   const int64_t M = f->M, one[] = {p->X.rows, f->D, f->C, f->n_class};
   const char *names[] = {"inducing", "tags", "L", "prior_var", "noise", "history", "iterations",
@@ -222,7 +222,7 @@ static sgp_cmat opt_view(const sgp_fd *f, const char *name)
 }
 
 /* The fields prediction reads, of a fit sgp_valla_fit_check passed. */
-static int read_fit(const sgp_fd *f, const sgp_valla_net *net, sgp_valla_fit_t **out)
+static int read_fit(const sgp_fd *f, const sgp_valla_net *net, sgp_valla_result **out)
 {
   static const char *const meth[] = {"valla", "lla", "ella", NULL};
   sgp_valla_fit_data d;
@@ -259,7 +259,7 @@ static int read_fit(const sgp_fd *f, const sgp_valla_net *net, sgp_valla_fit_t *
 }
 
 int sgp_valla_fit_read(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
-                       sgp_valla_fit_t **out)
+                       sgp_valla_result **out)
 {
   *out = NULL;
   int st = sgp_valla_fit_check(ctx, fit, arg, sep);

@@ -1,4 +1,4 @@
-/* valla_posterior.c -- the M x M maps P1, P2 of sgp_valla_fit_t for a trained L
+/* valla_posterior.c -- the M x M maps P1, P2 of sgp_valla_result for a trained L
  * (P1 = R^{-1} L') and exact LLA (Z = X with all C tags;
  * the symmetric Lambda^{1/2} form for softmax). The closed form is in
  * valla_closed_form.c. */
@@ -16,7 +16,7 @@ int valla_tri_inverse(sgp_ctx *ctx, int64_t n, const double *T, double *Ti)
   return sgp_trsm(ctx, 'L', 'L', 'N', n, n, 1.0, T, n, Ti, n);
 }
 
-int valla_kzz(sgp_ctx *ctx, const sgp_valla_fit_t *fit, double *K)
+int valla_kzz(sgp_ctx *ctx, const sgp_valla_result *fit, double *K)
 {
   valla_cache cZ;
   int st = valla_cache_build(ctx, &fit->net, sgp_cmat_of(fit->Z, fit->M, fit->D), fit->tags, &cZ);
@@ -28,7 +28,7 @@ int valla_kzz(sgp_ctx *ctx, const sgp_valla_fit_t *fit, double *K)
   return st;
 }
 
-int valla_fit_finalize(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X)
+int valla_fit_finalize(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X)
 {
   (void)X;
   const int64_t M = fit->M;
@@ -54,7 +54,7 @@ int valla_fit_finalize(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X)
   return st;
 }
 
-int valla_lla_exact(sgp_ctx *ctx, sgp_valla_fit_t *fit, sgp_cmat X)
+int valla_lla_exact(sgp_ctx *ctx, sgp_valla_result *fit, sgp_cmat X)
 {
   const sgp_valla_net *net = &fit->net;
   const int64_t N = X.rows, C = fit->C, M = N * C, D = fit->D;

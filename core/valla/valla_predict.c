@@ -12,7 +12,7 @@
 #define TILE 1024
 #define LOG_2PI 1.8378770664093453
 
-double valla_kernel_scale(const sgp_valla_fit_t *fit)
+double valla_kernel_scale(const sgp_valla_result *fit)
 {
   const double s0 = exp(2.0 * fit->log_sigma0);
   return fit->likelihood == SGP_LIK_GAUSSIAN ? s0 / (fit->y_sd * fit->y_sd) : s0;
@@ -21,7 +21,7 @@ double valla_kernel_scale(const sgp_valla_fit_t *fit)
 /* For one tile: latent variances v (nr, standardized scale) and optionally the
  * C x C blocks (C*C*n). G receives the outputs (n x C). mag (nr) is scratch for
  * the size of the terms whose difference v is (sgp_variance_resolved). */
-static int tile_latent(sgp_ctx *ctx, const sgp_valla_fit_t *fit, const valla_cache *cZ,
+static int tile_latent(sgp_ctx *ctx, const sgp_valla_result *fit, const valla_cache *cZ,
                        sgp_cmat X, double *G, double *v, double *mag, double *blk,
                        int64_t *unresolved)
 {
@@ -93,14 +93,14 @@ static int tile_finite(sgp_ctx *ctx, const double *G, const double *v, int64_t n
   return SGP_OK;
 }
 
-int sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_mat mean,
+int sgp_valla_predict(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, sgp_mat mean,
                       sgp_mat var, sgp_mat latent_var, sgp_mat prob, sgp_mat cov)
 {
   int64_t unresolved = 0;
   return sgp_valla_predict_count(ctx, fit, X, mean, var, latent_var, prob, cov, &unresolved);
 }
 
-int sgp_valla_predict_count(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_mat mean,
+int sgp_valla_predict_count(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, sgp_mat mean,
                             sgp_mat var, sgp_mat latent_var, sgp_mat prob, sgp_mat cov,
                             int64_t *unresolved)
 {
@@ -154,7 +154,7 @@ int sgp_valla_predict_count(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X
   return st;
 }
 
-int valla_nll(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, double *nll)
+int valla_nll(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, sgp_cmat y, double *nll)
 {
   const int64_t n = X.rows, C = fit->C;
   double *mu = sgp_alloc(n * C), *lv = sgp_alloc(n * C);
@@ -183,7 +183,7 @@ int valla_nll(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, sgp_cmat y, 
   return st;
 }
 
-int sgp_valla_predict_mc(sgp_ctx *ctx, const sgp_valla_fit_t *fit, sgp_cmat X, int64_t mc_samples,
+int sgp_valla_predict_mc(sgp_ctx *ctx, const sgp_valla_result *fit, sgp_cmat X, int64_t mc_samples,
                          sgp_mat prob)
 {
   const int64_t n = X.rows, C = fit->C, K = fit->n_class;

@@ -40,7 +40,7 @@ void sgp_valla_opts_default(sgp_valla_opts *o)
   o->ella_rank = 20;
 }
 
-void sgp_valla_fit_free(sgp_valla_fit_t *fit)
+void sgp_valla_fit_free(sgp_valla_result *fit)
 {
   if (!fit) return;
   sgp_valla_net_free(&fit->net);

@@ -217,7 +217,7 @@ static void run(int64_t n)
   /* the whole learning after the pass */
   sgp_ski_opts ro;
   sgp_ski_selection sel;
-  sgp_ski_fit_result res;
+  sgp_ski_result res;
   double *w = malloc(sizeof(double) * (size_t)m), *hist = malloc(sizeof(double) * 1001);
   memset(&res, 0, sizeof res);
   res.weights = w;

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
   o.kernel.outputscale = 4.0;
   if (!strcmp(mode, "exact")) { o.policy = SGP_POLICY_CHOLESKY; o.max_iter = (int)n; }
   else { o.max_iter = 5; o.max_newton = 10; }
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   const double t0 = now_s();
   const int st = sgp_laplace_fit(&ctx, sgp_cmat_of(X, n, d), sgp_cmat_of(y, n, 1),
                                  sgp_cmat_of(NULL, 0, 0), &o, &fit);

@@ -70,7 +70,7 @@ static double log_rate(double x, double y)
 
 /* The same K^ = K + W^-1 (the last step's noise data) in a fresh n x n buffer:
  * seconds of one dpotrf (the reference cost of a Newton step). */
-static double time_cholesky(sgp_ctx *ctx, const sgp_laplace_fit_t *fit, const sgp_kernel *k,
+static double time_cholesky(sgp_ctx *ctx, const sgp_laplace_result *fit, const sgp_kernel *k,
                             int64_t n)
 {
   double *A = malloc((size_t)(n * n) * sizeof(double));
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
   }
   const int solve = !strcmp(mode, "solve");
   if (solve) { o.policy = SGP_POLICY_CHOLESKY; o.max_iter = (int)n; }
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   if (solve) { /* the mode's W^-1, then one solve there */
     if (sgp_laplace_fit(&ctx, sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1),
                         sgp_cmat_of(NULL, 0, 0), &o, &fit)) {

@@ -66,7 +66,7 @@ static void make_fit(fit_data *d)
 
 static int check(fit_data *d, sgp_ctx *ctx)
 {
-  sgp_laplace_fit_t view;
+  sgp_laplace_result view;
   sgp_kernel k;
   return sgp_laplace_fit_check(ctx, &d->fit, "object", "$", &view, &k);
 }
@@ -78,7 +78,7 @@ static void whole_fit_predicts(void **state)
   sgp_ctx_init(&ctx);
   fit_data d;
   make_fit(&d);
-  sgp_laplace_fit_t view;
+  sgp_laplace_result view;
   sgp_kernel k;
   assert_int_equal(sgp_laplace_fit_check(&ctx, &d.fit, "object", "$", &view, &k), SGP_OK);
   double m[2], v[2];
@@ -159,7 +159,7 @@ static void tampered_fields_are_named(void **state)
   assert_int_equal(check(&d, &ctx), SGP_EINVAL);
   assert_string_equal(ctx.errmsg, "'object$weights' is missing");
   const sgp_value notalist = REALV(X, 1);
-  sgp_laplace_fit_t view;
+  sgp_laplace_result view;
   sgp_kernel k;
   assert_int_equal(sgp_laplace_fit_check(&ctx, &notalist, "fit", ".", &view, &k), SGP_EINVAL);
   assert_string_equal(ctx.errmsg, "'fit' must be a gp_laplace fit (a list or struct)");

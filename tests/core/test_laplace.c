@@ -227,9 +227,9 @@ static void dense_map(const problem *p, const double *K, double *f)
   free(grad); free(W); free(Winv); free(a); free(rhs); free(A); free(fold);
 }
 
-static sgp_laplace_fit_t *fit_or_fail(sgp_ctx *ctx, const problem *p, const sgp_laplace_opts *o)
+static sgp_laplace_result *fit_or_fail(sgp_ctx *ctx, const problem *p, const sgp_laplace_opts *o)
 {
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   const int st = sgp_laplace_fit(ctx, sgp_cmat_of(p->X, p->n, p->d), sgp_cmat_of(p->y, p->n, 1),
                                  sgp_cmat_of(NULL, 0, 0), o, &fit);
   if (st) fail_msg("sgp_laplace_fit: %s", ctx->errmsg);
@@ -237,7 +237,7 @@ static sgp_laplace_fit_t *fit_or_fail(sgp_ctx *ctx, const problem *p, const sgp_
   return fit;
 }
 
-static void predict_or_fail(sgp_ctx *ctx, const problem *p, const sgp_laplace_fit_t *fit,
+static void predict_or_fail(sgp_ctx *ctx, const problem *p, const sgp_laplace_result *fit,
                             double *mean, double *var)
 {
   const int st = sgp_laplace_predict(ctx, fit, sgp_cmat_of(p->Xs, p->ns, p->d),
@@ -278,7 +278,7 @@ static void gaussian_full_budget_equals_exact_gp(void **state)
     o.policy = policy ? SGP_POLICY_CHOLESKY : SGP_POLICY_CG;
     o.max_iter = (int)n + 5;
     o.inner_atol = o.inner_rtol = 1e-13;
-    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+    sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
     assert_int_equal(fit->converged, 1);
     assert_int_equal(fit->newton_steps, 1);
     assert_le(rel_err(n, fit->f, fref), 1e-8);
@@ -311,10 +311,10 @@ static void gaussian_recycling_continues_itergp(void **state)
   o.tol = 0.0;
   o.max_newton = 4;
   o.max_iter = 3;
-  sgp_laplace_fit_t *a = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *a = fit_or_fail(&ctx, &p, &o);
   o.max_newton = 1;
   o.max_iter = 12;
-  sgp_laplace_fit_t *b = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *b = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(a->newton_steps, 4);
   assert_int_equal(a->iterations, 12);
   assert_int_equal(b->iterations, 12);
@@ -346,7 +346,7 @@ static void unit_policy_full_budget_is_exact_newton(sgp_likelihood kind, int64_t
   /* every Newton iterate equals dense Newton */
   for (int steps = 1; steps <= 3; steps++) {
     o.max_newton = steps;
-    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+    sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
     dense_newton_step(&p, K, f, fn, v, Khat);
     memcpy(f, fn, (size_t)NC * sizeof(double));
     assert_int_equal(fit->newton_steps, steps);
@@ -360,7 +360,7 @@ static void unit_policy_full_budget_is_exact_newton(sgp_likelihood kind, int64_t
   dense_map(&p, K, fmap);
   o.max_newton = 60;
   o.tol = 1e-9; /* the mode bound (lambda_max(K) ||grad Psi||) at rounding is ~1e-10 here */
-  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(fit->converged, 1);
   assert_le(th_max_abs_diff(NC, fit->f, fmap), 1e-9 * th_max_abs(NC, fmap));
   /* dense Laplace predictive at the mode: weights = grad(f^), Khat = K + W^{-1}(f^) */
@@ -424,7 +424,7 @@ static void cg_reaches_exact_laplace_case(int64_t n, double ell, int full_var)
     }
     if (variant == 1) { o.max_iter = 5; o.kernel_cache_bytes = 0; } /* recycling, matrix-free */
     if (variant == 2) { o.max_iter = 5; o.residual = SGP_RESIDUAL_RECURSIVE; }
-    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+    sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
     assert_int_equal(fit->converged, 1);
     assert_le(rel_err(NC, fit->f, fmap), 1e-6);
     predict_or_fail(&ctx, &p, fit, m, s);
@@ -478,9 +478,9 @@ static void recursive_residual_matches_explicit(void **state)
     o.max_newton = 6;
     o.tol = 0.0; /* no mode-bound products: only the solver's */
     o.rank = rank;
-    sgp_laplace_fit_t *b = fit_or_fail(&ctx, &p, &o);
+    sgp_laplace_result *b = fit_or_fail(&ctx, &p, &o);
     o.residual = SGP_RESIDUAL_EXPLICIT;
-    sgp_laplace_fit_t *a = fit_or_fail(&ctx, &p, &o);
+    sgp_laplace_result *a = fit_or_fail(&ctx, &p, &o);
     assert_le(rel_err(p.n, b->f, a->f), 1e-8);
     assert_int_equal(b->kernel_products, b->iterations);
     /* explicit: K s and K v per iteration, less the zero start's K v */
@@ -513,14 +513,14 @@ static void recursive_residual_refreshes(void **state)
   o.tol = 0.0;
   o.inner_atol = 0.0;
   o.inner_rtol = 1e-10; /* both runs stop on it, at the same iteration */
-  sgp_laplace_fit_t *b = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *b = fit_or_fail(&ctx, &p, &o);
   const int64_t I = b->iterations;
   assert_true(I > SGP_LAPLACE_REFRESH); /* at least one refresh happened */
   /* a breakdown ends the solve on an action whose product was made, not kept */
   const int64_t dropped = b->inner_stop_reason == SGP_STOP_BREAKDOWN;
   assert_int_equal(b->kernel_products, I + I / SGP_LAPLACE_REFRESH + dropped);
   o.residual = SGP_RESIDUAL_EXPLICIT;
-  sgp_laplace_fit_t *a = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *a = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(a->iterations, I);
   assert_le(rel_err(p.n, b->f, a->f), 1e-8);
   sgp_laplace_fit_free(a);
@@ -626,23 +626,23 @@ static void rank_limits_at_fit_level(void **state)
   o.max_iter = 3;
   o.max_newton = 4;
   o.tol = 0.0;
-  sgp_laplace_fit_t *inf = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *inf = fit_or_fail(&ctx, &p, &o);
   o.rank = 1000;
-  sgp_laplace_fit_t *big = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *big = fit_or_fail(&ctx, &p, &o);
   assert_memory_equal(inf->f, big->f, (size_t)p.n * sizeof(double));
   assert_memory_equal(inf->var, big->var, (size_t)p.n * sizeof(double));
   assert_int_equal(inf->r, inf->iterations); /* R = Inf keeps every action */
   assert_true(inf->iterations > 3); /* actions of several steps kept */
   o.rank = 0;
-  sgp_laplace_fit_t *r0 = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *r0 = fit_or_fail(&ctx, &p, &o);
   o.rank = -1;
   o.recycle = 0;
-  sgp_laplace_fit_t *norec = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *norec = fit_or_fail(&ctx, &p, &o);
   assert_memory_equal(r0->f, norec->f, (size_t)p.n * sizeof(double));
   assert_int_equal(r0->r, 3);
   o.recycle = 1;
   o.rank = 4;
-  sgp_laplace_fit_t *r4 = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *r4 = fit_or_fail(&ctx, &p, &o);
   assert_true(r4->r <= 4 + 3);
   sgp_laplace_fit_free(inf); sgp_laplace_fit_free(big); sgp_laplace_fit_free(r0);
   sgp_laplace_fit_free(norec); sgp_laplace_fit_free(r4);
@@ -669,7 +669,7 @@ static void variance_decreases_within_a_newton_step(void **state)
       opts_for(&p, &o);
       o.max_newton = 1;
       o.max_iter = j;
-      sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+      sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
       assert_int_equal(fit->r, j);
       assert_int_equal(sgp_laplace_predict(&ctx, fit, sgp_cmat_of(Xg, ng, 1),
                                            sgp_cmat_of(NULL, 0, 0), sgp_mat_of(mg, ng, 1),
@@ -784,7 +784,7 @@ static void expect_fit_error(const problem *p, const sgp_laplace_opts *o, const 
 {
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  sgp_laplace_fit_t *fit = (sgp_laplace_fit_t *)0x1;
+  sgp_laplace_result *fit = (sgp_laplace_result *)0x1;
   const int st = sgp_laplace_fit(&ctx, sgp_cmat_of(p->X, p->n, p->d), sgp_cmat_of(y, p->n, 1),
                                  sgp_cmat_of(NULL, 0, 0), o, &fit);
   assert_int_equal(st, code);
@@ -868,7 +868,7 @@ static void predict_checks_and_response(void **state)
   sgp_ctx_init(&ctx);
   sgp_laplace_opts o;
   opts_for(&p, &o);
-  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
   double m[15], v[15], pm[15], pv[15], Xbad[30];
   assert_int_equal(sgp_laplace_predict(&ctx, fit, sgp_cmat_of(p.Xs, 15, 1), sgp_cmat_of(NULL, 0, 0),
                                        sgp_mat_of(m, 15, 1), sgp_mat_of(v, 15, 1),
@@ -919,7 +919,7 @@ static void unit_policy_on_subset_is_sod(void **state)
   o.tol = 1e-13;
   o.max_newton = 60;
   o.damping = 0; /* SoD's Newton steps ascend the subset's objective, not Psi */
-  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
   /* the subset's Newton iteration settles, but SoD is not the full posterior's
    * mode: not converged, the iterates stalled */
   assert_int_equal(fit->converged, 0);
@@ -943,7 +943,7 @@ static void deterministic_and_thread_independent(void **state)
   problem p;
   make_problem(&p, SGP_LIK_SOFTMAX, 30, 25);
   const int64_t NC = p.n * p.C;
-  sgp_laplace_fit_t *fits[3];
+  sgp_laplace_result *fits[3];
   for (int k = 0; k < 3; k++) {
     sgp_ctx ctx;
     sgp_ctx_init(&ctx);
@@ -978,7 +978,7 @@ static void interrupt_stops_cleanly(void **state)
   ctx.interrupt = stop_now;
   sgp_laplace_opts o;
   opts_for(&p, &o);
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   assert_int_equal(sgp_laplace_fit(&ctx, sgp_cmat_of(p.X, p.n, 1), sgp_cmat_of(p.y, p.n, 1),
                                    sgp_cmat_of(NULL, 0, 0), &o, &fit), SGP_EINTERRUPT);
   assert_null(fit);
@@ -1001,12 +1001,12 @@ static void poisson_offset_and_rate(void **state)
   o.max_newton = 60;
   o.max_iter = (int)n;
   o.inner_atol = o.inner_rtol = 1e-12;
-  sgp_laplace_fit_t *a = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *a = fit_or_fail(&ctx, &p, &o);
   /* a constant offset c shifts the mode: f(offset) = f - c when the prior mean is -c */
   double pm[60];
   for (int64_t i = 0; i < n; i++) pm[i] = -0.25;
   o.offset = sgp_cmat_of(off, n, 1);
-  sgp_laplace_fit_t *b = NULL;
+  sgp_laplace_result *b = NULL;
   assert_int_equal(sgp_laplace_fit(&ctx, sgp_cmat_of(p.X, n, 1), sgp_cmat_of(p.y, n, 1),
                                    sgp_cmat_of(pm, n, 1), &o, &b), SGP_OK);
   for (int64_t i = 0; i < n; i++) assert_close(b->f[i] + 0.25, a->f[i], 1e-6);
@@ -1037,7 +1037,7 @@ static void softmax_response_sums_to_one(void **state)
   sgp_ctx_init(&ctx);
   sgp_laplace_opts o;
   opts_for(&p, &o);
-  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(sgp_laplace_predict(&ctx, fit, sgp_cmat_of(p.Xs, ns, 2), sgp_cmat_of(NULL, 0, 0),
                                        sgp_mat_of(m, ns, C), sgp_mat_of(v, ns, C),
                                        sgp_mat_of(pr, ns, C), sgp_mat_of(pv, ns, C)), SGP_OK);
@@ -1074,10 +1074,10 @@ static void damping_rescues_large_counts(void **state)
   o.tol = 1e-10;
   o.max_newton = 100;
   o.damping = 0; /* the paper's undamped steps */
-  sgp_laplace_fit_t *plain = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *plain = fit_or_fail(&ctx, &p, &o);
   assert_int_equal(plain->converged, 0); /* overshoot: not within 100 exact Newton steps */
   o.damping = 1;
-  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
   assert_true(fit->newton_steps <= 30);
   assert_int_equal(fit->converged, 1);
   double *K = dense_K(&p), *grad = th_zeros(n), *W = th_zeros(n * n), *Wi = th_zeros(n * n),
@@ -1116,7 +1116,7 @@ static void root_invariants_after_fit(void **state)
       o.damping = 0; /* v = Q Q'b of the last problem (a damped v interpolates) */
       if (variant == 1) o.rank = 4;
       if (variant == 2) o.policy = SGP_POLICY_CHOLESKY;
-      sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+      sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
       const int64_t r = fit->r;
       assert_true(r >= 1);
       double *grad = th_zeros(NC), *W = th_zeros(NC * NC), *Wi = th_zeros(NC * NC),
@@ -1174,7 +1174,7 @@ static void softmax_cg_reaches_map(void **state)
     o.tol = 1e-6;
     o.inner_atol = o.inner_rtol = 1e-11;
     o.class_actions = ca;
-    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+    sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
     assert_int_equal(fit->converged, 1);
     assert_le(rel_err(NC, fit->f, fmap), 1e-6);
     sgp_laplace_fit_free(fit);
@@ -1207,7 +1207,7 @@ static void blocked_units_equal_one_at_a_time_case(sgp_likelihood kind, int64_t 
   o.max_newton = 4;
   o.tol = 0.0;
   o.history_trace = SGP_HISTORY_TRACE_ALWAYS; /* the direct solve's traces compared too */
-  sgp_laplace_fit_t *fit[2] = {NULL, NULL};
+  sgp_laplace_result *fit[2] = {NULL, NULL};
   for (int k = 0; k < 2; k++) {
     sgp_ctx ctx;
     sgp_ctx_init(&ctx);
@@ -1217,7 +1217,7 @@ static void blocked_units_equal_one_at_a_time_case(sgp_likelihood kind, int64_t 
                                            &o, k == 0 ? 1 : block, &fit[k]);
     if (st) fail_msg("fit: %s", ctx.errmsg);
   }
-  const sgp_laplace_fit_t *a = fit[0], *b = fit[1];
+  const sgp_laplace_result *a = fit[0], *b = fit[1];
   assert_int_equal(a->newton_steps, b->newton_steps);
   assert_int_equal(a->iterations, b->iterations);
   assert_int_equal(a->inner_stop_reason, b->inner_stop_reason);
@@ -1265,7 +1265,7 @@ static void history_trace_auto_changes_nothing_else_case(sgp_likelihood kind, in
   problem p;
   make_problem(&p, kind, 40, 52);
   const int64_t NC = p.n * p.C;
-  sgp_laplace_fit_t *fit[2] = {NULL, NULL};
+  sgp_laplace_result *fit[2] = {NULL, NULL};
   for (int k = 0; k < 2; k++) {
     sgp_laplace_opts o;
     opts_for(&p, &o);
@@ -1279,7 +1279,7 @@ static void history_trace_auto_changes_nothing_else_case(sgp_likelihood kind, in
     sgp_ctx_set_seed(&ctx, 3);
     fit[k] = fit_or_fail(&ctx, &p, &o);
   }
-  const sgp_laplace_fit_t *a = fit[0], *b = fit[1];
+  const sgp_laplace_result *a = fit[0], *b = fit[1];
   assert_int_equal(a->newton_steps, b->newton_steps);
   assert_int_equal(a->iterations, b->iterations);
   assert_int_equal(a->stop_reason, b->stop_reason);
@@ -1355,7 +1355,7 @@ static void cg_full_budget_exact_case(sgp_likelihood kind, int64_t n, uint64_t s
   o.tol = 1e-10;
   o.recycle = recycle;
   o.class_actions = class_actions;
-  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+  sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
   if (getenv("SGP_TEST_VERBOSE")) fprintf(stderr, "lik %d recycle %d f %.3g\n", (int)kind, recycle, rel_err(NC, fit->f, fmap));
   assert_int_equal(fit->converged, 1);
   assert_int_equal(fit->r, NC);
@@ -1519,7 +1519,7 @@ static void small_budgets_ascend(void **state)
       opts_for(&p, &o);
       o.max_iter = mi;
       o.max_newton = 15;
-      sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+      sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
       const sgp_laplace_history *h = &fit->history;
       assert_true(h->n_step >= 2);
       for (int64_t i = 1; i < h->n_step; i++)
@@ -1588,7 +1588,7 @@ static void class_actions_are_galerkin_on_class_blocks(void **state)
     assert_int_equal(th_galerkin(NC, k, S, Kh, b, KhS, M, vo), 0);
     th_matmul(NC, k, NC, K, S, KS);
     o.max_iter = (int)j;
-    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+    sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
     assert_int_equal(fit->r, k); /* C actions per iteration, none in span(S) */
     assert_int_equal(fit->kernel_products, j); /* one per iteration (v = 0 to start) */
     assert_le(th_max_abs_diff(NC, fit->weights, vo), amp * tol * th_max_abs(NC, vo));
@@ -1629,7 +1629,7 @@ static void class_actions_need_three_classes(void **state)
       for (int64_t i = 0; i < p.n; i++) p.y[i] = p.y[i] > 1.5 ? 2 : 1;
     }
     const int64_t NC = p.n * p.C;
-    sgp_laplace_fit_t *fit[2];
+    sgp_laplace_result *fit[2];
     for (int ca = 0; ca <= 1; ca++) {
       sgp_ctx ctx;
       sgp_ctx_init(&ctx);
@@ -1671,7 +1671,7 @@ static void recycled_span_reaches_exact_state(void **state)
     o.damping = 0;
     o.tol = 0.0;
     o.inner_atol = o.inner_rtol = 0.0; /* every solve takes its max_iter */
-    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, &p, &o);
+    sgp_laplace_result *fit = fit_or_fail(&ctx, &p, &o);
     assert_int_equal(fit->r, NC);
     double *K = dense_K(&p), *grad = th_zeros(NC), *W = th_zeros(NC * NC),
            *Wi = th_zeros(NC * NC), *Kh = th_zeros(NC * NC), *Z = th_zeros(NC * NC);

@@ -20,11 +20,11 @@ static void data(double *X, double *y, uint64_t seed)
   }
 }
 
-static sgp_laplace_fit_t *fit_of(const double *X, const double *y, const sgp_laplace_opts *o)
+static sgp_laplace_result *fit_of(const double *X, const double *y, const sgp_laplace_opts *o)
 {
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   const int st = sgp_laplace_fit(&ctx, sgp_cmat_of(X, N, 1), sgp_cmat_of(y, N, 1),
                                  sgp_cmat_of(NULL, 0, 0), o, &fit);
   if (st) fail_msg("fit: %s", ctx.errmsg);
@@ -41,10 +41,10 @@ static void auto_is_exact_on_small_data(void **state)
   sgp_laplace_opts o;
   sgp_laplace_opts_default(&o);
   assert_int_equal(o.policy, SGP_POLICY_AUTO);
-  sgp_laplace_fit_t *a = fit_of(X, y, &o);
+  sgp_laplace_result *a = fit_of(X, y, &o);
   o.policy = SGP_POLICY_CHOLESKY;
   o.max_iter = N;
-  sgp_laplace_fit_t *b = fit_of(X, y, &o);
+  sgp_laplace_result *b = fit_of(X, y, &o);
   assert_true(a->converged);
   assert_int_equal(a->policy, SGP_POLICY_CHOLESKY);
   assert_int_equal(a->max_iter, N);
@@ -67,9 +67,9 @@ static void auto_with_max_iter_is_cg(void **state)
   sgp_laplace_opts o;
   sgp_laplace_opts_default(&o);
   o.max_iter = 5;
-  sgp_laplace_fit_t *a = fit_of(X, y, &o);
+  sgp_laplace_result *a = fit_of(X, y, &o);
   o.policy = SGP_POLICY_CG;
-  sgp_laplace_fit_t *b = fit_of(X, y, &o);
+  sgp_laplace_result *b = fit_of(X, y, &o);
   assert_int_equal(a->policy, SGP_POLICY_CG);
   assert_int_equal(a->max_iter, 5);
   assert_non_null(strstr(a->policy_reason, "budget is given"));

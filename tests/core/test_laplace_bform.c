@@ -54,9 +54,9 @@ static void opts_pois(const pois *p, sgp_laplace_opts *o)
   o->tile = 16;
 }
 
-static sgp_laplace_fit_t *fit_pois(sgp_ctx *ctx, const pois *p, const sgp_laplace_opts *o)
+static sgp_laplace_result *fit_pois(sgp_ctx *ctx, const pois *p, const sgp_laplace_opts *o)
 {
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   if (sgp_laplace_fit(ctx, sgp_cmat_of(p->X, N, 1), sgp_cmat_of(p->y, N, 1),
                       sgp_cmat_of(NULL, 0, 0), o, &fit))
     fail_msg("sgp_laplace_fit: %s", ctx->errmsg);
@@ -220,7 +220,7 @@ static void full_budget_is_rw31(const pois *p, sgp_policy policy, int precond_ra
   o.max_iter = N;
   o.max_newton = 60;
   o.tol = 1e-9;
-  sgp_laplace_fit_t *fit = fit_pois(&ctx, p, &o);
+  sgp_laplace_result *fit = fit_pois(&ctx, p, &o);
   assert_int_equal(fit->converged, 1);
   const double tol = o.tol + 10.0 * N * DBL_EPSILON * condB * (1.0 + th_max_abs(N, f));
   assert_le(th_max_abs_diff(N, fit->f, f), tol);
@@ -326,7 +326,7 @@ static void precond_actions_are_galerkin_on_pcg_krylov(void **state)
     amp *= th_orthonormal_append(N, j - 1, S, u); /* each direction inherits its
                                                     * predecessor's error */
     o.max_iter = j;
-    sgp_laplace_fit_t *fit = fit_pois(&ctx, &p, &o);
+    sgp_laplace_result *fit = fit_pois(&ctx, &p, &o);
     assert_int_equal(fit->r, j);
     for (int i = 0; i < N; i++) assert_close(fit->noise_data[i], exp(-p.off[i]), 1e-15 * exp(3.0));
     /* Galerkin oracle: M = S'K^S, v = S M^-1 S'b, var = s2 - diag(K S M^-1 S'K) */
@@ -396,7 +396,7 @@ static void precond_rank_checks(void **state)
   o.likelihood = SGP_LIK_SOFTMAX;
   o.precond_rank = 4;
   for (int i = 0; i < N; i++) p.y[i] = 1 + (i % 2);
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   assert_int_equal(sgp_laplace_fit(&ctx, sgp_cmat_of(p.X, N, 1), sgp_cmat_of(p.y, N, 1),
                                    sgp_cmat_of(NULL, 0, 0), &o, &fit), SGP_EINVAL);
   assert_contains(ctx.errmsg, "precond_rank");

@@ -40,10 +40,10 @@ static void gaussian_opts(sgp_laplace_opts *o, const double *ell, const double *
   o->learn = 0;
 }
 
-static sgp_laplace_fit_t *fit_or_fail(sgp_ctx *ctx, const double *x, int64_t n, int64_t d,
+static sgp_laplace_result *fit_or_fail(sgp_ctx *ctx, const double *x, int64_t n, int64_t d,
                                       const double *y, const sgp_laplace_opts *o)
 {
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   const int st = sgp_laplace_fit(ctx, sgp_cmat_of(x, n, d), sgp_cmat_of(y, n, 1),
                                  sgp_cmat_of(NULL, 0, 0), o, &fit);
   if (st) fail_msg("sgp_laplace_fit: %s", ctx->errmsg);
@@ -94,7 +94,7 @@ static void zero_rhs_buys_variance(void **state)
   gaussian_opts(&o, &ell, &s, &mean, &noise);
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, x, N, 1, y, &o);
+  sgp_laplace_result *fit = fit_or_fail(&ctx, x, N, 1, y, &o);
   assert_int_equal(fit->converged, 1);
   assert_int_equal(fit->iterations, 5);
   assert_int_equal(fit->r, 5);
@@ -157,14 +157,14 @@ static void gaussian_scale_covariance(void **state)
   sgp_laplace_opts o;
   const double s1 = 1.0, m1 = 0.5, n1 = 0.1;
   gaussian_opts(&o, &ell, &s1, &m1, &n1);
-  sgp_laplace_fit_t *base = fit_or_fail(&ctx, x, NS, 1, y, &o);
+  sgp_laplace_result *base = fit_or_fail(&ctx, x, NS, 1, y, &o);
   assert_int_equal(base->converged, 1);
   const double cs[2] = {1e-6, 1e6};
   for (int k = 0; k < 2; k++) {
     const double c = cs[k], sc = c * c, mc = c * m1, nc = c * c * n1;
     for (int i = 0; i < NS; i++) yc[i] = c * y[i];
     gaussian_opts(&o, &ell, &sc, &mc, &nc);
-    sgp_laplace_fit_t *fit = fit_or_fail(&ctx, x, NS, 1, yc, &o);
+    sgp_laplace_result *fit = fit_or_fail(&ctx, x, NS, 1, yc, &o);
     assert_int_equal(fit->converged, 1);
     assert_int_equal(fit->iterations, base->iterations);
     for (int i = 0; i < NS; i++) {
@@ -211,7 +211,7 @@ static void softmax_sums_at_the_mode(void **state)
   o.max_newton = 50;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  sgp_laplace_fit_t *fit = fit_or_fail(&ctx, x, n, 2, y, &o);
+  sgp_laplace_result *fit = fit_or_fail(&ctx, x, n, 2, y, &o);
   assert_int_equal(fit->converged, 1);
   for (int i = 0; i < n; i++) {
     double sum = 0.0;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 static void fit_problem(sgp_ctx *ctx, sgp_likelihood kind, int64_t n, int C,
-                        sgp_laplace_fit_t **fit, double *X, double *y)
+                        sgp_laplace_result **fit, double *X, double *y)
 {
   sgp_rng rng;
   sgp_rng_seed(&rng, 7 + (uint64_t)kind);
@@ -40,7 +40,7 @@ static void view_predicts_like_the_fit_case(sgp_likelihood kind, int C)
   double X[50], y[25], Xs[14];
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  sgp_laplace_fit_t *fit = NULL, view;
+  sgp_laplace_result *fit = NULL, view;
   fit_problem(&ctx, kind, n, C, &fit, X, y);
   assert_true(fit->r > 0);
   sgp_rng rng;
@@ -92,7 +92,7 @@ static void view_rejects_bad_fields(void **state)
   (void)state;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  sgp_laplace_fit_t view;
+  sgp_laplace_result view;
   double X[6] = {0, 1, 2, 0, 1, 2}, w[6] = {0.1, 0.2, 0.3, 0.1, 0.2, 0.3}, R[6] = {0};
   const double ell = 1.0, bad_ell = -1.0;
   sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0, 1.0};
@@ -141,7 +141,7 @@ static void predictions_that_overflow_are_errors(void **state)
   (void)state;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  sgp_laplace_fit_t view;
+  sgp_laplace_result view;
   double X[3] = {0, 0.1, 0.2}, w[3] = {1e308, 1e308, 1e308}, m[2], v[2], pm[2], pv[2];
   const double ell = 1.0, Xs[2] = {0.05, 0.15}, off[2] = {700, 700};
   const sgp_kernel k = {SGP_KERNEL_RBF, &ell, 1, 1.0, 1.0};

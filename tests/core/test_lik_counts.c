@@ -173,7 +173,7 @@ static void mode_and_evidence_match_the_dense_oracle(void **state)
     opts_of(&c, &o);
     sgp_ctx ctx;
     sgp_ctx_init(&ctx);
-    sgp_laplace_fit_t *fit = NULL;
+    sgp_laplace_result *fit = NULL;
     if (sgp_laplace_fit(&ctx, sgp_cmat_of(c.X, N, 1), sgp_cmat_of(c.y, N, 1),
                         sgp_cmat_of(NULL, 0, 0), &o, &fit))
       fail_msg("%s", ctx.errmsg);
@@ -235,7 +235,7 @@ static void expect_error(const case_t *c, const sgp_laplace_opts *o, const doubl
 {
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   assert_int_not_equal(sgp_laplace_fit(&ctx, sgp_cmat_of(c->X, N, 1), sgp_cmat_of(y, N, 1),
                                        sgp_cmat_of(NULL, 0, 0), o, &fit), SGP_OK);
   assert_null(fit);

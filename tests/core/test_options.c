@@ -278,10 +278,10 @@ static void ski_gsgp_vector_kinds(void **state)
   sgp_ski_grid g;
   sgp_ski_opts_default(&o);
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &v1), SGP_OK);
-  assert_int_equal(sgp_ski_make_grid(&ctx, sgp_cmat_of(rng, 2, 2), 10, &o, &g), SGP_OK);
+  assert_int_equal(sgp_ski_grid_from_range(&ctx, sgp_cmat_of(rng, 2, 2), 10, &o, &g), SGP_OK);
   assert_true(g.m[0] == 12 && g.m[1] == 12);
   assert_int_equal(sgp_opts_set(&ctx, t, &o, "grid_size", &v3), SGP_OK);
-  assert_int_equal(sgp_ski_make_grid(&ctx, sgp_cmat_of(rng, 2, 2), 10, &o, &g), SGP_EINVAL);
+  assert_int_equal(sgp_ski_grid_from_range(&ctx, sgp_cmat_of(rng, 2, 2), 10, &o, &g), SGP_EINVAL);
   assert_string_equal(ctx.errmsg, "grid_size: must be one value or d = 2 (got 3)");
 }
 
@@ -394,7 +394,7 @@ static void ski_gsgp_checks(void **state)
   sgp_ski_gsgp_input_free(&in2);
   sgp_ski_gsgp_input_free(&in);
   /* the warnings' words */
-  sgp_ski_fit_result r = {0};
+  sgp_ski_result r = {0};
   char w1[256], w2[256];
   r.iterations = 5;
   r.rel_residual = 0.5;

@@ -37,7 +37,7 @@ static void laplace_learning_interrupted_is_an_interrupted_call(void **state)
   sgp_ctx_init(&ctx);
   ctx.interrupt = once;
   ctx.user_data = &h;
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   assert_int_equal(sgp_laplace_fit(&ctx, sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1),
                                    sgp_cmat_of(NULL, 0, 0), &o, &fit), SGP_OK);
   assert_true(fit->hyper.n_eval >= 3);
@@ -49,7 +49,7 @@ static void laplace_learning_interrupted_is_an_interrupted_call(void **state)
     h.fire_at = fire_at[i];
     ctx.interrupt = once;
     ctx.user_data = &h;
-    fit = (sgp_laplace_fit_t *)0x1;
+    fit = (sgp_laplace_result *)0x1;
     const int st = sgp_laplace_fit(&ctx, sgp_cmat_of(X, n, 2), sgp_cmat_of(y, n, 1),
                                    sgp_cmat_of(NULL, 0, 0), &o, &fit);
     if (st != SGP_EINTERRUPT)
@@ -96,7 +96,7 @@ static void ski_learning_interrupted_is_an_interrupted_call(void **state)
   once_t h = {0, -1};
   for (int i = -1; i < (int)(sizeof fire_at / sizeof fire_at[0]); i++) {
     sgp_ski_selection sel;
-    sgp_ski_fit_result res;
+    sgp_ski_result res;
     memset(&res, 0, sizeof res);
     res.weights = weights;
     res.history = hist;

@@ -94,7 +94,7 @@ static int setup(void **state)
   for (int t = 0; t < NT; t++) p->Xt[t] = 0.1 + 2.8 * t / (NT - 1.0);
   double range[2] = {0, 3};
   p->o.grid_size[0] = M;
-  assert_int_equal(sgp_ski_make_grid(&p->ctx, sgp_cmat_of(range, 1, 2), N, &p->o, &p->g),
+  assert_int_equal(sgp_ski_grid_from_range(&p->ctx, sgp_cmat_of(range, 1, 2), N, &p->o, &p->g),
                    SGP_OK);
   assert_int_equal(p->g.m[0], M);
   assert_int_equal(sgp_ski_stats_compute(&p->ctx, &p->g, &p->o, sgp_cmat_of(p->X, N, 1),
@@ -118,7 +118,7 @@ static double rel_err(int n, const double *a, const double *b)
 }
 
 static void fit_and_predict(sgp_ski_method method, sgp_ski_variance variance, double *mean,
-                            double *var, sgp_ski_fit_result *res)
+                            double *var, sgp_ski_result *res)
 {
   problem *p = &P;
   sgp_ski_opts o = p->o;
@@ -145,7 +145,7 @@ static void predict_rejects_damaged_fits(void **state)
 {
   (void)state;
   double mean[NT], var[NT];
-  sgp_ski_fit_result res;
+  sgp_ski_result res;
   fit_and_predict(SGP_SKI_METHOD_GSGP, SGP_SKI_VARIANCE_LANCZOS, mean, var, &res);
   sgp_ski_opts o = P.o;
   o.variance = SGP_SKI_VARIANCE_LANCZOS;
@@ -172,7 +172,7 @@ static void predict_drop_gives_nan_outside(void **state)
 {
   (void)state;
   double mean[NT], var[NT];
-  sgp_ski_fit_result res;
+  sgp_ski_result res;
   fit_and_predict(SGP_SKI_METHOD_GSGP, SGP_SKI_VARIANCE_LANCZOS, mean, var, &res);
   sgp_ski_opts o = P.o;
   o.variance = SGP_SKI_VARIANCE_LANCZOS;
@@ -191,7 +191,7 @@ static void fit_matches_dense(void **state)
 {
   (void)state;
   double mean[NT], var[NT];
-  sgp_ski_fit_result res;
+  sgp_ski_result res;
   fit_and_predict(SGP_SKI_METHOD_GSGP, SGP_SKI_VARIANCE_EXACT, mean, var, &res);
   const double e_mean = rel_err(NT, mean, P.mean_ref), e_var = rel_err(NT, var, P.var_ref);
   fit_and_predict(SGP_SKI_METHOD_SKI, SGP_SKI_VARIANCE_LANCZOS, mean, var, &res);
@@ -272,7 +272,7 @@ static void import_rejects_bad_data(void **state)
   sgp_ski_opts o = p->o;
   o.loglik = 1;
   o.loglik_method = SGP_SKI_LOGLIK_SLQ;
-  sgp_ski_fit_result res = {0};
+  sgp_ski_result res = {0};
   res.weights = w;
   sgp_cmat none = {0};
   assert_int_equal(sgp_ski_fit(&p->ctx, &p->sd, &o, none, none, &res), SGP_EINVAL);
@@ -311,14 +311,14 @@ static void loglik_from_sketches(void **state)
   o.loglik = 1;
   o.loglik_method = SGP_SKI_LOGLIK_SLQ;
   o.tol = 1e-10;
-  sgp_ski_fit_result res = {0};
+  sgp_ski_result res = {0};
   res.weights = w;
   assert_int_equal(sgp_ski_fit(&p->ctx, &d, &o, (sgp_cmat){0}, (sgp_cmat){0}, &res), SGP_OK);
   assert_true(isfinite(res.loglik) && isfinite(res.logdet) && res.datafit > 0);
   assert_true(res.probes_used > 0);
   /* one shot from the data: the same statistics and sketches, the same fit */
   double w2[M];
-  sgp_ski_fit_result r2 = {0};
+  sgp_ski_result r2 = {0};
   r2.weights = w2;
   o.probes = PR;
   o.seed = 7;

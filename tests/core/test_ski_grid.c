@@ -713,15 +713,15 @@ static void oversized_grids_are_refused(void **state)
   const double range[6] = {0, 0, 0, 1, 1, 1};
   sgp_ski_grid out;
   for (int j = 0; j < 3; j++) o.grid_size[j] = big[j];
-  assert_int_equal(sgp_ski_make_grid(&ctx, sgp_cmat_of(range, 3, 2), 10, &o, &out),
+  assert_int_equal(sgp_ski_grid_from_range(&ctx, sgp_cmat_of(range, 3, 2), 10, &o, &out),
                    SGP_ENOMEM);
   assert_contains(ctx.errmsg, "grid_size:");
   o.grid_bounds = range;
-  assert_int_equal(sgp_ski_make_grid(&ctx, sgp_cmat_of(range, 3, 2), 10, &o, &out),
+  assert_int_equal(sgp_ski_grid_from_range(&ctx, sgp_cmat_of(range, 3, 2), 10, &o, &out),
                    SGP_ENOMEM);
   /* 1e10 points per dimension: more than 2^50 points in all */
   o.grid_size[0] = o.grid_size[1] = 10000000000LL;
-  assert_int_equal(sgp_ski_make_grid(&ctx, sgp_cmat_of(range, 3, 2), 10, &o, &out),
+  assert_int_equal(sgp_ski_grid_from_range(&ctx, sgp_cmat_of(range, 3, 2), 10, &o, &out),
                    SGP_EINVAL);
   assert_contains(ctx.errmsg, "grid_size:");
 }

@@ -111,7 +111,7 @@ static int teardown(void **state)
   return 0;
 }
 
-static int run(sgp_ski_opts *o, sgp_ski_opts *ro, sgp_ski_selection *sel, sgp_ski_fit_result *res)
+static int run(sgp_ski_opts *o, sgp_ski_opts *ro, sgp_ski_selection *sel, sgp_ski_result *res)
 {
   memset(res, 0, sizeof *res);
   res->weights = P.weights;
@@ -158,7 +158,7 @@ static void check_stationary(uint64_t seed)
 {
   sgp_ski_opts o, ro;
   sgp_ski_selection sel;
-  sgp_ski_fit_result res;
+  sgp_ski_result res;
   use_probes(seed);
   sgp_ski_opts_default(&o);
   o.loglik_method = SGP_SKI_LOGLIK_SLQ;
@@ -252,7 +252,7 @@ static void given_fixed_none_defaults(void **state)
   (void)state;
   sgp_ski_opts o, ro;
   sgp_ski_selection sel;
-  sgp_ski_fit_result res;
+  sgp_ski_result res;
   const double ell = 0.4;
   /* given lengthscale and noise: fixed; outputscale learned from var(y)/2 */
   sgp_ski_opts_default(&o);
@@ -293,7 +293,7 @@ static void no_sketches(void **state)
   (void)state;
   sgp_ski_opts o, ro;
   sgp_ski_selection sel;
-  sgp_ski_fit_result res;
+  sgp_ski_result res;
   sgp_ski_opts_default(&o);
   o.loglik_method = SGP_SKI_LOGLIK_SLQ;
   sgp_ski_stats_data sd = P.sd;

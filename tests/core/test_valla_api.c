@@ -8,7 +8,7 @@ static const sgp_mat NOMAT = {NULL, 0, 0, 1};
 static const sgp_cmat NOCMAT = {NULL, 0, 0, 1};
 
 /* Rebuilds fit from its plain data through the exported network view. */
-static sgp_valla_fit_t *rebuild(sgp_ctx *ctx, const sgp_valla_fit_t *fit)
+static sgp_valla_result *rebuild(sgp_ctx *ctx, const sgp_valla_result *fit)
 {
   sgp_cmat W[8], b[8];
   sgp_valla_mlp mlp;
@@ -28,7 +28,7 @@ static sgp_valla_fit_t *rebuild(sgp_ctx *ctx, const sgp_valla_fit_t *fit)
   d.noise = sgp_valla_fit_noise(fit);
   d.y_mean = fit->y_mean;
   d.y_sd = fit->y_sd;
-  sgp_valla_fit_t *out = NULL;
+  sgp_valla_result *out = NULL;
   assert_int_equal(sgp_valla_fit_from_data(ctx, &mlp, &d, &out), SGP_OK);
   return out;
 }
@@ -63,9 +63,9 @@ static void plain_data_predicts_like_live_fit(void **state)
       o.method = m == 2 ? SGP_VALLA_METHOD_LLA : m == 3 ? SGP_VALLA_METHOD_ELLA : SGP_VALLA_METHOD_VALLA;
       o.closed_form = m == 1;
       o.ella_rank = 4;
-      sgp_valla_fit_t *fit = NULL;
+      sgp_valla_result *fit = NULL;
       assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &fit), SGP_OK);
-      sgp_valla_fit_t *re = rebuild(&ctx, fit);
+      sgp_valla_result *re = rebuild(&ctx, fit);
       double mu[2][21], v[2][21], lv[2][21], pr[2][21], cv[2][63];
       for (int f = 0; f < 2; f++)
         assert_int_equal(sgp_valla_predict(&ctx, f ? re : fit, sgp_cmat_of(Xt, nt, D), sgp_mat_of(mu[f], nt, C),
@@ -152,7 +152,7 @@ static void bad_plain_data(void **state)
   d.P1 = sgp_cmat_of(P, 4, 4);
   d.prior = 1;
   d.prior_var = 1;
-  sgp_valla_fit_t *fit = NULL;
+  sgp_valla_result *fit = NULL;
   assert_int_equal(sgp_valla_fit_from_data(&ctx, &mlp, &d, &fit), SGP_EINVAL);
   assert_contains(ctx.errmsg, "tags[4]");
   assert_null(fit);

@@ -130,7 +130,7 @@ static void lla_and_closed_form_equal_dense(void **state)
     o.prior_var = 0.5;
     o.noise = 0.05;
     o.method = SGP_VALLA_METHOD_LLA;
-    sgp_valla_fit_t *lla = NULL, *cf = NULL;
+    sgp_valla_result *lla = NULL, *cf = NULL;
     assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &lla), SGP_OK);
     /* closed form with Z = X and all C tags per point */
     double *Zr = th_zeros(n * C * D);
@@ -154,7 +154,7 @@ static void lla_and_closed_form_equal_dense(void **state)
     assert_le(vf_rel(ns * C, v2, ref), 1e-8);
     /* ELLA with Z_E = all (x_n, c) pairs and full rank, plus the prior Nystrom
      * residual s0 (k_ss - k_sX K_XX^{-1} k_Xs), equals exact LLA */
-    sgp_valla_fit_t *el = NULL;
+    sgp_valla_result *el = NULL;
     o.method = SGP_VALLA_METHOD_ELLA;
     o.closed_form = 0;
     o.ella_rank = n * C;
@@ -193,7 +193,7 @@ static void variance_bounds(void **state)
   const int64_t width[3] = {2, 6, 3}, D = 2, C = 3, M = 5, ns = 6;
   sgp_valla_net net;
   vf_random_net(&rng, 2, width, 1, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.5, &net);
-  sgp_valla_fit_t *f = vf_fit_state(&rng, &net, SGP_LIK_SOFTMAX, M, 40, 1.0);
+  sgp_valla_result *f = vf_fit_state(&rng, &net, SGP_LIK_SOFTMAX, M, 40, 1.0);
   double Xs[12], cov[9 * 6], Kf[9 * 6], KXZ[18 * 5], KZZ[25], Y[25 * 18], w[3], Dm[9];
   make_data(&rng, ns, D, Xs);
   const double s0 = exp(2 * f->log_sigma0);
@@ -242,8 +242,8 @@ static void permutation_invariance(void **state)
   const int perm[4] = {2, 0, 3, 1};
   sgp_valla_net net;
   vf_random_net(&rng, 2, width, 0, SGP_ACT_SIGMOID, SGP_ACT_IDENTITY, 1.5, &net);
-  sgp_valla_fit_t *f = vf_fit_state(&rng, &net, SGP_LIK_SOFTMAX, M, 40, 1.0);
-  sgp_valla_fit_t *g = vf_fit_state(&rng, &net, SGP_LIK_SOFTMAX, M, 40, 1.0);
+  sgp_valla_result *f = vf_fit_state(&rng, &net, SGP_LIK_SOFTMAX, M, 40, 1.0);
+  sgp_valla_result *g = vf_fit_state(&rng, &net, SGP_LIK_SOFTMAX, M, 40, 1.0);
   /* A = L L'; permuted A' = Pi A Pi' factored as L' = chol(A') */
   double A[16], Ap[16];
   for (int64_t i = 0; i < M; i++)
@@ -283,7 +283,7 @@ static void elbo_stationary_at_closed_form(void **state)
   const int64_t width[3] = {2, 10, 1}, D = 2, M = 6, n = 20;
   sgp_valla_net net;
   vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.5, &net);
-  sgp_valla_fit_t *f = vf_fit_state(&rng, &net, SGP_LIK_GAUSSIAN, M, n, 0.0);
+  sgp_valla_result *f = vf_fit_state(&rng, &net, SGP_LIK_GAUSSIAN, M, n, 0.0);
   f->alpha = 0.0;
   double X[40], y[20], KXZ[120], KZZ[36], Phi[36], W[36], Wt[36], As[36], Ls[36];
   make_data(&rng, n, D, X);
@@ -405,7 +405,7 @@ static void fit_is_seeded(void **state)
   sgp_valla_opts o;
   sgp_valla_opts_default(&o);
   o.n_inducing = 6; o.iterations = 60; o.batch_size = 16; o.lr = 1e-2; o.eval_every = 10;
-  sgp_valla_fit_t *f[3];
+  sgp_valla_result *f[3];
   for (int k = 0; k < 3; k++) {
     sgp_ctx ctx;
     sgp_ctx_init(&ctx);
@@ -424,7 +424,7 @@ static void fit_is_seeded(void **state)
 
 /* The gap toy (seed 37, 1-10-1 tanh net, n = 80, 30 validation points) fitted
  * with M = 5, batch 20, prior variance 4 and the given schedule. */
-static sgp_valla_fit_t *gap_fit(int64_t iterations, double lr, int64_t eval_every,
+static sgp_valla_result *gap_fit(int64_t iterations, double lr, int64_t eval_every,
                                 sgp_valla_net *net, double *Xv, double *yv)
 {
   sgp_ctx ctx;
@@ -439,14 +439,14 @@ static sgp_valla_fit_t *gap_fit(int64_t iterations, double lr, int64_t eval_ever
   sgp_valla_opts_default(&o);
   o.n_inducing = 5; o.iterations = iterations; o.batch_size = 20; o.lr = lr;
   o.eval_every = eval_every; o.prior_var = 4.0;
-  sgp_valla_fit_t *f = NULL;
+  sgp_valla_result *f = NULL;
   assert_int_equal(sgp_valla_fit(&ctx, net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1),
                                  sgp_cmat_of(Xv, nv, 1), sgp_cmat_of(yv, nv, 1), &o, &f), SGP_OK);
   return f;
 }
 
 /* The validation NLL of the returned state equals trace entry `arg`. */
-static void check_restored_nll(sgp_valla_fit_t *f, const double *Xv, const double *yv,
+static void check_restored_nll(sgp_valla_result *f, const double *Xv, const double *yv,
                                int64_t arg)
 {
   sgp_ctx ctx;
@@ -462,7 +462,7 @@ static void early_stopping_restores_best(void **state)
   (void)state;
   sgp_valla_net net;
   double Xv[30], yv[30];
-  sgp_valla_fit_t *f = gap_fit(3000, 0.05, 20, &net, Xv, yv);
+  sgp_valla_result *f = gap_fit(3000, 0.05, 20, &net, Xv, yv);
   assert_true(f->stopped_early);
   assert_true(f->iterations < 3000);
   int64_t arg = 0;
@@ -481,7 +481,7 @@ static void final_iterate_is_evaluated(void **state)
   (void)state;
   sgp_valla_net net;
   double Xv[30], yv[30];
-  sgp_valla_fit_t *f = gap_fit(150, 0.02, 1000, &net, Xv, yv);
+  sgp_valla_result *f = gap_fit(150, 0.02, 1000, &net, Xv, yv);
   assert_false(f->stopped_early);
   assert_int_equal(f->iterations, 150);
   assert_int_equal(f->n_eval, 2);
@@ -512,7 +512,7 @@ static void closed_form_warm_start(void **state)
   sgp_valla_opts_default(&o);
   o.n_inducing = 6;
   o.noise = 0.1;
-  sgp_valla_fit_t *f[2];
+  sgp_valla_result *f[2];
   for (int k = 0; k < 2; k++) {
     sgp_ctx ctx;
     sgp_ctx_init(&ctx);
@@ -552,7 +552,7 @@ static void classification_fits(void **state)
     o.eval_every = 10;
     sgp_ctx ctx;
     sgp_ctx_init(&ctx);
-    sgp_valla_fit_t *f = NULL;
+    sgp_valla_result *f = NULL;
     assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_OK);
     assert_int_equal(f->M, K * (7 / K)); /* floor(M / K) per class */
     for (int64_t m = 0; m < f->M; m++) assert_int_equal(f->tags[m], k ? 0 : m / (7 / K));
@@ -594,7 +594,7 @@ static void interrupt_stops_fit(void **state)
   int budget = 25;
   ctx.interrupt = stop_after;
   ctx.user_data = &budget;
-  sgp_valla_fit_t *f = NULL;
+  sgp_valla_result *f = NULL;
   assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_EINTERRUPT);
   assert_null(f);
   assert_contains(ctx.errmsg, "interrupted");
@@ -626,7 +626,7 @@ static void regression_scaling_and_predictive(void **state)
   sgp_valla_opts o;
   sgp_valla_opts_default(&o);
   o.n_inducing = 5; o.iterations = 120; o.batch_size = 15; o.lr = 1e-2; o.eval_every = 25; o.val_max = 12;
-  sgp_valla_fit_t *f[2];
+  sgp_valla_result *f[2];
   for (int k = 0; k < 2; k++) {
     sgp_ctx_set_seed(&ctx, 3);
     assert_int_equal(sgp_valla_fit(&ctx, &net[k], sgp_cmat_of(X, n, 1), sgp_cmat_of(y[k], n, 1), sgp_cmat_of(Xv, nv, 1),
@@ -662,7 +662,7 @@ static void closed_form_converges_to_lla(void **state)
   o.method = SGP_VALLA_METHOD_LLA;
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  sgp_valla_fit_t *f = NULL;
+  sgp_valla_result *f = NULL;
   assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_OK);
   assert_int_equal(sgp_valla_predict(&ctx, f, sgp_cmat_of(Xs, ns, D), NOMAT, NOMAT, sgp_mat_of(vl, ns, 1), NOMAT, NOMAT), SGP_OK);
   sgp_valla_fit_free(f);
@@ -706,7 +706,7 @@ static void kernel_cache_matches_direct(void **state)
     o.likelihood = k ? SGP_LIK_SOFTMAX : SGP_LIK_GAUSSIAN;
     o.n_inducing = 6; o.iterations = 80; o.batch_size = 12; o.lr = 1e-2; o.eval_every = 20;
     o.learn = SGP_VALLA_LEARN_A | SGP_VALLA_LEARN_PRIOR_VAR | SGP_VALLA_LEARN_NOISE;
-    sgp_valla_fit_t *f[2];
+    sgp_valla_result *f[2];
     for (int c = 0; c < 2; c++) {
       sgp_ctx ctx;
       sgp_ctx_init(&ctx);
@@ -736,7 +736,7 @@ static void mc_probabilities(void **state)
     const int64_t C = k ? 3 : 1, K = k ? 3 : 2, width[3] = {2, 5, C}, D = 2, ns = 4, S = 20000;
     sgp_valla_net net;
     vf_random_net(&rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 2.5, &net);
-    sgp_valla_fit_t *f = vf_fit_state(&rng, &net, k ? SGP_LIK_SOFTMAX : SGP_LIK_BERNOULLI, 3, 30, 0.5);
+    sgp_valla_result *f = vf_fit_state(&rng, &net, k ? SGP_LIK_SOFTMAX : SGP_LIK_BERNOULLI, 3, 30, 0.5);
     f->log_sigma0 = log(2.0);
     sgp_ctx ctx;
     sgp_ctx_init(&ctx);
@@ -778,7 +778,7 @@ static void predictions_thread_independent(void **state)
   const int64_t C = 3, width[3] = {2, 30, C}, D = 2, ns = 3000, M = 10;
   sgp_valla_net net;
   vf_random_net(&rng, 2, width, 1, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.5, &net);
-  sgp_valla_fit_t *f = vf_fit_state(&rng, &net, SGP_LIK_SOFTMAX, M, 100, 0.5);
+  sgp_valla_result *f = vf_fit_state(&rng, &net, SGP_LIK_SOFTMAX, M, 100, 0.5);
   double *Xs = th_zeros(ns * D), *v[2], *cv[2], *p[2];
   make_data(&rng, ns, D, Xs);
   for (int t = 0; t < 2; t++) {
@@ -817,7 +817,7 @@ static void default_inducing_adapts(void **state)
   sgp_valla_opts_default(&o);
   assert_int_equal(o.n_inducing, 0);
   o.iterations = 5; o.batch_size = 10;
-  sgp_valla_fit_t *f = NULL, *g = NULL;
+  sgp_valla_result *f = NULL, *g = NULL;
   sgp_ctx_set_seed(&ctx, 3);
   assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), NOCMAT,
                                  NOCMAT, &o, &f), SGP_OK);
@@ -849,7 +849,7 @@ static void bad_input_is_named(void **state)
   o.likelihood = SGP_LIK_SOFTMAX;
   o.n_inducing = 6;
   o.iterations = 2;
-  sgp_valla_fit_t *f = NULL;
+  sgp_valla_result *f = NULL;
 #define EXPECT(Xv, yv, msg) do { \
     assert_int_equal(sgp_valla_fit(&ctx, &net, Xv, yv, NOCMAT, NOCMAT, &o, &f), SGP_EINVAL); \
     assert_null(f); assert_contains(ctx.errmsg, msg); } while (0)

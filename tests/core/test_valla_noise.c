@@ -8,12 +8,12 @@ static const int64_t width[3] = {2, 8, 1};
 
 /* A hand-made fit (valla_fit_finalize builds its covariance) with y_sd = 1.7, so
  * that the standardized and original scales differ. */
-static sgp_valla_fit_t *noise_fit(sgp_rng *rng, sgp_valla_net *net, sgp_cmat X)
+static sgp_valla_result *noise_fit(sgp_rng *rng, sgp_valla_net *net, sgp_cmat X)
 {
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
   vf_random_net(rng, 2, width, 0, SGP_ACT_TANH, SGP_ACT_IDENTITY, 1.0, net);
-  sgp_valla_fit_t *f = vf_fit_state(rng, net, SGP_LIK_GAUSSIAN, 6, X.rows, 0.5);
+  sgp_valla_result *f = vf_fit_state(rng, net, SGP_LIK_GAUSSIAN, 6, X.rows, 0.5);
   f->y_sd = 1.7;
   f->y_mean = 0.4;
   assert_int_equal(valla_fit_finalize(&ctx, f, X), SGP_OK);
@@ -40,7 +40,7 @@ static void noise_minimizes_validation_nll(void **state)
   th_randn(&rng, 2 * n, X, 1.0, 0.0);
   th_randn(&rng, 2 * nv, Xv, 1.0, 0.0);
   sgp_valla_net net;
-  sgp_valla_fit_t *f = noise_fit(&rng, &net, sgp_cmat_of(X, n, 2));
+  sgp_valla_result *f = noise_fit(&rng, &net, sgp_cmat_of(X, n, 2));
   targets(&ctx, &rng, &net, sgp_cmat_of(Xv, nv, 2), 0.9, yv);
   assert_int_equal(valla_noise_from_validation(&ctx, f, sgp_cmat_of(Xv, nv, 2), sgp_cmat_of(yv, nv, 1)), SGP_OK);
   const double best = f->log_noise;
@@ -70,7 +70,7 @@ static void overfitting_is_flagged(void **state)
   th_randn(&rng, 2 * n, X, 1.0, 0.0);
   th_randn(&rng, 2 * nv, Xv, 1.0, 0.0);
   sgp_valla_net net;
-  sgp_valla_fit_t *f = noise_fit(&rng, &net, sgp_cmat_of(X, n, 2));
+  sgp_valla_result *f = noise_fit(&rng, &net, sgp_cmat_of(X, n, 2));
   targets(&ctx, &rng, &net, sgp_cmat_of(X, n, 2), 0.2, y);
   /* residuals of one level: the log ratio of the mean squares has sd about
    * sqrt(2/200 + 2/200) = 0.14, so 1.5 (log 0.41) is 2.9 sd away: not flagged */

@@ -21,7 +21,7 @@ static const obj_case cases[] = {
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
-static double objective_at(sgp_valla_fit_t *f, sgp_cmat Xb, sgp_cmat yb)
+static double objective_at(sgp_valla_result *f, sgp_cmat Xb, sgp_cmat yb)
 {
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
@@ -31,7 +31,7 @@ static double objective_at(sgp_valla_fit_t *f, sgp_cmat Xb, sgp_cmat yb)
 }
 
 /* Central difference of the objective in *x. */
-static double fd(sgp_valla_fit_t *f, sgp_cmat Xb, sgp_cmat yb, double *x)
+static double fd(sgp_valla_result *f, sgp_cmat Xb, sgp_cmat yb, double *x)
 {
   const double x0 = *x, h = 1e-6 * fmax(1.0, fabs(x0));
   *x = x0 + h;
@@ -63,7 +63,7 @@ static void gradients_match_fd(void **state)
       vf_random_net(&rng, oc->L, oc->width, oc->skip, oc->act, oc->out, 1.3, &net);
     }
     const int64_t M = 4, nb = 6, D = oc->width[0];
-    sgp_valla_fit_t *f = vf_fit_state(&rng, &net, oc->lik, M, 50, 0.6);
+    sgp_valla_result *f = vf_fit_state(&rng, &net, oc->lik, M, 50, 0.6);
     f->alpha = oc->alpha;
     if (oc->lik == SGP_LIK_GAUSSIAN) { f->y_mean = 0.3; f->y_sd = 1.7; }
     double *X = th_zeros(nb * D), y[6];

@@ -133,7 +133,7 @@ static void one_rank_case(const rank_case *rc, sgp_rng *rng)
   o.inducing = sgp_cmat_of(Z, nC, D);
   o.inducing_tags = tags;
   o.layers = rc->last_layer_only ? layers : NULL;
-  sgp_valla_fit_t *f = NULL, *lla = NULL;
+  sgp_valla_result *f = NULL, *lla = NULL;
   assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_OK);
   assert_int_equal(f->prior, 0); /* Z spans every parameter direction */
   assert_null(f->P1);
@@ -243,7 +243,7 @@ static void duplicated_inducing_points(void **state)
   o.closed_form = 1;
   o.jitter = 0;
   o.inducing = sgp_cmat_of(Z, M, D);
-  sgp_valla_fit_t *f = NULL;
+  sgp_valla_result *f = NULL;
   assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_OK);
   assert_int_equal(f->prior, 1);
   assert_int_equal(sgp_valla_predict(&ctx, f, sgp_cmat_of(Xs, ns, D), NOMAT, NOMAT, sgp_mat_of(v, ns, 1), NOMAT, NOMAT), SGP_OK);
@@ -280,7 +280,7 @@ static void warm_start_beyond_the_parameter_count(void **state)
   o.inducing = sgp_cmat_of(X, n, D);
   o.init_A = SGP_VALLA_INIT_CLOSED_FORM;
   o.iterations = 0;
-  sgp_valla_fit_t *f = NULL;
+  sgp_valla_result *f = NULL;
   assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_OK);
   assert_int_equal(f->prior, 1);
   assert_int_equal(sgp_valla_predict(&ctx, f, sgp_cmat_of(Xs, ns, D), NOMAT, NOMAT, sgp_mat_of(v, ns, 1), NOMAT, NOMAT), SGP_OK);
@@ -310,7 +310,7 @@ static void lla_noise_below_rounding_is_explained(void **state)
   sgp_valla_opts_default(&o);
   o.noise = 1e-20; /* 19 null directions of K_XX: their pivots are rounding noise */
   o.method = SGP_VALLA_METHOD_LLA;
-  sgp_valla_fit_t *f = NULL;
+  sgp_valla_result *f = NULL;
   assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, D), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_ENOTPD);
   assert_contains(ctx.errmsg, "raise noise");
   assert_contains(ctx.errmsg, "closed_form");

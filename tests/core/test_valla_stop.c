@@ -38,7 +38,7 @@ static void one_stop_case(const stop_case *sc)
   o.iterations = sc->iterations;
   o.lr = sc->lr;
   o.val_frac = sc->val_frac;
-  sgp_valla_fit_t *f = NULL;
+  sgp_valla_result *f = NULL;
   assert_int_equal(sgp_valla_fit(&ctx, &net, sgp_cmat_of(X, n, 1), sgp_cmat_of(y, n, 1), NOCMAT, NOCMAT, &o, &f), SGP_OK);
   print_message("lr %g, val_frac %g: stop %s at %lld, %lld iterations\n", sc->lr, sc->val_frac,
                 sgp_valla_stop_name(f->stop), (long long)f->diverged_at, (long long)f->iterations);

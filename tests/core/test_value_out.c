@@ -128,7 +128,7 @@ static void laplace_fit_fields(void **state)
   sgp_laplace_opts o;
   sgp_laplace_opts_default(&o);
   o.policy = SGP_POLICY_CHOLESKY;
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   assert_int_equal(sgp_laplace_fit(&ctx, sgp_cmat_of(x, N, 1), sgp_cmat_of(y, N, 1),
                                    sgp_cmat_of(NULL, 0, 0), &o, &fit), SGP_OK);
   sgp_value_arena *a = sgp_value_arena_new();
@@ -166,7 +166,7 @@ static void ski_fit_fields(void **state)
 {
   (void)state;
   double w[3] = {1, 2, 3}, hist[2] = {1, 1e-9}, ls = 0.3;
-  sgp_ski_fit_result res;
+  sgp_ski_result res;
   memset(&res, 0, sizeof res);
   res.weights = w; res.history = hist; res.iterations = 1; res.converged = 1;
   res.loglik = NAN; res.interp_error = NAN; res.love_error = NAN;

@@ -73,13 +73,13 @@ static inline double vf_rel(int64_t n, const double *x, const double *ref)
 /* A hand-made fit state (no training) for objective / prediction tests:
  * Z ~ N(0, 1), tags m mod C (all 0 for one output), L random lower with a
  * dominant diagonal when lscale > 0 (L = I when lscale == 0). */
-static inline sgp_valla_fit_t *vf_fit_state(sgp_rng *rng, const sgp_valla_net *net,
+static inline sgp_valla_result *vf_fit_state(sgp_rng *rng, const sgp_valla_net *net,
                                             sgp_likelihood lik, int64_t M, int64_t N,
                                             double lscale)
 {
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  sgp_valla_fit_t *f = calloc(1, sizeof *f);
+  sgp_valla_result *f = calloc(1, sizeof *f);
   assert_int_equal(sgp_valla_net_copy(&ctx, net, &f->net), SGP_OK);
   f->likelihood = lik;
   f->D = net->width[0];

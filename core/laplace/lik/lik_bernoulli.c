@@ -44,7 +44,7 @@ static void curvature(const sgp_lik *lik, const double *f, double *w, double *d3
 }
 
 /* P(y = 1) by the probit approximation, and its Bernoulli variance */
-static void response(const sgp_laplace_fit_t *fit, int64_t C, const double *m, int64_t sm,
+static void response(const sgp_laplace_result *fit, int64_t C, const double *m, int64_t sm,
                      const double *s2, int64_t ss, double off, double *pm, double *pv)
 {
   (void)fit; (void)C; (void)sm; (void)ss; (void)off;

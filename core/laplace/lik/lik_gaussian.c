@@ -41,7 +41,7 @@ static void curvature(const sgp_lik *lik, const double *f, double *w, double *d3
   for (int64_t i = 0; i < lik->n; i++) { w[i] = 1.0 / noise_at(lik, i); d3[i] = 0.0; }
 }
 
-static void response(const sgp_laplace_fit_t *fit, int64_t C, const double *m, int64_t sm,
+static void response(const sgp_laplace_result *fit, int64_t C, const double *m, int64_t sm,
                      const double *s2, int64_t ss, double off, double *pm, double *pv)
 {
   (void)C; (void)sm; (void)ss; (void)off;

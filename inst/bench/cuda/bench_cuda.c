@@ -200,7 +200,7 @@ static void bench_laplace(int64_t n, sgp_backend backend, double *seconds, doubl
   o.max_iter = 5;
   o.rank = 10;
   o.tol = 0.01;
-  sgp_laplace_fit_t *fit = NULL;
+  sgp_laplace_result *fit = NULL;
   const double t0 = now();
   if (sgp_laplace_fit(&ctx, (sgp_cmat){X, n, 3, n}, (sgp_cmat){y, n, 1, n},
                       (sgp_cmat){NULL, 0, 0, 0}, &o, &fit)) {

@@ -148,7 +148,7 @@ int bv_fmnist(void)
     o.n_inducing = 100;
     o.closed_form = 1;
     o.prior_var = grid[k];
-    sgp_valla_fit_t *f = NULL;
+    sgp_valla_result *f = NULL;
     sgp_ctx c = bv_ctx(40);
     bv_check(sgp_valla_fit(&c, &net, (sgp_cmat){X, ngrid, NPIX, ntr}, sgp_cmat_of(y, ngrid, 1), (sgp_cmat){0},
                            (sgp_cmat){0}, &o, &f), &c, "closed form");
@@ -177,7 +177,7 @@ int bv_fmnist(void)
     o.iterations = va_iters;
     o.val_max = 1000;
     o.prior_var = prior0;
-    sgp_valla_fit_t *f = NULL;
+    sgp_valla_result *f = NULL;
     sgp_ctx c = bv_ctx(20 + (uint64_t)k);
     t0 = bv_now();
     bv_check(sgp_valla_fit(&c, &net, sgp_cmat_of(X, ntr, NPIX), sgp_cmat_of(y, ntr, 1),
@@ -204,7 +204,7 @@ int bv_fmnist(void)
     o.n_inducing = ella_m;
     o.ella_rank = 20;
     o.prior_var = prior_100;
-    sgp_valla_fit_t *f = NULL;
+    sgp_valla_result *f = NULL;
     sgp_ctx c = bv_ctx(30);
     const int64_t ne = ella_n < ntr ? ella_n : ntr;
     t0 = bv_now();

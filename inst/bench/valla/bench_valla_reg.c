@@ -27,7 +27,7 @@ static void make_data(sgp_rng *rng, int64_t n, double *X, double *y)
 /* One VaLLA fit on the first n rows of (X, y) (ld ldx); returns seconds. */
 static double fit_valla(const sgp_valla_net *net, const double *X, int64_t ldx, const double *y,
                         int64_t n, const double *Xv, const double *yv, int64_t nv, int64_t iters,
-                        int64_t val_max, double *cpu, sgp_valla_fit_t **out)
+                        int64_t val_max, double *cpu, sgp_valla_result **out)
 {
   sgp_ctx ctx = bv_ctx(7);
   sgp_valla_opts o;
@@ -86,7 +86,7 @@ int bv_reg_speed(void)
   const bv_reg r_map = bv_reg_metrics(nt, yt, mu, var);
 
   /* speed: the small n first (its fit is only timed), then the full n */
-  sgp_valla_fit_t *fs = NULL, *fl = NULL;
+  sgp_valla_result *fs = NULL, *fl = NULL;
   double c_small = 0, c_large = 0;
   const double t_small = fit_valla(&net, X, n, y, n_small, Xv, yv, nv, iters, val_max, &c_small, &fs);
   const double t_large = fit_valla(&net, X, n, y, n, Xv, yv, nv, iters, val_max, &c_large, &fl);

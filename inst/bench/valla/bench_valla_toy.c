@@ -14,7 +14,7 @@
 typedef struct { bv_reg r; double relerr, ratio, t; } toy_row;
 
 /* Test metrics and closeness of the latent variance to LLA's. */
-static toy_row score(sgp_ctx *ctx, const sgp_valla_fit_t *fit, const double *xs, const double *ys,
+static toy_row score(sgp_ctx *ctx, const sgp_valla_result *fit, const double *xs, const double *ys,
                      const double *lla_lv, double *lv_out)
 {
   double mu[NX], var[NX], lv[NX];
@@ -74,7 +74,7 @@ int bv_toy(void)
   o.prior_var = pv;
   o.noise = noise;
   o.val_frac = 0; /* the reference comparison: no early stopping */
-  sgp_valla_fit_t *f = NULL;
+  sgp_valla_result *f = NULL;
   o.method = SGP_VALLA_METHOD_LLA;
   t0 = bv_now();
   bv_check(sgp_valla_fit(&ctx, &net, sgp_cmat_of(xtr, ntr, 1), sgp_cmat_of(ytr, ntr, 1), (sgp_cmat){0},
