@@ -1,0 +1,110 @@
+/* skl.h -- ski_laplace internals (core-internal): the problem on the grid, the
+ * Newton iteration in grid space, the evidence and its gradient, the learning.
+ *
+ * Notation (docs/ski_laplace.md): u = mu 1 + K alpha are the latent values at
+ * the m grid points (K the grid kernel matrix, never inverted); the n observed
+ * cells O carry the likelihood; g, d, t3 are the likelihood's gradient,
+ * curvature and third derivative there; sw = d^1/2; B = I + sw K_OO sw (SPD,
+ * eigenvalues >= 1). Vectors over the grid have m entries, vectors over the
+ * observed cells n. */
+#ifndef SGP_SKL_H
+#define SGP_SKL_H
+
+#include "api/sgp_ski_laplace.h"
+#include "ski/ski.h"
+#include "laplace/lik_table.h"
+#include "laplace/evidence.h"
+
+/* The data on the grid. */
+typedef struct {
+  sgp_ski_grid grid;
+  int64_t m, n;
+  int64_t *obs;          /* n grid indices of the observed cells, ascending */
+  double *y, *off, *trials; /* n each (trials NULL unless binomial) */
+  double *xo;            /* n x d coordinates of the observed cells */
+  sgp_lik lik;           /* over the observed cells */
+  double ll_shift;       /* added to the likelihood's log p (points: the terms that
+                            make it the Cox process's log-likelihood) */
+  int points;            /* the point-pattern layout */
+  sgp_skl_layout layout; /* resolved */
+  int64_t n_data;        /* points or observations given */
+} skl_problem;
+
+void skl_problem_free(skl_problem *p);
+/* Builds p from the data and options (skl_data.c); errors name the argument. */
+int skl_problem_make(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_laplace_data *dt,
+                     skl_problem *p);
+
+/* The prior at one set of hyperparameters. */
+typedef struct {
+  sgp_kernel kernel;     /* lengthscale points into ls */
+  double ls[SGP_SKI_MAX_D];
+  double mean;
+  sgp_op K;              /* K_G */
+  double lmax;           /* an upper bound on K's largest eigenvalue (max row sum) */
+} skl_prior;
+
+int skl_prior_make(sgp_ctx *ctx, const skl_problem *p, const sgp_kernel *k, double mean,
+                   skl_prior *pr);
+void skl_prior_free(skl_prior *pr);
+
+/* Y = K X for b grid vectors (m x b, ld m). */
+int skl_apply_k(sgp_ctx *ctx, const sgp_op *K, int64_t m, int64_t b, const double *X, double *Y);
+
+/* Conjugate gradients on B = I + sw K_OO sw for b right-hand sides Z (n x b),
+ * from X = 0, to a relative residual rtol or max_iter steps per column; the CG
+ * coefficients go to ca, cb (max_iter x b each, may be NULL) for the Lanczos
+ * quadrature, the steps of column j to steps[j] (may be NULL). *all_conv: every
+ * column met rtol (true residual). */
+typedef struct {
+  const skl_problem *p;
+  const sgp_op *K;
+  const double *sw;      /* n */
+} skl_bop;
+int skl_cg(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *Z, double *X, double rtol,
+           int64_t max_iter, double *ca, double *cb, int64_t *steps, int *all_conv,
+           int64_t *total_steps);
+/* Y = B X for b columns (n x b). */
+int skl_bop_apply(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *X, double *Y);
+/* out (m) = scatter of v (n) times sw (sw NULL: 1) onto the observed cells, 0 elsewhere */
+void skl_scatter(const skl_problem *p, const double *sw, const double *v, double *out);
+
+/* The Newton iteration's state; alpha and kappa carry over (warm starts). */
+typedef struct {
+  double *alpha, *kappa;    /* m: representer weights and K alpha */
+  double *f, *g, *w, *d3, *sw; /* n: latent at O, gradient, curvature d, t3, sqrt d */
+  double logp, psi, mode_error;
+  int64_t newton_steps, cg_steps;
+  int converged;
+  const char *stop;         /* "converged", "max_newton", "time_limit", "diverged" */
+  int warm;
+  /* history, one row per Newton step (cap rows) */
+  int64_t rows, cap;
+  double *h_psi, *h_err, *h_step, *h_cg, *h_res, *h_sec;
+  double *work;             /* 6 m + 3 n scratch */
+} skl_state;
+
+int skl_state_init(sgp_ctx *ctx, skl_state *s, int64_t m, int64_t n, int64_t cap);
+void skl_state_free(skl_state *s);
+/* Newton to the mode at the prior pr from the state's warm start (or 0). */
+int skl_newton(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
+               const sgp_ski_laplace_opts *o, double deadline, skl_state *s);
+/* log p and its derivatives at f (n) into s (g, w, d3, sw); returns log p. */
+double skl_lik_at(const skl_problem *p, skl_state *s);
+
+/* The Laplace evidence at the mode in s (converged), and its gradient over theta =
+ * (log lengthscale(s), log outputscale, mean) when grad is not NULL: exact
+ * (dense on the observed cells) or estimated (probes; *se its standard error). */
+int skl_evidence_exact(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
+                       const skl_state *s, double *loglik, double *grad);
+int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
+                     const skl_state *s, const sgp_ski_laplace_opts *o, uint64_t seed,
+                     double *loglik, double *se, double *grad);
+/* Which path (1 exact) the options pick for n observed cells. */
+int skl_use_exact(const sgp_ski_laplace_opts *o, int64_t n);
+
+/* Latent mean and variance at xtest (ns x d); var may be NULL. */
+int skl_predict(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const skl_state *s,
+                const sgp_ski_laplace_opts *o, sgp_cmat Xs, double *mean, double *var);
+
+#endif

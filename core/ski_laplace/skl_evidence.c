@@ -1,0 +1,245 @@
+/* skl_evidence.c -- the Laplace evidence of ski_laplace at the mode and its
+ * gradient over theta = (log lengthscale(s), log outputscale, mean), with the
+ * implicit term (the mode moves with theta; docs/ski_laplace.md, "Evidence and
+ * gradient"):
+ *   log q = log p(y | f^) - 1/2 alpha'K alpha - 1/2 log|B|,
+ *   d log q / d theta_j = 1/2 alpha'C_j alpha - 1/2 tr(R C_j) + s^'C_j alpha,
+ *   d log q / d mean = 1'alpha + 1's^,
+ * R = sw B^-1 sw on the observed cells, s2 = 1/2 diag(Sigma_f) t3, s^ = s2 -
+ * sw B^-1 sw K s2. The exact path is dense on the observed cells; the slq path
+ * estimates log|B|, the traces and diag(Sigma_f) with Rademacher probes keyed by
+ * (seed, probe, grid index), so that the learning sees common random numbers. */
+#include "ski_laplace/skl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int skl_use_exact(const sgp_ski_laplace_opts *o, int64_t n)
+{
+  return o->loglik_method == SGP_SKL_LOGLIK_EXACT ||
+         (o->loglik_method == SGP_SKL_LOGLIK_AUTO && n <= SGP_SKL_EXACT_AUTO_MAX);
+}
+
+static double half_quad(const skl_problem *p, const skl_state *s)
+{
+  return 0.5 * sgp_dot(p->m, s->alpha, s->kappa);
+}
+
+/* G = 1/2 a a' - 1/2 R + 1/2 (s^ a' + a s^'), R = (L^-1 sw)'(L^-1 sw). */
+static int exact_grad(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const skl_state *s,
+                      const double *K, const double *L, double *grad)
+{
+  const int64_t n = p->n;
+  const int64_t nl = pr->kernel.n_lengthscale > 0 ? pr->kernel.n_lengthscale : 1;
+  double *V = sgp_alloc(n * n), *s2 = sgp_alloc(n), *t = sgp_alloc(n), *a = sgp_alloc(n);
+  int st = !V || !s2 || !t || !a ? sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory") : 0;
+  /* diag(Sigma_f) = diag K - colsums((L^-1 sw K)^2) */
+  for (int64_t j = 0; !st && j < n; j++)
+    for (int64_t i = 0; i < n; i++) V[i + j * n] = s->sw[i] * K[i + j * n];
+  if (!st) st = sgp_ev_trsm_left(ctx, 'L', 'N', n, n, L, n, V, n);
+  for (int64_t j = 0; !st && j < n; j++) {
+    double c = 0.0;
+    for (int64_t i = 0; i < n; i++) c += V[i + j * n] * V[i + j * n];
+    s2[j] = 0.5 * (K[j + j * n] - c) * s->d3[j];
+  }
+  /* s^ = s2 - sw B^-1 sw K s2 */
+  if (!st) st = sgp_gemm(ctx, 'N', 'N', n, 1, n, 1.0, K, n, s2, n, 0.0, t, n);
+  for (int64_t i = 0; !st && i < n; i++) t[i] *= s->sw[i];
+  if (!st) st = sgp_ev_trsm_left(ctx, 'L', 'N', n, 1, L, n, t, n);
+  if (!st) st = sgp_ev_trsm_left(ctx, 'L', 'T', n, 1, L, n, t, n);
+  for (int64_t i = 0; !st && i < n; i++) { t[i] = s2[i] - s->sw[i] * t[i]; a[i] = s->alpha[p->obs[i]]; }
+  /* R via V = L^-1 diag(sw) */
+  for (int64_t j = 0; !st && j < n; j++)
+    for (int64_t i = 0; i < n; i++) V[i + j * n] = i == j ? s->sw[i] : 0.0;
+  if (!st) st = sgp_ev_trsm_left(ctx, 'L', 'N', n, n, L, n, V, n);
+  double *G = st ? NULL : sgp_alloc(n * n);
+  if (!st && !G) st = sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  if (!st) st = sgp_gemm(ctx, 'T', 'N', n, n, n, 1.0, V, n, V, n, 0.0, G, n);
+  for (int64_t j = 0; !st && j < n; j++)
+    for (int64_t i = 0; i < n; i++)
+      G[i + j * n] = 0.5 * a[i] * a[j] - 0.5 * G[i + j * n] + 0.5 * (t[i] * a[j] + a[i] * t[j]);
+  if (!st) st = sgp_kernel_grad_dense(ctx, &pr->kernel, sgp_cmat_of(p->xo, n, p->grid.d), K, G, n,
+                                      grad);
+  if (!st) {
+    double gm = 0.0;
+    for (int64_t i = 0; i < n; i++) gm += a[i] + t[i];
+    grad[nl + 1] = gm;
+  }
+  free(V); free(s2); free(t); free(a); free(G);
+  return st;
+}
+
+int skl_evidence_exact(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
+                       const skl_state *s, double *loglik, double *grad)
+{
+  const int64_t n = p->n;
+  const int64_t nl = pr->kernel.n_lengthscale > 0 ? pr->kernel.n_lengthscale : 1;
+  if (n == 0) {
+    *loglik = 0.0;
+    if (grad) memset(grad, 0, (size_t)(nl + 2) * sizeof(double));
+    return SGP_OK;
+  }
+  const sgp_cmat X = sgp_cmat_of(p->xo, n, p->grid.d);
+  double *K = sgp_alloc(n * n), *L = sgp_alloc(n * n);
+  int st = !K || !L ? sgp_fail(ctx, SGP_ENOMEM, "evidence: the exact path needs %.3g GB for %lld "
+                               "observed cells; use loglik_method = \"slq\"",
+                               16.0 * (double)n * (double)n / 1e9, (long long)n) : 0;
+  if (!st) st = sgp_kernel_matrix(ctx, &pr->kernel, X, X, sgp_mat_of(K, n, n));
+  for (int64_t j = 0; !st && j < n; j++)
+    for (int64_t i = 0; i < n; i++)
+      L[i + j * n] = s->sw[i] * K[i + j * n] * s->sw[j] + (i == j ? 1.0 : 0.0);
+  int64_t minor = 0;
+  if (!st) st = sgp_ev_potrf(ctx, n, L, n, &minor);
+  if (!st && minor > 0) st = sgp_fail(ctx, SGP_ENOTPD, "evidence: B is not positive definite");
+  for (int64_t j = 0; !st && j < n; j++)
+    for (int64_t i = 0; i < j; i++) L[i + j * n] = 0.0;
+  double hld = 0.0;
+  for (int64_t i = 0; !st && i < n; i++) hld += log(L[i + i * n]);
+  if (!st) *loglik = s->logp - half_quad(p, s) - hld;
+  if (!st && grad) st = exact_grad(ctx, p, pr, s, K, L, grad);
+  free(K); free(L);
+  return st;
+}
+
+/* ------------------------------------------------------------ the slq path */
+
+#define SKL_PROBE_CHUNK 8
+
+typedef struct {
+  double lsum, lsum2;        /* sums of the probes' log-det estimates */
+  int64_t used, discarded;
+  double *diag_acc;          /* n: sum_j (K A_j)_O (K Bz_j)_O */
+  double tr[SGP_SKI_MAX_D + 1]; /* sums of A_j' C Bz_j per lengthscale, then K */
+} slq_acc;
+
+/* One chunk of probes: solves, quadrature, and the trace and diagonal sums. */
+static int slq_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const skl_state *s,
+                     const sgp_ski_laplace_opts *o, uint64_t seed, int64_t j0, int64_t c,
+                     const sgp_op *dK, int64_t nl, slq_acc *acc)
+{
+  const int64_t n = p->n, m = p->m, km = o->slq_max_iter;
+  double *Z = sgp_alloc(n * c), *Y = sgp_alloc(n * c), *ca = sgp_alloc(km * c), *cb = sgp_alloc(km * c);
+  double *A = sgp_alloc(m * c), *Bz = sgp_alloc(m * c), *KA = sgp_alloc(m * c), *KB = sgp_alloc(m * c);
+  double *qw = sgp_alloc(3 * km + km * km);
+  int64_t *steps = malloc((size_t)c * sizeof(int64_t));
+  int st = !Z || !Y || !ca || !cb || !A || !Bz || !KA || !KB || !qw || !steps
+           ? sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory (lower probes)") : 0;
+  for (int64_t j = 0; !st && j < c; j++)
+    for (int64_t i = 0; i < n; i++) Z[i + j * n] = sgp_ski_probe_value(seed, j0 + j, p->obs[i]);
+  const skl_bop B = {p, &pr->K, s->sw};
+  int conv = 0;
+  if (!st) st = skl_cg(ctx, &B, c, Z, Y, 1e-10, km, ca, cb, steps, &conv, NULL);
+  for (int64_t j = 0; !st && j < c; j++) {
+    double v = 0.0;
+    int ok = 0;
+    if (steps[j] > 0 && (st = sgp_ski_cg_quadrature(ctx, steps[j], ca + j * km, cb + j * km, qw, &v, &ok)))
+      break;
+    if (!ok || steps[j] == 0) { acc->discarded++; continue; }
+    const double g = (double)n * v;
+    acc->lsum += g; acc->lsum2 += g * g; acc->used++;
+  }
+  for (int64_t j = 0; !st && j < c; j++) {
+    skl_scatter(p, s->sw, Y + j * n, A + j * m);
+    skl_scatter(p, s->sw, Z + j * n, Bz + j * m);
+  }
+  if (!st) st = skl_apply_k(ctx, &pr->K, m, c, A, KA);
+  if (!st) st = skl_apply_k(ctx, &pr->K, m, c, Bz, KB);
+  for (int64_t j = 0; !st && j < c; j++) {
+    for (int64_t i = 0; i < n; i++)
+      acc->diag_acc[i] += KA[p->obs[i] + j * m] * KB[p->obs[i] + j * m];
+    acc->tr[nl] += sgp_dot(m, A + j * m, KB + j * m);
+  }
+  for (int64_t l = 0; !st && l < nl; l++) {  /* KA is free now: C_l Bz */
+    if ((st = dK[l].apply(&dK[l], (sgp_cmat){Bz, m, c, m}, (sgp_mat){KA, m, c, m}, ctx))) break;
+    for (int64_t j = 0; j < c; j++) acc->tr[l] += sgp_dot(m, A + j * m, KA + j * m);
+  }
+  free(Z); free(Y); free(ca); free(cb); free(A); free(Bz); free(KA); free(KB); free(qw); free(steps);
+  return st;
+}
+
+/* s^ (m) from s2 (n): s^ = P's2 - sw' B^-1 sw K P's2. */
+static int implicit_term(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
+                         const skl_state *s, const sgp_ski_laplace_opts *o, const double *s2,
+                         double *shat)
+{
+  const int64_t m = p->m, n = p->n;
+  double *b = sgp_alloc(m), *kb = sgp_alloc(m), *z = sgp_alloc(n), *x = sgp_alloc(n);
+  int st = !b || !kb || !z || !x ? sgp_fail(ctx, SGP_ENOMEM, "out of memory") : 0;
+  if (!st) { skl_scatter(p, NULL, s2, b); st = skl_apply_k(ctx, &pr->K, m, 1, b, kb); }
+  for (int64_t i = 0; !st && i < n; i++) z[i] = s->sw[i] * kb[p->obs[i]];
+  const skl_bop B = {p, &pr->K, s->sw};
+  int conv = 0;
+  if (!st) st = skl_cg(ctx, &B, 1, z, x, o->inner_rtol, o->max_iter, NULL, NULL, NULL, &conv, NULL);
+  if (!st) {
+    skl_scatter(p, s->sw, x, kb);
+    for (int64_t i = 0; i < m; i++) shat[i] = b[i] - kb[i];
+  }
+  free(b); free(kb); free(z); free(x);
+  return st;
+}
+
+/* The lengthscale derivative operators: one per ARD lengthscale, or one for all. */
+static int deriv_ops(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, int64_t nl, sgp_op *dK)
+{
+  const int d = p->grid.d;
+  for (int64_t l = 0; l < nl; l++) {
+    const unsigned mask = nl == 1 ? (1u << d) - 1u : 1u << l;
+    const int st = sgp_ski_grid_op_deriv(ctx, &pr->kernel, &p->grid, NULL, mask, &dK[l]);
+    if (st) return st;
+  }
+  return SGP_OK;
+}
+
+int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
+                     const skl_state *s, const sgp_ski_laplace_opts *o, uint64_t seed,
+                     double *loglik, double *se, double *grad)
+{
+  const int64_t n = p->n, m = p->m, t = o->probes;
+  const int64_t nl = pr->kernel.n_lengthscale > 0 ? pr->kernel.n_lengthscale : 1;
+  *se = 0.0;
+  if (n == 0) {
+    *loglik = 0.0;
+    if (grad) memset(grad, 0, (size_t)(nl + 2) * sizeof(double));
+    return SGP_OK;
+  }
+  slq_acc acc;
+  memset(&acc, 0, sizeof acc);
+  sgp_op dK[SGP_SKI_MAX_D];
+  memset(dK, 0, sizeof dK);
+  acc.diag_acc = sgp_calloc(n);
+  int st = acc.diag_acc ? 0 : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  if (!st) st = deriv_ops(ctx, p, pr, nl, dK);
+  for (int64_t j0 = 0; !st && j0 < t; j0 += SKL_PROBE_CHUNK)
+    st = slq_chunk(ctx, p, pr, s, o, seed, j0, t - j0 < SKL_PROBE_CHUNK ? t - j0 : SKL_PROBE_CHUNK,
+                   dK, nl, &acc);
+  if (!st && acc.used < 2)
+    st = sgp_fail(ctx, SGP_ENOTPD, "evidence: fewer than 2 usable probes (raise slq_max_iter)");
+  if (!st) {
+    const double u = (double)acc.used, mean = acc.lsum / u;
+    const double var = fmax(acc.lsum2 / u - mean * mean, 0.0) * u / (u - 1.0);
+    *loglik = s->logp - half_quad(p, s) - 0.5 * mean;
+    *se = 0.5 * sqrt(var / u);
+  }
+  double *s2 = NULL, *shat = NULL, *ca = NULL;
+  if (!st && grad) {
+    s2 = sgp_alloc(n); shat = sgp_alloc(m); ca = sgp_alloc(m);
+    if (!s2 || !shat || !ca) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+    for (int64_t i = 0; !st && i < n; i++)
+      s2[i] = 0.5 * (pr->kernel.outputscale - acc.diag_acc[i] / (double)t) * s->d3[i];
+    if (!st) st = implicit_term(ctx, p, pr, s, o, s2, shat);
+    for (int64_t l = 0; !st && l < nl; l++) {
+      if ((st = dK[l].apply(&dK[l], (sgp_cmat){s->alpha, m, 1, m}, (sgp_mat){ca, m, 1, m}, ctx))) break;
+      grad[l] = 0.5 * sgp_dot(m, s->alpha, ca) - 0.5 * acc.tr[l] / (double)t + sgp_dot(m, shat, ca);
+    }
+    if (!st) {
+      grad[nl] = half_quad(p, s) - 0.5 * acc.tr[nl] / (double)t + sgp_dot(m, shat, s->kappa);
+      double gm = 0.0;
+      for (int64_t i = 0; i < m; i++) gm += s->alpha[i] + shat[i];
+      grad[nl + 1] = gm;
+    }
+  }
+  for (int64_t l = 0; l < nl; l++) sgp_op_destroy(&dK[l]);
+  free(acc.diag_acc); free(s2); free(shat); free(ca);
+  return st;
+}

@@ -1,0 +1,330 @@
+/* skl_run.c -- ski_laplace's call: the data on the grid, the hyperparameters
+ * (the user's, data-based starts, learned by the Laplace evidence), the mode,
+ * the evidence, the predictions, and the result as plain data for both hosts. */
+#include "ski_laplace/skl.h"
+#include "host/value_out.h"
+#include "select/select.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const skl_problem *p;
+  const sgp_ski_laplace_opts *o;
+  skl_state *s;
+  sgp_hyper *h;
+  int exact;
+  double deadline, last_se;
+} learn_t;
+
+/* The kernel and mean of theta = (log lengthscale(s), log outputscale, mean). */
+static void theta_to_prior(const learn_t *L, const double *theta, sgp_kernel *k, double *ls,
+                           double *mean)
+{
+  const int64_t nl = L->h->n_lengthscale;
+  *k = L->o->kernel;
+  for (int64_t j = 0; j < nl; j++) ls[j] = exp(theta[j]);
+  k->lengthscale = ls;
+  k->n_lengthscale = nl;
+  k->outputscale = exp(theta[nl]);
+  *mean = theta[nl + 1];
+}
+
+/* Newton to the mode, then the evidence; a mode not found is a failed
+ * evaluation (the evidence away from the mode is not the evidence). */
+static int evidence_at(sgp_ctx *ctx, learn_t *L, const double *theta, double *value, double *grad)
+{
+  sgp_kernel k;
+  double ls[SGP_SKI_MAX_D], mean;
+  theta_to_prior(L, theta, &k, ls, &mean);
+  skl_prior pr;
+  int st = skl_prior_make(ctx, L->p, &k, mean, &pr);
+  if (!st) st = skl_newton(ctx, L->p, &pr, L->o, L->deadline, L->s);
+  if (!st && !L->s->converged)
+    st = sgp_fail(ctx, SGP_ENOTPD, "evidence: the mode was not found (%s)", L->s->stop);
+  L->last_se = 0.0;
+  if (!st)
+    st = L->exact ? skl_evidence_exact(ctx, L->p, &pr, L->s, value, grad)
+                  : skl_evidence_slq(ctx, L->p, &pr, L->s, L->o, ctx->seed, value, &L->last_se, grad);
+  skl_prior_free(&pr);
+  return st;
+}
+
+static int objective(sgp_ctx *ctx, const double *theta, double *value, double *grad, void *data)
+{
+  return evidence_at(ctx, (learn_t *)data, theta, value, grad);
+}
+
+static double last_se(void *data) { return ((const learn_t *)data)->last_se; }
+
+/* The extent of the grid's smallest side (cells times spacing), and the smallest spacing. */
+static void grid_scales(const sgp_ski_grid *g, double *extent, double *hmin)
+{
+  *extent = INFINITY; *hmin = INFINITY;
+  for (int j = 0; j < g->d; j++) {
+    if (g->m[j] < 2) continue;
+    *extent = fmin(*extent, (double)(g->m[j] - 1) * g->h[j]);
+    *hmin = fmin(*hmin, g->h[j]);
+  }
+  if (!isfinite(*extent)) { *extent = 1.0; *hmin = 1.0; }
+}
+
+/* h: the user's values, else data-based starts; bits: what is learned. */
+static int start_values(sgp_ctx *ctx, const skl_problem *p, const sgp_ski_laplace_opts *o,
+                        sgp_hyper *h, unsigned *bits)
+{
+  const int d = p->grid.d;
+  const int64_t nl = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
+  if (nl != 1 && nl != d)
+    return sgp_fail(ctx, SGP_EDIM, "lengthscale: needs 1 or %d values (got %lld)", d, (long long)nl);
+  unsigned b = o->learn & ~(unsigned)SGP_LEARN_AUTO;
+  if (o->learn & SGP_LEARN_AUTO) {
+    if (!o->kernel.lengthscale) b |= SGP_LEARN_LENGTHSCALE;
+    if (isnan(o->kernel.outputscale)) b |= SGP_LEARN_OUTPUTSCALE;
+    if (isnan(o->mean)) b |= SGP_LEARN_MEAN;
+  }
+  if (b & SGP_LEARN_NOISE)
+    return sgp_fail(ctx, SGP_EINVAL, "learn: ski_laplace does not learn \"noise\" (give it)");
+  *bits = b;
+  h->n_lengthscale = nl;
+  h->lengthscale = sgp_alloc(nl);
+  h->n_mean = 1;
+  h->mean = sgp_alloc(1);
+  h->n_theta = nl + 2;
+  h->grad = sgp_alloc(nl + 2);
+  if (!h->lengthscale || !h->mean || !h->grad) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  double s0 = 1.0, m0 = 0.0, noise0 = NAN, extent, hmin;
+  if (p->n > 0) sgp_lik_ops_of(p->lik.kind)->initial(&p->lik, &s0, &m0, &noise0);
+  grid_scales(&p->grid, &extent, &hmin);
+  for (int64_t j = 0; j < nl; j++)
+    h->lengthscale[j] = o->kernel.lengthscale ? o->kernel.lengthscale[j]
+                        : (b & SGP_LEARN_LENGTHSCALE) ? fmax(extent / 10.0, 2.0 * hmin) : 1.0;
+  h->outputscale = !isnan(o->kernel.outputscale) ? o->kernel.outputscale
+                   : (b & SGP_LEARN_OUTPUTSCALE) ? s0 : 1.0;
+  h->mean[0] = !isnan(o->mean) ? o->mean : (b & SGP_LEARN_MEAN) ? m0 : 0.0;
+  h->noise = NAN;
+  h->loglik = NAN;
+  return SGP_OK;
+}
+
+static int learn(sgp_ctx *ctx, learn_t *L, unsigned bits, double *theta)
+{
+  const int64_t nl = L->h->n_lengthscale, nt = nl + 2;
+  double lo[SGP_SKI_MAX_D + 2], hi[SGP_SKI_MAX_D + 2], extent, hmin;
+  grid_scales(&L->p->grid, &extent, &hmin);
+  for (int64_t k = 0; k < nt; k++) { lo[k] = -INFINITY; hi[k] = INFINITY; }
+  for (int64_t j = 0; j < nl; j++) { lo[j] = log(0.5 * hmin); hi[j] = log(10.0 * extent); }
+  const sgp_select_run run = {L->o->optim_max_iter, L->o->restarts, 0.0, 0.0, 0.0, !L->exact,
+                              L->exact ? NULL : last_se, "ski_laplace: learning", L->deadline};
+  int64_t best = -1;
+  return sgp_select_learn(ctx, L->h, theta, lo, hi, bits, &run, objective, L, &best);
+}
+
+/* ---- the result as plain data */
+
+static sgp_value history_plain(const skl_state *s, sgp_value_arena *a)
+{
+  static const char *const names[] = {"step", "psi", "mode_error", "damping", "cg_steps",
+                                      "rel_residual", "seconds"};
+  double *step = sgp_vo_alloc(a, (size_t)(s->rows > 0 ? s->rows : 1) * sizeof(double));
+  for (int64_t r = 0; step && r < s->rows; r++) step[r] = (double)(r + 1);
+  const sgp_value e[] = {sgp_vo_real(a, s->rows, step, 0, 0), sgp_vo_real(a, s->rows, s->h_psi, 0, 0),
+                         sgp_vo_real(a, s->rows, s->h_err, 0, 0),
+                         sgp_vo_real(a, s->rows, s->h_step, 0, 0),
+                         sgp_vo_real(a, s->rows, s->h_cg, 0, 0), sgp_vo_real(a, s->rows, s->h_res, 0, 0),
+                         sgp_vo_real(a, s->rows, s->h_sec, 0, 0)};
+  return sgp_vo_list(a, 7, names, e);
+}
+
+typedef struct {
+  const skl_problem *p;
+  const sgp_ski_laplace_opts *o;
+  const skl_state *s;
+  const skl_prior *pr;
+  const sgp_hyper *h;
+  int exact;
+  const double *var_obs;     /* n or NULL */
+  const double *tmean, *tvar; /* ns or NULL */
+  int64_t ns;
+  const char *const *warn;
+  int64_t n_warn;
+  double seconds;
+} skl_parts;
+
+static sgp_value test_plain(const skl_parts *q, sgp_value_arena *a)
+{
+  if (!q->tmean) return sgp_vo_null();
+  static const char *const names[] = {"mean", "var", "response", "response_var"};
+  const sgp_lik_ops *ops = sgp_lik_ops_of(q->o->likelihood);
+  double *rm = sgp_vo_alloc(a, (size_t)q->ns * sizeof(double) + 1);
+  double *rv = sgp_vo_alloc(a, (size_t)q->ns * sizeof(double) + 1);
+  sgp_laplace_result fit;
+  memset(&fit, 0, sizeof fit);
+  fit.likelihood = q->o->likelihood;
+  fit.noise = q->o->noise;
+  for (int64_t i = 0; rm && rv && i < q->ns; i++) {
+    const double v = q->tvar ? q->tvar[i] : 0.0;
+    ops->response(&fit, 1, q->tmean + i, 1, &v, 1, 0.0, rm + i, rv + i);
+  }
+  const sgp_value e[] = {sgp_vo_real(a, q->ns, q->tmean, 0, 0),
+                         q->tvar ? sgp_vo_real(a, q->ns, q->tvar, 0, 0) : sgp_vo_null(),
+                         sgp_vo_real(a, q->ns, rm, 0, 0), sgp_vo_real(a, q->ns, rv, 0, 0)};
+  return sgp_vo_list(a, 4, names, e);
+}
+
+static sgp_value used_plain(const skl_parts *q, uint64_t seed, sgp_value_arena *a)
+{
+  static const char *const names[] = {"likelihood", "layout", "kernel", "loglik_method",
+                                      "interpolation", "probes", "seed", "trials"};
+  static const char *const lay[] = {"auto", "cells", "points", "binned"};
+  const sgp_value e[] = {
+    sgp_vo_string(a, sgp_lik_names[q->p->lik.kind]), sgp_vo_string(a, lay[q->p->layout]),
+    sgp_vo_string(a, sgp_kernel_names[q->o->kernel.kind]),
+    sgp_vo_string(a, q->exact ? "exact" : "slq"),
+    sgp_vo_string(a, q->o->interpolation == SGP_SKI_LINEAR ? "linear" : "cubic"),
+    sgp_vo_scalar(a, q->exact ? 0.0 : (double)q->o->probes), sgp_vo_scalar(a, (double)seed),
+    q->p->trials ? sgp_vo_real(a, q->p->n, q->p->trials, 0, 0) : sgp_vo_null()};
+  return sgp_vo_list(a, 8, names, e);
+}
+
+static sgp_value result_plain(sgp_ctx *ctx, const skl_parts *q, sgp_value_arena *a)
+{
+  const skl_problem *p = q->p;
+  const skl_state *s = q->s;
+  double *u = sgp_vo_alloc(a, (size_t)p->m * sizeof(double));
+  int64_t *obs1 = sgp_vo_alloc(a, (size_t)(p->n > 0 ? p->n : 1) * sizeof(int64_t));
+  for (int64_t i = 0; u && i < p->m; i++) u[i] = q->pr->mean + s->kappa[i];
+  for (int64_t i = 0; obs1 && i < p->n; i++) obs1[i] = p->obs[i] + 1;
+  static const char *const names[] = {
+    "grid", "weights", "alpha", "f", "var", "counts", "offset", "observed", "newton_steps",
+    "iterations", "converged", "stop_reason", "mode_error", "history", "loglik", "loglik_se",
+    "selection", "used", "warnings", "test", "seconds"};
+  const sgp_value e[] = {
+    sgp_ski_grid_plain(&p->grid, q->o->interpolation, NULL, a),
+    sgp_vo_real(a, p->m, u, 0, 0), sgp_vo_real(a, p->m, s->alpha, 0, 0),
+    sgp_vo_real(a, p->n, s->f, 0, 0),
+    q->var_obs ? sgp_vo_real(a, p->n, q->var_obs, 0, 0) : sgp_vo_null(),
+    sgp_vo_real(a, p->n, p->y, 0, 0), sgp_vo_real(a, p->n, p->off, 0, 0),
+    sgp_vo_int(a, p->n, obs1), sgp_vo_scalar(a, (double)s->newton_steps),
+    sgp_vo_scalar(a, (double)s->cg_steps), sgp_vo_flag(a, s->converged),
+    sgp_vo_string(a, s->stop), sgp_vo_scalar(a, s->mode_error), history_plain(s, a),
+    sgp_vo_scalar(a, isnan(q->h->loglik) ? sgp_vo_na() : q->h->loglik),
+    sgp_vo_scalar(a, isnan(q->h->loglik) ? sgp_vo_na() : q->h->loglik_se),
+    sgp_hyper_plain(q->h, a), used_plain(q, ctx->seed, a),
+    sgp_vo_strings(a, q->n_warn, q->warn), test_plain(q, a), sgp_vo_scalar(a, q->seconds)};
+  return sgp_vo_list(a, (int64_t)(sizeof names / sizeof names[0]), names, e);
+}
+
+/* The latent variances at the observed cells: the predictions at their centres. */
+static int observed_var(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const skl_state *s,
+                        const sgp_ski_laplace_opts *o, double *var)
+{
+  if (p->n == 0) return SGP_OK;
+  double *mean = sgp_alloc(p->n);
+  if (!mean) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  const int st = skl_predict(ctx, p, pr, s, o, sgp_cmat_of(p->xo, p->n, p->grid.d), mean, var);
+  free(mean);
+  return st;
+}
+
+static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_laplace_data *dt,
+                         const skl_problem *p, learn_t *L, int want_loglik, sgp_value_arena *a,
+                         sgp_value *out, double t0)
+{
+  sgp_hyper *h = L->h;
+  const int64_t nl = h->n_lengthscale;
+  double theta[SGP_SKI_MAX_D + 2];
+  for (int64_t j = 0; j < nl; j++) theta[j] = log(h->lengthscale[j]);
+  theta[nl] = log(h->outputscale);
+  theta[nl + 1] = h->mean[0];
+  sgp_kernel k;
+  double ls[SGP_SKI_MAX_D], mean;
+  theta_to_prior(L, theta, &k, ls, &mean);
+  skl_prior pr;
+  int st = skl_prior_make(ctx, p, &k, mean, &pr);
+  if (!st) st = skl_newton(ctx, p, &pr, o, L->deadline, L->s);
+  const char *warn[3];
+  char w1[320], w2[320], w3[320];
+  int64_t nw = 0;
+  if (!st && !L->s->converged) {
+    snprintf(w1, sizeof w1, "ski_laplace: the mode was not found (stop: %s; mode bound %.3g > tol "
+             "%.3g): raise max_newton%s", L->s->stop, L->s->mode_error, o->tol,
+             strcmp(L->s->stop, "time_limit") ? "" : " or time_limit");
+    warn[nw++] = w1;
+  }
+  if (!st && want_loglik && L->s->converged) {
+    st = L->exact ? skl_evidence_exact(ctx, p, &pr, L->s, &h->loglik, h->grad)
+                  : skl_evidence_slq(ctx, p, &pr, L->s, o, ctx->seed, &h->loglik, &h->loglik_se, h->grad);
+    if (L->exact) h->loglik_se = 0.0;
+  } else if (!st) {
+    h->loglik = NAN;
+    snprintf(h->note, sizeof h->note, want_loglik ? "the evidence is not computed: the mode was "
+             "not found" : "the evidence was not asked for (loglik = TRUE computes it)");
+  }
+  sgp_select_warning(h, w2, sizeof w2);
+  if (!st && w2[0]) { snprintf(w3, sizeof w3, "ski_laplace: %s", w2); warn[nw++] = w3; }
+  double *var_obs = NULL, *tm = NULL, *tv = NULL;
+  const int64_t ns = dt->xtest.data ? dt->xtest.rows : 0;
+  if (!st && o->variance == SGP_SKL_VARIANCE_EXACT && p->n <= 20000) {
+    var_obs = sgp_alloc(p->n > 0 ? p->n : 1);
+    st = var_obs ? observed_var(ctx, p, &pr, L->s, o, var_obs) : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  }
+  if (!st && ns > 0) {
+    if (dt->xtest.cols != p->grid.d)
+      st = sgp_fail(ctx, SGP_EDIM, "xtest: has %lld columns; the grid has %d dimensions",
+                    (long long)dt->xtest.cols, p->grid.d);
+    tm = sgp_alloc(ns);
+    tv = o->variance == SGP_SKL_VARIANCE_EXACT ? sgp_alloc(ns) : NULL;
+    if (!st && (!tm || (o->variance == SGP_SKL_VARIANCE_EXACT && !tv)))
+      st = sgp_fail(ctx, SGP_ENOMEM, "xtest: out of memory");
+    if (!st) st = skl_predict(ctx, p, &pr, L->s, o, dt->xtest, tm, tv);
+  }
+  if (!st) {
+    const skl_parts q = {p, o, L->s, &pr, h, L->exact, var_obs, tm, tv, ns, warn, nw,
+                         sgp_clock() - t0};
+    *out = result_plain(ctx, &q, a);
+    if (sgp_value_arena_failed(a)) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  }
+  free(var_obs); free(tm); free(tv);
+  skl_prior_free(&pr);
+  (void)w2;
+  return st;
+}
+
+int sgp_ski_laplace_run(sgp_ctx *ctx, const sgp_ski_laplace_opts *o,
+                        const sgp_ski_laplace_data *dt, sgp_value_arena *a, sgp_value *out)
+{
+  const double t0 = sgp_clock();
+  skl_problem p;
+  skl_state s;
+  sgp_hyper h;
+  memset(&s, 0, sizeof s);
+  memset(&h, 0, sizeof h);
+  int st = skl_problem_make(ctx, o, dt, &p);
+  unsigned bits = 0;
+  if (!st) st = start_values(ctx, &p, o, &h, &bits);
+  if (!st) st = skl_state_init(ctx, &s, p.m, p.n, o->max_newton + 1);
+  learn_t L = {&p, o, &s, &h, skl_use_exact(o, p.n),
+               o->time_limit > 0 ? t0 + o->time_limit : 0.0, 0.0};
+  if (!st && bits && p.n > 0) {
+    double theta[SGP_SKI_MAX_D + 2];
+    const int64_t nl = h.n_lengthscale;
+    for (int64_t j = 0; j < nl; j++) theta[j] = log(h.lengthscale[j]);
+    theta[nl] = log(h.outputscale);
+    theta[nl + 1] = h.mean[0];
+    st = learn(ctx, &L, bits, theta);
+    if (!st) {
+      for (int64_t j = 0; j < nl; j++) h.lengthscale[j] = exp(theta[j]);
+      h.outputscale = exp(theta[nl]);
+      h.mean[0] = theta[nl + 1];
+    }
+  }
+  const int want = o->loglik >= 0 ? o->loglik : (bits != 0 || L.exact);
+  if (!st) st = fit_and_write(ctx, o, dt, &p, &L, want, a, out, t0);
+  skl_state_free(&s);
+  skl_problem_free(&p);
+  sgp_hyper_free(&h);
+  return st;
+}
