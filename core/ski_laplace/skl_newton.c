@@ -171,7 +171,15 @@ static int direction(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, sk
   const int64_t m = p->m, n = p->n;
   double *z = s->work + 6 * m, *x = z + n, *bx = x + n, *sx = s->work + 5 * m;
   int st = skl_apply_k(ctx, &pr->K, m, 1, r, kr);
-  for (int64_t i = 0; !st && i < n; i++) z[i] = s->sw[i] * kr[p->obs[i]];
+  double dmax = 0.0;
+  for (int64_t i = 0; !st && i < n; i++) { z[i] = s->sw[i] * kr[p->obs[i]]; dmax = fmax(dmax, s->w[i]); }
+  /* Delta = r - sw'x is a small difference of two large vectors: an error e in x
+   * moves it by at most sqrt(dmax) |e| <= sqrt(dmax) |z - B x| (B >= I), while
+   * |Delta| >= |r| / (1 + dmax lmax); the solve's residual keeps the first below
+   * rtol (the forcing term) times the second */
+  const double zn = sqrt(sgp_dot(n, z, z)), rn = sqrt(sgp_dot(p->m, r, r));
+  if (zn > 0.0)
+    rtol = fmax(o->inner_rtol, fmin(rtol, rtol * rn / ((1.0 + dmax * pr->lmax) * sqrt(dmax) * zn)));
   const skl_bop B = {p, &pr->K, s->sw};
   int conv = 0;
   int64_t steps = 0;

@@ -1,0 +1,82 @@
+# ski_laplace from R: the cells layout equals gp_laplace's exact Laplace on the
+# observed cells' centres (the unobserved cells carry no likelihood, so the
+# grid-space Laplace is the f-space Laplace of K_OO): evidence and gradient to
+# 1e-8 with the mode found to tol = 1e-10 (the evidence is stationary in the
+# mode; the gradient moves by about the mode's error times its curvature).
+# Then learning, points, predictions and the errors of bad input.
+
+cells_case <- function() {
+  set.seed(3)
+  g <- expand.grid(i = 1:12, j = 1:10)
+  eta <- 0.5 + sin(g$i / 3) + cos(g$j / 4)
+  off <- rnorm(nrow(g), 0, 0.2)
+  y <- rpois(nrow(g), exp(eta + off))
+  off[seq(4, nrow(g), by = 6)] <- -Inf
+  y[seq(4, nrow(g), by = 6)] <- 0
+  list(g = g, y = matrix(y, 12, 10), off = off)
+}
+
+test_that("cells equal gp_laplace's exact Laplace on the observed cells", {
+  cc <- cells_case()
+  fit <- ski_laplace(y = cc$y, offset = cc$off, lengthscale = c(2, 3), outputscale = 1.3,
+                     mean = 0.5, learn = character(0), loglik = TRUE, tol = 1e-10,
+                     loglik_method = "exact", verbose = FALSE)
+  expect_true(fit$converged)
+  obs <- is.finite(cc$off)
+  expect_equal(fit$observed, which(obs))
+  ref <- gp_laplace(as.matrix(cc$g[obs, ]), as.vector(cc$y)[obs], likelihood = "poisson",
+                    offset = cc$off[obs], lengthscale = c(2, 3), outputscale = 1.3, mean = 0.5,
+                    learn = character(0), evidence = "exact", tol = 1e-10, verbose = FALSE)
+  expect_true(ref$converged)
+  expect_equal(fit$f, as.vector(ref$f), tolerance = 1e-8)
+  expect_equal(fit$loglik, ref$loglik, tolerance = 1e-8)
+  expect_equal(unname(fit$loglik_grad), unname(ref$loglik_grad), tolerance = 1e-8)
+})
+
+test_that("learning finds hyperparameters that fit the field; print and plot work", {
+  set.seed(1)
+  g <- expand.grid(i = 1:20, j = 1:15)
+  rate <- exp(1 + sin(g$i / 4) + cos(g$j / 3))
+  y <- matrix(rpois(nrow(g), rate), 20, 15)
+  fit <- ski_laplace(y = y, verbose = FALSE, seed = 1)
+  expect_true(fit$converged)
+  expect_equal(fit$used$loglik_method, "exact")
+  expect_setequal(fit$learned, c("lengthscale", "outputscale", "mean"))
+  expect_true(is.finite(fit$loglik))
+  # the learned field is closer to the truth than the raw log counts
+  raw <- log(as.vector(y) + 0.5)
+  expect_lt(mean((fit$weights - log(rate))^2), mean((raw - log(rate))^2))
+  expect_output(print(fit), "ski_laplace")
+  pdf(NULL); on.exit(dev.off())
+  expect_silent(plot(fit))
+})
+
+test_that("points: counts W'1 sum to n; predictions at xtest", {
+  set.seed(2)
+  x <- cbind(runif(300, 0, 3), runif(300, 0, 2))
+  fit <- ski_laplace(x, grid_size = c(20, 14), lengthscale = 0.8, outputscale = 1,
+                     learn = "mean", xtest = rbind(c(1, 1), c(2, 1.5)), verbose = FALSE)
+  expect_equal(fit$used$layout, "points")
+  expect_equal(sum(fit$counts), 300, tolerance = 1e-12)
+  # at the learned mean the fitted intensity integrates to about n: at the mode
+  # sum(c - a exp(u)) = sum(alpha), and the mean's evidence gradient sum(alpha + s^)
+  # vanishes, with s^ of the order of the posterior variances
+  expect_lt(abs(sum(exp(fit$weights[fit$observed] + fit$offset)) / 300 - 1), 0.05)
+  expect_length(fit$test$mean, 2)
+  expect_true(all(fit$test$var > 0))
+})
+
+test_that("bad input gets a clear error naming the argument", {
+  y <- matrix(c(1, 2, 3, 4, 5, 6), 2, 3)
+  sk <- function(...) ski_laplace(..., learn = character(0), lengthscale = 1, outputscale = 1,
+                                  mean = 0, verbose = FALSE)
+  expect_error(sk(y = y - 2), "'y' .*non-negative")
+  expect_error(sk(y = y + 0.5), "'y' .*element 1")
+  expect_error(sk(y = y, offset = c(0, -Inf, 0, 0, 0, 0)), "'y' element 2 .*offset is -Inf")
+  expect_error(sk(y = y, likelihood = "bernoulli"), "'y' .*0 or 1")
+  expect_error(sk(y = y, likelihood = "binomial", trials = 3), "'y'")
+  expect_error(sk(y = y, layout = "points"), "'layout'")
+  expect_error(sk(y = y, likelihood = "softmax"), "softmax")
+  expect_error(sk(y = y, offset = 1:3), "'offset'")
+  expect_error(sk(y = y, grid_size = c(3, 3)), "'grid_size'")
+})
