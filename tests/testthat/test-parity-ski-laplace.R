@@ -1,0 +1,28 @@
+# R and Octave fronts of ski_laplace agree (helper-parity.R runs the Octave side,
+# parity-ski-laplace.m): one core on the same doubles with one thread and the
+# same seed, so the learning takes the same path and the numbers agree to 1e-8
+# (the optimizer's stops compare values: bitwise equal arithmetic gives equal
+# paths); messages are identical.
+test_that("ski_laplace agrees between R and Octave", {
+  root <- parity_skip()
+  oct <- parity_run_octave(root, "parity-ski-laplace.m")
+  g <- expand.grid(i = 1:12, j = 1:10)
+  y <- matrix(floor(3 * (1 + sin(g$i / 3) * cos(g$j / 4))), 12, 10)
+  f1 <- ski_laplace(y = y, seed = 1, threads = 1, verbose = FALSE)
+  expect_equal(f1$weights, oct[["fit1.weights"]], tolerance = 1e-8)
+  expect_equal(f1$loglik, oct[["fit1.loglik"]], tolerance = 1e-8)
+  expect_equal(c(f1$hyper$lengthscale, f1$hyper$outputscale, f1$hyper$mean),
+               oct[["fit1.hyper"]], tolerance = 1e-8)
+  expect_equal(f1$newton_steps, oct[["fit1.newton_steps"]])
+  x <- cbind((1:80) %% 9 / 3, (1:80) %% 7 / 3.5)
+  f2 <- ski_laplace(x, grid_size = c(10, 8), lengthscale = 0.7, outputscale = 1, learn = "mean",
+                    xtest = rbind(c(1, 1), c(2, 1.5)), seed = 1, threads = 1, verbose = FALSE)
+  expect_equal(f2$weights, oct[["fit2.weights"]], tolerance = 1e-8)
+  expect_equal(f2$hyper$mean, oct[["fit2.mean"]], tolerance = 1e-8)
+  expect_equal(f2$test$mean, oct[["fit2.test_mean"]], tolerance = 1e-8)
+  expect_equal(f2$test$var, oct[["fit2.test_var"]], tolerance = 1e-8)
+  e <- function(expr) tryCatch({ expr; "no error" }, error = conditionMessage)
+  expect_identical(e(ski_laplace(y = c(1, 2.5, 3), verbose = FALSE)), oct[["err.y"]])
+  expect_identical(e(ski_laplace(y = c(1, 2, 3), layout = "points", verbose = FALSE)),
+                   oct[["err.layout"]])
+})
