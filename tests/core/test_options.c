@@ -234,6 +234,17 @@ static void ski_gsgp_defaults_agree(void **state)
   assert_memory_equal(&a, &b, sizeof a);       /* every default, the NULLs included */
 }
 
+static void ski_laplace_defaults_agree(void **state)
+{
+  (void)state;
+  sgp_ski_laplace_opts a, b;
+  sgp_ski_laplace_opts_default(&a);
+  const sgp_verb_table *t = sgp_verb_options("ski_laplace");
+  assert_non_null(t);
+  defaults_agree(t, &a, &b, sizeof a);
+  assert_memory_equal(&a, &b, sizeof a);
+}
+
 /* The per-dimension kinds: COUNTS (grid_size) copies 1..8 whole numbers and
  * their count; VECTOR with PTR (grid_bounds) keeps a pointer and a count. */
 static void ski_gsgp_vector_kinds(void **state)
@@ -478,6 +489,7 @@ int main(void)
     cmocka_unit_test(valla_kinds),
     cmocka_unit_test(mlp_fit_defaults_agree),
     cmocka_unit_test(ski_gsgp_defaults_agree),
+    cmocka_unit_test(ski_laplace_defaults_agree),
     cmocka_unit_test(ski_gsgp_vector_kinds),
     cmocka_unit_test(ski_gsgp_checks),
     cmocka_unit_test(ski_grid_defaults_and_sources),
