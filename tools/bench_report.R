@@ -9,7 +9,8 @@
 # key (in the order keys first appear), words without "=" in a column "note".
 # A log's first line "BENCH-RUN target=... commit=... date=..." (written by the
 # Makefile) says which target printed it, at which commit (a "+" after it: with
-# uncommitted changes) and when; a log without one is named by its file.
+# uncommitted changes) and when; a log without one is named by its file. The
+# first uptime line of a log gives the load average (1 minute) at the start.
 # The section lies between the two marker comments below and is the only part
 # of the page written: the narrative around it is left as it is. Each table
 # keeps its own machine, date and commit, and a table whose name no log given
@@ -42,6 +43,9 @@ read_bench_log <- function(path) {
     f <- parse_bench_line(sub("^BENCH-RUN", "BENCH run", run[1]))$fields
     info[intersect(names(f), names(info))] <- f[intersect(names(f), names(info))]
   }
+  # the targets that print uptime before their run: the load then
+  up <- grep("load average:", lines, value = TRUE)
+  info[["load"]] <- if (length(up)) sub(",.*$", "", sub("^.*load average:[[:space:]]*", "", up[1])) else ""
   rows <- lapply(grep("^[[:space:]]*BENCH[[:space:]]", lines, value = TRUE), parse_bench_line)
   list(info = info, rows = rows)
 }
@@ -98,8 +102,9 @@ bench_section <- function(logs, old = character(), machine = machine_line()) {
       mine <- Filter(function(r) r$name == nm, p$rows)
       if (!length(mine)) next
       rows <- c(rows, mine)
-      from <- c(from, sprintf("`make %s`, %s, commit %s", p$info[["target"]],
-                              p$info[["date"]], p$info[["commit"]]))
+      from <- c(from, sprintf("`make %s`, %s, commit %s%s", p$info[["target"]],
+                              p$info[["date"]], p$info[["commit"]],
+                              if (nzchar(p$info[["load"]])) paste0(", load average ", p$info[["load"]], " at the start") else ""))
     }
     blocks[[nm]] <- c(sprintf("### `%s`", nm), "",
                       paste0("From ", paste(unique(from), collapse = "; "), "; ", machine, "."),

@@ -32,7 +32,7 @@ test_that("the section goes between the markers and the narrative is kept", {
   writeLines(c("# Benchmarks", "", "Hand-written text.", "", "## GPU", "Last words."), page)
   log1 <- write_log(dir, "bench-kernel", c(
     "BENCH-RUN target=bench-kernel commit=abc1234 date=2024-05-01T10:00Z",
-    " 10:00:00 up 1 day,  load average: 0.5",
+    " 10:00:00 up 1 day,  load average: 0.50, 0.70, 0.90",
     "threads 2: DGEMM 40.0 GFLOP/s",
     "BENCH kernel_rates threads=2 dgemm=40.0GFLOP/s",
     "BENCH kernel_bound n=5000 d=2 kernel=rbf median=0.10s",
@@ -49,13 +49,14 @@ test_that("the section goes between the markers and the narrative is kept", {
   sec <- out[b:e]
   expect_true("### `kernel_bound`" %in% sec)
   expect_true("### `kernel_rates`" %in% sec)
-  expect_true(paste0("From `make bench-kernel`, 2024-05-01T10:00Z, commit abc1234; ",
+  expect_true(paste0("From `make bench-kernel`, 2024-05-01T10:00Z, commit abc1234, ",
+                     "load average 0.50 at the start; ",
                      machine, ".") %in% sec)
   # the union of the keys is the header; a row without a key has an empty cell
   expect_true("| n | d | kernel | median | bits |" %in% sec)
   expect_true("| 5000 | 2 | rbf | 0.10s |  |" %in% sec)
   expect_true("| 5000 | 16 | matern32 | 0.20s | same |" %in% sec)
-  expect_false(any(grepl("load average|DGEMM 40", sec)))
+  expect_false(any(grepl("up 1 day|DGEMM 40", sec)))  # only BENCH lines become rows
 
   # the same logs again: the same page
   br$write_bench_report(page, log1, machine = machine)
