@@ -14,7 +14,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   r-cran-knitr r-cran-rmarkdown pandoc r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-bit64 r-cran-future r-cran-future.apply \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
-.PHONY: all deps install demo check check-core check-r check-octave check-self-contained hooks bench bench-cuda \
+.PHONY: all deps install demo check check-core check-r check-octave check-self-contained hooks bench bench-report bench-cuda \
   octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel bench-laplace-gmm
 
 all: install
@@ -72,9 +72,27 @@ hooks:
 octave-pkg: deps
 	sh tools/octave_pkg.sh
 
+# Every bench target tees its output to build/bench/<target>.log, which starts
+# with a BENCH-RUN line (target, commit, "+" for uncommitted changes, UTC time);
+# bash's pipefail keeps a failing benchmark's status through the tee.
+# make bench-report turns the BENCH lines of every such log into the generated
+# tables of docs/benchmarks.md (tools/bench_report.R; the narrative is kept).
+bench bench-%: SHELL := /bin/bash
+bench bench-%: .SHELLFLAGS := -o pipefail -c
+BENCH_LOG = build/bench/$@.log
+BENCH_LOG_START = @mkdir -p build/bench && printf 'BENCH-RUN target=%s commit=%s%s date=%s\n' '$@' \
+  "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  "$$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo +)" \
+  "$$(date -u +%Y-%m-%dT%H:%MZ)" > $(BENCH_LOG)
+BENCH_TEE = 2>&1 | tee -a $(BENCH_LOG)
+
+bench-report:
+	$(RSCRIPT) tools/bench_report.R --out=docs/benchmarks.md $(wildcard build/bench/*.log)
+
 # Every benchmark (about an hour on 2 cores); each also runs on its own.
 bench: install
-	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_kernel.R
+	$(BENCH_LOG_START)
+	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_kernel.R $(BENCH_TEE)
 	$(MAKE) bench-kernel
 	$(MAKE) bench-laplace
 	$(MAKE) bench-laplace-budget
@@ -85,45 +103,52 @@ bench: install
 	$(MAKE) bench-valla
 	$(MAKE) bench-valla-coverage
 	$(MAKE) bench-cuda
+	$(MAKE) bench-report
 
 # GPU against 2-thread CPU (CUDA backend); says so and exits 0 without a device.
 bench-cuda: deps
-	$(MAKE) -C inst/bench/cuda run
+	$(BENCH_LOG_START)
+	$(MAKE) -C inst/bench/cuda run $(BENCH_TEE)
 
 # gp_laplace benchmarks (the experiments of Wenger et al.'s IterNCGP paper); Fashion-MNIST
 # from Debian. BENCH_ARGS selects cases/options, e.g. BENCH_ARGS="--quick e2_toy".
 # bench-laplace-core: the C timing driver (no R), ARGS="exact 5000 16 2".
 BENCH_DEB_PACKAGES := dataset-fashion-mnist r-cran-mlbench
 bench-laplace: install
+	$(BENCH_LOG_START)
 	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
-	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace.R $(BENCH_ARGS)
+	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace.R $(BENCH_ARGS) $(BENCH_TEE)
 
 # gp_laplace at small solver budgets on real data (r-cran-mlbench): accuracy,
 # log loss and ECE per max_iter beside the prior and a converged fit.
 bench-laplace-budget: install
+	$(BENCH_LOG_START)
 	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
-	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_budget.R $(BENCH_ARGS)
+	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_budget.R $(BENCH_ARGS) $(BENCH_TEE)
 
 # gp_laplace's recursive residual (default) against residual = "explicit":
 # seconds per solver iteration side by side on the softmax GMM;
 # BENCH_ARGS="--per=2000 --max_iter=5 --rounds=3" (per x 10 points).
 bench-laplace-residual: install
-	@uptime
-	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(RSCRIPT) inst/bench/bench_laplace_residual.R $(BENCH_ARGS)
-	@uptime
+	$(BENCH_LOG_START)
+	@uptime $(BENCH_TEE)
+	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(RSCRIPT) inst/bench/bench_laplace_residual.R $(BENCH_ARGS) $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
 
 # Model selection in the exact mode on real data: learning time and
 # held-out log loss, learned ARD hyperparameters against the fixed defaults
 # (mlbench, MASS, spatstat.data). BENCH_ARGS picks sets: pima biopsy bei letters.
 SELECT_DEB_PACKAGES := r-cran-mlbench r-cran-mass r-cran-spatstat.data
 bench-select: install
+	$(BENCH_LOG_START)
 	@sh tools/deps.sh $(SELECT_DEB_PACKAGES)
-	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_model_selection.R $(BENCH_ARGS)
+	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_model_selection.R $(BENCH_ARGS) $(BENCH_TEE)
 
 # The matrix-free (stochastic) evidence at n = 20000, d = 16 against exact-mode
 # learning on a 5000-point subset; generated data.
 bench-select-mf: install
-	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_learn_mf.R $(BENCH_ARGS)
+	$(BENCH_LOG_START)
+	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_learn_mf.R $(BENCH_ARGS) $(BENCH_TEE)
 
 # C benchmark drivers compile the core as R compiles the package (GNU C, the
 # compiler's default standard: -std=c99 turned off FMA contraction in the
@@ -136,43 +161,47 @@ BENCH_CFLAGS := -O2 -g $(SGP_OPENMP_CFLAGS) -Wall -Wextra $(SGP_CORE_CPPFLAGS)
 # built with R's compiler and flags, as the package is (the stagnation rule off: see
 # the driver). ARGS="exact" | "solve RANK" | "cg RANK MAXIT".
 bench-laplace-poisson:
+	$(BENCH_LOG_START)
 	@mkdir -p build
 	$$($(R) CMD config CC) $$($(R) CMD config CFLAGS) $(SGP_OPENMP_CFLAGS) $(SGP_FAST_MATH_CFLAGS) \
 	  -DSGP_LAPLACE_STAGNATION=1000000 $(SGP_CORE_CPPFLAGS) inst/bench/laplace_poisson_bench.c $(SGP_CORE_SRC) \
 	  -o build/laplace_poisson_bench $(BENCH_LIBS)
-	OPENBLAS_NUM_THREADS=2 build/laplace_poisson_bench $(ARGS)
+	OPENBLAS_NUM_THREADS=2 build/laplace_poisson_bench $(ARGS) $(BENCH_TEE)
 
 # gp_laplace softmax at the paper's budget: n = 1e5, C = 10, matrix-free, rank 10,
 # 100 solver iterations, 2 threads (target: <= 15 min, <= 2 GB);
 # BENCH_ARGS="per_class max_iter".
 bench-laplace-gmm: install
+	$(BENCH_LOG_START)
 	@sh tools/deps.sh time
-	@uptime
+	@uptime $(BENCH_TEE)
 	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive \
 	  /usr/bin/time -v $(RSCRIPT) inst/bench/bench_laplace_gmm_budget.R $(BENCH_ARGS) 2>&1 | \
-	  grep -E "BENCH|Maximum resident|Elapsed"
-	@uptime
+	  grep -E "BENCH|Maximum resident|Elapsed" $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
 
-# The matrix-free symmetric product K V against its bound on this machine (issue
-# 14): the DGEMM rate, the exp rate, the bound and the measured product in one
+# The matrix-free symmetric product K V against its bound on this machine:
+# the DGEMM rate, the exp rate, the bound and the measured product in one
 # run, n = 2e4 and 1e5, d = 2 and 16, rbf and Matern-3/2, b = 10; built as the
 # package is. ARGS="reps threads n...", e.g. ARGS="3 2 20000".
 bench-kernel:
+	$(BENCH_LOG_START)
 	@mkdir -p build
 	$$($(R) CMD config CC) $$($(R) CMD config CFLAGS) $(SGP_OPENMP_CFLAGS) $(SGP_FAST_MATH_CFLAGS) \
 	  $(SGP_CORE_CPPFLAGS) inst/bench/bench_kernel_bound.c $(SGP_CORE_SRC) \
 	  -o build/bench_kernel_bound $(BENCH_LIBS)
-	@uptime
-	OMP_WAIT_POLICY=passive build/bench_kernel_bound $(ARGS)
-	@uptime
+	@uptime $(BENCH_TEE)
+	OMP_WAIT_POLICY=passive build/bench_kernel_bound $(ARGS) $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
 
 # CPU-only build of the whole core into one binary (no CUDA objects to link).
 bench-laplace-core:
+	$(BENCH_LOG_START)
 	@mkdir -p build
 	$(CC) -O2 $(SGP_OPENMP_CFLAGS) $(SGP_FAST_MATH_CFLAGS) $(SGP_CORE_CPPFLAGS) \
 	  inst/bench/laplace_core_bench.c $(SGP_CORE_SRC) \
 	  -o build/laplace_core_bench $(BENCH_LIBS)
-	OPENBLAS_NUM_THREADS=2 build/laplace_core_bench $(ARGS)
+	OPENBLAS_NUM_THREADS=2 build/laplace_core_bench $(ARGS) $(BENCH_TEE)
 
 # R CMD build + R CMD check on the tarball.
 rcheck: deps
@@ -210,7 +239,8 @@ clean:
 # beside the old hold-out default, LLA, a bootstrap of the nnet and lm; about 2 min.
 # BENCH_ARGS: the number of seeded splits (5).
 bench-valla-coverage: install
-	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_valla_coverage.R $(BENCH_ARGS)
+	$(BENCH_LOG_START)
+	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_valla_coverage.R $(BENCH_ARGS) $(BENCH_TEE)
 
 # VaLLA benchmarks: a C driver (inst/bench/valla/) linked against the
 # core, compiled as the package (BENCH_CFLAGS) into build/bench-valla (ignored by
@@ -228,12 +258,13 @@ $(VALLA_BENCH)/bench_valla: $(VALLA_BENCH_OBJ)
 	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
 .PHONY: bench-valla
 bench-valla: deps $(VALLA_BENCH)/bench_valla
+	$(BENCH_LOG_START)
 	@dpkg -s dataset-fashion-mnist >/dev/null 2>&1 || sh tools/deps.sh dataset-fashion-mnist
-	@uptime
-	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla toy
-	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla fmnist
-	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla reg
-	@uptime
+	@uptime $(BENCH_TEE)
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla toy $(BENCH_TEE)
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla fmnist $(BENCH_TEE)
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 $(VALLA_BENCH)/bench_valla reg $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
 
 # ski_gsgp benchmarks: a C driver (inst/bench/bench_ski.c) linked against the
 # core, compiled as the package (BENCH_CFLAGS) into build/bench (ignored by git
@@ -251,7 +282,8 @@ $(SKI_BENCH)/bench_ski: $(SKI_BENCH_OBJ)
 # Passive OpenMP waits: on a shared, oversubscribed machine spinning threads
 # steal the cores the working ones need (it only makes small products slower).
 bench-ski: $(SKI_BENCH)/bench_ski
-	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski all
+	$(BENCH_LOG_START)
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski all $(BENCH_TEE)
 # The crossover of the statistics pass (tap vs moments, ski_stats_pass.c).
 $(SKI_BENCH)/bench_ski_pass: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_pass.o
 	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
@@ -264,39 +296,45 @@ $(SKI_BENCH)/bench_ski_learn: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$
 # for the 2e8 run, ~8 GB of disk): sequential and 2-worker PSOCK beside the rate
 # of merely reading the files; the master's peak RSS.
 bench-ski-sources: install
-	@uptime
-	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_sources.R $(BENCH_ARGS)
-	@uptime
+	$(BENCH_LOG_START)
+	@uptime $(BENCH_TEE)
+	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_sources.R $(BENCH_ARGS) $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
 
 bench-ski-learn: $(SKI_BENCH)/bench_ski_learn
-	@uptime
-	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_learn $(BENCH_ARGS)
-	@uptime
+	$(BENCH_LOG_START)
+	@uptime $(BENCH_TEE)
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_learn $(BENCH_ARGS) $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
 bench-ski-pass: $(SKI_BENCH)/bench_ski_pass
-	@uptime
-	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_pass
-	@uptime
+	$(BENCH_LOG_START)
+	@uptime $(BENCH_TEE)
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_pass $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
 # One K_G product with FFTW_ESTIMATE plans (the deterministic default) against
 # FFTW_MEASURE ones, side by side; BENCH_ARGS="rounds reps".
 $(SKI_BENCH)/bench_ski_planner: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_planner.o
 	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
 .PHONY: bench-ski-planner
 bench-ski-planner: $(SKI_BENCH)/bench_ski_planner
-	@uptime
-	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_planner $(BENCH_ARGS)
-	@uptime
+	$(BENCH_LOG_START)
+	@uptime $(BENCH_TEE)
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(SKI_BENCH)/bench_ski_planner $(BENCH_ARGS) $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
 # First-call latency of ski_gsgp against a warm call, and the per-iteration time
 # (FFTW planning effort); BENCH_ARGS="--libs=old/Rlib,build/Rlib --rounds=5"
 # compares two installed builds side by side.
 .PHONY: bench-ski-first
 bench-ski-first: install
-	@uptime
-	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_first_call.R $(BENCH_ARGS)
-	@uptime
+	$(BENCH_LOG_START)
+	@uptime $(BENCH_TEE)
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_first_call.R $(BENCH_ARGS) $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
 # ski_gsgp precond_rank on the demo's 1e6-point panel (demo noise, then a harder one).
 bench-ski-precond: install
-	@uptime
-	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond.R
-	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive NOISE=0.001 MAX_ITER=20000 R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond.R
-	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond_3d.R
-	@uptime
+	$(BENCH_LOG_START)
+	@uptime $(BENCH_TEE)
+	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond.R $(BENCH_TEE)
+	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive NOISE=0.001 MAX_ITER=20000 R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond.R $(BENCH_TEE)
+	OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_precond_3d.R $(BENCH_TEE)
+	@uptime $(BENCH_TEE)

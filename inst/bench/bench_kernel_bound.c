@@ -13,6 +13,8 @@
  * seconds divided by the threads (the same on an idle machine; on a loaded one
  * the CPU figures leave out the time other processes held the cores).
  * Every case also checks that 1 thread gives the same bits as `threads` threads.
+ * One `BENCH kernel_rates` line and one `BENCH kernel_bound` line per case
+ * (make bench-report tabulates them).
  * Build and run (as the package builds): make bench-kernel ARGS="reps threads n..."
  * Not part of make check. */
 #define _POSIX_C_SOURCE 200809L
@@ -162,6 +164,11 @@ static int bench_case(sgp_ctx *ctx, int64_t n, int64_t d, sgp_kernel_kind kind, 
          "threads 1 = %d: %s\n", (long long)n, (long long)d, sgp_kernel_name(kind),
          (long long)b, bound, t[0], t[reps / 2], t[0] / bound, t[reps / 2] / bound, bc, tc[0],
          tc[reps / 2], tc[0] / bc, tc[reps / 2] / bc, threads, same ? "bitwise" : "DIFFERENT");
+  printf("BENCH kernel_bound n=%lld d=%lld kernel=%s b=%lld threads=%d bound=%.3fs min=%.3fs "
+         "median=%.3fs ratio_min=%.2f ratio_median=%.2f cpu_ratio_median=%.2f bits=%s\n",
+         (long long)n, (long long)d, sgp_kernel_name(kind), (long long)b, threads, bound, t[0],
+         t[reps / 2], t[0] / bound, t[reps / 2] / bound, tc[reps / 2] / bc,
+         same ? "same" : "DIFFERENT");
   fflush(stdout);
   sgp_kprep_free(&p);
   free(X); free(V); free(Y); free(Y1); free(t); free(tc);
@@ -181,6 +188,9 @@ int main(int argc, char **argv)
   printf("threads %d: DGEMM %.1f GFLOP/s (per CPU second of each thread: %.1f), exp %.2f G/s "
          "(%.2f); ratios: min / median\n", threads, rates[0] * 1e-9, rates[2] * 1e-9,
          rates[1] * 1e-9, rates[3] * 1e-9);
+  printf("BENCH kernel_rates threads=%d dgemm=%.1fGFLOP/s dgemm_cpu=%.1fGFLOP/s exp=%.2fG/s "
+         "exp_cpu=%.2fG/s\n", threads, rates[0] * 1e-9, rates[2] * 1e-9, rates[1] * 1e-9,
+         rates[3] * 1e-9);
   int bad = 0;
   const int64_t width = getenv("BENCH_B") ? atoll(getenv("BENCH_B")) : 10; /* b */
   const int64_t ns_default[] = {20000, 100000};
