@@ -136,8 +136,8 @@
 #'              xtest = matrix(c(-3, 0, 3)), seed = 1, verbose = FALSE)
 #' fit
 #' fit$test$var
-#' # the exact LLA on the same network
-#' lla <- valla(net, x, y, method = "lla", noise = fit$noise,
+#' # the exact LLA on the same network, with the noise variance of the data
+#' lla <- valla(net, x, y, method = "lla", noise = 0.01,
 #'              prior_var = fit$prior_var, verbose = FALSE)
 #' predict(lla, matrix(c(-3, 0, 3)))$var
 #' # a network trained from a formula; valla builds its inputs the same way
