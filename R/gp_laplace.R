@@ -150,7 +150,7 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
   x <- as_input_matrix(x, fn, "x")
   if (!is.null(cn)) colnames(x) <- cn  # predict matches new data's columns by name
   lab <- label_codes(y, opts[["likelihood"]] %||% option_default(fn, "likelihood"), fn)
-  if (length(lab$levels) >= 2L && identical(opts[["likelihood"]], "softmax"))
+  if (length(lab$levels) >= 2L && lab$count_is_n_class)
     opts$n_class <- length(lab$levels)  # levels that never occur are classes too
   if (!is.null(xtest)) {
     xtest <- as_input_matrix(xtest, fn, "xtest", d = ncol(x))
@@ -192,35 +192,63 @@ laplace_selection <- function(s) {
        optim = as.data.frame(s$optim))
 }
 
-# Labels as numbers for the core, which checks them: a factor becomes 0/1
-# (bernoulli) or 1..C (softmax) and keeps its level names; a logical 0/1.
+# How the core's likelihoods code class labels (scalegp_info's likelihoods:
+# classes, n_classes (0: the levels' count, given as n_class), first_class).
+lik_label_coding <- function() {
+  t <- sgp_call(C_info)$likelihoods
+  data.frame(name = t$name, classes = t$classes == 1, n_classes = t$n_classes,
+             first_class = t$first_class, stringsAsFactors = FALSE)
+}
+
+# One likelihood's row of it (a name out of the table: numbers, not classes).
+lik_coding_of <- function(likelihood, t = lik_label_coding()) {
+  r <- t[t$name == likelihood, ]
+  if (nrow(r)) r else data.frame(name = likelihood, classes = FALSE, n_classes = 0L,
+                                 first_class = 0L, stringsAsFactors = FALSE)
+}
+
+# `"a"`, `"a" or "b"`, `"a", "b" or "c"`
+quoted_or <- function(s) {
+  s <- paste0("\"", s, "\"")
+  if (length(s) < 2L) s else paste(paste(s[-length(s)], collapse = ", "), "or", s[length(s)])
+}
+
+# Labels as numbers for the core, which checks them, as the core's likelihood
+# codes classes: a factor becomes first_class.. (0/1 for two classes, 1..C for
+# any number) and keeps its level names; a logical (two classes) its two codes.
+# count_is_n_class: the factor's level count is the number of classes.
 label_codes <- function(y, likelihood, fn) {
   levels <- NULL
+  t <- lik_label_coding()
+  lk <- lik_coding_of(likelihood, t)
+  two <- lk$classes && lk$n_classes == 2L
   y <- as_plain_numbers(y, fn, "y")
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   if (is.factor(y)) {
-    if (!likelihood %in% c("bernoulli", "softmax"))
+    if (!lk$classes)
       stop_arg(fn, "y", "is a factor; likelihood = \"", likelihood, "\" needs numbers")
     if (anyNA(y)) stop_arg(fn, "y", "contains NA")
-    # bernoulli: the two levels that occur (a factor can carry unused ones)
-    if (likelihood == "bernoulli" && nlevels(y) > 2L && nlevels(droplevels(y)) == 2L)
-      y <- droplevels(y)
+    # a fixed number of classes: the levels that occur (a factor can carry unused ones)
+    if (two && nlevels(y) > 2L && nlevels(droplevels(y)) == 2L) y <- droplevels(y)
     levels <- levels(y)
-    if (likelihood == "bernoulli" && length(levels) != 2L)
-      stop_arg(fn, "y", "must have exactly 2 levels for likelihood = \"bernoulli\" (got ",
-               length(levels),
-               if (length(levels) > 2L) "; for more classes use likelihood = \"softmax\"", ")")
-    y <- as.integer(y) - (likelihood == "bernoulli")
+    if (lk$n_classes > 0L && length(levels) != lk$n_classes)
+      stop_arg(fn, "y", "must have exactly ", lk$n_classes, " levels for likelihood = \"",
+               likelihood, "\" (got ", length(levels),
+               if (length(levels) > lk$n_classes) paste0("; for more classes use likelihood = ",
+                 quoted_or(t$name[t$classes & t$n_classes == 0L])), ")")
+    y <- as.integer(y) - 1L + lk$first_class
   } else if (is.logical(y)) {
-    if (likelihood != "bernoulli")
-      stop_arg(fn, "y", "is logical; only likelihood = \"bernoulli\" takes TRUE/FALSE")
+    if (!two)
+      stop_arg(fn, "y", "is logical; only likelihood = ",
+               quoted_or(t$name[t$classes & t$n_classes == 2L]), " takes TRUE/FALSE")
     if (anyNA(y)) stop_arg(fn, "y", "contains NA")
     levels <- c("FALSE", "TRUE")
-    y <- as.integer(y)
+    y <- as.integer(y) + lk$first_class
   } else if (!is.numeric(y) || !is.null(dim(y))) {
     stop_arg(fn, "y", "must be a numeric vector, a factor or a logical vector")
   }
-  list(y = as.double(y), levels = levels)
+  list(y = as.double(y), levels = levels,
+       count_is_n_class = lk$classes && lk$n_classes == 0L)
 }
 
 # Labels as doubles with the checks (mlp_fit, which does not use the core's yet),
@@ -261,7 +289,8 @@ laplace_labels <- function(y, likelihood, n, fn) {
 # names (R's only addition); the core's warning (variances that rounding does not
 # resolve) becomes fn's warning and leaves the list.
 pred_class_names <- function(p, fit, fn) {
-  if (fit$likelihood == "softmax" && !is.null(fit$levels)) {
+  lk <- lik_coding_of(fit$likelihood)
+  if (lk$classes && lk$n_classes == 0L && !is.null(fit$levels)) { # a column per class
     if (!is.character(fit$levels) || length(fit$levels) != ncol(p$prob))
       stop_arg(fn, "object$levels", "must be NULL or ", ncol(p$prob),
                " class names (the fit is damaged; refit it)")
@@ -343,11 +372,12 @@ predict.gp_laplace <- function(object, newdata = NULL, offset = NULL,
     list = out,
     link = out$mean,
     response = out[[intersect(c("prob", "rate_mean", "mean"), names(out))[1L]]],
-    class = {
-      k <- if (fit$likelihood == "bernoulli") as.integer(out$prob > 0.5) + 1L
+    class = { # two classes: P(the second); more: a column each (the core's coding)
+      lk <- lik_coding_of(fit$likelihood)
+      k <- if (lk$n_classes == 2L) as.integer(out$prob > 0.5) + 1L
            else max.col(out$prob, ties.method = "first")
       if (!is.null(fit$levels)) factor(fit$levels[k], levels = fit$levels)
-      else if (fit$likelihood == "bernoulli") k - 1L else k
+      else k - 1L + lk$first_class
     }), omit)
 }
 
@@ -382,14 +412,16 @@ print.gp_laplace <- function(x, ...) {
   invisible(obj)
 }
 
-# "  lengthscale .., outputscale .., mean .., noise ..; log evidence ..; learned: .."
+# "  lengthscale .., outputscale .., mean ..[, noise ..][, dispersion ..][, alpha ..];
+# log evidence ..; learned: .."
 laplace_hyper_line <- function(x) {
   h <- x$hyper
   if (is.null(h)) return("")
   num <- function(v) fmt_g(v)
+  more <- function(nm) if (is.null(h[[nm]])) "" else paste0(", ", nm, " ", num(h[[nm]]))
   sprintf("  lengthscale %s, outputscale %s, mean %s%s; log evidence %s; %s", num(h$lengthscale),
-          num(h$outputscale), num(h$mean), if (is.null(h$noise)) "" else
-          paste0(", noise ", num(h$noise)),
+          num(h$outputscale), num(h$mean),
+          paste0(more("noise"), more("dispersion"), more("alpha")),
           if (is.na(x$loglik)) "not computed" else
             paste0(fmt_g(x$loglik, 6), if (isTRUE(x$loglik_se > 0))
               paste0(" (se ", fmt_g(x$loglik_se, 2), ")") else ""),

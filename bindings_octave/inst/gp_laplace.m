@@ -42,13 +42,13 @@
 ## @item @qcode{"outputscale"}
 ## kernel variance; not given: learned (1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"alpha"}
-## shape parameter of the kernels whose formula has alpha (the others ignore it) (default @code{1}).
+## shape parameter of the kernels whose formula has alpha (the others ignore it); not given: learned (1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"mean"}
 ## constant prior mean: 1 value, or one per class (softmax); not given: learned (0 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"noise"}
 ## gaussian: noise variance, 1 or n values; not given: learned (1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"learn"}
-## maximize the evidence over these of "lengthscale", "outputscale", "mean", "noise" ("auto": those not given; character(0) / @{@}: none) (default @qcode{"auto"}).
+## maximize the evidence over these of "lengthscale", "outputscale", "mean", "noise", "dispersion" (negbin), "alpha" (kernels with alpha) ("auto": those not given; character(0) / @{@}: none) (default @qcode{"auto"}).
 ## @item @qcode{"optim_max_iter"}
 ## evidence evaluations of the optimizer at most (default @code{100}).
 ## @item @qcode{"restarts"}
@@ -62,7 +62,7 @@
 ## @item @qcode{"trials"}
 ## binomial: trials per point (y successes in 0..trials), 1 or n whole numbers >= 1 (none given: 1) (default @code{[]}).
 ## @item @qcode{"dispersion"}
-## negbin: r of the variance mu + mu^2/r (Poisson as r -> Inf) (default @code{1}).
+## negbin: r of the variance mu + mu^2/r (Poisson as r -> Inf); not given: learned (1 when learn leaves it out) (default @code{[]}).
 ## @item @qcode{"policy"}
 ## solver actions: "cg" (residuals), "cholesky" (unit vectors: subset of data) or "auto": the exact Laplace (cholesky with max_iter = n C) where its dense factor (8 (n C)^2 doubles) fits in a quarter of the memory and n C <= 3000 or the learning used the exact evidence (C = 1), else cg; cg when max_iter, rank, max_total_iter or precond_rank is given. The fit's policy and policy_reason say which ran and why (default @qcode{"auto"}).
 ## @item @qcode{"residual"}
@@ -160,8 +160,8 @@ function fit = gp_laplace (x, y, varargin)
                                  varargin{:});
   x = check_input_matrix (x, fname, "x");
   likelihood = option_value (fname, opts, "likelihood");
-  [ycode, levels] = label_codes (y, likelihood, fname);
-  if (numel (levels) >= 2 && strcmp (likelihood, "softmax"))
+  [ycode, levels, count_is_n_class] = label_codes (y, likelihood, fname);
+  if (numel (levels) >= 2 && count_is_n_class)
     opts = set_option (opts, "n_class", numel(levels));
   endif
   if (isempty (option_value (fname, opts, "seed")))
@@ -227,27 +227,49 @@ function fit = gp_laplace (x, y, varargin)
 
 endfunction
 
-## Labels as numbers for the core, which checks them: a cell array of strings
-## becomes 0/1 (bernoulli) or 1..C (softmax) and keeps its level names.
-function [ycode, levels] = label_codes (y, likelihood, fname)
+## `"a"`, `"a" or "b"`, `"a", "b" or "c"`
+function s = quoted_or (names)
+  s = strcat ("\"", names(:)', "\"");
+  if (numel (s) > 1)
+    s = [strjoin(s(1:end-1), ", ") " or " s{end}];
+  else
+    s = s{1};
+  endif
+endfunction
+
+## Labels as numbers for the core, which checks them, as the core's likelihood
+## codes classes (__sgp_call__ ("info").likelihoods: classes, n_classes (0: the
+## levels' count, given as n_class), first_class): a cell array of strings becomes
+## first_class.. (0/1 for two classes, 1..C for any number) and keeps its level
+## names; a logical (two classes) its two codes.
+function [ycode, levels, count_is_n_class] = label_codes (y, likelihood, fname)
   levels = {};
+  [classes, n_classes, first, t] = lik_label_coding (likelihood);
+  two = classes && n_classes == 2;
+  count_is_n_class = classes && n_classes == 0;
   if (iscellstr (y))
-    if (! any (strcmp (likelihood, {"bernoulli", "softmax"})))
+    if (! classes)
       arg_error (fname, "y", "is a cell array of strings; likelihood = \"%s\" needs numbers",
                  likelihood);
     endif
     [levels, ~, code] = unique (y(:));
     levels = levels.';
-    if (strcmp (likelihood, "bernoulli") && numel (levels) != 2)
-      arg_error (fname, "y", "must have exactly 2 classes for likelihood = \"bernoulli\" (got %d%s)",
-                 numel (levels), if_else (numel (levels) > 2,
-                                          "; for more classes use likelihood = \"softmax\"", ""));
+    if (n_classes > 0 && numel (levels) != n_classes)
+      more = "";
+      if (numel (levels) > n_classes)
+        more = ["; for more classes use likelihood = " ...
+                quoted_or(t.name(t.classes(:) & t.n_classes(:) == 0))];
+      endif
+      arg_error (fname, "y", "must have exactly %d classes for likelihood = \"%s\" (got %d%s)",
+                 n_classes, likelihood, numel (levels), more);
     endif
-    y = code - strcmp (likelihood, "bernoulli");
+    y = code - 1 + first;
   elseif (islogical (y))
-    if (! strcmp (likelihood, "bernoulli"))
-      arg_error (fname, "y", "is logical; only likelihood = \"bernoulli\" takes true/false");
+    if (! two)
+      arg_error (fname, "y", "is logical; only likelihood = %s takes true/false",
+                 quoted_or (t.name(t.classes(:) & t.n_classes(:) == 2)));
     endif
+    y = double (y) + first;
   elseif (! isnumeric (y) || iscomplex (y))
     arg_error (fname, "y", "must be a real numeric or logical vector or a cell array of strings");
   endif

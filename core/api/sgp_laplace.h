@@ -49,7 +49,8 @@ typedef struct {
                               * Other likelihoods: must stay empty (SGP_EINVAL) */
   sgp_cmat offset;           /* Nx1 poisson log exposure; empty (data NULL) = 0 */
   sgp_cmat trials;           /* binomial trials: 1x1 or Nx1 whole numbers >= 1; empty = 1 */
-  double dispersion;         /* negbin: r of the variance mu + mu^2 / r (> 0); 1 */
+  double dispersion;         /* negbin: r of the variance mu + mu^2 / r (> 0); NaN (default):
+                              * not given, learned or 1 (sgp_laplace_opts.learn) */
   sgp_kernel kernel;         /* shared by all classes */
   sgp_policy policy;         /* default AUTO */
   int max_newton;            /* default 20 */

@@ -16,6 +16,13 @@ typedef enum {
                            * link, log exposure `offset` */
 } sgp_likelihood;
 
+/* How a likelihood codes class labels, which the fronts follow to code a factor, a
+ * cellstr or a logical y: *classes 1 when its labels are classes (else numbers);
+ * *n_classes their number (2), or 0 when it is the number of the labels' levels
+ * (given to the core as n_class); *first the code of the first class. Returns 0
+ * for a kind out of range (nothing written), else 1. */
+int sgp_lik_label_coding(sgp_likelihood kind, int *classes, int *n_classes, int *first);
+
 #ifdef __cplusplus
 }
 #endif

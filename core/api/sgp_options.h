@@ -150,8 +150,13 @@ int sgp_lik_valla(sgp_likelihood kind);
   SGP_KERNEL_OPTION_ROWS_AS(TYPE, MEMBER, "1", "1", 0, "")
 /* The kernel rows with the defaults as written (LS_DEF, OS_DEF), extra flags on the
  * lengthscale and outputscale (SGP_OPT_NULL_OK where "not given" means learned) and a
- * doc suffix. */
+ * doc suffix; alpha's default is 1. */
 #define SGP_KERNEL_OPTION_ROWS_AS(TYPE, MEMBER, LS_DEF, OS_DEF, OS_FLAGS, DOC)              \
+  SGP_KERNEL_OPTION_ROWS_ALPHA(TYPE, MEMBER, LS_DEF, OS_DEF, OS_FLAGS, DOC, "1", 0, "")
+/* The same with alpha's default as written, its flags and its doc suffix (a verb
+ * that learns alpha: "NULL", SGP_OPT_NULL_OK). */
+#define SGP_KERNEL_OPTION_ROWS_ALPHA(TYPE, MEMBER, LS_DEF, OS_DEF, OS_FLAGS, DOC, AL_DEF,  \
+                                     AL_FLAGS, AL_DOC)                                     \
   {"kernel", SGP_OPT_CHOICE, "\"rbf\"", 0, 0, 0, sgp_kernel_names,                        \
    offsetof(TYPE, MEMBER.kind), SGP_STORE_INT, 0, sgp_kernel_doc},                         \
   {"lengthscale", SGP_OPT_POSITIVES, LS_DEF, 0, 0, (OS_FLAGS), NULL,                      \
@@ -160,9 +165,9 @@ int sgp_lik_valla(sgp_likelihood kind);
    "one lengthscale, or one per column of x (ARD)" DOC},                                   \
   {"outputscale", SGP_OPT_REAL, OS_DEF, 0, INFINITY, SGP_OPT_LO_OPEN | (OS_FLAGS), NULL,    \
    offsetof(TYPE, MEMBER.outputscale), SGP_STORE_DOUBLE, 0, "kernel variance" DOC},          \
-  {"alpha", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL,                         \
+  {"alpha", SGP_OPT_REAL, AL_DEF, 0, INFINITY, SGP_OPT_LO_OPEN | (AL_FLAGS), NULL,          \
    offsetof(TYPE, MEMBER.alpha), SGP_STORE_DOUBLE, 0,                                      \
-   "shape parameter of the kernels whose formula has alpha (the others ignore it)"}
+   "shape parameter of the kernels whose formula has alpha (the others ignore it)" AL_DOC}
 
 /* What a host returns from predict (the "type" of the predict tables). */
 enum { SGP_PREDICT_LIST, SGP_PREDICT_RESPONSE, SGP_PREDICT_CLASS, SGP_PREDICT_LINK };

@@ -113,7 +113,9 @@ int sgp_ski_predict_plain(sgp_ctx *ctx, const sgp_ski_fit_view *v, const sgp_ski
  * options). */
 sgp_value sgp_options_plain(const sgp_verb_table *t, sgp_value_arena *a);
 /* The build information (sgp_info): version, fftw, openmp, max_threads (INT),
- * cuda_built, cuda_devices (INT). */
+ * cuda_built, cuda_devices (INT), and likelihoods: gp_laplace's likelihoods with
+ * how each codes class labels (sgp_lik_label_coding; columns name, classes,
+ * n_classes, first_class), which the fronts read to code a factor y. */
 sgp_value sgp_info_plain(sgp_value_arena *a);
 
 /* ---- valla and mlp_fit as plain data (core/valla/valla_net_read.c, valla_plain.c) */

@@ -9,15 +9,17 @@
 extern "C" {
 #endif
 
-/* What is learned by maximizing the evidence; AUTO: every hyperparameter not given. */
+/* What is learned by maximizing the evidence; AUTO: every hyperparameter not given.
+ * Bit i is choice i of gp_laplace's `learn` (DISPERSION: negbin's, ALPHA: rq's). */
 enum {
   SGP_LEARN_LENGTHSCALE = 1u, SGP_LEARN_OUTPUTSCALE = 2u, SGP_LEARN_MEAN = 4u,
-  SGP_LEARN_NOISE = 8u, SGP_LEARN_AUTO = 16u
+  SGP_LEARN_NOISE = 8u, SGP_LEARN_AUTO = 16u, SGP_LEARN_DISPERSION = 32u, SGP_LEARN_ALPHA = 64u
 };
 
 /* The hyperparameters a fit used, and its model selection (gp_laplace, and
  * ski_gsgp with its one constant mean: n_mean 1): the evidence and its gradient in the coordinates theta = (log lengthscale(s), log outputscale, mean(s),
- * log noise), and the optimizer's trace. */
+ * log noise, log dispersion, log alpha; each of the last three where the model has
+ * it), and the optimizer's trace. */
 typedef struct sgp_hyper {
   double *lengthscale;     /* n_lengthscale */
   int64_t n_lengthscale;
@@ -25,6 +27,9 @@ typedef struct sgp_hyper {
   double *mean;            /* n_mean: 1, or C (softmax) */
   int64_t n_mean;
   double noise;            /* gaussian with one noise value (NaN otherwise) */
+  double dispersion;       /* the likelihood's scalar parameter (negbin), with has_dispersion */
+  double alpha;            /* the kernel's shape parameter (rq), with has_alpha */
+  int has_dispersion, has_alpha; /* theta has their coordinates (0: absent, as memset leaves) */
   unsigned requested;      /* SGP_LEARN_* bits asked for (learn, AUTO resolved) */
   unsigned learned;        /* SGP_LEARN_* bits that were optimized */
   int64_t n_theta;         /* coordinates of grad */
@@ -45,7 +50,7 @@ typedef struct sgp_hyper {
 } sgp_hyper;
 typedef sgp_hyper sgp_laplace_hyper;
 /* The name of coordinate k of theta ("lengthscale" or "lengthscale1".., "outputscale",
- * "mean" or "mean1".., "noise"). */
+ * "mean" or "mean1".., "noise", "dispersion", "alpha"). */
 void sgp_hyper_theta_name(const sgp_hyper *h, int64_t k, char *buf, size_t size);
 void sgp_hyper_free(sgp_hyper *h);
 

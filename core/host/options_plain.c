@@ -29,16 +29,37 @@ sgp_value sgp_options_plain(const sgp_verb_table *t, sgp_value_arena *a)
   return sgp_vo_list(a, 5, names, v);
 }
 
+/* gp_laplace's likelihoods and how each codes class labels
+ * (sgp_lik_label_coding): columns name, classes (0/1), n_classes, first_class. */
+static sgp_value likelihoods(sgp_value_arena *a)
+{
+  int64_t n = 0;
+  while (sgp_lik_names[n]) n++;
+  int64_t *col = (int64_t *)sgp_vo_alloc(a, (size_t)(3 * (n > 0 ? n : 1)) * sizeof(int64_t));
+  if (!col) return sgp_vo_null();
+  for (int64_t k = 0; k < n; k++) {
+    int classes = 0, count = 0, first = 0;
+    sgp_lik_label_coding((sgp_likelihood)k, &classes, &count, &first);
+    col[k] = classes; col[n + k] = count; col[2 * n + k] = first;
+  }
+  const char *names[] = {"name", "classes", "n_classes", "first_class"};
+  sgp_value v[] = {sgp_vo_strings(a, n, sgp_lik_names), sgp_vo_int(a, n, col),
+                   sgp_vo_int(a, n, col + n), sgp_vo_int(a, n, col + 2 * n)};
+  v[0].cols = 1; /* Octave: a column cellstr */
+  return sgp_vo_list(a, 4, names, v);
+}
+
 sgp_value sgp_info_plain(sgp_value_arena *a)
 {
   sgp_build_info info;
   sgp_info(&info);
   const int64_t threads = info.max_threads, devices = info.cuda_devices;
   const char *names[] = {"version", "fftw", "openmp", "max_threads", "cuda_built",
-                         "cuda_devices"};
+                         "cuda_devices", "likelihoods"};
   const sgp_value v[] = {sgp_vo_string(a, info.version),
                          sgp_vo_string(a, info.fftw ? info.fftw : "unknown"),
                          sgp_vo_flag(a, info.openmp != 0), sgp_vo_int(a, 1, &threads),
-                         sgp_vo_flag(a, info.cuda_built != 0), sgp_vo_int(a, 1, &devices)};
-  return sgp_vo_list(a, 6, names, v);
+                         sgp_vo_flag(a, info.cuda_built != 0), sgp_vo_int(a, 1, &devices),
+                         likelihoods(a)};
+  return sgp_vo_list(a, 7, names, v);
 }

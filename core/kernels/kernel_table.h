@@ -84,4 +84,33 @@ static inline double sgp_kernel_psi_of(sgp_kernel_kind kind, double alpha, doubl
   return NAN;
 }
 
+/* dk/dlog alpha from the kernel's value kval = k(r2), for the kernels that read
+ * alpha (0 for the others). rq: log k = log s - alpha log1p(x), x = r2 / (2 alpha),
+ * so dk/dlog alpha = alpha k (x / (1 + x) - log1p(x)); below x = 0.01 the
+ * difference (about -x^2/2) is summed as its series sum_{j>=2} (-1)^(j+1) x^j
+ * (1 - 1/j), whose terms past j = 8 are below x^9 (1e-14 of the leading term),
+ * as the two logarithms would cancel to an absolute error of eps. */
+static inline double sgp_kernel_dalpha_of(sgp_kernel_kind kind, double alpha, double kval,
+                                          double r2)
+{
+  switch (kind) {
+  case SGP_KERNEL_RQ: {
+    const double x = r2 / (2.0 * alpha);
+    double d;
+    if (x < 0.01) {
+      double p = x, sgn = -1.0;
+      d = 0.0;
+      for (int j = 2; j <= 8; j++) { p *= x; d += sgn * p * (1.0 - 1.0 / j); sgn = -sgn; }
+    } else {
+      d = x / (1.0 + x) - log1p(x);
+    }
+    return alpha * kval * d;
+  }
+  case SGP_KERNEL_RBF: case SGP_KERNEL_MATERN12: case SGP_KERNEL_MATERN32:
+  case SGP_KERNEL_MATERN52: return 0.0;
+  case SGP_KERNEL_COUNT: break;
+  }
+  return NAN;
+}
+
 #endif

@@ -73,16 +73,18 @@ int sgp_kernel_apply_symmetric(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kpre
                                sgp_cmat V, sgp_mat Y, int tile);
 
 /* grad[0..n_lengthscale] = sum_ik G_ik dK_ik/dtheta over theta = (log lengthscale(s),
- * log outputscale), given K = k(X, X) (n x n, ld n: its values are reused, no
- * kernel is evaluated again) and G symmetric n x n (ld ldg; both lower triangles
- * read). One pass over the pairs; the same bitwise for every thread count. */
+ * log outputscale), and *galpha the same for log alpha (galpha NULL: not
+ * computed; 0 for a kernel without alpha), given K = k(X, X) (n x n, ld n: its
+ * values are reused, no kernel is evaluated again) and G symmetric n x n (ld ldg;
+ * both lower triangles read). One pass over the pairs; the same bitwise for every
+ * thread count. */
 int sgp_kernel_grad_dense(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double *K,
-                          const double *G, int64_t ldg, double *grad);
+                          const double *G, int64_t ldg, double *grad, double *galpha);
 /* The same for G = U V' (U, V n x r, not symmetric: only G + G' counts), with the
  * kernel evaluated on the fly: one pass over tile x tile blocks on and below the
  * diagonal, each block of G formed by BLAS-3 (tile <= 0: SGP_DEFAULT_TILE). No
  * n x n storage; the same bitwise for every thread count. */
 int sgp_kernel_grad_lowrank(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, sgp_cmat U,
-                            sgp_cmat V, int tile, double *grad);
+                            sgp_cmat V, int tile, double *grad, double *galpha);
 
 #endif

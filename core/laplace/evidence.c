@@ -7,9 +7,13 @@
  * where s2 = d(-1/2 log|B|)/df (+1/2 diag(Sigma) d3 for a diagonal W), so every
  * kernel coordinate is sum_ik G_ik dK_ik with one weight matrix
  *   G = sum_c (1/2 a_c a_c' + sym(u_c a_c')) - 1/2 Q,   Q = sum_c R_cc,
- * contracted in one pass (sgp_kernel_grad_dense). The mean: 1'(a_c + u_c). */
+ * contracted in one pass (sgp_kernel_grad_dense; log alpha too). The mean:
+ * 1'(a_c + u_c). The likelihood's parameter rho (docs/gp_laplace.md): at fixed f,
+ * log p moves by dl, its gradient by dg and W by dw; the mode moves by
+ * df = Sigma dg, so d log q = 1'dl - 1/2 diag(Sigma)'dw + (K u)'dg. */
 #include "laplace/evidence.h"
 #include "kernels/kernels.h"
+#include "laplace/lik_table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -72,6 +76,24 @@ static void implicit_s2(const sgp_ev_ws *ws, const double *S, double *s2)
   }
 }
 
+/* d log q / d log par (diagonal W): the explicit term, the log-determinant's
+ * through W at fixed f, and the mode's move Sigma dg against s2, which is
+ * s2' Sigma dg = (K u)'dg with u = (I + W K)^-1 s2. sig: diag(Sigma). */
+static int par_grad(sgp_ctx *ctx, const sgp_ev_problem *p, const sgp_ev_ws *ws, const double *sig,
+                    const double *u, double *out)
+{
+  const int64_t n = ws->n;
+  double *dl = sgp_alloc(4 * n), *dg = dl + n, *dw = dg + n, *ku = dw + n;
+  if (!dl) return sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  sgp_lik_ops_of(p->lik.kind)->par_derivs(&p->lik, ws->f, dl, dg, dw);
+  const int st = sgp_gemm(ctx, 'N', 'N', n, 1, n, 1.0, ws->K, n, u, n, 0.0, ku, n);
+  double g = 0.0;
+  for (int64_t i = 0; !st && i < n; i++) g += dl[i] - 0.5 * sig[i] * dw[i] + ku[i] * dg[i];
+  *out = g;
+  free(dl);
+  return st;
+}
+
 /* The gradient at the mode (ws->fac factorized there). */
 static int evidence_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_ev_ws *ws, double *grad)
 {
@@ -97,7 +119,9 @@ static int evidence_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_ev_ws *ws, d
       }
       G[i + j * n] = s - 0.5 * G[i + j * n];
     }
-  if ((st = sgp_kernel_grad_dense(ctx, &p->kernel, p->X, ws->K, G, n, grad))) goto done;
+  if ((st = sgp_kernel_grad_dense(ctx, &p->kernel, p->X, ws->K, G, n, grad,
+                                  l->has_alpha ? grad + sgp_ev_alpha_at(l) : NULL)))
+    goto done;
   double *gm = grad + l->n_ls + 1;
   for (int64_t c = 0; c < l->n_mean; c++) gm[c] = 0.0;
   for (int64_t c = 0; c < C; c++)
@@ -105,7 +129,12 @@ static int evidence_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_ev_ws *ws, d
       gm[l->n_mean == 1 ? 0 : c] += ws->a[i + c * n] + u[i + c * n];
   if (l->has_noise) { /* d/dlog s2 = s2 (1/2 a'a - 1/2 tr R), R = (K + s2 I)^-1 */
     const double s2n = p->lik.noise[0];
-    grad[l->n_ls + 1 + l->n_mean] = s2n * (0.5 * sgp_dot(n, ws->a, ws->a) - 0.5 * trq);
+    grad[sgp_ev_noise_at(l)] = s2n * (0.5 * sgp_dot(n, ws->a, ws->a) - 0.5 * trq);
+  }
+  if (l->has_par) {
+    if (C != 1) { st = sgp_fail(ctx, SGP_EINVAL, "evidence: a learned likelihood parameter "
+                                "needs a diagonal W"); goto done; }
+    st = par_grad(ctx, p, ws, S, u, grad + sgp_ev_par_at(l));
   }
 done:
   free(G); free(S);

@@ -9,10 +9,16 @@
 
 /* The coordinates of theta, in this order: log lengthscale (n_ls values), log
  * outputscale, the prior mean (n_mean: 1, or C for softmax), log noise variance
- * (gaussian only, one value). */
-typedef struct { int64_t n_ls, n_mean, has_noise; } sgp_ev_layout;
+ * (gaussian only, one value), log of the likelihood's scalar parameter (has_par:
+ * negbin's dispersion), log alpha (has_alpha: the kernels that read it). */
+typedef struct { int64_t n_ls, n_mean, has_noise, has_par, has_alpha; } sgp_ev_layout;
+static inline int64_t sgp_ev_noise_at(const sgp_ev_layout *l) { return l->n_ls + 1 + l->n_mean; }
+static inline int64_t sgp_ev_par_at(const sgp_ev_layout *l)
+{ return sgp_ev_noise_at(l) + (l->has_noise ? 1 : 0); }
+static inline int64_t sgp_ev_alpha_at(const sgp_ev_layout *l)
+{ return sgp_ev_par_at(l) + (l->has_par ? 1 : 0); }
 static inline int64_t sgp_ev_size(const sgp_ev_layout *l)
-{ return l->n_ls + 1 + l->n_mean + (l->has_noise ? 1 : 0); }
+{ return sgp_ev_alpha_at(l) + (l->has_alpha ? 1 : 0); }
 
 /* B = I + W^1/2 K W^1/2 at a point f. Diagonal W (bernoulli, poisson, gaussian):
  * one Cholesky L. Softmax (W = D - Pi Pi'): per class V_c = L_c^-1 D_c^1/2 and

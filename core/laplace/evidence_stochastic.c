@@ -27,11 +27,15 @@
  *   every kernel coordinate: 1/2 a'C a + u'C a - 1/2 tr(R C), the contraction of
  *           dK with G = U V' of rank t + 2 + k in one pass over the tiles
  *           (sgp_kernel_grad_lowrank) and tr(W C) = s 1'w on the diagonal; the mean
- *           1'(a + u); gaussian noise s2n (1/2 a'a - 1/2 tr R).
+ *           1'(a + u); gaussian noise s2n (1/2 a'a - 1/2 tr R); log alpha as the
+ *           other kernel coordinates (dk_ii/dlog alpha = 0); the likelihood's
+ *           parameter as the exact evidence's (evidence.c) with diag(Sigma) and
+ *           u above and one more product K u.
  * The preconditioner's pivots are chosen once and kept, so that Q and the probes
  * move smoothly with theta: the optimizer sees one smooth function of theta. */
 #include "laplace/evidence.h"
 #include "kernels/kernels.h"
+#include "laplace/lik_table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -276,13 +280,13 @@ static int kwk_diag(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double 
   return st;
 }
 
-/* diag(Sigma) into s2 (then s2 = 1/2 diag(Sigma) o d3), by the form whose noise is
+/* diag(Sigma) into sg (NULL: not kept) and s2 = 1/2 diag(Sigma) o d3, by the form whose noise is
  * the smaller per point (see the top of the file), each with Q as a control
  * variate: diag(B^-1) = diag(Q^-1) + E[(x - y) o y], diag(K R K) = diag(K R_Q K) +
  * E[(K S (x - y)) o (K S y)] with diag(K R_Q K) = diag(K W K) - rowsums((K H)^2).
  * D: S (x_p - y_p), S y_p (n x 2t) and H (n x k) side by side; dp = diag(Q^-1). */
 static int implicit_s2(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
-                       const double *D, const double *dp, double *s2)
+                       const double *D, const double *dp, double *s2, double *sg)
 {
   const int64_t n = ws->n, t = ws->t, k = m->pc.k;
   const double *w = ws->ev.w, sk = p->kernel.outputscale;
@@ -311,9 +315,25 @@ static int implicit_s2(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf
       sig = sk - kp[i] - kk / (double)t;
     }
     s2[i] = 0.5 * sig * ws->ev.d3[i];
+    if (sg) sg[i] = sig;
   }
 done:
   free(Y); free(kp);
+  return st;
+}
+
+/* d log q / d log par as evidence.c's par_grad: 1'dl - 1/2 sig'dw + (K u)'dg;
+ * scratch: 4n doubles. */
+static int mf_par_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *m,
+                       const double *sig, const double *u, double *scratch, double *out)
+{
+  const int64_t n = ws->n;
+  double *dl = scratch, *dg = dl + n, *dw = dg + n, *ku = dw + n;
+  sgp_lik_ops_of(p->lik.kind)->par_derivs(&p->lik, ws->ev.f, dl, dg, dw);
+  const int st = mf_apply_k(ctx, m, u, ku);
+  double g = 0.0;
+  for (int64_t i = 0; !st && i < n; i++) g += dl[i] - 0.5 * sig[i] * dw[i] + ku[i] * dg[i];
+  *out = g;
   return st;
 }
 
@@ -351,11 +371,11 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
       D[i + j * n] = sw[i] * (X[i + j * n] - Yp[i + j * n]); /* S (x_p - y_p) */
       D[i + (t + j) * n] = sw[i] * Yp[i + j * n];            /* S y_p */
     }
-  int any_d3 = 0;
+  int any_d3 = (int)l->has_par; /* the parameter's gradient reads diag(Sigma) */
   for (int64_t i = 0; i < n; i++) any_d3 |= ws->ev.d3[i] != 0.0;
   memset(u, 0, (size_t)n * sizeof(double));
   if (any_d3) { /* gaussian: no implicit term */
-    if ((st = implicit_s2(ctx, p, ws, m, D, dp, s2))) goto done;
+    if ((st = implicit_s2(ctx, p, ws, m, D, dp, s2, l->has_par ? dp : NULL))) goto done;
     if ((st = mf_apply_k(ctx, m, s2, ks2)) || (st = apply_r_tol(ctx, m, ks2, u, MF_ADJOINT_RTOL))) goto done;
     for (int64_t i = 0; i < n; i++) u[i] = s2[i] - u[i];
   }
@@ -380,15 +400,19 @@ static int mf_grad(sgp_ctx *ctx, const sgp_ev_problem *p, sgp_evs_ws *ws, mf_t *
     }
   trr = trr / (double)t + sumw - trp;
   if ((st = sgp_kernel_grad_lowrank(ctx, &p->kernel, p->X, sgp_cmat_of(U, n, r),
-                                    sgp_cmat_of(V, n, r), ws->tile, grad))) goto done;
+                                    sgp_cmat_of(V, n, r), ws->tile, grad,
+                                    l->has_alpha ? grad + sgp_ev_alpha_at(l) : NULL)))
+    goto done;
   grad[l->n_ls] -= 0.5 * sk * sumw; /* the diagonal: dk_ii/dlog s = s, dk_ii/dlog l = 0 */
   double *gm = grad + l->n_ls + 1;
   gm[0] = 0.0;
   for (int64_t i = 0; i < n; i++) gm[0] += a[i] + u[i];
   if (l->has_noise) {
     const double s2n = p->lik.noise[0];
-    grad[l->n_ls + 1 + l->n_mean] = s2n * (0.5 * sgp_dot(n, a, a) - 0.5 * trr);
+    grad[sgp_ev_noise_at(l)] = s2n * (0.5 * sgp_dot(n, a, a) - 0.5 * trr);
   }
+  if (l->has_par) /* dp holds diag(Sigma) now, D's first block is free */
+    st = mf_par_grad(ctx, p, ws, m, dp, u, D, grad + sgp_ev_par_at(l));
 done:
   free(D); free(dp); free(U); free(V);
   return st;

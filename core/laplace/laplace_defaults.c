@@ -29,7 +29,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->kernel.lengthscale = NULL;  /* not given: learned (model selection) */
   o->kernel.n_lengthscale = 1;  /* when a lengthscale pointer is set */
   o->kernel.outputscale = NAN;
-  o->kernel.alpha = 1.0;
+  o->kernel.alpha = NAN;         /* not given: learned for the kernels that read it */
   o->policy = SGP_POLICY_AUTO;
   o->max_newton = 20;
   o->max_iter = 0; /* not given: sgp_laplace_auto_policy */

@@ -75,6 +75,7 @@ static int check_fit_args(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior_m
   static const double one = 1.0;
   if (!k.lengthscale) { k.lengthscale = &one; k.n_lengthscale = 1; }
   if (isnan(k.outputscale)) k.outputscale = 1.0;
+  if (isnan(k.alpha)) k.alpha = 1.0;
   if ((st = sgp_kernel_check(ctx, &k, d))) return st;
   if (!sgp_lik_ops_of(o->likelihood))
     return sgp_fail(ctx, SGP_EINVAL, "likelihood: unknown value %d", (int)o->likelihood);

@@ -89,7 +89,8 @@ static int check_arrays(const sgp_fd *f, int64_t C, sgp_cmat *X, sgp_cmat *W, sg
 
 /* y (labels valid for the likelihood), trials (binomial), the scalar parameter,
  * noise (gaussian), offset (log links) */
-static int check_data(const sgp_fd *f, sgp_likelihood lik, int64_t n, int64_t C, double *noise)
+static int check_data(const sgp_fd *f, sgp_likelihood lik, int64_t n, int64_t C, double *noise,
+                      double *par)
 {
   const sgp_lik_ops *ops = sgp_lik_ops_of(lik);
   const char *ln = sgp_lik_names[lik];
@@ -115,7 +116,7 @@ static int check_data(const sgp_fd *f, sgp_likelihood lik, int64_t n, int64_t C,
     if (pv->type != SGP_VAL_REAL || pv->len != 1 || !isfinite(pv->real[0]) || !(pv->real[0] > 0))
       return sgp_fd_bad(f, ops->par_name,
                         "must be one positive finite number for likelihood = \"%s\"", ln);
-    labels.par = pv->real[0];
+    labels.par = *par = pv->real[0];
   }
   for (int64_t i = 0; ok && i < n; i++) ok = ops->label(&labels, i, why, sizeof why);
   if (!ok)
@@ -174,20 +175,21 @@ int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, c
   sgp_likelihood lik;
   int64_t C = 1;
   sgp_cmat X, W, R;
-  double noise = 0;
+  double noise = 0, par = NAN;
   int st;
   static const char *const need[] = {"x", "weights", "root", "likelihood", "n_class", "kernel",
                                      "f", "var", "y", "newton_steps", "iterations", "converged",
                                      "policy", "stop_reason", "history", "steps", NULL};
   if ((st = sgp_fd_begin(&f, ctx, fit, arg, sep, "gp_laplace", need, NULL)) ||
       (st = check_model(&f, &lik, &C, k)) || (st = check_arrays(&f, C, &X, &W, &R, k)) ||
-      (st = check_data(&f, lik, X.rows, C, &noise)) || (st = check_run(&f, R.cols, X.rows * C)))
+      (st = check_data(&f, lik, X.rows, C, &noise, &par)) || (st = check_run(&f, R.cols, X.rows * C)))
     return st;
   sgp_cmat mv;
   const int one_noise = sgp_lik_has_noise(lik) && sgp_fd_elt(fit, "noise")->len == 1;
   if ((st = sgp_fd_hyper_mean(&f, C, &mv)) ||
       (st = sgp_fd_selection(&f, k->lengthscale, k->n_lengthscale, k->outputscale,
-                             one_noise ? &noise : NULL)))
+                             one_noise ? &noise : NULL, isnan(par) ? NULL : &par,
+                             sgp_kernel_info_of(k->kind)->uses_alpha ? &k->alpha : NULL)))
     return st;
   return sgp_laplace_fit_view(ctx, view, X, W, R.cols ? R : sgp_cmat_of(NULL, 0, 0), k, lik,
                               noise, mv);

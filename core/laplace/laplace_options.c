@@ -20,21 +20,24 @@ static const char *const history_trace_names[] = {"auto", "always", NULL}; /* SG
 static const char *const evidence_names[] = {"auto", "exact", "stochastic", NULL}; /* SGP_EVIDENCE_* */
 /* bit i of sgp_laplace_opts.learn (SGP_LEARN_*) */
 static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", "noise", "auto",
-                                          NULL};
+                                          "dispersion", "alpha", NULL};
 
 static const sgp_opt_spec specs[] = {
   {"likelihood", SGP_OPT_CHOICE, "\"bernoulli\"", 0, 0, 0, sgp_lik_names, OFF(likelihood),
    SGP_STORE_INT, 0, sgp_lik_doc},
-  SGP_KERNEL_OPTION_ROWS_AS(sgp_laplace_opts, kernel, "NULL", "NULL", SGP_OPT_NULL_OK,
-                            "; not given: learned (1 when learn leaves it out)"),
+  SGP_KERNEL_OPTION_ROWS_ALPHA(sgp_laplace_opts, kernel, "NULL", "NULL", SGP_OPT_NULL_OK,
+                               "; not given: learned (1 when learn leaves it out)", "NULL",
+                               SGP_OPT_NULL_OK, "; not given: learned (1 when learn leaves "
+                               "it out)"),
   {"mean", SGP_OPT_VECTOR, "NULL", 0, 0, SGP_OPT_PTR, NULL, OFF(mean), SGP_STORE_DOUBLE, OFF(n_mean),
    "constant prior mean: 1 value, or one per class (softmax); not given: learned (0 when learn "
    "leaves it out)"},
   {"noise", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(noise), SGP_STORE_DOUBLE, 0,
    "gaussian: noise variance, 1 or n values; not given: learned (1 when learn leaves it out)"},
   {"learn", SGP_OPT_SUBSET, "\"auto\"", 0, 0, 0, learn_names, OFF(learn), SGP_STORE_INT, 0,
-   "maximize the evidence over these of \"lengthscale\", \"outputscale\", \"mean\", \"noise\" "
-   "(\"auto\": those not given; character(0) / {}: none)"},
+   "maximize the evidence over these of \"lengthscale\", \"outputscale\", \"mean\", \"noise\", "
+   "\"dispersion\" (negbin), \"alpha\" (kernels with alpha) (\"auto\": those not given; "
+   "character(0) / {}: none)"},
   {"optim_max_iter", SGP_OPT_COUNT, "100", 1, 2147483647.0, 0, NULL, OFF(optim_max_iter),
    SGP_STORE_INT, 0, "evidence evaluations of the optimizer at most"},
   {"restarts", SGP_OPT_COUNT, "0", 0, 1000, 0, NULL, OFF(restarts), SGP_STORE_INT, 0,
@@ -51,8 +54,9 @@ static const sgp_opt_spec specs[] = {
   {"trials", SGP_OPT_VECTOR, "NULL", 0, 0, 0, NULL, OFF(trials), SGP_STORE_DOUBLE, 0,
    "binomial: trials per point (y successes in 0..trials), 1 or n whole numbers >= 1 "
    "(none given: 1)"},
-  {"dispersion", SGP_OPT_REAL, "1", 0, INFINITY, SGP_OPT_LO_OPEN, NULL, OFF(dispersion),
-   SGP_STORE_DOUBLE, 0, "negbin: r of the variance mu + mu^2/r (Poisson as r -> Inf)"},
+  {"dispersion", SGP_OPT_REAL, "NULL", 0, INFINITY, SGP_OPT_LO_OPEN | SGP_OPT_NULL_OK, NULL,
+   OFF(dispersion), SGP_STORE_DOUBLE, 0, "negbin: r of the variance mu + mu^2/r (Poisson as "
+   "r -> Inf); not given: learned (1 when learn leaves it out)"},
   {"policy", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, policy_names, OFF(policy), SGP_STORE_INT, 0,
    "solver actions: \"cg\" (residuals), \"cholesky\" (unit vectors: subset of data) or "
    "\"auto\": the exact Laplace (cholesky with max_iter = n C) where its dense factor (8 (n C)^2 "

@@ -95,7 +95,11 @@ static sgp_value used_list(const sgp_laplace_result *fit, const sgp_laplace_opts
     names[k] = "trials";
     v[k++] = given(o->trials.data ? &o->trials : &t1, a);
   }
-  if (ops->par_name) { names[k] = ops->par_name; v[k++] = sgp_vo_scalar(a, sgp_lik_par_of(o)); }
+  if (ops->par_name) { /* the value used: learned, given or the default */
+    names[k] = ops->par_name;
+    v[k++] = sgp_vo_scalar(a, fit->hyper.has_dispersion ? fit->hyper.dispersion
+                                                        : sgp_lik_par_of(o));
+  }
   return sgp_vo_list(a, k, names, v);
 }
 

@@ -5,6 +5,8 @@
  * optimization (evidence_stochastic.c) when asked or when the exact one does not
  * fit. The evidence and its gradient are reported at the values used, learned or not. */
 #include "laplace/evidence.h"
+#include "laplace/lik_table.h"
+#include "kernels/kernel_table.h"
 
 #include <limits.h>
 #include <math.h>
@@ -46,7 +48,9 @@ static void set_theta(select_t *s, const double *theta)
   for (int64_t j = 0; j < l->n_ls; j++) h->lengthscale[j] = exp(theta[j]);
   h->outputscale = s->p.kernel.outputscale = exp(theta[l->n_ls]);
   for (int64_t c = 0; c < l->n_mean; c++) h->mean[c] = theta[l->n_ls + 1 + c];
-  if (l->has_noise) h->noise = exp(theta[l->n_ls + 1 + l->n_mean]);
+  if (l->has_noise) h->noise = exp(theta[sgp_ev_noise_at(l)]);
+  if (l->has_par) h->dispersion = s->p.lik.par = exp(theta[sgp_ev_par_at(l)]);
+  if (l->has_alpha) h->alpha = s->p.kernel.alpha = exp(theta[sgp_ev_alpha_at(l)]);
 }
 
 static void get_theta(const sgp_ev_layout *l, const sgp_laplace_hyper *h, double *theta)
@@ -54,7 +58,9 @@ static void get_theta(const sgp_ev_layout *l, const sgp_laplace_hyper *h, double
   for (int64_t j = 0; j < l->n_ls; j++) theta[j] = log(h->lengthscale[j]);
   theta[l->n_ls] = log(h->outputscale);
   for (int64_t c = 0; c < l->n_mean; c++) theta[l->n_ls + 1 + c] = h->mean[c];
-  if (l->has_noise) theta[l->n_ls + 1 + l->n_mean] = log(h->noise);
+  if (l->has_noise) theta[sgp_ev_noise_at(l)] = log(h->noise);
+  if (l->has_par) theta[sgp_ev_par_at(l)] = log(h->dispersion);
+  if (l->has_alpha) theta[sgp_ev_alpha_at(l)] = log(h->alpha);
 }
 
 static int objective(sgp_ctx *ctx, const double *theta, double *value, double *grad, void *data)
@@ -148,16 +154,25 @@ static int learn_bits(sgp_ctx *ctx, const sgp_laplace_opts *o, const sgp_ev_layo
                       unsigned *bits)
 {
   unsigned b = o->learn & ~(unsigned)SGP_LEARN_AUTO;
+  char list[160];
   if (o->learn & SGP_LEARN_AUTO) {
     if (!o->kernel.lengthscale) b |= SGP_LEARN_LENGTHSCALE;
     if (isnan(o->kernel.outputscale)) b |= SGP_LEARN_OUTPUTSCALE;
     if (!o->mean) b |= SGP_LEARN_MEAN;
     if (!o->noise.data && l->has_noise) b |= SGP_LEARN_NOISE;
+    if (isnan(sgp_lik_par_given(o)) && l->has_par) b |= SGP_LEARN_DISPERSION;
+    if (isnan(o->kernel.alpha) && l->has_alpha) b |= SGP_LEARN_ALPHA;
   }
   if ((b & SGP_LEARN_NOISE) && !l->has_noise)
     return sgp_fail(ctx, SGP_EINVAL, sgp_lik_has_noise(o->likelihood)
                     ? "learn: names \"noise\", which is learned as one value; 'noise' has one per point"
                     : "learn: names \"noise\", which only likelihood = \"gaussian\" has");
+  if ((b & SGP_LEARN_DISPERSION) && !l->has_par)
+    return sgp_fail(ctx, SGP_EINVAL, "learn: names \"dispersion\", which only likelihood = %s has",
+                    sgp_lik_list(SGP_LIK_FACT_LEARNED_PAR, 1, list, sizeof list));
+  if ((b & SGP_LEARN_ALPHA) && !l->has_alpha)
+    return sgp_fail(ctx, SGP_EINVAL, "learn: names \"alpha\", which kernel = \"%s\" does not "
+                    "have", sgp_kernel_names[o->kernel.kind]);
   *bits = b;
   return SGP_OK;
 }
@@ -187,6 +202,9 @@ static int start_values(sgp_ctx *ctx, sgp_cmat X, const sgp_lik *lik, const sgp_
   for (int64_t c = 0; o->mean && c < h->n_mean; c++) h->mean[c] = o->mean[o->n_mean == 1 ? 0 : c];
   if (sgp_lik_has_noise(lik->kind) && lik->n_noise == 1 && o->noise.data) h->noise = lik->noise[0];
   if (!sgp_lik_has_noise(lik->kind) || lik->n_noise != 1) h->noise = NAN;
+  /* a parameter not given starts from its default, learned or not: lik->par holds it */
+  h->dispersion = lik->par;
+  h->alpha = isnan(o->kernel.alpha) ? 1.0 : o->kernel.alpha;
   return SGP_OK;
 }
 
@@ -297,6 +315,7 @@ static int evidence_and_learn(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_
   s.p.kernel.lengthscale = h->lengthscale;
   s.p.kernel.n_lengthscale = h->n_lengthscale;
   s.p.kernel.outputscale = h->outputscale;
+  s.p.kernel.alpha = h->alpha;
   s.p.mean = h->mean;
   s.p.layout = *l;
   double theta[SGP_OPT_MAX_THETA];
@@ -350,7 +369,11 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
   h->n_lengthscale = o->kernel.lengthscale ? o->kernel.n_lengthscale : 1;
   h->n_mean = sgp_lik_multiclass(lik->kind) ? lik->C : 1;
   sgp_ev_layout l = {h->n_lengthscale, h->n_mean,
-                     sgp_lik_has_noise(lik->kind) && lik->n_noise == 1};
+                     sgp_lik_has_noise(lik->kind) && lik->n_noise == 1,
+                     sgp_lik_ops_of(lik->kind)->par_derivs != NULL,
+                     sgp_kernel_info_of(o->kernel.kind)->uses_alpha};
+  h->has_dispersion = (int)l.has_par;
+  h->has_alpha = (int)l.has_alpha;
   unsigned bits = 0;
   /* the start values come from y's moments, which must not overflow */
   int st = sgp_check_bounded(ctx, "y", sgp_cmat_of(lik->y, lik->n, 1), SGP_MAX_DATA_VALUE);
@@ -376,7 +399,12 @@ int sgp_laplace_select(sgp_ctx *ctx, sgp_cmat X, sgp_lik *lik, const sgp_laplace
   ro->kernel.outputscale = h->outputscale;
   ro->mean = h->mean;
   ro->n_mean = h->n_mean;
+  ro->kernel.alpha = h->alpha; /* 1 where not given: the kernels that ignore it too */
   if (!isnan(h->noise)) /* the fit's lik owns its copy of the noise */
     *(double *)lik->noise = h->noise;
+  if (l.has_par) { /* and the learned parameter */
+    lik->par = h->dispersion;
+    *(double *)((char *)ro + sgp_lik_ops_of(lik->kind)->par_offset) = h->dispersion;
+  }
   return SGP_OK;
 }

@@ -45,16 +45,38 @@ int sgp_lik_valla(sgp_likelihood kind)
   return sgp_lik_ops_of(kind) && sgp_lik_valla_names[kind][0];
 }
 
+/* a parameter the evidence learns is "not given" (NaN) by default, as the
+ * kernel's; the others take their default */
+/* a classes likelihood without the block W has two (the logit's 0 and 1) */
+int sgp_lik_label_coding(sgp_likelihood kind, int *classes, int *n_classes, int *first)
+{
+  const sgp_lik_ops *ops = sgp_lik_ops_of(kind);
+  if (!ops) return 0;
+  *classes = ops->classes;
+  *n_classes = ops->classes && !ops->multiclass ? 2 : 0;
+  *first = ops->classes ? ops->first_class : 0;
+  return 1;
+}
+
 void sgp_lik_par_defaults(sgp_laplace_opts *o)
 {
   for (int k = 0; k < LIK_COUNT; k++)
-    if (rows[k]->par_name) *(double *)((char *)o + rows[k]->par_offset) = rows[k]->par_default;
+    if (rows[k]->par_name)
+      *(double *)((char *)o + rows[k]->par_offset) =
+        rows[k]->par_derivs ? NAN : rows[k]->par_default;
+}
+
+double sgp_lik_par_given(const sgp_laplace_opts *o)
+{
+  const sgp_lik_ops *ops = sgp_lik_ops_of(o->likelihood);
+  return ops && ops->par_name ? *(const double *)((const char *)o + ops->par_offset) : NAN;
 }
 
 double sgp_lik_par_of(const sgp_laplace_opts *o)
 {
   const sgp_lik_ops *ops = sgp_lik_ops_of(o->likelihood);
-  return ops && ops->par_name ? *(const double *)((const char *)o + ops->par_offset) : NAN;
+  const double v = sgp_lik_par_given(o);
+  return ops && ops->par_name && isnan(v) ? ops->par_default : v;
 }
 
 /* "a", "a" or "b", "a", "b" or "c": the names of the likelihoods with a fact */

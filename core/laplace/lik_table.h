@@ -23,6 +23,7 @@ typedef struct sgp_lik_ops {
   int multiclass;        /* C latents per point, W = diag(pi) - pi pi' per point:
                           * the block paths (class centring, R&W Alg. 3.3) */
   int classes;           /* labels are classes: predict's type = "class", accuracy */
+  int first_class;       /* classes: the code of the first (bernoulli 0, softmax 1) */
   int has_noise;         /* gaussian: the noise variance (option, hyperparameter,
                           * latent scale sqrt(outputscale), never capped) */
   int takes_offset;      /* the option `offset` (a log exposure) applies */
@@ -64,6 +65,10 @@ typedef struct sgp_lik_ops {
   /* data-based start values: outputscale s, the mean (1, or C values), the
    * gaussian noise (left NaN otherwise) */
   void (*initial)(const sgp_lik *lik, double *s, double *mean, double *noise);
+  /* optional, for a scalar parameter the evidence learns (its theta coordinate
+   * log par): per point at f, the derivatives in log par at fixed f of log p (dl),
+   * of its gradient in f (dg) and of W (dw); diagonal likelihoods only */
+  void (*par_derivs)(const sgp_lik *lik, const double *f, double *dl, double *dg, double *dw);
 } sgp_lik_ops;
 
 /* The ops of a kind (NULL for a kind out of range). */
@@ -71,20 +76,25 @@ const sgp_lik_ops *sgp_lik_ops_of(sgp_likelihood kind);
 /* The name list, valla's and the doc (sgp_options.h) are written from the rows. */
 /* A fact of the ops, by name, for the lists in messages. */
 typedef enum {
-  SGP_LIK_FACT_OFFSET, SGP_LIK_FACT_CLASSES, SGP_LIK_FACT_NOISE, SGP_LIK_FACT_TRIALS
+  SGP_LIK_FACT_OFFSET, SGP_LIK_FACT_CLASSES, SGP_LIK_FACT_NOISE, SGP_LIK_FACT_TRIALS,
+  SGP_LIK_FACT_LEARNED_PAR /* a scalar parameter the evidence learns */
 } sgp_lik_fact;
 static inline int sgp_lik_has(const sgp_lik_ops *ops, sgp_lik_fact fact)
 {
   return fact == SGP_LIK_FACT_OFFSET ? ops->takes_offset
          : fact == SGP_LIK_FACT_CLASSES ? ops->classes
-         : fact == SGP_LIK_FACT_TRIALS ? ops->takes_trials : ops->has_noise;
+         : fact == SGP_LIK_FACT_TRIALS ? ops->takes_trials
+         : fact == SGP_LIK_FACT_LEARNED_PAR ? ops->par_derivs != NULL : ops->has_noise;
 }
 /* The names of the likelihoods with the fact, as `"a"`, `"a" or "b"`, `"a", "b"
  * or "c"` (quote; else without the quotes), in buf (returned). */
 const char *sgp_lik_list(sgp_lik_fact fact, int quote, char *buf, size_t size);
-/* Each scalar parameter's default into o (sgp_laplace_opts_default). */
+/* Each scalar parameter's default into o (sgp_laplace_opts_default): NaN, not
+ * given, for one the evidence learns (par_derivs), else par_default. */
 void sgp_lik_par_defaults(sgp_laplace_opts *o);
-/* A kind's scalar parameter as o holds it (NaN: none). */
+/* A kind's scalar parameter as the user gave it (NaN: none, or not given). */
+double sgp_lik_par_given(const sgp_laplace_opts *o);
+/* The value a fit starts from: the given one, else par_default (NaN: none). */
 double sgp_lik_par_of(const sgp_laplace_opts *o);
 
 /* ---- arithmetic shared by the likelihood files */

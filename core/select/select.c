@@ -13,20 +13,25 @@
 #define INIT_SUBSAMPLE 1000
 #define INIT_SEED_SALT 0x5ca1e9b1u /* the subsample's own stream: the fit's is untouched */
 
-unsigned sgp_select_coordinate(int64_t n_ls, int64_t n_mean, int64_t k)
+unsigned sgp_select_coordinate(const sgp_hyper *h, int64_t k)
 {
+  const int64_t n_ls = h->n_lengthscale, base = n_ls + 1 + h->n_mean;
+  const int64_t noise_end = h->n_theta - (h->has_dispersion != 0) - (h->has_alpha != 0);
   return k < n_ls ? SGP_LEARN_LENGTHSCALE : k == n_ls ? SGP_LEARN_OUTPUTSCALE
-         : k < n_ls + 1 + n_mean ? SGP_LEARN_MEAN : SGP_LEARN_NOISE;
+         : k < base ? SGP_LEARN_MEAN : k < noise_end ? SGP_LEARN_NOISE
+         : k == noise_end && h->has_dispersion ? SGP_LEARN_DISPERSION : SGP_LEARN_ALPHA;
 }
 
 void sgp_hyper_theta_name(const sgp_hyper *h, int64_t k, char *buf, size_t size)
 {
   const int64_t nl = h->n_lengthscale, nm = h->n_mean;
-  switch (sgp_select_coordinate(nl, nm, k)) {
+  switch (sgp_select_coordinate(h, k)) {
   case SGP_LEARN_LENGTHSCALE:
     snprintf(buf, size, nl == 1 ? "lengthscale" : "lengthscale%lld", (long long)k + 1); break;
   case SGP_LEARN_OUTPUTSCALE: snprintf(buf, size, "outputscale"); break;
   case SGP_LEARN_MEAN: snprintf(buf, size, nm == 1 ? "mean" : "mean%lld", (long long)(k - nl)); break;
+  case SGP_LEARN_DISPERSION: snprintf(buf, size, "dispersion"); break;
+  case SGP_LEARN_ALPHA: snprintf(buf, size, "alpha"); break;
   default: snprintf(buf, size, "noise");
   }
 }
@@ -56,7 +61,7 @@ static int keep_trace(sgp_ctx *ctx, const sgp_optim_result *r, sgp_hyper *h,
   for (int64_t k = 0; k < n_free; k++)
     memcpy(h->tr_theta + free_idx[k] * ne, r->trace_x + k * ne, (size_t)ne * sizeof(double));
   for (int64_t k = 0; k < nt; k++) /* the values on the user's scale */
-    if (sgp_select_coordinate(h->n_lengthscale, h->n_mean, k) != SGP_LEARN_MEAN)
+    if (sgp_select_coordinate(h, k) != SGP_LEARN_MEAN)
       for (int64_t e = 0; e < ne; e++) h->tr_theta[e + k * ne] = exp(h->tr_theta[e + k * ne]);
   h->optim_converged = r->converged;
   h->optim_timed_out = r->timed_out;
@@ -65,12 +70,14 @@ static int keep_trace(sgp_ctx *ctx, const sgp_optim_result *r, sgp_hyper *h,
   return SGP_OK;
 }
 
-/* Bounds around the starting value: factors 1e3 (lengthscale), 1e4 (outputscale),
- * 1e6 (noise) either way on the log scale; the mean is free. */
+/* Bounds around the starting value: factors 1e3 (lengthscale, and alpha, beyond
+ * which rq is rbf to within rounding of the kernel's leading term), 1e4
+ * (outputscale, dispersion: NB2 at r = 1e4 times its start is Poisson to the
+ * data's resolution), 1e6 (noise) either way on the log scale; the mean is free. */
 static void bounds(unsigned what, double start, double *lo, double *hi)
 {
-  const double span = what == SGP_LEARN_LENGTHSCALE ? log(1e3)
-                      : what == SGP_LEARN_OUTPUTSCALE ? log(1e4)
+  const double span = what == SGP_LEARN_LENGTHSCALE || what == SGP_LEARN_ALPHA ? log(1e3)
+                      : what == SGP_LEARN_OUTPUTSCALE || what == SGP_LEARN_DISPERSION ? log(1e4)
                       : what == SGP_LEARN_MEAN ? INFINITY : log(1e6);
   *lo = start - span;
   *hi = start + span;
@@ -95,7 +102,8 @@ static void note_bound(sgp_hyper *h, const int64_t *idx, int64_t nf, const doubl
              name, at_hi ? "upper" : "lower", exp(at_hi ? hi[k] : lo[k]),
              /* a model with a noise coordinate is a regression */
              at_hi && idx[k] == h->n_lengthscale &&
-                 h->n_theta == h->n_lengthscale + 1 + h->n_mean
+                 h->n_theta - h->has_dispersion - h->has_alpha ==
+                   h->n_lengthscale + 1 + h->n_mean
                ? ": for classes, the data may be separable" : "", name);
     return;
   }
@@ -156,7 +164,7 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
     return sgp_fail(ctx, SGP_EDIM, "lengthscale: model selection takes at most %d "
                     "hyperparameters", SGP_OPT_MAX_THETA);
   for (int64_t k = 0; k < nt; k++) {
-    const unsigned what = sgp_select_coordinate(h->n_lengthscale, h->n_mean, k);
+    const unsigned what = sgp_select_coordinate(h, k);
     if (!(bits & what)) continue;
     idx[nf] = k;
     bounds(what, theta[k], lo + nf, hi + nf);
@@ -188,7 +196,7 @@ int sgp_select_learn(sgp_ctx *ctx, sgp_hyper *h, double *theta, const double *th
   for (int64_t k = 0; k < nf; k++) {
     sgp_hyper_theta_name(h, idx[k], names[k], sizeof names[k]);
     np[k] = names[k];
-    on_log[k] = sgp_select_coordinate(h->n_lengthscale, h->n_mean, idx[k]) != SGP_LEARN_MEAN;
+    on_log[k] = sgp_select_coordinate(h, idx[k]) != SGP_LEARN_MEAN;
   }
   oo.names = np;
   oo.log_scale = on_log;

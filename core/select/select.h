@@ -12,8 +12,10 @@
 #define SGP_OPT_MAX_THETA 256
 
 /* Which hyperparameter coordinate k of theta = (log ell_1..L, log s, mean_1..M,
- * log noise) belongs to (an SGP_LEARN_* bit); M = 0 for a model without a mean. */
-unsigned sgp_select_coordinate(int64_t n_ls, int64_t n_mean, int64_t k);
+ * log noise, log dispersion, log alpha) belongs to (an SGP_LEARN_* bit): h's
+ * n_lengthscale, n_mean (0 for a model without a mean), has_dispersion, has_alpha
+ * and n_theta (the noise is what is left). */
+unsigned sgp_select_coordinate(const sgp_hyper *h, int64_t k);
 
 /* The full objective at theta (h->n_theta values): value and full gradient;
  * statuses as sgp_objective's (optim.h). */

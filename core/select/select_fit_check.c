@@ -15,7 +15,7 @@
 /* the groups of theta's coordinates: SGP_LEARN_* bits, named as `learn`'s choices
  * (bit i = choice i), which `learned` repeats */
 #define GROUP_BITS (SGP_LEARN_LENGTHSCALE | SGP_LEARN_OUTPUTSCALE | SGP_LEARN_MEAN | \
-                    SGP_LEARN_NOISE)
+                    SGP_LEARN_NOISE | SGP_LEARN_DISPERSION | SGP_LEARN_ALPHA)
 
 static const char *const *group_names(void)
 {
@@ -45,25 +45,40 @@ static int equal_values(const sgp_value *v, const double *x, int64_t n)
   return 1;
 }
 
+/* A coordinate of theta a model may have (dispersion, alpha): absent, or the
+ * value the fit used (want; NULL: the model has none). *has: present. */
+static int optional_equal(const sgp_value *v, const double *want, int *has)
+{
+  *has = !sgp_fd_is_nothing(v);
+  return !*has || (want && equal_values(v, want, 1));
+}
+
 /* hyper: the lengthscales, outputscale and noise the fit used (noise NULL: none
- * to compare; then hyper's noise is nothing or one positive number); the mean is
+ * to compare; then hyper's noise is nothing or one positive number), and its
+ * dispersion and alpha where given (NULL: the model has none); the mean is
  * sgp_fd_hyper_mean's. Sets the layout of theta. */
 static int check_hyper(const sgp_fd *f, const double *ls, int64_t n_ls, double outputscale,
-                       const double *noise, sgp_hyper *h)
+                       const double *noise, const double *dispersion, const double *alpha,
+                       sgp_hyper *h)
 {
   const sgp_value *hv = sgp_fd_elt(f->fit, "hyper");
   const sgp_value *nv = sgp_fd_elt(hv, "noise");
   const int noise_ok = noise ? one_number(nv) && nv->real[0] == *noise
                              : sgp_fd_is_nothing(nv) ||
                                  (one_number(nv) && isfinite(nv->real[0]) && nv->real[0] > 0);
+  int has_d = 0, has_a = 0;
   if (hv->type != SGP_VAL_LIST || !equal_values(sgp_fd_elt(hv, "lengthscale"), ls, n_ls) ||
-      !equal_values(sgp_fd_elt(hv, "outputscale"), &outputscale, 1) || !noise_ok)
-    return sgp_fd_bad(f, "hyper", "must hold the lengthscale, outputscale, mean and noise the "
-                      "fit used (its kernel's)");
+      !equal_values(sgp_fd_elt(hv, "outputscale"), &outputscale, 1) || !noise_ok ||
+      !optional_equal(sgp_fd_elt(hv, "dispersion"), dispersion, &has_d) ||
+      !optional_equal(sgp_fd_elt(hv, "alpha"), alpha, &has_a))
+    return sgp_fd_bad(f, "hyper", "must hold the lengthscale, outputscale, mean, noise, "
+                      "dispersion and alpha the fit used (its kernel's and likelihood's)");
   memset(h, 0, sizeof *h);
   h->n_lengthscale = n_ls;
   h->n_mean = sgp_fd_elt(hv, "mean")->len;
-  h->n_theta = n_ls + 1 + h->n_mean + !sgp_fd_is_nothing(nv);
+  h->has_dispersion = has_d;
+  h->has_alpha = has_a;
+  h->n_theta = n_ls + 1 + h->n_mean + !sgp_fd_is_nothing(nv) + has_d + has_a;
   return SGP_OK;
 }
 
@@ -116,9 +131,14 @@ static int check_learned(const sgp_fd *f, unsigned *bits)
     ok = (bit & GROUP_BITS) && !(*bits & bit);
     *bits |= bit;
   }
-  if (!ok)
-    return sgp_fd_bad(f, "learned", "must be distinct names out of lengthscale, outputscale, "
-                      "mean, noise");
+  if (!ok) {
+    char list[160] = "";
+    for (int j = 0; names[j]; j++)
+      if ((1u << j) & GROUP_BITS)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
+                 names[j]);
+    return sgp_fd_bad(f, "learned", "must be distinct names out of %s", list);
+  }
   return SGP_OK;
 }
 
@@ -148,7 +168,7 @@ static int check_optim(const sgp_fd *f, const sgp_hyper *h, const char *const *t
     const sgp_value *c = sgp_fd_elt(o, theta[k]);
     if (!sgp_fd_finite(c))
       return sgp_fd_bad(f, "optim", "column %s must be finite", theta[k]);
-    const unsigned bit = sgp_select_coordinate(h->n_lengthscale, h->n_mean, k);
+    const unsigned bit = sgp_select_coordinate(h, k);
     for (int64_t e = 1; e < rows; e++)
       if (c->real[e] != c->real[0] && !(bits & bit))
         return sgp_fd_bad(f, "learned", "lacks %s, which the optimizer's trace (optim) moves",
@@ -158,11 +178,11 @@ static int check_optim(const sgp_fd *f, const sgp_hyper *h, const char *const *t
 }
 
 int sgp_fd_selection(const sgp_fd *f, const double *ls, int64_t n_ls, double outputscale,
-                     const double *noise)
+                     const double *noise, const double *dispersion, const double *alpha)
 {
   sgp_hyper h;
   unsigned bits;
-  int st = check_hyper(f, ls, n_ls, outputscale, noise, &h);
+  int st = check_hyper(f, ls, n_ls, outputscale, noise, dispersion, alpha, &h);
   if (st) return st;
   if (h.n_theta > SGP_OPT_MAX_THETA)
     return sgp_fd_bad(f, "hyper", "has more than %d hyperparameters", SGP_OPT_MAX_THETA);

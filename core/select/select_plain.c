@@ -7,12 +7,13 @@
 #include <stdio.h>
 
 /* lengthscale, outputscale, mean (when the model has one), noise (NULL when there
- * is none; ski_gsgp has no mean and always a noise). */
+ * is none; ski_gsgp has no mean and always a noise), then dispersion and alpha
+ * where theta has them. */
 static sgp_value hyper_list(const sgp_hyper *h, sgp_value_arena *a)
 {
   const int has_mean = h->n_mean > 0, has_noise = !isnan(h->noise);
-  const char *names[4] = {"lengthscale", "outputscale"};
-  sgp_value v[4];
+  const char *names[6] = {"lengthscale", "outputscale"};
+  sgp_value v[6];
   int n = 0;
   v[n++] = sgp_vo_real(a, h->n_lengthscale, h->lengthscale, 0, 0);
   v[n++] = sgp_vo_scalar(a, h->outputscale);
@@ -23,6 +24,14 @@ static sgp_value hyper_list(const sgp_hyper *h, sgp_value_arena *a)
   if (has_mean || has_noise) {
     names[n] = "noise";
     v[n++] = has_noise ? sgp_vo_scalar(a, h->noise) : sgp_vo_null();
+  }
+  if (h->has_dispersion) {
+    names[n] = "dispersion";
+    v[n++] = sgp_vo_scalar(a, h->dispersion);
+  }
+  if (h->has_alpha) {
+    names[n] = "alpha";
+    v[n++] = sgp_vo_scalar(a, h->alpha);
   }
   return sgp_vo_list(a, n, names, v);
 }

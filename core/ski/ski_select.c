@@ -315,7 +315,7 @@ static void accept_line_search_stop(sgp_hyper *h, const sgp_ski_opts *o, const d
       last_run_evals >= (int64_t)o->optim_max_iter * (o->restarts + 1))
     return;
   for (int64_t k = 0; k < h->n_theta; k++)
-    if ((h->learned & sgp_select_coordinate(h->n_lengthscale, h->n_mean, k)) &&
+    if ((h->learned & sgp_select_coordinate(h, k)) &&
         !(fabs(h->grad[k]) <= 3.0 * se[k]))
       return;
   h->optim_converged = 1;
@@ -383,7 +383,7 @@ static int on_box_edge(const sgp_hyper *h, const double *theta, const double *bo
                        const double *box_hi, const double *theta_lo)
 {
   for (int64_t k = 0; k < h->n_theta; k++) {
-    const unsigned what = sgp_select_coordinate(h->n_lengthscale, h->n_mean, k);
+    const unsigned what = sgp_select_coordinate(h, k);
     if (!(h->learned & what) || what == SGP_LEARN_MEAN) continue;
     if (theta[k] >= box_hi[k] - 1e-6) return 1; /* the global upper bound is wider */
     if (theta[k] <= box_lo[k] + 1e-6 && box_lo[k] > theta_lo[k] + 1e-9) return 1;
@@ -422,7 +422,7 @@ static int learn(sgp_ctx *ctx, const sgp_ski_opts *o, unsigned opt_bits, const d
   double box_lo[SGP_SKI_NTHETA_MAX], box_hi[SGP_SKI_NTHETA_MAX];
   for (int r = 0; r < BOX_RUNS; r++) {
     for (int64_t k = 0; k < h->n_theta; k++) {
-      const int mean = sgp_select_coordinate(h->n_lengthscale, h->n_mean, k) == SGP_LEARN_MEAN;
+      const int mean = sgp_select_coordinate(h, k) == SGP_LEARN_MEAN;
       box_lo[k] = mean ? -INFINITY : fmax(theta[k] - BOX_SPAN, theta_lo[k]);
       box_hi[k] = mean ? INFINITY : theta[k] + BOX_SPAN;
     }
@@ -563,7 +563,7 @@ static int select_hyper(sgp_ctx *ctx, const sgp_ski_stats_data *sd, const sgp_sk
     }
   }
   for (int64_t k = 0; k < h->n_theta; k++)
-    if (!(opt_bits & sgp_select_coordinate(h->n_lengthscale, 1, k))) {
+    if (!(opt_bits & sgp_select_coordinate(h, k))) {
       if (k < h->n_lengthscale) h->lengthscale[k] = fixed[k];
       else if (k == h->n_lengthscale) h->outputscale = fixed[k];
       else if (k == h->n_lengthscale + 1) h->mean[0] = fixed[k];

@@ -11,6 +11,7 @@ typedef struct {
   int64_t n, d, C, n_ls;
   double ls[2], s, mean[3], noise;
   int offset;
+  double alpha, par; /* rq's alpha, negbin's dispersion (0: not the kernel's or likelihood's) */
 } ev_case;
 
 typedef struct {
@@ -30,6 +31,9 @@ static void make_data(const ev_case *c, ev_data *e)
     switch (c->lik) {
     case SGP_LIK_BERNOULLI: e->y[i] = t > 0; break;
     case SGP_LIK_POISSON: e->y[i] = floor(exp(1.0 + t) + sgp_rng_uniform(&rng)); break;
+    case SGP_LIK_NEGBIN: /* overdispersed around exp(1 + t) */
+      e->y[i] = floor(exp(1.0 + t) * (0.2 + 1.6 * sgp_rng_uniform(&rng)) + sgp_rng_uniform(&rng));
+      break;
     case SGP_LIK_GAUSSIAN: e->y[i] = 1.5 + t; break;
     default: e->y[i] = 1.0 + (double)(i % c->C); /* every class occurs */
       if (t > 0.5) e->y[i] = 1.0;
@@ -43,22 +47,28 @@ static void make_data(const ev_case *c, ev_data *e)
   p->lik.kind = c->lik; p->lik.n = n; p->lik.C = c->C; p->lik.y = e->y;
   p->lik.offset = c->offset ? e->off : NULL;
   p->lik.noise = &e->noise; p->lik.n_noise = 1; p->lik.noise_max = 1e300;
+  p->lik.par = c->par;
   p->X = sgp_cmat_of(e->X, n, c->d);
   p->kernel.kind = c->kind; p->kernel.lengthscale = e->ls; p->kernel.n_lengthscale = c->n_ls;
   p->kernel.outputscale = c->s;
+  p->kernel.alpha = c->alpha > 0 ? c->alpha : 1.0;
   p->mean = e->mean;
   p->layout.n_ls = c->n_ls; p->layout.n_mean = c->C; p->layout.has_noise = c->lik == SGP_LIK_GAUSSIAN;
+  p->layout.has_par = c->par > 0;
+  p->layout.has_alpha = c->alpha > 0;
 }
 
-/* Coordinate k of theta (log lengthscales, log outputscale, means, log noise)
- * moved by h. */
+/* Coordinate k of theta (log lengthscales, log outputscale, means, log noise,
+ * log dispersion, log alpha) moved by h. */
 static void shift(ev_data *e, int64_t k, double h)
 {
   const sgp_ev_layout *l = &e->p.layout;
   if (k < l->n_ls) e->ls[k] *= exp(h);
   else if (k == l->n_ls) e->p.kernel.outputscale *= exp(h);
   else if (k < l->n_ls + 1 + l->n_mean) e->mean[k - l->n_ls - 1] += h;
-  else e->noise *= exp(h);
+  else if (l->has_noise && k == sgp_ev_noise_at(l)) e->noise *= exp(h);
+  else if (l->has_par && k == sgp_ev_par_at(l)) e->p.lik.par *= exp(h);
+  else e->p.kernel.alpha *= exp(h);
 }
 
 /* Every gradient entry against central differences with h = 1e-4: truncation
@@ -96,15 +106,22 @@ static void gradients_match_finite_differences(void **state)
 {
   (void)state;
   const ev_case cases[] = {
-    {SGP_LIK_BERNOULLI, SGP_KERNEL_RBF, 30, 1, 1, 1, {0.8, 0}, 1.5, {0.3, 0, 0}, 1, 0},
-    {SGP_LIK_BERNOULLI, SGP_KERNEL_MATERN52, 30, 2, 1, 2, {0.7, 1.6}, 2.0, {-0.4, 0, 0}, 1, 0},
-    {SGP_LIK_BERNOULLI, SGP_KERNEL_MATERN12, 25, 2, 1, 1, {1.1, 0}, 1.0, {0.0, 0, 0}, 1, 0},
-    {SGP_LIK_POISSON, SGP_KERNEL_RBF, 30, 1, 1, 1, {0.6, 0}, 0.8, {0.7, 0, 0}, 1, 1},
-    {SGP_LIK_POISSON, SGP_KERNEL_MATERN32, 30, 2, 1, 2, {0.9, 1.3}, 0.5, {1.0, 0, 0}, 1, 1},
-    {SGP_LIK_GAUSSIAN, SGP_KERNEL_MATERN32, 30, 2, 1, 2, {0.9, 1.2}, 1.3, {1.0, 0, 0}, 0.2, 0},
-    {SGP_LIK_GAUSSIAN, SGP_KERNEL_RBF, 30, 1, 1, 1, {0.5, 0}, 1.0, {0.2, 0, 0}, 0.05, 0},
-    {SGP_LIK_SOFTMAX, SGP_KERNEL_RBF, 24, 1, 3, 1, {0.7, 0}, 2.0, {0.2, -0.1, 0.4}, 1, 0},
-    {SGP_LIK_SOFTMAX, SGP_KERNEL_MATERN52, 24, 2, 3, 2, {0.8, 1.5}, 1.5, {0, 0.3, -0.2}, 1, 0},
+    {SGP_LIK_BERNOULLI, SGP_KERNEL_RBF, 30, 1, 1, 1, {0.8, 0}, 1.5, {0.3, 0, 0}, 1, 0, 0, 0},
+    {SGP_LIK_BERNOULLI, SGP_KERNEL_MATERN52, 30, 2, 1, 2, {0.7, 1.6}, 2.0, {-0.4, 0, 0}, 1, 0, 0, 0},
+    {SGP_LIK_BERNOULLI, SGP_KERNEL_MATERN12, 25, 2, 1, 1, {1.1, 0}, 1.0, {0.0, 0, 0}, 1, 0, 0, 0},
+    {SGP_LIK_POISSON, SGP_KERNEL_RBF, 30, 1, 1, 1, {0.6, 0}, 0.8, {0.7, 0, 0}, 1, 1, 0, 0},
+    {SGP_LIK_POISSON, SGP_KERNEL_MATERN32, 30, 2, 1, 2, {0.9, 1.3}, 0.5, {1.0, 0, 0}, 1, 1, 0, 0},
+    {SGP_LIK_GAUSSIAN, SGP_KERNEL_MATERN32, 30, 2, 1, 2, {0.9, 1.2}, 1.3, {1.0, 0, 0}, 0.2, 0, 0, 0},
+    {SGP_LIK_GAUSSIAN, SGP_KERNEL_RBF, 30, 1, 1, 1, {0.5, 0}, 1.0, {0.2, 0, 0}, 0.05, 0, 0, 0},
+    {SGP_LIK_SOFTMAX, SGP_KERNEL_RBF, 24, 1, 3, 1, {0.7, 0}, 2.0, {0.2, -0.1, 0.4}, 1, 0, 0, 0},
+    {SGP_LIK_SOFTMAX, SGP_KERNEL_MATERN52, 24, 2, 3, 2, {0.8, 1.5}, 1.5, {0, 0.3, -0.2}, 1, 0, 0, 0},
+    /* log alpha (rq), log dispersion (negbin) */
+    {SGP_LIK_BERNOULLI, SGP_KERNEL_RQ, 30, 1, 1, 1, {0.8, 0}, 1.5, {0.3, 0, 0}, 1, 0, 3.0, 0},
+    {SGP_LIK_POISSON, SGP_KERNEL_RQ, 30, 2, 1, 2, {0.9, 1.3}, 0.8, {0.7, 0, 0}, 1, 1, 0.7, 0},
+    {SGP_LIK_GAUSSIAN, SGP_KERNEL_RQ, 30, 1, 1, 1, {0.5, 0}, 1.0, {0.2, 0, 0}, 0.05, 0, 1.5, 0},
+    {SGP_LIK_SOFTMAX, SGP_KERNEL_RQ, 24, 1, 3, 1, {0.7, 0}, 2.0, {0.2, -0.1, 0.4}, 1, 0, 0.6, 0},
+    {SGP_LIK_NEGBIN, SGP_KERNEL_RBF, 30, 1, 1, 1, {0.6, 0}, 0.8, {0.7, 0, 0}, 1, 1, 0, 0.6},
+    {SGP_LIK_NEGBIN, SGP_KERNEL_RQ, 30, 2, 1, 2, {0.9, 1.3}, 0.5, {1.0, 0, 0}, 1, 1, 2.0, 4.0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_gradient(&cases[i]);
 }
@@ -115,7 +132,7 @@ static void gaussian_is_the_exact_evidence(void **state)
 {
   (void)state;
   const ev_case c = {SGP_LIK_GAUSSIAN, SGP_KERNEL_MATERN52, 30, 2, 1, 1, {0.9, 0}, 1.3,
-                     {1.0, 0, 0}, 0.2, 0};
+                     {1.0, 0, 0}, 0.2, 0, 0, 0};
   ev_data e;
   make_data(&c, &e);
   sgp_ctx ctx;

@@ -36,20 +36,23 @@ static void lowrank_matches_dense(sgp_kernel_kind kind, int64_t nl)
     }
   sgp_ctx ctx;
   sgp_ctx_init(&ctx);
-  double gd[4], gl[4], gl1[4], ga[4];
-  assert_int_equal(sgp_kernel_grad_dense(&ctx, &k, sgp_cmat_of(X, n, d), K, G, n, gd), SGP_OK);
-  assert_int_equal(sgp_kernel_grad_dense(&ctx, &k, sgp_cmat_of(X, n, d), K, A, n, ga), SGP_OK);
+  /* the last entry: log alpha (0 but for rq) */
+  double gd[5], gl[5], gl1[5], ga[5];
+  assert_int_equal(sgp_kernel_grad_dense(&ctx, &k, sgp_cmat_of(X, n, d), K, G, n, gd,
+                                         gd + nl + 1), SGP_OK);
+  assert_int_equal(sgp_kernel_grad_dense(&ctx, &k, sgp_cmat_of(X, n, d), K, A, n, ga,
+                                         ga + nl + 1), SGP_OK);
   assert_int_equal(sgp_kernel_grad_lowrank(&ctx, &k, sgp_cmat_of(X, n, d), sgp_cmat_of(U, n, r),
-                                           sgp_cmat_of(V, n, r), 32, gl), SGP_OK);
-  for (int64_t p = 0; p <= nl; p++)
-    if (!(fabs(gl[p] - gd[p]) <= 1e-12 * ga[p]))
+                                           sgp_cmat_of(V, n, r), 32, gl, gl + nl + 1), SGP_OK);
+  for (int64_t p = 0; p <= nl + 1; p++)
+    if (!(fabs(gl[p] - gd[p]) <= 1e-12 * fabs(ga[p])))
       fail_msg("kernel %d coordinate %lld: low-rank %.17g dense %.17g (scale %.3g)", (int)kind,
                (long long)p, gl[p], gd[p], ga[p]);
   /* the same bitwise on one thread */
   sgp_ctx_set_threads(&ctx, 1);
   assert_int_equal(sgp_kernel_grad_lowrank(&ctx, &k, sgp_cmat_of(X, n, d), sgp_cmat_of(U, n, r),
-                                           sgp_cmat_of(V, n, r), 32, gl1), SGP_OK);
-  assert_memory_equal(gl, gl1, (size_t)(nl + 1) * sizeof(double));
+                                           sgp_cmat_of(V, n, r), 32, gl1, gl1 + nl + 1), SGP_OK);
+  assert_memory_equal(gl, gl1, (size_t)(nl + 2) * sizeof(double));
   free(X); free(U); free(V); free(K); free(G); free(A);
 }
 
@@ -137,6 +140,11 @@ static void make_prob(sgp_likelihood lik, int64_t n, prob *e)
   for (int64_t i = 0; i < n; i++) {
     const double t = sin(2.0 * e->X[i]) + cos(e->X[i + n]) + 0.3 * sgp_rng_normal(&rng);
     e->off[i] = 0.2 * sgp_rng_normal(&rng);
+    if (lik == SGP_LIK_NEGBIN) { /* overdispersed: a uniform factor on the rate */
+      const double u = sgp_rng_uniform(&rng);
+      e->y[i] = floor(exp(0.5 + t) * 2.0 * u + sgp_rng_uniform(&rng));
+      continue;
+    }
     e->y[i] = lik == SGP_LIK_BERNOULLI ? t > 0.4
               : lik == SGP_LIK_POISSON ? floor(exp(0.5 + t) + sgp_rng_uniform(&rng)) : 1.0 + t;
   }
@@ -144,13 +152,19 @@ static void make_prob(sgp_likelihood lik, int64_t n, prob *e)
   sgp_ev_problem *p = &e->p;
   memset(p, 0, sizeof *p);
   p->lik.kind = lik; p->lik.n = n; p->lik.C = 1; p->lik.y = e->y;
-  p->lik.offset = lik == SGP_LIK_POISSON ? e->off : NULL;
+  p->lik.offset = lik == SGP_LIK_POISSON || lik == SGP_LIK_NEGBIN ? e->off : NULL;
   p->lik.noise = &e->noise; p->lik.n_noise = 1; p->lik.noise_max = 1e300;
+  p->lik.par = 1.5;
   p->X = sgp_cmat_of(e->X, n, 2);
   p->kernel.kind = SGP_KERNEL_MATERN52; p->kernel.lengthscale = e->ls;
   p->kernel.n_lengthscale = 2; p->kernel.outputscale = 1.5;
   p->mean = &e->mean;
   p->layout.n_ls = 2; p->layout.n_mean = 1; p->layout.has_noise = lik == SGP_LIK_GAUSSIAN;
+  if (lik == SGP_LIK_NEGBIN) { /* the learned dispersion and rq's alpha, matrix-free */
+    p->kernel.kind = SGP_KERNEL_RQ;
+    p->kernel.alpha = 1.2;
+    p->layout.has_par = p->layout.has_alpha = 1;
+  }
 }
 
 static void free_prob(prob *e) { free(e->X); free(e->y); free(e->off); }
@@ -247,6 +261,7 @@ static void stochastic_matches_exact(void **state)
   matches_exact(SGP_LIK_BERNOULLI);
   matches_exact(SGP_LIK_POISSON);
   matches_exact(SGP_LIK_GAUSSIAN);
+  matches_exact(SGP_LIK_NEGBIN);
 }
 
 /* Oracle 3's gradient: cosine >= 0.99 with the default probes at n = 2000. */

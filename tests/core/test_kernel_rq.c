@@ -1,7 +1,7 @@
 /* test_kernel_rq.c -- the rational-quadratic kernel ("rq") against its formula.
  * Oracle: s (1 + r^2/(2 alpha))^(-alpha) in plain loops with libm pow, r the
- * lengthscale-scaled distance; its lengthscale gradient against central
- * differences of that oracle. */
+ * lengthscale-scaled distance; its lengthscale and log-alpha gradients against
+ * central differences of that oracle. */
 #include "test_helpers.h"
 #include "kernels/kernels.h"
 
@@ -92,7 +92,7 @@ static void rq_lengthscale_gradient_matches_differences(void **state)
   const sgp_kernel k = {SGP_KERNEL_RQ, ell, d, 1.3, alpha};
   assert_int_equal(sgp_kernel_matrix(&ctx, &k, sgp_cmat_of(X, n, d), sgp_cmat_of(X, n, d),
                                      sgp_mat_of(K, n, n)), SGP_OK);
-  assert_int_equal(sgp_kernel_grad_dense(&ctx, &k, sgp_cmat_of(X, n, d), K, G, n, grad), SGP_OK);
+  assert_int_equal(sgp_kernel_grad_dense(&ctx, &k, sgp_cmat_of(X, n, d), K, G, n, grad, NULL), SGP_OK);
   for (int64_t j = 0; j < d; j++) {
     double e[3];
     memcpy(e, ell, sizeof e);
@@ -106,6 +106,46 @@ static void rq_lengthscale_gradient_matches_differences(void **state)
   }
   /* d/dlog s = the kernel sum itself */
   assert_close(grad[d], weighted_sum(X, n, d, ell, alpha, G), 1e-12 * sumg * 1.3);
+  free(X); free(K); free(G);
+}
+
+/* sgp_kernel_grad_dense's log-alpha entry against central differences in log
+ * alpha (h = 1e-5, the bound above), at an alpha whose pairs mostly have
+ * x = r2 / (2 alpha) >= 0.01 (the closed form) and one where all but the far
+ * ones take the series (x < 0.01); a kernel without alpha gives 0. */
+static void rq_alpha_gradient_matches_differences(void **state)
+{
+  (void)state;
+  const int64_t n = 15, d = 2;
+  const double h = 1e-5, alphas[] = {0.8, 300.0};
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  sgp_ctx_set_seed(&ctx, 9);
+  double *X = th_zeros(n * d), *K = th_zeros(n * n), *G = th_zeros(n * n);
+  double ell[2] = {0.7, 1.2}, grad[3], ga, sumg = 0.0;
+  th_randn(&ctx.rng, n * d, X, 1.0, 0.0);
+  for (int64_t c = 0; c < n; c++)
+    for (int64_t i = 0; i <= c; i++) G[i + c * n] = G[c + i * n] = sgp_rng_uniform(&ctx.rng) - 0.5;
+  for (int64_t q = 0; q < n * n; q++) sumg += fabs(G[q]);
+  for (int a = 0; a < 2; a++) {
+    const double alpha = alphas[a];
+    const sgp_kernel k = {SGP_KERNEL_RQ, ell, d, 1.3, alpha};
+    assert_int_equal(sgp_kernel_matrix(&ctx, &k, sgp_cmat_of(X, n, d), sgp_cmat_of(X, n, d),
+                                       sgp_mat_of(K, n, n)), SGP_OK);
+    assert_int_equal(sgp_kernel_grad_dense(&ctx, &k, sgp_cmat_of(X, n, d), K, G, n, grad, &ga),
+                     SGP_OK);
+    const double fd = (weighted_sum(X, n, d, ell, alpha * exp(h), G) -
+                       weighted_sum(X, n, d, ell, alpha * exp(-h), G)) / (2.0 * h);
+    if (!(fabs(ga - fd) <= 1e-8 * sumg * 1.3))
+      fail_msg("rq alpha %g: d log alpha %.12g, differences %.12g", alpha, ga, fd);
+    print_message("rq alpha %g: d/dlog alpha %.12g, differences %.12g\n", alpha, ga, fd);
+  }
+  const sgp_kernel rbf = {SGP_KERNEL_RBF, ell, d, 1.3, 1.0};
+  assert_int_equal(sgp_kernel_matrix(&ctx, &rbf, sgp_cmat_of(X, n, d), sgp_cmat_of(X, n, d),
+                                     sgp_mat_of(K, n, n)), SGP_OK);
+  assert_int_equal(sgp_kernel_grad_dense(&ctx, &rbf, sgp_cmat_of(X, n, d), K, G, n, grad, &ga),
+                   SGP_OK);
+  assert_true(ga == 0.0);
   free(X); free(K); free(G);
 }
 
@@ -143,6 +183,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(rq_matches_formula),
     cmocka_unit_test(rq_lengthscale_gradient_matches_differences),
+    cmocka_unit_test(rq_alpha_gradient_matches_differences),
     cmocka_unit_test(rq_name_alpha_check_and_far_values),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

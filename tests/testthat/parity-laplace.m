@@ -36,6 +36,15 @@ emit (fid, "learn.loglik", fl.loglik);
 emit (fid, "learn.learned", strjoin (fl.learned, ","));
 emit (fid, "learn.grad_names", strjoin (fieldnames (fl.loglik_grad)(:)', ","));
 emit (fid, "learn.optim", strjoin (fieldnames (fl.optim)(:)', ","));
+## learned dispersion (negbin) and alpha (rq), as the R side
+yn = floor (exp (1 + 2 * sin (1.5 * x(:, 1))) .* [1 0.5 1.5 0.2 2.2](mod ((1:30)', 5) + 1)');
+fn = gp_laplace (x, yn, "likelihood", "negbin", "kernel", "rq", "policy", "cholesky", "max_iter", 30, "seed", 1, "threads", 1);
+emit (fid, "negbin.hyper", [fn.hyper.lengthscale; fn.hyper.outputscale; fn.hyper.mean; fn.hyper.dispersion; fn.hyper.alpha]);
+emit (fid, "negbin.used", [fn.dispersion; fn.kernel.alpha]);
+emit (fid, "negbin.loglik", fn.loglik);
+emit (fid, "negbin.learned", strjoin (fn.learned, ","));
+emit (fid, "negbin.grad_names", strjoin (fieldnames (fn.loglik_grad)(:)', ","));
+emit_summary (fid, "negbin", fn);
 fs = gp_laplace (x, yp, "likelihood", "poisson", "offset", 0.1 * ones (30, 1), "lengthscale", 1, "outputscale", 1, "mean", 0, "learn", {}, "evidence", "stochastic", "probes", 8, "seed", 1, "threads", 1);
 emit (fid, "stoch.loglik", [fs.loglik; fs.loglik_se; fs.loglik_grad.lengthscale]);
 for k = 1:numel (fits)

@@ -16,8 +16,8 @@ quine_setup <- function() {
   list(x = unname(x), y = quine$Days, data = quine)
 }
 
-quine_fit <- function(x, y, likelihood, dispersion = NULL) {
-  args <- list(x, y, likelihood = likelihood, lengthscale = 30, learn = c("outputscale", "mean"),
+quine_fit <- function(x, y, likelihood, dispersion = NULL, learn = c("outputscale", "mean")) {
+  args <- list(x, y, likelihood = likelihood, lengthscale = 30, learn = learn,
                policy = "cholesky", max_iter = nrow(x), verbose = FALSE, seed = 1)
   if (!is.null(dispersion)) args$dispersion <- dispersion
   suppressWarnings(do.call(gp_laplace, args))
@@ -61,6 +61,32 @@ test_that("negbin on MASS::quine: the evidence's dispersion is near glm.nb's the
   r <- quine_profile(q$x, q$y)
   expect_gt(r, theta / 1.5)
   expect_lt(r, theta * 1.5)
+  # Learned with the others (learn's "dispersion", its gradient through the mode):
+  # the same maximizer as the profile's. The profile locates it to optimize's 1e-3
+  # in log r; the learning stops at a relative change of 1e-6 of a log evidence
+  # near -558, and the profile's curvature in log r (about 40 between r = 1.15,
+  # 1.21 and 1.3) turns that into 0.5% of r; 2% leaves room for both. The
+  # evidence has a second, lower mode at outputscale -> 0 (a constant rate, log
+  # evidence -559.14 at r = 1.07), where the data-based start (outputscale 1.4)
+  # leads; outputscale = 50 starts the learning in the basin of the maximum.
+  fit <- NULL
+  expect_silent(fit <- gp_laplace(q$x, q$y, likelihood = "negbin", lengthscale = 30,
+                                  outputscale = 50, learn = c("outputscale", "mean", "dispersion"),
+                                  policy = "cholesky", max_iter = nrow(q$x), verbose = FALSE,
+                                  seed = 1)) # converged, nothing at a bound
+  expect_true("dispersion" %in% fit$learned)
+  expect_equal(fit$hyper$dispersion, r, tolerance = 0.02)
+  expect_identical(fit$dispersion, fit$hyper$dispersion) # the value the fit used
+  expect_gt(fit$hyper$dispersion, theta / 1.5)
+  expect_lt(abs(fit$loglik_grad[["dispersion"]]), 1e-3)
+  expect_equal(coef(fit)[["dispersion"]], fit$hyper$dispersion)
+  expect_match(capture.output(print(fit))[3], "dispersion 1\\.2[0-9]*; log evidence")
+  expect_true(any(grepl("dispersion 1\\.2", capture.output(print(summary(fit))))))
+  # auto learns it when not given, and leaves a given one alone
+  expect_true("dispersion" %in% suppressWarnings(quine_fit(q$x, q$y, "negbin", NULL, "auto"))$learned)
+  fixed <- quine_fit(q$x, q$y, "negbin", 2, "auto")
+  expect_false("dispersion" %in% fixed$learned)
+  expect_identical(fixed$dispersion, 2)
 })
 
 test_that("negbin on MASS::quine: 5-fold held-out log density above poisson's", {

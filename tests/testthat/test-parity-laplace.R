@@ -41,6 +41,18 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
   expect_identical(paste(fl$learned, collapse = ","), oct[["learn.learned"]])
   expect_identical(paste(names(fl$loglik_grad), collapse = ","), oct[["learn.grad_names"]])
   expect_identical(paste(names(fl$optim), collapse = ","), oct[["learn.optim"]])
+  # the learned dispersion (negbin) and alpha (rq, at its upper bound here: the
+  # data are smooth), to the same 1e-8
+  yn <- floor(exp(1 + 2 * sin(1.5 * x[, 1])) * c(1, 0.5, 1.5, 0.2, 2.2)[(1:30 %% 5) + 1])
+  fn <- gl(x, yn, likelihood = "negbin", kernel = "rq", policy = "cholesky", max_iter = 30)
+  h <- fn$hyper
+  expect_equal(c(h$lengthscale, h$outputscale, h$mean, h$dispersion, h$alpha), oct[["negbin.hyper"]],
+               tolerance = 1e-8)
+  expect_equal(c(fn$dispersion, fn$kernel$alpha), oct[["negbin.used"]], tolerance = 1e-8)
+  expect_equal(fn$loglik, oct[["negbin.loglik"]], tolerance = 1e-8)
+  expect_identical(paste(fn$learned, collapse = ","), oct[["negbin.learned"]])
+  expect_identical(paste(names(fn$loglik_grad), collapse = ","), oct[["negbin.grad_names"]])
+  parity_expect_summary(fn, oct, "negbin")
   # the stochastic evidence: the same probes from the same seed, one thread, one BLAS
   fs <- gl(x, yp, likelihood = "poisson", offset = rep(0.1, 30), lengthscale = 1,
            outputscale = 1, mean = 0, learn = character(0), evidence = "stochastic", probes = 8)

@@ -108,7 +108,7 @@ test_that("print and summary refuse model-selection fields that disagree with th
   f <- fit; f$learned <- character(0)
   bad(f, "'x$learned' is empty but the optimizer's trace (optim) has")
   f <- fit; f$learned <- c("mean", "mean")
-  bad(f, "'x$learned' must be distinct names out of lengthscale, outputscale, mean, noise")
+  bad(f, "'x$learned' must be distinct names out of lengthscale, outputscale, mean, noise, dispersion, alpha")
   f <- fit; f$loglik <- NA  # the gradient says it was computed
   bad(f, "'x$loglik' must be one finite number (loglik_grad is given)")
   f <- fit; f$loglik <- Inf
@@ -118,7 +118,7 @@ test_that("print and summary refuse model-selection fields that disagree with th
   f <- fit; f$loglik_grad <- f$loglik_grad[-1]
   bad(f, "'x$loglik_grad' must be 3 finite numbers named by the hyperparameters")
   f <- fit; f$hyper$lengthscale <- 2 * f$hyper$lengthscale
-  bad(f, "'x$hyper' must hold the lengthscale, outputscale, mean and noise the fit used")
+  bad(f, "'x$hyper' must hold the lengthscale, outputscale, mean, noise, dispersion and alpha the fit used")
   f <- fit; f$optim$seconds[2] <- -1
   bad(f, "'x$optim' row 2 is not an evaluation")
   f <- fit; f$optim <- f$optim[, -1]

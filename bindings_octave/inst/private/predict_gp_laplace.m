@@ -43,18 +43,17 @@ function pred = predict_gp_laplace (fit, xnew, names, varargin)
       else
         pred = pred.mean;
       endif
-    case "class"
-      if (strcmp (fit.likelihood, "bernoulli"))
+    case "class" # two classes: P(the second); more: a column each (the core's coding)
+      [~, n_classes, first] = lik_label_coding (fit.likelihood);
+      if (n_classes == 2)
         k = double (pred.prob > 0.5) + 1;
       else
         [~, k] = max (pred.prob, [], 2);
       endif
       if (! isempty (fit.levels))
         pred = fit.levels(k)(:);
-      elseif (strcmp (fit.likelihood, "bernoulli"))
-        pred = k - 1;
       else
-        pred = k;
+        pred = k - 1 + first;
       endif
   endswitch
 endfunction

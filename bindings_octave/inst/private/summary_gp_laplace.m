@@ -27,7 +27,8 @@ function lines = summary_gp_laplace (fit, fname)
   endif
 endfunction
 
-## "  lengthscale .., outputscale .., mean ..[, noise ..]; log evidence ..; learned: .."
+## "  lengthscale .., outputscale .., mean ..[, noise ..][, dispersion ..][, alpha ..];
+## log evidence ..; learned: .."
 ## (R's laplace_hyper_line); "" without hyperparameters.
 function s = hyper_line (fit)
   s = "";
@@ -39,6 +40,11 @@ function s = hyper_line (fit)
   if (isfield (h, "noise") && ! isempty (h.noise))
     noise = [", noise " fmt_g(h.noise)];
   endif
+  for name = {"dispersion", "alpha"} # where theta has them
+    if (isfield (h, name{1}) && ! isempty (h.(name{1})))
+      noise = [noise ", " name{1} " " fmt_g(h.(name{1}))];
+    endif
+  endfor
   ev = "not computed";
   if (! isnan (fit.loglik))
     ev = fmt_g (fit.loglik, 6);

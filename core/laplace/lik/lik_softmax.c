@@ -146,7 +146,7 @@ static void initial(const sgp_lik *lik, double *s, double *mean, double *noise)
 }
 
 const sgp_lik_ops sgp_lik_softmax_ops = {
-  .multiclass = 1, .classes = 1, .resp_mean = "prob", .resp_var = NULL,
+  .multiclass = 1, .classes = 1, .first_class = 1, .resp_mean = "prob", .resp_var = NULL,
   .plot_scale = "classes", .label = label,
   .eval = eval, .winv = winv, .w_apply = w_apply, .curvature = curvature, .response = response,
   .initial = initial,
