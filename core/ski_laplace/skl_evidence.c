@@ -60,7 +60,7 @@ static int exact_grad(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, c
     for (int64_t i = 0; i < n; i++)
       G[i + j * n] = 0.5 * a[i] * a[j] - 0.5 * G[i + j * n] + 0.5 * (t[i] * a[j] + a[i] * t[j]);
   if (!st) st = sgp_kernel_grad_dense(ctx, &pr->kernel, sgp_cmat_of(p->xo, n, p->grid.d), K, G, n,
-                                      grad);
+                                      grad, NULL);
   if (!st) {
     double gm = 0.0;
     for (int64_t i = 0; i < n; i++) gm += a[i] + t[i];

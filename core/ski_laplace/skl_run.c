@@ -246,7 +246,7 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
   int st = skl_prior_make(ctx, p, &k, mean, &pr);
   if (!st) st = skl_newton(ctx, p, &pr, o, L->deadline, L->s);
   const char *warn[3];
-  char w1[320], w2[320], w3[320];
+  char w1[320], w2[320], w3[360];
   int64_t nw = 0;
   if (!st && !L->s->converged) {
     snprintf(w1, sizeof w1, "ski_laplace: the mode was not found (stop: %s; mode bound %.3g > tol "

@@ -127,7 +127,7 @@ static void cells_equal_gp_laplace_exact(void **state)
     ep.X = sgp_cmat_of(f.p.xo, n, 2);
     ep.kernel = f.pr.kernel;
     ep.mean = &c.o.mean;
-    ep.layout = (sgp_ev_layout){2, 1, 0};
+    ep.layout = (sgp_ev_layout){2, 1, 0, 0, 0};
     sgp_ev_ws ws;
     assert_int_equal(sgp_ev_ws_init(&ctx, &ws, n, 1, 1), SGP_OK);
     double q_or, g_or[4];
