@@ -11,7 +11,7 @@ SGP_CUDA_CFG :=
 include core/core.mk
 BENCH_LIBS = $(SGP_CORE_LIBS) -ldl
 DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
-  r-cran-knitr r-cran-rmarkdown pandoc r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-bit64 r-cran-future r-cran-future.apply \
+  r-cran-knitr r-cran-rmarkdown pandoc r-cran-nnet r-cran-mass r-cran-data.table r-cran-hdf5r r-cran-bit64 r-cran-future r-cran-future.apply r-cran-spatstat.data r-cran-spatstat.geom \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave check-self-contained hooks bench bench-report bench-cuda \

@@ -130,7 +130,18 @@ static int points_values(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
   int64_t *idx = malloc((size_t)(n * T) * sizeof(int64_t));
   double *w = sgp_alloc(n * T);
   if (!idx || !w) { free(idx); free(w); return sgp_fail(ctx, SGP_ENOMEM, "x: out of memory"); }
-  int st = sgp_ski_interp(ctx, g, o->interpolation, SGP_SKI_BOUNDS_ERROR, X, 0, idx, w);
+  /* a point in the outer half of an edge cell belongs to that cell: clamped */
+  int st = SGP_OK;
+  for (int j = 0; j < g->d && !st; j++) {
+    const double lo = g->lo[j] - 0.5 * g->h[j], hi = sgp_ski_grid_hi(g, j) + 0.5 * g->h[j];
+    for (int64_t i = 0; i < n && !st; i++) {
+      const double v = X.data[i + j * X.ld];
+      if (!(v >= lo && v <= hi))
+        st = sgp_fail(ctx, SGP_EINVAL, "x: row %lld, column %d (%g) lies outside the grid's cells "
+                      "[%g, %g]", (long long)(i + 1), j + 1, v, lo, hi);
+    }
+  }
+  if (!st) st = sgp_ski_interp(ctx, g, o->interpolation, SGP_SKI_BOUNDS_CLAMP, X, 0, idx, w);
   double vol = 0.0;
   for (int j = 0; j < g->d; j++) vol += log(g->h[j]);
   for (int64_t i = 0; i < m; i++) { cv->y[i] = 0.0; cv->off[i] = no ? dt->offset.data[i] : vol; }
