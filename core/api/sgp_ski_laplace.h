@@ -30,9 +30,14 @@ typedef enum {
 /* How the Newton solves and the evidence are computed (option loglik_method):
  * EXACT the dense Cholesky of B = I + D^1/2 K D^1/2 on the observed cells,
  * SLQ conjugate gradients on B with stochastic Lanczos quadrature and Hutchinson
- * traces (probes), AUTO exact up to SGP_SKL_EXACT_AUTO_MAX observed cells. */
-typedef enum { SGP_SKL_LOGLIK_AUTO = 0, SGP_SKL_LOGLIK_EXACT = 1, SGP_SKL_LOGLIK_SLQ = 2 }
-  sgp_skl_loglik_method;
+ * traces (probes), EIGEN the whitened latent in the Kronecker eigenbasis of a
+ * separable kernel with a Jacobi preconditioner there (preconditioned SLQ),
+ * AUTO exact up to SGP_SKL_EXACT_AUTO_MAX observed cells, else eigen where it
+ * applies, else slq. */
+typedef enum {
+  SGP_SKL_LOGLIK_AUTO = 0, SGP_SKL_LOGLIK_EXACT = 1, SGP_SKL_LOGLIK_SLQ = 2,
+  SGP_SKL_LOGLIK_EIGEN = 3
+} sgp_skl_loglik_method;
 #define SGP_SKL_EXACT_AUTO_MAX 512
 
 /* Predictive variances at xtest: none, or exact (one solve per point). */

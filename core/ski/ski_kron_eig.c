@@ -24,14 +24,19 @@
  * bits do not depend on the thread count. */
 #define COL_CHUNK 256
 
-int sgp_ski_kron_eig_applies(const sgp_kernel *k, const sgp_ski_grid *g)
+int sgp_ski_kron_eig_fits(const sgp_kernel *k, const sgp_ski_grid *g, int64_t dim_max)
 {
   int nontrivial = 0;
   for (int j = 0; j < g->d; j++) {
-    if (g->m[j] > SGP_SKI_KRON_EIG_DIM_MAX) return 0;
+    if (g->m[j] > dim_max) return 0;
     nontrivial += g->m[j] > 1;
   }
   return sgp_kernel_info_of(k->kind)->separable || nontrivial <= 1;
+}
+
+int sgp_ski_kron_eig_applies(const sgp_kernel *k, const sgp_ski_grid *g)
+{
+  return sgp_ski_kron_eig_fits(k, g, SGP_SKI_KRON_EIG_DIM_MAX);
 }
 
 void sgp_ski_kron_eig_free(sgp_ski_kron_eig *ke)
@@ -87,7 +92,7 @@ int sgp_ski_kron_eig_make(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid 
   int code;
   memset(ke, 0, sizeof *ke);
   if ((code = sgp_kernel_check(ctx, k, g->d))) return code;
-  if (!sgp_ski_kron_eig_applies(k, g))
+  if (!sgp_ski_kron_eig_fits(k, g, SGP_SKI_KRON_EIG_HARD_MAX))
     return sgp_fail(ctx, SGP_EINVAL, "kernel: no Kronecker eigen-decomposition for %s on this "
                     "grid", sgp_kernel_name(k->kind));
   ke->d = g->d;

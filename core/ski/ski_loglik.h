@@ -164,6 +164,10 @@ int sgp_ski_loglik_grad(sgp_ctx *ctx, const sgp_ski_stats *st, const sgp_kernel 
 /* Dimensions of at most this many points get the exact eigen-decomposition
  * (one dense m_j-by-m_j eigenproblem each: 0.1 s at 512). */
 #define SGP_SKI_KRON_EIG_DIM_MAX 512
+/* The most a caller may ask for (sgp_ski_kron_eig_make): ski_laplace's eigen path
+ * takes 1024 (a cubic eigenproblem about 8 times the 512 one's, once per
+ * hyperparameter value, against many Newton and probe solves). */
+#define SGP_SKI_KRON_EIG_HARD_MAX 1024
 
 /* K_G = Q Lambda Q' of a separable kernel: per dimension with m_j > 1 the
  * eigenvectors Q[j] (m_j-by-m_j) and ascending eigenvalues mu[j] of the
@@ -179,6 +183,9 @@ typedef struct {
 /* 1 when k is separable on g (rbf, or one dimension of more than one point)
  * and every m_j <= SGP_SKI_KRON_EIG_DIM_MAX. */
 int sgp_ski_kron_eig_applies(const sgp_kernel *k, const sgp_ski_grid *g);
+/* The same with another cap on every m_j (at most SGP_SKI_KRON_EIG_HARD_MAX,
+ * the cap of sgp_ski_kron_eig_make). */
+int sgp_ski_kron_eig_fits(const sgp_kernel *k, const sgp_ski_grid *g, int64_t dim_max);
 int sgp_ski_kron_eig_make(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g,
                           sgp_ski_kron_eig *ke);
 void sgp_ski_kron_eig_free(sgp_ski_kron_eig *ke);

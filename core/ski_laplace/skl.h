@@ -23,6 +23,7 @@ typedef struct {
   double *y, *off, *trials; /* n each (trials NULL unless binomial) */
   double *xo;            /* n x d coordinates of the observed cells */
   sgp_lik lik;           /* over the observed cells */
+  double noise;          /* gaussian: the noise variance lik.noise points to */
   double ll_shift;       /* added to the likelihood's log p (points: the terms that
                             make it the Cox process's log-likelihood) */
   int points;            /* the point-pattern layout */
@@ -72,6 +73,7 @@ void skl_scatter(const skl_problem *p, const double *sw, const double *v, double
 /* The Newton iteration's state; alpha and kappa carry over (warm starts). */
 typedef struct {
   double *alpha, *kappa;    /* m: representer weights and K alpha */
+  double *v;                /* m: the whitened latent of the eigen path (u = mean + F v) */
   double *f, *g, *w, *d3, *sw; /* n: latent at O, gradient, curvature d, t3, sqrt d */
   double logp, psi, mode_error;
   int64_t newton_steps, cg_steps;
@@ -89,6 +91,11 @@ void skl_state_free(skl_state *s);
 /* Newton to the mode at the prior pr from the state's warm start (or 0). */
 int skl_newton(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
                const sgp_ski_laplace_opts *o, double deadline, skl_state *s);
+/* f = mean + kappa at the observed cells, then skl_lik_at. */
+double skl_lik_of(const skl_problem *p, const skl_prior *pr, const double *kappa, skl_state *s);
+/* One row of the Newton history (Psi, mode bound, step, CG steps, residual, seconds since t0). */
+void skl_history_row(skl_state *s, double psi, double err, double t, int64_t cg, double res,
+                     double t0);
 /* log p and its derivatives at f (n) into s (g, w, d3, sw); returns log p. */
 double skl_lik_at(const skl_problem *p, skl_state *s);
 
@@ -100,8 +107,6 @@ int skl_evidence_exact(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
 int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
                      const skl_state *s, const sgp_ski_laplace_opts *o, uint64_t seed,
                      double *loglik, double *se, double *grad);
-/* Which path (1 exact) the options pick for n observed cells. */
-int skl_use_exact(const sgp_ski_laplace_opts *o, int64_t n);
 
 /* Latent mean and variance at xtest (ns x d); var may be NULL. */
 int skl_predict(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const skl_state *s,

@@ -245,7 +245,8 @@ static int gather(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const cell_values
     for (int j = 0; j < p->grid.d; j++) p->xo[k + j * n] = p->grid.lo[j] + (double)sub[j] * p->grid.h[j];
     k++;
   }
-  p->lik = (sgp_lik){o->likelihood, n, 1, p->y, ops->takes_offset ? p->off : NULL, &o->noise, 1,
+  p->noise = o->noise;
+  p->lik = (sgp_lik){o->likelihood, n, 1, p->y, ops->takes_offset ? p->off : NULL, &p->noise, 1,
                      1e12, p->trials, p->trials ? n : 0, o->dispersion};
   if (ops->check && n > 0) {
     const int st = ops->check(ctx, &p->lik);

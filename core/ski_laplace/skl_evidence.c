@@ -15,12 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int skl_use_exact(const sgp_ski_laplace_opts *o, int64_t n)
-{
-  return o->loglik_method == SGP_SKL_LOGLIK_EXACT ||
-         (o->loglik_method == SGP_SKL_LOGLIK_AUTO && n <= SGP_SKL_EXACT_AUTO_MAX);
-}
-
 static double half_quad(const skl_problem *p, const skl_state *s)
 {
   return 0.5 * sgp_dot(p->m, s->alpha, s->kappa);

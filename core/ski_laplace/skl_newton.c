@@ -116,14 +116,14 @@ int skl_state_init(sgp_ctx *ctx, skl_state *s, int64_t m, int64_t n, int64_t cap
 {
   memset(s, 0, sizeof *s);
   const int64_t n1 = n > 0 ? n : 1;
-  s->alpha = sgp_calloc(m); s->kappa = sgp_calloc(m);
+  s->alpha = sgp_calloc(m); s->kappa = sgp_calloc(m); s->v = sgp_calloc(m);
   s->f = sgp_alloc(n1); s->g = sgp_alloc(n1); s->w = sgp_alloc(n1); s->d3 = sgp_alloc(n1);
   s->sw = sgp_alloc(n1);
   s->cap = cap;
   s->h_psi = sgp_alloc(cap); s->h_err = sgp_alloc(cap); s->h_step = sgp_alloc(cap);
   s->h_cg = sgp_alloc(cap); s->h_res = sgp_alloc(cap); s->h_sec = sgp_alloc(cap);
   s->work = sgp_alloc(6 * m + 3 * n1);
-  if (!s->alpha || !s->kappa || !s->f || !s->g || !s->w || !s->d3 || !s->sw || !s->h_psi ||
+  if (!s->alpha || !s->kappa || !s->v || !s->f || !s->g || !s->w || !s->d3 || !s->sw || !s->h_psi ||
       !s->h_err || !s->h_step || !s->h_cg || !s->h_res || !s->h_sec || !s->work)
     return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   return SGP_OK;
@@ -131,7 +131,7 @@ int skl_state_init(sgp_ctx *ctx, skl_state *s, int64_t m, int64_t n, int64_t cap
 
 void skl_state_free(skl_state *s)
 {
-  free(s->alpha); free(s->kappa); free(s->f); free(s->g); free(s->w); free(s->d3); free(s->sw);
+  free(s->alpha); free(s->kappa); free(s->v); free(s->f); free(s->g); free(s->w); free(s->d3); free(s->sw);
   free(s->h_psi); free(s->h_err); free(s->h_step); free(s->h_cg); free(s->h_res); free(s->h_sec);
   free(s->work);
   memset(s, 0, sizeof *s);
@@ -146,13 +146,13 @@ double skl_lik_at(const skl_problem *p, skl_state *s)
 }
 
 /* f = mean + kappa at the observed cells, then the likelihood there. */
-static double lik_of(const skl_problem *p, const skl_prior *pr, const double *kappa, skl_state *s)
+double skl_lik_of(const skl_problem *p, const skl_prior *pr, const double *kappa, skl_state *s)
 {
   for (int64_t i = 0; i < p->n; i++) s->f[i] = pr->mean + kappa[p->obs[i]];
   return skl_lik_at(p, s);
 }
 
-static void history_row(skl_state *s, double psi, double err, double t, int64_t cg, double res,
+void skl_history_row(skl_state *s, double psi, double err, double t, int64_t cg, double res,
                         double t0)
 {
   if (s->rows >= s->cap) return;
@@ -213,14 +213,14 @@ static int line_search(const skl_problem *p, const skl_prior *pr, skl_state *s, 
   const double slack = 1e-13 * (fabs(psi0) + fabs(q0) + (double)p->n);
   for (double t = 1.0; t >= 0x1p-40; t *= 0.5) {
     for (int64_t i = 0; i < m; i++) ka[i] = s->kappa[i] + t * kdl[i];
-    const double lp = lik_of(p, pr, ka, s), psi = lp - 0.5 * (q0 + t * q1 + t * t * q2);
+    const double lp = skl_lik_of(p, pr, ka, s), psi = lp - 0.5 * (q0 + t * q1 + t * t * q2);
     if (isfinite(psi) && (!damping || psi >= psi0 - slack)) {
       for (int64_t i = 0; i < m; i++) { s->alpha[i] += t * dl[i]; s->kappa[i] = ka[i]; }
       *t_out = t;
       return 1;
     }
   }
-  lik_of(p, pr, s->kappa, s); /* back to the iterate */
+  skl_lik_of(p, pr, s->kappa, s); /* back to the iterate */
   return 0;
 }
 
@@ -234,16 +234,16 @@ int skl_newton(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
   if (s->warm) {  /* keep the warm start only where it beats the prior mean */
     const int st = skl_apply_k(ctx, &pr->K, m, 1, s->alpha, s->kappa); /* this prior's K */
     if (st) return st;
-    const double psi_w = lik_of(p, pr, s->kappa, s) - 0.5 * sgp_dot(m, s->alpha, s->kappa);
+    const double psi_w = skl_lik_of(p, pr, s->kappa, s) - 0.5 * sgp_dot(m, s->alpha, s->kappa);
     memset(r, 0, (size_t)m * sizeof(double));
-    if (!(psi_w >= lik_of(p, pr, r, s))) {
+    if (!(psi_w >= skl_lik_of(p, pr, r, s))) {
       memset(s->alpha, 0, (size_t)m * sizeof(double));
       memset(s->kappa, 0, (size_t)m * sizeof(double));
     }
   }
   s->warm = 1;
   for (int64_t it = 0;; it++) {
-    s->logp = lik_of(p, pr, s->kappa, s);
+    s->logp = skl_lik_of(p, pr, s->kappa, s);
     s->psi = s->logp - 0.5 * sgp_dot(m, s->alpha, s->kappa);
     if (!isfinite(s->psi)) { s->stop = "diverged"; break; }
     skl_scatter(p, NULL, n > 0 ? s->g : NULL, r);
@@ -272,11 +272,11 @@ int skl_newton(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
     double t = 0.0;
     if (!line_search(p, pr, s, dl, kdl, s->psi, o->damping, &t)) {
       s->stop = "diverged";
-      history_row(s, s->psi, err, 0.0, s->cg_steps, res, t0);
+      skl_history_row(s, s->psi, err, 0.0, s->cg_steps, res, t0);
       break;
     }
     s->newton_steps++;
-    history_row(s, s->psi, err, t, s->cg_steps, res, t0);
+    skl_history_row(s, s->psi, err, t, s->cg_steps, res, t0);
     sgp_say(ctx, "ski_laplace: Newton step %lld, mode bound %.3g, step %.3g, CG steps %lld",
             (long long)s->newton_steps, err, t, (long long)s->cg_steps);
   }

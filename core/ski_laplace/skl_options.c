@@ -12,7 +12,7 @@
 
 static const char *const layout_names[] = {"auto", "cells", "points", "binned", NULL};
 static const char *const interpolation_names[] = {"cubic", "linear", NULL};
-static const char *const loglik_method_names[] = {"auto", "exact", "slq", NULL};
+static const char *const loglik_method_names[] = {"auto", "exact", "slq", "eigen", NULL};
 static const char *const variance_names[] = {"none", "exact", NULL};
 /* bit i of learn (SGP_LEARN_*); noise is not learned here (an error) */
 static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", "noise", "auto",
@@ -65,9 +65,11 @@ static const sgp_opt_spec specs[] = {
   {"loglik_method", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, loglik_method_names, OFF(loglik_method),
    SGP_STORE_INT, 0,
    "\"exact\": dense on the observed cells; \"slq\": stochastic Lanczos quadrature with "
-   "probes; \"auto\": exact up to 512 observed cells"},
+   "probes; \"eigen\": preconditioned slq in a separable kernel's eigenbasis (at most 1024 "
+   "points per dimension); \"auto\": exact up to 512 observed cells, else eigen where it "
+   "applies, else slq"},
   {"probes", SGP_OPT_COUNT, "30", 2, 100000, 0, NULL, OFF(probes), SGP_STORE_INT64, 0,
-   "slq: Rademacher probes of the log-determinant, traces and variances"},
+   "slq and eigen: Rademacher probes of the log-determinant, traces and variances"},
   {"slq_max_iter", SGP_OPT_COUNT, "100", 1, INTMAX, 0, NULL, OFF(slq_max_iter), SGP_STORE_INT64,
    0, "slq: Lanczos steps per probe at most"},
   {"variance", SGP_OPT_CHOICE, "\"exact\"", 0, 0, 0, variance_names, OFF(variance),

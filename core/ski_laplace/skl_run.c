@@ -1,7 +1,7 @@
 /* skl_run.c -- ski_laplace's call: the data on the grid, the hyperparameters
  * (the user's, data-based starts, learned by the Laplace evidence), the mode,
  * the evidence, the predictions, and the result as plain data for both hosts. */
-#include "ski_laplace/skl.h"
+#include "ski_laplace/skl_eig.h"
 #include "host/value_out.h"
 #include "select/select.h"
 
@@ -15,9 +15,53 @@ typedef struct {
   const sgp_ski_laplace_opts *o;
   skl_state *s;
   sgp_hyper *h;
-  int exact;
+  int path;            /* SKL_EXACT, SKL_EIGEN, SKL_SLQ */
   double deadline, last_se;
 } learn_t;
+
+enum { SKL_EXACT = 0, SKL_EIGEN = 1, SKL_SLQ = 2 };
+static const char *const path_names[] = {"exact", "eigen", "slq"};
+
+/* The path of loglik_method for these data and this kernel. */
+static int path_of(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const skl_problem *p, int *path)
+{
+  const int eig = skl_eig_applies(p, &o->kernel);
+  switch (o->loglik_method) {
+  case SGP_SKL_LOGLIK_EXACT: *path = SKL_EXACT; break;
+  case SGP_SKL_LOGLIK_SLQ: *path = SKL_SLQ; break;
+  case SGP_SKL_LOGLIK_EIGEN:
+    if (!eig)
+      return sgp_fail(ctx, SGP_EINVAL, "loglik_method: \"eigen\" needs a separable kernel (rbf) or "
+                      "a grid of one dimension, and at most %d points per dimension",
+                      SGP_SKI_KRON_EIG_HARD_MAX);
+    *path = SKL_EIGEN;
+    break;
+  default:
+    *path = p->n <= SGP_SKL_EXACT_AUTO_MAX ? SKL_EXACT : eig ? SKL_EIGEN : SKL_SLQ;
+  }
+  return SGP_OK;
+}
+
+/* The mode at the prior pr (Newton on the path's operator), then, with value,
+ * the evidence (and grad) there; *se its standard error. */
+static int mode_and_evidence(sgp_ctx *ctx, learn_t *L, const skl_prior *pr, double *value,
+                             double *se, double *grad)
+{
+  *se = 0.0;
+  if (L->path != SKL_EIGEN) {
+    int st = skl_newton(ctx, L->p, pr, L->o, L->deadline, L->s);
+    if (st || !value || !L->s->converged) return st;
+    return L->path == SKL_EXACT ? skl_evidence_exact(ctx, L->p, pr, L->s, value, grad)
+                                : skl_evidence_slq(ctx, L->p, pr, L->s, L->o, ctx->seed, value, se, grad);
+  }
+  skl_eig e;
+  int st = skl_eig_make(ctx, L->p, &pr->kernel, 8, &e);
+  if (!st) st = skl_newton_eig(ctx, L->p, pr, &e, L->o, L->deadline, L->s);
+  if (!st && value && L->s->converged)
+    st = skl_evidence_eig(ctx, L->p, pr, &e, L->s, L->o, ctx->seed, value, se, grad);
+  skl_eig_free(&e);
+  return st;
+}
 
 /* The kernel and mean of theta = (log lengthscale(s), log outputscale, mean). */
 static void theta_to_prior(const learn_t *L, const double *theta, sgp_kernel *k, double *ls,
@@ -41,13 +85,10 @@ static int evidence_at(sgp_ctx *ctx, learn_t *L, const double *theta, double *va
   theta_to_prior(L, theta, &k, ls, &mean);
   skl_prior pr;
   int st = skl_prior_make(ctx, L->p, &k, mean, &pr);
-  if (!st) st = skl_newton(ctx, L->p, &pr, L->o, L->deadline, L->s);
+  L->last_se = 0.0;
+  if (!st) st = mode_and_evidence(ctx, L, &pr, value, &L->last_se, grad);
   if (!st && !L->s->converged)
     st = sgp_fail(ctx, SGP_ENOTPD, "evidence: the mode was not found (%s)", L->s->stop);
-  L->last_se = 0.0;
-  if (!st)
-    st = L->exact ? skl_evidence_exact(ctx, L->p, &pr, L->s, value, grad)
-                  : skl_evidence_slq(ctx, L->p, &pr, L->s, L->o, ctx->seed, value, &L->last_se, grad);
   skl_prior_free(&pr);
   return st;
 }
@@ -116,8 +157,13 @@ static int learn(sgp_ctx *ctx, learn_t *L, unsigned bits, double *theta)
   grid_scales(&L->p->grid, &extent, &hmin);
   for (int64_t k = 0; k < nt; k++) { lo[k] = -INFINITY; hi[k] = INFINITY; }
   for (int64_t j = 0; j < nl; j++) { lo[j] = log(0.5 * hmin); hi[j] = log(10.0 * extent); }
-  const sgp_select_run run = {L->o->optim_max_iter, L->o->restarts, 0.0, 0.0, 0.0, !L->exact,
-                              L->exact ? NULL : last_se, "ski_laplace: learning", L->deadline};
+  /* the stochastic evidence (probes fixed for the run): a stop when the best value
+   * gains less than a quarter of the start's standard error, as ski_gsgp's
+   * eigenbasis learning does */
+  const int stoch = L->path != SKL_EXACT;
+  const sgp_select_run run = {L->o->optim_max_iter, L->o->restarts, stoch ? -1.0 : 0.0,
+                              stoch ? 0.01 : 0.0, stoch ? 0.25 : 0.0, 0, stoch ? last_se : NULL,
+                              "ski_laplace: learning", L->deadline};
   int64_t best = -1;
   return sgp_select_learn(ctx, L->h, theta, lo, hi, bits, &run, objective, L, &best);
 }
@@ -144,7 +190,7 @@ typedef struct {
   const skl_state *s;
   const skl_prior *pr;
   const sgp_hyper *h;
-  int exact;
+  int path;
   const double *var_obs;     /* n or NULL */
   const double *tmean, *tvar; /* ns or NULL */
   int64_t ns;
@@ -182,9 +228,9 @@ static sgp_value used_plain(const skl_parts *q, uint64_t seed, sgp_value_arena *
   const sgp_value e[] = {
     sgp_vo_string(a, sgp_lik_names[q->p->lik.kind]), sgp_vo_string(a, lay[q->p->layout]),
     sgp_vo_string(a, sgp_kernel_names[q->o->kernel.kind]),
-    sgp_vo_string(a, q->exact ? "exact" : "slq"),
+    sgp_vo_string(a, path_names[q->path]),
     sgp_vo_string(a, q->o->interpolation == SGP_SKI_LINEAR ? "linear" : "cubic"),
-    sgp_vo_scalar(a, q->exact ? 0.0 : (double)q->o->probes), sgp_vo_scalar(a, (double)seed),
+    sgp_vo_scalar(a, q->path == SKL_EXACT ? 0.0 : (double)q->o->probes), sgp_vo_scalar(a, (double)seed),
     q->p->trials ? sgp_vo_real(a, q->p->n, q->p->trials, 0, 0) : sgp_vo_null()};
   return sgp_vo_list(a, 8, names, e);
 }
@@ -244,7 +290,8 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
   theta_to_prior(L, theta, &k, ls, &mean);
   skl_prior pr;
   int st = skl_prior_make(ctx, p, &k, mean, &pr);
-  if (!st) st = skl_newton(ctx, p, &pr, o, L->deadline, L->s);
+  h->loglik_se = 0.0;
+  if (!st) st = mode_and_evidence(ctx, L, &pr, want_loglik ? &h->loglik : NULL, &h->loglik_se, h->grad);
   const char *warn[3];
   char w1[320], w2[320], w3[360];
   int64_t nw = 0;
@@ -254,11 +301,7 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
              strcmp(L->s->stop, "time_limit") ? "" : " or time_limit");
     warn[nw++] = w1;
   }
-  if (!st && want_loglik && L->s->converged) {
-    st = L->exact ? skl_evidence_exact(ctx, p, &pr, L->s, &h->loglik, h->grad)
-                  : skl_evidence_slq(ctx, p, &pr, L->s, o, ctx->seed, &h->loglik, &h->loglik_se, h->grad);
-    if (L->exact) h->loglik_se = 0.0;
-  } else if (!st) {
+  if (!st && !(want_loglik && L->s->converged)) {
     h->loglik = NAN;
     snprintf(h->note, sizeof h->note, want_loglik ? "the evidence is not computed: the mode was "
              "not found" : "the evidence was not asked for (loglik = TRUE computes it)");
@@ -282,7 +325,7 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
     if (!st) st = skl_predict(ctx, p, &pr, L->s, o, dt->xtest, tm, tv);
   }
   if (!st) {
-    const skl_parts q = {p, o, L->s, &pr, h, L->exact, var_obs, tm, tv, ns, warn, nw,
+    const skl_parts q = {p, o, L->s, &pr, h, L->path, var_obs, tm, tv, ns, warn, nw,
                          sgp_clock() - t0};
     *out = result_plain(ctx, &q, a);
     if (sgp_value_arena_failed(a)) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
@@ -306,8 +349,8 @@ int sgp_ski_laplace_run(sgp_ctx *ctx, const sgp_ski_laplace_opts *o,
   unsigned bits = 0;
   if (!st) st = start_values(ctx, &p, o, &h, &bits);
   if (!st) st = skl_state_init(ctx, &s, p.m, p.n, o->max_newton + 1);
-  learn_t L = {&p, o, &s, &h, skl_use_exact(o, p.n),
-               o->time_limit > 0 ? t0 + o->time_limit : 0.0, 0.0};
+  learn_t L = {&p, o, &s, &h, SKL_EXACT, o->time_limit > 0 ? t0 + o->time_limit : 0.0, 0.0};
+  if (!st) st = path_of(ctx, o, &p, &L.path);
   if (!st && bits && p.n > 0) {
     double theta[SGP_SKI_MAX_D + 2];
     const int64_t nl = h.n_lengthscale;
@@ -321,7 +364,7 @@ int sgp_ski_laplace_run(sgp_ctx *ctx, const sgp_ski_laplace_opts *o,
       h.mean[0] = theta[nl + 1];
     }
   }
-  const int want = o->loglik >= 0 ? o->loglik : (bits != 0 || L.exact);
+  const int want = o->loglik >= 0 ? o->loglik : (bits != 0 || L.path == SKL_EXACT);
   if (!st) st = fit_and_write(ctx, o, dt, &p, &L, want, a, out, t0);
   skl_state_free(&s);
   skl_problem_free(&p);

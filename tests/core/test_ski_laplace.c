@@ -9,10 +9,13 @@
  *    tolerance, so the test fails without it;
  *  - the slq estimate of the evidence and gradient is unbiased: the mean over
  *    50 seeds lies within 3 standard errors of the exact value;
+ *  - the eigen path (whitened latent, preconditioned SLQ): the same mode, an
+ *    unbiased evidence and gradient, and an exact one for a constant curvature
+ *    (gaussian on every cell: the preconditioner is then M itself);
  *  - points: c = W'1 with linear weights (c >= 0, sum c = n) and the Cox
  *    process log-likelihood sum_i f(x_i) - sum_g a_g exp(u_g) at the mode. */
 #include "test_helpers.h"
-#include "ski_laplace/skl.h"
+#include "ski_laplace/skl_eig.h"
 
 #include <stdlib.h>
 
@@ -242,6 +245,77 @@ static void slq_is_unbiased(void **state)
   fit_free(&f);
 }
 
+/* The eigen path's mode equals the B-form Newton's; its estimates are unbiased. */
+static void eigen_path_mode_and_unbiased(void **state)
+{
+  (void)state;
+  cells_t c;
+  make_cells(SGP_LIK_POISSON, &c);
+  c.o.probes = 8;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  fit_t f;
+  fit_at(&ctx, &c, &f);
+  double q, g[4];
+  if (skl_evidence_exact(&ctx, &f.p, &f.pr, &f.s, &q, g)) fail_msg("%s", ctx.errmsg);
+  skl_state s2;
+  skl_eig e;
+  if (skl_state_init(&ctx, &s2, f.p.m, f.p.n, 64)) fail_msg("%s", ctx.errmsg);
+  if (skl_eig_make(&ctx, &f.p, &f.pr.kernel, 8, &e)) fail_msg("%s", ctx.errmsg);
+  if (skl_newton_eig(&ctx, &f.p, &f.pr, &e, &c.o, 0.0, &s2)) fail_msg("%s", ctx.errmsg);
+  assert_true(s2.converged);
+  const double ef = th_rel_max(f.p.n, s2.f, f.s.f);
+  if (!(ef <= 1e-8)) fail_msg("eigen mode off by %.3g", ef);
+  const int S = 50;
+  double sum[5] = {0}, sum2[5] = {0};
+  for (int k = 0; k < S; k++) {
+    double qe, se, ge[4];
+    if (skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 300 + k, &qe, &se, ge))
+      fail_msg("%s", ctx.errmsg);
+    const double v[5] = {qe, ge[0], ge[1], ge[2], ge[3]};
+    for (int j = 0; j < 5; j++) { sum[j] += v[j]; sum2[j] += v[j] * v[j]; }
+  }
+  const double ex[5] = {q, g[0], g[1], g[2], g[3]};
+  for (int j = 0; j < 5; j++) {
+    const double mean = sum[j] / S, sd = sqrt(fmax(sum2[j] / S - mean * mean, 0.0) * S / (S - 1.0));
+    if (!(fabs(mean - ex[j]) <= 3.0 * sd / sqrt((double)S) + 1e-9 * fabs(ex[j])))
+      fail_msg("entry %d: eigen mean %.8g vs exact %.8g (se %.3g)", j, mean, ex[j], sd / sqrt((double)S));
+  }
+  skl_eig_free(&e);
+  skl_state_free(&s2);
+  fit_free(&f);
+}
+
+/* Gaussian on every cell: the curvature is the constant 1 / noise, Q'HQ = I /
+ * noise, so the preconditioner is M and the eigen evidence is exact. */
+static void eigen_exact_for_constant_curvature(void **state)
+{
+  (void)state;
+  cells_t c;
+  make_cells(SGP_LIK_BERNOULLI, &c);
+  c.o.likelihood = SGP_LIK_GAUSSIAN;
+  c.o.noise = 0.3;
+  for (int gi = 0; gi < MG; gi++) c.y[gi] = sin(0.3 * gi);
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  fit_t f;
+  fit_at(&ctx, &c, &f);
+  double q, g[4], qe, se, ge[4];
+  if (skl_evidence_exact(&ctx, &f.p, &f.pr, &f.s, &q, g)) fail_msg("%s", ctx.errmsg);
+  skl_state s2;
+  skl_eig e;
+  if (skl_state_init(&ctx, &s2, f.p.m, f.p.n, 64)) fail_msg("%s", ctx.errmsg);
+  if (skl_eig_make(&ctx, &f.p, &f.pr.kernel, 8, &e)) fail_msg("%s", ctx.errmsg);
+  if (skl_newton_eig(&ctx, &f.p, &f.pr, &e, &c.o, 0.0, &s2)) fail_msg("%s", ctx.errmsg);
+  if (skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 7, &qe, &se, ge)) fail_msg("%s", ctx.errmsg);
+  /* rounding of m = 120 logs and of the eigen-decomposition (~1e-13 relative) */
+  if (!(fabs(qe - q) <= 1e-9 * fabs(q))) fail_msg("eigen %.15g vs exact %.15g", qe, q);
+  assert_true(se <= 1e-9 * fabs(q));
+  skl_eig_free(&e);
+  skl_state_free(&s2);
+  fit_free(&f);
+}
+
 /* Points: c = W'1 with linear weights, and the reported log-likelihood is the
  * Cox process's at the mode. */
 static void points_counts_and_loglik(void **state)
@@ -348,6 +422,8 @@ int main(void)
     cmocka_unit_test(cells_equal_gp_laplace_exact),
     cmocka_unit_test(gradient_matches_finite_differences),
     cmocka_unit_test(slq_is_unbiased),
+    cmocka_unit_test(eigen_path_mode_and_unbiased),
+    cmocka_unit_test(eigen_exact_for_constant_curvature),
     cmocka_unit_test(points_counts_and_loglik),
     cmocka_unit_test(bad_input_names_the_argument),
   };

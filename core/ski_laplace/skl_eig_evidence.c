@@ -1,0 +1,154 @@
+/* skl_eig_evidence.c -- the Laplace evidence and its gradient on the eigen path
+ * (docs/ski_laplace.md, "The eigen path"):
+ *   log|B| = log|M| = sum log p + log|p^-1/2 M p^-1/2|,
+ * the first exact, the second by stochastic Lanczos quadrature from PCG on M
+ * with right-hand sides p^1/2 xi (xi Rademacher, keyed by (seed, probe, index)),
+ * whose coefficients are those of p^-1/2 M p^-1/2 started at xi. With y = M^-1
+ * p^1/2 xi and w = p^-1/2 xi, E[y w'] = M^-1, so
+ *   diag(Sigma_u) = diag(F p^-1 F') + E[(F y) o (F w) - (F w) o (F w)]
+ * (the first term exact: the preconditioner's part, a control variate) and
+ *   tr(R C) = tr(H C) - E[(H F y)' C (H F w)],  R = H - H F M^-1 F'H.
+ * The implicit term's s^ = b - H F M^-1 F'b, b = P's2. */
+#include "ski_laplace/skl_eig.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SKL_EIG_CHUNK 8
+
+typedef struct {
+  double lsum, lsum2;
+  int64_t used, discarded;
+  double *diag;                  /* m: sum_j (F y_j o F w_j - F w_j o F w_j) */
+  double tr[SGP_SKI_MAX_D + 1];  /* sums of (H F y_j)' C (H F w_j): lengthscales, then K */
+} eig_acc;
+
+static int probe_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, skl_eig *e,
+                       const sgp_ski_laplace_opts *o, uint64_t seed, int64_t j0, int64_t c,
+                       const sgp_op *dK, int64_t nl, eig_acc *acc)
+{
+  const int64_t m = p->m, km = o->slq_max_iter;
+  double *B = sgp_alloc(m * c), *Y = sgp_alloc(m * c), *W = sgp_alloc(m * c), *FY = sgp_alloc(m * c);
+  double *FW = sgp_alloc(m * c), *CW = sgp_alloc(m * c), *ca = sgp_alloc(km * c), *cb = sgp_alloc(km * c);
+  double *qw = sgp_alloc(3 * km + km * km);
+  int64_t *steps = malloc((size_t)c * sizeof(int64_t));
+  int st = !B || !Y || !W || !FY || !FW || !CW || !ca || !cb || !qw || !steps
+           ? sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory (lower probes)") : 0;
+  for (int64_t j = 0; !st && j < c; j++)
+    for (int64_t i = 0; i < m; i++) {
+      const double xi = sgp_ski_probe_value(seed, j0 + j, i), sp = sqrt(e->p[i]);
+      B[i + j * m] = sp * xi;
+      W[i + j * m] = xi / sp;
+    }
+  int conv = 0;
+  /* the solves serve the traces too: an error far below the probes' spread */
+  if (!st) st = skl_eig_pcg(ctx, e, c, B, Y, 1e-8, km, ca, cb, steps, &conv, NULL);
+  for (int64_t j = 0; !st && j < c; j++) {
+    double v = 0.0;
+    int ok = 0;
+    if (steps[j] > 0 && (st = sgp_ski_cg_quadrature(ctx, steps[j], ca + j * km, cb + j * km, qw, &v, &ok)))
+      break;
+    if (!ok || steps[j] == 0) { acc->discarded++; continue; }
+    const double g = (double)m * v;
+    acc->lsum += g; acc->lsum2 += g * g; acc->used++;
+  }
+  if (!st) st = skl_eig_F(ctx, e, c, Y, FY);
+  if (!st) st = skl_eig_F(ctx, e, c, W, FW);
+  for (int64_t k = 0; !st && k < m * c; k++) {
+    const int64_t i = k % m;
+    acc->diag[i] += FY[k] * FW[k] - FW[k] * FW[k];
+    FY[k] *= e->dfull[i];  /* H F y, H F w */
+    FW[k] *= e->dfull[i];
+  }
+  for (int64_t l = 0; !st && l <= nl; l++) {
+    const sgp_op *C = l < nl ? &dK[l] : &pr->K;
+    if ((st = C->apply(C, (sgp_cmat){FW, m, c, m}, (sgp_mat){CW, m, c, m}, ctx))) break;
+    for (int64_t j = 0; j < c; j++) acc->tr[l] += sgp_dot(m, FY + j * m, CW + j * m);
+  }
+  free(B); free(Y); free(W); free(FY); free(FW); free(CW); free(ca); free(cb); free(qw); free(steps);
+  return st;
+}
+
+/* s^ = b - H F M^-1 F'b for b = P's2 (m). */
+static int implicit_eig(sgp_ctx *ctx, const skl_problem *p, skl_eig *e,
+                        const sgp_ski_laplace_opts *o, const double *s2, double *shat)
+{
+  const int64_t m = p->m;
+  double *b = sgp_alloc(m), *ftb = sgp_alloc(m), *x = sgp_alloc(m);
+  int st = !b || !ftb || !x ? sgp_fail(ctx, SGP_ENOMEM, "out of memory") : 0;
+  if (!st) { skl_scatter(p, NULL, s2, b); st = skl_eig_Ft(ctx, e, 1, b, ftb); }
+  int conv = 0;
+  if (!st) st = skl_eig_pcg(ctx, e, 1, ftb, x, o->inner_rtol, o->max_iter, NULL, NULL, NULL, &conv, NULL);
+  if (!st) st = skl_eig_F(ctx, e, 1, x, ftb);
+  for (int64_t i = 0; !st && i < m; i++) shat[i] = b[i] - e->dfull[i] * ftb[i];
+  free(b); free(ftb); free(x);
+  return st;
+}
+
+static int eig_gradient(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, skl_eig *e,
+                        const skl_state *s, const sgp_ski_laplace_opts *o, const eig_acc *acc,
+                        const sgp_op *dK, int64_t nl, double *grad)
+{
+  const int64_t m = p->m, n = p->n, t = o->probes;
+  double *dc = sgp_alloc(m), *s2 = sgp_alloc(n > 0 ? n : 1), *shat = sgp_alloc(m), *ca = sgp_alloc(m);
+  int st = !dc || !s2 || !shat || !ca ? sgp_fail(ctx, SGP_ENOMEM, "out of memory") : 0;
+  if (!st) st = skl_eig_diag_cov(ctx, e, dc);
+  for (int64_t i = 0; !st && i < n; i++) {
+    const int64_t g = p->obs[i];
+    s2[i] = 0.5 * (dc[g] + acc->diag[g] / (double)t) * s->d3[i];
+  }
+  if (!st) st = implicit_eig(ctx, p, e, o, s2, shat);
+  double sumd = 0.0;
+  for (int64_t i = 0; i < m; i++) sumd += e->dfull[i];
+  for (int64_t l = 0; !st && l <= nl; l++) {
+    const sgp_op *C = l < nl ? &dK[l] : &pr->K;
+    if ((st = C->apply(C, (sgp_cmat){s->alpha, m, 1, m}, (sgp_mat){ca, m, 1, m}, ctx))) break;
+    /* tr(H C): the diagonal of C is 0 for a lengthscale, s for the outputscale */
+    const double trhc = l < nl ? 0.0 : pr->kernel.outputscale * sumd;
+    grad[l] = 0.5 * sgp_dot(m, s->alpha, ca) - 0.5 * (trhc - acc->tr[l] / (double)t) +
+              sgp_dot(m, shat, ca);
+  }
+  if (!st) {
+    double gm = 0.0;
+    for (int64_t i = 0; i < m; i++) gm += s->alpha[i] + shat[i];
+    grad[nl + 1] = gm;
+  }
+  free(dc); free(s2); free(shat); free(ca);
+  return st;
+}
+
+int skl_evidence_eig(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, skl_eig *e,
+                     const skl_state *s, const sgp_ski_laplace_opts *o, uint64_t seed,
+                     double *loglik, double *se, double *grad)
+{
+  const int64_t m = p->m, t = o->probes;
+  const int64_t nl = pr->kernel.n_lengthscale > 0 ? pr->kernel.n_lengthscale : 1;
+  eig_acc acc;
+  memset(&acc, 0, sizeof acc);
+  sgp_op dK[SGP_SKI_MAX_D];
+  memset(dK, 0, sizeof dK);
+  acc.diag = sgp_calloc(m);
+  int st = acc.diag ? 0 : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  for (int64_t l = 0; !st && grad && l < nl; l++)
+    st = sgp_ski_grid_op_deriv(ctx, &pr->kernel, &p->grid, NULL,
+                               nl == 1 ? (1u << p->grid.d) - 1u : 1u << l, &dK[l]);
+  const int64_t chunk = e->cols < SKL_EIG_CHUNK ? e->cols : SKL_EIG_CHUNK;
+  for (int64_t j0 = 0; !st && j0 < t; j0 += chunk)
+    st = probe_chunk(ctx, p, pr, e, o, seed, j0, t - j0 < chunk ? t - j0 : chunk, grad ? dK : NULL,
+                     grad ? nl : -1, &acc);
+  if (!st && acc.used < 2)
+    st = sgp_fail(ctx, SGP_ENOTPD, "evidence: fewer than 2 usable probes (raise slq_max_iter)");
+  if (!st) {
+    double lp = 0.0;
+    for (int64_t i = 0; i < m; i++) lp += log(e->p[i]);
+    const double u = (double)acc.used, mean = acc.lsum / u;
+    const double var = fmax(acc.lsum2 / u - mean * mean, 0.0) * u / (u - 1.0);
+    *loglik = s->logp - 0.5 * sgp_dot(m, s->v, s->v) - 0.5 * (lp + mean);
+    *se = 0.5 * sqrt(var / u);
+  }
+  if (!st && grad) st = eig_gradient(ctx, p, pr, e, s, o, &acc, dK, nl, grad);
+  for (int64_t l = 0; l < nl; l++) sgp_op_destroy(&dK[l]);
+  free(acc.diag);
+  return st;
+}
