@@ -4,15 +4,10 @@
 #' matrices, in cache-sized tiles on all threads. This is the kernel every
 #' scalegp method uses, so it is a quick way to inspect a prior.
 #'
-#' With scaled distance \eqn{r = \|(x - x') / \ell\|} (one lengthscale, or one
-#' per column for automatic relevance determination) and outputscale
-#' \eqn{s^2}:
-#' \itemize{
-#'   \item \code{"rbf"}: \eqn{s^2 \exp(-r^2/2)}
-#'   \item \code{"matern12"}: \eqn{s^2 \exp(-r)}
-#'   \item \code{"matern32"}: \eqn{s^2 (1 + \sqrt{3} r) \exp(-\sqrt{3} r)}
-#'   \item \code{"matern52"}: \eqn{s^2 (1 + \sqrt{5} r + 5 r^2/3) \exp(-\sqrt{5} r)}
-#' }
+#' The kernels are functions of the scaled distance \eqn{r = \|(x - x') /
+#' \ell\|} (one lengthscale, or one per column for automatic relevance
+#' determination) times the outputscale \eqn{s}; each one's formula is under
+#' the option \code{kernel} (see Options), written from the core's kernel table.
 #'
 #' @param x n1-by-d numeric matrix of inputs (rows are points); a vector is
 #'   taken as n1 points in one dimension.
@@ -43,14 +38,16 @@ gp_kernel <- function(x, x2 = x, ...) {
 # Internal: K(x, x) %*% v through the matrix-free operator, for tests and
 # benchmarks. cache_bytes >= 8 n^2 materializes K once; interrupt_after >= 0
 # simulates a user interrupt after that many polls; reps repeats the product.
-# Returns list(y, cached, setup_seconds, seconds = per product).
-kernel_apply <- function(x, v, kernel = "rbf", lengthscale = 1, outputscale = 1,
+# Returns list(y, cached, setup_seconds, seconds = per product); kernel NULL:
+# gp_kernel's default, from the core's table.
+kernel_apply <- function(x, v, kernel = NULL, lengthscale = 1, outputscale = 1,
                          tile = 0L, cache_bytes = 0, threads = NULL,
                          interrupt_after = NULL, reps = 1L) {
   fn <- "kernel_apply"
   x <- as_input_matrix(x, fn, "x")
   v <- as_input_matrix(v, fn, "v")
   if (nrow(v) != nrow(x)) stop_arg(fn, "v", "must have nrow(x) = ", nrow(x), " rows")
+  kernel <- kernel %||% option_default("gp_kernel", "kernel")
   sgp_call(C_kernel_apply, x, v, check_kernel(kernel, fn),
         check_positive(lengthscale, fn, "lengthscale", c(1L, ncol(x))),
         check_positive(outputscale, fn, "outputscale"),

@@ -192,27 +192,6 @@ laplace_selection <- function(s) {
        optim = as.data.frame(s$optim))
 }
 
-# How the core's likelihoods code class labels (scalegp_info's likelihoods:
-# classes, n_classes (0: the levels' count, given as n_class), first_class).
-lik_label_coding <- function() {
-  t <- sgp_call(C_info)$likelihoods
-  data.frame(name = t$name, classes = t$classes == 1, n_classes = t$n_classes,
-             first_class = t$first_class, stringsAsFactors = FALSE)
-}
-
-# One likelihood's row of it (a name out of the table: numbers, not classes).
-lik_coding_of <- function(likelihood, t = lik_label_coding()) {
-  r <- t[t$name == likelihood, ]
-  if (nrow(r)) r else data.frame(name = likelihood, classes = FALSE, n_classes = 0L,
-                                 first_class = 0L, stringsAsFactors = FALSE)
-}
-
-# `"a"`, `"a" or "b"`, `"a", "b" or "c"`
-quoted_or <- function(s) {
-  s <- paste0("\"", s, "\"")
-  if (length(s) < 2L) s else paste(paste(s[-length(s)], collapse = ", "), "or", s[length(s)])
-}
-
 # Labels as numbers for the core, which checks them, as the core's likelihood
 # codes classes: a factor becomes first_class.. (0/1 for two classes, 1..C for
 # any number) and keeps its level names; a logical (two classes) its two codes.
@@ -252,7 +231,8 @@ label_codes <- function(y, likelihood, fn) {
 }
 
 # Labels as doubles with the checks (mlp_fit, which does not use the core's yet),
-# the class count and level names.
+# the class count and level names; what is checked follows the likelihood's role
+# (lik_role; mlp_fit offers valla's likelihoods).
 laplace_labels <- function(y, likelihood, n, fn) {
   lab <- label_codes(y, likelihood, fn)
   y <- lab$y
@@ -263,24 +243,22 @@ laplace_labels <- function(y, likelihood, n, fn) {
   if (length(bad)) stop_arg(fn, "y", "contains NaN, NA or Inf (first at ", bad[1L], ")")
   whole <- all(y == round(y))
   n_class <- 1L
-  switch(likelihood,
-    bernoulli = if (!all(y %in% c(0, 1)))
-      stop_arg(fn, "y", "must be 0/1, logical or a 2-level factor for likelihood = \"bernoulli\" (found ",
-               format(y[!y %in% c(0, 1)][1L]), ")"),
-    poisson = if (!whole || any(y < 0))
-      stop_arg(fn, "y", "must be non-negative integer counts for likelihood = \"poisson\" (found ",
-               format(y[y != round(y) | y < 0][1L]), ")"),
-    softmax = {
-      if (!whole || any(y < 1))
-        stop_arg(fn, "y", "must be class labels 1..C or a factor for likelihood = \"softmax\" (found ",
-                 format(y[y != round(y) | y < 1][1L]), ")")
-      if (is.null(levels) && max(y) > n)
-        stop_arg(fn, "y", "has labels up to ", format(max(y)), " but only n = ", n,
-                 " points; softmax labels are 1..C with C <= n")
-      n_class <- if (is.null(levels)) as.integer(max(y)) else length(levels)
-      if (n_class < 2L)
-        stop_arg(fn, "y", "has C = ", n_class, " class; likelihood = \"softmax\" needs C >= 2")
-    })
+  role <- lik_role(likelihood)
+  if (role == "two" && !all(y %in% c(0, 1)))
+    stop_arg(fn, "y", "must be 0/1, logical or a 2-level factor for likelihood = \"", likelihood,
+             "\" (found ", format(y[!y %in% c(0, 1)][1L]), ")")
+  if (role == "multi") {
+    if (!whole || any(y < 1))
+      stop_arg(fn, "y", "must be class labels 1..C or a factor for likelihood = \"", likelihood,
+               "\" (found ", format(y[y != round(y) | y < 1][1L]), ")")
+    if (is.null(levels) && max(y) > n)
+      stop_arg(fn, "y", "has labels up to ", format(max(y)), " but only n = ", n,
+               " points; ", likelihood, " labels are 1..C with C <= n")
+    n_class <- if (is.null(levels)) as.integer(max(y)) else length(levels)
+    if (n_class < 2L)
+      stop_arg(fn, "y", "has C = ", n_class, " class; likelihood = \"", likelihood,
+               "\" needs C >= 2")
+  }
   list(y = y, n_class = n_class, levels = levels)
 }
 

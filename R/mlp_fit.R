@@ -65,14 +65,9 @@ mlp_fit <- function(x, y, hidden = c(50, 50), activation = "tanh", ..., data = N
   if (!is.numeric(hidden) || any(!is.finite(hidden)) || any(hidden < 1) ||
       any(hidden != round(hidden)) || any(hidden > 2^53))
     stop_arg(fn, "hidden", "must be positive whole numbers (widths of the hidden layers)")
-  C <- 1L
-  if (likelihood == "softmax") {
-    lab <- laplace_labels(y, "softmax", nrow(x), fn)
-    C <- lab$n_class
-    lab$y <- lab$y - 1
-  } else {
-    lab <- laplace_labels(y, likelihood, nrow(x), fn)
-  }
+  lab <- laplace_labels(y, likelihood, nrow(x), fn)
+  C <- lab$n_class
+  if (lik_role(likelihood) == "multi") lab$y <- lab$y - 1  # the core's classes 0..C-1
   width <- as.double(c(ncol(x), hidden, C))  # the core checks the sizes
   res <- sgp_call(C_mlp_fit, x, lab$y, width, activation, opts)
   out <- c(res$model, list(likelihood = likelihood, levels = lab$levels, coefnames = cn,

@@ -173,7 +173,7 @@ ski_gsgp <- function(x = NULL, y = NULL, ..., xtest = NULL, stats = NULL, data =
                "precond_rank")],
            list(love = if (lanczos) list(Ft = r$love_Ft, c0 = r$love_c0, error = r$love_error)
                        else NULL))
-  if (!is.null(u$alpha)) fit$alpha <- u$alpha  # only for the kernels that read it ("rq")
+  if (!is.null(u$alpha)) fit$alpha <- u$alpha  # only kernels that read it (kernel table)
   if (!is.na(r$loglik))  # with loglik = TRUE, and whenever something was learned
     fit[c("loglik", "logdet", "logdet_se", "datafit", "probes_used")] <-
       list(r$loglik, r$logdet, r$logdet_se, r$datafit, as.integer(r$probes_used))

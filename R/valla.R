@@ -165,7 +165,7 @@ valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, refit = NUL
   opts <- front$opts
   opts$likelihood <- valla_likelihood(opts[["likelihood"]], m, fn)
   lab <- valla_labels(y, opts$likelihood, nrow(x), m, fn, "y")
-  if (is.null(validation) && opts$likelihood == "gaussian")
+  if (is.null(validation) && lik_role(opts$likelihood) == "noise")
     validation <- valla_oof_validation(model, x, lab$y, refit, opts, parent.frame(), fn)
   data <- valla_data_args(validation, xtest, opts$likelihood, m, fn)
   res <- sgp_call(C_valla_fit, m$spec, x, lab$y, data$xval, data$yval, front$Z, front$tags,
@@ -178,14 +178,17 @@ valla <- function(model, x, y, ..., xtest = NULL, validation = NULL, refit = NUL
   fit
 }
 
+# The likelihood (the roles of the core's likelihoods: lik_role): none given, the
+# network's own, else the noise one for one output and the multi-class one for more.
 valla_likelihood <- function(likelihood, m, fn) {
   if (is.null(likelihood)) {
-    if (is.null(m$likelihood)) return(if (m$C == 1L) "gaussian" else "softmax")
+    if (is.null(m$likelihood)) return(valla_lik_of(if (m$C == 1L) "noise" else "multi"))
     # the network's own likelihood: its outputs must fit it (a damaged or spliced model)
-    if ((m$likelihood == "softmax") != (m$C >= 2L))
+    multi <- lik_role(m$likelihood) == "multi"
+    if (multi != (m$C >= 2L))
       stop_arg(fn, "model", "says likelihood = \"", m$likelihood, "\" but has ", m$C,
-               " output", if (m$C != 1L) "s", if (m$likelihood == "softmax")
-               " (softmax needs C >= 2)" else " (it needs one)")
+               " output", if (m$C != 1L) "s", if (multi)
+               paste0(" (", m$likelihood, " needs C >= 2)") else " (it needs one)")
     return(m$likelihood)
   }
   sgp_call(C_option_check, fn, "likelihood", likelihood)  # the core's choices and message
@@ -193,19 +196,23 @@ valla_likelihood <- function(likelihood, m, fn) {
     stop_arg(fn, "likelihood", "is \"", likelihood, "\" but the ",
              if (m$kind == "nnet") "nnet fit" else "mlp_fit network", " implies \"",
              m$likelihood, "\"")
-  if (likelihood == "softmax" && m$C < 2L)
-    stop_arg(fn, "likelihood", "\"softmax\" needs a network with C >= 2 outputs (it has 1)")
-  if (likelihood != "softmax" && m$C != 1L)
+  multi <- lik_role(likelihood) == "multi"
+  if (multi && m$C < 2L)
+    stop_arg(fn, "likelihood", "\"", likelihood,
+             "\" needs a network with C >= 2 outputs (it has 1)")
+  if (!multi && m$C != 1L)
     stop_arg(fn, "likelihood", "\"", likelihood, "\" needs a network with one output (it has ",
              m$C, ")")
   likelihood
 }
 
-# Labels as the core wants them (softmax 0..C-1, bernoulli 0/1) with the level names.
+# Labels as the core wants them (multi-class 0..C-1, two classes 0/1) with the
+# level names; by the likelihood's role (lik_role).
 valla_labels <- function(y, likelihood, n, m, fn, arg) {
   y <- as_plain_numbers(y, fn, arg)
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
-  if (likelihood == "gaussian") {
+  two <- lik_role(likelihood) == "two"
+  if (lik_role(likelihood) == "noise") {
     if (!is.numeric(y) || !is.null(dim(y))) stop_arg(fn, arg, "must be a numeric vector")
     if (length(y) != n) stop_arg(fn, arg, "has length ", length(y), " but '", sub("y$", "x", arg),
                                  "' has ", n, " rows")
@@ -219,13 +226,13 @@ valla_labels <- function(y, likelihood, n, m, fn, arg) {
     if (!is.null(m$levels) && !identical(levels, m$levels))
       stop_arg(fn, arg, "has levels ", paste(levels, collapse = ", "),
                " but the nnet fit was trained on ", paste(m$levels, collapse = ", "))
-    want <- if (likelihood == "bernoulli") 2L else m$C
+    want <- if (two) 2L else m$C
     if (length(levels) != want)
       stop_arg(fn, arg, "has ", length(levels), " levels but the network has ", want, " classes")
     if (anyNA(y)) stop_arg(fn, arg, "contains NA")
-    y <- as.integer(y) - (likelihood == "bernoulli")
+    y <- as.integer(y) - two
   } else if (is.logical(y)) {
-    if (likelihood != "bernoulli") stop_arg(fn, arg, "is logical; use labels 1..C or a factor")
+    if (!two) stop_arg(fn, arg, "is logical; use labels 1..C or a factor")
     if (anyNA(y)) stop_arg(fn, arg, "contains NA")
     y <- as.integer(y)
   } else if (!is.numeric(y) || !is.null(dim(y))) {
@@ -235,10 +242,10 @@ valla_labels <- function(y, likelihood, n, m, fn, arg) {
                                  "' has ", n, " rows")
   bad <- which(!is.finite(y))
   if (length(bad)) stop_arg(fn, arg, "contains NaN, NA or Inf (first at ", bad[1L], ")")
-  if (likelihood == "bernoulli") {
+  if (two) {
     if (!all(y %in% c(0, 1)))
-      stop_arg(fn, arg, "must be 0/1, logical or a 2-level factor for likelihood = \"bernoulli\"",
-               " (found ", format(y[!y %in% c(0, 1)][1L]), ")")
+      stop_arg(fn, arg, "must be 0/1, logical or a 2-level factor for likelihood = \"",
+               likelihood, "\" (found ", format(y[!y %in% c(0, 1)][1L]), ")")
     return(list(y = as.double(y), n_class = 2L,
                 levels = if (is.null(levels)) m$levels else levels))
   }
@@ -315,15 +322,16 @@ predict.valla <- function(object, newdata, type = c("list", "response", "class")
   p <- sgp_call(C_valla_predict, object, newdata, opts)  # the core reads and checks the fit
   type <- p$type
   out <- pred_class_names(p$pred, object, fn)
+  role <- lik_role(object$likelihood)
   if (se.fit) return(formula_pad(pred_se_fit(out, type, object$C, fn, "response"), fd$na.action))
   formula_pad(switch(type,
     list = out,
-    response = if (object$likelihood == "gaussian") out$mean else out$prob,
+    response = if (role == "noise") out$mean else out$prob,
     class = {
-      k <- if (object$likelihood == "bernoulli") as.integer(out$prob > 0.5) + 1L
+      k <- if (role == "two") as.integer(out$prob > 0.5) + 1L
            else max.col(out$prob, ties.method = "first")
       if (!is.null(object$levels)) factor(object$levels[k], levels = object$levels)
-      else if (object$likelihood == "bernoulli") k - 1L else k
+      else if (role == "two") k - 1L else k
     }), fd$na.action)
 }
 
@@ -452,7 +460,8 @@ plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n
   r <- r + c(-0.1, 0.1) * diff(r)
   g <- matrix(seq(r[1L], r[2L], length.out = n_grid))
   p <- predict(fit, g)
-  if (fit$likelihood == "gaussian") {
+  role <- lik_role(fit$likelihood)
+  if (role == "noise") {
     sd <- sqrt(p$var); lsd <- sqrt(p$latent_var)
     ylim <- range(p$mean - 2 * sd, p$mean + 2 * sd, if (!is.null(data)) data[[2L]])
     plot_call(graphics::plot, g, p$mean, type = "n", ylim = ylim, xlab = "x", ylab = "y",
@@ -464,12 +473,13 @@ plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n
     graphics::lines(g, p$mean, lwd = 2, col = "steelblue4")
   } else {
     f <- as.matrix(p$mean); s <- sqrt(as.matrix(p$var))
-    k <- if (fit$likelihood == "bernoulli") 1L else class
-    pr <- if (fit$likelihood == "bernoulli") p$prob else p$prob[, k]
-    band <- function(z) if (fit$likelihood == "bernoulli") stats::plogis(z) else {
+    two <- role == "two"
+    k <- if (two) 1L else class
+    pr <- if (two) p$prob else p$prob[, k]
+    band <- function(z) if (two) stats::plogis(z) else {
       e <- exp(f - apply(f, 1, max)); e[, k] <- exp(z - apply(f, 1, max)); e[, k] / rowSums(e)
     }
-    lev <- if (is.null(fit$levels)) k else fit$levels[k + (fit$likelihood == "bernoulli")]
+    lev <- if (is.null(fit$levels)) k else fit$levels[k + two]
     plot_call(graphics::plot, g, pr, type = "n", ylim = c(0, 1), xlab = "x",
               ylab = sprintf("P(class %s)", lev), .user = list(...))
     graphics::polygon(c(g, rev(g)), c(band(f[, k] - 2 * s[, k]), rev(band(f[, k] + 2 * s[, k]))),
@@ -479,9 +489,9 @@ plot.valla <- function(x, what = c("fit", "history"), data = NULL, class = 1L, n
   graphics::rug(fit$inducing[, 1L], col = "darkorange", lwd = 2)
   if (!is.null(data)) {
     yy <- data[[2L]]
-    if (fit$likelihood != "gaussian") {
+    if (role != "noise") {
       yy <- if (is.factor(yy)) as.integer(yy) else yy
-      yy <- if (fit$likelihood == "bernoulli") as.numeric(yy == max(yy)) else as.numeric(yy == k)
+      yy <- if (role == "two") as.numeric(yy == max(yy)) else as.numeric(yy == k)
     }
     graphics::points(data[[1L]], yy, pch = 20, col = grDevices::adjustcolor("black", 0.5))
   }

@@ -43,7 +43,7 @@ nnet_spec <- function(model, fn, arg = "model", forward = FALSE) {
   linout <- model$nsunits == model$nunits - K
   softmax <- isTRUE(model$softmax)
   entropy <- isTRUE(model$entropy)
-  likelihood <- if (softmax) "softmax" else if (entropy) "bernoulli" else "gaussian"
+  likelihood <- valla_lik_of(if (softmax) "multi" else if (entropy) "two" else "noise")
   if (entropy && K != 1L)
     stop_arg(fn, arg, "is an entropy nnet fit with ", K, " outputs; only one output ",
              "(a 2-class fit) is supported")

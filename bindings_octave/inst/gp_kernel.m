@@ -17,28 +17,15 @@
 ## result @var{K} is the n1-by-n2 matrix with
 ## @code{@var{K}(i,j) = k (@var{x}(i,:), @var{x2}(j,:))}.
 ##
-## The kernels, with the scaled distance
+## The kernels are functions of the scaled distance
 ## @tex
 ## $r = \| (x - x') / \ell \|$
 ## @end tex
 ## @ifnottex
 ## @code{r = norm ((x - x') ./ lengthscale)}
 ## @end ifnottex
-## and outputscale @code{s2}:
-##
-## @table @asis
-## @item @qcode{"rbf"}
-## @code{s2 * exp (-r^2 / 2)} (squared exponential)
-##
-## @item @qcode{"matern12"}
-## @code{s2 * exp (-r)}
-##
-## @item @qcode{"matern32"}
-## @code{s2 * (1 + sqrt (3) * r) * exp (-sqrt (3) * r)}
-##
-## @item @qcode{"matern52"}
-## @code{s2 * (1 + sqrt (5) * r + 5 * r^2 / 3) * exp (-sqrt (5) * r)}
-## @end table
+## times the outputscale @code{s}; each one's formula is under the option
+## @qcode{"kernel"} below, written from the core's kernel table.
 ##
 ## Options, as name/value pairs with the same names as in R (every option's
 ## name, default, range and check are defined once in the compiled core):

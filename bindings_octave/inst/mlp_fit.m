@@ -106,19 +106,20 @@ function [model, loss, info] = mlp_fit (x, y, varargin)
     arg_error (fname, "y", "contains NaN, NA or Inf");
   endif
   C = 1;
-  switch (likelihood)
-    case "softmax"
+  switch (lik_role (likelihood))   # the core's facts of the likelihood
+    case "multi"
       if (any (y != round (y) | y < 1))
-        arg_error (fname, "y", "must be class labels 1..C for likelihood = \"softmax\"");
+        arg_error (fname, "y", "must be class labels 1..C for likelihood = \"%s\"", likelihood);
       endif
       C = max (y);
       if (C < 2)
-        arg_error (fname, "y", "has C = %d class; likelihood = \"softmax\" needs C >= 2", C);
+        arg_error (fname, "y", "has C = %d class; likelihood = \"%s\" needs C >= 2", C,
+                   likelihood);
       endif
       y -= 1;
-    case "bernoulli"
+    case "two"
       if (any (y != 0 & y != 1))
-        arg_error (fname, "y", "must be 0/1 for likelihood = \"bernoulli\"");
+        arg_error (fname, "y", "must be 0/1 for likelihood = \"%s\"", likelihood);
       endif
   endswitch
   if (isempty (option_value (fname, opts, "seed")))

@@ -152,7 +152,7 @@ function fit = valla (model, x, y, varargin)
   ycode = valla_labels (y, likelihood, C, rows (x), fname, "y");
   [inducing, tags, opts] = valla_inducing_arg (front.inducing, front.inducing_tags, D, C,
                                                opts, fname);
-  if (isempty (front.validation) && strcmp (likelihood, "gaussian") && ! isempty (front.refit))
+  if (isempty (front.validation) && strcmp (lik_role (likelihood), "noise") && ! isempty (front.refit))
     front.validation = valla_oof_validation (model, x, ycode, front.refit, opts, fname);
   endif
   [xval, yval, xtest] = valla_data_args (front.validation, front.xtest, likelihood, D, C, fname);
@@ -190,7 +190,7 @@ function fit = valla (model, x, y, varargin)
     printf ("valla: %s, %s likelihood, n = %d, M = %d; %d iterations; prior_var %.4g",
             fit.method, likelihood, rows (x), rows (fit.inducing), fit.iterations,
             fit.prior_var);
-    if (strcmp (likelihood, "gaussian"))
+    if (strcmp (lik_role (likelihood), "noise"))
       printf (", noise %.4g", fit.noise);
     endif
     printf ("\n");

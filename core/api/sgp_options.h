@@ -139,9 +139,11 @@ extern const char *const sgp_lik_names[];
 extern const char *const sgp_lik_valla_names[];
 extern const char sgp_lik_doc[];
 /* Facts of a likelihood (0 for a kind out of range): C latents per point with a
- * block W (softmax); offered by valla and mlp_fit (with their own arithmetic). */
+ * block W (softmax); offered by valla and mlp_fit (with their own arithmetic); a
+ * noise variance (gaussian: real targets). */
 int sgp_lik_multiclass(sgp_likelihood kind);
 int sgp_lik_valla(sgp_likelihood kind);
+int sgp_lik_has_noise(sgp_likelihood kind);
 
 /* The four rows of a kernel (kernel, lengthscale, outputscale, alpha) for a table over
  * the options struct TYPE whose sgp_kernel is MEMBER: every verb with a kernel

@@ -29,24 +29,29 @@ sgp_value sgp_options_plain(const sgp_verb_table *t, sgp_value_arena *a)
   return sgp_vo_list(a, 5, names, v);
 }
 
-/* gp_laplace's likelihoods and how each codes class labels
- * (sgp_lik_label_coding): columns name, classes (0/1), n_classes, first_class. */
+/* gp_laplace's likelihoods, how each codes class labels (sgp_lik_label_coding)
+ * and what valla's and mlp_fit's fronts decide by: columns name, classes (0/1),
+ * n_classes, first_class, noise (0/1: real targets with a noise variance) and
+ * valla (0/1: valla and mlp_fit offer it). */
 static sgp_value likelihoods(sgp_value_arena *a)
 {
   int64_t n = 0;
   while (sgp_lik_names[n]) n++;
-  int64_t *col = (int64_t *)sgp_vo_alloc(a, (size_t)(3 * (n > 0 ? n : 1)) * sizeof(int64_t));
+  int64_t *col = (int64_t *)sgp_vo_alloc(a, (size_t)(5 * (n > 0 ? n : 1)) * sizeof(int64_t));
   if (!col) return sgp_vo_null();
   for (int64_t k = 0; k < n; k++) {
     int classes = 0, count = 0, first = 0;
     sgp_lik_label_coding((sgp_likelihood)k, &classes, &count, &first);
     col[k] = classes; col[n + k] = count; col[2 * n + k] = first;
+    col[3 * n + k] = sgp_lik_has_noise((sgp_likelihood)k);
+    col[4 * n + k] = sgp_lik_valla((sgp_likelihood)k);
   }
-  const char *names[] = {"name", "classes", "n_classes", "first_class"};
+  const char *names[] = {"name", "classes", "n_classes", "first_class", "noise", "valla"};
   sgp_value v[] = {sgp_vo_strings(a, n, sgp_lik_names), sgp_vo_int(a, n, col),
-                   sgp_vo_int(a, n, col + n), sgp_vo_int(a, n, col + 2 * n)};
+                   sgp_vo_int(a, n, col + n),           sgp_vo_int(a, n, col + 2 * n),
+                   sgp_vo_int(a, n, col + 3 * n),       sgp_vo_int(a, n, col + 4 * n)};
   v[0].cols = 1; /* Octave: a column cellstr */
-  return sgp_vo_list(a, 4, names, v);
+  return sgp_vo_list(a, 6, names, v);
 }
 
 sgp_value sgp_info_plain(sgp_value_arena *a)

@@ -46,9 +46,6 @@ void sgp_lik_winv_add(const sgp_lik *lik, const double *nd, int64_t b, const dou
  * scratch. */
 void sgp_lik_w_apply(const sgp_lik *lik, const double *f, int64_t b, const double *V,
                      int64_t ldv, double *Y, int64_t ldy, double *pi);
-/* 1: the kind has a noise variance (gaussian; lik_table.h; sgp_lik_multiclass
- * is in sgp_options.h). */
-int sgp_lik_has_noise(sgp_likelihood kind);
 /* log sum_c exp f[c * stride] for one point's C latents, without overflow. */
 double sgp_softmax_lse(const double *f, int64_t stride, int64_t C);
 /* Softmax per point: out = W_n^dagger u for a C-vector u given inv_pi = 1/pi. */

@@ -22,7 +22,8 @@ function v = plot_data_valla (fit, o, fname)
   p = predict_valla (fit, g);
   v = struct ("kind", "band", "x", g, "px", dx, "py", [], "marker", ".",
               "ticks", fit.inducing(:, 1), "xlabel", "x", "title", sprintf ("valla (%s)", fit.method));
-  if (strcmp (fit.likelihood, "gaussian"))
+  role = lik_role (fit.likelihood);
+  if (strcmp (role, "noise"))
     sd = sqrt (p.var);
     lsd = sqrt (p.latent_var);
     [v.mid, v.lo, v.hi] = deal (p.mean, p.mean - 2 * sd, p.mean + 2 * sd);
@@ -31,7 +32,7 @@ function v = plot_data_valla (fit, o, fname)
     v.ylabel = "y";
     v.ylim = [min([v.lo; dy]), max([v.hi; dy])];
   else
-    bern = strcmp (fit.likelihood, "bernoulli");
+    bern = strcmp (role, "two");
     k = if_else (bern, 1, check_count (if_else (isempty (o.class), 1, o.class), fname, "class",
                                        1, fit.C));
     f = p.mean;

@@ -45,13 +45,13 @@ function pred = predict_valla (fit, xnew, varargin)
   pred = take_pred_warning (r.pred, fname);
   switch (r.type)
     case "response"
-      if (strcmp (fit.likelihood, "gaussian"))
+      if (strcmp (lik_role (fit.likelihood), "noise"))
         pred = pred.mean;
       else
         pred = pred.prob;
       endif
     case "class"
-      if (strcmp (fit.likelihood, "bernoulli"))
+      if (strcmp (lik_role (fit.likelihood), "two"))
         pred = double (pred.prob > 0.5);
       else
         [~, pred] = max (pred.prob, [], 2);

@@ -25,7 +25,7 @@ function fit = ski_gsgp_result (r, stats)
               "max_iter", "bounds_policy", "backend", "seed", "slq_max_iter", "precond_rank"}
     fit.(name{1}) = u.(name{1});
   endfor
-  if (isfield (u, "alpha"))  # only for the kernels that read it (e.g. "rq")
+  if (isfield (u, "alpha"))  # only kernels that read it (kernel table)
     fit.alpha = u.alpha;
   endif
   if (strcmp (u.variance, "lanczos"))
