@@ -46,7 +46,11 @@
 #'   \code{iterations} (CG steps), \code{converged}, \code{stop_reason},
 #'   \code{mode_error}, \code{history}, \code{hyper}, \code{loglik},
 #'   \code{loglik_se}, \code{loglik_grad}, \code{optim}, \code{used} and, with
-#'   \code{xtest}, \code{test = list(mean, var, response, response_var)}.
+#'   \code{xtest}, \code{test = list(mean, var, response, response_var)}; with
+#'   \code{variance = "stochastic"}, \code{grid_var} and \code{grid_var_se}: the
+#'   latent variance at every grid point and its standard error, estimated with
+#'   the evidence's probes (maps of \eqn{10^5}--\eqn{10^6} cells without a solve
+#'   per point).
 #'   A fit whose mode was not found has \code{converged = FALSE} and a warning.
 #' @section Options:
 #' @eval rd_options("ski_laplace")
@@ -87,7 +91,8 @@ ski_laplace <- function(x = NULL, y = NULL, ..., offset = NULL, trials = NULL, x
            list(history = as.data.frame(r$history), hyper = sel$hyper, loglik = r$loglik,
                 loglik_se = r$loglik_se, loglik_grad = sel$loglik_grad, learned = sel$learned,
                 optim = as.data.frame(sel$optim), used = r$used, test = r$test,
-                seconds = r$seconds, call = match.call()))
+                grid_var = r$grid_var, grid_var_se = r$grid_var_se, seconds = r$seconds,
+                call = match.call()))
   class(fit) <- "ski_laplace"
   for (w in r$warnings) warning(w, call. = FALSE)
   fit
@@ -148,16 +153,30 @@ summary.ski_laplace <- function(object, ...) {
 #' @export
 fitted.ski_laplace <- function(object, ...) object$f
 
+#' Plot a ski_laplace fit: the latent mode (or its sd) as a curve (1-D) or map (2-D)
+#'
+#' @param x a \code{ski_laplace} fit.
+#' @param what \code{"mean"} (the latent mode) or \code{"sd"} (needs
+#'   \code{variance = "stochastic"}).
+#' @param ... passed to \code{plot} or \code{image}.
 #' @export
-plot.ski_laplace <- function(x, ...) {
+plot.ski_laplace <- function(x, what = c("mean", "sd"), ...) {
+  what <- match.arg(what)
   size <- x$grid$size
+  z <- if (what == "mean") x$weights else {
+    if (is.null(x$grid_var))
+      stop("plot.ski_laplace: what = \"sd\" needs a fit with variance = \"stochastic\"",
+           call. = FALSE)
+    sqrt(pmax(x$grid_var, 0))
+  }
+  lab <- if (what == "mean") "latent mode" else "latent sd"
   b <- x$grid$bounds
   axes <- lapply(seq_along(size), function(j) seq(b[j, 1], b[j, 2], length.out = size[j]))
   if (length(size) == 1L) {
-    plot(axes[[1]], x$weights, type = "l", xlab = "x", ylab = "latent mode", ...)
+    plot(axes[[1]], z, type = "l", xlab = "x", ylab = lab, ...)
   } else if (length(size) == 2L) {
-    z <- matrix(x$weights, size[1], size[2])
-    graphics::image(axes[[1]], axes[[2]], z, xlab = "x1", ylab = "x2",
+    graphics::image(axes[[1]], axes[[2]], matrix(z, size[1], size[2]), xlab = "x1", ylab = "x2",
+                    main = lab,
                     col = grDevices::hcl.colors(64, "viridis"), ...)
   } else stop("plot.ski_laplace: plots 1-D and 2-D grids", call. = FALSE)
   invisible(x)

@@ -40,8 +40,12 @@ typedef enum {
 } sgp_skl_loglik_method;
 #define SGP_SKL_EXACT_AUTO_MAX 512
 
-/* Predictive variances at xtest: none, or exact (one solve per point). */
-typedef enum { SGP_SKL_VARIANCE_NONE = 0, SGP_SKL_VARIANCE_EXACT = 1 } sgp_skl_variance;
+/* Predictive variances: none; exact (one solve per xtest point and per observed
+ * cell); stochastic (the variance at every grid point from the evidence's probes,
+ * with a standard error per point: maps of 1e5-1e6 cells). */
+typedef enum {
+  SGP_SKL_VARIANCE_NONE = 0, SGP_SKL_VARIANCE_EXACT = 1, SGP_SKL_VARIANCE_STOCHASTIC = 2
+} sgp_skl_variance;
 
 typedef struct {
   sgp_likelihood likelihood;   /* poisson (default), bernoulli, binomial, negbin, gaussian */

@@ -104,9 +104,13 @@ double skl_lik_at(const skl_problem *p, skl_state *s);
  * (dense on the observed cells) or estimated (probes; *se its standard error). */
 int skl_evidence_exact(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
                        const skl_state *s, double *loglik, double *grad);
+/* With map (may be NULL), the same probes also estimate the posterior variance
+ * diag(Sigma_u) at every grid point (map->var, m) with its standard error
+ * (map->se, m): the stochastic variance map. */
+typedef struct { double *var, *se; } skl_varmap;
 int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
                      const skl_state *s, const sgp_ski_laplace_opts *o, uint64_t seed,
-                     double *loglik, double *se, double *grad);
+                     double *loglik, double *se, double *grad, skl_varmap *map);
 
 /* Latent mean and variance at xtest (ns x d); var may be NULL. */
 int skl_predict(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const skl_state *s,

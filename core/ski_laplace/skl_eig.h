@@ -42,6 +42,6 @@ int skl_newton_eig(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, skl_
 /* The evidence and gradient at the mode in s (skl_evidence_slq's outputs). */
 int skl_evidence_eig(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, skl_eig *e,
                      const skl_state *s, const sgp_ski_laplace_opts *o, uint64_t seed,
-                     double *loglik, double *se, double *grad);
+                     double *loglik, double *se, double *grad, skl_varmap *map);
 
 #endif

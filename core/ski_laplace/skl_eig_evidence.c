@@ -21,6 +21,7 @@ typedef struct {
   double lsum, lsum2;
   int64_t used, discarded;
   double *diag;                  /* m: sum_j (F y_j o F w_j - F w_j o F w_j) */
+  double *diag_sq;               /* m or NULL: the sums of their squares (the map's se) */
   double tr[SGP_SKI_MAX_D + 1];  /* sums of (H F y_j)' C (H F w_j): lengthscales, then K */
 } eig_acc;
 
@@ -57,7 +58,9 @@ static int probe_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, 
   if (!st) st = skl_eig_F(ctx, e, c, W, FW);
   for (int64_t k = 0; !st && k < m * c; k++) {
     const int64_t i = k % m;
-    acc->diag[i] += FY[k] * FW[k] - FW[k] * FW[k];
+    const double v = FY[k] * FW[k] - FW[k] * FW[k];
+    acc->diag[i] += v;
+    if (acc->diag_sq) acc->diag_sq[i] += v * v;
     FY[k] *= e->dfull[i];  /* H F y, H F w */
     FW[k] *= e->dfull[i];
   }
@@ -120,7 +123,7 @@ static int eig_gradient(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
 
 int skl_evidence_eig(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, skl_eig *e,
                      const skl_state *s, const sgp_ski_laplace_opts *o, uint64_t seed,
-                     double *loglik, double *se, double *grad)
+                     double *loglik, double *se, double *grad, skl_varmap *map)
 {
   const int64_t m = p->m, t = o->probes;
   const int64_t nl = pr->kernel.n_lengthscale > 0 ? pr->kernel.n_lengthscale : 1;
@@ -129,7 +132,8 @@ int skl_evidence_eig(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, sk
   sgp_op dK[SGP_SKI_MAX_D];
   memset(dK, 0, sizeof dK);
   acc.diag = sgp_calloc(m);
-  int st = acc.diag ? 0 : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  acc.diag_sq = map ? sgp_calloc(m) : NULL;
+  int st = acc.diag && (!map || acc.diag_sq) ? 0 : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   for (int64_t l = 0; !st && grad && l < nl; l++)
     st = sgp_ski_grid_op_deriv(ctx, &pr->kernel, &p->grid, NULL,
                                nl == 1 ? (1u << p->grid.d) - 1u : 1u << l, &dK[l]);
@@ -148,7 +152,13 @@ int skl_evidence_eig(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, sk
     *se = 0.5 * sqrt(var / u);
   }
   if (!st && grad) st = eig_gradient(ctx, p, pr, e, s, o, &acc, dK, nl, grad);
+  if (!st && map) st = skl_eig_diag_cov(ctx, e, map->var);
+  for (int64_t i = 0; !st && map && i < m; i++) {
+    const double mu = acc.diag[i] / (double)t;
+    map->var[i] += mu;
+    map->se[i] = sqrt(fmax(acc.diag_sq[i] / (double)t - mu * mu, 0.0) / (double)(t - 1));
+  }
   for (int64_t l = 0; l < nl; l++) sgp_op_destroy(&dK[l]);
-  free(acc.diag);
+  free(acc.diag); free(acc.diag_sq);
   return st;
 }

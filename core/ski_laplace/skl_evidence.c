@@ -103,7 +103,8 @@ int skl_evidence_exact(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
 typedef struct {
   double lsum, lsum2;        /* sums of the probes' log-det estimates */
   int64_t used, discarded;
-  double *diag_acc;          /* n: sum_j (K A_j)_O (K Bz_j)_O */
+  double *diag_acc;          /* m: sum_j (K A_j) o (K Bz_j) */
+  double *diag_sq;           /* m or NULL: the sums of their squares (the map's se) */
   double tr[SGP_SKI_MAX_D + 1]; /* sums of A_j' C Bz_j per lengthscale, then K */
 } slq_acc;
 
@@ -140,8 +141,11 @@ static int slq_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, co
   if (!st) st = skl_apply_k(ctx, &pr->K, m, c, A, KA);
   if (!st) st = skl_apply_k(ctx, &pr->K, m, c, Bz, KB);
   for (int64_t j = 0; !st && j < c; j++) {
-    for (int64_t i = 0; i < n; i++)
-      acc->diag_acc[i] += KA[p->obs[i] + j * m] * KB[p->obs[i] + j * m];
+    for (int64_t i = 0; i < m; i++) {
+      const double v = KA[i + j * m] * KB[i + j * m];
+      acc->diag_acc[i] += v;
+      if (acc->diag_sq) acc->diag_sq[i] += v * v;
+    }
     acc->tr[nl] += sgp_dot(m, A + j * m, KB + j * m);
   }
   for (int64_t l = 0; !st && l < nl; l++) {  /* KA is free now: C_l Bz */
@@ -187,7 +191,7 @@ static int deriv_ops(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, in
 
 int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
                      const skl_state *s, const sgp_ski_laplace_opts *o, uint64_t seed,
-                     double *loglik, double *se, double *grad)
+                     double *loglik, double *se, double *grad, skl_varmap *map)
 {
   const int64_t n = p->n, m = p->m, t = o->probes;
   const int64_t nl = pr->kernel.n_lengthscale > 0 ? pr->kernel.n_lengthscale : 1;
@@ -201,8 +205,9 @@ int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
   memset(&acc, 0, sizeof acc);
   sgp_op dK[SGP_SKI_MAX_D];
   memset(dK, 0, sizeof dK);
-  acc.diag_acc = sgp_calloc(n);
-  int st = acc.diag_acc ? 0 : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  acc.diag_acc = sgp_calloc(m);
+  acc.diag_sq = map ? sgp_calloc(m) : NULL;
+  int st = acc.diag_acc && (!map || acc.diag_sq) ? 0 : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   if (!st) st = deriv_ops(ctx, p, pr, nl, dK);
   for (int64_t j0 = 0; !st && j0 < t; j0 += SKL_PROBE_CHUNK)
     st = slq_chunk(ctx, p, pr, s, o, seed, j0, t - j0 < SKL_PROBE_CHUNK ? t - j0 : SKL_PROBE_CHUNK,
@@ -220,7 +225,7 @@ int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
     s2 = sgp_alloc(n); shat = sgp_alloc(m); ca = sgp_alloc(m);
     if (!s2 || !shat || !ca) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
     for (int64_t i = 0; !st && i < n; i++)
-      s2[i] = 0.5 * (pr->kernel.outputscale - acc.diag_acc[i] / (double)t) * s->d3[i];
+      s2[i] = 0.5 * (pr->kernel.outputscale - acc.diag_acc[p->obs[i]] / (double)t) * s->d3[i];
     if (!st) st = implicit_term(ctx, p, pr, s, o, s2, shat);
     for (int64_t l = 0; !st && l < nl; l++) {
       if ((st = dK[l].apply(&dK[l], (sgp_cmat){s->alpha, m, 1, m}, (sgp_mat){ca, m, 1, m}, ctx))) break;
@@ -233,7 +238,12 @@ int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
       grad[nl + 1] = gm;
     }
   }
+  for (int64_t i = 0; !st && map && i < m; i++) {
+    const double mu = acc.diag_acc[i] / (double)t;
+    map->var[i] = pr->kernel.outputscale - mu;
+    map->se[i] = sqrt(fmax(acc.diag_sq[i] / (double)t - mu * mu, 0.0) / (double)(t - 1));
+  }
   for (int64_t l = 0; l < nl; l++) sgp_op_destroy(&dK[l]);
-  free(acc.diag_acc); free(s2); free(shat); free(ca);
+  free(acc.diag_acc); free(acc.diag_sq); free(s2); free(shat); free(ca);
   return st;
 }

@@ -13,7 +13,7 @@
 static const char *const layout_names[] = {"auto", "cells", "points", "binned", NULL};
 static const char *const interpolation_names[] = {"cubic", "linear", NULL};
 static const char *const loglik_method_names[] = {"auto", "exact", "slq", "eigen", NULL};
-static const char *const variance_names[] = {"none", "exact", NULL};
+static const char *const variance_names[] = {"none", "exact", "stochastic", NULL};
 /* bit i of learn (SGP_LEARN_*); noise is not learned here (an error) */
 static const char *const learn_names[] = {"lengthscale", "outputscale", "mean", "noise", "auto",
                                           NULL};
@@ -73,7 +73,9 @@ static const sgp_opt_spec specs[] = {
   {"slq_max_iter", SGP_OPT_COUNT, "100", 1, INTMAX, 0, NULL, OFF(slq_max_iter), SGP_STORE_INT64,
    0, "slq: Lanczos steps per probe at most"},
   {"variance", SGP_OPT_CHOICE, "\"exact\"", 0, 0, 0, variance_names, OFF(variance),
-   SGP_STORE_INT, 0, "latent variances at xtest: one solve per point, or none"},
+   SGP_STORE_INT, 0, "latent variances: \"exact\" one solve per xtest point and observed "
+   "cell; \"stochastic\" at every grid point from the probes (grid_var, grid_var_se; no "
+   "solves per point)"},
   {"time_limit", SGP_OPT_REAL, "Inf", 0, INFINITY, SGP_OPT_INF_NONE, NULL, OFF(time_limit),
    SGP_STORE_DOUBLE, 0, "seconds for the whole call (learning included)"},
 };

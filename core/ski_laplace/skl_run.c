@@ -45,20 +45,27 @@ static int path_of(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const skl_proble
 /* The mode at the prior pr (Newton on the path's operator), then, with value,
  * the evidence (and grad) there; *se its standard error. */
 static int mode_and_evidence(sgp_ctx *ctx, learn_t *L, const skl_prior *pr, double *value,
-                             double *se, double *grad)
+                             double *se, double *grad, skl_varmap *map)
 {
   *se = 0.0;
+  double v_map, se_map;
   if (L->path != SKL_EIGEN) {
     int st = skl_newton(ctx, L->p, pr, L->o, L->deadline, L->s);
-    if (st || !value || !L->s->converged) return st;
-    return L->path == SKL_EXACT ? skl_evidence_exact(ctx, L->p, pr, L->s, value, grad)
-                                : skl_evidence_slq(ctx, L->p, pr, L->s, L->o, ctx->seed, value, se, grad);
+    if (st || !L->s->converged) return st;
+    if (value)
+      st = L->path == SKL_EXACT
+           ? skl_evidence_exact(ctx, L->p, pr, L->s, value, grad)
+           : skl_evidence_slq(ctx, L->p, pr, L->s, L->o, ctx->seed, value, se, grad, map);
+    if (!st && map && (!value || L->path == SKL_EXACT)) /* the map from probes of its own */
+      st = skl_evidence_slq(ctx, L->p, pr, L->s, L->o, ctx->seed, &v_map, &se_map, NULL, map);
+    return st;
   }
   skl_eig e;
   int st = skl_eig_make(ctx, L->p, &pr->kernel, 8, &e);
   if (!st) st = skl_newton_eig(ctx, L->p, pr, &e, L->o, L->deadline, L->s);
-  if (!st && value && L->s->converged)
-    st = skl_evidence_eig(ctx, L->p, pr, &e, L->s, L->o, ctx->seed, value, se, grad);
+  if (!st && L->s->converged && (value || map))
+    st = value ? skl_evidence_eig(ctx, L->p, pr, &e, L->s, L->o, ctx->seed, value, se, grad, map)
+               : skl_evidence_eig(ctx, L->p, pr, &e, L->s, L->o, ctx->seed, &v_map, &se_map, NULL, map);
   skl_eig_free(&e);
   return st;
 }
@@ -86,7 +93,7 @@ static int evidence_at(sgp_ctx *ctx, learn_t *L, const double *theta, double *va
   skl_prior pr;
   int st = skl_prior_make(ctx, L->p, &k, mean, &pr);
   L->last_se = 0.0;
-  if (!st) st = mode_and_evidence(ctx, L, &pr, value, &L->last_se, grad);
+  if (!st) st = mode_and_evidence(ctx, L, &pr, value, &L->last_se, grad, NULL);
   if (!st && !L->s->converged)
     st = sgp_fail(ctx, SGP_ENOTPD, "evidence: the mode was not found (%s)", L->s->stop);
   skl_prior_free(&pr);
@@ -197,6 +204,7 @@ typedef struct {
   const char *const *warn;
   int64_t n_warn;
   double seconds;
+  const skl_varmap *map;      /* the stochastic variance map, or NULL */
 } skl_parts;
 
 static sgp_value test_plain(const skl_parts *q, sgp_value_arena *a)
@@ -246,7 +254,7 @@ static sgp_value result_plain(sgp_ctx *ctx, const skl_parts *q, sgp_value_arena 
   static const char *const names[] = {
     "grid", "weights", "alpha", "f", "var", "counts", "offset", "observed", "newton_steps",
     "iterations", "converged", "stop_reason", "mode_error", "history", "loglik", "loglik_se",
-    "selection", "used", "warnings", "test", "seconds"};
+    "selection", "used", "warnings", "test", "seconds", "grid_var", "grid_var_se"};
   const sgp_value e[] = {
     sgp_ski_grid_plain(&p->grid, q->o->interpolation, NULL, a),
     sgp_vo_real(a, p->m, u, 0, 0), sgp_vo_real(a, p->m, s->alpha, 0, 0),
@@ -259,7 +267,9 @@ static sgp_value result_plain(sgp_ctx *ctx, const skl_parts *q, sgp_value_arena 
     sgp_vo_scalar(a, isnan(q->h->loglik) ? sgp_vo_na() : q->h->loglik),
     sgp_vo_scalar(a, isnan(q->h->loglik) ? sgp_vo_na() : q->h->loglik_se),
     sgp_hyper_plain(q->h, a), used_plain(q, ctx->seed, a),
-    sgp_vo_strings(a, q->n_warn, q->warn), test_plain(q, a), sgp_vo_scalar(a, q->seconds)};
+    sgp_vo_strings(a, q->n_warn, q->warn), test_plain(q, a), sgp_vo_scalar(a, q->seconds),
+    q->map ? sgp_vo_real(a, p->m, q->map->var, 0, 0) : sgp_vo_null(),
+    q->map ? sgp_vo_real(a, p->m, q->map->se, 0, 0) : sgp_vo_null()};
   return sgp_vo_list(a, (int64_t)(sizeof names / sizeof names[0]), names, e);
 }
 
@@ -291,7 +301,11 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
   skl_prior pr;
   int st = skl_prior_make(ctx, p, &k, mean, &pr);
   h->loglik_se = 0.0;
-  if (!st) st = mode_and_evidence(ctx, L, &pr, want_loglik ? &h->loglik : NULL, &h->loglik_se, h->grad);
+  const int stoch_var = o->variance == SGP_SKL_VARIANCE_STOCHASTIC;
+  skl_varmap map = {stoch_var ? sgp_alloc(p->m) : NULL, stoch_var ? sgp_alloc(p->m) : NULL};
+  if (!st && stoch_var && (!map.var || !map.se)) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  if (!st) st = mode_and_evidence(ctx, L, &pr, want_loglik ? &h->loglik : NULL, &h->loglik_se, h->grad,
+                                  stoch_var ? &map : NULL);
   const char *warn[3];
   char w1[320], w2[320], w3[360];
   int64_t nw = 0;
@@ -310,27 +324,31 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
   if (!st && w2[0]) { snprintf(w3, sizeof w3, "ski_laplace: %s", w2); warn[nw++] = w3; }
   double *var_obs = NULL, *tm = NULL, *tv = NULL;
   const int64_t ns = dt->xtest.data ? dt->xtest.rows : 0;
-  if (!st && o->variance == SGP_SKL_VARIANCE_EXACT && p->n <= 20000) {
+  if (!st && o->variance != SGP_SKL_VARIANCE_NONE && (stoch_var || p->n <= 20000)) {
     var_obs = sgp_alloc(p->n > 0 ? p->n : 1);
-    st = var_obs ? observed_var(ctx, p, &pr, L->s, o, var_obs) : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+    if (!var_obs) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+    else if (stoch_var && L->s->converged)
+      for (int64_t i = 0; i < p->n; i++) var_obs[i] = map.var[p->obs[i]];
+    else if (!stoch_var) st = observed_var(ctx, p, &pr, L->s, o, var_obs);
+    else { free(var_obs); var_obs = NULL; }
   }
   if (!st && ns > 0) {
     if (dt->xtest.cols != p->grid.d)
       st = sgp_fail(ctx, SGP_EDIM, "xtest: has %lld columns; the grid has %d dimensions",
                     (long long)dt->xtest.cols, p->grid.d);
     tm = sgp_alloc(ns);
-    tv = o->variance == SGP_SKL_VARIANCE_EXACT ? sgp_alloc(ns) : NULL;
+    tv = o->variance == SGP_SKL_VARIANCE_EXACT ? sgp_alloc(ns) : NULL; /* stochastic: the map */
     if (!st && (!tm || (o->variance == SGP_SKL_VARIANCE_EXACT && !tv)))
       st = sgp_fail(ctx, SGP_ENOMEM, "xtest: out of memory");
     if (!st) st = skl_predict(ctx, p, &pr, L->s, o, dt->xtest, tm, tv);
   }
   if (!st) {
     const skl_parts q = {p, o, L->s, &pr, h, L->path, var_obs, tm, tv, ns, warn, nw,
-                         sgp_clock() - t0};
+                         sgp_clock() - t0, stoch_var && L->s->converged ? &map : NULL};
     *out = result_plain(ctx, &q, a);
     if (sgp_value_arena_failed(a)) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   }
-  free(var_obs); free(tm); free(tv);
+  free(var_obs); free(tm); free(tv); free(map.var); free(map.se);
   skl_prior_free(&pr);
   (void)w2;
   return st;

@@ -231,7 +231,7 @@ static void slq_is_unbiased(void **state)
   double sum[5] = {0}, sum2[5] = {0};
   for (int k = 0; k < S; k++) {
     double qe, se, ge[4];
-    if (skl_evidence_slq(&ctx, &f.p, &f.pr, &f.s, &c.o, 100 + k, &qe, &se, ge)) fail_msg("%s", ctx.errmsg);
+    if (skl_evidence_slq(&ctx, &f.p, &f.pr, &f.s, &c.o, 100 + k, &qe, &se, ge, NULL)) fail_msg("%s", ctx.errmsg);
     const double v[5] = {qe, ge[0], ge[1], ge[2], ge[3]};
     for (int j = 0; j < 5; j++) { sum[j] += v[j]; sum2[j] += v[j] * v[j]; }
   }
@@ -270,7 +270,7 @@ static void eigen_path_mode_and_unbiased(void **state)
   double sum[5] = {0}, sum2[5] = {0};
   for (int k = 0; k < S; k++) {
     double qe, se, ge[4];
-    if (skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 300 + k, &qe, &se, ge))
+    if (skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 300 + k, &qe, &se, ge, NULL))
       fail_msg("%s", ctx.errmsg);
     const double v[5] = {qe, ge[0], ge[1], ge[2], ge[3]};
     for (int j = 0; j < 5; j++) { sum[j] += v[j]; sum2[j] += v[j] * v[j]; }
@@ -307,12 +307,52 @@ static void eigen_exact_for_constant_curvature(void **state)
   if (skl_state_init(&ctx, &s2, f.p.m, f.p.n, 64)) fail_msg("%s", ctx.errmsg);
   if (skl_eig_make(&ctx, &f.p, &f.pr.kernel, 8, &e)) fail_msg("%s", ctx.errmsg);
   if (skl_newton_eig(&ctx, &f.p, &f.pr, &e, &c.o, 0.0, &s2)) fail_msg("%s", ctx.errmsg);
-  if (skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 7, &qe, &se, ge)) fail_msg("%s", ctx.errmsg);
+  if (skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 7, &qe, &se, ge, NULL)) fail_msg("%s", ctx.errmsg);
   /* rounding of m = 120 logs and of the eigen-decomposition (~1e-13 relative) */
   if (!(fabs(qe - q) <= 1e-9 * fabs(q))) fail_msg("eigen %.15g vs exact %.15g", qe, q);
   assert_true(se <= 1e-9 * fabs(q));
   skl_eig_free(&e);
   skl_state_free(&s2);
+  fit_free(&f);
+}
+
+/* The stochastic variance map on both paths against the exact variances at
+ * every grid point: each within 5 of its standard errors (120 cells: a false
+ * alarm has probability ~1e-4 for estimates near normal). */
+static void variance_map_matches_exact(void **state)
+{
+  (void)state;
+  cells_t c;
+  make_cells(SGP_LIK_POISSON, &c);
+  c.o.probes = 64;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  fit_t f;
+  fit_at(&ctx, &c, &f);
+  const int64_t m = f.p.m;
+  double *pts = th_zeros(m * 2), *mean = th_zeros(m), *ex = th_zeros(m);
+  double *var = th_zeros(m), *se = th_zeros(m);
+  if (sgp_ski_grid_points(&ctx, &f.p.grid, sgp_mat_of(pts, m, 2))) fail_msg("%s", ctx.errmsg);
+  if (skl_predict(&ctx, &f.p, &f.pr, &f.s, &c.o, sgp_cmat_of(pts, m, 2), mean, ex))
+    fail_msg("%s", ctx.errmsg);
+  skl_varmap map = {var, se};
+  double q, qse;
+  if (skl_evidence_slq(&ctx, &f.p, &f.pr, &f.s, &c.o, 11, &q, &qse, NULL, &map)) fail_msg("%s", ctx.errmsg);
+  for (int64_t i = 0; i < m; i++)
+    if (!(se[i] > 0.0 && fabs(var[i] - ex[i]) <= 5.0 * se[i]))
+      fail_msg("slq map at %lld: %.6g vs exact %.6g (se %.3g)", (long long)i, var[i], ex[i], se[i]);
+  skl_state s2;
+  skl_eig e;
+  if (skl_state_init(&ctx, &s2, m, f.p.n, 64) || skl_eig_make(&ctx, &f.p, &f.pr.kernel, 8, &e) ||
+      skl_newton_eig(&ctx, &f.p, &f.pr, &e, &c.o, 0.0, &s2))
+    fail_msg("%s", ctx.errmsg);
+  if (skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 11, &q, &qse, NULL, &map)) fail_msg("%s", ctx.errmsg);
+  for (int64_t i = 0; i < m; i++)
+    if (!(fabs(var[i] - ex[i]) <= 5.0 * se[i] + 1e-12 * ex[i]))
+      fail_msg("eigen map at %lld: %.6g vs exact %.6g (se %.3g)", (long long)i, var[i], ex[i], se[i]);
+  skl_eig_free(&e);
+  skl_state_free(&s2);
+  free(pts); free(mean); free(ex); free(var); free(se);
   fit_free(&f);
 }
 
@@ -424,6 +464,7 @@ int main(void)
     cmocka_unit_test(slq_is_unbiased),
     cmocka_unit_test(eigen_path_mode_and_unbiased),
     cmocka_unit_test(eigen_exact_for_constant_curvature),
+    cmocka_unit_test(variance_map_matches_exact),
     cmocka_unit_test(points_counts_and_loglik),
     cmocka_unit_test(bad_input_names_the_argument),
   };

@@ -80,3 +80,19 @@ test_that("bad input gets a clear error naming the argument", {
   expect_error(sk(y = y, offset = 1:3), "'offset'")
   expect_error(sk(y = y, grid_size = c(3, 3)), "'grid_size'")
 })
+
+test_that("variance = 'stochastic' maps the grid within its standard errors", {
+  cc <- cells_case()
+  a <- list(y = cc$y, offset = cc$off, lengthscale = c(2, 3), outputscale = 1.3, mean = 0.5,
+            learn = character(0), verbose = FALSE, seed = 2, probes = 64)
+  ex <- do.call(ski_laplace, c(a, variance = "exact", loglik_method = "exact"))
+  for (meth in c("eigen", "slq")) {
+    st <- do.call(ski_laplace, c(a, variance = "stochastic", loglik_method = meth))
+    expect_length(st$grid_var, 120)
+    z <- (st$grid_var[st$observed] - ex$var) / st$grid_var_se[st$observed]
+    # 100 observed cells: |z| > 5 has probability ~1e-4 for near-normal estimates
+    expect_lt(max(abs(z)), 5, label = meth)
+  }
+  pdf(NULL); on.exit(dev.off())
+  expect_silent(plot(st, what = "sd"))
+})
