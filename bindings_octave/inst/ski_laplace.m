@@ -16,8 +16,66 @@
 ## the Laplace evidence (exact up to 512 observed cells, else estimated with
 ## probes).  @var{fit} has the fields of R's @code{ski_laplace} result.
 ##
-## @c options: ski_laplace
-## @c end options
+## @table @asis
+## @c options: generated from the core's table by tools/option_docs.R
+## @item @qcode{"likelihood"}
+## the observation model per cell (softmax is not supported) (default @qcode{"poisson"}).
+## @item @qcode{"layout"}
+## "cells": y has one value per grid cell, no x; "points": x is a point pattern, no y (a log-Gaussian Cox process); "binned": x, y summed into the nearest cells; "auto" picks from the arguments (default @qcode{"auto"}).
+## @item @qcode{"grid_size"}
+## grid points per dimension (cells: dim(y); else 64 per dimension) (default @code{[]}).
+## @item @qcode{"grid_bounds"}
+## d x 2 range of the cell centres (cells: 1..dim(y); else the data's range plus grid_pad) (default @code{[]}).
+## @item @qcode{"grid_pad"}
+## cells added beyond the data's range on each side (points, binned) (default @code{1}).
+## @item @qcode{"interpolation"}
+## weights of a location on the grid (the points layout takes linear: its counts stay >= 0) (default @qcode{"linear"}).
+## @item @qcode{"kernel"}
+## "rbf": s exp(-r^2/2); "matern12": s exp(-r); "matern32": s (1 + sqrt(3) r) exp(-sqrt(3) r); "matern52": s (1 + sqrt(5) r + 5 r^2/3) exp(-sqrt(5) r); "rq": s (1 + r^2/(2 alpha))^(-alpha); r = |x - x'| / lengthscale (default @qcode{"rbf"}).
+## @item @qcode{"lengthscale"}
+## one lengthscale, or one per column of x (ARD) (learned when not given) (default @code{[]}).
+## @item @qcode{"outputscale"}
+## kernel variance (learned when not given) (default @code{[]}).
+## @item @qcode{"alpha"}
+## shape parameter of the kernels whose formula has alpha (the others ignore it) (default @code{1}).
+## @item @qcode{"mean"}
+## constant prior mean of the latent field (learned when not given) (default @code{[]}).
+## @item @qcode{"noise"}
+## gaussian likelihood: the noise variance (fixed) (default @code{1}).
+## @item @qcode{"dispersion"}
+## negbin likelihood: r of the variance mu + mu^2 / r (fixed) (default @code{1}).
+## @item @qcode{"learn"}
+## hyperparameters learned by the Laplace evidence ("auto": those not given) (default @qcode{"auto"}).
+## @item @qcode{"optim_max_iter"}
+## evidence evaluations of the learning at most (default @code{100}).
+## @item @qcode{"restarts"}
+## extra seeded starts of the learning (default @code{0}).
+## @item @qcode{"max_newton"}
+## Newton steps at most (default @code{20}).
+## @item @qcode{"tol"}
+## converged when the bound on the mode's error |u - u^| is at most tol (default @code{1e-06}).
+## @item @qcode{"damping"}
+## halve Newton steps until the objective does not fall (default @code{true}).
+## @item @qcode{"inner_rtol"}
+## relative residual of the solves near the mode (default @code{1e-08}).
+## @item @qcode{"max_iter"}
+## conjugate-gradient steps per solve at most (default @code{1000}).
+## @item @qcode{"loglik"}
+## compute the Laplace evidence (default: when learning, or on the exact path) (default @code{[]}).
+## @item @qcode{"loglik_method"}
+## "exact": dense on the observed cells; "slq": stochastic Lanczos quadrature with probes; "eigen": preconditioned slq in a separable kernel's eigenbasis (at most 1024 points per dimension); "auto": exact up to 512 observed cells, else eigen where it applies, else slq (default @qcode{"auto"}).
+## @item @qcode{"probes"}
+## slq and eigen: Rademacher probes of the log-determinant, traces and variances (default @code{30}).
+## @item @qcode{"slq_max_iter"}
+## slq: Lanczos steps per probe at most (default @code{100}).
+## @item @qcode{"variance"}
+## latent variances: "exact" one solve per xtest point and observed cell; "stochastic" at every grid point from the probes (grid_var, grid_var_se; no solves per point) (default @qcode{"exact"}).
+## @item @qcode{"time_limit"}
+## seconds for the whole call (learning included) (default @code{Inf}).
+## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
+## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}); whole number for reproducible random choices; [] draws one with rand (default @code{[]}); print progress (default @code{false}); OpenMP threads (0: the OpenMP default) (default @code{0}).
+## @c end of the generated options
+## @end table
 ## @seealso{gp_laplace, ski_gsgp}
 ## @end deftypefn
 function fit = ski_laplace (varargin)
