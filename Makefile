@@ -15,7 +15,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave check-self-contained hooks bench bench-report bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel bench-laplace-gmm
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel bench-laplace-gmm bench-ski-laplace
 
 all: install
 
@@ -100,6 +100,7 @@ bench: install
 	$(MAKE) bench-select-mf
 	$(MAKE) bench-ski
 	$(MAKE) bench-ski-learn
+	$(MAKE) bench-ski-laplace
 	$(MAKE) bench-valla
 	$(MAKE) bench-valla-coverage
 	$(MAKE) bench-cuda
@@ -299,6 +300,18 @@ bench-ski-sources: install
 	$(BENCH_LOG_START)
 	@uptime $(BENCH_TEE)
 	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_ski_sources.R $(BENCH_ARGS) $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
+
+# ski_laplace on bei and clmfires (r-cran-spatstat.data), points layout, all
+# learned: exact/eigen/slq at 64 x 32, 256 x 128 and 256 x 256, and 1024 x 512
+# (BENCH_ARGS="small medium large" picks), beside t_K, one K product's time on the
+# same grid (the C driver bench_ski_kg).
+$(SKI_BENCH)/bench_ski_kg: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_kg.o
+	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
+bench-ski-laplace: install $(SKI_BENCH)/bench_ski_kg
+	$(BENCH_LOG_START)
+	@uptime $(BENCH_TEE)
+	R_LIBS=$(RLIB) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(RSCRIPT) inst/bench/bench_ski_laplace.R $(SKI_BENCH)/bench_ski_kg $(BENCH_ARGS) $(BENCH_TEE)
 	@uptime $(BENCH_TEE)
 
 bench-ski-learn: $(SKI_BENCH)/bench_ski_learn
