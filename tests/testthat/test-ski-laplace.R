@@ -96,3 +96,23 @@ test_that("variance = 'stochastic' maps the grid within its standard errors", {
   pdf(NULL); on.exit(dev.off())
   expect_silent(plot(st, what = "sd"))
 })
+
+test_that("gaussian cells equal ski_gsgp with the data on the grid points", {
+  # with every observation on a grid point W is a selection, so the SKI model is
+  # the grid GP plus noise: the Laplace is exact (one Newton step) and its
+  # evidence is ski_gsgp's exact log marginal likelihood
+  set.seed(4)
+  g <- expand.grid(i = 1:10, j = 1:8)
+  y <- matrix(sin(g$i / 3) + cos(g$j / 2) + rnorm(80, 0, 0.3), 10, 8)
+  fit <- ski_laplace(y = y, likelihood = "gaussian", noise = 0.09, lengthscale = 2,
+                     outputscale = 1.5, mean = 0, learn = character(0), loglik = TRUE,
+                     loglik_method = "exact", tol = 1e-10, verbose = FALSE)
+  expect_true(fit$converged)
+  x <- as.matrix(g)
+  ref <- ski_gsgp(x, as.vector(y), grid_size = c(10, 8), grid_bounds = cbind(c(1, 1), c(10, 8)),
+                  interpolation = "linear", lengthscale = 2, outputscale = 1.5, noise = 0.09,
+                  mean = 0, learn = character(0), loglik = TRUE, loglik_method = "exact",
+                  tol = 1e-12, xtest = x, verbose = FALSE)
+  expect_equal(fit$weights, ref$test$mean, tolerance = 1e-8)
+  expect_equal(fit$loglik, ref$loglik, tolerance = 1e-8)
+})
