@@ -11,7 +11,8 @@ verbs <- c(gp_laplace = "bindings_octave/inst/gp_laplace.m",
            gp_kernel = "bindings_octave/inst/gp_kernel.m",
            ski_gsgp = "bindings_octave/inst/ski_gsgp.m",
            ski_grid = "bindings_octave/inst/ski_grid.m",
-           ski_stats = "bindings_octave/inst/ski_stats.m")
+           ski_stats = "bindings_octave/inst/ski_stats.m",
+           ski_laplace = "bindings_octave/inst/ski_laplace.m")
 stale <- character(0)
 for (fn in names(verbs)) {
   path <- file.path(root, verbs[[fn]])

@@ -1,23 +1,112 @@
+## Copyright (C) 2026 scalegp authors
+## SPDX-License-Identifier: MIT
+
 ## -*- texinfo -*-
-## @deftypefn  {} {@var{fit} =} ski_laplace (@var{x}, @var{y}, @var{name}, @var{value}, @dots{})
+## @deftypefn  {} {@var{fit} =} ski_laplace ([], @var{y}, @var{name}, @var{value}, @dots{})
+## @deftypefnx {} {@var{fit} =} ski_laplace (@var{xy}, [], @var{name}, @var{value}, @dots{})
+## @deftypefnx {} {@var{fit} =} ski_laplace (@var{x}, @var{y}, @var{name}, @var{value}, @dots{})
 ## Laplace inference for a latent Gaussian process on a regular grid with a
 ## non-Gaussian observation model per cell: Poisson counts with exposures, a
 ## point pattern as a log-Gaussian Cox process, Bernoulli or binomial labels.
+## Newton's method runs in grid space: each step needs only products with the
+## grid's kernel matrix (FFTs) and conjugate gradients.
 ##
 ## Layouts: cells, @code{ski_laplace ([], @var{y})} with one value per grid
 ## cell in @var{y} (an array of the grid's shape; NaN for a cell without data,
-## an offset of -Inf for a cell without exposure); points,
-## @code{ski_laplace (@var{xy}, [])} with the point locations; binned,
-## @code{ski_laplace (@var{x}, @var{y})} with one observation per row of
-## @var{x}, summed into the nearest cell.  The name/value pairs
-## @qcode{"offset"}, @qcode{"trials"} and @qcode{"xtest"} give the log
-## exposures, the binomial trials and the prediction points; the others are the
-## options below.  A lengthscale, outputscale or mean not given is learned by
-## the Laplace evidence (exact up to 512 observed cells, else estimated with
-## probes).  @var{fit} has the fields of R's @code{ski_laplace} result.
+## an offset of -Inf for a cell without exposure; the cell centres are
+## @code{1..size (@var{y})} unless @qcode{"grid_bounds"} says otherwise);
+## points, @code{ski_laplace (@var{xy}, [])} with the point locations (the
+## counts per cell are the points' linear interpolation weights, the exposure
+## each cell's area); binned, @code{ski_laplace (@var{x}, @var{y})} with one
+## observation per row of @var{x}, summed into the nearest cell.  A
+## lengthscale, outputscale or mean not given is learned by the Laplace
+## evidence (exact up to 512 observed cells, else estimated with probes and
+## a standard error @code{fit.loglik_se}).  Name/value pairs:
 ##
-## @c options: ski_laplace
-## @c end options
+## @table @asis
+## @item @qcode{"offset"}
+## Log exposure per cell (cells, points) or per observation (binned); -Inf
+## marks a cell without exposure.
+## @item @qcode{"trials"}
+## Binomial trials (one value, or one per cell or observation).
+## @item @qcode{"xtest"}
+## Locations at which to predict: @code{fit.test.mean}, @code{fit.test.var}
+## (the latent field), @code{fit.test.response}, @code{fit.test.response_var}.
+## @c options: generated from the core's table by tools/option_docs.R
+## @item @qcode{"likelihood"}
+## the observation model per cell (softmax is not supported) (default @qcode{"poisson"}).
+## @item @qcode{"layout"}
+## "cells": y has one value per grid cell, no x; "points": x is a point pattern, no y (a log-Gaussian Cox process); "binned": x, y summed into the nearest cells; "auto" picks from the arguments (default @qcode{"auto"}).
+## @item @qcode{"grid_size"}
+## grid points per dimension (cells: dim(y); else 64 per dimension) (default @code{[]}).
+## @item @qcode{"grid_bounds"}
+## d x 2 range of the cell centres (cells: 1..dim(y); else the data's range plus grid_pad) (default @code{[]}).
+## @item @qcode{"grid_pad"}
+## cells added beyond the data's range on each side (points, binned) (default @code{1}).
+## @item @qcode{"interpolation"}
+## weights of a location on the grid (the points layout takes linear: its counts stay >= 0) (default @qcode{"linear"}).
+## @item @qcode{"kernel"}
+## "rbf": s exp(-r^2/2); "matern12": s exp(-r); "matern32": s (1 + sqrt(3) r) exp(-sqrt(3) r); "matern52": s (1 + sqrt(5) r + 5 r^2/3) exp(-sqrt(5) r); "rq": s (1 + r^2/(2 alpha))^(-alpha); r = |x - x'| / lengthscale (default @qcode{"rbf"}).
+## @item @qcode{"lengthscale"}
+## one lengthscale, or one per column of x (ARD) (learned when not given) (default @code{[]}).
+## @item @qcode{"outputscale"}
+## kernel variance (learned when not given) (default @code{[]}).
+## @item @qcode{"alpha"}
+## shape parameter of the kernels whose formula has alpha (the others ignore it) (default @code{1}).
+## @item @qcode{"mean"}
+## constant prior mean of the latent field (learned when not given) (default @code{[]}).
+## @item @qcode{"noise"}
+## gaussian likelihood: the noise variance (fixed) (default @code{1}).
+## @item @qcode{"dispersion"}
+## negbin likelihood: r of the variance mu + mu^2 / r (fixed) (default @code{1}).
+## @item @qcode{"learn"}
+## hyperparameters learned by the Laplace evidence ("auto": those not given) (default @qcode{"auto"}).
+## @item @qcode{"optim_max_iter"}
+## evidence evaluations of the learning at most (default @code{100}).
+## @item @qcode{"restarts"}
+## extra seeded starts of the learning (default @code{0}).
+## @item @qcode{"max_newton"}
+## Newton steps at most (default @code{20}).
+## @item @qcode{"tol"}
+## converged when the bound on the mode's error |u - u^| is at most tol (default @code{1e-06}).
+## @item @qcode{"damping"}
+## halve Newton steps until the objective does not fall (default @code{true}).
+## @item @qcode{"inner_rtol"}
+## relative residual of the solves near the mode (default @code{1e-08}).
+## @item @qcode{"max_iter"}
+## conjugate-gradient steps per solve at most (default @code{1000}).
+## @item @qcode{"loglik"}
+## compute the Laplace evidence (default: when learning, or on the exact path) (default @code{[]}).
+## @item @qcode{"loglik_method"}
+## "exact": dense on the observed cells; "slq": stochastic Lanczos quadrature with probes; "auto": exact up to 512 observed cells (default @qcode{"auto"}).
+## @item @qcode{"probes"}
+## slq: Rademacher probes of the log-determinant, traces and variances (default @code{30}).
+## @item @qcode{"slq_max_iter"}
+## slq: Lanczos steps per probe at most (default @code{100}).
+## @item @qcode{"variance"}
+## latent variances at xtest: one solve per point, or none (default @qcode{"exact"}).
+## @item @qcode{"time_limit"}
+## seconds for the whole call (learning included) (default @code{Inf}).
+## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
+## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}); whole number for reproducible random choices; [] draws one with rand (default @code{[]}); print progress (default @code{false}); OpenMP threads (0: the OpenMP default) (default @code{0}).
+## @c end of the generated options
+## @end table
+##
+## @var{fit} has the fields of R's @code{ski_laplace} result: @code{weights}
+## (the latent mode at the grid points, first dimension fastest), @code{f} and
+## @code{var} at the observed cells (@code{var} costs one solve per cell;
+## @qcode{"variance"}, @qcode{"none"} skips it), @code{observed} (their grid
+## indices), @code{hyper}, @code{loglik}, @code{converged}, @code{optim}, ...
+## A fit whose mode was not found has @code{converged} false and a warning.
+##
+## Example: counts with exposures on a 24 x 20 grid,
+##
+## @example
+## [i, j] = ndgrid (1:24, 1:20);  e = 1 + 2 * rand (24, 20);
+## y = randp (e .* exp (1 + sin (i / 4) + cos (j / 3)));
+## fit = ski_laplace ([], y, "offset", log (e), "seed", 1);
+## imagesc (reshape (exp (fit.weights), 24, 20)');  axis xy
+## @end example
 ## @seealso{gp_laplace, ski_gsgp}
 ## @end deftypefn
 function fit = ski_laplace (varargin)
