@@ -37,11 +37,14 @@
 #' @param offset log exposure per cell (cells, points) or per observation
 #'   (binned); \code{-Inf} marks a cell without exposure.
 #' @param trials binomial trials (1 or one per cell or observation).
-#' @param xtest locations at which to predict the latent field and the response.
+#' @param xtest locations at which to predict the latent field and the response
+#'   (\code{test$mean}, \code{test$var}, \code{test$response},
+#'   \code{test$response_var}).
 #' @return An object of class \code{"ski_laplace"}: \code{grid}, \code{weights}
 #'   (the latent mode at the grid points, first dimension fastest:
 #'   \code{array(fit$weights, fit$grid$size)}), \code{alpha}, \code{f} and
-#'   \code{var} at the observed cells, \code{counts}, \code{offset},
+#'   \code{var} at the observed cells (\code{var} costs one solve per cell;
+#'   \code{variance = "none"} skips it), \code{counts}, \code{offset},
 #'   \code{observed} (their grid indices), \code{newton_steps},
 #'   \code{iterations} (CG steps), \code{converged}, \code{stop_reason},
 #'   \code{mode_error}, \code{history}, \code{hyper}, \code{loglik},
@@ -55,14 +58,26 @@
 #' @section Options:
 #' @eval rd_options("ski_laplace")
 #' @examples
-#' # counts on a 40 x 30 grid with exposures
+#' # counts on a 24 x 20 grid with exposures; two cells without data
 #' set.seed(1)
-#' g <- expand.grid(i = 1:40, j = 1:30)
-#' rate <- exp(1 + sin(g$i / 6) + cos(g$j / 5))
-#' y <- matrix(rpois(nrow(g), rate), 40, 30)
-#' fit <- ski_laplace(y = y, verbose = FALSE)
+#' g <- expand.grid(i = 1:24, j = 1:20)
+#' exposure <- matrix(runif(480, 1, 3), 24, 20)
+#' rate <- exp(1 + sin(g$i / 4) + cos(g$j / 3))
+#' y <- matrix(rpois(480, exposure * rate), 24, 20)
+#' y[c(5, 100)] <- NA
+#' fit <- ski_laplace(y = y, offset = log(exposure), seed = 1)
 #' fit
-#' image(matrix(exp(fit$weights), 40, 30))
+#' image(matrix(exp(fit$weights), 24, 20), main = "rate per unit exposure")
+#'
+#' # a spatstat point pattern as a log-Gaussian Cox process
+#' if (requireNamespace("spatstat.data", quietly = TRUE) &&
+#'     requireNamespace("spatstat.geom", quietly = TRUE)) {
+#'   data(bei, package = "spatstat.data")
+#'   lgcp <- ski_laplace(bei, grid_size = c(32, 16), seed = 1)
+#'   plot(lgcp, main = "bei: log intensity")
+#' }
+#' @seealso \code{vignette("spatial")}; \code{\link{gp_laplace}} for scattered
+#'   data, \code{\link{ski_gsgp}} for regression on a grid.
 #' @export
 ski_laplace <- function(x = NULL, y = NULL, ..., offset = NULL, trials = NULL, xtest = NULL) {
   fn <- "ski_laplace"

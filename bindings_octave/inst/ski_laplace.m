@@ -1,22 +1,37 @@
+## Copyright (C) 2026 scalegp authors
+## SPDX-License-Identifier: MIT
+
 ## -*- texinfo -*-
-## @deftypefn  {} {@var{fit} =} ski_laplace (@var{x}, @var{y}, @var{name}, @var{value}, @dots{})
+## @deftypefn  {} {@var{fit} =} ski_laplace ([], @var{y}, @var{name}, @var{value}, @dots{})
+## @deftypefnx {} {@var{fit} =} ski_laplace (@var{xy}, [], @var{name}, @var{value}, @dots{})
+## @deftypefnx {} {@var{fit} =} ski_laplace (@var{x}, @var{y}, @var{name}, @var{value}, @dots{})
 ## Laplace inference for a latent Gaussian process on a regular grid with a
 ## non-Gaussian observation model per cell: Poisson counts with exposures, a
 ## point pattern as a log-Gaussian Cox process, Bernoulli or binomial labels.
+## Newton's method runs in grid space: each step needs only products with the
+## grid's kernel matrix (FFTs) and conjugate gradients.
 ##
 ## Layouts: cells, @code{ski_laplace ([], @var{y})} with one value per grid
 ## cell in @var{y} (an array of the grid's shape; NaN for a cell without data,
-## an offset of -Inf for a cell without exposure); points,
-## @code{ski_laplace (@var{xy}, [])} with the point locations; binned,
-## @code{ski_laplace (@var{x}, @var{y})} with one observation per row of
-## @var{x}, summed into the nearest cell.  The name/value pairs
-## @qcode{"offset"}, @qcode{"trials"} and @qcode{"xtest"} give the log
-## exposures, the binomial trials and the prediction points; the others are the
-## options below.  A lengthscale, outputscale or mean not given is learned by
-## the Laplace evidence (exact up to 512 observed cells, else estimated with
-## probes).  @var{fit} has the fields of R's @code{ski_laplace} result.
+## an offset of -Inf for a cell without exposure; the cell centres are
+## @code{1..size (@var{y})} unless @qcode{"grid_bounds"} says otherwise);
+## points, @code{ski_laplace (@var{xy}, [])} with the point locations (the
+## counts per cell are the points' linear interpolation weights, the exposure
+## each cell's area); binned, @code{ski_laplace (@var{x}, @var{y})} with one
+## observation per row of @var{x}, summed into the nearest cell.  A
+## lengthscale, outputscale or mean not given is learned by the Laplace
+## evidence (exact up to 512 observed cells, else estimated with probes and
+## a standard error @code{fit.loglik_se}).  Name/value pairs:
 ##
 ## @table @asis
+## @item @qcode{"offset"}
+## Log exposure per cell (cells, points) or per observation (binned); -Inf
+## marks a cell without exposure.
+## @item @qcode{"trials"}
+## Binomial trials (one value, or one per cell or observation).
+## @item @qcode{"xtest"}
+## Locations at which to predict: @code{fit.test.mean}, @code{fit.test.var}
+## (the latent field), @code{fit.test.response}, @code{fit.test.response_var}.
 ## @c options: generated from the core's table by tools/option_docs.R
 ## @item @qcode{"likelihood"}
 ## the observation model per cell (softmax is not supported) (default @qcode{"poisson"}).
@@ -76,6 +91,22 @@
 ## compute backend: "auto", "cpu" or "cuda" (default @qcode{"auto"}); whole number for reproducible random choices; [] draws one with rand (default @code{[]}); print progress (default @code{false}); OpenMP threads (0: the OpenMP default) (default @code{0}).
 ## @c end of the generated options
 ## @end table
+##
+## @var{fit} has the fields of R's @code{ski_laplace} result: @code{weights}
+## (the latent mode at the grid points, first dimension fastest), @code{f} and
+## @code{var} at the observed cells (@code{var} costs one solve per cell;
+## @qcode{"variance"}, @qcode{"none"} skips it), @code{observed} (their grid
+## indices), @code{hyper}, @code{loglik}, @code{converged}, @code{optim}, ...
+## A fit whose mode was not found has @code{converged} false and a warning.
+##
+## Example: counts with exposures on a 24 x 20 grid,
+##
+## @example
+## [i, j] = ndgrid (1:24, 1:20);  e = 1 + 2 * rand (24, 20);
+## y = randp (e .* exp (1 + sin (i / 4) + cos (j / 3)));
+## fit = ski_laplace ([], y, "offset", log (e), "seed", 1);
+## imagesc (reshape (exp (fit.weights), 24, 20)');  axis xy
+## @end example
 ## @seealso{gp_laplace, ski_gsgp}
 ## @end deftypefn
 function fit = ski_laplace (varargin)

@@ -46,6 +46,10 @@ test_that("every R example in README.md runs as shown", {
   expect_gt(length(blocks), 0L)
   code <- unlist(blocks)
   if (any(grepl("ski_stats(files", code, fixed = TRUE))) skip_if_not_installed("data.table")
+  if (any(grepl("spatstat.data", code, fixed = TRUE))) {
+    skip_if_not_installed("spatstat.data")
+    skip_if_not_installed("spatstat.geom")
+  }
   on.exit(setTimeLimit(), add = TRUE)
   env <- new.env(parent = globalenv())
   for (i in seq_along(blocks)) {
