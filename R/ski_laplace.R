@@ -43,8 +43,9 @@
 #' @return An object of class \code{"ski_laplace"}: \code{grid}, \code{weights}
 #'   (the latent mode at the grid points, first dimension fastest:
 #'   \code{array(fit$weights, fit$grid$size)}), \code{alpha}, \code{f} and
-#'   \code{var} at the observed cells (\code{var} costs one solve per cell;
-#'   \code{variance = "none"} skips it), \code{counts}, \code{offset},
+#'   \code{var} at the observed cells (exact, one solve per cell, up to 512
+#'   observed cells; from the probes with \code{variance = "stochastic"};
+#'   \code{NULL} otherwise), \code{counts}, \code{offset},
 #'   \code{observed} (their grid indices), \code{newton_steps},
 #'   \code{iterations} (CG steps), \code{converged}, \code{stop_reason},
 #'   \code{mode_error}, \code{history}, \code{hyper}, \code{loglik},

@@ -84,7 +84,7 @@
 ## @item @qcode{"slq_max_iter"}
 ## slq: Lanczos steps per probe at most (default @code{100}).
 ## @item @qcode{"variance"}
-## latent variances: "exact" one solve per xtest point and observed cell; "stochastic" at every grid point from the probes (grid_var, grid_var_se; no solves per point) (default @qcode{"exact"}).
+## latent variances: "exact" one solve per xtest point, and per observed cell (var) up to 512 of them; "stochastic" at every grid point from the probes (grid_var, grid_var_se, and var; no solve per point) (default @qcode{"exact"}).
 ## @item @qcode{"time_limit"}
 ## seconds for the whole call (learning included) (default @code{Inf}).
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
@@ -94,8 +94,9 @@
 ##
 ## @var{fit} has the fields of R's @code{ski_laplace} result: @code{weights}
 ## (the latent mode at the grid points, first dimension fastest), @code{f} and
-## @code{var} at the observed cells (@code{var} costs one solve per cell;
-## @qcode{"variance"}, @qcode{"none"} skips it), @code{observed} (their grid
+## @code{var} at the observed cells (exact, one solve per cell, up to 512
+## observed cells; from the probes with @qcode{"variance"},
+## @qcode{"stochastic"}; [] otherwise), @code{observed} (their grid
 ## indices), @code{hyper}, @code{loglik}, @code{converged}, @code{optim}, ...
 ## A fit whose mode was not found has @code{converged} false and a warning.
 ##

@@ -73,9 +73,9 @@ static const sgp_opt_spec specs[] = {
   {"slq_max_iter", SGP_OPT_COUNT, "100", 1, INTMAX, 0, NULL, OFF(slq_max_iter), SGP_STORE_INT64,
    0, "slq: Lanczos steps per probe at most"},
   {"variance", SGP_OPT_CHOICE, "\"exact\"", 0, 0, 0, variance_names, OFF(variance),
-   SGP_STORE_INT, 0, "latent variances: \"exact\" one solve per xtest point and observed "
-   "cell; \"stochastic\" at every grid point from the probes (grid_var, grid_var_se; no "
-   "solves per point)"},
+   SGP_STORE_INT, 0, "latent variances: \"exact\" one solve per xtest point, and per "
+   "observed cell (var) up to 512 of them; \"stochastic\" at every grid point from the "
+   "probes (grid_var, grid_var_se, and var; no solve per point)"},
   {"time_limit", SGP_OPT_REAL, "Inf", 0, INFINITY, SGP_OPT_INF_NONE, NULL, OFF(time_limit),
    SGP_STORE_DOUBLE, 0, "seconds for the whole call (learning included)"},
 };

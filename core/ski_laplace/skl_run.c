@@ -324,7 +324,9 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
   if (!st && w2[0]) { snprintf(w3, sizeof w3, "ski_laplace: %s", w2); warn[nw++] = w3; }
   double *var_obs = NULL, *tm = NULL, *tv = NULL;
   const int64_t ns = dt->xtest.data ? dt->xtest.rows : 0;
-  if (!st && o->variance != SGP_SKL_VARIANCE_NONE && (stoch_var || p->n <= 20000)) {
+  /* exact variances at the observed cells cost a solve each: up to the exact
+   * path's size; beyond it the stochastic map gives them */
+  if (!st && o->variance != SGP_SKL_VARIANCE_NONE && (stoch_var || p->n <= SGP_SKL_EXACT_AUTO_MAX)) {
     var_obs = sgp_alloc(p->n > 0 ? p->n : 1);
     if (!var_obs) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
     else if (stoch_var && L->s->converged)
