@@ -45,7 +45,10 @@
 #'   \code{observed} (their grid indices), \code{newton_steps},
 #'   \code{iterations} (CG steps), \code{converged}, \code{stop_reason},
 #'   \code{mode_error}, \code{history}, \code{hyper}, \code{loglik},
-#'   \code{loglik_se}, \code{loglik_grad}, \code{optim}, \code{used} and, with
+#'   \code{loglik_se}, \code{loglik_grad}, \code{optim}, \code{used} (what
+#'   the fit used: likelihood, layout, kernel, loglik_method, interpolation,
+#'   probes, seed, trials, noise, dispersion, alpha, inner_rtol, max_iter;
+#'   \code{\link{predict.ski_laplace}} reads it) and, with
 #'   \code{xtest}, \code{test = list(mean, var, response, response_var)}.
 #'   A fit whose mode was not found has \code{converged = FALSE} and a warning.
 #' @section Options:
