@@ -49,7 +49,10 @@
 #'   \code{observed} (their grid indices), \code{newton_steps},
 #'   \code{iterations} (CG steps), \code{converged}, \code{stop_reason},
 #'   \code{mode_error}, \code{history}, \code{hyper}, \code{loglik},
-#'   \code{loglik_se}, \code{loglik_grad}, \code{optim}, \code{used} and, with
+#'   \code{loglik_se}, \code{loglik_grad}, \code{optim}, \code{used} (what
+#'   the fit used: likelihood, layout, kernel, loglik_method, interpolation,
+#'   probes, seed, trials, noise, dispersion, alpha, inner_rtol, max_iter;
+#'   \code{\link{predict.ski_laplace}} reads it) and, with
 #'   \code{xtest}, \code{test = list(mean, var, response, response_var)}; with
 #'   \code{variance = "stochastic"}, \code{grid_var} and \code{grid_var_se}: the
 #'   latent variance at every grid point and its standard error, estimated with
@@ -196,4 +199,79 @@ plot.ski_laplace <- function(x, what = c("mean", "sd"), ...) {
                     col = grDevices::hcl.colors(64, "viridis"), ...)
   } else stop("plot.ski_laplace: plots 1-D and 2-D grids", call. = FALSE)
   invisible(x)
+}
+
+#' Predictions of a ski_laplace fit
+#'
+#' The latent field and the response at new locations from a fit, also after
+#' \code{saveRDS}/\code{readRDS} (the core checks every field it reads, and an
+#' error names a damaged one). The predictions are the same numbers as the
+#' fit's \code{test} at the same points.
+#'
+#' @param object a \code{ski_laplace} fit.
+#' @param newdata n-by-d matrix of locations inside the grid (a vector for a
+#'   grid of one dimension).
+#' @param type \code{"list"} (default), \code{"response"} (the rate or the
+#'   probability) or \code{"link"} (the latent mean).
+#' @param variance \code{"exact"} (default: the latent variance, one solve
+#'   per point) or \code{"none"}.
+#' @param offset log exposure at each new location (count likelihoods;
+#'   default 0).
+#' @param ... nothing: an argument the method does not take is an error.
+#' @return \code{type = "list"}: \code{list(mean, var, response,
+#'   response_var)}, the latent mean and variance (\code{NULL} with
+#'   \code{variance = "none"}) and the response's mean and variance under the
+#'   latent posterior (a rate's lognormal moments, the probit approximation
+#'   of a probability); else the vector \code{type} asks for.
+#' @section Options:
+#' @eval rd_options("ski_laplace_predict")
+#' @examples
+#' set.seed(1)
+#' y <- matrix(rpois(300, exp(1 + sin(rep(1:20, 15) / 4))), 20, 15)
+#' fit <- ski_laplace(y = y, lengthscale = 4, outputscale = 1, mean = 1,
+#'                    verbose = FALSE)
+#' predict(fit, rbind(c(2.5, 3), c(10, 7.5)))
+#' predict(fit, c(10, 7.5), type = "response", offset = log(2))
+#' @export
+predict.ski_laplace <- function(object, newdata, type = c("list", "response", "link"),
+                                variance = c("exact", "none"), offset = NULL, ...) {
+  fn <- "predict.ski_laplace"
+  no_extra_args(list(...), fn)
+  if (missing(newdata)) stop_arg(fn, "newdata", "is missing (the locations to predict at)")
+  newdata <- as_input_matrix(newdata, fn, "newdata", d = length(object$grid$size))
+  opts <- list(type = if (missing(type)) "list" else type,
+               variance = if (missing(variance)) "exact" else variance,
+               offset = as_doubles(offset))
+  p <- sgp_call(C_ski_laplace_predict, object, fn, "object", newdata, opts)
+  switch(p$type, list = p$pred, link = p$pred$mean, response = p$pred$response)
+}
+
+# The core's check of a ski_laplace fit (the fields predict reads).
+skl_check_fit <- function(object, fn) {
+  sgp_call(C_ski_laplace_predict, object, fn, "object", NULL, list())
+  object
+}
+
+#' @rdname scalegp_methods
+#' @export
+logLik.ski_laplace <- function(object, ...) {
+  fn <- "logLik.ski_laplace"
+  fit <- skl_check_fit(object, fn)
+  ll <- fit[["loglik", exact = TRUE]]
+  if (is.null(ll) || is.na(ll))
+    stop(fn, ": the fit has no log evidence ('object$loglik' is NA): refit with loglik = TRUE ",
+         "(or learn a hyperparameter)", call. = FALSE)
+  fit_loglik(ll, fit$hyper, fit$learned, length(fit$observed))
+}
+
+#' @rdname scalegp_methods
+#' @export
+nobs.ski_laplace <- function(object, ...) {
+  length(skl_check_fit(object, "nobs.ski_laplace")$observed)
+}
+
+#' @rdname scalegp_methods
+#' @export
+coef.ski_laplace <- function(object, ...) {
+  hyper_coef(skl_check_fit(object, "coef.ski_laplace")$hyper)
 }

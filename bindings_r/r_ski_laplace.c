@@ -40,3 +40,44 @@ SEXP sgp_ski_laplace_r(SEXP x, SEXP y, SEXP ydim, SEXP offset, SEXP trials, SEXP
   UNPROTECT(1);
   return out;
 }
+
+typedef struct {
+  sgp_ctx *ctx;
+  const sgp_value *fit;
+  const char *arg;
+  const sgp_ski_laplace_predict_opts *o;
+  sgp_cmat X;
+} predict_args;
+
+static int predict_plain(const void *p, sgp_value_arena *a, sgp_value *out)
+{
+  const predict_args *q = (const predict_args *)p;
+  return sgp_ski_laplace_predict_plain(q->ctx, q->fit, q->arg, "$", q->o, q->X, a, out);
+}
+
+/* predict.ski_laplace() (and the check of logLik, nobs, coef): the core checks the
+ * fit `object` (plain data, named `arg` in errors of function `fn`), the options
+ * (type, variance, offset; table "ski_laplace_predict") and newdata, then
+ * predicts: list(pred = list(mean, var, response, response_var), type).
+ * newdata NULL: the check only (NULL). */
+SEXP sgp_ski_laplace_predict_r(SEXP object, SEXP fn_s, SEXP arg_s, SEXP newdata, SEXP opts)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_laplace_predict_opts o;
+  const char *fn = CHAR(STRING_ELT(fn_s, 0));
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  sgp_ski_laplace_predict_opts_default(&o);
+  const sgp_value fit = sgp_r_value(object);
+  int code = sgp_r_apply_options(&ctx, "ski_laplace_predict", opts, &o);
+  if (code) sgp_r_fail(fn, &ctx, code);
+  const predict_args q = {&ctx, &fit, CHAR(STRING_ELT(arg_s, 0)), &o,
+                          Rf_isNull(newdata) ? sgp_cmat_of(NULL, 0, 0) : sgp_r_cmat(newdata)};
+  SEXP out = PROTECT(sgp_r_build_status(predict_plain, &q, &code));
+  if (code) {
+    sgp_ctx_rename_arg(&ctx, "xtest", "newdata");
+    sgp_r_fail(fn, &ctx, code);
+  }
+  UNPROTECT(1);
+  return out;
+}

@@ -16,6 +16,7 @@ SEXP sgp_ski_grid_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_ski_stats_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_gsgp_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_laplace_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_ski_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_shape_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_stats_merge_r(SEXP, SEXP, SEXP, SEXP);
@@ -42,6 +43,7 @@ static const R_CallMethodDef call_methods[] = {
   {"ski_stats", (DL_FUNC)&sgp_ski_stats_r, 4},
   {"ski_gsgp", (DL_FUNC)&sgp_ski_gsgp_r, 4},
   {"ski_laplace", (DL_FUNC)&sgp_ski_laplace_r, 7},
+  {"ski_laplace_predict", (DL_FUNC)&sgp_ski_laplace_predict_r, 5},
   {"ski_predict", (DL_FUNC)&sgp_ski_predict_r, 6},
   {"ski_shape", (DL_FUNC)&sgp_ski_shape_r, 4},
   {"ski_stats_merge", (DL_FUNC)&sgp_ski_stats_merge_r, 4},

@@ -51,6 +51,9 @@ function v = scalegp_plot_data (fit, varargin)
       v = plot_data_gp_laplace (fit, only (o, {"class", "n_grid"}, fname), fname);
     case "ski_gsgp"
       v = plot_data_ski_gsgp (fit, only (o, {"n", "noise"}, fname), fname);
+    case "ski_laplace"
+      arg_error (fname, "fit", ["is a ski_laplace fit, which " fname " does not take yet; ", ...
+                                 "use scalegp_predict or its fields (weights on grid)"]);
     case "valla"
       v = plot_data_valla (fit, only (o, {"class", "n_grid", "data"}, fname), fname);
   endswitch

@@ -6,12 +6,14 @@
 ## @deftypefnx {} {@var{pred} =} scalegp_predict (@var{fit}, @var{xnew}, @var{name}, @var{value}, @dots{})
 ## Predictions of a fitted scalegp model at new inputs.
 ##
-## @var{fit} is the struct returned by @code{gp_laplace}, @code{ski_gsgp} or
-## @code{valla} (also after @code{save}/@code{load}); @var{xnew} is an
+## @var{fit} is the struct returned by @code{gp_laplace}, @code{ski_gsgp},
+## @code{ski_laplace} or @code{valla} (also after @code{save}/@code{load}); @var{xnew} is an
 ## n-by-d matrix.  Returns a struct with fields @code{mean}, @code{var} and,
-## for classification, @code{prob}.  Further name/value options are passed to
+## for classification, @code{prob} (@code{ski_laplace}: @code{mean}, @code{var},
+## @code{response}, @code{response_var}; options @qcode{"type"},
+## @qcode{"variance"}, @qcode{"offset"}).  Further name/value options are passed to
 ## the method's own prediction (see the help of the fitting function).
-## @seealso{gp_laplace, ski_gsgp, valla}
+## @seealso{gp_laplace, ski_gsgp, ski_laplace, valla}
 ## @end deftypefn
 
 function pred = scalegp_predict (fit, xnew, varargin)
@@ -23,6 +25,8 @@ function pred = scalegp_predict (fit, xnew, varargin)
       pred = predict_gp_laplace (fit, xnew, {"scalegp_predict", "xnew"}, varargin{:});
     case "ski_gsgp"
       pred = predict_ski_gsgp (fit, xnew, "scalegp_predict", "xnew", varargin{:});
+    case "ski_laplace"
+      pred = predict_ski_laplace (fit, xnew, "scalegp_predict", "xnew", varargin{:});
     case "valla"
       pred = predict_valla (fit, xnew, varargin{:});
   endswitch

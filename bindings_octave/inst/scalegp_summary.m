@@ -31,6 +31,9 @@ function txt = scalegp_summary (fit)
       lines = summary_gp_laplace (fit, fname);
     case "ski_gsgp"
       lines = summary_ski_gsgp (fit, fname);
+    case "ski_laplace"
+      arg_error (fname, "fit", ["is a ski_laplace fit, which " fname " does not take yet; ", ...
+                                 "use scalegp_predict or its fields (weights on grid)"]);
     case "valla"
       lines = summary_valla (fit, fname);
   endswitch

@@ -24,6 +24,7 @@ namespace
     {"ski_stats", sgp_verbs::ski_stats},
     {"ski_gsgp", sgp_verbs::ski_gsgp},
     {"ski_laplace", sgp_verbs::ski_laplace},
+    {"ski_laplace_predict", sgp_verbs::ski_laplace_predict},
     {"ski_predict", sgp_verbs::ski_predict},
     {"ski_shape", sgp_verbs::ski_shape},
     {"ski_stats_merge", sgp_verbs::ski_stats_merge},

@@ -30,6 +30,7 @@ namespace sgp_verbs
   octave_value_list ski_stats (const octave_value_list& args, int nargout);
   octave_value_list ski_gsgp (const octave_value_list& args, int nargout);
   octave_value_list ski_laplace (const octave_value_list& args, int nargout);
+  octave_value_list ski_laplace_predict (const octave_value_list& args, int nargout);
   octave_value_list ski_predict (const octave_value_list& args, int nargout);
   octave_value_list ski_shape (const octave_value_list& args, int nargout);
   octave_value_list ski_stats_merge (const octave_value_list& args, int nargout);

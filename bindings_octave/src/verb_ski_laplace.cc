@@ -42,6 +42,58 @@ sgp_verbs::ski_laplace (const octave_value_list& args, int)
   return ovl (out);
 }
 
+// Usage: __sgp_call__ ("ski_laplace_predict", fit, fname, arg)
+// Usage: p = __sgp_call__ ("ski_laplace_predict", fit, fname, arg, xnew, xname, name, value, ...)
+// Private: checks a ski_laplace fit struct (plain data, also after save/load) as
+// the core does for both hosts, errors naming the function fname and the field
+// ("'fit.weights' ..." with arg = "fit").  With xnew (named xname in errors)
+// and the options "type", "variance", "offset" (table "ski_laplace_predict"):
+// the core's predictions, a struct with fields pred (mean, var, response,
+// response_var) and type.  See scalegp_predict, ski_laplace.
+octave_value_list
+sgp_verbs::ski_laplace_predict (const octave_value_list& args, int)
+{
+  if (args.length () != 3 && args.length () < 5)
+    print_usage ();
+  const std::string fn = args(1).string_value (), arg = args(2).string_value ();
+  sgp_octave::context ctx (fn, 0);
+  sgp_octave::option_store keep;
+  const sgp_value fit = sgp_octave::fit_value (args(0), keep);
+  sgp_ski_laplace_predict_opts o;
+  sgp_ski_laplace_predict_opts_default (&o);
+  Matrix xnew;
+  std::string xname = "xnew";
+  sgp_cmat xv = {nullptr, 0, 0, 1};
+  if (args.length () >= 5)
+    {
+      xname = args(4).string_value ();
+      xnew = sgp_octave::matrix_arg (args(3), fn, xname.c_str ());
+      xv = sgp_octave::cview (xnew);
+      ctx.check (sgp_octave::forward_options (ctx, "ski_laplace_predict", args, 5, &o, keep));
+    }
+  int st = SGP_OK;
+  if (args.length () == 3)  // the check only
+    {
+      sgp_value_arena *a = sgp_value_arena_new ();
+      sgp_value p;
+      st = a ? sgp_ski_laplace_predict_plain (ctx.get (), &fit, arg.c_str (), ".", &o, xv, a, &p)
+             : SGP_ENOMEM;
+      sgp_value_arena_free (a);
+      ctx.check (st);
+      return ovl ();
+    }
+  return ovl (sgp_octave::build_map ([&] (sgp_value_arena *a)
+    {
+      sgp_value p;
+      st = sgp_ski_laplace_predict_plain (ctx.get (), &fit, arg.c_str (), ".", &o, xv, a, &p);
+      return p;
+    }, [&] ()
+    {
+      sgp_ctx_rename_arg (ctx.get (), "xtest", xname.c_str ());
+      ctx.check (st);
+    }));
+}
+
 /*
 %!test
 %! y = [0 1 2; 3 1 0; 0 0 5; 1 2 1];
@@ -49,5 +101,14 @@ sgp_verbs::ski_laplace (const octave_value_list& args, int)
 %!                   "outputscale", 1, "mean", 0, "verbose", false);
 %! assert (r.converged);
 %! assert (numel (r.weights), 12);
+%!test
+%! y = [0 1 2; 3 1 0; 0 0 5; 1 2 1];
+%! fit = ski_laplace ([], y, "lengthscale", 1.5, "outputscale", 1, "mean", 0,
+%!                    "xtest", [1.5 2; 3 1], "verbose", false);
+%! r = __sgp_call__ ("ski_laplace_predict", fit, "f", "fit", [1.5 2; 3 1], "xnew");
+%! assert (r.pred.mean, fit.test.mean);
+%! assert (r.pred.var, fit.test.var);
+%! assert (r.type, "list");
+%!error <f: 'fit.weights' has 2 values; need 12> __sgp_call__ ("ski_laplace_predict", setfield (ski_laplace ([], [0 1 2; 3 1 0; 0 0 5; 1 2 1], "lengthscale", 1, "outputscale", 1, "mean", 0, "verbose", false), "weights", [1; 2]), "f", "fit")
 %!error <ski_laplace: 'layout' must be one of> __sgp_call__ ("ski_laplace", [], 1, [], [], [], [], "layout", "x")
 */

@@ -106,6 +106,30 @@ int sgp_ski_laplace_run(sgp_ctx *ctx, const sgp_ski_laplace_opts *o,
                         const sgp_ski_laplace_data *data, sgp_value_arena *arena,
                         sgp_value *out);
 
+/* The options of predictions from a fit (table "ski_laplace_predict"): what the
+ * host returns (SGP_PREDICT_LIST, _RESPONSE or _LINK), the latent variances
+ * (EXACT, or NONE) and the log exposures at the new points (count likelihoods;
+ * empty: 0). */
+typedef struct {
+  int type;
+  sgp_skl_variance variance;
+  sgp_cmat offset;
+} sgp_ski_laplace_predict_opts;
+void sgp_ski_laplace_predict_opts_default(sgp_ski_laplace_predict_opts *o);
+
+/* Predictions from a fit given back as plain data (fit: the host's list or
+ * struct, saved, reloaded or edited). The core checks every field it reads,
+ * errors naming the field as the host's user writes it (arg, sep: "'object$weights'
+ * has 10 values; need 120 (one per grid point) (the fit is damaged; refit it)"),
+ * then the options against the fit (an offset only for a likelihood that takes
+ * one, one per point), then predicts at Xs (ns x d; errors name "xtest"): out =
+ * list(pred = list(mean, var (NULL with variance "none"), response, response_var),
+ * type), the same numbers as the fit's test at the same points. Xs.data NULL:
+ * the check only (out NULL). */
+int sgp_ski_laplace_predict_plain(sgp_ctx *ctx, const sgp_value *fit, const char *arg,
+                                  const char *sep, const sgp_ski_laplace_predict_opts *o,
+                                  sgp_cmat Xs, sgp_value_arena *arena, sgp_value *out);
+
 #ifdef __cplusplus
 }
 #endif

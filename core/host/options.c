@@ -22,6 +22,7 @@ extern const sgp_verb_table sgp_valla_metrics_table;
 extern const sgp_verb_table sgp_ski_predict_table;
 extern const sgp_verb_table sgp_valla_predict_table;
 extern const sgp_verb_table sgp_ski_laplace_table;
+extern const sgp_verb_table sgp_ski_laplace_predict_table;
 
 static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_kernel_table,
                                                &sgp_laplace_table, &sgp_valla_table,
@@ -29,7 +30,8 @@ static const sgp_verb_table *const tables[] = {&sgp_context_table, &sgp_kernel_t
                                                &sgp_ski_grid_table, &sgp_ski_stats_table,
                                                &sgp_laplace_predict_table,
                                                &sgp_valla_metrics_table, &sgp_ski_predict_table,
-                                               &sgp_valla_predict_table, &sgp_ski_laplace_table};
+                                               &sgp_valla_predict_table, &sgp_ski_laplace_table,
+                                               &sgp_ski_laplace_predict_table};
 
 const sgp_verb_table *sgp_verb_options(const char *verb)
 {

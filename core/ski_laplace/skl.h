@@ -17,7 +17,8 @@
 
 /* The data on the grid. */
 typedef struct {
-  sgp_ski_grid grid;
+  sgp_ski_grid grid;     /* made from bounds, as a fit's grid read back is */
+  double bounds[2 * SGP_SKI_MAX_D]; /* d x 2: the grid's as the fit writes them */
   int64_t m, n;
   int64_t *obs;          /* n grid indices of the observed cells, ascending */
   double *y, *off, *trials; /* n each (trials NULL unless binomial) */
@@ -32,6 +33,12 @@ typedef struct {
 } skl_problem;
 
 void skl_problem_free(skl_problem *p);
+/* The likelihood over the n observed cells of p (y, off, trials set): kind, the
+ * gaussian noise and the dispersion. */
+void skl_problem_lik(skl_problem *p, sgp_likelihood kind, double noise, double dispersion);
+/* p->grid made from d x 2 bounds (p->bounds keeps them) and the sizes of g0, so
+ * that the fit and its grid read back (sgp_ski_grid_read) use one grid. */
+int skl_problem_grid(sgp_ctx *ctx, const sgp_ski_grid *g0, const double *bounds, skl_problem *p);
 /* Builds p from the data and options (skl_data.c); errors name the argument. */
 int skl_problem_make(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_laplace_data *dt,
                      skl_problem *p);
@@ -47,6 +54,10 @@ typedef struct {
 
 int skl_prior_make(sgp_ctx *ctx, const skl_problem *p, const sgp_kernel *k, double mean,
                    skl_prior *pr);
+/* The prior of the kernel kind and alpha of base with nl lengthscales ls, the
+ * outputscale os and the mean (a fit's hyper). */
+int skl_prior_of(sgp_ctx *ctx, const skl_problem *p, const sgp_kernel *base, const double *ls,
+                 int64_t nl, double os, double mean, skl_prior *pr);
 void skl_prior_free(skl_prior *pr);
 
 /* Y = K X for b grid vectors (m x b, ld m). */
@@ -112,8 +123,32 @@ int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
                      const skl_state *s, const sgp_ski_laplace_opts *o, uint64_t seed,
                      double *loglik, double *se, double *grad, skl_varmap *map);
 
-/* Latent mean and variance at xtest (ns x d); var may be NULL. */
-int skl_predict(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const skl_state *s,
-                const sgp_ski_laplace_opts *o, sgp_cmat Xs, double *mean, double *var);
+/* Latent mean and variance at xtest (ns x d) from the latent mode u (m) and sw
+ * at the observed cells (n), with o's interpolation, inner_rtol and max_iter;
+ * var may be NULL. */
+int skl_predict(sgp_ctx *ctx, const skl_problem *p, const sgp_op *K, const double *u,
+                const double *sw, const sgp_ski_laplace_opts *o, sgp_cmat Xs, double *mean,
+                double *var);
+/* The response's mean and variance (rm, rv) at ns points from the latent mean and
+ * variance (var NULL: 0) and log exposures off (NULL: 0), by the likelihood kind. */
+void skl_response(sgp_likelihood kind, double noise, int64_t ns, const double *mean,
+                  const double *var, const double *off, double *rm, double *rv);
+
+/* A ski_laplace fit given back as plain data, read and checked (skl_fit_read.c):
+ * the problem on its grid (observed cells, counts, offsets, trials, likelihood),
+ * the model (o: likelihood, interpolation, kernel, noise, dispersion, inner_rtol,
+ * max_iter) and views on its weights (m) and f (n). */
+typedef struct {
+  skl_problem p;
+  sgp_ski_laplace_opts o;
+  double ls[SGP_SKI_MAX_D];
+  double mean;
+  const double *weights, *f;
+} skl_fit;
+/* Errors name the field as the host's user writes it (arg, sep) with "(the fit
+ * is damaged; refit it)". */
+int skl_fit_read(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char *sep,
+                 skl_fit *out);
+void skl_fit_free(skl_fit *f);
 
 #endif

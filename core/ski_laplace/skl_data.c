@@ -14,6 +14,20 @@ void skl_problem_free(skl_problem *p)
   memset(p, 0, sizeof *p);
 }
 
+void skl_problem_lik(skl_problem *p, sgp_likelihood kind, double noise, double dispersion)
+{
+  p->noise = noise;
+  p->lik = (sgp_lik){kind, p->n, 1, p->y, sgp_lik_ops_of(kind)->takes_offset ? p->off : NULL,
+                     &p->noise, 1, 1e12, p->trials, p->trials ? p->n : 0, dispersion};
+}
+
+int skl_problem_grid(sgp_ctx *ctx, const sgp_ski_grid *g0, const double *bounds, skl_problem *p)
+{
+  const int d = g0->d;
+  memcpy(p->bounds, bounds, (size_t)(2 * d) * sizeof(double));
+  return sgp_ski_grid_bounds(ctx, sgp_cmat_of(p->bounds, d, 2), g0->m, &p->grid);
+}
+
 static int64_t len_of(sgp_cmat a) { return a.data ? a.rows * a.cols : 0; }
 
 /* The grid of the cells layout: dim(y) cells, centred at 1..m_j unless
@@ -245,9 +259,7 @@ static int gather(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const cell_values
     for (int j = 0; j < p->grid.d; j++) p->xo[k + j * n] = p->grid.lo[j] + (double)sub[j] * p->grid.h[j];
     k++;
   }
-  p->noise = o->noise;
-  p->lik = (sgp_lik){o->likelihood, n, 1, p->y, ops->takes_offset ? p->off : NULL, &p->noise, 1,
-                     1e12, p->trials, p->trials ? n : 0, o->dispersion};
+  skl_problem_lik(p, o->likelihood, o->noise, o->dispersion);
   if (ops->check && n > 0) {
     const int st = ops->check(ctx, &p->lik);
     if (st) return st;
@@ -302,8 +314,19 @@ int skl_problem_make(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_
   p->layout = lay;
   p->points = lay == SGP_SKL_LAYOUT_POINTS;
   if (dt->x.data && (st = sgp_check_finite(ctx, "x", dt->x))) return st;
-  st = lay == SGP_SKL_LAYOUT_CELLS ? cells_grid(ctx, o, dt, &p->grid) : data_grid(ctx, o, dt->x, &p->grid);
+  sgp_ski_grid g0;
+  st = lay == SGP_SKL_LAYOUT_CELLS ? cells_grid(ctx, o, dt, &g0) : data_grid(ctx, o, dt->x, &g0);
   if (st) return st;
+  /* the fit writes the grid as bounds (the user's, else lo and lo + (m - 1) h) and
+   * its predictions read them back: the grid made from them serves both */
+  double b[2 * SGP_SKI_MAX_D];
+  for (int j = 0; j < g0.d; j++) {
+    const int user = o->grid_bounds && o->n_grid_bounds == 2 * g0.d;
+    b[j] = user ? o->grid_bounds[j] : g0.lo[j];
+    b[g0.d + j] = user ? o->grid_bounds[g0.d + j]
+                       : g0.m[j] > 1 ? g0.lo[j] + (double)(g0.m[j] - 1) * g0.h[j] : g0.lo[j];
+  }
+  if ((st = skl_problem_grid(ctx, &g0, b, p))) return st;
   p->m = sgp_ski_grid_npoints(&p->grid);
   p->n_data = dt->x.data ? dt->x.rows : len_of(dt->y);
   /* bernoulli labels summed per cell are binomial counts */

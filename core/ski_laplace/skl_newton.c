@@ -36,6 +36,16 @@ int skl_prior_make(sgp_ctx *ctx, const skl_problem *p, const sgp_kernel *k, doub
   return st;
 }
 
+int skl_prior_of(sgp_ctx *ctx, const skl_problem *p, const sgp_kernel *base, const double *ls,
+                 int64_t nl, double os, double mean, skl_prior *pr)
+{
+  sgp_kernel k = *base;
+  k.lengthscale = ls;
+  k.n_lengthscale = nl;
+  k.outputscale = os;
+  return skl_prior_make(ctx, p, &k, mean, pr);
+}
+
 void skl_prior_free(skl_prior *pr) { sgp_op_destroy(&pr->K); }
 
 void skl_scatter(const skl_problem *p, const double *sw, const double *v, double *out)

@@ -195,7 +195,7 @@ typedef struct {
   const skl_problem *p;
   const sgp_ski_laplace_opts *o;
   const skl_state *s;
-  const skl_prior *pr;
+  const double *u;            /* m: the latent mode on the grid (weights) */
   const sgp_hyper *h;
   int path;
   const double *var_obs;     /* n or NULL */
@@ -211,27 +211,23 @@ static sgp_value test_plain(const skl_parts *q, sgp_value_arena *a)
 {
   if (!q->tmean) return sgp_vo_null();
   static const char *const names[] = {"mean", "var", "response", "response_var"};
-  const sgp_lik_ops *ops = sgp_lik_ops_of(q->o->likelihood);
   double *rm = sgp_vo_alloc(a, (size_t)q->ns * sizeof(double) + 1);
   double *rv = sgp_vo_alloc(a, (size_t)q->ns * sizeof(double) + 1);
-  sgp_laplace_result fit;
-  memset(&fit, 0, sizeof fit);
-  fit.likelihood = q->o->likelihood;
-  fit.noise = q->o->noise;
-  for (int64_t i = 0; rm && rv && i < q->ns; i++) {
-    const double v = q->tvar ? q->tvar[i] : 0.0;
-    ops->response(&fit, 1, q->tmean + i, 1, &v, 1, 0.0, rm + i, rv + i);
-  }
+  if (rm && rv) skl_response(q->p->lik.kind, q->o->noise, q->ns, q->tmean, q->tvar, NULL, rm, rv);
   const sgp_value e[] = {sgp_vo_real(a, q->ns, q->tmean, 0, 0),
                          q->tvar ? sgp_vo_real(a, q->ns, q->tvar, 0, 0) : sgp_vo_null(),
                          sgp_vo_real(a, q->ns, rm, 0, 0), sgp_vo_real(a, q->ns, rv, 0, 0)};
   return sgp_vo_list(a, 4, names, e);
 }
 
+/* What predictions from the fit read back need besides the grid and hyper:
+ * the likelihood (with its noise, dispersion and trials), the kernel (and its
+ * alpha) and the solves' inner_rtol and max_iter. */
 static sgp_value used_plain(const skl_parts *q, uint64_t seed, sgp_value_arena *a)
 {
   static const char *const names[] = {"likelihood", "layout", "kernel", "loglik_method",
-                                      "interpolation", "probes", "seed", "trials"};
+                                      "interpolation", "probes", "seed", "trials", "noise",
+                                      "dispersion", "alpha", "inner_rtol", "max_iter"};
   static const char *const lay[] = {"auto", "cells", "points", "binned"};
   const sgp_value e[] = {
     sgp_vo_string(a, sgp_lik_names[q->p->lik.kind]), sgp_vo_string(a, lay[q->p->layout]),
@@ -239,25 +235,26 @@ static sgp_value used_plain(const skl_parts *q, uint64_t seed, sgp_value_arena *
     sgp_vo_string(a, path_names[q->path]),
     sgp_vo_string(a, q->o->interpolation == SGP_SKI_LINEAR ? "linear" : "cubic"),
     sgp_vo_scalar(a, q->path == SKL_EXACT ? 0.0 : (double)q->o->probes), sgp_vo_scalar(a, (double)seed),
-    q->p->trials ? sgp_vo_real(a, q->p->n, q->p->trials, 0, 0) : sgp_vo_null()};
-  return sgp_vo_list(a, 8, names, e);
+    q->p->trials ? sgp_vo_real(a, q->p->n, q->p->trials, 0, 0) : sgp_vo_null(),
+    sgp_vo_scalar(a, q->o->noise), sgp_vo_scalar(a, q->o->dispersion),
+    sgp_vo_scalar(a, q->o->kernel.alpha), sgp_vo_scalar(a, q->o->inner_rtol),
+    sgp_vo_scalar(a, (double)q->o->max_iter)};
+  return sgp_vo_list(a, (int64_t)(sizeof names / sizeof names[0]), names, e);
 }
 
 static sgp_value result_plain(sgp_ctx *ctx, const skl_parts *q, sgp_value_arena *a)
 {
   const skl_problem *p = q->p;
   const skl_state *s = q->s;
-  double *u = sgp_vo_alloc(a, (size_t)p->m * sizeof(double));
   int64_t *obs1 = sgp_vo_alloc(a, (size_t)(p->n > 0 ? p->n : 1) * sizeof(int64_t));
-  for (int64_t i = 0; u && i < p->m; i++) u[i] = q->pr->mean + s->kappa[i];
   for (int64_t i = 0; obs1 && i < p->n; i++) obs1[i] = p->obs[i] + 1;
   static const char *const names[] = {
     "grid", "weights", "alpha", "f", "var", "counts", "offset", "observed", "newton_steps",
     "iterations", "converged", "stop_reason", "mode_error", "history", "loglik", "loglik_se",
     "selection", "used", "warnings", "test", "seconds", "grid_var", "grid_var_se"};
   const sgp_value e[] = {
-    sgp_ski_grid_plain(&p->grid, q->o->interpolation, NULL, a),
-    sgp_vo_real(a, p->m, u, 0, 0), sgp_vo_real(a, p->m, s->alpha, 0, 0),
+    sgp_ski_grid_plain(&p->grid, q->o->interpolation, p->bounds, a),
+    sgp_vo_real(a, p->m, q->u, 0, 0), sgp_vo_real(a, p->m, s->alpha, 0, 0),
     sgp_vo_real(a, p->n, s->f, 0, 0),
     q->var_obs ? sgp_vo_real(a, p->n, q->var_obs, 0, 0) : sgp_vo_null(),
     sgp_vo_real(a, p->n, p->y, 0, 0), sgp_vo_real(a, p->n, p->off, 0, 0),
@@ -274,13 +271,14 @@ static sgp_value result_plain(sgp_ctx *ctx, const skl_parts *q, sgp_value_arena 
 }
 
 /* The latent variances at the observed cells: the predictions at their centres. */
-static int observed_var(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const skl_state *s,
-                        const sgp_ski_laplace_opts *o, double *var)
+static int observed_var(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const double *u,
+                        const skl_state *s, const sgp_ski_laplace_opts *o, double *var)
 {
   if (p->n == 0) return SGP_OK;
   double *mean = sgp_alloc(p->n);
   if (!mean) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-  const int st = skl_predict(ctx, p, pr, s, o, sgp_cmat_of(p->xo, p->n, p->grid.d), mean, var);
+  const int st = skl_predict(ctx, p, &pr->K, u, s->sw, o, sgp_cmat_of(p->xo, p->n, p->grid.d),
+                             mean, var);
   free(mean);
   return st;
 }
@@ -290,16 +288,10 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
                          sgp_value *out, double t0)
 {
   sgp_hyper *h = L->h;
-  const int64_t nl = h->n_lengthscale;
-  double theta[SGP_SKI_MAX_D + 2];
-  for (int64_t j = 0; j < nl; j++) theta[j] = log(h->lengthscale[j]);
-  theta[nl] = log(h->outputscale);
-  theta[nl + 1] = h->mean[0];
-  sgp_kernel k;
-  double ls[SGP_SKI_MAX_D], mean;
-  theta_to_prior(L, theta, &k, ls, &mean);
+  /* the prior of the values the fit writes (hyper), which predict reads back */
   skl_prior pr;
-  int st = skl_prior_make(ctx, p, &k, mean, &pr);
+  int st = skl_prior_of(ctx, p, &o->kernel, h->lengthscale, h->n_lengthscale, h->outputscale,
+                        h->mean[0], &pr);
   h->loglik_se = 0.0;
   const int stoch_var = o->variance == SGP_SKL_VARIANCE_STOCHASTIC;
   skl_varmap map = {stoch_var ? sgp_alloc(p->m) : NULL, stoch_var ? sgp_alloc(p->m) : NULL};
@@ -317,12 +309,16 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
   }
   if (!st && !(want_loglik && L->s->converged)) {
     h->loglik = NAN;
+    free(h->grad); /* no gradient without the evidence */
+    h->grad = NULL;
     snprintf(h->note, sizeof h->note, want_loglik ? "the evidence is not computed: the mode was "
              "not found" : "the evidence was not asked for (loglik = TRUE computes it)");
   }
   sgp_select_warning(h, w2, sizeof w2);
   if (!st && w2[0]) { snprintf(w3, sizeof w3, "ski_laplace: %s", w2); warn[nw++] = w3; }
-  double *var_obs = NULL, *tm = NULL, *tv = NULL;
+  double *var_obs = NULL, *tm = NULL, *tv = NULL, *u = st ? NULL : sgp_alloc(p->m);
+  if (!st && !u) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  for (int64_t i = 0; !st && i < p->m; i++) u[i] = pr.mean + L->s->kappa[i];
   const int64_t ns = dt->xtest.data ? dt->xtest.rows : 0;
   /* exact variances at the observed cells cost a solve each: up to the exact
    * path's size; beyond it the stochastic map gives them */
@@ -331,7 +327,7 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
     if (!var_obs) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
     else if (stoch_var && L->s->converged)
       for (int64_t i = 0; i < p->n; i++) var_obs[i] = map.var[p->obs[i]];
-    else if (!stoch_var) st = observed_var(ctx, p, &pr, L->s, o, var_obs);
+    else if (!stoch_var) st = observed_var(ctx, p, &pr, u, L->s, o, var_obs);
     else { free(var_obs); var_obs = NULL; }
   }
   if (!st && ns > 0) {
@@ -342,15 +338,15 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
     tv = o->variance == SGP_SKL_VARIANCE_EXACT ? sgp_alloc(ns) : NULL; /* stochastic: the map */
     if (!st && (!tm || (o->variance == SGP_SKL_VARIANCE_EXACT && !tv)))
       st = sgp_fail(ctx, SGP_ENOMEM, "xtest: out of memory");
-    if (!st) st = skl_predict(ctx, p, &pr, L->s, o, dt->xtest, tm, tv);
+    if (!st) st = skl_predict(ctx, p, &pr.K, u, L->s->sw, o, dt->xtest, tm, tv);
   }
   if (!st) {
-    const skl_parts q = {p, o, L->s, &pr, h, L->path, var_obs, tm, tv, ns, warn, nw,
+    const skl_parts q = {p, o, L->s, u, h, L->path, var_obs, tm, tv, ns, warn, nw,
                          sgp_clock() - t0, stoch_var && L->s->converged ? &map : NULL};
     *out = result_plain(ctx, &q, a);
     if (sgp_value_arena_failed(a)) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   }
-  free(var_obs); free(tm); free(tv); free(map.var); free(map.se);
+  free(var_obs); free(tm); free(tv); free(u); free(map.var); free(map.se);
   skl_prior_free(&pr);
   (void)w2;
   return st;

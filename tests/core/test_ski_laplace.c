@@ -333,7 +333,9 @@ static void variance_map_matches_exact(void **state)
   double *pts = th_zeros(m * 2), *mean = th_zeros(m), *ex = th_zeros(m);
   double *var = th_zeros(m), *se = th_zeros(m);
   if (sgp_ski_grid_points(&ctx, &f.p.grid, sgp_mat_of(pts, m, 2))) fail_msg("%s", ctx.errmsg);
-  if (skl_predict(&ctx, &f.p, &f.pr, &f.s, &c.o, sgp_cmat_of(pts, m, 2), mean, ex))
+  double *u = th_zeros(m);
+  for (int64_t i = 0; i < m; i++) u[i] = f.pr.mean + f.s.kappa[i];
+  if (skl_predict(&ctx, &f.p, &f.pr.K, u, f.s.sw, &c.o, sgp_cmat_of(pts, m, 2), mean, ex))
     fail_msg("%s", ctx.errmsg);
   skl_varmap map = {var, se};
   double q, qse;
@@ -352,7 +354,7 @@ static void variance_map_matches_exact(void **state)
       fail_msg("eigen map at %lld: %.6g vs exact %.6g (se %.3g)", (long long)i, var[i], ex[i], se[i]);
   skl_eig_free(&e);
   skl_state_free(&s2);
-  free(pts); free(mean); free(ex); free(var); free(se);
+  free(pts); free(mean); free(ex); free(var); free(se); free(u);
   fit_free(&f);
 }
 

@@ -21,7 +21,17 @@ test_that("ski_laplace agrees between R and Octave", {
   expect_equal(f2$hyper$mean, oct[["fit2.mean"]], tolerance = 1e-8)
   expect_equal(f2$test$mean, oct[["fit2.test_mean"]], tolerance = 1e-8)
   expect_equal(f2$test$var, oct[["fit2.test_var"]], tolerance = 1e-8)
+  # predictions from the fit read back (an exposure at the second point)
+  p2 <- predict(f2, rbind(c(1.5, 1), c(0.5, 2)), offset = c(0, log(2)))
+  expect_equal(p2$mean, oct[["pred2.mean"]], tolerance = 1e-8)
+  expect_equal(p2$var, oct[["pred2.var"]], tolerance = 1e-8)
+  expect_equal(p2$response, oct[["pred2.response"]], tolerance = 1e-8)
   e <- function(expr) tryCatch({ expr; "no error" }, error = conditionMessage)
+  # the same words after the host's function and field syntax
+  bad <- f2
+  bad$weights <- bad$weights[1:10]
+  expect_identical(sub("^.*weights' ", "", e(predict(bad, rbind(c(1, 1))))),
+                   sub("^.*weights' ", "", oct[["err.weights"]]))
   expect_identical(e(ski_laplace(y = c(1, 2.5, 3), verbose = FALSE)), oct[["err.y"]])
   expect_identical(e(ski_laplace(y = c(1, 2, 3), layout = "points", verbose = FALSE)),
                    oct[["err.layout"]])

@@ -1,0 +1,48 @@
+## scalegp_predict on a ski_laplace fit: the core reads the fit struct (also
+## after save/load), recomputes the curvature from f and runs the fit's own
+## prediction code, so the predictions at the fit's xtest equal fit.test
+## exactly; a damaged field is an error naming it.
+
+%!shared fit, xt
+%! [i, j] = ndgrid (1:12, 1:10);
+%! y = floor (3 * (1 + sin (i / 3) .* cos (j / 4)));
+%! xt = [1 1; 2.5 3.3; 6.2 9.9; 11.9 5; 7 2.25];
+%! fit = ski_laplace ([], y, "lengthscale", [2 3], "outputscale", 1.3, "mean", 0.5,
+%!                    "xtest", xt, "verbose", false);
+
+%!test
+%! p = scalegp_predict (fit, xt);
+%! assert (isequal (p.mean, fit.test.mean));
+%! assert (isequal (p.var, fit.test.var));
+%! assert (isequal (p.response, fit.test.response));
+%! assert (isequal (p.response_var, fit.test.response_var));
+%! assert (isequal (scalegp_predict (fit, xt, "type", "link"), fit.test.mean));
+%! assert (isequal (scalegp_predict (fit, xt, "type", "response"), fit.test.response));
+%! pn = scalegp_predict (fit, xt, "variance", "none");
+%! assert (isequal (pn.mean, p.mean));
+%! assert (isempty (pn.var));
+%! r2 = scalegp_predict (fit, xt, "type", "response", "offset", log (2) * ones (5, 1));
+%! assert (r2, 2 * p.response, 1e-14 * max (r2));
+
+%!test
+%! f = [tempname() ".mat"];
+%! save ("-binary", f, "fit");
+%! s = load (f);
+%! unlink (f);
+%! assert (isequal (scalegp_predict (s.fit, xt), scalegp_predict (fit, xt)));
+
+%!error <scalegp_predict: 'fit.weights' has 10 values; need 120 \(one per grid point\)>
+%! scalegp_predict (setfield (fit, "weights", ones (10, 1)), xt);
+%!error <scalegp_predict: 'fit.used' is missing>
+%! scalegp_predict (rmfield (fit, "used"), xt);
+%!error <scalegp_predict: 'fit.hyper.lengthscale' must be>
+%! h = fit.hyper; h.lengthscale = -1;
+%! scalegp_predict (setfield (fit, "hyper", h), xt);
+%!error <scalegp_predict: 'fit.f' must be numeric>
+%! scalegp_predict (setfield (fit, "f", "x"), xt);
+%!error <scalegp_predict: 'type' must be one of>
+%! scalegp_predict (fit, xt, "type", "class");
+%!error <scalegp_predict: 'offset' must be 5 finite numbers>
+%! scalegp_predict (fit, xt, "offset", [1 2]);
+%!error <scalegp_summary: 'fit' is a ski_laplace fit>
+%! scalegp_summary (fit);
