@@ -182,10 +182,18 @@ alloc_error_names <- function(expr, fn, arg, what) {
 #' scalegp_options("gp_laplace")
 #' @export
 scalegp_options <- function(fn) {
-  t <- sgp_call(C_options, as.character(fn))  # the core's table (sgp_options_plain)
+  fn <- as.character(fn)
+  # the core's table (sgp_options_plain), read once per session: a table is fixed
+  # for the loaded library, and a fit then crosses into C once
+  t <- option_tables[[fn]]
+  if (is.null(t)) {
+    t <- sgp_call(C_options, fn)
+    if (length(fn) == 1L && !is.na(fn)) assign(fn, t, envir = option_tables)
+  }
   structure(as.data.frame(t[c("name", "kind", "default", "doc")], stringsAsFactors = FALSE),
             context = t$context)
 }
+option_tables <- new.env(parent = emptyenv())
 
 option_default <- function(fn, name) {
   t <- scalegp_options(fn)

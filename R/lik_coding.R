@@ -6,7 +6,9 @@
 # what valla's and mlp_fit's fronts decide by (noise: real targets with a noise
 # variance; valla: valla and mlp_fit offer it).
 lik_label_coding <- function() {
-  t <- sgp_call(C_info)$likelihoods
+  # the core's facts are fixed for the loaded library: read once per session
+  t <- option_tables[[".likelihoods"]]
+  if (is.null(t)) assign(".likelihoods", t <- sgp_call(C_info)$likelihoods, envir = option_tables)
   data.frame(name = t$name, classes = t$classes == 1, n_classes = t$n_classes,
              first_class = t$first_class, noise = t$noise == 1, valla = t$valla == 1,
              stringsAsFactors = FALSE)
