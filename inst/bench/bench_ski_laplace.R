@@ -39,9 +39,9 @@ run <- function(name, pp, size, method) {
   fit
 }
 if ("small" %in% cases)
-  for (m in c("exact", "eigen", "slq")) run("bei", bei, c(64, 32), m)
+  for (m in c("exact", "eigen", "slq")) invisible(run("bei", bei, c(64, 32), m))
 if ("medium" %in% cases) {
-  run("bei", bei, c(256, 128), "auto")
-  run("clmfires", clmfires, c(256, 256), "auto")
+  invisible(run("bei", bei, c(256, 128), "auto"))
+  invisible(run("clmfires", clmfires, c(256, 256), "auto"))
 }
-if ("large" %in% cases) run("bei", bei, c(1024, 512), "auto")
+if ("large" %in% cases) invisible(run("bei", bei, c(1024, 512), "auto"))
