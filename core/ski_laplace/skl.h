@@ -115,6 +115,15 @@ double skl_lik_at(const skl_problem *p, skl_state *s);
  * (dense on the observed cells) or estimated (probes; *se its standard error). */
 int skl_evidence_exact(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
                        const skl_state *s, double *loglik, double *grad);
+/* The probes' log-determinant estimates: Gamma_j = scale e1'log(T_j)e1 from the
+ * CG coefficients of c probes (ca, cb: km x c; steps: c), summed; a probe whose
+ * tridiagonal has a non-positive Ritz value (or no step) is discarded and
+ * counted. qw: 3 km + km^2 scratch. */
+typedef struct { double sum, sum2; int64_t used, discarded; } skl_slq_sums;
+int skl_slq_quadrature(sgp_ctx *ctx, int64_t c, const int64_t *steps, const double *ca,
+                       const double *cb, int64_t km, double scale, double *qw, skl_slq_sums *q);
+/* Their mean and the standard error of the mean (SGP_ENOTPD with fewer than 2). */
+int skl_slq_mean(sgp_ctx *ctx, const skl_slq_sums *q, double *mean, double *se);
 /* With map (may be NULL), the same probes also estimate the posterior variance
  * diag(Sigma_u) at every grid point (map->var, m) with its standard error
  * (map->se, m): the stochastic variance map. */

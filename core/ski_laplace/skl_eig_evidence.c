@@ -18,8 +18,7 @@
 #define SKL_EIG_CHUNK 8
 
 typedef struct {
-  double lsum, lsum2;
-  int64_t used, discarded;
+  skl_slq_sums q;                /* the probes' log-det estimates */
   double *diag;                  /* m: sum_j (F y_j o F w_j - F w_j o F w_j) */
   double *diag_sq;               /* m or NULL: the sums of their squares (the map's se) */
   double tr[SGP_SKI_MAX_D + 1];  /* sums of (H F y_j)' C (H F w_j): lengthscales, then K */
@@ -45,15 +44,7 @@ static int probe_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, 
   int conv = 0;
   /* the solves serve the traces too: an error far below the probes' spread */
   if (!st) st = skl_eig_pcg(ctx, e, c, B, Y, 1e-8, km, ca, cb, steps, &conv, NULL);
-  for (int64_t j = 0; !st && j < c; j++) {
-    double v = 0.0;
-    int ok = 0;
-    if (steps[j] > 0 && (st = sgp_ski_cg_quadrature(ctx, steps[j], ca + j * km, cb + j * km, qw, &v, &ok)))
-      break;
-    if (!ok || steps[j] == 0) { acc->discarded++; continue; }
-    const double g = (double)m * v;
-    acc->lsum += g; acc->lsum2 += g * g; acc->used++;
-  }
+  if (!st) st = skl_slq_quadrature(ctx, c, steps, ca, cb, km, (double)m, qw, &acc->q);
   if (!st) st = skl_eig_F(ctx, e, c, Y, FY);
   if (!st) st = skl_eig_F(ctx, e, c, W, FW);
   for (int64_t k = 0; !st && k < m * c; k++) {
@@ -141,15 +132,13 @@ int skl_evidence_eig(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, sk
   for (int64_t j0 = 0; !st && j0 < t; j0 += chunk)
     st = probe_chunk(ctx, p, pr, e, o, seed, j0, t - j0 < chunk ? t - j0 : chunk, grad ? dK : NULL,
                      grad ? nl : -1, &acc);
-  if (!st && acc.used < 2)
-    st = sgp_fail(ctx, SGP_ENOTPD, "evidence: fewer than 2 usable probes (raise slq_max_iter)");
+  double lmean = 0.0, lse = 0.0;
+  if (!st) st = skl_slq_mean(ctx, &acc.q, &lmean, &lse);
   if (!st) {
     double lp = 0.0;
     for (int64_t i = 0; i < m; i++) lp += log(e->p[i]);
-    const double u = (double)acc.used, mean = acc.lsum / u;
-    const double var = fmax(acc.lsum2 / u - mean * mean, 0.0) * u / (u - 1.0);
-    *loglik = s->logp - 0.5 * sgp_dot(m, s->v, s->v) - 0.5 * (lp + mean);
-    *se = 0.5 * sqrt(var / u);
+    *loglik = s->logp - 0.5 * sgp_dot(m, s->v, s->v) - 0.5 * (lp + lmean);
+    *se = 0.5 * lse;
   }
   if (!st && grad) st = eig_gradient(ctx, p, pr, e, s, o, &acc, dK, nl, grad);
   if (!st && map) st = skl_eig_diag_cov(ctx, e, map->var);

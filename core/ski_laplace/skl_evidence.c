@@ -100,9 +100,33 @@ int skl_evidence_exact(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
 
 #define SKL_PROBE_CHUNK 8
 
+int skl_slq_quadrature(sgp_ctx *ctx, int64_t c, const int64_t *steps, const double *ca,
+                       const double *cb, int64_t km, double scale, double *qw, skl_slq_sums *q)
+{
+  for (int64_t j = 0; j < c; j++) {
+    double v = 0.0;
+    int ok = 0, st;
+    if (steps[j] > 0 && (st = sgp_ski_cg_quadrature(ctx, steps[j], ca + j * km, cb + j * km, qw, &v, &ok)))
+      return st;
+    if (!ok || steps[j] == 0) { q->discarded++; continue; }
+    const double g = scale * v;
+    q->sum += g; q->sum2 += g * g; q->used++;
+  }
+  return SGP_OK;
+}
+
+int skl_slq_mean(sgp_ctx *ctx, const skl_slq_sums *q, double *mean, double *se)
+{
+  if (q->used < 2)
+    return sgp_fail(ctx, SGP_ENOTPD, "evidence: fewer than 2 usable probes (raise slq_max_iter)");
+  const double u = (double)q->used;
+  *mean = q->sum / u;
+  *se = sqrt(fmax(q->sum2 / u - *mean * *mean, 0.0) / (u - 1.0));
+  return SGP_OK;
+}
+
 typedef struct {
-  double lsum, lsum2;        /* sums of the probes' log-det estimates */
-  int64_t used, discarded;
+  skl_slq_sums q;            /* the probes' log-det estimates */
   double *diag_acc;          /* m: sum_j (K A_j) o (K Bz_j) */
   double *diag_sq;           /* m or NULL: the sums of their squares (the map's se) */
   double tr[SGP_SKI_MAX_D + 1]; /* sums of A_j' C Bz_j per lengthscale, then K */
@@ -125,15 +149,7 @@ static int slq_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, co
   const skl_bop B = {p, &pr->K, s->sw};
   int conv = 0;
   if (!st) st = skl_cg(ctx, &B, c, Z, Y, 1e-10, km, ca, cb, steps, &conv, NULL);
-  for (int64_t j = 0; !st && j < c; j++) {
-    double v = 0.0;
-    int ok = 0;
-    if (steps[j] > 0 && (st = sgp_ski_cg_quadrature(ctx, steps[j], ca + j * km, cb + j * km, qw, &v, &ok)))
-      break;
-    if (!ok || steps[j] == 0) { acc->discarded++; continue; }
-    const double g = (double)n * v;
-    acc->lsum += g; acc->lsum2 += g * g; acc->used++;
-  }
+  if (!st) st = skl_slq_quadrature(ctx, c, steps, ca, cb, km, (double)n, qw, &acc->q);
   for (int64_t j = 0; !st && j < c; j++) {
     skl_scatter(p, s->sw, Y + j * n, A + j * m);
     skl_scatter(p, s->sw, Z + j * n, Bz + j * m);
@@ -212,13 +228,11 @@ int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
   for (int64_t j0 = 0; !st && j0 < t; j0 += SKL_PROBE_CHUNK)
     st = slq_chunk(ctx, p, pr, s, o, seed, j0, t - j0 < SKL_PROBE_CHUNK ? t - j0 : SKL_PROBE_CHUNK,
                    dK, nl, &acc);
-  if (!st && acc.used < 2)
-    st = sgp_fail(ctx, SGP_ENOTPD, "evidence: fewer than 2 usable probes (raise slq_max_iter)");
+  double lmean = 0.0, lse = 0.0;
+  if (!st) st = skl_slq_mean(ctx, &acc.q, &lmean, &lse);
   if (!st) {
-    const double u = (double)acc.used, mean = acc.lsum / u;
-    const double var = fmax(acc.lsum2 / u - mean * mean, 0.0) * u / (u - 1.0);
-    *loglik = s->logp - half_quad(p, s) - 0.5 * mean;
-    *se = 0.5 * sqrt(var / u);
+    *loglik = s->logp - half_quad(p, s) - 0.5 * lmean;
+    *se = 0.5 * lse;
   }
   double *s2 = NULL, *shat = NULL, *ca = NULL;
   if (!st && grad) {

@@ -213,6 +213,43 @@ static void gradient_matches_finite_differences(void **state)
   fit_free(&f);
 }
 
+/* 50 seeds of an estimate (est: evidence and 4 gradient entries at seed k): the
+ * mean of each within 3 standard errors (of the 50) of the exact values ex. */
+typedef int (*estimate_fn)(sgp_ctx *ctx, void *data, uint64_t seed, double v[5]);
+static void expect_unbiased(sgp_ctx *ctx, estimate_fn est, void *data, uint64_t seed0,
+                            const double ex[5], const char *what)
+{
+  const int S = 50;
+  double sum[5] = {0}, sum2[5] = {0};
+  for (int k = 0; k < S; k++) {
+    double v[5];
+    if (est(ctx, data, seed0 + (uint64_t)k, v)) fail_msg("%s", ctx->errmsg);
+    for (int j = 0; j < 5; j++) { sum[j] += v[j]; sum2[j] += v[j] * v[j]; }
+  }
+  for (int j = 0; j < 5; j++) {
+    const double mean = sum[j] / S, sd = sqrt(fmax(sum2[j] / S - mean * mean, 0.0) * S / (S - 1.0));
+    const double se = sd / sqrt((double)S);
+    if (!(fabs(mean - ex[j]) <= 3.0 * se + 1e-9 * fabs(ex[j])))
+      fail_msg("%s entry %d: mean %.8g vs exact %.8g (se %.3g)", what, j, mean, ex[j], se);
+  }
+}
+
+typedef struct { fit_t *f; cells_t *c; skl_eig *e; skl_state *s; } est_t;
+
+static int slq_estimate(sgp_ctx *ctx, void *data, uint64_t seed, double v[5])
+{
+  est_t *d = (est_t *)data;
+  double se;
+  return skl_evidence_slq(ctx, &d->f->p, &d->f->pr, &d->f->s, &d->c->o, seed, v, &se, v + 1, NULL);
+}
+
+static int eig_estimate(sgp_ctx *ctx, void *data, uint64_t seed, double v[5])
+{
+  est_t *d = (est_t *)data;
+  double se;
+  return skl_evidence_eig(ctx, &d->f->p, &d->f->pr, d->e, d->s, &d->c->o, seed, v, &se, v + 1, NULL);
+}
+
 /* 50 seeds of the slq estimate: the mean of the evidence and of each gradient
  * entry within 3 standard errors (of the 50) of the exact values. */
 static void slq_is_unbiased(void **state)
@@ -227,21 +264,9 @@ static void slq_is_unbiased(void **state)
   fit_at(&ctx, &c, &f);
   double q, g[4];
   if (skl_evidence_exact(&ctx, &f.p, &f.pr, &f.s, &q, g)) fail_msg("%s", ctx.errmsg);
-  const int S = 50;
-  double sum[5] = {0}, sum2[5] = {0};
-  for (int k = 0; k < S; k++) {
-    double qe, se, ge[4];
-    if (skl_evidence_slq(&ctx, &f.p, &f.pr, &f.s, &c.o, 100 + k, &qe, &se, ge, NULL)) fail_msg("%s", ctx.errmsg);
-    const double v[5] = {qe, ge[0], ge[1], ge[2], ge[3]};
-    for (int j = 0; j < 5; j++) { sum[j] += v[j]; sum2[j] += v[j] * v[j]; }
-  }
   const double ex[5] = {q, g[0], g[1], g[2], g[3]};
-  for (int j = 0; j < 5; j++) {
-    const double mean = sum[j] / S, sd = sqrt(fmax(sum2[j] / S - mean * mean, 0.0) * S / (S - 1.0));
-    const double se = sd / sqrt((double)S);
-    if (!(fabs(mean - ex[j]) <= 3.0 * se + 1e-9 * fabs(ex[j])))
-      fail_msg("entry %d: slq mean %.8g vs exact %.8g (se %.3g)", j, mean, ex[j], se);
-  }
+  est_t d = {&f, &c, NULL, NULL};
+  expect_unbiased(&ctx, slq_estimate, &d, 100, ex, "slq");
   fit_free(&f);
 }
 
@@ -266,21 +291,9 @@ static void eigen_path_mode_and_unbiased(void **state)
   assert_true(s2.converged);
   const double ef = th_rel_max(f.p.n, s2.f, f.s.f);
   if (!(ef <= 1e-8)) fail_msg("eigen mode off by %.3g", ef);
-  const int S = 50;
-  double sum[5] = {0}, sum2[5] = {0};
-  for (int k = 0; k < S; k++) {
-    double qe, se, ge[4];
-    if (skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 300 + k, &qe, &se, ge, NULL))
-      fail_msg("%s", ctx.errmsg);
-    const double v[5] = {qe, ge[0], ge[1], ge[2], ge[3]};
-    for (int j = 0; j < 5; j++) { sum[j] += v[j]; sum2[j] += v[j] * v[j]; }
-  }
   const double ex[5] = {q, g[0], g[1], g[2], g[3]};
-  for (int j = 0; j < 5; j++) {
-    const double mean = sum[j] / S, sd = sqrt(fmax(sum2[j] / S - mean * mean, 0.0) * S / (S - 1.0));
-    if (!(fabs(mean - ex[j]) <= 3.0 * sd / sqrt((double)S) + 1e-9 * fabs(ex[j])))
-      fail_msg("entry %d: eigen mean %.8g vs exact %.8g (se %.3g)", j, mean, ex[j], sd / sqrt((double)S));
-  }
+  est_t d = {&f, &c, &e, &s2};
+  expect_unbiased(&ctx, eig_estimate, &d, 300, ex, "eigen");
   skl_eig_free(&e);
   skl_state_free(&s2);
   fit_free(&f);
