@@ -44,6 +44,7 @@ static void make_cells(sgp_likelihood lik, cells_t *c)
   c->o.tol = 1e-11;
   c->o.max_newton = 50;
   c->o.learn = 0;
+  c->o.probes = 30;
   c->o.loglik_method = SGP_SKL_LOGLIK_EXACT;
   c->bounds[0] = 0.0; c->bounds[1] = 0.0; c->bounds[2] = 0.25 * (M1 - 1); c->bounds[3] = 0.25 * (M2 - 1);
   c->o.grid_bounds = c->bounds;
