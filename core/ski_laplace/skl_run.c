@@ -288,6 +288,24 @@ static int observed_var(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
   return st;
 }
 
+/* A learned lengthscale below 3 cells: the grid cannot represent such a field
+ * (the latent varies within a cell), so the fit depends on the grid; say so. */
+#define SKL_MIN_CELLS_PER_LENGTHSCALE 3.0
+static int under_resolved(const skl_problem *p, const sgp_hyper *h, char *buf, size_t size)
+{
+  if (!(h->learned & SGP_LEARN_LENGTHSCALE)) return 0;
+  for (int j = 0; j < p->grid.d; j++) {
+    const double ls = h->lengthscale[h->n_lengthscale == 1 ? 0 : j];
+    if (p->grid.m[j] > 1 && ls < SKL_MIN_CELLS_PER_LENGTHSCALE * p->grid.h[j]) {
+      snprintf(buf, size, "ski_laplace: the learned lengthscale %.3g is under %g grid cells "
+               "(spacing %.3g in dimension %d): the grid does not resolve it; raise grid_size",
+               ls, SKL_MIN_CELLS_PER_LENGTHSCALE, p->grid.h[j], j + 1);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_laplace_data *dt,
                          const skl_problem *p, learn_t *L, int want_loglik, sgp_value_arena *a,
                          sgp_value *out, double t0)
@@ -303,8 +321,8 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
   if (!st && stoch_var && (!map.var || !map.se)) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   if (!st) st = mode_and_evidence(ctx, L, &pr, want_loglik ? &h->loglik : NULL, &h->loglik_se, h->grad,
                                   stoch_var ? &map : NULL);
-  const char *warn[3];
-  char w1[320], w2[320], w3[360];
+  const char *warn[4];
+  char w1[320], w2[320], w3[360], w4[320];
   int64_t nw = 0;
   if (!st && !L->s->converged) {
     snprintf(w1, sizeof w1, "ski_laplace: the mode was not found (stop: %s; mode bound %.3g > tol "
@@ -321,6 +339,7 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
   }
   sgp_select_warning(h, w2, sizeof w2);
   if (!st && w2[0]) { snprintf(w3, sizeof w3, "ski_laplace: %s", w2); warn[nw++] = w3; }
+  if (!st && under_resolved(p, h, w4, sizeof w4)) warn[nw++] = w4;
   double *var_obs = NULL, *tm = NULL, *tv = NULL, *u = st ? NULL : sgp_alloc(p->m);
   if (!st && !u) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   for (int64_t i = 0; !st && i < p->m; i++) u[i] = pr.mean + L->s->kappa[i];

@@ -3,9 +3,9 @@
 #     Matern-3/2 kernel (gp_laplace, gaussian likelihood), lengthscale,
 #     outputscale, mean and noise learned by marginal likelihood, 95% bands and
 #     a 10-year extrapolation.
-#  2. Earthquakes off Fiji (datasets::quakes): event counts in 0.5-degree cells,
-#     a Poisson GP (log link) fitted by gp_laplace() with its lengthscale and
-#     mean log intensity learned -> intensity map.
+#  2. Earthquakes off Fiji (datasets::quakes): the events as a point pattern, a
+#     log-Gaussian Cox process on a 200 x 232 grid fitted by ski_laplace() with
+#     everything learned -> intensity map.
 #  3. Old Faithful (datasets::faithful): a small tanh network (mlp_fit) predicts
 #     eruption length from the waiting time; valla() adds error bars from its
 #     linearized-Laplace GP (M = 20 inducing points), wide between the clusters.
@@ -51,37 +51,30 @@ legend("topright", c("observed", "posterior mean", "95% predictive band"),
        pch = c(19, NA, 15), lty = c(NA, 1, NA), col = c("black", "steelblue4",
        adjustcolor("steelblue", 0.4)), bty = "n")
 
-## ---- 2. Earthquakes off Fiji: Poisson GP intensity with gp_laplace() ----
-# 1000 events binned in 0.5 x 0.5 degree cells (2900 cells); the latent log
-# intensity is a GP over (longitude, latitude); offset = log cell area (deg^2).
-# The outputscale is given (2); the lengthscale and the prior mean (the log
-# intensity away from the events) are learned by maximizing the exact Laplace
-# evidence, then the exact Laplace approximation (a full budget of unit-vector
-# actions: one dense Cholesky per Newton step) gives the posterior. cg with
-# max_iter = 50 does not reach the mode within 20 Newton steps, and says so.
-breaks_lon <- seq(164, 189, by = 0.5)
-breaks_lat <- seq(-39, -10, by = 0.5)
-lon <- head(breaks_lon, -1) + 0.25
-lat <- head(breaks_lat, -1) + 0.25
-counts <- as.vector(table(cut(quakes$long, breaks_lon), cut(quakes$lat, breaks_lat)))
-cells <- as.matrix(expand.grid(lon = lon, lat = lat))
+## ---- 2. Earthquakes off Fiji: a log-Gaussian Cox process with ski_laplace() ----
+# The 1000 events as a point pattern on a 200 x 232 grid of 0.125 degree cells
+# (46400 cells); the latent log intensity per deg^2 is a GP on the grid, and the
+# lengthscale, outputscale and mean are learned by the Laplace evidence (its
+# eigen path: a preconditioned stochastic estimate with its standard error).
+# variance = "stochastic" maps the posterior sd of every cell from the same probes.
+h <- 0.125
+lon <- seq(164 + h / 2, 189 - h / 2, by = h)
+lat <- seq(-39 + h / 2, -10 - h / 2, by = h)
 t0 <- proc.time()[["elapsed"]]
-qfit <- gp_laplace(cells, counts, likelihood = "poisson", kernel = "matern32",
-                   outputscale = 2, offset = rep(log(0.25), length(counts)),
-                   policy = "cholesky", max_iter = length(counts), seed = 1, verbose = FALSE)
+qfit <- ski_laplace(cbind(quakes$long, quakes$lat), grid_size = c(length(lon), length(lat)),
+                    grid_bounds = rbind(range(lon), range(lat)), variance = "stochastic",
+                    seed = 1, verbose = FALSE)
 secs <- proc.time()[["elapsed"]] - t0
-rate <- exp(qfit$f + qfit$var / 2)                  # posterior mean events per deg^2
-cat(sprintf("quakes Poisson GP (%d cells, %d events): %d Newton steps, %d solver iterations, %.1f s with learning; %s\n",
-            length(counts), sum(counts), qfit$newton_steps, qfit$iterations, secs,
+rate <- exp(qfit$weights + qfit$grid_var / 2)      # posterior mean events per deg^2
+cat(sprintf("quakes Cox process (%d cells, %d events): %d Newton steps, %d CG steps, %.1f s with learning; %s\n",
+            length(rate), nrow(quakes), qfit$newton_steps, qfit$iterations, secs,
             if (qfit$converged) "converged" else "NOT converged"))
-cat(sprintf("  learned lengthscale %.2f deg, mean log intensity %.2f (%d evaluations); log evidence %.2f\n",
-            qfit$hyper$lengthscale, qfit$hyper$mean, nrow(qfit$optim), qfit$loglik))
-cat(sprintf("  peak intensity %.1f events per deg^2 at (%.2f E, %.2f S); latent sd %.2f..%.2f\n",
-            max(rate), cells[which.max(rate), 1], -cells[which.max(rate), 2],
-            min(sqrt(qfit$var)), max(sqrt(qfit$var))))
+cat(sprintf("  learned lengthscale %.2f deg, outputscale %.2f, mean log intensity %.2f (%d evaluations); log evidence %.1f +- %.1f\n",
+            qfit$hyper$lengthscale, qfit$hyper$outputscale, qfit$hyper$mean, nrow(qfit$optim),
+            qfit$loglik, qfit$loglik_se))
 image(lon, lat, matrix(log10(rate), length(lon)), col = hcl.colors(40, "YlOrRd", rev = TRUE),
       xlab = "longitude", ylab = "latitude", asp = 1,
-      main = "Fiji earthquakes: log10 posterior intensity per deg^2 (gp_laplace, Poisson)")
+      main = "Fiji earthquakes: log10 posterior intensity per deg^2 (ski_laplace, Cox process)")
 points(quakes$long, quakes$lat, pch = ".", col = "grey20")
 
 ## ---- 3. Old Faithful: error bars for a trained network with valla() ----
