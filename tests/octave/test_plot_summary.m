@@ -76,7 +76,7 @@
 %! assert (! isempty (strfind (t, "  data         n = 40, d = 1; M = 5 inducing points\n")));
 %! assert (! isempty (strfind (t, sprintf ("final objective %.5g", va.history.objective(end)))));
 
-%!error <scalegp_summary: 'fit' must be a result of gp_laplace, ski_gsgp or valla> scalegp_summary (1)
+%!error <scalegp_summary: 'fit' must be a result of gp_laplace, ski_gsgp, ski_laplace or valla> scalegp_summary (1)
 %!error <scalegp_summary: 'fit' has an unknown class "lm"> scalegp_summary (struct ("class", "lm"))
 %!error <scalegp_summary: 'fit.x'> scalegp_summary (setfield (fl, "x", "a"))
 
