@@ -31,9 +31,11 @@ int skl_eig_Ft(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *X, double *
 int skl_eig_M(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *X, double *Y, double *buf);
 /* out (m) = diag(F p^-1 F') (the control variate of the posterior variances). */
 int skl_eig_diag_cov(sgp_ctx *ctx, skl_eig *e, double *out);
+/* PCG with the preconditioner p (skl_cg's arguments; with all_conv the true
+ * residuals are checked, and max_res, when not NULL, gets the largest relative one). */
 int skl_eig_pcg(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *Bm, double *X, double rtol,
                 int64_t max_iter, double *ca, double *cb, int64_t *steps, int *all_conv,
-                int64_t *total_steps);
+                int64_t *total_steps, double *max_res);
 
 /* Newton in v from the state's warm start (s->v); on return s->kappa = F v,
  * s->alpha = P'g (the representer weights at the mode) and the curvature in e. */

@@ -43,7 +43,7 @@ static int probe_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, 
     }
   int conv = 0;
   /* the solves serve the traces too: an error far below the probes' spread */
-  if (!st) st = skl_eig_pcg(ctx, e, c, B, Y, 1e-8, km, ca, cb, steps, &conv, NULL);
+  if (!st) st = skl_eig_pcg(ctx, e, c, B, Y, 1e-8, km, ca, cb, steps, &conv, NULL, NULL);
   if (!st) st = skl_slq_quadrature(ctx, c, steps, ca, cb, km, (double)m, qw, &acc->q);
   if (!st) st = skl_eig_F(ctx, e, c, Y, FY);
   if (!st) st = skl_eig_F(ctx, e, c, W, FW);
@@ -73,7 +73,9 @@ static int implicit_eig(sgp_ctx *ctx, const skl_problem *p, skl_eig *e,
   int st = !b || !ftb || !x ? sgp_fail(ctx, SGP_ENOMEM, "out of memory") : 0;
   if (!st) { skl_scatter(p, NULL, s2, b); st = skl_eig_Ft(ctx, e, 1, b, ftb); }
   int conv = 0;
-  if (!st) st = skl_eig_pcg(ctx, e, 1, ftb, x, o->inner_rtol, o->max_iter, NULL, NULL, NULL, &conv, NULL);
+  if (!st)
+    st = skl_eig_pcg(ctx, e, 1, ftb, x, o->inner_rtol, o->max_iter, NULL, NULL, NULL, &conv, NULL,
+                     NULL);
   if (!st) st = skl_eig_F(ctx, e, 1, x, ftb);
   for (int64_t i = 0; !st && i < m; i++) shat[i] = b[i] - e->dfull[i] * ftb[i];
   free(b); free(ftb); free(x);

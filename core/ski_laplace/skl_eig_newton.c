@@ -71,18 +71,19 @@ int skl_newton_eig(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, skl_
     /* the step's error is relative to the gradient, which vanishes at the mode */
     const double rtol = fmax(o->inner_rtol, fmin(0.1, gn));
     int conv = 0;
+    double res = 0.0;
     if ((st = skl_eig_pcg(ctx, e, 1, gr, dv, rtol, o->max_iter, NULL, NULL, NULL, &conv,
-                          &s->cg_steps)))
+                          &s->cg_steps, &res)))
       return st;
     if ((st = skl_eig_F(ctx, e, 1, dv, fdv))) return st;
     double t = 0.0;
     if (!eig_line_search(p, pr, s, dv, fdv, s->psi, o->damping, ka, &t)) {
       s->stop = "diverged";
-      skl_history_row(s, s->psi, err, 0.0, s->cg_steps, rtol, t0);
+      skl_history_row(s, s->psi, err, 0.0, s->cg_steps, res, t0);
       break;
     }
     s->newton_steps++;
-    skl_history_row(s, s->psi, err, t, s->cg_steps, rtol, t0);
+    skl_history_row(s, s->psi, err, t, s->cg_steps, res, t0);
     sgp_say(ctx, "ski_laplace: Newton step %lld, mode bound %.3g, step %.3g, CG steps %lld",
             (long long)s->newton_steps, err, t, (long long)s->cg_steps);
   }

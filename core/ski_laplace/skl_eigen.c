@@ -98,7 +98,7 @@ int skl_eig_diag_cov(sgp_ctx *ctx, skl_eig *e, double *out)
  * p^-1/2 M p^-1/2). */
 int skl_eig_pcg(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *Bm, double *X, double rtol,
                 int64_t max_iter, double *ca, double *cb, int64_t *steps, int *all_conv,
-                int64_t *total_steps)
+                int64_t *total_steps, double *max_res)
 {
   const int64_t m = e->m;
   double *R = sgp_alloc(m * cols), *Z = sgp_alloc(m * cols), *P = sgp_alloc(m * cols);
@@ -140,11 +140,13 @@ int skl_eig_pcg(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *Bm, double
   }
   if (!st && all_conv) {  /* the true residuals decide */
     *all_conv = 1;
+    if (max_res) *max_res = 0.0;
     if (!(st = skl_eig_M(ctx, e, cols, X, AP, buf)))
       for (int64_t c = 0; c < cols; c++) {
         double rr = 0.0;
         for (int64_t i = 0; i < m; i++) { const double d = Bm[i + c * m] - AP[i + c * m]; rr += d * d; }
         if (sqrt(rr) > 2.0 * rtol * nb[c]) *all_conv = 0;
+        if (max_res && nb[c] > 0.0) *max_res = fmax(*max_res, sqrt(rr) / nb[c]);
       }
   }
   free(R); free(Z); free(P); free(AP); free(buf); free(rz); free(nb); free(active);
