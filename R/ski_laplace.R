@@ -77,8 +77,9 @@
 #' if (requireNamespace("spatstat.data", quietly = TRUE) &&
 #'     requireNamespace("spatstat.geom", quietly = TRUE)) {
 #'   data(bei, package = "spatstat.data")
-#'   lgcp <- ski_laplace(bei, grid_size = c(32, 16), seed = 1)
-#'   plot(lgcp, main = "bei: log intensity")
+#'   lgcp <- ski_laplace(bei, grid_size = c(256, 128), seed = 1, variance = "stochastic")
+#'   plot(lgcp)
+#'   plot(lgcp, what = "sd")
 #' }
 #' @seealso \code{vignette("spatial")}; \code{\link{gp_laplace}} for scattered
 #'   data, \code{\link{ski_gsgp}} for regression on a grid.

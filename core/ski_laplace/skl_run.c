@@ -288,12 +288,13 @@ static int observed_var(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
   return st;
 }
 
-/* A learned lengthscale below 3 cells: the grid cannot represent such a field
- * (the latent varies within a cell), so the fit depends on the grid; say so. */
+/* A learned lengthscale below 3 cells where the grid is ours to choose (points,
+ * binned): the grid cannot represent such a field (the latent varies within a
+ * cell), so the fit depends on the grid; say so. Cells data define their grid. */
 #define SKL_MIN_CELLS_PER_LENGTHSCALE 3.0
 static int under_resolved(const skl_problem *p, const sgp_hyper *h, char *buf, size_t size)
 {
-  if (!(h->learned & SGP_LEARN_LENGTHSCALE)) return 0;
+  if (!(h->learned & SGP_LEARN_LENGTHSCALE) || p->layout == SGP_SKL_LAYOUT_CELLS) return 0;
   for (int j = 0; j < p->grid.d; j++) {
     const double ls = h->lengthscale[h->n_lengthscale == 1 ? 0 : j];
     if (p->grid.m[j] > 1 && ls < SKL_MIN_CELLS_PER_LENGTHSCALE * p->grid.h[j]) {
