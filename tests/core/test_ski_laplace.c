@@ -271,6 +271,15 @@ static void slq_is_unbiased(void **state)
   fit_free(&f);
 }
 
+/* The eigen path's fit of the same problem: its state and basis. */
+static void eig_fit_at(sgp_ctx *ctx, cells_t *c, fit_t *f, skl_state *s2, skl_eig *e)
+{
+  if (skl_state_init(ctx, s2, f->p.m, f->p.n, 64) || skl_eig_make(ctx, &f->p, &f->pr.kernel, 8, e) ||
+      skl_newton_eig(ctx, &f->p, &f->pr, e, &c->o, 0.0, s2))
+    fail_msg("%s", ctx->errmsg);
+  if (!s2->converged) fail_msg("eigen Newton: %s, mode bound %.3g", s2->stop, s2->mode_error);
+}
+
 /* The eigen path's mode equals the B-form Newton's; its estimates are unbiased. */
 static void eigen_path_mode_and_unbiased(void **state)
 {
@@ -286,10 +295,7 @@ static void eigen_path_mode_and_unbiased(void **state)
   if (skl_evidence_exact(&ctx, &f.p, &f.pr, &f.s, &q, g)) fail_msg("%s", ctx.errmsg);
   skl_state s2;
   skl_eig e;
-  if (skl_state_init(&ctx, &s2, f.p.m, f.p.n, 64)) fail_msg("%s", ctx.errmsg);
-  if (skl_eig_make(&ctx, &f.p, &f.pr.kernel, 8, &e)) fail_msg("%s", ctx.errmsg);
-  if (skl_newton_eig(&ctx, &f.p, &f.pr, &e, &c.o, 0.0, &s2)) fail_msg("%s", ctx.errmsg);
-  assert_true(s2.converged);
+  eig_fit_at(&ctx, &c, &f, &s2, &e);
   const double ef = th_rel_max(f.p.n, s2.f, f.s.f);
   if (!(ef <= 1e-8)) fail_msg("eigen mode off by %.3g", ef);
   const double ex[5] = {q, g[0], g[1], g[2], g[3]};
@@ -318,9 +324,7 @@ static void eigen_exact_for_constant_curvature(void **state)
   if (skl_evidence_exact(&ctx, &f.p, &f.pr, &f.s, &q, g)) fail_msg("%s", ctx.errmsg);
   skl_state s2;
   skl_eig e;
-  if (skl_state_init(&ctx, &s2, f.p.m, f.p.n, 64)) fail_msg("%s", ctx.errmsg);
-  if (skl_eig_make(&ctx, &f.p, &f.pr.kernel, 8, &e)) fail_msg("%s", ctx.errmsg);
-  if (skl_newton_eig(&ctx, &f.p, &f.pr, &e, &c.o, 0.0, &s2)) fail_msg("%s", ctx.errmsg);
+  eig_fit_at(&ctx, &c, &f, &s2, &e);
   if (skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 7, &qe, &se, ge, NULL)) fail_msg("%s", ctx.errmsg);
   /* rounding of m = 120 logs and of the eigen-decomposition (~1e-13 relative) */
   if (!(fabs(qe - q) <= 1e-9 * fabs(q))) fail_msg("eigen %.15g vs exact %.15g", qe, q);
@@ -359,9 +363,7 @@ static void variance_map_matches_exact(void **state)
       fail_msg("slq map at %lld: %.6g vs exact %.6g (se %.3g)", (long long)i, var[i], ex[i], se[i]);
   skl_state s2;
   skl_eig e;
-  if (skl_state_init(&ctx, &s2, m, f.p.n, 64) || skl_eig_make(&ctx, &f.p, &f.pr.kernel, 8, &e) ||
-      skl_newton_eig(&ctx, &f.p, &f.pr, &e, &c.o, 0.0, &s2))
-    fail_msg("%s", ctx.errmsg);
+  eig_fit_at(&ctx, &c, &f, &s2, &e);
   if (skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 11, &q, &qse, NULL, &map)) fail_msg("%s", ctx.errmsg);
   for (int64_t i = 0; i < m; i++)
     if (!(fabs(var[i] - ex[i]) <= 5.0 * se[i] + 1e-12 * ex[i]))
