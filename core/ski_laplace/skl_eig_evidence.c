@@ -6,8 +6,8 @@
  * whose coefficients are those of p^-1/2 M p^-1/2 started at xi. With y = M^-1
  * p^1/2 xi and w = p^-1/2 xi, E[y w'] = M^-1, so
  *   diag(Sigma_u) = diag(F p^-1 F') + E[(F y) o (F w) - (F w) o (F w)]
- * (the first term exact: the preconditioner's part, a control variate) and
- *   tr(R C) = tr(H C) - E[(H F y)' C (H F w)],  R = H - H F M^-1 F'H.
+ * (the first term exact: the preconditioner's part, a control variate), and with
+ * Rademacher z on the grid tr(R C) = E[(R z)' C z], R = H - H F M^-1 F'H.
  * The implicit term's s^ = b - H F M^-1 F'b, b = P's2. */
 #include "ski_laplace/skl_eig.h"
 
@@ -16,12 +16,14 @@
 #include <string.h>
 
 #define SKL_EIG_CHUNK 8
+/* the trace probes' stream, apart from the log-determinant's */
+#define SKL_TRACE_SEED 0x5bd1e995ull
 
 typedef struct {
   skl_slq_sums q;                /* the probes' log-det estimates */
   double *diag;                  /* m: sum_j (F y_j o F w_j - F w_j o F w_j) */
   double *diag_sq;               /* m or NULL: the sums of their squares (the map's se) */
-  double tr[SGP_SKI_MAX_D + 1];  /* sums of (H F y_j)' C (H F w_j): lengthscales, then K */
+  double tr[SGP_SKI_MAX_D + 1];  /* sums of (R z_j)' C z_j: lengthscales, then K */
 } eig_acc;
 
 static int probe_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, skl_eig *e,
@@ -52,12 +54,23 @@ static int probe_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, 
     const double v = FY[k] * FW[k] - FW[k] * FW[k];
     acc->diag[i] += v;
     if (acc->diag_sq) acc->diag_sq[i] += v * v;
-    FY[k] *= e->dfull[i];  /* H F y, H F w */
-    FW[k] *= e->dfull[i];
   }
+  /* the traces tr(R C) = E[(R z)'C z] with Rademacher z on the grid, R z = H z -
+   * H F M^-1 F'H z: the eigenbasis probes above would weight them by p^+-1/2, which
+   * the traces of lengthscale derivatives do not follow (their variance grew by
+   * orders of magnitude on bei) */
+  for (int64_t j = 0; !st && nl >= 0 && j < c; j++)
+    for (int64_t i = 0; i < m; i++) {
+      W[i + j * m] = sgp_ski_probe_value(seed + SKL_TRACE_SEED, j0 + j, i);
+      FY[i + j * m] = e->dfull[i] * W[i + j * m];
+    }
+  if (!st && nl >= 0) st = skl_eig_Ft(ctx, e, c, FY, B);
+  if (!st && nl >= 0) st = skl_eig_pcg(ctx, e, c, B, Y, 1e-8, km, NULL, NULL, NULL, &conv, NULL, NULL);
+  if (!st && nl >= 0) st = skl_eig_F(ctx, e, c, Y, FW);
+  for (int64_t k = 0; !st && nl >= 0 && k < m * c; k++) FY[k] -= e->dfull[k % m] * FW[k];
   for (int64_t l = 0; !st && l <= nl; l++) {
     const sgp_op *C = l < nl ? &dK[l] : &pr->K;
-    if ((st = C->apply(C, (sgp_cmat){FW, m, c, m}, (sgp_mat){CW, m, c, m}, ctx))) break;
+    if ((st = C->apply(C, (sgp_cmat){W, m, c, m}, (sgp_mat){CW, m, c, m}, ctx))) break;
     for (int64_t j = 0; j < c; j++) acc->tr[l] += sgp_dot(m, FY + j * m, CW + j * m);
   }
   free(B); free(Y); free(W); free(FY); free(FW); free(CW); free(ca); free(cb); free(qw); free(steps);
@@ -95,15 +108,10 @@ static int eig_gradient(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
     s2[i] = 0.5 * (dc[g] + acc->diag[g] / (double)t) * s->d3[i];
   }
   if (!st) st = implicit_eig(ctx, p, e, o, s2, shat);
-  double sumd = 0.0;
-  for (int64_t i = 0; i < m; i++) sumd += e->dfull[i];
   for (int64_t l = 0; !st && l <= nl; l++) {
     const sgp_op *C = l < nl ? &dK[l] : &pr->K;
     if ((st = C->apply(C, (sgp_cmat){s->alpha, m, 1, m}, (sgp_mat){ca, m, 1, m}, ctx))) break;
-    /* tr(H C): the diagonal of C is 0 for a lengthscale, s for the outputscale */
-    const double trhc = l < nl ? 0.0 : pr->kernel.outputscale * sumd;
-    grad[l] = 0.5 * sgp_dot(m, s->alpha, ca) - 0.5 * (trhc - acc->tr[l] / (double)t) +
-              sgp_dot(m, shat, ca);
+    grad[l] = 0.5 * sgp_dot(m, s->alpha, ca) - 0.5 * acc->tr[l] / (double)t + sgp_dot(m, shat, ca);
   }
   if (!st) {
     double gm = 0.0;

@@ -169,13 +169,13 @@ static int learn(sgp_ctx *ctx, learn_t *L, unsigned bits, double *theta)
   grid_scales(&L->p->grid, &extent, &hmin);
   for (int64_t k = 0; k < nt; k++) { lo[k] = -INFINITY; hi[k] = INFINITY; }
   for (int64_t j = 0; j < nl; j++) { lo[j] = log(0.5 * hmin); hi[j] = log(10.0 * extent); }
-  /* the stochastic evidence (probes fixed for the run): a stop when the best value
-   * gains less than a quarter of the start's standard error, as ski_gsgp's
-   * eigenbasis learning does */
+  /* the stochastic evidence (probes fixed for the run): its Hutchinson gradient is
+   * no derivative of its SLQ value, so the optimizer follows path values (the
+   * values integrated from the gradients, kept within 3 standard errors of the
+   * estimates), as gp_laplace's stochastic learning does */
   const int stoch = L->path != SKL_EXACT;
-  const sgp_select_run run = {L->o->optim_max_iter, L->o->restarts, stoch ? -1.0 : 0.0,
-                              stoch ? 0.01 : 0.0, stoch ? 0.25 : 0.0, 0, stoch ? last_se : NULL,
-                              "ski_laplace: learning", L->deadline};
+  const sgp_select_run run = {L->o->optim_max_iter, L->o->restarts, 0.0, 0.0, 0.0, stoch,
+                              stoch ? last_se : NULL, "ski_laplace: learning", L->deadline};
   int64_t best = -1;
   return sgp_select_learn(ctx, L->h, theta, lo, hi, bits, &run, objective, L, &best);
 }

@@ -30,7 +30,7 @@ run <- function(name, pp, size, method) {
   tk <- t_k(size)
   h <- fit$hyper
   cat(sprintf(paste("BENCH ski_laplace data=%s grid=%dx%d path=%s evals=%d newton=%d cg=%d",
-                    "time=%.1fs t_K=%.4fs time_over_tK=%.0f loglik=%.2f se=%.2f lengthscale=%.4g",
+                    "time=%.1fs t_K=%.3gs time_over_tK=%.0f loglik=%.2f se=%.2f lengthscale=%.4g",
                     "outputscale=%.4g mean=%.4g converged=%s peak_rss=%.0fMB\n"),
               name, size[1], size[2], fit$used$loglik_method, nrow(fit$optim),
               as.integer(fit$newton_steps), as.integer(fit$iterations), secs, tk, secs / tk,
