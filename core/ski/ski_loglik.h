@@ -204,6 +204,14 @@ int sgp_ski_kron_eig_apply(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, double *con
 int sgp_ski_kron_eig_dsqrt(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, unsigned mask,
                            int64_t cols, const double *X, double *Y, double *work);
 
+/* Y = op(F_d) x ... x op(F_1) X (ski_kron_rect.c) for factors F_j of rows_j x
+ * ranks_j (column-major, NULL: the 1 x 1 identity): 'N' maps a block of
+ * prod ranks_j by cols to prod rows_j by cols, 'T' back. work holds the
+ * largest intermediate block (prod rows_j * cols suffices); X, Y, work distinct. */
+int sgp_ski_kron_rect_apply(sgp_ctx *ctx, int d, const int64_t *rows, const int64_t *ranks,
+                            const double *const *F, char trans, int64_t cols, const double *X,
+                            double *Y, double *work);
+
 /* g = (Q o Q)' d: for d = W'1 (the data density on the grid), g_i
  * approximates q_i' B q_i, exactly so for a constant eigenvector q_i and
  * closely for the smooth ones that carry K_G's large eigenvalues. */

@@ -28,6 +28,23 @@ int skl_problem_grid(sgp_ctx *ctx, const sgp_ski_grid *g0, const double *bounds,
   return sgp_ski_grid_bounds(ctx, sgp_cmat_of(p->bounds, d, 2), g0->m, &p->grid);
 }
 
+/* The working memory of a fit, counted in grid vectors held at once: the
+ * Newton state (9), the eigen basis's buffers (17), a block of 8 probes with
+ * its solves (40), the variance map (2) and the FFT products' padded complex
+ * blocks of 8 (64), with room for the data's vectors: 160 per grid point. A
+ * grid beyond the machine's memory is refused before anything is allocated. */
+#define SKL_GRID_VECTORS 160.0
+
+static int grid_fits_memory(sgp_ctx *ctx, int64_t m)
+{
+  const double need = SKL_GRID_VECTORS * 8.0 * (double)m, have = sgp_phys_mem_bytes();
+  if (have > 0 && need > have)
+    return sgp_fail(ctx, SGP_ENOMEM, "grid_size: a grid of %lld points needs about %.3g GB of "
+                    "working memory, more than this machine's %.3g GB; use fewer grid points",
+                    (long long)m, need / 1e9, have / 1e9);
+  return SGP_OK;
+}
+
 static int64_t len_of(sgp_cmat a) { return a.data ? a.rows * a.cols : 0; }
 
 /* The grid of the cells layout: dim(y) cells, centred at 1..m_j unless
@@ -328,6 +345,7 @@ int skl_problem_make(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_
   }
   if ((st = skl_problem_grid(ctx, &g0, b, p))) return st;
   p->m = sgp_ski_grid_npoints(&p->grid);
+  if ((st = grid_fits_memory(ctx, p->m))) return st;
   p->n_data = dt->x.data ? dt->x.rows : len_of(dt->y);
   /* bernoulli labels summed per cell are binomial counts */
   const sgp_lik_ops *ops = sgp_lik_ops_of(o->likelihood);

@@ -10,11 +10,16 @@
 typedef struct {
   sgp_ski_kron_eig ke;
   int64_t m, cols;          /* grid points; the widest block the buffers take */
-  double *QQ[SGP_SKI_MAX_D];/* Q_j o Q_j (diagonals in the eigenbasis) */
-  double *lamh, *lam;       /* Lambda^1/2, Lambda (m) */
+  /* The basis keeps, per dimension, the eigenvectors whose factor eigenvalue is
+   * above the floor (the rest are 0 in Lambda, so F drops nothing): v has mr =
+   * prod ranks[j] entries, F = Q_r Lambda_r^1/2 maps them to the m grid points. */
+  int64_t mr, rows[SGP_SKI_MAX_D], ranks[SGP_SKI_MAX_D];
+  const double *Qr[SGP_SKI_MAX_D]; /* views on Q_j's kept columns (rows_j x ranks_j) */
+  double *QQ[SGP_SKI_MAX_D];/* Q_r o Q_r (diagonals in the eigenbasis) */
+  double *lamh, *lam;       /* Lambda_r^1/2, Lambda_r (mr) */
   double lmax;              /* the largest eigenvalue of K */
-  double *p;                /* the preconditioner's diagonal (m) at the last curvature */
-  double *dfull;            /* the curvature on the grid, 0 off the observed cells */
+  double *p;                /* the preconditioner's diagonal (mr) at the last curvature */
+  double *dfull;            /* the curvature on the grid (m), 0 off the observed cells */
   double *work, *tmp;       /* m x cols each */
 } skl_eig;
 
@@ -25,7 +30,8 @@ int skl_eig_make(sgp_ctx *ctx, const skl_problem *p, const sgp_kernel *k, int64_
 void skl_eig_free(skl_eig *e);
 /* The curvature w at the observed cells: dfull and the preconditioner p. */
 int skl_eig_curvature(sgp_ctx *ctx, const skl_problem *p, skl_eig *e, const double *w);
-/* Y = F X, Y = F'X, Y = M X (buf: m x cols scratch) for cols <= e->cols columns. */
+/* Y = F X (mr -> m), Y = F'X (m -> mr), Y = M X (mr -> mr; buf: m x cols
+ * scratch) for cols <= e->cols columns. */
 int skl_eig_F(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *X, double *Y);
 int skl_eig_Ft(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *X, double *Y);
 int skl_eig_M(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *X, double *Y, double *buf);

@@ -30,23 +30,24 @@ static int probe_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, 
                        const sgp_ski_laplace_opts *o, uint64_t seed, int64_t j0, int64_t c,
                        const sgp_op *dK, int64_t nl, eig_acc *acc)
 {
-  const int64_t m = p->m, km = o->slq_max_iter;
-  double *B = sgp_alloc(m * c), *Y = sgp_alloc(m * c), *W = sgp_alloc(m * c), *FY = sgp_alloc(m * c);
+  const int64_t m = p->m, mr = e->mr, km = o->slq_max_iter;
+  /* B, Y: whitened (mr per column); W, FY, FW, CW: on the grid (m) */
+  double *B = sgp_alloc(mr * c), *Y = sgp_alloc(mr * c), *W = sgp_alloc(m * c), *FY = sgp_alloc(m * c);
   double *FW = sgp_alloc(m * c), *CW = sgp_alloc(m * c), *ca = sgp_alloc(km * c), *cb = sgp_alloc(km * c);
   double *qw = sgp_alloc(3 * km + km * km);
   int64_t *steps = malloc((size_t)c * sizeof(int64_t));
   int st = !B || !Y || !W || !FY || !FW || !CW || !ca || !cb || !qw || !steps
            ? sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory (lower probes)") : 0;
   for (int64_t j = 0; !st && j < c; j++)
-    for (int64_t i = 0; i < m; i++) {
+    for (int64_t i = 0; i < mr; i++) {
       const double xi = sgp_ski_probe_value(seed, j0 + j, i), sp = sqrt(e->p[i]);
-      B[i + j * m] = sp * xi;
-      W[i + j * m] = xi / sp;
+      B[i + j * mr] = sp * xi;
+      W[i + j * mr] = xi / sp;
     }
   int conv = 0;
   /* the solves serve the traces too: an error far below the probes' spread */
   if (!st) st = skl_eig_pcg(ctx, e, c, B, Y, 1e-8, km, ca, cb, steps, &conv, NULL, NULL);
-  if (!st) st = skl_slq_quadrature(ctx, c, steps, ca, cb, km, (double)m, qw, &acc->q);
+  if (!st) st = skl_slq_quadrature(ctx, c, steps, ca, cb, km, (double)mr, qw, &acc->q);
   if (!st) st = skl_eig_F(ctx, e, c, Y, FY);
   if (!st) st = skl_eig_F(ctx, e, c, W, FW);
   for (int64_t k = 0; !st && k < m * c; k++) {
@@ -82,7 +83,7 @@ static int implicit_eig(sgp_ctx *ctx, const skl_problem *p, skl_eig *e,
                         const sgp_ski_laplace_opts *o, const double *s2, double *shat)
 {
   const int64_t m = p->m;
-  double *b = sgp_alloc(m), *ftb = sgp_alloc(m), *x = sgp_alloc(m);
+  double *b = sgp_alloc(m), *ftb = sgp_alloc(m), *x = sgp_alloc(e->mr);
   int st = !b || !ftb || !x ? sgp_fail(ctx, SGP_ENOMEM, "out of memory") : 0;
   if (!st) { skl_scatter(p, NULL, s2, b); st = skl_eig_Ft(ctx, e, 1, b, ftb); }
   int conv = 0;
@@ -146,8 +147,8 @@ int skl_evidence_eig(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, sk
   if (!st) st = skl_slq_mean(ctx, &acc.q, &lmean, &lse);
   if (!st) {
     double lp = 0.0;
-    for (int64_t i = 0; i < m; i++) lp += log(e->p[i]);
-    *loglik = s->logp - 0.5 * sgp_dot(m, s->v, s->v) - 0.5 * (lp + lmean);
+    for (int64_t i = 0; i < e->mr; i++) lp += log(e->p[i]);
+    *loglik = s->logp - 0.5 * sgp_dot(e->mr, s->v, s->v) - 0.5 * (lp + lmean);
     *se = 0.5 * lse;
   }
   if (!st && grad) st = eig_gradient(ctx, p, pr, e, s, o, &acc, dK, nl, grad);

@@ -4,7 +4,9 @@
  * the curvature d on the observed cells, 0 elsewhere) and its Jacobi
  * preconditioner p = 1 + lambda o diag(Q'HQ), exact for a constant curvature
  * (docs/ski_laplace.md, "The eigen path"). M >= I, so its solves never see
- * the curvature's inverse. */
+ * the curvature's inverse. Eigenpairs whose eigenvalue is 0 (below the floor of
+ * sgp_ski_kron_eig_make) leave F, so v has only the kept ones: M is the identity
+ * on the rest, which adds nothing to the mode, log|M| or the variances. */
 #include "ski_laplace/skl_eig.h"
 
 #include <math.h>
@@ -24,29 +26,71 @@ void skl_eig_free(skl_eig *e)
   memset(e, 0, sizeof *e);
 }
 
+/* The kept eigenpairs of each dimension: the factor eigenvalues come ascending,
+ * with those below the floor set to 0, so the kept ones are the last ranks[j]. */
+static int keep_basis(sgp_ctx *ctx, skl_eig *e)
+{
+  const sgp_ski_kron_eig *ke = &e->ke;
+  e->mr = 1;
+  for (int j = 0; j < ke->d; j++) {
+    const int64_t mj = ke->m[j];
+    int64_t r = 1;
+    if (ke->Q[j]) {
+      r = 0;
+      for (int64_t i = 0; i < mj; i++) r += ke->mu[j][i] > 0.0;
+      if (r == 0) return sgp_fail(ctx, SGP_ENOTPD, "kernel: the grid kernel matrix is zero");
+      e->Qr[j] = ke->Q[j] + (mj - r) * mj;
+      if (!(e->QQ[j] = sgp_alloc(mj * r))) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+      for (int64_t i = 0; i < mj * r; i++) e->QQ[j][i] = e->Qr[j][i] * e->Qr[j][i];
+    }
+    e->rows[j] = mj;
+    e->ranks[j] = r;
+    e->mr *= r;
+  }
+  return SGP_OK;
+}
+
+/* lamh (mr) = (s prod_j mu_j)^1/2 over the kept eigenvalues, first dimension fastest. */
+static void kept_sqrt_values(skl_eig *e)
+{
+  const sgp_ski_kron_eig *ke = &e->ke;
+  int64_t sub[SGP_SKI_MAX_D] = {0};
+  for (int64_t i = 0; i < e->mr; i++) {
+    double v = ke->scale;
+    for (int j = 0; j < ke->d; j++)
+      if (ke->mu[j]) v *= ke->mu[j][ke->m[j] - e->ranks[j] + sub[j]];
+    e->lam[i] = v;
+    e->lamh[i] = sqrt(v);
+    sgp_ski_sub_next(sub, e->ranks, ke->d);
+  }
+}
+
 int skl_eig_make(sgp_ctx *ctx, const skl_problem *p, const sgp_kernel *k, int64_t cols, skl_eig *e)
 {
   memset(e, 0, sizeof *e);
   const int64_t m = p->m;
   int st = sgp_ski_kron_eig_make(ctx, k, &p->grid, &e->ke);
+  if (!st) st = keep_basis(ctx, e);
   if (st) return st;
   e->m = m;
   e->cols = cols;
-  e->lamh = sgp_alloc(m); e->lam = sgp_alloc(m); e->p = sgp_alloc(m); e->dfull = sgp_calloc(m);
+  const int64_t mr = e->mr;
+  e->lamh = sgp_alloc(mr); e->lam = sgp_alloc(mr); e->p = sgp_alloc(mr); e->dfull = sgp_calloc(m);
   e->work = sgp_alloc(m * cols); e->tmp = sgp_alloc(m * cols);
   if (!e->lamh || !e->lam || !e->p || !e->dfull || !e->work || !e->tmp)
     return sgp_fail(ctx, SGP_ENOMEM, "ski_laplace: out of memory for the eigen path (%lld cells)",
                     (long long)m);
-  sgp_ski_kron_eig_sqrt_values(&e->ke, e->lamh);
+  kept_sqrt_values(e);
   e->lmax = 0.0;
-  for (int64_t i = 0; i < m; i++) { e->lam[i] = e->lamh[i] * e->lamh[i]; e->lmax = fmax(e->lmax, e->lam[i]); }
-  for (int j = 0; j < e->ke.d; j++) {
-    if (!e->ke.Q[j]) continue;
-    const int64_t mj = e->ke.m[j];
-    if (!(e->QQ[j] = sgp_alloc(mj * mj))) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-    for (int64_t i = 0; i < mj * mj; i++) e->QQ[j][i] = e->ke.Q[j][i] * e->ke.Q[j][i];
-  }
+  for (int64_t i = 0; i < mr; i++) e->lmax = fmax(e->lmax, e->lam[i]);
   return SGP_OK;
+}
+
+static int rect(sgp_ctx *ctx, skl_eig *e, double *const *F, char trans, int64_t cols,
+                const double *X, double *Y)
+{
+  return sgp_ski_kron_rect_apply(ctx, e->ke.d, e->rows, e->ranks, (const double *const *)F,
+                                 trans, cols, X, Y, e->work);
 }
 
 int skl_eig_curvature(sgp_ctx *ctx, const skl_problem *p, skl_eig *e, const double *w)
@@ -54,25 +98,25 @@ int skl_eig_curvature(sgp_ctx *ctx, const skl_problem *p, skl_eig *e, const doub
   memset(e->dfull, 0, (size_t)e->m * sizeof(double));
   for (int64_t i = 0; i < p->n; i++) e->dfull[p->obs[i]] = fmax(w[i], 0.0);
   /* diag(Q'HQ) = (Q o Q)' d */
-  int st = sgp_ski_kron_eig_apply(ctx, &e->ke, e->QQ, 'T', 1, e->dfull, e->p, e->work);
-  for (int64_t i = 0; !st && i < e->m; i++) e->p[i] = 1.0 + e->lam[i] * fmax(e->p[i], 0.0);
+  int st = rect(ctx, e, e->QQ, 'T', 1, e->dfull, e->p);
+  for (int64_t i = 0; !st && i < e->mr; i++) e->p[i] = 1.0 + e->lam[i] * fmax(e->p[i], 0.0);
   return st;
 }
 
 int skl_eig_F(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *X, double *Y)
 {
-  const int64_t m = e->m;
+  const int64_t mr = e->mr;
   for (int64_t c = 0; c < cols; c++)
-    for (int64_t i = 0; i < m; i++) e->tmp[i + c * m] = e->lamh[i] * X[i + c * m];
-  return sgp_ski_kron_eig_transform(ctx, &e->ke, 'N', cols, e->tmp, Y, e->work);
+    for (int64_t i = 0; i < mr; i++) e->tmp[i + c * mr] = e->lamh[i] * X[i + c * mr];
+  return rect(ctx, e, (double *const *)e->Qr, 'N', cols, e->tmp, Y);
 }
 
 int skl_eig_Ft(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *X, double *Y)
 {
-  const int64_t m = e->m;
-  int st = sgp_ski_kron_eig_transform(ctx, &e->ke, 'T', cols, X, Y, e->work);
+  const int64_t mr = e->mr;
+  int st = rect(ctx, e, (double *const *)e->Qr, 'T', cols, X, Y);
   for (int64_t c = 0; !st && c < cols; c++)
-    for (int64_t i = 0; i < m; i++) Y[i + c * m] *= e->lamh[i];
+    for (int64_t i = 0; i < mr; i++) Y[i + c * mr] *= e->lamh[i];
   return st;
 }
 
@@ -83,14 +127,14 @@ int skl_eig_M(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *X, double *Y
   for (int64_t c = 0; !st && c < cols; c++)
     for (int64_t i = 0; i < m; i++) buf[i + c * m] *= e->dfull[i];
   if (!st) st = skl_eig_Ft(ctx, e, cols, buf, Y);
-  for (int64_t k = 0; !st && k < m * cols; k++) Y[k] += X[k];
+  for (int64_t k = 0; !st && k < e->mr * cols; k++) Y[k] += X[k];
   return st;
 }
 
 int skl_eig_diag_cov(sgp_ctx *ctx, skl_eig *e, double *out)
 {
-  for (int64_t i = 0; i < e->m; i++) e->tmp[i] = e->lam[i] / e->p[i];
-  return sgp_ski_kron_eig_apply(ctx, &e->ke, e->QQ, 'N', 1, e->tmp, out, e->work);
+  for (int64_t i = 0; i < e->mr; i++) e->tmp[i] = e->lam[i] / e->p[i];
+  return rect(ctx, e, e->QQ, 'N', 1, e->tmp, out);
 }
 
 /* Preconditioned CG on M for `cols` right-hand sides (cols <= e->cols), X = 0
@@ -100,9 +144,9 @@ int skl_eig_pcg(sgp_ctx *ctx, skl_eig *e, int64_t cols, const double *Bm, double
                 int64_t max_iter, double *ca, double *cb, int64_t *steps, int *all_conv,
                 int64_t *total_steps, double *max_res)
 {
-  const int64_t m = e->m;
+  const int64_t m = e->mr;  /* the whitened coordinates; buf is on the grid */
   double *R = sgp_alloc(m * cols), *Z = sgp_alloc(m * cols), *P = sgp_alloc(m * cols);
-  double *AP = sgp_alloc(m * cols), *buf = sgp_alloc(m * cols), *rz = sgp_alloc(cols);
+  double *AP = sgp_alloc(m * cols), *buf = sgp_alloc(e->m * cols), *rz = sgp_alloc(cols);
   double *nb = sgp_alloc(cols);
   int *active = calloc((size_t)cols, sizeof(int));
   int st = !R || !Z || !P || !AP || !buf || !rz || !nb || !active

@@ -11,7 +11,8 @@
  *    50 seeds lies within 3 standard errors of the exact value;
  *  - the eigen path (whitened latent, preconditioned SLQ): the same mode, an
  *    unbiased evidence and gradient, and an exact one for a constant curvature
- *    (gaussian on every cell: the preconditioner is then M itself);
+ *    (gaussian on every cell: the preconditioner is then M itself), also when
+ *    long lengthscales leave fewer basis vectors than grid points;
  *  - points: c = W'1 with linear weights (c >= 0, sum c = n) and the Cox
  *    process log-likelihood sum_i f(x_i) - sum_g a_g exp(u_g) at the mode. */
 #include "test_helpers.h"
@@ -334,6 +335,47 @@ static void eigen_exact_for_constant_curvature(void **state)
   fit_free(&f);
 }
 
+/* Long lengthscales (12 and 16 cells): most factor eigenvalues fall below the
+ * floor, so the eigen basis keeps fewer than m vectors. The dropped ones have
+ * lambda = 0 in F, so the mode still equals the B-form Newton's (whose K
+ * products keep them, at <= 1e-14 of the norm) to 1e-8, and with a constant
+ * curvature the evidence is exact up to that floor: m 1e-14 lambda_max d, far
+ * below 1e-9 relative. */
+static void eigen_truncated_basis(void **state)
+{
+  (void)state;
+  for (int gauss = 0; gauss <= 1; gauss++) {
+    cells_t c;
+    make_cells(SGP_LIK_POISSON, &c);
+    c.ls[0] = 3.0; c.ls[1] = 4.0;
+    if (gauss) {
+      c.o.likelihood = SGP_LIK_GAUSSIAN;
+      c.o.noise = 0.3;
+      for (int gi = 0; gi < MG; gi++) { c.y[gi] = sin(0.3 * gi); c.off[gi] = 0.0; }
+    }
+    sgp_ctx ctx;
+    sgp_ctx_init(&ctx);
+    fit_t f;
+    fit_at(&ctx, &c, &f);
+    skl_state s2;
+    skl_eig e;
+    eig_fit_at(&ctx, &c, &f, &s2, &e);
+    if (!(e.mr <= MG / 2)) fail_msg("the basis kept %lld of %d vectors", (long long)e.mr, MG);
+    const double ef = th_rel_max(f.p.n, s2.f, f.s.f);
+    if (!(ef <= 1e-8)) fail_msg("truncated eigen mode off by %.3g", ef);
+    if (gauss) {
+      double q, g[4], qe, se, ge[4];
+      if (skl_evidence_exact(&ctx, &f.p, &f.pr, &f.s, &q, g) ||
+          skl_evidence_eig(&ctx, &f.p, &f.pr, &e, &s2, &c.o, 7, &qe, &se, ge, NULL))
+        fail_msg("%s", ctx.errmsg);
+      if (!(fabs(qe - q) <= 1e-9 * fabs(q))) fail_msg("eigen %.15g vs exact %.15g", qe, q);
+    }
+    skl_eig_free(&e);
+    skl_state_free(&s2);
+    fit_free(&f);
+  }
+}
+
 /* The stochastic variance map on both paths against the exact variances at
  * every grid point: each within 5 of its standard errors (120 cells: a false
  * alarm has probability ~1e-4 for estimates near normal). */
@@ -482,6 +524,7 @@ int main(void)
     cmocka_unit_test(slq_is_unbiased),
     cmocka_unit_test(eigen_path_mode_and_unbiased),
     cmocka_unit_test(eigen_exact_for_constant_curvature),
+    cmocka_unit_test(eigen_truncated_basis),
     cmocka_unit_test(variance_map_matches_exact),
     cmocka_unit_test(points_counts_and_loglik),
     cmocka_unit_test(bad_input_names_the_argument),

@@ -79,6 +79,10 @@ test_that("bad input gets a clear error naming the argument", {
   expect_error(sk(y = y, likelihood = "softmax"), "softmax")
   expect_error(sk(y = y, offset = 1:3), "'offset'")
   expect_error(sk(y = y, grid_size = c(3, 3)), "'grid_size'")
+  # a grid beyond any machine's memory is refused before anything is allocated
+  pts <- cbind(c(0.1, 0.5, 0.9), c(0.2, 0.4, 0.8))
+  expect_error(sk(x = pts, grid_size = c(3e6, 3e6), grid_bounds = rbind(c(0, 1), c(0, 1))),
+               "'grid_size'.*GB of working memory")
 })
 
 test_that("variance = 'stochastic' maps the grid within its standard errors", {
