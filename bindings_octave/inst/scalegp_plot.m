@@ -8,10 +8,11 @@
 ## Plot a fitted scalegp model in the current axes.
 ##
 ## 1-D inputs: the fit's line with a band of 2 standard deviations and the
-## data; 2-D inputs (gp_laplace, ski_gsgp): an image with contours.  What is
-## drawn, and the options @qcode{"class"}, @qcode{"n_grid"}, @qcode{"n"},
-## @qcode{"noise"} and @qcode{"data"}, are described in
-## @code{scalegp_plot_data}.
+## data; 2-D inputs (gp_laplace, ski_gsgp): an image with contours; a 2-D
+## ski_laplace fit: the map of its latent mode (or, with @qcode{"what"},
+## @qcode{"sd"}, its sd) with a colour key.  What is drawn, and the options
+## @qcode{"class"}, @qcode{"n_grid"}, @qcode{"n"}, @qcode{"noise"},
+## @qcode{"data"} and @qcode{"what"}, are described in @code{scalegp_plot_data}.
 ##
 ## Every other name/value pair is a graphics setting that replaces the plot's
 ## own: @qcode{"title"}, @qcode{"xlabel"} and @qcode{"ylabel"} set those
@@ -33,7 +34,7 @@ function ax = scalegp_plot (fit, varargin)
   if (nargin < 1)
     print_usage ();
   endif
-  names = {"class", "n_grid", "n", "noise", "data"};
+  names = {"class", "n_grid", "n", "noise", "data", "what"};
   [front, gpairs] = split_options ("scalegp_plot", names, varargin{:});
   args = {};
   for i = 1:numel (names)
@@ -70,7 +71,9 @@ endfunction
 
 function draw_band (h, v)
   hold (h, "on");
-  fill (h, [v.x; flipud(v.x)], [v.lo; flipud(v.hi)], [0.78 0.86 0.93], "edgecolor", "none");
+  if (! isempty (v.lo))   # ski_laplace's sd: a curve without a band
+    fill (h, [v.x; flipud(v.x)], [v.lo; flipud(v.hi)], [0.78 0.86 0.93], "edgecolor", "none");
+  endif
   if (isfield (v, "inner_lo"))
     fill (h, [v.x; flipud(v.x)], [v.inner_lo; flipud(v.inner_hi)], [0.6 0.74 0.86],
           "edgecolor", "none");
@@ -92,9 +95,15 @@ function draw_image (h, v)
   imagesc (h, v.x1, v.x2, v.z);
   set (h, "ydir", "normal");
   hold (h, "on");
-  contour (h, v.x1, v.x2, v.z, 8, "k");
+  if (! isfield (v, "contours") || v.contours)
+    contour (h, v.x1, v.x2, v.z, 8, "k");
+  endif
   if (! isempty (v.px))
     plot (h, v.px(:, 1), v.px(:, 2), "o", "color", "k", "markersize", 4);
   endif
   hold (h, "off");
+  if (isfield (v, "colorbar") && v.colorbar)
+    colormap (h, viridis (64));
+    colorbar (h);
+  endif
 endfunction

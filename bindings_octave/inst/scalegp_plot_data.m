@@ -16,7 +16,8 @@
 ## the inducing points), @code{ylim};
 ## @item @qcode{"image"} (2-D inputs)
 ## @code{x1}, @code{x2} (grid axes), @code{z} (@code{numel (x2)}-by-@code{numel (x1)}),
-## @code{px} (the data, n-by-2);
+## @code{px} (the data, n-by-2); ski_laplace also @code{colorbar} (true: draw
+## a colour key) and @code{contours} (false: none);
 ## @end table
 ## and @code{xlabel}, @code{ylabel}, @code{title}.
 ##
@@ -32,6 +33,13 @@
 ## variance, plus the noise with @qcode{"noise"}, true); 2-D: the mean.
 ## Option @qcode{"n"} (200 points per dimension, at most 2000).
 ##
+## ski_laplace (as R's plot method): option @qcode{"what"}: @qcode{"mean"}
+## (default), the latent mode at the grid points, or @qcode{"sd"}, its standard
+## deviation from the fit's @code{grid_var} (a fit with @code{variance =
+## "stochastic"}; an error otherwise).  1-D: the curve, the mode with a band of
+## 2 sds (@code{grid_var} where the fit has it, else the exact variances at the
+## grid points; no band for the sd); 2-D: the map with a colour key.
+##
 ## valla (1-D inputs): regression: output with 2 predictive (outer) and latent
 ## (inner) standard deviations; classification: the probability of class
 ## @qcode{"class"} (default 1) with its 2-sd latent band.  Options
@@ -44,7 +52,7 @@ function v = scalegp_plot_data (fit, varargin)
     print_usage ();
   endif
   fname = "scalegp_plot_data";
-  o = struct ("class", [], "n_grid", [], "n", [], "noise", [], "data", []);
+  o = struct ("class", [], "n_grid", [], "n", [], "noise", [], "data", [], "what", []);
   o = parse_options (fname, o, varargin{:});
   switch (fit_class (fit, fname))
     case "gp_laplace"
@@ -52,8 +60,7 @@ function v = scalegp_plot_data (fit, varargin)
     case "ski_gsgp"
       v = plot_data_ski_gsgp (fit, only (o, {"n", "noise"}, fname), fname);
     case "ski_laplace"
-      arg_error (fname, "fit", ["is a ski_laplace fit, which " fname " does not take yet; ", ...
-                                 "use scalegp_predict or its fields (weights on grid)"]);
+      v = plot_data_ski_laplace (fit, only (o, {"what"}, fname), fname);
     case "valla"
       v = plot_data_valla (fit, only (o, {"class", "n_grid", "data"}, fname), fname);
   endswitch

@@ -7,8 +7,8 @@
 ## Summary of a fitted scalegp model: the same lines as R's
 ## @code{print(summary(fit))}.
 ##
-## @var{fit} is the struct returned by @code{gp_laplace}, @code{ski_gsgp} or
-## @code{valla} (also after @code{save}/@code{load}).  Without an output the
+## @var{fit} is the struct returned by @code{gp_laplace}, @code{ski_gsgp},
+## @code{ski_laplace} or @code{valla} (also after @code{save}/@code{load}).  Without an output the
 ## summary is printed; with one it is returned as text (lines ending in a
 ## newline).
 ##
@@ -16,9 +16,12 @@
 ## and what was learned), data size, solver budget, convergence, the training
 ## log-likelihood at the mode and, for classification, the training accuracy.
 ## ski_gsgp: the grid, the kernel, the conjugate-gradient solve, what was
-## learned, the log marginal likelihood and the timings.  valla: the network,
+## learned, the log marginal likelihood and the timings.  ski_laplace: the
+## likelihood, layout, grid and kernel, the mode's Newton and CG steps and
+## convergence, the hyperparameters and what was learned, the log evidence,
+## then the Newton history (R's data frame print, 4 digits).  valla: the network,
 ## data, prior variance, noise, training and validation.
-## @seealso{scalegp_plot, scalegp_predict, gp_laplace, ski_gsgp, valla}
+## @seealso{scalegp_plot, scalegp_predict, gp_laplace, ski_gsgp, ski_laplace, valla}
 ## @end deftypefn
 
 function txt = scalegp_summary (fit)
@@ -32,8 +35,7 @@ function txt = scalegp_summary (fit)
     case "ski_gsgp"
       lines = summary_ski_gsgp (fit, fname);
     case "ski_laplace"
-      arg_error (fname, "fit", ["is a ski_laplace fit, which " fname " does not take yet; ", ...
-                                 "use scalegp_predict or its fields (weights on grid)"]);
+      lines = summary_ski_laplace (fit, fname);
     case "valla"
       lines = summary_valla (fit, fname);
   endswitch

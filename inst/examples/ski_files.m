@@ -4,10 +4,14 @@
 ## bitwise as the sequential run), then fitted from the statistics alone.
 ##
 ##   octave-cli inst/examples/ski_files.m
-pkg load scalegp
-dir = fullfile (tempdir (), "ski_files_octave");
-mkdir (dir);
-files = arrayfun (@(k) fullfile (dir, sprintf ("part%d.csv", k)), 1:4, "uniformoutput", false);
+##   (with the scalegp package installed; from the source tree add
+##   bindings_octave/inst and /src to the path)
+if (isempty (which ("ski_stats")))
+  pkg load scalegp
+endif
+folder = tempname ();   # the CSV files, removed at the end
+mkdir (folder);
+files = arrayfun (@(k) fullfile (folder, sprintf ("part%d.csv", k)), 1:4, "uniformoutput", false);
 rand ("seed", 7); randn ("seed", 7);
 for k = 1:4   # 4 files of 25000 rows: lon, lat, a response
   x = rand (25000, 2);
@@ -26,3 +30,5 @@ disp ("2 workers and sequential: the same statistics, bitwise");
 fit = ski_gsgp ("stats", stats, "kernel", "matern52", "lengthscale", 0.3, "outputscale", 1,
                 "noise", 0.01, "xtest", [0.25 0.5; 0.5 0.5; 0.75 0.5]);
 disp ([fit.test.mean, sin(4 * [0.25; 0.5; 0.75]) * cos(1.5)]);
+confirm_recursive_rmdir (false, "local");
+rmdir (folder, "s");

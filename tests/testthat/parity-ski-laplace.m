@@ -24,4 +24,16 @@ emit (fid, "pred2.response", p2.response);
 emit_error (fid, "err.weights", @() scalegp_predict (setfield (f2, "weights", f2.weights(1:10)), [1 1]));
 emit_error (fid, "err.y", @() ski_laplace ([], [1 2.5 3], "verbose", false));
 emit_error (fid, "err.layout", @() ski_laplace ([], [1 2 3], "layout", "points", "verbose", false));
+## summaries: the fits', and one with a history of every number format
+emit_summary (fid, "fit1", f1);
+emit_summary (fid, "fit2", f2);
+f3 = f1;
+f3.history = struct ("step", [1; 2; 3; 4], "psi", [9.99996; -0.5; 123456; 0],
+                     "mode_error", [1e-120; 2.5; NaN; 1], "damping", [0.5; 0.25; 1; 1],
+                     "cg_steps", [1; 10; 100; 1000], "rel_residual", [-Inf; 1e-3; 0.0123; 1],
+                     "seconds", [Inf; 1.5e5; 2; 3]);
+f3.converged = false;
+f3.stop_reason = "max_iter";
+f3.loglik = NaN;
+emit_summary (fid, "fit3", f3);
 fclose (fid);

@@ -35,4 +35,32 @@ test_that("ski_laplace agrees between R and Octave", {
   expect_identical(e(ski_laplace(y = c(1, 2.5, 3), verbose = FALSE)), oct[["err.y"]])
   expect_identical(e(ski_laplace(y = c(1, 2, 3), layout = "points", verbose = FALSE)),
                    oct[["err.layout"]])
+  # summary (which prints, as R's summary.ski_laplace does, rather than
+  # returning an object to print): the same lines but the history's last
+  # column (its timings); the third fit's history has a value of every format
+  # R's data frame print takes (fixed, scientific, a rounding that widens, a
+  # 3-digit exponent, NaN, Inf)
+  mask <- function(l) {
+    h <- seq_along(l) >= grep("^ step ", l)[1]
+    l[h] <- sub(" +\\S+$", "", l[h])
+    l
+  }
+  expect_summary <- function(fit, key, mask) {
+    o <- vapply(seq_len(oct[[paste0(key, ".summary.n")]]), function(i)
+      oct[[sprintf("%s.summary.%d", key, i)]], "")
+    expect_identical(mask(utils::capture.output(summary(fit))), mask(o),
+                     label = sprintf("R's summary of %s", key))
+  }
+  expect_summary(f1, "fit1", mask)
+  expect_summary(f2, "fit2", mask)
+  f3 <- f1
+  f3$history <- data.frame(step = c(1, 2, 3, 4), psi = c(9.99996, -0.5, 123456, 0),
+                           mode_error = c(1e-120, 2.5, NaN, 1), damping = c(0.5, 0.25, 1, 1),
+                           cg_steps = c(1, 10, 100, 1000),
+                           rel_residual = c(-Inf, 1e-3, 0.0123, 1), seconds = c(Inf, 1.5e5, 2, 3))
+  f3$converged <- FALSE
+  f3$stop_reason <- "max_iter"
+  f3$loglik <- NA
+  expect_summary(f3, "fit3", identity)
+  expect_match(capture.output(summary(f3))[6], "^    1     10.0   1.0e-120    0.50 ")
 })
