@@ -45,6 +45,25 @@ void sgp_ski_kron_eig_free(sgp_ski_kron_eig *ke)
   memset(ke, 0, sizeof *ke);
 }
 
+/* Each eigenvector's sign is LAPACK's choice, which may flip between nearby
+ * lengthscales. Probes keyed by eigen index (the eigen paths' common random
+ * numbers) would then meet another sign pattern, and the estimated
+ * log-determinant would jump between neighbouring hyperparameters. The sign is
+ * fixed by the first entry, which for the Toeplitz factors' eigenvectors moves
+ * continuously with the lengthscale (the first moment decides where it is 0). */
+static void fix_signs(int64_t m, double *Q)
+{
+  for (int64_t b = 0; b < m; b++) {
+    double *q = Q + b * m, key = q[0];
+    if (fabs(key) < 1e-10) {
+      key = 0.0;
+      for (int64_t i = 0; i < m; i++) key += (double)(i + 1) * q[i];
+    }
+    if (key < 0.0)
+      for (int64_t i = 0; i < m; i++) q[i] = -q[i];
+  }
+}
+
 /* One dimension: Q_j, mu_j and the eigenbasis derivative dR_j of T_j^{1/2}. */
 static int factor(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g, int j,
                   sgp_ski_kron_eig *ke)
@@ -70,6 +89,7 @@ static int factor(sgp_ctx *ctx, const sgp_kernel *k, const sgp_ski_grid *g, int 
       D[a + b * m] = t[m + (a > b ? a - b : b - a)];
     }
   if ((code = sgp_syev(ctx, m, Q, m, mu))) goto done;
+  fix_signs(m, Q);
   const double floor = MU_FLOOR * mu[m - 1];
   for (int64_t i = 0; i < m; i++) if (!(mu[i] > floor)) mu[i] = 0.0;
   /* dR = (Q' D Q) o G */

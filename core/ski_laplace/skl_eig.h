@@ -17,6 +17,9 @@ typedef struct {
   const double *Qr[SGP_SKI_MAX_D]; /* views on Q_j's kept columns (rows_j x ranks_j) */
   double *QQ[SGP_SKI_MAX_D];/* Q_r o Q_r (diagonals in the eigenbasis) */
   double *lamh, *lam;       /* Lambda_r^1/2, Lambda_r (mr) */
+  int64_t *full;            /* mr: each kept pair's index among all m (the probes' key,
+                               so that a pair keeps its probe values as the kept set
+                               changes with the lengthscale: common random numbers) */
   double lmax;              /* the largest eigenvalue of K */
   double *p;                /* the preconditioner's diagonal (mr) at the last curvature */
   double *dfull;            /* the curvature on the grid (m), 0 off the observed cells */

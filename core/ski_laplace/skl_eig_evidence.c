@@ -40,7 +40,7 @@ static int probe_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, 
            ? sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory (lower probes)") : 0;
   for (int64_t j = 0; !st && j < c; j++)
     for (int64_t i = 0; i < mr; i++) {
-      const double xi = sgp_ski_probe_value(seed, j0 + j, i), sp = sqrt(e->p[i]);
+      const double xi = sgp_ski_probe_value(seed, j0 + j, e->full[i]), sp = sqrt(e->p[i]);
       B[i + j * mr] = sp * xi;
       W[i + j * mr] = xi / sp;
     }

@@ -22,7 +22,7 @@ void skl_eig_free(skl_eig *e)
 {
   sgp_ski_kron_eig_free(&e->ke);
   for (int j = 0; j < SGP_SKI_MAX_D; j++) free(e->QQ[j]);
-  free(e->lamh); free(e->lam); free(e->p); free(e->dfull); free(e->work); free(e->tmp);
+  free(e->lamh); free(e->lam); free(e->full); free(e->p); free(e->dfull); free(e->work); free(e->tmp);
   memset(e, 0, sizeof *e);
 }
 
@@ -57,8 +57,14 @@ static void kept_sqrt_values(skl_eig *e)
   int64_t sub[SGP_SKI_MAX_D] = {0};
   for (int64_t i = 0; i < e->mr; i++) {
     double v = ke->scale;
-    for (int j = 0; j < ke->d; j++)
-      if (ke->mu[j]) v *= ke->mu[j][ke->m[j] - e->ranks[j] + sub[j]];
+    int64_t full = 0, stride = 1;
+    for (int j = 0; j < ke->d; j++) {
+      const int64_t k = ke->m[j] - e->ranks[j] + sub[j];
+      if (ke->mu[j]) v *= ke->mu[j][k];
+      full += k * stride;
+      stride *= ke->m[j];
+    }
+    e->full[i] = full;
     e->lam[i] = v;
     e->lamh[i] = sqrt(v);
     sgp_ski_sub_next(sub, e->ranks, ke->d);
@@ -77,7 +83,8 @@ int skl_eig_make(sgp_ctx *ctx, const skl_problem *p, const sgp_kernel *k, int64_
   const int64_t mr = e->mr;
   e->lamh = sgp_alloc(mr); e->lam = sgp_alloc(mr); e->p = sgp_alloc(mr); e->dfull = sgp_calloc(m);
   e->work = sgp_alloc(m * cols); e->tmp = sgp_alloc(m * cols);
-  if (!e->lamh || !e->lam || !e->p || !e->dfull || !e->work || !e->tmp)
+  e->full = malloc((size_t)mr * sizeof(int64_t));
+  if (!e->lamh || !e->lam || !e->p || !e->dfull || !e->work || !e->tmp || !e->full)
     return sgp_fail(ctx, SGP_ENOMEM, "ski_laplace: out of memory for the eigen path (%lld cells)",
                     (long long)m);
   kept_sqrt_values(e);
