@@ -58,7 +58,8 @@
 #'   \code{mode_error}, \code{history}, \code{hyper}, \code{loglik},
 #'   \code{loglik_se}, \code{loglik_grad}, \code{optim}, \code{used} (what
 #'   the fit used: likelihood, layout, kernel, loglik_method, interpolation,
-#'   probes, seed, trials, noise, dispersion, alpha, inner_rtol, max_iter;
+#'   probes, seed, trials, noise, dispersion, alpha, inner_rtol, max_iter,
+#'   bounds_policy;
 #'   \code{\link{predict.ski_laplace}} reads it) and, with
 #'   \code{xtest}, \code{test = list(mean, var, response, response_var)}; with
 #'   \code{variance = "stochastic"}, \code{grid_var} and \code{grid_var_se}: the

@@ -291,6 +291,9 @@ static int check_layout(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_s
     return sgp_fail(ctx, SGP_EINVAL, "layout: \"points\" takes x (the points) and no y");
   if (lay == SGP_SKL_LAYOUT_BINNED && (!dt->x.data || !dt->y.data))
     return sgp_fail(ctx, SGP_EINVAL, "layout: \"binned\" takes x and y");
+  if (lay != SGP_SKL_LAYOUT_SCATTERED && o->bounds_policy != SGP_SKI_BOUNDS_ERROR)
+    return sgp_fail(ctx, SGP_EINVAL, "bounds_policy: applies to the scattered layout only (binned "
+                    "data must lie on the grid; points use the grid's cells)");
   if (lay == SGP_SKL_LAYOUT_SCATTERED && (!dt->x.data || !dt->y.data))
     return sgp_fail(ctx, SGP_EINVAL, "layout: \"scattered\" takes x and y (one value per row of x)");
   if (lay == SGP_SKL_LAYOUT_POINTS && o->likelihood != SGP_LIK_POISSON)

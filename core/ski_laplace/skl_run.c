@@ -295,7 +295,6 @@ static int observed_var(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
     for (int64_t i0 = 0; !st && i0 < p->n; i0 += 16)
       st = skl_predict_var_taps(ctx, p, &pr->K, s->sw, o, p->n - i0 < 16 ? p->n - i0 : 16, p->T,
                                 p->widx + i0 * p->T, p->ww + i0 * p->T, var + i0);
-    (void)u;
     return st;
   }
   double *mean = sgp_alloc(p->n);

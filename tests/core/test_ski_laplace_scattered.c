@@ -355,6 +355,9 @@ static void nodes_equal_cells(void **state)
   fit_at(&ctx, &c.o, &ds, &fs);
   assert_int_equal(fc.p.n, n);
   assert_int_equal(fs.p.n, n);
+  assert_null(fc.p.widx);
+  assert_non_null(fs.p.widx);
+  assert_int_equal(fs.p.T, 4);
   double qc, qs, gc[4], gs[4], uc[MG], us[MG];
   if (skl_evidence_exact(&ctx, &fc.p, &fc.pr, &fc.s, &qc, gc)) fail_msg("%s", ctx.errmsg);
   if (skl_evidence_exact(&ctx, &fs.p, &fs.pr, &fs.s, &qs, gs)) fail_msg("%s", ctx.errmsg);

@@ -140,6 +140,8 @@ test_that("scattered: errors name the argument", {
   expect_length(fd$f, 39)
   expect_true(sk_scat(bad, sc$y, bounds_policy = "clamp")$converged)
   expect_error(sk_scat(sc$x, sc$y, bounds_policy = "truncate"), "'bounds_policy'")
+  expect_error(ski_laplace(sc$x, sc$y, bounds_policy = "clamp", verbose = FALSE),
+               "'bounds_policy' applies to the scattered layout only")
   expect_error(sk_scat(sc$x, sc$y, loglik_method = "eigen"),
                "'loglik_method' the eigen path takes the cells, points and binned layouts")
   expect_error(sk_scat(NULL, sc$y), "'layout'")
