@@ -18,8 +18,13 @@
 #' is each cell's area (a \code{ppp}'s window sets the grid and, for a
 #' non-rectangular window, \code{-Inf} for cells whose centre lies outside).
 #' \code{"binned"}: \code{x}, \code{y} per observation, summed into the nearest
-#' cell (labels become binomial counts). \code{"auto"} picks from the
-#' arguments.
+#' cell (labels become binomial counts). \code{"scattered"}: \code{x},
+#' \code{y} per observation at its own location, anywhere in the grid's
+#' bounds: the latent there is interpolated from the grid (cubic by default,
+#' \code{interpolation}), without binning, so the model is the GP whose
+#' kernel matrix is \eqn{W K W'} on the observations; rows of \code{x}
+#' outside the grid follow \code{bounds_policy}. \code{"auto"} picks cells,
+#' points or binned from the arguments (scattered only by name).
 #'
 #' \strong{Hyperparameters.} A \code{lengthscale}, \code{outputscale} or
 #' \code{mean} not given is learned by maximizing the Laplace evidence with
@@ -30,12 +35,12 @@
 #' error \code{loglik_se}.
 #'
 #' @param x \code{NULL} (cells), an n-by-d matrix of point locations (points)
-#'   or observation locations (binned), or a spatstat \code{ppp}.
+#'   or observation locations (binned, scattered), or a spatstat \code{ppp}.
 #' @param y cells: one value per grid cell (an array of the grid's shape);
-#'   binned: one value per row of \code{x}; points: \code{NULL}.
+#'   binned, scattered: one value per row of \code{x}; points: \code{NULL}.
 #' @param ... options by name (below).
 #' @param offset log exposure per cell (cells, points) or per observation
-#'   (binned); \code{-Inf} marks a cell without exposure.
+#'   (binned, scattered); \code{-Inf} marks a cell without exposure.
 #' @param trials binomial trials (1 or one per cell or observation).
 #' @param xtest locations at which to predict the latent field and the response
 #'   (\code{test$mean}, \code{test$var}, \code{test$response},
@@ -46,12 +51,15 @@
 #'   \code{var} at the observed cells (exact, one solve per cell, up to 512
 #'   observed cells; from the probes with \code{variance = "stochastic"};
 #'   \code{NULL} otherwise), \code{counts}, \code{offset},
-#'   \code{observed} (their grid indices), \code{newton_steps},
+#'   \code{observed} (their grid indices; scattered: \code{NULL}), \code{x}
+#'   (scattered: the observations' locations, which predict interpolates
+#'   again), \code{newton_steps},
 #'   \code{iterations} (CG steps), \code{converged}, \code{stop_reason},
 #'   \code{mode_error}, \code{history}, \code{hyper}, \code{loglik},
 #'   \code{loglik_se}, \code{loglik_grad}, \code{optim}, \code{used} (what
 #'   the fit used: likelihood, layout, kernel, loglik_method, interpolation,
-#'   probes, seed, trials, noise, dispersion, alpha, inner_rtol, max_iter;
+#'   probes, seed, trials, noise, dispersion, alpha, inner_rtol, max_iter,
+#'   bounds_policy;
 #'   \code{\link{predict.ski_laplace}} reads it) and, with
 #'   \code{xtest}, \code{test = list(mean, var, response, response_var)}; with
 #'   \code{variance = "stochastic"}, \code{grid_var} and \code{grid_var_se}: the
@@ -106,7 +114,7 @@ ski_laplace <- function(x = NULL, y = NULL, ..., offset = NULL, trials = NULL, x
   r <- sgp_call(C_ski_laplace, x, y, ydim, num(offset, "offset"), num(trials, "trials"), xtest,
                 opts)
   sel <- r$selection
-  fit <- c(r[c("grid", "weights", "alpha", "f", "var", "counts", "offset", "observed",
+  fit <- c(r[c("grid", "weights", "alpha", "f", "var", "counts", "offset", "observed", "x",
                "newton_steps", "iterations", "converged", "stop_reason", "mode_error")],
            list(history = as.data.frame(r$history), hyper = sel$hyper, loglik = r$loglik,
                 loglik_se = r$loglik_se, loglik_grad = sel$loglik_grad, learned = sel$learned,
@@ -146,7 +154,7 @@ ppp_layout <- function(pp, opts, offset) {
 print.ski_laplace <- function(x, ...) {
   cat(sprintf("<ski_laplace> %s, %s layout, %s grid (%d cells, %d observed), %s kernel\n",
               x$used$likelihood, x$used$layout, paste(x$grid$size, collapse = " x "),
-              as.integer(prod(x$grid$size)), length(x$observed), x$used$kernel))
+              as.integer(prod(x$grid$size)), length(x$f), x$used$kernel))
   cat(sprintf("  mode: %d Newton steps, %d CG steps, mode bound %.3g (%s)\n",
               as.integer(x$newton_steps), as.integer(x$iterations), x$mode_error,
               if (isTRUE(x$converged)) "converged" else paste("NOT converged:", x$stop_reason)))
@@ -262,13 +270,13 @@ logLik.ski_laplace <- function(object, ...) {
   if (is.null(ll) || is.na(ll))
     stop(fn, ": the fit has no log evidence ('object$loglik' is NA): refit with loglik = TRUE ",
          "(or learn a hyperparameter)", call. = FALSE)
-  fit_loglik(ll, fit$hyper, fit$learned, length(fit$observed))
+  fit_loglik(ll, fit$hyper, fit$learned, length(fit$f))
 }
 
 #' @rdname scalegp_methods
 #' @export
 nobs.ski_laplace <- function(object, ...) {
-  length(skl_check_fit(object, "nobs.ski_laplace")$observed)
+  length(skl_check_fit(object, "nobs.ski_laplace")$f)
 }
 
 #' @rdname scalegp_methods

@@ -18,14 +18,18 @@
 ## points, @code{ski_laplace (@var{xy}, [])} with the point locations (the
 ## counts per cell are the points' linear interpolation weights, the exposure
 ## each cell's area); binned, @code{ski_laplace (@var{x}, @var{y})} with one
-## observation per row of @var{x}, summed into the nearest cell.  A
+## observation per row of @var{x}, summed into the nearest cell; scattered,
+## @code{ski_laplace (@var{x}, @var{y}, "layout", "scattered")}, one
+## observation per row of @var{x} at its own location (the latent interpolated
+## there, cubic by default: no binning).  A
 ## lengthscale, outputscale or mean not given is learned by the Laplace
 ## evidence (exact up to 512 observed cells, else estimated with probes and
 ## a standard error @code{fit.loglik_se}).  Name/value pairs:
 ##
 ## @table @asis
 ## @item @qcode{"offset"}
-## Log exposure per cell (cells, points) or per observation (binned); -Inf
+## Log exposure per cell (cells, points) or per observation (binned,
+## scattered); -Inf
 ## marks a cell without exposure.
 ## @item @qcode{"trials"}
 ## Binomial trials (one value, or one per cell or observation).
@@ -36,7 +40,7 @@
 ## @item @qcode{"likelihood"}
 ## the observation model per cell (softmax is not supported) (default @qcode{"poisson"}).
 ## @item @qcode{"layout"}
-## "cells": y has one value per grid cell, no x; "points": x is a point pattern, no y (a log-Gaussian Cox process); "binned": x, y summed into the nearest cells; "auto" picks from the arguments (default @qcode{"auto"}).
+## "cells": y has one value per grid cell, no x; "points": x is a point pattern, no y (a log-Gaussian Cox process); "binned": x, y summed into the nearest cells; "scattered": x, y per observation at its own location (the latent interpolated there, no binning); "auto" picks cells, points or binned from the arguments (default @qcode{"auto"}).
 ## @item @qcode{"grid_size"}
 ## grid points per dimension (cells: dim(y); else 64 per dimension) (default @code{[]}).
 ## @item @qcode{"grid_bounds"}
@@ -44,7 +48,9 @@
 ## @item @qcode{"grid_pad"}
 ## cells added beyond the data's range on each side (points, binned) (default @code{1}).
 ## @item @qcode{"interpolation"}
-## weights of a location on the grid (the points layout takes linear: its counts stay >= 0) (default @qcode{"linear"}).
+## weights of a location on the grid: "cubic", "linear" or "auto" (cubic for the scattered layout, else linear; the points layout takes linear: its counts stay >= 0) (default @qcode{"auto"}).
+## @item @qcode{"bounds_policy"}
+## scattered: rows of x outside the grid's valid range: "error", "clamp" (to the nearest valid position) or "drop" (the observation; a warning counts them) (default @qcode{"error"}).
 ## @item @qcode{"kernel"}
 ## "rbf": s exp(-r^2/2); "matern12": s exp(-r); "matern32": s (1 + sqrt(3) r) exp(-sqrt(3) r); "matern52": s (1 + sqrt(5) r + 5 r^2/3) exp(-sqrt(5) r); "rq": s (1 + r^2/(2 alpha))^(-alpha); r = |x - x'| / lengthscale (default @qcode{"rbf"}).
 ## @item @qcode{"lengthscale"}
@@ -78,7 +84,7 @@
 ## @item @qcode{"loglik"}
 ## compute the Laplace evidence (default: when learning, or on the exact path) (default @code{[]}).
 ## @item @qcode{"loglik_method"}
-## "exact": dense on the observed cells; "slq": stochastic Lanczos quadrature with probes; "eigen": preconditioned slq in a separable kernel's eigenbasis (at most 1024 points per dimension); "auto": exact up to 512 observed cells, else eigen where it applies, else slq (default @qcode{"auto"}).
+## "exact": dense on the observed cells; "slq": stochastic Lanczos quadrature with probes; "eigen": preconditioned slq in a separable kernel's eigenbasis (at most 1024 points per dimension; cells, points and binned layouts); "auto": exact up to 512 observed cells (or observations), else eigen where it applies, else slq (default @qcode{"auto"}).
 ## @item @qcode{"probes"}
 ## slq and eigen: Rademacher probes of the log-determinant, traces and variances (default 10 on the eigen path, whose preconditioned probes vary less, 30 on slq) (default @code{[]}).
 ## @item @qcode{"slq_max_iter"}
@@ -97,7 +103,8 @@
 ## @code{var} at the observed cells (exact, one solve per cell, up to 512
 ## observed cells; from the probes with @qcode{"variance"},
 ## @qcode{"stochastic"}; [] otherwise), @code{observed} (their grid
-## indices), @code{hyper}, @code{loglik}, @code{converged}, @code{optim}, ...
+## indices; scattered: [], and @code{x}, the observations' locations),
+## @code{hyper}, @code{loglik}, @code{converged}, @code{optim}, ...
 ## A fit whose mode was not found has @code{converged} false and a warning.
 ##
 ## Example: counts with exposures on a 24 x 20 grid,

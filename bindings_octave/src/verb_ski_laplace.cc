@@ -7,7 +7,8 @@
 #include <cstring>
 
 // Usage: r = __sgp_call__ ("ski_laplace", x, y, ydim, offset, trials, xtest, name, value, ...)
-// Private: the ski_laplace fit of scalegp's C core.  x: points or [] (cells);
+// Private: the ski_laplace fit of scalegp's C core.  x: locations (points,
+// binned, scattered) or [] (cells);
 // y: one value per cell (NaN: no data), per row of x, or [] (points); ydim:
 // the grid's shape of a cells y ([] for a vector); offset, trials, xtest: [] or
 // the data.  The options come as name/value pairs and go to the core's option

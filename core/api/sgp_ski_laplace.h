@@ -21,19 +21,27 @@ extern "C" {
  *         points (c = W'1) and whose exposure is each cell's area (offset);
  *  BINNED x, y per observation, summed into the nearest cell (labels become
  *         binomial counts with trials per cell);
- *  AUTO   CELLS without x, POINTS without y, else BINNED. */
+ *  SCATTERED x, y per observation at its own location: the latent there is
+ *         w(x_i)'u with the interpolation weights w (no binning; the model is
+ *         the GP with kernel matrix W K W' on the observations);
+ *  AUTO   CELLS without x, POINTS without y, else BINNED (SCATTERED only by name). */
 typedef enum {
   SGP_SKL_LAYOUT_AUTO = 0, SGP_SKL_LAYOUT_CELLS = 1, SGP_SKL_LAYOUT_POINTS = 2,
-  SGP_SKL_LAYOUT_BINNED = 3
+  SGP_SKL_LAYOUT_BINNED = 3, SGP_SKL_LAYOUT_SCATTERED = 4
 } sgp_skl_layout;
+
+/* interpolation "auto" (the default): cubic for the scattered layout (as
+ * ski_gsgp), linear for the others (the points layout's counts W'1 stay >= 0). */
+#define SGP_SKL_INTERPOLATION_AUTO 2
 
 /* How the Newton solves and the evidence are computed (option loglik_method):
  * EXACT the dense Cholesky of B = I + D^1/2 K D^1/2 on the observed cells,
  * SLQ conjugate gradients on B with stochastic Lanczos quadrature and Hutchinson
  * traces (probes), EIGEN the whitened latent in the Kronecker eigenbasis of a
- * separable kernel with a Jacobi preconditioner there (preconditioned SLQ),
- * AUTO exact up to SGP_SKL_EXACT_AUTO_MAX observed cells, else eigen where it
- * applies, else slq. */
+ * separable kernel with a Jacobi preconditioner there (preconditioned SLQ;
+ * not for the scattered layout, whose curvature W'DW is not diagonal on the
+ * grid), AUTO exact up to SGP_SKL_EXACT_AUTO_MAX observed cells (or
+ * observations), else eigen where it applies, else slq. */
 typedef enum {
   SGP_SKL_LOGLIK_AUTO = 0, SGP_SKL_LOGLIK_EXACT = 1, SGP_SKL_LOGLIK_SLQ = 2,
   SGP_SKL_LOGLIK_EIGEN = 3
@@ -56,7 +64,8 @@ typedef struct {
                                   points and binned the data range plus grid_pad */
   int64_t n_grid_bounds;
   int grid_pad;                /* < 0 (default): 1 cell */
-  sgp_ski_interpolation interpolation; /* points: LINEAR (counts c >= 0) */
+  sgp_ski_interpolation interpolation; /* SGP_SKL_INTERPOLATION_AUTO; points: LINEAR */
+  sgp_ski_bounds_policy bounds_policy; /* scattered x outside the grid: ERROR, CLAMP or DROP */
   sgp_kernel kernel;           /* lengthscale NULL / outputscale NaN: learned */
   double mean;                 /* constant prior mean; NaN: learned */
   double noise;                /* gaussian: the noise variance (fixed); 1 */
@@ -81,12 +90,12 @@ void sgp_ski_laplace_opts_default(sgp_ski_laplace_opts *o);
 
 /* The data of one call, as the hosts pass them (column-major views; empty views
  * have data NULL):
- *  x      n-by-d locations (points, binned) or empty (cells);
- *  y      cells: m values (NaN = no data); binned: n values; points: empty;
+ *  x      n-by-d locations (points, binned, scattered) or empty (cells);
+ *  y      cells: m values (NaN = no data); binned, scattered: n values; points: empty;
  *  ydim   cells: the grid's shape (d whole numbers; empty: a vector, d = 1);
  *  offset cells: m log exposures (-Inf = no data); points: m log cell areas
  *         (default: the cell volume); binned: n per observation, summed as
- *         exposures per cell; empty: 0;
+ *         exposures per cell; scattered: n per observation; empty: 0;
  *  trials binomial: 1 or as many values as y;
  *  xtest  ns-by-d prediction points or empty. */
 typedef struct {
@@ -96,7 +105,8 @@ typedef struct {
 /* Fits (learning what o->learn asks) and writes the whole result as plain data
  * (api/sgp_plain.h) into *out: grid, weights (the latent mode at the m grid
  * points), alpha, f and var at the observed cells, counts (the y the likelihood
- * saw per observed cell), observed (their 1-based grid indices), newton_steps,
+ * saw per observed cell), observed (their 1-based grid indices; scattered: NULL,
+ * and x, the n x d locations the observations kept, instead), newton_steps,
  * iterations, converged, stop_reason, mode_error, history, loglik, loglik_se,
  * selection, used, warnings and test (mean, var, response, lower, upper) when
  * xtest is given. Non-convergence is not an error: converged is FALSE and a

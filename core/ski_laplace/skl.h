@@ -6,7 +6,9 @@
  * cells O carry the likelihood; g, d, t3 are the likelihood's gradient,
  * curvature and third derivative there; sw = d^1/2; B = I + sw K_OO sw (SPD,
  * eigenvalues >= 1). Vectors over the grid have m entries, vectors over the
- * observed cells n. */
+ * observed cells n. The scattered layout's "observed cells" are its n
+ * observations, with the interpolation matrix W (n x m, T taps a row) in the
+ * place of the selection P: B = I + sw W K W' sw, f = mean + W K alpha. */
 #ifndef SGP_SKL_H
 #define SGP_SKL_H
 
@@ -29,8 +31,39 @@ typedef struct {
                             make it the Cox process's log-likelihood) */
   int points;            /* the point-pattern layout */
   sgp_skl_layout layout; /* resolved */
+  sgp_ski_interpolation interp; /* resolved */
   int64_t n_data;        /* points or observations given */
+  /* scattered (widx NULL otherwise, and obs NULL then): row i of W */
+  int64_t T;             /* taps per observation */
+  int64_t *widx;         /* n x T grid indices (-1: no tap) */
+  double *ww;            /* n x T weights */
+  double wnorm2;         /* a bound on ||W||_2^2 (1 for the observed cells) */
+  sgp_ski_bounds_policy policy; /* scattered: how x outside the grid was treated */
+  int64_t dropped;       /* scattered: rows of x dropped (bounds_policy "drop") */
 } skl_problem;
+
+/* (W G)_i: G at observed cell i, or interpolated at observation i. */
+static inline double skl_at(const skl_problem *p, const double *G, int64_t i)
+{
+  if (!p->widx) return G[p->obs[i]];
+  const int64_t *ix = p->widx + i * p->T;
+  const double *w = p->ww + i * p->T;
+  double v = 0.0;
+  for (int64_t t = 0; t < p->T; t++)
+    if (ix[t] >= 0) v += w[t] * G[ix[t]];
+  return v;
+}
+
+/* The interpolation of a layout (o's, or "auto": cubic for scattered). */
+sgp_ski_interpolation skl_interp_of(const sgp_ski_laplace_opts *o, sgp_skl_layout layout);
+/* Scattered: W from the n x d locations X on p's grid (p->interp, policy),
+ * dropping rows under DROP (keep[i] = 0; keep may be NULL otherwise), and p->xo
+ * the rows kept; sets n, T, widx, ww, wnorm2, dropped. Errors name "x". */
+int skl_scattered_weights(sgp_ctx *ctx, skl_problem *p, sgp_cmat X, sgp_ski_bounds_policy policy,
+                          unsigned char *keep);
+/* Scattered: the layout's data (y, offset, trials per observation) into p. */
+int skl_scattered_make(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_laplace_data *dt,
+                       skl_problem *p);
 
 void skl_problem_free(skl_problem *p);
 /* The likelihood over the n observed cells of p (y, off, trials set): kind, the
@@ -62,6 +95,14 @@ void skl_prior_free(skl_prior *pr);
 
 /* Y = K X for b grid vectors (m x b, ld m). */
 int skl_apply_k(sgp_ctx *ctx, const sgp_op *K, int64_t m, int64_t b, const double *X, double *Y);
+/* Scattered: the n x n matrix W op W' (op: K or a derivative), column blocks of
+ * op products; symmetrized. */
+int skl_wkw_dense(sgp_ctx *ctx, const skl_problem *p, const sgp_op *op, double *out);
+/* Scattered: diag(W K W') (n) from the kernel at the taps. */
+int skl_wkw_diag(sgp_ctx *ctx, const skl_problem *p, const sgp_kernel *k, double *out);
+/* The lengthscale derivative operators of the grid: one per ARD lengthscale,
+ * or one for all (nl of them). */
+int skl_deriv_ops(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, int64_t nl, sgp_op *dK);
 
 /* Conjugate gradients on B = I + sw K_OO sw for b right-hand sides Z (n x b),
  * from X = 0, to a relative residual rtol or max_iter steps per column; the CG
@@ -78,7 +119,8 @@ int skl_cg(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *Z, double *X
            int64_t *total_steps);
 /* Y = B X for b columns (n x b). */
 int skl_bop_apply(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *X, double *Y);
-/* out (m) = scatter of v (n) times sw (sw NULL: 1) onto the observed cells, 0 elsewhere */
+/* out (m) = P'(sw o v) (sw NULL: 1): v onto the observed cells, 0 elsewhere;
+ * scattered: W'(sw o v) */
 void skl_scatter(const skl_problem *p, const double *sw, const double *v, double *out);
 
 /* The Newton iteration's state; alpha and kappa carry over (warm starts). */
@@ -127,7 +169,7 @@ int skl_slq_mean(sgp_ctx *ctx, const skl_slq_sums *q, double *mean, double *se);
 /* With map (may be NULL), the same probes also estimate the posterior variance
  * diag(Sigma_u) at every grid point (map->var, m) with its standard error
  * (map->se, m): the stochastic variance map. */
-typedef struct { double *var, *se; } skl_varmap;
+typedef struct { double *var, *se, *fvar; } skl_varmap; /* fvar: scattered, n (may be NULL) */
 int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
                      const skl_state *s, const sgp_ski_laplace_opts *o, uint64_t seed,
                      double *loglik, double *se, double *grad, skl_varmap *map);
@@ -138,6 +180,11 @@ int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
 int skl_predict(sgp_ctx *ctx, const skl_problem *p, const sgp_op *K, const double *u,
                 const double *sw, const sgp_ski_laplace_opts *o, sgp_cmat Xs, double *mean,
                 double *var);
+/* The latent variances of c <= 16 points given by their taps (idx, w: c x T
+ * each, T = p->T or the interpolation's): the core of skl_predict. */
+int skl_predict_var_taps(sgp_ctx *ctx, const skl_problem *p, const sgp_op *K, const double *sw,
+                         const sgp_ski_laplace_opts *o, int64_t c, int64_t T,
+                         const int64_t *idx, const double *w, double *var);
 /* The response's mean and variance (rm, rv) at ns points from the latent mean and
  * variance (var NULL: 0) and log exposures off (NULL: 0), by the likelihood kind. */
 void skl_response(sgp_likelihood kind, double noise, int64_t ns, const double *mean,

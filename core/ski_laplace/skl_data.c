@@ -1,5 +1,6 @@
 /* skl_data.c -- ski_laplace's data on the grid: the three layouts (cells,
- * points, binned) become one set of observed cells with a count or label, a log
+ * points, binned) become one set of observed cells (the scattered layout's
+ * observations are in skl_scattered.c) with a count or label, a log
  * exposure and trials each (docs/ski_laplace.md, "Layouts"). Errors name the
  * argument and the element, in the user's numbering. */
 #include "ski_laplace/skl.h"
@@ -10,7 +11,7 @@
 
 void skl_problem_free(skl_problem *p)
 {
-  free(p->obs); free(p->y); free(p->off); free(p->trials); free(p->xo);
+  free(p->obs); free(p->y); free(p->off); free(p->trials); free(p->xo); free(p->widx); free(p->ww);
   memset(p, 0, sizeof *p);
 }
 
@@ -307,6 +308,11 @@ static int check_layout(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_s
     return sgp_fail(ctx, SGP_EINVAL, "layout: \"points\" takes x (the points) and no y");
   if (lay == SGP_SKL_LAYOUT_BINNED && (!dt->x.data || !dt->y.data))
     return sgp_fail(ctx, SGP_EINVAL, "layout: \"binned\" takes x and y");
+  if (lay != SGP_SKL_LAYOUT_SCATTERED && o->bounds_policy != SGP_SKI_BOUNDS_ERROR)
+    return sgp_fail(ctx, SGP_EINVAL, "bounds_policy: applies to the scattered layout only (binned "
+                    "data must lie on the grid; points use the grid's cells)");
+  if (lay == SGP_SKL_LAYOUT_SCATTERED && (!dt->x.data || !dt->y.data))
+    return sgp_fail(ctx, SGP_EINVAL, "layout: \"scattered\" takes x and y (one value per row of x)");
   if (lay == SGP_SKL_LAYOUT_POINTS && o->likelihood != SGP_LIK_POISSON)
     return sgp_fail(ctx, SGP_EINVAL, "likelihood: the points layout is a Poisson (Cox) process; "
                     "use likelihood = \"poisson\"");
@@ -325,10 +331,15 @@ int skl_problem_make(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_
                      skl_problem *p)
 {
   memset(p, 0, sizeof *p);
+  p->wnorm2 = 1.0;
   const sgp_skl_layout lay = resolve_layout(o, dt);
   int st = check_layout(ctx, o, dt, lay);
   if (st) return st;
   p->layout = lay;
+  p->interp = skl_interp_of(o, lay);
+  sgp_ski_laplace_opts oi = *o;  /* with the interpolation resolved */
+  oi.interpolation = p->interp;
+  o = &oi;
   p->points = lay == SGP_SKL_LAYOUT_POINTS;
   if (dt->x.data && (st = sgp_check_finite(ctx, "x", dt->x))) return st;
   sgp_ski_grid g0;
@@ -347,6 +358,7 @@ int skl_problem_make(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_
   p->m = sgp_ski_grid_npoints(&p->grid);
   if ((st = grid_fits_memory(ctx, p->m))) return st;
   p->n_data = dt->x.data ? dt->x.rows : len_of(dt->y);
+  if (lay == SGP_SKL_LAYOUT_SCATTERED) return skl_scattered_make(ctx, o, dt, p);
   /* bernoulli labels summed per cell are binomial counts */
   const sgp_lik_ops *ops = sgp_lik_ops_of(o->likelihood);
   const int binomial = ops->takes_trials || (lay == SGP_SKL_LAYOUT_BINNED && ops->classes);

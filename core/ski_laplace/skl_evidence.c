@@ -20,6 +20,24 @@ static double half_quad(const skl_problem *p, const skl_state *s)
   return 0.5 * sgp_dot(p->m, s->alpha, s->kappa);
 }
 
+/* Scattered: grad_l = sum G o (W C_l W') over the lengthscale derivatives and
+ * sum G o K_f for the log outputscale (C = K). */
+static int scattered_grad(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const double *K,
+                          const double *G, double *grad)
+{
+  const int64_t n = p->n, nl = pr->kernel.n_lengthscale > 0 ? pr->kernel.n_lengthscale : 1;
+  sgp_op dK[SGP_SKI_MAX_D];
+  memset(dK, 0, sizeof dK);
+  double *C = sgp_alloc(n * n);
+  int st = C ? skl_deriv_ops(ctx, p, pr, nl, dK) : sgp_fail(ctx, SGP_ENOMEM, "evidence: out of memory");
+  for (int64_t l = 0; !st && l < nl; l++)
+    if (!(st = skl_wkw_dense(ctx, p, &dK[l], C))) grad[l] = sgp_dot(n * n, G, C);
+  if (!st) grad[nl] = sgp_dot(n * n, G, K);
+  for (int64_t l = 0; l < nl; l++) sgp_op_destroy(&dK[l]);
+  free(C);
+  return st;
+}
+
 /* G = 1/2 a a' - 1/2 R + 1/2 (s^ a' + a s^'), R = (L^-1 sw)'(L^-1 sw). */
 static int exact_grad(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, const skl_state *s,
                       const double *K, const double *L, double *grad)
@@ -42,7 +60,12 @@ static int exact_grad(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, c
   for (int64_t i = 0; !st && i < n; i++) t[i] *= s->sw[i];
   if (!st) st = sgp_ev_trsm_left(ctx, 'L', 'N', n, 1, L, n, t, n);
   if (!st) st = sgp_ev_trsm_left(ctx, 'L', 'T', n, 1, L, n, t, n);
-  for (int64_t i = 0; !st && i < n; i++) { t[i] = s2[i] - s->sw[i] * t[i]; a[i] = s->alpha[p->obs[i]]; }
+  /* a = K_f^-1 (f - mean): alpha at the observed cells; scattered: alpha = W'a
+   * (Newton keeps alpha in the range of W'), a = the gradient g at the mode */
+  for (int64_t i = 0; !st && i < n; i++) {
+    t[i] = s2[i] - s->sw[i] * t[i];
+    a[i] = p->widx ? s->g[i] : s->alpha[p->obs[i]];
+  }
   /* R via V = L^-1 diag(sw) */
   for (int64_t j = 0; !st && j < n; j++)
     for (int64_t i = 0; i < n; i++) V[i + j * n] = i == j ? s->sw[i] : 0.0;
@@ -53,8 +76,10 @@ static int exact_grad(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, c
   for (int64_t j = 0; !st && j < n; j++)
     for (int64_t i = 0; i < n; i++)
       G[i + j * n] = 0.5 * a[i] * a[j] - 0.5 * G[i + j * n] + 0.5 * (t[i] * a[j] + a[i] * t[j]);
-  if (!st) st = sgp_kernel_grad_dense(ctx, &pr->kernel, sgp_cmat_of(p->xo, n, p->grid.d), K, G, n,
-                                      grad, NULL);
+  if (!st && !p->widx)
+    st = sgp_kernel_grad_dense(ctx, &pr->kernel, sgp_cmat_of(p->xo, n, p->grid.d), K, G, n, grad,
+                               NULL);
+  if (!st && p->widx) st = scattered_grad(ctx, p, pr, K, G, grad);
   if (!st) {
     double gm = 0.0;
     for (int64_t i = 0; i < n; i++) gm += a[i] + t[i];
@@ -79,7 +104,8 @@ int skl_evidence_exact(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
   int st = !K || !L ? sgp_fail(ctx, SGP_ENOMEM, "evidence: the exact path needs %.3g GB for %lld "
                                "observed cells; use loglik_method = \"slq\"",
                                16.0 * (double)n * (double)n / 1e9, (long long)n) : 0;
-  if (!st) st = sgp_kernel_matrix(ctx, &pr->kernel, X, X, sgp_mat_of(K, n, n));
+  if (!st) st = p->widx ? skl_wkw_dense(ctx, p, &pr->K, K)
+                        : sgp_kernel_matrix(ctx, &pr->kernel, X, X, sgp_mat_of(K, n, n));
   for (int64_t j = 0; !st && j < n; j++)
     for (int64_t i = 0; i < n; i++)
       L[i + j * n] = s->sw[i] * K[i + j * n] * s->sw[j] + (i == j ? 1.0 : 0.0);
@@ -129,6 +155,7 @@ typedef struct {
   skl_slq_sums q;            /* the probes' log-det estimates */
   double *diag_acc;          /* m: sum_j (K A_j) o (K Bz_j) */
   double *diag_sq;           /* m or NULL: the sums of their squares (the map's se) */
+  double *diag_obs;          /* scattered, n: sum_j (W K A_j) o (W K Bz_j) */
   double tr[SGP_SKI_MAX_D + 1]; /* sums of A_j' C Bz_j per lengthscale, then K */
 } slq_acc;
 
@@ -145,7 +172,8 @@ static int slq_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, co
   int st = !Z || !Y || !ca || !cb || !A || !Bz || !KA || !KB || !qw || !steps
            ? sgp_fail(ctx, SGP_ENOMEM, "probes: out of memory (lower probes)") : 0;
   for (int64_t j = 0; !st && j < c; j++)
-    for (int64_t i = 0; i < n; i++) Z[i + j * n] = sgp_ski_probe_value(seed, j0 + j, p->obs[i]);
+    for (int64_t i = 0; i < n; i++)
+      Z[i + j * n] = sgp_ski_probe_value(seed, j0 + j, p->widx ? i : p->obs[i]);
   const skl_bop B = {p, &pr->K, s->sw};
   int conv = 0;
   if (!st) st = skl_cg(ctx, &B, c, Z, Y, 1e-10, km, ca, cb, steps, &conv, NULL);
@@ -163,6 +191,8 @@ static int slq_chunk(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, co
       if (acc->diag_sq) acc->diag_sq[i] += v * v;
     }
     acc->tr[nl] += sgp_dot(m, A + j * m, KB + j * m);
+    for (int64_t i = 0; acc->diag_obs && i < n; i++)  /* scattered: diag(W K W' R W K W') */
+      acc->diag_obs[i] += skl_at(p, KA + j * m, i) * skl_at(p, KB + j * m, i);
   }
   for (int64_t l = 0; !st && l < nl; l++) {  /* KA is free now: C_l Bz */
     if ((st = dK[l].apply(&dK[l], (sgp_cmat){Bz, m, c, m}, (sgp_mat){KA, m, c, m}, ctx))) break;
@@ -181,7 +211,7 @@ static int implicit_term(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr
   double *b = sgp_alloc(m), *kb = sgp_alloc(m), *z = sgp_alloc(n), *x = sgp_alloc(n);
   int st = !b || !kb || !z || !x ? sgp_fail(ctx, SGP_ENOMEM, "out of memory") : 0;
   if (!st) { skl_scatter(p, NULL, s2, b); st = skl_apply_k(ctx, &pr->K, m, 1, b, kb); }
-  for (int64_t i = 0; !st && i < n; i++) z[i] = s->sw[i] * kb[p->obs[i]];
+  for (int64_t i = 0; !st && i < n; i++) z[i] = s->sw[i] * skl_at(p, kb, i);
   const skl_bop B = {p, &pr->K, s->sw};
   int conv = 0;
   if (!st) st = skl_cg(ctx, &B, 1, z, x, o->inner_rtol, o->max_iter, NULL, NULL, NULL, &conv, NULL);
@@ -193,8 +223,7 @@ static int implicit_term(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr
   return st;
 }
 
-/* The lengthscale derivative operators: one per ARD lengthscale, or one for all. */
-static int deriv_ops(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, int64_t nl, sgp_op *dK)
+int skl_deriv_ops(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, int64_t nl, sgp_op *dK)
 {
   const int d = p->grid.d;
   for (int64_t l = 0; l < nl; l++) {
@@ -223,8 +252,12 @@ int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
   memset(dK, 0, sizeof dK);
   acc.diag_acc = sgp_calloc(m);
   acc.diag_sq = map ? sgp_calloc(m) : NULL;
-  int st = acc.diag_acc && (!map || acc.diag_sq) ? 0 : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
-  if (!st) st = deriv_ops(ctx, p, pr, nl, dK);
+  acc.diag_obs = p->widx ? sgp_calloc(n) : NULL;
+  double *kff = p->widx ? sgp_alloc(n) : NULL; /* diag(W K W'); the cells': the outputscale */
+  int st = acc.diag_acc && (!map || acc.diag_sq) && (!p->widx || (acc.diag_obs && kff))
+           ? 0 : sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  if (!st && kff) st = skl_wkw_diag(ctx, p, &pr->kernel, kff);
+  if (!st) st = skl_deriv_ops(ctx, p, pr, nl, dK);
   for (int64_t j0 = 0; !st && j0 < t; j0 += SKL_PROBE_CHUNK)
     st = slq_chunk(ctx, p, pr, s, o, seed, j0, t - j0 < SKL_PROBE_CHUNK ? t - j0 : SKL_PROBE_CHUNK,
                    dK, nl, &acc);
@@ -239,7 +272,8 @@ int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
     s2 = sgp_alloc(n); shat = sgp_alloc(m); ca = sgp_alloc(m);
     if (!s2 || !shat || !ca) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
     for (int64_t i = 0; !st && i < n; i++)
-      s2[i] = 0.5 * (pr->kernel.outputscale - acc.diag_acc[p->obs[i]] / (double)t) * s->d3[i];
+      s2[i] = 0.5 * (kff ? kff[i] - acc.diag_obs[i] / (double)t
+                         : pr->kernel.outputscale - acc.diag_acc[p->obs[i]] / (double)t) * s->d3[i];
     if (!st) st = implicit_term(ctx, p, pr, s, o, s2, shat);
     for (int64_t l = 0; !st && l < nl; l++) {
       if ((st = dK[l].apply(&dK[l], (sgp_cmat){s->alpha, m, 1, m}, (sgp_mat){ca, m, 1, m}, ctx))) break;
@@ -257,7 +291,9 @@ int skl_evidence_slq(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
     map->var[i] = pr->kernel.outputscale - mu;
     map->se[i] = sqrt(fmax(acc.diag_sq[i] / (double)t - mu * mu, 0.0) / (double)(t - 1));
   }
+  for (int64_t i = 0; !st && map && map->fvar && kff && i < n; i++)
+    map->fvar[i] = kff[i] - acc.diag_obs[i] / (double)t;
   for (int64_t l = 0; l < nl; l++) sgp_op_destroy(&dK[l]);
-  free(acc.diag_acc); free(acc.diag_sq); free(s2); free(shat); free(ca);
+  free(acc.diag_acc); free(acc.diag_sq); free(acc.diag_obs); free(kff); free(s2); free(shat); free(ca);
   return st;
 }

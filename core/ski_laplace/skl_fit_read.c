@@ -1,9 +1,10 @@
 /* skl_fit_read.c -- a ski_laplace fit given back as plain data (an R list or an
  * Octave struct: saved, reloaded, edited) is checked and read here, once for
  * both hosts, before its predictions: the grid, the latent mode on it (weights),
- * the observed cells (observed, f, counts, offset), the model (hyper: the
- * lengthscales, outputscale and mean; used: likelihood, noise, dispersion,
- * trials, kernel, alpha, inner_rtol, max_iter). Each error names the field as
+ * the observed cells (observed, f, counts, offset; scattered: x, from which W
+ * is made again, and observed empty), the model (hyper: the lengthscales,
+ * outputscale and mean; used: likelihood, noise, dispersion, trials, kernel,
+ * alpha, inner_rtol, max_iter, and the scattered layout's bounds_policy). Each error names the field as
  * the host's user writes it, with "(the fit is damaged; refit it)". */
 #include "ski_laplace/skl.h"
 #include "host/fit_data.h"
@@ -15,7 +16,9 @@
 #include <string.h>
 
 static const char *const damaged = " (the fit is damaged; refit it)";
-static const char *const layout_names[] = {"auto", "cells", "points", "binned", NULL};
+static const char *const layout_names[] = {"auto", "cells", "points", "binned", "scattered",
+                                            NULL};
+static const char *const bounds_names[] = {"error", "truncate", "clamp", "drop", NULL};
 
 void skl_fit_free(skl_fit *f)
 {
@@ -64,6 +67,29 @@ static int read_observed(const sgp_fd *f, skl_problem *p)
                         "%lld is %g)", (long long)p->m, (long long)(i + 1), k);
     p->obs[i] = (int64_t)k - 1;
   }
+  return SGP_OK;
+}
+
+/* scattered: x (n x d, the locations the fit kept) and W from them on the
+ * fit's grid, as the fit made it; observed is empty. */
+static int read_scattered(const sgp_fd *f, skl_fit *out)
+{
+  skl_problem *p = &out->p;
+  sgp_cmat X;
+  int st = sgp_fd_matrix(f, "x", -1, p->grid.d, &X);
+  if (st) return st;
+  if (!sgp_fd_is_nothing(sgp_fd_elt(f->fit, "observed")))
+    return sgp_fd_bad(f, "observed", "must be empty in a scattered fit (its observations are x)");
+  unsigned char *keep = malloc((size_t)(X.rows > 0 ? X.rows : 1));
+  st = keep ? skl_scattered_weights(f->ctx, p, X, out->o.bounds_policy, keep)
+            : sgp_fail(f->ctx, SGP_ENOMEM, "out of memory");
+  free(keep);
+  if (st) {  /* the fit's x lies on its grid: an error here is damage */
+    char msg[sizeof f->ctx->errmsg];
+    snprintf(msg, sizeof msg, "%s", f->ctx->errmsg);
+    return sgp_fd_bad(f, "x", "does not fit the grid: %s", msg);
+  }
+  if (p->dropped > 0) return sgp_fd_bad(f, "x", "has rows outside the grid");
   return SGP_OK;
 }
 
@@ -141,6 +167,9 @@ static int read_used(const sgp_fd *u, skl_fit *out, int *points)
   o->max_iter = mi < 2147483647.0 ? (int64_t)mi : 2147483647;
   out->p.layout = (sgp_skl_layout)lay;
   *points = lay == SGP_SKL_LAYOUT_POINTS;
+  if (lay == SGP_SKL_LAYOUT_SCATTERED && (st = sgp_fd_string(u, "bounds_policy", bounds_names, &k)))
+    return st;
+  if (lay == SGP_SKL_LAYOUT_SCATTERED) out->o.bounds_policy = (sgp_ski_bounds_policy)k;
   return SGP_OK;
 }
 
@@ -187,13 +216,15 @@ int skl_fit_read(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const char
   if ((st = skl_problem_grid(ctx, &g.grid, g.bounds, p))) return st;
   out->o.interpolation = g.interpolation;
   p->m = sgp_ski_grid_npoints(&p->grid);
+  p->wnorm2 = 1.0;
+  p->interp = g.interpolation;
   const sgp_value *used = sgp_fd_elt(fit, "used");
   if (used->type != SGP_VAL_LIST) return sgp_fd_bad(&f, "used", "must be a list or struct");
   snprintf(sub, sizeof sub, "%s%sused", arg, sep);
   const sgp_fd u = sgp_fd_of(ctx, used, sub, sep, damaged);
   if ((st = read_used(&u, out, &points)) || (st = read_hyper(&f, p->grid.d, out)) ||
       (st = vector_of(&f, "weights", p->m, "one per grid point", &out->weights)) ||
-      (st = read_observed(&f, p)) ||
+      (st = p->layout == SGP_SKL_LAYOUT_SCATTERED ? read_scattered(&f, out) : read_observed(&f, p)) ||
       (st = vector_of(&f, "f", p->n, "one per observed cell", &out->f)))
     return st;
   p->lik.kind = out->o.likelihood;

@@ -51,7 +51,15 @@ void skl_prior_free(skl_prior *pr) { sgp_op_destroy(&pr->K); }
 void skl_scatter(const skl_problem *p, const double *sw, const double *v, double *out)
 {
   memset(out, 0, (size_t)p->m * sizeof(double));
-  for (int64_t i = 0; i < p->n; i++) out[p->obs[i]] = sw ? sw[i] * v[i] : v[i];
+  if (!p->widx) {
+    for (int64_t i = 0; i < p->n; i++) out[p->obs[i]] = sw ? sw[i] * v[i] : v[i];
+    return;
+  }
+  for (int64_t i = 0; i < p->n; i++) {
+    const double vi = sw ? sw[i] * v[i] : v[i];
+    for (int64_t t = 0; t < p->T; t++)
+      if (p->widx[i * p->T + t] >= 0) out[p->widx[i * p->T + t]] += p->ww[i * p->T + t] * vi;
+  }
 }
 
 int skl_bop_apply(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *X, double *Y)
@@ -64,7 +72,7 @@ int skl_bop_apply(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *X, do
   if (!st) st = skl_apply_k(ctx, B->K, m, b, G, KG);
   for (int64_t j = 0; !st && j < b; j++)
     for (int64_t i = 0; i < n; i++)
-      Y[i + j * n] = X[i + j * n] + B->sw[i] * KG[p->obs[i] + j * m];
+      Y[i + j * n] = X[i + j * n] + B->sw[i] * skl_at(p, KG + j * m, i);
   free(G); free(KG);
   return st;
 }
@@ -158,7 +166,7 @@ double skl_lik_at(const skl_problem *p, skl_state *s)
 /* f = mean + kappa at the observed cells, then the likelihood there. */
 double skl_lik_of(const skl_problem *p, const skl_prior *pr, const double *kappa, skl_state *s)
 {
-  for (int64_t i = 0; i < p->n; i++) s->f[i] = pr->mean + kappa[p->obs[i]];
+  for (int64_t i = 0; i < p->n; i++) s->f[i] = pr->mean + skl_at(p, kappa, i);
   return skl_lik_at(p, s);
 }
 
@@ -182,11 +190,13 @@ static int direction(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr, sk
   double *z = s->work + 6 * m, *x = z + n, *bx = x + n, *sx = s->work + 5 * m;
   int st = skl_apply_k(ctx, &pr->K, m, 1, r, kr);
   double dmax = 0.0;
-  for (int64_t i = 0; !st && i < n; i++) { z[i] = s->sw[i] * kr[p->obs[i]]; dmax = fmax(dmax, s->w[i]); }
+  for (int64_t i = 0; !st && i < n; i++) { z[i] = s->sw[i] * skl_at(p, kr, i); dmax = fmax(dmax, s->w[i]); }
   /* Delta = r - sw'x is a small difference of two large vectors: an error e in x
    * moves it by at most sqrt(dmax) |e| <= sqrt(dmax) |z - B x| (B >= I), while
    * |Delta| >= |r| / (1 + dmax lmax); the solve's residual keeps the first below
-   * rtol (the forcing term) times the second */
+   * rtol (the forcing term) times the second. With W in the place of P the
+   * curvature's norm is at most dmax ||W||^2 (wnorm2 = 1 for cells) */
+  dmax *= p->wnorm2;
   const double zn = sqrt(sgp_dot(n, z, z)), rn = sqrt(sgp_dot(p->m, r, r));
   if (zn > 0.0)
     rtol = fmax(o->inner_rtol, fmin(rtol, rtol * rn / ((1.0 + dmax * pr->lmax) * sqrt(dmax) * zn)));
@@ -260,7 +270,7 @@ int skl_newton(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
     double rn = 0.0, bn = 0.0;
     for (int64_t i = 0; i < m; i++) { r[i] -= s->alpha[i]; rn += r[i] * r[i]; }
     for (int64_t i = 0; i < n; i++) {
-      const double b = s->w[i] * s->kappa[p->obs[i]] + s->g[i];
+      const double b = s->w[i] * skl_at(p, s->kappa, i) + s->g[i];
       bn += b * b;
     }
     rn = sqrt(rn);

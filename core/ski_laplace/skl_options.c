@@ -10,8 +10,11 @@
 #define OFF(field) offsetof(sgp_ski_laplace_opts, field)
 #define INTMAX 2147483647.0
 
-static const char *const layout_names[] = {"auto", "cells", "points", "binned", NULL};
-static const char *const interpolation_names[] = {"cubic", "linear", NULL};
+static const char *const layout_names[] = {"auto", "cells", "points", "binned", "scattered", NULL};
+/* index = sgp_ski_interpolation, then SGP_SKL_INTERPOLATION_AUTO */
+static const char *const interpolation_names[] = {"cubic", "linear", "auto", NULL};
+/* index = sgp_ski_bounds_policy (ski_gsgp's names; truncate is refused) */
+static const char *const bounds_names[] = {"error", "truncate", "clamp", "drop", NULL};
 static const char *const loglik_method_names[] = {"auto", "exact", "slq", "eigen", NULL};
 static const char *const variance_names[] = {"none", "exact", "stochastic", NULL};
 /* bit i of learn (SGP_LEARN_*); noise is not learned here (an error) */
@@ -23,8 +26,9 @@ static const sgp_opt_spec specs[] = {
    SGP_STORE_INT, 0, "the observation model per cell (softmax is not supported)"},
   {"layout", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, layout_names, OFF(layout), SGP_STORE_INT, 0,
    "\"cells\": y has one value per grid cell, no x; \"points\": x is a point pattern, no y "
-   "(a log-Gaussian Cox process); \"binned\": x, y summed into the nearest cells; \"auto\" "
-   "picks from the arguments"},
+   "(a log-Gaussian Cox process); \"binned\": x, y summed into the nearest cells; "
+   "\"scattered\": x, y per observation at its own location (the latent interpolated "
+   "there, no binning); \"auto\" picks cells, points or binned from the arguments"},
   {"grid_size", SGP_OPT_COUNTS, "NULL", 1, INTMAX, SGP_OPT_NULL_OK, NULL, OFF(grid_size),
    SGP_STORE_INT64, OFF(n_grid_size),
    "grid points per dimension (cells: dim(y); else 64 per dimension)"},
@@ -33,9 +37,14 @@ static const sgp_opt_spec specs[] = {
    "d x 2 range of the cell centres (cells: 1..dim(y); else the data's range plus grid_pad)"},
   {"grid_pad", SGP_OPT_COUNT, "1", 0, INTMAX, 0, NULL, OFF(grid_pad), SGP_STORE_INT, 0,
    "cells added beyond the data's range on each side (points, binned)"},
-  {"interpolation", SGP_OPT_CHOICE, "\"linear\"", 0, 0, 0, interpolation_names,
+  {"interpolation", SGP_OPT_CHOICE, "\"auto\"", 0, 0, 0, interpolation_names,
    OFF(interpolation), SGP_STORE_INT, 0,
-   "weights of a location on the grid (the points layout takes linear: its counts stay >= 0)"},
+   "weights of a location on the grid: \"cubic\", \"linear\" or \"auto\" (cubic for the "
+   "scattered layout, else linear; the points layout takes linear: its counts stay >= 0)"},
+  {"bounds_policy", SGP_OPT_CHOICE, "\"error\"", 0, 0, 0, bounds_names, OFF(bounds_policy),
+   SGP_STORE_INT, 0, "scattered: rows of x outside the grid's valid range: \"error\", "
+   "\"clamp\" (to the nearest valid position) or \"drop\" (the observation; a warning "
+   "counts them)"},
   SGP_KERNEL_OPTION_ROWS_AS(sgp_ski_laplace_opts, kernel, "NULL", "NULL", SGP_OPT_NULL_OK,
                             " (learned when not given)"),
   {"mean", SGP_OPT_REAL, "NULL", -INFINITY, INFINITY, SGP_OPT_NULL_OK, NULL, OFF(mean),
@@ -66,8 +75,8 @@ static const sgp_opt_spec specs[] = {
    SGP_STORE_INT, 0,
    "\"exact\": dense on the observed cells; \"slq\": stochastic Lanczos quadrature with "
    "probes; \"eigen\": preconditioned slq in a separable kernel's eigenbasis (at most 1024 "
-   "points per dimension); \"auto\": exact up to 512 observed cells, else eigen where it "
-   "applies, else slq"},
+   "points per dimension; cells, points and binned layouts); \"auto\": exact up to 512 "
+   "observed cells (or observations), else eigen where it applies, else slq"},
   {"probes", SGP_OPT_COUNT, "NULL", 2, 100000, SGP_OPT_NULL_OK, NULL, OFF(probes), SGP_STORE_INT64,
    0, "slq and eigen: Rademacher probes of the log-determinant, traces and variances "
    "(default 10 on the eigen path, whose preconditioned probes vary less, 30 on slq)"},
@@ -90,7 +99,8 @@ void sgp_ski_laplace_opts_default(sgp_ski_laplace_opts *o)
   o->likelihood = SGP_LIK_POISSON;
   o->layout = SGP_SKL_LAYOUT_AUTO;
   o->grid_pad = 1;
-  o->interpolation = SGP_SKI_LINEAR;
+  o->interpolation = (sgp_ski_interpolation)SGP_SKL_INTERPOLATION_AUTO;
+  o->bounds_policy = SGP_SKI_BOUNDS_ERROR;
   sgp_kernel_opts k;
   sgp_kernel_opts_default(&k);
   o->kernel = k.kernel;

@@ -30,7 +30,13 @@ static const char *const path_names[] = {"exact", "eigen", "slq"};
 /* The path of loglik_method for these data and this kernel. */
 static int path_of(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const skl_problem *p, int *path)
 {
-  const int eig = skl_eig_applies(p, &o->kernel);
+  /* the scattered layout's curvature on the grid, W'DW, is not diagonal: the
+   * whitened path's preconditioner and traces assume it is */
+  const int scat = p->layout == SGP_SKL_LAYOUT_SCATTERED;
+  const int eig = !scat && skl_eig_applies(p, &o->kernel);
+  if (scat && o->loglik_method == SGP_SKL_LOGLIK_EIGEN)
+    return sgp_fail(ctx, SGP_EINVAL, "loglik_method: the eigen path takes the cells, points and "
+                    "binned layouts; use \"exact\" or \"slq\" for scattered data");
   switch (o->loglik_method) {
   case SGP_SKL_LOGLIK_EXACT: *path = SKL_EXACT; break;
   case SGP_SKL_LOGLIK_SLQ: *path = SKL_SLQ; break;
@@ -232,8 +238,10 @@ static sgp_value used_plain(const skl_parts *q, uint64_t seed, sgp_value_arena *
 {
   static const char *const names[] = {"likelihood", "layout", "kernel", "loglik_method",
                                       "interpolation", "probes", "seed", "trials", "noise",
-                                      "dispersion", "alpha", "inner_rtol", "max_iter"};
-  static const char *const lay[] = {"auto", "cells", "points", "binned"};
+                                      "dispersion", "alpha", "inner_rtol", "max_iter",
+                                      "bounds_policy"};
+  static const char *const lay[] = {"auto", "cells", "points", "binned", "scattered"};
+  static const char *const bounds[] = {"error", "truncate", "clamp", "drop"};
   const sgp_value e[] = {
     sgp_vo_string(a, sgp_lik_names[q->p->lik.kind]), sgp_vo_string(a, lay[q->p->layout]),
     sgp_vo_string(a, sgp_kernel_names[q->o->kernel.kind]),
@@ -243,7 +251,7 @@ static sgp_value used_plain(const skl_parts *q, uint64_t seed, sgp_value_arena *
     q->p->trials ? sgp_vo_real(a, q->p->n, q->p->trials, 0, 0) : sgp_vo_null(),
     sgp_vo_scalar(a, q->o->noise), sgp_vo_scalar(a, q->o->dispersion),
     sgp_vo_scalar(a, q->o->kernel.alpha), sgp_vo_scalar(a, q->o->inner_rtol),
-    sgp_vo_scalar(a, (double)q->o->max_iter)};
+    sgp_vo_scalar(a, (double)q->o->max_iter), sgp_vo_string(a, bounds[q->p->policy])};
   return sgp_vo_list(a, (int64_t)(sizeof names / sizeof names[0]), names, e);
 }
 
@@ -252,9 +260,9 @@ static sgp_value result_plain(sgp_ctx *ctx, const skl_parts *q, sgp_value_arena 
   const skl_problem *p = q->p;
   const skl_state *s = q->s;
   int64_t *obs1 = sgp_vo_alloc(a, (size_t)(p->n > 0 ? p->n : 1) * sizeof(int64_t));
-  for (int64_t i = 0; obs1 && i < p->n; i++) obs1[i] = p->obs[i] + 1;
+  for (int64_t i = 0; obs1 && p->obs && i < p->n; i++) obs1[i] = p->obs[i] + 1;
   static const char *const names[] = {
-    "grid", "weights", "alpha", "f", "var", "counts", "offset", "observed", "newton_steps",
+    "grid", "weights", "alpha", "f", "var", "counts", "offset", "observed", "x", "newton_steps",
     "iterations", "converged", "stop_reason", "mode_error", "history", "loglik", "loglik_se",
     "selection", "used", "warnings", "test", "seconds", "grid_var", "grid_var_se"};
   const sgp_value e[] = {
@@ -263,7 +271,9 @@ static sgp_value result_plain(sgp_ctx *ctx, const skl_parts *q, sgp_value_arena 
     sgp_vo_real(a, p->n, s->f, 0, 0),
     q->var_obs ? sgp_vo_real(a, p->n, q->var_obs, 0, 0) : sgp_vo_null(),
     sgp_vo_real(a, p->n, p->y, 0, 0), sgp_vo_real(a, p->n, p->off, 0, 0),
-    sgp_vo_int(a, p->n, obs1), sgp_vo_scalar(a, (double)s->newton_steps),
+    p->widx ? sgp_vo_null() : sgp_vo_int(a, p->n, obs1),
+    p->widx ? sgp_vo_real(a, p->n * p->grid.d, p->xo, p->n, p->grid.d) : sgp_vo_null(),
+    sgp_vo_scalar(a, (double)s->newton_steps),
     sgp_vo_scalar(a, (double)s->cg_steps), sgp_vo_flag(a, s->converged),
     sgp_vo_string(a, s->stop), sgp_vo_scalar(a, s->mode_error), history_plain(s, a),
     sgp_vo_scalar(a, isnan(q->h->loglik) ? sgp_vo_na() : q->h->loglik),
@@ -280,6 +290,13 @@ static int observed_var(sgp_ctx *ctx, const skl_problem *p, const skl_prior *pr,
                         const skl_state *s, const sgp_ski_laplace_opts *o, double *var)
 {
   if (p->n == 0) return SGP_OK;
+  if (p->widx) {  /* scattered: the observations' own weights (as clamped) */
+    int st = SGP_OK;
+    for (int64_t i0 = 0; !st && i0 < p->n; i0 += 16)
+      st = skl_predict_var_taps(ctx, p, &pr->K, s->sw, o, p->n - i0 < 16 ? p->n - i0 : 16, p->T,
+                                p->widx + i0 * p->T, p->ww + i0 * p->T, var + i0);
+    return st;
+  }
   double *mean = sgp_alloc(p->n);
   if (!mean) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   const int st = skl_predict(ctx, p, &pr->K, u, s->sw, o, sgp_cmat_of(p->xo, p->n, p->grid.d),
@@ -318,13 +335,22 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
                         h->mean[0], &pr);
   h->loglik_se = 0.0;
   const int stoch_var = o->variance == SGP_SKL_VARIANCE_STOCHASTIC;
-  skl_varmap map = {stoch_var ? sgp_alloc(p->m) : NULL, stoch_var ? sgp_alloc(p->m) : NULL};
-  if (!st && stoch_var && (!map.var || !map.se)) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  const int scat = p->widx != NULL;
+  skl_varmap map = {stoch_var ? sgp_alloc(p->m) : NULL, stoch_var ? sgp_alloc(p->m) : NULL,
+                    stoch_var && scat ? sgp_alloc(p->n > 0 ? p->n : 1) : NULL};
+  if (!st && stoch_var && (!map.var || !map.se || (scat && !map.fvar)))
+    st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   if (!st) st = mode_and_evidence(ctx, L, &pr, want_loglik ? &h->loglik : NULL, &h->loglik_se, h->grad,
                                   stoch_var ? &map : NULL);
-  const char *warn[4];
-  char w1[320], w2[320], w3[360], w4[320];
+  const char *warn[5];
+  char w1[320], w2[320], w3[360], w4[320], w5[200];
   int64_t nw = 0;
+  if (!st && p->dropped > 0) {
+    snprintf(w5, sizeof w5, "ski_laplace: %lld of %lld rows of x lie outside the grid's valid "
+             "range and were dropped (bounds_policy \"drop\")", (long long)p->dropped,
+             (long long)p->n_data);
+    warn[nw++] = w5;
+  }
   if (!st && !L->s->converged) {
     snprintf(w1, sizeof w1, "ski_laplace: the mode was not found (stop: %s; mode bound %.3g > tol "
              "%.3g): raise max_newton%s", L->s->stop, L->s->mode_error, o->tol,
@@ -351,7 +377,7 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
     var_obs = sgp_alloc(p->n > 0 ? p->n : 1);
     if (!var_obs) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
     else if (stoch_var && L->s->converged)
-      for (int64_t i = 0; i < p->n; i++) var_obs[i] = map.var[p->obs[i]];
+      for (int64_t i = 0; i < p->n; i++) var_obs[i] = scat ? map.fvar[i] : map.var[p->obs[i]];
     else if (!stoch_var) st = observed_var(ctx, p, &pr, u, L->s, o, var_obs);
     else { free(var_obs); var_obs = NULL; }
   }
@@ -371,7 +397,7 @@ static int fit_and_write(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
     *out = result_plain(ctx, &q, a);
     if (sgp_value_arena_failed(a)) st = sgp_fail(ctx, SGP_ENOMEM, "out of memory");
   }
-  free(var_obs); free(tm); free(tv); free(u); free(map.var); free(map.se);
+  free(var_obs); free(tm); free(tv); free(u); free(map.var); free(map.se); free(map.fvar);
   skl_prior_free(&pr);
   (void)w2;
   return st;
@@ -388,15 +414,14 @@ int sgp_ski_laplace_run(sgp_ctx *ctx, const sgp_ski_laplace_opts *o,
   memset(&h, 0, sizeof h);
   int st = skl_problem_make(ctx, o, dt, &p);
   unsigned bits = 0;
+  sgp_ski_laplace_opts ro = *o;  /* the options as used: interpolation resolved, probes by the path */
+  ro.interpolation = p.interp;
+  o = &ro;
   if (!st) st = start_values(ctx, &p, o, &h, &bits);
   if (!st) st = skl_state_init(ctx, &s, p.m, p.n, o->max_newton + 1);
   learn_t L = {&p, o, &s, &h, SKL_EXACT, o->time_limit > 0 ? t0 + o->time_limit : 0.0, 0.0};
   if (!st) st = path_of(ctx, o, &p, &L.path);
-  /* the options as used: the probes by the path */
-  sgp_ski_laplace_opts ro = *o;
   if (ro.probes <= 0) ro.probes = L.path == SKL_EIGEN ? SKL_EIG_PROBES : SKL_SLQ_PROBES;
-  L.o = &ro;
-  o = &ro;
   if (!st && bits && p.n > 0) {
     double theta[SGP_SKI_MAX_D + 2];
     const int64_t nl = h.n_lengthscale;

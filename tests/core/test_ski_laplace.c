@@ -397,7 +397,7 @@ static void variance_map_matches_exact(void **state)
   for (int64_t i = 0; i < m; i++) u[i] = f.pr.mean + f.s.kappa[i];
   if (skl_predict(&ctx, &f.p, &f.pr.K, u, f.s.sw, &c.o, sgp_cmat_of(pts, m, 2), mean, ex))
     fail_msg("%s", ctx.errmsg);
-  skl_varmap map = {var, se};
+  skl_varmap map = {var, se, NULL};
   double q, qse;
   if (skl_evidence_slq(&ctx, &f.p, &f.pr, &f.s, &c.o, 11, &q, &qse, NULL, &map)) fail_msg("%s", ctx.errmsg);
   for (int64_t i = 0; i < m; i++)

@@ -4,7 +4,8 @@
  *  - at the fit's xtest they equal the fit's test bitwise (mean, var, response,
  *    response_var): the same code on the same numbers (the curvature recomputed
  *    from f, the prior from the grid and hyper the fit wrote), for poisson cells
- *    with offsets and -Inf cells (exact path) and learned binned labels;
+ *    with offsets and -Inf cells (exact path), learned binned labels and
+ *    scattered counts (x clamped; exact and slq paths);
  *  - variance "none" gives the same means and no var;
  *  - a poisson offset o multiplies the rate by exp(o) (to rounding);
  *  - a damaged fit or bad options give errors naming the field or option. */
@@ -187,6 +188,37 @@ static void learned_binned_equal_fit_test(void **state)
   equals_fit_test(&ctx, &c);
 }
 
+/* scattered poisson counts (cubic weights, observations at their own
+ * locations; two rows outside cubic's valid range, clamped): the fit carries x
+ * and predict makes W again from it, so the numbers are the fit's; exact and
+ * slq paths */
+static void scattered_equal_fit_test(void **state)
+{
+  (void)state;
+  sgp_ctx ctx;
+  sgp_ctx_init(&ctx);
+  case_t c;
+  poisson_case(&c);
+  static double x[2 * 90], cnt[90], off[90];
+  for (int i = 0; i < 90; i++) {
+    x[i] = 0.25 + fmod(0.37 * i, 2.25);
+    x[90 + i] = 0.25 + fmod(0.53 * i, 1.75);
+    off[i] = 0.1 * sin(i);
+    cnt[i] = floor(exp(0.5 + sin(x[i]) + off[i]) * (0.5 + 0.5 * cos(3.0 * i)));
+  }
+  x[3] = 2.7; x[90 + 5] = 0.1;
+  c.o.layout = SGP_SKL_LAYOUT_SCATTERED;
+  c.o.bounds_policy = SGP_SKI_BOUNDS_CLAMP;
+  c.d.x = sgp_cmat_of(x, 90, 2);
+  c.d.y = sgp_cmat_of(cnt, 90, 1);
+  c.d.ydim = sgp_cmat_of(NULL, 0, 0);
+  c.d.offset = sgp_cmat_of(off, 90, 1);
+  for (int path = 0; path < 2; path++) {
+    c.o.loglik_method = path ? SGP_SKL_LOGLIK_SLQ : SGP_SKL_LOGLIK_EXACT;
+    equals_fit_test(&ctx, &c);
+  }
+}
+
 /* a poisson offset o at a point: the rate's moments exp(o) and exp(2 o) times */
 static void offset_scales_the_rate(void **state)
 {
@@ -288,6 +320,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(poisson_cells_equal_fit_test),
     cmocka_unit_test(learned_binned_equal_fit_test),
+    cmocka_unit_test(scattered_equal_fit_test),
     cmocka_unit_test(offset_scales_the_rate),
     cmocka_unit_test(damaged_fits_name_the_field),
   };

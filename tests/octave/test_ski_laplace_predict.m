@@ -46,3 +46,26 @@
 %! scalegp_predict (fit, xt, "offset", [1 2]);
 %!error <scalegp_summary: 'fit' is a ski_laplace fit>
 %! scalegp_summary (fit);
+
+## a scattered fit (cubic weights at the observations' own locations): the
+## fit carries x, from which predict makes W again; also after save/load
+%!test
+%! x = [0.3 + mod((1:60)', 7) * 0.35, 0.3 + mod((1:60)', 5) * 0.4];
+%! y = floor (2 * (1 + sin (x(:,1)) .* cos (x(:,2))));
+%! xs = [0.5 0.5; 1.7 1.2; 2.2 1.9];
+%! sf = ski_laplace (x, y, "layout", "scattered", "grid_size", [12 10],
+%!                   "lengthscale", 0.7, "outputscale", 1, "mean", 0.3,
+%!                   "xtest", xs, "verbose", false);
+%! assert (sf.used.layout, "scattered");
+%! assert (sf.used.interpolation, "cubic");
+%! assert (isequal (sf.x, x));
+%! p = scalegp_predict (sf, xs);
+%! assert (isequal (p.mean, sf.test.mean));
+%! assert (isequal (p.var, sf.test.var));
+%! assert (isequal (p.response, sf.test.response));
+%! f = [tempname() ".mat"];
+%! save ("-binary", f, "sf");
+%! s = load (f);
+%! unlink (f);
+%! assert (isequal (scalegp_predict (s.sf, xs), p));
+%! fail ("scalegp_predict (setfield (sf, 'x', x(:, 1)), xs)", "'fit.x' is 60 x 1");

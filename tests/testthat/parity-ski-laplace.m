@@ -21,6 +21,20 @@ p2 = scalegp_predict (f2, [1.5 1; 0.5 2], "offset", [0; log(2)]);
 emit (fid, "pred2.mean", p2.mean);
 emit (fid, "pred2.var", p2.var);
 emit (fid, "pred2.response", p2.response);
+xs = [0.3 + mod((1:70)', 9) * 0.27, 0.2 + mod((1:70)', 4) * 0.5];
+ys = floor (2 * (1 + sin (2 * xs(:,1)) .* cos (xs(:,2))));
+f3 = ski_laplace (xs, ys, "layout", "scattered", "grid_size", [10 8], "lengthscale", 0.6,
+                  "learn", {"outputscale", "mean"}, "xtest", [1 1; 2 1.5], "seed", 1,
+                  "threads", 1, "verbose", false);
+emit (fid, "fit3.weights", f3.weights);
+emit (fid, "fit3.f", f3.f);
+emit (fid, "fit3.loglik", f3.loglik);
+emit (fid, "fit3.hyper", [f3.hyper.outputscale, f3.hyper.mean]);
+emit (fid, "fit3.test_var", f3.test.var);
+p3 = scalegp_predict (f3, [1.5 1; 0.5 1.2]);
+emit (fid, "pred3.mean", p3.mean);
+emit (fid, "pred3.var", p3.var);
+emit_error (fid, "err.eigen", @() ski_laplace (xs, ys, "layout", "scattered", "loglik_method", "eigen", "verbose", false));
 emit_error (fid, "err.weights", @() scalegp_predict (setfield (f2, "weights", f2.weights(1:10)), [1 1]));
 emit_error (fid, "err.y", @() ski_laplace ([], [1 2.5 3], "verbose", false));
 emit_error (fid, "err.layout", @() ski_laplace ([], [1 2 3], "layout", "points", "verbose", false));

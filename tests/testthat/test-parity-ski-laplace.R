@@ -26,6 +26,20 @@ test_that("ski_laplace agrees between R and Octave", {
   expect_equal(p2$mean, oct[["pred2.mean"]], tolerance = 1e-8)
   expect_equal(p2$var, oct[["pred2.var"]], tolerance = 1e-8)
   expect_equal(p2$response, oct[["pred2.response"]], tolerance = 1e-8)
+  # the scattered layout (cubic weights at the observations), outputscale and mean learned
+  xs <- cbind(0.3 + (1:70) %% 9 * 0.27, 0.2 + (1:70) %% 4 * 0.5)
+  ys <- floor(2 * (1 + sin(2 * xs[, 1]) * cos(xs[, 2])))
+  f3 <- ski_laplace(xs, ys, layout = "scattered", grid_size = c(10, 8), lengthscale = 0.6,
+                    learn = c("outputscale", "mean"), xtest = rbind(c(1, 1), c(2, 1.5)),
+                    seed = 1, threads = 1, verbose = FALSE)
+  expect_equal(f3$weights, oct[["fit3.weights"]], tolerance = 1e-8)
+  expect_equal(f3$f, oct[["fit3.f"]], tolerance = 1e-8)
+  expect_equal(f3$loglik, oct[["fit3.loglik"]], tolerance = 1e-8)
+  expect_equal(c(f3$hyper$outputscale, f3$hyper$mean), oct[["fit3.hyper"]], tolerance = 1e-8)
+  expect_equal(f3$test$var, oct[["fit3.test_var"]], tolerance = 1e-8)
+  p3 <- predict(f3, rbind(c(1.5, 1), c(0.5, 1.2)))
+  expect_equal(p3$mean, oct[["pred3.mean"]], tolerance = 1e-8)
+  expect_equal(p3$var, oct[["pred3.var"]], tolerance = 1e-8)
   e <- function(expr) tryCatch({ expr; "no error" }, error = conditionMessage)
   # the same words after the host's function and field syntax
   bad <- f2
@@ -35,6 +49,8 @@ test_that("ski_laplace agrees between R and Octave", {
   expect_identical(e(ski_laplace(y = c(1, 2.5, 3), verbose = FALSE)), oct[["err.y"]])
   expect_identical(e(ski_laplace(y = c(1, 2, 3), layout = "points", verbose = FALSE)),
                    oct[["err.layout"]])
+  expect_identical(e(ski_laplace(xs, ys, layout = "scattered", loglik_method = "eigen",
+                                 verbose = FALSE)), oct[["err.eigen"]])
   # summary (which prints, as R's summary.ski_laplace does, rather than
   # returning an object to print): the same lines but the history's last
   # column (its timings); the third fit's history has a value of every format
@@ -53,7 +69,7 @@ test_that("ski_laplace agrees between R and Octave", {
   }
   expect_summary(f1, "fit1", mask)
   expect_summary(f2, "fit2", mask)
-  f3 <- f1
+  f3 <- f1  # (the scattered fit is checked above)
   f3$history <- data.frame(step = c(1, 2, 3, 4), psi = c(9.99996, -0.5, 123456, 0),
                            mode_error = c(1e-120, 2.5, NaN, 1), damping = c(0.5, 0.25, 1, 1),
                            cg_steps = c(1, 10, 100, 1000),
