@@ -17,6 +17,11 @@
 #' are the linear interpolation weights summed over the points and the exposure
 #' is each cell's area (a \code{ppp}'s window sets the grid and, for a
 #' non-rectangular window, \code{-Inf} for cells whose centre lies outside).
+#' Point patterns too large for one machine: \code{stats} (or \code{x}) may be
+#' \code{\link{ski_stats}} of the point locations made with
+#' \code{interpolation = "linear"} (any \code{y}, e.g. 1), computed over files
+#' or a cluster and merged; their \code{Wt1} are the counts and their grid is
+#' the fit's.
 #' \code{"binned"}: \code{x}, \code{y} per observation, summed into the nearest
 #' cell (labels become binomial counts). \code{"scattered"}: \code{x},
 #' \code{y} per observation at its own location, anywhere in the grid's
@@ -42,6 +47,9 @@
 #' @param offset log exposure per cell (cells, points) or per observation
 #'   (binned, scattered); \code{-Inf} marks a cell without exposure.
 #' @param trials binomial trials (1 or one per cell or observation).
+#' @param stats points layout: \code{\link{ski_stats}} (or
+#'   \code{\link{ski_stats_merge}}) of the point locations, linear
+#'   interpolation, in the place of \code{x}.
 #' @param xtest locations at which to predict the latent field and the response
 #'   (\code{test$mean}, \code{test$var}, \code{test$response},
 #'   \code{test$response_var}).
@@ -92,9 +100,11 @@
 #' @seealso \code{vignette("spatial")}; \code{\link{gp_laplace}} for scattered
 #'   data, \code{\link{ski_gsgp}} for regression on a grid.
 #' @export
-ski_laplace <- function(x = NULL, y = NULL, ..., offset = NULL, trials = NULL, xtest = NULL) {
+ski_laplace <- function(x = NULL, y = NULL, ..., offset = NULL, trials = NULL, xtest = NULL,
+                        stats = NULL) {
   fn <- "ski_laplace"
   opts <- verb_options(fn, list(...))
+  if (inherits(x, "ski_stats")) { stats <- x; x <- NULL }
   if (inherits(x, "ppp")) {
     pp <- ppp_layout(x, opts, offset)
     x <- pp$x; opts <- pp$opts; offset <- pp$offset
@@ -112,7 +122,7 @@ ski_laplace <- function(x = NULL, y = NULL, ..., offset = NULL, trials = NULL, x
   }
   if (!is.null(xtest)) xtest <- as_input_matrix(xtest, fn, "xtest")
   r <- sgp_call(C_ski_laplace, x, y, ydim, num(offset, "offset"), num(trials, "trials"), xtest,
-                opts)
+                stats, opts)
   sel <- r$selection
   fit <- c(r[c("grid", "weights", "alpha", "f", "var", "counts", "offset", "observed", "x",
                "newton_steps", "iterations", "converged", "stop_reason", "mode_error")],

@@ -22,7 +22,8 @@ static sgp_cmat view_or_empty(SEXP x)
   return Rf_isNull(x) || Rf_length(x) == 0 ? none : sgp_r_cmat(x);
 }
 
-SEXP sgp_ski_laplace_r(SEXP x, SEXP y, SEXP ydim, SEXP offset, SEXP trials, SEXP xtest, SEXP opts)
+SEXP sgp_ski_laplace_r(SEXP x, SEXP y, SEXP ydim, SEXP offset, SEXP trials, SEXP xtest, SEXP stats,
+                       SEXP opts)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
@@ -31,9 +32,13 @@ SEXP sgp_ski_laplace_r(SEXP x, SEXP y, SEXP ydim, SEXP offset, SEXP trials, SEXP
   sgp_ski_laplace_opts_default(&o);
   int code = sgp_r_apply_options(&ctx, "ski_laplace", opts, &o);
   if (code) sgp_r_fail("ski_laplace", &ctx, code);
+  sgp_ski_stats_data sd;
+  const sgp_value sv = sgp_r_value(stats);
+  if (!Rf_isNull(stats) && (code = sgp_ski_stats_check(&ctx, &sv, "stats", "$", &sd)))
+    sgp_r_fail("ski_laplace", &ctx, code);
   const sgp_ski_laplace_data d = {view_or_empty(x), view_or_empty(y), view_or_empty(ydim),
                                   view_or_empty(offset), view_or_empty(trials),
-                                  view_or_empty(xtest)};
+                                  view_or_empty(xtest), Rf_isNull(stats) ? NULL : &sd};
   const run_args q = {&ctx, &o, &d};
   SEXP out = PROTECT(sgp_r_build_status(run_plain, &q, &code));
   if (code) sgp_r_fail("ski_laplace", &ctx, code);

@@ -15,7 +15,7 @@ SEXP sgp_ski_grid_r(SEXP, SEXP, SEXP);
 SEXP sgp_ski_grid_check_r(SEXP, SEXP, SEXP);
 SEXP sgp_ski_stats_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_gsgp_r(SEXP, SEXP, SEXP, SEXP);
-SEXP sgp_ski_laplace_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_ski_laplace_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_shape_r(SEXP, SEXP, SEXP, SEXP);
@@ -42,7 +42,7 @@ static const R_CallMethodDef call_methods[] = {
   {"ski_grid_check", (DL_FUNC)&sgp_ski_grid_check_r, 3},
   {"ski_stats", (DL_FUNC)&sgp_ski_stats_r, 4},
   {"ski_gsgp", (DL_FUNC)&sgp_ski_gsgp_r, 4},
-  {"ski_laplace", (DL_FUNC)&sgp_ski_laplace_r, 7},
+  {"ski_laplace", (DL_FUNC)&sgp_ski_laplace_r, 8},
   {"ski_laplace_predict", (DL_FUNC)&sgp_ski_laplace_predict_r, 5},
   {"ski_predict", (DL_FUNC)&sgp_ski_predict_r, 6},
   {"ski_shape", (DL_FUNC)&sgp_ski_shape_r, 4},

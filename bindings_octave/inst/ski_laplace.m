@@ -33,6 +33,12 @@
 ## marks a cell without exposure.
 ## @item @qcode{"trials"}
 ## Binomial trials (one value, or one per cell or observation).
+## @item @qcode{"stats"}
+## Points layout: @code{ski_stats} (or @code{ski_stats_merge}) of the point
+## locations, made with @qcode{"interpolation"}, @qcode{"linear"} (any y, e.g.
+## 1), in the place of @var{xy} (give @code{[]}): their @code{Wt1} are the
+## counts and their grid is the fit's, so the points may come from files and
+## workers.
 ## @item @qcode{"xtest"}
 ## Locations at which to predict: @code{fit.test.mean}, @code{fit.test.var}
 ## (the latent field), @code{fit.test.response}, @code{fit.test.response_var}.
@@ -124,7 +130,15 @@ function fit = ski_laplace (varargin)
   endif
   x = varargin{1};
   y = varargin{2};
-  [front, opts] = split_options (fname, {"offset", "trials", "xtest"}, varargin{3:end});
+  [front, opts] = split_options (fname, {"offset", "trials", "xtest", "stats"}, varargin{3:end});
+  stats = front.stats;
+  if (isstruct (x))  # ski_stats in the place of the points
+    stats = x;
+    x = [];
+  endif
+  if (! isempty (stats))
+    stats = ski_check_stats (stats, fname, "stats");
+  endif
   ydim = [];
   if (! isempty (x))
     x = check_input_matrix (x, fname, "x");
@@ -149,7 +163,7 @@ function fit = ski_laplace (varargin)
     opts = set_option (opts, "seed", floor (rand () * 2147483647));
   endif
   r = __sgp_call__ ("ski_laplace", x, y, ydim, double (front.offset(:)),
-                    double (front.trials(:)), xtest, opts{:});
+                    double (front.trials(:)), xtest, stats, opts{:});
   sel = r.selection;
   fit = rmfield (r, {"selection", "warnings"});
   fit.hyper = sel.hyper;

@@ -3,27 +3,28 @@
 // writes as plain data.
 #include "sgp_octave_verbs.h"
 #include "sgp_octave.h"
+#include "sgp_octave_ski.h"
 
 #include <cstring>
 
-// Usage: r = __sgp_call__ ("ski_laplace", x, y, ydim, offset, trials, xtest, name, value, ...)
+// Usage: r = __sgp_call__ ("ski_laplace", x, y, ydim, offset, trials, xtest, stats, name, value, ...)
 // Private: the ski_laplace fit of scalegp's C core.  x: locations (points,
 // binned, scattered) or [] (cells);
 // y: one value per cell (NaN: no data), per row of x, or [] (points); ydim:
 // the grid's shape of a cells y ([] for a vector); offset, trials, xtest: [] or
-// the data.  The options come as name/value pairs and go to the core's option
+// the data; stats: a ski_stats struct (points layout) or [].  The options come as name/value pairs and go to the core's option
 // table.  Returns the struct the core writes (sgp_ski_laplace_run).
 // See ski_laplace.
 octave_value_list
 sgp_verbs::ski_laplace (const octave_value_list& args, int)
 {
-  if (args.length () < 6)
+  if (args.length () < 7)
     print_usage ();
   const std::string fn = "ski_laplace";
   sgp_octave::context ctx (fn, 0, false);
   sgp_ski_laplace_opts o;
   sgp_octave::option_store keep;
-  sgp_octave::verb_options (ctx, "ski_laplace", sgp_ski_laplace_opts_default, args, 6, o, keep);
+  sgp_octave::verb_options (ctx, "ski_laplace", sgp_ski_laplace_opts_default, args, 7, o, keep);
   static const char *const names[] = {"x", "y", "ydim", "offset", "trials", "xtest"};
   Matrix m[6];
   sgp_cmat v[6];
@@ -32,7 +33,11 @@ sgp_verbs::ski_laplace (const octave_value_list& args, int)
       m[i] = sgp_octave::matrix_arg (args(i), fn, names[i]);
       v[i] = m[i].isempty () ? sgp_cmat {nullptr, 0, 0, 1} : sgp_octave::cview (m[i]);
     }
-  const sgp_ski_laplace_data d = {v[0], v[1], v[2], v[3], v[4], v[5]};
+  sgp_octave::ski_stats_view sv;
+  const bool has_stats = ! args(6).isempty ();
+  if (has_stats)
+    sgp_octave::ski_stats_arg (ctx, args(6), sv);
+  const sgp_ski_laplace_data d = {v[0], v[1], v[2], v[3], v[4], v[5], has_stats ? &sv.d : nullptr};
   int st = SGP_OK;
   octave_scalar_map out = sgp_octave::build_map ([&] (sgp_value_arena *a) {
     sgp_value r;
@@ -98,7 +103,7 @@ sgp_verbs::ski_laplace_predict (const octave_value_list& args, int)
 /*
 %!test
 %! y = [0 1 2; 3 1 0; 0 0 5; 1 2 1];
-%! r = __sgp_call__ ("ski_laplace", [], y, size (y), [], [], [], "lengthscale", 1.5,
+%! r = __sgp_call__ ("ski_laplace", [], y, size (y), [], [], [], [], "lengthscale", 1.5,
 %!                   "outputscale", 1, "mean", 0, "verbose", false);
 %! assert (r.converged);
 %! assert (numel (r.weights), 12);
@@ -111,5 +116,5 @@ sgp_verbs::ski_laplace_predict (const octave_value_list& args, int)
 %! assert (r.pred.var, fit.test.var);
 %! assert (r.type, "list");
 %!error <f: 'fit.weights' has 2 values; need 12> __sgp_call__ ("ski_laplace_predict", setfield (ski_laplace ([], [0 1 2; 3 1 0; 0 0 5; 1 2 1], "lengthscale", 1, "outputscale", 1, "mean", 0, "verbose", false), "weights", [1; 2]), "f", "fit")
-%!error <ski_laplace: 'layout' must be one of> __sgp_call__ ("ski_laplace", [], 1, [], [], [], [], "layout", "x")
+%!error <ski_laplace: 'layout' must be one of> __sgp_call__ ("ski_laplace", [], 1, [], [], [], [], [], "layout", "x")
 */

@@ -97,9 +97,14 @@ void sgp_ski_laplace_opts_default(sgp_ski_laplace_opts *o);
  *         (default: the cell volume); binned: n per observation, summed as
  *         exposures per cell; scattered: n per observation; empty: 0;
  *  trials binomial: 1 or as many values as y;
- *  xtest  ns-by-d prediction points or empty. */
+ *  xtest  ns-by-d prediction points or empty;
+ *  stats  points layout: ski_stats of the point locations (linear
+ *         interpolation; read by sgp_ski_stats_check) in the place of x, so
+ *         that the counts W'1 may come from files and clusters; their grid is
+ *         the fit's. NULL: none. */
 typedef struct {
   sgp_cmat x, y, ydim, offset, trials, xtest;
+  const sgp_ski_stats_data *stats;
 } sgp_ski_laplace_data;
 
 /* Fits (learning what o->learn asks) and writes the whole result as plain data

@@ -147,18 +147,11 @@ static int cells_values(sgp_ctx *ctx, const sgp_ski_laplace_data *dt, int64_t m,
 
 /* The point pattern's counts c = W'1 (linear weights, so c >= 0) and the cells'
  * log areas (given, or the cell volume). */
-static int points_values(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_laplace_data *dt,
-                         const sgp_ski_grid *g, int64_t m, cell_values *cv)
+/* c = W'1 of the points x with linear weights onto y (m, zeroed). */
+static int count_points(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, sgp_cmat X,
+                        const sgp_ski_grid *g, double *y)
 {
-  const sgp_cmat X = dt->x;
   const int64_t n = X.rows, T = sgp_ski_interp_taps(o->interpolation, g->d);
-  const int64_t no = len_of(dt->offset);
-  if (o->interpolation != SGP_SKI_LINEAR)
-    return sgp_fail(ctx, SGP_EINVAL, "interpolation: the points layout takes \"linear\" (its "
-                    "counts W'1 must not be negative)");
-  if (no && no != m)
-    return sgp_fail(ctx, SGP_EDIM, "offset: needs one log area per cell (%lld); got %lld",
-                    (long long)m, (long long)no);
   int64_t *idx = malloc((size_t)(n * T) * sizeof(int64_t));
   double *w = sgp_alloc(n * T);
   if (!idx || !w) { free(idx); free(w); return sgp_fail(ctx, SGP_ENOMEM, "x: out of memory"); }
@@ -174,21 +167,42 @@ static int points_values(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_
     }
   }
   if (!st) st = sgp_ski_interp(ctx, g, o->interpolation, SGP_SKI_BOUNDS_CLAMP, X, 0, idx, w);
+  for (int64_t k = 0; !st && k < n * T; k++)
+    if (idx[k] >= 0) y[idx[k]] += w[k];
+  free(idx); free(w);
+  return st;
+}
+
+/* The points layout: counts c = W'1 (from x, or the statistics' W'1) and the
+ * cells' log areas (default: the cell volume; -Inf outside the window). */
+static int points_values(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_laplace_data *dt,
+                         const sgp_ski_grid *g, int64_t m, cell_values *cv)
+{
+  const int64_t no = len_of(dt->offset);
+  if (o->interpolation != SGP_SKI_LINEAR)
+    return sgp_fail(ctx, SGP_EINVAL, "interpolation: the points layout takes \"linear\" (its "
+                    "counts W'1 must not be negative)");
+  if (no && no != m)
+    return sgp_fail(ctx, SGP_EDIM, "offset: needs one log area per cell (%lld); got %lld",
+                    (long long)m, (long long)no);
   double vol = 0.0;
   for (int j = 0; j < g->d; j++) vol += log(g->h[j]);
   for (int64_t i = 0; i < m; i++) { cv->y[i] = 0.0; cv->off[i] = no ? dt->offset.data[i] : vol; }
-  for (int64_t k = 0; !st && k < n * T; k++)
-    if (idx[k] >= 0) cv->y[idx[k]] += w[k];
+  int st = SGP_OK;
+  if (dt->stats) memcpy(cv->y, dt->stats->u1, (size_t)m * sizeof(double));
+  else st = count_points(ctx, o, dt->x, g, cv->y);
   for (int64_t i = 0; !st && i < m; i++) {
     const double off = cv->off[i];
     if (isnan(off) || off == INFINITY || (isfinite(off) && fabs(off) > 700.0))
       st = sgp_fail(ctx, SGP_EINVAL, "offset: log areas must lie in [-700, 700] or be -Inf "
                     "outside the window (element %lld is %g)", (long long)(i + 1), off);
+    else if (dt->stats && !(cv->y[i] >= 0.0))
+      st = sgp_fail(ctx, SGP_EINVAL, "stats: 'Wt1' element %lld is %g; counts cannot be negative",
+                    (long long)(i + 1), cv->y[i]);
     else if (off == -INFINITY && cv->y[i] > 0.0)
-      st = sgp_fail(ctx, SGP_EINVAL, "x: points fall next to grid cell %lld, whose offset is "
-                    "-Inf (outside the window)", (long long)(i + 1));
+      st = sgp_fail(ctx, SGP_EINVAL, "%s: points fall next to grid cell %lld, whose offset is "
+                    "-Inf (outside the window)", dt->stats ? "stats" : "x", (long long)(i + 1));
   }
-  free(idx); free(w);
   return st;
 }
 
@@ -291,8 +305,28 @@ static int gather(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const cell_values
 static sgp_skl_layout resolve_layout(const sgp_ski_laplace_opts *o, const sgp_ski_laplace_data *dt)
 {
   if (o->layout != SGP_SKL_LAYOUT_AUTO) return o->layout;
+  if (dt->stats) return SGP_SKL_LAYOUT_POINTS;
   if (!dt->x.data) return SGP_SKL_LAYOUT_CELLS;
   return dt->y.data ? SGP_SKL_LAYOUT_BINNED : SGP_SKL_LAYOUT_POINTS;
+}
+
+/* Statistics in the place of the points: the points layout, with the grid and
+ * the linear weights they were made with (cubic weights give negative W'1). */
+static int check_stats(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_laplace_data *dt,
+                       sgp_skl_layout lay)
+{
+  if (dt->x.data || dt->y.data)
+    return sgp_fail(ctx, SGP_EINVAL, "stats: takes the place of x (the points); give one of them, "
+                    "and no y");
+  if (lay != SGP_SKL_LAYOUT_POINTS)
+    return sgp_fail(ctx, SGP_EINVAL, "layout: statistics give the \"points\" layout");
+  if (dt->stats->interpolation != SGP_SKI_LINEAR)
+    return sgp_fail(ctx, SGP_EINVAL, "stats: the points layout needs statistics made with "
+                    "interpolation = \"linear\" (cubic weights make the counts W'1 negative)");
+  if (o->n_grid_size > 0 || o->grid_bounds)
+    return sgp_fail(ctx, SGP_EINVAL, "%s: is set by stats (their grid is the fit's)",
+                    o->n_grid_size > 0 ? "grid_size" : "grid_bounds");
+  return SGP_OK;
 }
 
 static int check_layout(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_laplace_data *dt,
@@ -302,10 +336,14 @@ static int check_layout(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_s
   if (!ops || ops->multiclass)
     return sgp_fail(ctx, SGP_EUNSUPPORTED, "likelihood: ski_laplace takes one latent per cell; "
                     "softmax is not supported");
+  if (dt->stats) {
+    const int st = check_stats(ctx, o, dt, lay);
+    if (st) return st;
+  } else if (lay == SGP_SKL_LAYOUT_POINTS && (!dt->x.data || dt->y.data)) {
+    return sgp_fail(ctx, SGP_EINVAL, "layout: \"points\" takes x (the points) and no y");
+  }
   if (lay == SGP_SKL_LAYOUT_CELLS && (dt->x.data || !dt->y.data))
     return sgp_fail(ctx, SGP_EINVAL, "layout: \"cells\" takes y (one value per cell) and no x");
-  if (lay == SGP_SKL_LAYOUT_POINTS && (!dt->x.data || dt->y.data))
-    return sgp_fail(ctx, SGP_EINVAL, "layout: \"points\" takes x (the points) and no y");
   if (lay == SGP_SKL_LAYOUT_BINNED && (!dt->x.data || !dt->y.data))
     return sgp_fail(ctx, SGP_EINVAL, "layout: \"binned\" takes x and y");
   if (lay != SGP_SKL_LAYOUT_SCATTERED && o->bounds_policy != SGP_SKI_BOUNDS_ERROR)
@@ -343,7 +381,8 @@ int skl_problem_make(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_
   p->points = lay == SGP_SKL_LAYOUT_POINTS;
   if (dt->x.data && (st = sgp_check_finite(ctx, "x", dt->x))) return st;
   sgp_ski_grid g0;
-  st = lay == SGP_SKL_LAYOUT_CELLS ? cells_grid(ctx, o, dt, &g0) : data_grid(ctx, o, dt->x, &g0);
+  if (dt->stats) g0 = dt->stats->grid;
+  else st = lay == SGP_SKL_LAYOUT_CELLS ? cells_grid(ctx, o, dt, &g0) : data_grid(ctx, o, dt->x, &g0);
   if (st) return st;
   /* the fit writes the grid as bounds (the user's, else lo and lo + (m - 1) h) and
    * its predictions read them back: the grid made from them serves both */
@@ -357,7 +396,7 @@ int skl_problem_make(sgp_ctx *ctx, const sgp_ski_laplace_opts *o, const sgp_ski_
   if ((st = skl_problem_grid(ctx, &g0, b, p))) return st;
   p->m = sgp_ski_grid_npoints(&p->grid);
   if ((st = grid_fits_memory(ctx, p->m))) return st;
-  p->n_data = dt->x.data ? dt->x.rows : len_of(dt->y);
+  p->n_data = dt->stats ? dt->stats->n : dt->x.data ? dt->x.rows : len_of(dt->y);
   if (lay == SGP_SKL_LAYOUT_SCATTERED) return skl_scattered_make(ctx, o, dt, p);
   /* bernoulli labels summed per cell are binomial counts */
   const sgp_lik_ops *ops = sgp_lik_ops_of(o->likelihood);

@@ -34,6 +34,12 @@ emit (fid, "fit3.test_var", f3.test.var);
 p3 = scalegp_predict (f3, [1.5 1; 0.5 1.2]);
 emit (fid, "pred3.mean", p3.mean);
 emit (fid, "pred3.var", p3.var);
+gs = ski_grid (x, "grid_size", [10 8], "interpolation", "linear");
+f4 = ski_laplace ([], [], "stats", ski_stats (x, ones (80, 1), gs), "lengthscale", 0.7,
+                  "outputscale", 1, "learn", {"mean"}, "seed", 1, "threads", 1, "verbose", false);
+emit (fid, "fit4.weights", f4.weights);
+emit (fid, "fit4.mean", f4.hyper.mean);
+emit_error (fid, "err.stats_grid", @() ski_laplace ([], [], "stats", ski_stats (x, ones (80, 1), gs), "grid_size", 3, "verbose", false));
 emit_error (fid, "err.eigen", @() ski_laplace (xs, ys, "layout", "scattered", "loglik_method", "eigen", "verbose", false));
 emit_error (fid, "err.weights", @() scalegp_predict (setfield (f2, "weights", f2.weights(1:10)), [1 1]));
 emit_error (fid, "err.y", @() ski_laplace ([], [1 2.5 3], "verbose", false));

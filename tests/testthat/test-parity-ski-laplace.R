@@ -40,7 +40,15 @@ test_that("ski_laplace agrees between R and Octave", {
   p3 <- predict(f3, rbind(c(1.5, 1), c(0.5, 1.2)))
   expect_equal(p3$mean, oct[["pred3.mean"]], tolerance = 1e-8)
   expect_equal(p3$var, oct[["pred3.var"]], tolerance = 1e-8)
+  # the points layout from ski_stats of the points (linear interpolation)
+  gs <- ski_grid(x, grid_size = c(10, 8), interpolation = "linear")
+  f4 <- ski_laplace(stats = ski_stats(x, rep(1, 80), gs), lengthscale = 0.7, outputscale = 1,
+                    learn = "mean", seed = 1, threads = 1, verbose = FALSE)
+  expect_equal(f4$weights, oct[["fit4.weights"]], tolerance = 1e-8)
+  expect_equal(f4$hyper$mean, oct[["fit4.mean"]], tolerance = 1e-8)
   e <- function(expr) tryCatch({ expr; "no error" }, error = conditionMessage)
+  expect_identical(e(ski_laplace(stats = ski_stats(x, rep(1, 80), gs), grid_size = 3,
+                                 verbose = FALSE)), oct[["err.stats_grid"]])
   # the same words after the host's function and field syntax
   bad <- f2
   bad$weights <- bad$weights[1:10]

@@ -120,3 +120,29 @@ test_that("gaussian cells equal ski_gsgp with the data on the grid points", {
   expect_equal(fit$weights, ref$test$mean, tolerance = 1e-8)
   expect_equal(fit$loglik, ref$loglik, tolerance = 1e-8)
 })
+
+test_that("points from ski_stats (files, clusters) equal points from x", {
+  # the counts are W'1 with linear weights either way: the same rows in the same
+  # order give the same sums bit for bit; two merged chunks add them in another
+  # order (rounding of sums of at most 300 weights in [0, 1]: 1e-12)
+  set.seed(3)
+  x <- cbind(runif(300), runif(300) * 2)
+  g <- ski_grid(x, grid_size = c(12, 20), interpolation = "linear")
+  s <- ski_stats(x, rep(1, 300), g)
+  args <- list(lengthscale = 0.3, outputscale = 1, learn = "mean", verbose = FALSE, seed = 1)
+  f1 <- do.call(ski_laplace, c(list(x, grid_size = c(12, 20), grid_bounds = g$bounds), args))
+  f2 <- do.call(ski_laplace, c(list(stats = s), args))
+  expect_identical(f2$counts, f1$counts)
+  expect_identical(f2$weights, f1$weights)
+  expect_identical(f2$loglik, f1$loglik)
+  expect_identical(do.call(ski_laplace, c(list(s), args))$weights, f1$weights)
+  sm <- ski_stats_merge(ski_stats(x[1:150, ], rep(1, 150), g), ski_stats(x[151:300, ], rep(1, 150), g))
+  fm <- do.call(ski_laplace, c(list(stats = sm), args))
+  expect_equal(fm$counts, f1$counts, tolerance = 1e-12)
+  expect_equal(fm$hyper$mean, f1$hyper$mean, tolerance = 1e-8)
+  expect_error(ski_laplace(stats = s, grid_size = 3, verbose = FALSE), "'grid_size' is set by stats")
+  expect_error(ski_laplace(x, stats = s, verbose = FALSE), "'stats' takes the place of x")
+  expect_error(ski_laplace(stats = ski_stats(x, rep(1, 300), ski_grid(x, grid_size = c(12, 20))),
+                           verbose = FALSE), "'stats' .*interpolation = \"linear\"")
+  expect_error(ski_laplace(stats = list(a = 1), verbose = FALSE), "'stats' must be ski_stats")
+})
