@@ -6,8 +6,8 @@
 # learned values and the process's peak RSS; beside them t_K, the median time
 # of one K product on the same grid (the C driver bench_ski_kg, given as the
 # first argument). BENCH_ARGS picks the cases: small (bei 64 x 32 on the exact,
-# eigen and slq paths), medium (bei 256 x 128, clmfires 256 x 256), large
-# (bei 1024 x 512); default all.
+# eigen and slq paths), medium (bei 256 x 128, clmfires 256 x 256, both on the
+# eigen and slq paths), large (bei 1024 x 512, auto: eigen); default all.
 suppressPackageStartupMessages(library(scalegp))
 args <- commandArgs(TRUE)
 kg <- args[1]
@@ -40,8 +40,9 @@ run <- function(name, pp, size, method) {
 }
 if ("small" %in% cases)
   for (m in c("exact", "eigen", "slq")) invisible(run("bei", bei, c(64, 32), m))
-if ("medium" %in% cases) {
-  invisible(run("bei", bei, c(256, 128), "auto"))
-  invisible(run("clmfires", clmfires, c(256, 256), "auto"))
-}
+if ("medium" %in% cases)
+  for (m in c("eigen", "slq")) {
+    invisible(run("bei", bei, c(256, 128), m))
+    invisible(run("clmfires", clmfires, c(256, 256), m))
+  }
 if ("large" %in% cases) invisible(run("bei", bei, c(1024, 512), "auto"))
