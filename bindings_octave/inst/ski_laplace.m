@@ -92,7 +92,7 @@
 ## @item @qcode{"loglik_method"}
 ## "exact": dense on the observed cells; "slq": stochastic Lanczos quadrature with probes; "eigen": preconditioned slq in a separable kernel's eigenbasis (at most 1024 points per dimension; cells, points and binned layouts); "auto": exact up to 512 observed cells (or observations), else eigen where it applies, else slq (default @qcode{"auto"}).
 ## @item @qcode{"probes"}
-## slq and eigen: Rademacher probes of the log-determinant, traces and variances (default 10 on the eigen path, whose preconditioned probes vary less, 30 on slq) (default @code{[]}).
+## slq and eigen: Rademacher probes of the log-determinant, traces and variances (default 10 on the eigen path, whose preconditioned probes vary less, 60 on slq) (default @code{[]}).
 ## @item @qcode{"slq_max_iter"}
 ## slq: Lanczos steps per probe at most (default @code{100}).
 ## @item @qcode{"variance"}

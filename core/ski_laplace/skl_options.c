@@ -79,7 +79,7 @@ static const sgp_opt_spec specs[] = {
    "observed cells (or observations), else eigen where it applies, else slq"},
   {"probes", SGP_OPT_COUNT, "NULL", 2, 100000, SGP_OPT_NULL_OK, NULL, OFF(probes), SGP_STORE_INT64,
    0, "slq and eigen: Rademacher probes of the log-determinant, traces and variances "
-   "(default 10 on the eigen path, whose preconditioned probes vary less, 30 on slq)"},
+   "(default 10 on the eigen path, whose preconditioned probes vary less, 60 on slq)"},
   {"slq_max_iter", SGP_OPT_COUNT, "100", 1, INTMAX, 0, NULL, OFF(slq_max_iter), SGP_STORE_INT64,
    0, "slq: Lanczos steps per probe at most"},
   {"variance", SGP_OPT_CHOICE, "\"exact\"", 0, 0, 0, variance_names, OFF(variance),
