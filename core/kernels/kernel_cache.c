@@ -42,7 +42,7 @@ int sgp_kcache_fill(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep *p, doubl
 {
   const int64_t n = p->n, t = SGP_DEFAULT_TILE, nt = (n + t - 1) / t;
   const int64_t pairs = nt * (nt + 1) / 2;
-  const int nthreads = sgp_ctx_threads(ctx);
+  const int nthreads = sgp_par_threads(ctx, 15.0 * (double)n * (double)n);
   const int64_t per_block = 2 * (int64_t)nthreads; /* tiles between interrupt polls */
   int st = SGP_OK;
   const int blas_threads = sgp_blas_serial_begin();
@@ -111,7 +111,7 @@ int sgp_kcache_apply_chunked(sgp_ctx *ctx, const double *K, int64_t n, sgp_cmat 
 {
   const int64_t t = tile > 0 ? tile : SGP_DEFAULT_TILE, nt = (n + t - 1) / t;
   const int64_t nb = V.cols;
-  int nacc = sgp_ctx_threads(ctx);
+  int nacc = sgp_par_threads(ctx, 2.0 * (double)n * (double)n * (double)nb);
   if (nacc > nt) nacc = (int)nt;
   if (nacc < 1) nacc = 1;
   if (n == 0 || nb == 0) return SGP_OK;

@@ -31,7 +31,7 @@ int sgp_kernel_apply_symmetric(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kpre
       return sgp_kernel_apply_prepared(ctx, k, a, a, V, Y, tile);
   }
   for (int64_t c = 0; c < nb; c++) memset(Y.data + c * Y.ld, 0, (size_t)n * sizeof(double));
-  int nthreads = sgp_ctx_threads(ctx);
+  int nthreads = sgp_par_threads(ctx, (double)n * (double)n * (15.0 + 2.0 * (double)nb));
   if (nthreads > lanes) nthreads = (int)lanes;
   const int64_t per_block = lanes, pairs = nt * (nt + 1) / 2; /* columns between polls */
   int64_t done = 0; /* tile pairs before the current block (progress) */

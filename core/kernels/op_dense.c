@@ -27,7 +27,7 @@ int sgp_kernel_apply_prepared(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
                               const sgp_kprep *b, sgp_cmat V, sgp_mat Y, int tile)
 {
   const int64_t n1 = a->n, n2 = b->n, nb = V.cols;
-  const int nthreads = sgp_ctx_threads(ctx);
+  const int nthreads = sgp_par_threads(ctx, (double)n1 * (double)n2 * (30.0 + 2.0 * (double)nb));
   const int64_t t = tile > 0 ? tile : SGP_DEFAULT_TILE;
   const int64_t ntiles = (n1 + t - 1) / t, per_block = 4 * (int64_t)nthreads;
   if (V.rows != n2 || Y.rows != n1 || Y.cols != nb)
@@ -101,7 +101,8 @@ static int fill_kernel_matrix(sgp_ctx *ctx, const sgp_kernel *k, const sgp_kprep
                               const sgp_kprep *b, double *K, int64_t ldk)
 {
   const int64_t t = SGP_DEFAULT_TILE, nti = (a->n + t - 1) / t, ntj = (b->n + t - 1) / t;
-  const int nthreads = sgp_ctx_threads(ctx);
+  /* one row of tiles per region */
+  const int nthreads = sgp_par_threads(ctx, 30.0 * (double)(a->n < t ? a->n : t) * (double)b->n);
   int st = SGP_OK;
   const int blas_threads = sgp_blas_serial_begin();
   for (int64_t ti = 0; ti < nti; ti++) {

@@ -250,7 +250,9 @@ static int kwk_diag(sgp_ctx *ctx, const sgp_kernel *k, sgp_cmat X, const double 
   int st = sgp_column_means(ctx, X, &center), nomem = 0;
   if (!st) st = sgp_kprep_init(ctx, k, X, center, &prep, "x");
   if (!st) {
-#pragma omp parallel num_threads(sgp_ctx_threads(ctx))
+    const int nt = sgp_par_threads(ctx, 30.0 * (double)n * (double)n);
+    (void)nt;
+#pragma omp parallel num_threads(nt)
     {
       double *kt = sgp_alloc(tb * tb);
       if (!kt) {

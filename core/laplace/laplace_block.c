@@ -30,7 +30,10 @@ void sgp_unit_kernel_columns(sgp_ctx *ctx, const sgp_unit_block *ub, int64_t n, 
   const int64_t b = ub->b, tile = 64;
   if (NC > n) memset(T, 0, (size_t)(NC * b) * sizeof(double));
   const int saved = sgp_blas_serial_begin();
-#pragma omp parallel for num_threads(sgp_ctx_threads(ctx)) schedule(dynamic, 1)
+  /* each kernel entry costs tens of flops (distance and exponential) */
+  const int nt = sgp_par_threads(ctx, 30.0 * (double)n * (double)b);
+  (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
   for (int64_t j0 = 0; j0 < b; j0 += tile) {
     const int64_t j1 = j0 + tile < b ? j0 + tile : b;
     for (int64_t j = j0; j < j1;) {

@@ -100,6 +100,14 @@ int sgp_ctx_threads(const sgp_ctx *ctx)
 #endif
 }
 
+int sgp_par_threads(const sgp_ctx *ctx, double flops)
+{
+  const int nt = sgp_ctx_threads(ctx);
+  if (nt <= 1 || !(flops >= 2.0 * SGP_PAR_MIN_FLOPS)) return 1;
+  const double most = floor(flops / SGP_PAR_MIN_FLOPS);
+  return most < (double)nt ? (int)most : nt;
+}
+
 void sgp_ctx_rename_arg(sgp_ctx *ctx, const char *from, const char *to)
 {
   const size_t n = strlen(from);

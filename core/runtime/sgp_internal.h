@@ -17,6 +17,17 @@ double sgp_phys_mem_bytes(void);
  * gives 1: OpenMP's thread pool does not survive fork), else 0. */
 int sgp_forked_child(void);
 
+/* The team size for a parallel region of about `flops` operations: 1 below
+ * SGP_PAR_MIN_FLOPS, else at most one thread per SGP_PAR_MIN_FLOPS and at
+ * most sgp_ctx_threads. A region's barrier costs microseconds on an idle
+ * machine, but a timeslice (milliseconds) when another process has taken a
+ * team member's core, while the waiting members spin on theirs: on a busy
+ * machine many small regions made two threads ten times slower than one. Work
+ * of a millisecond or more per region keeps that wait a small fraction
+ * (docs/usage.md, "Threads"). */
+#define SGP_PAR_MIN_FLOPS 4e6
+int sgp_par_threads(const sgp_ctx *ctx, double flops);
+
 /* Inside a parallel region: this thread's number and the team's size (0 and 1
  * without OpenMP; the runtime may give a smaller team than asked for). */
 static inline int sgp_thread_num(void)

@@ -124,14 +124,16 @@ static int bop_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
                     (long long)V.rows, (long long)V.cols, (long long)Y.rows,
                     (long long)Y.cols, (long long)st->m);
   const int64_t work = b->format == SGP_SKI_B_CSR ? b->nnz : st->m * st->S;
-  const int nthreads = work >= 32768 ? sgp_ctx_threads(ctx) : 1;
   if (b->format != SGP_SKI_B_CSR) {
+    const int64_t nc = V.cols < STENCIL_COLUMNS ? V.cols : STENCIL_COLUMNS;
+    const int nthreads = sgp_par_threads(ctx, 2.0 * (double)(work * nc));
     /* columns in blocks that keep a run of D in cache with them */
     for (int64_t j = 0; j < V.cols; j += STENCIL_COLUMNS)
       stencil_apply(st, V.data + j * V.ld, V.ld, Y.data + j * Y.ld, Y.ld,
                     V.cols - j < STENCIL_COLUMNS ? V.cols - j : STENCIL_COLUMNS, nthreads);
     return SGP_OK;
   }
+  const int nthreads = sgp_par_threads(ctx, 2.0 * (double)work);
   for (int64_t j = 0; j < V.cols; j++)
     csr_apply(b, V.data + j * V.ld, Y.data + j * Y.ld, nthreads);
   return SGP_OK;

@@ -363,7 +363,9 @@ static int kg_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
   if (V.cols == 0) return SGP_OK;
   if ((st = sgp_poll_interrupt(ctx))) return st;
   kg_state *ms = (kg_state *)op->state; /* its work space only */
-  const int nthreads = sgp_ctx_threads(ctx);
+  /* two real FFTs of the padded grid per column */
+  const double L = (double)s->Ltot;
+  const int nthreads = sgp_par_threads(ctx, (double)V.cols * 5.0 * L * log2(L + 1.0));
   kg_work w;
   if ((st = work_take(ctx, ms, V.cols, nthreads, &w))) return st;
   if (s->path == SGP_SKI_KG_KRONECKER) st = sgp_ski_fft_apply_kronecker(s, &w, V, Y, nthreads, ctx);

@@ -201,7 +201,7 @@ int sgp_ski_interp(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolation in
   if (n <= 0) return SGP_OK;
   if (X.ld < n) return sgp_fail(ctx, SGP_EDIM, "x: leading dimension below the row count");
   if (!idx || !w) return sgp_fail(ctx, SGP_EINVAL, "interpolation: output arrays missing");
-  const int nthreads = n >= 4096 ? sgp_ctx_threads(ctx) : 1;
+  const int nthreads = sgp_par_threads(ctx, 20.0 * (double)(n * T));
   (void)nthreads; /* used by OpenMP only */
   int64_t bad = INT64_MAX;
 #pragma omp parallel for num_threads(nthreads) schedule(static) reduction(min : bad)

@@ -185,7 +185,6 @@ int sgp_ski_kron_eig_apply(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, double *con
   }
   /* the last product lands in Y: start in Y or work so that the ping-pong ends there */
   double *bufs[2] = {left % 2 ? Y : work, left % 2 ? work : Y};
-  const int nt = sgp_ctx_threads(ctx) > 0 ? sgp_ctx_threads(ctx) : 1;
   const int blas = sgp_blas_serial_begin();
   const double *in = X;
   int64_t S = 1, done = 0;
@@ -194,6 +193,7 @@ int sgp_ski_kron_eig_apply(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, double *con
     if (F[j]) {
       if ((code = sgp_poll_interrupt(ctx))) break;
       double *out = bufs[done % 2];
+      const int nt = sgp_par_threads(ctx, 2.0 * (double)total * (double)ke->m[j]);
       mode_product(nt, ke->m[j], F[j], trans, S, total, in, out, ctx);
       in = out;
       done++;

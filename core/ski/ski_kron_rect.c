@@ -93,7 +93,6 @@ int sgp_ski_kron_rect_apply(sgp_ctx *ctx, int d, const int64_t *rows, const int6
   best_order(d, in, out, order);
   /* the last product lands in Y: start in Y or work so that the ping-pong ends there */
   double *bufs[2] = {left % 2 ? Y : work, left % 2 ? work : Y};
-  const int nt = sgp_ctx_threads(ctx) > 0 ? sgp_ctx_threads(ctx) : 1;
   const int blas = sgp_blas_serial_begin();
   const double *src = X;
   int code = SGP_OK, done = 0;
@@ -105,6 +104,7 @@ int sgp_ski_kron_rect_apply(sgp_ctx *ctx, int d, const int64_t *rows, const int6
     for (int i = 0; i < j; i++) S *= n[i];
     for (int i = j + 1; i < d; i++) R *= n[i];
     double *dst = bufs[done % 2];
+    const int nt = sgp_par_threads(ctx, 2.0 * (double)S * (double)R * (double)in[j] * (double)out[j]);
     mode_rect(ctx, nt, F[j], rows[j], trans, in[j], out[j], S, R, src, dst);
     n[j] = out[j];
     src = dst;

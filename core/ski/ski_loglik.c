@@ -65,7 +65,7 @@ int sgp_ski_probe_sketch(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
     code = sgp_fail(ctx, SGP_ENOMEM, "x: out of memory for interpolation weights");
     goto cleanup;
   }
-  const int nthreads = probes > 1 && blk * T * probes >= 65536 ? sgp_ctx_threads(ctx) : 1;
+  const int nthreads = probes > 1 ? sgp_par_threads(ctx, 2.0 * (double)(blk * T * probes)) : 1;
   (void)nthreads;
   for (int64_t i0 = 0; i0 < n; i0 += blk) {
     const int64_t nb = n - i0 < blk ? n - i0 : blk;

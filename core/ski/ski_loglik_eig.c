@@ -139,7 +139,6 @@ static int cg_step(eig_work *w, int64_t col, const double *q)
 static int pcg_run(sgp_ctx *ctx, eig_work *w)
 {
   const int64_t m = w->m;
-  const int nt = sgp_ctx_threads(ctx) > 0 ? sgp_ctx_threads(ctx) : 1;
   int code;
   for (int64_t col = 0; col < w->c; col++) {
     const double *r = w->R + col * m;
@@ -158,6 +157,7 @@ static int pcg_run(sgp_ctx *ctx, eig_work *w)
     if ((code = sgp_poll_interrupt(ctx))) return code;
     if ((code = apply_m(ctx, w, nl))) return code;
     int bad = 0;
+    const int nt = sgp_par_threads(ctx, 10.0 * (double)(nl * m)); /* a CG step's vector work */
     (void)nt;
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(| : bad)
     for (int64_t k = 0; k < nl; k++) bad |= cg_step(w, w->idx[k], w->T2 + k * m);

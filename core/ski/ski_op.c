@@ -53,7 +53,7 @@ static int ski_apply(const sgp_op *op, sgp_cmat V, sgp_mat Y, sgp_ctx *ctx)
                     (long long)V.rows, (long long)V.cols, (long long)Y.rows,
                     (long long)Y.cols, (long long)s->n);
   const int64_t n = s->n, T = s->T;
-  const int nthreads = n * T >= 65536 ? sgp_ctx_threads(ctx) : 1;
+  const int nthreads = sgp_par_threads(ctx, 2.0 * (double)(n * T));
   (void)nthreads;
   for (int64_t j = 0; j < V.cols; j++) {
     const double *v = V.data + j * V.ld;
