@@ -195,9 +195,10 @@ function fit = gp_laplace (x, y, varargin)
   fit.y = ycode;
   fit.offset = used.offset;
   fit.noise = used.noise;
+  fit.scaling = used.scaling;
   ## the likelihood's own fields (binomial's trials, negbin's dispersion)
   own = setdiff (fieldnames (used)', {"kernel", "likelihood", "policy", "policy_reason", ...
-                                      "n_class", "noise", ...
+                                      "n_class", "noise", "scaling", ...
                                       "offset", "seed", "warning", "warning_id"});
   for name = own
     fit.(name{1}) = used.(name{1});
