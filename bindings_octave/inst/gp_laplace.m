@@ -99,6 +99,8 @@
 ## cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points (not gaussian's noise) (default @code{1e+12}).
 ## @item @qcode{"history_trace"}
 ## the history's trace column (a metric): "auto": where it is cheap (NA in the exact mode's dense first solve, where it costs as much as the solve), "always": everywhere (default @qcode{"auto"}).
+## @item @qcode{"scale"}
+## standardize each input column for the kernel (centre: mean, scale: sd; a constant column keeps scale 1) where the lengthscale is learned or defaulted; the fit reports lengthscales on the inputs' own scale (one learned isotropic value becomes one per column, times its sd). A given lengthscale is on the inputs' own scale: centring only. The fit's scaling says which, with centre and scale, which predict applies to new inputs (default @code{true}).
 ## @item @qcode{"kernel_cache_bytes"}
 ## keep the kernel matrix when its 8 n^2 bytes fit (else matrix-free) (default @code{2147483648}).
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
