@@ -111,7 +111,12 @@
 #'   \code{steps} (data frame per Newton step), \code{kernel} (list of kind,
 #'   lengthscale, outputscale), \code{likelihood}, \code{n_class},
 #'   \code{levels}, the training data \code{x}, \code{y}, \code{offset},
-#'   \code{noise}, and \code{test = list(mean, var, prob)} when \code{xtest} is
+#'   \code{noise}, \code{scaling} (option \code{scale}: \code{scaled},
+#'   \code{centre}, \code{scale}, the \code{lengthscale} on the inputs the kernel
+#'   saw, \code{note}; \code{kernel} and \code{hyper} give lengthscales on the
+#'   inputs' own scale, one per column where the columns were scaled; see
+#'   \code{docs/gp_laplace.md}, Input scaling), and
+#'   \code{test = list(mean, var, prob)} when \code{xtest} is
 #'   given (poisson: \code{rate_mean}, \code{rate_var} instead of \code{prob};
 #'   gaussian: \code{y_var}, the variance of a new observation, with the first
 #'   \code{noise} value when the noise is per point).

@@ -128,7 +128,11 @@
 ## iteration: newton, iteration, total, residual, rel_residual, trace (NA
 ## where @qcode{"history_trace"} left it out), rank, buffer, seconds),
 ## @code{steps}, @code{kernel}, @code{likelihood},
-## @code{n_class}, @code{levels}, the training data, and, with
+## @code{n_class}, @code{levels}, the training data, @code{scaling} (option
+## @qcode{"scale"}: @code{scaled}, @code{centre}, @code{scale}, the
+## @code{lengthscale} on the inputs the kernel saw and @code{note}; @code{kernel}
+## and @code{hyper} give lengthscales on the inputs' own scale, one per column
+## where the columns were scaled), and, with
 ## @qcode{"xtest"}, @code{test} with fields @code{mean}, @code{var} and
 ## @code{prob} (classification), @code{rate_mean}, @code{rate_var} (poisson)
 ## or @code{y_var} (gaussian).  A fit that did not converge gives a warning
