@@ -194,7 +194,9 @@ int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_result *fit, sgp_c
  * (nC x r, r may be 0), the kernel (its lengthscale array is referenced), the
  * likelihood, C, the gaussian noise and the constant prior mean (1 or C values, or
  * empty = 0; referenced). Checks shapes and finiteness; messages
- * name the field ("x", "weights", "root", ...). Never pass the view to
+ * name the field ("x", "weights", "root", ...). centre and scale stay NULL (the
+ * inputs as given): a caller whose fit has them sets them (sgp_laplace_fit_check
+ * does), with the kernel on the standardized inputs. Never pass the view to
  * sgp_laplace_fit_free. */
 int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_result *fit, sgp_cmat X, sgp_cmat weights,
                          sgp_cmat root, const sgp_kernel *kernel, sgp_likelihood likelihood,
