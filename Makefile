@@ -15,7 +15,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave check-self-contained hooks bench bench-report bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel bench-laplace-gmm bench-ski-laplace
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel bench-laplace-gmm bench-ski-laplace bench-laplace-birthwt
 
 all: install
 
@@ -98,6 +98,7 @@ bench: install
 	$(MAKE) bench-laplace-budget
 	$(MAKE) bench-select
 	$(MAKE) bench-select-mf
+	$(MAKE) bench-laplace-birthwt
 	$(MAKE) bench-ski
 	$(MAKE) bench-ski-learn
 	$(MAKE) bench-ski-laplace
@@ -126,6 +127,13 @@ bench-laplace-budget: install
 	$(BENCH_LOG_START)
 	@sh tools/deps.sh $(BENCH_DEB_PACKAGES)
 	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_budget.R $(BENCH_ARGS) $(BENCH_TEE)
+
+# gp_laplace's input scaling (option scale) on MASS::birthwt (r-cran-mass): 5-fold
+# cross-validated log loss beside the intercept-only model and glm.
+bench-laplace-birthwt: install
+	$(BENCH_LOG_START)
+	@sh tools/deps.sh r-cran-mass
+	R_LIBS=$(RLIB) OPENBLAS_NUM_THREADS=2 $(RSCRIPT) inst/bench/bench_laplace_birthwt.R $(BENCH_TEE)
 
 # gp_laplace's recursive residual (default) against residual = "explicit":
 # seconds per solver iteration side by side on the softmax GMM;

@@ -111,7 +111,12 @@
 #'   \code{steps} (data frame per Newton step), \code{kernel} (list of kind,
 #'   lengthscale, outputscale), \code{likelihood}, \code{n_class},
 #'   \code{levels}, the training data \code{x}, \code{y}, \code{offset},
-#'   \code{noise}, and \code{test = list(mean, var, prob)} when \code{xtest} is
+#'   \code{noise}, \code{scaling} (option \code{scale}: \code{scaled},
+#'   \code{centre}, \code{scale}, the \code{lengthscale} on the inputs the kernel
+#'   saw, \code{note}; \code{kernel} and \code{hyper} give lengthscales on the
+#'   inputs' own scale, one per column where the columns were scaled; see
+#'   \code{docs/gp_laplace.md}, Input scaling), and
+#'   \code{test = list(mean, var, prob)} when \code{xtest} is
 #'   given (poisson: \code{rate_mean}, \code{rate_var} instead of \code{prob};
 #'   gaussian: \code{y_var}, the variance of a new observation, with the first
 #'   \code{noise} value when the noise is per point).
@@ -166,7 +171,7 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
                 kernel = used$kernel, likelihood = used$likelihood, n_class = used$n_class,
                 levels = lab$levels, policy = used$policy,
                 policy_reason = used$policy_reason, x = x, y = lab$y,
-                offset = used$offset, noise = used$noise),
+                offset = used$offset, noise = used$noise, scaling = used$scaling),
            used[laplace_lik_fields(used)], list(seed = used$seed),
            laplace_selection(res$selection))
   if (!is.null(xtest)) fit$test <- pred_class_names(res$test, fit, fn)
@@ -181,7 +186,7 @@ gp_laplace <- function(x, y, ..., xtest = NULL, xtest_offset = NULL, data = NULL
 # those of the core's used options that the fit does not take otherwise.
 laplace_lik_fields <- function(used) {
   setdiff(names(used), c("kernel", "likelihood", "policy", "policy_reason", "n_class", "noise",
-                         "offset", "seed",
+                         "offset", "seed", "scaling",
                          "warning", "warning_id"))
 }
 
@@ -385,6 +390,7 @@ print.gp_laplace <- function(x, ...) {
               x$newton_steps, fmt_count(x$iterations), x$policy, ncol(x$root),
               if (x$converged) "converged" else "NOT converged", x$stop_reason))
   cat(laplace_hyper_line(x), "\n", sep = "")
+  if (nzchar(sl <- laplace_scaling_line(x))) cat(sl, "\n", sep = "")
   if (is.list(x$test)) cat(sprintf("  predictions at %d test inputs in $test\n",
                                    NROW(x$test[["mean", exact = TRUE]])))
   invisible(obj)
@@ -407,6 +413,12 @@ laplace_hyper_line <- function(x) {
           else "nothing learned")
 }
 
+# "  inputs       <the core's note>" for a fit with a scaling (option scale), else "".
+laplace_scaling_line <- function(x) {
+  note <- x[["scaling", exact = TRUE]]$note
+  if (is.null(note)) "" else paste0("  inputs       ", note)
+}
+
 #' Summary of a gp_laplace fit
 #'
 #' @param object a \code{gp_laplace} fit.
@@ -427,7 +439,8 @@ summary.gp_laplace <- function(object, ...) {
             rank = ncol(object$root), converged = object$converged,
             stop_reason = object$stop_reason, loglik = ll, accuracy = acc,
             last_delta = utils::tail(object$steps$delta, 1L),
-            hyper_line = laplace_hyper_line(object))
+            hyper_line = laplace_hyper_line(object),
+            scaling_line = laplace_scaling_line(object))
   class(s) <- "summary.gp_laplace"
   s
 }
@@ -439,6 +452,7 @@ print.summary.gp_laplace <- function(x, ...) {
   cat(sprintf("  kernel       %s, lengthscale %s, outputscale %s\n", k$kernel,
               fmt_g(k$lengthscale), fmt_g(k$outputscale)))
   if (nzchar(x$hyper_line %||% "")) cat(x$hyper_line, "\n", sep = "")
+  if (nzchar(x$scaling_line %||% "")) cat(x$scaling_line, "\n", sep = "")
   cat(sprintf("  data         n = %d, d = %d, C = %d\n", x$n, x$d, x$C))
   cat(sprintf("  solver       %s policy: %d Newton steps, %s iterations, rank %d\n",
               x$policy, x$newton_steps, fmt_count(x$iterations), x$rank))

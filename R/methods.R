@@ -68,7 +68,12 @@ logLik.gp_laplace <- function(object, ...) {
          "affordable; refit with evidence = \"stochastic\" (not softmax) or learn a ",
          "hyperparameter (a time_limit reached before it, or an evidence that failed, also ",
          "leaves it out: see the fit's warning)", call. = FALSE)
-  fit_loglik(ll, fit$hyper, fit$learned, nrow(fit$x))
+  # df counts the optimizer's coordinates: one isotropic lengthscale on scaled
+  # inputs is one, though hyper shows it per column on the inputs' own scale
+  h <- fit$hyper
+  sl <- fit[["scaling", exact = TRUE]]$lengthscale
+  if (!is.null(sl)) h$lengthscale <- sl
+  fit_loglik(ll, h, fit$learned, nrow(fit$x))
 }
 
 #' @rdname scalegp_methods

@@ -99,6 +99,8 @@
 ## cap on the pseudo-noise W^-1 (1/pi for softmax) of confident points (not gaussian's noise) (default @code{1e+12}).
 ## @item @qcode{"history_trace"}
 ## the history's trace column (a metric): "auto": where it is cheap (NA in the exact mode's dense first solve, where it costs as much as the solve), "always": everywhere (default @qcode{"auto"}).
+## @item @qcode{"scale"}
+## standardize each input column for the kernel (centre: mean, scale: sd; a constant column keeps scale 1) where the lengthscale is learned or defaulted; the fit reports lengthscales on the inputs' own scale (one learned isotropic value becomes one per column, times its sd). A given lengthscale is on the inputs' own scale: centring only. The fit's scaling says which, with centre and scale, which predict applies to new inputs (default @code{true}).
 ## @item @qcode{"kernel_cache_bytes"}
 ## keep the kernel matrix when its 8 n^2 bytes fit (else matrix-free) (default @code{2147483648}).
 ## @item @qcode{"backend"}, @qcode{"seed"}, @qcode{"verbose"}, @qcode{"threads"}
@@ -126,7 +128,11 @@
 ## iteration: newton, iteration, total, residual, rel_residual, trace (NA
 ## where @qcode{"history_trace"} left it out), rank, buffer, seconds),
 ## @code{steps}, @code{kernel}, @code{likelihood},
-## @code{n_class}, @code{levels}, the training data, and, with
+## @code{n_class}, @code{levels}, the training data, @code{scaling} (option
+## @qcode{"scale"}: @code{scaled}, @code{centre}, @code{scale}, the
+## @code{lengthscale} on the inputs the kernel saw and @code{note}; @code{kernel}
+## and @code{hyper} give lengthscales on the inputs' own scale, one per column
+## where the columns were scaled), and, with
 ## @qcode{"xtest"}, @code{test} with fields @code{mean}, @code{var} and
 ## @code{prob} (classification), @code{rate_mean}, @code{rate_var} (poisson)
 ## or @code{y_var} (gaussian).  A fit that did not converge gives a warning
@@ -195,9 +201,10 @@ function fit = gp_laplace (x, y, varargin)
   fit.y = ycode;
   fit.offset = used.offset;
   fit.noise = used.noise;
+  fit.scaling = used.scaling;
   ## the likelihood's own fields (binomial's trials, negbin's dispersion)
   own = setdiff (fieldnames (used)', {"kernel", "likelihood", "policy", "policy_reason", ...
-                                      "n_class", "noise", ...
+                                      "n_class", "noise", "scaling", ...
                                       "offset", "seed", "warning", "warning_id"});
   for name = own
     fit.(name{1}) = used.(name{1});

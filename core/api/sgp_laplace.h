@@ -99,6 +99,10 @@ typedef struct {
                               * incremental O(B NC) update; NaN in the exact mode's dense
                               * first solve, where it needs the inverse of a Cholesky factor
                               * (NC^3/3 flops, as much as the solve). ALWAYS: everywhere */
+  int scale;                 /* 1 (default): the kernel sees each input column standardized
+                              * (centre: mean, scale: sd; a constant column scale 1), the
+                              * scale only where the lengthscale is not given (a given one is
+                              * on the inputs' own scale: centring only). 0: inputs as given */
 } sgp_laplace_opts;
 
 enum { SGP_EVIDENCE_AUTO = 0, SGP_EVIDENCE_EXACT = 1, SGP_EVIDENCE_STOCHASTIC = 2 };
@@ -150,6 +154,12 @@ typedef struct sgp_laplace_result {
   int64_t var_unresolved;  /* variances in var below what rounding resolves (warned) */
   sgp_laplace_hyper hyper; /* the hyperparameters used and their selection */
   sgp_laplace_history history;
+  /* the inputs the kernel sees are (X - centre) / scale, column by column (kernel's
+   * lengthscales on that scale); NULL both: X as given (a fit saved before scaling) */
+  double *centre, *scale;  /* d each */
+  int scaled;              /* the columns were divided by their sd (option scale, the
+                            * lengthscale not given); 0: centred only or as given */
+  char scale_note[256];    /* what was done to the inputs and why, for print */
 } sgp_laplace_result;
 
 /* y: N x 1 (softmax labels 1..C as doubles); prior_mean: N x C or empty (= 0). */
@@ -184,11 +194,19 @@ int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_result *fit, sgp_c
  * (nC x r, r may be 0), the kernel (its lengthscale array is referenced), the
  * likelihood, C, the gaussian noise and the constant prior mean (1 or C values, or
  * empty = 0; referenced). Checks shapes and finiteness; messages
- * name the field ("x", "weights", "root", ...). Never pass the view to
+ * name the field ("x", "weights", "root", ...). centre and scale stay NULL (the
+ * inputs as given): a caller whose fit has them sets them (sgp_laplace_fit_check
+ * does), with the kernel on the standardized inputs. Never pass the view to
  * sgp_laplace_fit_free. */
 int sgp_laplace_fit_view(sgp_ctx *ctx, sgp_laplace_result *fit, sgp_cmat X, sgp_cmat weights,
                          sgp_cmat root, const sgp_kernel *kernel, sgp_likelihood likelihood,
                          double noise, sgp_cmat mean);
+/* A lengthscale on the inputs the kernel sees (n_model values: 1 or d) as
+ * lengthscales on the inputs' own scale: model times each column's scale (scale
+ * NULL: as they are). One isotropic value becomes d per-column values where the
+ * columns were scaled (scaled and d > 1). Writes *n_out values (at most d) to out. */
+void sgp_laplace_lengthscale_original(const double *model, int64_t n_model, const double *scale,
+                                      int scaled, int64_t d, double *out, int64_t *n_out);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,10 @@ typedef struct sgp_hyper {
   int optim_interrupted;   /* always 0: an interrupted learning ends the call (SGP_EINTERRUPT) */
   char optim_message[256];
   char note[256];          /* "" or why the hyperparameters were not learned / loglik is NaN */
+  /* the lengthscales the plain data's hyper shows where they are not theta's
+   * (gp_laplace on standardized inputs: on the inputs' own scale); NULL: lengthscale */
+  const double *ls_report;
+  int64_t n_ls_report;
 } sgp_hyper;
 typedef sgp_hyper sgp_laplace_hyper;
 /* The name of coordinate k of theta ("lengthscale" or "lengthscale1".., "outputscale",

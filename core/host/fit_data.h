@@ -64,9 +64,11 @@ int sgp_fd_hyper_mean(const sgp_fd *f, int64_t n_max, sgp_cmat *out);
 /* The model-selection fields (hyper, loglik, loglik_se, loglik_grad, learned,
  * optim; select_fit_check.c) against the n_ls lengthscales ls, the outputscale
  * and the noise (NULL: none to compare) the fit used, and its dispersion and
- * alpha where theta may hold them (NULL: the model has none). Call after
- * sgp_fd_hyper_mean. */
-int sgp_fd_selection(const sgp_fd *f, const double *ls, int64_t n_ls, double outputscale,
-                     const double *noise, const double *dispersion, const double *alpha);
+ * alpha where theta may hold them (NULL: the model has none); theta has
+ * n_ls_theta lengthscale coordinates (n_ls but where hyper reports them on
+ * another scale: gp_laplace's scaling). Call after sgp_fd_hyper_mean. */
+int sgp_fd_selection(const sgp_fd *f, const double *ls, int64_t n_ls, int64_t n_ls_theta,
+                     double outputscale, const double *noise, const double *dispersion,
+                     const double *alpha);
 
 #endif

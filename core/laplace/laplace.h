@@ -251,6 +251,17 @@ int sgp_laplace_check_fit_finite(sgp_ctx *ctx, const sgp_laplace_result *fit);
 int sgp_laplace_check_pred_finite(sgp_ctx *ctx, int has_offset, sgp_mat mean, sgp_mat var,
                                   sgp_mat resp_mean, sgp_mat resp_var);
 
+/* laplace_scale.c: the option scale. setup: the fit's centre and scale (d each,
+ * allocated in fit), scaled and scale_note, from X's columns and the options.
+ * standardize: *out = (X - centre) / scale column by column (n x d, the caller
+ * frees it), or NULL where that is X itself (centre NULL, or all 0 and 1). */
+int sgp_laplace_scale_setup(sgp_ctx *ctx, sgp_cmat X, const sgp_laplace_opts *o,
+                            sgp_laplace_result *fit);
+int sgp_laplace_standardize(sgp_ctx *ctx, sgp_cmat X, const double *centre, const double *scale,
+                            double **out);
+/* The note's words on the lengthscale of a scaled fit, once it is known. */
+void sgp_laplace_scale_note_lengthscale(sgp_laplace_result *fit);
+
 /* Test hook: sgp_laplace_fit with the solver's unit blocks of at most unit_block
  * columns (sgp_laplace_fit passes SGP_LAPLACE_UNIT_BLOCK; 1 with the cholesky
  * policy is the reference path), so that the core tests compare the blocked

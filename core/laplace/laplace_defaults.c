@@ -60,6 +60,7 @@ void sgp_laplace_opts_default(sgp_laplace_opts *o)
   o->class_actions = 1;
   o->history_trace = SGP_HISTORY_TRACE_AUTO;
   o->tile = SGP_DEFAULT_TILE;
+  o->scale = 1;
 }
 
 const char *sgp_laplace_stop_name(int reason)
@@ -117,6 +118,7 @@ void sgp_laplace_fit_free(sgp_laplace_result *fit)
   if (!fit) return;
   free(fit->lengthscale); free(fit->X); free(fit->m); free(fit->f); free(fit->var);
   free(fit->weights); free(fit->root); free(fit->flin); free(fit->noise_data);
+  free(fit->centre); free(fit->scale);
   history_free(&fit->history);
   sgp_hyper_free(&fit->hyper);
   free(fit);

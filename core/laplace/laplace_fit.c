@@ -521,6 +521,15 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   sgp_laplace_opts ro;
   sgp_laplace_hyper hyper;
   memset(&hyper, 0, sizeof hyper);
+  /* the inputs the kernel sees (option scale; laplace_scale.c): Z, or X itself */
+  sgp_laplace_result scl;
+  memset(&scl, 0, sizeof scl);
+  double *Z = NULL;
+  const sgp_cmat Xraw = X;
+  if ((st = sgp_laplace_scale_setup(ctx, X, o, &scl)) ||
+      (st = sgp_laplace_standardize(ctx, X, scl.centre, scl.scale, &Z)))
+    goto cleanup;
+  if (Z) X = sgp_cmat_of(Z, X.rows, X.cols);
   if ((st = lik_setup(ctx, &R, y, C))) goto cleanup;
   /* time_limit bounds the whole call: the learning and the Newton loop */
   R.deadline = o->time_limit >= 0 ? sgp_clock() + fmax(o->time_limit, 1e-9) : 0.0;
@@ -542,6 +551,12 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   memcpy(fit->policy_reason, reason, sizeof reason);
   fit->hyper = hyper; /* the fit owns it now */
   memset(&hyper, 0, sizeof hyper);
+  fit->centre = scl.centre; /* and the scaling */
+  fit->scale = scl.scale;
+  fit->scaled = scl.scaled;
+  memcpy(fit->scale_note, scl.scale_note, sizeof scl.scale_note);
+  scl.centre = scl.scale = NULL;
+  sgp_laplace_scale_note_lengthscale(fit);
   fit->empty_class = empty_class(R.lik);
   R.h = &fit->history;
   R.t0 = sgp_clock();
@@ -555,7 +570,8 @@ int sgp_laplace_fit_blocked(sgp_ctx *ctx, sgp_cmat X, sgp_cmat y, sgp_cmat prior
   for (int i = 0; i < o->max_newton && !stop; i++)
     if ((st = newton_step(ctx, &R, fit, i, &stop, &inner_reason, &have, &still, &prev_delta)))
       goto cleanup;
-  if ((st = fit_finish(ctx, &R, fit, X, stop ? stop : SGP_STOP_MAXNEWTON, inner_reason, have)))
+  /* the fit keeps the inputs as given: predict standardizes them with new ones */
+  if ((st = fit_finish(ctx, &R, fit, Xraw, stop ? stop : SGP_STOP_MAXNEWTON, inner_reason, have)))
     goto cleanup;
   *out = fit;
   fit = NULL;
@@ -563,5 +579,8 @@ cleanup:
   sgp_laplace_fit_free(fit);
   sgp_hyper_free(&hyper);
   run_free(&R);
+  free(scl.centre);
+  free(scl.scale);
+  free(Z);
   return st;
 }

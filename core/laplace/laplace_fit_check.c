@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const *choices(const char *option)
@@ -84,6 +85,55 @@ static int check_arrays(const sgp_fd *f, int64_t C, sgp_cmat *X, sgp_cmat *W, sg
                         sgp_kernel_names[k->kind]);
     k->alpha = al->real[0];
   }
+  return SGP_OK;
+}
+
+/* n finite numbers (positive ones where positive) */
+static int reals(const sgp_value *v, int64_t n, int positive)
+{
+  int ok = v->type == SGP_VAL_REAL && v->len == n && sgp_fd_finite(v);
+  for (int64_t i = 0; ok && positive && i < n; i++) ok = v->real[i] > 0;
+  return ok;
+}
+
+/* scaling (laplace_scale.c): absent in a fit saved before it (inputs as given);
+ * else scaled (a flag), centre and scale (d each, scale 1 unless scaled) and
+ * the lengthscale(s) on the inputs the kernel saw, which times scale must be the
+ * kernel's, on the inputs' own scale. k becomes the kernel the fit's inputs saw;
+ * ls, n_ls keep the kernel's lengthscales (the selection's hyper shows those). */
+static int check_scaling(const sgp_fd *f, int64_t d, sgp_kernel *k, sgp_laplace_result *sc,
+                         const double **ls, int64_t *n_ls)
+{
+  const sgp_value *sv = sgp_fd_elt(f->fit, "scaling");
+  *ls = k->lengthscale;
+  *n_ls = k->n_lengthscale;
+  if (sgp_fd_absent(f, sv)) return SGP_OK;
+  const sgp_value *fl = sgp_fd_elt(sv, "scaled"), *c = sgp_fd_elt(sv, "centre");
+  const sgp_value *s = sgp_fd_elt(sv, "scale"), *ell = sgp_fd_elt(sv, "lengthscale");
+  int ok = sv->type == SGP_VAL_LIST && (fl->type == SGP_VAL_LOGICAL || fl->type == SGP_VAL_REAL) &&
+           fl->len == 1 && (fl->real[0] == 0 || fl->real[0] == 1) && reals(c, d, 0) &&
+           reals(s, d, 1) && (reals(ell, 1, 1) || reals(ell, d, 1));
+  for (int64_t j = 0; ok && fl->real[0] == 0 && j < d; j++) ok = s->real[j] == 1.0;
+  if (!ok)
+    return sgp_fd_bad(f, "scaling", "must be a list or struct of scaled (TRUE or FALSE), "
+                      "centre and scale (%lld finite numbers each, scale positive, and 1 unless "
+                      "scaled) and the lengthscale (1 or %lld positive finite numbers)",
+                      (long long)d, (long long)d);
+  double *orig = sgp_alloc(d);
+  int64_t n_orig = 0;
+  if (!orig) return sgp_fail(f->ctx, SGP_ENOMEM, "out of memory");
+  sc->scaled = fl->real[0] != 0;
+  sgp_laplace_lengthscale_original(ell->real, ell->len, s->real, sc->scaled, d, orig, &n_orig);
+  ok = n_orig == k->n_lengthscale;
+  for (int64_t j = 0; ok && j < n_orig; j++) ok = orig[j] == k->lengthscale[j];
+  free(orig);
+  if (!ok)
+    return sgp_fd_bad(f, "kernel", "lengthscale must be scaling's lengthscale times its scale "
+                      "(one per column where scaled: the inputs' own scale)");
+  sc->centre = (double *)c->real;
+  sc->scale = (double *)s->real;
+  k->lengthscale = ell->real;
+  k->n_lengthscale = ell->len;
   return SGP_OK;
 }
 
@@ -180,17 +230,27 @@ int sgp_laplace_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, c
   static const char *const need[] = {"x", "weights", "root", "likelihood", "n_class", "kernel",
                                      "f", "var", "y", "newton_steps", "iterations", "converged",
                                      "policy", "stop_reason", "history", "steps", NULL};
+  sgp_laplace_result sc;
+  const double *ls;
+  int64_t n_ls;
+  memset(&sc, 0, sizeof sc);
   if ((st = sgp_fd_begin(&f, ctx, fit, arg, sep, "gp_laplace", need, NULL)) ||
       (st = check_model(&f, &lik, &C, k)) || (st = check_arrays(&f, C, &X, &W, &R, k)) ||
+      (st = check_scaling(&f, X.cols, k, &sc, &ls, &n_ls)) ||
       (st = check_data(&f, lik, X.rows, C, &noise, &par)) || (st = check_run(&f, R.cols, X.rows * C)))
     return st;
   sgp_cmat mv;
   const int one_noise = sgp_lik_has_noise(lik) && sgp_fd_elt(fit, "noise")->len == 1;
   if ((st = sgp_fd_hyper_mean(&f, C, &mv)) ||
-      (st = sgp_fd_selection(&f, k->lengthscale, k->n_lengthscale, k->outputscale,
+      (st = sgp_fd_selection(&f, ls, n_ls, k->n_lengthscale, k->outputscale,
                              one_noise ? &noise : NULL, isnan(par) ? NULL : &par,
                              sgp_kernel_info_of(k->kind)->uses_alpha ? &k->alpha : NULL)))
     return st;
-  return sgp_laplace_fit_view(ctx, view, X, W, R.cols ? R : sgp_cmat_of(NULL, 0, 0), k, lik,
-                              noise, mv);
+  if ((st = sgp_laplace_fit_view(ctx, view, X, W, R.cols ? R : sgp_cmat_of(NULL, 0, 0), k, lik,
+                                 noise, mv)))
+    return st;
+  view->centre = sc.centre; /* the view references them, as the rest */
+  view->scale = sc.scale;
+  view->scaled = sc.scaled;
+  return SGP_OK;
 }

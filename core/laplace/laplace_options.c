@@ -109,6 +109,12 @@ static const sgp_opt_spec specs[] = {
    SGP_STORE_INT, 0,
    "the history's trace column (a metric): \"auto\": where it is cheap (NA in the exact "
    "mode's dense first solve, where it costs as much as the solve), \"always\": everywhere"},
+  {"scale", SGP_OPT_FLAG, "TRUE", 0, 0, 0, NULL, OFF(scale), SGP_STORE_INT, 0,
+   "standardize each input column for the kernel (centre: mean, scale: sd; a constant column "
+   "keeps scale 1) where the lengthscale is learned or defaulted; the fit reports lengthscales "
+   "on the inputs' own scale (one learned isotropic value becomes one per column, times its sd). "
+   "A given lengthscale is on the inputs' own scale: centring only. The fit's scaling says "
+   "which, with centre and scale, which predict applies to new inputs"},
   {"kernel_cache_bytes", SGP_OPT_REAL, "2147483648", 0, INFINITY, 0, NULL,
    OFF(kernel_cache_bytes), SGP_STORE_SIZE, 0,
    "keep the kernel matrix when its 8 n^2 bytes fit (else matrix-free)"},

@@ -54,18 +54,53 @@ static sgp_value given(const sgp_cmat *m, sgp_value_arena *a)
   return m->data ? sgp_vo_real(a, m->rows, m->data, 0, 0) : sgp_vo_null();
 }
 
+/* The fit's lengthscales on the inputs' own scale (in the arena; NULL when it is
+ * full). */
+static const double *lengthscale_original(const sgp_laplace_result *fit, sgp_value_arena *a,
+                                          int64_t *nk)
+{
+  double *ls = (double *)sgp_vo_alloc(a, (size_t)(fit->d + 1) * sizeof(double));
+  *nk = 0;
+  if (ls)
+    sgp_laplace_lengthscale_original(fit->kernel.lengthscale, fit->kernel.n_lengthscale,
+                                     fit->scale, fit->scaled, fit->d, ls, nk);
+  return ls;
+}
+
+/* A vector in a row (Octave's lengthscale, centre, scale: one per column of x). */
+static sgp_value row(sgp_value_arena *a, int64_t n, const double *x)
+{
+  sgp_value v = sgp_vo_real(a, n, x, 0, 0);
+  v.rows = SGP_VO_ROW;
+  return v;
+}
+
+/* The scaling of the inputs (laplace_scale.c): the kernel saw (x - centre) / scale
+ * column by column, with the lengthscale(s) `lengthscale` on that scale; scaled:
+ * the scale is the columns' sd (else 1); note: what was done and why. */
+static sgp_value scaling_list(const sgp_laplace_result *fit, sgp_value_arena *a)
+{
+  const char *names[] = {"scaled", "centre", "scale", "lengthscale", "note"};
+  const sgp_value v[] = {sgp_vo_flag(a, fit->scaled != 0), row(a, fit->d, fit->centre),
+                         row(a, fit->d, fit->scale),
+                         row(a, fit->kernel.n_lengthscale, fit->kernel.lengthscale),
+                         sgp_vo_string(a, fit->scale_note)};
+  return sgp_vo_list(a, 5, names, v);
+}
+
 /* The options a fit used under their argument names (the kernel: kernel,
- * lengthscale as a row in Octave, outputscale; likelihood, the policy that ran and why
- * (policy auto's choice), n_class, the
- * one noise value used or the user's per-point values, offset, seed) and its
- * warnings with their identifiers ("" when converged). */
+ * lengthscale on the inputs' own scale as a row in Octave, outputscale; likelihood,
+ * the policy that ran and why (policy auto's choice), n_class, the one noise value
+ * used or the user's per-point values, offset, seed), its warnings with their
+ * identifiers ("" when converged) and the inputs' scaling. */
 static sgp_value used_list(const sgp_laplace_result *fit, const sgp_laplace_opts *o,
                            uint64_t seed, sgp_value_arena *a)
 {
   char warn[SGP_LAPLACE_WARNING_SIZE], ids[128];
   sgp_laplace_warning(fit, o, warn, sizeof warn, ids, sizeof ids);
-  sgp_value ls = sgp_vo_real(a, fit->kernel.n_lengthscale, fit->kernel.lengthscale, 0, 0);
-  ls.rows = SGP_VO_ROW;
+  int64_t n_ls;
+  const double *ls_orig = lengthscale_original(fit, a, &n_ls);
+  const sgp_value ls = row(a, n_ls, ls_orig);
   /* alpha only for the kernels that read it */
   const char *kn[] = {"kernel", "lengthscale", "outputscale", "alpha"};
   const sgp_value kv[] = {sgp_vo_string(a, sgp_kernel_names[fit->kernel.kind]), ls,
@@ -78,17 +113,18 @@ static sgp_value used_list(const sgp_laplace_result *fit, const sgp_laplace_opts
   const int64_t C = fit->C;
   const sgp_lik_ops *ops = sgp_lik_ops_of(o->likelihood);
   /* and the likelihood's own: trials, its scalar parameter */
-  const char *names[12] = {"kernel", "likelihood", "policy", "policy_reason", "n_class", "noise",
-                           "offset", "seed", "warning", "warning_id"};
-  sgp_value v[12] = {
+  const char *names[13] = {"kernel", "likelihood", "policy", "policy_reason", "n_class", "noise",
+                           "offset", "seed", "warning", "warning_id", "scaling"};
+  sgp_value v[13] = {
     sgp_vo_list(a, nk, kn, kv),
     sgp_vo_string(a, sgp_lik_names[o->likelihood]),
     sgp_vo_string(a, sgp_opt_choice_name("gp_laplace", "policy", fit->policy)),
     sgp_vo_string(a, fit->policy_reason),
     sgp_vo_int(a, 1, &C),
     !sgp_lik_has_noise(o->likelihood) ? sgp_vo_null() : given(&noise, a), given(&o->offset, a),
-    sgp_vo_scalar(a, (double)seed), sgp_vo_string(a, warn), sgp_vo_string(a, ids)};
-  int k = 10;
+    sgp_vo_scalar(a, (double)seed), sgp_vo_string(a, warn), sgp_vo_string(a, ids),
+    scaling_list(fit, a)};
+  int k = 11;
   if (ops->takes_trials) {
     static const double one = 1.0;
     const sgp_cmat t1 = sgp_cmat_of(&one, 1, 1);
@@ -101,6 +137,16 @@ static sgp_value used_list(const sgp_laplace_result *fit, const sgp_laplace_opts
                                                         : sgp_lik_par_of(o));
   }
   return sgp_vo_list(a, k, names, v);
+}
+
+/* The model selection with its lengthscales on the inputs' own scale, as the
+ * kernel's; theta (the trace, the gradient) stays the optimizer's, on the inputs
+ * the kernel saw. */
+static sgp_value hyper_plain(const sgp_laplace_result *fit, sgp_value_arena *a)
+{
+  sgp_hyper h = fit->hyper;
+  if (h.lengthscale) h.ls_report = lengthscale_original(fit, a, &h.n_ls_report);
+  return sgp_hyper_plain(&h, a);
 }
 
 sgp_value sgp_laplace_fit_plain(const sgp_laplace_result *fit, const sgp_laplace_opts *o,
@@ -118,7 +164,7 @@ sgp_value sgp_laplace_fit_plain(const sgp_laplace_result *fit, const sgp_laplace
     sgp_vo_string(a, sgp_laplace_stop_name(fit->stop_reason)),
     sgp_vo_string(a, sgp_laplace_stop_name(fit->inner_stop_reason)),
     sgp_vo_scalar(a, (double)fit->kernel_products), iterations_list(&fit->history, a),
-    steps_list(&fit->history, a), used_list(fit, o, seed, a), sgp_hyper_plain(&fit->hyper, a)};
+    steps_list(&fit->history, a), used_list(fit, o, seed, a), hyper_plain(fit, a)};
   return sgp_vo_list(a, 14, names, v);
 }
 

@@ -1,4 +1,5 @@
-/* laplace_predict.c -- latent predictive of gp_laplace at test inputs:
+/* laplace_predict.c -- latent predictive of gp_laplace at test inputs (standardized
+ * as the fit's, laplace_scale.c):
  * mean m + K(X*, X) v (m the constant prior mean), variance k(x*, x*) - ||K(x*, X) Q||^2 (incl. computational
  * uncertainty), and the response. */
 #include "laplace/lik_table.h"
@@ -39,11 +40,20 @@ int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_result *fit, sgp_c
   if (offset_s.data && (offset_s.rows != ns || offset_s.cols != 1))
     return sgp_fail(ctx, SGP_EDIM, "offset: needs %lld x 1 at the test inputs", (long long)ns);
   if (offset_s.data && (st = sgp_check_finite(ctx, "offset", offset_s))) return st;
-  const sgp_cmat Xf = sgp_cmat_of(fit->X, n, fit->d);
+  /* the inputs the kernel saw: the fit's and the new ones standardized alike */
+  double *Zf = NULL, *Zs = NULL;
+  if ((st = sgp_laplace_standardize(ctx, sgp_cmat_of(fit->X, n, fit->d), fit->centre, fit->scale,
+                                    &Zf)) ||
+      (st = sgp_laplace_standardize(ctx, Xs, fit->centre, fit->scale, &Zs))) {
+    free(Zf);
+    return st;
+  }
+  const sgp_cmat Xf = sgp_cmat_of(Zf ? Zf : fit->X, n, fit->d);
+  if (Zs) Xs = sgp_cmat_of(Zs, ns, fit->d);
   const int need_var = var.data || resp_mean.data || resp_var.data;
   const int64_t nr = need_var ? r : 0;
   mu = sgp_alloc(ns * C + 2 * C); /* and one point's response */
-  if (!mu) return sgp_fail(ctx, SGP_ENOMEM, "out of memory");
+  if (!mu) { st = sgp_fail(ctx, SGP_ENOMEM, "out of memory"); goto cleanup; }
   memset(mu, 0, (size_t)(ns * C) * sizeof(double));
   if (nr == 0) {
     if ((st = sgp_kernel_apply_named(ctx, &fit->kernel, Xs, "xtest", Xf, "x", sgp_cmat_of(fit->weights, n, C),
@@ -99,5 +109,7 @@ int sgp_laplace_predict_count(sgp_ctx *ctx, const sgp_laplace_result *fit, sgp_c
 cleanup:
   free(A);
   free(mu);
+  free(Zf);
+  free(Zs);
   return st;
 }

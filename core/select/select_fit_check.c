@@ -57,9 +57,9 @@ static int optional_equal(const sgp_value *v, const double *want, int *has)
  * to compare; then hyper's noise is nothing or one positive number), and its
  * dispersion and alpha where given (NULL: the model has none); the mean is
  * sgp_fd_hyper_mean's. Sets the layout of theta. */
-static int check_hyper(const sgp_fd *f, const double *ls, int64_t n_ls, double outputscale,
-                       const double *noise, const double *dispersion, const double *alpha,
-                       sgp_hyper *h)
+static int check_hyper(const sgp_fd *f, const double *ls, int64_t n_ls, int64_t n_ls_theta,
+                       double outputscale, const double *noise, const double *dispersion,
+                       const double *alpha, sgp_hyper *h)
 {
   const sgp_value *hv = sgp_fd_elt(f->fit, "hyper");
   const sgp_value *nv = sgp_fd_elt(hv, "noise");
@@ -74,11 +74,11 @@ static int check_hyper(const sgp_fd *f, const double *ls, int64_t n_ls, double o
     return sgp_fd_bad(f, "hyper", "must hold the lengthscale, outputscale, mean, noise, "
                       "dispersion and alpha the fit used (its kernel's and likelihood's)");
   memset(h, 0, sizeof *h);
-  h->n_lengthscale = n_ls;
+  h->n_lengthscale = n_ls_theta;
   h->n_mean = sgp_fd_elt(hv, "mean")->len;
   h->has_dispersion = has_d;
   h->has_alpha = has_a;
-  h->n_theta = n_ls + 1 + h->n_mean + !sgp_fd_is_nothing(nv) + has_d + has_a;
+  h->n_theta = n_ls_theta + 1 + h->n_mean + !sgp_fd_is_nothing(nv) + has_d + has_a;
   return SGP_OK;
 }
 
@@ -177,12 +177,13 @@ static int check_optim(const sgp_fd *f, const sgp_hyper *h, const char *const *t
   return SGP_OK;
 }
 
-int sgp_fd_selection(const sgp_fd *f, const double *ls, int64_t n_ls, double outputscale,
-                     const double *noise, const double *dispersion, const double *alpha)
+int sgp_fd_selection(const sgp_fd *f, const double *ls, int64_t n_ls, int64_t n_ls_theta,
+                     double outputscale, const double *noise, const double *dispersion,
+                     const double *alpha)
 {
   sgp_hyper h;
   unsigned bits;
-  int st = check_hyper(f, ls, n_ls, outputscale, noise, dispersion, alpha, &h);
+  int st = check_hyper(f, ls, n_ls, n_ls_theta, outputscale, noise, dispersion, alpha, &h);
   if (st) return st;
   if (h.n_theta > SGP_OPT_MAX_THETA)
     return sgp_fd_bad(f, "hyper", "has more than %d hyperparameters", SGP_OPT_MAX_THETA);

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
-/* lengthscale, outputscale, mean (when the model has one), noise (NULL when there
+/* lengthscale (ls_report where set), outputscale, mean (when the model has one), noise (NULL when there
  * is none; ski_gsgp has no mean and always a noise), then dispersion and alpha
  * where theta has them. */
 static sgp_value hyper_list(const sgp_hyper *h, sgp_value_arena *a)
@@ -15,7 +15,8 @@ static sgp_value hyper_list(const sgp_hyper *h, sgp_value_arena *a)
   const char *names[6] = {"lengthscale", "outputscale"};
   sgp_value v[6];
   int n = 0;
-  v[n++] = sgp_vo_real(a, h->n_lengthscale, h->lengthscale, 0, 0);
+  v[n++] = h->ls_report ? sgp_vo_real(a, h->n_ls_report, h->ls_report, 0, 0)
+                        : sgp_vo_real(a, h->n_lengthscale, h->lengthscale, 0, 0);
   v[n++] = sgp_vo_scalar(a, h->outputscale);
   if (has_mean) {
     names[n] = "mean";

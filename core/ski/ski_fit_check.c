@@ -184,5 +184,6 @@ int sgp_ski_fit_check(sgp_ctx *ctx, const sgp_value *fit, const char *arg, const
   v->o.interpolation = v->stats.interpolation;
   if ((st = check_love(&f, m, v)) || (st = check_results(&f))) return st;
   return sgp_fd_selection(&f, v->o.kernel.lengthscale, v->o.kernel.n_lengthscale,
-                          v->o.kernel.outputscale, &v->o.noise, NULL, NULL);
+                          v->o.kernel.n_lengthscale, v->o.kernel.outputscale, &v->o.noise, NULL,
+                          NULL);
 }

@@ -60,6 +60,15 @@ static void view_predicts_like_the_fit_case(sgp_likelihood kind, int C)
                                         sgp_cmat_of(rc, NC, fit->r), &k, kind, fit->noise,
                                         sgp_cmat_of(NULL, 0, 0)),
                    SGP_OK);
+  /* the inputs' centring (the lengthscale is given: no scale), as a reloaded fit
+   * holds it */
+  double *cc = th_zeros(2), *sc = th_zeros(2);
+  memcpy(cc, fit->centre, 2 * sizeof(double));
+  memcpy(sc, fit->scale, 2 * sizeof(double));
+  assert_false(fit->scaled);
+  assert_true(sc[0] == 1.0 && sc[1] == 1.0 && cc[0] != 0.0);
+  view.centre = cc;
+  view.scale = sc;
   const int64_t q = ns * fit->C;
   double *m1 = th_zeros(4 * q), *m2 = th_zeros(4 * q);
   const sgp_cmat Xsv = sgp_cmat_of(Xs, ns, 2), none = sgp_cmat_of(NULL, 0, 0);
@@ -74,7 +83,7 @@ static void view_predicts_like_the_fit_case(sgp_likelihood kind, int C)
   assert_memory_equal(m1, m2, sizeof(double) * (size_t)(4 * q));
   /* the latent variance is not trivially the prior: the root is used */
   assert_true(m1[q] < fit->kernel.outputscale - 1e-6);
-  free(m1); free(m2); free(Xc); free(wc); free(rc);
+  free(m1); free(m2); free(Xc); free(wc); free(rc); free(cc); free(sc);
   sgp_laplace_fit_free(fit);
 }
 

@@ -205,7 +205,7 @@ static void kinds_check_and_word_errors(void **state)
                  "unknown option 'nonsense'; valid options are likelihood, kernel, lengthscale, "
                  "outputscale, alpha, mean, noise, learn, optim_max_iter, restarts, evidence, probes, offset, trials, dispersion, policy, residual, max_newton, max_iter, precond_rank, class_actions, rank, tol, n_class, "
                  "recycle, damping, max_total_iter, random_order, time_limit, inner_atol, "
-                 "inner_rtol, noise_max, history_trace, kernel_cache_bytes, backend, seed, verbose, threads");
+                 "inner_rtol, noise_max, history_trace, scale, kernel_cache_bytes, backend, seed, verbose, threads");
   /* what is valid is stored; Inf means none */
   sgp_laplace_opts o;
   sgp_laplace_opts_default(&o);

@@ -145,7 +145,8 @@
 
 %!error <scalegp_plot_data: 'n' does not apply to this fit> scalegp_plot_data (fl, "n", 10)
 %!error <scalegp_plot_data: 'class' must be at most 3> scalegp_plot_data (fs, "class", 4)
-%!error <scalegp_plot_data: 'fit' has d = 3 inputs> scalegp_plot_data (setfield (fl, "x", [x, x, x]))
+## (without its scaling, whose centre and scale are one per column of the x it had)
+%!error <scalegp_plot_data: 'fit' has d = 3 inputs> scalegp_plot_data (setfield (rmfield (fl, "scaling"), "x", [x, x, x]))
 %!error <scalegp_plot_data: unknown option 'nope'> scalegp_plot_data (ski1, "nope", 1)
 %!error <scalegp_plot_data: 'fit' needs 1-D inputs> scalegp_plot_data (setfield (va, "d", 2))
 

@@ -45,6 +45,18 @@ emit (fid, "negbin.loglik", fn.loglik);
 emit (fid, "negbin.learned", strjoin (fn.learned, ","));
 emit (fid, "negbin.grad_names", strjoin (fieldnames (fn.loglik_grad)(:)', ","));
 emit_summary (fid, "negbin", fn);
+## scaled inputs (option scale), as the R side
+x2 = [150 + 30 * x(:, 1), x(:, 2) / 100];
+xs2 = [150 + 30 * xs(:, 1), xs(:, 2) / 100];
+fsc = gp_laplace (x2, yb, "policy", "cholesky", "max_iter", 30, "seed", 1, "threads", 1);
+emit (fid, "scaled.moments", [fsc.scaling.centre(:); fsc.scaling.scale(:)]);
+emit (fid, "scaled.hyper", [fsc.hyper.lengthscale(:); fsc.scaling.lengthscale(:); fsc.hyper.outputscale; fsc.hyper.mean]);
+emit (fid, "scaled.prob", scalegp_predict (fsc, xs2).prob);
+emit (fid, "scaled.note", fsc.scaling.note);
+emit_summary (fid, "scaled", fsc);
+bad = fsc;
+bad.scaling.scale = -bad.scaling.scale;
+emit_error (fid, "scaled.err", @() scalegp_predict (bad, xs2));
 fs = gp_laplace (x, yp, "likelihood", "poisson", "offset", 0.1 * ones (30, 1), "lengthscale", 1, "outputscale", 1, "mean", 0, "learn", {}, "evidence", "stochastic", "probes", 8, "seed", 1, "threads", 1);
 emit (fid, "stoch.loglik", [fs.loglik; fs.loglik_se; fs.loglik_grad.lengthscale]);
 for k = 1:numel (fits)

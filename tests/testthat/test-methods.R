@@ -51,9 +51,12 @@ test_that("logLik, AIC, BIC and nobs of gp_laplace: the evidence, df = learned c
 test_that("coef of gp_laplace is the hyperparameters used, named", {
   fit <- gp_laplace(mt_x, mt_gauss, likelihood = "gaussian", seed = 1, verbose = FALSE)
   cf <- coef(fit)
-  expect_named(cf, c("lengthscale", "outputscale", "mean", "noise"))
+  # the inputs are standardized (option scale): the one lengthscale learned on them
+  # is shown per column on the inputs' own scale, but counts once in df
+  expect_named(cf, c("lengthscale1", "lengthscale2", "outputscale", "mean", "noise"))
   expect_identical(unname(cf), c(fit$hyper$lengthscale, fit$hyper$outputscale,
                                  fit$hyper$mean, fit$hyper$noise))
+  expect_identical(fit$hyper$lengthscale, fit$scaling$lengthscale * fit$scaling$scale)
   expect_information_criteria(fit, fit$loglik, 4, mt_n)
   ard <- gp_laplace(mt_x, mt_bern, lengthscale = c(1, 2), outputscale = 2, learn = character(0),
                     seed = 1, verbose = FALSE)

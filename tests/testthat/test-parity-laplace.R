@@ -53,6 +53,23 @@ test_that("gp_laplace agrees between R and Octave: fields, numbers, options, mes
   expect_identical(paste(fn$learned, collapse = ","), oct[["negbin.learned"]])
   expect_identical(paste(names(fn$loglik_grad), collapse = ","), oct[["negbin.grad_names"]])
   parity_expect_summary(fn, oct, "negbin")
+  # scaled inputs (option scale, the default): raw columns whose scales differ by
+  # 1e4; the same centre and scale (the same sums), the learned values to the 1e-8
+  # above, the predictions at new inputs (standardized alike) and the summary's lines
+  err <- function(expr) tryCatch({ expr; "no error" }, error = function(e) conditionMessage(e))
+  x2 <- cbind(150 + 30 * x[, 1], x[, 2] / 100)
+  xs2 <- cbind(150 + 30 * xs[, 1], xs[, 2] / 100)
+  fsc <- gl(x2, yb, policy = "cholesky", max_iter = 30)
+  expect_true(fsc$scaling$scaled)
+  expect_equal(c(fsc$scaling$centre, fsc$scaling$scale), oct[["scaled.moments"]], tolerance = 1e-14)
+  expect_equal(c(fsc$hyper$lengthscale, fsc$scaling$lengthscale, fsc$hyper$outputscale,
+                 fsc$hyper$mean), oct[["scaled.hyper"]], tolerance = 1e-8)
+  expect_equal(predict(fsc, xs2)$prob, oct[["scaled.prob"]], tolerance = 1e-8)
+  expect_identical(fsc$scaling$note, oct[["scaled.note"]])
+  parity_expect_summary(fsc, oct, "scaled")
+  bad <- fsc
+  bad$scaling$scale <- -bad$scaling$scale
+  expect_identical(parity_predict_message(err(predict(bad, xs2))), oct[["scaled.err"]])
   # the stochastic evidence: the same probes from the same seed, one thread, one BLAS
   fs <- gl(x, yp, likelihood = "poisson", offset = rep(0.1, 30), lengthscale = 1,
            outputscale = 1, mean = 0, learn = character(0), evidence = "stochastic", probes = 8)

@@ -15,6 +15,9 @@ function lines = summary_gp_laplace (fit, fname)
   if (! isempty (h))
     lines{end+1} = h;
   endif
+  if (isfield (fit, "scaling") && isstruct (fit.scaling))  # (R's laplace_scaling_line)
+    lines{end+1} = ["  inputs       " fit.scaling.note];
+  endif
   lines(end+1:end+4) = {
     sprintf("  data         n = %d, d = %d, C = %d", rows (fit.x), columns (fit.x), fit.n_class), ...
     sprintf("  solver       %s policy: %d Newton steps, %.0f iterations, rank %d", fit.policy,
