@@ -15,7 +15,7 @@ DEB_PACKAGES := make gcc pkg-config r-base-dev r-cran-testthat r-cran-roxygen2 \
   octave-parallel gnuplot-nox fonts-freefont-otf octave liboctave-dev libhdf5-dev libfftw3-dev libnlopt-dev libopenblas-dev libcmocka-dev
 
 .PHONY: all deps install demo check check-core check-r check-octave check-self-contained hooks bench bench-report bench-cuda \
-  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel bench-laplace-gmm bench-ski-laplace bench-laplace-birthwt
+  octave-pkg rcheck docs clean fuzz fuzz-r fuzz-octave bench-laplace bench-laplace-budget bench-laplace-residual bench-laplace-core bench-select bench-select-mf bench-ski bench-ski-pass bench-ski-precond bench-ski-learn bench-valla bench-ski-sources bench-valla-coverage bench-laplace-poisson bench-kernel bench-laplace-gmm bench-ski-laplace bench-laplace-birthwt bench-threads
 
 all: install
 
@@ -104,6 +104,7 @@ bench: install
 	$(MAKE) bench-ski-laplace
 	$(MAKE) bench-valla
 	$(MAKE) bench-valla-coverage
+	$(MAKE) bench-threads
 	$(MAKE) bench-cuda
 	$(MAKE) bench-report
 
@@ -316,6 +317,14 @@ bench-ski-sources: install
 # same grid (the C driver bench_ski_kg).
 $(SKI_BENCH)/bench_ski_kg: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$(SKI_BENCH_OBJ)) $(SKI_BENCH)/inst/bench/bench_ski_kg.o
 	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
+# threads = 2 against 1, idle and with two busy processes (the user's OpenMP
+# settings, no wait policy).
+bench-threads: install
+	$(BENCH_LOG_START)
+	@uptime $(BENCH_TEE)
+	R_LIBS=$(RLIB) $(RSCRIPT) inst/bench/bench_threads.R $(BENCH_ARGS) $(BENCH_TEE)
+	@uptime $(BENCH_TEE)
+
 bench-ski-laplace: install $(SKI_BENCH)/bench_ski_kg
 	$(BENCH_LOG_START)
 	@uptime $(BENCH_TEE)

@@ -24,7 +24,7 @@ int sgp_forked_child(void);
  * team member's core, while the waiting members spin on theirs: on a busy
  * machine many small regions made two threads ten times slower than one. Work
  * of a millisecond or more per region keeps that wait a small fraction
- * (docs/usage.md, "Threads"). */
+ * (docs/usage.md, "Threads and backends"). */
 #define SGP_PAR_MIN_FLOPS 4e6
 int sgp_par_threads(const sgp_ctx *ctx, double flops);
 
