@@ -27,10 +27,12 @@ st_data <- function(lik, n = 200, seed = 4) {
 # (its budget, after the evidence), and L-BFGS on the estimate may end on "the line
 # search could not improve" where the values lead (the estimated gradient is not
 # exactly the derivative of the estimated value: both are unbiased for the exact
-# ones, with their own noise).
+# ones, with their own noise). The inputs are used as they are (scale = FALSE):
+# the learned values are then the coordinates st_at gives back (one isotropic
+# lengthscale, not one per column on the inputs' scale).
 st_fit <- function(d, lik, ...)
   suppressWarnings(gp_laplace(d$x, d$y, likelihood = lik, offset = d$offset, verbose = FALSE,
-                              seed = 1, max_iter = 100, ...))
+                              seed = 1, max_iter = 100, scale = FALSE, ...))
 
 # The fit at hyperparameters given on the coordinates of loglik_grad (log lengthscale,
 # log outputscale, mean, log noise), nothing learned.

@@ -65,9 +65,11 @@ test_that("whole numbers past 2^31 are accepted where the core takes them, else 
   expect_error_no_warning(mlp_fit(fz_x, fz_y, iterations = 2^31), "'iterations' must be at most")
   expect_error_no_warning(valla_metrics(list(mean = fz_y, var = rep(1, 20)), fz_y, bins = 2^31),
                           "'bins' must be at most 2147483647")
-  # int64 options of the core take doubles up to 2^53
-  expect_equal(fz_fit(rank = 2^31)$f, fz_fit()$f)
-  expect_equal(fz_fit(max_total_iter = 2^40)$f, fz_fit()$f)
+  # int64 options of the core take doubles up to 2^53 (on the raw inputs: the
+  # standardized ones make these separable labels a fit whose outputscale runs to
+  # its bound, which the budgeted cg policy does not bring to the mode)
+  expect_equal(fz_fit(rank = 2^31, scale = FALSE)$f, fz_fit(scale = FALSE)$f)
+  expect_equal(fz_fit(max_total_iter = 2^40, scale = FALSE)$f, fz_fit(scale = FALSE)$f)
   g <- ski_grid(fz_x, grid_size = 10)
   far <- ski_stats(fz_x, fz_y, g, first_row = 2^31 + 5, probes = 2, verbose = FALSE)
   expect_identical(far$n, 20)
