@@ -121,6 +121,8 @@ int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sg
 /* st += the statistics of the accumulated points; the moments are reset. An
  * interrupt (polled between the flush's phases) leaves both unchanged. */
 int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st);
+/* Points accumulated since the last flush (those dropped not counted). */
+int64_t sgp_ski_moments_points(const sgp_ski_moments *mo);
 void sgp_ski_moments_free(sgp_ski_moments *mo);
 
 /* ------------------------------------------------------------ ski_stats_pass.c */
