@@ -8,6 +8,10 @@
 
 #include "api/sgp_ski.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sgp_ski_stats_acc sgp_ski_stats_acc;
 
 /* Empty statistics on grid g with o's interpolation, bounds_policy and probe
@@ -30,5 +34,9 @@ int sgp_ski_stats_acc_add(sgp_ctx *ctx, sgp_ski_stats_acc *acc, sgp_cmat X, sgp_
  * moments are turned into statistics here (later adds go on from them). */
 int sgp_ski_stats_acc_export(sgp_ctx *ctx, sgp_ski_stats_acc *acc, sgp_ski_stats_data *out);
 void sgp_ski_stats_acc_free(sgp_ski_stats_acc *acc);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
