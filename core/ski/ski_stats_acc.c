@@ -18,6 +18,8 @@ struct sgp_ski_stats_acc {
   sgp_ski_opts o;        /* interpolation, bounds_policy, probes, seed (pointers cleared) */
   sgp_ski_stats *st;
   sgp_ski_moments *mo;   /* the moment pass's moments (NULL: the tap pass) */
+  double *L;             /* the tap pass's half buffer (sgp_ski_stats_accumulate_half;
+                            NULL: none, D directly) */
   sgp_ski_pass pass;     /* AUTO until the first add */
   int broken;            /* an add failed: the statistics are no sum of rows */
   int64_t probes;        /* probe sketches (0: none) */
@@ -29,6 +31,7 @@ void sgp_ski_stats_acc_free(sgp_ski_stats_acc *acc)
   if (!acc) return;
   sgp_ski_stats_free(acc->st);
   sgp_ski_moments_free(acc->mo);
+  free(acc->L);
   free(acc->uz);
   free(acc);
 }
@@ -67,6 +70,10 @@ static void choose_pass(sgp_ctx *ctx, sgp_ski_stats_acc *acc, int64_t n)
   acc->pass = sgp_ski_stats_pass_choice(&acc->st->grid, acc->o.bounds_policy, n);
   if (acc->pass == SGP_SKI_PASS_MOMENTS && sgp_ski_moments_create(ctx, acc->st, &acc->mo))
     acc->pass = SGP_SKI_PASS_TAP;
+  /* taps: one half buffer for all calls (else each call would pay the full
+   * stencil's scattered rows, or S m copies and a mirror) */
+  if (acc->pass == SGP_SKI_PASS_TAP && acc->st->T <= 4096)
+    acc->L = sgp_calloc((acc->st->S + 1) / 2 * acc->st->m);
 }
 
 int sgp_ski_stats_acc_add(sgp_ctx *ctx, sgp_ski_stats_acc *acc, sgp_cmat X, sgp_cmat y,
@@ -83,6 +90,9 @@ int sgp_ski_stats_acc_add(sgp_ctx *ctx, sgp_ski_stats_acc *acc, sgp_cmat X, sgp_
   if (acc->pass == SGP_SKI_PASS_AUTO) choose_pass(ctx, acc, X.rows);
   if (acc->mo)
     code = sgp_ski_moments_accumulate(ctx, acc->mo, X, y, first_row, acc->o.bounds_policy);
+  else if (acc->L)
+    code = sgp_ski_stats_accumulate_half(ctx, acc->st, acc->L, X, y, first_row,
+                                         acc->o.bounds_policy);
   else
     code = sgp_ski_stats_accumulate(ctx, acc->st, X, y, first_row, acc->o.bounds_policy);
   if (!code && acc->probes > 0 && X.rows > 0)
@@ -105,6 +115,7 @@ int sgp_ski_stats_acc_export(sgp_ctx *ctx, sgp_ski_stats_acc *acc, sgp_ski_stats
   if (acc->mo && sgp_ski_moments_points(acc->mo) > 0 &&
       (code = sgp_ski_moments_flush(ctx, acc->mo, acc->st)))
     return code; /* an interrupt: both unchanged */
+  if (acc->L) sgp_ski_stats_half_finish(ctx, acc->st, acc->L);
   if ((code = sgp_ski_stats_check_values(ctx, acc->st)) ||
       (code = sgp_ski_stats_export(ctx, acc->st, out)))
     return code;
