@@ -22,11 +22,12 @@ int sgp_ski_stats_acc_create(sgp_ctx *ctx, const sgp_ski_grid *g, const sgp_ski_
 /* Adds the rows of X (n-by-d), y (n) keyed from first_row (the probes; the rows
  * in messages), with the errors and words of sgp_ski_stats_compute. The pass
  * (moments or taps) is the one sgp_ski_stats_compute would choose for the
- * first call's rows, kept for the later ones. Bits: the result of the adds
- * equals that of one sgp_ski_stats_compute over all rows in the same order
- * when both use the same pass (each pass is bitwise independent of how the
- * rows are split). After an error the accumulator is unusable (every later
- * call fails). *n (may be NULL) receives the points accumulated so far. */
+ * rows of the first call that has any, kept for the later ones. Bits: the
+ * result of the adds equals that of one sgp_ski_stats_compute over all rows
+ * in the same order when both use the same pass (each pass is bitwise
+ * independent of how the rows are split). After an error the accumulator is
+ * unusable (every later call fails). *n (may be NULL) receives the points
+ * accumulated so far. */
 int sgp_ski_stats_acc_add(sgp_ctx *ctx, sgp_ski_stats_acc *acc, sgp_cmat X, sgp_cmat y,
                           int64_t first_row, int64_t *n);
 /* Views of the statistics (valid until the next add or free), the probe

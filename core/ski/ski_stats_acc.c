@@ -87,7 +87,7 @@ int sgp_ski_stats_acc_add(sgp_ctx *ctx, sgp_ski_stats_acc *acc, sgp_cmat X, sgp_
   if (X.cols != st->grid.d)
     return sgp_fail(ctx, SGP_EDIM, "x: has %lld columns but the grid has %d dimensions",
                     (long long)X.cols, st->grid.d);
-  if (acc->pass == SGP_SKI_PASS_AUTO) choose_pass(ctx, acc, X.rows);
+  if (acc->pass == SGP_SKI_PASS_AUTO && X.rows > 0) choose_pass(ctx, acc, X.rows);
   if (acc->mo)
     code = sgp_ski_moments_accumulate(ctx, acc->mo, X, y, first_row, acc->o.bounds_policy);
   else if (acc->L)
