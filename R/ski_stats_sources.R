@@ -109,9 +109,12 @@ ski_acc <- function(grid, opts) {
     }
     env$n <- sgp_call(C_ski_acc_add, env$ptr, x, y, as.double(first_row))
   }
+  # stats() frees the accumulator (C memory, which R's collector does not
+  # count), as free() does
   list(add = add, n = function() env$n,
        stats = function() structure(sgp_call(C_ski_acc_stats, env$ptr, grid, env$opts),
-                                    class = "ski_stats"))
+                                    class = "ski_stats"),
+       free = function() if (!is.null(env$ptr)) sgp_call(C_ski_acc_stats, env$ptr, NULL, NULL))
 }
 
 # One chunk's blocks added in order to acc (run by a worker): the rows read,
@@ -149,6 +152,7 @@ ski_chunk_stats <- function(task, acc) {
 # chunk, so the group is redone as a whole.
 ski_group_stats <- function(group) {
   acc <- ski_acc(group$tasks[[1L]]$grid, group$tasks[[1L]]$opts)
+  on.exit(acc$free())
   chunks <- vector("list", length(group$tasks))
   for (j in seq_along(group$tasks)) {
     r <- tryCatch(list(ok = TRUE, value = ski_chunk_stats(group$tasks[[j]], acc)),

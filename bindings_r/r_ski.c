@@ -287,7 +287,9 @@ SEXP sgp_ski_acc_add_r(SEXP p, SEXP x, SEXP y, SEXP first_row)
 }
 
 /* The accumulated statistics as ski_stats' list (grid and options as given to
- * sgp_ski_acc_new_r: the grid's bounds kept exactly). */
+ * sgp_ski_acc_new_r: the grid's bounds kept exactly); the accumulator is freed
+ * then (its memory is the C heap's, which R's collector does not see). grid
+ * NULL: only freed. */
 SEXP sgp_ski_acc_stats_r(SEXP p, SEXP grid, SEXP opts)
 {
   sgp_ctx ctx;
@@ -295,13 +297,20 @@ SEXP sgp_ski_acc_stats_r(SEXP p, SEXP grid, SEXP opts)
   sgp_ski_stats_opts o;
   sgp_ski_grid_data gd;
   sgp_ski_stats_data d;
+  if (Rf_isNull(grid)) {
+    if (TYPEOF(p) == EXTPTRSXP) acc_finalizer(p);
+    return R_NilValue;
+  }
   acc_hold *h = acc_of(p);
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
   stats_setup(&ctx, grid, opts, &o, &gd);
   ctx.nthreads = h->nthreads;
   const int code = sgp_ski_stats_acc_export(&ctx, h->acc, &d);
   if (code) sgp_r_fail("ski_stats", &ctx, code);
-  return stats_list(&d, &o.ski, "ski_stats");
+  SEXP out = PROTECT(stats_list(&d, &o.ski, "ski_stats"));
+  acc_finalizer(p);
+  UNPROTECT(1);
+  return out;
 }
 
 /* The input of a fit and its model selection, owned by an external pointer while
