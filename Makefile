@@ -304,7 +304,9 @@ $(SKI_BENCH)/bench_ski_learn: $(filter-out $(SKI_BENCH)/inst/bench/bench_ski.o,$
 	$(CC) $(SGP_OPENMP_CFLAGS) -o $@ $^ $(BENCH_LIBS)
 # ski_stats over 20 CSV files (2e7 points in 3-D; BENCH_ARGS="2e8 20 /big/dir"
 # for the 2e8 run, ~8 GB of disk): sequential and 2-worker PSOCK beside the rate
-# of merely reading the files; the master's peak RSS.
+# of merely reading the files; the master's peak RSS. Many small files:
+# BENCH_ARGS="138000 103 /tmp/skibench grid=40x30x20 reps=3 memory read
+# sequential psock future octave octave_workers" (see the script's usage).
 bench-ski-sources: install
 	$(BENCH_LOG_START)
 	@uptime $(BENCH_TEE)

@@ -73,14 +73,19 @@ ski_grid <- function(x = NULL, ..., range = NULL) {
 #' or HDF5 (\file{.h5}, \file{.hdf5}, read with \pkg{hdf5r};
 #' \code{x} names an n-by-d dataset and \code{y} an n-vector dataset). A list
 #' is a set of chunk sources: file paths or functions that return
-#' \code{list(x = , y = )}. Each chunk's statistics are computed on
-#' \code{cluster} (anything \code{parallel::makeCluster} makes) or, without
-#' one, on the workers of a \pkg{future} plan when one other than sequential
-#' is set (\pkg{future.apply}), else in this process. Chunks run in batches of
-#' the engine's worker count, and the core merges them in chunk order, so the
-#' result is the same to the last bit for a given set of chunks whatever the
-#' engine or the number of workers; the master holds the statistics of one
-#' batch, never the data. A chunk that fails is retried once, then the call
+#' \code{list(x = , y = )}. The chunks are cut into as many groups of
+#' consecutive chunks as the engine has workers: \code{cluster} (anything
+#' \code{parallel::makeCluster} makes), else the workers of a \pkg{future} plan
+#' when one other than sequential is set (\pkg{future.apply}), else one group
+#' in this process. A group's blocks are added in order to one running
+#' accumulator, so a chunk costs what its rows cost, and the core merges the
+#' groups in order. In one group the statistics are those of all rows in
+#' memory to the last bit (when the first block's rows choose the same pass as
+#' all rows: the moment pass from \eqn{4m, 16m, 24m} rows for d = 1, 2, 3);
+#' with workers, those of each group's rows merged, the same bits on any
+#' engine with that many workers. The master holds one set of statistics per
+#' worker, never the data. A group with a chunk that fails is redone once
+#' here, then the call
 #' stops with an error naming the chunk and the reason. The result also has
 #' \code{chunks} (per chunk: \code{source}, \code{rows} read, \code{used},
 #' \code{dropped}) and \code{dropped} (per chunk, the rows that

@@ -1,7 +1,10 @@
 # ski_stats over chunk sources: files read in row blocks or functions that
-# return a chunk, each chunk's statistics computed on a parallel cluster, a
-# future plan or sequentially, and merged by the core in chunk order (so the
-# result depends on the chunking only, not on the engine or the worker count).
+# return a chunk. The chunks are cut into as many groups of consecutive chunks
+# as the engine (a parallel cluster, a future plan, else this process) has
+# workers; a group's blocks are added in order to one running accumulator, so
+# its statistics are those of its rows in memory to the bit (sequentially: the
+# whole data's), and the core merges the groups in order. The result depends on
+# the rows and the worker count, not on the engine, the files or the blocks.
 
 # Rows of chunk k are keyed (the probe sketches' random numbers) from
 # (k - 1) * 2^40: a worker needs no row counts of the chunks before its own.
@@ -93,15 +96,36 @@ ski_block_error <- function(e, offset, rows, line, where) {
   stop(msg, call. = FALSE)
 }
 
-# One chunk's statistics (run by a worker): its blocks merged in order, the
-# rows read and the rows (1-based within the chunk) that bounds_policy "drop"
-# left out.
-ski_chunk_stats <- function(task) {
+# A running accumulator of the statistics (the core's, added to in place:
+# sgp_ski_stats_acc), made at the first block so that option errors arise in
+# a chunk as a block's would. n: the points accumulated so far.
+ski_acc <- function(grid, opts) {
+  env <- new.env(parent = emptyenv())
+  env$n <- 0
+  add <- function(x, y, first_row) {
+    if (is.null(env$ptr)) {
+      env$opts <- verb_options("ski_stats", c(opts, list(verbose = FALSE)))
+      env$ptr <- sgp_call(C_ski_acc_new, grid, env$opts)
+    }
+    env$n <- sgp_call(C_ski_acc_add, env$ptr, x, y, as.double(first_row))
+  }
+  # stats() frees the accumulator (C memory, which R's collector does not
+  # count), as free() does
+  list(add = add, n = function() env$n,
+       stats = function() structure(sgp_call(C_ski_acc_stats, env$ptr, grid, env$opts),
+                                    class = "ski_stats"),
+       free = function() if (!is.null(env$ptr)) sgp_call(C_ski_acc_stats, env$ptr, NULL, NULL))
+}
+
+# One chunk's blocks added in order to acc (run by a worker): the rows read,
+# the points used and the rows (1-based within the chunk) that bounds_policy
+# "drop" left out.
+ski_chunk_stats <- function(task, acc) {
   fn <- "ski_stats"
   rd <- ski_source_reader(task$source, task$x, task$y, task$block_rows)
   on.exit(rd$close())
-  acc <- NULL
   rows <- 0
+  before <- acc$n()
   dropped <- numeric(0)
   grid <- task$grid
   repeat {
@@ -110,22 +134,45 @@ ski_chunk_stats <- function(task) {
     named <- function(offset) function(e) ski_block_error(e, offset, rows, b$line, rd$where)
     x <- tryCatch(as_input_matrix(b$x, fn, "x"), error = named(0))
     y <- tryCatch(ski_check_y(b$y, nrow(x), fn), error = named(0))
-    key <- list(first_row = (task$k - 1) * ski_chunk_key + rows, verbose = FALSE)
-    s <- tryCatch(do.call(ski_stats, c(list(x, y, grid), task$opts, key)),
-                  error = named(key$first_row))
+    key <- (task$k - 1) * ski_chunk_key + rows
+    tryCatch(acc$add(x, y, key), error = named(key))
     if (task$drop)
       dropped <- c(dropped, rows + sgp_call(C_ski_outside, x, as.double(grid$size), grid$bounds,
                                          grid$interpolation))
-    acc <- if (is.null(acc)) s else ski_stats_merge(acc, s)
     rows <- rows + nrow(x)
   }
-  if (is.null(acc)) stop("the chunk has no rows", call. = FALSE)
-  list(stats = acc, rows = rows, dropped = dropped)
+  if (rows == 0) stop("the chunk has no rows", call. = FALSE)
+  list(rows = rows, used = acc$n() - before, dropped = dropped)
 }
 
-ski_try_chunk <- function(task) {
-  tryCatch(list(ok = TRUE, value = ski_chunk_stats(task)),
-           error = function(e) list(ok = FALSE, reason = conditionMessage(e)))
+# A group of consecutive chunks (run by a worker): all their blocks added in
+# order to one accumulator, so a chunk costs what its rows cost and the group's
+# statistics are those of its rows in memory, to the bit. ok FALSE: chunk `at`
+# (NULL: unknown) failed, for `reason`; the accumulator then holds part of a
+# chunk, so the group is redone as a whole.
+ski_group_stats <- function(group) {
+  acc <- ski_acc(group$tasks[[1L]]$grid, group$tasks[[1L]]$opts)
+  on.exit(acc$free())
+  chunks <- vector("list", length(group$tasks))
+  for (j in seq_along(group$tasks)) {
+    r <- tryCatch(list(ok = TRUE, value = ski_chunk_stats(group$tasks[[j]], acc)),
+                  error = function(e) list(ok = FALSE, at = j, reason = conditionMessage(e)))
+    if (!r$ok) return(r)
+    chunks[[j]] <- r$value
+  }
+  tryCatch(list(ok = TRUE, stats = acc$stats(), chunks = chunks),
+           error = function(e) list(ok = FALSE, at = length(chunks), reason = conditionMessage(e)))
+}
+
+ski_try_group <- function(group) {
+  tryCatch(ski_group_stats(group),
+           error = function(e) list(ok = FALSE, at = NULL, reason = conditionMessage(e)))
+}
+
+# Chunks 1..K in w groups of consecutive chunks, as equal in count as can be.
+ski_groups <- function(K, w) {
+  w <- max(1L, min(K, w))
+  split(seq_len(K), rep(seq_len(w), times = diff(round(seq(0, K, length.out = w + 1L)))))
 }
 
 # Ctrl-C during a batch on a cluster: the workers on this host (FORK, or PSOCK
@@ -152,23 +199,23 @@ ski_engine <- function(cluster, fn) {
     pids <- tryCatch(unlist(parallel::clusterCall(cluster, Sys.getpid)),
                      error = function(e) rep(NA_integer_, length(cluster)))
     run <- function(tasks) withCallingHandlers(
-      parallel::clusterApply(cluster, tasks, ski_try_chunk),
+      parallel::clusterApply(cluster, tasks, ski_try_group),
       interrupt = function(i) ski_interrupt_workers(cluster, pids, seq_along(cluster) <= length(tasks)))
     return(list(name = "cluster", width = length(cluster), run = run))
   }
   if (requireNamespace("future", quietly = TRUE) && requireNamespace("future.apply", quietly = TRUE) &&
       !inherits(future::plan(), "sequential"))
     return(list(name = "future", width = max(1L, future::nbrOfWorkers()),
-                run = function(tasks) future.apply::future_lapply(tasks, ski_try_chunk,
+                run = function(tasks) future.apply::future_lapply(tasks, ski_try_group,
                                                                   future.seed = NULL)))
-  list(name = "sequential", width = 1L, run = function(tasks) lapply(tasks, ski_try_chunk))
+  list(name = "sequential", width = 1L, run = function(tasks) lapply(tasks, ski_try_group))
 }
 
-# A batch on the engine; a failure of the engine itself (a dead worker) fails
-# every chunk of the batch with its message.
+# The groups on the engine; a failure of the engine itself (a dead worker)
+# fails every group with its message.
 ski_run_batch <- function(engine, tasks) {
   tryCatch(engine$run(tasks), error = function(e)
-    rep(list(list(ok = FALSE, reason = paste("the worker failed:", conditionMessage(e)))),
+    rep(list(list(ok = FALSE, at = NULL, reason = paste("the worker failed:", conditionMessage(e)))),
         length(tasks)))
 }
 
@@ -195,26 +242,31 @@ ski_stats_sources <- function(call, cluster, block_rows, fn) {
   info <- data.frame(source = vapply(seq_len(K), function(k) ski_source_label(sources[[k]], k), ""),
                      rows = 0, used = 0, dropped = 0, stringsAsFactors = FALSE)
   dropped <- vector("list", K)
-  for (first in seq(1L, K, by = engine$width)) {
-    ks <- first:min(K, first + engine$width - 1L)
-    out <- ski_run_batch(engine, lapply(ks, task))
-    for (j in seq_along(ks)) {
-      k <- ks[j]
-      r <- out[[j]]
-      where <- engine$name
-      if (!isTRUE(r$ok)) {
-        if (verbose)
+  groups <- ski_groups(K, engine$width)
+  group <- function(g) list(tasks = lapply(groups[[g]], task))
+  out <- ski_run_batch(engine, lapply(seq_along(groups), group))
+  for (g in seq_along(groups)) {
+    ks <- groups[[g]]
+    r <- out[[g]]
+    where <- engine$name
+    if (!isTRUE(r$ok)) {
+      if (verbose)
+        for (k in if (is.null(r$at)) ks else ks[r$at])
           message(sprintf("%s: chunk %d (%s) failed (%s); retried here", fn, k, info$source[k],
                           r$reason))
-        r <- ski_try_chunk(task(k)) # retried once, here
-        where <- "retried here"
-      }
-      if (!isTRUE(r$ok))
-        stop(sprintf("%s: chunk %d (%s) failed twice: %s", fn, k, info$source[k], r$reason),
-             call. = FALSE)
-      v <- r$value
-      acc <- if (is.null(acc)) v$stats else ski_stats_merge(acc, v$stats)
-      info[k, c("rows", "used", "dropped")] <- c(v$rows, v$stats$n, length(v$dropped))
+      r <- ski_try_group(group(g)) # the group redone once, here
+      where <- "retried here"
+    }
+    if (!isTRUE(r$ok)) {
+      k <- ks[if (is.null(r$at)) 1L else r$at]
+      stop(sprintf("%s: chunk %d (%s) failed twice: %s", fn, k, info$source[k], r$reason),
+           call. = FALSE)
+    }
+    acc <- if (is.null(acc)) r$stats else ski_stats_merge(acc, r$stats)
+    for (j in seq_along(ks)) {
+      k <- ks[j]
+      v <- r$chunks[[j]]
+      info[k, c("rows", "used", "dropped")] <- c(v$rows, v$used, length(v$dropped))
       dropped[[k]] <- v$dropped
       if (verbose)
         message(sprintf("%s: chunk %d/%d (%s): %g rows%s [%s]", fn, k, K, info$source[k], v$rows,

@@ -173,39 +173,45 @@ SEXP sgp_ski_grid_check_r(SEXP grid, SEXP fn_, SEXP arg)
   return grid_list(&gd.grid, gd.interpolation, gd.bounds, fn);
 }
 
+/* ski_stats' options and grid (as the user gave it: the core reads and checks
+ * it, sgp_ski_grid_read) into o and gd; R errors name ski_stats. */
+static void stats_setup(sgp_ctx *ctx, SEXP grid, SEXP opts, sgp_ski_stats_opts *o,
+                        sgp_ski_grid_data *gd)
+{
+  int64_t m = 0, S = 0;
+  memset(gd, 0, sizeof *gd);
+  sgp_ski_stats_opts_default(o);
+  int code = sgp_r_apply_options(ctx, "ski_stats", opts, o);
+  const sgp_value gv = sgp_r_value(grid);
+  if (!code) code = sgp_ski_grid_read(ctx, &gv, "grid", "$", gd);
+  o->ski.interpolation = gd->interpolation;
+  o->ski.grid_bounds = gd->bounds; /* kept exactly in the result's grid */
+  if (!code) code = sgp_ski_stats_shape(ctx, &gd->grid, o->ski.interpolation, &m, &S);
+  if (code) sgp_r_fail("ski_stats", ctx, code);
+  if ((double)m * (double)S > 2147483647.0 || (double)m * (double)o->ski.probes > 2147483647.0)
+    Rf_error("ski_stats: 'grid' is too large for R (%lld x %lld stencil)", (long long)m,
+             (long long)S);
+}
+
 /* ski_stats(): options by name to the core's table "ski_stats"; the
- * statistics of one chunk on `grid` (as the user gave it: the core reads and
- * checks it, sgp_ski_grid_read) as an R list. */
+ * statistics of one chunk on `grid` as an R list. */
 SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
 {
   sgp_ctx ctx;
   sgp_r_hooks hooks;
   sgp_ski_stats_opts o;
   sgp_ski_grid_data gd;
-  const sgp_ski_grid *g = &gd.grid;
   sgp_ski_stats *st = NULL;
   sgp_ski_stats_data d;
-  int64_t m = 0, S = 0;
   double rhoz = 0.0;
-  memset(&gd, 0, sizeof gd);
   sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
-  sgp_ski_stats_opts_default(&o);
-  int code = sgp_r_apply_options(&ctx, "ski_stats", opts, &o);
-  const sgp_value gv = sgp_r_value(grid);
-  if (!code) code = sgp_ski_grid_read(&ctx, &gv, "grid", "$", &gd);
-  o.ski.interpolation = gd.interpolation;
-  o.ski.grid_bounds = gd.bounds; /* kept exactly in the result's grid */
-  if (!code) code = sgp_ski_stats_shape(&ctx, g, o.ski.interpolation, &m, &S);
-  if (code) sgp_r_fail("ski_stats", &ctx, code);
-  const int64_t np = o.ski.probes;
-  if ((double)m * (double)S > 2147483647.0 || (double)m * (double)np > 2147483647.0)
-    Rf_error("ski_stats: 'grid' is too large for R (%lld x %lld stencil)", (long long)m,
-             (long long)S);
+  stats_setup(&ctx, grid, opts, &o, &gd);
+  const int64_t np = o.ski.probes, m = sgp_ski_grid_npoints(&gd.grid);
   SEXP Wtz = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)(m * np)));
   SEXP holder = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizer(holder, stats_finalizer);
-  code = sgp_ski_stats_compute(&ctx, g, &o.ski, sgp_r_cmat(x), sgp_r_cmat(y), o.first_row, &st,
-                               np > 0 ? REAL(Wtz) : NULL, &rhoz);
+  int code = sgp_ski_stats_compute(&ctx, &gd.grid, &o.ski, sgp_r_cmat(x), sgp_r_cmat(y),
+                                   o.first_row, &st, np > 0 ? REAL(Wtz) : NULL, &rhoz);
   R_SetExternalPtrAddr(holder, st);
   if (!code) code = sgp_ski_stats_export(&ctx, st, &d);
   if (code) sgp_r_fail("ski_stats", &ctx, code);
@@ -216,6 +222,94 @@ SEXP sgp_ski_stats_r(SEXP x, SEXP y, SEXP grid, SEXP opts)
   SEXP out = stats_list(&d, &o.ski, "ski_stats");
   stats_finalizer(holder);
   UNPROTECT(2);
+  return out;
+}
+
+/* The running accumulator of chunk sources (sgp_ski_stats_acc) behind an
+ * external pointer, with the threads of its options. */
+typedef struct {
+  sgp_ski_stats_acc *acc;
+  int nthreads;
+} acc_hold;
+
+static void acc_finalizer(SEXP p)
+{
+  acc_hold *h = (acc_hold *)R_ExternalPtrAddr(p);
+  if (h) {
+    sgp_ski_stats_acc_free(h->acc);
+    free(h);
+  }
+  R_ClearExternalPtr(p);
+}
+
+static acc_hold *acc_of(SEXP p)
+{
+  acc_hold *h = TYPEOF(p) == EXTPTRSXP ? (acc_hold *)R_ExternalPtrAddr(p) : NULL;
+  if (!h) Rf_error("ski_stats: the accumulator is gone (saved and loaded, or freed)");
+  return h;
+}
+
+/* A new accumulator for ski_stats' grid and options (the errors of ski_stats). */
+SEXP sgp_ski_acc_new_r(SEXP grid, SEXP opts)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_stats_opts o;
+  sgp_ski_grid_data gd;
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  stats_setup(&ctx, grid, opts, &o, &gd);
+  SEXP p = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
+  R_RegisterCFinalizer(p, acc_finalizer);
+  acc_hold *h = (acc_hold *)calloc(1, sizeof *h);
+  if (!h) Rf_error("ski_stats: out of memory");
+  R_SetExternalPtrAddr(p, h);
+  h->nthreads = ctx.nthreads;
+  const int code = sgp_ski_stats_acc_create(&ctx, &gd.grid, &o.ski, &h->acc);
+  if (code) sgp_r_fail("ski_stats", &ctx, code);
+  UNPROTECT(1);
+  return p;
+}
+
+/* Adds the rows of x, y (checked by R) keyed from first_row; the points
+ * accumulated so far. */
+SEXP sgp_ski_acc_add_r(SEXP p, SEXP x, SEXP y, SEXP first_row)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  acc_hold *h = acc_of(p);
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  ctx.nthreads = h->nthreads;
+  int64_t n = 0;
+  const int code = sgp_ski_stats_acc_add(&ctx, h->acc, sgp_r_cmat(x), sgp_r_cmat(y),
+                                         (int64_t)Rf_asReal(first_row), &n);
+  if (code) sgp_r_fail("ski_stats", &ctx, code);
+  return Rf_ScalarReal((double)n);
+}
+
+/* The accumulated statistics as ski_stats' list (grid and options as given to
+ * sgp_ski_acc_new_r: the grid's bounds kept exactly); the accumulator is freed
+ * then (its memory is the C heap's, which R's collector does not see). grid
+ * NULL: only freed. */
+SEXP sgp_ski_acc_stats_r(SEXP p, SEXP grid, SEXP opts)
+{
+  sgp_ctx ctx;
+  sgp_r_hooks hooks;
+  sgp_ski_stats_opts o;
+  sgp_ski_grid_data gd;
+  sgp_ski_stats_data d;
+  if (Rf_isNull(grid)) {
+    if (TYPEOF(p) == EXTPTRSXP) acc_finalizer(p);
+    return R_NilValue;
+  }
+  acc_hold *h = acc_of(p);
+  sgp_r_ctx(&ctx, &hooks, R_NilValue, R_NilValue, R_NilValue);
+  stats_setup(&ctx, grid, opts, &o, &gd);
+  ctx.nthreads = h->nthreads;
+  const int code = sgp_ski_stats_acc_export(&ctx, h->acc, &d);
+  if (code) sgp_r_fail("ski_stats", &ctx, code);
+  SEXP out = PROTECT(stats_list(&d, &o.ski, "ski_stats"));
+  acc_finalizer(p);
+  UNPROTECT(1);
   return out;
 }
 

@@ -21,6 +21,9 @@ SEXP sgp_ski_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_shape_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_stats_merge_r(SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_ski_outside_r(SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_ski_acc_new_r(SEXP, SEXP);
+SEXP sgp_ski_acc_add_r(SEXP, SEXP, SEXP, SEXP);
+SEXP sgp_ski_acc_stats_r(SEXP, SEXP, SEXP);
 SEXP sgp_laplace_fit_r(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sgp_options_r(SEXP);
 SEXP sgp_laplace_predict_r(SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -48,6 +51,9 @@ static const R_CallMethodDef call_methods[] = {
   {"ski_shape", (DL_FUNC)&sgp_ski_shape_r, 4},
   {"ski_stats_merge", (DL_FUNC)&sgp_ski_stats_merge_r, 4},
   {"ski_outside", (DL_FUNC)&sgp_ski_outside_r, 4},
+  {"ski_acc_new", (DL_FUNC)&sgp_ski_acc_new_r, 2},
+  {"ski_acc_add", (DL_FUNC)&sgp_ski_acc_add_r, 4},
+  {"ski_acc_stats", (DL_FUNC)&sgp_ski_acc_stats_r, 3},
   {"laplace_fit", (DL_FUNC)&sgp_laplace_fit_r, 6},
   {"options", (DL_FUNC)&sgp_options_r, 1},
   {"laplace_predict", (DL_FUNC)&sgp_laplace_predict_r, 5},

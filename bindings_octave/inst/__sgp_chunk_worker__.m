@@ -6,8 +6,9 @@
 ## Private (not in the INDEX): the body of one of ski_stats' worker processes
 ## (@command{octave-cli --eval}, started by @code{private/ski_chunk_pool}).
 ## Takes the master's path and folder from @var{taskfile}, computes the
-## chunk's statistics (@code{ski_chunk_try}: its failures become a result) and
-## writes @var{resultfile} whole or not at all (written aside, then renamed).
+## statistics of its group of chunks (@code{ski_chunk_try}: its failures
+## become a result) and writes @var{resultfile} whole or not at all (written
+## aside, then renamed).
 ## @end deftypefn
 
 function __sgp_chunk_worker__ (taskfile, resultfile)

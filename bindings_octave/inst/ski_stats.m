@@ -36,14 +36,20 @@
 ## of the datasets named by @qcode{"x"} (n-by-d as R and Octave write a
 ## matrix, or n values) and @qcode{"y"} (n values; a variable saved by
 ## @code{save -hdf5} is read from its @code{value} dataset), so a chunk is
-## never held whole.  Each chunk's statistics are computed by
-## @qcode{"workers"} @command{octave-cli} processes started for the call (no
-## package needed; Ctrl-C kills them and leaves the session usable) or by
-## @code{netcellfun} over @qcode{"connections"} (from @code{pconnect}) of the
-## parallel package, else in this process, and merged by the core in chunk
-## order: every engine gives the same numbers bitwise.  A failing chunk, or
-## one whose worker died, is retried once in this process, then the error
-## names it.  The result also has @code{chunks} (@code{source},
+## never held whole.  The chunks are cut into as many groups of consecutive
+## chunks as there are workers: @qcode{"workers"} @command{octave-cli}
+## processes started for the call (no package needed; Ctrl-C kills them and
+## leaves the session usable), or @code{netcellfun} over @qcode{"connections"}
+## (from @code{pconnect}) of the parallel package, else one group in this
+## process.  A group's blocks are added in order to one running accumulator,
+## so a chunk costs what its rows cost, and the core merges the groups in
+## order.  In one group the statistics are those of all rows in memory, to
+## the bit (when the first block's rows choose the same pass as all rows: the
+## moment pass from 4, 16, 24 points per grid point for d = 1, 2, 3); with
+## workers, those of each group's rows merged: the same numbers bitwise on
+## any engine with that many workers.  A group with a failing chunk, or whose
+## worker died, is redone once in this process, then the error names the
+## chunk.  The result also has @code{chunks} (@code{source},
 ## @code{rows}, @code{used}, @code{dropped} per chunk) and @code{dropped} (per
 ## chunk, the rows @qcode{"bounds_policy"} @qcode{"drop"} left out).
 ##

@@ -29,6 +29,7 @@ namespace
     {"ski_shape", sgp_verbs::ski_shape},
     {"ski_stats_merge", sgp_verbs::ski_stats_merge},
     {"ski_outside", sgp_verbs::ski_outside},
+    {"ski_acc", sgp_verbs::ski_acc},
     {"h5_rows", sgp_verbs::h5_rows},
     {"valla_fit", sgp_verbs::valla_fit},
     {"valla_predict", sgp_verbs::valla_predict},

@@ -35,6 +35,7 @@ namespace sgp_verbs
   octave_value_list ski_shape (const octave_value_list& args, int nargout);
   octave_value_list ski_stats_merge (const octave_value_list& args, int nargout);
   octave_value_list ski_outside (const octave_value_list& args, int nargout);
+  octave_value_list ski_acc (const octave_value_list& args, int nargout);
   octave_value_list h5_rows (const octave_value_list& args, int nargout);
   octave_value_list valla_fit (const octave_value_list& args, int nargout);
   octave_value_list valla_predict (const octave_value_list& args, int nargout);

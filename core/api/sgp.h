@@ -21,6 +21,7 @@
 #include "api/sgp_ski.h"
 #include "api/sgp_valla.h"
 #include "api/sgp_ski_laplace.h"
+#include "api/sgp_ski_acc.h"
 #include "api/sgp_options.h"
 #include "api/sgp_fit_check.h"
 #include "api/sgp_plain.h"

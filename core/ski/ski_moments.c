@@ -53,6 +53,11 @@ struct sgp_ski_moments {
   double *f;            /* MOM_BLOCK-by-d local offsets */
 };
 
+int64_t sgp_ski_moments_points(const sgp_ski_moments *mo)
+{
+  return mo ? mo->n : 0;
+}
+
 void sgp_ski_moments_free(sgp_ski_moments *mo)
 {
   if (!mo) return;

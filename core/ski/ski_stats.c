@@ -437,8 +437,10 @@ static int64_t add_moments_y(sgp_ski_stats *st, sgp_ski_bounds_policy policy,
   return kept;
 }
 
-int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cmat y,
-                             int64_t first_row, sgp_ski_bounds_policy policy)
+/* keep: the caller's grid-major half buffer (sgp_ski_stats_accumulate_half),
+ * NULL: a buffer of the call's own when the call's products pay for it. */
+static int accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cmat y,
+                      int64_t first_row, sgp_ski_bounds_policy policy, double *keep)
 {
   int code = SGP_OK;
   int64_t kept = 0;
@@ -494,10 +496,12 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
    * statistics are cleared (a chunk cannot be taken out again).
    * Half the stencil plus a mirror pays when the products outweigh the
    * mirror's S m / 2 copies (the result is the same either way). */
-  const int half = (double)n * (double)T * (double)(T + 1) / 2 >= (double)st->S * st->m &&
-                   T <= 4096;
+  const int half = keep || ((double)n * (double)T * (double)(T + 1) / 2 >= (double)st->S * st->m &&
+                           T <= 4096);
   const int copy_threads = st->S * st->m >= 65536 ? threads : 1;
-  if (half) {
+  if (keep) {
+    L = keep;
+  } else if (half) {
     L = sgp_alloc((st->S + 1) / 2 * st->m);
     if (!L) {
       code = sgp_fail(ctx, SGP_ENOMEM, "stats: out of memory for the accumulation buffer "
@@ -531,7 +535,7 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
     kept += add_moments_y(st, policy, idx, y.data + i0, nb);
     sgp_progress(ctx, "stats", (double)(i0 + nb) / (double)n);
   }
-  if (half) {
+  if (half && !keep) {
     half_copy(st, L, 0, copy_threads);
     mirror_half(st, copy_threads);
   }
@@ -539,10 +543,32 @@ int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cm
   if ((code = sgp_ski_stats_check_values(ctx, st))) stats_clear(st);
 cleanup:
   accum_ws_free(&ws);
-  free(L);
+  if (!keep) free(L);
   free(idx);
   free(w);
   return code;
+}
+
+int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cmat y,
+                             int64_t first_row, sgp_ski_bounds_policy policy)
+{
+  return accumulate(ctx, st, X, y, first_row, policy, NULL);
+}
+
+int sgp_ski_stats_accumulate_half(sgp_ctx *ctx, sgp_ski_stats *st, double *L, sgp_cmat X,
+                                  sgp_cmat y, int64_t first_row, sgp_ski_bounds_policy policy)
+{
+  if (!st || !L || st->T > 4096)
+    return sgp_fail(ctx, SGP_EINVAL, "stats: no half buffer for %lld taps per point",
+                    (long long)(st ? st->T : 0));
+  return accumulate(ctx, st, X, y, first_row, policy, L);
+}
+
+void sgp_ski_stats_half_finish(sgp_ctx *ctx, sgp_ski_stats *st, double *L)
+{
+  const int threads = st->S * st->m >= 65536 ? sgp_ctx_threads(ctx) : 1;
+  half_copy(st, L, 0, threads);
+  mirror_half(st, threads);
 }
 
 int sgp_ski_stats_check_values(sgp_ctx *ctx, const sgp_ski_stats *st)

@@ -48,6 +48,15 @@ int sgp_ski_stats_create(sgp_ctx *ctx, const sgp_ski_grid *g, sgp_ski_interpolat
  * unchanged. */
 int sgp_ski_stats_accumulate(sgp_ctx *ctx, sgp_ski_stats *st, sgp_cmat X, sgp_cmat y,
                              int64_t first_row, sgp_ski_bounds_policy policy);
+/* sgp_ski_stats_accumulate into L, the caller's grid-major copy of the
+ * canonical half of the stencil ((S + 1) / 2 * m doubles, zero at first; T <=
+ * 4096), kept across calls: a call then costs what its rows cost (no S m
+ * copies and mirror per call). D is not touched until
+ * sgp_ski_stats_half_finish makes it from L (L stays valid: later calls go on
+ * from it). The same bits as sgp_ski_stats_accumulate. */
+int sgp_ski_stats_accumulate_half(sgp_ctx *ctx, sgp_ski_stats *st, double *L, sgp_cmat X,
+                                  sgp_cmat y, int64_t first_row, sgp_ski_bounds_policy policy);
+void sgp_ski_stats_half_finish(sgp_ctx *ctx, sgp_ski_stats *st, double *L);
 
 /* SGP_EINVAL naming y when y'y, sum y or W'y are not finite (a y whose
  * squares overflow). */
@@ -121,6 +130,8 @@ int sgp_ski_moments_accumulate(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_cmat X, sg
 /* st += the statistics of the accumulated points; the moments are reset. An
  * interrupt (polled between the flush's phases) leaves both unchanged. */
 int sgp_ski_moments_flush(sgp_ctx *ctx, sgp_ski_moments *mo, sgp_ski_stats *st);
+/* Points accumulated since the last flush (those dropped not counted). */
+int64_t sgp_ski_moments_points(const sgp_ski_moments *mo);
 void sgp_ski_moments_free(sgp_ski_moments *mo);
 
 /* ------------------------------------------------------------ ski_stats_pass.c */

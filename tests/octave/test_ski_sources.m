@@ -5,8 +5,8 @@
 ## handles), in this process and in worker processes (a worker that dies, and
 ## Ctrl-C in the master, in child sessions).  Data are multiples of 2^-10
 ## and 2^-3, so a CSV round trip is exact and the oracles are bitwise: the
-## statistics of the same row blocks with the same first_row keys, each
-## chunk's blocks merged in order, then the chunks in order.
+## statistics of the rows in memory (in this process), of each worker's group
+## of chunks merged in order (workers): ski_grouped_stats.
 
 %!shared x, y, g, files, idx, fields
 %! rand ("seed", 5); randn ("seed", 5);
@@ -28,26 +28,24 @@
 %!test
 %! ## CSV blocks of 40 rows, columns by name and by index
 %! s = ski_stats (files, g, "x", {"u", "v"}, "y", "z", "block_rows", 40, "probes", 3);
-%! ref = ski_blockwise_stats (x, y, g, idx, 40, "probes", 3);
-%! for f = fields
-%!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
+%! assert_sources_stats (s, ski_grouped_stats (x, y, g, idx, 1, 3));
+%! one = ski_stats (x, y, g);
+%! for f = {"n", "yty", "ysum", "Wty", "Wt1", "WtW"}
+%!   assert (isequal (s.(f{1}), one.(f{1})), f{1});
 %! endfor
 %! assert (s.chunks.rows, [100 100 100]);
 %! s2 = ski_stats (files, g, "x", [1 2], "y", 3, "block_rows", 40, "probes", 3);
 %! assert (isequal (s2.WtW, s.WtW));
 
 %!test
-%! ## 2 worker processes give the same statistics bitwise
-%! a = ski_stats (files, g, "x", [1 2], "y", 3, "probes", 2);
+%! ## 2 worker processes: chunks {1, 2} and {3}, each group's rows in memory
 %! b = ski_stats (files, g, "x", [1 2], "y", 3, "probes", 2, "workers", 2);
-%! for f = fields
-%!   assert (isequal (a.(f{1}), b.(f{1})), f{1});
-%! endfor
+%! assert_sources_stats (b, ski_grouped_stats (x, y, g, idx, 2, 2));
 %! ## function handles, the same chunks
 %! fns = cellfun (@(i) @() struct ("x", x(i, :), "y", y(i)), idx, "uniformoutput", false);
 %! c = ski_stats (fns, g, "probes", 2, "workers", 2);
 %! for f = fields
-%!   assert (isequal (c.(f{1}), a.(f{1})), f{1});
+%!   assert (isequal (c.(f{1}), b.(f{1})), f{1});
 %! endfor
 
 %!test
@@ -58,15 +56,10 @@
 %! inputs = x(101:300, :); resp = y(101:300);
 %! save ("-hdf5", h5{2}, "inputs", "resp");
 %! s = ski_stats (h5, g, "x", "inputs", "y", "resp", "block_rows", 64, "probes", 3);
-%! ref = ski_blockwise_stats (x, y, g, {1:100, 101:300}, 64, "probes", 3);
-%! for f = fields
-%!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
-%! endfor
+%! assert_sources_stats (s, ski_grouped_stats (x, y, g, {1:100, 101:300}, 1, 3));
 %! assert (s.chunks.rows, [100 200]);
 %! w = ski_stats (h5, g, "x", "inputs", "y", "resp", "block_rows", 64, "probes", 3, "workers", 2);
-%! for f = fields
-%!   assert (isequal (w.(f{1}), ref.(f{1})), f{1});
-%! endfor
+%! assert_sources_stats (w, ski_grouped_stats (x, y, g, {1:100, 101:300}, 2, 3));
 %! try
 %!   ski_stats (h5, g, "x", "inputs", "y", "nope");
 %!   error ("no error");
@@ -80,6 +73,34 @@
 %!   assert (strncmp (err.message, sprintf ("ski_stats: chunk 1 (%s) failed twice: %s: dataset 'xt' (x) has 2 rows but 'resp' (y) has 100 values", h5{1}, h5{1}), 120));
 %! end_try_catch
 %! cellfun (@delete, h5);
+
+%!test
+%! ## 40 files of 50 rows: the statistics of the rows in memory, to the bit, in
+%! ## this process; with 2 workers, those of files 1-20 and 21-40 merged
+%! rand ("seed", 9);
+%! n = 2000;
+%! xs = round (rand (n, 2) * 1024) / 1024;
+%! ys = round (8 * (sin (5 * xs(:, 1)) + xs(:, 2))) / 8;
+%! g3 = ski_grid ([0 0; 1 1], "grid_size", [16 12]);   # n < 16 m: the tap pass in memory
+%! fs = cell (1, 40);
+%! for k = 1:40
+%!   fs{k} = [tempname() ".csv"];
+%!   fid = fopen (fs{k}, "w");
+%!   fprintf (fid, "u,v,z\n");
+%!   fprintf (fid, "%.17g,%.17g,%.17g\n", [xs(50*k-49:50*k, :), ys(50*k-49:50*k)].');
+%!   fclose (fid);
+%! endfor
+%! one = ski_stats (xs, ys, g3);
+%! two = ski_stats_merge (ski_stats (xs(1:1000, :), ys(1:1000), g3),
+%!                        ski_stats (xs(1001:end, :), ys(1001:end), g3));
+%! s = ski_stats (fs, g3, "x", [1 2], "y", 3);
+%! w = ski_stats (fs, g3, "x", [1 2], "y", 3, "workers", 2);
+%! for f = {"n", "yty", "ysum", "Wty", "Wt1", "WtW"}
+%!   assert (isequal (s.(f{1}), one.(f{1})), f{1});
+%!   assert (isequal (w.(f{1}), two.(f{1})), f{1});
+%! endfor
+%! assert (w.chunks.used, 50 * ones (1, 40));
+%! cellfun (@delete, fs);
 
 %!test
 %! ## rows dropped by bounds_policy "drop", against one-row statistics
@@ -123,17 +144,13 @@
 %! good = @() struct ("x", x(151:300, :), "y", y(151:300));
 %! out = evalc ("s = ski_stats ({dies, good}, g, 'workers', 2, 'probes', 2, 'verbose', true);");
 %! assert (! isempty (strfind (out, "chunk 1 (function 1) failed (the worker process was killed (signal 9)); retried here")));
-%! ref = ski_blockwise_stats (x, y, g, {1:150, 151:300}, 1e4, "probes", 2);
-%! for f = fields
-%!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
-%! endfor
+%! ref = ski_grouped_stats (x, y, g, {1:150, 151:300}, 2, 2);
+%! assert_sources_stats (s, ref);
 %! ## a chunk that cannot be saved for a worker (its handle holds a classdef object) runs here
 %! m = containers.Map ("n", 150);
 %! here = @() struct ("x", x(1:m("n"), :), "y", y(1:m("n")));
 %! t = ski_stats ({here, good}, g, "workers", 2, "probes", 2);
-%! for f = fields
-%!   assert (isequal (t.(f{1}), ref.(f{1})), f{1});
-%! endfor
+%! assert_sources_stats (t, ref);
 %! broken = @() {kill(getpid (), 9 * (getpid () != master)), error("still broken")}{2};
 %! try
 %!   ski_stats ({broken, good}, g, "workers", 2);

@@ -10,7 +10,7 @@
 ## 2^-3, so the CSV round trip is exact and the oracle is bitwise: the
 ## statistics of the same row blocks with the same first_row keys.
 
-%!shared x, y, g, fields, hdr, row_text, blockwise
+%!shared x, y, g, fields, hdr, row_text, grouped
 %! rand ("seed", 9);
 %! n = 1200;
 %! x = round (rand (n, 2) * 1024) / 1024;
@@ -20,7 +20,7 @@
 %! hdr = "a,b,y";
 %! row_text = @(r) arrayfun (@(i) sprintf ("%.17g,%.17g,%.17g", x(i, 1), x(i, 2), y(i)), r,
 %!                           "uniformoutput", false);
-%! blockwise = @(idx, B, varargin) ski_blockwise_stats (x, y, g, idx, B, varargin{:});
+%! grouped = @(idx, varargin) ski_grouped_stats (x, y, g, idx, varargin{:});
 
 %!function fwrite_all (f, bytes)
 %!  fid = fopen (f, "wb");
@@ -51,31 +51,25 @@
 
 %!test
 %! ## blank lines, a whitespace-only line, "\r\n" endings and blank lines at the end
-%! ## are skipped; here and in 2 worker processes, bitwise the blockwise oracle
+%! ## are skipped; here and in 2 worker processes, bitwise the groups in memory
 %! f1 = [tempname() ".csv"]; f2 = [tempname() ".csv"];
 %! write_file (f1, [{hdr}, row_text(1:600)], "\n", 301);          # after data row 300
 %! L2 = [{hdr}, row_text(601:1200)];
 %! L2(2:11) = cellfun (@(t) [t "\r"], L2(2:11), "uniformoutput", false);
 %! write_file (f2, [L2(1:251), {" \t"}, L2(252:end), {""}], "", 0);
-%! ref = blockwise ({1:600, 601:1200}, 250, "probes", 2);
 %! one = ski_stats (x, y, g);
 %! for w = [1 2]
 %!   s = ski_stats ({f1, f2}, g, "x", {"a", "b"}, "y", "y", "block_rows", 250, "probes", 2,
 %!                  "workers", w);
 %!   assert (s.n, 1200);
 %!   assert (s.chunks.rows, [600 600]);
-%!   for f = fields
-%!     assert (isequal (s.(f{1}), ref.(f{1})), f{1});
-%!   endfor
+%!   assert_sources_stats (s, grouped ({1:600, 601:1200}, w, 2));
 %!   assert (s.WtW, one.WtW, 1e-12 * max (abs (one.WtW(:))));
 %! endfor
 %! ## "\r\n" endings throughout, the last line without one
 %! fwrite_all (f1, strjoin ([{hdr}, row_text(1:600)], "\r\n"));
 %! s = ski_stats (f1, g, "x", [1 2], "y", 3, "block_rows", 250, "probes", 2);
-%! ref = blockwise ({1:600}, 250, "probes", 2);
-%! for f = fields
-%!   assert (isequal (s.(f{1}), ref.(f{1})), f{1});
-%! endfor
+%! assert_sources_stats (s, grouped ({1:600}, 1, 2));
 %! delete (f1); delete (f2);
 
 %!test
@@ -88,13 +82,10 @@
 %! body = sprintf ("%.17g,%.17g,%.17g\n", [xb yb].');
 %! cut = numel (sprintf ("%.17g,%.17g,%.17g\n", [xb(1:6000, :) yb(1:6000)].'));
 %! fwrite_all (f, [hdr "\n" body(1:cut) "\n" body(cut+1:end)]);
-%! ref = ski_blockwise_stats ([xb; xb], [yb; yb], g, {1:n, n+1:2*n}, 5000);
 %! for w = [1 2]
 %!   s = ski_stats ({f, f}, g, "x", [1 2], "y", 3, "block_rows", 5000, "workers", w);
 %!   assert (s.n, 2 * n);
-%!   for fl = fields
-%!     assert (isequal (s.(fl{1}), ref.(fl{1})), fl{1});
-%!   endfor
+%!   assert_sources_stats (s, ski_grouped_stats ([xb; xb], [yb; yb], g, {1:n, n+1:2*n}, w));
 %! endfor
 %! delete (f);
 

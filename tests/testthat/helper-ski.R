@@ -181,20 +181,40 @@ ski_dense_KG <- function(grid, kernel, lengthscale, outputscale) {
   list(points = G, KG = dense_kernel(G, G, kernel, lengthscale, outputscale))
 }
 
-# The oracle of chunk sources: ski_stats of the same blocks with the same keys, each chunk's
-# blocks merged in order, then the chunks in order, from the data in memory.
-ski_blockwise <- function(d, idx, block_rows, ...) {
-  chunk <- function(k) {
-    rows <- idx[[k]]
-    acc <- NULL
-    for (o in seq(0, length(rows) - 1, by = block_rows)) {
-      b <- rows[(o + 1):min(length(rows), o + block_rows)]
-      s <- ski_stats(d$x[b, , drop = FALSE], d$y[b], d$grid, first_row = (k - 1) * 2^40 + o, ...)
-      acc <- if (is.null(acc)) s else ski_stats_merge(acc, s)
+# The oracle of chunk sources: the chunks (idx: rows of d per chunk) cut into
+# `workers` groups of consecutive chunks as ski_stats cuts them (as equal in
+# count as can be), each group's statistics those of its rows in memory, the
+# groups merged in order. Probe sketches are keyed per chunk ((k - 1) 2^40 on):
+# here each chunk's own, merged (ski_stats adds a group's rows to one sketch:
+# the same sums in another order, so Wtz agrees up to rounding only; see
+# expect_sources_stats).
+ski_grouped <- function(d, idx, workers = 1L, probes = 0) {
+  K <- length(idx)
+  w <- max(1L, min(K, workers))
+  cut <- round(seq(0, K, length.out = w + 1L))
+  one <- function(ks) {
+    rows <- unlist(idx[ks])
+    s <- ski_stats(d$x[rows, , drop = FALSE], d$y[rows], d$grid)
+    if (probes > 0) {
+      sk <- lapply(ks, function(k) ski_stats(d$x[idx[[k]], , drop = FALSE], d$y[idx[[k]]], d$grid,
+                                              first_row = (k - 1) * 2^40, probes = probes))
+      sk <- Reduce(ski_stats_merge, sk)
+      for (f in c("probes", "probe_seed", "rhoz", "Wtz")) s[[f]] <- sk[[f]]
     }
-    acc
+    s
   }
-  Reduce(ski_stats_merge, lapply(seq_along(idx), chunk))
+  Reduce(ski_stats_merge, lapply(seq_len(w), function(g) one(seq.int(cut[g] + 1, cut[g + 1]))))
+}
+
+# s against ski_grouped's ref: every field bitwise but the probe sketches
+# Wtz, which sum the same n terms |w z| <= 1.25^d (cubic weights) in another
+# order: their difference is at most 2 n^2 eps 1.25^d.
+expect_sources_stats <- function(s, ref, label = "") {
+  for (f in setdiff(ski_stats_fields, "Wtz"))
+    expect_identical(s[[f]], ref[[f]], label = paste(label, f))
+  d <- length(ref$grid$size)
+  expect_lte(max(abs(s$Wtz - ref$Wtz), 0), 2 * ref$n^2 * .Machine$double.eps * 1.25^d,
+             label = paste(label, "Wtz"))
 }
 
 ski_stats_fields <- c("n", "yty", "ysum", "Wty", "Wt1", "WtW", "Wtz", "rhoz")

@@ -1,6 +1,7 @@
 # ski_stats over chunk sources (files, functions) on a cluster, a future plan
 # or sequentially. Data are multiples of 2^-10 and 2^-3, so a CSV round trip is
-# exact and the oracles can be bitwise.
+# exact and the oracles can be bitwise: the statistics of the rows in memory
+# (sequentially), of each worker's group of chunks merged (workers).
 
 sources_data <- function(n = 600, seed = 11) {
   set.seed(seed)
@@ -20,55 +21,47 @@ write_chunks <- function(d, k = 3, dir = tempfile("skisrc")) {
 }
 
 
-test_that("CSV chunks read in blocks equal the blockwise statistics bitwise", {
+test_that("CSV chunks read in blocks equal the statistics in memory bitwise", {
   skip_if_not_installed("data.table")
   d <- sources_data()
   ch <- write_chunks(d)
   s <- ski_stats(ch$files, d$grid, x = c("u", "v"), y = "z", block_rows = 70, probes = 4,
                  verbose = FALSE)
-  ref <- ski_blockwise(d, ch$idx, 70, probes = 4)
-  for (f in ski_stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  ref <- ski_grouped(d, ch$idx, probes = 4)
+  expect_sources_stats(s, ref)
   expect_equal(s$chunks$rows, unname(lengths(ch$idx)))
   expect_equal(s$chunks$used, unname(lengths(ch$idx)))
   # columns by index give the same
   s2 <- ski_stats(ch$files, d$grid, x = 1:2, y = 3, block_rows = 70, probes = 4, verbose = FALSE)
   expect_identical(s2$WtW, s$WtW)
-  # the sums equal one pass over all data within 1e-12 of their scale: each
-  # entry sums at most n terms of size <= (max |w|)^2 max(1, |y|)^2 (cubic weights
-  # |w| <= 1.25), and the two summation orders differ by <= 2 n eps = 2.7e-13
-  # (n = 600) of that scale
+  # sequentially: the statistics of all rows in memory, to the bit
   one <- ski_stats(d$x, d$y, d$grid)
-  n <- nrow(d$x)
-  bound <- 1e-12 * n * 1.25^2 * max(1, abs(d$y))^2
-  expect_equal(s$n, one$n)
-  expect_lt(max(abs(s$WtW - one$WtW)), bound)
-  expect_lt(max(abs(s$Wty - one$Wty)), bound)
-  expect_lt(abs(s$yty - one$yty), bound)
+  for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW")) expect_identical(s[[f]], one[[f]], label = f)
 })
 
-test_that("function sources, a PSOCK cluster and a future plan give identical statistics", {
+test_that("a PSOCK cluster, a FORK cluster and a future plan of 2 workers agree bitwise", {
   d <- sources_data(n = 300)
   idx <- list(1:100, 101:200, 201:300)
   fns <- lapply(idx, function(i) { force(i); function() list(x = d$x[i, ], y = d$y[i]) })
   s <- ski_stats(fns, d$grid, probes = 3, verbose = FALSE)
-  ref <- ski_blockwise(d, idx, 1e5, probes = 3)
-  for (f in ski_stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  expect_sources_stats(s, ski_grouped(d, idx, probes = 3))
+  ref <- ski_grouped(d, idx, workers = 2, probes = 3) # chunks {1, 2} and {3}
   cl <- parallel::makeCluster(2L)
   on.exit(parallel::stopCluster(cl), add = TRUE)
   parallel::clusterCall(cl, function(p) .libPaths(p), .libPaths())
   sc <- ski_stats(fns, d$grid, probes = 3, cluster = cl, verbose = FALSE)
-  for (f in ski_stats_fields) expect_identical(sc[[f]], s[[f]], label = f)
+  expect_sources_stats(sc, ref)
   if (.Platform$OS.type == "unix") {
     fk <- parallel::makeForkCluster(2L)
     sk <- ski_stats(fns, d$grid, probes = 3, cluster = fk, verbose = FALSE)
     parallel::stopCluster(fk)
-    for (f in ski_stats_fields) expect_identical(sk[[f]], s[[f]], label = f)
+    for (f in ski_stats_fields) expect_identical(sk[[f]], sc[[f]], label = f)
   }
   skip_if_not_installed("future.apply")
   old <- future::plan(future::multisession, workers = 2L)
   on.exit(future::plan(old), add = TRUE)
   sf <- ski_stats(fns, d$grid, probes = 3, verbose = FALSE)
-  for (f in ski_stats_fields) expect_identical(sf[[f]], s[[f]], label = f)
+  for (f in ski_stats_fields) expect_identical(sf[[f]], sc[[f]], label = f)
   # and a fit from them runs
   # (the 12 x 10 grid is coarse for this kernel: the fit says so)
   expect_warning(fit <- ski_gsgp(stats = sf, kernel = "rbf", lengthscale = 0.3, outputscale = 1,
@@ -127,17 +120,17 @@ test_that("HDF5 chunks read in blocks equal function chunks bitwise", {
   f$close_all()
   s <- ski_stats(path, d$grid, x = "inputs", y = "resp", block_rows = 64, probes = 2,
                  verbose = FALSE)
-  ref <- ski_blockwise(d, list(1:300), 64, probes = 2)
-  for (f in ski_stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  expect_sources_stats(s, ski_grouped(d, list(1:300), probes = 2))
   expect_error(ski_stats(path, d$grid, x = "nope", y = "resp", verbose = FALSE),
                "the file has no dataset 'nope'", fixed = TRUE)
 })
 
-test_that("CSV and HDF5 files on a PSOCK cluster equal the sequential run bitwise", {
+test_that("CSV and HDF5 files on a PSOCK cluster equal their groups in memory bitwise", {
   skip_if_not_installed("data.table")
   skip_if_not_installed("hdf5r")
   d <- sources_data(n = 400)
   ch <- write_chunks(d, k = 2)
+  write_idx <- ch$idx
   h5 <- tempfile(fileext = ".h5")
   f <- hdf5r::H5File$new(h5, mode = "w")
   f[["x"]] <- d$x[1:150, ]; f[["y"]] <- d$y[1:150]
@@ -151,7 +144,9 @@ test_that("CSV and HDF5 files on a PSOCK cluster equal the sequential run bitwis
     a <- ski_stats(src, d$grid, x = xs, y = ys, block_rows = 50, probes = 2, verbose = FALSE)
     b <- ski_stats(src, d$grid, x = xs, y = ys, block_rows = 50, probes = 2, cluster = cl,
                    verbose = FALSE)
-    for (fld in ski_stats_fields) expect_identical(b[[fld]], a[[fld]], label = fld)
+    idx <- if (identical(src, h5)) list(1:150) else write_idx
+    expect_sources_stats(a, ski_grouped(d, idx, probes = 2))
+    expect_sources_stats(b, ski_grouped(d, idx, workers = 2, probes = 2))
   }
 })
 
@@ -168,9 +163,8 @@ test_that("a worker that dies is replaced by a retry in the master; a corrupt fi
   on.exit(try(parallel::stopCluster(cl), silent = TRUE), add = TRUE)
   parallel::clusterCall(cl, function(p) .libPaths(p), .libPaths())
   s <- ski_stats(list(dies, good), d$grid, cluster = cl, verbose = FALSE)
-  ref <- ski_stats(list(function() list(x = d$x[1:100, ], y = d$y[1:100]), good), d$grid,
-                   verbose = FALSE)
-  for (f in ski_stats_fields) expect_identical(s[[f]], ref[[f]], label = f)
+  # the groups of the 2 workers, redone here: {1} and {2}
+  expect_sources_stats(s, ski_grouped(d, list(1:100, 101:200), workers = 2))
   skip_if_not_installed("data.table")
   bad <- tempfile(fileext = ".csv")
   writeLines(c("u,v,z", "0.1,0.2,1", "0.3,oops,2"), bad)
@@ -209,4 +203,25 @@ test_that("an interrupt drops the local workers' chunks and leaves the cluster u
   scalegp:::ski_interrupt_workers(cl, pids, c(TRUE, TRUE))
   # had the workers gone on, these calls would read their stale "done" instead
   expect_identical(unlist(parallel::clusterCall(cl, Sys.getpid)), pids)
+})
+
+test_that("40 files of 50 rows equal the statistics in memory bitwise (1 and 2 workers)", {
+  skip_if_not_installed("data.table")
+  d <- sources_data(n = 2000, seed = 5)
+  # 2000 rows < 16 m: the tap pass in memory, as in the accumulator of 50-row blocks
+  d$grid <- ski_grid(range = rbind(c(0, 1), c(0, 1)), grid_size = c(16, 12))
+  ch <- write_chunks(d, k = 40)
+  s <- ski_stats(ch$files, d$grid, x = 1:2, y = 3, verbose = FALSE)
+  one <- ski_stats(d$x, d$y, d$grid)
+  for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW")) expect_identical(s[[f]], one[[f]], label = f)
+  expect_equal(s$chunks$rows, rep(50, 40))
+  # 2 workers: files 1-20 and 21-40, each group's rows in memory, merged
+  cl <- parallel::makeCluster(2L)
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  parallel::clusterCall(cl, function(p) .libPaths(p), .libPaths())
+  s2 <- ski_stats(ch$files, d$grid, x = 1:2, y = 3, cluster = cl, verbose = FALSE)
+  ref <- ski_stats_merge(ski_stats(d$x[1:1000, ], d$y[1:1000], d$grid),
+                         ski_stats(d$x[1001:2000, ], d$y[1001:2000], d$grid))
+  for (f in c("n", "yty", "ysum", "Wty", "Wt1", "WtW")) expect_identical(s2[[f]], ref[[f]], label = f)
+  expect_equal(s2$chunks$used, rep(50, 40))
 })

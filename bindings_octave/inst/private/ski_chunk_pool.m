@@ -5,10 +5,10 @@
 ## @deftypefn  {} {@var{pool} =} ski_chunk_pool ("open", @var{tasks}, @var{width})
 ## @deftypefnx {} {[@var{pool}, @var{r}] =} ski_chunk_pool ("result", @var{pool}, @var{k})
 ## @deftypefnx {} {} ski_chunk_pool ("close", @var{pool})
-## Private: ski_stats' local worker processes.  Each chunk runs in an
-## @command{octave-cli} child of its own (@code{__sgp_chunk_worker__}), at most
-## @var{width} at a time and at most 2 @var{width} chunks ahead of the one the
-## master merges; task and result travel as binary files in a temporary
+## Private: ski_stats' local worker processes.  Each task (a group of
+## chunks, @code{ski_chunk_try}) runs in an @command{octave-cli} child of its
+## own (@code{__sgp_chunk_worker__}), at most @var{width} at a time and at
+## most 2 @var{width} tasks ahead of the one the master merges; task and result travel as binary files in a temporary
 ## folder.  "result" waits for chunk @var{k} by polling (@code{waitpid} with
 ## WNOHANG between short pauses) because parcellfun's wait is a blocking read
 ## that SIGINT does not end: here Ctrl-C stops the wait at once, and "close"

@@ -4,14 +4,17 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{s} =} ski_stats_sources (@var{sources}, @var{grid}, @var{opts})
 ## Private: ski_stats over chunk sources (file names or function handles that
-## return @code{struct ("x", @dots{}, "y", @dots{})}).  Each chunk's statistics
-## are computed by @qcode{"workers"} local @command{octave-cli} processes
-## (@code{ski_chunk_pool}: Ctrl-C kills them), by @code{netcellfun} over
-## @qcode{"connections"} (from @code{pconnect}, parallel package) in batches of
-## the connection count, else in this process, and merged by the core in chunk
-## order, so the result is the same bitwise for a given set of chunks whatever
-## the engine.  A failing chunk (or one whose worker died) is retried once
-## here, then the error names it.  Rows of chunk k key the probes from
+## return @code{struct ("x", @dots{}, "y", @dots{})}).  The chunks are cut
+## into as many groups of consecutive chunks as there are workers
+## (@qcode{"workers"} local @command{octave-cli} processes,
+## @code{ski_chunk_pool}: Ctrl-C kills them; or @code{netcellfun} over
+## @qcode{"connections"} from @code{pconnect}, parallel package; else one group
+## in this process); a group's blocks are added in order to one running
+## accumulator (@code{ski_chunk_try}) and the core merges the groups in order.
+## So the result is the statistics of the rows in memory, to the bit, in one
+## group, and depends on the rows and the worker count only, not on the engine.
+## A group with a failing chunk (or whose worker died) is redone once here,
+## then the error names the chunk.  Rows of chunk k key the probes from
 ## (k - 1) 2^40 on (at most 8192 chunks).
 ## @end deftypefn
 
@@ -44,31 +47,49 @@ function s = ski_stats_sources (sources, grid, opts)
   info = struct ("source", {labels}, "rows", zeros (1, K), "used", zeros (1, K),
                  "dropped", zeros (1, K));
   dropped = cell (1, K);
+  width = 1;
+  if (! isempty (own.connections))
+    width = numel (own.connections);
+  elseif (own.workers > 1)
+    width = own.workers;
+  endif
+  width = max (1, min (K, width));
+  cut = round (linspace (0, K, width + 1));   # groups of consecutive chunks
+  groups = cell (1, width);
+  for g = 1:width
+    groups{g} = struct ("tasks", {tasks(cut(g)+1:cut(g+1))}, "ks", cut(g)+1:cut(g+1));
+  endfor
   pool = [];
   unwind_protect
-    if (isempty (own.connections) && own.workers > 1 && K > 1)
-      pool = ski_chunk_pool ("open", tasks, own.workers);
+    if (isempty (own.connections) && width > 1)
+      pool = ski_chunk_pool ("open", groups, width);
+    elseif (! isempty (own.connections))
+      batch = run_batch (own, groups);
     endif
-    for k = 1:K
+    for g = 1:width
+      ks = groups{g}.ks;
       if (! isempty (pool))
-        [pool, r] = ski_chunk_pool ("result", pool, k);
+        [pool, r] = ski_chunk_pool ("result", pool, g);
       elseif (! isempty (own.connections))
-        w = numel (own.connections);
-        if (mod (k - 1, w) == 0)
-          batch = run_batch (own, tasks(k:min (K, k + w - 1)));
-        endif
-        r = batch{mod (k - 1, w) + 1};
+        r = batch{g};
       else
-        r = ski_chunk_try (tasks{k});
+        r = ski_chunk_try (groups{g});
       endif
       if (! r.ok)
-        if (own.verbose)
-          printf ("%s: chunk %d (%s) failed (%s); retried here\n", fname, k,
-                  info.source{k}, r.reason);
+        failed = ks;
+        if (isfield (r, "at") && ! isempty (r.at))
+          failed = ks(r.at);
         endif
-        r = ski_chunk_try (tasks{k});   # retried once, here
+        if (own.verbose)
+          for k = failed
+            printf ("%s: chunk %d (%s) failed (%s); retried here\n", fname, k,
+                    info.source{k}, r.reason);
+          endfor
+        endif
+        r = ski_chunk_try (groups{g});   # the group redone once, here
       endif
       if (! r.ok)
+        k = ks(r.at);
         error ("scalegp:chunk-failed", "%s: chunk %d (%s) failed twice: %s", fname, k,
                info.source{k}, r.reason);
       endif
@@ -77,15 +98,19 @@ function s = ski_stats_sources (sources, grid, opts)
       else
         s = ski_stats_merge (s, r.stats);
       endif
-      info.rows(k) = r.rows;
-      info.used(k) = r.stats.n;
-      info.dropped(k) = numel (r.dropped);
-      dropped{k} = r.dropped;
-      if (own.verbose)
-        printf ("%s: chunk %d/%d (%s): %d rows%s\n", fname, k, K, info.source{k}, r.rows,
-                if_else (isempty (r.dropped), "", sprintf (", %d dropped", numel (r.dropped))));
-        fflush (stdout);
-      endif
+      for j = 1:numel (ks)
+        k = ks(j);
+        c = r.chunks(j);
+        info.rows(k) = c.rows;
+        info.used(k) = c.used;
+        info.dropped(k) = numel (c.dropped);
+        dropped{k} = c.dropped;
+        if (own.verbose)
+          printf ("%s: chunk %d/%d (%s): %d rows%s\n", fname, k, K, info.source{k}, c.rows,
+                  if_else (isempty (c.dropped), "", sprintf (", %d dropped", numel (c.dropped))));
+          fflush (stdout);
+        endif
+      endfor
     endfor
   unwind_protect_cleanup
     ski_chunk_pool ("close", pool);   # on Ctrl-C or an error: the running workers killed
@@ -133,13 +158,13 @@ function [own, rest] = split_source_options (opts, fname)
   endfor
 endfunction
 
-## A batch on netcellfun's connections; a failure of the engine itself fails
-## every chunk of the batch (each is then retried here).
+## The groups on netcellfun's connections; a failure of the engine itself fails
+## every group (each is then redone here).
 function out = run_batch (own, tasks)
   try
     out = netcellfun (own.connections, @ski_chunk_try, tasks, "UniformOutput", false);
   catch err
-    out = repmat ({struct("ok", false, "reason", ["the worker failed: " err.message])}, ...
+    out = repmat ({struct("ok", false, "at", [], "reason", ["the worker failed: " err.message])}, ...
                   1, numel (tasks));
   end_try_catch
 endfunction
