@@ -15,8 +15,9 @@
 #' \code{grid_bounds} says otherwise. \code{"points"}: \code{x} holds the
 #' locations of a point pattern (or a spatstat \code{ppp}); the counts per cell
 #' are the linear interpolation weights summed over the points and the exposure
-#' is each cell's area (a \code{ppp}'s window sets the grid and, for a
-#' non-rectangular window, \code{-Inf} for cells whose centre lies outside).
+#' is each cell's area (a \code{ppp}'s window sets the grid; in a
+#' non-rectangular window each node's exposure is the area inside the window
+#' weighted by the node's interpolation weight, \code{-Inf} where that is 0).
 #' Point patterns too large for one machine: \code{stats} (or \code{x}) may be
 #' \code{\link{ski_stats}} of the point locations made with
 #' \code{interpolation = "linear"} (any \code{y}, e.g. 1), computed over files
@@ -136,9 +137,38 @@ ski_laplace <- function(x = NULL, y = NULL, ..., offset = NULL, trials = NULL, x
   fit
 }
 
+# The exposure of each grid node for a window w: a_g = integral over w of the
+# node's tent (linear interpolation weight), the weight the points layout's
+# count c_g = sum_i phi_g(x_i) gives each point, so a point inside w never
+# falls on a node of no exposure. Its area is the cell's inside w and 0 far
+# outside (-Inf offset). The integral is a midpoint sum over k x k sub-cells per
+# cell (the tents are piecewise bilinear, so its error is that of the window's
+# edge within the sub-cells), refined 8 times around a node that holds points
+# but met no sub-cell inside w.
+window_exposure <- function(w, b, size, pts, k = 4) {
+  g <- ski_grid(grid_bounds = b, grid_size = size, interpolation = "linear")
+  h <- (b[, 2] - b[, 1]) / (size - 1)
+  tent_area <- function(xr, yr, kk, keep = NULL) {
+    sx <- seq(xr[1] + h[1] / (2 * kk), xr[2], by = h[1] / kk)
+    sy <- seq(yr[1] + h[2] / (2 * kk), yr[2], by = h[2] / kk)
+    lat <- as.matrix(expand.grid(sx, sy))
+    lat <- lat[spatstat.geom::inside.owin(lat[, 1], lat[, 2], w), , drop = FALSE]
+    if (!nrow(lat)) return(numeric(prod(size)))
+    ski_stats(lat, rep(1, nrow(lat)), g, bounds_policy = "clamp")$Wt1 * prod(h) / kk^2
+  }
+  a <- tent_area(b[1, ] + c(-0.5, 0.5) * h[1], b[2, ] + c(-0.5, 0.5) * h[2], k)
+  counts <- ski_stats(pts, rep(1, nrow(pts)), g, bounds_policy = "clamp")$Wt1
+  for (node in which(counts > 0 & a == 0)) {
+    ij <- c((node - 1) %% size[1], (node - 1) %/% size[1])
+    lo <- b[, 1] + (ij - 1) * h
+    a[node] <- tent_area(c(lo[1], lo[1] + 2 * h[1]), c(lo[2], lo[2] + 2 * h[2]), 8 * k)[node]
+  }
+  a
+}
+
 # A spatstat point pattern: its coordinates, its window's range as the grid's
-# (cell centres half a cell inside), and -Inf offsets for the cells whose
-# centre lies outside a non-rectangular window.
+# (cell centres half a cell inside), and in a non-rectangular window each
+# node's exposure inside it (window_exposure).
 ppp_layout <- function(pp, opts, offset) {
   if (!requireNamespace("spatstat.geom", quietly = TRUE))
     stop("ski_laplace: a ppp needs the package spatstat.geom", call. = FALSE)
@@ -149,14 +179,8 @@ ppp_layout <- function(pp, opts, offset) {
     opts$grid_bounds <- cbind(c(w$xrange[1], w$yrange[1]) + h / 2,
                               c(w$xrange[2], w$yrange[2]) - h / 2)
   opts$grid_size <- size
-  if (is.null(offset) && !identical(w$type, "rectangle")) {
-    b <- opts$grid_bounds
-    gx <- seq(b[1, 1], b[1, 2], length.out = size[1])
-    gy <- seq(b[2, 1], b[2, 2], length.out = size[2])
-    cen <- expand.grid(x = gx, y = gy)
-    inside <- spatstat.geom::inside.owin(cen$x, cen$y, w)
-    offset <- ifelse(inside, log(prod(h)), -Inf)
-  }
+  if (is.null(offset) && !identical(w$type, "rectangle"))
+    offset <- log(window_exposure(w, opts$grid_bounds, size, cbind(pp$x, pp$y)))
   list(x = cbind(pp$x, pp$y), opts = opts, offset = offset)
 }
 
