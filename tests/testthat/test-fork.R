@@ -4,7 +4,8 @@
 # The calls run in a child R process under `timeout`: a hang fails the test
 # instead of stopping the test run. The forked results must equal the
 # sequential ones bitwise: kernel matrices and statistics do not depend on the
-# thread count, and a fit with a fixed seed differs only in its timings.
+# thread count, a fit with a fixed seed differs only in its timings, and a
+# cluster's statistics are its workers' groups of sources merged in order.
 
 fork_script <- function(out) c(
   "suppressPackageStartupMessages(library(scalegp))",
@@ -19,7 +20,12 @@ fork_script <- function(out) c(
   "s0 <- ski_stats(x, y, g, verbose = FALSE, threads = 2)",
   "fns <- lapply(1:4, function(i) { force(i); r <- seq(i, n, by = 4)",
   "  function() list(x = x[r, ], y = y[r]) })",
+  # two workers take two groups of consecutive sources, each summed in one pass
+  # (the per-source fields, chunks and dropped, are the sequential run's)
+  "grp <- ski_stats_merge(ski_stats(fns[1:2], g, verbose = FALSE),",
+  "                       ski_stats(fns[3:4], g, verbose = FALSE))",
   "src0 <- ski_stats(fns, g, verbose = FALSE)",
+  "src0[names(grp)] <- grp",
   "mc <- function(f) parallel::mclapply(1:2, function(i) f(), mc.cores = 2)",
   "res <- list(",
   "  stats = mc(function() ski_stats(x, y, g, verbose = FALSE, threads = 2)),",
