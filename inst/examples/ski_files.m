@@ -1,7 +1,7 @@
 ## ski_files.m -- the Octave twin of ski_files.R: SKI-GSGP on a data set kept
-## in several CSV files, each file's statistics computed by a worker process
-## (an octave-cli child; Ctrl-C kills them), merged in file order (the same
-## bitwise as the sequential run), then fitted from the statistics alone.
+## in several CSV files, their statistics computed by two worker processes
+## (octave-cli children, a group of consecutive files each; Ctrl-C kills
+## them), merged in file order, then fitted from the statistics alone.
 ##
 ##   octave-cli inst/examples/ski_files.m
 ##   (with the scalegp package installed; from the source tree add
@@ -24,9 +24,12 @@ endfor
 grid = ski_grid ([0 0; 1 1], "grid_size", [40 40]);
 stats = ski_stats (files, grid, "x", {"lon", "lat"}, "y", "response", "workers", 2,
                    "verbose", true);
-again = ski_stats (files, grid, "x", {"lon", "lat"}, "y", "response");
+## each worker sums a group of consecutive files in one pass; the groups are
+## merged in order, so the run equals the two halves' statistics merged
+again = ski_stats_merge (ski_stats (files(1:2), grid, "x", {"lon", "lat"}, "y", "response"),
+                         ski_stats (files(3:4), grid, "x", {"lon", "lat"}, "y", "response"));
 assert (isequal (again.WtW, stats.WtW) && isequal (again.Wty, stats.Wty));
-disp ("2 workers and sequential: the same statistics, bitwise");
+disp ("2 workers and the two halves merged: the same statistics, bitwise");
 fit = ski_gsgp ("stats", stats, "kernel", "matern52", "lengthscale", 0.3, "outputscale", 1,
                 "noise", 0.01, "xtest", [0.25 0.5; 0.5 0.5; 0.75 0.5]);
 disp ([fit.test.mean, sin(4 * [0.25; 0.5; 0.75]) * cos(1.5)]);
