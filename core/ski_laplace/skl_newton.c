@@ -62,17 +62,26 @@ void skl_scatter(const skl_problem *p, const double *sw, const double *v, double
   }
 }
 
-int skl_bop_apply(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *X, double *Y)
+/* Y = B X with the grid work blocks G, KG (m x b each) given. */
+static int bop_apply_in(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *X, double *Y,
+                        double *G, double *KG)
 {
   const skl_problem *p = B->p;
   const int64_t m = p->m, n = p->n;
-  double *G = sgp_alloc(m * b), *KG = sgp_alloc(m * b);
-  int st = !G || !KG ? sgp_fail(ctx, SGP_ENOMEM, "out of memory") : SGP_OK;
-  for (int64_t j = 0; !st && j < b; j++) skl_scatter(p, B->sw, X + j * n, G + j * m);
-  if (!st) st = skl_apply_k(ctx, B->K, m, b, G, KG);
+  for (int64_t j = 0; j < b; j++) skl_scatter(p, B->sw, X + j * n, G + j * m);
+  const int st = skl_apply_k(ctx, B->K, m, b, G, KG);
   for (int64_t j = 0; !st && j < b; j++)
     for (int64_t i = 0; i < n; i++)
       Y[i + j * n] = X[i + j * n] + B->sw[i] * skl_at(p, KG + j * m, i);
+  return st;
+}
+
+int skl_bop_apply(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *X, double *Y)
+{
+  const int64_t m = B->p->m;
+  double *G = sgp_alloc(m * b), *KG = sgp_alloc(m * b);
+  const int st = !G || !KG ? sgp_fail(ctx, SGP_ENOMEM, "out of memory")
+                           : bop_apply_in(ctx, B, b, X, Y, G, KG);
   free(G); free(KG);
   return st;
 }
@@ -82,11 +91,13 @@ int skl_cg(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *Z, double *X
            int64_t max_iter, double *ca, double *cb, int64_t *steps, int *all_conv,
            int64_t *total_steps)
 {
-  const int64_t n = B->p->n;
+  const int64_t n = B->p->n, m = B->p->m;
   double *R = sgp_alloc(n * b), *P = sgp_alloc(n * b), *AP = sgp_alloc(n * b);
   double *g2 = sgp_alloc(b), *nb = sgp_alloc(b);
+  double *G = sgp_alloc(m * b), *KG = sgp_alloc(m * b);  /* the B products' grid blocks */
   int *active = calloc((size_t)b, sizeof(int));
-  int st = !R || !P || !AP || !g2 || !nb || !active ? sgp_fail(ctx, SGP_ENOMEM, "out of memory") : 0;
+  int st = !R || !P || !AP || !g2 || !nb || !G || !KG || !active
+           ? sgp_fail(ctx, SGP_ENOMEM, "out of memory") : 0;
   int64_t live = 0;
   for (int64_t j = 0; !st && j < b; j++) {
     memcpy(R + j * n, Z + j * n, (size_t)n * sizeof(double));
@@ -100,7 +111,7 @@ int skl_cg(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *Z, double *X
   }
   for (int64_t it = 0; !st && live > 0 && it < max_iter; it++) {
     if ((st = sgp_poll_interrupt(ctx))) break;
-    if ((st = skl_bop_apply(ctx, B, b, P, AP))) break;
+    if ((st = bop_apply_in(ctx, B, b, P, AP, G, KG))) break;
     for (int64_t j = 0; j < b; j++) {
       if (!active[j]) continue;
       double *x = X + j * n, *r = R + j * n, *p = P + j * n, *ap = AP + j * n;
@@ -119,14 +130,14 @@ int skl_cg(sgp_ctx *ctx, const skl_bop *B, int64_t b, const double *Z, double *X
   /* the true residuals decide convergence */
   if (!st && all_conv) {
     *all_conv = 1;
-    if ((st = skl_bop_apply(ctx, B, b, X, AP)) == SGP_OK)
+    if ((st = bop_apply_in(ctx, B, b, X, AP, G, KG)) == SGP_OK)
       for (int64_t j = 0; j < b; j++) {
         double rr = 0.0;
         for (int64_t i = 0; i < n; i++) { const double e = Z[i + j * n] - AP[i + j * n]; rr += e * e; }
         if (sqrt(rr) > 2.0 * rtol * nb[j]) *all_conv = 0;
       }
   }
-  free(R); free(P); free(AP); free(g2); free(nb); free(active);
+  free(R); free(P); free(AP); free(g2); free(nb); free(G); free(KG); free(active);
   return st;
 }
 
