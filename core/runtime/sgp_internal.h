@@ -27,6 +27,12 @@ int sgp_forked_child(void);
  * (docs/usage.md, "Threads and backends"). */
 #define SGP_PAR_MIN_FLOPS 4e6
 int sgp_par_threads(const sgp_ctx *ctx, double flops);
+/* The same for dense BLAS-3 products, which run near the machine's peak: their
+ * flops count an eighth of scalar ones. */
+static inline int sgp_par_threads_blas3(const sgp_ctx *ctx, double flops)
+{
+  return sgp_par_threads(ctx, flops / 8.0);
+}
 
 /* Inside a parallel region: this thread's number and the team's size (0 and 1
  * without OpenMP; the runtime may give a smaller team than asked for). */

@@ -193,8 +193,7 @@ int sgp_ski_kron_eig_apply(sgp_ctx *ctx, const sgp_ski_kron_eig *ke, double *con
     if (F[j]) {
       if ((code = sgp_poll_interrupt(ctx))) break;
       double *out = bufs[done % 2];
-      /* BLAS-3 runs near the machine's peak: its flops count an eighth */
-      const int nt = sgp_par_threads(ctx, 0.25 * (double)total * (double)ke->m[j]);
+      const int nt = sgp_par_threads_blas3(ctx, 2.0 * (double)total * (double)ke->m[j]);
       mode_product(nt, ke->m[j], F[j], trans, S, total, in, out, ctx);
       in = out;
       done++;

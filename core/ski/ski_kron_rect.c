@@ -104,8 +104,8 @@ int sgp_ski_kron_rect_apply(sgp_ctx *ctx, int d, const int64_t *rows, const int6
     for (int i = 0; i < j; i++) S *= n[i];
     for (int i = j + 1; i < d; i++) R *= n[i];
     double *dst = bufs[done % 2];
-    /* BLAS-3 runs near the machine's peak: its flops count an eighth */
-    const int nt = sgp_par_threads(ctx, 0.25 * (double)S * (double)R * (double)in[j] * (double)out[j]);
+    const int nt = sgp_par_threads_blas3(ctx, 2.0 * (double)S * (double)R * (double)in[j] *
+                                                (double)out[j]);
     mode_rect(ctx, nt, F[j], rows[j], trans, in[j], out[j], S, R, src, dst);
     n[j] = out[j];
     src = dst;
